@@ -1,0 +1,71 @@
+/**
+ * The one catalogue of Lectern errors. Every error a user can see is created here, with its
+ * spec code (the `error` field of the `{error, message}` body), its HTTP status and the exit
+ * code a CLI command ends with. Codes are never reused once retired; docs/errors.md has a row
+ * for each, kept in sync by test/errors.test.ts.
+ */
+
+export interface ErrorSpec {
+  status: number
+  exit: number
+  summary: string
+}
+
+export const ERROR_CODES = {
+  validation_error: { status: 400, exit: 2, summary: 'Input invalid, for example a required value missing.' },
+  invalid_library_id: { status: 400, exit: 2, summary: 'Library ID not of the shapes in spec 2.1.' },
+  invalid_api_key: { status: 401, exit: 3, summary: 'API key malformed, unknown or revoked.' },
+  access_denied: { status: 403, exit: 3, summary: 'Library is not in the allowed libraries.' },
+  forbidden: { status: 403, exit: 3, summary: 'The caller may not do this.' },
+  not_found: { status: 404, exit: 4, summary: 'No such route or resource.' },
+  library_not_found: { status: 404, exit: 4, summary: 'No such library, or no access to it.' },
+  tag_not_found: { status: 404, exit: 4, summary: 'Requested version tag does not exist; the message lists the available tags.' },
+  no_snippets_found: { status: 404, exit: 4, summary: 'The library holds no snippets that match.' },
+  no_libraries_found: { status: 404, exit: 4, summary: 'A search matched no libraries.' },
+  key_not_found: { status: 404, exit: 4, summary: 'No API key with that ID.' },
+  job_not_found: { status: 404, exit: 4, summary: 'No job with that ID.' },
+  library_redirected: { status: 301, exit: 5, summary: 'The library moved; use the ID in redirectUrl.' },
+  library_not_finalized: { status: 202, exit: 5, summary: 'The library is still being processed; retry later.' },
+  library_exists: { status: 409, exit: 5, summary: 'A library with that ID already exists.' },
+  library_busy: { status: 409, exit: 5, summary: 'The library is being processed; wait for its job to end.' },
+  duplicate_repo: { status: 409, exit: 5, summary: 'The private repository is already in the team.' },
+  no_code_found: { status: 422, exit: 6, summary: 'The library holds no documentation or code.' },
+  library_too_large: { status: 422, exit: 6, summary: 'The library is over the size cap.' },
+  payload_too_large: { status: 413, exit: 2, summary: 'The request body is over the size cap.' },
+  rate_limit_exceeded: { status: 429, exit: 7, summary: 'Rate limit exceeded; wait for Retry-After seconds.' },
+  internal_error: { status: 500, exit: 1, summary: 'Processing failed.' },
+  source_unreachable: { status: 500, exit: 1, summary: 'The source (git host, URL) could not be read.' },
+  data_dir_locked: { status: 500, exit: 8, summary: 'Another Lectern server holds the data directory.' },
+  search_failed: { status: 503, exit: 1, summary: 'Retrieval failed; retry later.' },
+  not_ready: { status: 503, exit: 1, summary: 'The server is starting or stopping.' },
+  timeout: { status: 504, exit: 1, summary: 'Processing timed out.' },
+} as const satisfies Record<string, ErrorSpec>
+
+export type ErrorCode = keyof typeof ERROR_CODES
+
+export class LecternError extends Error {
+  readonly code: ErrorCode
+  readonly status: number
+  readonly exit: number
+  /** Extra body fields, e.g. `redirectUrl` on a 301. */
+  readonly extra: Record<string, unknown>
+
+  constructor(code: ErrorCode, message: string, extra: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'LecternError'
+    this.code = code
+    this.status = ERROR_CODES[code].status
+    this.exit = ERROR_CODES[code].exit
+    this.extra = extra
+  }
+
+  toBody(): Record<string, unknown> {
+    return { error: this.code, message: this.message, ...this.extra }
+  }
+}
+
+export function isLecternError(err: unknown): err is LecternError {
+  return err instanceof LecternError
+}
+
+export const validationError = (message: string) => new LecternError('validation_error', message)

@@ -1,0 +1,42 @@
+/**
+ * What the parsers produce from one document: snippets not yet tokenized, embedded or stored.
+ * Every parser (markdown/mdx, rst, ipynb, later html and openapi) returns this shape.
+ */
+
+/** One alternative of a code snippet: a tab of a tab group, or the single fenced block. */
+export interface CodeAlternative {
+  language: string
+  code: string
+}
+
+export interface ParsedCodeSnippet {
+  kind: 'code'
+  /** The block's own title (a `title="..."` meta, a tab label) or the heading trail's last heading. */
+  title: string
+  /** The prose that introduces the block (the paragraph(s) right before it in the same section). */
+  description: string
+  /** Heading trail, e.g. "Guides > Routing > Hooks". */
+  breadcrumb: string
+  /** Title of the document (its first H1 or front-matter title, else the file name). */
+  pageTitle: string
+  /** Anchor of the nearest heading (github-slugger), '' at the top of the document. */
+  anchor: string
+  codeList: CodeAlternative[]
+}
+
+export interface ParsedInfoSnippet {
+  kind: 'info'
+  breadcrumb: string
+  pageTitle: string
+  anchor: string
+  /** Prose of one section (or one token-bounded part of a long section), as Markdown text. */
+  content: string
+}
+
+export type ParsedSnippet = ParsedCodeSnippet | ParsedInfoSnippet
+
+/** A document handed to a parser. `path` is repo-relative with forward slashes. */
+export interface SourceDocument {
+  path: string
+  text: string
+}
