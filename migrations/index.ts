@@ -1,0 +1,24 @@
+/**
+ * The ordered list of migrations, handed to knex as its migration source so the same list runs
+ * from compiled JS and from TypeScript in tests. Append only; never edit a released entry.
+ */
+import type { Knex } from 'knex'
+import * as settings from './0001_settings.js'
+import * as apiKeys from './0002_api_keys.js'
+import * as libraries from './0003_libraries.js'
+import * as snippets from './0004_snippets.js'
+import * as jobs from './0005_jobs.js'
+
+export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
+  ['0001_settings', settings],
+  ['0002_api_keys', apiKeys],
+  ['0003_libraries', libraries],
+  ['0004_snippets', snippets],
+  ['0005_jobs', jobs],
+]
+
+export const migrationSource: Knex.MigrationSource<readonly [string, Knex.Migration]> = {
+  getMigrations: async () => [...MIGRATIONS],
+  getMigrationName: ([name]) => name,
+  getMigration: async ([, migration]) => migration,
+}

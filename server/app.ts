@@ -1,0 +1,70 @@
+/**
+ * buildApp(): the whole Lectern HTTP application, ready and not listening, so tests can
+ * `inject()` without a port and `serve` can listen with its own signals and lock.
+ */
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { resolveSettings, type ServerSettings, type SettingsInput } from '../src/config.js'
+import { openRuntime, recoverDataDir, type Runtime } from '../src/runtime.js'
+import auth from './plugins/auth.js'
+import errors from './plugins/errors.js'
+import rateLimit from './plugins/rate-limit.js'
+import health from './routes/health.js'
+import add from './routes/libraries/add.js'
+import context from './routes/libraries/context.js'
+import search from './routes/libraries/search.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    runtime: Runtime
+    lecternOptions: AppOptions & { settings: ServerSettings }
+  }
+}
+
+export interface AppOptions extends SettingsInput {
+  /** Run the job worker in this process (default true). Only one process per data dir may. */
+  startWorker?: boolean
+  /** Log to stdout as JSON (default false: tests stay quiet). */
+  logger?: boolean
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const settings = resolveSettings(options)
+  const app = Fastify({
+    logger: options.logger
+      ? { level: settings.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie', 'gitToken', '*.gitToken'] }
+      : false,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    bodyLimit: 1024 * 1024,
+    requestTimeout: 120_000,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  })
+  const runtime = await openRuntime({ dataDir: settings.dataDir, mode: settings.mode, log: app.log })
+  app.decorate('runtime', runtime)
+  app.decorate('lecternOptions', { ...options, startWorker: options.startWorker ?? true, settings })
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+  app.addHook('onClose', async () => runtime.close())
+
+  await app.register(errors)
+  await app.register(auth, { keys: runtime.store.keys })
+  await app.register(rateLimit, { limits: settings.rateLimits })
+  await app.register(
+    async (api) => {
+      await api.register(health)
+      await api.register(search)
+      await api.register(context)
+      await api.register(add)
+    },
+    { prefix: '/api' },
+  )
+  await app.ready()
+  if (options.startWorker ?? true) {
+    recoverDataDir(runtime)
+    runtime.worker.start()
+  }
+  return app
+}

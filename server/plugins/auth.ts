@@ -1,0 +1,44 @@
+/**
+ * Bearer API keys. A request may come without a key (served under the anonymous rate limit);
+ * a request that sends one must send a valid one: malformed, unknown or revoked -> 401.
+ * Routes that need a key say so with `app.requireApiKey` as a preHandler.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { LecternError } from '../../src/errors.js'
+import type { ApiKeyInfo, KeysRepository } from '../../src/store/keys.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    apiKey: ApiKeyInfo | null
+  }
+  interface FastifyInstance {
+    requireApiKey: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+  }
+}
+
+const invalidKey = (why: string) => new LecternError('invalid_api_key', why)
+
+/** The key of an `Authorization: Bearer <key>` header; undefined when there is no header. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+  if (!match) throw invalidKey('The Authorization header must be "Bearer <API key>".')
+  return match[1]
+}
+
+async function auth(app: FastifyInstance, options: { keys: KeysRepository }): Promise<void> {
+  app.decorateRequest('apiKey', null)
+  app.addHook('onRequest', async (request) => {
+    const token = bearerToken(request.headers.authorization)
+    if (token === undefined) return
+    const key = options.keys.verify(token)
+    if (!key) throw invalidKey('Invalid API key. Keys start with "lct_"; create one with `lectern keys create`.')
+    request.apiKey = key
+  })
+  app.decorate('requireApiKey', async (request: FastifyRequest) => {
+    if (!request.apiKey) throw invalidKey('This endpoint requires an API key: send "Authorization: Bearer <API key>".')
+  })
+}
+
+export default fp(auth, { name: 'lectern-auth', dependencies: ['lectern-errors'] })

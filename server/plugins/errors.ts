@@ -1,0 +1,43 @@
+/**
+ * The one error handler: every failure leaves as `{error, message}` with the spec's status.
+ * Lectern errors carry their own code; Fastify's validation and body errors map to 400/413;
+ * anything unexpected is a 500 that names the request ID and nothing about the internals.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { isLecternError } from '../../src/errors.js'
+
+function fastifyErrorBody(err: FastifyError): { status: number; body: { error: string; message: string } } | undefined {
+  if (err.validation) {
+    return { status: 400, body: { error: 'validation_error', message: err.message } }
+  }
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return { status: 413, body: { error: 'payload_too_large', message: 'The request body is too large.' } }
+  }
+  if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+    const error = err.statusCode === 415 ? 'validation_error' : err.statusCode === 404 ? 'not_found' : 'validation_error'
+    return { status: err.statusCode, body: { error, message: err.message } }
+  }
+  return undefined
+}
+
+async function errors(app: FastifyInstance): Promise<void> {
+  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (isLecternError(err)) {
+      if (err.status >= 500) request.log.warn({ code: err.code, reason: err.message }, 'request failed')
+      return reply.code(err.status).type('application/json; charset=utf-8').send(err.toBody())
+    }
+    const mapped = fastifyErrorBody(err)
+    if (mapped) return reply.code(mapped.status).type('application/json; charset=utf-8').send(mapped.body)
+    request.log.error({ err }, 'unexpected error')
+    return reply
+      .code(500)
+      .type('application/json; charset=utf-8')
+      .send({ error: 'internal_error', message: `Internal error; the server log has details under request ID ${request.id}.` })
+  })
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ error: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0]}.` }),
+  )
+}
+
+export default fp(errors, { name: 'lectern-errors' })

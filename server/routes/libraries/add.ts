@@ -1,0 +1,16 @@
+import type { FastifyInstance } from 'fastify'
+import { submitRepository } from '../../../src/jobs/submit.js'
+import type { RepoKind } from '../../../src/sources/repo-url.js'
+import { AddRepoBody, AddRepoParams, type AddRepoBodyType } from '../../schemas/libraries.js'
+
+export default async function add(app: FastifyInstance): Promise<void> {
+  app.post<{ Params: { host: RepoKind }; Body: AddRepoBodyType }>(
+    '/v2/add/repo/:host',
+    { schema: { params: AddRepoParams, body: AddRepoBody }, preHandler: app.requireApiKey },
+    async (request) => {
+      const submitted = submitRepository(app.runtime.store, { kind: request.params.host, ...request.body })
+      app.runtime.worker.wake()
+      return { libraryName: submitted.libraryName, message: submitted.message }
+    },
+  )
+}

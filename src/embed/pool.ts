@@ -1,0 +1,43 @@
+/**
+ * The configured embedding provider (setting `embedding`, default the built-in hash embedder)
+ * and a pool of embedders by provider, model and dimension: a query must be embedded by the
+ * same model that embedded the snippet set it searches, even while a provider switch re-embeds.
+ */
+import type { SettingsRepository } from '../store/settings.js'
+import { createEmbedder } from './index.js'
+import type { Embedder, EmbedderSettings } from './types.js'
+
+export const EMBEDDING_SETTING = 'embedding'
+export const DEFAULT_EMBEDDING: EmbedderSettings = { provider: 'hash' }
+
+export function configuredEmbedding(settings: SettingsRepository): EmbedderSettings {
+  return settings.get<EmbedderSettings>(EMBEDDING_SETTING) ?? DEFAULT_EMBEDDING
+}
+
+export class EmbedderPool {
+  private readonly embedders = new Map<string, Embedder>()
+
+  constructor(private readonly settings: SettingsRepository) {}
+
+  /** The embedder new snippet sets are built with. */
+  current(): Embedder {
+    return this.get(configuredEmbedding(this.settings))
+  }
+
+  /** The embedder that built a set with this provider, model and dimension. */
+  forSet(set: { embedProvider: string; embedModel: string; dimensions: number }): Embedder {
+    const configured = configuredEmbedding(this.settings)
+    const base = configured.provider === set.embedProvider ? configured : { provider: set.embedProvider as EmbedderSettings['provider'] }
+    return this.get({ ...base, model: set.embedModel, ...(set.embedProvider === 'hash' ? { dimensions: set.dimensions } : {}) })
+  }
+
+  private get(settings: EmbedderSettings): Embedder {
+    const key = `${settings.provider}|${settings.model ?? ''}|${settings.dimensions ?? ''}|${settings.host ?? ''}`
+    let embedder = this.embedders.get(key)
+    if (!embedder) {
+      embedder = createEmbedder(settings)
+      this.embedders.set(key, embedder)
+    }
+    return embedder
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The `ingest-git` job: clone (shallow, real git), find the docs, read context7.json, build and
+ * finalize a snippet set for one library version. The clone lives under `repos/` only while the
+ * job runs; the token reaches git through the environment and is never written to disk.
+ */
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import { z } from 'zod'
+import type { EmbedderPool } from '../embed/pool.js'
+import { LecternError } from '../errors.js'
+import { parseRepoUrl, type RepoKind } from '../sources/repo-url.js'
+import { discoverDocs, readRepoConfig } from '../sources/discover.js'
+import { cloneRepo } from '../sources/git.js'
+import type { SourceDocument } from '../parse/types.js'
+import type { Store } from '../store/index.js'
+import type { Library } from '../store/libraries.js'
+import { ingestSnippets, snippetsOf } from './ingest.js'
+import type { JobContext, JobHandler } from './worker.js'
+
+export const GIT_JOB = 'ingest-git'
+
+export const gitJobPayload = z.object({
+  repoUrl: z.string(),
+  repoKind: z.enum(['github', 'gitlab', 'bitbucket', 'git']),
+  /** Branch or tag to clone; the remote default branch when absent. */
+  ref: z.string().optional(),
+  skipVersionFiltering: z.boolean().optional(),
+})
+
+export type GitJobPayload = z.infer<typeof gitJobPayload>
+
+const DESCRIPTION_CHARS = 300
+
+/** A one-line description from the README's first prose, when context7.json gives none. */
+function describe(documents: SourceDocument[]): string | undefined {
+  const readme = documents.find((d) => /^readme\.(md|mdx|markdown|rst|txt)$/i.test(d.path))
+  if (!readme) return undefined
+  const paragraph = readme.text
+    .split(/\n\s*\n/)
+    .map((p) => p.trim())
+    .find((p) => p.length > 30 && !/^(#|!\[|\[!\[|<|```|=|-{3,}|\.\.)/.test(p))
+  if (!paragraph) return undefined
+  const flat = paragraph.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/[*_`]/g, '').replace(/\s+/g, ' ')
+  return flat.length > DESCRIPTION_CHARS ? `${flat.slice(0, DESCRIPTION_CHARS - 3).trimEnd()}...` : flat
+}
+
+async function readDocuments(files: Array<{ path: string; absPath: string }>): Promise<SourceDocument[]> {
+  return Promise.all(files.map(async (f) => ({ path: f.path, text: await fs.readFile(f.absPath, 'utf8') })))
+}
+
+export function createGitJobHandler(store: Store, embedders: EmbedderPool): JobHandler {
+  return async (ctx: JobContext) => {
+    const payload = gitJobPayload.parse(ctx.job.payload)
+    const library = ctx.job.libraryPk === null ? undefined : store.libraries.byPk(ctx.job.libraryPk)
+    const version = ctx.job.versionPk === null ? undefined : store.libraries.versionByPk(ctx.job.versionPk)
+    if (!library || !version) throw new LecternError('library_not_found', 'The library of this job was removed.')
+    const repo = parseRepoUrl(payload.repoUrl, payload.repoKind as RepoKind)
+    const token = ctx.job.secret ? store.secrets.open(ctx.job.secret) : undefined
+    const workDir = path.join(store.paths.repos, `job-${ctx.job.pk}`)
+    await fs.rm(workDir, { recursive: true, force: true })
+    await fs.mkdir(store.paths.repos, { recursive: true })
+    try {
+      ctx.progress(`cloning ${repo.cloneUrl}`)
+      const clone = await cloneRepo({ cloneUrl: repo.cloneUrl, destDir: workDir, ref: payload.ref, token, signal: ctx.signal })
+      const log = (message: string) => ctx.log.info({ jobId: ctx.job.pk, libraryId: library.id }, message)
+      const config = { ...(await readRepoConfig(workDir, log)), skipVersionFiltering: payload.skipVersionFiltering ?? false }
+      ctx.progress('finding documentation files')
+      const files = await discoverDocs(workDir, config, log)
+      const documents = await readDocuments(files)
+      ctx.progress(`parsing ${documents.length} files`)
+      const snippets = snippetsOf(documents, (file, anchor) => {
+        const web = repo.webFileUrl(clone.commit, file, anchor || undefined)
+        return web ?? `${file}${anchor ? `#${anchor}` : ''}`
+      })
+      const result = await ingestSnippets(
+        { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress },
+        { versionPk: version.pk, commitSha: clone.commit },
+        snippets,
+      )
+      if (version.tag === '') updateLibraryMetadata(store, library, { config, documents, branch: clone.branch })
+      return `${result.snippets} snippets from ${documents.length} files at ${clone.commit.slice(0, 12)}`
+    } finally {
+      await fs.rm(workDir, { recursive: true, force: true })
+    }
+  }
+}
+
+function updateLibraryMetadata(
+  store: Store,
+  library: Library,
+  found: { config: Awaited<ReturnType<typeof readRepoConfig>>; documents: SourceDocument[]; branch: string },
+): void {
+  store.libraries.update(library.pk, {
+    title: found.config.projectTitle ?? library.title,
+    description: found.config.description ?? describe(found.documents) ?? library.description,
+    branch: found.branch,
+    rules: found.config.rules,
+  })
+}

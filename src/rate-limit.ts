@@ -1,0 +1,70 @@
+/**
+ * Fixed-window request limits per caller (an API key, or the client address when anonymous).
+ * In memory and per process: one server owns a data directory, so there is no second counter to
+ * agree with. `reset` is a Unix timestamp in seconds, as spec 8 defines RateLimit-Reset.
+ */
+export interface RateLimitDecision {
+  allowed: boolean
+  limit: number
+  remaining: number
+  /** Unix time (s) at which the window resets. */
+  reset: number
+  /** Seconds until the reset, for Retry-After. */
+  retryAfter: number
+}
+
+export interface RateLimitSettings {
+  /** Requests per window for callers without a key; 0 disables the limit. */
+  anonymous: number
+  /** Requests per window for callers with a key; 0 disables the limit. */
+  keyed: number
+  windowSeconds: number
+}
+
+export const DEFAULT_RATE_LIMITS: RateLimitSettings = { anonymous: 60, keyed: 1000, windowSeconds: 60 }
+
+interface Window {
+  start: number
+  count: number
+}
+
+export class RateLimiter {
+  private windows = new Map<string, Window>()
+  private sweptAt = 0
+
+  constructor(
+    private readonly settings: RateLimitSettings,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  take(caller: string, keyed: boolean): RateLimitDecision {
+    const limit = keyed ? this.settings.keyed : this.settings.anonymous
+    const windowMs = this.settings.windowSeconds * 1000
+    const now = this.now()
+    const start = now - (now % windowMs)
+    const reset = Math.ceil((start + windowMs) / 1000)
+    if (limit <= 0) return { allowed: true, limit: 0, remaining: 0, reset, retryAfter: 0 }
+    this.sweep(start)
+    let window = this.windows.get(caller)
+    if (!window || window.start !== start) {
+      window = { start, count: 0 }
+      this.windows.set(caller, window)
+    }
+    const allowed = window.count < limit
+    if (allowed) window.count++
+    return {
+      allowed,
+      limit,
+      remaining: Math.max(0, limit - window.count),
+      reset,
+      retryAfter: Math.max(1, Math.ceil((start + windowMs - now) / 1000)),
+    }
+  }
+
+  /** Forgets windows that ended, once per window, so idle callers do not accumulate. */
+  private sweep(currentStart: number): void {
+    if (this.sweptAt === currentStart) return
+    this.sweptAt = currentStart
+    for (const [caller, window] of this.windows) if (window.start !== currentStart) this.windows.delete(caller)
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * The composition root: one opened data directory with the services built on it (embedders,
+ * retriever, library catalogue, worker). The HTTP server, the MCP stdio server and the CLI
+ * commands all start from here, so they behave the same on the same data.
+ */
+import { EmbedderPool } from './embed/pool.js'
+import { createGitJobHandler, GIT_JOB } from './jobs/git-job.js'
+import { sweepSets } from './jobs/ingest.js'
+import { Worker, type JobLog } from './jobs/worker.js'
+import { Retriever } from './search/context.js'
+import { LibraryCatalogue } from './search/libraries.js'
+import { openStore, type Store } from './store/index.js'
+
+export type Mode = 'onprem' | 'cloud'
+
+export interface RuntimeOptions {
+  dataDir: string
+  mode?: Mode
+  log?: JobLog
+}
+
+export interface Runtime {
+  mode: Mode
+  store: Store
+  embedders: EmbedderPool
+  retriever: Retriever
+  catalogue: LibraryCatalogue
+  worker: Worker
+  close(): Promise<void>
+}
+
+/** Retired sets linger this long after a job so in-flight requests can finish reading them. */
+const RETIRE_GRACE_MS = 10_000
+
+const silentLog: JobLog = { info: () => {}, warn: () => {}, error: () => {} }
+
+export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const log = options.log ?? silentLog
+  const store = await openStore(options.dataDir)
+  const embedders = new EmbedderPool(store.settings)
+  const retriever = new Retriever(store, embedders, log)
+  const catalogue = new LibraryCatalogue(store)
+  const timers = new Set<NodeJS.Timeout>()
+  const sweepRetired = () => sweepSets(store, ['retired'], (pk) => retriever.forgetSet(pk))
+  const worker = new Worker(store, { [GIT_JOB]: createGitJobHandler(store, embedders) }, log, {
+    onJobEnd: () => {
+      const timer = setTimeout(() => {
+        timers.delete(timer)
+        sweepRetired()
+      }, RETIRE_GRACE_MS)
+      timer.unref()
+      timers.add(timer)
+    },
+  })
+  return {
+    mode: options.mode ?? 'onprem',
+    store,
+    embedders,
+    retriever,
+    catalogue,
+    worker,
+    async close() {
+      await worker.stop()
+      for (const timer of timers) clearTimeout(timer)
+      store.close()
+    },
+  }
+}
+
+/**
+ * Start-up housekeeping for the process that owns the data directory (it holds the lock, so no
+ * job can be running): drop sets that a killed job left half-built and sets already replaced.
+ */
+export function recoverDataDir(runtime: Runtime): number {
+  return sweepSets(runtime.store, ['building', 'retired'], (pk) => runtime.retriever.forgetSet(pk))
+}

@@ -1,0 +1,100 @@
+/**
+ * Retrieval for one question against one library version: BM25 over the set's own FTS5 table
+ * and k-NN over its vector index, fused by reciprocal rank, de-duplicated and packed into the
+ * token budget. It reads only that set's rows, so its cost does not grow with the store.
+ */
+import fs from 'node:fs'
+import type { EmbedderPool } from '../embed/pool.js'
+import { LecternError, isLecternError } from '../errors.js'
+import { vectorIndexPath } from '../paths.js'
+import type { Store } from '../store/index.js'
+import type { Library, LibraryVersion } from '../store/libraries.js'
+import type { SnippetSet, StoredSnippet } from '../store/snippets.js'
+import { packSnippets } from './budget.js'
+import { fuseRankings } from './fusion.js'
+import { resolveLibraryVersion } from './resolve.js'
+import { matchExpression, questionTerms } from './terms.js'
+import { VectorIndexCache, loadVectorIndex } from './vector-index.js'
+
+/** BM25 column weights: title, context (description, breadcrumb, page), body, identifier parts. */
+export const FTS_WEIGHTS = [8, 3, 1, 1.5] as const
+/** Candidates taken from each ranking before fusion. */
+export const CANDIDATES = 50
+export const LEXICAL_WEIGHT = 1
+export const VECTOR_WEIGHT = 0.6
+
+export interface ContextRequest {
+  libraryId: string
+  query: string
+  tokens: number
+}
+
+export interface ContextAnswer {
+  library: Library
+  version: LibraryVersion
+  snippets: StoredSnippet[]
+}
+
+export interface RetrieverLog {
+  warn(obj: object, msg: string): void
+}
+
+export class Retriever {
+  private readonly vectors = new VectorIndexCache()
+  private readonly missingIndexes = new Set<number>()
+
+  constructor(
+    private readonly store: Store,
+    private readonly embedders: EmbedderPool,
+    private readonly log: RetrieverLog = { warn: () => {} },
+  ) {}
+
+  async getContext(request: ContextRequest): Promise<ContextAnswer> {
+    const { library, version, setPk } = resolveLibraryVersion(this.store.libraries, request.libraryId)
+    let snippets: StoredSnippet[]
+    try {
+      const ranked = await this.rank(setPk, request.query)
+      snippets = packSnippets(this.store.snippets.byPks(ranked), request.tokens)
+    } catch (err) {
+      if (isLecternError(err)) throw err
+      this.log.warn({ err, libraryId: library.id, setPk }, 'retrieval failed')
+      throw new LecternError('search_failed', 'Searching the library failed; retry in a moment.', {}, { cause: err })
+    }
+    if (snippets.length === 0) {
+      throw new LecternError('no_snippets_found', `No snippets found in ${library.id} for this question.`)
+    }
+    return { library, version, snippets }
+  }
+
+  /** Snippet pks of a set, best first, for a question. */
+  async rank(setPk: number, question: string): Promise<number[]> {
+    const set = this.store.snippets.set(setPk)
+    if (!set) throw new Error(`snippet set ${setPk} vanished`)
+    const match = matchExpression(questionTerms(question))
+    const lexical = match ? this.store.snippets.ftsSearch(setPk, match, CANDIDATES, FTS_WEIGHTS).map((h) => h.pk) : []
+    const semantic = await this.vectorSearch(set, question)
+    return fuseRankings([
+      { pks: lexical, weight: LEXICAL_WEIGHT },
+      { pks: semantic, weight: VECTOR_WEIGHT },
+    ]).slice(0, CANDIDATES)
+  }
+
+  forgetSet(setPk: number): void {
+    this.vectors.forget(setPk)
+    this.missingIndexes.delete(setPk)
+  }
+
+  private async vectorSearch(set: SnippetSet, question: string): Promise<number[]> {
+    const file = vectorIndexPath(this.store.paths, set.pk)
+    if (this.missingIndexes.has(set.pk)) return []
+    if (!fs.existsSync(file)) {
+      // Derived data: the start-up check rebuilds it; until then BM25 alone answers.
+      this.missingIndexes.add(set.pk)
+      this.log.warn({ setPk: set.pk, file }, 'vector index missing; answering with BM25 only')
+      return []
+    }
+    const index = this.vectors.get(set.pk, () => loadVectorIndex(file, set.dimensions))
+    const [vector] = await this.embedders.forSet(set).embed([question])
+    return index.search(vector, CANDIDATES).map((h) => h.pk)
+  }
+}

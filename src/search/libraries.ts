@@ -1,0 +1,144 @@
+/**
+ * Library search (`/v2/libs/search`): finds libraries by exact ID, by name, by a misspelt name,
+ * and breaks ties with the question. The catalogue is small (thousands of rows at most), so it
+ * is held in memory and rebuilt only when the database changed since the last search.
+ */
+import { distance } from 'fastest-levenshtein'
+import { LecternError } from '../errors.js'
+import type { Store } from '../store/index.js'
+import type { Library, LibraryState, LibraryVersion } from '../store/libraries.js'
+import { questionTerms } from './terms.js'
+
+/** The Library object of Context7's openapi.json. */
+export interface LibrarySummary {
+  id: string
+  title: string
+  description: string
+  branch: string
+  lastUpdateDate: string
+  state: LibraryState
+  totalTokens: number
+  totalSnippets: number
+  trustScore: number
+  benchmarkScore: number
+  versions: string[]
+  imported?: boolean
+}
+
+interface CatalogueEntry {
+  summary: LibrarySummary
+  isPrivate: boolean
+  /** Normalised names the library answers to: repo name, title, owner+repo. */
+  names: string[]
+  words: Set<string>
+  text: string
+}
+
+const normalise = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '')
+const wordsOf = (s: string) => new Set(s.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0))
+
+export function summarise(library: Library, versions: LibraryVersion[]): LibrarySummary {
+  const main = versions.find((v) => v.tag === '') ?? versions[0]
+  return {
+    id: library.id,
+    title: library.title,
+    description: library.description,
+    branch: library.branch ?? '',
+    lastUpdateDate: main?.updatedAt ?? library.updatedAt,
+    state: main?.state ?? 'initial',
+    totalTokens: main?.totalTokens ?? 0,
+    totalSnippets: main?.totalSnippets ?? 0,
+    trustScore: library.trustScore,
+    // No benchmark is run on-premise; Context7 clients expect the field, so it is present and 0.
+    benchmarkScore: 0,
+    versions: versions.filter((v) => v.tag !== '').map((v) => v.tag),
+    ...(library.isImported ? { imported: true } : {}),
+  }
+}
+
+function toEntry(library: Library, versions: LibraryVersion[]): CatalogueEntry {
+  const [, owner, repo] = library.id.split('/')
+  return {
+    summary: summarise(library, versions),
+    isPrivate: library.isPrivate,
+    names: [...new Set([normalise(repo), normalise(library.title), normalise(owner + repo)])].filter(Boolean),
+    words: wordsOf(`${library.id} ${library.title}`),
+    text: `${library.id} ${library.title} ${library.description}`.toLowerCase(),
+  }
+}
+
+/** How well a library answers to a name, 0 when it does not. */
+function nameScore(entry: CatalogueEntry, rawName: string): number {
+  const name = rawName.trim().toLowerCase()
+  const id = entry.summary.id
+  if (name === id || `/${name}` === id || name.replace(/@.*$/, '') === id) return 1000
+  const wanted = normalise(name.replace(/^\//, ''))
+  if (wanted === '') return 0
+  let best = 0
+  for (const candidate of entry.names) {
+    if (candidate === wanted) best = Math.max(best, 500)
+    else if (candidate.startsWith(wanted) && wanted.length >= 2) best = Math.max(best, 300 + 100 * (wanted.length / candidate.length))
+    else if (wanted.length >= 3 && candidate.includes(wanted)) best = Math.max(best, 150 + 100 * (wanted.length / candidate.length))
+    const similarity = 1 - distance(candidate, wanted) / Math.max(candidate.length, wanted.length)
+    // Misspellings: one edit in five characters still finds the library ("fastfy" -> fastify).
+    if (similarity >= 0.7) best = Math.max(best, 250 * similarity)
+  }
+  const nameWords = [...wordsOf(name)]
+  if (nameWords.length > 0 && nameWords.every((w) => entry.words.has(w))) best = Math.max(best, 200)
+  if (best === 0 && nameWords.length > 0) {
+    const inText = nameWords.filter((w) => w.length >= 3 && entry.text.includes(w)).length / nameWords.length
+    if (inText >= 0.5) best = 60 * inText
+  }
+  return best
+}
+
+/** Tie-breaker: how much of the question the library's title and description cover. */
+function questionScore(entry: CatalogueEntry, terms: string[]): number {
+  if (terms.length === 0) return 0
+  return (40 * terms.filter((t) => entry.text.includes(t)).length) / terms.length
+}
+
+export interface SearchOptions {
+  /** Whether private libraries may be shown (a keyed caller of this install). */
+  includePrivate: boolean
+  limit?: number
+}
+
+export class LibraryCatalogue {
+  private entries: CatalogueEntry[] = []
+  private builtAt: string | undefined
+
+  constructor(private readonly store: Store) {}
+
+  list(options: SearchOptions): LibrarySummary[] {
+    return this.current()
+      .filter((e) => options.includePrivate || !e.isPrivate)
+      .map((e) => e.summary)
+  }
+
+  search(libraryName: string, query: string | undefined, options: SearchOptions): LibrarySummary[] {
+    const terms = query ? questionTerms(query) : []
+    const scored = this.current()
+      .filter((e) => options.includePrivate || !e.isPrivate)
+      .map((entry) => ({ entry, score: nameScore(entry, libraryName) }))
+      .filter((s) => s.score > 0)
+      .map(({ entry, score }) => ({
+        entry,
+        score: score + questionScore(entry, terms) + (entry.summary.state === 'finalized' ? 5 : 0) + Math.log10(1 + entry.summary.totalSnippets),
+      }))
+      .sort((a, b) => b.score - a.score || a.entry.summary.id.localeCompare(b.entry.summary.id))
+    if (scored.length === 0) {
+      throw new LecternError('no_libraries_found', `No libraries found matching "${libraryName}".`)
+    }
+    return scored.slice(0, options.limit ?? 10).map((s) => s.entry.summary)
+  }
+
+  private current(): CatalogueEntry[] {
+    const version = this.store.dataVersion()
+    if (version !== this.builtAt) {
+      this.entries = this.store.libraries.list().map((l) => toEntry(l, this.store.libraries.versions(l.pk)))
+      this.builtAt = version
+    }
+    return this.entries
+  }
+}

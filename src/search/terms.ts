@@ -1,0 +1,48 @@
+/**
+ * What goes into the FTS columns of a snippet, and how a question becomes an FTS5 query.
+ * Identifiers are split on both sides (`useEffect` also indexes and matches `use`, `effect`),
+ * so "read a file" finds `fs.readFile` and `readFile` finds "read file".
+ */
+import { splitIdentifiers } from '../embed/hash.js'
+import type { NewSnippet, SnippetIndexText } from '../store/snippets.js'
+
+const STOPWORDS = new Set(
+  `a an and are as at be but by can do does for from get how i if in into is it its me my of on or should so than that the
+   their then there these this to use used using want was way we what when where which who why will with without would you your
+   example examples show shows need`.split(/\s+/),
+)
+
+/** The body text of a snippet: every code alternative for code, the content for info. */
+export function bodyText(snippet: Pick<NewSnippet, 'kind' | 'body'>): string {
+  if (snippet.kind === 'info') return snippet.body
+  return (JSON.parse(snippet.body) as Array<{ code: string }>).map((c) => c.code).join('\n')
+}
+
+export function indexTextOf(snippet: NewSnippet): SnippetIndexText {
+  const body = bodyText(snippet)
+  const context = [snippet.description, snippet.breadcrumb, snippet.pageTitle].filter(Boolean).join('\n')
+  return {
+    title: snippet.title,
+    context,
+    body,
+    idents: splitIdentifiers(`${snippet.title}\n${context}\n${body}`).join(' '),
+  }
+}
+
+/** The distinct, meaningful terms of a question, identifier parts included. */
+export function questionTerms(question: string): string[] {
+  const seen = new Set<string>()
+  for (const term of splitIdentifiers(question)) {
+    for (const word of term.split(/[^\p{L}\p{N}_]+/u)) {
+      if (word.length < 2 || STOPWORDS.has(word)) continue
+      seen.add(word)
+    }
+  }
+  return [...seen].slice(0, 32)
+}
+
+/** An FTS5 MATCH expression: any term may match; bm25 rewards the ones that match more. */
+export function matchExpression(terms: string[]): string | undefined {
+  if (terms.length === 0) return undefined
+  return terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ')
+}

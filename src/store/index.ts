@@ -1,0 +1,54 @@
+/**
+ * The store: the data directory opened, migrated and wrapped in one repository per table group.
+ * Servers and CLI commands open it the same way; SQLite in WAL mode lets them share it.
+ */
+import fs from 'node:fs'
+import { dataPaths, type DataPaths } from '../paths.js'
+import { createSecretBox, type SecretBox } from '../secrets/cipher.js'
+import { loadOrCreateSecretKey } from '../secrets/key.js'
+import { migrateDatabase, openConnection, type Db } from './db.js'
+import { createJobsRepository, type JobsRepository } from './jobs.js'
+import { createKeysRepository, type KeysRepository } from './keys.js'
+import { createLibrariesRepository, type LibrariesRepository } from './libraries.js'
+import { createSettingsRepository, type SettingsRepository } from './settings.js'
+import { createSnippetsRepository, type SnippetsRepository } from './snippets.js'
+
+export interface Store {
+  paths: DataPaths
+  db: Db
+  secrets: SecretBox
+  settings: SettingsRepository
+  keys: KeysRepository
+  libraries: LibrariesRepository
+  snippets: SnippetsRepository
+  jobs: JobsRepository
+  /** Changes whenever any connection (this process or another) commits; cheap cache validation. */
+  dataVersion(): string
+  close(): void
+}
+
+export async function openStore(dataDir: string): Promise<Store> {
+  const paths = dataPaths(dataDir)
+  fs.mkdirSync(paths.root, { recursive: true, mode: 0o700 })
+  fs.mkdirSync(paths.vectors, { recursive: true })
+  const secretKey = loadOrCreateSecretKey(paths.secretKey)
+  await migrateDatabase(paths.database)
+  const db = openConnection(paths.database)
+  // PRAGMA data_version moves on other connections' commits, total_changes() on our own.
+  const dataVersionStmt = db.prepare('PRAGMA data_version').pluck()
+  const ownChangesStmt = db.prepare('SELECT total_changes()').pluck()
+  return {
+    paths,
+    db,
+    secrets: createSecretBox(secretKey),
+    settings: createSettingsRepository(db),
+    keys: createKeysRepository(db),
+    libraries: createLibrariesRepository(db),
+    snippets: createSnippetsRepository(db),
+    jobs: createJobsRepository(db),
+    dataVersion: () => `${dataVersionStmt.get() as number}:${ownChangesStmt.get() as number}`,
+    close: () => {
+      if (db.open) db.close()
+    },
+  }
+}

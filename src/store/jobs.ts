@@ -1,0 +1,154 @@
+/**
+ * The job queue in the database. Any process inserts; one worker (the server's, or a CLI
+ * `--wait` when no server runs) claims the oldest queued job in a transaction. A job found
+ * `running` at start-up was cut off by a crash and is queued again, to re-run from its start.
+ */
+import { LecternError } from '../errors.js'
+import type { Db } from './db.js'
+import { nowIso } from './db.js'
+
+export type JobState = 'queued' | 'running' | 'succeeded' | 'failed'
+
+export interface Job {
+  pk: number
+  kind: string
+  libraryPk: number | null
+  versionPk: number | null
+  payload: Record<string, unknown>
+  /** A sealed secret (see secrets/cipher.ts); never the plain token. */
+  secret: string | null
+  state: JobState
+  statusMessage: string | null
+  errorCode: string | null
+  errorMessage: string | null
+  attempts: number
+  createdAt: string
+  startedAt: string | null
+  finishedAt: string | null
+}
+
+export interface NewJob {
+  kind: string
+  libraryPk?: number | null
+  versionPk?: number | null
+  payload?: Record<string, unknown>
+  secret?: string | null
+}
+
+interface JobRow {
+  pk: number
+  kind: string
+  library_pk: number | null
+  version_pk: number | null
+  payload: string
+  secret: string | null
+  state: JobState
+  status_message: string | null
+  error_code: string | null
+  error_message: string | null
+  attempts: number
+  created_at: string
+  started_at: string | null
+  finished_at: string | null
+}
+
+const toJob = (r: JobRow): Job => ({
+  pk: r.pk,
+  kind: r.kind,
+  libraryPk: r.library_pk,
+  versionPk: r.version_pk,
+  payload: JSON.parse(r.payload) as Record<string, unknown>,
+  secret: r.secret,
+  state: r.state,
+  statusMessage: r.status_message,
+  errorCode: r.error_code,
+  errorMessage: r.error_message,
+  attempts: r.attempts,
+  createdAt: r.created_at,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+})
+
+export interface JobsRepository {
+  enqueue(job: NewJob): Job
+  claimNext(): Job | undefined
+  setStatus(pk: number, message: string): void
+  succeed(pk: number, message?: string): void
+  fail(pk: number, code: string, message: string): void
+  /** Queues again every job left `running` by a process that died; returns how many. */
+  requeueInterrupted(): number
+  byPk(pk: number): Job | undefined
+  /** The queued or running job of a library version, if any. */
+  activeForVersion(versionPk: number): Job | undefined
+  list(options?: { states?: JobState[]; limit?: number }): Job[]
+  /** 1-based place of a queued job in the queue. */
+  queuePosition(pk: number): number
+}
+
+export function createJobsRepository(db: Db): JobsRepository {
+  const insert = db.prepare(
+    `INSERT INTO jobs (kind, library_pk, version_pk, payload, secret, state, created_at) VALUES (?, ?, ?, ?, ?, 'queued', ?)`,
+  )
+  const byPk = db.prepare<[number], JobRow>('SELECT * FROM jobs WHERE pk = ?')
+  const oldestQueued = db.prepare<[], JobRow>(`SELECT * FROM jobs WHERE state = 'queued' ORDER BY pk LIMIT 1`)
+  const markRunning = db.prepare(
+    `UPDATE jobs SET state = 'running', started_at = ?, attempts = attempts + 1, status_message = 'started' WHERE pk = ? AND state = 'queued'`,
+  )
+  const status = db.prepare('UPDATE jobs SET status_message = ? WHERE pk = ?')
+  // The secret is erased when a job ends: a finished job has no reason to keep a token.
+  const finish = db.prepare(
+    `UPDATE jobs SET state = ?, status_message = ?, error_code = ?, error_message = ?, finished_at = ?, secret = NULL WHERE pk = ?`,
+  )
+  const requeue = db.prepare(`UPDATE jobs SET state = 'queued', status_message = 'interrupted; queued again' WHERE state = 'running'`)
+  const active = db.prepare<[number], JobRow>(
+    `SELECT * FROM jobs WHERE version_pk = ? AND state IN ('queued', 'running') ORDER BY pk LIMIT 1`,
+  )
+  const position = db.prepare<[number], { n: number }>(`SELECT count(*) AS n FROM jobs WHERE state = 'queued' AND pk <= ?`)
+
+  return {
+    enqueue(job) {
+      const { lastInsertRowid } = insert.run(
+        job.kind,
+        job.libraryPk ?? null,
+        job.versionPk ?? null,
+        JSON.stringify(job.payload ?? {}),
+        job.secret ?? null,
+        nowIso(),
+      )
+      return toJob(byPk.get(Number(lastInsertRowid))!)
+    },
+    claimNext: db.transaction(() => {
+      const row = oldestQueued.get()
+      if (!row) return undefined
+      markRunning.run(nowIso(), row.pk)
+      return toJob(byPk.get(row.pk)!)
+    }),
+    setStatus: (pk, message) => void status.run(message, pk),
+    succeed: (pk, message = 'done') => void finish.run('succeeded', message, null, null, nowIso(), pk),
+    fail: (pk, code, message) => void finish.run('failed', 'failed', code, message, nowIso(), pk),
+    requeueInterrupted: () => requeue.run().changes,
+    byPk(pk) {
+      const row = byPk.get(pk)
+      return row && toJob(row)
+    },
+    activeForVersion(versionPk) {
+      const row = active.get(versionPk)
+      return row && toJob(row)
+    },
+    list(options = {}) {
+      const states = options.states ?? ['queued', 'running', 'succeeded', 'failed']
+      const limit = Math.min(Math.max(options.limit ?? 100, 1), 1000)
+      const rows = db
+        .prepare<unknown[], JobRow>(`SELECT * FROM jobs WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY pk DESC LIMIT ?`)
+        .all(...states, limit)
+      return rows.map(toJob)
+    },
+    queuePosition: (pk) => position.get(pk)!.n,
+  }
+}
+
+export function requireJob(jobs: JobsRepository, pk: number): Job {
+  const job = jobs.byPk(pk)
+  if (!job) throw new LecternError('job_not_found', `No job with ID ${pk}.`)
+  return job
+}

@@ -1,0 +1,117 @@
+/**
+ * Personal API keys: `lct_` + 40 base62 characters. The key is shown once at creation; the store
+ * keeps only its SHA-256 (keys are high-entropy random strings, so a slow password hash would buy
+ * nothing) and finds the row by the key's first 8 random characters, then compares hashes with
+ * timingSafeEqual so no comparison leaks how much of a guess was right.
+ */
+import { createHash, randomInt, timingSafeEqual } from 'node:crypto'
+import { LecternError } from '../errors.js'
+import type { Db } from './db.js'
+import { nowIso } from './db.js'
+
+export const KEY_PREFIX = 'lct_'
+const KEY_BODY_LENGTH = 40
+const LOOKUP_LENGTH = 8
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+const KEY_SHAPE = new RegExp(`^${KEY_PREFIX}[0-9A-Za-z]{32,64}$`)
+
+export interface ApiKeyInfo {
+  id: number
+  name: string
+  /** The first characters of the key, enough to recognise it in a list, useless to an attacker. */
+  preview: string
+  createdAt: string
+  lastUsedAt: string | null
+  revokedAt: string | null
+}
+
+export interface CreatedKey extends ApiKeyInfo {
+  /** The full key; shown once and never stored. */
+  key: string
+}
+
+export interface KeysRepository {
+  create(name: string): CreatedKey
+  list(): ApiKeyInfo[]
+  revoke(id: number): ApiKeyInfo
+  /** The key's row when the key is well formed, known and not revoked; otherwise undefined. */
+  verify(key: string): ApiKeyInfo | undefined
+}
+
+interface KeyRow {
+  pk: number
+  name: string
+  lookup: string
+  hash: string
+  created_at: string
+  last_used_at: string | null
+  revoked_at: string | null
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest()
+
+export const isWellFormedKey = (key: string): boolean => KEY_SHAPE.test(key)
+
+function randomBase62(length: number): string {
+  let out = ''
+  for (let i = 0; i < length; i++) out += BASE62[randomInt(BASE62.length)]
+  return out
+}
+
+function toInfo(row: KeyRow): ApiKeyInfo {
+  return {
+    id: row.pk,
+    name: row.name,
+    preview: `${KEY_PREFIX}${row.lookup}...`,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  }
+}
+
+export function createKeysRepository(db: Db): KeysRepository {
+  const insert = db.prepare('INSERT INTO api_keys (name, lookup, hash, created_at) VALUES (?, ?, ?, ?)')
+  const byPk = db.prepare<[number], KeyRow>('SELECT * FROM api_keys WHERE pk = ?')
+  const byLookup = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE lookup = ?')
+  const all = db.prepare<[], KeyRow>('SELECT * FROM api_keys ORDER BY pk')
+  const markRevoked = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE pk = ? AND revoked_at IS NULL')
+  const touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE pk = ?')
+  // Writing last_used_at on every request would turn each read into a write; once a minute is plenty.
+  const lastTouched = new Map<number, number>()
+
+  return {
+    create(name) {
+      const trimmed = name.trim()
+      if (trimmed === '' || trimmed.length > 100) {
+        throw new LecternError('validation_error', 'A key name must be 1 to 100 characters.')
+      }
+      for (;;) {
+        const body = randomBase62(KEY_BODY_LENGTH)
+        const key = `${KEY_PREFIX}${body}`
+        const lookup = body.slice(0, LOOKUP_LENGTH)
+        if (byLookup.get(lookup)) continue
+        const { lastInsertRowid } = insert.run(trimmed, lookup, sha256(key).toString('hex'), nowIso())
+        return { ...toInfo(byPk.get(Number(lastInsertRowid))!), key }
+      }
+    },
+    list: () => all.all().map(toInfo),
+    revoke(id) {
+      const row = byPk.get(id)
+      if (!row) throw new LecternError('key_not_found', `No API key with ID ${id}.`)
+      markRevoked.run(nowIso(), id)
+      return toInfo(byPk.get(id)!)
+    },
+    verify(key) {
+      if (!isWellFormedKey(key)) return undefined
+      const row = byLookup.get(key.slice(KEY_PREFIX.length, KEY_PREFIX.length + LOOKUP_LENGTH))
+      if (!row || row.revoked_at) return undefined
+      if (!timingSafeEqual(sha256(key), Buffer.from(row.hash, 'hex'))) return undefined
+      const now = Date.now()
+      if (now - (lastTouched.get(row.pk) ?? 0) > 60_000) {
+        lastTouched.set(row.pk, now)
+        touch.run(new Date(now).toISOString(), row.pk)
+      }
+      return toInfo(row)
+    },
+  }
+}
