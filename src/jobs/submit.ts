@@ -9,7 +9,7 @@ import type { Job } from '../store/jobs.js'
 import { GIT_JOB, type GitJobPayload } from './git-job.js'
 
 export interface RepositorySubmission {
-  kind: RepoKind
+  kind?: RepoKind
   docsRepoUrl: string
   gitToken?: string
   private?: boolean

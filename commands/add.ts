@@ -1,0 +1,63 @@
+import { Args, Flags } from '@oclif/core'
+import { dataDirFlag } from '../cli/flags.js'
+import { LecternCommand, withRuntime } from '../cli/run.js'
+import { submitRepository } from '../src/jobs/submit.js'
+import { jobError, waitForJob } from '../src/jobs/wait.js'
+import type { RepoKind } from '../src/sources/repo-url.js'
+
+interface AddResult {
+  libraryName: string
+  message: string
+  jobId: number
+  state?: string
+}
+
+export default class Add extends LecternCommand {
+  static override summary = 'Add a library from a git repository (GitHub, GitLab, Bitbucket or any git host).'
+  static override description = `Queues a job that clones the repository, finds its docs and indexes them. With --wait the command
+shows the job's progress until the library is searchable; without a running server it runs the job itself.
+A token for a private repository is read from --token or LECTERN_GIT_TOKEN and stored encrypted until the job ends.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> https://github.com/fastify/fastify --wait',
+    'LECTERN_GIT_TOKEN=glpat-... <%= config.bin %> <%= command.id %> https://gitlab.example.com/team/sdk --kind git --private',
+  ]
+  static override enableJsonFlag = true
+  static override args = { url: Args.string({ description: 'Repository URL, e.g. https://github.com/owner/repo.', required: true }) }
+  static override flags = {
+    'data-dir': dataDirFlag,
+    kind: Flags.string({ summary: 'Git host kind; inferred from the URL when omitted.', options: ['github', 'gitlab', 'bitbucket', 'git'] }),
+    token: Flags.string({ summary: 'Access token for a private repository.', env: 'LECTERN_GIT_TOKEN' }),
+    private: Flags.boolean({ summary: 'Mark the library private: only API-key holders see it.' }),
+    'skip-version-filtering': Flags.boolean({ summary: 'Keep version-specific doc trees such as versioned_docs/ or docs/v1/.' }),
+    wait: Flags.boolean({ char: 'w', summary: 'Wait until the library is searchable, showing progress.' }),
+  }
+
+  async run(): Promise<AddResult> {
+    const { args, flags } = await this.parse(Add)
+    return withRuntime(flags['data-dir'], async (runtime) => {
+      const submitted = submitRepository(runtime.store, {
+        kind: flags.kind as RepoKind | undefined,
+        docsRepoUrl: args.url,
+        gitToken: flags.token,
+        private: flags.private,
+        skipVersionFiltering: flags['skip-version-filtering'],
+      })
+      const result: AddResult = { libraryName: submitted.libraryName, message: submitted.message, jobId: submitted.job.pk }
+      if (!flags.wait) {
+        this.log(`${submitted.message} Follow it with \`lectern libraries list\`.`)
+        return result
+      }
+      const spinner = this.spinner(`${submitted.libraryName}: queued`).start()
+      const job = await waitForJob(runtime, submitted.job.pk, (j) => {
+        spinner.text = `${submitted.libraryName}: ${j.statusMessage ?? j.state}`
+      })
+      if (job.state === 'failed') {
+        spinner.fail(`${submitted.libraryName}: ${job.errorMessage ?? 'failed'}`)
+        throw jobError(job)
+      }
+      spinner.succeed(`${submitted.libraryName}: ${job.statusMessage ?? 'done'}`)
+      this.log(`${submitted.libraryName} is ready: lectern docs ${submitted.libraryName} "<your question>"`)
+      return { ...result, state: job.state }
+    })
+  }
+}

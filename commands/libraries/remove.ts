@@ -1,0 +1,29 @@
+import { Args, Flags } from '@oclif/core'
+import confirm from '@inquirer/confirm'
+import { dataDirFlag } from '../../cli/flags.js'
+import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { removeLibrary, type RemovedLibrary } from '../../src/library-admin.js'
+
+export default class LibrariesRemove extends LecternCommand {
+  static override summary = 'Delete a library with all its versions, snippets and vector indexes.'
+  static override examples = ['<%= config.bin %> <%= command.id %> /acme/widgets', '<%= config.bin %> <%= command.id %> /acme/widgets --yes']
+  static override enableJsonFlag = true
+  static override args = { id: Args.string({ description: 'Library ID.', required: true }) }
+  static override flags = {
+    'data-dir': dataDirFlag,
+    yes: Flags.boolean({ char: 'y', summary: 'Do not ask for confirmation (needed when not on a terminal).' }),
+  }
+
+  async run(): Promise<RemovedLibrary> {
+    const { args, flags } = await this.parse(LibrariesRemove)
+    if (!flags.yes) {
+      if (!process.stdin.isTTY) this.error('Refusing to delete without confirmation: pass --yes. Nothing was changed.', { exit: 2 })
+      if (!(await confirm({ message: `Delete ${args.id} and all its snippets?`, default: false }))) {
+        this.error('Aborted; nothing was changed.', { exit: 1 })
+      }
+    }
+    const removed = await withRuntime(flags['data-dir'], (rt) => removeLibrary(rt.store, args.id))
+    this.log(`Removed ${removed.id}.`)
+    return removed
+  }
+}

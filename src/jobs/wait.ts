@@ -1,0 +1,41 @@
+/**
+ * Waiting for a job from a CLI. When a server holds the data directory, its worker runs the job
+ * and the CLI only watches the row; when none does, the CLI takes the lock and runs the queue
+ * itself, so `lectern add --wait` works with or without a server.
+ */
+import { setTimeout as sleep } from 'node:timers/promises'
+import { LecternError } from '../errors.js'
+import type { Runtime } from '../runtime.js'
+import { requireJob, type Job } from '../store/jobs.js'
+import { acquireDataDirLock, isLocked } from '../store/lock.js'
+
+const POLL_MS = 250
+
+export async function waitForJob(runtime: Runtime, jobPk: number, onProgress: (job: Job) => void = () => {}): Promise<Job> {
+  const { store } = runtime
+  const isDone = () => {
+    const job = requireJob(store.jobs, jobPk)
+    return job.state === 'succeeded' || job.state === 'failed'
+  }
+  if (!isLocked(store.paths.lock)) {
+    const lock = acquireDataDirLock(store.paths.lock, store.paths.root)
+    const ticker = setInterval(() => onProgress(requireJob(store.jobs, jobPk)), POLL_MS)
+    try {
+      await runtime.worker.drain(isDone)
+    } finally {
+      clearInterval(ticker)
+      lock.release()
+    }
+  }
+  while (!isDone()) {
+    onProgress(requireJob(store.jobs, jobPk))
+    await sleep(POLL_MS)
+  }
+  return requireJob(store.jobs, jobPk)
+}
+
+/** The failure of a finished job as the error it was, for a command's exit code. */
+export function jobError(job: Job): LecternError {
+  const code = (job.errorCode ?? 'internal_error') as ConstructorParameters<typeof LecternError>[0]
+  return new LecternError(code, `Job ${job.pk} failed: ${job.errorMessage ?? 'unknown reason'}`)
+}
