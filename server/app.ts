@@ -63,7 +63,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   )
   await app.ready()
   if (options.startWorker ?? true) {
-    recoverDataDir(runtime)
+    recoverDataDir(runtime, app.log)
     runtime.worker.start()
   }
   return app

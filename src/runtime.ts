@@ -6,6 +6,7 @@
 import { EmbedderPool } from './embed/pool.js'
 import { createGitJobHandler, GIT_JOB } from './jobs/git-job.js'
 import { sweepSets } from './jobs/ingest.js'
+import { checkVectorIndexes, createVectorRebuildHandler, REBUILD_VECTORS_JOB } from './jobs/vector-rebuild.js'
 import { Worker, type JobLog } from './jobs/worker.js'
 import { Retriever } from './search/context.js'
 import { LibraryCatalogue } from './search/libraries.js'
@@ -42,7 +43,11 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const catalogue = new LibraryCatalogue(store)
   const timers = new Set<NodeJS.Timeout>()
   const sweepRetired = () => sweepSets(store, ['retired'], (pk) => retriever.forgetSet(pk))
-  const worker = new Worker(store, { [GIT_JOB]: createGitJobHandler(store, embedders) }, log, {
+  const handlers = {
+    [GIT_JOB]: createGitJobHandler(store, embedders),
+    [REBUILD_VECTORS_JOB]: createVectorRebuildHandler(store, embedders, (pk) => retriever.forgetSet(pk)),
+  }
+  const worker = new Worker(store, handlers, log, {
     onJobEnd: () => {
       const timer = setTimeout(() => {
         timers.delete(timer)
@@ -69,8 +74,14 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
 
 /**
  * Start-up housekeeping for the process that owns the data directory (it holds the lock, so no
- * job can be running): drop sets that a killed job left half-built and sets already replaced.
+ * job can be running): drop sets that a killed job left half-built and sets already replaced,
+ * and queue a rebuild of any vector index that does not match its set.
  */
-export function recoverDataDir(runtime: Runtime): number {
-  return sweepSets(runtime.store, ['building', 'retired'], (pk) => runtime.retriever.forgetSet(pk))
+export function recoverDataDir(runtime: Runtime, log: JobLog = silentLog): void {
+  const swept = sweepSets(runtime.store, ['building', 'retired'], (pk) => runtime.retriever.forgetSet(pk))
+  if (swept > 0) log.info({ swept }, 'removed snippet sets left by interrupted or replaced jobs')
+  checkVectorIndexes(runtime.store, (setPk, problem) => {
+    runtime.retriever.forgetSet(setPk)
+    log.warn({ setPk, problem }, 'vector index does not match its snippet set; queued a rebuild')
+  })
 }

@@ -88,7 +88,7 @@ export function snippetsOf(documents: SourceDocument[], locate: SourceLocator): 
   return [...byHash.values()]
 }
 
-const embedText = (s: NewSnippet) => `${s.title}\n${s.breadcrumb}\n${s.description}\n${s.body}`.slice(0, EMBED_CHARS)
+export const embedText = (s: Pick<NewSnippet, 'title' | 'breadcrumb' | 'description' | 'body'>) => `${s.title}\n${s.breadcrumb}\n${s.description}\n${s.body}`.slice(0, EMBED_CHARS)
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 
