@@ -1,0 +1,327 @@
+/**
+ * Finds the documentation files of a checked-out repository. The walk never follows a symlink
+ * (every entry is lstat-ed and files are opened with O_NOFOLLOW), so nothing outside the clone
+ * is read; it skips oversized and binary files with a logged reason, stops at MAX_FILES, and
+ * returns the same sorted list for the same tree.
+ */
+import { constants } from 'node:fs'
+import { lstat, open, readdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import { z } from 'zod'
+import { LecternError } from '../errors.js'
+import { isSafeRefName } from './repo-url.js'
+
+export interface PreviousVersion {
+  tag: string
+  title: string
+}
+
+export interface RepoConfig {
+  projectTitle?: string
+  description?: string
+  branch?: string
+  /** Only these folders are scanned (root-level files always are); empty means the whole repo. */
+  folders: string[]
+  /** Added to the default exclusions: a bare name matches anywhere, a path from the root, `*`/`**` globs. */
+  excludeFolders: string[]
+  /** Exact file names excluded anywhere. */
+  excludeFiles: string[]
+  rules: string[]
+  previousVersions: PreviousVersion[]
+  /** Set from the add request, never from context7.json: keep version-specific doc trees. */
+  skipVersionFiltering?: boolean
+}
+
+export interface DiscoveredFile {
+  /** Repo-relative, forward slashes. */
+  path: string
+  absPath: string
+  size: number
+}
+
+export const MAX_FILES = 20_000
+export const MAX_FILE_BYTES = 1024 * 1024
+const MAX_CONFIG_BYTES = 64 * 1024
+const BINARY_SNIFF_BYTES = 8 * 1024
+const CONFIG_FILE = 'context7.json'
+
+const DOC_EXTENSIONS = new Set(['.md', '.mdx', '.markdown', '.rst', '.txt', '.ipynb'])
+const ALWAYS_EXCLUDED_DIRS = new Set(['node_modules', 'vendor', 'dist', 'build', 'coverage', '__pycache__'])
+const I18N_DIRS = new Set(['i18n', 'l10n', 'locale', 'locales', 'translations'])
+const DOCS_ROOTS = new Set(['docs', 'doc', 'documentation'])
+const VERSIONED_TREES = new Set(['versioned_docs', 'versioned_sidebars'])
+const VERSION_SEGMENT = /^v?\d+(\.\d+)*(\.x)?$/i
+/** Context7's documented default folder exclusions: archived and superseded material. */
+const OUTDATED_DIR_PATTERNS = ['*archive*', 'old', '*deprecated*', '*legacy*', '*previous*', '*outdated*', '*superseded*']
+/** Project meta files, compared on the lower-cased stem with `-` read as `_`. */
+const META_STEMS = new Set([
+  'changelog', 'changes', 'history', 'releases', 'license', 'licence', 'copying', 'notice',
+  'code_of_conduct', 'contributing', 'security',
+])
+/** English is left out: an `.en` copy is the content we want. */
+const LANGUAGE_CODES = new Set([
+  'ar', 'bg', 'bn', 'ca', 'cs', 'da', 'de', 'el', 'es', 'et', 'fa', 'fi', 'fr', 'he', 'hi', 'hr', 'hu', 'id',
+  'it', 'ja', 'ko', 'lt', 'lv', 'ms', 'nb', 'nl', 'no', 'pl', 'pt', 'ro', 'ru', 'sk', 'sl', 'sr', 'sv', 'th',
+  'tr', 'uk', 'ur', 'vi', 'zh',
+])
+const TXT_DOC_NAMES = new Set(['llms.txt', 'llms-full.txt'])
+const TXT_NOT_DOCS = /^(requirements.*|constraints.*|robots|cmakelists|license|licence|notice|authors|version)\.txt$/i
+
+const configSchema = z.object({
+  projectTitle: z.string().min(1).max(100).optional(),
+  description: z.string().min(10).max(200).optional(),
+  branch: z.string().refine(isSafeRefName, 'not a valid branch name').optional(),
+  folders: z.array(z.string().min(1).max(200)).max(200).default([]),
+  excludeFolders: z.array(z.string().min(1).max(200)).max(200).default([]),
+  excludeFiles: z.array(z.string().min(1).max(200).regex(/^[^/\\]+$/, 'a file name, not a path')).max(200).default([]),
+  rules: z.array(z.string().min(5).max(200)).max(100).default([]),
+  // The published schema requires `title`, but Context7's own example omits it; the tag stands in.
+  previousVersions: z
+    .array(z.object({ tag: z.string().refine(isSafeRefName, 'not a valid tag name'), title: z.string().min(1).max(50).optional() }))
+    .max(100)
+    .default([]),
+})
+
+export function defaultRepoConfig(): RepoConfig {
+  return { folders: [], excludeFolders: [], excludeFiles: [], rules: [], previousVersions: [] }
+}
+
+/** Reads `context7.json` at the repo root; a missing, unreadable or invalid file yields the defaults. */
+export async function readRepoConfig(repoDir: string, log: (msg: string) => void): Promise<RepoConfig> {
+  const text = await readConfigText(repoDir, log)
+  if (text === undefined) return defaultRepoConfig()
+  let json: unknown
+  try {
+    json = JSON.parse(text.replace(/^\uFEFF/, ''))
+  } catch (err) {
+    log(`${CONFIG_FILE} ignored: not valid JSON (${(err as Error).message})`)
+    return defaultRepoConfig()
+  }
+  const parsed = configSchema.safeParse(json)
+  if (!parsed.success) {
+    const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+    log(`${CONFIG_FILE} ignored: ${issues.join('; ')}`)
+    return defaultRepoConfig()
+  }
+  const { previousVersions, ...rest } = parsed.data
+  return { ...rest, previousVersions: previousVersions.map((v) => ({ tag: v.tag, title: v.title ?? v.tag })) }
+}
+
+async function readConfigText(repoDir: string, log: (msg: string) => void): Promise<string | undefined> {
+  const path = join(repoDir, CONFIG_FILE)
+  const st = await lstat(path).catch(() => undefined)
+  if (st === undefined) return undefined
+  if (!st.isFile()) {
+    log(`${CONFIG_FILE} ignored: ${st.isSymbolicLink() ? 'symlink' : 'not a regular file'}`)
+    return undefined
+  }
+  if (st.size > MAX_CONFIG_BYTES) {
+    log(`${CONFIG_FILE} ignored: oversized: ${st.size} bytes`)
+    return undefined
+  }
+  const bytes = await readNoFollow(path).catch(() => undefined)
+  return bytes?.toString('utf8')
+}
+
+type Glob = '**' | RegExp
+
+interface Walk {
+  root: string
+  config: RepoConfig
+  excluded: Glob[][]
+  folders: Glob[][]
+  files: DiscoveredFile[]
+  stopped: boolean
+  log: (msg: string) => void
+}
+
+export async function discoverDocs(repoDir: string, config: RepoConfig, log: (msg: string) => void): Promise<DiscoveredFile[]> {
+  const walk: Walk = {
+    root: repoDir,
+    config,
+    excluded: [...OUTDATED_DIR_PATTERNS, ...config.excludeFolders].map((p) => compilePattern(p, false)),
+    folders: config.folders.map((p) => compilePattern(p, true)),
+    files: [],
+    stopped: false,
+    log,
+  }
+  await walkDir(walk, [])
+  if (walk.files.length === 0) {
+    throw new LecternError('no_code_found', `No documentation files found (looked for ${[...DOC_EXTENSIONS].join(', ')} files).`)
+  }
+  return walk.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+}
+
+async function walkDir(walk: Walk, dir: string[]): Promise<void> {
+  const entries = await readdir(join(walk.root, ...dir), { withFileTypes: true })
+  // Byte order, not locale order, so the MAX_FILES cut falls in the same place on every host.
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  for (const entry of entries) {
+    if (walk.stopped) return
+    const segments = [...dir, entry.name]
+    if (entry.name.startsWith('.')) continue
+    if (entry.isSymbolicLink()) {
+      walk.log(`skipped ${segments.join('/')}: symlink`)
+    } else if (entry.isDirectory()) {
+      if (shouldEnterDir(walk, segments)) await walkDir(walk, segments)
+    } else if (entry.isFile() && isDocCandidate(walk.config, walk.folders, segments)) {
+      await addFile(walk, segments)
+    }
+  }
+}
+
+function shouldEnterDir(walk: Walk, segments: string[]): boolean {
+  const name = segments[segments.length - 1].toLowerCase()
+  const parent = segments.length > 1 ? segments[segments.length - 2].toLowerCase() : undefined
+  if (ALWAYS_EXCLUDED_DIRS.has(name) || isTranslationDir(name, parent)) return false
+  if (!walk.config.skipVersionFiltering && isVersionedDir(name, parent)) return false
+  if (walk.excluded.some((p) => matchGlob(p, segments, false))) return false
+  return walk.folders.length === 0 || walk.folders.some((p) => matchGlob(p, segments, true) || mayLeadTo(p, segments))
+}
+
+function isTranslationDir(name: string, parent: string | undefined): boolean {
+  if (I18N_DIRS.has(name)) return true
+  const lang = parseLanguageTag(name)
+  // A bare code such as `es` is only a language under a docs root; elsewhere it may be code (`es/` builds).
+  return lang !== undefined && (lang.region || (parent !== undefined && DOCS_ROOTS.has(parent)))
+}
+
+function isVersionedDir(name: string, parent: string | undefined): boolean {
+  return VERSIONED_TREES.has(name) || (parent !== undefined && DOCS_ROOTS.has(parent) && VERSION_SEGMENT.test(name))
+}
+
+function parseLanguageTag(s: string): { region: boolean } | undefined {
+  const m = /^([a-z]{2})(?:[-_]([a-z]{2,4}))?$/i.exec(s)
+  if (!m || !LANGUAGE_CODES.has(m[1].toLowerCase())) return undefined
+  return { region: m[2] !== undefined }
+}
+
+function isDocCandidate(config: RepoConfig, folders: Glob[][], segments: string[]): boolean {
+  const name = segments[segments.length - 1]
+  const dot = name.lastIndexOf('.')
+  if (dot <= 0) return false
+  const ext = name.slice(dot).toLowerCase()
+  const stem = name.slice(0, dot)
+  const atRoot = segments.length === 1
+  if (!DOC_EXTENSIONS.has(ext) || config.excludeFiles.includes(name)) return false
+  if (isMetaFile(stem, atRoot) || isTranslatedFile(stem)) return false
+  if (ext === '.txt' && !isTextDoc(name, stem, segments)) return false
+  // Context7 always reads root-level files, whatever `folders` says.
+  return atRoot || folders.length === 0 || folders.some((p) => matchGlob(p, segments.slice(0, -1), true))
+}
+
+/** Anywhere only in the conventional upper case: `docs/security.md` is often real documentation. */
+function isMetaFile(stem: string, atRoot: boolean): boolean {
+  const key = stem.toLowerCase().replace(/-/g, '_')
+  return META_STEMS.has(key) && (atRoot || stem === stem.toUpperCase())
+}
+
+/** `README.zh-CN.md`, `index.ja.md`: a language tag as the last part of the stem. */
+function isTranslatedFile(stem: string): boolean {
+  const dot = stem.lastIndexOf('.')
+  return dot > 0 && parseLanguageTag(stem.slice(dot + 1)) !== undefined
+}
+
+/** Plain text is mostly not documentation (requirements.txt, robots.txt), so it must earn its place. */
+function isTextDoc(name: string, stem: string, segments: string[]): boolean {
+  const lower = name.toLowerCase()
+  if (TXT_DOC_NAMES.has(lower) || (segments.length === 1 && stem.toLowerCase() === 'readme')) return true
+  return !TXT_NOT_DOCS.test(name) && segments.slice(0, -1).some((s) => DOCS_ROOTS.has(s.toLowerCase()))
+}
+
+async function addFile(walk: Walk, segments: string[]): Promise<void> {
+  const path = segments.join('/')
+  if (walk.files.length >= MAX_FILES) {
+    walk.log(`stopped at ${MAX_FILES} files: ${path} and the rest of the repository were not scanned`)
+    walk.stopped = true
+    return
+  }
+  const absPath = join(walk.root, ...segments)
+  const checked = await inspectFile(absPath)
+  if (typeof checked === 'string') walk.log(`skipped ${path}: ${checked}`)
+  else walk.files.push({ path, absPath, size: checked.size })
+}
+
+/** The file's size, or why it is skipped. */
+async function inspectFile(absPath: string): Promise<{ size: number } | string> {
+  const st = await lstat(absPath)
+  if (st.isSymbolicLink()) return 'symlink'
+  if (st.size > MAX_FILE_BYTES) return `oversized: ${st.size} bytes`
+  let bytes: Buffer
+  try {
+    bytes = await readNoFollow(absPath)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') return 'symlink'
+    throw err
+  }
+  if (bytes.length > MAX_FILE_BYTES) return `oversized: ${bytes.length} bytes`
+  return isBinary(bytes) ? 'binary' : { size: bytes.length }
+}
+
+/** O_NOFOLLOW closes the gap between lstat and open: a file swapped for a link is refused. */
+async function readNoFollow(path: string): Promise<Buffer> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW)
+  try {
+    return await handle.readFile()
+  } finally {
+    await handle.close()
+  }
+}
+
+function isBinary(bytes: Buffer): boolean {
+  if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return true
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    return false
+  } catch {
+    return true
+  }
+}
+
+/**
+ * `name` matches that directory anywhere (unless `anchorBare`), `./name` or `a/b` only from the
+ * root; `*` and `**` work as in .gitignore. Matching ignores case, as doc folder names do in practice.
+ */
+function compilePattern(pattern: string, anchorBare: boolean): Glob[] {
+  const trimmed = pattern.trim().replace(/\/+$/, '')
+  const anchored = anchorBare || trimmed.includes('/')
+  // A trailing `/**` adds nothing: everything under a matched folder goes with it.
+  const body = trimmed.replace(/(\/\*\*)+$/, '').replace(/^\.?\/+/, '')
+  const segments = body.split('/').filter((s) => s !== '' && s !== '.')
+  const globs = segments.map((s): Glob => (s === '**' ? '**' : segmentRegex(s)))
+  return anchored ? globs : ['**', ...globs]
+}
+
+function segmentRegex(segment: string): RegExp {
+  const source = segment.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')
+  return new RegExp(`^${source}$`, 'i')
+}
+
+/**
+ * Whether the pattern matches the whole path, or with `prefix` any leading part of it (a file
+ * under a listed folder). Dynamic programming over path prefixes keeps `**` patterns linear.
+ */
+function matchGlob(pattern: Glob[], path: string[], prefix: boolean): boolean {
+  if (pattern.length === 0) return false
+  let reach = Array.from({ length: path.length + 1 }, (_, i) => i === 0)
+  for (const glob of pattern) {
+    const next = new Array<boolean>(path.length + 1).fill(false)
+    let seen = false
+    for (let i = 0; i <= path.length; i++) {
+      if (glob === '**') {
+        seen ||= reach[i]
+        next[i] = seen
+      } else {
+        next[i] = i > 0 && reach[i - 1] && glob.test(path[i - 1])
+      }
+    }
+    reach = next
+  }
+  return prefix ? reach.slice(1).some(Boolean) : reach[path.length]
+}
+
+/** Whether a folder listed in `folders` could lie below this directory. */
+function mayLeadTo(pattern: Glob[], dir: string[]): boolean {
+  if (pattern.includes('**')) return true
+  return dir.length < pattern.length && dir.every((s, i) => (pattern[i] as RegExp).test(s))
+}

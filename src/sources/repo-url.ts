@@ -1,0 +1,212 @@
+/**
+ * Turns a user-supplied repository URL into a RepoRef. Every rejection is a `validation_error`
+ * LecternError and nothing else escapes: the URL comes straight from request bodies and CLI flags.
+ * A URL that carries credentials is refused without echoing it, so a token pasted into the
+ * wrong field never reaches a response or a log line.
+ */
+import { validationError } from '../errors.js'
+
+export type RepoKind = 'github' | 'gitlab' | 'bitbucket' | 'git'
+
+export interface RepoRef {
+  kind: RepoKind
+  /** Lower-case host, with a port when the URL named a non-default one. */
+  host: string
+  owner: string
+  repo: string
+  /** What `git clone` is given. Never contains credentials. */
+  cloneUrl: string
+  /** `/${owner}/${repo}`, lower-cased. */
+  libraryId: string
+  /** Set when the URL pointed at a branch (`/tree/<branch>`). */
+  branch?: string
+  /** Link to a file at a commit on the host's web UI; undefined for hosts with no known layout. */
+  webFileUrl(commit: string, path: string, anchor?: string): string | undefined
+}
+
+const MAX_URL_LENGTH = 2048
+
+const KNOWN_HOSTS: Record<string, RepoKind> = {
+  'github.com': 'github',
+  'gitlab.com': 'gitlab',
+  'bitbucket.org': 'bitbucket',
+}
+
+/** Owner, group and repository names on all three hosts stay inside this set. */
+const NAME_SEGMENT = /^[A-Za-z0-9_.~-]+$/
+
+/** `user@host:path`, the scp-like form git accepts for SSH. */
+const SCP_LIKE = /^([A-Za-z0-9._-]+)@([A-Za-z0-9.-]+):(?!\/\/)(.+)$/
+
+/** A subset of `git check-ref-format`, strict enough that a ref can never read as an option. */
+const SAFE_REF =
+  /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!.*(?:^|\/)\.)(?!.*(?:\/|\.lock|\.)$)[^\x00-\x20\x7f~^:?*[\\]{1,255}$/
+
+export function isSafeRefName(ref: string): boolean {
+  return SAFE_REF.test(ref) && ref !== '@'
+}
+
+interface Location {
+  scheme: 'http' | 'https' | 'ssh'
+  host: string
+  /** Path segments, percent-decoded, without empty ones. */
+  segments: string[]
+  /** The clone URL as given, for generic git servers whose paths must be kept verbatim. */
+  verbatim: string
+}
+
+interface ProjectPath {
+  owner: string
+  repo: string
+  /** Segments that make up the clone path on the host. */
+  pathSegments: string[]
+  branch?: string
+}
+
+export function parseRepoUrl(url: string, kind?: RepoKind): RepoRef {
+  const input = typeof url === 'string' ? url.trim() : ''
+  if (input === '') throw validationError('Repository URL is empty.')
+  if (input.length > MAX_URL_LENGTH) throw validationError(`Repository URL is longer than ${MAX_URL_LENGTH} characters.`)
+  // Whitespace and backslashes are either typos or attempts to smuggle a second path past the parser.
+  if (/[\s\\\x00-\x1f\x7f]/.test(input)) throw validationError('Repository URL contains whitespace, control characters or backslashes.')
+  // WHATWG URL parsing silently resolves `..`, so the check has to look at the raw text.
+  if (/(^|[/:])(\.|%2e){1,2}(?=[/?#]|$)/i.test(input)) throw validationError('Repository URL must not contain "." or ".." path segments.')
+
+  const location = locate(input)
+  const resolvedKind = resolveKind(location, kind)
+  if (location.scheme === 'ssh' && resolvedKind !== 'git') {
+    throw validationError(`SSH URLs are accepted only for generic git sources; use https://${location.host}/<owner>/<repo> for ${resolvedKind}.`)
+  }
+  const project = splitProject(resolvedKind, location.segments)
+  return buildRef(resolvedKind, location, project)
+}
+
+function locate(input: string): Location {
+  const scp = SCP_LIKE.exec(input)
+  if (scp) {
+    return { scheme: 'ssh', host: scp[2].toLowerCase(), segments: splitPath(scp[3]), verbatim: stripTrailingSlash(input) }
+  }
+  let parsed: URL
+  try {
+    parsed = new URL(input)
+  } catch {
+    throw validationError('Repository URL is not a valid URL; expected https://<host>/<owner>/<repo>.')
+  }
+  const scheme = parsed.protocol.slice(0, -1)
+  if (scheme !== 'https' && scheme !== 'http' && scheme !== 'ssh') {
+    throw validationError(`Repository URL scheme "${scheme}" is not supported; use https:// (or ssh:// for generic git).`)
+  }
+  if (parsed.password !== '' || (parsed.username !== '' && scheme !== 'ssh')) {
+    throw validationError('Repository URL must not contain credentials; pass the access token as gitToken instead.')
+  }
+  if (parsed.host === '') throw validationError('Repository URL has no host.')
+  const verbatim = stripTrailingSlash(`${parsed.protocol}//${parsed.username ? `${parsed.username}@` : ''}${parsed.host}${parsed.pathname}`)
+  return { scheme, host: stripWww(parsed.host), segments: splitPath(parsed.pathname), verbatim }
+}
+
+function splitPath(path: string): string[] {
+  return path.split('/').filter((s) => s !== '').map(decodeSegment)
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    throw validationError('Repository URL contains a malformed percent-encoding.')
+  }
+}
+
+function stripTrailingSlash(s: string): string {
+  return s.replace(/\/+$/, '')
+}
+
+function stripWww(host: string): string {
+  const lower = host.toLowerCase()
+  return lower.startsWith('www.') && KNOWN_HOSTS[lower.slice(4)] ? lower.slice(4) : lower
+}
+
+function resolveKind(location: Location, kind: RepoKind | undefined): RepoKind {
+  const hostKind = KNOWN_HOSTS[location.host]
+  if (kind === undefined) return hostKind ?? 'git'
+  if (!['github', 'gitlab', 'bitbucket', 'git'].includes(kind)) throw validationError(`Unknown repository kind "${String(kind)}".`)
+  // Self-hosted GitHub Enterprise or GitLab may live on any host, but not on a rival's.
+  if (hostKind !== undefined && kind !== 'git' && hostKind !== kind) {
+    throw validationError(`${location.host} is a ${hostKind} host, not ${kind}.`)
+  }
+  return kind
+}
+
+function splitProject(kind: RepoKind, segments: string[]): ProjectPath {
+  switch (kind) {
+    case 'github':
+      return withBranch(segments.slice(0, 2), segments.slice(2), 'tree')
+    case 'gitlab': {
+      // GitLab separates the project path from the page with a lone `-` segment.
+      const dash = segments.indexOf('-')
+      return dash === -1 ? project(segments) : withBranch(segments.slice(0, dash), segments.slice(dash + 1), 'tree')
+    }
+    case 'bitbucket':
+      if (segments.length > 2) throw validationError('Bitbucket URL must be https://bitbucket.org/<workspace>/<repo>.')
+      return project(segments)
+    case 'git':
+      return project(segments)
+  }
+}
+
+function withBranch(projectSegments: string[], rest: string[], marker: string): ProjectPath {
+  if (rest.length === 0) return project(projectSegments)
+  const branch = rest.slice(1).join('/')
+  if (rest[0] !== marker || branch === '') {
+    throw validationError(`Repository URL must point at the repository or a branch (/${marker}/<branch>), not at "/${rest.join('/')}".`)
+  }
+  if (!isSafeRefName(branch)) throw validationError(`"${branch}" is not a valid branch name.`)
+  return { ...project(projectSegments), branch }
+}
+
+/**
+ * Owner is the first segment and repo the last, so a GitLab project in nested groups
+ * (`group/sub/repo`) gets the ID `/group/repo`: IDs keep Context7's two-part shape, and the
+ * full path still lives in the clone URL.
+ */
+function project(segments: string[]): ProjectPath {
+  const pathSegments = segments.map((s, i) => (i === segments.length - 1 ? s.replace(/\.git$/i, '') : s))
+  if (pathSegments.length < 2 || pathSegments.some((s) => s === '')) {
+    throw validationError('Repository URL must name an owner and a repository, e.g. https://github.com/<owner>/<repo>.')
+  }
+  const bad = pathSegments.find((s) => !NAME_SEGMENT.test(s) || s === '.' || s === '..')
+  if (bad !== undefined) throw validationError(`"${bad}" is not a valid owner, group or repository name.`)
+  return { owner: pathSegments[0], repo: pathSegments[pathSegments.length - 1], pathSegments }
+}
+
+function buildRef(kind: RepoKind, location: Location, p: ProjectPath): RepoRef {
+  const base = `https://${location.host}/${p.pathSegments.join('/')}`
+  // Generic servers may insist on their exact path (with or without .git, over http or ssh).
+  const cloneUrl = kind === 'git' ? location.verbatim : base
+  const ref: RepoRef = {
+    kind,
+    host: location.host,
+    owner: p.owner,
+    repo: p.repo,
+    cloneUrl,
+    libraryId: `/${p.owner}/${p.repo}`.toLowerCase(),
+    webFileUrl: (commit, path, anchor) => webFileUrl(kind, base, commit, path, anchor),
+  }
+  if (p.branch !== undefined) ref.branch = p.branch
+  return ref
+}
+
+function webFileUrl(kind: RepoKind, base: string, commit: string, path: string, anchor?: string): string | undefined {
+  const at = `${encodeURIComponent(commit)}/${path.split('/').filter((s) => s !== '').map(encodeURIComponent).join('/')}`
+  const hash = anchor ? `#${encodeURIComponent(anchor)}` : ''
+  switch (kind) {
+    case 'github':
+      return `${base}/blob/${at}${hash}`
+    case 'gitlab':
+      return `${base}/-/blob/${at}${hash}`
+    case 'bitbucket':
+      // Bitbucket prefixes heading ids with "markdown-header-", so a plain anchor would not land.
+      return `${base}/src/${at}`
+    case 'git':
+      return undefined
+  }
+}

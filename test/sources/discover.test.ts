@@ -1,0 +1,255 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { LecternError } from '../../src/errors.js'
+import { MAX_FILES, defaultRepoConfig, discoverDocs, readRepoConfig, type RepoConfig } from '../../src/sources/discover.js'
+
+const dirs: string[] = []
+
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })))
+})
+
+async function makeTree(files: Record<string, string | Buffer>): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), 'lectern-discover-'))
+  dirs.push(root)
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(root, path)), { recursive: true })
+    await writeFile(join(root, path), content)
+  }
+  return root
+}
+
+async function discover(root: string, overrides: Partial<RepoConfig> = {}) {
+  const logs: string[] = []
+  const log = (msg: string) => logs.push(msg)
+  const config = { ...(await readRepoConfig(root, log)), ...overrides }
+  const files = await discoverDocs(root, config, log)
+  return { files, paths: files.map((f) => f.path), logs, config }
+}
+
+const md = (title: string) => `# ${title}\n\nSome text.\n`
+
+/** A repository laid out like a real one, with every kind of file discovery must refuse. */
+const REALISTIC: Record<string, string | Buffer> = {
+  'README.md': md('Widgets'),
+  'README.zh-CN.md': md('Widgets (zh)'),
+  'CHANGELOG.md': md('Changelog'),
+  'CONTRIBUTING.md': md('Contributing'),
+  'LICENSE': 'MIT',
+  'llms.txt': '# Widgets\n',
+  'requirements.txt': 'requests\n',
+  'docs/intro.md': md('Intro'),
+  'docs/setup.md': md('Setup'),
+  'docs/guide.mdx': md('Guide'),
+  'docs/api.rst': 'API\n===\n',
+  'docs/notes.txt': 'Notes on widgets.\n',
+  'docs/requirements.txt': 'sphinx\n',
+  'docs/security.md': md('Securing widgets'),
+  'docs/index.ja.md': md('Intro (ja)'),
+  'docs/zh-cn/intro.md': md('Intro (zh)'),
+  'docs/fr/intro.md': md('Intro (fr)'),
+  'docs/v1/old.md': md('Old'),
+  'docs/1.x/old.md': md('Old'),
+  'docs/legacy/api.md': md('Legacy API'),
+  'docs/internal/secret.md': md('Internal'),
+  'docs/drafts/wip.md': md('WIP'),
+  'docs/skip-me.md': md('Skip'),
+  'docs/binary.md': Buffer.concat([Buffer.from('# Bin\n'), Buffer.from([0, 1, 2, 0])]),
+  'docs/latin1.md': Buffer.from([0x23, 0x20, 0x63, 0x61, 0x66, 0xe9, 0x0a]),
+  'docs/huge.md': Buffer.alloc(2 * 1024 * 1024, 'a'),
+  'versioned_docs/version-1.0/a.md': md('Versioned'),
+  'versioned_sidebars/version-1.0-sidebars.md': md('Versioned'),
+  'examples/demo.ipynb': JSON.stringify({ cells: [], nbformat: 4, nbformat_minor: 5 }),
+  'examples/drafts/x.md': md('Draft example'),
+  'src/notes.md': md('Source notes'),
+  'node_modules/x/README.md': md('Dependency'),
+  '.github/ISSUE_TEMPLATE.md': md('Issue'),
+  'context7.json': JSON.stringify({
+    $schema: 'https://context7.com/schema/context7.json',
+    projectTitle: 'Widgets',
+    description: 'Widgets for every occasion',
+    folders: ['docs', 'examples'],
+    excludeFolders: ['docs/internal', 'drafts'],
+    excludeFiles: ['skip-me.md'],
+    rules: ['Always close widgets after use'],
+    previousVersions: [{ tag: 'v1.2.1', title: 'version 1.2.1' }, { tag: 'v1.1.0' }],
+  }),
+}
+
+async function realisticRepo(): Promise<string> {
+  const root = await makeTree(REALISTIC)
+  await symlink('/etc/passwd', join(root, 'docs', 'passwd.md'))
+  await symlink(join(root, 'src'), join(root, 'docs', 'linked'))
+  await symlink('intro.md', join(root, 'docs', 'alias.md'))
+  return root
+}
+
+describe('discoverDocs on a realistic repository', () => {
+  it('includes exactly the documentation files, sorted', async () => {
+    const { paths } = await discover(await realisticRepo())
+    expect(paths).toEqual([
+      'README.md',
+      'docs/api.rst',
+      'docs/guide.mdx',
+      'docs/intro.md',
+      'docs/notes.txt',
+      'docs/security.md',
+      'docs/setup.md',
+      'examples/demo.ipynb',
+      'llms.txt',
+    ])
+  })
+
+  it('logs why symlinks, binary and oversized files were skipped', async () => {
+    const { logs } = await discover(await realisticRepo())
+    expect(logs.sort()).toEqual([
+      'skipped docs/alias.md: symlink',
+      'skipped docs/binary.md: binary',
+      `skipped docs/huge.md: oversized: ${2 * 1024 * 1024} bytes`,
+      'skipped docs/latin1.md: binary',
+      'skipped docs/linked: symlink',
+      'skipped docs/passwd.md: symlink',
+    ])
+  })
+
+  it('reports sizes and absolute paths', async () => {
+    const root = await realisticRepo()
+    const { files } = await discover(root)
+    expect(files.find((f) => f.path === 'docs/intro.md')).toEqual({
+      path: 'docs/intro.md',
+      absPath: join(root, 'docs', 'intro.md'),
+      size: Buffer.byteLength(md('Intro')),
+    })
+  })
+
+  it('returns the context7.json settings', async () => {
+    const { config } = await discover(await realisticRepo())
+    expect(config).toEqual({
+      projectTitle: 'Widgets',
+      description: 'Widgets for every occasion',
+      folders: ['docs', 'examples'],
+      excludeFolders: ['docs/internal', 'drafts'],
+      excludeFiles: ['skip-me.md'],
+      rules: ['Always close widgets after use'],
+      previousVersions: [
+        { tag: 'v1.2.1', title: 'version 1.2.1' },
+        { tag: 'v1.1.0', title: 'v1.1.0' },
+      ],
+    })
+  })
+
+  it('keeps version-specific trees when version filtering is skipped', async () => {
+    const { paths } = await discover(await realisticRepo(), { skipVersionFiltering: true, folders: [] })
+    expect(paths).toEqual(expect.arrayContaining(['docs/v1/old.md', 'docs/1.x/old.md', 'versioned_docs/version-1.0/a.md']))
+  })
+})
+
+describe('discoverDocs defaults', () => {
+  it('scans the whole repository without context7.json', async () => {
+    const root = await makeTree({
+      'readme.RST': 'Widgets\n=======\n',
+      'src/notes.md': md('Notes'),
+      'packages/a/CHANGELOG.md': md('Changes'),
+      'packages/a/README.md': md('Package a'),
+      'docs/de/intro.md': md('German'),
+      'docs/v2.3/intro.md': md('Old'),
+      'docs/api/v2/intro.md': md('Current v2 API'),
+      'lib/es/README.md': md('ES build'),
+      'dist/guide.md': md('Built'),
+      'build/guide.md': md('Built'),
+      'vendor/lib/README.md': md('Vendored'),
+      'website/i18n/ko/intro.md': md('Korean'),
+      'archive/2019.md': md('Archived'),
+      'CMakeLists.txt': 'project(x)\n',
+      'robots.txt': 'User-agent: *\n',
+      'README.txt': 'Plain readme\n',
+    })
+    const { paths, logs } = await discover(root)
+    expect(paths).toEqual(['README.txt', 'docs/api/v2/intro.md', 'lib/es/README.md', 'packages/a/README.md', 'readme.RST', 'src/notes.md'])
+    expect(logs).toEqual([])
+  })
+
+  it('supports root-only, path and glob exclusion patterns', async () => {
+    const root = await makeTree({
+      'tmp/a.md': md('root tmp'),
+      'docs/tmp/a.md': md('nested tmp'),
+      'docs/guides/internal/a.md': md('internal'),
+      'docs/guides/public/a.md': md('public'),
+      'widgets.test/a.md': md('test fixtures'),
+      'temp-1/a.md': md('temp'),
+    })
+    const { paths } = await discover(root, { excludeFolders: ['./tmp', 'docs/**/internal', '*.test', 'temp*'] })
+    expect(paths).toEqual(['docs/guides/public/a.md', 'docs/tmp/a.md'])
+  })
+
+  it('reads root files and nested listed folders when folders is set', async () => {
+    const root = await makeTree({
+      'GUIDE.md': md('Root guide'),
+      'site/content/docs/a.md': md('Listed'),
+      'site/content/blog/b.md': md('Not listed'),
+      'other/c.md': md('Not listed'),
+    })
+    const { paths } = await discover(root, { folders: ['./site/content/docs/'] })
+    expect(paths).toEqual(['GUIDE.md', 'site/content/docs/a.md'])
+  })
+
+  it('throws no_code_found when nothing qualifies', async () => {
+    const root = await makeTree({ 'index.js': 'export {}\n', 'CHANGELOG.md': md('Changes') })
+    const err = await discoverDocs(root, defaultRepoConfig(), () => {}).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(LecternError)
+    expect((err as LecternError).code).toBe('no_code_found')
+  })
+
+  it(`stops at ${MAX_FILES} files and says so`, async () => {
+    const root = await makeTree({})
+    await mkdir(join(root, 'docs'))
+    const names = Array.from({ length: MAX_FILES + 5 }, (_, i) => `p${String(i).padStart(5, '0')}.md`)
+    for (let i = 0; i < names.length; i += 500) {
+      await Promise.all(names.slice(i, i + 500).map((n) => writeFile(join(root, 'docs', n), '# x\n')))
+    }
+    const { files, logs } = await discover(root)
+    expect(files).toHaveLength(MAX_FILES)
+    expect(files.at(-1)?.path).toBe(`docs/${names[MAX_FILES - 1]}`)
+    expect(logs).toEqual([`stopped at ${MAX_FILES} files: docs/${names[MAX_FILES]} and the rest of the repository were not scanned`])
+  }, 120_000)
+})
+
+describe('readRepoConfig', () => {
+  it('uses the defaults and logs why when context7.json is invalid', async () => {
+    const logs: string[] = []
+    const root = await makeTree({ 'context7.json': JSON.stringify({ folders: 'docs', rules: ['x'] }) })
+    expect(await readRepoConfig(root, (m) => logs.push(m))).toEqual(defaultRepoConfig())
+    expect(logs).toHaveLength(1)
+    expect(logs[0]).toMatch(/^context7\.json ignored: folders: .+; rules\.0: /)
+  })
+
+  it('logs unparsable JSON', async () => {
+    const logs: string[] = []
+    const root = await makeTree({ 'context7.json': '{ "folders": [' })
+    expect(await readRepoConfig(root, (m) => logs.push(m))).toEqual(defaultRepoConfig())
+    expect(logs[0]).toMatch(/^context7\.json ignored: not valid JSON/)
+  })
+
+  it('refuses a symlinked context7.json', async () => {
+    const logs: string[] = []
+    const root = await makeTree({ 'real.json': JSON.stringify({ rules: ['Use the real config'] }) })
+    await symlink(join(root, 'real.json'), join(root, 'context7.json'))
+    expect(await readRepoConfig(root, (m) => logs.push(m))).toEqual(defaultRepoConfig())
+    expect(logs).toEqual(['context7.json ignored: symlink'])
+  })
+
+  it('rejects a branch or tag that git could read as an option', async () => {
+    const logs: string[] = []
+    const root = await makeTree({ 'context7.json': JSON.stringify({ branch: '--upload-pack=evil' }) })
+    expect(await readRepoConfig(root, (m) => logs.push(m))).toEqual(defaultRepoConfig())
+    expect(logs[0]).toMatch(/branch: not a valid branch name/)
+  })
+
+  it('returns defaults silently when there is no context7.json', async () => {
+    const logs: string[] = []
+    expect(await readRepoConfig(await makeTree({}), (m) => logs.push(m))).toEqual(defaultRepoConfig())
+    expect(logs).toEqual([])
+  })
+})
