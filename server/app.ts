@@ -26,14 +26,21 @@ export interface AppOptions extends SettingsInput {
   startWorker?: boolean
   /** Log to stdout as JSON (default false: tests stay quiet). */
   logger?: boolean
+  /** Where JSON logs go instead of stdout (tests read them). */
+  logStream?: NodeJS.WritableStream
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const settings = resolveSettings(options)
   const app = Fastify({
-    logger: options.logger
-      ? { level: settings.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie', 'gitToken', '*.gitToken'] }
-      : false,
+    logger:
+      options.logger || options.logStream
+        ? {
+            level: settings.logLevel,
+            redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'gitToken', '*.gitToken', 'token'], censor: '[redacted]' },
+            ...(options.logStream ? { stream: options.logStream } : {}),
+          }
+        : false,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     bodyLimit: 1024 * 1024,

@@ -8,7 +8,6 @@
  * it, so `sweepSets` removes it later (after a grace period, or at the next start).
  */
 import { createHash } from 'node:crypto'
-import fs from 'node:fs'
 import type { Embedder } from '../embed/types.js'
 import { LecternError } from '../errors.js'
 import { parseDocument } from '../parse/index.js'
@@ -16,7 +15,7 @@ import type { ParsedSnippet, SourceDocument } from '../parse/types.js'
 import { vectorIndexPath } from '../paths.js'
 import { renderSnippetText } from '../search/render.js'
 import { indexTextOf } from '../search/terms.js'
-import { writeVectorIndex } from '../search/vector-index.js'
+import { removeVectorIndex, writeVectorIndex } from '../search/vector-index.js'
 import type { Store } from '../store/index.js'
 import type { NewSnippet } from '../store/snippets.js'
 import { countTokens } from '../tokens.js'
@@ -124,12 +123,12 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
       await yieldToEventLoop()
     }
     deps.signal?.throwIfAborted()
-    writeVectorIndex(vectorFile, dimensions, keys, vectors)
+    writeVectorIndex(vectorFile, embedder, dimensions, keys, vectors)
     store.snippets.finalizeSet(set.pk, target.versionPk, { tokens, snippets: keys.length, commitSha: target.commitSha })
     return { setPk: set.pk, snippets: keys.length, tokens, documents: new Set(snippets.map((s) => s.source)).size }
   } catch (err) {
     store.snippets.dropSet(set.pk)
-    fs.rmSync(vectorFile, { force: true })
+    removeVectorIndex(vectorFile)
     throw err
   }
 }
@@ -143,7 +142,7 @@ export function sweepSets(store: Store, statuses: Array<'retired' | 'building'>,
   for (const status of statuses) {
     for (const set of store.snippets.setsWithStatus(status)) {
       store.snippets.dropSet(set.pk)
-      fs.rmSync(vectorIndexPath(store.paths, set.pk), { force: true })
+      removeVectorIndex(vectorIndexPath(store.paths, set.pk))
       onRemoved?.(set.pk)
       removed++
     }

@@ -3,11 +3,10 @@
  * the set (present, same dimension, one vector per snippet); a bad one is deleted, so retrieval
  * answers from BM25 alone meanwhile, and a `rebuild-vectors` job re-embeds the set's snippets.
  */
-import fs from 'node:fs'
 import { z } from 'zod'
 import type { EmbedderPool } from '../embed/pool.js'
 import { vectorIndexPath } from '../paths.js'
-import { loadVectorIndex, writeVectorIndex } from '../search/vector-index.js'
+import { inspectVectorFile, removeVectorIndex, writeVectorIndex } from '../search/vector-index.js'
 import type { Store } from '../store/index.js'
 import type { SnippetSet } from '../store/snippets.js'
 import { embedText } from './ingest.js'
@@ -17,18 +16,8 @@ export const REBUILD_VECTORS_JOB = 'rebuild-vectors'
 const payloadSchema = z.object({ setPk: z.number().int() })
 const BATCH = 256
 
-/** Why a set's index file cannot serve it, or undefined when it can. */
-function indexProblem(store: Store, set: SnippetSet): string | undefined {
-  const file = vectorIndexPath(store.paths, set.pk)
-  if (!fs.existsSync(file)) return 'missing'
-  try {
-    const index = loadVectorIndex(file, set.dimensions)
-    const expected = store.snippets.count(set.pk)
-    return index.size === expected ? undefined : `holds ${index.size} vectors for ${expected} snippets`
-  } catch (err) {
-    return `unreadable: ${(err as Error).message}`
-  }
-}
+const indexProblem = (store: Store, set: SnippetSet): string | undefined =>
+  inspectVectorFile(vectorIndexPath(store.paths, set.pk), { dimensions: set.dimensions, count: store.snippets.count(set.pk) })
 
 /** Queues a rebuild for every live set whose index is bad; returns the set pks queued. */
 export function checkVectorIndexes(store: Store, log: (setPk: number, problem: string) => void): number[] {
@@ -37,7 +26,7 @@ export function checkVectorIndexes(store: Store, log: (setPk: number, problem: s
     const problem = indexProblem(store, set)
     if (!problem) continue
     log(set.pk, problem)
-    fs.rmSync(vectorIndexPath(store.paths, set.pk), { force: true })
+    removeVectorIndex(vectorIndexPath(store.paths, set.pk))
     store.jobs.enqueue({ kind: REBUILD_VECTORS_JOB, payload: { setPk: set.pk } })
     queued.push(set.pk)
   }
@@ -56,7 +45,7 @@ export function createVectorRebuildHandler(store: Store, embedders: EmbedderPool
       vectors.push(...(await embedder.embed(snippets.slice(i, i + BATCH).map(embedText), ctx.signal)))
       ctx.progress(`re-embedded ${Math.min(i + BATCH, snippets.length)} of ${snippets.length} snippets`)
     }
-    writeVectorIndex(vectorIndexPath(store.paths, setPk), set.dimensions, snippets.map((s) => s.pk), vectors)
+    writeVectorIndex(vectorIndexPath(store.paths, setPk), { provider: set.embedProvider, model: set.embedModel }, set.dimensions, snippets.map((s) => s.pk), vectors)
     onRebuilt(setPk)
     return `rebuilt the vector index of set ${setPk} (${snippets.length} vectors)`
   }

@@ -3,7 +3,6 @@
  * and k-NN over its vector index, fused by reciprocal rank, de-duplicated and packed into the
  * token budget. It reads only that set's rows, so its cost does not grow with the store.
  */
-import fs from 'node:fs'
 import type { EmbedderPool } from '../embed/pool.js'
 import { LecternError, isLecternError } from '../errors.js'
 import { vectorIndexPath } from '../paths.js'
@@ -85,16 +84,18 @@ export class Retriever {
   }
 
   private async vectorSearch(set: SnippetSet, question: string): Promise<number[]> {
-    const file = vectorIndexPath(this.store.paths, set.pk)
     if (this.missingIndexes.has(set.pk)) return []
-    if (!fs.existsSync(file)) {
-      // Derived data: the start-up check rebuilds it; until then BM25 alone answers.
+    try {
+      const file = vectorIndexPath(this.store.paths, set.pk)
+      const index = this.vectors.get(set.pk, () => loadVectorIndex(file, { dimensions: set.dimensions, count: this.store.snippets.count(set.pk) }))
+      const [vector] = await this.embedders.forSet(set).embed([question])
+      return index.search(vector, CANDIDATES).map((h) => h.pk)
+    } catch (err) {
+      // Derived data or a remote embedder: the start-up check rebuilds a bad index, and until
+      // then (or while the embedder is down) BM25 alone answers rather than failing the request.
       this.missingIndexes.add(set.pk)
-      this.log.warn({ setPk: set.pk, file }, 'vector index missing; answering with BM25 only')
+      this.log.warn({ setPk: set.pk, err }, 'vector search unavailable; answering with BM25 only')
       return []
     }
-    const index = this.vectors.get(set.pk, () => loadVectorIndex(file, set.dimensions))
-    const [vector] = await this.embedders.forSet(set).embed([question])
-    return index.search(vector, CANDIDATES).map((h) => h.pk)
   }
 }

@@ -52,7 +52,9 @@ export function requireServable(library: Library, version: LibraryVersion): numb
   if (version.errorCode === 'no_code_found' || version.errorCode === 'library_too_large') {
     throw new LecternError(version.errorCode, version.errorMessage ?? `Library ${name} cannot be served.`)
   }
-  throw new LecternError('internal_error', `Processing library ${name} failed: ${version.errorMessage ?? 'unknown reason'}.`)
+  // The stored reason is raw (git's stderr, an exception message) and may name server paths or
+  // hosts; the client gets its category, the server log and the CLI the full text.
+  throw new LecternError('internal_error', `Processing library ${name} failed (${version.errorCode ?? 'internal_error'}); the server log has the reason.`)
 }
 
 export function resolveLibraryVersion(libraries: LibrariesRepository, rawId: string): ResolvedLibrary & { setPk: number } {

@@ -1,7 +1,11 @@
 /**
- * One usearch (HNSW, cosine) index file per snippet set, keyed by snippet pk. Written to a temp
- * name and renamed, so a reader never opens half a file. The files are derived data: a missing
- * or mismatched one is rebuilt from the snippets, never a reason to fail a request.
+ * One usearch (HNSW, cosine) index file per snippet set, keyed by snippet pk, with a JSON
+ * sidecar naming its provider, model, dimension, vector count and byte size. Both are written
+ * to temp names and renamed, so a reader never opens half a file. The files are derived data:
+ * a missing or mismatched one is rebuilt from the snippets, never a reason to fail a request.
+ *
+ * usearch maps a file without checking it, and a corrupt one crashes the process; so nothing
+ * is mapped before `inspectVectorFile` has checked the header, the magic and the sidecar.
  */
 import fs from 'node:fs'
 import usearch from 'usearch'
@@ -22,7 +26,71 @@ function newIndex(dimensions: number): UsearchIndex {
   })
 }
 
-export function writeVectorIndex(file: string, dimensions: number, keys: number[], vectors: Float32Array[]): void {
+export interface VectorFileInfo {
+  provider: string
+  model: string
+  dimensions: number
+  count: number
+  bytes: number
+}
+
+const MAGIC = Buffer.from('usearch')
+const sidecarOf = (file: string) => `${file}.json`
+
+function writeAtomically(file: string, write: (tmp: string) => void): void {
+  const tmp = `${file}.${process.pid}.tmp`
+  write(tmp)
+  const fd = fs.openSync(tmp, 'r')
+  fs.fsyncSync(fd)
+  fs.closeSync(fd)
+  fs.renameSync(tmp, file)
+}
+
+export function removeVectorIndex(file: string): void {
+  fs.rmSync(file, { force: true })
+  fs.rmSync(sidecarOf(file), { force: true })
+}
+
+/** Why the file cannot serve a set with this shape, or undefined when it can be mapped safely. */
+export function inspectVectorFile(file: string, expected: { dimensions: number; count: number }): string | undefined {
+  let info: VectorFileInfo
+  try {
+    info = JSON.parse(fs.readFileSync(sidecarOf(file), 'utf8')) as VectorFileInfo
+  } catch {
+    return fs.existsSync(file) ? 'its sidecar is missing or unreadable' : 'missing'
+  }
+  if (info.dimensions !== expected.dimensions || info.count !== expected.count) {
+    return `holds ${info.count} vectors of ${info.dimensions} dimensions, expected ${expected.count} of ${expected.dimensions}`
+  }
+  let fd: number
+  try {
+    fd = fs.openSync(file, 'r')
+  } catch {
+    return 'missing'
+  }
+  try {
+    const size = fs.fstatSync(fd).size
+    if (size !== info.bytes) return `is ${size} bytes, its sidecar says ${info.bytes}`
+    const header = Buffer.alloc(8)
+    fs.readSync(fd, header, 0, 8, 0)
+    // The vectors come first: rows, bytes per row, then the f32 matrix; the graph follows.
+    const [rows, rowBytes] = [header.readUInt32LE(0), header.readUInt32LE(4)]
+    if (rows !== expected.count || rowBytes !== expected.dimensions * 4) return `its header says ${rows} rows of ${rowBytes} bytes`
+    const magic = Buffer.alloc(MAGIC.length)
+    fs.readSync(fd, magic, 0, MAGIC.length, 8 + rows * rowBytes)
+    return magic.equals(MAGIC) ? undefined : 'is not a usearch index'
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+export function writeVectorIndex(
+  file: string,
+  embedder: { provider: string; model: string },
+  dimensions: number,
+  keys: number[],
+  vectors: Float32Array[],
+): void {
   const index = newIndex(dimensions)
   if (keys.length > 0) {
     const matrix = new Float32Array(keys.length * dimensions)
@@ -32,9 +100,9 @@ export function writeVectorIndex(file: string, dimensions: number, keys: number[
     })
     index.add(BigUint64Array.from(keys, (k) => BigInt(k)), matrix)
   }
-  const tmp = `${file}.${process.pid}.tmp`
-  index.save(tmp)
-  fs.renameSync(tmp, file)
+  writeAtomically(file, (tmp) => index.save(tmp))
+  const info: VectorFileInfo = { ...embedder, dimensions, count: keys.length, bytes: fs.statSync(file).size }
+  writeAtomically(sidecarOf(file), (tmp) => fs.writeFileSync(tmp, JSON.stringify(info)))
 }
 
 export interface VectorHit {
@@ -48,7 +116,10 @@ export interface LoadedVectorIndex {
   search(vector: Float32Array, k: number): VectorHit[]
 }
 
-export function loadVectorIndex(file: string, dimensions: number): LoadedVectorIndex {
+export function loadVectorIndex(file: string, expected: { dimensions: number; count: number }): LoadedVectorIndex {
+  const problem = inspectVectorFile(file, expected)
+  if (problem) throw new Error(`vector index ${file} ${problem}`)
+  const { dimensions } = expected
   const index = newIndex(dimensions)
   // view() memory-maps the file: a thousand libraries cost address space, not heap.
   index.view(file)

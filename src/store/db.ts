@@ -10,9 +10,28 @@ import { migrationSource } from '../../migrations/index.js'
 
 export type Db = Database.Database
 
+/**
+ * Two processes opening a new data directory together race in knex's creation of its own
+ * tables (knex/knex#3538), and the loser of knex's migration lock gets an error instead of
+ * waiting; both are transient, so the loser retries until the winner has finished.
+ */
+const TRANSIENT_MIGRATION_ERROR = /already exists|already locked|SQLITE_BUSY|database is locked/i
+
 export async function migrateDatabase(file: string): Promise<string[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrateOnce(file)
+    } catch (err) {
+      if (attempt >= 40 || !TRANSIENT_MIGRATION_ERROR.test(String((err as Error).message))) throw err
+      await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 200))
+    }
+  }
+}
+
+async function migrateOnce(file: string): Promise<string[]> {
   const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: file }, useNullAsDefault: true })
   try {
+    await knex.raw('PRAGMA busy_timeout = 5000')
     await knex.raw('PRAGMA journal_mode = WAL')
     const [, applied] = (await knex.migrate.latest({ migrationSource })) as [number, string[]]
     return applied

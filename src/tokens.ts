@@ -1,0 +1,60 @@
+/**
+ * Token counting with the cl100k_base encoding (gpt-tokenizer's default export), the budget
+ * unit for snippets and responses.
+ */
+import { countTokens as countCl100k } from 'gpt-tokenizer'
+
+/** Documentation about tokenizers quotes strings like `<|endoftext|>`; count them as plain text. */
+const PLAIN_TEXT = { disallowedSpecial: new Set<string>() }
+
+export function countTokens(text: string): number {
+  return countCl100k(text, PLAIN_TEXT)
+}
+
+/**
+ * Coarsest to finest: paragraphs, then lines (lists and tables keep one item per line), then
+ * sentences, then words. A unit is only cut further when it alone is over the budget.
+ */
+const LEVELS: Array<{ split: (text: string) => string[]; joiner: string }> = [
+  { split: (text) => text.split(/\n[ \t]*\n/), joiner: '\n\n' },
+  { split: (text) => text.split('\n'), joiner: '\n' },
+  { split: (text) => text.split(/(?<=[.!?:;])\s+/), joiner: ' ' },
+  { split: (text) => text.split(/\s+/), joiner: ' ' },
+]
+
+/**
+ * Splits prose into parts of at most `maxTokens` tokens each, cutting at the coarsest boundary
+ * that works and never inside a word. A single word longer than the budget stays whole.
+ */
+export function splitByTokens(text: string, maxTokens: number): string[] {
+  const trimmed = text.trim()
+  if (trimmed === '') return []
+  return splitAtLevel(trimmed, maxTokens, 0)
+}
+
+function splitAtLevel(text: string, maxTokens: number, level: number): string[] {
+  if (level >= LEVELS.length || countTokens(text) <= maxTokens) return [text]
+  const { split, joiner } = LEVELS[level]
+  // Only trailing whitespace goes: leading indentation carries nesting of list lines.
+  const units = split(text).map((unit) => unit.trimEnd()).filter((unit) => unit.trim() !== '')
+  if (units.length <= 1) return splitAtLevel(text, maxTokens, level + 1)
+  const pieces = units.flatMap((unit) => splitAtLevel(unit, maxTokens, level + 1))
+  return pack(pieces, joiner, maxTokens)
+}
+
+/** Greedily joins consecutive pieces while the joined text stays within the budget. */
+function pack(pieces: string[], joiner: string, maxTokens: number): string[] {
+  const parts: string[] = []
+  let current = ''
+  for (const piece of pieces) {
+    const candidate = current === '' ? piece : current + joiner + piece
+    if (current !== '' && countTokens(candidate) > maxTokens) {
+      parts.push(current)
+      current = piece
+    } else {
+      current = candidate
+    }
+  }
+  if (current !== '') parts.push(current)
+  return parts
+}

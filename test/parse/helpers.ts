@@ -1,0 +1,17 @@
+import type { ParsedCodeSnippet, ParsedInfoSnippet, ParsedSnippet } from '../../src/parse/types.js'
+
+export function codeSnippets(snippets: ParsedSnippet[]): ParsedCodeSnippet[] {
+  return snippets.filter((snippet): snippet is ParsedCodeSnippet => snippet.kind === 'code')
+}
+
+export function infoSnippets(snippets: ParsedSnippet[]): ParsedInfoSnippet[] {
+  return snippets.filter((snippet): snippet is ParsedInfoSnippet => snippet.kind === 'info')
+}
+
+/** Strips the common indentation of a template literal so fixtures can sit indented in tests. */
+export function dedent(text: string): string {
+  const lines = text.replace(/^\n/, '').split('\n')
+  const indents = lines.filter((line) => line.trim() !== '').map((line) => /^ */.exec(line)![0].length)
+  const common = Math.min(...indents)
+  return lines.map((line) => line.slice(common)).join('\n')
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest'
+import { countTokens, splitByTokens } from '../../src/tokens.js'
+
+describe('countTokens', () => {
+  it('counts cl100k tokens', () => {
+    expect(countTokens('')).toBe(0)
+    expect(countTokens('hello world')).toBe(2)
+  })
+
+  it('counts special-token strings as plain text instead of throwing', () => {
+    expect(countTokens('the <|endoftext|> marker')).toBeGreaterThan(3)
+  })
+})
+
+describe('splitByTokens', () => {
+  const sentence = 'The router matches each request against the registered routes in order.'
+
+  it('keeps short text whole', () => {
+    expect(splitByTokens('  One paragraph.  ', 50)).toEqual(['One paragraph.'])
+    expect(splitByTokens('   ', 50)).toEqual([])
+  })
+
+  it('cuts at paragraph boundaries first', () => {
+    const paragraphs = Array.from({ length: 6 }, (_, i) => `Paragraph ${i}. ${sentence}`)
+    const parts = splitByTokens(paragraphs.join('\n\n'), 40)
+    expect(parts.length).toBeGreaterThan(1)
+    for (const part of parts) {
+      expect(countTokens(part)).toBeLessThanOrEqual(40)
+      expect(part.startsWith('Paragraph ')).toBe(true)
+    }
+    expect(parts.join('\n\n')).toBe(paragraphs.join('\n\n'))
+  })
+
+  it('cuts an over-long paragraph at sentences, never inside a word', () => {
+    const paragraph = Array.from({ length: 20 }, () => sentence).join(' ')
+    const parts = splitByTokens(paragraph, 30)
+    expect(parts.length).toBeGreaterThan(1)
+    for (const part of parts) {
+      expect(countTokens(part)).toBeLessThanOrEqual(30)
+      expect(part.endsWith('order.')).toBe(true)
+    }
+    expect(parts.join(' ').split(/\s+/)).toEqual(paragraph.split(/\s+/))
+  })
+
+  it('falls back to words for a sentence over the budget, and leaves a giant word whole', () => {
+    const words = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ')
+    const parts = splitByTokens(words, 25)
+    for (const part of parts) expect(countTokens(part)).toBeLessThanOrEqual(25)
+    expect(parts.join(' ')).toBe(words)
+    const giant = 'x'.repeat(400)
+    expect(splitByTokens(giant, 5)).toEqual([giant])
+  })
+})

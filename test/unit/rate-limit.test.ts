@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest'
+import { RateLimiter } from '../../src/rate-limit.js'
+
+describe('RateLimiter', () => {
+  it('allows the limit per window, then refuses until the window resets', () => {
+    let now = 1_800_000_000_000 + 15_000
+    const limiter = new RateLimiter({ anonymous: 2, keyed: 5, windowSeconds: 60 }, () => now)
+    expect(limiter.take('ip:a', false)).toMatchObject({ allowed: true, limit: 2, remaining: 1 })
+    expect(limiter.take('ip:a', false)).toMatchObject({ allowed: true, remaining: 0 })
+    const refused = limiter.take('ip:a', false)
+    expect(refused).toMatchObject({ allowed: false, remaining: 0, retryAfter: 45 })
+    expect(refused.reset).toBe(Math.ceil((now - 15_000 + 60_000) / 1000))
+    expect(limiter.take('ip:b', false).allowed).toBe(true)
+    expect(limiter.take('key:1', true)).toMatchObject({ allowed: true, limit: 5, remaining: 4 })
+    now += 45_000
+    expect(limiter.take('ip:a', false)).toMatchObject({ allowed: true, remaining: 1 })
+  })
+
+  it('treats 0 as unlimited', () => {
+    const limiter = new RateLimiter({ anonymous: 0, keyed: 0, windowSeconds: 60 })
+    for (let i = 0; i < 100; i++) expect(limiter.take('ip:a', false).allowed).toBe(true)
+  })
+})

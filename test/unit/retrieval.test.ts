@@ -1,0 +1,141 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { ingestSnippets, sweepSets, toNewSnippet } from '../../src/jobs/ingest.js'
+import { REBUILD_VECTORS_JOB } from '../../src/jobs/vector-rebuild.js'
+import type { ParsedSnippet } from '../../src/parse/types.js'
+import { vectorIndexPath } from '../../src/paths.js'
+import { openRuntime, recoverDataDir, type Runtime } from '../../src/runtime.js'
+import { packSnippets } from '../../src/search/budget.js'
+import { fuseRankings } from '../../src/search/fusion.js'
+import { renderSnippetText } from '../../src/search/render.js'
+import type { StoredSnippet } from '../../src/store/snippets.js'
+import { countTokens } from '../../src/tokens.js'
+
+const code = (title: string, description: string, source: string, language = 'ts'): ParsedSnippet => ({
+  kind: 'code',
+  title,
+  description,
+  breadcrumb: `Guide > ${title}`,
+  pageTitle: 'Guide',
+  anchor: title.toLowerCase().replace(/\s+/g, '-'),
+  codeList: [{ language, code: source }],
+})
+
+const DOCS: ParsedSnippet[] = [
+  code('Register a route', 'Routes map a method and a URL to a handler.', "app.route({ method: 'GET', url: '/', handler })"),
+  code('Add a hook', 'Hooks run code at points of the request lifecycle.', "app.addHook('onRequest', async (req) => {})"),
+  code('Read a file', 'Use readFile to load a file into memory.', "const text = await fs.readFile('a.txt', 'utf8')"),
+  code('Close the server', 'Graceful shutdown waits for in-flight requests.', 'await app.close()'),
+]
+
+let runtime: Runtime
+let dir: string
+
+async function addLibrary(id: string, docs: ParsedSnippet[]) {
+  const { library, version } = runtime.store.libraries.create({ id, title: id.split('/')[2], sourceType: 'github', sourceUrl: 'x' })
+  const snippets = docs.map((d) => toNewSnippet(d, `docs/guide.md#${d.anchor}`))
+  const result = await ingestSnippets({ store: runtime.store, embedder: runtime.embedders.current() }, { versionPk: version.pk, commitSha: 'abc' }, snippets)
+  return { library, version, result }
+}
+
+beforeEach(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lectern-retrieval-'))
+  runtime = await openRuntime({ dataDir: dir })
+})
+afterEach(async () => {
+  await runtime.close()
+  fs.rmSync(dir, { recursive: true, force: true })
+})
+
+describe('ingest and retrieval', () => {
+  it('answers each question with the matching snippet first, identifiers split both ways', async () => {
+    const { result } = await addLibrary('/acme/web', DOCS)
+    // Both rankings take part: the vector index answers for every snippet of the set.
+    expect(await runtime.retriever.rank(result.setPk, 'zzz unrelated words')).toHaveLength(DOCS.length)
+    const ask = async (query: string) => (await runtime.retriever.getContext({ libraryId: '/acme/web', query, tokens: 5000 })).snippets[0].title
+    expect(await ask('how do I register a route')).toBe('Register a route')
+    expect(await ask('readFile')).toBe('Read a file')
+    expect(await ask('addHook onRequest')).toBe('Add a hook')
+    expect(await ask('graceful shutdown')).toBe('Close the server')
+  })
+
+  it('stores identical snippets once and counts tokens of the rendered text', async () => {
+    const { result } = await addLibrary('/acme/dup', [...DOCS, DOCS[0]])
+    expect(result.snippets).toBe(DOCS.length)
+    const stored = runtime.store.snippets.allOfSet(result.setPk)
+    for (const s of stored) expect(s.tokens).toBe(countTokens(renderSnippetText(s)))
+  })
+
+  it('swaps a new set in atomically and sweeps the replaced one with its files', async () => {
+    const { version, result } = await addLibrary('/acme/swap', DOCS)
+    const oldFile = vectorIndexPath(runtime.store.paths, result.setPk)
+    expect(fs.existsSync(oldFile)).toBe(true)
+    const next = await ingestSnippets(
+      { store: runtime.store, embedder: runtime.embedders.current() },
+      { versionPk: version.pk, commitSha: 'def' },
+      DOCS.slice(0, 2).map((d) => toNewSnippet(d, 'x')),
+    )
+    expect(runtime.store.libraries.versionByPk(version.pk)).toMatchObject({ currentSet: next.setPk, totalSnippets: 2, commitSha: 'def' })
+    expect(runtime.store.snippets.set(result.setPk)?.status).toBe('retired')
+    expect(sweepSets(runtime.store, ['retired'])).toBe(1)
+    expect(fs.existsSync(oldFile)).toBe(false)
+    expect(runtime.store.db.prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'fts_${result.setPk}'`).pluck().get()).toBe(0)
+  })
+
+  it('removes a half-built set when ingest fails, keeping the live one', async () => {
+    const { version, result } = await addLibrary('/acme/fail', DOCS)
+    const base = runtime.embedders.current()
+    const failing = { provider: base.provider, model: base.model, dimensions: () => base.dimensions(), embed: () => Promise.reject(new Error('provider down')) }
+    await expect(
+      ingestSnippets({ store: runtime.store, embedder: failing }, { versionPk: version.pk, commitSha: 'x' }, DOCS.map((d) => toNewSnippet(d, 'y'))),
+    ).rejects.toThrow('provider down')
+    expect(runtime.store.libraries.versionByPk(version.pk)?.currentSet).toBe(result.setPk)
+    expect(runtime.store.snippets.setsWithStatus('building')).toEqual([])
+    expect(fs.readdirSync(runtime.store.paths.vectors).sort()).toEqual([`set-${result.setPk}.usearch`, `set-${result.setPk}.usearch.json`])
+  })
+
+  it('refuses an empty library with no_code_found', async () => {
+    const { version } = runtime.store.libraries.create({ id: '/acme/empty', title: 'e', sourceType: 'github', sourceUrl: 'x' })
+    await expect(
+      ingestSnippets({ store: runtime.store, embedder: runtime.embedders.current() }, { versionPk: version.pk, commitSha: null }, []),
+    ).rejects.toMatchObject({ code: 'no_code_found', status: 422 })
+  })
+
+  it('rebuilds a missing or mismatched vector index at start-up and answers from BM25 meanwhile', async () => {
+    const { result } = await addLibrary('/acme/vec', DOCS)
+    const file = vectorIndexPath(runtime.store.paths, result.setPk)
+    fs.writeFileSync(file, 'not an index, and mapping it must not crash the process')
+    recoverDataDir(runtime)
+    expect(fs.existsSync(file)).toBe(false)
+    const job = runtime.store.jobs.list({ states: ['queued'] })[0]
+    expect(job.kind).toBe(REBUILD_VECTORS_JOB)
+    const before = await runtime.retriever.getContext({ libraryId: '/acme/vec', query: 'register a route', tokens: 5000 })
+    expect(before.snippets[0].title).toBe('Register a route')
+    await runtime.worker.drain()
+    expect(runtime.store.jobs.byPk(job.pk)?.state).toBe('succeeded')
+    expect(fs.existsSync(file)).toBe(true)
+    const ranked = await runtime.retriever.rank(result.setPk, 'shutdown')
+    expect(ranked.length).toBe(DOCS.length)
+  })
+})
+
+describe('fusion and packing', () => {
+  it('rewards documents that rank well in both lists', () => {
+    expect(fuseRankings([{ pks: [1, 2, 3], weight: 1 }, { pks: [4, 2, 5], weight: 1 }])[0]).toBe(2)
+  })
+
+  const snippet = (pk: number, tokens: number, body: string): StoredSnippet => ({
+    pk, setPk: 1, kind: 'info', title: `t${pk}`, description: '', breadcrumb: '', pageTitle: '', language: '', body, source: '', tokens, hash: String(pk),
+  })
+
+  it('packs best first within the budget, skips near-duplicates and what does not fit', () => {
+    const picked = packSnippets([snippet(1, 300, 'a'), snippet(2, 300, ' A '), snippet(3, 900, 'b'), snippet(4, 100, 'c')], 500)
+    expect(picked.map((s) => s.pk)).toEqual([1, 4])
+  })
+
+  it('keeps the best snippet even when it alone is over budget', () => {
+    expect(packSnippets([snippet(1, 900, 'a')], 500).map((s) => s.pk)).toEqual([1])
+  })
+})

@@ -1,0 +1,103 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createSecretBox } from '../../src/secrets/cipher.js'
+import { openStore, type Store } from '../../src/store/index.js'
+
+let dirs: string[] = []
+let stores: Store[] = []
+async function freshStore(): Promise<Store> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lectern-store-'))
+  dirs.push(dir)
+  const store = await openStore(dir)
+  stores.push(store)
+  return store
+}
+afterEach(() => {
+  stores.forEach((s) => s.close())
+  dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true }))
+  stores = []
+  dirs = []
+})
+
+describe('data directory', () => {
+  it('creates secret.key with mode 0600 and keeps it across opens', async () => {
+    const store = await freshStore()
+    const key = fs.readFileSync(store.paths.secretKey)
+    expect(key).toHaveLength(32)
+    expect(fs.statSync(store.paths.secretKey).mode & 0o777).toBe(0o600)
+    store.close()
+    const again = await openStore(store.paths.root)
+    stores.push(again)
+    expect(fs.readFileSync(again.paths.secretKey)).toEqual(key)
+  })
+
+  it('runs every migration once, even when opened twice at the same time', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lectern-store-'))
+    dirs.push(dir)
+    const [a, b] = await Promise.all([openStore(dir), openStore(dir)])
+    stores.push(a, b)
+    const names = a.db.prepare('SELECT name FROM knex_migrations').pluck().all()
+    expect(names).toEqual([...new Set(names)])
+    expect(names.length).toBeGreaterThanOrEqual(5)
+  })
+})
+
+describe('API keys', () => {
+  it('stores only a hash, verifies the key, and refuses revoked, unknown and malformed keys', async () => {
+    const store = await freshStore()
+    const created = store.keys.create('ci')
+    expect(created.key).toMatch(/^lct_[0-9A-Za-z]{40}$/)
+    const raw = fs.readFileSync(store.paths.database)
+    expect(raw.includes(Buffer.from(created.key))).toBe(false)
+    expect(store.db.prepare('SELECT hash FROM api_keys').pluck().get()).not.toContain(created.key.slice(4))
+    expect(store.keys.verify(created.key)?.name).toBe('ci')
+    expect(store.keys.verify(`${created.key.slice(0, -1)}${created.key.endsWith('a') ? 'b' : 'a'}`)).toBeUndefined()
+    expect(store.keys.verify('lct_short')).toBeUndefined()
+    expect(store.keys.verify(created.key.replace('lct_', 'xyz_'))).toBeUndefined()
+    store.keys.revoke(created.id)
+    expect(store.keys.verify(created.key)).toBeUndefined()
+    expect(store.keys.list()[0].revokedAt).not.toBeNull()
+    expect(JSON.stringify(store.keys.list())).not.toContain(created.key)
+  })
+
+  it('rejects empty names and unknown IDs', async () => {
+    const store = await freshStore()
+    expect(() => store.keys.create('  ')).toThrowError(expect.objectContaining({ code: 'validation_error' }))
+    expect(() => store.keys.revoke(99)).toThrowError(expect.objectContaining({ code: 'key_not_found' }))
+  })
+})
+
+describe('secret box', () => {
+  it('round-trips, uses a fresh IV each time and refuses tampered or foreign values', () => {
+    const box = createSecretBox(Buffer.alloc(32, 7))
+    const sealed = box.seal('ghp_token')
+    expect(sealed).not.toContain('ghp_token')
+    expect(box.seal('ghp_token')).not.toBe(sealed)
+    expect(box.open(sealed)).toBe('ghp_token')
+    const parts = sealed.split('.')
+    const flipped = Buffer.from(parts[3], 'base64url')
+    flipped[0] ^= 1
+    expect(() => box.open([...parts.slice(0, 3), flipped.toString('base64url')].join('.'))).toThrow()
+    expect(() => createSecretBox(Buffer.alloc(32, 8)).open(sealed)).toThrow()
+    expect(() => box.open('plain')).toThrow()
+  })
+})
+
+describe('libraries', () => {
+  it('renames with a redirect chain and lets a new library take a redirected ID back', async () => {
+    const store = await freshStore()
+    store.libraries.create({ id: '/a/one', title: 'one', sourceType: 'github', sourceUrl: 'x' })
+    store.libraries.rename('/a/one', '/a/two')
+    store.libraries.rename('/a/two', '/a/three')
+    expect(store.libraries.redirectOf('/a/one')).toBe('/a/three')
+    expect(store.libraries.redirectOf('/a/two')).toBe('/a/three')
+    expect(() => store.libraries.rename('/a/three', '/a/three')).toThrowError(expect.objectContaining({ code: 'validation_error' }))
+    store.libraries.create({ id: '/a/one', title: 'new one', sourceType: 'github', sourceUrl: 'y' })
+    expect(store.libraries.redirectOf('/a/one')).toBeUndefined()
+    expect(() => store.libraries.create({ id: '/a/one', title: 'dup', sourceType: 'github', sourceUrl: 'z' })).toThrowError(
+      expect.objectContaining({ code: 'library_exists' }),
+    )
+  })
+})
