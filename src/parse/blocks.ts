@@ -171,8 +171,9 @@ class SnippetAssembler {
   private readonly snippets: ParsedSnippet[] = []
   private trail: HeadingBlock[] = []
   private anchor = ''
-  private sectionProse: string[] = []
-  private introBuffer: string[] = []
+  /** The section's prose; `used` once a code snippet took it as its description. */
+  private sectionProse: Array<{ markdown: string; used: boolean }> = []
+  private introBuffer: Array<{ plain: string; entry?: { used: boolean } }> = []
   private lastDescription = ''
   private openRun: CodeBlock[] = []
 
@@ -210,9 +211,10 @@ class SnippetAssembler {
 
   private addProse(prose: ProseBlock): void {
     this.flushRun()
-    if (prose.markdown.trim() !== '') this.sectionProse.push(prose.markdown)
+    const entry = prose.markdown.trim() !== '' ? { markdown: prose.markdown, used: false } : undefined
+    if (entry) this.sectionProse.push(entry)
     if (!prose.intro) this.introBuffer = []
-    else if (prose.plain.trim() !== '') this.introBuffer.push(prose.plain.trim())
+    else if (prose.plain.trim() !== '') this.introBuffer.push({ plain: prose.plain.trim(), entry })
   }
 
   private addCode(code: CodeBlock): void {
@@ -230,10 +232,16 @@ class SnippetAssembler {
     this.emitCode(title, this.takeDescription(), codes)
   }
 
-  /** Uses the prose since the last code block; blocks without new prose share the previous intro. */
+  /**
+   * Uses the prose since the last code block; blocks without new prose share the previous intro.
+   * Prose taken as a description leaves the section's info snippet: retrieval would otherwise
+   * return the same sentences twice, once with the code and once without.
+   */
   private takeDescription(): string {
     if (this.introBuffer.length > 0) {
-      this.lastDescription = this.introBuffer.slice(-MAX_DESCRIPTION_PARAGRAPHS).join('\n\n')
+      const intro = this.introBuffer.slice(-MAX_DESCRIPTION_PARAGRAPHS)
+      for (const paragraph of intro) if (paragraph.entry) paragraph.entry.used = true
+      this.lastDescription = intro.map((paragraph) => paragraph.plain).join('\n\n')
       this.introBuffer = []
     }
     return this.lastDescription
@@ -257,7 +265,11 @@ class SnippetAssembler {
   }
 
   private flushSection(): void {
-    const content = this.sectionProse.join('\n\n').trim()
+    const content = this.sectionProse
+      .filter((entry) => !entry.used)
+      .map((entry) => entry.markdown)
+      .join('\n\n')
+      .trim()
     this.sectionProse = []
     if (wordCount(content) < MIN_INFO_WORDS) return
     for (const part of splitByTokens(content, INFO_MAX_TOKENS)) {

@@ -112,14 +112,23 @@ describe('parseMarkdown with mdx: a Docusaurus page', () => {
 
   it('suffixes the anchor of a duplicate heading', () => {
     const info = infoSnippets(snippets)
-    expect(info.map((s) => s.anchor)).toEqual(['', 'install', 'register-a-route-1'])
+    // The install section's intro became its tab group's description, leaving only the short tip.
+    expect(info.map((s) => s.anchor)).toEqual(['', 'register-a-route-1'])
     expect(info[0].breadcrumb).toBe('')
   })
 
   it('keeps admonition fences out of the prose', () => {
-    const install = infoSnippets(snippets).find((s) => s.anchor === 'install')!
-    expect(install.content).toBe('Add the package with the package manager your project uses:\n\nUse the same package manager as your lockfile.')
+    const install = codeSnippets(snippets).find((s) => s.anchor === 'install')!
+    expect(install.description).toBe('Add the package with the package manager your project uses:')
     expect(JSON.stringify(snippets)).not.toContain(':::')
+  })
+
+  it('does not repeat a code snippet\'s description in the info snippet of its section', () => {
+    for (const info of infoSnippets(snippets)) {
+      for (const code of codeSnippets(snippets)) {
+        if (code.description) expect(info.content).not.toContain(code.description)
+      }
+    }
   })
 })
 
