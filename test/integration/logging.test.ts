@@ -1,0 +1,65 @@
+import { PassThrough } from 'node:stream'
+import { describe, expect, it } from 'vitest'
+import { addRepo, buildTestApp, createKey, waitForLibrary } from '../helpers/app.js'
+import { makeGitRepo, redirectGitHub } from '../helpers/git.js'
+import { tmpDir } from '../helpers/tmp.js'
+
+/** Collects the JSON log lines the app writes. */
+function logCollector() {
+  const stream = new PassThrough()
+  const lines: Array<Record<string, unknown>> = []
+  let text = ''
+  stream.on('data', (chunk: Buffer) => {
+    text += chunk.toString()
+    for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>)
+  })
+  return { stream, lines, text: () => text }
+}
+
+describe('structured logs', () => {
+  it('are JSON with a request ID per request, echoed in x-request-id, and never hold a key or git token', async () => {
+    const base = await tmpDir()
+    await makeGitRepo({ 'README.md': '# Thing\n\nA thing that does things for the people who need things done.\n' }, { parent: base, name: 'thing' })
+    redirectGitHub(base)
+    const logs = logCollector()
+    const app = await buildTestApp({ logStream: logs.stream, logLevel: 'info' })
+    const key = createKey(app)
+    const token = 'ghp_SECRETSECRETSECRETSECRET0123456789'
+
+    const search = await app.inject({ url: '/api/v2/libs/search?libraryName=x', headers: { authorization: `Bearer ${key}`, 'x-request-id': 'req-abc' } })
+    expect(search.headers['x-request-id']).toBe('req-abc')
+    const add = await app.inject({
+      method: 'POST',
+      url: '/api/v2/add/repo/github',
+      headers: { authorization: `Bearer ${key}` },
+      payload: { docsRepoUrl: 'https://github.com/acme/missing', gitToken: token },
+    })
+    expect(add.statusCode).toBe(200)
+    const failed = await waitForLibrary(app, '/acme/missing')
+    expect(failed.state).toBe('error')
+    expect(failed.errorMessage).not.toContain(token)
+    expect((await addRepo(app, key, 'https://github.com/acme/thing')).statusCode).toBe(200)
+    await waitForLibrary(app, '/acme/thing')
+
+    const requestLines = logs.lines.filter((l) => l.reqId === 'req-abc')
+    expect(requestLines.map((l) => l.msg)).toEqual(['incoming request', 'request completed'])
+    expect(logs.lines.some((l) => l.msg === 'job failed' && typeof l.reason === 'string')).toBe(true)
+    expect(logs.text()).not.toContain(key)
+    expect(logs.text()).not.toContain(token)
+    const stored = app.runtime.store.db.prepare('SELECT payload, secret FROM jobs').all()
+    expect(JSON.stringify(stored)).not.toContain(token)
+  })
+
+  it('hides the internals of an unexpected error behind the request ID', async () => {
+    const logs = logCollector()
+    const app = await buildTestApp({ logStream: logs.stream })
+    app.runtime.catalogue.search = () => {
+      throw new Error('SQLITE_CORRUPT: database disk image is malformed at /secret/path')
+    }
+    const res = await app.inject({ url: '/api/v2/libs/search?libraryName=x' })
+    expect(res.statusCode).toBe(500)
+    expect(res.json()).toEqual({ error: 'internal_error', message: expect.stringContaining(res.headers['x-request-id'] as string) })
+    expect(res.body).not.toContain('SQLITE')
+    expect(logs.text()).toContain('SQLITE_CORRUPT')
+  })
+})
