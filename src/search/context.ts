@@ -15,12 +15,16 @@ import { resolveLibraryVersion } from './resolve.js'
 import { matchExpression, questionTerms } from './terms.js'
 import { VectorIndexCache, loadVectorIndex } from './vector-index.js'
 
-/** BM25 column weights: title, context (description, breadcrumb, page), body, identifier parts. */
-export const FTS_WEIGHTS = [8, 3, 1, 1.5] as const
+/**
+ * BM25 column weights: title, context (description, breadcrumb, page), body, identifier parts.
+ * Body text matters as much as context: questions use the prose words of the answer, while
+ * breadcrumbs and identifier parts repeat across a whole page (tuned with `npm run eval`).
+ */
+export const FTS_WEIGHTS = [8, 2, 2, 1] as const
 /** Candidates taken from each ranking before fusion. */
 export const CANDIDATES = 50
 export const LEXICAL_WEIGHT = 1
-export const VECTOR_WEIGHT = 0.6
+export const VECTOR_WEIGHT = 0.8
 
 export interface ContextRequest {
   libraryId: string

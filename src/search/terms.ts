@@ -9,7 +9,9 @@ import type { NewSnippet, SnippetIndexText } from '../store/snippets.js'
 const STOPWORDS = new Set(
   `a an and are as at be but by can do does for from get how i if in into is it its me my of on or should so than that the
    their then there these this to use used using want was way we what when where which who why will with without would you your
-   example examples show shows need`.split(/\s+/),
+   example examples show shows need
+   all any each every same other some such only own also just like very been being has have had our us they them were while
+   about could might must may both`.split(/\s+/),
 )
 
 /** The body text of a snippet: every code alternative for code, the content for info. */
