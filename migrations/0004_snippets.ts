@@ -7,7 +7,7 @@ import type { Knex } from 'knex'
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`CREATE TABLE snippet_sets (
-    pk INTEGER PRIMARY KEY,
+    pk INTEGER PRIMARY KEY AUTOINCREMENT,
     version_pk INTEGER NOT NULL REFERENCES library_versions(pk) ON DELETE CASCADE,
     status TEXT NOT NULL,
     embed_provider TEXT NOT NULL,

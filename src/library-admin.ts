@@ -3,11 +3,11 @@
  * every request naming the old ID gets 301 with the new one) and remove (rows, FTS tables and
  * vector files, nothing left behind).
  */
-import fs from 'node:fs'
 import { LecternError } from './errors.js'
 import { parseLibraryId } from './library-id.js'
 import { vectorIndexPath } from './paths.js'
 import { findLibrary } from './search/resolve.js'
+import { removeVectorIndex } from './search/vector-index.js'
 import type { Store } from './store/index.js'
 import type { Library } from './store/libraries.js'
 import { ftsTable } from './store/snippets.js'
@@ -36,6 +36,6 @@ export function removeLibrary(store: Store, raw: string): RemovedLibrary {
     for (const pk of setPks) store.db.exec(`DROP TABLE IF EXISTS ${ftsTable(pk)}`)
     return setPks
   })()
-  for (const pk of sets) fs.rmSync(vectorIndexPath(store.paths, pk), { force: true })
+  for (const pk of sets) removeVectorIndex(vectorIndexPath(store.paths, pk))
   return { id: library.id, sets: sets.length }
 }

@@ -15,8 +15,9 @@ function fastifyErrorBody(err: FastifyError): { status: number; body: { error: s
     return { status: 413, body: { error: 'payload_too_large', message: 'The request body is too large.' } }
   }
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-    const error = err.statusCode === 415 ? 'validation_error' : err.statusCode === 404 ? 'not_found' : 'validation_error'
-    return { status: err.statusCode, body: { error, message: err.message } }
+    // The spec knows no 415 and the like: any other request Fastify refuses is a 400 validation_error.
+    if (err.statusCode === 404) return { status: 404, body: { error: 'not_found', message: err.message } }
+    return { status: 400, body: { error: 'validation_error', message: err.message } }
   }
   return undefined
 }

@@ -26,9 +26,11 @@ export class EmbedderPool {
 
   /** The embedder that built a set with this provider, model and dimension. */
   forSet(set: { embedProvider: string; embedModel: string; dimensions: number }): Embedder {
+    // The hash embedder needs no settings: skip reading them on the hot path of every query.
+    if (set.embedProvider === 'hash') return this.get({ provider: 'hash', model: set.embedModel, dimensions: set.dimensions })
     const configured = configuredEmbedding(this.settings)
     const base = configured.provider === set.embedProvider ? configured : { provider: set.embedProvider as EmbedderSettings['provider'] }
-    return this.get({ ...base, model: set.embedModel, ...(set.embedProvider === 'hash' ? { dimensions: set.dimensions } : {}) })
+    return this.get({ ...base, model: set.embedModel })
   }
 
   private get(settings: EmbedderSettings): Embedder {

@@ -3,9 +3,7 @@
  * snippet that no longer fits, so one long snippet cannot crowd out several good short ones.
  * The best snippet is always kept, even alone over budget, so an answer is never empty.
  */
-import { createHash } from 'node:crypto'
 import type { StoredSnippet } from '../store/snippets.js'
-import { bodyText } from './terms.js'
 
 export const DEFAULT_TOKENS = 5000
 export const MIN_TOKENS = 500
@@ -13,8 +11,12 @@ export const MAX_TOKENS = 50_000
 /** Tokens of the separator between two rendered snippets. */
 export const SEPARATOR_TOKENS = 12
 
-const fingerprint = (snippet: StoredSnippet) =>
-  createHash('sha1').update(bodyText(snippet).replace(/\s+/g, ' ').trim().toLowerCase()).digest('hex')
+/**
+ * Identical snippets were merged at ingest; this catches the near-duplicates that remain, the
+ * same code or prose under another title. The stored body (JSON for code) differs between two
+ * such snippets only in white space and case, so it serves as its own key without parsing.
+ */
+const fingerprint = (snippet: StoredSnippet) => `${snippet.kind}:${snippet.body.replace(/\s+/g, ' ').trim().toLowerCase()}`
 
 export function packSnippets(ranked: StoredSnippet[], budget: number): StoredSnippet[] {
   const picked: StoredSnippet[] = []

@@ -14,14 +14,19 @@ const { Index, MetricKind, ScalarKind } = usearch
 
 type UsearchIndex = InstanceType<typeof Index>
 
+/**
+ * HNSW settings measured on 20k hash-embedded snippets (bench/RESULTS.md): connectivity 8 with
+ * expansion 32 builds ~7x faster than usearch's defaults (16/128), and a wider search expansion
+ * keeps recall@50 at 0.99 against exact search; fusion with BM25 needs no more.
+ */
 function newIndex(dimensions: number): UsearchIndex {
   return new Index({
     dimensions,
     metric: MetricKind.Cos,
     quantization: ScalarKind.F32,
-    connectivity: 16,
-    expansion_add: 128,
-    expansion_search: 64,
+    connectivity: 8,
+    expansion_add: 32,
+    expansion_search: 128,
     multi: false,
   })
 }

@@ -30,7 +30,7 @@ export interface StoredSnippet {
 
 export type NewSnippet = Omit<StoredSnippet, 'pk' | 'setPk'>
 
-/** The text of the four FTS columns, weighted title > context > idents > body at query time. */
+/** The text of the four FTS columns; their bm25 weights are FTS_WEIGHTS in search/context.ts. */
 export interface SnippetIndexText {
   title: string
   context: string
@@ -130,7 +130,7 @@ export function createSnippetsRepository(db: Db): SnippetsRepository {
      VALUES (@setPk, @kind, @title, @description, @breadcrumb, @pageTitle, @language, @body, @source, @tokens, @hash)`,
   )
   const snippetsOfSet = db.prepare<[number], SnippetRow>('SELECT * FROM snippets WHERE set_pk = ? ORDER BY pk')
-  const snippetByPk = db.prepare<[number], SnippetRow>('SELECT * FROM snippets WHERE pk = ?')
+  const snippetsByPks = db.prepare<[string], SnippetRow>('SELECT s.* FROM json_each(?) AS j JOIN snippets s ON s.pk = j.value')
   const countOfSet = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM snippets WHERE set_pk = ?')
   const currentOf = db.prepare<[number], { current_set: number | null }>('SELECT current_set FROM library_versions WHERE pk = ?')
   const promote = db.prepare(
@@ -196,7 +196,14 @@ export function createSnippetsRepository(db: Db): SnippetsRepository {
     },
     setsWithStatus: (status) => setsByStatus.all(status).map(toSet),
     allOfSet: (setPk) => snippetsOfSet.all(setPk).map(toSnippet),
-    byPks: (pks) => pks.map((pk) => snippetByPk.get(pk)).filter((r): r is SnippetRow => r !== undefined).map(toSnippet),
+    byPks(pks) {
+      // One statement for the whole candidate list; rows come back in any order, so re-rank them.
+      const rows = new Map(snippetsByPks.all(JSON.stringify(pks)).map((r) => [r.pk, r]))
+      return pks.flatMap((pk) => {
+        const row = rows.get(pk)
+        return row ? [toSnippet(row)] : []
+      })
+    },
     ftsSearch(setPk, match, limit, weights) {
       const key = `${setPk}:${weights.join(',')}`
       let stmt = ftsQueries.get(key)

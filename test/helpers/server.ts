@@ -1,0 +1,47 @@
+/** A real `lectern serve` process on a free port, for tests about signals, crashes and the lock. */
+import { createServer } from 'node:net'
+import { execa } from 'execa'
+import { onTestFinished } from 'vitest'
+import { PROJECT_ROOT } from './cli.js'
+import { pollUntil } from './poll.js'
+import type { Defer } from './tmp.js'
+
+/** A port the OS just handed out; `serve --port 0` would hide the port it picked. */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+function spawnServer(dataDir: string, port: number, env: Record<string, string>) {
+  return execa('node', ['bin/run.js', 'serve', '--data-dir', dataDir, '--port', String(port), '--log-level', 'warn'], {
+    cwd: PROJECT_ROOT,
+    env,
+    stdin: 'ignore',
+    reject: false,
+  })
+}
+
+export interface ServerProcess {
+  url: string
+  process: ReturnType<typeof spawnServer>
+}
+
+/** Spawns the server and waits until /api/ready answers 200; it is killed at the end if still running. */
+export async function startServer(dataDir: string, env: Record<string, string> = {}, defer: Defer = onTestFinished): Promise<ServerProcess> {
+  const port = await freePort()
+  const child = spawnServer(dataDir, port, env)
+  defer(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    await child
+  })
+  const url = `http://127.0.0.1:${port}`
+  await pollUntil(`${url}/api/ready`, async () => {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${String((await child).stderr)}`)
+    const res = await fetch(`${url}/api/ready`).catch(() => undefined)
+    return res?.status === 200 ? true : undefined
+  })
+  return { url, process: child }
+}

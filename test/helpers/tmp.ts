@@ -1,0 +1,43 @@
+/** Temporary directories that remove themselves when the test (or suite) that made them ends. */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, onTestFinished } from 'vitest'
+
+/** Registers a teardown step: `onTestFinished` inside a test, a suite's collector in `beforeAll`. */
+export type Defer = (step: () => Promise<void> | void) => void
+
+/**
+ * A teardown collector for work done in `beforeAll`, where `onTestFinished` is not available.
+ * Call it at suite level; its steps run in reverse order after the suite.
+ */
+export function suiteTeardown(): Defer {
+  const steps: Array<() => Promise<void> | void> = []
+  afterAll(async () => {
+    for (const step of steps.reverse()) await step()
+  })
+  return (step) => void steps.push(step)
+}
+
+export async function tmpDir(prefix = 'lectern-test-', defer: Defer = onTestFinished): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix))
+  defer(() => rm(dir, { recursive: true, force: true }))
+  return dir
+}
+
+/** A fresh, empty data directory for one app, server or CLI run. */
+export function tmpDataDir(defer: Defer = onTestFinished): Promise<string> {
+  return tmpDir('lectern-data-', defer)
+}
+
+/** Sets environment variables in this process until the defer step restores them. */
+export function setProcessEnv(vars: Record<string, string>, defer: Defer = onTestFinished): void {
+  const saved = Object.fromEntries(Object.keys(vars).map((key) => [key, process.env[key]]))
+  Object.assign(process.env, vars)
+  defer(() => {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key]
+      else process.env[key] = value
+    }
+  })
+}

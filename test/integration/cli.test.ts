@@ -1,0 +1,138 @@
+/**
+ * The built CLI as users run it: separate processes, no TTY, JSON on stdout with --json, and
+ * exit codes from the error catalogue. Run `npm run build` first so dist/ is current.
+ */
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { hostname } from 'node:os'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
+import { runCli } from '../helpers/cli.js'
+import { gitRedirectEnv, makeGitRepo } from '../helpers/git.js'
+import { freePort } from '../helpers/server.js'
+import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
+import { widgetsFiles } from '../helpers/widgets-repo.js'
+
+// Every step spawns node; on a loaded two-core machine a spawn can take seconds.
+vi.setConfig({ testTimeout: 120_000 })
+
+const defer = suiteTeardown()
+let gitEnv: Record<string, string>
+
+beforeAll(async () => {
+  const remotes = await tmpDir('lectern-remotes-', defer)
+  await makeGitRepo(widgetsFiles(), { parent: remotes, name: 'widgets' })
+  gitEnv = gitRedirectEnv(remotes)
+})
+
+/** Runs a command against a data dir and parses its --json output. */
+async function json<T>(dataDir: string, args: string[]): Promise<T> {
+  const result = await runCli([...args, '--data-dir', dataDir, '--json'], gitEnv)
+  expect(result.exitCode, result.stderr).toBe(0)
+  return JSON.parse(result.stdout) as T
+}
+
+/** oclif wraps error messages to the terminal width; compare them as one line. */
+const oneLine = (text: string) => text.replace(/\s+/g, ' ')
+
+/** Every file of the data dir, concatenated: what an attacker with a copy of it could read. */
+async function dataDirBytes(dataDir: string): Promise<Buffer> {
+  const files = await readdir(dataDir, { recursive: true, withFileTypes: true })
+  return Buffer.concat(await Promise.all(files.filter((f) => f.isFile()).map((f) => readFile(join(f.parentPath, f.name)))))
+}
+
+describe('keys', () => {
+  it('creates a key shown once, lists without it, stores only a hash, revokes; secret.key is 0600', async () => {
+    const dataDir = await tmpDataDir()
+    const created = await json<{ id: number; key: string; name: string }>(dataDir, ['keys', 'create', '--name', 'ci'])
+    expect(created.key).toMatch(/^lct_[0-9A-Za-z]{40}$/)
+    expect(created.name).toBe('ci')
+    // The first command on a new data dir created its secret key, readable by its owner only.
+    expect((await stat(join(dataDir, 'secret.key'))).mode & 0o777).toBe(0o600)
+
+    const listed = await runCli(['keys', 'list', '--data-dir', dataDir, '--json'])
+    expect(listed.exitCode).toBe(0)
+    expect(listed.stdout).not.toContain(created.key)
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id: created.id, name: 'ci', revokedAt: null })])
+    // Neither the database nor its WAL holds the key, nor its random body.
+    const bytes = await dataDirBytes(dataDir)
+    expect(bytes.includes(created.key)).toBe(false)
+    expect(bytes.includes(created.key.slice(4))).toBe(false)
+
+    const revoked = await json<{ revokedAt: string | null }>(dataDir, ['keys', 'revoke', String(created.id)])
+    expect(revoked.revokedAt).toEqual(expect.any(String))
+    const [after] = await json<Array<{ revokedAt: string | null }>>(dataDir, ['keys', 'list'])
+    expect(after.revokedAt).toBe(revoked.revokedAt)
+  })
+
+  it('revoking an unknown key fails with the not-found exit code', async () => {
+    const result = await runCli(['keys', 'revoke', '42', '--data-dir', await tmpDataDir()])
+    expect(result.exitCode).toBe(4)
+    expect(oneLine(result.stderr)).toContain('No API key with ID 42')
+  })
+})
+
+describe('libraries without a server', () => {
+  it('adds with --wait, lists, searches, answers, renames and removes', async () => {
+    const dataDir = await tmpDataDir()
+    const added = await json<{ libraryName: string; state: string }>(dataDir, ['add', 'https://github.com/acme/widgets', '--wait'])
+    expect(added).toMatchObject({ libraryName: '/acme/widgets', state: 'succeeded' })
+
+    // Readers share the data dir, so they run side by side.
+    const [[listed], found, docs] = await Promise.all([
+      json<Array<{ id: string; state: string; totalSnippets: number }>>(dataDir, ['libraries', 'list']),
+      runCli(['search', 'widgts', '--data-dir', dataDir]),
+      json<{ codeSnippets: Array<{ codeList: Array<{ code: string }> }> }>(dataDir, ['docs', '/acme/widgets', 'install with npm yarn pnpm']),
+    ])
+    expect(listed).toMatchObject({ id: '/acme/widgets', state: 'finalized' })
+    expect(listed.totalSnippets).toBeGreaterThan(5)
+    expect(found.exitCode).toBe(0)
+    expect(found.stdout.split('\n')[0]).toMatch(/^\/acme\/widgets\s/)
+    expect(docs.codeSnippets[0].codeList.map((c) => c.code)).toEqual(['npm install widgets', 'yarn add widgets', 'pnpm add widgets'])
+
+    expect((await runCli(['libraries', 'rename', '/acme/widgets', '/acme/gadgets', '--data-dir', dataDir])).exitCode).toBe(0)
+    const moved = await runCli(['docs', '/acme/widgets', 'install', '--data-dir', dataDir])
+    expect(moved.exitCode).toBe(5)
+    expect(oneLine(moved.stderr)).toContain('moved to /acme/gadgets')
+
+    const vectors = join(dataDir, 'vectors')
+    expect((await readdir(vectors)).filter((f) => f.endsWith('.usearch'))).toHaveLength(1)
+    const refused = await runCli(['libraries', 'remove', '/acme/gadgets', '--data-dir', dataDir])
+    expect(refused.exitCode).toBe(2)
+    expect(oneLine(refused.stderr)).toContain('pass --yes')
+    expect((await readdir(vectors)).filter((f) => f.endsWith('.usearch'))).toHaveLength(1)
+
+    expect((await runCli(['libraries', 'remove', '/acme/gadgets', '--yes', '--data-dir', dataDir])).exitCode).toBe(0)
+    expect(await readdir(vectors)).toEqual([])
+    expect(await json<unknown[]>(dataDir, ['libraries', 'list'])).toEqual([])
+  })
+
+  it('add --wait of a repository that cannot be cloned fails with a non-zero exit', async () => {
+    const result = await runCli(['add', 'https://github.com/acme/missing', '--wait', '--data-dir', await tmpDataDir()], gitEnv)
+    expect(result.exitCode).toBe(1)
+    expect(oneLine(result.stderr)).toContain('git clone of https://github.com/acme/missing failed')
+  })
+})
+
+describe('serve', () => {
+  it('refuses a data dir whose lock a live process holds', async () => {
+    const dataDir = await tmpDataDir()
+    // This test runner is alive, so its pid makes the lock current.
+    await writeFile(join(dataDir, 'lectern.lock'), JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString() }))
+    const result = await runCli(['serve', '--data-dir', dataDir, '--port', String(await freePort())])
+    expect(result.exitCode).toBe(8)
+    expect(oneLine(result.stderr)).toContain(`in use by Lectern process ${process.pid}`)
+    expect(JSON.parse(await readFile(join(dataDir, 'lectern.lock'), 'utf8')).pid).toBe(process.pid)
+  })
+})
+
+describe('--help', () => {
+  const commands = ['add', 'docs', 'search', 'serve', 'keys create', 'keys list', 'keys revoke', 'libraries list', 'libraries rename', 'libraries remove']
+
+  it('of every command lists examples', async () => {
+    const helps = await Promise.all(commands.map((command) => runCli([...command.split(' '), '--help'])))
+    helps.forEach((help, i) => {
+      expect(help.exitCode, commands[i]).toBe(0)
+      expect(help.stdout, commands[i]).toMatch(new RegExp(`EXAMPLES\\n(.*\\n)*\\s+\\$ lectern ${commands[i]}\\b`))
+    })
+  })
+})

@@ -1,0 +1,140 @@
+/**
+ * A real server process killed while it indexes (SIGKILL: no cleanup at all) must come back on
+ * the next start: the lock taken over, the half-built set swept, the job run again, the database
+ * intact. SIGTERM instead drains: exit 0, lock released, nothing half-built left.
+ */
+import { existsSync } from 'node:fs'
+import { readdir } from 'node:fs/promises'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
+import type { ContextResponse } from '../../src/search/render.js'
+import { openStore } from '../../src/store/index.js'
+import { gitRedirectEnv, makeGitRepo } from '../helpers/git.js'
+import { pollUntil } from '../helpers/poll.js'
+import { startServer, type ServerProcess } from '../helpers/server.js'
+import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
+
+// Spawned servers and a few thousand snippets: slow on a loaded two-core machine.
+vi.setConfig({ testTimeout: 120_000 })
+
+const defer = suiteTeardown()
+let serverEnv: Record<string, string>
+
+/** Enough documentation (400 pages, 2400 snippets) that indexing takes a while. */
+function largeDocs(): Record<string, string> {
+  const files: Record<string, string> = {}
+  for (let page = 0; page < 400; page++) {
+    const sections = Array.from({ length: 3 }, (_, s) => {
+      const name = `feature${page}x${s}`
+      return `## Configure ${name}\n\nThe ${name} option controls how page ${page} renders its widgets, caches results and retries requests.\n\n\`\`\`ts\nimport { ${name} } from 'large'\n\n${name}({ retries: ${s}, page: ${page} })\n\`\`\`\n`
+    })
+    files[`docs/page-${String(page).padStart(3, '0')}.md`] = `# Page ${page}\n\n${sections.join('\n')}`
+  }
+  return files
+}
+
+beforeAll(async () => {
+  const remotes = await tmpDir('lectern-remotes-', defer)
+  await makeGitRepo(largeDocs(), { parent: remotes, name: 'large' })
+  // No rate limit: the test polls the API.
+  serverEnv = { ...gitRedirectEnv(remotes), LECTERN_RATE_LIMIT_ANONYMOUS: '0', LECTERN_RATE_LIMIT_KEYED: '0' }
+})
+
+/** Creates a key through the store, as `lectern keys create` would, and submits the repository. */
+async function addLarge(server: ServerProcess, dataDir: string): Promise<void> {
+  const store = await openStore(dataDir)
+  const { key } = store.keys.create('crash-test')
+  store.close()
+  const res = await fetch(`${server.url}/api/v2/add/repo/github`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ docsRepoUrl: 'https://github.com/acme/large' }),
+  })
+  expect(res.status, await res.text()).toBe(200)
+}
+
+/** A read-only look at the database, as an operator's sqlite3 shell would take. */
+function inspect<T>(dataDir: string, read: (db: Database.Database) => T): T {
+  const db = new Database(join(dataDir, 'lectern.db'), { readonly: true, fileMustExist: true })
+  try {
+    return read(db)
+  } finally {
+    db.close()
+  }
+}
+
+const setsWithStatus = (db: Database.Database, status: string) =>
+  (db.prepare('SELECT pk FROM snippet_sets WHERE status = ?').pluck().all(status) as number[])
+
+/** Waits until the job is embedding into a `building` set: the moment a crash hurts most. */
+function waitForBuildingSet(dataDir: string): Promise<number> {
+  return pollUntil('a building snippet set', () => inspect(dataDir, (db) => setsWithStatus(db, 'building')[0]), 60_000)
+}
+
+async function stateOf(server: ServerProcess): Promise<string> {
+  const res = await fetch(`${server.url}/api/v2/libs/search?libraryName=/acme/large`)
+  const body = (await res.json()) as { results: Array<{ state: string }> }
+  return body.results[0].state
+}
+
+/** SIGTERM, then the exit code once the process has drained. */
+async function terminate(server: ServerProcess): Promise<number | undefined> {
+  server.process.kill('SIGTERM')
+  return (await server.process).exitCode
+}
+
+describe('crash recovery', () => {
+  it('a server killed mid-indexing recovers on restart', async () => {
+    const dataDir = await tmpDataDir()
+    const first = await startServer(dataDir, serverEnv)
+    await addLarge(first, dataDir)
+    const halfBuilt = await waitForBuildingSet(dataDir)
+    expect(inspect(dataDir, (db) => db.prepare('SELECT state FROM jobs').pluck().get())).toBe('running')
+    first.process.kill('SIGKILL')
+    expect((await first.process).signal).toBe('SIGKILL')
+    // The dead server's lock and half-built set are still there, as a crash leaves them.
+    expect(existsSync(join(dataDir, 'lectern.lock'))).toBe(true)
+    expect(inspect(dataDir, (db) => setsWithStatus(db, 'building'))).toEqual([halfBuilt])
+
+    const second = await startServer(dataDir, serverEnv)
+    await pollUntil('/acme/large to finalize', async () => ((await stateOf(second)) === 'finalized' ? true : undefined), 90_000)
+    const answer = await fetch(`${second.url}/api/v2/context?libraryId=/acme/large&query=configure%20feature7x1&type=json`)
+    expect(answer.status).toBe(200)
+    const { codeSnippets } = (await answer.json()) as ContextResponse
+    expect(codeSnippets[0].codeTitle).toBe('Configure feature7x1')
+    expect(await terminate(second)).toBe(0)
+
+    inspect(dataDir, (db) => {
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok')
+      expect(setsWithStatus(db, 'building')).toEqual([])
+      const live = setsWithStatus(db, 'live')
+      expect(live).toHaveLength(1)
+      const ftsTables = db.prepare(`SELECT name FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL TABLE%'`).pluck().all()
+      expect(ftsTables).toEqual([`fts_${live[0]}`])
+      expect(db.prepare('SELECT state, attempts FROM jobs').get()).toEqual({ state: 'succeeded', attempts: 2 })
+    })
+    // Only the live set's vector index (and any sidecar of it) is left; the killed build wrote none.
+    const live = inspect(dataDir, (db) => setsWithStatus(db, 'live')[0])
+    const vectorFiles = await readdir(join(dataDir, 'vectors'))
+    expect(vectorFiles).toContain(`set-${live}.usearch`)
+    for (const file of vectorFiles) expect(file.startsWith(`set-${live}.usearch`), file).toBe(true)
+  })
+
+  it('SIGTERM mid-indexing drains: exit 0, lock released, no half-built set, job queued again', async () => {
+    const dataDir = await tmpDataDir()
+    const server = await startServer(dataDir, serverEnv)
+    expect(existsSync(join(dataDir, 'lectern.lock'))).toBe(true)
+    await addLarge(server, dataDir)
+    await waitForBuildingSet(dataDir)
+    expect(await terminate(server)).toBe(0)
+    expect(existsSync(join(dataDir, 'lectern.lock'))).toBe(false)
+    inspect(dataDir, (db) => {
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok')
+      expect(db.prepare('SELECT count(*) FROM snippet_sets').pluck().get()).toBe(0)
+      // Left `running` on purpose: the next start queues it again.
+      expect(db.prepare('SELECT state FROM jobs').pluck().get()).toBe('running')
+    })
+    expect(await readdir(join(dataDir, 'vectors'))).toEqual([])
+  })
+})
