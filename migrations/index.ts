@@ -8,6 +8,7 @@ import * as apiKeys from './0002_api_keys.js'
 import * as libraries from './0003_libraries.js'
 import * as snippets from './0004_snippets.js'
 import * as jobs from './0005_jobs.js'
+import * as usage from './0006_usage.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -15,6 +16,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0003_libraries', libraries],
   ['0004_snippets', snippets],
   ['0005_jobs', jobs],
+  ['0006_usage', usage],
 ]
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Knex.Migration]> = {

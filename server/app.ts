@@ -9,7 +9,9 @@ import { openRuntime, recoverDataDir, type Runtime } from '../src/runtime.js'
 import auth from './plugins/auth.js'
 import errors from './plugins/errors.js'
 import rateLimit from './plugins/rate-limit.js'
+import authMcp from './routes/auth-mcp.js'
 import health from './routes/health.js'
+import mcp from './routes/mcp.js'
 import add from './routes/libraries/add.js'
 import context from './routes/libraries/context.js'
 import search from './routes/libraries/search.js'
@@ -65,9 +67,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(search)
       await api.register(context)
       await api.register(add)
+      await api.register(authMcp)
     },
     { prefix: '/api' },
   )
+  await app.register(mcp)
   await app.ready()
   if (options.startWorker ?? true) {
     recoverDataDir(runtime, app.log)

@@ -11,6 +11,7 @@ import { Worker, type JobLog } from './jobs/worker.js'
 import { Retriever } from './search/context.js'
 import { LibraryCatalogue } from './search/libraries.js'
 import { openStore, type Store } from './store/index.js'
+import { UsageRecorder } from './store/usage.js'
 
 export type Mode = 'onprem' | 'cloud'
 
@@ -27,11 +28,14 @@ export interface Runtime {
   retriever: Retriever
   catalogue: LibraryCatalogue
   worker: Worker
+  usage: UsageRecorder
   close(): Promise<void>
 }
 
 /** Retired sets linger this long after a job so in-flight requests can finish reading them. */
 const RETIRE_GRACE_MS = 10_000
+/** How often counted requests are written to usage_daily. */
+const USAGE_FLUSH_MS = 5_000
 
 const silentLog: JobLog = { info: () => {}, warn: () => {}, error: () => {} }
 
@@ -57,6 +61,9 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       timers.add(timer)
     },
   })
+  const usage = new UsageRecorder(store.db)
+  const usageTimer = setInterval(() => usage.flush(), USAGE_FLUSH_MS)
+  usageTimer.unref()
   return {
     mode: options.mode ?? 'onprem',
     store,
@@ -64,9 +71,12 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     retriever,
     catalogue,
     worker,
+    usage,
     async close() {
       await worker.stop()
       for (const timer of timers) clearTimeout(timer)
+      clearInterval(usageTimer)
+      usage.flush()
       store.close()
     },
   }

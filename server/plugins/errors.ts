@@ -7,6 +7,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin'
 import { isLecternError } from '../../src/errors.js'
 
+const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null })
+
 function fastifyErrorBody(err: FastifyError): { status: number; body: { error: string; message: string } } | undefined {
   if (err.validation) {
     return { status: 400, body: { error: 'validation_error', message: err.message } }
@@ -24,6 +26,12 @@ function fastifyErrorBody(err: FastifyError): { status: number; body: { error: s
 
 async function errors(app: FastifyInstance): Promise<void> {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // MCP clients parse JSON-RPC, not Lectern's error body.
+    if (request.url.split('?')[0] === '/mcp') {
+      const status = isLecternError(err) ? err.status : (fastifyErrorBody(err)?.status ?? 500)
+      if (status >= 500) request.log.error({ err }, 'unexpected error')
+      return reply.code(status).send(jsonRpcError(-32001, status >= 500 ? `Internal error (request ID ${request.id}).` : err.message))
+    }
     if (isLecternError(err)) {
       if (err.status >= 500) request.log.warn({ code: err.code, reason: err.message }, 'request failed')
       return reply.code(err.status).type('application/json; charset=utf-8').send(err.toBody())

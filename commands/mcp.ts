@@ -1,0 +1,32 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { dataDirFlag } from '../cli/flags.js'
+import { LecternCommand } from '../cli/run.js'
+import { createMcpServer } from '../src/mcp/tools.js'
+import { openRuntime } from '../src/runtime.js'
+
+export default class Mcp extends LecternCommand {
+  static override summary = 'Serve the MCP tools over stdio, on the local data directory.'
+  static override description = `For an AI tool on this machine: it starts this command and talks MCP over stdin/stdout.
+The tools (resolve-library-id, query-docs, get-library-docs) read the data directory directly; a server need not run.
+Nothing but protocol messages is written to stdout.`
+  static override examples = [
+    'claude mcp add lectern -- npx lectern mcp --data-dir /var/lib/lectern',
+    '<%= config.bin %> <%= command.id %> --data-dir ./lectern-data',
+  ]
+  static override flags = { 'data-dir': dataDirFlag }
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Mcp)
+    const runtime = await openRuntime({ dataDir: flags['data-dir'] })
+    const server = createMcpServer(runtime, { keyed: true, transport: 'mcp-stdio', client: 'mcp-stdio' })
+    const transport = new StdioServerTransport()
+    const closed = new Promise<void>((resolve) => {
+      transport.onclose = () => resolve()
+      process.stdin.once('end', () => resolve())
+    })
+    await server.connect(transport)
+    await closed
+    await server.close()
+    await runtime.close()
+  }
+}

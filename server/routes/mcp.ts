@@ -1,0 +1,46 @@
+/**
+ * MCP over streamable HTTP, stateless: every POST carries a whole exchange, so a fresh server
+ * and transport serve it and no session outlives the request. Answers are plain JSON rather
+ * than an event stream, which every streamable-HTTP client accepts. GET and DELETE (streams
+ * and sessions) are refused with 405. A tool call takes one unit of the caller's rate limit.
+ */
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { LecternError } from '../../src/errors.js'
+import { createMcpServer } from '../../src/mcp/tools.js'
+import { readSetting } from '../../src/settings.js'
+import { clientKind } from '../../src/store/usage.js'
+
+const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null })
+
+async function handlePost(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (!request.apiKey && readSetting(app.runtime.store.settings, 'mcp.requireKey')) {
+    throw new LecternError('invalid_api_key', 'This Lectern requires an API key for MCP: send "Authorization: Bearer <API key>".')
+  }
+  const server = createMcpServer(app.runtime, {
+    keyed: request.apiKey !== null,
+    transport: 'mcp-http',
+    client: clientKind(request.headers['x-context7-source'], 'mcp-client'),
+    takeRateLimit: () => {
+      const decision = app.rateLimiter.take(request)
+      return decision.allowed ? undefined : `Rate limit exceeded: retry in ${decision.retryAfter} s${request.apiKey ? '' : ', or use an API key for a higher limit'}.`
+    },
+  })
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+  reply.hijack()
+  reply.raw.on('close', () => {
+    void transport.close()
+    void server.close()
+  })
+  await server.connect(transport)
+  await transport.handleRequest(request.raw, reply.raw, request.body)
+}
+
+export default async function mcp(app: FastifyInstance): Promise<void> {
+  app.post('/mcp', (request, reply) => handlePost(app, request, reply))
+  const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.code(405).header('allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC messages with POST.'))
+  app.get('/mcp', notAllowed)
+  app.delete('/mcp', notAllowed)
+  app.get('/ping', async () => ({ status: 'ok', message: 'pong' }))
+}

@@ -1,0 +1,65 @@
+/**
+ * Usage counters. Requests are counted in memory and written in one transaction per flush, so
+ * serving a question never turns into a database write on the request path. At most the last
+ * flush interval of counts is lost if the process is killed.
+ */
+import type { Db } from './db.js'
+
+export type UsageTransport = 'rest-txt' | 'rest-json' | 'mcp-http' | 'mcp-stdio'
+
+export interface UsageRow {
+  day: string
+  libraryPk: number
+  client: string
+  transport: UsageTransport
+  requests: number
+}
+
+const CLIENT = /^[a-z0-9][a-z0-9._-]{0,39}$/
+
+/** A client kind from an X-Context7-Source header: a short token, or 'other' for anything else. */
+export function clientKind(header: string | string[] | undefined, fallback: string): string {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim().toLowerCase()
+  if (!value) return fallback
+  return CLIENT.test(value) ? value : 'other'
+}
+
+export class UsageRecorder {
+  private pending = new Map<string, UsageRow>()
+  private readonly upsert
+  private readonly select
+
+  constructor(private readonly db: Db) {
+    this.upsert = db.prepare(
+      `INSERT INTO usage_daily (day, library_pk, client, transport, requests) VALUES (@day, @libraryPk, @client, @transport, @requests)
+       ON CONFLICT (day, library_pk, client, transport) DO UPDATE SET requests = requests + excluded.requests`,
+    )
+    this.select = db.prepare<[number], { day: string; library_pk: number; client: string; transport: UsageTransport; requests: number }>(
+      'SELECT * FROM usage_daily WHERE library_pk = ? ORDER BY day, client, transport',
+    )
+  }
+
+  record(libraryPk: number, client: string, transport: UsageTransport, now = new Date()): void {
+    const day = now.toISOString().slice(0, 10)
+    const key = `${day}|${libraryPk}|${client}|${transport}`
+    const row = this.pending.get(key)
+    if (row) row.requests++
+    else this.pending.set(key, { day, libraryPk, client, transport, requests: 1 })
+  }
+
+  /** Writes the pending counts; a library removed meanwhile simply loses its counts. */
+  flush(): void {
+    if (this.pending.size === 0 || !this.db.open) return
+    const rows = [...this.pending.values()]
+    this.pending = new Map()
+    const existing = this.db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM libraries WHERE pk = ?')
+    this.db.transaction(() => {
+      for (const row of rows) if (existing.get(row.libraryPk)!.n > 0) this.upsert.run(row)
+    })()
+  }
+
+  forLibrary(libraryPk: number): UsageRow[] {
+    this.flush()
+    return this.select.all(libraryPk).map((r) => ({ day: r.day, libraryPk: r.library_pk, client: r.client, transport: r.transport, requests: r.requests }))
+  }
+}
