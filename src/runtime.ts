@@ -6,6 +6,8 @@
 import { EmbedderPool } from './embed/pool.js'
 import { createGitJobHandler, GIT_JOB } from './jobs/git-job.js'
 import { sweepSets } from './jobs/ingest.js'
+import { createSourceJobHandler, SOURCE_JOB } from './jobs/source-job.js'
+import { createHttpClient, type HttpClient } from './sources/http.js'
 import { checkVectorIndexes, createVectorRebuildHandler, REBUILD_VECTORS_JOB } from './jobs/vector-rebuild.js'
 import { Worker, type JobLog } from './jobs/worker.js'
 import { Retriever } from './search/context.js'
@@ -29,6 +31,8 @@ export interface Runtime {
   catalogue: LibraryCatalogue
   worker: Worker
   usage: UsageRecorder
+  /** The HTTP client of every source; guarded against private addresses in cloud mode. */
+  http: HttpClient
   close(): Promise<void>
 }
 
@@ -47,8 +51,11 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const catalogue = new LibraryCatalogue(store)
   const timers = new Set<NodeJS.Timeout>()
   const sweepRetired = () => sweepSets(store, ['retired'], (pk) => retriever.forgetSet(pk))
+  const mode = options.mode ?? 'onprem'
+  const http = createHttpClient(mode)
   const handlers = {
     [GIT_JOB]: createGitJobHandler(store, embedders),
+    [SOURCE_JOB]: createSourceJobHandler(store, embedders, http),
     [REBUILD_VECTORS_JOB]: createVectorRebuildHandler(store, embedders, (pk) => retriever.forgetSet(pk)),
   }
   const worker = new Worker(store, handlers, log, {
@@ -65,7 +72,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const usageTimer = setInterval(() => usage.flush(), USAGE_FLUSH_MS)
   usageTimer.unref()
   return {
-    mode: options.mode ?? 'onprem',
+    mode,
+    http,
     store,
     embedders,
     retriever,
