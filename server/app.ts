@@ -14,7 +14,9 @@ import health from './routes/health.js'
 import mcp from './routes/mcp.js'
 import add from './routes/libraries/add.js'
 import context from './routes/libraries/context.js'
+import refresh from './routes/libraries/refresh.js'
 import search from './routes/libraries/search.js'
+import parseStatusRoute from './routes/parse-status.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -68,6 +70,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(context)
       await api.register(add)
       await api.register(authMcp)
+      await api.register(refresh)
+      await api.register(parseStatusRoute)
     },
     { prefix: '/api' },
   )

@@ -10,11 +10,12 @@ import type { EmbedderPool } from '../embed/pool.js'
 import { LecternError } from '../errors.js'
 import { parseRepoUrl, type RepoKind } from '../sources/repo-url.js'
 import { discoverDocs, readRepoConfig } from '../sources/discover.js'
-import { cloneRepo } from '../sources/git.js'
+import { cloneRepo, lsRemoteHead } from '../sources/git.js'
 import type { SourceDocument } from '../parse/types.js'
 import type { Store } from '../store/index.js'
 import type { Library } from '../store/libraries.js'
 import { ingestSnippets, snippetsOf } from './ingest.js'
+import { queueDeclaredVersions } from './library-jobs.js'
 import type { JobContext, JobHandler } from './worker.js'
 
 export const GIT_JOB = 'ingest-git'
@@ -25,6 +26,8 @@ export const gitJobPayload = z.object({
   /** Branch or tag to clone; the remote default branch when absent. */
   ref: z.string().optional(),
   skipVersionFiltering: z.boolean().optional(),
+  /** Re-ingest even when the remote commit is the one already indexed. */
+  force: z.boolean().optional(),
 })
 
 export type GitJobPayload = z.infer<typeof gitJobPayload>
@@ -44,6 +47,17 @@ function describe(documents: SourceDocument[]): string | undefined {
   return flat.length > DESCRIPTION_CHARS ? `${flat.slice(0, DESCRIPTION_CHARS - 3).trimEnd()}...` : flat
 }
 
+/**
+ * The token to clone with: the one submitted with the job, else the stored git connection for
+ * the repository's host (`lectern connections add git`), so private repositories of a known
+ * host need no token on every add.
+ */
+export function gitToken(store: Store, sealed: string | null, host: string): string | undefined {
+  if (sealed) return store.secrets.open(sealed)
+  const connection = store.connections.forGitHost(host)
+  return connection ? store.connections.token(connection.name) : undefined
+}
+
 async function readDocuments(files: Array<{ path: string; absPath: string }>): Promise<SourceDocument[]> {
   return Promise.all(files.map(async (f) => ({ path: f.path, text: await fs.readFile(f.absPath, 'utf8') })))
 }
@@ -55,7 +69,12 @@ export function createGitJobHandler(store: Store, embedders: EmbedderPool): JobH
     const version = ctx.job.versionPk === null ? undefined : store.libraries.versionByPk(ctx.job.versionPk)
     if (!library || !version) throw new LecternError('library_not_found', 'The library of this job was removed.')
     const repo = parseRepoUrl(payload.repoUrl, payload.repoKind as RepoKind)
-    const token = ctx.job.secret ? store.secrets.open(ctx.job.secret) : undefined
+    const token = gitToken(store, ctx.job.secret, repo.host)
+    if (!payload.force && version.currentSet !== null && version.commitSha) {
+      ctx.progress(`checking ${repo.cloneUrl} for new commits`)
+      const head = await lsRemoteHead(repo.cloneUrl, payload.ref, token, undefined, { signal: ctx.signal })
+      if (head === version.commitSha) return `unchanged at ${head.slice(0, 12)}; the live snippets stay`
+    }
     const workDir = path.join(store.paths.repos, `job-${ctx.job.pk}`)
     await fs.rm(workDir, { recursive: true, force: true })
     await fs.mkdir(store.paths.repos, { recursive: true })
@@ -77,7 +96,11 @@ export function createGitJobHandler(store: Store, embedders: EmbedderPool): JobH
         { versionPk: version.pk, commitSha: clone.commit },
         snippets,
       )
-      if (version.tag === '') updateLibraryMetadata(store, library, { config, documents, branch: clone.branch })
+      if (version.tag === '') {
+        updateLibraryMetadata(store, library, { config, documents, branch: clone.branch })
+        const queued = queueDeclaredVersions(store, library, config.previousVersions)
+        if (queued.length > 0) ctx.log.info({ jobId: ctx.job.pk, versions: queued.length }, 'queued the previous versions context7.json declares')
+      }
       return `${result.snippets} snippets from ${documents.length} files at ${clone.commit.slice(0, 12)}`
     } finally {
       await fs.rm(workDir, { recursive: true, force: true })

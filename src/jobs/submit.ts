@@ -42,7 +42,11 @@ export function submitRepository(store: Store, input: RepositorySubmission): Sub
       sourceUrl: repo.cloneUrl,
       branch: repo.branch ?? null,
       isPrivate: input.private ?? false,
-      options: { skipVersionFiltering: input.skipVersionFiltering ?? false, generateDocs: input.generateDocs ?? false },
+      options: {
+        skipVersionFiltering: input.skipVersionFiltering ?? false,
+        generateDocs: input.generateDocs ?? false,
+        ...(repo.branch ? { ref: repo.branch } : {}),
+      },
     })
     const payload: GitJobPayload = {
       repoUrl: repo.cloneUrl,

@@ -28,7 +28,7 @@ export interface MakeGitRepoOptions {
 }
 
 /** Runs git without depending on the host's identity or default branch settings. */
-async function git(args: string[], cwd: string): Promise<string> {
+export async function git(args: string[], cwd: string): Promise<string> {
   const { stdout } = await execa('git', ['-c', 'user.email=test@example.com', '-c', 'user.name=Test', ...args], { cwd })
   return stdout.trim()
 }

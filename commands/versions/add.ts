@@ -1,0 +1,42 @@
+import { Args, Flags } from '@oclif/core'
+import { dataDirFlag } from '../../cli/flags.js'
+import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { addVersion } from '../../src/jobs/library-jobs.js'
+import { jobError, waitForJob } from '../../src/jobs/wait.js'
+
+export default class VersionsAdd extends LecternCommand {
+  static override summary = 'Ingest a git tag of a library as its own version.'
+  static override description = 'The version is served at /owner/repo/<tag> and /owner/repo@<tag>; the unpinned ID keeps serving the default branch.'
+  static override examples = ['<%= config.bin %> <%= command.id %> /fastify/fastify v4.28.1 --wait']
+  static override enableJsonFlag = true
+  static override args = {
+    libraryId: Args.string({ description: 'Library ID.', required: true }),
+    tag: Args.string({ description: 'Git tag.', required: true }),
+  }
+  static override flags = {
+    'data-dir': dataDirFlag,
+    title: Flags.string({ summary: 'Display title of the version.' }),
+    wait: Flags.boolean({ char: 'w', summary: 'Wait until the version is searchable.' }),
+  }
+
+  async run(): Promise<{ libraryId: string; jobId: number; state?: string }> {
+    const { args, flags } = await this.parse(VersionsAdd)
+    return withRuntime(flags['data-dir'], async (runtime) => {
+      const queued = addVersion(runtime.store, args.libraryId, args.tag, flags.title)
+      if (!flags.wait) {
+        this.log(queued.message)
+        return { libraryId: queued.libraryId, jobId: queued.job.pk }
+      }
+      const spinner = this.spinner(`${queued.libraryId}: queued`).start()
+      const job = await waitForJob(runtime, queued.job.pk, (j) => {
+        spinner.text = `${queued.libraryId}: ${j.statusMessage ?? j.state}`
+      })
+      if (job.state === 'failed') {
+        spinner.fail(`${queued.libraryId}: ${job.errorMessage ?? 'failed'}`)
+        throw jobError(job)
+      }
+      spinner.succeed(`${queued.libraryId}: ${job.statusMessage ?? 'done'}`)
+      return { libraryId: queued.libraryId, jobId: job.pk, state: job.state }
+    })
+  }
+}

@@ -1,0 +1,40 @@
+import { Args } from '@oclif/core'
+import { dataDirFlag } from '../../cli/flags.js'
+import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { findLibrary } from '../../src/search/resolve.js'
+
+interface VersionRow {
+  tag: string
+  title: string
+  state: string
+  totalSnippets: number
+  commit: string | null
+  updatedAt: string
+}
+
+export default class VersionsList extends LecternCommand {
+  static override summary = 'List the versions of a library (the default branch first).'
+  static override examples = ['<%= config.bin %> <%= command.id %> /fastify/fastify']
+  static override enableJsonFlag = true
+  static override args = { libraryId: Args.string({ description: 'Library ID.', required: true }) }
+  static override flags = { 'data-dir': dataDirFlag }
+
+  async run(): Promise<VersionRow[]> {
+    const { args, flags } = await this.parse(VersionsList)
+    const rows = await withRuntime(flags['data-dir'], (runtime) => {
+      const { library } = findLibrary(runtime.store.libraries, args.libraryId)
+      return runtime.store.libraries.versions(library.pk).map((v) => ({
+        tag: v.tag,
+        title: v.title,
+        state: v.state,
+        totalSnippets: v.totalSnippets,
+        commit: v.commitSha,
+        updatedAt: v.updatedAt,
+      }))
+    })
+    for (const v of rows) {
+      this.log(`${(v.tag || '(default branch)').padEnd(24)} ${v.state.padEnd(10)} ${String(v.totalSnippets).padStart(7)} snippets  ${v.commit?.slice(0, 12) ?? ''}`)
+    }
+    return rows
+  }
+}

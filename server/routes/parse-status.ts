@@ -1,0 +1,7 @@
+import type { FastifyInstance } from 'fastify'
+import { parseStatus } from '../../src/jobs/status.js'
+
+/** The job queue (Context7 enterprise `ParseStatusResponse`), plus recent failures. */
+export default async function parseStatusRoute(app: FastifyInstance): Promise<void> {
+  app.get('/parse-status', async () => parseStatus(app.runtime.store))
+}

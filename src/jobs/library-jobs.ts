@@ -1,0 +1,134 @@
+/**
+ * Jobs on an existing library: ingesting a git tag as its own version, refreshing a library or
+ * a version from its source, and refreshing every library older than an age (for cron).
+ * A library version has at most one queued or running job at a time.
+ */
+import { LecternError } from '../errors.js'
+import { formatLibraryId, isValidVersion, parseLibraryId } from '../library-id.js'
+import { findLibrary, findVersion } from '../search/resolve.js'
+import { isSafeRefName, type RepoKind } from '../sources/repo-url.js'
+import type { Store } from '../store/index.js'
+import type { Job } from '../store/jobs.js'
+import type { Library, LibraryVersion } from '../store/libraries.js'
+import { GIT_JOB, type GitJobPayload } from './git-job.js'
+import { SOURCE_JOB, type SourceJobPayload } from './source-job.js'
+
+const GIT_KINDS = new Set(['github', 'gitlab', 'bitbucket', 'git'])
+
+export const isGitLibrary = (library: Library): boolean => GIT_KINDS.has(library.sourceType)
+
+function refuseIfBusy(store: Store, library: Library, version: LibraryVersion): void {
+  const active = store.jobs.activeForVersion(version.pk)
+  if (active) {
+    const name = formatLibraryId({ id: library.id, version: version.tag || undefined })
+    throw new LecternError('library_busy', `Library ${name} is being processed (job ${active.pk}, ${active.state}); wait for it to end.`)
+  }
+}
+
+function gitJob(store: Store, library: Library, version: LibraryVersion, options: { ref?: string; token?: string; force?: boolean }): Job {
+  const payload: GitJobPayload = {
+    repoUrl: library.sourceUrl,
+    repoKind: library.sourceType as RepoKind,
+    ...(options.ref ? { ref: options.ref } : {}),
+    skipVersionFiltering: library.options.skipVersionFiltering === true,
+    force: options.force ?? false,
+  }
+  return store.jobs.enqueue({
+    kind: GIT_JOB,
+    libraryPk: library.pk,
+    versionPk: version.pk,
+    payload,
+    secret: options.token ? store.secrets.seal(options.token) : null,
+  })
+}
+
+export interface QueuedJob {
+  libraryId: string
+  message: string
+  job: Job
+}
+
+/** Ingests a git tag of a git library as its own version, served at /owner/repo/<tag>. */
+export function addVersion(store: Store, rawId: string, tag: string, title = ''): QueuedJob {
+  const { library } = findLibrary(store.libraries, parseLibraryId(rawId).id)
+  if (!isGitLibrary(library)) {
+    throw new LecternError('validation_error', `Versions come from git tags; ${library.id} is a ${library.sourceType} library.`)
+  }
+  if (!isValidVersion(tag) || !isSafeRefName(tag)) throw new LecternError('validation_error', `"${tag}" is not a valid version tag.`)
+  const version = store.libraries.ensureVersion(library.pk, tag, title)
+  refuseIfBusy(store, library, version)
+  const job = gitJob(store, library, version, { ref: tag })
+  const id = formatLibraryId({ id: library.id, version: tag })
+  return { libraryId: id, message: `Version ${id} queued (job ${job.pk}).`, job }
+}
+
+/** Queues the previousVersions a repository's context7.json names and the library lacks. */
+export function queueDeclaredVersions(store: Store, library: Library, versions: Array<{ tag: string; title: string }>): Job[] {
+  const queued: Job[] = []
+  for (const { tag, title } of versions) {
+    if (!isValidVersion(tag) || !isSafeRefName(tag)) continue
+    const existing = store.libraries.version(library.pk, tag)
+    if (existing && (existing.currentSet !== null || store.jobs.activeForVersion(existing.pk))) continue
+    queued.push(gitJob(store, library, existing ?? store.libraries.ensureVersion(library.pk, tag, title), { ref: tag }))
+  }
+  return queued
+}
+
+export interface RefreshRequest {
+  libraryName: string
+  branch?: string
+  gitToken?: string
+  /** Re-ingest even when the source has not changed. */
+  force?: boolean
+}
+
+export function refreshLibrary(store: Store, request: RefreshRequest): QueuedJob {
+  const { ref, library } = findLibrary(store.libraries, request.libraryName)
+  if (library.isImported) {
+    throw new LecternError('forbidden', 'Imported libraries cannot be refreshed; export again and import with force.')
+  }
+  const version = findVersion(store.libraries, library, ref.version)
+  refuseIfBusy(store, library, version)
+  const name = formatLibraryId({ id: library.id, version: version.tag || undefined })
+  let job: Job
+  if (isGitLibrary(library)) {
+    if (request.branch !== undefined && !isSafeRefName(request.branch)) {
+      throw new LecternError('validation_error', `"${request.branch}" is not a valid branch name.`)
+    }
+    const refName = version.tag || request.branch || (typeof library.options.ref === 'string' ? library.options.ref : undefined)
+    job = gitJob(store, library, version, { ref: refName, token: request.gitToken?.trim() || undefined, force: request.force })
+  } else {
+    const spec = library.options.spec as SourceJobPayload['spec'] | undefined
+    if (!spec) throw new LecternError('validation_error', `Library ${library.id} has no source to refresh from.`)
+    job = store.jobs.enqueue({
+      kind: SOURCE_JOB,
+      libraryPk: library.pk,
+      versionPk: version.pk,
+      payload: { spec, force: request.force ?? false } satisfies SourceJobPayload,
+    })
+  }
+  return { libraryId: name, message: `Refresh of ${name} started (job ${job.pk}).`, job }
+}
+
+/** Refreshes every library whose default version was last updated before `olderThanMs` ago. */
+export function refreshStale(store: Store, olderThanMs: number, now = Date.now()): { queued: QueuedJob[]; skipped: Array<{ libraryId: string; reason: string }> } {
+  const queued: QueuedJob[] = []
+  const skipped: Array<{ libraryId: string; reason: string }> = []
+  for (const library of store.libraries.list()) {
+    const main = store.libraries.version(library.pk, '')
+    if (!main || now - Date.parse(main.updatedAt) < olderThanMs) continue
+    try {
+      queued.push(refreshLibrary(store, { libraryName: library.id }))
+    } catch (err) {
+      skipped.push({ libraryId: library.id, reason: err instanceof Error ? err.message : String(err) })
+    }
+  }
+  return { queued, skipped }
+}
+
+/** Parses "7d", "12h", "30m" into milliseconds. */
+export function parseAge(text: string): number {
+  const match = /^(\d+)\s*([dhm])$/.exec(text.trim())
+  if (!match) throw new LecternError('validation_error', `"${text}" is not an age; use a number and d, h or m, e.g. 7d.`)
+  return Number(match[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[match[2] as 'd' | 'h' | 'm']
+}
