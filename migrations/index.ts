@@ -9,6 +9,8 @@ import * as libraries from './0003_libraries.js'
 import * as snippets from './0004_snippets.js'
 import * as jobs from './0005_jobs.js'
 import * as usage from './0006_usage.js'
+import * as connections from './0007_connections.js'
+import * as users from './0008_users.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -17,6 +19,8 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0004_snippets', snippets],
   ['0005_jobs', jobs],
   ['0006_usage', usage],
+  ['0007_connections', connections],
+  ['0008_users', users],
 ]
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Knex.Migration]> = {

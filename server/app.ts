@@ -9,10 +9,16 @@ import { openRuntime, recoverDataDir, type Runtime } from '../src/runtime.js'
 import auth from './plugins/auth.js'
 import errors from './plugins/errors.js'
 import rateLimit from './plugins/rate-limit.js'
+import session from './plugins/session.js'
+import authRoutes from './routes/auth.js'
 import authMcp from './routes/auth-mcp.js'
+import backupRoutes from './routes/backup.js'
 import health from './routes/health.js'
 import mcp from './routes/mcp.js'
 import add from './routes/libraries/add.js'
+import addOpenApi from './routes/libraries/add-openapi.js'
+import addWeb from './routes/libraries/add-web.js'
+import addWorkspace from './routes/libraries/add-workspace.js'
 import context from './routes/libraries/context.js'
 import refresh from './routes/libraries/refresh.js'
 import search from './routes/libraries/search.js'
@@ -32,6 +38,8 @@ export interface AppOptions extends SettingsInput {
   logger?: boolean
   /** Where JSON logs go instead of stdout (tests read them). */
   logStream?: NodeJS.WritableStream
+  /** Called after a dashboard restore is staged and answered (serve exits so a start applies it). */
+  onRestoreStaged?: () => void
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -62,6 +70,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(errors)
   await app.register(auth, { keys: runtime.store.keys })
+  await app.register(session, { users: runtime.store.users })
   await app.register(rateLimit, { limits: settings.rateLimits })
   await app.register(
     async (api) => {
@@ -69,9 +78,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(search)
       await api.register(context)
       await api.register(add)
+      await api.register(addOpenApi)
+      await api.register(addWeb)
+      await api.register(addWorkspace)
       await api.register(authMcp)
+      await api.register(authRoutes)
       await api.register(refresh)
       await api.register(parseStatusRoute)
+      await api.register(backupRoutes, { schedule: options.startWorker ?? true, onRestoreStaged: options.onRestoreStaged })
     },
     { prefix: '/api' },
   )

@@ -9,7 +9,15 @@ export interface DataPaths {
   license: string
   backups: string
   repos: string
+  /** Uploaded source files (OpenAPI specs), by library slug. */
+  uploads: string
   lock: string
+  /** A dashboard restore waiting for the next start (ARCHITECTURE.md "Data directory"). */
+  restoreStaged: string
+  /** Present only while a restore moves files; a start finishes the moves it lists. */
+  restoreJournal: string
+  /** Scratch space of a running backup (same filesystem as the data, so files hard-link). */
+  backupWork: string
 }
 
 export function dataPaths(dataDir: string): DataPaths {
@@ -22,7 +30,11 @@ export function dataPaths(dataDir: string): DataPaths {
     license: path.join(root, 'license.json'),
     backups: path.join(root, 'backups'),
     repos: path.join(root, 'repos'),
+    uploads: path.join(root, 'uploads'),
     lock: path.join(root, 'lectern.lock'),
+    restoreStaged: path.join(root, 'restore-staged'),
+    restoreJournal: path.join(root, 'restore-journal.json'),
+    backupWork: path.join(root, 'backup-work'),
   }
 }
 

@@ -3,7 +3,7 @@
  * a request that sends one must send a valid one: malformed, unknown or revoked -> 401.
  * Routes that need a key say so with `app.requireApiKey` as a preHandler.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { LecternError } from '../../src/errors.js'
 import type { ApiKeyInfo, KeysRepository } from '../../src/store/keys.js'
@@ -13,7 +13,7 @@ declare module 'fastify' {
     apiKey: ApiKeyInfo | null
   }
   interface FastifyInstance {
-    requireApiKey: (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+    requireApiKey: (request: FastifyRequest) => Promise<void>
   }
 }
 

@@ -60,3 +60,37 @@ export const AddRepoParams = {
   required: ['host'],
   properties: { host: { type: 'string', enum: ['github', 'gitlab', 'bitbucket', 'git'] } },
 } as const
+
+export const AddOpenApiBody = {
+  type: 'object',
+  required: ['openApiUrl'],
+  properties: { openApiUrl: { type: 'string', minLength: 1, maxLength: 2048 } },
+} as const
+
+export interface AddOpenApiBodyType {
+  openApiUrl: string
+}
+
+export const AddLlmsTxtBody = {
+  type: 'object',
+  required: ['llmstxtUrl'],
+  properties: { llmstxtUrl: { type: 'string', minLength: 1, maxLength: 2048 } },
+} as const
+
+export interface AddLlmsTxtBodyType {
+  llmstxtUrl: string
+}
+
+export const AddWebsiteBody = {
+  type: 'object',
+  required: ['websiteUrl'],
+  properties: {
+    websiteUrl: { type: 'string', minLength: 1, maxLength: 2048 },
+    websiteBaseUrl: { type: 'string', minLength: 1, maxLength: 2048 },
+  },
+} as const
+
+export interface AddWebsiteBodyType {
+  websiteUrl: string
+  websiteBaseUrl?: string
+}

@@ -20,8 +20,14 @@ export function bodyText(snippet: Pick<NewSnippet, 'kind' | 'body'>): string {
   return (JSON.parse(snippet.body) as Array<{ code: string }>).map((c) => c.code).join('\n')
 }
 
+/**
+ * URL hosts say where an example runs, not what it does; repeated in every example of an API
+ * (a curl per operation), they would also make their words worthless to BM25 for that library.
+ */
+const withoutUrlHosts = (text: string) => text.replace(/\bhttps?:\/\/[^/\s'"`<>)]+/g, ' ')
+
 export function indexTextOf(snippet: NewSnippet): SnippetIndexText {
-  const body = bodyText(snippet)
+  const body = withoutUrlHosts(bodyText(snippet))
   const context = [snippet.description, snippet.breadcrumb, snippet.pageTitle].filter(Boolean).join('\n')
   return {
     title: snippet.title,

@@ -3,15 +3,19 @@
  * Servers and CLI commands open it the same way; SQLite in WAL mode lets them share it.
  */
 import fs from 'node:fs'
+import { finishInterruptedRestore } from '../backup/restore.js'
 import { dataPaths, type DataPaths } from '../paths.js'
+import { ensureSecretsCanary } from '../secrets/canary.js'
 import { createSecretBox, type SecretBox } from '../secrets/cipher.js'
 import { loadOrCreateSecretKey } from '../secrets/key.js'
+import { createConnectionsRepository, type ConnectionsRepository } from './connections.js'
 import { migrateDatabase, openConnection, type Db } from './db.js'
 import { createJobsRepository, type JobsRepository } from './jobs.js'
 import { createKeysRepository, type KeysRepository } from './keys.js'
 import { createLibrariesRepository, type LibrariesRepository } from './libraries.js'
 import { createSettingsRepository, type SettingsRepository } from './settings.js'
 import { createSnippetsRepository, type SnippetsRepository } from './snippets.js'
+import { createUsersRepository, type UsersRepository } from './users.js'
 
 export interface Store {
   paths: DataPaths
@@ -22,6 +26,8 @@ export interface Store {
   libraries: LibrariesRepository
   snippets: SnippetsRepository
   jobs: JobsRepository
+  users: UsersRepository
+  connections: ConnectionsRepository
   /** Changes whenever any connection (this process or another) commits; cheap cache validation. */
   dataVersion(): string
   close(): void
@@ -30,6 +36,8 @@ export interface Store {
 export async function openStore(dataDir: string): Promise<Store> {
   const paths = dataPaths(dataDir)
   fs.mkdirSync(paths.root, { recursive: true, mode: 0o700 })
+  // Before anything is created: a restore killed mid-way must finish, not meet a fresh empty db.
+  await finishInterruptedRestore(paths)
   fs.mkdirSync(paths.vectors, { recursive: true })
   const secretKey = loadOrCreateSecretKey(paths.secretKey)
   await migrateDatabase(paths.database)
@@ -37,15 +45,20 @@ export async function openStore(dataDir: string): Promise<Store> {
   // PRAGMA data_version moves on other connections' commits, total_changes() on our own.
   const dataVersionStmt = db.prepare('PRAGMA data_version').pluck()
   const ownChangesStmt = db.prepare('SELECT total_changes()').pluck()
+  const secrets = createSecretBox(secretKey)
+  const settings = createSettingsRepository(db)
+  ensureSecretsCanary(settings, secrets)
   return {
     paths,
     db,
-    secrets: createSecretBox(secretKey),
-    settings: createSettingsRepository(db),
+    secrets,
+    settings,
     keys: createKeysRepository(db),
     libraries: createLibrariesRepository(db),
     snippets: createSnippetsRepository(db),
     jobs: createJobsRepository(db),
+    users: createUsersRepository(db),
+    connections: createConnectionsRepository(db, secrets),
     dataVersion: () => `${dataVersionStmt.get() as number}:${ownChangesStmt.get() as number}`,
     close: () => {
       if (db.open) db.close()

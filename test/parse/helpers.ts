@@ -1,3 +1,7 @@
+import type { Root } from 'mdast'
+import remarkGfm from 'remark-gfm'
+import remarkParse from 'remark-parse'
+import { unified } from 'unified'
 import type { ParsedCodeSnippet, ParsedInfoSnippet, ParsedSnippet } from '../../src/parse/types.js'
 
 export function codeSnippets(snippets: ParsedSnippet[]): ParsedCodeSnippet[] {
@@ -14,4 +18,9 @@ export function dedent(text: string): string {
   const indents = lines.filter((line) => line.trim() !== '').map((line) => /^ */.exec(line)![0].length)
   const common = Math.min(...indents)
   return lines.map((line) => line.slice(common)).join('\n')
+}
+
+/** The tree remark (with GFM) builds for plain markdown, to compare markdown-it's reading against. */
+export function remarkTree(body: string): Root {
+  return unified().use(remarkParse).use(remarkGfm).parse(body)
 }

@@ -61,6 +61,17 @@ describe('ingest and retrieval', () => {
     expect(await ask('graceful shutdown')).toBe('Close the server')
   })
 
+  it('ignores URL hosts, which would make a word shared by every example worthless', async () => {
+    const curl = (method: string, path: string) => `curl -X ${method} https://api.acme-pets.example/v1${path} -H "Authorization: Bearer $TOKEN"`
+    await addLibrary('/docs/pets', [
+      code('POST /categories: Create a category', 'Creates a product category with a long description of categories and their parents.', curl('POST', '/categories')),
+      code('POST /pets: Create a pet', 'Creates a pet.', curl('POST', '/pets')),
+      code('GET /orders: List orders', 'Lists the orders of the shop.', curl('GET', '/orders')),
+    ])
+    const { snippets } = await runtime.retriever.getContext({ libraryId: '/docs/pets', query: 'how do I create a pet', tokens: 5000 })
+    expect(snippets[0].title).toBe('POST /pets: Create a pet')
+  })
+
   it('stores identical snippets once and counts tokens of the rendered text', async () => {
     const { result } = await addLibrary('/acme/dup', [...DOCS, DOCS[0]])
     expect(result.snippets).toBe(DOCS.length)

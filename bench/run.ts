@@ -1,0 +1,160 @@
+/**
+ * `npm run bench`: ingest throughput, /v2/context load against a bare-Fastify baseline at 10k
+ * and 1M snippets, and an in-process profile of one request. Prints progress as it goes and a
+ * summary table at the end, also written to bench/.work/perf-results.md.
+ *
+ *   --quick    10k store only, short load runs, smaller profile
+ *   --skip-1m  everything except the 1M-snippet store
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { ensureCorpus, type Corpus, type CorpusSpec } from './perf/corpus.js'
+import { questions } from './perf/docs.js'
+import { benchIngest, type IngestResult } from './perf/ingest.js'
+import { runLoad, type LoadResult } from './perf/load.js'
+import { WORK_DIR } from './perf/paths.js'
+import { profileRequests, type ProfileResult } from './perf/profile.js'
+import { int, latency, markdownTable, median, row, seconds, us, type Row } from './perf/report.js'
+import { contextPath, fetchBodySizes, startServer, type RunningServer } from './perf/servers.js'
+
+interface Plan {
+  loadSeconds: number
+  warmupSeconds: number
+  profileRequests: number
+  with1m: boolean
+}
+
+const SEED = 20_240_601
+const INGEST_FILES = 2000
+const QUESTIONS = 2000
+const CONNECTIONS = 8
+const SMALL: CorpusSpec = { name: 'store-10k', libraries: 10, perLibrary: 1000 }
+const LARGE: CorpusSpec = { name: 'store-1m', libraries: 1000, perLibrary: 1000 }
+const TARGETS = { ingestPerSec: 1000, p99Ms: 25, ratio: 1 / 3 }
+
+const log = (line: string) => console.log(line)
+
+function planOf(args: string[]): Plan {
+  const unknown = args.filter((a) => a !== '--quick' && a !== '--skip-1m')
+  if (unknown.length > 0) throw new Error(`unknown flag(s): ${unknown.join(' ')} (use --quick, --skip-1m)`)
+  const quick = args.includes('--quick')
+  return quick
+    ? { loadSeconds: 4, warmupSeconds: 1, profileRequests: 1000, with1m: false }
+    : { loadSeconds: 10, warmupSeconds: 3, profileRequests: 3000, with1m: !args.includes('--skip-1m') }
+}
+
+function ingestRows(r: IngestResult): Row[] {
+  const rate = r.snippets / (r.totalMs / 1000)
+  const rest = r.embedStoreMs - r.embedMs - r.insertMs
+  log(`  ${r.snippets} snippets from ${r.files} files in ${seconds(r.totalMs)} (${int(rate)} snippets/s); job: ${r.jobMessage}`)
+  log(`  clone ${seconds(r.cloneMs)}, discover+read ${seconds(r.discoverMs)}, parse+tokenize ${seconds(r.parseMs)}, embed ${seconds(r.embedMs)}, rows+FTS ${seconds(r.insertMs)}, vector index+rest ${seconds(rest)}`)
+  return [
+    row(`Ingest (git, ${r.files} md files, ${int(r.snippets)} snippets)`, `${int(rate)} snippets/s (${seconds(r.totalMs)})`, `>= ${int(TARGETS.ingestPerSec)}/s`, rate >= TARGETS.ingestPerSec),
+    row('  clone / discover+read / parse+tokenize', `${seconds(r.cloneMs)} / ${seconds(r.discoverMs)} / ${seconds(r.parseMs)}`),
+    row('  embed+store: embed / rows+FTS insert / vector index+rest', `${seconds(r.embedMs)} / ${seconds(r.insertMs)} / ${seconds(rest)}`),
+  ]
+}
+
+/** Runs autocannon against a server: an untimed warm-up first, then the measured run. */
+async function measure(server: RunningServer, paths: string[], plan: Plan): Promise<LoadResult> {
+  await runLoad({ port: server.port, paths, seconds: plan.warmupSeconds, connections: CONNECTIONS })
+  // Other work on the host skews every figure; the load average says how much to trust them.
+  log(`  host load average (1 min) before the run: ${os.loadavg()[0].toFixed(2)} on ${os.availableParallelism()} CPUs`)
+  const result = await runLoad({ port: server.port, paths, seconds: plan.loadSeconds, connections: CONNECTIONS })
+  const faults = result.non2xx + result.errors > 0 ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ''
+  log(`  ${int(result.reqPerSec)} req/s, p50 ${latency(result.p50Ms)}, p99 ${latency(result.p99Ms)} (${int(result.requests)} requests${faults})`)
+  return result
+}
+
+async function withServer<T>(server: RunningServer, run: (server: RunningServer) => Promise<T>): Promise<T> {
+  try {
+    return await run(server)
+  } finally {
+    await server.stop()
+  }
+}
+
+async function loadRows(label: string, corpus: Corpus, asked: string[], plan: Plan, p99Target: boolean): Promise<Row[]> {
+  const paths = asked.map((q, i) => contextPath(corpus.libraryIds[i % corpus.libraryIds.length], q))
+  log(`  Lectern (${label}): ${paths.length} distinct questions over ${corpus.libraryIds.length} libraries, ${CONNECTIONS} connections, ${plan.loadSeconds} s`)
+  const { lectern, bodyBytes } = await withServer(await startServer({ kind: 'lectern', dataDir: corpus.dataDir }), async (server) => {
+    // One request per library first (serially): maps every vector index and gives the typical answer size.
+    const sizes = await fetchBodySizes(server.port, paths.slice(0, Math.max(50, corpus.libraryIds.length)))
+    return { bodyBytes: median(sizes), lectern: await measure(server, paths, plan) }
+  })
+  log(`  Baseline (bare Fastify route, fixed ${int(bodyBytes)}-byte body)`)
+  const baseline = await withServer(await startServer({ kind: 'baseline', bodyBytes }), (server) => measure(server, paths, plan))
+  const ratio = lectern.reqPerSec / baseline.reqPerSec
+  const p99Pass = p99Target ? lectern.p99Ms <= TARGETS.p99Ms : undefined
+  const faults = lectern.non2xx + lectern.errors
+  return [
+    row(`Context ${label}: Lectern req/s`, `${int(lectern.reqPerSec)}${faults > 0 ? ` (${faults} failed)` : ''}`),
+    row(`Context ${label}: Lectern p50 / p99`, `${latency(lectern.p50Ms)} / ${latency(lectern.p99Ms)}`, p99Target ? `p99 <= ${TARGETS.p99Ms} ms` : '', p99Pass),
+    row(`Context ${label}: baseline req/s, p50 / p99`, `${int(baseline.reqPerSec)}, ${latency(baseline.p50Ms)} / ${latency(baseline.p99Ms)}`),
+    row(`Context ${label}: ratio Lectern/baseline req/s`, `${ratio.toFixed(3)} (body ${int(bodyBytes)} B)`, '>= 0.333', ratio >= TARGETS.ratio),
+  ]
+}
+
+async function corpusOf(spec: CorpusSpec): Promise<Corpus> {
+  const corpus = await ensureCorpus(spec, log)
+  const how = corpus.reused ? `reused from ${corpus.dataDir} (built earlier in ${seconds(corpus.buildMs)})` : `built in ${seconds(corpus.buildMs)}`
+  log(`  store ${spec.name}: ${int(corpus.snippets)} snippets in ${corpus.libraryIds.length} libraries, ${how}`)
+  return corpus
+}
+
+function profileRows(label: string, p: ProfileResult): Row[] {
+  const sum = p.parts.reduce((total, part) => total + part.us, 0)
+  log(`  ${p.requests} requests on ${label}; byPks fetched ${p.fetched.toFixed(1)} snippets, packing kept ${p.packed.toFixed(1)}`)
+  for (const part of p.parts) log(`  ${part.name.padEnd(32)} ${us(part.us).padStart(10)}  ${((part.us / sum) * 100).toFixed(1).padStart(5)} %`)
+  log(`  ${'sum of parts'.padEnd(32)} ${us(sum).padStart(10)}`)
+  log(`  ${'getContext + renderText (real)'.padEnd(32)} ${us(p.endToEndUs).padStart(10)}`)
+  return [
+    ...p.parts.map((part) => row(`Profile (${label}): ${part.name}`, `${us(part.us)} (${((part.us / sum) * 100).toFixed(1)} %)`)),
+    row(`Profile (${label}): sum of parts / real getContext+render`, `${us(sum)} / ${us(p.endToEndUs)}`),
+    row(`Profile (${label}): snippets fetched / packed per request`, `${p.fetched.toFixed(1)} / ${p.packed.toFixed(1)}`),
+  ]
+}
+
+async function main(): Promise<void> {
+  const plan = planOf(process.argv.slice(2))
+  const started = performance.now()
+  const rows: Row[] = []
+  const asked = questions(QUESTIONS, SEED)
+
+  log(`== 1. Ingest: ${INGEST_FILES} generated Markdown files through git clone + worker`)
+  rows.push(...ingestRows(await benchIngest(INGEST_FILES, SEED)))
+
+  log('== 2a. /v2/context load, 10k snippets')
+  const small = await corpusOf(SMALL)
+  rows.push(row('Store 10k', `${int(small.snippets)} snippets / ${small.libraryIds.length} libraries`))
+  rows.push(...(await loadRows('10k', small, asked, plan, false)))
+
+  let profiled = small
+  if (plan.with1m) {
+    log('== 2b. /v2/context load, 1M snippets')
+    const large = await corpusOf(LARGE)
+    rows.push(row('Store 1M build', `${int(large.snippets)} snippets / ${large.libraryIds.length} libraries, ${large.reused ? 'reused' : 'built'} (build took ${seconds(large.buildMs)})`))
+    rows.push(...(await loadRows('1M', large, asked, plan, true)))
+    profiled = large
+  } else {
+    log('== 2b. 1M snippets: skipped (--quick or --skip-1m)')
+  }
+
+  const label = plan.with1m ? '1M' : '10k'
+  log(`== 3. Profile of one request, in-process (${label} store)`)
+  const requests = Array.from({ length: plan.profileRequests }, (_, i) => ({
+    libraryId: profiled.libraryIds[i % profiled.libraryIds.length],
+    question: asked[i % asked.length],
+  }))
+  rows.push(...profileRows(label, await profileRequests(profiled.dataDir, requests)))
+
+  rows.push(row('Host load average (1/5/15 min) at the end', `${os.loadavg().map((l) => l.toFixed(2)).join(' / ')} on ${os.availableParallelism()} CPUs`))
+  const table = markdownTable(rows)
+  log(`\n== Summary (${seconds(performance.now() - started)} total)\n\n${table}`)
+  fs.mkdirSync(WORK_DIR, { recursive: true })
+  fs.writeFileSync(path.join(WORK_DIR, 'perf-results.md'), `${table}\n`)
+  log(`\nwritten to ${path.join(WORK_DIR, 'perf-results.md')}`)
+}
+
+await main()

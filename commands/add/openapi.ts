@@ -1,0 +1,72 @@
+import { readFile, stat } from 'node:fs/promises'
+import path from 'node:path'
+import { Args, Flags } from '@oclif/core'
+import { dataDirFlag } from '../../cli/flags.js'
+import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { LecternError } from '../../src/errors.js'
+import { submitOpenApiUpload, submitOpenApiUrl } from '../../src/jobs/submit-openapi.js'
+import type { Submitted } from '../../src/jobs/submit.js'
+import { jobError, waitForJob } from '../../src/jobs/wait.js'
+import { checkUploadSize } from '../../src/sources/uploads.js'
+import type { Store } from '../../src/store/index.js'
+
+interface AddOpenApiResult {
+  libraryName: string
+  message: string
+  jobId: number
+  state?: string
+}
+
+export default class AddOpenApi extends LecternCommand {
+  static override summary = 'Add a library from an OpenAPI (or Swagger 2.0) spec, by URL or local file.'
+  static override description = `Queues a job that validates the spec and turns each operation into a snippet with a curl example and the shape of its answer.
+A local file is copied into the data directory's uploads/ folder, so the library can be refreshed without it.
+Library IDs: /docs/<host-path> for a URL (https://api.example.com/v3/openapi.json -> /docs/api.example.com-v3-openapi), /docs/<title or file name> for a file.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> https://petstore3.swagger.io/api/v3/openapi.json --wait',
+    '<%= config.bin %> <%= command.id %> ./billing-api.yaml --title "Billing API" --force',
+  ]
+  static override enableJsonFlag = true
+  static override args = { source: Args.string({ description: 'URL of the spec, or path to a local .json/.yaml/.yml file.', required: true }) }
+  static override flags = {
+    'data-dir': dataDirFlag,
+    title: Flags.string({ summary: 'Library title; for a file, also the library ID\'s name.' }),
+    description: Flags.string({ summary: 'Library description (default: the spec\'s first sentence).' }),
+    force: Flags.boolean({ summary: 'Re-ingest when the library already exists.' }),
+    wait: Flags.boolean({ char: 'w', summary: 'Wait until the library is searchable, showing progress.' }),
+  }
+
+  async run(): Promise<AddOpenApiResult> {
+    const { args, flags } = await this.parse(AddOpenApi)
+    return withRuntime(flags['data-dir'], async (runtime) => {
+      const submitted = await submit(runtime.store, args.source, flags)
+      const result: AddOpenApiResult = { libraryName: submitted.libraryName, message: submitted.message, jobId: submitted.job.pk }
+      if (!flags.wait) {
+        this.log(`${submitted.message} Follow it with \`lectern libraries list\`.`)
+        return result
+      }
+      const spinner = this.spinner(`${submitted.libraryName}: queued`).start()
+      const job = await waitForJob(runtime, submitted.job.pk, (j) => {
+        spinner.text = `${submitted.libraryName}: ${j.statusMessage ?? j.state}`
+      })
+      if (job.state === 'failed') {
+        spinner.fail(`${submitted.libraryName}: ${job.errorMessage ?? 'failed'}`)
+        throw jobError(job)
+      }
+      spinner.succeed(`${submitted.libraryName}: ${job.statusMessage ?? 'done'}`)
+      this.log(`${submitted.libraryName} is ready: lectern docs ${submitted.libraryName} "<your question>"`)
+      return { ...result, state: job.state }
+    })
+  }
+}
+
+async function submit(store: Store, source: string, flags: { title?: string; description?: string; force: boolean }): Promise<Submitted> {
+  if (/^https?:\/\//i.test(source)) return submitOpenApiUrl(store, { url: source, ...flags })
+  // Checked before reading, so a huge file is refused without loading it.
+  const info = await stat(source).catch(() => {
+    throw new LecternError('validation_error', `No such file: ${source}`)
+  })
+  if (!info.isFile()) throw new LecternError('validation_error', `${source} is not a file.`)
+  checkUploadSize(info.size)
+  return submitOpenApiUpload(store, { data: await readFile(source), fileName: path.basename(source), ...flags })
+}

@@ -1,0 +1,32 @@
+import { text } from 'node:stream/consumers'
+import { Args, Flags } from '@oclif/core'
+import password from '@inquirer/password'
+import { dataDirFlag } from '../../cli/flags.js'
+import { LecternCommand, withRuntime } from '../../cli/run.js'
+import type { User } from '../../src/store/users.js'
+
+export default class AdminCreate extends LecternCommand {
+  static override summary = 'Create an admin user (for the dashboard and the backup endpoints).'
+  static override description =
+    'The password is asked for on a terminal, or read from standard input when it is not one (e.g. from a secrets file). At least 12 characters.'
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> ops@example.com',
+    'cat admin-password.txt | <%= config.bin %> <%= command.id %> ops@example.com',
+  ]
+  static override enableJsonFlag = true
+  static override args = { email: Args.string({ description: 'Email address the admin logs in with.', required: true }) }
+  static override flags = {
+    'data-dir': dataDirFlag,
+    role: Flags.string({ summary: 'admin, or member (no access to admin endpoints).', options: ['admin', 'member'], default: 'admin' }),
+  }
+
+  async run(): Promise<User> {
+    const { args, flags } = await this.parse(AdminCreate)
+    const secret = process.stdin.isTTY
+      ? await password({ message: `Password for ${args.email}:`, mask: '*' })
+      : (await text(process.stdin)).replace(/\r?\n$/, '')
+    const user = await withRuntime(flags['data-dir'], (rt) => rt.store.users.create({ email: args.email, password: secret, role: flags.role as User['role'] }))
+    this.log(`Created ${user.role} ${user.email}.`)
+    return user
+  }
+}

@@ -1,0 +1,48 @@
+import { Flags } from '@oclif/core'
+import { dataDirFlag } from '../../cli/flags.js'
+import { LecternCommand, withRuntime } from '../../cli/run.js'
+import type { BackupStage } from '../../src/backup/archive.js'
+import { BackupRunner, type BackupResult } from '../../src/backup/runner.js'
+
+const STAGES: Record<BackupStage, string> = {
+  snapshot: 'Snapshotting the database (VACUUM INTO)',
+  vectors: 'Collecting vector indexes',
+  compress: 'Writing the archive',
+  sync: 'Syncing the archive to disk',
+  upload: 'Delivering the archive',
+  prune: 'Applying retention',
+}
+
+export default class Backup extends LecternCommand {
+  static override summary = 'Write a backup archive now (safe while the server runs).'
+  static override description = `Snapshots the database with VACUUM INTO from a separate read-only connection, so a running server keeps serving and writing. The archive (lectern-backup-<UTC time>.tar.gz) holds the database, the vector indexes, secret.key and a manifest with a sha256 for every member. It goes to the configured destination (lectern backup config show) or to --to. Retention applies after a successful backup only.
+Anyone holding an archive can read the stored credentials: keep archives as safe as the data directory.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --to /mnt/backups',
+    '<%= config.bin %> <%= command.id %> --to s3://my-bucket/lectern/ --json',
+  ]
+  static override enableJsonFlag = true
+  static override flags = {
+    'data-dir': dataDirFlag,
+    to: Flags.string({ summary: 'A directory or s3://bucket/prefix instead of the configured destination (S3 region, endpoint and keys come from the config).' }),
+  }
+
+  async run(): Promise<BackupResult> {
+    const { flags } = await this.parse(Backup)
+    const spinner = this.spinner('Starting the backup').start()
+    const log = { info: () => {}, warn: (o: object, m: string) => this.warn(`${m} ${JSON.stringify(o)}`), error: () => {} }
+    try {
+      const result = await withRuntime(flags['data-dir'], (rt) =>
+        new BackupRunner(rt.store, log).start({ trigger: 'cli', target: flags.to, onProgress: (stage) => void (spinner.text = STAGES[stage]) }).done,
+      )
+      spinner.succeed(`Wrote ${result.name} (${result.size} bytes) to ${result.destination} in ${(result.durationMs / 1000).toFixed(1)} s`)
+      if (result.partialLibraries?.length) this.warn(`A job was changing these libraries; the archive holds their last finished data: ${result.partialLibraries.join(', ')}`)
+      if (result.pruned?.removed.length) this.log(`Pruned ${result.pruned.removed.length} old archive(s): ${result.pruned.removed.join(', ')}`)
+      return result
+    } catch (err) {
+      spinner.fail('Backup failed; no archive was written')
+      throw err
+    }
+  }
+}

@@ -1,0 +1,72 @@
+import { Args, Flags } from '@oclif/core'
+import { dataDirFlag } from '../../cli/flags.js'
+import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { LecternError } from '../../src/errors.js'
+import { NOTION_API_URL, type Connection, type ConnectionKind } from '../../src/store/connections.js'
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8').trim()
+}
+
+export default class ConnectionsAdd extends LecternCommand {
+  static override summary = 'Store a connection (Confluence site, Notion workspace or private git host) and its token.'
+  static override description = `The token is stored encrypted (AES-256-GCM with the data directory's secret key) and opened only
+when a job fetches. Pass it with --token-stdin or --token-env: a --token flag is visible to other users in
+\`ps\` and lands in shell history, so it is accepted but not recommended.
+Confluence Cloud (atlassian.net) needs --email with an API token; Data Center takes a personal access token
+without --email. A git connection is used for repositories on its host added without their own token.`
+  static override examples = [
+    'printf %s "$ATLASSIAN_TOKEN" | <%= config.bin %> <%= command.id %> confluence --name acme --site https://acme.atlassian.net --email me@acme.com --token-stdin',
+    '<%= config.bin %> <%= command.id %> notion --name ws --token-env NOTION_TOKEN',
+    '<%= config.bin %> <%= command.id %> git --name gitlab --host gitlab.example.com --token-env GITLAB_TOKEN',
+  ]
+  static override enableJsonFlag = true
+  static override args = { kind: Args.string({ description: 'confluence, notion or git.', required: true, options: ['confluence', 'notion', 'git'] }) }
+  static override flags = {
+    'data-dir': dataDirFlag,
+    name: Flags.string({ summary: 'Name that sources use to refer to this connection.', required: true }),
+    site: Flags.string({ summary: 'Confluence site URL, e.g. https://acme.atlassian.net or https://wiki.acme.com.' }),
+    email: Flags.string({ summary: 'Account email, for Confluence Cloud API tokens.' }),
+    host: Flags.string({ summary: 'Git host, e.g. gitlab.example.com (with :port if not the default).' }),
+    'api-url': Flags.string({ summary: `Notion API base URL (default ${NOTION_API_URL}), e.g. for a proxy.` }),
+    'token-stdin': Flags.boolean({ summary: 'Read the token from standard input (preferred).', exclusive: ['token-env', 'token'] }),
+    'token-env': Flags.string({ summary: 'Read the token from this environment variable (preferred).', exclusive: ['token-stdin', 'token'] }),
+    token: Flags.string({ summary: 'The token itself; visible in `ps` and shell history, prefer --token-stdin or --token-env.', exclusive: ['token-stdin', 'token-env'] }),
+  }
+
+  async run(): Promise<Connection> {
+    const { args, flags } = await this.parse(ConnectionsAdd)
+    const kind = args.kind as ConnectionKind
+    const token = await this.readToken(flags)
+    const baseUrl = this.resolveBaseUrl(kind, flags)
+    const created = await withRuntime(flags['data-dir'], (rt) => rt.store.connections.create({ kind, name: flags.name, baseUrl, email: flags.email, token }))
+    this.log(`Stored ${kind} connection "${created.name}" for ${created.baseUrl}.`)
+    return created
+  }
+
+  private async readToken(flags: { 'token-stdin': boolean; 'token-env'?: string; token?: string }): Promise<string> {
+    if (flags['token-stdin']) return readStdin()
+    if (flags['token-env']) {
+      const value = process.env[flags['token-env']]
+      if (!value) throw new LecternError('validation_error', `The environment variable ${flags['token-env']} is not set.`)
+      return value
+    }
+    if (flags.token) return flags.token
+    throw new LecternError('validation_error', 'Give the token with --token-stdin or --token-env VAR.')
+  }
+
+  private resolveBaseUrl(kind: ConnectionKind, flags: { site?: string; host?: string; 'api-url'?: string; email?: string }): string {
+    if (kind === 'confluence') {
+      if (!flags.site) throw new LecternError('validation_error', 'A Confluence connection needs --site.')
+      if (/\.atlassian\.net/i.test(flags.site) && !flags.email) throw new LecternError('validation_error', 'Confluence Cloud API tokens need --email.')
+      return flags.site
+    }
+    if (kind === 'git') {
+      if (!flags.host) throw new LecternError('validation_error', 'A git connection needs --host.')
+      return flags.host.includes('://') ? flags.host : `https://${flags.host}`
+    }
+    return flags['api-url'] ?? NOTION_API_URL
+  }
+}

@@ -1,0 +1,67 @@
+import path from 'node:path'
+import confirm from '@inquirer/confirm'
+import { Args, Flags } from '@oclif/core'
+import { dataDirFlag } from '../cli/flags.js'
+import { LecternCommand } from '../cli/run.js'
+import { inspectArchive, restoreArchive, type RestoreResult } from '../src/backup/restore.js'
+import type { ArchiveSummary } from '../src/backup/verify.js'
+import { LecternError } from '../src/errors.js'
+import { dataPaths } from '../src/paths.js'
+import { isLocked } from '../src/store/lock.js'
+
+export default class Restore extends LecternCommand {
+  static override summary = 'Restore a backup archive into the data directory (server stopped).'
+  static override description = `Validates everything first (gzip, manifest, every member's sha256, no extra, missing, linked or out-of-tree members, free disk, and that the archive's key opens its secrets); then moves the current database, vectors/ and secret.key into pre-restore-<timestamp>/ in the data directory (never deleted by Lectern) and moves the restored files in, by renames only. An archive from a newer Lectern is refused; an older one is migrated at the next start.
+For S3 backups, download the archive first. Without --yes it asks for confirmation, and refuses when there is no terminal to ask on.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> ./lectern-data/backups/lectern-backup-2026-06-12T02-00-00.tar.gz',
+    '<%= config.bin %> <%= command.id %> /backups/lectern-backup-2026-06-12T02-00-00.tar.gz --yes --data-dir /var/lib/lectern',
+  ]
+  static override enableJsonFlag = true
+  static override args = { archive: Args.string({ description: 'Path of the archive.', required: true }) }
+  static override flags = {
+    'data-dir': dataDirFlag,
+    yes: Flags.boolean({ summary: 'Restore without asking for confirmation (scripts, containers).', default: false }),
+  }
+
+  async run(): Promise<RestoreResult> {
+    const { args, flags } = await this.parse(Restore)
+    const paths = dataPaths(flags['data-dir'])
+    if (isLocked(paths.lock)) {
+      throw new LecternError('restore_refused', `A Lectern server is running on ${paths.root}. Stop it first, then restore. Nothing was changed.`)
+    }
+    const archive = path.resolve(args.archive)
+    const spinner = this.spinner(`Validating ${path.basename(archive)}`).start()
+    let summary: ArchiveSummary
+    try {
+      summary = (await inspectArchive(archive)).summary
+    } finally {
+      spinner.stop()
+    }
+    this.logToStderr(describe(summary))
+    if (!flags.yes) {
+      if (!process.stdin.isTTY) {
+        throw new LecternError('restore_refused', 'No terminal to confirm on: pass --yes to restore without asking. Nothing was changed.')
+      }
+      const ok = await confirm({ message: `Replace the data in ${paths.root} with this archive? (the current data moves to pre-restore-<timestamp>/)`, default: false })
+      if (!ok) throw new LecternError('restore_refused', 'Restore cancelled. Nothing was changed.')
+    }
+    const progress = this.spinner('Restoring').start()
+    try {
+      const result = await restoreArchive(paths.root, archive)
+      progress.succeed(`Restored ${result.name}. The previous data is in ${result.preRestoreDir}; start the server to use the restored data.`)
+      return result
+    } catch (err) {
+      progress.fail('Restore failed')
+      throw err
+    }
+  }
+}
+
+function describe(s: ArchiveSummary): string {
+  const libraries = s.libraries.map((l) => `  ${l.id}${l.partial ? ' (partial: a job was changing it)' : ''}`).join('\n')
+  return `Archive ${s.name}
+  created ${s.createdAt} by Lectern ${s.appVersion}, schema ${s.schemaVersion}
+  ${s.libraries.length} librar${s.libraries.length === 1 ? 'y' : 'ies'}, ${s.members} files, ${s.bytes} bytes unpacked
+${libraries}`
+}

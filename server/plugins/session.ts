@@ -1,0 +1,35 @@
+/**
+ * Admin sessions: `POST /api/auth/login` sets an HttpOnly, SameSite=Strict cookie (Secure when
+ * the request came over TLS); routes that need an admin say so with `app.requireAdmin`.
+ */
+import cookie from '@fastify/cookie'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { LecternError } from '../../src/errors.js'
+import type { User, UsersRepository } from '../../src/store/users.js'
+
+export const SESSION_COOKIE = 'lectern_session'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    user: User | null
+  }
+  interface FastifyInstance {
+    requireAdmin: (request: FastifyRequest) => Promise<void>
+  }
+}
+
+async function session(app: FastifyInstance, options: { users: UsersRepository }): Promise<void> {
+  await app.register(cookie)
+  app.decorateRequest('user', null)
+  app.addHook('onRequest', async (request) => {
+    const token = request.cookies[SESSION_COOKIE]
+    if (token) request.user = options.users.sessionUser(token) ?? null
+  })
+  app.decorate('requireAdmin', async (request: FastifyRequest) => {
+    if (!request.user) throw new LecternError('not_authenticated', 'This endpoint needs an admin session: log in with POST /api/auth/login.')
+    if (request.user.role !== 'admin') throw new LecternError('forbidden', 'This endpoint is for admins only.')
+  })
+}
+
+export default fp(session, { name: 'lectern-session', dependencies: ['lectern-errors'] })

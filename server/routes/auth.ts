@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify'
+import { LecternError } from '../../src/errors.js'
+import { SESSION_COOKIE } from '../plugins/session.js'
+
+const LoginBody = {
+  type: 'object',
+  required: ['email', 'password'],
+  properties: { email: { type: 'string', minLength: 3, maxLength: 320 }, password: { type: 'string', minLength: 1, maxLength: 1024 } },
+} as const
+
+/** Admin login and logout. Failed logins count against the caller's rate limit like any request. */
+export default async function auth(app: FastifyInstance): Promise<void> {
+  app.post<{ Body: { email: string; password: string } }>('/auth/login', { schema: { body: LoginBody } }, async (request, reply) => {
+    const { users } = app.runtime.store
+    const user = await users.verify(request.body.email, request.body.password)
+    if (!user) throw new LecternError('not_authenticated', 'Wrong email or password.')
+    const session = users.startSession(user.id)
+    reply.setCookie(SESSION_COOKIE, session.token, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: request.protocol === 'https',
+      expires: new Date(session.expiresAt),
+    })
+    return { email: user.email, role: user.role, expiresAt: session.expiresAt }
+  })
+  app.post('/auth/logout', async (request, reply) => {
+    const token = request.cookies[SESSION_COOKIE]
+    if (token) app.runtime.store.users.endSession(token)
+    reply.clearCookie(SESSION_COOKIE, { path: '/' })
+    return reply.code(204).send()
+  })
+}

@@ -1,0 +1,98 @@
+/**
+ * Backup and restore endpoints (spec 4.2). Every route needs an admin session and nothing else:
+ * no license check, so an operator can always get the data out. Work happens in src/backup/.
+ */
+import path from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { readBackupConfig, openDestination, updateBackupConfig, viewBackupConfig } from '../../src/backup/config.js'
+import { readBackupLock } from '../../src/backup/lock.js'
+import { inspectArchive, stageRestore } from '../../src/backup/restore.js'
+import { BackupRunner } from '../../src/backup/runner.js'
+import { startScheduler, type BackupScheduler } from '../../src/backup/schedule.js'
+import { LecternError } from '../../src/errors.js'
+import { ArchiveNameParams, ConfigBody, RestoreQuery } from '../schemas/backup.js'
+
+export interface BackupRoutesOptions {
+  /** Run scheduled backups in this process (the one that runs the worker). */
+  schedule: boolean
+  /** Called once a restore is staged and answered; `serve` exits so the next start applies it. */
+  onRestoreStaged?: () => void
+}
+
+export default async function backupRoutes(app: FastifyInstance, options: BackupRoutesOptions): Promise<void> {
+  const { store } = app.runtime
+  const runner = new BackupRunner(store, app.log)
+  let scheduler: BackupScheduler | undefined
+  if (options.schedule) {
+    app.addHook('onReady', async () => {
+      scheduler = startScheduler(() => readBackupConfig(store).schedule, () => runner.fireScheduled(), app.log)
+    })
+  }
+  app.addHook('onClose', async () => {
+    scheduler?.stop()
+    // The database closes after this hook: let a running backup finish its snapshot first.
+    await runner.idle()
+  })
+  const admin = { preHandler: app.requireAdmin }
+
+  app.post('/backup', admin, async (_request, reply) => {
+    const { startedAt, done } = runner.start({ trigger: 'manual' })
+    // The outcome is recorded as the last result; the caller polls /backup/status.
+    done.catch(() => {})
+    return reply.code(202).send({ running: true, startedAt })
+  })
+
+  app.get('/backup/status', admin, async () => {
+    const status = runner.status()
+    // A `lectern backup` in another process holds the lock file; report it as running too.
+    const other = status.running ? undefined : readBackupLock(store.paths)
+    return other ? { ...status, running: true, startedAt: other.startedAt, trigger: 'cli' } : status
+  })
+
+  app.get('/backups', admin, async () => {
+    const destination = openDestination(store)
+    return { destination: destination.label, backups: await destination.list() }
+  })
+
+  app.get<{ Params: { name: string } }>('/backups/:name/download', { ...admin, schema: { params: ArchiveNameParams } }, async (request, reply) => {
+    const destination = localDestination(store)
+    const stream = await destination.download(request.params.name)
+    return reply
+      .header('content-type', 'application/gzip')
+      .header('content-disposition', `attachment; filename="${request.params.name}"`)
+      .send(stream)
+  })
+
+  app.get('/backup/config', admin, async () => viewBackupConfig(store))
+
+  app.put('/backup/config', { ...admin, schema: { body: ConfigBody } }, async (request) => {
+    const view = updateBackupConfig(store, request.body)
+    scheduler?.reload()
+    return view
+  })
+
+  app.post<{ Params: { name: string }; Querystring: { dryRun: boolean } }>(
+    '/backups/:name/restore',
+    { ...admin, schema: { params: ArchiveNameParams, querystring: RestoreQuery } },
+    async (request, reply) => {
+      const destination = localDestination(store)
+      const archive = path.join(destination.stagingDir, request.params.name)
+      if (request.query.dryRun) return { dryRun: true, ...(await inspectArchive(archive)).summary }
+      const summary = await stageRestore(store.paths, archive)
+      if (options.onRestoreStaged) reply.raw.once('finish', options.onRestoreStaged)
+      return reply.code(202).send({
+        staged: true,
+        ...summary,
+        message: 'The restore is staged. Restart Lectern to apply it: the current data is moved to pre-restore-<timestamp>/ first.',
+      })
+    },
+  )
+}
+
+function localDestination(store: FastifyInstance['runtime']['store']) {
+  const destination = openDestination(store)
+  if (destination.kind !== 'dir') {
+    throw new LecternError('validation_error', `Downloads and dashboard restores read the local destination; this one is ${destination.label}. Download the archive from the bucket and run lectern restore.`)
+  }
+  return destination
+}

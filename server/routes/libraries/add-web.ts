@@ -1,0 +1,24 @@
+/**
+ * Adding web sources: an llms.txt file (`POST /v2/add/llmstxt`) or a website to crawl
+ * (`POST /v2/add/website`). Library IDs follow the rules in src/sources/llmstxt.ts
+ * (`/llmstxt/<host-path>`) and src/sources/website.ts (`/websites/<host-base-path>`).
+ */
+import type { FastifyInstance } from 'fastify'
+import { submitSource } from '../../../src/jobs/submit.js'
+import { llmstxtSubmission } from '../../../src/sources/llmstxt.js'
+import { websiteSubmission } from '../../../src/sources/website.js'
+import { AddLlmsTxtBody, AddWebsiteBody, type AddLlmsTxtBodyType, type AddWebsiteBodyType } from '../../schemas/libraries.js'
+
+export default async function addWeb(app: FastifyInstance): Promise<void> {
+  app.post<{ Body: AddLlmsTxtBodyType }>('/v2/add/llmstxt', { schema: { body: AddLlmsTxtBody }, preHandler: app.requireApiKey }, async (request) => {
+    const submitted = submitSource(app.runtime.store, llmstxtSubmission(request.body.llmstxtUrl))
+    app.runtime.worker.wake()
+    return { libraryName: submitted.libraryName, message: submitted.message }
+  })
+
+  app.post<{ Body: AddWebsiteBodyType }>('/v2/add/website', { schema: { body: AddWebsiteBody }, preHandler: app.requireApiKey }, async (request) => {
+    const submitted = submitSource(app.runtime.store, websiteSubmission(request.body.websiteUrl, request.body.websiteBaseUrl))
+    app.runtime.worker.wake()
+    return { libraryName: submitted.libraryName, message: submitted.message }
+  })
+}

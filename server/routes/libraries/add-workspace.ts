@@ -1,0 +1,43 @@
+/**
+ * Adding workspace sources: a Confluence space (`POST /v2/add/confluence`) or Notion pages
+ * (`POST /v2/add/notion`). Context7 holds an OAuth connection per account; Lectern holds
+ * connections an administrator stored with `lectern connections add`, matched here by the
+ * body's site URL (Confluence) or workspace name (Notion). `cloudId`, `workspaceId` and
+ * `projectId` have no meaning here and are accepted only for compatibility. Library IDs follow
+ * src/sources/confluence.ts and src/sources/notion.ts.
+ */
+import type { FastifyInstance } from 'fastify'
+import { submitSource } from '../../../src/jobs/submit.js'
+import { LecternError } from '../../../src/errors.js'
+import { slugifySegment } from '../../../src/library-id.js'
+import { confluenceConnectionForSite, confluenceSubmission } from '../../../src/sources/confluence.js'
+import { notionConnectionForWorkspace, notionSubmission } from '../../../src/sources/notion.js'
+import { AddConfluenceBody, AddNotionBody, type AddConfluenceBodyType, type AddNotionBodyType } from '../../schemas/workspaces.js'
+
+export default async function addWorkspace(app: FastifyInstance): Promise<void> {
+  app.post<{ Body: AddConfluenceBodyType }>('/v2/add/confluence', { schema: { body: AddConfluenceBody }, preHandler: app.requireApiKey }, async (request) => {
+    const { store } = app.runtime
+    const body = request.body
+    const connection = confluenceConnectionForSite(store, body.siteUrl)
+    if (!connection) {
+      throw new LecternError('validation_error', `No Confluence connection for ${body.siteUrl}. An administrator adds one with \`lectern connections add confluence --name <name> --site ${body.siteUrl} --email <email> --token-stdin\`.`)
+    }
+    const submission = confluenceSubmission(store, { connection: connection.name, spaceKey: body.spaceKey, pageIds: body.pageIds, title: body.title || body.spaceName, description: body.description })
+    const submitted = submitSource(store, submission)
+    app.runtime.worker.wake()
+    return { libraryName: submitted.libraryName, message: submitted.message }
+  })
+
+  app.post<{ Body: AddNotionBodyType }>('/v2/add/notion', { schema: { body: AddNotionBody }, preHandler: app.requireApiKey }, async (request) => {
+    const { store } = app.runtime
+    const body = request.body
+    const connection = notionConnectionForWorkspace(store, body.workspaceName)
+    if (!connection) {
+      throw new LecternError('validation_error', `No Notion connection for workspace "${body.workspaceName}". An administrator adds one with \`lectern connections add notion --name ${slugifySegment(body.workspaceName)} --token-env NOTION_TOKEN\`.`)
+    }
+    const submission = notionSubmission(store, { connection: connection.name, pageIds: body.pageIds, title: body.title, description: body.description })
+    const submitted = submitSource(store, submission)
+    app.runtime.worker.wake()
+    return { libraryName: submitted.libraryName, message: submitted.message }
+  })
+}

@@ -1,0 +1,233 @@
+/**
+ * Creates one backup archive. Written as `.<name>.partial`, fsynced, renamed and its directory
+ * fsynced: a reader (or a crash) never sees half an archive under the final name. The database
+ * is a `VACUUM INTO` snapshot taken from a separate read-only connection, so it is one
+ * transaction-consistent state even while the server writes; the manifest, the library states
+ * and the vector files all come from that snapshot.
+ */
+import { createHash } from 'node:crypto'
+import fs from 'node:fs'
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+import { pipeline } from 'node:stream/promises'
+import * as tar from 'tar'
+import { vectorIndexPath } from '../paths.js'
+import { ensureSecretsCanary } from '../secrets/canary.js'
+import { keyFingerprint } from '../secrets/key.js'
+import { appliedMigrations, openConnection } from '../store/db.js'
+import type { Store } from '../store/index.js'
+import { APP_VERSION } from '../version.js'
+import { DATABASE_MEMBER, FORMAT_VERSION, KEY_MEMBER, MANIFEST_MEMBER, VECTORS_PREFIX, type Manifest } from './manifest.js'
+import { archiveName, PARTIAL_PATTERN, partialName } from './names.js'
+
+export interface CreatedArchive {
+  name: string
+  file: string
+  size: number
+  manifest: Manifest
+}
+
+export type BackupStage = 'snapshot' | 'vectors' | 'compress' | 'sync' | 'upload' | 'prune'
+export type Progress = (stage: BackupStage) => void
+
+export interface CreateArchiveOptions {
+  now?: () => Date
+  onProgress?: Progress
+  /** Names already used at the final destination (S3), besides files in `outDir`. */
+  taken?: ReadonlySet<string>
+}
+
+/**
+ * Builds the archive in `outDir`. The caller holds the backup lock, which is what makes sweeping
+ * partials and the work directory safe: no other backup of this data dir can be writing them.
+ */
+export async function createArchive(store: Store, outDir: string, options: CreateArchiveOptions = {}): Promise<CreatedArchive> {
+  const now = options.now ?? (() => new Date())
+  const progress = options.onProgress ?? (() => {})
+  await fsp.mkdir(outDir, { recursive: true, mode: 0o700 })
+  await sweepPartials(outDir)
+  const work = store.paths.backupWork
+  await fsp.rm(work, { recursive: true, force: true })
+  await fsp.mkdir(path.join(work, 'vectors'), { recursive: true, mode: 0o700 })
+  const name = await freeName(outDir, now, options.taken ?? new Set())
+  const partial = path.join(outDir, partialName(name))
+  const final = path.join(outDir, name)
+  try {
+    progress('snapshot')
+    ensureSecretsCanary(store.settings, store.secrets)
+    snapshotDatabase(store.paths.database, path.join(work, DATABASE_MEMBER))
+    const facts = readSnapshot(path.join(work, DATABASE_MEMBER))
+    progress('vectors')
+    const vectors = await linkVectorFiles(store, work, facts.liveSets)
+    await fsp.copyFile(store.paths.secretKey, path.join(work, KEY_MEMBER))
+    const memberPaths = [DATABASE_MEMBER, KEY_MEMBER, ...vectors.members]
+    const members = []
+    for (const member of memberPaths) members.push({ path: member, ...(await hashFile(path.join(work, member))) })
+    const manifest: Manifest = {
+      formatVersion: FORMAT_VERSION,
+      appVersion: APP_VERSION,
+      createdAt: now().toISOString(),
+      migrations: facts.migrations,
+      keyFingerprint: keyFingerprint(fs.readFileSync(path.join(work, KEY_MEMBER))),
+      libraries: facts.libraries,
+      vectors: vectors.vectors,
+      members,
+    }
+    await fsp.writeFile(path.join(work, MANIFEST_MEMBER), JSON.stringify(manifest, null, 2), { mode: 0o600 })
+    progress('compress')
+    // The manifest goes first so a reader can learn what an archive holds from its first block.
+    const pack = tar.create({ gzip: true, cwd: work, portable: true }, [MANIFEST_MEMBER, ...memberPaths])
+    await pipeline(pack, fs.createWriteStream(partial, { flags: 'wx', mode: 0o600 }))
+    progress('sync')
+    await fsyncFile(partial)
+    await fsp.rename(partial, final)
+    await fsyncDir(outDir)
+    const { size } = await fsp.stat(final)
+    return { name, file: final, size, manifest }
+  } catch (err) {
+    await fsp.rm(partial, { force: true })
+    throw err
+  } finally {
+    await fsp.rm(work, { recursive: true, force: true })
+  }
+}
+
+/** Removes partial archives that an interrupted backup (crash, SIGKILL, full disk) left behind. */
+export async function sweepPartials(dir: string): Promise<string[]> {
+  let entries: string[]
+  try {
+    entries = await fsp.readdir(dir)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw err
+  }
+  const stale = entries.filter((e) => PARTIAL_PATTERN.test(e))
+  for (const entry of stale) await fsp.rm(path.join(dir, entry), { force: true })
+  return stale
+}
+
+/** Names have one-second resolution; a second backup within the same second waits for the next. */
+async function freeName(outDir: string, now: () => Date, taken: ReadonlySet<string>): Promise<string> {
+  for (;;) {
+    const name = archiveName(now())
+    if (!taken.has(name) && !fs.existsSync(path.join(outDir, name))) return name
+    await new Promise((resolve) => setTimeout(resolve, 1000 - (now().getTime() % 1000) + 5))
+  }
+}
+
+function snapshotDatabase(database: string, target: string): void {
+  const db = openConnection(database, { readonly: true })
+  try {
+    db.prepare('VACUUM INTO ?').run(target)
+  } finally {
+    db.close()
+  }
+}
+
+interface SnapshotFacts {
+  migrations: string[]
+  libraries: Manifest['libraries']
+  liveSets: number[]
+}
+
+/**
+ * Reads what the manifest reports from the snapshot itself, never from the live database, so
+ * the manifest describes exactly the data in the archive. A library is `partial` when a job was
+ * queued or running for it, or one of its snippet sets was still being built: its finished data
+ * is in the archive, the job's work in progress is not.
+ */
+function readSnapshot(file: string): SnapshotFacts {
+  const db = openConnection(file, { readonly: true })
+  try {
+    const versions = db
+      .prepare(
+        `SELECT l.pk AS libraryPk, l.id, v.tag, v.state, v.total_snippets AS snippets
+         FROM libraries l LEFT JOIN library_versions v ON v.library_pk = l.pk ORDER BY l.id, v.tag`,
+      )
+      .all() as { libraryPk: number; id: string; tag: string | null; state: string | null; snippets: number | null }[]
+    const busy = new Set(
+      (
+        db
+          .prepare(
+            `SELECT library_pk AS pk FROM jobs WHERE state IN ('queued', 'running') AND library_pk IS NOT NULL
+             UNION SELECT v.library_pk FROM snippet_sets s JOIN library_versions v ON v.pk = s.version_pk WHERE s.status = 'building'`,
+          )
+          .all() as { pk: number }[]
+      ).map((r) => r.pk),
+    )
+    const libraries = new Map<string, Manifest['libraries'][number]>()
+    for (const row of versions) {
+      const entry = libraries.get(row.id) ?? { id: row.id, versions: [], partial: busy.has(row.libraryPk) }
+      if (row.tag !== null) entry.versions.push({ tag: row.tag, state: row.state ?? 'unknown', snippets: row.snippets ?? 0 })
+      libraries.set(row.id, entry)
+    }
+    const liveSets = (db.prepare(`SELECT pk FROM snippet_sets WHERE status = 'live' ORDER BY pk`).all() as { pk: number }[]).map((r) => r.pk)
+    return { migrations: appliedMigrations(db), libraries: [...libraries.values()], liveSets }
+  } finally {
+    db.close()
+  }
+}
+
+/**
+ * Vector files are written once and renamed into place, so a hard link is a consistent copy at no
+ * cost. A file that vanished since the snapshot (its set was replaced) is left out: vector
+ * indexes are derived data and the next start rebuilds any that is missing.
+ */
+async function linkVectorFiles(store: Store, work: string, setPks: number[]): Promise<{ vectors: Manifest['vectors']; members: string[] }> {
+  const vectors: Manifest['vectors'] = []
+  const members: string[] = []
+  for (const setPk of setPks) {
+    const source = vectorIndexPath(store.paths, setPk)
+    const files = [path.basename(source), `${path.basename(source)}.json`]
+    try {
+      const sidecar = JSON.parse(await fsp.readFile(`${source}.json`, 'utf8')) as { count: number }
+      for (const file of files) await linkOrCopy(path.join(store.paths.vectors, file), path.join(work, 'vectors', file))
+      vectors.push({ setPk, count: sidecar.count })
+      members.push(...files.map((file) => `${VECTORS_PREFIX}${file}`))
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+    }
+  }
+  return { vectors, members }
+}
+
+async function linkOrCopy(from: string, to: string): Promise<void> {
+  try {
+    await fsp.link(from, to)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV' && (err as NodeJS.ErrnoException).code !== 'EPERM') throw err
+    await fsp.copyFile(from, to)
+  }
+}
+
+export async function hashFile(file: string): Promise<{ size: number; sha256: string }> {
+  const hash = createHash('sha256')
+  let size = 0
+  for await (const chunk of fs.createReadStream(file)) {
+    hash.update(chunk as Buffer)
+    size += (chunk as Buffer).length
+  }
+  return { size, sha256: hash.digest('hex') }
+}
+
+async function fsyncFile(file: string): Promise<void> {
+  const handle = await fsp.open(file, 'r+')
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
+/** Makes a rename in `dir` durable (a directory entry lives in the directory, not the file). */
+export async function fsyncDir(dir: string): Promise<void> {
+  const handle = await fsp.open(dir, 'r')
+  try {
+    await handle.sync()
+  } catch (err) {
+    // Some network filesystems refuse fsync on a directory; the rename itself has happened.
+    if ((err as NodeJS.ErrnoException).code !== 'EINVAL' && (err as NodeJS.ErrnoException).code !== 'EISDIR') throw err
+  } finally {
+    await handle.close()
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * The backup configuration, stored in the settings table so the server and the CLI share it.
+ * The S3 secret is sealed with secret.key in its own setting and never leaves this module in
+ * clear text except to build the S3 client: views report only `secretSet`.
+ */
+import path from 'node:path'
+import { z } from 'zod'
+import { LecternError } from '../errors.js'
+import type { Store } from '../store/index.js'
+import { directoryDestination, normalisePrefix, parseTarget, s3Destination, type Destination } from './destinations.js'
+import type { Retention } from './retention.js'
+import { validateSchedule, type Schedule } from './schedule.js'
+
+const CONFIG_SETTING = 'backup.config'
+const SECRET_SETTING = 'backup.s3Secret'
+
+export interface S3Config {
+  type: 's3'
+  bucket: string
+  region: string
+  accessKeyId: string
+  endpoint: string
+  forcePathStyle: boolean
+  prefix: string
+}
+
+export interface BackupConfig {
+  /** `path: null` is the data directory's `backups/`. */
+  destination: { type: 'dir'; path: string | null } | S3Config
+  schedule: Schedule | null
+  retention: Retention
+}
+
+export type BackupConfigView = Omit<BackupConfig, 'destination'> & {
+  destination: { type: 'dir'; path: string } | (S3Config & { secretSet: boolean })
+}
+
+const DEFAULT_CONFIG: BackupConfig = { destination: { type: 'dir', path: null }, schedule: null, retention: { keep: 'all' } }
+
+export const BackupConfigUpdate = z
+  .object({
+    destination: z.discriminatedUnion('type', [
+      z.object({ type: z.literal('dir'), path: z.string().min(1).nullable().optional() }).strict(),
+      z
+        .object({
+          type: z.literal('s3'),
+          bucket: z.string().min(1),
+          region: z.string().optional(),
+          accessKeyId: z.string().optional(),
+          /** Omitted: keep the stored secret; empty string: remove it. */
+          secretAccessKey: z.string().optional(),
+          endpoint: z.union([z.literal(''), z.string().url()]).optional(),
+          forcePathStyle: z.boolean().optional(),
+          prefix: z.string().optional(),
+        })
+        .strict(),
+    ]),
+    schedule: z.object({ expression: z.string().min(1), timeZone: z.string().min(1).default('UTC') }).strict().nullable(),
+    retention: z.object({ keep: z.union([z.number().int().min(1), z.literal('all')]) }).strict(),
+  })
+  .partial()
+  .strict()
+
+export type BackupConfigUpdate = z.input<typeof BackupConfigUpdate>
+
+export function readBackupConfig(store: Store): BackupConfig {
+  return { ...DEFAULT_CONFIG, ...(store.settings.get<BackupConfig>(CONFIG_SETTING) ?? {}) }
+}
+
+export function viewBackupConfig(store: Store, config: BackupConfig = readBackupConfig(store)): BackupConfigView {
+  const d = config.destination
+  return {
+    ...config,
+    destination: d.type === 'dir' ? { type: 'dir', path: d.path ?? store.paths.backups } : { ...d, secretSet: store.settings.get(SECRET_SETTING) !== undefined },
+  }
+}
+
+/** Validates and merges an update (fields left out keep their value); returns the new view. */
+export function updateBackupConfig(store: Store, input: unknown): BackupConfigView {
+  const parsed = BackupConfigUpdate.safeParse(input)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!
+    throw new LecternError('validation_error', `Backup config ${issue.path.join('.') || 'body'}: ${issue.message}`)
+  }
+  const update = parsed.data
+  const next = readBackupConfig(store)
+  if (update.schedule !== undefined) {
+    if (update.schedule) validateSchedule(update.schedule)
+    next.schedule = update.schedule
+  }
+  if (update.retention) next.retention = update.retention
+  let secret: string | undefined
+  if (update.destination?.type === 'dir') {
+    const dir = update.destination.path ?? null
+    if (dir !== null && !path.isAbsolute(dir)) throw new LecternError('validation_error', `Backup directory "${dir}" must be an absolute path.`)
+    next.destination = { type: 'dir', path: dir }
+  } else if (update.destination?.type === 's3') {
+    const { secretAccessKey, ...s3 } = update.destination
+    next.destination = {
+      type: 's3',
+      bucket: s3.bucket,
+      region: s3.region || 'us-east-1',
+      accessKeyId: s3.accessKeyId ?? '',
+      endpoint: s3.endpoint ?? '',
+      forcePathStyle: s3.forcePathStyle ?? false,
+      prefix: normalisePrefix(s3.prefix ?? ''),
+    }
+    secret = secretAccessKey
+  }
+  // One transaction: a reader never sees the new destination with the old secret.
+  store.db.transaction(() => {
+    store.settings.set(CONFIG_SETTING, next)
+    if (secret === '') store.db.prepare('DELETE FROM settings WHERE key = ?').run(SECRET_SETTING)
+    else if (secret !== undefined) store.settings.set(SECRET_SETTING, store.secrets.seal(secret))
+  })()
+  return viewBackupConfig(store, next)
+}
+
+/**
+ * The destination of the configured config, or of `target` (`--to DIR|s3://bucket/prefix`): an
+ * S3 target takes region, endpoint, path style and keys from the stored S3 settings.
+ */
+export function openDestination(store: Store, target?: string): Destination {
+  const config = readBackupConfig(store)
+  const parsedTarget = target ? parseTarget(target) : undefined
+  if (parsedTarget?.kind === 'dir') return directoryDestination(parsedTarget.path)
+  const d = config.destination
+  if (!parsedTarget && d.type === 'dir') return directoryDestination(d.path ?? store.paths.backups)
+  const s3 = d.type === 's3' ? d : { region: 'us-east-1', accessKeyId: '', endpoint: '', forcePathStyle: false }
+  const sealed = store.settings.get<string>(SECRET_SETTING)
+  return s3Destination(
+    {
+      bucket: parsedTarget?.kind === 's3' ? parsedTarget.bucket : (d as S3Config).bucket,
+      prefix: parsedTarget?.kind === 's3' ? parsedTarget.prefix : (d as S3Config).prefix,
+      region: s3.region,
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: sealed ? store.secrets.open(sealed) : '',
+      endpoint: s3.endpoint,
+      forcePathStyle: s3.forcePathStyle,
+    },
+    store.paths.backupWork + '-outgoing',
+  )
+}

@@ -1,0 +1,181 @@
+/**
+ * Where archives go: a local or network directory, or an S3 bucket (AWS or S3-compatible).
+ * Every archive is first written completely in a local directory (`stagingDir`); `store` then
+ * delivers it. For a directory that is a no-op (the archive was written there, renamed into
+ * place). For S3 it is a multipart upload that is aborted on failure, so no object is left, and
+ * the local file is removed either way. Only names matching the archive pattern are listed,
+ * downloaded or removed.
+ */
+import fs from 'node:fs'
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+import type { Readable } from 'node:stream'
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3'
+import { Upload } from '@aws-sdk/lib-storage'
+import { LecternError } from '../errors.js'
+import { archiveTime, isArchiveName } from './names.js'
+
+export interface ArchiveInfo {
+  name: string
+  size: number
+  createdAt: string
+  destination: string
+}
+
+export interface Destination {
+  /** `dir:/abs/path` or `s3://bucket/prefix`, for status and lists. */
+  readonly label: string
+  readonly kind: 'dir' | 's3'
+  readonly stagingDir: string
+  store(file: string, name: string): Promise<void>
+  list(): Promise<ArchiveInfo[]>
+  download(name: string): Promise<Readable>
+  remove(name: string): Promise<void>
+}
+
+export interface S3Settings {
+  bucket: string
+  region: string
+  accessKeyId: string
+  secretAccessKey: string
+  endpoint: string
+  forcePathStyle: boolean
+  prefix: string
+}
+
+function checkName(name: string): void {
+  if (!isArchiveName(name)) throw new LecternError('validation_error', `"${name}" is not a Lectern archive name (lectern-backup-YYYY-MM-DDTHH-MM-SS.tar.gz).`)
+}
+
+const info = (name: string, size: number, destination: string): ArchiveInfo => ({
+  name,
+  size,
+  createdAt: archiveTime(name)!.toISOString(),
+  destination,
+})
+
+export function directoryDestination(dir: string): Destination {
+  const root = path.resolve(dir)
+  const label = `dir:${root}`
+  return {
+    label,
+    kind: 'dir',
+    stagingDir: root,
+    async store() {},
+    async list() {
+      let names: string[]
+      try {
+        names = await fsp.readdir(root)
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []
+        throw err
+      }
+      const archives: ArchiveInfo[] = []
+      for (const name of names.filter(isArchiveName)) {
+        const stat = await fsp.lstat(path.join(root, name)).catch(() => undefined)
+        if (stat?.isFile()) archives.push(info(name, stat.size, label))
+      }
+      return archives.sort((a, b) => b.name.localeCompare(a.name))
+    },
+    async download(name) {
+      checkName(name)
+      const file = path.join(root, name)
+      const stat = await fsp.lstat(file).catch(() => undefined)
+      if (!stat?.isFile()) throw new LecternError('backup_not_found', `No archive ${name} in ${root}.`)
+      return fs.createReadStream(file)
+    },
+    async remove(name) {
+      checkName(name)
+      await fsp.unlink(path.join(root, name))
+    },
+  }
+}
+
+/** Normalises a key prefix to `''` or `something/`, the form S3 listings compare against. */
+export function normalisePrefix(prefix: string): string {
+  const trimmed = prefix.replace(/^\/+/, '')
+  return trimmed === '' || trimmed.endsWith('/') ? trimmed : `${trimmed}/`
+}
+
+export function s3ClientConfig(settings: S3Settings): S3ClientConfig {
+  return {
+    region: settings.region || 'us-east-1',
+    forcePathStyle: settings.forcePathStyle,
+    ...(settings.endpoint
+      ? {
+          endpoint: settings.endpoint,
+          // S3-compatible stores (MinIO, Ceph, s3rver) reject the SDK's default CRC32 trailers.
+          requestChecksumCalculation: 'WHEN_REQUIRED',
+          responseChecksumValidation: 'WHEN_REQUIRED',
+        }
+      : {}),
+    // Blank static keys mean the AWS default credential chain (env, profile, instance role).
+    ...(settings.accessKeyId ? { credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } } : {}),
+  }
+}
+
+/** Multipart part size: the S3 minimum, so memory stays at 4 parts of 5 MiB in flight. */
+const PART_SIZE = 5 * 1024 * 1024
+
+export function s3Destination(settings: S3Settings, stagingDir: string, client: S3Client = new S3Client(s3ClientConfig(settings))): Destination {
+  const prefix = normalisePrefix(settings.prefix)
+  const label = `s3://${settings.bucket}/${prefix}`
+  const key = (name: string) => `${prefix}${name}`
+  return {
+    label,
+    kind: 's3',
+    stagingDir,
+    async store(file, name) {
+      try {
+        const upload = new Upload({
+          client,
+          params: { Bucket: settings.bucket, Key: key(name), Body: fs.createReadStream(file), ContentType: 'application/gzip' },
+          partSize: PART_SIZE,
+          queueSize: 4,
+          // The default, stated: a failed multipart upload is aborted so no parts linger.
+          leavePartsOnError: false,
+        })
+        await upload.done()
+      } catch (err) {
+        throw new LecternError('internal_error', `Upload of ${name} to ${label} failed: ${(err as Error).message}`, {}, { cause: err })
+      } finally {
+        await fsp.rm(file, { force: true })
+      }
+    },
+    async list() {
+      const archives: ArchiveInfo[] = []
+      let token: string | undefined
+      do {
+        const page = await client.send(new ListObjectsV2Command({ Bucket: settings.bucket, Prefix: prefix, ContinuationToken: token }))
+        for (const object of page.Contents ?? []) {
+          const name = object.Key?.slice(prefix.length) ?? ''
+          if (isArchiveName(name)) archives.push(info(name, object.Size ?? 0, label))
+        }
+        token = page.IsTruncated ? page.NextContinuationToken : undefined
+      } while (token)
+      return archives.sort((a, b) => b.name.localeCompare(a.name))
+    },
+    async download(name) {
+      checkName(name)
+      try {
+        const object = await client.send(new GetObjectCommand({ Bucket: settings.bucket, Key: key(name) }))
+        return object.Body as Readable
+      } catch (err) {
+        if ((err as { name?: string }).name === 'NoSuchKey') throw new LecternError('backup_not_found', `No archive ${name} in ${label}.`)
+        throw err
+      }
+    },
+    async remove(name) {
+      checkName(name)
+      await client.send(new DeleteObjectCommand({ Bucket: settings.bucket, Key: key(name) }))
+    },
+  }
+}
+
+/** `s3://bucket/some/prefix` -> bucket and prefix; anything else is a directory path. */
+export function parseTarget(target: string): { kind: 'dir'; path: string } | { kind: 's3'; bucket: string; prefix: string } {
+  const m = /^s3:\/\/([^/]+)\/?(.*)$/.exec(target)
+  if (m) return { kind: 's3', bucket: m[1]!, prefix: normalisePrefix(m[2]!) }
+  if (target.startsWith('s3:')) throw new LecternError('validation_error', `"${target}" is not an s3://bucket/prefix URL.`)
+  return { kind: 'dir', path: path.resolve(target) }
+}

@@ -1,0 +1,40 @@
+/**
+ * manifest.json, the first member of every archive: what the archive holds and how to check it.
+ * Restore trusts nothing in an archive that this schema and the member checksums do not vouch for.
+ */
+import { z } from 'zod'
+
+/** Bumped when the archive layout changes; an archive with a higher number is refused. */
+export const FORMAT_VERSION = 1
+export const MANIFEST_MEMBER = 'manifest.json'
+export const DATABASE_MEMBER = 'lectern.db'
+export const KEY_MEMBER = 'secret.key'
+export const VECTORS_PREFIX = 'vectors/'
+
+/** A member path: relative, forward slashes, no `.`/`..` segments, nothing but safe characters. */
+const memberPath = z
+  .string()
+  .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*(\/[A-Za-z0-9_][A-Za-z0-9_.-]*)*$/, 'not a safe relative member path')
+  .refine((p) => !p.split('/').some((seg) => seg === '.' || seg === '..'), 'member path has a dot segment')
+
+export const ManifestSchema = z
+  .object({
+    formatVersion: z.number().int().positive(),
+    appVersion: z.string().min(1),
+    createdAt: z.string().datetime(),
+    migrations: z.array(z.string().min(1)),
+    keyFingerprint: z.string().regex(/^[0-9a-f]{16}$/),
+    libraries: z.array(
+      z.object({
+        id: z.string(),
+        versions: z.array(z.object({ tag: z.string(), state: z.string(), snippets: z.number().int().nonnegative() })),
+        partial: z.boolean(),
+      }),
+    ),
+    vectors: z.array(z.object({ setPk: z.number().int().positive(), count: z.number().int().nonnegative() })),
+    members: z.array(z.object({ path: memberPath, size: z.number().int().nonnegative(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })),
+  })
+  .strict()
+
+export type Manifest = z.infer<typeof ManifestSchema>
+export type ManifestLibrary = Manifest['libraries'][number]

@@ -1,0 +1,220 @@
+/**
+ * Restore. Everything is validated before anything in the data directory is touched (archive,
+ * versions, free space, and the restored key against the restored secrets). The archive is then
+ * extracted into a fresh directory inside the data directory (same filesystem), a journal is
+ * written, and the current database (+wal/shm), vectors/ and secret.key are renamed into
+ * `pre-restore-<timestamp>/` (never deleted by Lectern) and the restored ones renamed in.
+ * Renames only: a kill at any point leaves each item either old or new, and the next opening of
+ * the data directory (`finishInterruptedRestore`, run by openStore) completes the journal's moves.
+ */
+import fs from 'node:fs'
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+import { LecternError } from '../errors.js'
+import type { DataPaths } from '../paths.js'
+import { dataPaths } from '../paths.js'
+import { CANARY_SETTING, opensCanary } from '../secrets/canary.js'
+import { createSecretBox } from '../secrets/cipher.js'
+import { keyFingerprint } from '../secrets/key.js'
+import { openConnection } from '../store/db.js'
+import { acquireDataDirLock, isLocked } from '../store/lock.js'
+import { fsyncDir } from './archive.js'
+import { DATABASE_MEMBER, KEY_MEMBER, type Manifest } from './manifest.js'
+import { isArchiveName, partialName } from './names.js'
+import { checkCompatibility, scanArchive, summarise, type ArchiveSummary } from './verify.js'
+
+/** The items a restore replaces, in the order they move. */
+const ITEMS = ['lectern.db', 'vectors', 'secret.key'] as const
+/** WAL files belong to the database they sit next to: they move aside with it, never in. */
+const DB_COMPANIONS = ['lectern.db-wal', 'lectern.db-shm'] as const
+
+interface Journal {
+  tempDir: string
+  preRestoreDir: string
+  archive: string
+  startedAt: string
+}
+
+export interface RestoreResult extends ArchiveSummary {
+  preRestoreDir: string
+}
+
+const stamp = (at: Date) => at.toISOString().slice(0, 19).replaceAll(':', '-')
+
+/** Validates the archive and the compatibility rules; changes nothing. */
+export async function inspectArchive(archive: string): Promise<{ manifest: Manifest; summary: ArchiveSummary }> {
+  if (!fs.existsSync(archive)) throw new LecternError('backup_not_found', `No archive at ${archive}.`)
+  const manifest = await scanArchive(archive)
+  checkCompatibility(manifest)
+  return { manifest, summary: summarise(archive, manifest) }
+}
+
+export interface RestoreOptions {
+  /** The caller (serve applying a staged restore) already holds the data-directory lock. */
+  lockHeld?: boolean
+  now?: () => Date
+}
+
+export async function restoreArchive(dataDir: string, archive: string, options: RestoreOptions = {}): Promise<RestoreResult> {
+  const paths = dataPaths(dataDir)
+  const now = options.now ?? (() => new Date())
+  if (!options.lockHeld && isLocked(paths.lock)) {
+    throw new LecternError('restore_refused', `A Lectern server is running on ${paths.root}. Stop it first, then restore. Nothing was changed.`)
+  }
+  await fsp.mkdir(paths.root, { recursive: true, mode: 0o700 })
+  const lock = options.lockHeld ? undefined : acquireDataDirLock(paths.lock, paths.root)
+  try {
+    await finishInterruptedRestore(paths)
+    const { manifest, summary } = await inspectArchive(archive)
+    await checkFreeSpace(paths.root, summary.bytes)
+    const at = now()
+    const tempDir = path.join(paths.root, `.restore-tmp-${stamp(at)}-${process.pid}`)
+    await fsp.mkdir(tempDir, { mode: 0o700 })
+    try {
+      // Extracted copies are re-verified as they are written: the archive may have changed on disk.
+      await scanArchive(archive, tempDir)
+      checkKey(archive, tempDir, manifest)
+    } catch (err) {
+      await fsp.rm(tempDir, { recursive: true, force: true })
+      throw err
+    }
+    const journal: Journal = { tempDir, preRestoreDir: path.join(paths.root, `pre-restore-${stamp(at)}`), archive, startedAt: at.toISOString() }
+    await writeDurably(paths.restoreJournal, JSON.stringify(journal))
+    await completeMoves(paths, journal)
+    return { ...summary, preRestoreDir: journal.preRestoreDir }
+  } finally {
+    lock?.release()
+  }
+}
+
+/**
+ * Finishes a restore that a kill interrupted (the journal exists): the restored files were
+ * complete and verified before the journal was written, so finishing is always forward.
+ */
+export async function finishInterruptedRestore(paths: DataPaths): Promise<boolean> {
+  let journal: Journal
+  try {
+    journal = JSON.parse(await fsp.readFile(paths.restoreJournal, 'utf8')) as Journal
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false
+    throw err
+  }
+  if (isLocked(paths.lock)) {
+    throw new LecternError('data_dir_locked', `A restore into ${paths.root} is in progress in another process; wait for it to finish.`)
+  }
+  await completeMoves(paths, journal)
+  return true
+}
+
+/** The renames still to do, computed from what is on disk, so repeating it after a kill is safe. */
+export function pendingMoves(paths: DataPaths, journal: Journal): Array<[from: string, to: string]> {
+  const at = (dir: string, item: string) => path.join(dir, item)
+  const waiting = ITEMS.filter((item) => fs.existsSync(at(journal.tempDir, item)))
+  const aside = (item: string): [string, string] => {
+    const target = at(journal.preRestoreDir, item)
+    // Never overwrite what is already set aside.
+    return [at(paths.root, item), fs.existsSync(target) ? `${target}.${Date.now()}` : target]
+  }
+  const moves: Array<[string, string]> = []
+  if (waiting.includes('lectern.db')) {
+    for (const companion of DB_COMPANIONS) if (fs.existsSync(at(paths.root, companion))) moves.push(aside(companion))
+  }
+  for (const item of waiting) if (fs.existsSync(at(paths.root, item))) moves.push(aside(item))
+  for (const item of waiting) moves.push([at(journal.tempDir, item), at(paths.root, item)])
+  return moves
+}
+
+async function completeMoves(paths: DataPaths, journal: Journal): Promise<void> {
+  await fsp.mkdir(journal.preRestoreDir, { recursive: true, mode: 0o700 })
+  for (const [from, to] of pendingMoves(paths, journal)) await fsp.rename(from, to)
+  await fsyncDir(journal.preRestoreDir)
+  await fsyncDir(paths.root)
+  await fsp.rm(paths.restoreJournal, { force: true })
+  await fsp.rm(journal.tempDir, { recursive: true, force: true })
+  await fsyncDir(paths.root)
+}
+
+/** The restored key must be the one the manifest names and must open the restored secrets. */
+function checkKey(archive: string, dir: string, manifest: Manifest): void {
+  const key = fs.readFileSync(path.join(dir, KEY_MEMBER))
+  const bad = (why: string) => new LecternError('archive_invalid', `${path.basename(archive)} cannot be restored: ${why}. Nothing was changed.`)
+  if (key.length !== 32 || keyFingerprint(key) !== manifest.keyFingerprint) throw bad('its secret.key is not the key the manifest names')
+  const db = openConnection(path.join(dir, DATABASE_MEMBER), { readonly: true })
+  try {
+    const row = db.prepare('SELECT value FROM settings WHERE key = ?').get(CANARY_SETTING) as { value: string } | undefined
+    // Archives always carry the canary (the backup writes it first); a missing one has no secrets to check.
+    if (row && !opensCanary(JSON.parse(row.value) as string, createSecretBox(key))) throw bad('its secret.key does not decrypt its stored secrets')
+  } finally {
+    db.close()
+  }
+}
+
+/** Needs room for the extracted members (the current data is renamed, not copied), plus 10%. */
+async function checkFreeSpace(dir: string, bytes: number): Promise<void> {
+  const stats = await fsp.statfs(dir)
+  const free = stats.bavail * stats.bsize
+  const needed = Math.ceil(bytes * 1.1)
+  if (free < needed) {
+    throw new LecternError('restore_refused', `Not enough free disk in ${dir}: the restore needs ${needed} bytes, ${free} are free. Nothing was changed.`)
+  }
+}
+
+async function writeDurably(file: string, text: string): Promise<void> {
+  const tmp = `${file}.tmp`
+  const handle = await fsp.open(tmp, 'w', 0o600)
+  try {
+    await handle.writeFile(text)
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+  await fsp.rename(tmp, file)
+  await fsyncDir(path.dirname(file))
+}
+
+/**
+ * Stages a validated archive for the next start (the dashboard route): copied to
+ * `restore-staged/` under a partial name, fsynced and renamed, so a start never applies half a copy.
+ */
+export async function stageRestore(paths: DataPaths, archive: string): Promise<ArchiveSummary> {
+  const { summary } = await inspectArchive(archive)
+  await fsp.rm(paths.restoreStaged, { recursive: true, force: true })
+  await fsp.mkdir(paths.restoreStaged, { recursive: true, mode: 0o700 })
+  const name = path.basename(archive)
+  const partial = path.join(paths.restoreStaged, partialName(name))
+  await fsp.copyFile(archive, partial)
+  const handle = await fsp.open(partial, 'r+')
+  await handle.sync()
+  await handle.close()
+  await fsp.rename(partial, path.join(paths.restoreStaged, name))
+  await fsyncDir(paths.restoreStaged)
+  return summary
+}
+
+/**
+ * Applies a staged restore at start-up, before the store opens; the caller holds the lock. A
+ * staged archive that fails validation is moved to `restore-staged.failed-<ts>/` and the server
+ * starts on its current data.
+ */
+export async function applyStagedRestore(paths: DataPaths, log: { info(o: object, m: string): void; error(o: object, m: string): void }): Promise<RestoreResult | undefined> {
+  let names: string[]
+  try {
+    names = (await fsp.readdir(paths.restoreStaged)).filter(isArchiveName).sort()
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw err
+  }
+  const newest = names.at(-1)
+  try {
+    if (!newest) throw new LecternError('archive_invalid', 'restore-staged/ holds no complete archive')
+    const result = await restoreArchive(paths.root, path.join(paths.restoreStaged, newest), { lockHeld: true })
+    await fsp.rm(paths.restoreStaged, { recursive: true, force: true })
+    log.info({ archive: newest, preRestoreDir: result.preRestoreDir }, 'applied the staged restore')
+    return result
+  } catch (err) {
+    const failed = `${paths.restoreStaged}.failed-${stamp(new Date())}`
+    await fsp.rename(paths.restoreStaged, failed)
+    log.error({ err, movedTo: failed }, 'the staged restore could not be applied; starting on the current data')
+    return undefined
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Backup schedules: a preset or a 5-field cron expression in a time zone. Validation refuses what
+ * node-cron would accept but never fire (`0 0 31 2 *`), so a saved schedule always runs.
+ */
+import cron, { type ScheduledTask } from 'node-cron'
+import { validationError } from '../errors.js'
+
+export const SCHEDULE_PRESETS = {
+  daily: '0 2 * * *',
+  'every-6-hours': '0 */6 * * *',
+  weekly: '0 3 * * 0',
+} as const
+
+export interface Schedule {
+  /** A preset name or a 5-field cron expression. */
+  expression: string
+  timeZone: string
+}
+
+/** The cron expression a schedule runs on; throws `validation_error` naming the problem. */
+export function validateSchedule(schedule: Schedule): string {
+  const expression = schedule.expression.trim()
+  const cronText = (SCHEDULE_PRESETS as Record<string, string>)[expression] ?? expression
+  const fields = cronText.split(/\s+/)
+  if (fields.length !== 5) {
+    throw validationError(`Schedule "${expression}" is neither a preset (${Object.keys(SCHEDULE_PRESETS).join(', ')}) nor a 5-field cron expression.`)
+  }
+  if (!cron.validate(cronText)) throw validationError(`Schedule "${expression}" is not a valid cron expression.`)
+  const days = expandField(fields[2]!, 1, 31)
+  const months = expandField(fields[3]!, 1, 12, MONTH_NAMES)
+  if (!days || !months) throw validationError(`Schedule "${expression}" is not a valid cron expression.`)
+  if (!months.some((month) => days.some((day) => day <= DAYS_IN_MONTH[month - 1]!))) {
+    throw validationError(`Schedule "${expression}" names no date that exists (day ${fields[2]} of month ${fields[3]}).`)
+  }
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: schedule.timeZone })
+  } catch {
+    throw validationError(`Unknown time zone "${schedule.timeZone}"; use an IANA name such as UTC or Europe/Berlin.`)
+  }
+  return cronText
+}
+
+/** February counts 29: a schedule on the 29th still fires in leap years. */
+const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+const MONTH_NAMES = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec']
+
+/** The values a cron field selects, or undefined when a part is not understood. */
+function expandField(field: string, min: number, max: number, names: string[] = []): number[] | undefined {
+  const values = new Set<number>()
+  const value = (text: string) => {
+    const named = names.indexOf(text.toLowerCase())
+    return named >= 0 ? named + min : /^\d+$/.test(text) ? Number(text) : Number.NaN
+  }
+  for (const part of field.split(',')) {
+    const [range, stepText] = part.split('/')
+    const step = stepText === undefined ? 1 : Number(stepText)
+    let [from, to] = [min, max]
+    if (range !== '*') {
+      const [a, b] = range!.split('-')
+      from = value(a!)
+      to = b === undefined ? (stepText === undefined ? from : max) : value(b)
+    }
+    if (![from, to, step].every(Number.isInteger) || step < 1 || from < min || to > max || from > to) return undefined
+    for (let v = from; v <= to; v += step) values.add(v)
+  }
+  return [...values]
+}
+
+export interface BackupScheduler {
+  /** Re-reads the schedule (after a config change) and replaces the running timer. */
+  reload(): void
+  stop(): void
+}
+
+/**
+ * Runs `fire` on the configured schedule. `read` is called at start, on reload and once a minute,
+ * so a schedule changed by `lectern backup config set` in another process takes effect without a
+ * restart. An invalid stored schedule is logged and ignored, never a crash.
+ */
+export function startScheduler(
+  read: () => Schedule | null,
+  fire: () => void,
+  log: { warn(obj: object, msg: string): void },
+): BackupScheduler {
+  let task: ScheduledTask | undefined
+  let current = ''
+  const reload = () => {
+    const schedule = read()
+    const key = JSON.stringify(schedule)
+    if (key === current) return
+    current = key
+    task?.stop()
+    task = undefined
+    if (!schedule) return
+    try {
+      task = cron.schedule(validateSchedule(schedule), fire, { timezone: schedule.timeZone })
+    } catch (err) {
+      log.warn({ err, schedule }, 'the stored backup schedule is invalid; scheduled backups are off until it is fixed')
+    }
+  }
+  reload()
+  const poll = setInterval(reload, 60_000)
+  poll.unref()
+  return {
+    reload,
+    stop() {
+      clearInterval(poll)
+      task?.stop()
+      task = undefined
+    },
+  }
+}

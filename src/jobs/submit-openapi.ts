@@ -1,0 +1,85 @@
+/**
+ * Submitting an OpenAPI spec, by URL or as an uploaded file; shared by the REST routes and
+ * `lectern add openapi`.
+ *
+ * Library ID rule, so the same spec always lands on the same library:
+ * - by URL: `/docs/<slug of host + path without its extension>`, e.g.
+ *   `https://api.example.com/v3/openapi.json` -> `/docs/api.example.com-v3-openapi`;
+ * - by upload: `/docs/<slug of the library title, else of the file name without extension>`.
+ */
+import path from 'node:path'
+import { LecternError } from '../errors.js'
+import { slugifySegment } from '../library-id.js'
+import type { OpenApiSpec } from '../sources/openapi.js'
+import { removeOtherUploads, saveUpload, uploadExtension } from '../sources/uploads.js'
+import type { Store } from '../store/index.js'
+import { submitSource, type Submitted } from './submit.js'
+
+export function openApiUrlLibraryId(url: string): string {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw new LecternError('validation_error', `Invalid OpenAPI URL: ${url}`)
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new LecternError('validation_error', `An OpenAPI URL must be http or https, not ${parsed.protocol}`)
+  }
+  const withoutExtension = parsed.pathname.replace(/\.[^./]+$/, '')
+  return `/docs/${slugifySegment(`${parsed.host}${withoutExtension}`)}`
+}
+
+export function submitOpenApiUrl(store: Store, input: { url: string; title?: string; description?: string; force?: boolean }): Submitted {
+  const libraryId = openApiUrlLibraryId(input.url)
+  const spec: OpenApiSpec = { type: 'openapi', url: input.url, ...named(input) }
+  return submitSource(store, {
+    libraryId,
+    title: input.title || libraryId.slice('/docs/'.length),
+    description: input.description,
+    sourceType: 'openapi',
+    sourceUrl: input.url,
+    spec,
+    force: input.force,
+  })
+}
+
+export interface OpenApiUpload {
+  data: Buffer
+  fileName: string
+  title?: string
+  description?: string
+  force?: boolean
+}
+
+export async function submitOpenApiUpload(store: Store, input: OpenApiUpload): Promise<Submitted> {
+  const slug = slugifySegment(input.title?.trim() || path.basename(input.fileName).replace(/\.[^.]+$/, ''))
+  const libraryId = `/docs/${slug}`
+  // Saving replaces the file an existing library refreshes from, so refuse first what submitSource would.
+  refuseUnlessReplaceable(store, libraryId, input.force ?? false)
+  const file = await saveUpload(store.paths, slug, uploadExtension(input.fileName, input.data), input.data)
+  const submitted = submitSource(store, {
+    libraryId,
+    title: input.title || slug,
+    description: input.description,
+    sourceType: 'openapi',
+    sourceUrl: `upload:${file}`,
+    spec: { type: 'openapi', file, ...named(input) } satisfies OpenApiSpec,
+    force: input.force,
+  })
+  await removeOtherUploads(store.paths, slug, file)
+  return submitted
+}
+
+function named(input: { title?: string; description?: string }): Pick<OpenApiSpec, 'title' | 'description'> {
+  return { ...(input.title ? { title: input.title } : {}), ...(input.description ? { description: input.description } : {}) }
+}
+
+function refuseUnlessReplaceable(store: Store, libraryId: string, force: boolean): void {
+  const existing = store.libraries.byId(libraryId)
+  if (!existing) return
+  if (!force) throw new LecternError('library_exists', `Library ${libraryId} was already added. Refresh it, or upload it again with force.`)
+  if (existing.sourceType !== 'openapi') throw new LecternError('library_exists', `Library ${libraryId} already exists with another source (${existing.sourceType}).`)
+  const version = store.libraries.version(existing.pk, '')
+  const active = version && store.jobs.activeForVersion(version.pk)
+  if (active) throw new LecternError('library_busy', `Library ${libraryId} is being processed (job ${active.pk}); wait for it to end.`)
+}

@@ -1,0 +1,102 @@
+/**
+ * `lectern connections add|list|remove` (in this process, and as a separate process where it matters), the
+ * tokens kept out of output and out of the database in plain text, `add confluence|notion`
+ * refusing unknown connections, and the git job's fallback to a stored git connection.
+ */
+import fs from 'node:fs'
+import type { Command } from '@oclif/core'
+import { execa } from 'execa'
+import { beforeAll, describe, expect, it } from 'vitest'
+import AddConfluence from '../../commands/add/confluence.js'
+import AddNotion from '../../commands/add/notion.js'
+import ConnectionsAdd from '../../commands/connections/add.js'
+import ConnectionsRemove from '../../commands/connections/remove.js'
+import { gitToken } from '../../src/jobs/git-job.js'
+import { openStore } from '../../src/store/index.js'
+import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
+import { setProcessEnv, suiteTeardown, tmpDataDir } from '../helpers/tmp.js'
+
+const defer = suiteTeardown()
+const CONFLUENCE_TOKEN = 'ATATT-cli-confluence-3e8d1a'
+const NOTION_TOKEN = 'secret_cli_notion_a7c4b2'
+const GIT_TOKEN = 'glpat-cli-git-0f9e8d7c'
+let dataDir: string
+
+/**
+ * Commands in this process: a CLI process costs seconds of start-up on a loaded machine, so only
+ * the two paths that depend on the process (stdin, JSON on stdout) spawn one.
+ */
+async function run(command: typeof Command, args: string[]): Promise<{ exit: number; message: string }> {
+  try {
+    await command.run([...args, '--data-dir', dataDir], PROJECT_ROOT)
+    return { exit: 0, message: '' }
+  } catch (err) {
+    const error = err as Error & { oclif?: { exit?: number } }
+    return { exit: error.oclif?.exit ?? 1, message: error.message }
+  }
+}
+
+beforeAll(async () => {
+  dataDir = await tmpDataDir(defer)
+  setProcessEnv({ ACME_TOKEN: CONFLUENCE_TOKEN }, defer)
+  expect(await run(ConnectionsAdd, ['confluence', '--name', 'acme', '--site', 'https://acme.atlassian.net/wiki/', '--email', 'bot@acme.test', '--token-env', 'ACME_TOKEN'])).toEqual({ exit: 0, message: '' })
+  expect(await run(ConnectionsAdd, ['git', '--name', 'gitlab', '--host', 'gitlab.example.com:8443', '--token', GIT_TOKEN])).toEqual({ exit: 0, message: '' })
+  const notion = await execa('node', ['bin/run.js', 'connections', 'add', 'notion', '--name', 'ws', '--token-stdin', '--data-dir', dataDir], { cwd: PROJECT_ROOT, input: `${NOTION_TOKEN}\n`, reject: false, env: { NO_COLOR: '1' } })
+  expect(notion.exitCode, notion.stderr).toBe(0)
+}, 60_000)
+
+describe('lectern connections', () => {
+  it('lists connections without their tokens', async () => {
+    const list = await runCli(['connections', 'list', '--json', '--data-dir', dataDir])
+    expect(list.exitCode, list.stderr).toBe(0)
+    const connections = JSON.parse(list.stdout) as Array<Record<string, unknown>>
+    expect(connections.map((c) => [c.name, c.kind, c.baseUrl])).toEqual([
+      ['acme', 'confluence', 'https://acme.atlassian.net/wiki'],
+      ['gitlab', 'git', 'https://gitlab.example.com:8443'],
+      ['ws', 'notion', 'https://api.notion.com'],
+    ])
+    for (const connection of connections) expect(Object.keys(connection).sort()).toEqual(['baseUrl', 'createdAt', 'email', 'id', 'kind', 'name'])
+    for (const token of [CONFLUENCE_TOKEN, NOTION_TOKEN, GIT_TOKEN]) expect(list.stdout + list.stderr).not.toContain(token)
+  })
+
+  it('keeps tokens sealed in the database file', () => {
+    const bytes = fs.readdirSync(dataDir).filter((f) => f.startsWith('lectern.db')).map((f) => fs.readFileSync(`${dataDir}/${f}`).toString('latin1')).join('')
+    expect(bytes).toContain('acme.atlassian.net')
+    for (const token of [CONFLUENCE_TOKEN, NOTION_TOKEN, GIT_TOKEN]) expect(bytes).not.toContain(token)
+  })
+
+  it('refuses bad input with the validation exit code', async () => {
+    expect(await run(ConnectionsAdd, ['confluence', '--name', 'acme', '--site', 'https://x.atlassian.net', '--email', 'a@b', '--token', 't'])).toMatchObject({ exit: 2, message: expect.stringContaining('already exists') })
+    expect(await run(ConnectionsAdd, ['confluence', '--name', 'cloud2', '--site', 'https://x.atlassian.net', '--token', 't'])).toMatchObject({ exit: 2, message: expect.stringContaining('--email') })
+    expect(await run(ConnectionsAdd, ['notion', '--name', 'empty', '--token-env', 'UNSET_VAR_FOR_TEST'])).toMatchObject({ exit: 2 })
+    expect(await run(AddConfluence, ['--connection', 'nope', '--space', 'DOCS'])).toMatchObject({ exit: 2, message: expect.stringContaining('No Confluence connection named "nope"') })
+    expect(await run(AddNotion, ['--connection', 'acme', '--page', '1f2e3d4c5b6a47988a1f2e3d4c5b6a79'])).toMatchObject({ exit: 2, message: expect.stringContaining('No Notion connection named "acme"') })
+  })
+
+  it('removes a connection', async () => {
+    expect(await run(ConnectionsRemove, ['ws'])).toEqual({ exit: 0, message: '' })
+    expect(await run(ConnectionsRemove, ['ws'])).toMatchObject({ exit: 4 })
+    const store = await openStore(dataDir)
+    expect(store.connections.list().map((c) => c.name)).toEqual(['acme', 'gitlab'])
+    store.close()
+  })
+})
+
+describe('git job token', () => {
+  // Lookup only: a private git HTTP server with auth is out of scope here; cloneRepo's token path is tested in git.test.ts.
+  it('uses the job token first, else the git connection of the repository host', async () => {
+    const store = await openStore(await tmpDataDir())
+    try {
+      store.connections.create({ kind: 'git', name: 'corp', baseUrl: 'https://git.corp.test', token: 'corp-token' })
+      store.connections.create({ kind: 'confluence', name: 'wiki', baseUrl: 'https://wiki.corp.test', token: 'wiki-token' })
+      expect(gitToken(store, null, 'git.corp.test')).toBe('corp-token')
+      expect(gitToken(store, null, 'GIT.CORP.TEST')).toBe('corp-token')
+      expect(gitToken(store, store.secrets.seal('job-token'), 'git.corp.test')).toBe('job-token')
+      expect(gitToken(store, null, 'git.corp.test:8443')).toBeUndefined()
+      expect(gitToken(store, null, 'wiki.corp.test')).toBeUndefined()
+      expect(gitToken(store, null, 'github.com')).toBeUndefined()
+    } finally {
+      store.close()
+    }
+  })
+})
