@@ -24,7 +24,7 @@ export interface ProfileResult {
   parts: Array<{ name: string; us: number }>
   /** Mean µs of the real Retriever.getContext + renderText over the same requests. */
   endToEndUs: number
-  /** Mean candidates fetched by byPks vs snippets the packer kept. */
+  /** Mean candidates whose token counts were read vs snippets the packer kept. */
   fetched: number
   packed: number
 }
@@ -97,10 +97,11 @@ async function replay(runtime: Runtime, vectors: VectorIndexCache, t: PartTimer,
       { pks: semantic, weight: VECTOR_WEIGHT },
     ]).slice(0, CANDIDATES),
   )
-  const rows = t.time('snippet fetch (byPks)', () => store.snippets.byPks(ranked))
-  const picked = t.time('packing (packSnippets)', () => packSnippets(rows, DEFAULT_TOKENS))
+  const counts = t.time('token counts (tokensOf)', () => store.snippets.tokensOf(ranked))
+  const packed = t.time('packing (packSnippets)', () => packSnippets(counts, DEFAULT_TOKENS))
+  const picked = t.time('snippet fetch (byPks, packed only)', () => store.snippets.byPks(packed.map((s) => s.pk)))
   t.time('rendering (renderText)', () => renderText(picked, library.rules))
-  return { fetched: rows.length, packed: picked.length }
+  return { fetched: counts.length, packed: picked.length }
 }
 
 async function timeEndToEnd(runtime: Runtime, requests: ProfileRequest[]): Promise<number> {

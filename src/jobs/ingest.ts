@@ -71,7 +71,10 @@ export function toNewSnippet(parsed: ParsedSnippet, source: string): NewSnippet 
           body: parsed.content,
           source,
         }
-  const hash = createHash('sha256').update(`${base.kind}\0${base.title}\0${base.body}`).digest('hex')
+  // The same code or prose under another title is the same snippet: only the first is kept, so
+  // answers never spend their token budget twice on one example.
+  const normalised = base.body.replace(/\s+/g, ' ').trim().toLowerCase()
+  const hash = createHash('sha256').update(`${base.kind}\0${normalised}`).digest('hex')
   return { ...base, tokens: countTokens(renderSnippetText(base)), hash }
 }
 

@@ -42,9 +42,21 @@ export interface RetrieverLog {
   warn(obj: object, msg: string): void
 }
 
+interface Resolution {
+  /** store.dataVersion() when resolved: any write since makes the entry stale. */
+  at: string
+  library: Library
+  version: LibraryVersion
+  set: SnippetSet
+}
+
+/** Resolutions kept per library ID as written; a bound, since IDs come from clients. */
+const MAX_RESOLUTIONS = 10_000
+
 export class Retriever {
   private readonly vectors = new VectorIndexCache()
   private readonly missingIndexes = new Set<number>()
+  private readonly resolutions = new Map<string, Resolution>()
 
   constructor(
     private readonly store: Store,
@@ -53,11 +65,14 @@ export class Retriever {
   ) {}
 
   async getContext(request: ContextRequest): Promise<ContextAnswer> {
-    const { library, version, setPk } = resolveLibraryVersion(this.store.libraries, request.libraryId)
+    const { library, version, set } = this.resolve(request.libraryId)
+    const setPk = set.pk
     let snippets: StoredSnippet[]
     try {
-      const ranked = await this.rank(setPk, request.query)
-      snippets = packSnippets(this.store.snippets.byPks(ranked), request.tokens)
+      const ranked = await this.rankSet(set, request.query)
+      // Pack on token counts alone, then read whole rows only for what made it into the answer.
+      const picked = packSnippets(this.store.snippets.tokensOf(ranked), request.tokens)
+      snippets = this.store.snippets.byPks(picked.map((s) => s.pk))
     } catch (err) {
       if (isLecternError(err)) throw err
       this.log.warn({ err, libraryId: library.id, setPk }, 'retrieval failed')
@@ -73,6 +88,29 @@ export class Retriever {
   async rank(setPk: number, question: string): Promise<number[]> {
     const set = this.store.snippets.set(setPk)
     if (!set) throw new Error(`snippet set ${setPk} vanished`)
+    return this.rankSet(set, question)
+  }
+
+  /**
+   * The library, version and live set a client's library ID names. Resolving costs a few
+   * queries; a request rate of thousands per second makes them worth remembering until the
+   * next write to the database. Refusals (404, 301, 202...) are not remembered.
+   */
+  private resolve(libraryId: string): Resolution {
+    const at = this.store.dataVersion()
+    const hit = this.resolutions.get(libraryId)
+    if (hit?.at === at) return hit
+    const { library, version, setPk } = resolveLibraryVersion(this.store.libraries, libraryId)
+    const set = this.store.snippets.set(setPk)
+    if (!set) throw new Error(`snippet set ${setPk} vanished`)
+    if (this.resolutions.size >= MAX_RESOLUTIONS) this.resolutions.clear()
+    const resolution = { at, library, version, set }
+    this.resolutions.set(libraryId, resolution)
+    return resolution
+  }
+
+  private async rankSet(set: SnippetSet, question: string): Promise<number[]> {
+    const setPk = set.pk
     const match = matchExpression(questionTerms(question))
     const lexical = match ? this.store.snippets.ftsSearch(setPk, match, CANDIDATES, FTS_WEIGHTS).map((h) => h.pk) : []
     const semantic = await this.vectorSearch(set, question)

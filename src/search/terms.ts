@@ -37,7 +37,10 @@ export function indexTextOf(snippet: NewSnippet): SnippetIndexText {
   }
 }
 
-/** The distinct, meaningful terms of a question, identifier parts included. */
+/**
+ * The distinct, meaningful terms of a question, identifier parts included. At most 12: bm25
+ * scores every row any term matches, so a long question would cost more and rank no better.
+ */
 export function questionTerms(question: string): string[] {
   const seen = new Set<string>()
   for (const term of splitIdentifiers(question)) {
@@ -46,7 +49,7 @@ export function questionTerms(question: string): string[] {
       seen.add(word)
     }
   }
-  return [...seen].slice(0, 32)
+  return [...seen].slice(0, 12)
 }
 
 /** An FTS5 MATCH expression: any term may match; bm25 rewards the ones that match more. */

@@ -65,6 +65,8 @@ export interface SnippetsRepository {
   /** All snippets of a set in pk order (rebuilding a vector index, export). */
   allOfSet(setPk: number): StoredSnippet[]
   byPks(pks: number[]): StoredSnippet[]
+  /** Only the token counts of the given snippets, in the given order: enough to pack a budget. */
+  tokensOf(pks: number[]): Array<{ pk: number; tokens: number }>
   ftsSearch(setPk: number, match: string, limit: number, weights: readonly number[]): FtsHit[]
   count(setPk: number): number
 }
@@ -131,6 +133,9 @@ export function createSnippetsRepository(db: Db): SnippetsRepository {
   )
   const snippetsOfSet = db.prepare<[number], SnippetRow>('SELECT * FROM snippets WHERE set_pk = ? ORDER BY pk')
   const snippetsByPks = db.prepare<[string], SnippetRow>('SELECT s.* FROM json_each(?) AS j JOIN snippets s ON s.pk = j.value')
+  const tokensByPks = db.prepare<[string], { pk: number; tokens: number }>(
+    'SELECT s.pk, s.tokens FROM json_each(?) AS j JOIN snippets s ON s.pk = j.value ORDER BY j.key',
+  )
   const countOfSet = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM snippets WHERE set_pk = ?')
   const currentOf = db.prepare<[number], { current_set: number | null }>('SELECT current_set FROM library_versions WHERE pk = ?')
   const promote = db.prepare(
@@ -204,6 +209,7 @@ export function createSnippetsRepository(db: Db): SnippetsRepository {
         return row ? [toSnippet(row)] : []
       })
     },
+    tokensOf: (pks) => tokensByPks.all(JSON.stringify(pks)),
     ftsSearch(setPk, match, limit, weights) {
       const key = `${setPk}:${weights.join(',')}`
       let stmt = ftsQueries.get(key)
