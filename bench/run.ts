@@ -12,6 +12,7 @@ import path from 'node:path'
 import { ensureCorpus, type Corpus, type CorpusSpec } from './perf/corpus.js'
 import { questions } from './perf/docs.js'
 import { benchIngest, type IngestResult } from './perf/ingest.js'
+import { measureMcpOverhead } from './perf/mcp.js'
 import { runLoad, type LoadResult } from './perf/load.js'
 import { WORK_DIR } from './perf/paths.js'
 import { profileRequests, type ProfileResult } from './perf/profile.js'
@@ -31,7 +32,7 @@ const QUESTIONS = 2000
 const CONNECTIONS = 8
 const SMALL: CorpusSpec = { name: 'store-10k', libraries: 10, perLibrary: 1000 }
 const LARGE: CorpusSpec = { name: 'store-1m', libraries: 1000, perLibrary: 1000 }
-const TARGETS = { ingestPerSec: 1000, p99Ms: 25, ratio: 1 / 3 }
+const TARGETS = { ingestPerSec: 1000, p99Ms: 25, ratio: 1 / 3, mcpOverheadMs: 2 }
 
 const log = (line: string) => console.log(line)
 
@@ -96,6 +97,18 @@ async function loadRows(label: string, corpus: Corpus, asked: string[], plan: Pl
   ]
 }
 
+async function mcpRows(corpus: Corpus, asked: string[], requests: number): Promise<Row[]> {
+  const pairs = Array.from({ length: requests }, (_, i) => ({ libraryId: corpus.libraryIds[i % corpus.libraryIds.length], question: asked[i % asked.length] }))
+  const m = await withServer(await startServer({ kind: 'lectern', dataDir: corpus.dataDir }), (server) => measureMcpOverhead(server.port, pairs))
+  const overhead = m.mcpP50Ms - m.restP50Ms
+  log(`  ${m.requests} pairs: REST p50 ${m.restP50Ms.toFixed(2)} ms, p99 ${m.restP99Ms.toFixed(2)} ms; MCP p50 ${m.mcpP50Ms.toFixed(2)} ms, p99 ${m.mcpP99Ms.toFixed(2)} ms`)
+  return [
+    row('MCP tools/call query-docs p50 / p99', `${m.mcpP50Ms.toFixed(2)} ms / ${m.mcpP99Ms.toFixed(2)} ms`),
+    row('REST /v2/context (same questions) p50 / p99', `${m.restP50Ms.toFixed(2)} ms / ${m.restP99Ms.toFixed(2)} ms`),
+    row('MCP overhead at p50', `${overhead.toFixed(2)} ms`, `< ${TARGETS.mcpOverheadMs} ms`, overhead < TARGETS.mcpOverheadMs),
+  ]
+}
+
 async function corpusOf(spec: CorpusSpec): Promise<Corpus> {
   const corpus = await ensureCorpus(spec, log)
   const how = corpus.reused ? `reused from ${corpus.dataDir} (built earlier in ${seconds(corpus.buildMs)})` : `built in ${seconds(corpus.buildMs)}`
@@ -129,6 +142,9 @@ async function main(): Promise<void> {
   const small = await corpusOf(SMALL)
   rows.push(row('Store 10k', `${int(small.snippets)} snippets / ${small.libraryIds.length} libraries`))
   rows.push(...(await loadRows('10k', small, asked, plan, false)))
+
+  log('== 2c. MCP overhead: tools/call query-docs vs REST, one request at a time (10k store)')
+  rows.push(...(await mcpRows(small, asked, plan.profileRequests / 2)))
 
   let profiled = small
   if (plan.with1m) {

@@ -1,23 +1,36 @@
 /**
- * MCP over streamable HTTP, stateless: every POST carries a whole exchange, so a fresh server
- * and transport serve it and no session outlives the request. Answers are plain JSON rather
- * than an event stream, which every streamable-HTTP client accepts. GET and DELETE (streams
- * and sessions) are refused with 405. A tool call takes one unit of the caller's rate limit.
+ * MCP over streamable HTTP, stateless: every POST carries a whole exchange, so a fresh
+ * transport serves it and no session outlives the request. Answers are plain JSON rather than
+ * an event stream, which every streamable-HTTP client accepts. GET and DELETE (streams and
+ * sessions) are refused with 405. A tool call takes one unit of the caller's rate limit.
+ *
+ * Building an McpServer costs about 2 ms (the SDK compiles its validators per instance), more
+ * than answering a question; so idle servers are pooled, each serving one request at a time.
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { LecternError } from '../../src/errors.js'
-import { createMcpServer } from '../../src/mcp/tools.js'
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { createMcpServer, type McpCaller } from '../../src/mcp/tools.js'
 import { readSetting } from '../../src/settings.js'
 import { clientKind } from '../../src/store/usage.js'
 
 const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null })
 
-async function handlePost(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+interface PooledServer {
+  server: McpServer
+  caller: { current: McpCaller }
+}
+
+/** Idle servers kept for reuse; more than this many concurrent requests build extra ones. */
+const POOL_SIZE = 32
+
+async function handlePost(app: FastifyInstance, pool: PooledServer[], request: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (!request.apiKey && readSetting(app.runtime.store.settings, 'mcp.requireKey')) {
     throw new LecternError('invalid_api_key', 'This Lectern requires an API key for MCP: send "Authorization: Bearer <API key>".')
   }
-  const server = createMcpServer(app.runtime, {
+  const entry = pool.pop() ?? newPooledServer(app)
+  entry.caller.current = {
     keyed: request.apiKey !== null,
     transport: 'mcp-http',
     client: clientKind(request.headers['x-context7-source'], 'mcp-client'),
@@ -25,19 +38,27 @@ async function handlePost(app: FastifyInstance, request: FastifyRequest, reply: 
       const decision = app.rateLimiter.take(request)
       return decision.allowed ? undefined : `Rate limit exceeded: retry in ${decision.retryAfter} s${request.apiKey ? '' : ', or use an API key for a higher limit'}.`
     },
-  })
+  }
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
   reply.hijack()
   reply.raw.on('close', () => {
-    void transport.close()
-    void server.close()
+    // Closing the transport disconnects the server, which can then take the next request.
+    void transport.close().then(() => {
+      if (pool.length < POOL_SIZE) pool.push(entry)
+    })
   })
-  await server.connect(transport)
+  await entry.server.connect(transport)
   await transport.handleRequest(request.raw, reply.raw, request.body)
 }
 
+function newPooledServer(app: FastifyInstance): PooledServer {
+  const caller = { current: { keyed: false, transport: 'mcp-http', client: 'mcp-client' } as McpCaller }
+  return { server: createMcpServer(app.runtime, caller), caller }
+}
+
 export default async function mcp(app: FastifyInstance): Promise<void> {
-  app.post('/mcp', (request, reply) => handlePost(app, request, reply))
+  const pool: PooledServer[] = []
+  app.post('/mcp', (request, reply) => handlePost(app, pool, request, reply))
   const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply.code(405).header('allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC messages with POST.'))
   app.get('/mcp', notAllowed)

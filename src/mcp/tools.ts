@@ -68,13 +68,18 @@ function describeError(err: LecternError): string {
   }
 }
 
-export function createMcpServer(runtime: Runtime, caller: McpCaller): McpServer {
+/**
+ * An MCP server with Lectern's tools. `caller` is read at each tool call, so a pooled server
+ * (see server/routes/mcp.ts) can serve one request after another for different callers.
+ */
+export function createMcpServer(runtime: Runtime, caller: McpCaller | { current: McpCaller }): McpServer {
+  const current = (): McpCaller => ('current' in caller ? caller.current : caller)
   const server = new McpServer(SERVER_INFO, {
     instructions: 'Lectern serves current library documentation. Use resolve-library-id to find a library ID, then query-docs with a specific question.',
   })
 
   const guarded = async (work: () => Promise<CallToolResult> | CallToolResult): Promise<CallToolResult> => {
-    const refusal = caller.takeRateLimit?.()
+    const refusal = current().takeRateLimit?.()
     if (refusal) return failure(refusal)
     try {
       return await work()
@@ -87,7 +92,7 @@ export function createMcpServer(runtime: Runtime, caller: McpCaller): McpServer 
   const queryDocs = (libraryId: string, query: string, tokens = DEFAULT_TOKENS) =>
     guarded(async () => {
       const answer = await runtime.retriever.getContext({ libraryId, query, tokens })
-      runtime.usage.record(answer.library.pk, caller.client, caller.transport)
+      runtime.usage.record(answer.library.pk, current().client, current().transport)
       return text(renderText(answer.snippets, answer.library.rules))
     })
 
@@ -104,7 +109,7 @@ export function createMcpServer(runtime: Runtime, caller: McpCaller): McpServer 
     },
     ({ libraryName, query }) =>
       guarded(() => {
-        const results = runtime.catalogue.search(libraryName, query, { includePrivate: caller.keyed })
+        const results = runtime.catalogue.search(libraryName, query, { includePrivate: current().keyed })
         return text(`Available libraries:\n\n${results.map(formatLibrary).join('\n----------\n')}`)
       }),
   )
