@@ -9,7 +9,7 @@ import type { BlockContent, Code, DefinitionContent, List, ListItem, PhrasingCon
 // Tables and strikethrough are in markdown-it's default rules; linkify stays off like its default,
 // since a bare URL reads the same as text and as a link. Footnotes (GFM, not CommonMark) are added.
 const md = new MarkdownIt({ html: true })
-md.block.ruler.before('reference', 'footnote', footnoteDefinition, { alt: ['paragraph', 'reference'] })
+md.block.ruler.before('reference', 'footnote', footnoteDefinition, { alt: ['paragraph', 'reference', 'blockquote', 'list'] })
 md.inline.ruler.after('image', 'footnote_ref', footnoteReference)
 
 /** The parse's env: labels of the footnotes defined so far, as `[^label]` references resolve only to those. */
@@ -58,7 +58,7 @@ function footnoteDefinition(state: StateBlock, startLine: number, endLine: numbe
   state.push('footnote_open', '', 1).meta = match[1]
 
   // The first line's text after the colon becomes a line of its own, indented like the body.
-  const saved = { bMark: state.bMarks[startLine], tShift: state.tShift[startLine], sCount: state.sCount[startLine], parentType: state.parentType }
+  const saved = { bMark: state.bMarks[startLine], tShift: state.tShift[startLine], sCount: state.sCount[startLine] }
   const afterColon = FOOTNOTE_DEFINITION.lastIndex
   let pos = afterColon
   const initial = state.sCount[startLine] + afterColon - start
@@ -71,15 +71,12 @@ function footnoteDefinition(state: StateBlock, startLine: number, endLine: numbe
   state.tShift[startLine] = pos - afterColon
   state.sCount[startLine] = offset - initial
   state.blkIndent += 4
-  // Not 'list' or 'paragraph', whose rules would read the body as their continuation.
-  state.parentType = 'reference'
   if (state.sCount[startLine] < state.blkIndent) state.sCount[startLine] += state.blkIndent
   state.md.block.tokenize(state, startLine, endLine)
   state.blkIndent -= 4
   state.bMarks[startLine] = saved.bMark
   state.tShift[startLine] = saved.tShift
   state.sCount[startLine] = saved.sCount
-  state.parentType = saved.parentType
 
   state.push('footnote_close', '', -1)
   return true

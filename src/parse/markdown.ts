@@ -78,7 +78,7 @@ function parseTree(body: string, mdx: boolean): Root | undefined {
   }
 }
 
-/** Broken MDX stays on remark, so an MDX page reads the same whether or not remark-mdx accepts it. */
+/** Broken MDX, its JSX stripped, stays on remark: the rest of the page parses as valid MDX would. */
 function parseStrippedMdx(body: string): Root | undefined {
   try {
     return unified().use(remarkParse).use(remarkGfm).parse(body)

@@ -131,9 +131,10 @@ const GUIDE = dedent(`
   ***
 
   See the [reference][ref] for every option.\\
-  A line after a hard break.
+  A line after a hard break[^break].
 
   [ref]: https://example.com/reference
+  [^break]: A backslash at the end of a line, or two spaces.
 `)
 
 describe('markdown-it and remark read the same GFM document alike', () => {
@@ -184,7 +185,8 @@ describe('markdown-it and remark read the same GFM document alike', () => {
     expect(all).toContain('Note: Prefer the JavaScript API in new code.')
     expect(all).toContain('Why not regular expressions?')
     expect(all).toContain('See the reference for every option. A line after a hard break.')
-    expect(all).not.toMatch(/shields|badge|logo|generated|:::|\[!WARNING\]|\(#install\)/)
+    expect(all).toContain('A backslash at the end of a line, or two spaces.')
+    expect(all).not.toMatch(/shields|badge|logo|generated|:::|\[!WARNING\]|\(#install\)|\[\^break\]/)
   })
 })
 
