@@ -23,7 +23,8 @@ export default class Docs extends LecternCommand {
   async run(): Promise<ContextResponse> {
     const { args, flags } = await this.parse(Docs)
     const answer = await withRuntime(flags['data-dir'], (rt) =>
-      rt.retriever.getContext({ libraryId: args.libraryId, query: args.query, tokens: flags.tokens }),
+      // The CLI runs on the data directory itself: its user sees every library.
+      rt.retriever.getContext({ libraryId: args.libraryId, query: args.query, tokens: flags.tokens, includePrivate: true }),
     )
     this.log(renderText(answer.snippets, answer.library.rules))
     return renderJson(answer.snippets, answer.library.rules)

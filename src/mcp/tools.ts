@@ -91,7 +91,7 @@ export function createMcpServer(runtime: Runtime, caller: McpCaller | { current:
 
   const queryDocs = (libraryId: string, query: string, tokens = DEFAULT_TOKENS) =>
     guarded(async () => {
-      const answer = await runtime.retriever.getContext({ libraryId, query, tokens })
+      const answer = await runtime.retriever.getContext({ libraryId, query, tokens, includePrivate: current().keyed })
       runtime.usage.record(answer.library.pk, current().client, current().transport)
       return text(renderText(answer.snippets, answer.library.rules))
     })

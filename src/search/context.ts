@@ -30,6 +30,8 @@ export interface ContextRequest {
   libraryId: string
   query: string
   tokens: number
+  /** Whether the caller may see private libraries (a key of this install); default no. */
+  includePrivate?: boolean
 }
 
 export interface ContextAnswer {
@@ -66,6 +68,10 @@ export class Retriever {
 
   async getContext(request: ContextRequest): Promise<ContextAnswer> {
     const { library, version, set } = this.resolve(request.libraryId)
+    if (library.isPrivate && !request.includePrivate) {
+      // The same answer as for a library that does not exist: no hint that it does.
+      throw new LecternError('library_not_found', `Library ${library.id} not found. Search for it with /api/v2/libs/search.`)
+    }
     const setPk = set.pk
     let snippets: StoredSnippet[]
     try {

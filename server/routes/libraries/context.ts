@@ -7,7 +7,12 @@ import { ContextQuery, type ContextQueryType } from '../../schemas/libraries.js'
 export default async function context(app: FastifyInstance): Promise<void> {
   app.get<{ Querystring: ContextQueryType }>('/v2/context', { schema: { querystring: ContextQuery } }, async (request, reply) => {
     const { libraryId, query, type, tokens } = request.query
-    const answer = await app.runtime.retriever.getContext({ libraryId, query, tokens: tokens ?? DEFAULT_TOKENS })
+    const answer = await app.runtime.retriever.getContext({
+      libraryId,
+      query,
+      tokens: tokens ?? DEFAULT_TOKENS,
+      includePrivate: request.apiKey !== null,
+    })
     app.runtime.usage.record(answer.library.pk, clientKind(request.headers['x-context7-source'], 'api'), type === 'json' ? 'rest-json' : 'rest-txt')
     const rules = answer.library.rules
     if (type === 'json') return reply.type('application/json; charset=utf-8').send(renderJson(answer.snippets, rules))
