@@ -14,18 +14,20 @@ Library ID: /websites/<host-base-path>, e.g. https://docs.example.com/guide/ -> 
   static override examples = [
     '<%= config.bin %> <%= command.id %> https://docs.example.com/guide/ --wait',
     '<%= config.bin %> <%= command.id %> https://docs.example.com/guide/intro.html --base-url https://docs.example.com/',
+    '<%= config.bin %> <%= command.id %> https://app-docs.example.com/ --render --wait',
   ]
   static override enableJsonFlag = true
   static override args = { url: Args.string({ description: 'URL of the page to start crawling from.', required: true }) }
   static override flags = {
     'data-dir': dataDirFlag,
     'base-url': Flags.string({ summary: 'Only pages under this URL are crawled (default: the start URL\'s directory).' }),
+    render: Flags.boolean({ summary: 'Render each page in Chromium first, for sites that build their content with JavaScript.' }),
     wait: Flags.boolean({ char: 'w', summary: 'Wait until the library is searchable, showing progress.' }),
   }
 
   async run(): Promise<AddSourceResult> {
     const { args, flags } = await this.parse(AddWebsite)
-    const submission = websiteSubmission(args.url, flags['base-url'])
+    const submission = websiteSubmission(args.url, flags['base-url'], flags.render)
     return withRuntime(flags['data-dir'], (runtime) => this.follow(runtime, submitSource(runtime.store, submission), flags.wait))
   }
 }

@@ -87,10 +87,13 @@ export const AddWebsiteBody = {
   properties: {
     websiteUrl: { type: 'string', minLength: 1, maxLength: 2048 },
     websiteBaseUrl: { type: 'string', minLength: 1, maxLength: 2048 },
+    /** Lectern extension: render pages in Chromium first (sites that need JavaScript; on-premise only). */
+    render: { type: 'boolean' },
   },
 } as const
 
 export interface AddWebsiteBodyType {
   websiteUrl: string
   websiteBaseUrl?: string
+  render?: boolean
 }

@@ -121,6 +121,11 @@ export class HttpClient {
     }
   }
 
+  /** Whether private addresses are refused (cloud mode). */
+  get guarded(): boolean {
+    return this.options.guard !== undefined
+  }
+
   /** GETs (or POSTs) a URL, following redirects; any status is returned, only transport failures throw. */
   async request(url: string, options: RequestOptions = {}): Promise<HttpResponse> {
     let current = this.checkUrl(url)

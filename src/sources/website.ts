@@ -16,7 +16,8 @@ import type { SourceSubmission } from '../jobs/submit.js'
 import type { SourceDocument } from '../parse/types.js'
 import { readHtmlPage } from '../parse/html.js'
 import { USER_AGENT, type HttpResponse } from './http.js'
-import type { SourceContext, SourceReader } from './types.js'
+import { PageRenderer } from './renderer.js'
+import type { FetchedSource, SourceContext, SourceReader } from './types.js'
 
 // robots-parser is CommonJS (`module.exports = fn`) while its types declare an ES default export;
 // under NodeNext the default import is module.exports, the function itself.
@@ -32,6 +33,8 @@ export const websiteSpec = z.object({
   maxTotalBytes: z.number().int().positive().default(100 * 1024 * 1024),
   /** Pages per path pattern (digits replaced); bounds calendars and paginated archives. */
   maxPerPattern: z.number().int().positive().default(25),
+  /** Render each page in Chromium before reading it, for sites that build content with JavaScript. */
+  render: z.boolean().default(false),
 })
 
 type Options = z.output<typeof websiteSpec>
@@ -71,14 +74,14 @@ export function websiteLibraryId(url: string, baseUrl?: string): string {
 }
 
 /** What POST /v2/add/website and `lectern add website` submit. */
-export function websiteSubmission(url: string, baseUrl?: string): SourceSubmission {
-  const spec = checkedSpec({ type: 'website', url, ...(baseUrl ? { baseUrl } : {}) })
+export function websiteSubmission(url: string, baseUrl?: string, render = false): SourceSubmission {
+  const spec = checkedSpec({ type: 'website', url, ...(baseUrl ? { baseUrl } : {}), render })
   return {
     libraryId: websiteLibraryId(spec.url, spec.baseUrl),
     title: new URL(spec.url).host,
     sourceType: 'website',
     sourceUrl: spec.url,
-    spec: { type: 'website', url: spec.url, ...(spec.baseUrl ? { baseUrl: spec.baseUrl } : {}) },
+    spec: { type: 'website', url: spec.url, ...(spec.baseUrl ? { baseUrl: spec.baseUrl } : {}), ...(render ? { render } : {}) },
   }
 }
 
@@ -134,7 +137,13 @@ class Crawl {
     readonly options: Options,
     readonly scope: string,
     private readonly allowed: (url: string) => boolean,
+    readonly renderer?: PageRenderer,
   ) {}
+
+  /** The page's HTML: as fetched, or as Chromium shows it after its scripts ran. */
+  async htmlOf(url: string, response: HttpResponse): Promise<string> {
+    return this.renderer ? this.renderer.render(url) : response.text()
+  }
 
   /** Queues a URL when it is in scope, new, allowed by robots.txt and under its pattern's cap. */
   offer(raw: string, depth: number): void {
@@ -156,6 +165,20 @@ class Crawl {
 
 export const readWebsite: SourceReader<{ type: string }> = async (raw, ctx) => {
   const options = checkedSpec(raw)
+  if (!options.render) return crawlSite(options, ctx)
+  if (ctx.http.guarded) {
+    // The browser makes its own requests, which the private-address guard cannot check.
+    throw new LecternError('forbidden', 'Rendering pages in a browser is available on-premise only.')
+  }
+  const renderer = await PageRenderer.launch()
+  try {
+    return await crawlSite(options, ctx, renderer)
+  } finally {
+    await renderer.close()
+  }
+}
+
+async function crawlSite(options: Options, ctx: SourceContext, renderer?: PageRenderer): Promise<FetchedSource> {
   const scope = scopeOf(options.url, options.baseUrl)
   const start = normalizePageUrl(options.url)!
   const robots = await readRobots(start, ctx)
@@ -169,11 +192,12 @@ export const readWebsite: SourceReader<{ type: string }> = async (raw, ctx) => {
   }
   const first = await fetchStartPage(start, options, ctx)
   if (first.status === 304) return { documents: [], locate, unchanged: true, revision: ctx.previousRevision }
-  const crawl = new Crawl(options, scope, (url) => robots.isAllowed(url, USER_AGENT) !== false)
+  const crawl = new Crawl(options, scope, (url) => robots.isAllowed(url, USER_AGENT) !== false, renderer)
   crawl.seen.add(start)
   crawl.fetched = 1
   crawl.bytes = first.body.length
-  const startPage = keep(crawl, normalizePageUrl(first.url) ?? start, 0, first)
+  const startUrl = normalizePageUrl(first.url) ?? start
+  const startPage = isHtml(first) ? keep(crawl, startUrl, 0, await crawl.htmlOf(startUrl, first)) : undefined
   if (!startPage) throw new LecternError('source_unreachable', `The start page ${start} is not an HTML page (${first.headers['content-type'] ?? 'no content type'}).`)
   for (const url of await sitemapUrls(start, robots.getSitemaps(), ctx)) crawl.offer(url, 1)
   await runCrawl(crawl, ctx)
@@ -307,13 +331,13 @@ async function visit(crawl: Crawl, page: Page, ctx: SourceContext): Promise<void
   if (response.status < 200 || response.status >= 300) return ctx.log(`skipped ${page.url}: the server answered ${response.status}`)
   const final = normalizePageUrl(response.url)
   if (!final || !final.startsWith(crawl.scope)) return ctx.log(`skipped ${page.url}: redirected out of scope to ${response.url}`)
-  keep(crawl, final, page.depth, response)
+  if (!isHtml(response)) return
+  keep(crawl, final, page.depth, await crawl.htmlOf(final, response))
 }
 
-/** Reads an HTML response and keeps it under its canonical URL, unless that URL is kept already. */
-function keep(crawl: Crawl, url: string, depth: number, response: HttpResponse): Crawled | undefined {
-  if (!isHtml(response)) return undefined
-  const page = readHtmlPage(response.text(), url)
+/** Reads an HTML page and keeps it under its canonical URL, unless that URL is kept already. */
+function keep(crawl: Crawl, url: string, depth: number, html: string): Crawled | undefined {
+  const page = readHtmlPage(html, url)
   const canonical = page.canonical && normalizePageUrl(page.canonical)
   const key = canonical && canonical.startsWith(crawl.scope) ? canonical : url
   for (const link of page.links) crawl.offer(link, depth + 1)

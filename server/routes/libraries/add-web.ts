@@ -17,7 +17,7 @@ export default async function addWeb(app: FastifyInstance): Promise<void> {
   })
 
   app.post<{ Body: AddWebsiteBodyType }>('/v2/add/website', { schema: { body: AddWebsiteBody }, preHandler: app.requireApiKey }, async (request) => {
-    const submitted = submitSource(app.runtime.store, websiteSubmission(request.body.websiteUrl, request.body.websiteBaseUrl))
+    const submitted = submitSource(app.runtime.store, websiteSubmission(request.body.websiteUrl, request.body.websiteBaseUrl, request.body.render))
     app.runtime.worker.wake()
     return { libraryName: submitted.libraryName, message: submitted.message }
   })

@@ -1,0 +1,53 @@
+/**
+ * Renders pages that build their content with JavaScript, in Debian's chromium driven by
+ * playwright-core (the npm package's own browser download cannot run on an airgapped host).
+ * One browser per crawl, one page per render, closed when the crawl ends.
+ */
+import fs from 'node:fs'
+import { chromium, type Browser } from 'playwright-core'
+import { LecternError } from '../errors.js'
+
+/** The browser binary; LECTERN_CHROMIUM_PATH overrides Debian's path. */
+export const chromiumPath = (): string => process.env.LECTERN_CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+/** Flags for a headless browser as root on a host without network: no sandbox, no background traffic. */
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+
+export class PageRenderer {
+  private constructor(private readonly browser: Browser) {}
+
+  static async launch(): Promise<PageRenderer> {
+    const executablePath = chromiumPath()
+    if (!fs.existsSync(executablePath)) {
+      throw new LecternError(
+        'validation_error',
+        `Rendering pages needs Chromium at ${executablePath} (Debian: apt-get install chromium), or LECTERN_CHROMIUM_PATH.`,
+      )
+    }
+    return new PageRenderer(await chromium.launch({ executablePath, args: ARGS, headless: true }))
+  }
+
+  /** The page's HTML after its scripts ran and the network went quiet (bounded by the timeout). */
+  async render(url: string, timeoutMs = 30_000): Promise<string> {
+    const page = await this.browser.newPage()
+    try {
+      await page.goto(url, { waitUntil: 'networkidle', timeout: timeoutMs })
+      return await page.content()
+    } finally {
+      await page.close()
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.browser.close()
+  }
+}
