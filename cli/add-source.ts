@@ -1,9 +1,7 @@
 /**
- * What the `add <source>` commands for web sources share: report the submitted job, and with
- * --wait follow it to the end the way `lectern add` does.
+ * What the `add` commands share: report the submitted job, and with --wait follow it to the end.
  */
 import type { Submitted } from '../src/jobs/submit.js'
-import { jobError, waitForJob } from '../src/jobs/wait.js'
 import type { Runtime } from '../src/runtime.js'
 import { LecternCommand } from './run.js'
 
@@ -21,15 +19,7 @@ export abstract class AddSourceCommand extends LecternCommand {
       this.log(`${submitted.message} Follow it with \`lectern libraries list\`.`)
       return result
     }
-    const spinner = this.spinner(`${submitted.libraryName}: queued`).start()
-    const job = await waitForJob(runtime, submitted.job.pk, (j) => {
-      spinner.text = `${submitted.libraryName}: ${j.statusMessage ?? j.state}`
-    })
-    if (job.state === 'failed') {
-      spinner.fail(`${submitted.libraryName}: ${job.errorMessage ?? 'failed'}`)
-      throw jobError(job)
-    }
-    spinner.succeed(`${submitted.libraryName}: ${job.statusMessage ?? 'done'}`)
+    const job = await this.followJob(runtime, submitted.job.pk, submitted.libraryName)
     this.log(`${submitted.libraryName} is ready: lectern docs ${submitted.libraryName} "<your question>"`)
     return { ...result, state: job.state }
   }

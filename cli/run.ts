@@ -5,7 +5,9 @@
 import { Command } from '@oclif/core'
 import ora, { type Ora } from 'ora'
 import { isLecternError } from '../src/errors.js'
+import { jobError, waitForJob } from '../src/jobs/wait.js'
 import { openRuntime, type Runtime } from '../src/runtime.js'
+import type { Job } from '../src/store/jobs.js'
 
 export async function withRuntime<T>(dataDir: string, work: (runtime: Runtime) => Promise<T> | T): Promise<T> {
   const runtime = await openRuntime({ dataDir })
@@ -23,6 +25,24 @@ export abstract class LecternCommand extends Command {
       return super.catch(Object.assign(new Error(err.message), { oclif: { exit: err.exit }, code: err.code }) as never)
     }
     return super.catch(err)
+  }
+
+  /**
+   * Follows a job with a spinner until it ends. A failed job ends the command with its error's
+   * exit code, unless `failureEndsCommand` is false (a batch that goes on with the next job).
+   */
+  protected async followJob(runtime: Runtime, jobPk: number, label: string, failureEndsCommand = true): Promise<Job> {
+    const spinner = this.spinner(`${label}: queued`).start()
+    const job = await waitForJob(runtime, jobPk, (j) => {
+      spinner.text = `${label}: ${j.statusMessage ?? j.state}`
+    })
+    if (job.state === 'failed') {
+      spinner.fail(`${label}: ${job.errorMessage ?? 'failed'}`)
+      if (failureEndsCommand) throw jobError(job)
+      return job
+    }
+    spinner.succeed(`${label}: ${job.statusMessage ?? 'done'}`)
+    return job
   }
 
   /** A spinner on stderr, silent with --json or when stderr is not a terminal. */

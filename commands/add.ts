@@ -1,18 +1,11 @@
 import { Args, Flags } from '@oclif/core'
 import { dataDirFlag } from '../cli/flags.js'
-import { LecternCommand, withRuntime } from '../cli/run.js'
+import { AddSourceCommand, type AddSourceResult } from '../cli/add-source.js'
+import { withRuntime } from '../cli/run.js'
 import { submitRepository } from '../src/jobs/submit.js'
-import { jobError, waitForJob } from '../src/jobs/wait.js'
 import type { RepoKind } from '../src/sources/repo-url.js'
 
-interface AddResult {
-  libraryName: string
-  message: string
-  jobId: number
-  state?: string
-}
-
-export default class Add extends LecternCommand {
+export default class Add extends AddSourceCommand {
   static override summary = 'Add a library from a git repository (GitHub, GitLab, Bitbucket or any git host).'
   static override description = `Queues a job that clones the repository, finds its docs and indexes them. With --wait the command
 shows the job's progress until the library is searchable; without a running server it runs the job itself.
@@ -29,10 +22,11 @@ A token for a private repository is read from --token or LECTERN_GIT_TOKEN and s
     token: Flags.string({ summary: 'Access token for a private repository.', env: 'LECTERN_GIT_TOKEN' }),
     private: Flags.boolean({ summary: 'Mark the library private: only API-key holders see it.' }),
     'skip-version-filtering': Flags.boolean({ summary: 'Keep version-specific doc trees such as versioned_docs/ or docs/v1/.' }),
+    'generate-docs': Flags.boolean({ summary: 'Also make snippets from the source code: exported functions, classes and types with their doc comments.' }),
     wait: Flags.boolean({ char: 'w', summary: 'Wait until the library is searchable, showing progress.' }),
   }
 
-  async run(): Promise<AddResult> {
+  async run(): Promise<AddSourceResult> {
     const { args, flags } = await this.parse(Add)
     return withRuntime(flags['data-dir'], async (runtime) => {
       const submitted = submitRepository(runtime.store, {
@@ -41,23 +35,9 @@ A token for a private repository is read from --token or LECTERN_GIT_TOKEN and s
         gitToken: flags.token,
         private: flags.private,
         skipVersionFiltering: flags['skip-version-filtering'],
+        generateDocs: flags['generate-docs'],
       })
-      const result: AddResult = { libraryName: submitted.libraryName, message: submitted.message, jobId: submitted.job.pk }
-      if (!flags.wait) {
-        this.log(`${submitted.message} Follow it with \`lectern libraries list\`.`)
-        return result
-      }
-      const spinner = this.spinner(`${submitted.libraryName}: queued`).start()
-      const job = await waitForJob(runtime, submitted.job.pk, (j) => {
-        spinner.text = `${submitted.libraryName}: ${j.statusMessage ?? j.state}`
-      })
-      if (job.state === 'failed') {
-        spinner.fail(`${submitted.libraryName}: ${job.errorMessage ?? 'failed'}`)
-        throw jobError(job)
-      }
-      spinner.succeed(`${submitted.libraryName}: ${job.statusMessage ?? 'done'}`)
-      this.log(`${submitted.libraryName} is ready: lectern docs ${submitted.libraryName} "<your question>"`)
-      return { ...result, state: job.state }
+      return this.follow(runtime, submitted, flags.wait)
     })
   }
 }

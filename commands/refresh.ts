@@ -3,7 +3,6 @@ import { dataDirFlag } from '../cli/flags.js'
 import { LecternCommand, withRuntime } from '../cli/run.js'
 import { LecternError } from '../src/errors.js'
 import { parseAge, refreshLibrary, refreshStale } from '../src/jobs/library-jobs.js'
-import { jobError, waitForJob } from '../src/jobs/wait.js'
 
 interface RefreshResult {
   queued: Array<{ libraryId: string; jobId: number; state?: string }>
@@ -47,17 +46,9 @@ has not changed, and web sources that answer "not modified", are skipped unless 
           this.log(q.message)
           continue
         }
-        const spinner = this.spinner(`${q.libraryId}: queued`).start()
-        const job = await waitForJob(runtime, q.job.pk, (j) => {
-          spinner.text = `${q.libraryId}: ${j.statusMessage ?? j.state}`
-        })
+        // With --all one failure does not stop the others; their states are in the result.
+        const job = await this.followJob(runtime, q.job.pk, q.libraryId, !flags.all)
         result.queued.find((r) => r.jobId === q.job.pk)!.state = job.state
-        if (job.state === 'failed') {
-          spinner.fail(`${q.libraryId}: ${job.errorMessage ?? 'failed'}`)
-          if (!flags.all) throw jobError(job)
-        } else {
-          spinner.succeed(`${q.libraryId}: ${job.statusMessage ?? 'done'}`)
-        }
       }
       return result
     })

@@ -2,22 +2,15 @@ import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { Args, Flags } from '@oclif/core'
 import { dataDirFlag } from '../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { AddSourceCommand, type AddSourceResult } from '../../cli/add-source.js'
+import { withRuntime } from '../../cli/run.js'
 import { LecternError } from '../../src/errors.js'
 import { submitOpenApiUpload, submitOpenApiUrl } from '../../src/jobs/submit-openapi.js'
 import type { Submitted } from '../../src/jobs/submit.js'
-import { jobError, waitForJob } from '../../src/jobs/wait.js'
 import { checkUploadSize } from '../../src/sources/uploads.js'
 import type { Store } from '../../src/store/index.js'
 
-interface AddOpenApiResult {
-  libraryName: string
-  message: string
-  jobId: number
-  state?: string
-}
-
-export default class AddOpenApi extends LecternCommand {
+export default class AddOpenApi extends AddSourceCommand {
   static override summary = 'Add a library from an OpenAPI (or Swagger 2.0) spec, by URL or local file.'
   static override description = `Queues a job that validates the spec and turns each operation into a snippet with a curl example and the shape of its answer.
 A local file is copied into the data directory's uploads/ folder, so the library can be refreshed without it.
@@ -36,26 +29,10 @@ Library IDs: /docs/<host-path> for a URL (https://api.example.com/v3/openapi.jso
     wait: Flags.boolean({ char: 'w', summary: 'Wait until the library is searchable, showing progress.' }),
   }
 
-  async run(): Promise<AddOpenApiResult> {
+  async run(): Promise<AddSourceResult> {
     const { args, flags } = await this.parse(AddOpenApi)
     return withRuntime(flags['data-dir'], async (runtime) => {
-      const submitted = await submit(runtime.store, args.source, flags)
-      const result: AddOpenApiResult = { libraryName: submitted.libraryName, message: submitted.message, jobId: submitted.job.pk }
-      if (!flags.wait) {
-        this.log(`${submitted.message} Follow it with \`lectern libraries list\`.`)
-        return result
-      }
-      const spinner = this.spinner(`${submitted.libraryName}: queued`).start()
-      const job = await waitForJob(runtime, submitted.job.pk, (j) => {
-        spinner.text = `${submitted.libraryName}: ${j.statusMessage ?? j.state}`
-      })
-      if (job.state === 'failed') {
-        spinner.fail(`${submitted.libraryName}: ${job.errorMessage ?? 'failed'}`)
-        throw jobError(job)
-      }
-      spinner.succeed(`${submitted.libraryName}: ${job.statusMessage ?? 'done'}`)
-      this.log(`${submitted.libraryName} is ready: lectern docs ${submitted.libraryName} "<your question>"`)
-      return { ...result, state: job.state }
+      return this.follow(runtime, await submit(runtime.store, args.source, flags), flags.wait)
     })
   }
 }

@@ -2,7 +2,6 @@ import { Args, Flags } from '@oclif/core'
 import { dataDirFlag } from '../../cli/flags.js'
 import { LecternCommand, withRuntime } from '../../cli/run.js'
 import { addVersion } from '../../src/jobs/library-jobs.js'
-import { jobError, waitForJob } from '../../src/jobs/wait.js'
 
 export default class VersionsAdd extends LecternCommand {
   static override summary = 'Ingest a git tag of a library as its own version.'
@@ -27,15 +26,7 @@ export default class VersionsAdd extends LecternCommand {
         this.log(queued.message)
         return { libraryId: queued.libraryId, jobId: queued.job.pk }
       }
-      const spinner = this.spinner(`${queued.libraryId}: queued`).start()
-      const job = await waitForJob(runtime, queued.job.pk, (j) => {
-        spinner.text = `${queued.libraryId}: ${j.statusMessage ?? j.state}`
-      })
-      if (job.state === 'failed') {
-        spinner.fail(`${queued.libraryId}: ${job.errorMessage ?? 'failed'}`)
-        throw jobError(job)
-      }
-      spinner.succeed(`${queued.libraryId}: ${job.statusMessage ?? 'done'}`)
+      const job = await this.followJob(runtime, queued.job.pk, queued.libraryId)
       return { libraryId: queued.libraryId, jobId: job.pk, state: job.state }
     })
   }

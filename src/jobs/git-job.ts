@@ -9,12 +9,15 @@ import { z } from 'zod'
 import type { EmbedderPool } from '../embed/pool.js'
 import { LecternError } from '../errors.js'
 import { parseRepoUrl, type RepoKind } from '../sources/repo-url.js'
-import { discoverDocs, readRepoConfig } from '../sources/discover.js'
+import { discoverDocs, readRepoConfig, type DiscoveredFile, type RepoConfig } from '../sources/discover.js'
+import { discoverSourceFiles } from '../sources/discover-source.js'
 import { cloneRepo, lsRemoteHead } from '../sources/git.js'
+import { generateSourceSnippets } from '../parse/source-code/index.js'
 import type { SourceDocument } from '../parse/types.js'
 import type { Store } from '../store/index.js'
 import type { Library } from '../store/libraries.js'
-import { ingestSnippets, snippetsOf } from './ingest.js'
+import type { NewSnippet } from '../store/snippets.js'
+import { ingestSnippets, snippetsOf, toNewSnippet, type SourceLocator } from './ingest.js'
 import { queueDeclaredVersions } from './library-jobs.js'
 import type { JobContext, JobHandler } from './worker.js'
 
@@ -83,14 +86,21 @@ export function createGitJobHandler(store: Store, embedders: EmbedderPool): JobH
       const clone = await cloneRepo({ cloneUrl: repo.cloneUrl, destDir: workDir, ref: payload.ref, token, signal: ctx.signal })
       const log = (message: string) => ctx.log.info({ jobId: ctx.job.pk, libraryId: library.id }, message)
       const config = { ...(await readRepoConfig(workDir, log)), skipVersionFiltering: payload.skipVersionFiltering ?? false }
+      const generateDocs = library.options.generateDocs === true
       ctx.progress('finding documentation files')
-      const files = await discoverDocs(workDir, config, log)
+      const files = await findDocs(workDir, config, log, generateDocs)
       const documents = await readDocuments(files)
       ctx.progress(`parsing ${documents.length} files`)
-      const snippets = snippetsOf(documents, (file, anchor) => {
+      const locate: SourceLocator = (file, anchor) => {
         const web = repo.webFileUrl(clone.commit, file, anchor || undefined)
         return web ?? `${file}${anchor ? `#${anchor}` : ''}`
-      })
+      }
+      let snippets = snippetsOf(documents, locate)
+      if (generateDocs) {
+        ctx.progress('generating documentation from the source code')
+        snippets = dedupe([...snippets, ...(await sourceSnippets(workDir, config, log, locate))])
+        if (snippets.length === 0) throw new LecternError('no_code_found', 'No documentation files and no documentable source code found.')
+      }
       const result = await ingestSnippets(
         { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress },
         { versionPk: version.pk, commitSha: clone.commit },
@@ -106,6 +116,33 @@ export function createGitJobHandler(store: Store, embedders: EmbedderPool): JobH
       await fs.rm(workDir, { recursive: true, force: true })
     }
   }
+}
+
+/**
+ * The documentation files; with `generateDocs` a repository may have none, since the source code
+ * is documented instead.
+ */
+async function findDocs(repoDir: string, config: RepoConfig, log: (msg: string) => void, generateDocs: boolean): Promise<DiscoveredFile[]> {
+  try {
+    return await discoverDocs(repoDir, config, log)
+  } catch (err) {
+    if (generateDocs && err instanceof LecternError && err.code === 'no_code_found') return []
+    throw err
+  }
+}
+
+/** One snippet per exported API symbol of the repository's source files. */
+async function sourceSnippets(repoDir: string, config: RepoConfig, log: (msg: string) => void, locate: SourceLocator): Promise<NewSnippet[]> {
+  const files = await readDocuments(await discoverSourceFiles(repoDir, config, log))
+  const generated = await generateSourceSnippets(files, log)
+  return generated.map(({ path: file, snippet }) => toNewSnippet(snippet, locate(file, snippet.anchor)))
+}
+
+/** The first of identical snippets, as `snippetsOf` keeps them: written docs win over generated ones. */
+function dedupe(snippets: NewSnippet[]): NewSnippet[] {
+  const byHash = new Map<string, NewSnippet>()
+  for (const snippet of snippets) if (!byHash.has(snippet.hash)) byHash.set(snippet.hash, snippet)
+  return [...byHash.values()]
 }
 
 function updateLibraryMetadata(

@@ -123,32 +123,51 @@ async function readConfigText(repoDir: string, log: (msg: string) => void): Prom
   return bytes?.toString('utf8')
 }
 
-type Glob = '**' | RegExp
+export type Glob = '**' | RegExp
+
+/** What a walk collects: the safety rules (no symlinks, size cap, binary skip) hold for every kind. */
+export interface WalkRules {
+  /** Whether a regular file, given as path segments from the root, is wanted. */
+  accept: (segments: string[]) => boolean
+  /** Only these folders are entered (and whatever leads to them); empty means all. */
+  folders: Glob[][]
+  /** Directory names (lower case) skipped anywhere, on top of the default exclusions. */
+  skipDirs?: ReadonlySet<string>
+  maxFiles?: number
+  maxFileBytes?: number
+}
 
 interface Walk {
   root: string
   config: RepoConfig
+  rules: WalkRules
   excluded: Glob[][]
-  folders: Glob[][]
   files: DiscoveredFile[]
   stopped: boolean
   log: (msg: string) => void
 }
 
 export async function discoverDocs(repoDir: string, config: RepoConfig, log: (msg: string) => void): Promise<DiscoveredFile[]> {
+  const folders = config.folders.map((p) => compilePattern(p, true))
+  const files = await walkRepo(repoDir, config, log, { folders, accept: (segments) => isDocCandidate(config, folders, segments) })
+  if (files.length === 0) {
+    throw new LecternError('no_code_found', `No documentation files found (looked for ${[...DOC_EXTENSIONS].join(', ')} files).`)
+  }
+  return files
+}
+
+/** The files `rules` accepts, sorted by path, under the default and configured folder exclusions. */
+export async function walkRepo(repoDir: string, config: RepoConfig, log: (msg: string) => void, rules: WalkRules): Promise<DiscoveredFile[]> {
   const walk: Walk = {
     root: repoDir,
     config,
+    rules,
     excluded: [...OUTDATED_DIR_PATTERNS, ...config.excludeFolders].map((p) => compilePattern(p, false)),
-    folders: config.folders.map((p) => compilePattern(p, true)),
     files: [],
     stopped: false,
     log,
   }
   await walkDir(walk, [])
-  if (walk.files.length === 0) {
-    throw new LecternError('no_code_found', `No documentation files found (looked for ${[...DOC_EXTENSIONS].join(', ')} files).`)
-  }
   return walk.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
 }
 
@@ -164,7 +183,7 @@ async function walkDir(walk: Walk, dir: string[]): Promise<void> {
       walk.log(`skipped ${segments.join('/')}: symlink`)
     } else if (entry.isDirectory()) {
       if (shouldEnterDir(walk, segments)) await walkDir(walk, segments)
-    } else if (entry.isFile() && isDocCandidate(walk.config, walk.folders, segments)) {
+    } else if (entry.isFile() && walk.rules.accept(segments)) {
       await addFile(walk, segments)
     }
   }
@@ -173,10 +192,11 @@ async function walkDir(walk: Walk, dir: string[]): Promise<void> {
 function shouldEnterDir(walk: Walk, segments: string[]): boolean {
   const name = segments[segments.length - 1].toLowerCase()
   const parent = segments.length > 1 ? segments[segments.length - 2].toLowerCase() : undefined
-  if (ALWAYS_EXCLUDED_DIRS.has(name) || isTranslationDir(name, parent)) return false
+  if (ALWAYS_EXCLUDED_DIRS.has(name) || walk.rules.skipDirs?.has(name) || isTranslationDir(name, parent)) return false
   if (!walk.config.skipVersionFiltering && isVersionedDir(name, parent)) return false
   if (walk.excluded.some((p) => matchGlob(p, segments, false))) return false
-  return walk.folders.length === 0 || walk.folders.some((p) => matchGlob(p, segments, true) || mayLeadTo(p, segments))
+  const { folders } = walk.rules
+  return folders.length === 0 || folders.some((p) => matchGlob(p, segments, true) || mayLeadTo(p, segments))
 }
 
 function isTranslationDir(name: string, parent: string | undefined): boolean {
@@ -231,22 +251,23 @@ function isTextDoc(name: string, stem: string, segments: string[]): boolean {
 
 async function addFile(walk: Walk, segments: string[]): Promise<void> {
   const path = segments.join('/')
-  if (walk.files.length >= MAX_FILES) {
-    walk.log(`stopped at ${MAX_FILES} files: ${path} and the rest of the repository were not scanned`)
+  const maxFiles = walk.rules.maxFiles ?? MAX_FILES
+  if (walk.files.length >= maxFiles) {
+    walk.log(`stopped at ${maxFiles} files: ${path} and the rest of the repository were not scanned`)
     walk.stopped = true
     return
   }
   const absPath = join(walk.root, ...segments)
-  const checked = await inspectFile(absPath)
+  const checked = await inspectFile(absPath, walk.rules.maxFileBytes ?? MAX_FILE_BYTES)
   if (typeof checked === 'string') walk.log(`skipped ${path}: ${checked}`)
   else walk.files.push({ path, absPath, size: checked.size })
 }
 
 /** The file's size, or why it is skipped. */
-async function inspectFile(absPath: string): Promise<{ size: number } | string> {
+async function inspectFile(absPath: string, maxBytes: number): Promise<{ size: number } | string> {
   const st = await lstat(absPath)
   if (st.isSymbolicLink()) return 'symlink'
-  if (st.size > MAX_FILE_BYTES) return `oversized: ${st.size} bytes`
+  if (st.size > maxBytes) return `oversized: ${st.size} bytes`
   let bytes: Buffer
   try {
     bytes = await readNoFollow(absPath)
@@ -254,7 +275,7 @@ async function inspectFile(absPath: string): Promise<{ size: number } | string> 
     if ((err as NodeJS.ErrnoException).code === 'ELOOP') return 'symlink'
     throw err
   }
-  if (bytes.length > MAX_FILE_BYTES) return `oversized: ${bytes.length} bytes`
+  if (bytes.length > maxBytes) return `oversized: ${bytes.length} bytes`
   return isBinary(bytes) ? 'binary' : { size: bytes.length }
 }
 

@@ -5,8 +5,9 @@
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
+import { Config } from '@oclif/core'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
-import { runCli } from '../helpers/cli.js'
+import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
 import { gitRedirectEnv, makeGitRepo } from '../helpers/git.js'
 import { freePort } from '../helpers/server.js'
 import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
@@ -126,13 +127,21 @@ describe('serve', () => {
 })
 
 describe('--help', () => {
-  const commands = ['add', 'docs', 'search', 'serve', 'keys create', 'keys list', 'keys revoke', 'libraries list', 'libraries rename', 'libraries remove']
+  it('every command has a summary and examples that run the command itself', async () => {
+    const config = await Config.load(PROJECT_ROOT)
+    expect(config.commands.length).toBeGreaterThan(20)
+    for (const command of config.commands) {
+      const id = command.id.replaceAll(':', ' ')
+      expect(command.summary, id).toBeTruthy()
+      const examples = (command.examples ?? []).map((e) => (typeof e === 'string' ? e : e.command))
+      expect(examples.length, `${id} has examples`).toBeGreaterThan(0)
+      expect(examples.some((e) => e.includes('<%= command.id %>') || e.includes(`lectern ${id}`)), `${id} examples run it`).toBe(true)
+    }
+  })
 
-  it('of every command lists examples', async () => {
-    const helps = await Promise.all(commands.map((command) => runCli([...command.split(' '), '--help'])))
-    helps.forEach((help, i) => {
-      expect(help.exitCode, commands[i]).toBe(0)
-      expect(help.stdout, commands[i]).toMatch(new RegExp(`EXAMPLES\\n(.*\\n)*\\s+\\$ lectern ${commands[i]}\\b`))
-    })
+  it('renders a command\'s help with its examples', async () => {
+    const help = await runCli(['keys', 'create', '--help'])
+    expect(help.exitCode).toBe(0)
+    expect(help.stdout).toMatch(/EXAMPLES\n(.*\n)*\s+\$ lectern keys create --name ci/)
   })
 })

@@ -1,0 +1,83 @@
+/**
+ * Documentation generated from source code (`generateDocs`): one code snippet per exported API
+ * symbol of the TypeScript/JavaScript, Python and Go files of a repository. Bounded in files and
+ * bytes, and a file that fails to parse is logged and skipped rather than failing the library.
+ */
+import type { ParsedCodeSnippet } from '../types.js'
+import { goSnippets } from './go.js'
+import { pythonSnippets } from './python.js'
+import { TS_EXTENSIONS, typescriptSnippets } from './typescript.js'
+
+export const MAX_SOURCE_FILES = 2_000
+export const MAX_SOURCE_BYTES = 512 * 1024
+
+/** Directories that hold tests, vendored or built code rather than the project's own API. */
+export const SKIPPED_SOURCE_DIRS: ReadonlySet<string> = new Set([
+  'test', 'tests', '__tests__', 'testdata', 'vendor', 'node_modules', 'dist', 'build',
+])
+
+const TEST_FILE = /(\.(test|spec)\.[cm]?[jt]sx?|_test\.go|^test_.*\.py|_test\.py|^conftest\.py)$/
+
+type Extractor = (path: string, text: string) => ParsedCodeSnippet[] | Promise<ParsedCodeSnippet[]>
+
+const EXTRACTORS: Array<[extensions: string[], extract: Extractor]> = [
+  [TS_EXTENSIONS, typescriptSnippets],
+  [['.py'], pythonSnippets],
+  [['.go'], goSnippets],
+]
+
+export interface SourceFile {
+  /** Repo-relative, forward slashes. */
+  path: string
+  text: string
+}
+
+export interface GeneratedSnippet {
+  path: string
+  snippet: ParsedCodeSnippet
+}
+
+function extractorFor(path: string): Extractor | undefined {
+  const lower = path.toLowerCase()
+  return EXTRACTORS.find(([extensions]) => extensions.some((ext) => lower.endsWith(ext)))?.[1]
+}
+
+/** Whether the file is source code to document: a supported language, not a test, not vendored or built. */
+export function isSourcePath(path: string): boolean {
+  const segments = path.split('/')
+  const name = segments[segments.length - 1]
+  if (extractorFor(name) === undefined || TEST_FILE.test(name)) return false
+  return !segments.slice(0, -1).some((dir) => SKIPPED_SOURCE_DIRS.has(dir.toLowerCase()))
+}
+
+const isDeclarationFile = (path: string) => /\.d\.[cm]?ts$/.test(path)
+
+/**
+ * Declaration files describe the API of JavaScript packages; next to TypeScript sources they only
+ * repeat (or are generated from) them, so they are used only when there are no such sources.
+ */
+function withoutRedundantDeclarations(files: SourceFile[]): SourceFile[] {
+  const hasTypeScript = files.some((f) => /\.[cm]?tsx?$/.test(f.path) && !isDeclarationFile(f.path))
+  return hasTypeScript ? files.filter((f) => !isDeclarationFile(f.path)) : files
+}
+
+export async function generateSourceSnippets(files: SourceFile[], log: (msg: string) => void = () => {}): Promise<GeneratedSnippet[]> {
+  const candidates = withoutRedundantDeclarations(files.filter((f) => isSourcePath(f.path)))
+  if (candidates.length > MAX_SOURCE_FILES) {
+    log(`documenting the first ${MAX_SOURCE_FILES} of ${candidates.length} source files`)
+  }
+  const generated: GeneratedSnippet[] = []
+  for (const file of candidates.slice(0, MAX_SOURCE_FILES)) {
+    if (Buffer.byteLength(file.text) > MAX_SOURCE_BYTES) {
+      log(`skipped ${file.path}: over ${MAX_SOURCE_BYTES} bytes`)
+      continue
+    }
+    try {
+      const snippets = await extractorFor(file.path)!(file.path, file.text)
+      generated.push(...snippets.map((snippet) => ({ path: file.path, snippet })))
+    } catch (err) {
+      log(`skipped ${file.path}: ${(err as Error).message}`)
+    }
+  }
+  return generated
+}
