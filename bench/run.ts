@@ -1,6 +1,7 @@
 /**
- * `npm run bench`: ingest throughput, /v2/context load against a bare-Fastify baseline at 10k
- * and 1M snippets, and an in-process profile of one request. Prints progress as it goes and a
+ * `npm run bench`: ingest throughput, crawl and OpenAPI ingest times, /v2/context load against a
+ * bare-Fastify baseline at 10k and 1M snippets, MCP overhead over REST, and an in-process
+ * profile of one request. Prints progress as it goes and a
  * summary table at the end, also written to bench/.work/perf-results.md.
  *
  *   --quick    10k store only, short load runs, smaller profile
@@ -13,6 +14,7 @@ import { ensureCorpus, type Corpus, type CorpusSpec } from './perf/corpus.js'
 import { questions } from './perf/docs.js'
 import { benchIngest, type IngestResult } from './perf/ingest.js'
 import { measureMcpOverhead } from './perf/mcp.js'
+import { benchSources } from './perf/sources.js'
 import { runLoad, type LoadResult } from './perf/load.js'
 import { WORK_DIR } from './perf/paths.js'
 import { profileRequests, type ProfileResult } from './perf/profile.js'
@@ -137,6 +139,15 @@ async function main(): Promise<void> {
 
   log(`== 1. Ingest: ${INGEST_FILES} generated Markdown files through git clone + worker`)
   rows.push(...ingestRows(await benchIngest(INGEST_FILES, SEED)))
+
+  log('== 1b. Sources: crawl a local 2,000-page site; ingest a 5 MB OpenAPI spec')
+  const sources = await benchSources()
+  log(`  crawl: ${sources.pages} pages in ${seconds(sources.crawlMs)} (${(sources.pages / (sources.crawlMs / 1000)).toFixed(1)} pages/s), ${int(sources.crawlSnippets)} snippets`)
+  log(`  OpenAPI: ${(sources.specBytes / 1024 / 1024).toFixed(1)} MB, ${int(sources.operations)} operations in ${seconds(sources.openApiMs)}, ${int(sources.openApiSnippets)} snippets`)
+  rows.push(
+    row('Crawl (local site, 2,051 pages, fetch + extract + index)', `${(sources.pages / (sources.crawlMs / 1000)).toFixed(1)} pages/s (${seconds(sources.crawlMs)})`),
+    row(`OpenAPI ingest (${(sources.specBytes / 1024 / 1024).toFixed(1)} MB, ${int(sources.operations)} operations)`, `${seconds(sources.openApiMs)} (${int(sources.openApiSnippets)} snippets)`),
+  )
 
   log('== 2a. /v2/context load, 10k snippets')
   const small = await corpusOf(SMALL)

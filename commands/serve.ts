@@ -20,6 +20,11 @@ SIGTERM or SIGINT stops it gracefully: in-flight requests finish, the running jo
     host: Flags.string({ summary: 'Address to listen on.', env: 'LECTERN_HOST', default: '127.0.0.1' }),
     'log-level': Flags.string({ summary: 'Log level of the JSON logs on stdout.', env: 'LECTERN_LOG_LEVEL', options: [...LOG_LEVELS], default: 'info' }),
     'rate-limit-anonymous': Flags.integer({ summary: 'Requests per window without a key (0: unlimited).', env: 'LECTERN_RATE_LIMIT_ANONYMOUS' }),
+    supervise: Flags.boolean({
+      summary: 'After a dashboard restore is staged, restart in this process and apply it (default); --no-supervise exits with code 75 instead, for systemd and containers.',
+      allowNo: true,
+      default: true,
+    }),
     'rate-limit-keyed': Flags.integer({ summary: 'Requests per window per API key (0: unlimited).', env: 'LECTERN_RATE_LIMIT_KEYED' }),
   }
 
@@ -32,6 +37,6 @@ SIGTERM or SIGINT stops it gracefully: in-flight requests finish, the running jo
       host: flags.host,
       logLevel: flags['log-level'] as (typeof LOG_LEVELS)[number],
       rateLimits: { anonymous: flags['rate-limit-anonymous'], keyed: flags['rate-limit-keyed'] },
-    })
+    }, { supervise: flags.supervise })
   }
 }

@@ -6,10 +6,13 @@
  * and the vector files all come from that snapshot.
  */
 import { createHash } from 'node:crypto'
+import { once } from 'node:events'
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
+import { Worker } from 'node:worker_threads'
 import * as tar from 'tar'
 import { vectorIndexPath } from '../paths.js'
 import { ensureSecretsCanary } from '../secrets/canary.js'
@@ -55,7 +58,7 @@ export async function createArchive(store: Store, outDir: string, options: Creat
   try {
     progress('snapshot')
     ensureSecretsCanary(store.settings, store.secrets)
-    snapshotDatabase(store.paths.database, path.join(work, DATABASE_MEMBER))
+    await snapshotDatabase(store.paths.database, path.join(work, DATABASE_MEMBER))
     const facts = readSnapshot(path.join(work, DATABASE_MEMBER))
     progress('vectors')
     const vectors = await linkVectorFiles(store, work, facts.liveSets)
@@ -115,14 +118,27 @@ async function freeName(outDir: string, now: () => Date, taken: ReadonlySet<stri
   }
 }
 
-function snapshotDatabase(database: string, target: string): void {
-  const db = openConnection(database, { readonly: true })
+/**
+ * VACUUM INTO is one synchronous SQLite call that lasts seconds on a large database; run in a
+ * worker thread so the server's event loop keeps answering requests meanwhile.
+ */
+async function snapshotDatabase(database: string, target: string): Promise<void> {
+  const worker = new Worker(SNAPSHOT_WORKER, { eval: true, workerData: { driver: require.resolve('better-sqlite3'), database, target } })
+  const [exitCode] = (await Promise.race([once(worker, 'exit'), once(worker, 'error').then(([err]) => Promise.reject(err as Error))])) as [number]
+  if (exitCode !== 0) throw new Error(`the database snapshot worker exited with code ${exitCode}`)
+}
+
+const require = createRequire(import.meta.url)
+const SNAPSHOT_WORKER = `
+  const { workerData } = require('node:worker_threads')
+  const Database = require(workerData.driver)
+  const db = new Database(workerData.database, { readonly: true, fileMustExist: true })
   try {
-    db.prepare('VACUUM INTO ?').run(target)
+    db.pragma('busy_timeout = 5000')
+    db.prepare('VACUUM INTO ?').run(workerData.target)
   } finally {
     db.close()
-  }
-}
+  }`
 
 interface SnapshotFacts {
   migrations: string[]
@@ -200,7 +216,7 @@ async function linkOrCopy(from: string, to: string): Promise<void> {
   }
 }
 
-export async function hashFile(file: string): Promise<{ size: number; sha256: string }> {
+async function hashFile(file: string): Promise<{ size: number; sha256: string }> {
   const hash = createHash('sha256')
   let size = 0
   for await (const chunk of fs.createReadStream(file)) {

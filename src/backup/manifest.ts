@@ -11,11 +11,9 @@ export const DATABASE_MEMBER = 'lectern.db'
 export const KEY_MEMBER = 'secret.key'
 export const VECTORS_PREFIX = 'vectors/'
 
-/** A member path: relative, forward slashes, no `.`/`..` segments, nothing but safe characters. */
-const memberPath = z
-  .string()
-  .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*(\/[A-Za-z0-9_][A-Za-z0-9_.-]*)*$/, 'not a safe relative member path')
-  .refine((p) => !p.split('/').some((seg) => seg === '.' || seg === '..'), 'member path has a dot segment')
+/** A member path: relative, forward slashes, no `.`/`..` segments (no segment starts with a dot). */
+export const SAFE_MEMBER_PATH = /^[A-Za-z0-9_][A-Za-z0-9_.-]*(\/[A-Za-z0-9_][A-Za-z0-9_.-]*)*$/
+const memberPath = z.string().regex(SAFE_MEMBER_PATH, 'not a safe relative member path')
 
 export const ManifestSchema = z
   .object({
@@ -37,4 +35,3 @@ export const ManifestSchema = z
   .strict()
 
 export type Manifest = z.infer<typeof ManifestSchema>
-export type ManifestLibrary = Manifest['libraries'][number]

@@ -25,6 +25,8 @@ import { checkCompatibility, scanArchive, summarise, type ArchiveSummary } from 
 
 /** The items a restore replaces, in the order they move. */
 const ITEMS = ['lectern.db', 'vectors', 'secret.key'] as const
+/** Extraction directories; one without a journal is the leftover of a killed restore. */
+const TEMP_DIR_PREFIX = '.restore-tmp-'
 /** WAL files belong to the database they sit next to: they move aside with it, never in. */
 const DB_COMPANIONS = ['lectern.db-wal', 'lectern.db-shm'] as const
 
@@ -68,7 +70,7 @@ export async function restoreArchive(dataDir: string, archive: string, options: 
     const { manifest, summary } = await inspectArchive(archive)
     await checkFreeSpace(paths.root, summary.bytes)
     const at = now()
-    const tempDir = path.join(paths.root, `.restore-tmp-${stamp(at)}-${process.pid}`)
+    const tempDir = path.join(paths.root, `${TEMP_DIR_PREFIX}${stamp(at)}-${process.pid}`)
     await fsp.mkdir(tempDir, { mode: 0o700 })
     try {
       // Extracted copies are re-verified as they are written: the archive may have changed on disk.
@@ -96,14 +98,21 @@ export async function finishInterruptedRestore(paths: DataPaths): Promise<boolea
   try {
     journal = JSON.parse(await fsp.readFile(paths.restoreJournal, 'utf8')) as Journal
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false
-    throw err
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+    // No journal: a restore killed before its moves began left only its extraction directory.
+    if (!isLocked(paths.lock)) await sweepTempDirs(paths)
+    return false
   }
   if (isLocked(paths.lock)) {
     throw new LecternError('data_dir_locked', `A restore into ${paths.root} is in progress in another process; wait for it to finish.`)
   }
   await completeMoves(paths, journal)
   return true
+}
+
+async function sweepTempDirs(paths: DataPaths): Promise<void> {
+  const entries = await fsp.readdir(paths.root).catch(() => [] as string[])
+  for (const entry of entries.filter((e) => e.startsWith(TEMP_DIR_PREFIX))) await fsp.rm(path.join(paths.root, entry), { recursive: true, force: true })
 }
 
 /** The renames still to do, computed from what is on disk, so repeating it after a kill is safe. */

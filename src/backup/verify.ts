@@ -15,10 +15,9 @@ import * as tar from 'tar'
 import { MIGRATIONS } from '../../migrations/index.js'
 import { LecternError } from '../errors.js'
 import { APP_VERSION, compareVersions } from '../version.js'
-import { FORMAT_VERSION, MANIFEST_MEMBER, ManifestSchema, type Manifest } from './manifest.js'
+import { FORMAT_VERSION, MANIFEST_MEMBER, ManifestSchema, SAFE_MEMBER_PATH, type Manifest } from './manifest.js'
 
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024
-const SAFE_PATH = /^[A-Za-z0-9_][A-Za-z0-9_.-]*(\/[A-Za-z0-9_][A-Za-z0-9_.-]*)*$/
 
 const invalid = (archive: string, why: string) => new LecternError('archive_invalid', `${path.basename(archive)} cannot be restored: ${why}. Nothing was changed.`)
 
@@ -47,7 +46,7 @@ export async function scanArchive(archive: string, extractTo?: string): Promise<
         if (problem) return void entry.resume()
         const name = entry.path
         if (entry.type !== 'File') return refuse(entry, `member ${JSON.stringify(name)} is a ${entry.type}, only plain files are accepted`)
-        if (!SAFE_PATH.test(name) || name.split('/').some((s) => s === '..' || s === '.')) {
+        if (!SAFE_MEMBER_PATH.test(name)) {
           return refuse(entry, `member ${JSON.stringify(name)} has an unsafe path`)
         }
         if (names.has(name)) return refuse(entry, `member ${name} appears twice`)

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import os from 'node:os'
@@ -19,7 +21,8 @@ import { loadOrCreateSecretKey } from '../../src/secrets/key.js'
 import { appliedMigrations } from '../../src/store/db.js'
 import { openStore, type Store } from '../../src/store/index.js'
 import { createSettingsRepository } from '../../src/store/settings.js'
-import { runCli } from '../helpers/cli.js'
+import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
+import { pollUntil } from '../helpers/poll.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { fingerprintDir, repack, seededApp, unpack } from './helpers.js'
 
@@ -185,6 +188,25 @@ describe('restore', () => {
     expect(store.settings.get('older')).toBe(true)
   })
 
+  it('refuses when the disk lacks room for the restored files, changing nothing', async (ctx) => {
+    const mountPoint = await tmpDir('lectern-tmpfs-')
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mountPoint], { stdio: 'ignore' })
+    } catch {
+      ctx.skip('cannot mount a tmpfs here (needs root)')
+    }
+    onTestFinished(() => void execFileSync('umount', [mountPoint]))
+    const app = await seededApp()
+    app.runtime.store.settings.set('bulk', randomBytes(6 * 1024 * 1024).toString('base64'))
+    const big = (await createArchive(app.runtime.store, await tmpDir())).file
+    const dir = path.join(mountPoint, 'data')
+    const store = await openStore(dir)
+    store.close()
+    const before = fingerprintDir(dir)
+    await expect(restoreArchive(dir, big)).rejects.toThrow(/Not enough free disk/)
+    expect(fingerprintDir(dir)).toEqual(before)
+  })
+
   it('refuses while a server holds the data directory', async () => {
     const dir = await currentDataDir()
     const sleeper = execa('sleep', ['30'], { reject: false })
@@ -217,6 +239,33 @@ describe('restore', () => {
       expect(fs.existsSync(journal.tempDir)).toBe(false)
     }
   })
+
+  it('a CLI restore killed with SIGKILL mid-way leaves the old or the new data fully in place, and pre-restore intact', async () => {
+    const app = await seededApp()
+    app.runtime.store.settings.set('bulk', randomBytes(12 * 1024 * 1024).toString('base64'))
+    const big = (await createArchive(app.runtime.store, await tmpDir())).file
+    const dir = await currentDataDir()
+    const oldKey = fs.readFileSync(path.join(dir, 'secret.key'))
+    const child = execa('node', ['bin/run.js', 'restore', big, '--yes', '--data-dir', dir], { cwd: PROJECT_ROOT, reject: false })
+    await pollUntil('the restore to start extracting', async () => {
+      if (child.exitCode !== null) throw new Error(`restore ended before it was killed: ${(await child).stderr}`)
+      return fs.readdirSync(dir).some((f) => f.startsWith('.restore-tmp-') || f.startsWith('pre-restore-')) ? true : undefined
+    }, 60_000)
+    child.kill('SIGKILL')
+    await child
+    const store = await openStore(dir)
+    onTestFinished(() => store.close())
+    const key = fs.readFileSync(path.join(dir, 'secret.key'))
+    if (store.settings.get('marker') === 'current') {
+      expect(key.equals(oldKey)).toBe(true)
+      expect(store.libraries.byId('/acme/widgets')).toBeUndefined()
+    } else {
+      expect(store.libraries.byId('/acme/widgets')).toBeTruthy()
+      const [pre] = fs.readdirSync(dir).filter((f) => f.startsWith('pre-restore-'))
+      expect(fs.readFileSync(path.join(dir, pre!, 'secret.key')).equals(oldKey)).toBe(true)
+    }
+    expect(fs.readdirSync(dir).filter((f) => f.startsWith('.restore-tmp-') || f === 'restore-journal.json')).toEqual([])
+  }, 90_000)
 
   it('without --yes and without a terminal, the CLI refuses and says to pass --yes', async () => {
     const dir = await currentDataDir()

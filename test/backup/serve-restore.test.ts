@@ -1,45 +1,101 @@
-/** A dashboard restore end to end with real `lectern serve` processes: stage, exit 75, apply at next start. */
+/** A dashboard restore end to end with real `lectern serve` processes. */
 import fs from 'node:fs'
-import { describe, expect, it } from 'vitest'
+import { execa } from 'execa'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { RESTORE_STAGED_EXIT_CODE } from '../../server/serve.js'
 import { openStore } from '../../src/store/index.js'
+import { PROJECT_ROOT } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
-import { startServer } from '../helpers/server.js'
+import { freePort } from '../helpers/server.js'
 import { tmpDataDir } from '../helpers/tmp.js'
 import { PASSWORD } from './helpers.js'
 
-describe('lectern serve and a staged restore', () => {
-  it('stages the restore, exits with the documented code, and applies it at the next start', async () => {
-    const dataDir = await tmpDataDir()
-    const store = await openStore(dataDir)
-    await store.users.create({ email: 'ops@example.com', password: PASSWORD, role: 'admin' })
-    store.settings.set('marker', 'before-backup')
+async function serve(dataDir: string, extra: string[]) {
+  const port = await freePort()
+  const child = execa('node', ['bin/run.js', 'serve', '--data-dir', dataDir, '--port', String(port), '--log-level', 'warn', ...extra], { cwd: PROJECT_ROOT, stdin: 'ignore', reject: false })
+  onTestFinished(async () => {
+    if (child.exitCode === null) child.kill('SIGKILL')
+    await child
+  })
+  const url = `http://127.0.0.1:${port}`
+  await waitReady(url, child)
+  return { url, child }
+}
+
+async function waitReady(url: string, child: { exitCode: number | null }) {
+  await pollUntil(`${url}/api/ready`, async () => {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`)
+    return (await fetch(`${url}/api/ready`).catch(() => undefined))?.status === 200 ? true : undefined
+    // Generous: a server start takes seconds when the machine is busy with other suites.
+  }, 45_000)
+}
+
+/** A data dir with an admin, a backup of it taken through the API, then a change made after the backup. */
+async function backedUp(url: string) {
+  const login = await fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ops@example.com', password: PASSWORD }) })
+  const cookie = login.headers.get('set-cookie')!.split(';')[0]!
+  expect((await fetch(`${url}/api/backup`, { method: 'POST', headers: { cookie } })).status).toBe(202)
+  const name = await pollUntil('the backup', async () => {
+    const status = (await (await fetch(`${url}/api/backup/status`, { headers: { cookie } })).json()) as { running: boolean; last?: { name?: string } }
+    return status.running ? undefined : status.last?.name
+  })
+  return { cookie, name }
+}
+
+async function prepare(): Promise<string> {
+  const dataDir = await tmpDataDir()
+  const store = await openStore(dataDir)
+  await store.users.create({ email: 'ops@example.com', password: PASSWORD, role: 'admin' })
+  store.settings.set('marker', 'before-backup')
+  store.close()
+  return dataDir
+}
+
+async function markAfterBackup(dataDir: string) {
+  const store = await openStore(dataDir)
+  store.settings.set('marker', 'after-backup')
+  store.close()
+}
+
+async function marker(dataDir: string) {
+  const store = await openStore(dataDir)
+  try {
+    return store.settings.get('marker')
+  } finally {
     store.close()
+  }
+}
 
-    const first = await startServer(dataDir)
-    const login = await fetch(`${first.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ops@example.com', password: PASSWORD }) })
-    const cookie = login.headers.get('set-cookie')!.split(';')[0]!
-    expect((await fetch(`${first.url}/api/backup`, { method: 'POST', headers: { cookie } })).status).toBe(202)
-    const name = await pollUntil('the backup', async () => {
-      const status = (await (await fetch(`${first.url}/api/backup/status`, { headers: { cookie } })).json()) as { running: boolean; last?: { name?: string } }
-      return status.running ? undefined : status.last?.name
-    })
-    const changed = await openStore(dataDir)
-    changed.settings.set('marker', 'after-backup')
-    changed.close()
+describe('lectern serve and a staged restore', () => {
+  it('by default restarts in the same process and applies the restore', { timeout: 120_000 }, async () => {
+    const dataDir = await prepare()
+    const { url, child } = await serve(dataDir, [])
+    const { cookie, name } = await backedUp(url)
+    await markAfterBackup(dataDir)
+    expect((await fetch(`${url}/api/backups/${name}/restore`, { method: 'POST', headers: { cookie } })).status).toBe(202)
+    await pollUntil('the staged restore to be applied', () => (fs.readdirSync(dataDir).some((f) => f.startsWith('pre-restore-')) ? true : undefined))
+    await waitReady(url, child)
+    expect(child.exitCode).toBeNull()
+    expect(fs.existsSync(`${dataDir}/restore-staged`)).toBe(false)
+    expect(await marker(dataDir)).toBe('before-backup')
+    child.kill('SIGTERM')
+    expect((await child).exitCode).toBe(0)
+  })
 
-    const staged = await fetch(`${first.url}/api/backups/${name}/restore`, { method: 'POST', headers: { cookie } })
-    expect(staged.status).toBe(202)
-    const exited = await first.process
-    expect(exited.exitCode).toBe(RESTORE_STAGED_EXIT_CODE)
+  it('with --no-supervise exits with the documented code and applies the restore at the next start', { timeout: 120_000 }, async () => {
+    const dataDir = await prepare()
+    const first = await serve(dataDir, ['--no-supervise'])
+    const { cookie, name } = await backedUp(first.url)
+    await markAfterBackup(dataDir)
+    expect((await fetch(`${first.url}/api/backups/${name}/restore`, { method: 'POST', headers: { cookie } })).status).toBe(202)
+    expect((await first.child).exitCode).toBe(RESTORE_STAGED_EXIT_CODE)
+    expect(await marker(dataDir)).toBe('after-backup')
 
-    const second = await startServer(dataDir)
-    second.process.kill('SIGTERM')
-    await second.process
+    const second = await serve(dataDir, ['--no-supervise'])
+    second.child.kill('SIGTERM')
+    await second.child
     expect(fs.existsSync(`${dataDir}/restore-staged`)).toBe(false)
     expect(fs.readdirSync(dataDir).filter((f) => f.startsWith('pre-restore-'))).toHaveLength(1)
-    const restored = await openStore(dataDir)
-    expect(restored.settings.get('marker')).toBe('before-backup')
-    restored.close()
+    expect(await marker(dataDir)).toBe('before-backup')
   })
 })
