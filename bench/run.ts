@@ -13,6 +13,7 @@ import path from 'node:path'
 import { ensureCorpus, type Corpus, type CorpusSpec } from './perf/corpus.js'
 import { questions } from './perf/docs.js'
 import { benchIngest, type IngestResult } from './perf/ingest.js'
+import { runBackupBench } from './perf/backup.js'
 import { measureMcpOverhead } from './perf/mcp.js'
 import { benchSources } from './perf/sources.js'
 import { runLoad, type LoadResult } from './perf/load.js'
@@ -176,8 +177,12 @@ async function main(): Promise<void> {
   }))
   rows.push(...profileRows(label, await profileRequests(profiled.dataDir, requests)))
 
+  log(`== 4. Backup and restore (${label} store), next to tar czf / tar xzf of the same files`)
+  const backupTable = await runBackupBench(profiled.dataDir)
+  log(backupTable)
+
   rows.push(row('Host load average (1/5/15 min) at the end', `${os.loadavg().map((l) => l.toFixed(2)).join(' / ')} on ${os.availableParallelism()} CPUs`))
-  const table = markdownTable(rows)
+  const table = `${markdownTable(rows)}\n\nBackup and restore (${label} store):\n\n${backupTable}`
   log(`\n== Summary (${seconds(performance.now() - started)} total)\n\n${table}`)
   fs.mkdirSync(WORK_DIR, { recursive: true })
   fs.writeFileSync(path.join(WORK_DIR, 'perf-results.md'), `${table}\n`)
