@@ -14,6 +14,7 @@ import { ensureCorpus, type Corpus, type CorpusSpec } from './perf/corpus.js'
 import { questions } from './perf/docs.js'
 import { benchIngest, type IngestResult } from './perf/ingest.js'
 import { runBackupBench } from './perf/backup.js'
+import { runImportBench } from './perf/import.js'
 import { measureMcpOverhead } from './perf/mcp.js'
 import { benchSources } from './perf/sources.js'
 import { runLoad, type LoadResult } from './perf/load.js'
@@ -181,8 +182,12 @@ async function main(): Promise<void> {
   const backupTable = await runBackupBench(profiled.dataDir)
   log(backupTable)
 
+  log('== 5. Import of a bundle of about 100 MB of snippet JSON, re-embedded with the hash embedder')
+  const importTable = await runImportBench()
+  log(importTable)
+
   rows.push(row('Host load average (1/5/15 min) at the end', `${os.loadavg().map((l) => l.toFixed(2)).join(' / ')} on ${os.availableParallelism()} CPUs`))
-  const table = `${markdownTable(rows)}\n\nBackup and restore (${label} store):\n\n${backupTable}`
+  const table = `${markdownTable(rows)}\n\nBackup and restore (${label} store):\n\n${backupTable}\n\nImport:\n\n${importTable}`
   log(`\n== Summary (${seconds(performance.now() - started)} total)\n\n${table}`)
   fs.mkdirSync(WORK_DIR, { recursive: true })
   fs.writeFileSync(path.join(WORK_DIR, 'perf-results.md'), `${table}\n`)

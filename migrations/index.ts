@@ -11,6 +11,7 @@ import * as jobs from './0005_jobs.js'
 import * as usage from './0006_usage.js'
 import * as connections from './0007_connections.js'
 import * as users from './0008_users.js'
+import * as licenses from './0009_licenses.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -21,6 +22,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0006_usage', usage],
   ['0007_connections', connections],
   ['0008_users', users],
+  ['0009_licenses', licenses],
 ]
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Knex.Migration]> = {

@@ -12,6 +12,9 @@ import rateLimit from './plugins/rate-limit.js'
 import session from './plugins/session.js'
 import authRoutes from './routes/auth.js'
 import authMcp from './routes/auth-mcp.js'
+import exportRoute from './routes/airgap/export.js'
+import importRoute from './routes/airgap/import.js'
+import settingsRoutes from './routes/airgap/settings.js'
 import backupRoutes from './routes/backup.js'
 import health from './routes/health.js'
 import mcp from './routes/mcp.js'
@@ -85,6 +88,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(authRoutes)
       await api.register(refresh)
       await api.register(parseStatusRoute)
+      await api.register(settingsRoutes)
+      // Export exists only in the cloud, import only on-premise: the other mode answers 404.
+      await api.register(settings.mode === 'cloud' ? exportRoute : importRoute)
       await api.register(backupRoutes, { schedule: options.startWorker ?? true, onRestoreStaged: options.onRestoreStaged })
     },
     { prefix: '/api' },

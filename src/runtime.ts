@@ -3,10 +3,12 @@
  * retriever, library catalogue, worker). The HTTP server, the MCP stdio server and the CLI
  * commands all start from here, so they behave the same on the same data.
  */
+import { createImportJobHandler, IMPORT_JOB } from './airgap/import.js'
 import { EmbedderPool } from './embed/pool.js'
 import { createGitJobHandler, GIT_JOB } from './jobs/git-job.js'
 import { sweepSets } from './jobs/ingest.js'
 import { createSourceJobHandler, SOURCE_JOB } from './jobs/source-job.js'
+import { createReembedHandler, REEMBED_JOB } from './jobs/reembed.js'
 import { createHttpClient, type HttpClient } from './sources/http.js'
 import { checkVectorIndexes, createVectorRebuildHandler, REBUILD_VECTORS_JOB } from './jobs/vector-rebuild.js'
 import { Worker, type JobLog } from './jobs/worker.js'
@@ -57,6 +59,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     [GIT_JOB]: createGitJobHandler(store, embedders),
     [SOURCE_JOB]: createSourceJobHandler(store, embedders, http),
     [REBUILD_VECTORS_JOB]: createVectorRebuildHandler(store, embedders, (pk) => retriever.forgetSet(pk)),
+    [IMPORT_JOB]: createImportJobHandler(store, embedders),
+    [REEMBED_JOB]: createReembedHandler(store, embedders, (pk) => retriever.forgetSet(pk)),
   }
   const worker = new Worker(store, handlers, log, {
     onJobEnd: () => {

@@ -24,6 +24,11 @@ export const SETTINGS = {
     default: false,
     parse: boolean,
   } satisfies SettingSpec<boolean>,
+  'license.publicKeyFile': {
+    description: 'PEM file of the Ed25519 key that verifies offline licenses (LECTERN_LICENSE_PUBLIC_KEY takes precedence).',
+    default: '',
+    parse: (text: string) => text,
+  } satisfies SettingSpec<string>,
 } as const
 
 export type SettingName = keyof typeof SETTINGS

@@ -1,25 +1,69 @@
-import { Args } from '@oclif/core'
+import { Args, Flags } from '@oclif/core'
 import { dataDirFlag } from '../../cli/flags.js'
 import { LecternCommand, withRuntime } from '../../cli/run.js'
+import type { EmbedderSettings } from '../../src/embed/types.js'
+import { LecternError } from '../../src/errors.js'
+import { switchEmbedding } from '../../src/jobs/reembed.js'
 import { SETTINGS, writeSetting } from '../../src/settings.js'
+
+const PROVIDERS = ['hash', 'ollama', 'openai'] as const
 
 export default class ConfigSet extends LecternCommand {
   static override summary = 'Change a setting; a running server picks it up at once.'
   static override description = `Settings:\n${Object.entries(SETTINGS)
     .map(([name, spec]) => `  ${name} (default ${JSON.stringify(spec.default)}): ${spec.description}`)
-    .join('\n')}`
-  static override examples = ['<%= config.bin %> <%= command.id %> mcp.requireKey true']
+    .join('\n')}
+  embedding.provider (default "hash"): hash, ollama or openai, with --model, --host, --api-key-env. The provider
+    is probed with one text first; then every library is re-embedded in the background (a running
+    server's worker does it, or \`lectern config reembed --wait\`), each switching when complete.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> mcp.requireKey true',
+    '<%= config.bin %> <%= command.id %> embedding.provider ollama --model nomic-embed-text --host http://127.0.0.1:11434',
+    '<%= config.bin %> <%= command.id %> embedding.provider openai --model text-embedding-3-small --host https://api.openai.com/v1 --api-key-env OPENAI_API_KEY',
+  ]
   static override enableJsonFlag = true
   static override args = {
     name: Args.string({ description: 'Setting name.', required: true }),
     value: Args.string({ description: 'New value.', required: true }),
   }
-  static override flags = { 'data-dir': dataDirFlag }
+  static override flags = {
+    'data-dir': dataDirFlag,
+    model: Flags.string({ summary: 'embedding.provider: the model name.' }),
+    host: Flags.string({ summary: 'embedding.provider: base URL of the Ollama or OpenAI-compatible server.' }),
+    'api-key-env': Flags.string({ summary: 'embedding.provider openai: the environment variable holding the API key.' }),
+    dimensions: Flags.integer({ summary: 'embedding.provider hash: vector dimension.' }),
+  }
 
   async run(): Promise<{ name: string; value: unknown }> {
     const { args, flags } = await this.parse(ConfigSet)
+    if (args.name === 'embedding.provider') return this.setEmbedding(args.value, flags)
+    if (flags.model || flags.host || flags['api-key-env'] || flags.dimensions) {
+      throw new LecternError('validation_error', '--model, --host, --api-key-env and --dimensions belong to embedding.provider.')
+    }
     const result = await withRuntime(flags['data-dir'], (rt) => writeSetting(rt.store.settings, args.name, args.value))
     this.log(`${result.name} = ${JSON.stringify(result.value)}`)
     return result
+  }
+
+  private async setEmbedding(
+    provider: string,
+    flags: { 'data-dir': string; model?: string; host?: string; 'api-key-env'?: string; dimensions?: number },
+  ): Promise<{ name: string; value: unknown }> {
+    if (!(PROVIDERS as readonly string[]).includes(provider)) throw new LecternError('validation_error', `Unknown embedding provider "${provider}"; use ${PROVIDERS.join(', ')}.`)
+    let apiKey: string | undefined
+    if (flags['api-key-env']) {
+      apiKey = process.env[flags['api-key-env']]
+      if (!apiKey) throw new LecternError('validation_error', `The environment variable ${flags['api-key-env']} is not set.`)
+    }
+    const settings: EmbedderSettings = {
+      provider: provider as EmbedderSettings['provider'],
+      ...(flags.model ? { model: flags.model } : {}),
+      ...(flags.host ? { host: flags.host } : {}),
+      ...(apiKey ? { apiKey } : {}),
+      ...(flags.dimensions ? { dimensions: flags.dimensions } : {}),
+    }
+    const result = await withRuntime(flags['data-dir'], (rt) => switchEmbedding(rt.store, rt.embedders, settings))
+    this.log(`embedding = ${result.provider} ${result.model} (${result.dimensions} dimensions); re-embedding ${result.queuedSets} snippet sets in the background.`)
+    return { name: 'embedding', value: { ...result, ...(flags.host ? { host: flags.host } : {}) } }
   }
 }

@@ -9,6 +9,10 @@ import { LecternError } from '../../src/errors.js'
 import type { ApiKeyInfo, KeysRepository } from '../../src/store/keys.js'
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route authenticates its bearer token itself (an enterprise license key, not an API key). */
+    licenseKeyAuth?: boolean
+  }
   interface FastifyRequest {
     apiKey: ApiKeyInfo | null
   }
@@ -30,6 +34,7 @@ export function bearerToken(header: string | undefined): string | undefined {
 async function auth(app: FastifyInstance, options: { keys: KeysRepository }): Promise<void> {
   app.decorateRequest('apiKey', null)
   app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config?.licenseKeyAuth) return
     const token = bearerToken(request.headers.authorization)
     if (token === undefined) return
     const key = options.keys.verify(token)

@@ -71,6 +71,11 @@ export function toNewSnippet(parsed: ParsedSnippet, source: string): NewSnippet 
           body: parsed.content,
           source,
         }
+  return completeSnippet(base)
+}
+
+/** Adds the token count and the de-duplication hash to a snippet's text fields. */
+export function completeSnippet(base: Omit<NewSnippet, 'tokens' | 'hash'>): NewSnippet {
   // The same code or prose under another title is the same snippet: only the first is kept, so
   // answers never spend their token budget twice on one example.
   const normalised = base.body.replace(/\s+/g, ' ').trim().toLowerCase()

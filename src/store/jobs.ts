@@ -83,6 +83,8 @@ export interface JobsRepository {
   list(options?: { states?: JobState[]; limit?: number }): Job[]
   /** 1-based place of a queued job in the queue. */
   queuePosition(pk: number): number
+  /** Unlinks a job from its library, so removing the library keeps the job's record. */
+  detach(pk: number): void
 }
 
 export function createJobsRepository(db: Db): JobsRepository {
@@ -144,6 +146,7 @@ export function createJobsRepository(db: Db): JobsRepository {
       return rows.map(toJob)
     },
     queuePosition: (pk) => position.get(pk)!.n,
+    detach: (pk) => void db.prepare('UPDATE jobs SET library_pk = NULL, version_pk = NULL WHERE pk = ?').run(pk),
   }
 }
 

@@ -136,6 +136,8 @@ export interface LibrariesRepository {
   versionByPk(pk: number): LibraryVersion | undefined
   ensureVersion(libraryPk: number, tag: string, title?: string): LibraryVersion
   setVersionState(versionPk: number, state: LibraryState, error?: { code: string; message: string }): void
+  /** Marks a library as imported (spec 3: refresh is refused for it), with the catalogue fields its import carried. */
+  markImported(pk: number, fields: Pick<Library, 'title' | 'description' | 'sourceType' | 'sourceUrl' | 'branch'>): void
 }
 
 export function createLibrariesRepository(db: Db): LibrariesRepository {
@@ -257,6 +259,11 @@ export function createLibrariesRepository(db: Db): LibrariesRepository {
     },
     setVersionState(versionPk, state, error) {
       setState.run(state, error?.code ?? null, error?.message ?? null, nowIso(), versionPk)
+    },
+    markImported(pk, fields) {
+      db.prepare(
+        `UPDATE libraries SET is_imported = 1, title = ?, description = ?, source_type = ?, source_url = ?, branch = ?, updated_at = ? WHERE pk = ?`,
+      ).run(fields.title, fields.description, fields.sourceType, fields.sourceUrl, fields.branch, nowIso(), pk)
     },
   }
   return repo

@@ -69,6 +69,8 @@ export interface SnippetsRepository {
   tokensOf(pks: number[]): Array<{ pk: number; tokens: number }>
   ftsSearch(setPk: number, match: string, limit: number, weights: readonly number[]): FtsHit[]
   count(setPk: number): number
+  /** Records that a set's vectors now come from another embedder (after its index file was switched). */
+  setEmbedding(setPk: number, embedder: { provider: string; model: string; dimensions: number }): void
 }
 
 interface SetRow {
@@ -223,5 +225,8 @@ export function createSnippetsRepository(db: Db): SnippetsRepository {
       return stmt.all(match, limit) as FtsHit[]
     },
     count: (setPk) => countOfSet.get(setPk)!.n,
+    setEmbedding(setPk, embedder) {
+      db.prepare('UPDATE snippet_sets SET embed_provider = ?, embed_model = ?, dimensions = ? WHERE pk = ?').run(embedder.provider, embedder.model, embedder.dimensions, setPk)
+    },
   }
 }

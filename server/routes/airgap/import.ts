@@ -1,0 +1,91 @@
+/**
+ * `POST /api/import-libraries` (on-premise only, spec 4.2): a JSON payload or a multipart
+ * bundle in `bundleFile`, from a personal API key or an admin session, on an install with a
+ * valid offline license. Key and license are checked in onRequest, before a byte of the body
+ * is read; the 100 MB cap is enforced while the body streams in (Fastify's bodyLimit counts
+ * JSON bytes as they arrive, multipart's fileSize counts the file), and a bundle goes to a
+ * temporary file, never into memory whole.
+ */
+import { randomUUID } from 'node:crypto'
+import fs from 'node:fs'
+import { pipeline } from 'node:stream/promises'
+import path from 'node:path'
+import multipart from '@fastify/multipart'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { importBundle, importPayload, importsDir, MAX_IMPORT_BYTES, type ImportResult } from '../../../src/airgap/import.js'
+import { LecternError } from '../../../src/errors.js'
+import { licenseStatus, requireOfflineLicense } from '../../../src/license/state.js'
+
+const tooLarge = () => new LecternError('payload_too_large', `An import is at most ${MAX_IMPORT_BYTES / (1024 * 1024)} MB; split the libraries over several bundles.`)
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
+
+export default async function importRoute(app: FastifyInstance): Promise<void> {
+  const { store } = app.runtime
+  const status = licenseStatus(store)
+  if (status.state === 'invalid' || status.state === 'expired') app.log.error({ license: status.reason }, 'the installed license is not valid; import is disabled')
+
+  await app.register(multipart, { limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 5, fieldSize: 1024 } })
+  // Only in this plugin: JSON must be UTF-8 (Fastify's parser would quietly turn bad bytes into U+FFFD).
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: MAX_IMPORT_BYTES }, (_request, body, done) => {
+    let text: string
+    try {
+      text = strictUtf8.decode(body as Buffer)
+    } catch {
+      return done(new LecternError('validation_error', 'The JSON body is not valid UTF-8 text. Nothing was imported.'), undefined)
+    }
+    try {
+      done(null, JSON.parse(text))
+    } catch (err) {
+      done(new LecternError('validation_error', `The body is not JSON: ${(err as Error).message}`), undefined)
+    }
+  })
+
+  app.post<{ Querystring: { force?: string } }>(
+    '/import-libraries',
+    {
+      bodyLimit: MAX_IMPORT_BYTES,
+      onRequest: async (request) => {
+        if (request.user?.role !== 'admin') await app.requireApiKey(request)
+        requireOfflineLicense(store, 'Library import')
+      },
+    },
+    async (request, reply) => {
+      const force = request.query.force === 'true'
+      const result = request.isMultipart() ? await importUpload(app, request, force) : importPayload(store, request.body, force)
+      app.runtime.worker.wake()
+      return reply.code(202).send(answer(result))
+    },
+  )
+}
+
+const answer = ({ message, queued, skipped }: ImportResult) => ({ message, queued, skipped })
+
+async function importUpload(app: FastifyInstance, request: FastifyRequest, queryForce: boolean): Promise<ImportResult> {
+  const { store } = app.runtime
+  fs.mkdirSync(importsDir(store), { recursive: true, mode: 0o700 })
+  const upload = path.join(importsDir(store), `upload-${randomUUID()}.zip`)
+  let force = queryForce
+  let received = false
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'bundleFile') throw new LecternError('validation_error', `Unexpected file field "${part.fieldname}"; send the bundle as "bundleFile".`)
+        try {
+          await pipeline(part.file, fs.createWriteStream(upload))
+        } catch (err) {
+          if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge()
+          throw err
+        }
+        if (part.file.truncated) throw tooLarge()
+        received = true
+      } else if (part.fieldname === 'force') {
+        force = force || String(part.value) === 'true'
+      }
+    }
+    if (!received) throw new LecternError('validation_error', 'Send the bundle as multipart/form-data in a "bundleFile" part.')
+    return await importBundle(store, upload, force)
+  } finally {
+    fs.rmSync(upload, { force: true })
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * The dashboard bundle (`lectern-libraries.zip`): `manifest.json` then one
+ * `libraries/<n>.json` per library, each an ImportLibrary. Reading treats the zip as hostile:
+ * entries are read one at a time from disk (never the whole archive in memory), and a name
+ * that is absolute or climbs out with `..`, a symlink, an entry over the size cap, a
+ * compression ratio only a zip bomb has, a total over the uncompressed cap, a duplicate entry
+ * or text that is not UTF-8 rejects the whole bundle before anything is stored.
+ */
+import fs from 'node:fs'
+import { once } from 'node:events'
+import yauzl from 'yauzl'
+import yazl from 'yazl'
+import { LecternError } from '../errors.js'
+import type { ImportLibrary } from './payload.js'
+
+export const BUNDLE_FORMAT = 'lectern-libraries'
+export const MANIFEST_ENTRY = 'manifest.json'
+export const MAX_EXPORT_LIBRARIES = 50
+
+export const BUNDLE_LIMITS = {
+  /** Sum of all entries once inflated. */
+  maxUncompressedBytes: 1024 * 1024 * 1024,
+  /** One library's JSON once inflated; it is parsed in memory. */
+  maxEntryBytes: 256 * 1024 * 1024,
+  /** Docs JSON deflates 3-10x; a bomb inflates hundreds of times. */
+  maxRatio: 100,
+  /** Entries smaller than this are not judged by ratio (tiny repetitive files compress well). */
+  ratioFloorBytes: 1024 * 1024,
+}
+
+export interface BundleManifest {
+  format: typeof BUNDLE_FORMAT
+  version: 1
+  createdAt: string
+  libraries: Array<{ project: string; file: string; codeSnippets: number; infoSnippets: number }>
+}
+
+const ENTRY_NAME = /^libraries\/[A-Za-z0-9._-]{1,100}\.json$/
+const S_IFMT = 0o170000
+const S_IFLNK = 0o120000
+
+const unsafe = (why: string) => new LecternError('validation_error', `The bundle was rejected: ${why}. Nothing was imported.`)
+
+/** Writes the bundle of these libraries (at most 50) to `file`. */
+export async function writeBundle(file: string, libraries: ImportLibrary[]): Promise<BundleManifest> {
+  if (libraries.length === 0) throw new LecternError('validation_error', 'Name at least one library to export.')
+  if (libraries.length > MAX_EXPORT_LIBRARIES) {
+    throw new LecternError('validation_error', `A bundle holds at most ${MAX_EXPORT_LIBRARIES} libraries; ${libraries.length} were selected. Export them in several bundles.`)
+  }
+  const zip = new yazl.ZipFile()
+  const manifest: BundleManifest = { format: BUNDLE_FORMAT, version: 1, createdAt: new Date().toISOString(), libraries: [] }
+  libraries.forEach((library, i) => {
+    const name = `libraries/${String(i + 1).padStart(4, '0')}.json`
+    manifest.libraries.push({ project: library.project, file: name, codeSnippets: library.codeSnippets.length, infoSnippets: library.infoSnippets.length })
+  })
+  zip.addBuffer(Buffer.from(JSON.stringify(manifest, null, 2)), MANIFEST_ENTRY)
+  libraries.forEach((library, i) => zip.addBuffer(Buffer.from(JSON.stringify(library)), manifest.libraries[i].file))
+  zip.end()
+  const out = fs.createWriteStream(file)
+  zip.outputStream.pipe(out)
+  await once(out, 'close')
+  return manifest
+}
+
+function openZip(file: string): Promise<yauzl.ZipFile> {
+  return new Promise((resolve, reject) => {
+    // decodeStrings + validateFileName (yauzl's defaults) refuse absolute and `..` names.
+    yauzl.open(file, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: true }, (err, zip) => {
+      if (err) reject(unsafe(err.message.includes('absolute') || err.message.includes('relative') ? `unsafe entry name (${err.message})` : `not a readable zip (${err.message})`))
+      else resolve(zip)
+    })
+  })
+}
+
+/** Entries one at a time; an 'error' of the zip (a bad name, a broken header) rejects the pending read. */
+function entryReader(zip: yauzl.ZipFile): { next(): Promise<yauzl.Entry | undefined> } {
+  let failure: Error | undefined
+  let pending: { resolve(e: yauzl.Entry | undefined): void; reject(err: Error): void } | undefined
+  const settle = (fn: (p: NonNullable<typeof pending>) => void) => {
+    const p = pending
+    pending = undefined
+    if (p) fn(p)
+  }
+  zip.on('entry', (e: yauzl.Entry) => settle((p) => p.resolve(e)))
+  zip.on('end', () => settle((p) => p.resolve(undefined)))
+  zip.on('error', (err: Error) => {
+    failure = unsafe(/absolute|relative|invalid characters/.test(err.message) ? `unsafe entry name (${err.message})` : err.message)
+    settle((p) => p.reject(failure!))
+  })
+  return {
+    next: () =>
+      new Promise((resolve, reject) => {
+        if (failure) return reject(failure)
+        pending = { resolve, reject }
+        zip.readEntry()
+      }),
+  }
+}
+
+async function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, budget: { left: number }): Promise<string> {
+  const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) =>
+    zip.openReadStream(entry, (err, s) => (err ? reject(unsafe(`${entry.fileName} cannot be read (${err.message})`)) : resolve(s))),
+  )
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    size += chunk.length
+    budget.left -= chunk.length
+    // The headers could lie; the inflated bytes themselves are counted too.
+    if (size > BUNDLE_LIMITS.maxEntryBytes || budget.left < 0) {
+      ;(stream as unknown as { destroy(): void }).destroy()
+      throw unsafe(`${entry.fileName} inflates past the size cap (a zip bomb?)`)
+    }
+    chunks.push(chunk)
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks))
+  } catch {
+    throw unsafe(`${entry.fileName} is not valid UTF-8 text`)
+  }
+}
+
+function checkEntry(entry: yauzl.Entry, seen: Set<string>, declared: { total: number }): void {
+  const name = entry.fileName
+  if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK) throw unsafe(`${name} is a symbolic link`)
+  if (name.startsWith('/') || name.split('/').includes('..')) throw unsafe(`${name} is not a relative path inside the bundle`)
+  if (name !== MANIFEST_ENTRY && !ENTRY_NAME.test(name)) throw unsafe(`unexpected entry ${JSON.stringify(name)}; a bundle holds manifest.json and libraries/*.json`)
+  if (seen.has(name)) throw unsafe(`${name} appears twice`)
+  seen.add(name)
+  if (entry.uncompressedSize > BUNDLE_LIMITS.maxEntryBytes) throw unsafe(`${name} inflates to ${entry.uncompressedSize} bytes, over the cap of ${BUNDLE_LIMITS.maxEntryBytes}`)
+  declared.total += entry.uncompressedSize
+  if (declared.total > BUNDLE_LIMITS.maxUncompressedBytes) throw unsafe(`its entries inflate to more than ${BUNDLE_LIMITS.maxUncompressedBytes} bytes`)
+  if (entry.uncompressedSize >= BUNDLE_LIMITS.ratioFloorBytes && entry.uncompressedSize > BUNDLE_LIMITS.maxRatio * Math.max(entry.compressedSize, 1)) {
+    throw unsafe(`${name} has a compression ratio over ${BUNDLE_LIMITS.maxRatio}:1 (a zip bomb?)`)
+  }
+}
+
+/**
+ * Reads the bundle at `file`, handing each library entry (parsed JSON, not yet validated) to
+ * `onLibrary` in order. Throws `validation_error` for anything unsafe or malformed.
+ */
+export async function readBundle(file: string, onLibrary: (raw: unknown, entry: string) => Promise<void> | void): Promise<BundleManifest> {
+  const zip = await openZip(file)
+  const entries = entryReader(zip)
+  const seen = new Set<string>()
+  const declared = { total: 0 }
+  const budget = { left: BUNDLE_LIMITS.maxUncompressedBytes }
+  let manifest: BundleManifest | undefined
+  let count = 0
+  try {
+    for (;;) {
+      const entry = await entries.next()
+      if (!entry) break
+      if (entry.fileName.endsWith('/')) {
+        if (entry.fileName !== 'libraries/') throw unsafe(`unexpected directory ${JSON.stringify(entry.fileName)}`)
+        continue
+      }
+      checkEntry(entry, seen, declared)
+      const textOf = await readEntry(zip, entry, budget)
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(textOf)
+      } catch {
+        throw unsafe(`${entry.fileName} is not JSON`)
+      }
+      if (entry.fileName === MANIFEST_ENTRY) {
+        const m = parsed as Partial<BundleManifest>
+        if (m?.format !== BUNDLE_FORMAT || !Array.isArray(m.libraries)) throw unsafe(`manifest.json is not a ${BUNDLE_FORMAT} manifest`)
+        manifest = m as BundleManifest
+        continue
+      }
+      if (!manifest) throw unsafe('manifest.json must come first')
+      count++
+      await onLibrary(parsed, entry.fileName)
+    }
+  } finally {
+    zip.close()
+  }
+  if (!manifest) throw unsafe('it has no manifest.json; is it a Lectern export?')
+  if (count !== manifest.libraries.length) throw unsafe(`the manifest lists ${manifest.libraries.length} libraries but the bundle holds ${count}`)
+  return manifest
+}

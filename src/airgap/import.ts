@@ -1,0 +1,189 @@
+/**
+ * Importing libraries (spec 4.2): validate every library of a payload or bundle, stage each
+ * valid one as a file under `<dataDir>/imports/`, then in one transaction create the new
+ * libraries and queue one `import` job per library. The job re-embeds the snippets with this
+ * install's provider and swaps them in like any ingest.
+ *
+ * Guarantees: nothing is stored before the whole request has been validated; a new library
+ * is only visible as "processing" until its job succeeds, and a failed job removes it again
+ * (its job record stays, detached, with the reason). A forced re-import of an existing library
+ * keeps serving the old snippets until the new set is complete.
+ */
+import { randomUUID } from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+import { z } from 'zod'
+import type { EmbedderPool } from '../embed/pool.js'
+import { isLecternError, LecternError } from '../errors.js'
+import { ingestSnippets } from '../jobs/ingest.js'
+import type { JobHandler } from '../jobs/worker.js'
+import type { Store } from '../store/index.js'
+import type { Job } from '../store/jobs.js'
+import { readBundle } from './bundle.js'
+import { checkLibrary, librariesOf, projectOf, type ValidLibrary } from './payload.js'
+
+export const IMPORT_JOB = 'import'
+/** Spec 8: at most 100 MB per import, JSON body or bundle. */
+export const MAX_IMPORT_BYTES = 100 * 1024 * 1024
+
+export interface ImportResult {
+  message: string
+  queued: string[]
+  skipped: Array<{ project: string; reason: string }>
+  /** The queued jobs, for callers that follow them (not part of the HTTP answer). */
+  jobs: Job[]
+}
+
+const payloadSchema = z.object({ project: z.string(), file: z.string(), created: z.boolean() })
+
+export const importsDir = (store: Store) => path.join(store.paths.root, 'imports')
+
+/** Collects the libraries of one request; `commit` stores and queues them, `discard` forgets them. */
+export class ImportBatch {
+  private readonly dir: string
+  private readonly staged: Array<{ id: string; file: string }> = []
+  private readonly invalid: Array<{ project: string; reason: string }> = []
+  private readonly seen = new Set<string>()
+
+  constructor(private readonly store: Store) {
+    this.dir = path.join(importsDir(store), randomUUID())
+  }
+
+  /** Validates one element of `libraries`; a duplicate ID rejects the whole request. */
+  add(raw: unknown): void {
+    const checked = checkLibrary(raw)
+    const key = checked.ok ? checked.library.id : projectOf(raw).toLowerCase().replace(/^\/?/, '/')
+    if (this.seen.has(key)) throw new LecternError('validation_error', `Library ${key} appears twice in the import; remove one copy. Nothing was imported.`)
+    this.seen.add(key)
+    if (!checked.ok) {
+      this.invalid.push({ project: checked.project, reason: checked.reason })
+      return
+    }
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 })
+    const file = path.join(this.dir, `${this.staged.length + 1}.json`)
+    fs.writeFileSync(file, JSON.stringify(checked.library))
+    this.staged.push({ id: checked.library.id, file })
+  }
+
+  discard(): void {
+    fs.rmSync(this.dir, { recursive: true, force: true })
+  }
+
+  /** Creates new libraries and queues their jobs in one transaction; existing ones only with force. */
+  commit(force: boolean): ImportResult {
+    const { store } = this
+    const skipped = [...this.invalid]
+    if (this.staged.length === 0) {
+      this.discard()
+      const reasons = skipped.map((s) => `${s.project}: ${s.reason}`).join('; ')
+      throw new LecternError('validation_error', `No library of the import is valid (${reasons}). Nothing was imported.`)
+    }
+    const jobs = store.db.transaction(() => {
+      const queued: Job[] = []
+      for (const { id, file } of this.staged) {
+        const existing = store.libraries.byId(id)
+        if (existing && !force) {
+          skipped.push({ project: id, reason: 'already exists (import with force to overwrite)' })
+          fs.rmSync(file, { force: true })
+          continue
+        }
+        const target = existing
+          ? { library: existing, version: store.libraries.ensureVersion(existing.pk, '') }
+          : store.libraries.create({ id, title: id.split('/')[2], sourceType: 'import', sourceUrl: '', isImported: true })
+        const active = store.jobs.activeForVersion(target.version.pk)
+        if (active) {
+          skipped.push({ project: id, reason: `is being processed (job ${active.pk}); import again when it ends` })
+          fs.rmSync(file, { force: true })
+          continue
+        }
+        queued.push(
+          store.jobs.enqueue({
+            kind: IMPORT_JOB,
+            libraryPk: target.library.pk,
+            versionPk: target.version.pk,
+            payload: { project: id, file: path.relative(store.paths.root, file), created: !existing },
+          }),
+        )
+      }
+      return queued
+    })()
+    const queued = jobs.map((j) => (j.payload as { project: string }).project)
+    const message = `Queued ${queued.length} ${queued.length === 1 ? 'library' : 'libraries'} for import${skipped.length ? `; skipped ${skipped.length}` : ''}`
+    return { message, queued, skipped, jobs }
+  }
+}
+
+/** Validates a parsed JSON payload and queues it. */
+export function importPayload(store: Store, body: unknown, force: boolean): ImportResult {
+  const batch = new ImportBatch(store)
+  try {
+    for (const raw of librariesOf(body)) batch.add(raw)
+    return batch.commit(force || (body as { force?: unknown }).force === true)
+  } catch (err) {
+    batch.discard()
+    throw err
+  }
+}
+
+/** Validates the bundle zip at `file` entry by entry and queues it. */
+export async function importBundle(store: Store, file: string, force: boolean): Promise<ImportResult> {
+  const batch = new ImportBatch(store)
+  try {
+    await readBundle(file, (raw) => batch.add(raw))
+    return batch.commit(force)
+  } catch (err) {
+    batch.discard()
+    throw err
+  }
+}
+
+/** The `import` job: re-embed the staged snippets with the current provider and serve them. */
+export function createImportJobHandler(store: Store, embedders: EmbedderPool): JobHandler {
+  return async (ctx) => {
+    const { project, file, created } = payloadSchema.parse(ctx.job.payload)
+    const staged = path.resolve(store.paths.root, file)
+    if (!staged.startsWith(importsDir(store) + path.sep)) throw new LecternError('internal_error', `Import job ${ctx.job.pk} names a file outside the imports directory.`)
+    try {
+      const library = ctx.job.libraryPk === null ? undefined : store.libraries.byPk(ctx.job.libraryPk)
+      const version = ctx.job.versionPk === null ? undefined : store.libraries.versionByPk(ctx.job.versionPk)
+      if (!library || !version) throw new LecternError('library_not_found', `Library ${project} was removed before its import ran.`)
+      const valid = JSON.parse(fs.readFileSync(staged, 'utf8')) as ValidLibrary
+      ctx.progress(`re-embedding ${valid.snippets.length} snippets`)
+      const result = await ingestSnippets(
+        { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress },
+        { versionPk: version.pk, commitSha: null },
+        valid.snippets,
+      )
+      store.libraries.markImported(library.pk, valid)
+      removeStaged(staged)
+      return `imported ${project}: ${result.snippets} snippets re-embedded with ${embedders.current().provider}`
+    } catch (err) {
+      // A shutdown is not a failure: the job runs again at the next start and needs its file.
+      if (ctx.signal.aborted) throw err
+      removeStaged(staged)
+      dropIfNew(store, ctx.job, created)
+      // The job may outlive its library: its reason names the project.
+      throw new LecternError(isLecternError(err) ? err.code : 'internal_error', `Import of ${project} failed: ${(err as Error).message}`, {}, { cause: err })
+    }
+  }
+}
+
+function removeStaged(file: string): void {
+  fs.rmSync(file, { force: true })
+  // The request's directory goes with its last file; while others remain it stays.
+  try {
+    fs.rmdirSync(path.dirname(file))
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code !== 'ENOTEMPTY' && code !== 'ENOENT') throw err
+  }
+}
+
+/** A library this import created and never served goes away, keeping the job as the record of why. */
+function dropIfNew(store: Store, job: Job, created: boolean): void {
+  if (!created || job.libraryPk === null || job.versionPk === null) return
+  const version = store.libraries.versionByPk(job.versionPk)
+  if (!version || version.currentSet !== null) return
+  store.jobs.detach(job.pk)
+  store.libraries.remove(job.libraryPk)
+}

@@ -1,0 +1,216 @@
+/**
+ * The export/import payload (spec 2.6): `{libraries: ImportLibrary[], force?}` with the
+ * element shape `ImportLibrary` of Context7's enterprise OpenAPI. Lectern adds optional fields
+ * (`breadcrumb`, `pageTitle`, `source`, info `title`) so an import rebuilds exactly the
+ * snippets the cloud serves; other producers may omit them. Snippet `id`s are the ordinal of
+ * the snippet in its set, so an import stores them in the cloud's order.
+ *
+ * Validation is per library and complete before anything is stored: an invalid library is
+ * reported with the reason and nothing of it is created.
+ */
+import { z } from 'zod'
+import { LecternError } from '../errors.js'
+import { completeSnippet, LIMITS } from '../jobs/ingest.js'
+import { parseLibraryId } from '../library-id.js'
+import { codeListOf } from '../search/render.js'
+import type { Library } from '../store/libraries.js'
+import type { NewSnippet, StoredSnippet } from '../store/snippets.js'
+
+/**
+ * Characters of one snippet's text (code of all its alternatives, or prose). Ingest does not
+ * split code blocks, so real exports hold code snippets of a few hundred kilobytes; the cap only
+ * stops payloads built to exhaust memory.
+ */
+export const MAX_SNIPPET_CHARS = 1_000_000
+
+const text = z.string()
+const codeSnippetSchema = z
+  .object({
+    id: z.string().optional(),
+    title: text,
+    description: text.optional(),
+    language: text.optional(),
+    codeList: z.array(z.object({ language: text.optional(), code: text }).passthrough()).min(1),
+    tokens: z.number().int().nonnegative().optional(),
+    breadcrumb: text.optional(),
+    pageTitle: text.optional(),
+    source: text.optional(),
+  })
+  .passthrough()
+const infoSnippetSchema = z
+  .object({
+    id: z.string().optional(),
+    content: text.min(1),
+    breadcrumb: text.optional(),
+    tokens: z.number().int().nonnegative().optional(),
+    title: text.optional(),
+    pageTitle: text.optional(),
+    source: text.optional(),
+  })
+  .passthrough()
+const importLibrarySchema = z
+  .object({
+    project: text,
+    title: text.optional(),
+    description: text.optional(),
+    type: text.optional(),
+    language: text.optional(),
+    branch: text.optional(),
+    docsRepoUrl: text.optional(),
+    docsSiteUrl: text.optional(),
+    totalTokens: z.number().int().nonnegative().optional(),
+    codeSnippets: z.array(codeSnippetSchema),
+    infoSnippets: z.array(infoSnippetSchema),
+  })
+  .passthrough()
+
+export type ImportLibrary = z.infer<typeof importLibrarySchema>
+export type ImportCodeSnippet = z.infer<typeof codeSnippetSchema>
+export type ImportInfoSnippet = z.infer<typeof infoSnippetSchema>
+
+/** A library ready to store: its ID, what the catalogue shows, and its snippets in order. */
+export interface ValidLibrary {
+  id: string
+  title: string
+  description: string
+  sourceType: string
+  sourceUrl: string
+  branch: string | null
+  snippets: NewSnippet[]
+}
+
+export type Checked = { ok: true; library: ValidLibrary } | { ok: false; project: string; reason: string }
+
+/** The project name to report for an element that may not even be an object. */
+export const projectOf = (raw: unknown): string =>
+  raw !== null && typeof raw === 'object' && typeof (raw as { project?: unknown }).project === 'string' ? (raw as { project: string }).project : '(no project)'
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/** The first string anywhere in `value` that is not well-formed Unicode (a lone surrogate), as a path. */
+function illFormedPath(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path || 'value' : undefined
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = illFormedPath(value[i], `${path}[${i}]`)
+      if (found) return found
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      const found = illFormedPath(child, path ? `${path}.${key}` : key)
+      if (found) return found
+    }
+  }
+  return undefined
+}
+
+const ordinal = (id: string | undefined): number => (id !== undefined && /^\d{1,9}$/.test(id) ? Number(id) : Number.NaN)
+
+function codeToSnippet(s: ImportCodeSnippet): NewSnippet {
+  const codeList = s.codeList.map((c) => ({ language: c.language || 'text', code: c.code }))
+  return completeSnippet({
+    kind: 'code',
+    title: s.title,
+    description: s.description ?? '',
+    breadcrumb: s.breadcrumb ?? '',
+    pageTitle: s.pageTitle ?? '',
+    language: s.language || codeList[0].language,
+    body: JSON.stringify(codeList),
+    source: s.source ?? '',
+  })
+}
+
+function infoToSnippet(s: ImportInfoSnippet): NewSnippet {
+  return completeSnippet({
+    kind: 'info',
+    title: s.title ?? s.breadcrumb ?? '',
+    description: '',
+    breadcrumb: s.breadcrumb ?? '',
+    pageTitle: s.pageTitle ?? '',
+    language: '',
+    body: s.content,
+    source: s.source ?? '',
+  })
+}
+
+/** Validates one element of `libraries`; never throws for bad input, it says why instead. */
+export function checkLibrary(raw: unknown): Checked {
+  const project = projectOf(raw)
+  const fail = (reason: string): Checked => ({ ok: false, project, reason })
+  const parsed = importLibrarySchema.safeParse(raw)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    return fail(`invalid: field ${issue.path.join('.') || '(root)'}: ${issue.message}`)
+  }
+  const lib = parsed.data
+  let id: string
+  try {
+    const ref = parseLibraryId(lib.project)
+    if (ref.version !== undefined) return fail('invalid: a library ID with a version pin cannot be imported; export the library itself')
+    id = ref.id
+  } catch (err) {
+    return fail(`invalid: ${(err as Error).message}`)
+  }
+  const bad = illFormedPath(lib, '')
+  if (bad) return fail(`invalid: ${bad} is not valid UTF-8 text (it holds a lone surrogate)`)
+  const count = lib.codeSnippets.length + lib.infoSnippets.length
+  if (count === 0) return fail('invalid: the library has no snippets')
+  if (count > LIMITS.maxSnippets) return fail(`invalid: ${count} snippets, over the cap of ${LIMITS.maxSnippets}`)
+  const ordered: Array<{ order: number; snippet: NewSnippet }> = []
+  for (const [i, s] of lib.codeSnippets.entries()) {
+    const size = s.codeList.reduce((sum, c) => sum + c.code.length, 0)
+    if (size > MAX_SNIPPET_CHARS) return fail(`invalid: codeSnippets[${i}] holds ${size} characters, over the cap of ${MAX_SNIPPET_CHARS}`)
+    ordered.push({ order: ordinal(s.id), snippet: codeToSnippet(s) })
+  }
+  for (const [i, s] of lib.infoSnippets.entries()) {
+    if (s.content.length > MAX_SNIPPET_CHARS) return fail(`invalid: infoSnippets[${i}] holds ${s.content.length} characters, over the cap of ${MAX_SNIPPET_CHARS}`)
+    ordered.push({ order: ordinal(s.id), snippet: infoToSnippet(s) })
+  }
+  // Keep the exporter's order when every snippet carries an ordinal id; else code, then info.
+  if (ordered.every((o) => !Number.isNaN(o.order))) ordered.sort((a, b) => a.order - b.order)
+  return {
+    ok: true,
+    library: {
+      id,
+      title: lib.title || id.split('/')[2],
+      description: lib.description ?? '',
+      sourceType: lib.type || 'import',
+      sourceUrl: lib.docsRepoUrl || lib.docsSiteUrl || '',
+      branch: lib.branch || null,
+      snippets: ordered.map((o) => o.snippet),
+    },
+  }
+}
+
+/** `{libraries: [...]}` of a parsed JSON body; anything else is a whole-request error. */
+export function librariesOf(body: unknown): unknown[] {
+  const libraries = body !== null && typeof body === 'object' ? (body as { libraries?: unknown }).libraries : undefined
+  if (!Array.isArray(libraries)) throw new LecternError('validation_error', 'The body must be {"libraries": [...], "force": false}: the export payload.')
+  if (libraries.length === 0) throw new LecternError('validation_error', 'The payload holds no libraries.')
+  return libraries
+}
+
+const GIT_TYPES = new Set(['github', 'gitlab', 'bitbucket', 'git'])
+
+/** One library as an ImportLibrary element: every snippet of its live set, no embeddings. */
+export function toImportLibrary(library: Library, snippets: StoredSnippet[], totalTokens: number): ImportLibrary {
+  const code: ImportCodeSnippet[] = []
+  const info: ImportInfoSnippet[] = []
+  snippets.forEach((s, i) => {
+    const common = { id: String(i), breadcrumb: s.breadcrumb, pageTitle: s.pageTitle, source: s.source, tokens: s.tokens }
+    if (s.kind === 'code') code.push({ ...common, title: s.title, description: s.description, language: s.language, codeList: codeListOf(s).map((c) => ({ language: c.language, code: c.code })) })
+    else info.push({ ...common, content: s.body, title: s.title })
+  })
+  return {
+    project: library.id,
+    title: library.title,
+    description: library.description,
+    type: library.sourceType,
+    language: 'English',
+    ...(library.branch ? { branch: library.branch } : {}),
+    ...(GIT_TYPES.has(library.sourceType) ? { docsRepoUrl: library.sourceUrl } : { docsSiteUrl: library.sourceUrl }),
+    totalTokens,
+    codeSnippets: code,
+    infoSnippets: info,
+  }
+}

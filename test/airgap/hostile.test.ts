@@ -1,0 +1,205 @@
+/**
+ * Hostile imports: every unsafe bundle or payload is refused with a clear whole-request or
+ * per-library error, and nothing of a refused import is left visible (no library, no staged file).
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import yazl from 'yazl'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { writeBundle } from '../../src/airgap/bundle.js'
+import type { ImportLibrary } from '../../src/airgap/payload.js'
+import { EMBEDDING_SETTING } from '../../src/embed/pool.js'
+import { buildTestApp, createKey } from '../helpers/app.js'
+import { pollUntil } from '../helpers/poll.js'
+import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
+import { importJson, importZip, installTestLicense, licenseKeys, offlineLicense } from './helpers.js'
+
+const library = (project: string, extra: Partial<ImportLibrary> = {}): ImportLibrary => ({
+  project,
+  title: project.split('/')[2] ?? project,
+  codeSnippets: [{ id: '0', title: 'Install', description: 'Install the package.', language: 'sh', codeList: [{ language: 'sh', code: `npm install ${project}` }] }],
+  infoSnippets: [{ id: '1', content: `${project} is a library for tests.`, breadcrumb: 'Intro' }],
+  ...extra,
+})
+
+interface Entry {
+  name: string
+  data: Buffer
+  mode?: number
+  compress?: boolean
+}
+
+async function zipOf(file: string, entries: Entry[]): Promise<string> {
+  const zip = new yazl.ZipFile()
+  for (const e of entries) zip.addBuffer(e.data, e.name, { ...(e.mode ? { mode: e.mode } : {}), compress: e.compress ?? true })
+  zip.end()
+  const out = fs.createWriteStream(file)
+  zip.outputStream.pipe(out)
+  await new Promise((resolve) => out.on('close', resolve))
+  return file
+}
+
+const manifest = (files: string[]) => Buffer.from(JSON.stringify({ format: 'lectern-libraries', version: 1, createdAt: new Date().toISOString(), libraries: files.map((file) => ({ project: '?', file, codeSnippets: 1, infoSnippets: 1 })) }))
+const json = (value: unknown) => Buffer.from(JSON.stringify(value))
+
+/** Renames an entry in place, byte for byte (yazl refuses to write unsafe names itself). */
+function renameEntry(file: string, from: string, to: string): void {
+  if (from.length !== to.length) throw new Error('names must have the same length')
+  const bytes = fs.readFileSync(file)
+  let at = bytes.indexOf(from)
+  let count = 0
+  while (at !== -1) {
+    bytes.write(to, at, 'latin1')
+    count++
+    at = bytes.indexOf(from, at + 1)
+  }
+  if (count < 2) throw new Error(`expected the name in the local and central headers, found ${count}`)
+  fs.writeFileSync(file, bytes)
+}
+
+describe('hostile imports', () => {
+  const defer = suiteTeardown()
+  let app: FastifyInstance
+  let key: string
+  let work: string
+
+  beforeAll(async () => {
+    const { privateKey } = licenseKeys(defer)
+    app = await buildTestApp({ startWorker: false, defer })
+    installTestLicense(app, offlineLicense(privateKey))
+    key = createKey(app)
+    work = await tmpDir('lectern-hostile-', defer)
+  })
+
+  function expectNothingImported(): void {
+    expect(app.runtime.store.libraries.list()).toEqual([])
+    expect(app.runtime.store.jobs.list()).toEqual([])
+    const imports = path.join(app.runtime.store.paths.root, 'imports')
+    expect(fs.existsSync(imports) ? fs.readdirSync(imports) : []).toEqual([])
+  }
+
+  async function expectBundleRejected(file: string, message: RegExp): Promise<void> {
+    const res = await importZip(app, key, file)
+    expect(res.statusCode, res.body).toBe(400)
+    expect(res.json().error).toBe('validation_error')
+    expect(res.json().message).toMatch(message)
+    expectNothingImported()
+  }
+
+  it('rejects zip entries that climb out with .. or are absolute paths', async () => {
+    const good = library('/acme/one')
+    const climbing = await zipOf(path.join(work, 'climb.zip'), [
+      { name: 'manifest.json', data: manifest(['libraries/0001.json']) },
+      { name: 'libraries/0001.json', data: json(good), compress: false },
+    ])
+    renameEntry(climbing, 'libraries/0001.json', '../../../../01.json')
+    await expectBundleRejected(climbing, /rejected: (unsafe entry name|.*not a relative path)/)
+    const absolute = await zipOf(path.join(work, 'absolute.zip'), [
+      { name: 'manifest.json', data: manifest(['libraries/0001.json']) },
+      { name: 'libraries/0001.json', data: json(good), compress: false },
+    ])
+    renameEntry(absolute, 'libraries/0001.json', '/tmp/lectern/1.json')
+    await expectBundleRejected(absolute, /rejected: (unsafe entry name|.*not a relative path)/)
+  })
+
+  it('rejects symlinks, zip bombs and non-UTF-8 entries', async () => {
+    const symlink = await zipOf(path.join(work, 'symlink.zip'), [
+      { name: 'manifest.json', data: manifest(['libraries/0001.json']) },
+      { name: 'libraries/0001.json', data: Buffer.from('/etc/passwd'), mode: 0o120777 },
+    ])
+    await expectBundleRejected(symlink, /symbolic link/)
+    const bomb = await zipOf(path.join(work, 'bomb.zip'), [
+      { name: 'manifest.json', data: manifest(['libraries/0001.json']) },
+      { name: 'libraries/0001.json', data: Buffer.alloc(20 * 1024 * 1024, 0x20) },
+    ])
+    expect(fs.statSync(bomb).size).toBeLessThan(100_000)
+    await expectBundleRejected(bomb, /compression ratio over 100:1/)
+    const latin1 = await zipOf(path.join(work, 'latin1.zip'), [
+      { name: 'manifest.json', data: manifest(['libraries/0001.json']) },
+      { name: 'libraries/0001.json', data: Buffer.from(JSON.stringify(library('/acme/caf\u00e9x')).replace('caf\u00e9x', 'cafe'), 'latin1').fill(0xe9, 40, 41) },
+    ])
+    await expectBundleRejected(latin1, /libraries\/0001\.json is not valid UTF-8/)
+    const stray = await zipOf(path.join(work, 'stray.zip'), [
+      { name: 'manifest.json', data: manifest([]) },
+      { name: 'run.sh', data: Buffer.from('rm -rf /') },
+    ])
+    await expectBundleRejected(stray, /unexpected entry "run.sh"/)
+  })
+
+  it('rejects duplicate library IDs in a bundle and in a payload', async () => {
+    const file = path.join(work, 'dupes.zip')
+    await writeBundle(file, [library('/acme/one'), library('/ACME/one')])
+    await expectBundleRejected(file, /\/acme\/one appears twice/)
+    const res = await importJson(app, key, { libraries: [library('/acme/two'), library('acme/two')] })
+    expect(res.statusCode).toBe(400)
+    expect(res.json().message).toMatch(/\/acme\/two appears twice/)
+    expectNothingImported()
+  })
+
+  it('skips invalid libraries with their reason and queues the valid ones', async () => {
+    const { codeSnippets: _c, ...noCode } = library('/acme/nocode')
+    const res = await importJson(app, key, {
+      libraries: [
+        library('/acme/good'),
+        library('../../etc/passwd'),
+        library('/acme/pinned@1.0'),
+        noCode,
+        library('/acme/huge', { infoSnippets: [{ content: 'x'.repeat(1_000_001) }] }),
+        library('/acme/surrogate', { infoSnippets: [{ content: 'broken \ud800 text' }] }),
+        library('/acme/empty', { codeSnippets: [], infoSnippets: [] }),
+      ],
+    })
+    expect(res.statusCode).toBe(202)
+    const body = res.json() as { queued: string[]; skipped: Array<{ project: string; reason: string }> }
+    expect(body.queued).toEqual(['/acme/good'])
+    const reasons = Object.fromEntries(body.skipped.map((s) => [s.project, s.reason]))
+    expect(reasons).toEqual({
+      '../../etc/passwd': expect.stringMatching(/^invalid: .*library ID/i),
+      '/acme/pinned@1.0': expect.stringMatching(/version pin/),
+      '/acme/nocode': expect.stringMatching(/codeSnippets/),
+      '/acme/huge': expect.stringMatching(/infoSnippets\[0\] holds 1000001 characters, over the cap of 1000000/),
+      '/acme/surrogate': expect.stringMatching(/infoSnippets\[0\]\.content is not valid UTF-8/),
+      '/acme/empty': expect.stringMatching(/no snippets/),
+    })
+    expect(app.runtime.store.libraries.list().map((l) => l.id)).toEqual(['/acme/good'])
+    // Clean up for the next cases: this test queued one job on purpose.
+    app.runtime.store.libraries.remove(app.runtime.store.libraries.byId('/acme/good')!.pk)
+    fs.rmSync(path.join(app.runtime.store.paths.root, 'imports'), { recursive: true, force: true })
+  })
+
+  it('rejects a payload with no valid library, non-UTF-8 JSON and a body that is not the payload', async () => {
+    const none = await importJson(app, key, { libraries: [{ project: '/acme/x' }] })
+    expect(none.statusCode).toBe(400)
+    expect(none.json().message).toMatch(/No library of the import is valid \(\/acme\/x: invalid: field codeSnippets/)
+    const bytes = Buffer.concat([Buffer.from('{"libraries":[{"project":"/acme/bad","codeSnippets":[],"infoSnippets":[{"content":"caf'), Buffer.from([0xe9]), Buffer.from('"}]}]}')])
+    const latin1 = await app.inject({ method: 'POST', url: '/api/import-libraries', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload: bytes })
+    expect(latin1.statusCode).toBe(400)
+    expect(latin1.json().message).toMatch(/not valid UTF-8/)
+    const wrong = await importJson(app, key, [library('/acme/x')])
+    expect(wrong.statusCode).toBe(400)
+    expect(wrong.json().message).toMatch(/\{"libraries": \[\.\.\.\], "force": false\}/)
+    const noKey = await app.inject({ method: 'POST', url: '/api/import-libraries', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ libraries: [library('/acme/x')] }) })
+    expect(noKey.statusCode).toBe(401)
+    expectNothingImported()
+  })
+})
+
+describe('a failing import job', () => {
+  it('leaves no library visible and keeps the reason in the job list', async () => {
+    const { privateKey } = licenseKeys()
+    const app = await buildTestApp()
+    installTestLicense(app, offlineLicense(privateKey))
+    // Nothing listens on port 9: the re-embedding fails.
+    app.runtime.store.settings.set(EMBEDDING_SETTING, { provider: 'ollama', model: 'nomic-embed-text', host: 'http://127.0.0.1:9' })
+    const res = await importJson(app, createKey(app), { libraries: [library('/acme/doomed')] })
+    expect(res.statusCode).toBe(202)
+    const failure = await pollUntil('the import job to fail', () => app.runtime.store.jobs.list({ states: ['failed'] })[0])
+    expect(failure.kind).toBe('import')
+    expect(failure.errorMessage).toMatch(/Import of \/acme\/doomed failed: Cannot reach Ollama/)
+    expect(app.runtime.store.libraries.byId('/acme/doomed')).toBeUndefined()
+    const status = (await app.inject({ url: '/api/parse-status' })).json() as { recentFailures: Array<{ kind: string; message: string }> }
+    expect(status.recentFailures[0]).toMatchObject({ kind: 'import', message: expect.stringMatching(/\/acme\/doomed/) })
+    expect(fs.readdirSync(path.join(app.runtime.store.paths.root, 'imports'))).toEqual([])
+  })
+})
