@@ -48,7 +48,7 @@ const silentLog: JobLog = { info: () => {}, warn: () => {}, error: () => {} }
 export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const log = options.log ?? silentLog
   const store = await openStore(options.dataDir)
-  const embedders = new EmbedderPool(store.settings)
+  const embedders = new EmbedderPool(store)
   const retriever = new Retriever(store, embedders, log)
   const catalogue = new LibraryCatalogue(store)
   const timers = new Set<NodeJS.Timeout>()

@@ -3,6 +3,7 @@
  * and a pool of embedders by provider, model and dimension: a query must be embedded by the
  * same model that embedded the snippet set it searches, even while a provider switch re-embeds.
  */
+import type { SecretBox } from '../secrets/cipher.js'
 import type { SettingsRepository } from '../store/settings.js'
 import { createEmbedder } from './index.js'
 import type { Embedder, EmbedderSettings } from './types.js'
@@ -10,25 +11,43 @@ import type { Embedder, EmbedderSettings } from './types.js'
 export const EMBEDDING_SETTING = 'embedding'
 export const DEFAULT_EMBEDDING: EmbedderSettings = { provider: 'hash' }
 
-export function configuredEmbedding(settings: SettingsRepository): EmbedderSettings {
-  return settings.get<EmbedderSettings>(EMBEDDING_SETTING) ?? DEFAULT_EMBEDDING
+/** What reading and writing the embedding setting needs: the settings, and the box that seals its API key. */
+export interface EmbeddingStore {
+  settings: SettingsRepository
+  secrets: SecretBox
+}
+
+/** As stored: an OpenAI-compatible server's API key is sealed with secret.key, never kept plain. */
+type StoredEmbedding = Omit<EmbedderSettings, 'apiKey'> & { apiKeySealed?: string }
+
+export function configuredEmbedding(store: EmbeddingStore): EmbedderSettings {
+  const stored = store.settings.get<StoredEmbedding>(EMBEDDING_SETTING)
+  if (!stored) return DEFAULT_EMBEDDING
+  const { apiKeySealed, ...settings } = stored
+  return apiKeySealed ? { ...settings, apiKey: store.secrets.open(apiKeySealed) } : settings
+}
+
+export function saveEmbedding(store: EmbeddingStore, settings: EmbedderSettings): void {
+  const { apiKey, ...rest } = settings
+  const stored: StoredEmbedding = apiKey ? { ...rest, apiKeySealed: store.secrets.seal(apiKey) } : rest
+  store.settings.set(EMBEDDING_SETTING, stored)
 }
 
 export class EmbedderPool {
   private readonly embedders = new Map<string, Embedder>()
 
-  constructor(private readonly settings: SettingsRepository) {}
+  constructor(private readonly store: EmbeddingStore) {}
 
   /** The embedder new snippet sets are built with. */
   current(): Embedder {
-    return this.get(configuredEmbedding(this.settings))
+    return this.get(configuredEmbedding(this.store))
   }
 
   /** The embedder that built a set with this provider, model and dimension. */
   forSet(set: { embedProvider: string; embedModel: string; dimensions: number }): Embedder {
     // The hash embedder needs no settings: skip reading them on the hot path of every query.
     if (set.embedProvider === 'hash') return this.get({ provider: 'hash', model: set.embedModel, dimensions: set.dimensions })
-    const configured = configuredEmbedding(this.settings)
+    const configured = configuredEmbedding(this.store)
     const base = configured.provider === set.embedProvider ? configured : { provider: set.embedProvider as EmbedderSettings['provider'] }
     return this.get({ ...base, model: set.embedModel })
   }

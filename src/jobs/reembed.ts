@@ -14,7 +14,7 @@
 import fs from 'node:fs'
 import { z } from 'zod'
 import { createEmbedder, probeEmbedder } from '../embed/index.js'
-import { EMBEDDING_SETTING, type EmbedderPool } from '../embed/pool.js'
+import { saveEmbedding, type EmbedderPool } from '../embed/pool.js'
 import type { Embedder, EmbedderSettings } from '../embed/types.js'
 import { vectorIndexPath } from '../paths.js'
 import { writeVectorIndex } from '../search/vector-index.js'
@@ -86,7 +86,7 @@ export interface EmbeddingSwitch {
 export async function switchEmbedding(store: Store, embedders: EmbedderPool, settings: EmbedderSettings): Promise<EmbeddingSwitch> {
   const probe = createEmbedder(settings)
   const dimensions = await probeEmbedder(probe)
-  store.settings.set(EMBEDDING_SETTING, settings)
+  saveEmbedding(store, settings)
   const queued = await queueReembed(store, embedders)
   return { provider: probe.provider, model: probe.model, dimensions, queuedSets: queued.length }
 }

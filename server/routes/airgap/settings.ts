@@ -26,7 +26,7 @@ export default async function settingsRoutes(app: FastifyInstance): Promise<void
   const admin = { preHandler: app.requireAdmin }
 
   app.get('/settings/embedding', admin, async () => {
-    const { apiKey, ...visible } = configuredEmbedding(store.settings)
+    const { apiKey, ...visible } = configuredEmbedding(store)
     return { ...visible, apiKey: apiKey ? 'set' : undefined }
   })
 
