@@ -3,7 +3,7 @@
  * retriever, library catalogue, worker). The HTTP server, the MCP stdio server and the CLI
  * commands all start from here, so they behave the same on the same data.
  */
-import { createImportJobHandler, IMPORT_JOB } from './airgap/import.js'
+import { createImportJobHandler, IMPORT_JOB, sweepImportStaging } from './airgap/import.js'
 import { EmbedderPool } from './embed/pool.js'
 import { createGitJobHandler, GIT_JOB } from './jobs/git-job.js'
 import { sweepSets } from './jobs/ingest.js'
@@ -102,6 +102,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
 export function recoverDataDir(runtime: Runtime, log: JobLog = silentLog): void {
   const swept = sweepSets(runtime.store, ['building', 'retired'], (pk) => runtime.retriever.forgetSet(pk))
   if (swept > 0) log.info({ swept }, 'removed snippet sets left by interrupted or replaced jobs')
+  const orphans = sweepImportStaging(runtime.store)
+  if (orphans > 0) log.info({ orphans }, 'removed staged imports that no job names')
   checkVectorIndexes(runtime.store, (setPk, problem) => {
     runtime.retriever.forgetSet(setPk)
     log.warn({ setPk, problem }, 'vector index does not match its snippet set; queued a rebuild')

@@ -187,3 +187,32 @@ function dropIfNew(store: Store, job: Job, created: boolean): void {
   store.jobs.detach(job.pk)
   store.libraries.remove(job.libraryPk)
 }
+
+/** Staged files of a request that never committed (the process died in between) are this old at least. */
+const ORPHAN_AGE_MS = 60 * 60 * 1000
+
+/**
+ * Removes staged imports that no queued or running job names and that are over an hour old (so
+ * a request still staging in another process keeps its files). Returns how many were removed.
+ */
+export function sweepImportStaging(store: Store, now = Date.now()): number {
+  const root = importsDir(store)
+  if (!fs.existsSync(root)) return 0
+  const wanted = new Set(
+    store.jobs
+      .list({ states: ['queued', 'running'], limit: 1000 })
+      .filter((job) => job.kind === IMPORT_JOB && typeof job.payload.file === 'string')
+      .map((job) => path.resolve(store.paths.root, job.payload.file as string)),
+  )
+  let removed = 0
+  for (const request of fs.readdirSync(root)) {
+    const dir = path.join(root, request)
+    for (const name of fs.readdirSync(dir)) {
+      const file = path.join(dir, name)
+      if (wanted.has(file) || now - fs.statSync(file).mtimeMs < ORPHAN_AGE_MS) continue
+      removeStaged(file)
+      removed++
+    }
+  }
+  return removed
+}
