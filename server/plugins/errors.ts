@@ -7,7 +7,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin'
 import { isLecternError } from '../../src/errors.js'
 
-const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null })
+/** The error body MCP clients parse: JSON-RPC, with no request id to answer. */
+export const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null })
 
 function fastifyErrorBody(err: FastifyError): { status: number; body: { error: string; message: string } } | undefined {
   if (err.validation) {

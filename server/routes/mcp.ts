@@ -14,8 +14,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { createMcpServer, type McpCaller } from '../../src/mcp/tools.js'
 import { readSetting } from '../../src/settings.js'
 import { clientKind } from '../../src/store/usage.js'
+import { jsonRpcError } from '../plugins/errors.js'
 
-const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null })
 
 interface PooledServer {
   server: McpServer
