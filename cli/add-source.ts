@@ -16,7 +16,7 @@ export abstract class AddSourceCommand extends LecternCommand {
   protected async follow(runtime: Runtime, submitted: Submitted, wait: boolean): Promise<AddSourceResult> {
     const result: AddSourceResult = { libraryName: submitted.libraryName, message: submitted.message, jobId: submitted.job.pk }
     if (!wait) {
-      this.log(`${submitted.message} Follow it with \`lectern libraries list\`.`)
+      this.reportQueued(runtime, `${submitted.message} Follow it with \`lectern jobs\`.`)
       return result
     }
     const job = await this.followJob(runtime, submitted.job.pk, submitted.libraryName)

@@ -1,52 +1,115 @@
 /**
- * What commands share: opening the data directory for the length of a command, turning Lectern
- * errors into oclif errors with the catalogue's exit code, and a spinner on stderr.
+ * What commands share: resolving the start-up settings, opening the data directory for the
+ * length of a command (refusing a directory that holds no Lectern data when the command only
+ * reads), turning errors into the catalogue's exit codes (and `{"error", "message"}` with
+ * --json), and progress on stderr.
  */
+import fs from 'node:fs'
 import { Command } from '@oclif/core'
-import ora, { type Ora } from 'ora'
-import { isLecternError } from '../src/errors.js'
+import { loadConfig, type ConfigOverrides, type ResolvedConfig } from '../src/config.js'
+import { ERROR_CODES, LecternError, isLecternError, type ErrorCode } from '../src/errors.js'
 import { jobError, waitForJob } from '../src/jobs/wait.js'
+import { dataPaths } from '../src/paths.js'
 import { openRuntime, type Runtime } from '../src/runtime.js'
 import type { Job } from '../src/store/jobs.js'
+import { isLocked } from '../src/store/lock.js'
+import { configFlag, dataDirFlag } from './flags.js'
+import { Progress, progressMode } from './progress.js'
 
-export async function withRuntime<T>(dataDir: string, work: (runtime: Runtime) => Promise<T> | T): Promise<T> {
-  const runtime = await openRuntime({ dataDir })
-  try {
-    return await work(runtime)
-  } finally {
-    await runtime.close()
-  }
+/**
+ * `read`: the command only reads, so a directory without Lectern data is a mistake (a wrong
+ * --data-dir) and is refused rather than created. `write`: the command may create the data
+ * directory, and says so on stderr when it does.
+ */
+export type DataAccess = 'read' | 'write'
+
+/** An error as the catalogue knows it: Lectern errors as they are, oclif's parse errors as validation errors. */
+function catalogued(err: Error & { oclif?: { exit?: number }; code?: string }): LecternError {
+  if (isLecternError(err)) return err
+  // oclif's own refusals (unknown flag, missing argument, bad option) carry exit code 2.
+  if (err.oclif?.exit === 2 || /Flag|Arg|Parse/i.test(err.constructor.name)) return new LecternError('validation_error', err.message)
+  return new LecternError('internal_error', err.message || String(err), {}, { cause: err })
 }
 
-/** Base class: Lectern errors end the command with their message and exit code, never a stack. */
 export abstract class LecternCommand extends Command {
-  protected override async catch(err: Error & { exitCode?: number }): Promise<unknown> {
-    if (isLecternError(err)) {
-      return super.catch(Object.assign(new Error(err.message), { oclif: { exit: err.exit }, code: err.code }) as never)
+  static override baseFlags = { 'data-dir': dataDirFlag, config: configFlag }
+
+  /** The start-up settings for this command: its flags, then the environment, then lectern.yaml. */
+  protected resolveConfig(flags: { 'data-dir'?: string; config?: string }, overrides: ConfigOverrides = {}): ResolvedConfig {
+    return loadConfig({ ...overrides, dataDir: flags['data-dir'] ?? overrides.dataDir }, flags.config)
+  }
+
+  /** Opens the data directory for `work` and closes it afterwards. */
+  protected async withRuntime<T>(
+    flags: { 'data-dir'?: string; config?: string },
+    access: DataAccess,
+    work: (runtime: Runtime) => Promise<T> | T,
+    overrides: ConfigOverrides = {},
+  ): Promise<T> {
+    const { config } = this.resolveConfig(flags, overrides)
+    const paths = dataPaths(config.dataDir)
+    if (!fs.existsSync(paths.database)) {
+      if (access === 'read') {
+        throw new LecternError(
+          'data_dir_empty',
+          `${paths.root} holds no Lectern data (no lectern.db). Point --data-dir (or LECTERN_DATA_DIR, or dataDir in lectern.yaml) at your install's data directory.`,
+        )
+      }
+      this.logToStderr(`Creating a new Lectern data directory at ${paths.root}`)
     }
-    return super.catch(err)
+    const runtime = await openRuntime({ config })
+    try {
+      return await work(runtime)
+    } finally {
+      await runtime.close()
+    }
+  }
+
+  /** Every failure ends with its catalogue exit code; with --json as `{"error", "message"}` on stdout. */
+  protected override async catch(err: Error & { oclif?: { exit?: number } }): Promise<unknown> {
+    // --help and --version end the command through an exit "error" of their own.
+    if (err.oclif?.exit === 0) throw err
+    const error = catalogued(err)
+    if (this.jsonEnabled()) {
+      this.logJson({ error: error.code, message: error.message, ...error.extra })
+      process.exitCode = error.exit
+      return
+    }
+    if (error.code === 'internal_error' && process.env.DEBUG) this.logToStderr(err.stack ?? String(err))
+    return super.catch(Object.assign(new Error(error.message), { oclif: { exit: error.exit }, code: error.code }) as never)
+  }
+
+  /** Says what was queued, and what will run it: a server, or nothing until `serve` or `--wait`. */
+  protected reportQueued(runtime: Runtime, message: string): void {
+    this.log(message)
+    if (!isLocked(runtime.store.paths.lock)) {
+      this.logToStderr('No server is running: start `lectern serve` to run the job, or pass --wait to run it here.')
+    }
   }
 
   /**
-   * Follows a job with a spinner until it ends. A failed job ends the command with its error's
-   * exit code, unless `failureEndsCommand` is false (a batch that goes on with the next job).
+   * Follows a job until it ends. A failed job ends the command with its error's exit code,
+   * unless `failureEndsCommand` is false (a batch that goes on with the next job).
    */
   protected async followJob(runtime: Runtime, jobPk: number, label: string, failureEndsCommand = true): Promise<Job> {
-    const spinner = this.spinner(`${label}: queued`).start()
+    const progress = this.progress(`${label}: queued`).start()
     const job = await waitForJob(runtime, jobPk, (j) => {
-      spinner.text = `${label}: ${j.statusMessage ?? j.state}`
+      progress.text = `${label}: ${j.statusMessage ?? j.state}`
     })
     if (job.state === 'failed') {
-      spinner.fail(`${label}: ${job.errorMessage ?? 'failed'}`)
+      progress.fail(`${label}: ${job.errorMessage ?? 'failed'}`)
       if (failureEndsCommand) throw jobError(job)
       return job
     }
-    spinner.succeed(`${label}: ${job.statusMessage ?? 'done'}`)
+    progress.succeed(`${label}: ${job.statusMessage ?? 'done'}`)
     return job
   }
 
-  /** A spinner on stderr, silent with --json or when stderr is not a terminal. */
-  protected spinner(text: string): Ora {
-    return ora({ text, stream: process.stderr, isEnabled: process.stderr.isTTY === true && !this.jsonEnabled() })
+  /** Progress on stderr; silent with --json. */
+  protected progress(text: string): Progress {
+    return new Progress(text, process.stderr, progressMode(process.stderr, this.jsonEnabled()))
   }
 }
+
+/** The exit code of an error code, for commands that end without throwing. */
+export const exitCodeOf = (code: ErrorCode): number => ERROR_CODES[code].exit

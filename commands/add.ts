@@ -1,7 +1,5 @@
 import { Args, Flags } from '@oclif/core'
-import { dataDirFlag } from '../cli/flags.js'
 import { AddSourceCommand, type AddSourceResult } from '../cli/add-source.js'
-import { withRuntime } from '../cli/run.js'
 import { submitRepository } from '../src/jobs/submit.js'
 import type { RepoKind } from '../src/sources/repo-url.js'
 
@@ -17,7 +15,6 @@ A token for a private repository is read from --token or LECTERN_GIT_TOKEN and s
   static override enableJsonFlag = true
   static override args = { url: Args.string({ description: 'Repository URL, e.g. https://github.com/owner/repo.', required: true }) }
   static override flags = {
-    'data-dir': dataDirFlag,
     kind: Flags.string({ summary: 'Git host kind; inferred from the URL when omitted.', options: ['github', 'gitlab', 'bitbucket', 'git'] }),
     token: Flags.string({ summary: 'Access token for a private repository.', env: 'LECTERN_GIT_TOKEN' }),
     private: Flags.boolean({ summary: 'Mark the library private: only API-key holders see it.' }),
@@ -28,7 +25,7 @@ A token for a private repository is read from --token or LECTERN_GIT_TOKEN and s
 
   async run(): Promise<AddSourceResult> {
     const { args, flags } = await this.parse(Add)
-    return withRuntime(flags['data-dir'], async (runtime) => {
+    return this.withRuntime(flags, 'write', async (runtime) => {
       const submitted = submitRepository(runtime.store, {
         kind: flags.kind as RepoKind | undefined,
         docsRepoUrl: args.url,

@@ -1,6 +1,5 @@
 import { Args, Flags } from '@oclif/core'
-import { dataDirFlag } from '../cli/flags.js'
-import { LecternCommand, withRuntime } from '../cli/run.js'
+import { LecternCommand } from '../cli/run.js'
 import { DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS } from '../src/search/budget.js'
 import { renderJson, renderText, type ContextResponse } from '../src/search/render.js'
 
@@ -16,13 +15,12 @@ export default class Docs extends LecternCommand {
     query: Args.string({ description: 'Your question in plain words.', required: true }),
   }
   static override flags = {
-    'data-dir': dataDirFlag,
     tokens: Flags.integer({ summary: 'Token budget of the answer.', default: DEFAULT_TOKENS, min: MIN_TOKENS, max: MAX_TOKENS }),
   }
 
   async run(): Promise<ContextResponse> {
     const { args, flags } = await this.parse(Docs)
-    const answer = await withRuntime(flags['data-dir'], (rt) =>
+    const answer = await this.withRuntime(flags, 'read', (rt) =>
       // The CLI runs on the data directory itself: its user sees every library.
       rt.retriever.getContext({ libraryId: args.libraryId, query: args.query, tokens: flags.tokens, includePrivate: true }),
     )

@@ -1,7 +1,8 @@
 import fs from 'node:fs'
 import { Args, Flags } from '@oclif/core'
-import { dataDirFlag, modeFlag } from '../cli/flags.js'
-import { LecternCommand, withRuntime } from '../cli/run.js'
+import { modeFlag } from '../cli/flags.js'
+import type { Mode } from '../src/config.js'
+import { LecternCommand } from '../cli/run.js'
 import { MAX_EXPORT_LIBRARIES, writeBundle } from '../src/airgap/bundle.js'
 import { exportLibrary } from '../src/airgap/export.js'
 import { LecternError } from '../src/errors.js'
@@ -18,7 +19,6 @@ At most ${MAX_EXPORT_LIBRARIES} libraries per bundle. --json writes the raw impo
   static override strict = false
   static override args = { libraryIds: Args.string({ description: 'Library IDs to export.', required: true }) }
   static override flags = {
-    'data-dir': dataDirFlag,
     mode: modeFlag,
     output: Flags.string({ char: 'o', summary: 'Output file (default lectern-libraries.zip, or lectern-libraries.json with --json).' }),
     json: Flags.boolean({ summary: 'Write the import payload {libraries: [...]} as JSON instead of the zip.' }),
@@ -27,12 +27,12 @@ At most ${MAX_EXPORT_LIBRARIES} libraries per bundle. --json writes the raw impo
   async run(): Promise<void> {
     const { argv, flags } = await this.parse(Export)
     const ids = argv as string[]
-    if (flags.mode !== 'cloud') throw new LecternError('forbidden', 'Export is a cloud feature: run with --mode cloud (or LECTERN_MODE=cloud).')
+    if (this.resolveConfig(flags, { mode: flags.mode as Mode }).config.mode !== 'cloud') throw new LecternError('forbidden', 'Export is a cloud feature: run with --mode cloud (or LECTERN_MODE=cloud).')
     if (ids.length > MAX_EXPORT_LIBRARIES) {
       throw new LecternError('validation_error', `At most ${MAX_EXPORT_LIBRARIES} libraries per export; ${ids.length} were named. Export them in several bundles.`)
     }
     const output = flags.output ?? (flags.json ? 'lectern-libraries.json' : 'lectern-libraries.zip')
-    const libraries = await withRuntime(flags['data-dir'], (rt) => ids.map((id) => exportLibrary(rt.store, id)))
+    const libraries = await this.withRuntime(flags, 'read', (rt) => ids.map((id) => exportLibrary(rt.store, id)), { mode: 'cloud' })
     if (flags.json) fs.writeFileSync(output, JSON.stringify({ libraries }))
     else await writeBundle(output, libraries)
     const snippets = libraries.reduce((n, l) => n + l.codeSnippets.length + l.infoSnippets.length, 0)

@@ -2,8 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Args, Flags } from '@oclif/core'
-import { dataDirFlag } from '../cli/flags.js'
-import { LecternCommand, withRuntime } from '../cli/run.js'
+import { LecternCommand } from '../cli/run.js'
 import { importBundle, importPayload, MAX_IMPORT_BYTES, type ImportResult } from '../src/airgap/import.js'
 import { LecternError } from '../src/errors.js'
 import { jobError, waitForJob } from '../src/jobs/wait.js'
@@ -39,7 +38,6 @@ directory (running the jobs itself when no server holds it), or against a server
   static override enableJsonFlag = true
   static override args = { file: Args.string({ description: 'Bundle (.zip) or payload (.json).', required: true }) }
   static override flags = {
-    'data-dir': dataDirFlag,
     force: Flags.boolean({ summary: 'Overwrite libraries that already exist.' }),
     url: Flags.string({ summary: 'Import through a running server at this base URL instead of the data directory.', dependsOn: ['key'] }),
     key: Flags.string({ summary: 'Personal API key for --url.', env: 'LECTERN_API_KEY' }),
@@ -55,7 +53,7 @@ directory (running the jobs itself when no server holds it), or against a server
     }
     if (size > MAX_IMPORT_BYTES) throw new LecternError('payload_too_large', `${args.file} is ${size} bytes; an import is at most ${MAX_IMPORT_BYTES / (1024 * 1024)} MB.`)
     const zip = isZip(args.file)
-    return flags.url ? this.viaServer(args.file, zip, flags.url, flags.key!, flags.force) : this.direct(args.file, zip, flags['data-dir'], flags.force)
+    return flags.url ? this.viaServer(args.file, zip, flags.url, flags.key!, flags.force) : this.direct(args.file, zip, flags['data-dir'], flags.config, flags.force)
   }
 
   private report(result: Pick<ImportResult, 'message' | 'skipped'>): void {
@@ -63,15 +61,15 @@ directory (running the jobs itself when no server holds it), or against a server
     for (const s of result.skipped) this.logToStderr(`skipped ${s.project}: ${s.reason}`)
   }
 
-  private async direct(file: string, zip: boolean, dataDir: string, force: boolean): Promise<ImportOutcome> {
-    return withRuntime(dataDir, async (runtime) => {
-      requireOfflineLicense(runtime.store, 'Library import')
+  private async direct(file: string, zip: boolean, dataDir: string | undefined, configFile: string | undefined, force: boolean): Promise<ImportOutcome> {
+    return this.withRuntime({ 'data-dir': dataDir, config: configFile }, 'write', async (runtime) => {
+      requireOfflineLicense(runtime, 'Library import')
       const result = zip ? await importBundle(runtime.store, file, force) : importPayload(runtime.store, JSON.parse(fs.readFileSync(file, 'utf8')), force)
       this.report(result)
       const failed: ImportOutcome['failed'] = []
       for (const [i, job] of result.jobs.entries()) {
         const project = result.queued[i]
-        const spinner = this.spinner(`[${i + 1}/${result.jobs.length}] ${project}: queued`).start()
+        const spinner = this.progress(`[${i + 1}/${result.jobs.length}] ${project}: queued`).start()
         const ended = await waitForJob(runtime, job.pk, (j) => {
           spinner.text = `[${i + 1}/${result.jobs.length}] ${project}: ${j.statusMessage ?? j.state}`
         })
@@ -102,7 +100,7 @@ directory (running the jobs itself when no server holds it), or against a server
     const answer = (await response.json()) as ImportResult & { error?: string }
     if (!response.ok) throw new LecternError((answer.error ?? 'internal_error') as never, answer.message ?? `The server answered ${response.status}.`)
     this.report(answer)
-    const spinner = this.spinner(`importing ${answer.queued.length} libraries`).start()
+    const spinner = this.progress(`importing ${answer.queued.length} libraries`).start()
     const failed: ImportOutcome['failed'] = []
     let pending = new Set(answer.queued)
     while (pending.size > 0) {

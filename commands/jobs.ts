@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Flags } from '@oclif/core'
-import { dataDirFlag } from '../cli/flags.js'
-import { LecternCommand, withRuntime } from '../cli/run.js'
+import { LecternCommand } from '../cli/run.js'
 import { parseStatus, type ParseStatusResponse } from '../src/jobs/status.js'
 
 function render(status: ParseStatusResponse): string {
@@ -27,13 +26,12 @@ export default class Jobs extends LecternCommand {
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --watch', '<%= config.bin %> <%= command.id %> --json']
   static override enableJsonFlag = true
   static override flags = {
-    'data-dir': dataDirFlag,
     watch: Flags.boolean({ summary: 'Refresh the display every second until Ctrl-C.' }),
   }
 
   async run(): Promise<ParseStatusResponse> {
     const { flags } = await this.parse(Jobs)
-    return withRuntime(flags['data-dir'], async (runtime) => {
+    return this.withRuntime(flags, 'read', async (runtime) => {
       let status = parseStatus(runtime.store)
       if (!flags.watch || this.jsonEnabled()) {
         this.log(render(status))

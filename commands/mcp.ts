@@ -1,8 +1,6 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
-import { dataDirFlag } from '../cli/flags.js'
 import { LecternCommand } from '../cli/run.js'
 import { createMcpServer } from '../src/mcp/tools.js'
-import { openRuntime } from '../src/runtime.js'
 
 export default class Mcp extends LecternCommand {
   static override summary = 'Serve the MCP tools over stdio, on the local data directory.'
@@ -13,20 +11,19 @@ Nothing but protocol messages is written to stdout.`
     'claude mcp add lectern -- npx lectern mcp --data-dir /var/lib/lectern',
     '<%= config.bin %> <%= command.id %> --data-dir ./lectern-data',
   ]
-  static override flags = { 'data-dir': dataDirFlag }
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Mcp)
-    const runtime = await openRuntime({ dataDir: flags['data-dir'] })
-    const server = createMcpServer(runtime, { keyed: true, transport: 'mcp-stdio', client: 'mcp-stdio' })
-    const transport = new StdioServerTransport()
-    const closed = new Promise<void>((resolve) => {
-      transport.onclose = () => resolve()
-      process.stdin.once('end', () => resolve())
+    await this.withRuntime(flags, 'read', async (runtime) => {
+      const server = createMcpServer(runtime, { keyed: true, transport: 'mcp-stdio', client: 'mcp-stdio' })
+      const transport = new StdioServerTransport()
+      const closed = new Promise<void>((resolve) => {
+        transport.onclose = () => resolve()
+        process.stdin.once('end', () => resolve())
+      })
+      await server.connect(transport)
+      await closed
+      await server.close()
     })
-    await server.connect(transport)
-    await closed
-    await server.close()
-    await runtime.close()
   }
 }

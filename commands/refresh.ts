@@ -1,6 +1,5 @@
 import { Args, Flags } from '@oclif/core'
-import { dataDirFlag } from '../cli/flags.js'
-import { LecternCommand, withRuntime } from '../cli/run.js'
+import { LecternCommand } from '../cli/run.js'
 import { LecternError } from '../src/errors.js'
 import { parseAge, refreshLibrary, refreshStale } from '../src/jobs/library-jobs.js'
 
@@ -22,7 +21,6 @@ has not changed, and web sources that answer "not modified", are skipped unless 
   static override enableJsonFlag = true
   static override args = { libraryId: Args.string({ description: 'Library ID, optionally pinned to a version.' }) }
   static override flags = {
-    'data-dir': dataDirFlag,
     all: Flags.boolean({ summary: 'Refresh every library last updated longer ago than --older-than.' }),
     'older-than': Flags.string({ summary: 'Age for --all, e.g. 7d, 12h, 30m.', default: '7d', dependsOn: ['all'] }),
     force: Flags.boolean({ summary: 'Re-ingest even when the source has not changed.' }),
@@ -34,7 +32,7 @@ has not changed, and web sources that answer "not modified", are skipped unless 
     if (flags.all === (args.libraryId !== undefined)) {
       throw new LecternError('validation_error', 'Name one library ID, or pass --all (with --older-than).')
     }
-    return withRuntime(flags['data-dir'], async (runtime) => {
+    return this.withRuntime(flags, 'read', async (runtime) => {
       const { queued, skipped } = flags.all
         ? refreshStale(runtime.store, parseAge(flags['older-than']))
         : { queued: [refreshLibrary(runtime.store, { libraryName: args.libraryId!, force: flags.force })], skipped: [] }
@@ -43,7 +41,7 @@ has not changed, and web sources that answer "not modified", are skipped unless 
       if (queued.length === 0) this.log('Nothing to refresh.')
       for (const q of queued) {
         if (!flags.wait) {
-          this.log(q.message)
+          this.reportQueued(runtime, q.message)
           continue
         }
         // With --all one failure does not stop the others; their states are in the result.

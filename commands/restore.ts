@@ -1,7 +1,6 @@
 import path from 'node:path'
 import confirm from '@inquirer/confirm'
 import { Args, Flags } from '@oclif/core'
-import { dataDirFlag } from '../cli/flags.js'
 import { LecternCommand } from '../cli/run.js'
 import { inspectArchive, restoreArchive, type RestoreResult } from '../src/backup/restore.js'
 import type { ArchiveSummary } from '../src/backup/verify.js'
@@ -20,18 +19,17 @@ For S3 backups, download the archive first. Without --yes it asks for confirmati
   static override enableJsonFlag = true
   static override args = { archive: Args.string({ description: 'Path of the archive.', required: true }) }
   static override flags = {
-    'data-dir': dataDirFlag,
     yes: Flags.boolean({ summary: 'Restore without asking for confirmation (scripts, containers).', default: false }),
   }
 
   async run(): Promise<RestoreResult> {
     const { args, flags } = await this.parse(Restore)
-    const paths = dataPaths(flags['data-dir'])
+    const paths = dataPaths(this.resolveConfig(flags).config.dataDir)
     if (isLocked(paths.lock)) {
       throw new LecternError('restore_refused', `A Lectern server is running on ${paths.root}. Stop it first, then restore. Nothing was changed.`)
     }
     const archive = path.resolve(args.archive)
-    const spinner = this.spinner(`Validating ${path.basename(archive)}`).start()
+    const spinner = this.progress(`Validating ${path.basename(archive)}`).start()
     let summary: ArchiveSummary
     try {
       summary = (await inspectArchive(archive)).summary
@@ -46,7 +44,7 @@ For S3 backups, download the archive first. Without --yes it asks for confirmati
       const ok = await confirm({ message: `Replace the data in ${paths.root} with this archive? (the current data moves to pre-restore-<timestamp>/)`, default: false })
       if (!ok) throw new LecternError('restore_refused', 'Restore cancelled. Nothing was changed.')
     }
-    const progress = this.spinner('Restoring').start()
+    const progress = this.progress('Restoring').start()
     try {
       const result = await restoreArchive(paths.root, archive)
       progress.succeed(`Restored ${result.name}. The previous data is in ${result.preRestoreDir}; start the server to use the restored data.`)

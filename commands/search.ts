@@ -1,6 +1,5 @@
 import { Args } from '@oclif/core'
-import { dataDirFlag } from '../cli/flags.js'
-import { LecternCommand, withRuntime } from '../cli/run.js'
+import { LecternCommand } from '../cli/run.js'
 import type { LibrarySummary } from '../src/search/libraries.js'
 
 export default class Search extends LecternCommand {
@@ -11,11 +10,10 @@ export default class Search extends LecternCommand {
     name: Args.string({ description: 'Library name or ID; misspellings are fine.', required: true }),
     query: Args.string({ description: 'What you want to do; breaks ties between similar names.' }),
   }
-  static override flags = { 'data-dir': dataDirFlag }
-
+  
   async run(): Promise<{ results: LibrarySummary[] }> {
     const { args, flags } = await this.parse(Search)
-    const results = await withRuntime(flags['data-dir'], (rt) => rt.catalogue.search(args.name, args.query, { includePrivate: true }))
+    const results = await this.withRuntime(flags, 'read', (rt) => rt.catalogue.search(args.name, args.query, { includePrivate: true }))
     for (const r of results) {
       this.log(`${r.id}  ${r.title} (${r.state}, ${r.totalSnippets} snippets)${r.description ? `\n    ${r.description}` : ''}`)
     }

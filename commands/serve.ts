@@ -1,42 +1,40 @@
 import { Flags } from '@oclif/core'
-import { dataDirFlag, modeFlag } from '../cli/flags.js'
+import { modeFlag, settingHint } from '../cli/flags.js'
 import { LecternCommand } from '../cli/run.js'
-import { LOG_LEVELS } from '../src/config.js'
+import { LOG_FORMATS, LOG_LEVELS, type ConfigOverrides, type LogFormat, type LogLevel, type Mode } from '../src/config.js'
 import { serve } from '../server/serve.js'
 
 export default class Serve extends LecternCommand {
-  static override summary = 'Run the Lectern server (REST API, job worker).'
-  static override description = `Opens (and on first start creates) the data directory, runs its migrations, takes its lock and listens.
-SIGTERM or SIGINT stops it gracefully: in-flight requests finish, the running job is put back in the queue, the database is closed.`
+  static override summary = 'Run the Lectern server: REST API, MCP endpoint and job worker.'
+  static override description =
+    'Opens (and on first start creates) the data directory, runs its migrations, takes its lock and listens. Every setting comes from its flag, else its environment variable, else lectern.yaml, else its default (`lectern config get` shows which). SIGTERM or SIGINT stops it gracefully: in-flight requests finish, the running job is put back in the queue, the database is closed.'
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     '<%= config.bin %> <%= command.id %> --port 8080 --host 0.0.0.0 --data-dir /var/lib/lectern',
+    '<%= config.bin %> <%= command.id %> --config /etc/lectern/lectern.yaml --log-format json',
     'LECTERN_RATE_LIMIT_ANONYMOUS=0 <%= config.bin %> <%= command.id %> --log-level debug',
   ]
   static override flags = {
-    'data-dir': dataDirFlag,
     mode: modeFlag,
-    port: Flags.integer({ summary: 'Port to listen on (0 picks a free one).', env: 'PORT', default: 3000 }),
-    host: Flags.string({ summary: 'Address to listen on.', env: 'LECTERN_HOST', default: '127.0.0.1' }),
-    'log-level': Flags.string({ summary: 'Log level of the JSON logs on stdout.', env: 'LECTERN_LOG_LEVEL', options: [...LOG_LEVELS], default: 'info' }),
-    'rate-limit-anonymous': Flags.integer({ summary: 'Requests per window without a key (0: unlimited).', env: 'LECTERN_RATE_LIMIT_ANONYMOUS' }),
-    supervise: Flags.boolean({
-      summary: 'After a dashboard restore is staged, restart in this process and apply it (default); --no-supervise exits with code 75 instead, for systemd and containers.',
-      allowNo: true,
-      default: true,
-    }),
-    'rate-limit-keyed': Flags.integer({ summary: 'Requests per window per API key (0: unlimited).', env: 'LECTERN_RATE_LIMIT_KEYED' }),
+    port: Flags.integer({ summary: settingHint('server.port') }),
+    host: Flags.string({ summary: settingHint('server.host') }),
+    'trust-proxy': Flags.string({ summary: settingHint('server.trustProxy') }),
+    'log-level': Flags.string({ summary: settingHint('log.level'), options: [...LOG_LEVELS] }),
+    'log-format': Flags.string({ summary: settingHint('log.format'), options: [...LOG_FORMATS] }),
+    'rate-limit-anonymous': Flags.integer({ summary: settingHint('rateLimit.anonymous') }),
+    'rate-limit-keyed': Flags.integer({ summary: settingHint('rateLimit.keyed') }),
+    'rate-limit-window': Flags.integer({ summary: settingHint('rateLimit.windowSeconds') }),
+    supervise: Flags.boolean({ summary: settingHint('server.supervise'), allowNo: true }),
   }
 
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve)
-    await serve({
-      dataDir: flags['data-dir'],
-      mode: flags.mode as 'onprem' | 'cloud',
-      port: flags.port,
-      host: flags.host,
-      logLevel: flags['log-level'] as (typeof LOG_LEVELS)[number],
-      rateLimits: { anonymous: flags['rate-limit-anonymous'], keyed: flags['rate-limit-keyed'] },
-    }, { supervise: flags.supervise })
+    const overrides: ConfigOverrides = {
+      mode: flags.mode as Mode | undefined,
+      server: { port: flags.port, host: flags.host, supervise: flags.supervise, ...(flags['trust-proxy'] !== undefined ? { trustProxy: flags['trust-proxy'] as never } : {}) },
+      log: { level: flags['log-level'] as LogLevel | undefined, format: flags['log-format'] as LogFormat | undefined },
+      rateLimit: { anonymous: flags['rate-limit-anonymous'], keyed: flags['rate-limit-keyed'], windowSeconds: flags['rate-limit-window'] },
+    }
+    await serve(this.resolveConfig(flags, overrides))
   }
 }

@@ -4,8 +4,9 @@
  */
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { resolveSettings, type ServerSettings, type SettingsInput } from '../src/config.js'
+import { resolveConfig, type ConfigOverrides, type LecternConfig } from '../src/config.js'
 import { openRuntime, recoverDataDir, type Runtime } from '../src/runtime.js'
+import { loggerOptions } from './logger.js'
 import auth from './plugins/auth.js'
 import errors from './plugins/errors.js'
 import rateLimit from './plugins/rate-limit.js'
@@ -30,32 +31,25 @@ import parseStatusRoute from './routes/parse-status.js'
 declare module 'fastify' {
   interface FastifyInstance {
     runtime: Runtime
-    lecternOptions: AppOptions & { settings: ServerSettings }
+    lecternOptions: AppOptions & { config: LecternConfig; startWorker: boolean }
   }
 }
 
-export interface AppOptions extends SettingsInput {
+export interface AppOptions extends ConfigOverrides {
   /** Run the job worker in this process (default true). Only one process per data dir may. */
   startWorker?: boolean
-  /** Log to stdout as JSON (default false: tests stay quiet). */
-  logger?: boolean
-  /** Where JSON logs go instead of stdout (tests read them). */
-  logStream?: NodeJS.WritableStream
+  /** Where logs go (default: nowhere, so tests stay quiet); `serve` passes its log destination. */
+  logStream?: NodeJS.WritableStream | { write(line: string): void }
   /** Called after a dashboard restore is staged and answered (serve exits so a start applies it). */
   onRestoreStaged?: () => void
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const settings = resolveSettings(options)
+  const { config } = resolveConfig(options)
   const app = Fastify({
-    logger:
-      options.logger || options.logStream
-        ? {
-            level: settings.logLevel,
-            redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'gitToken', '*.gitToken', 'token'], censor: '[redacted]' },
-            ...(options.logStream ? { stream: options.logStream } : {}),
-          }
-        : false,
+    logger: options.logStream ? { ...loggerOptions(config.log.level), stream: options.logStream } : false,
+    // A hop count is valid (proxy-addr's `trust`), though Fastify's types leave numbers out.
+    trustProxy: config.server.trustProxy as boolean | string | string[],
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     bodyLimit: 1024 * 1024,
@@ -63,9 +57,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
   })
-  const runtime = await openRuntime({ dataDir: settings.dataDir, mode: settings.mode, log: app.log })
+  const runtime = await openRuntime({ config, log: app.log })
   app.decorate('runtime', runtime)
-  app.decorate('lecternOptions', { ...options, startWorker: options.startWorker ?? true, settings })
+  app.decorate('lecternOptions', { ...options, startWorker: options.startWorker ?? true, config })
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
@@ -74,7 +68,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(errors)
   await app.register(auth, { keys: runtime.store.keys })
   await app.register(session, { users: runtime.store.users })
-  await app.register(rateLimit, { limits: settings.rateLimits })
+  await app.register(rateLimit, { limits: config.rateLimit })
   await app.register(
     async (api) => {
       await api.register(health)
@@ -90,7 +84,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(parseStatusRoute)
       await api.register(settingsRoutes)
       // Export exists only in the cloud, import only on-premise: the other mode answers 404.
-      await api.register(settings.mode === 'cloud' ? exportRoute : importRoute)
+      await api.register(config.mode === 'cloud' ? exportRoute : importRoute)
       await api.register(backupRoutes, { schedule: options.startWorker ?? true, onRestoreStaged: options.onRestoreStaged })
     },
     { prefix: '/api' },

@@ -12,10 +12,12 @@
 import fs from 'node:fs'
 import pino from 'pino'
 import { applyStagedRestore } from '../src/backup/restore.js'
-import { resolveSettings, type ServerSettings, type SettingsInput } from '../src/config.js'
+import type { ResolvedConfig } from '../src/config.js'
 import { dataPaths, type DataPaths } from '../src/paths.js'
 import { acquireDataDirLock } from '../src/store/lock.js'
+import { APP_VERSION } from '../src/version.js'
 import { buildApp } from './app.js'
+import { createLogDestination, loggerOptions, type LogDestination } from './logger.js'
 
 /**
  * The exit code after a dashboard restore was staged under `--no-supervise`: the restore is
@@ -23,48 +25,51 @@ import { buildApp } from './app.js'
  */
 export const RESTORE_STAGED_EXIT_CODE = 75
 
-export interface ServeOptions {
-  /** Restart in-process after a staged restore (default true); false exits with RESTORE_STAGED_EXIT_CODE. */
-  supervise?: boolean
-}
-
-export async function serve(input: SettingsInput, options: ServeOptions = {}): Promise<void> {
-  const settings = resolveSettings(input)
-  const paths = dataPaths(settings.dataDir)
+export async function serve(resolved: ResolvedConfig): Promise<void> {
+  const { config } = resolved
+  const paths = dataPaths(config.dataDir)
+  const logs = createLogDestination(config.log.format)
+  const log = pino(loggerOptions(config.log.level), logs.stream)
   fs.mkdirSync(paths.root, { recursive: true, mode: 0o700 })
   const lock = acquireDataDirLock(paths.lock, paths.root)
+  log.info({ version: APP_VERSION, dataDir: paths.root, mode: config.mode, ...(resolved.file ? { configFile: resolved.file } : {}) }, `Lectern ${APP_VERSION} starting`)
   try {
     for (;;) {
-      if ((await runServer(input, settings, paths)) === 'signal') return
-      if (options.supervise === false) {
+      if ((await runServer(resolved, paths, logs)) === 'signal') return
+      if (!config.server.supervise) {
+        log.info({ exitCode: RESTORE_STAGED_EXIT_CODE }, 'stopped to apply the staged restore at the next start')
         process.exitCode = RESTORE_STAGED_EXIT_CODE
         return
       }
     }
   } finally {
     lock.release()
+    log.info({ droppedLogLines: logs.dropped() }, 'Lectern stopped')
+    logs.flush()
   }
 }
 
 /** One server lifetime: apply a staged restore, build, listen, and wait for a signal or a staged restore. */
-async function runServer(input: SettingsInput, settings: ServerSettings, paths: DataPaths): Promise<'signal' | 'restore'> {
+async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDestination): Promise<'signal' | 'restore'> {
+  const { config } = resolved
   // Before the store opens: a staged restore replaces the files the store would open.
-  await applyStagedRestore(paths, pino({ level: settings.logLevel }))
+  await applyStagedRestore(paths, pino(loggerOptions(config.log.level), logs.stream))
   let stopForRestore = () => {}
-  const app = await buildApp({ ...input, logger: true, onRestoreStaged: () => stopForRestore() })
+  const app = await buildApp({ ...config, logStream: logs.stream, onRestoreStaged: () => stopForRestore() })
   try {
-    await app.listen({ port: settings.port, host: settings.host })
+    await app.listen({ port: config.server.port, host: config.server.host })
   } catch (err) {
     await app.close()
     throw err
   }
-  app.log.info({ dataDir: paths.root, mode: settings.mode }, 'Lectern is ready')
+  app.log.info({ url: `http://${config.server.host}:${(app.server.address() as { port: number }).port}` }, 'Lectern is ready')
   return new Promise((resolve) => {
     let closing = false
     const stop = (reason: 'signal' | 'restore', signal?: NodeJS.Signals) => {
       if (closing) {
         if (reason === 'restore') return
         app.log.warn({ signal }, 'second signal: exiting now')
+        logs.flush()
         process.exit(1)
       }
       closing = true

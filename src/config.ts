@@ -1,61 +1,209 @@
 /**
- * Server settings: flag, then environment (`LECTERN_*`, `PORT`), then the default. Checked once
- * at start-up; a bad value stops the start with a message naming the setting.
+ * The start-up settings catalogue: every setting a process reads once when it starts, with its
+ * flag, environment variable, `lectern.yaml` key, default and meaning. One resolution rule for
+ * every command and the server: flag > environment > configuration file > default. A bad value
+ * stops the start with a message naming the setting and where it came from.
+ *
+ * Secrets are never start-up settings: API keys and tokens come from the environment variable a
+ * setting names, or are sealed in the database with secret.key (see settings.ts for the settings
+ * stored there, which change at run time).
  */
+import fs from 'node:fs'
+import path from 'node:path'
+import YAML from 'yaml'
 import { z } from 'zod'
 import { LecternError } from './errors.js'
-import { DEFAULT_RATE_LIMITS, type RateLimitSettings } from './rate-limit.js'
-import type { Mode } from './runtime.js'
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const
+export const MODES = ['onprem', 'cloud'] as const
 
-export interface ServerSettings {
-  dataDir: string
-  mode: Mode
-  host: string
-  port: number
-  logLevel: (typeof LOG_LEVELS)[number]
-  rateLimits: RateLimitSettings
+export type Mode = (typeof MODES)[number]
+export type LogLevel = (typeof LOG_LEVELS)[number]
+export type LogFormat = (typeof LOG_FORMATS)[number]
+/** Fastify's trustProxy: off, on for every hop, a hop count, or the proxies' addresses and CIDRs. */
+export type TrustProxy = boolean | number | string[]
+
+export interface RateLimitSettings {
+  /** Requests per window for callers without a key; 0 disables the limit. */
+  anonymous: number
+  /** Requests per window for callers with a key; 0 disables the limit. */
+  keyed: number
+  windowSeconds: number
 }
 
-const schema = z.object({
-  dataDir: z.string().min(1),
-  mode: z.enum(['onprem', 'cloud']),
-  host: z.string().min(1),
-  port: z.coerce.number().int().min(0).max(65535),
-  logLevel: z.enum(LOG_LEVELS),
-  rateLimits: z.object({
-    anonymous: z.coerce.number().int().min(0),
-    keyed: z.coerce.number().int().min(0),
-    windowSeconds: z.coerce.number().int().min(1).max(86_400),
+export interface LecternConfig {
+  dataDir: string
+  mode: Mode
+  server: { host: string; port: number; trustProxy: TrustProxy; supervise: boolean }
+  log: { level: LogLevel; format: LogFormat }
+  rateLimit: RateLimitSettings
+  fetch: { allow: string[] }
+  license: { publicKey: string }
+  chromium: { path: string }
+}
+
+type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] }
+/** Values given on the command line (or by a test), in the shape of the configuration. */
+export type ConfigOverrides = DeepPartial<LecternConfig>
+
+const booleanText = z.union([
+  z.boolean(),
+  z.string().regex(/^(true|false|yes|no|on|off|1|0)$/i, 'expected true or false').transform((t) => /^(true|yes|on|1)$/i.test(t)),
+])
+const listText = z.union([z.array(z.string()), z.string().transform((t) => t.split(',').map((s) => s.trim()).filter(Boolean))])
+const trustProxyText = z.union([
+  z.boolean(),
+  z.number().int().min(0),
+  z.array(z.string().min(1)),
+  z.string().transform((text, ctx): TrustProxy => {
+    const t = text.trim()
+    if (/^(true|false)$/i.test(t)) return t.toLowerCase() === 'true'
+    if (/^\d+$/.test(t)) return Number(t)
+    const list = t.split(',').map((s) => s.trim()).filter(Boolean)
+    if (list.length === 0) ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'expected true, false, a hop count or addresses' })
+    return list
   }),
-})
+])
 
-export type SettingsInput = Partial<Omit<ServerSettings, 'rateLimits'>> & { rateLimits?: Partial<RateLimitSettings> }
+export interface SettingDef {
+  /** Dotted path: the `lectern.yaml` key and the name `lectern config get` shows. */
+  key: string
+  description: string
+  /** The flag of `lectern serve` (and, for dataDir and mode, of every command). */
+  flag?: string
+  env?: string
+  default: unknown
+  schema: z.ZodTypeAny
+}
 
-const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== ''))
+export const STARTUP_SETTINGS: readonly SettingDef[] = [
+  { key: 'dataDir', flag: 'data-dir', env: 'LECTERN_DATA_DIR', default: './lectern-data', schema: z.string().min(1), description: 'Data directory: database, vector indexes, secret key.' },
+  { key: 'mode', flag: 'mode', env: 'LECTERN_MODE', default: 'onprem', schema: z.enum(MODES), description: 'onprem, or cloud for the hosted multi-tenant edition.' },
+  { key: 'server.host', flag: 'host', env: 'LECTERN_HOST', default: '127.0.0.1', schema: z.string().min(1), description: 'Address to listen on.' },
+  { key: 'server.port', flag: 'port', env: 'PORT', default: 3000, schema: z.coerce.number().int().min(0).max(65535), description: 'Port to listen on (0 picks a free one).' },
+  {
+    key: 'server.trustProxy',
+    flag: 'trust-proxy',
+    env: 'LECTERN_TRUST_PROXY',
+    default: false,
+    schema: trustProxyText,
+    description: 'Behind a reverse proxy: true, a hop count, or the proxies\' addresses/CIDRs (comma-separated). Client address, protocol and host then come from X-Forwarded-*; otherwise those headers are ignored.',
+  },
+  { key: 'server.supervise', flag: 'supervise', env: 'LECTERN_SUPERVISE', default: true, schema: booleanText, description: 'After a dashboard restore is staged, restart in this process (true) or exit with code 75 for systemd or a container runtime to restart (false).' },
+  { key: 'log.level', flag: 'log-level', env: 'LECTERN_LOG_LEVEL', default: 'info', schema: z.enum(LOG_LEVELS), description: 'Log level.' },
+  { key: 'log.format', flag: 'log-format', env: 'LECTERN_LOG_FORMAT', default: 'auto', schema: z.enum(LOG_FORMATS), description: 'pretty (for people), json (for log collectors), or auto: pretty on a terminal, json otherwise.' },
+  { key: 'rateLimit.anonymous', flag: 'rate-limit-anonymous', env: 'LECTERN_RATE_LIMIT_ANONYMOUS', default: 60, schema: z.coerce.number().int().min(0), description: 'Requests per window per client address without a key (0: unlimited).' },
+  { key: 'rateLimit.keyed', flag: 'rate-limit-keyed', env: 'LECTERN_RATE_LIMIT_KEYED', default: 1000, schema: z.coerce.number().int().min(0), description: 'Requests per window per API key (0: unlimited).' },
+  { key: 'rateLimit.windowSeconds', flag: 'rate-limit-window', env: 'LECTERN_RATE_LIMIT_WINDOW', default: 60, schema: z.coerce.number().int().min(1).max(86_400), description: 'Rate-limit window in seconds.' },
+  { key: 'fetch.allow', env: 'LECTERN_FETCH_ALLOW', default: [], schema: listText, description: 'Cloud mode: hosts or CIDRs that sources may fetch although they are private addresses (comma-separated).' },
+  { key: 'license.publicKey', env: 'LECTERN_LICENSE_PUBLIC_KEY', default: '', schema: z.string(), description: 'Ed25519 public key (PEM, or base64 of the 32 raw bytes) that verifies offline licenses; else the stored license.publicKeyFile.' },
+  { key: 'chromium.path', env: 'LECTERN_CHROMIUM_PATH', default: '/usr/bin/chromium', schema: z.string().min(1), description: 'Chromium binary for websites that need JavaScript.' },
+]
 
-export function resolveSettings(input: SettingsInput, env: NodeJS.ProcessEnv = process.env): ServerSettings {
-  const merged = {
-    dataDir: input.dataDir ?? env.LECTERN_DATA_DIR ?? './lectern-data',
-    mode: input.mode ?? env.LECTERN_MODE ?? 'onprem',
-    host: input.host ?? env.LECTERN_HOST ?? '127.0.0.1',
-    port: input.port ?? env.PORT ?? 3000,
-    logLevel: input.logLevel ?? env.LECTERN_LOG_LEVEL ?? 'info',
-    rateLimits: {
-      ...DEFAULT_RATE_LIMITS,
-      ...defined({
-        anonymous: env.LECTERN_RATE_LIMIT_ANONYMOUS,
-        keyed: env.LECTERN_RATE_LIMIT_KEYED,
-        windowSeconds: env.LECTERN_RATE_LIMIT_WINDOW,
-      }),
-      ...defined(input.rateLimits ?? {}),
-    },
+/** Where a setting's value came from, as `lectern config get` reports it. */
+export type SettingSource = 'flag' | 'env' | 'file' | 'default'
+
+export interface ResolvedConfig {
+  config: LecternConfig
+  sources: Record<string, SettingSource>
+  /** The configuration file read, if any. */
+  file?: string
+}
+
+export const CONFIG_ENV = 'LECTERN_CONFIG'
+export const DEFAULT_CONFIG_FILE = 'lectern.yaml'
+
+function getPath(object: unknown, key: string): unknown {
+  return key.split('.').reduce<unknown>((o, part) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[part] : undefined), object)
+}
+
+function setPath(object: Record<string, unknown>, key: string, value: unknown): void {
+  const parts = key.split('.')
+  let o = object
+  for (const part of parts.slice(0, -1)) o = (o[part] ??= {}) as Record<string, unknown>
+  o[parts.at(-1)!] = value
+}
+
+/** Every dotted key of a parsed YAML object, leaves only. */
+function leafKeys(object: Record<string, unknown>, prefix = ''): string[] {
+  return Object.entries(object).flatMap(([k, v]) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? leafKeys(v as Record<string, unknown>, `${prefix}${k}.`) : [`${prefix}${k}`],
+  )
+}
+
+/**
+ * The configuration file to read: `--config`, else LECTERN_CONFIG, else ./lectern.yaml when it
+ * exists. A file named explicitly must exist.
+ */
+export function configFilePath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string | undefined {
+  const named = flag ?? env[CONFIG_ENV]
+  if (named) return path.resolve(cwd, named)
+  const local = path.join(cwd, DEFAULT_CONFIG_FILE)
+  return fs.existsSync(local) ? local : undefined
+}
+
+/** Reads and checks a configuration file: YAML, known keys only, no secrets. */
+export function readConfigFile(file: string): Record<string, unknown> {
+  let text: string
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch (err) {
+    throw new LecternError('validation_error', `Cannot read the configuration file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`)
   }
-  const parsed = schema.safeParse(merged)
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    throw new LecternError('validation_error', `Invalid setting ${issue.path.join('.')}: ${issue.message}.`)
+  let parsed: unknown
+  try {
+    parsed = YAML.parse(text) ?? {}
+  } catch (err) {
+    throw new LecternError('validation_error', `The configuration file ${file} is not valid YAML: ${(err as Error).message}`)
   }
-  return parsed.data
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new LecternError('validation_error', `The configuration file ${file} must hold a YAML mapping.`)
+  const known = new Set(STARTUP_SETTINGS.map((s) => s.key))
+  for (const key of leafKeys(parsed as Record<string, unknown>)) {
+    if (known.has(key)) continue
+    if (/(secret|token|password|apikey|api_key)/i.test(key)) {
+      throw new LecternError('validation_error', `${file}: "${key}" looks like a secret; secrets never go in the configuration file. Use the environment, or the sealed store (\`lectern connections add\`, \`lectern config set\`).`)
+    }
+    throw new LecternError('validation_error', `${file}: unknown setting "${key}". Known settings: ${[...known].join(', ')}.`)
+  }
+  return parsed as Record<string, unknown>
+}
+
+/**
+ * Resolves every start-up setting: flag > environment > file > default. `overrides` are the
+ * values given as flags; `file` the parsed configuration file. Relative data directories are
+ * resolved against the working directory (or the file's directory, for a path from the file).
+ */
+export function resolveConfig(
+  overrides: ConfigOverrides = {},
+  env: NodeJS.ProcessEnv = process.env,
+  file?: { path: string; values: Record<string, unknown> },
+): ResolvedConfig {
+  const config: Record<string, unknown> = {}
+  const sources: Record<string, SettingSource> = {}
+  for (const def of STARTUP_SETTINGS) {
+    const candidates: Array<[SettingSource, unknown]> = [
+      ['flag', getPath(overrides, def.key)],
+      ['env', def.env ? env[def.env] : undefined],
+      ['file', file ? getPath(file.values, def.key) : undefined],
+      ['default', def.default],
+    ]
+    const [source, raw] = candidates.find(([, v]) => v !== undefined && v !== '') ?? ['default', def.default]
+    const parsed = def.schema.safeParse(raw)
+    if (!parsed.success) {
+      const where = source === 'flag' ? `--${def.flag}` : source === 'env' ? def.env : source === 'file' ? `${def.key} in ${file?.path}` : def.key
+      throw new LecternError('validation_error', `Invalid setting ${def.key} (from ${where}): ${parsed.error.issues[0].message}.`)
+    }
+    let value = parsed.data
+    if (def.key === 'dataDir' && source === 'file' && file) value = path.resolve(path.dirname(file.path), value as string)
+    setPath(config, def.key, value)
+    sources[def.key] = source
+  }
+  return { config: config as unknown as LecternConfig, sources, ...(file ? { file: file.path } : {}) }
+}
+
+/** Reads the configuration file the flag or environment names (or ./lectern.yaml) and resolves. */
+export function loadConfig(overrides: ConfigOverrides = {}, configFlag?: string, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+  const file = configFilePath(configFlag, env)
+  return resolveConfig(overrides, env, file ? { path: file, values: readConfigFile(file) } : undefined)
 }

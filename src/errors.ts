@@ -41,6 +41,7 @@ export const ERROR_CODES = {
   internal_error: { status: 500, exit: 1, summary: 'Processing failed.' },
   source_unreachable: { status: 500, exit: 1, summary: 'The source (git host, URL) could not be read.' },
   data_dir_locked: { status: 500, exit: 8, summary: 'Another Lectern server holds the data directory.' },
+  data_dir_empty: { status: 404, exit: 4, summary: 'The data directory holds no Lectern data (a wrong --data-dir?).' },
   search_failed: { status: 503, exit: 1, summary: 'Retrieval failed; retry later.' },
   not_ready: { status: 503, exit: 1, summary: 'The server is starting or stopping.' },
   timeout: { status: 504, exit: 1, summary: 'Processing timed out.' },

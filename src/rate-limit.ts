@@ -3,6 +3,8 @@
  * In memory and per process: one server owns a data directory, so there is no second counter to
  * agree with. `reset` is a Unix timestamp in seconds, as spec 8 defines RateLimit-Reset.
  */
+import type { RateLimitSettings } from './config.js'
+
 export interface RateLimitDecision {
   allowed: boolean
   limit: number
@@ -12,16 +14,6 @@ export interface RateLimitDecision {
   /** Seconds until the reset, for Retry-After. */
   retryAfter: number
 }
-
-export interface RateLimitSettings {
-  /** Requests per window for callers without a key; 0 disables the limit. */
-  anonymous: number
-  /** Requests per window for callers with a key; 0 disables the limit. */
-  keyed: number
-  windowSeconds: number
-}
-
-export const DEFAULT_RATE_LIMITS: RateLimitSettings = { anonymous: 60, keyed: 1000, windowSeconds: 60 }
 
 interface Window {
   start: number

@@ -4,6 +4,7 @@
  * commands all start from here, so they behave the same on the same data.
  */
 import { createImportJobHandler, IMPORT_JOB, sweepImportStaging } from './airgap/import.js'
+import type { LecternConfig, Mode } from './config.js'
 import { EmbedderPool } from './embed/pool.js'
 import { createGitJobHandler, GIT_JOB } from './jobs/git-job.js'
 import { sweepSets } from './jobs/ingest.js'
@@ -17,15 +18,14 @@ import { LibraryCatalogue } from './search/libraries.js'
 import { openStore, type Store } from './store/index.js'
 import { UsageRecorder } from './store/usage.js'
 
-export type Mode = 'onprem' | 'cloud'
-
 export interface RuntimeOptions {
-  dataDir: string
-  mode?: Mode
+  config: LecternConfig
   log?: JobLog
 }
 
 export interface Runtime {
+  /** The start-up settings this process resolved (flag > env > lectern.yaml > default). */
+  config: LecternConfig
   mode: Mode
   store: Store
   embedders: EmbedderPool
@@ -47,17 +47,18 @@ const silentLog: JobLog = { info: () => {}, warn: () => {}, error: () => {} }
 
 export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const log = options.log ?? silentLog
-  const store = await openStore(options.dataDir)
+  const { config } = options
+  const store = await openStore(config.dataDir)
   const embedders = new EmbedderPool(store)
   const retriever = new Retriever(store, embedders, log)
   const catalogue = new LibraryCatalogue(store)
   const timers = new Set<NodeJS.Timeout>()
   const sweepRetired = () => sweepSets(store, ['retired'], (pk) => retriever.forgetSet(pk))
-  const mode = options.mode ?? 'onprem'
-  const http = createHttpClient(mode)
+  const mode = config.mode
+  const http = createHttpClient(mode, config.fetch.allow)
   const handlers = {
     [GIT_JOB]: createGitJobHandler(store, embedders),
-    [SOURCE_JOB]: createSourceJobHandler(store, embedders, http),
+    [SOURCE_JOB]: createSourceJobHandler(store, embedders, http, config.chromium.path),
     [REBUILD_VECTORS_JOB]: createVectorRebuildHandler(store, embedders, (pk) => retriever.forgetSet(pk)),
     [IMPORT_JOB]: createImportJobHandler(store, embedders),
     [REEMBED_JOB]: createReembedHandler(store, embedders, (pk) => retriever.forgetSet(pk)),
@@ -76,6 +77,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const usageTimer = setInterval(() => usage.flush(), USAGE_FLUSH_MS)
   usageTimer.unref()
   return {
+    config,
     mode,
     http,
     store,

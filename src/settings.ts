@@ -1,15 +1,27 @@
 /**
- * The settings an operator can change at run time (`lectern config`), each with its type,
- * default and meaning. Stored as JSON in the settings table; read on use, so a change made by
- * the CLI reaches a running server without a restart.
+ * The settings an operator changes at run time (`lectern config set`, the dashboard), stored in
+ * the database so every process sees a change at its next read, without a restart. Together
+ * with the start-up settings of config.ts this is the whole catalogue `lectern config get`
+ * shows, each value with where it came from.
  */
+import fs from 'node:fs'
+import path from 'node:path'
+import { viewBackupConfig } from './backup/config.js'
+import { STARTUP_SETTINGS, type ResolvedConfig } from './config.js'
+import { configuredEmbedding } from './embed/pool.js'
 import { LecternError } from './errors.js'
-import type { SettingsRepository } from './store/settings.js'
+import { parsePublicKey, type StoredPublicKey } from './license/keys.js'
+import type { Store } from './store/index.js'
+import { SETTING_KEYS, type SettingsRepository } from './store/settings.js'
 
-interface SettingSpec<T> {
+interface StoredSettingSpec<T> {
+  key: (typeof SETTING_KEYS)[keyof typeof SETTING_KEYS]
   description: string
   default: T
-  parse(text: string): T
+  /** Turns the text an operator typed into the stored value; throws validation_error. */
+  parse(text: string, cwd: string): T
+  /** The value as `config get` shows it. */
+  show(value: T): unknown
 }
 
 const boolean = (text: string): boolean => {
@@ -20,15 +32,30 @@ const boolean = (text: string): boolean => {
 
 export const SETTINGS = {
   'mcp.requireKey': {
+    key: SETTING_KEYS.mcpRequireKey,
     description: 'Whether /mcp refuses calls without an API key (GET /api/auth/mcp reports it).',
     default: false,
     parse: boolean,
-  } satisfies SettingSpec<boolean>,
+    show: (value: boolean) => value,
+  } satisfies StoredSettingSpec<boolean>,
   'license.publicKeyFile': {
-    description: 'PEM file of the Ed25519 key that verifies offline licenses (LECTERN_LICENSE_PUBLIC_KEY takes precedence).',
-    default: '',
-    parse: (text: string) => text,
-  } satisfies SettingSpec<string>,
+    key: SETTING_KEYS.licensePublicKeyFile,
+    description: 'PEM file of the Ed25519 key that verifies offline licenses; read and checked when set (LECTERN_LICENSE_PUBLIC_KEY takes precedence). Empty to unset.',
+    default: null as StoredPublicKey | null,
+    parse(text: string, cwd: string): StoredPublicKey | null {
+      if (text.trim() === '') return null
+      const file = path.resolve(cwd, text)
+      let pem: string
+      try {
+        pem = fs.readFileSync(file, 'utf8')
+      } catch (err) {
+        throw new LecternError('validation_error', `Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`)
+      }
+      parsePublicKey(pem)
+      return { file, pem }
+    },
+    show: (value: StoredPublicKey | null) => value?.file ?? '',
+  } satisfies StoredSettingSpec<StoredPublicKey | null>,
 } as const
 
 export type SettingName = keyof typeof SETTINGS
@@ -39,14 +66,60 @@ export function isSettingName(name: string): name is SettingName {
 }
 
 export function readSetting<K extends SettingName>(settings: SettingsRepository, name: K): SettingValue<K> {
-  return settings.get<SettingValue<K>>(name) ?? SETTINGS[name].default
+  return settings.get<SettingValue<K>>(SETTINGS[name].key) ?? SETTINGS[name].default
 }
 
-export function writeSetting(settings: SettingsRepository, name: string, text: string): { name: SettingName; value: unknown } {
+export function writeSetting(settings: SettingsRepository, name: string, text: string, cwd = process.cwd()): { name: SettingName; value: unknown } {
   if (!isSettingName(name)) {
-    throw new LecternError('validation_error', `Unknown setting "${name}". Known settings: ${Object.keys(SETTINGS).join(', ')}.`)
+    const startup = STARTUP_SETTINGS.find((s) => s.key === name)
+    if (startup) {
+      throw new LecternError(
+        'validation_error',
+        `${name} is a start-up setting: set it with ${[startup.flag && `--${startup.flag}`, startup.env, `"${name}" in lectern.yaml`].filter(Boolean).join(', ')}.`,
+      )
+    }
+    throw new LecternError('validation_error', `Unknown setting "${name}". Settings changed with \`lectern config set\`: ${[...Object.keys(SETTINGS), 'embedding.provider'].join(', ')}.`)
   }
-  const value = SETTINGS[name].parse(text)
-  settings.set(name, value)
-  return { name, value }
+  const spec = SETTINGS[name] as StoredSettingSpec<unknown>
+  const value = spec.parse(text, cwd)
+  settings.set(spec.key, value)
+  return { name, value: spec.show(value) }
+}
+
+export interface SettingRow {
+  name: string
+  value: unknown
+  /** flag, env, file, default (start-up settings) or stored (changed with `lectern config set`). */
+  source: string
+  description: string
+}
+
+/** Every setting with its value and where it came from: start-up settings, then stored ones. */
+export function describeSettings(resolved: ResolvedConfig, store: Store): SettingRow[] {
+  const rows: SettingRow[] = STARTUP_SETTINGS.map((def) => ({
+    name: def.key,
+    value: def.key.split('.').reduce<unknown>((o, part) => (o as Record<string, unknown>)[part], resolved.config),
+    source: resolved.sources[def.key] === 'file' ? `file ${resolved.file}` : resolved.sources[def.key],
+    description: def.description,
+  }))
+  for (const [name, spec] of Object.entries(SETTINGS) as Array<[SettingName, StoredSettingSpec<unknown>]>) {
+    const stored = store.settings.get(spec.key)
+    rows.push({ name, value: spec.show(stored ?? spec.default), source: stored === undefined ? 'default' : 'stored', description: spec.description })
+  }
+  const embedding = configuredEmbedding(store)
+  const embeddingStored = store.settings.get(SETTING_KEYS.embedding) !== undefined
+  rows.push({
+    name: 'embedding',
+    value: { provider: embedding.provider, ...(embedding.model ? { model: embedding.model } : {}), ...(embedding.host ? { host: embedding.host } : {}), ...(embedding.apiKey ? { apiKey: '(set)' } : {}) },
+    source: embeddingStored ? 'stored' : 'default',
+    description: 'Embedding provider of new snippet sets (`lectern config set embedding.provider`).',
+  })
+  const backup = viewBackupConfig(store)
+  rows.push({
+    name: 'backup',
+    value: { destination: backup.destination, schedule: backup.schedule, retention: backup.retention },
+    source: store.settings.get(SETTING_KEYS.backupConfig) === undefined ? 'default' : 'stored',
+    description: 'Backup destination, schedule and retention (`lectern backup config set`).',
+  })
+  return rows
 }

@@ -11,6 +11,7 @@ import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
+import { resolveConfig } from '../../src/config.js'
 import { CORPORA, buildCorpusRepo, ingestCorpora, libraryIdOf, projectRoot, redirectGitHub } from './corpora.js'
 
 export interface EvalQuestion {
@@ -141,7 +142,7 @@ export async function runEval(options: EvalOptions = {}): Promise<EvalReport> {
   let runtime: Runtime | undefined
   try {
     await Promise.all(CORPORA.map((corpus) => buildCorpusRepo(corpus, reposRoot)))
-    runtime = await openRuntime({ dataDir: path.join(workDir, 'data') })
+    runtime = await openRuntime({ config: resolveConfig({ dataDir: path.join(workDir, 'data') }).config })
     await ingestCorpora(runtime, CORPORA)
     const results: QuestionResult[] = []
     for (const question of questions) results.push(scoreQuestion(question, await answerFiles(runtime, question, tokens)))

@@ -8,6 +8,7 @@ import path from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { ingestSnippets } from '../../src/jobs/ingest.js'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
+import { resolveConfig } from '../../src/config.js'
 import type { NewSnippet } from '../../src/store/snippets.js'
 import { WORK_DIR, siblingModule } from './paths.js'
 
@@ -64,7 +65,7 @@ function readMarker(dataDir: string): Marker | undefined {
 }
 
 async function build(dataDir: string, spec: CorpusSpec, log: (line: string) => void): Promise<number> {
-  const runtime = await openRuntime({ dataDir })
+  const runtime = await openRuntime({ config: resolveConfig({ dataDir: dataDir }).config })
   const generator = new SnippetGenerator(spec.perLibrary)
   const started = performance.now()
   let total = 0

@@ -17,6 +17,7 @@ import { completeSnippet, snippetsOf } from '../../src/jobs/ingest.js'
 import { signLicense } from '../../src/license/format.js'
 import { installLicense } from '../../src/license/state.js'
 import { openRuntime } from '../../src/runtime.js'
+import { resolveConfig } from '../../src/config.js'
 import { codeListOf } from '../../src/search/render.js'
 import type { Library } from '../../src/store/libraries.js'
 import type { NewSnippet } from '../../src/store/snippets.js'
@@ -104,13 +105,13 @@ export async function runImportBench(options: { targetBytes?: number } = {}): Pr
     await writeBundle(bundle, generated.libraries)
     generated.libraries.length = 0
 
-    const runtime = await openRuntime({ dataDir: path.join(scratch, 'data') })
+    const runtime = await openRuntime({ config: resolveConfig({ dataDir: path.join(scratch, 'data') }).config })
     try {
       const keys = generateKeyPairSync('ed25519')
       process.env.LECTERN_LICENSE_PUBLIC_KEY = keys.publicKey.export({ type: 'spki', format: 'pem' }).toString()
       const now = Date.now()
       const license = signLicense({ customer: 'bench', edition: 'enterprise', offline: true, issuedAt: new Date(now).toISOString(), expiresAt: new Date(now + 86_400_000).toISOString(), licenseKeyId: 'lctl_bench000' }, keys.privateKey)
-      installLicense(runtime.store, JSON.stringify(license))
+      installLicense(runtime, JSON.stringify(license))
 
       global.gc?.()
       let peak = process.memoryUsage().rss

@@ -9,6 +9,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { submitRepository } from '../../src/jobs/submit.js'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
+import { resolveConfig } from '../../src/config.js'
 import { markdownRepo } from './docs.js'
 
 export interface IngestResult {
@@ -33,7 +34,7 @@ export async function benchIngest(fileCount: number, seed: number): Promise<Inge
   try {
     const remotes = path.join(tmp, 'remotes')
     commitRepo(path.join(remotes, 'docs'), markdownRepo(fileCount, seed))
-    const runtime = await openRuntime({ dataDir: path.join(tmp, 'data') })
+    const runtime = await openRuntime({ config: resolveConfig({ dataDir: path.join(tmp, 'data') }).config })
     try {
       return await withGitRedirect(`file://${remotes}/`, 'https://github.com/bench/', () => timedIngest(runtime, fileCount))
     } finally {

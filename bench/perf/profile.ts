@@ -5,6 +5,7 @@
  */
 import { vectorIndexPath } from '../../src/paths.js'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
+import { resolveConfig } from '../../src/config.js'
 import { DEFAULT_TOKENS, packSnippets } from '../../src/search/budget.js'
 import { CANDIDATES, FTS_WEIGHTS, LEXICAL_WEIGHT, VECTOR_WEIGHT } from '../../src/search/context.js'
 import { fuseRankings } from '../../src/search/fusion.js'
@@ -52,7 +53,7 @@ class PartTimer {
 }
 
 export async function profileRequests(dataDir: string, requests: ProfileRequest[]): Promise<ProfileResult> {
-  const runtime = await openRuntime({ dataDir })
+  const runtime = await openRuntime({ config: resolveConfig({ dataDir: dataDir }).config })
   try {
     const vectors = new VectorIndexCache()
     // An untimed pass first: index files mapped and SQLite pages cached, as on a warm server.

@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const [kind, arg] = process.argv.slice(2)
   const app =
     kind === 'lectern'
-      ? await buildApp({ dataDir: arg, startWorker: false, rateLimits: { anonymous: 0, keyed: 0 } })
+      ? await buildApp({ dataDir: arg, startWorker: false, rateLimit: { anonymous: 0, keyed: 0 } })
       : await baselineApp(Number(arg))
   await app.listen({ port: 0, host: '127.0.0.1' })
   process.once('SIGTERM', () => {

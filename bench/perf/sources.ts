@@ -11,6 +11,7 @@ import path from 'node:path'
 import { submitOpenApiUrl } from '../../src/jobs/submit-openapi.js'
 import { submitSource } from '../../src/jobs/submit.js'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
+import { resolveConfig } from '../../src/config.js'
 import { websiteSubmission } from '../../src/sources/website.js'
 
 export interface SourcesResult {
@@ -124,7 +125,7 @@ async function timedDrain(runtime: Runtime, jobPk: number): Promise<{ ms: number
 
 export async function benchSources(): Promise<SourcesResult> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lectern-bench-sources-'))
-  const runtime = await openRuntime({ dataDir })
+  const runtime = await openRuntime({ config: resolveConfig({ dataDir: dataDir }).config })
   const { text: spec, operations } = generateSpec(5 * 1024 * 1024)
   const site = await serve((req, res) => {
     const url = req.url ?? '/'

@@ -1,7 +1,5 @@
 import { Flags } from '@oclif/core'
 import { AddSourceCommand, type AddSourceResult } from '../../cli/add-source.js'
-import { dataDirFlag } from '../../cli/flags.js'
-import { withRuntime } from '../../cli/run.js'
 import { submitSource } from '../../src/jobs/submit.js'
 import { confluenceSubmission } from '../../src/sources/confluence.js'
 
@@ -16,7 +14,6 @@ Library ID: /confluence/<slug of --title>, or /confluence/<space key, lower-case
   ]
   static override enableJsonFlag = true
   static override flags = {
-    'data-dir': dataDirFlag,
     connection: Flags.string({ summary: 'Name of the Confluence connection.', required: true }),
     space: Flags.string({ summary: 'Space key, e.g. DOCS.', required: true }),
     page: Flags.string({ summary: 'Only this page ID (repeatable); the whole space when omitted.', multiple: true }),
@@ -27,7 +24,7 @@ Library ID: /confluence/<slug of --title>, or /confluence/<space key, lower-case
 
   async run(): Promise<AddSourceResult> {
     const { flags } = await this.parse(AddConfluence)
-    return withRuntime(flags['data-dir'], (runtime) => {
+    return this.withRuntime(flags, 'write', (runtime) => {
       const submission = confluenceSubmission(runtime.store, {
         connection: flags.connection,
         spaceKey: flags.space,

@@ -1,7 +1,5 @@
 import { Args, Flags } from '@oclif/core'
 import { AddSourceCommand, type AddSourceResult } from '../../cli/add-source.js'
-import { dataDirFlag } from '../../cli/flags.js'
-import { withRuntime } from '../../cli/run.js'
 import { submitSource } from '../../src/jobs/submit.js'
 import { llmstxtSubmission } from '../../src/sources/llmstxt.js'
 
@@ -14,13 +12,12 @@ Library ID: /llmstxt/<host-path>, e.g. https://docs.example.com/llms.txt -> /llm
   static override enableJsonFlag = true
   static override args = { url: Args.string({ description: 'URL of the llms.txt file.', required: true }) }
   static override flags = {
-    'data-dir': dataDirFlag,
     wait: Flags.boolean({ char: 'w', summary: 'Wait until the library is searchable, showing progress.' }),
   }
 
   async run(): Promise<AddSourceResult> {
     const { args, flags } = await this.parse(AddLlmsTxt)
     const submission = llmstxtSubmission(args.url)
-    return withRuntime(flags['data-dir'], (runtime) => this.follow(runtime, submitSource(runtime.store, submission), flags.wait))
+    return this.withRuntime(flags, 'write', (runtime) => this.follow(runtime, submitSource(runtime.store, submission), flags.wait))
   }
 }

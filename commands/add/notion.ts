@@ -1,7 +1,5 @@
 import { Flags } from '@oclif/core'
 import { AddSourceCommand, type AddSourceResult } from '../../cli/add-source.js'
-import { dataDirFlag } from '../../cli/flags.js'
-import { withRuntime } from '../../cli/run.js'
 import { submitSource } from '../../src/jobs/submit.js'
 import { notionSubmission } from '../../src/sources/notion.js'
 
@@ -13,7 +11,6 @@ Library ID: /notion/<slug of --title>, or /notion/<connection name> without --ti
   static override examples = ['<%= config.bin %> <%= command.id %> --connection ws --page 1f2e3d4c5b6a79881f2e3d4c5b6a7988 --title "Runbooks" --wait']
   static override enableJsonFlag = true
   static override flags = {
-    'data-dir': dataDirFlag,
     connection: Flags.string({ summary: 'Name of the Notion connection.', required: true }),
     page: Flags.string({ summary: 'Page ID (repeatable).', multiple: true, required: true }),
     title: Flags.string({ summary: 'Library title; also names the library ID.' }),
@@ -23,7 +20,7 @@ Library ID: /notion/<slug of --title>, or /notion/<connection name> without --ti
 
   async run(): Promise<AddSourceResult> {
     const { flags } = await this.parse(AddNotion)
-    return withRuntime(flags['data-dir'], (runtime) => {
+    return this.withRuntime(flags, 'write', (runtime) => {
       const submission = notionSubmission(runtime.store, { connection: flags.connection, pageIds: flags.page, title: flags.title, description: flags.description })
       return this.follow(runtime, submitSource(runtime.store, submission), flags.wait)
     })

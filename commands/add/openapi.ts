@@ -1,9 +1,7 @@
 import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { Args, Flags } from '@oclif/core'
-import { dataDirFlag } from '../../cli/flags.js'
 import { AddSourceCommand, type AddSourceResult } from '../../cli/add-source.js'
-import { withRuntime } from '../../cli/run.js'
 import { LecternError } from '../../src/errors.js'
 import { submitOpenApiUpload, submitOpenApiUrl } from '../../src/jobs/submit-openapi.js'
 import type { Submitted } from '../../src/jobs/submit.js'
@@ -22,7 +20,6 @@ Library IDs: /docs/<host-path> for a URL (https://api.example.com/v3/openapi.jso
   static override enableJsonFlag = true
   static override args = { source: Args.string({ description: 'URL of the spec, or path to a local .json/.yaml/.yml file.', required: true }) }
   static override flags = {
-    'data-dir': dataDirFlag,
     title: Flags.string({ summary: 'Library title; for a file, also the library ID\'s name.' }),
     description: Flags.string({ summary: 'Library description (default: the spec\'s first sentence).' }),
     force: Flags.boolean({ summary: 'Re-ingest when the library already exists.' }),
@@ -31,7 +28,7 @@ Library IDs: /docs/<host-path> for a URL (https://api.example.com/v3/openapi.jso
 
   async run(): Promise<AddSourceResult> {
     const { args, flags } = await this.parse(AddOpenApi)
-    return withRuntime(flags['data-dir'], async (runtime) => {
+    return this.withRuntime(flags, 'write', async (runtime) => {
       return this.follow(runtime, await submit(runtime.store, args.source, flags), flags.wait)
     })
   }

@@ -1,7 +1,5 @@
 import { Args, Flags } from '@oclif/core'
 import { AddSourceCommand, type AddSourceResult } from '../../cli/add-source.js'
-import { dataDirFlag } from '../../cli/flags.js'
-import { withRuntime } from '../../cli/run.js'
 import { submitSource } from '../../src/jobs/submit.js'
 import { websiteSubmission } from '../../src/sources/website.js'
 
@@ -19,7 +17,6 @@ Library ID: /websites/<host-base-path>, e.g. https://docs.example.com/guide/ -> 
   static override enableJsonFlag = true
   static override args = { url: Args.string({ description: 'URL of the page to start crawling from.', required: true }) }
   static override flags = {
-    'data-dir': dataDirFlag,
     'base-url': Flags.string({ summary: 'Only pages under this URL are crawled (default: the start URL\'s directory).' }),
     render: Flags.boolean({ summary: 'Render each page in Chromium first, for sites that build their content with JavaScript.' }),
     wait: Flags.boolean({ char: 'w', summary: 'Wait until the library is searchable, showing progress.' }),
@@ -28,6 +25,6 @@ Library ID: /websites/<host-base-path>, e.g. https://docs.example.com/guide/ -> 
   async run(): Promise<AddSourceResult> {
     const { args, flags } = await this.parse(AddWebsite)
     const submission = websiteSubmission(args.url, flags['base-url'], flags.render)
-    return withRuntime(flags['data-dir'], (runtime) => this.follow(runtime, submitSource(runtime.store, submission), flags.wait))
+    return this.withRuntime(flags, 'write', (runtime) => this.follow(runtime, submitSource(runtime.store, submission), flags.wait))
   }
 }

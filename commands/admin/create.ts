@@ -1,8 +1,7 @@
 import { text } from 'node:stream/consumers'
 import { Args, Flags } from '@oclif/core'
 import password from '@inquirer/password'
-import { dataDirFlag } from '../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { LecternCommand } from '../../cli/run.js'
 import type { User } from '../../src/store/users.js'
 
 export default class AdminCreate extends LecternCommand {
@@ -16,7 +15,6 @@ export default class AdminCreate extends LecternCommand {
   static override enableJsonFlag = true
   static override args = { email: Args.string({ description: 'Email address the admin logs in with.', required: true }) }
   static override flags = {
-    'data-dir': dataDirFlag,
     role: Flags.string({ summary: 'admin, or member (no access to admin endpoints).', options: ['admin', 'member'], default: 'admin' }),
   }
 
@@ -25,7 +23,7 @@ export default class AdminCreate extends LecternCommand {
     const secret = process.stdin.isTTY
       ? await password({ message: `Password for ${args.email}:`, mask: '*' })
       : (await text(process.stdin)).replace(/\r?\n$/, '')
-    const user = await withRuntime(flags['data-dir'], (rt) => rt.store.users.create({ email: args.email, password: secret, role: flags.role as User['role'] }))
+    const user = await this.withRuntime(flags, 'write', (rt) => rt.store.users.create({ email: args.email, password: secret, role: flags.role as User['role'] }))
     this.log(`Created ${user.role} ${user.email}.`)
     return user
   }

@@ -1,6 +1,5 @@
 import { Flags } from '@oclif/core'
-import { dataDirFlag } from '../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { LecternCommand } from '../../cli/run.js'
 import type { BackupStage } from '../../src/backup/archive.js'
 import { BackupRunner, type BackupResult } from '../../src/backup/runner.js'
 
@@ -24,16 +23,15 @@ Anyone holding an archive can read the stored credentials: keep archives as safe
   ]
   static override enableJsonFlag = true
   static override flags = {
-    'data-dir': dataDirFlag,
     to: Flags.string({ summary: 'A directory or s3://bucket/prefix instead of the configured destination (S3 region, endpoint and keys come from the config).' }),
   }
 
   async run(): Promise<BackupResult> {
     const { flags } = await this.parse(Backup)
-    const spinner = this.spinner('Starting the backup').start()
+    const spinner = this.progress('Starting the backup').start()
     const log = { info: () => {}, warn: (o: object, m: string) => this.warn(`${m} ${JSON.stringify(o)}`), error: () => {} }
     try {
-      const result = await withRuntime(flags['data-dir'], (rt) =>
+      const result = await this.withRuntime(flags, 'read', (rt) =>
         new BackupRunner(rt.store, log).start({ trigger: 'cli', target: flags.to, onProgress: (stage) => void (spinner.text = STAGES[stage]) }).done,
       )
       spinner.succeed(`Wrote ${result.name} (${result.size} bytes) to ${result.destination} in ${(result.durationMs / 1000).toFixed(1)} s`)

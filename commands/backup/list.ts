@@ -1,6 +1,5 @@
 import { Flags } from '@oclif/core'
-import { dataDirFlag } from '../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { LecternCommand } from '../../cli/run.js'
 import { openDestination } from '../../src/backup/config.js'
 import type { ArchiveInfo } from '../../src/backup/destinations.js'
 
@@ -9,13 +8,12 @@ export default class BackupList extends LecternCommand {
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --to s3://my-bucket/lectern/ --json']
   static override enableJsonFlag = true
   static override flags = {
-    'data-dir': dataDirFlag,
     to: Flags.string({ summary: 'A directory or s3://bucket/prefix instead of the configured destination.' }),
   }
 
   async run(): Promise<{ destination: string; backups: ArchiveInfo[] }> {
     const { flags } = await this.parse(BackupList)
-    const result = await withRuntime(flags['data-dir'], async (rt) => {
+    const result = await this.withRuntime(flags, 'read', async (rt) => {
       const destination = openDestination(rt.store, flags.to)
       return { destination: destination.label, backups: await destination.list() }
     })

@@ -1,28 +1,37 @@
 import { Args } from '@oclif/core'
-import { dataDirFlag } from '../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { table } from '../../cli/output.js'
+import { LecternCommand } from '../../cli/run.js'
 import { LecternError } from '../../src/errors.js'
-import { SETTINGS, isSettingName, readSetting } from '../../src/settings.js'
+import { describeSettings, type SettingRow } from '../../src/settings.js'
 
 export default class ConfigGet extends LecternCommand {
-  static override summary = 'Show settings (all, or one by name).'
-  static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> mcp.requireKey --json']
+  static override summary = 'Show every setting (or one) with its value and where it came from.'
+  static override description =
+    'Start-up settings come from a flag, else the environment, else lectern.yaml, else their default; the source column says which. Stored settings (changed with `lectern config set`, `lectern backup config set`) live in the data directory and reach a running server at once. Secrets are never shown.'
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> mcp.requireKey --json',
+    'LECTERN_LOG_LEVEL=debug <%= config.bin %> <%= command.id %> log.level',
+  ]
   static override enableJsonFlag = true
-  static override args = { name: Args.string({ description: 'Setting name.' }) }
-  static override flags = { 'data-dir': dataDirFlag }
+  static override args = { name: Args.string({ description: 'Setting name, e.g. server.port or embedding.' }) }
 
-  async run(): Promise<Record<string, unknown>> {
+  async run(): Promise<SettingRow[]> {
     const { args, flags } = await this.parse(ConfigGet)
-    const names = args.name === undefined ? Object.keys(SETTINGS) : [args.name]
-    for (const name of names) {
-      if (!isSettingName(name)) throw new LecternError('validation_error', `Unknown setting "${name}". Known settings: ${Object.keys(SETTINGS).join(', ')}.`)
+    const resolved = this.resolveConfig(flags)
+    const rows = await this.withRuntime(flags, 'read', (rt) => describeSettings(resolved, rt.store))
+    const shown = args.name === undefined ? rows : rows.filter((r) => r.name === args.name)
+    if (shown.length === 0) throw new LecternError('validation_error', `Unknown setting "${args.name}". Settings: ${rows.map((r) => r.name).join(', ')}.`)
+    if (args.name !== undefined && shown.length === 1) this.log(typeof shown[0].value === 'string' ? shown[0].value : JSON.stringify(shown[0].value))
+    else {
+      this.log(
+        table(shown, [
+          { header: 'SETTING', value: (r) => r.name },
+          { header: 'VALUE', value: (r) => (typeof r.value === 'string' ? r.value : JSON.stringify(r.value)) },
+          { header: 'SOURCE', value: (r) => r.source },
+        ]),
+      )
     }
-    const values = await withRuntime(flags['data-dir'], (rt) =>
-      Object.fromEntries(names.map((name) => [name, readSetting(rt.store.settings, name as keyof typeof SETTINGS)])),
-    )
-    for (const [name, value] of Object.entries(values)) {
-      this.log(`${name} = ${JSON.stringify(value)}    # ${SETTINGS[name as keyof typeof SETTINGS].description}`)
-    }
-    return values
+    return shown
   }
 }

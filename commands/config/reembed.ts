@@ -1,6 +1,5 @@
 import { Flags } from '@oclif/core'
-import { dataDirFlag } from '../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { LecternCommand } from '../../cli/run.js'
 import { queueReembed, REEMBED_JOB } from '../../src/jobs/reembed.js'
 import { waitForJob } from '../../src/jobs/wait.js'
 
@@ -11,21 +10,20 @@ each set continues from the last batch it saved. --wait runs the jobs here when 
   static override examples = ['<%= config.bin %> <%= command.id %> --resume --wait']
   static override enableJsonFlag = true
   static override flags = {
-    'data-dir': dataDirFlag,
     resume: Flags.boolean({ summary: 'Continue interrupted re-embedding (the default behaviour; kept for clarity in scripts).' }),
     wait: Flags.boolean({ char: 'w', summary: 'Wait for the re-embedding to end, showing progress.' }),
   }
 
   async run(): Promise<{ queuedSets: number[]; failed: number }> {
     const { flags } = await this.parse(ConfigReembed)
-    return withRuntime(flags['data-dir'], async (runtime) => {
+    return this.withRuntime(flags, 'read', async (runtime) => {
       const queuedSets = await queueReembed(runtime.store, runtime.embedders)
       this.log(queuedSets.length ? `Queued re-embedding of ${queuedSets.length} snippet sets.` : 'Every snippet set already uses the configured provider.')
       let failed = 0
       if (!flags.wait) return { queuedSets, failed }
       const jobs = runtime.store.jobs.list({ states: ['queued', 'running'], limit: 1000 }).filter((j) => j.kind === REEMBED_JOB)
       for (const job of jobs.reverse()) {
-        const spinner = this.spinner(`set ${String(job.payload.setPk)}: queued`).start()
+        const spinner = this.progress(`set ${String(job.payload.setPk)}: queued`).start()
         const ended = await waitForJob(runtime, job.pk, (j) => {
           spinner.text = `set ${String(job.payload.setPk)}: ${j.statusMessage ?? j.state}`
         })

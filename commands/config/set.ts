@@ -1,6 +1,5 @@
 import { Args, Flags } from '@oclif/core'
-import { dataDirFlag } from '../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { LecternCommand } from '../../cli/run.js'
 import type { EmbedderSettings } from '../../src/embed/types.js'
 import { LecternError } from '../../src/errors.js'
 import { switchEmbedding } from '../../src/jobs/reembed.js'
@@ -27,7 +26,6 @@ export default class ConfigSet extends LecternCommand {
     value: Args.string({ description: 'New value.', required: true }),
   }
   static override flags = {
-    'data-dir': dataDirFlag,
     model: Flags.string({ summary: 'embedding.provider: the model name.' }),
     host: Flags.string({ summary: 'embedding.provider: base URL of the Ollama or OpenAI-compatible server.' }),
     'api-key-env': Flags.string({ summary: 'embedding.provider openai: the environment variable holding the API key.' }),
@@ -40,14 +38,14 @@ export default class ConfigSet extends LecternCommand {
     if (flags.model || flags.host || flags['api-key-env'] || flags.dimensions) {
       throw new LecternError('validation_error', '--model, --host, --api-key-env and --dimensions belong to embedding.provider.')
     }
-    const result = await withRuntime(flags['data-dir'], (rt) => writeSetting(rt.store.settings, args.name, args.value))
+    const result = await this.withRuntime(flags, 'write', (rt) => writeSetting(rt.store.settings, args.name, args.value))
     this.log(`${result.name} = ${JSON.stringify(result.value)}`)
     return result
   }
 
   private async setEmbedding(
     provider: string,
-    flags: { 'data-dir': string; model?: string; host?: string; 'api-key-env'?: string; dimensions?: number },
+    flags: { 'data-dir'?: string; config?: string; model?: string; host?: string; 'api-key-env'?: string; dimensions?: number },
   ): Promise<{ name: string; value: unknown }> {
     if (!(PROVIDERS as readonly string[]).includes(provider)) throw new LecternError('validation_error', `Unknown embedding provider "${provider}"; use ${PROVIDERS.join(', ')}.`)
     let apiKey: string | undefined
@@ -62,7 +60,7 @@ export default class ConfigSet extends LecternCommand {
       ...(apiKey ? { apiKey } : {}),
       ...(flags.dimensions ? { dimensions: flags.dimensions } : {}),
     }
-    const result = await withRuntime(flags['data-dir'], (rt) => switchEmbedding(rt.store, rt.embedders, settings))
+    const result = await this.withRuntime(flags, 'write', (rt) => switchEmbedding(rt.store, rt.embedders, settings))
     this.log(`embedding = ${result.provider} ${result.model} (${result.dimensions} dimensions); re-embedding ${result.queuedSets} snippet sets in the background.`)
     return { name: 'embedding', value: { ...result, ...(flags.host ? { host: flags.host } : {}) } }
   }

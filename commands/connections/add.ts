@@ -1,6 +1,5 @@
 import { Args, Flags } from '@oclif/core'
-import { dataDirFlag } from '../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { LecternCommand } from '../../cli/run.js'
 import { LecternError } from '../../src/errors.js'
 import { NOTION_API_URL, type Connection, type ConnectionKind } from '../../src/store/connections.js'
 
@@ -25,7 +24,6 @@ without --email. A git connection is used for repositories on its host added wit
   static override enableJsonFlag = true
   static override args = { kind: Args.string({ description: 'confluence, notion or git.', required: true, options: ['confluence', 'notion', 'git'] }) }
   static override flags = {
-    'data-dir': dataDirFlag,
     name: Flags.string({ summary: 'Name that sources use to refer to this connection.', required: true }),
     site: Flags.string({ summary: 'Confluence site URL, e.g. https://acme.atlassian.net or https://wiki.acme.com.' }),
     email: Flags.string({ summary: 'Account email, for Confluence Cloud API tokens.' }),
@@ -41,7 +39,7 @@ without --email. A git connection is used for repositories on its host added wit
     const kind = args.kind as ConnectionKind
     const token = await this.readToken(flags)
     const baseUrl = this.resolveBaseUrl(kind, flags)
-    const created = await withRuntime(flags['data-dir'], (rt) => rt.store.connections.create({ kind, name: flags.name, baseUrl, email: flags.email, token }))
+    const created = await this.withRuntime(flags, 'write', (rt) => rt.store.connections.create({ kind, name: flags.name, baseUrl, email: flags.email, token }))
     this.log(`Stored ${kind} connection "${created.name}" for ${created.baseUrl}.`)
     return created
   }

@@ -1,17 +1,16 @@
 import { Flags } from '@oclif/core'
-import { dataDirFlag } from '../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { LecternCommand } from '../../cli/run.js'
 import type { Connection } from '../../src/store/connections.js'
 
 export default class ConnectionsList extends LecternCommand {
   static override summary = 'List stored connections (never their tokens).'
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
   static override enableJsonFlag = true
-  static override flags = { 'data-dir': dataDirFlag, kind: Flags.string({ summary: 'Only this kind.', options: ['confluence', 'notion', 'git'] }) }
+  static override flags = { kind: Flags.string({ summary: 'Only this kind.', options: ['confluence', 'notion', 'git'] }) }
 
   async run(): Promise<Connection[]> {
     const { flags } = await this.parse(ConnectionsList)
-    const connections = await withRuntime(flags['data-dir'], (rt) => rt.store.connections.list(flags.kind as Connection['kind'] | undefined))
+    const connections = await this.withRuntime(flags, 'read', (rt) => rt.store.connections.list(flags.kind as Connection['kind'] | undefined))
     if (connections.length === 0) this.log('No connections. Add one with `lectern connections add`.')
     for (const c of connections) this.log(`${c.name}\t${c.kind}\t${c.baseUrl}${c.email ? `\t${c.email}` : ''}`)
     return connections

@@ -1,6 +1,5 @@
 import { Args } from '@oclif/core'
-import { dataDirFlag } from '../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { LecternCommand } from '../../cli/run.js'
 import type { Connection } from '../../src/store/connections.js'
 
 export default class ConnectionsRemove extends LecternCommand {
@@ -9,11 +8,10 @@ export default class ConnectionsRemove extends LecternCommand {
   static override examples = ['<%= config.bin %> <%= command.id %> acme']
   static override enableJsonFlag = true
   static override args = { name: Args.string({ description: 'Name of the connection.', required: true }) }
-  static override flags = { 'data-dir': dataDirFlag }
-
+  
   async run(): Promise<Connection> {
     const { args, flags } = await this.parse(ConnectionsRemove)
-    const removed = await withRuntime(flags['data-dir'], (rt) => rt.store.connections.remove(args.name))
+    const removed = await this.withRuntime(flags, 'read', (rt) => rt.store.connections.remove(args.name))
     this.log(`Removed connection "${removed.name}".`)
     return removed
   }

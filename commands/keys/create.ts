@@ -1,6 +1,5 @@
 import { Flags } from '@oclif/core'
-import { dataDirFlag } from '../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { LecternCommand } from '../../cli/run.js'
 import type { CreatedKey } from '../../src/store/keys.js'
 
 export default class KeysCreate extends LecternCommand {
@@ -10,13 +9,12 @@ export default class KeysCreate extends LecternCommand {
   static override examples = ['<%= config.bin %> <%= command.id %> --name ci', '<%= config.bin %> <%= command.id %> --name ci --json']
   static override enableJsonFlag = true
   static override flags = {
-    'data-dir': dataDirFlag,
     name: Flags.string({ summary: 'What the key is for, e.g. "ci" or "cursor-alice".', required: true }),
   }
 
   async run(): Promise<CreatedKey> {
     const { flags } = await this.parse(KeysCreate)
-    const created = await withRuntime(flags['data-dir'], (rt) => rt.store.keys.create(flags.name))
+    const created = await this.withRuntime(flags, 'write', (rt) => rt.store.keys.create(flags.name))
     this.log(created.key)
     this.logToStderr(`Created key ${created.id} "${created.name}". It is shown only once; store it like a password.`)
     return created

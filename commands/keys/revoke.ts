@@ -1,6 +1,5 @@
 import { Args } from '@oclif/core'
-import { dataDirFlag } from '../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { LecternCommand } from '../../cli/run.js'
 import type { ApiKeyInfo } from '../../src/store/keys.js'
 
 export default class KeysRevoke extends LecternCommand {
@@ -8,11 +7,10 @@ export default class KeysRevoke extends LecternCommand {
   static override examples = ['<%= config.bin %> <%= command.id %> 3']
   static override enableJsonFlag = true
   static override args = { id: Args.integer({ description: 'Key ID, as `lectern keys list` shows it.', required: true }) }
-  static override flags = { 'data-dir': dataDirFlag }
-
+  
   async run(): Promise<ApiKeyInfo> {
     const { args, flags } = await this.parse(KeysRevoke)
-    const key = await withRuntime(flags['data-dir'], (rt) => rt.store.keys.revoke(args.id))
+    const key = await this.withRuntime(flags, 'read', (rt) => rt.store.keys.revoke(args.id))
     this.log(`Revoked key ${key.id} "${key.name}".`)
     return key
   }

@@ -1,16 +1,14 @@
-import { dataDirFlag } from '../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { LecternCommand } from '../../cli/run.js'
 import type { LibrarySummary } from '../../src/search/libraries.js'
 
 export default class LibrariesList extends LecternCommand {
   static override summary = 'List the libraries of this install with their state and size.'
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
   static override enableJsonFlag = true
-  static override flags = { 'data-dir': dataDirFlag }
-
+  
   async run(): Promise<LibrarySummary[]> {
     const { flags } = await this.parse(LibrariesList)
-    const libraries = await withRuntime(flags['data-dir'], (rt) => rt.catalogue.list({ includePrivate: true }))
+    const libraries = await this.withRuntime(flags, 'read', (rt) => rt.catalogue.list({ includePrivate: true }))
     if (libraries.length === 0) this.log('No libraries yet. Add one with `lectern add <repository URL>`.')
     for (const l of libraries) {
       const versions = l.versions.length > 0 ? `  versions: ${l.versions.join(', ')}` : ''

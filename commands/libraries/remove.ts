@@ -1,7 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import confirm from '@inquirer/confirm'
-import { dataDirFlag } from '../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { LecternCommand } from '../../cli/run.js'
 import { removeLibrary, type RemovedLibrary } from '../../src/library-admin.js'
 
 export default class LibrariesRemove extends LecternCommand {
@@ -10,7 +9,6 @@ export default class LibrariesRemove extends LecternCommand {
   static override enableJsonFlag = true
   static override args = { id: Args.string({ description: 'Library ID.', required: true }) }
   static override flags = {
-    'data-dir': dataDirFlag,
     yes: Flags.boolean({ char: 'y', summary: 'Do not ask for confirmation (needed when not on a terminal).' }),
   }
 
@@ -22,7 +20,7 @@ export default class LibrariesRemove extends LecternCommand {
         this.error('Aborted; nothing was changed.', { exit: 1 })
       }
     }
-    const removed = await withRuntime(flags['data-dir'], (rt) => removeLibrary(rt.store, args.id))
+    const removed = await this.withRuntime(flags, 'read', (rt) => removeLibrary(rt.store, args.id))
     this.log(`Removed ${removed.id}.`)
     return removed
   }

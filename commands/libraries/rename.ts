@@ -1,6 +1,5 @@
 import { Args } from '@oclif/core'
-import { dataDirFlag } from '../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { LecternCommand } from '../../cli/run.js'
 import { renameLibrary } from '../../src/library-admin.js'
 
 export default class LibrariesRename extends LecternCommand {
@@ -12,11 +11,10 @@ export default class LibrariesRename extends LecternCommand {
     from: Args.string({ description: 'Current library ID.', required: true }),
     to: Args.string({ description: 'New library ID.', required: true }),
   }
-  static override flags = { 'data-dir': dataDirFlag }
-
+  
   async run(): Promise<{ from: string; to: string }> {
     const { args, flags } = await this.parse(LibrariesRename)
-    const library = await withRuntime(flags['data-dir'], (rt) => renameLibrary(rt.store, args.from, args.to))
+    const library = await this.withRuntime(flags, 'read', (rt) => renameLibrary(rt.store, args.from, args.to))
     this.log(`Renamed ${args.from} to ${library.id}; the old ID now redirects.`)
     return { from: args.from, to: library.id }
   }

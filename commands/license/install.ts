@@ -1,7 +1,6 @@
 import fs from 'node:fs'
 import { Args } from '@oclif/core'
-import { dataDirFlag } from '../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { LecternCommand } from '../../cli/run.js'
 import { LecternError } from '../../src/errors.js'
 import type { License } from '../../src/license/format.js'
 import { installLicense } from '../../src/license/state.js'
@@ -13,8 +12,7 @@ license.publicKeyFile setting). A tampered, foreign or expired license is refuse
   static override examples = ['<%= config.bin %> <%= command.id %> ./acme-license.json']
   static override enableJsonFlag = true
   static override args = { file: Args.string({ description: 'License file (JSON).', required: true }) }
-  static override flags = { 'data-dir': dataDirFlag }
-
+  
   async run(): Promise<License> {
     const { args, flags } = await this.parse(LicenseInstall)
     let text: string
@@ -23,7 +21,7 @@ license.publicKeyFile setting). A tampered, foreign or expired license is refuse
     } catch (err) {
       throw new LecternError('validation_error', `Cannot read ${args.file}: ${(err as Error).message}.`)
     }
-    const license = await withRuntime(flags['data-dir'], (rt) => installLicense(rt.store, text))
+    const license = await this.withRuntime(flags, 'write', (rt) => installLicense(rt, text))
     this.log(`Installed the ${license.offline ? 'offline' : 'online'} ${license.edition} license of ${license.customer}, valid until ${license.expiresAt}.`)
     return license
   }

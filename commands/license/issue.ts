@@ -1,7 +1,8 @@
 import fs from 'node:fs'
 import { Flags } from '@oclif/core'
-import { dataDirFlag, modeFlag } from '../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { modeFlag } from '../../cli/flags.js'
+import type { Mode } from '../../src/config.js'
+import { LecternCommand } from '../../cli/run.js'
 import { LecternError } from '../../src/errors.js'
 import { issueLicense, type IssuedLicense } from '../../src/license/issue.js'
 import { publicKeyPem, signingKey } from '../../src/license/keys.js'
@@ -18,7 +19,6 @@ Installs verify it with the public key printed by --public-key.`
   ]
   static override enableJsonFlag = true
   static override flags = {
-    'data-dir': dataDirFlag,
     mode: modeFlag,
     customer: Flags.string({ summary: 'Customer name.' }),
     offline: Flags.boolean({ summary: 'An offline (airgapped) license: enables library import.' }),
@@ -30,14 +30,14 @@ Installs verify it with the public key printed by --public-key.`
 
   async run(): Promise<IssuedLicense | { publicKey: string }> {
     const { flags } = await this.parse(LicenseIssue)
-    if (flags.mode !== 'cloud') throw new LecternError('forbidden', 'Licenses are issued by a cloud install: run with --mode cloud (or LECTERN_MODE=cloud).')
+    if (this.resolveConfig(flags, { mode: flags.mode as Mode }).config.mode !== 'cloud') throw new LecternError('forbidden', 'Licenses are issued by a cloud install: run with --mode cloud (or LECTERN_MODE=cloud).')
     if (flags['public-key']) {
-      const publicKey = await withRuntime(flags['data-dir'], (rt) => publicKeyPem(signingKey(rt.store)))
+      const publicKey = await this.withRuntime(flags, 'write', (rt) => publicKeyPem(signingKey(rt.store)))
       this.log(publicKey.trim())
       return { publicKey }
     }
     if (!flags.customer || !flags.expires) throw new LecternError('validation_error', 'Give --customer and --expires (YYYY-MM-DD).')
-    const issued = await withRuntime(flags['data-dir'], (rt) =>
+    const issued = await this.withRuntime(flags, 'write', (rt) =>
       issueLicense(rt.store, { customer: flags.customer!, offline: flags.offline, expires: flags.expires!, edition: flags.edition }),
     )
     const fileText = `${JSON.stringify(issued.file, null, 2)}\n`

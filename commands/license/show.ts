@@ -1,16 +1,14 @@
-import { dataDirFlag } from '../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { LecternCommand } from '../../cli/run.js'
 import { licenseStatus, type LicenseStatus } from '../../src/license/state.js'
 
 export default class LicenseShow extends LecternCommand {
   static override summary = 'Show the installed license and whether it is valid now.'
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
   static override enableJsonFlag = true
-  static override flags = { 'data-dir': dataDirFlag }
-
+  
   async run(): Promise<LicenseStatus> {
     const { flags } = await this.parse(LicenseShow)
-    const status = await withRuntime(flags['data-dir'], (rt) => licenseStatus(rt.store))
+    const status = await this.withRuntime(flags, 'read', (rt) => licenseStatus(rt))
     if (!('license' in status)) {
       this.log(`License: ${status.state} (${status.reason})`)
       return status

@@ -1,6 +1,5 @@
 import { Args, Flags } from '@oclif/core'
-import { dataDirFlag } from '../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { LecternCommand } from '../../cli/run.js'
 import { addVersion } from '../../src/jobs/library-jobs.js'
 
 export default class VersionsAdd extends LecternCommand {
@@ -13,17 +12,16 @@ export default class VersionsAdd extends LecternCommand {
     tag: Args.string({ description: 'Git tag.', required: true }),
   }
   static override flags = {
-    'data-dir': dataDirFlag,
     title: Flags.string({ summary: 'Display title of the version.' }),
     wait: Flags.boolean({ char: 'w', summary: 'Wait until the version is searchable.' }),
   }
 
   async run(): Promise<{ libraryId: string; jobId: number; state?: string }> {
     const { args, flags } = await this.parse(VersionsAdd)
-    return withRuntime(flags['data-dir'], async (runtime) => {
+    return this.withRuntime(flags, 'read', async (runtime) => {
       const queued = addVersion(runtime.store, args.libraryId, args.tag, flags.title)
       if (!flags.wait) {
-        this.log(queued.message)
+        this.reportQueued(runtime, queued.message)
         return { libraryId: queued.libraryId, jobId: queued.job.pk }
       }
       const job = await this.followJob(runtime, queued.job.pk, queued.libraryId)

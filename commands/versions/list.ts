@@ -1,6 +1,5 @@
 import { Args } from '@oclif/core'
-import { dataDirFlag } from '../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../cli/run.js'
+import { LecternCommand } from '../../cli/run.js'
 import { findLibrary } from '../../src/search/resolve.js'
 
 interface VersionRow {
@@ -17,11 +16,10 @@ export default class VersionsList extends LecternCommand {
   static override examples = ['<%= config.bin %> <%= command.id %> /fastify/fastify']
   static override enableJsonFlag = true
   static override args = { libraryId: Args.string({ description: 'Library ID.', required: true }) }
-  static override flags = { 'data-dir': dataDirFlag }
-
+  
   async run(): Promise<VersionRow[]> {
     const { args, flags } = await this.parse(VersionsList)
-    const rows = await withRuntime(flags['data-dir'], (runtime) => {
+    const rows = await this.withRuntime(flags, 'read', (runtime) => {
       const { library } = findLibrary(runtime.store.libraries, args.libraryId)
       return runtime.store.libraries.versions(library.pk).map((v) => ({
         tag: v.tag,

@@ -7,7 +7,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { LecternError } from '../../src/errors.js'
-import { RateLimiter, type RateLimitDecision, type RateLimitSettings } from '../../src/rate-limit.js'
+import type { RateLimitSettings } from '../../src/config.js'
+import { RateLimiter, type RateLimitDecision } from '../../src/rate-limit.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

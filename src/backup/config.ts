@@ -7,12 +7,13 @@ import path from 'node:path'
 import { z } from 'zod'
 import { LecternError } from '../errors.js'
 import type { Store } from '../store/index.js'
+import { SETTING_KEYS } from '../store/settings.js'
 import { directoryDestination, normalisePrefix, parseTarget, s3Destination, type Destination } from './destinations.js'
 import type { Retention } from './retention.js'
 import { validateSchedule, type Schedule } from './schedule.js'
 
-const CONFIG_SETTING = 'backup.config'
-const SECRET_SETTING = 'backup.s3Secret'
+const CONFIG_SETTING = SETTING_KEYS.backupConfig
+const SECRET_SETTING = SETTING_KEYS.backupS3Secret
 
 export interface S3Config {
   type: 's3'

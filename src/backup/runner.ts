@@ -7,13 +7,14 @@
 import fsp from 'node:fs/promises'
 import { LecternError } from '../errors.js'
 import type { Store } from '../store/index.js'
+import { SETTING_KEYS } from '../store/settings.js'
 import { createArchive, type Progress } from './archive.js'
 import { openDestination, readBackupConfig } from './config.js'
 import { acquireBackupLock } from './lock.js'
 import type { Manifest } from './manifest.js'
 import { pruneArchives, type PruneResult } from './retention.js'
 
-const LAST_RESULT_SETTING = 'backup.lastResult'
+const LAST_RESULT_SETTING = SETTING_KEYS.backupLastResult
 
 export type Trigger = 'manual' | 'schedule' | 'cli'
 

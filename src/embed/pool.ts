@@ -4,11 +4,11 @@
  * same model that embedded the snippet set it searches, even while a provider switch re-embeds.
  */
 import type { SecretBox } from '../secrets/cipher.js'
-import type { SettingsRepository } from '../store/settings.js'
+import { SETTING_KEYS, type SettingsRepository } from '../store/settings.js'
 import { createEmbedder } from './index.js'
 import type { Embedder, EmbedderSettings } from './types.js'
 
-export const EMBEDDING_SETTING = 'embedding'
+export const EMBEDDING_SETTING = SETTING_KEYS.embedding
 export const DEFAULT_EMBEDDING: EmbedderSettings = { provider: 'hash' }
 
 /** What reading and writing the embedding setting needs: the settings, and the box that seals its API key. */

@@ -23,7 +23,7 @@ export const sourceJobPayload = z.object({
 
 export type SourceJobPayload = z.infer<typeof sourceJobPayload>
 
-export function createSourceJobHandler(store: Store, embedders: EmbedderPool, http: HttpClient): JobHandler {
+export function createSourceJobHandler(store: Store, embedders: EmbedderPool, http: HttpClient, chromiumPath: string): JobHandler {
   return async (ctx: JobContext) => {
     const { spec, force } = sourceJobPayload.parse(ctx.job.payload)
     const library = ctx.job.libraryPk === null ? undefined : store.libraries.byPk(ctx.job.libraryPk)
@@ -35,6 +35,7 @@ export function createSourceJobHandler(store: Store, embedders: EmbedderPool, ht
     const fetched = await reader(spec, {
       http,
       store,
+      chromiumPath,
       signal: ctx.signal,
       progress: ctx.progress,
       log: (message) => ctx.log.info({ jobId: ctx.job.pk, libraryId: library.id }, message),

@@ -1,17 +1,17 @@
 /**
- * The Ed25519 keys of licensing. An install verifies with a configured public key
- * (`LECTERN_LICENSE_PUBLIC_KEY`, PEM or base64 of the 32 raw bytes, else the
- * `license.publicKeyFile` setting). The cloud signs with its own private key, generated on
+ * The Ed25519 keys of licensing. An install verifies with a configured public key (the
+ * start-up setting license.publicKey, i.e. `LECTERN_LICENSE_PUBLIC_KEY`: PEM or base64 of the 32
+ * raw bytes; else the stored `license.publicKeyFile` setting, kept with its text so every
+ * process verifies with the same key whatever its working directory). The cloud signs with its own private key, generated on
  * first use and kept sealed with the data directory's secret key, never in plain text.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto'
 import fs from 'node:fs'
 import { LecternError } from '../errors.js'
-import { readSetting } from '../settings.js'
 import type { Store } from '../store/index.js'
+import { SETTING_KEYS } from '../store/settings.js'
 
-export const PUBLIC_KEY_ENV = 'LECTERN_LICENSE_PUBLIC_KEY'
-const SIGNING_KEY_SETTING = 'license.signingKey'
+const SIGNING_KEY_SETTING = SETTING_KEYS.licenseSigningKey
 /** DER prefix of an Ed25519 SubjectPublicKeyInfo; the 32 raw key bytes follow it. */
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex')
 
@@ -33,19 +33,19 @@ export function parsePublicKey(text: string): KeyObject {
   return key
 }
 
-/** The configured verifying key, or undefined when none is configured. */
-export function configuredPublicKey(store: Store, env: NodeJS.ProcessEnv = process.env): KeyObject | undefined {
-  const fromEnv = env[PUBLIC_KEY_ENV]
-  if (fromEnv?.trim()) return parsePublicKey(fromEnv)
-  const file = readSetting(store.settings, 'license.publicKeyFile')
-  if (!file) return undefined
-  let text: string
-  try {
-    text = fs.readFileSync(file, 'utf8')
-  } catch (err) {
-    throw new LecternError('validation_error', `Cannot read the license public key file ${file}: ${(err as Error).message}.`)
-  }
-  return parsePublicKey(text)
+/** A license public key file as `lectern config set license.publicKeyFile` stores it. */
+export interface StoredPublicKey {
+  file: string
+  pem: string
+}
+
+/** The verifying key: the start-up setting's, else the stored file's; undefined when neither is set. */
+export function configuredPublicKey(store: Store, configured: string): KeyObject | undefined {
+  if (configured.trim()) return parsePublicKey(configured)
+  const stored = store.settings.get<StoredPublicKey | string>(SETTING_KEYS.licensePublicKeyFile)
+  // Installs of 0.1.0 stored the path alone.
+  if (typeof stored === 'string') return stored ? parsePublicKey(fs.readFileSync(stored, 'utf8')) : undefined
+  return stored ? parsePublicKey(stored.pem) : undefined
 }
 
 /** The cloud's signing key, created and stored sealed the first time it is needed. */

@@ -8,10 +8,17 @@
 import fs from 'node:fs'
 import { LecternError } from '../errors.js'
 import type { Store } from '../store/index.js'
+import { SETTING_KEYS } from '../store/settings.js'
 import { verifyLicenseText, type License } from './format.js'
 import { configuredPublicKey } from './keys.js'
 
-const HIGH_WATER_SETTING = 'license.timeHighWater'
+/** What checking a license needs: the store, and the start-up setting naming the public key. */
+export interface LicenseDeps {
+  store: Store
+  config: { license: { publicKey: string } }
+}
+
+const HIGH_WATER_SETTING = SETTING_KEYS.licenseTimeHighWater
 
 export type LicenseStatus =
   | { state: 'none' | 'invalid'; reason: string }
@@ -28,7 +35,7 @@ export function monotonicNow(store: Store, now = Date.now()): number {
   return highWater
 }
 
-export function licenseStatus(store: Store, now = Date.now()): LicenseStatus {
+export function licenseStatus({ store, config }: LicenseDeps, now = Date.now()): LicenseStatus {
   const effectiveNow = monotonicNow(store, now)
   let text: string
   try {
@@ -38,8 +45,8 @@ export function licenseStatus(store: Store, now = Date.now()): LicenseStatus {
   }
   let license: License
   try {
-    const key = configuredPublicKey(store)
-    if (!key) return { state: 'invalid', reason: 'no license public key is configured (set LECTERN_LICENSE_PUBLIC_KEY)' }
+    const key = configuredPublicKey(store, config.license.publicKey)
+    if (!key) return { state: 'invalid', reason: 'no license public key is configured (set LECTERN_LICENSE_PUBLIC_KEY, or `lectern config set license.publicKeyFile <pem>`)' }
     license = verifyLicenseText(text, key)
   } catch (err) {
     return { state: 'invalid', reason: `${store.paths.license}: ${(err as Error).message}` }
@@ -52,8 +59,8 @@ export function licenseStatus(store: Store, now = Date.now()): LicenseStatus {
 }
 
 /** Throws 403 `forbidden` saying why unless a valid offline license is installed. */
-export function requireOfflineLicense(store: Store, feature: string, now = Date.now()): License {
-  const status = licenseStatus(store, now)
+export function requireOfflineLicense(deps: LicenseDeps, feature: string, now = Date.now()): License {
+  const status = licenseStatus(deps, now)
   if (status.state !== 'valid') {
     throw new LecternError('forbidden', `${feature} needs a valid offline license: ${status.reason}.`)
   }
@@ -64,8 +71,8 @@ export function requireOfflineLicense(store: Store, feature: string, now = Date.
 }
 
 /** Verifies a license file and copies it to the data directory; refuses invalid or expired ones. */
-export function installLicense(store: Store, text: string, now = Date.now()): License {
-  const key = configuredPublicKey(store)
+export function installLicense({ store, config }: LicenseDeps, text: string, now = Date.now()): License {
+  const key = configuredPublicKey(store, config.license.publicKey)
   if (!key) throw new LecternError('validation_error', 'No license public key is configured: set LECTERN_LICENSE_PUBLIC_KEY or `lectern config set license.publicKeyFile <pem>`.')
   const license = verifyLicenseText(text, key)
   if (Date.parse(license.expiresAt) <= monotonicNow(store, now)) {

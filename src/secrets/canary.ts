@@ -3,12 +3,14 @@
  * it with the restored key before moving anything, so a database and key that do not belong
  * together are refused instead of leaving every stored credential unreadable.
  */
+import type { SettingsRepository } from '../store/settings.js'
+import { SETTING_KEYS } from '../store/settings.js'
 import type { SecretBox } from './cipher.js'
 
-export const CANARY_SETTING = 'secrets.canary'
+export const CANARY_SETTING = SETTING_KEYS.secretsCanary
 const CANARY_TEXT = 'lectern secrets canary'
 
-export function ensureSecretsCanary(settings: { get<T>(key: string): T | undefined; set(key: string, value: unknown): void }, box: SecretBox): void {
+export function ensureSecretsCanary(settings: SettingsRepository, box: SecretBox): void {
   if (settings.get<string>(CANARY_SETTING) === undefined) settings.set(CANARY_SETTING, box.seal(CANARY_TEXT))
 }
 

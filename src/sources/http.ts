@@ -269,8 +269,7 @@ export class HttpClient {
   }
 }
 
-/** The client for a mode: cloud mode guards against private addresses, with LECTERN_FETCH_ALLOW as the exceptions. */
-export function createHttpClient(mode: 'onprem' | 'cloud', env: NodeJS.ProcessEnv = process.env, options: HttpClientOptions = {}): HttpClient {
-  const allow = (env.LECTERN_FETCH_ALLOW ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+/** The client for a mode: cloud mode guards against private addresses, with the fetch.allow setting (LECTERN_FETCH_ALLOW) as the exceptions. */
+export function createHttpClient(mode: 'onprem' | 'cloud', allow: string[] = [], options: HttpClientOptions = {}): HttpClient {
   return new HttpClient({ ...options, ...(mode === 'cloud' ? { guard: { allow } } : {}) })
 }

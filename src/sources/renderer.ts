@@ -7,9 +7,6 @@ import fs from 'node:fs'
 import { chromium, type Browser } from 'playwright-core'
 import { LecternError } from '../errors.js'
 
-/** The browser binary; LECTERN_CHROMIUM_PATH overrides Debian's path. */
-export const chromiumPath = (): string => process.env.LECTERN_CHROMIUM_PATH ?? '/usr/bin/chromium'
-
 /** Flags for a headless browser as root on a host without network: no sandbox, no background traffic. */
 const ARGS = [
   '--headless',
@@ -25,8 +22,8 @@ const ARGS = [
 export class PageRenderer {
   private constructor(private readonly browser: Browser) {}
 
-  static async launch(): Promise<PageRenderer> {
-    const executablePath = chromiumPath()
+  /** `executablePath`: the chromium.path setting (LECTERN_CHROMIUM_PATH), by default Debian's. */
+  static async launch(executablePath: string): Promise<PageRenderer> {
     if (!fs.existsSync(executablePath)) {
       throw new LecternError(
         'validation_error',

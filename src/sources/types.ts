@@ -13,6 +13,8 @@ export interface SourceContext {
   signal: AbortSignal
   progress(message: string): void
   log(message: string): void
+  /** The browser for pages that need JavaScript (setting chromium.path). */
+  chromiumPath: string
   /** The library's previous fetch marker (ETag, Last-Modified, content hash), for refresh. */
   previousRevision: string | null
 }

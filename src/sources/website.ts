@@ -170,7 +170,7 @@ export const readWebsite: SourceReader<{ type: string }> = async (raw, ctx) => {
     // The browser makes its own requests, which the private-address guard cannot check.
     throw new LecternError('forbidden', 'Rendering pages in a browser is available on-premise only.')
   }
-  const renderer = await PageRenderer.launch()
+  const renderer = await PageRenderer.launch(ctx.chromiumPath)
   try {
     return await crawlSite(options, ctx, renderer)
   } finally {

@@ -1,10 +1,31 @@
-/** Key/value settings stored as JSON. */
+/**
+ * Key/value settings stored as JSON. Every key the database holds is named here, so the whole
+ * namespace is visible in one place: the operator's settings (catalogued with their meaning in
+ * src/settings.ts) and the state modules keep between runs.
+ */
 import type { Db } from './db.js'
 import { nowIso } from './db.js'
 
+export const SETTING_KEYS = {
+  /** Operator settings (src/settings.ts). */
+  mcpRequireKey: 'mcp.requireKey',
+  licensePublicKeyFile: 'license.publicKeyFile',
+  embedding: 'embedding',
+  backupConfig: 'backup.config',
+  /** Sealed secrets. */
+  backupS3Secret: 'backup.s3Secret',
+  licenseSigningKey: 'license.signingKey',
+  secretsCanary: 'secrets.canary',
+  /** State. */
+  licenseTimeHighWater: 'license.timeHighWater',
+  backupLastResult: 'backup.lastResult',
+} as const
+
+export type SettingKey = (typeof SETTING_KEYS)[keyof typeof SETTING_KEYS]
+
 export interface SettingsRepository {
-  get<T>(key: string): T | undefined
-  set(key: string, value: unknown): void
+  get<T>(key: SettingKey): T | undefined
+  set(key: SettingKey, value: unknown): void
 }
 
 export function createSettingsRepository(db: Db): SettingsRepository {
@@ -14,7 +35,7 @@ export function createSettingsRepository(db: Db): SettingsRepository {
      ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
   )
   return {
-    get<T>(key: string) {
+    get<T>(key: SettingKey) {
       const row = select.get(key)
       return row ? (JSON.parse(row.value) as T) : undefined
     },

@@ -3,7 +3,6 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto'
 import fs from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import { signLicense, type License, type LicenseFile } from '../../src/license/format.js'
-import { PUBLIC_KEY_ENV } from '../../src/license/keys.js'
 import { installLicense } from '../../src/license/state.js'
 import { seedLibrary } from '../helpers/app.js'
 import { setProcessEnv, type Defer } from '../helpers/tmp.js'
@@ -12,7 +11,7 @@ import { setProcessEnv, type Defer } from '../helpers/tmp.js'
 export function licenseKeys(defer?: Defer): { privateKey: KeyObject; publicPem: string; env: Record<string, string> } {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519')
   const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString()
-  const env = { [PUBLIC_KEY_ENV]: publicPem }
+  const env = { LECTERN_LICENSE_PUBLIC_KEY: publicPem }
   setProcessEnv(env, defer)
   return { privateKey, publicPem, env }
 }
@@ -33,7 +32,7 @@ export function offlineLicense(privateKey: KeyObject, overrides: Partial<License
 }
 
 export function installTestLicense(app: FastifyInstance, file: LicenseFile): void {
-  installLicense(app.runtime.store, JSON.stringify(file))
+  installLicense(app.runtime, JSON.stringify(file))
 }
 
 /** Docs with enough sections for retrieval to have a choice, in the shape seedLibrary takes. */

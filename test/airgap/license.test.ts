@@ -29,10 +29,10 @@ describe('offline licenses', () => {
 
     const tampered = offlineLicense(privateKey)
     tampered.license.expiresAt = '2199-12-31T23:59:59.999Z'
-    expect(() => installLicense(app.runtime.store, JSON.stringify(tampered))).toThrow(/signature does not match its content/)
+    expect(() => installLicense(app.runtime, JSON.stringify(tampered))).toThrow(/signature does not match its content/)
     const foreign = offlineLicense(generateKeyPairSync('ed25519').privateKey)
-    expect(() => installLicense(app.runtime.store, JSON.stringify(foreign))).toThrow(/signature does not match/)
-    expect(() => installLicense(app.runtime.store, '{"license": 1}')).toThrow(/expected \{"license"/)
+    expect(() => installLicense(app.runtime, JSON.stringify(foreign))).toThrow(/signature does not match/)
+    expect(() => installLicense(app.runtime, '{"license": 1}')).toThrow(/expected \{"license"/)
 
     // A file edited in place after install is refused by the server too, with the reason.
     fs.writeFileSync(app.runtime.store.paths.license, JSON.stringify(tampered))
@@ -51,11 +51,11 @@ describe('offline licenses', () => {
     const app = await buildTestApp({ startWorker: false })
     const now = Date.now()
     installTestLicense(app, offlineLicense(privateKey, { expiresAt: new Date(now + HOUR).toISOString() }))
-    const { store } = app.runtime
-    expect(licenseStatus(store, now).state).toBe('valid')
-    expect(licenseStatus(store, now + 2 * HOUR).state).toBe('expired')
+    const { runtime } = app
+    expect(licenseStatus(runtime, now).state).toBe('valid')
+    expect(licenseStatus(runtime, now + 2 * HOUR).state).toBe('expired')
     // The clock goes back: still expired.
-    const rolledBack = licenseStatus(store, now)
+    const rolledBack = licenseStatus(runtime, now)
     expect(rolledBack).toMatchObject({ state: 'expired', reason: expect.stringMatching(/expired on .* \(latest time seen /) })
 
     const res = await importJson(app, createKey(app), payload)
@@ -82,7 +82,8 @@ describe('offline licenses', () => {
 
     const env = { LECTERN_DATA_DIR: installDir, LECTERN_LICENSE_PUBLIC_KEY: pem }
     const installed = await runCli(['license', 'install', file], env)
-    expect(installed.stderr).toBe('')
+    // The first command on a new data directory says it created one, and nothing else.
+    expect(installed.stderr).toBe(`Creating a new Lectern data directory at ${installDir}`)
     expect(installed.stdout).toMatch(/Installed the offline enterprise license of Acme Corp, valid until 2099-12-31T23:59:59.999Z/)
     const shown = JSON.parse((await runCli(['license', 'show', '--json'], env)).stdout) as { state: string; license: { customer: string; offline: boolean } }
     expect(shown).toMatchObject({ state: 'valid', license: { customer: 'Acme Corp', offline: true } })

@@ -38,7 +38,7 @@ describe('airgap round trip', () => {
     licenseKey = issued.licenseKey
     setProcessEnv({ LECTERN_LICENSE_PUBLIC_KEY: publicKeyPem(signingKey(cloud.runtime.store)) }, defer)
     onprem = await buildTestApp({ defer })
-    installLicense(onprem.runtime.store, JSON.stringify(issued.file))
+    installLicense(onprem.runtime, JSON.stringify(issued.file))
     apiKey = createKey(onprem)
   })
 
@@ -117,7 +117,7 @@ describe('airgap round trip', () => {
     const zip = path.join(work, 'lectern-libraries.zip')
     const dataDir = await tmpDataDir()
     const direct = await buildTestApp({ dataDir, startWorker: false })
-    installLicense(direct.runtime.store, fs.readFileSync(onprem.runtime.store.paths.license, 'utf8'))
+    installLicense(direct.runtime, fs.readFileSync(onprem.runtime.store.paths.license, 'utf8'))
     const local = await runCli(['import', zip, '--json'], { LECTERN_DATA_DIR: dataDir })
     expect(local.exitCode, local.stderr).toBe(0)
     expect(JSON.parse(local.stdout)).toMatchObject({ queued: ['/acme/widgets', '/acme/gadgets'], skipped: [], failed: [] })

@@ -269,7 +269,7 @@ describe('429 rate_limit_exceeded', () => {
   const limits = { anonymous: 3, keyed: 5, windowSeconds: 86_400 }
 
   it('limits anonymous callers and sends the RateLimit headers', async () => {
-    const limited = await buildTestApp({ rateLimits: limits })
+    const limited = await buildTestApp({ rateLimit: limits })
     const get = () => limited.inject({ url: '/api/v2/libs/search', query: { libraryName: 'anything' } })
     for (const remaining of [2, 1, 0]) {
       const res = await get()
@@ -292,7 +292,7 @@ describe('429 rate_limit_exceeded', () => {
   })
 
   it('gives keyed callers the higher limit, counted per key', async () => {
-    const limited = await buildTestApp({ rateLimits: limits })
+    const limited = await buildTestApp({ rateLimit: limits })
     const get = (token: string) => limited.inject({ url: '/api/v2/libs/search', query: { libraryName: 'anything' }, headers: bearer(token) })
     const first = createKey(limited, 'first')
     for (let i = 0; i < 5; i++) expect((await get(first)).headers['ratelimit-limit']).toBe('5')

@@ -22,7 +22,7 @@ describe('structured logs', () => {
     await makeGitRepo({ 'README.md': '# Thing\n\nA thing that does things for the people who need things done.\n' }, { parent: base, name: 'thing' })
     redirectGitHub(base)
     const logs = logCollector()
-    const app = await buildTestApp({ logStream: logs.stream, logLevel: 'info' })
+    const app = await buildTestApp({ logStream: logs.stream, log: { level: 'info' } })
     const key = createKey(app)
     const token = 'ghp_SECRETSECRETSECRETSECRET0123456789'
 

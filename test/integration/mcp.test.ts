@@ -168,7 +168,7 @@ describe('MCP over streamable HTTP', () => {
 
 describe('MCP rate limits', () => {
   it('turns a tool call past the anonymous limit into a readable isError result', async () => {
-    const app = await buildTestApp({ rateLimits: { anonymous: 2, keyed: 100, windowSeconds: 86_400 } })
+    const app = await buildTestApp({ rateLimit: { anonymous: 2, keyed: 100, windowSeconds: 86_400 } })
     await seedLibrary(app, '/acme/widgets', DOCS)
     const base = await app.listen({ port: 0, host: '127.0.0.1' })
     const client = await connectHttp(base)
@@ -187,7 +187,7 @@ describe('MCP over stdio (lectern mcp)', () => {
   it('serves the same tools on a data directory, with nothing but protocol on stdout', async () => {
     const app = await buildTestApp({ startWorker: false })
     await seedLibrary(app, '/acme/widgets', DOCS)
-    const dataDir = app.lecternOptions.settings.dataDir
+    const dataDir = app.lecternOptions.config.dataDir
     const client = new Client({ name: 'lectern-test', version: '1.0.0' })
     await client.connect(
       new StdioClientTransport({ command: process.execPath, args: ['bin/run.js', 'mcp', '--data-dir', dataDir], cwd: PROJECT_ROOT, stderr: 'pipe' }),

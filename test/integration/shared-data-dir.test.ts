@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { removeLibrary } from '../../src/library-admin.js'
 import { openRuntime } from '../../src/runtime.js'
+import { resolveConfig } from '../../src/config.js'
 import { buildTestApp, seedLibrary } from '../helpers/app.js'
 import { tmpDataDir } from '../helpers/tmp.js'
 
@@ -26,7 +27,7 @@ describe('a data dir changed by another process', () => {
     expect((await ask(server, '/acme/alpha')).statusCode).toBe(200)
 
     // What `lectern libraries remove` and `lectern add` do from their own process.
-    const cli = await openRuntime({ dataDir })
+    const cli = await openRuntime({ config: resolveConfig({ dataDir: dataDir }).config })
     removeLibrary(cli.store, '/acme/alpha')
     await cli.close()
     const { setPk: newSet } = await seedLibrary(await buildTestApp({ dataDir, startWorker: false }), '/acme/beta', pages('beta'))

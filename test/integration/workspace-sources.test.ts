@@ -63,7 +63,7 @@ beforeAll(async () => {
   cloudUrl = cloud.url
   const logs = new PassThrough()
   logs.on('data', (chunk: Buffer) => void (logText += chunk.toString()))
-  app = await buildTestApp({ defer, logStream: logs, logLevel: 'info' })
+  app = await buildTestApp({ defer, logStream: logs, log: { level: 'info' } })
   key = createKey(app)
   const { connections } = app.runtime.store
   connections.create({ kind: 'confluence', name: 'acme-cloud', baseUrl: cloud.url, email: 'bot@acme.test', token: CLOUD_TOKEN })

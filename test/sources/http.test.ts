@@ -84,13 +84,13 @@ describe('cloud-mode address guard', () => {
 
   it('refuses loopback by IP, by name and through a redirect, unless allowed', async () => {
     const base = await serve((req, res) => (req.url === '/hop' ? res.writeHead(302, { location: base.replace('127.0.0.1', 'localhost') }).end() : res.end('private')))
-    const cloud = createHttpClient('cloud', {})
+    const cloud = createHttpClient('cloud', [])
     await expect(cloud.get(base)).rejects.toMatchObject({ code: 'forbidden' })
     await expect(cloud.get(base.replace('127.0.0.1', 'localhost'))).rejects.toMatchObject({ code: 'forbidden' })
     // The first hop's host is allowed by name; the redirect's host is not, though it is the same machine.
-    await expect(createHttpClient('cloud', { LECTERN_FETCH_ALLOW: '127.0.0.1' }).get(`${base}/hop`)).rejects.toMatchObject({ code: 'forbidden' })
-    expect((await createHttpClient('cloud', { LECTERN_FETCH_ALLOW: '127.0.0.1, localhost' }).get(`${base}/hop`)).text()).toBe('private')
-    expect((await createHttpClient('cloud', { LECTERN_FETCH_ALLOW: '127.0.0.0/8,::1/128' }).get(`${base}/hop`)).text()).toBe('private')
-    expect((await createHttpClient('onprem', {}).get(base)).text()).toBe('private')
+    await expect(createHttpClient('cloud', ['127.0.0.1']).get(`${base}/hop`)).rejects.toMatchObject({ code: 'forbidden' })
+    expect((await createHttpClient('cloud', ['127.0.0.1', 'localhost']).get(`${base}/hop`)).text()).toBe('private')
+    expect((await createHttpClient('cloud', ['127.0.0.0/8', '::1/128']).get(`${base}/hop`)).text()).toBe('private')
+    expect((await createHttpClient('onprem', []).get(base)).text()).toBe('private')
   })
 })

@@ -7,6 +7,7 @@ import { REBUILD_VECTORS_JOB } from '../../src/jobs/vector-rebuild.js'
 import type { ParsedSnippet } from '../../src/parse/types.js'
 import { vectorIndexPath } from '../../src/paths.js'
 import { openRuntime, recoverDataDir, type Runtime } from '../../src/runtime.js'
+import { resolveConfig } from '../../src/config.js'
 import { packSnippets } from '../../src/search/budget.js'
 import { fuseRankings } from '../../src/search/fusion.js'
 import { renderSnippetText } from '../../src/search/render.js'
@@ -42,7 +43,7 @@ async function addLibrary(id: string, docs: ParsedSnippet[]) {
 
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lectern-retrieval-'))
-  runtime = await openRuntime({ dataDir: dir })
+  runtime = await openRuntime({ config: resolveConfig({ dataDir: dir }).config })
 })
 afterEach(async () => {
   await runtime.close()

@@ -1,8 +1,7 @@
 import path from 'node:path'
 import { text } from 'node:stream/consumers'
 import { Flags } from '@oclif/core'
-import { dataDirFlag } from '../../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../../cli/run.js'
+import { LecternCommand } from '../../../cli/run.js'
 import { readBackupConfig, updateBackupConfig, type BackupConfigUpdate, type BackupConfigView, type S3Config } from '../../../src/backup/config.js'
 import { SCHEDULE_PRESETS } from '../../../src/backup/schedule.js'
 import { LecternError } from '../../../src/errors.js'
@@ -18,7 +17,6 @@ Schedule presets: ${Object.keys(SCHEDULE_PRESETS).join(', ')}; or a 5-field cron
   ]
   static override enableJsonFlag = true
   static override flags = {
-    'data-dir': dataDirFlag,
     dir: Flags.string({ summary: 'Write archives to this directory (local or network mount).', exclusive: ['s3-bucket'] }),
     'default-dir': Flags.boolean({ summary: 'Write archives to the data directory\'s backups/ (the default).', exclusive: ['dir', 's3-bucket'] }),
     's3-bucket': Flags.string({ summary: 'Write archives to this S3 bucket.' }),
@@ -37,7 +35,7 @@ Schedule presets: ${Object.keys(SCHEDULE_PRESETS).join(', ')}; or a 5-field cron
   async run(): Promise<BackupConfigView> {
     const { flags } = await this.parse(BackupConfigSet)
     const secret = flags['s3-secret-env'] !== undefined ? readEnv(flags['s3-secret-env']) : flags['s3-secret-stdin'] ? (await text(process.stdin)).trim() : undefined
-    const view = await withRuntime(flags['data-dir'], (rt) => {
+    const view = await this.withRuntime(flags, 'write', (rt) => {
       const current = readBackupConfig(rt.store)
       const update: BackupConfigUpdate = {}
       if (flags.dir) update.destination = { type: 'dir', path: path.resolve(flags.dir) }

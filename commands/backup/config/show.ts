@@ -1,16 +1,14 @@
-import { dataDirFlag } from '../../../cli/flags.js'
-import { LecternCommand, withRuntime } from '../../../cli/run.js'
+import { LecternCommand } from '../../../cli/run.js'
 import { viewBackupConfig, type BackupConfigView } from '../../../src/backup/config.js'
 
 export default class BackupConfigShow extends LecternCommand {
   static override summary = 'Show the backup destination, schedule and retention (never the S3 secret).'
   static override examples = ['<%= config.bin %> <%= command.id %> --json']
   static override enableJsonFlag = true
-  static override flags = { 'data-dir': dataDirFlag }
-
+  
   async run(): Promise<BackupConfigView> {
     const { flags } = await this.parse(BackupConfigShow)
-    const view = await withRuntime(flags['data-dir'], (rt) => viewBackupConfig(rt.store))
+    const view = await this.withRuntime(flags, 'read', (rt) => viewBackupConfig(rt.store))
     this.log(JSON.stringify(view, null, 2))
     return view
   }

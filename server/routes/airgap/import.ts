@@ -21,7 +21,7 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
 
 export default async function importRoute(app: FastifyInstance): Promise<void> {
   const { store } = app.runtime
-  const status = licenseStatus(store)
+  const status = licenseStatus(app.runtime)
   if (status.state === 'invalid' || status.state === 'expired') app.log.error({ license: status.reason }, 'the installed license is not valid; import is disabled')
 
   await app.register(multipart, { limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 5, fieldSize: 1024 } })
@@ -47,7 +47,7 @@ export default async function importRoute(app: FastifyInstance): Promise<void> {
       bodyLimit: MAX_IMPORT_BYTES,
       onRequest: async (request) => {
         if (request.user?.role !== 'admin') await app.requireApiKey(request)
-        requireOfflineLicense(store, 'Library import')
+        requireOfflineLicense(app.runtime, 'Library import')
       },
     },
     async (request, reply) => {

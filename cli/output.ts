@@ -1,0 +1,64 @@
+/**
+ * Output for people: aligned tables with a header, human sizes and dates, colour only when
+ * stdout is a terminal (ansis honours NO_COLOR and FORCE_COLOR). Scripts use --json instead.
+ */
+import ansis from 'ansis'
+import prettyBytes from 'pretty-bytes'
+
+export interface Column<T> {
+  header: string
+  value(row: T): string
+  /** Right-align (numbers, sizes). */
+  right?: boolean
+}
+
+const visibleLength = (text: string) => [...ansis.strip(text)].length
+
+/** Rows under a bold header, columns separated by two spaces; the last column is never padded. */
+export function table<T>(rows: readonly T[], columns: ReadonlyArray<Column<T>>): string {
+  const cells = rows.map((row) => columns.map((c) => c.value(row).replace(/\s+/g, ' ')))
+  const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => visibleLength(r[i]))))
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => {
+        if (i === values.length - 1 && !columns[i].right) return v
+        const pad = ' '.repeat(widths[i] - visibleLength(v))
+        return columns[i].right ? pad + v : v + pad
+      })
+      .join('  ')
+      .trimEnd()
+  return [ansis.bold(line(columns.map((c) => c.header))), ...cells.map(line)].join('\n')
+}
+
+export const humanSize = (bytes: number): string => prettyBytes(bytes)
+
+const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
+  ['year', 365 * 86_400_000],
+  ['month', 30 * 86_400_000],
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+  ['second', 1000],
+]
+const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' })
+
+/** "3 minutes ago", "in 2 days"; "-" for no date. */
+export function humanDate(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return '-'
+  const diff = Date.parse(iso) - now
+  if (!Number.isFinite(diff)) return iso
+  for (const [unit, ms] of UNITS) {
+    if (Math.abs(diff) >= ms || unit === 'second') return relative.format(Math.round(diff / ms), unit)
+  }
+  return iso
+}
+
+/** A duration in seconds as "4 s", "2 min 5 s", "1 h 3 min". */
+export function humanDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds))
+  if (s < 60) return `${s} s`
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`
+  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`
+}
+
+export const colour = ansis

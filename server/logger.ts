@@ -1,0 +1,58 @@
+/**
+ * Where the server's logs go and how they read: JSON lines for log collectors, or pino-pretty's
+ * coloured lines for a person at a terminal (`--log-format`, default pretty on a TTY).
+ *
+ * Guarantee: logging never stalls or stops the server. Lines are written asynchronously through
+ * a bounded buffer: when the destination does not keep up (a stuck pipe) or fails (a full disk),
+ * lines are dropped and counted instead of blocking the event loop or raising an error.
+ */
+import type { DestinationStream, LoggerOptions } from 'pino'
+import pino from 'pino'
+import pretty from 'pino-pretty'
+import type { LogFormat, LogLevel } from '../src/config.js'
+
+/** Past this many buffered bytes, new lines are dropped until the destination catches up. */
+const MAX_BUFFERED_BYTES = 16 * 1024 * 1024
+
+/** Secrets that could reach a log line through a request or an error object. */
+export const REDACT = {
+  paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-setup-token"]', 'gitToken', '*.gitToken', 'token', '*.token', 'password', '*.password'],
+  censor: '[redacted]',
+}
+
+export interface LogDestination {
+  stream: DestinationStream
+  /** Lines lost to a full or stuck destination since the start. */
+  dropped(): number
+  /** Writes what is buffered, when the destination accepts it (at exit). */
+  flush(): void
+}
+
+export function isPretty(format: LogFormat, isTTY = process.stdout.isTTY === true): boolean {
+  return format === 'pretty' || (format === 'auto' && isTTY)
+}
+
+/** A log destination on a file descriptor (stdout by default) that cannot block or crash the process. */
+export function createLogDestination(format: LogFormat, fd = 1): LogDestination {
+  let dropped = 0
+  const boom = pino.destination({ dest: fd, sync: false, maxLength: MAX_BUFFERED_BYTES })
+  boom.on('drop', () => dropped++)
+  // A failed write (ENOSPC, EPIPE) keeps its lines buffered for the next attempt; maxLength bounds them.
+  boom.on('error', () => dropped++)
+  const stream = isPretty(format) ? pretty({ destination: boom, colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) : boom
+  return {
+    stream,
+    dropped: () => dropped,
+    flush: () => {
+      try {
+        boom.flushSync()
+      } catch {
+        // The destination is still full or gone: what is left is lost, as the guarantee says.
+      }
+    },
+  }
+}
+
+export function loggerOptions(level: LogLevel): LoggerOptions {
+  return { level, redact: REDACT }
+}
