@@ -66,7 +66,9 @@ describe('keys', () => {
   })
 
   it('revoking an unknown key fails with the not-found exit code', async () => {
-    const result = await runCli(['keys', 'revoke', '42', '--data-dir', await tmpDataDir()])
+    const dataDir = await tmpDataDir()
+    await json(dataDir, ['keys', 'create', '--name', 'only'])
+    const result = await runCli(['keys', 'revoke', '42', '--data-dir', dataDir])
     expect(result.exitCode).toBe(4)
     expect(oneLine(result.stderr)).toContain('No API key with ID 42')
   })

@@ -6,9 +6,12 @@ import { tmpDataDir } from '../helpers/tmp.js'
 describe('lectern config', () => {
   it('sets and reads a setting, and refuses unknown names and bad values', async () => {
     const dataDir = await tmpDataDir()
-    expect(JSON.parse((await runCli(['config', 'get', 'mcp.requireKey', '--json', '--data-dir', dataDir])).stdout)).toEqual({ 'mcp.requireKey': false })
-    expect((await runCli(['config', 'set', 'mcp.requireKey', 'true', '--data-dir', dataDir])).exitCode).toBe(0)
-    expect(JSON.parse((await runCli(['config', 'get', '--json', '--data-dir', dataDir])).stdout)).toMatchObject({ 'mcp.requireKey': true })
+    const set = await runCli(['config', 'set', 'mcp.requireKey', 'true', '--data-dir', dataDir])
+    expect(set.exitCode).toBe(0)
+    expect(set.stderr).toBe(`Creating a new Lectern data directory at ${dataDir}`)
+    expect(JSON.parse((await runCli(['config', 'get', 'mcp.requireKey', '--json', '--data-dir', dataDir])).stdout)).toEqual([
+      { name: 'mcp.requireKey', value: true, source: 'stored', description: expect.any(String) },
+    ])
     const unknown = await runCli(['config', 'set', 'no.such', '1', '--data-dir', dataDir])
     expect(unknown.exitCode).toBe(2)
     expect(unknown.stderr).toContain('Unknown setting "no.such"')
