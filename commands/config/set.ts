@@ -21,7 +21,7 @@ Start-up settings (server.port, log.level...) are not stored: give them as flags
   static override examples = [
     '<%= config.bin %> <%= command.id %> mcp.requireKey true',
     '<%= config.bin %> <%= command.id %> embedding.provider ollama --model nomic-embed-text --host http://127.0.0.1:11434',
-    '<%= config.bin %> <%= command.id %> embedding.provider openai --model text-embedding-3-small --host https://api.openai.com/v1 --api-key-env OPENAI_API_KEY',
+    '<%= config.bin %> <%= command.id %> embedding.provider openai --model BAAI/bge-small-en-v1.5 --host http://127.0.0.1:8000/v1 --api-key-env OPENAI_API_KEY',
   ]
   static override enableJsonFlag = true
   static override args = {
