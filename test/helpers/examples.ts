@@ -1,7 +1,7 @@
 /**
  * Runs a documented command line exactly as written, the way a reader pastes it into bash: with
  * `lectern` on the PATH (a shim for the real `node bin/run.js`, as `npm link` makes), in a
- * sandbox of its own (sandbox.mjs: own network, /etc, /var/lib and /mnt overlaid), so examples
+ * sandbox of its own (sandbox.mjs: own network, /etc and /var/lib overlaid, /mnt replaced), so examples
  * may name fixed ports, hosts such as lectern.internal and system paths. Stand-ins the test runs
  * (S3, Ollama, Confluence...) are reached through bridges: a port inside the sandbox relayed to
  * the stand-in's port outside.
@@ -17,7 +17,7 @@ export interface Sandbox {
   root: string
   /** The working directory and $HOME of the command. */
   home: string
-  /** What the command sees at /etc, /var/lib and /mnt, on top of the real ones. */
+  /** What the command sees at /etc and /var/lib, on top of the real ones, and at /mnt instead of it. */
   etc: string
   varLib: string
   mnt: string
@@ -75,7 +75,7 @@ export async function runInSandbox(sandbox: Sandbox, command: string, run: Sandb
     (Object.keys(OVERLAID) as Array<keyof typeof OVERLAID>).map(async (key) => {
       const workDir = path.join(work, `work-${key}`)
       await fs.mkdir(workDir, { recursive: true })
-      return { target: OVERLAID[key], upper: sandbox[key], work: workDir }
+      return { target: OVERLAID[key], upper: sandbox[key], work: workDir, replace: key === 'mnt' }
     }),
   )
   const relays = await Promise.all(
@@ -106,7 +106,7 @@ export async function runInSandbox(sandbox: Sandbox, command: string, run: Sandb
       input: run.stdin ?? '',
       reject: false,
       timeout: run.timeoutMs ?? 120_000,
-      env: {},
+      env: { PATH: process.env.PATH },
       extendEnv: false,
     })
     return { stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode ?? -1 }

@@ -4,7 +4,7 @@
  * the new namespaces:
  * - a network of its own (loopback only), so fixed ports such as 3000 or 8080 are free and
  *   nothing can reach out;
- * - /etc, /var/lib and /mnt overlaid with directories of the test, so paths such as
+ * - /etc and /var/lib overlaid with directories of the test, /mnt replaced by one, so paths such as
  *   /etc/lectern/lectern.yaml, /var/lib/lectern or /mnt/backups exist, and /etc/hosts names
  *   hosts such as lectern.internal;
  * - bridges: a TCP port inside relayed to a Unix socket outside, where the test serves a
@@ -24,7 +24,9 @@ const spec = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'))
 
 execFileSync('ip', ['link', 'set', 'lo', 'up'])
 for (const o of spec.overlays) {
-  execFileSync('mount', ['-t', 'overlay', 'overlay', '-o', `lowerdir=${o.target},upperdir=${o.upper},workdir=${o.work}`, o.target])
+  // /mnt may hold mounts of its own, which an overlay cannot sit on: it is replaced instead.
+  if (o.replace) execFileSync('mount', ['--bind', o.upper, o.target])
+  else execFileSync('mount', ['-t', 'overlay', 'overlay', '-o', `lowerdir=${o.target},upperdir=${o.upper},workdir=${o.work}`, o.target])
 }
 
 const servers = await Promise.all(
