@@ -13,7 +13,8 @@ import { pollUntil } from '../helpers/poll.js'
 import { freePort } from '../helpers/server.js'
 import { tmpDataDir, tmpDir } from '../helpers/tmp.js'
 
-vi.setConfig({ testTimeout: 180_000 })
+// Each case starts several processes; a loaded two-core machine takes seconds for each.
+vi.setConfig({ testTimeout: 420_000 })
 
 interface Row {
   name: string
@@ -50,19 +51,24 @@ describe('start-up settings precedence', () => {
   })
 
   it('resolves dataDir flag > LECTERN_DATA_DIR > file, a relative dataDir in the file against the file\'s directory', async () => {
-    const [flagDir, envDir] = await Promise.all([dataDirWithData(), dataDirWithData()])
     const configDir = await tmpDir()
     const fileDir = path.join(configDir, 'data')
-    expect((await runCli(['keys', 'create', '--name', 'ci', '--data-dir', fileDir])).exitCode).toBe(0)
+    const [flagDir, envDir] = await Promise.all([dataDirWithData(), dataDirWithData(), runCli(['keys', 'create', '--name', 'ci', '--data-dir', fileDir])])
     const file = path.join(configDir, 'lectern.yaml')
     await writeFile(file, 'dataDir: ./data\n')
     const elsewhere = await tmpDir()
 
-    expect((await configGet(['--config', file, '--data-dir', flagDir], { LECTERN_DATA_DIR: envDir }, elsewhere)).dataDir).toMatchObject({ value: flagDir, source: 'flag' })
-    expect((await configGet(['--config', file], { LECTERN_DATA_DIR: envDir }, elsewhere)).dataDir).toMatchObject({ value: envDir, source: 'env' })
-    expect((await configGet([], { LECTERN_CONFIG: file }, elsewhere)).dataDir).toMatchObject({ value: fileDir, source: `file ${file}` })
-    // ./lectern.yaml of the working directory is read without being named.
-    expect((await configGet([], {}, configDir)).dataDir).toMatchObject({ value: fileDir, source: `file ${file}` })
+    const [flag, env, named, local] = await Promise.all([
+      configGet(['--config', file, '--data-dir', flagDir as string], { LECTERN_DATA_DIR: envDir as string }, elsewhere),
+      configGet(['--config', file], { LECTERN_DATA_DIR: envDir as string }, elsewhere),
+      configGet([], { LECTERN_CONFIG: file }, elsewhere),
+      // ./lectern.yaml of the working directory is read without being named.
+      configGet([], {}, configDir),
+    ])
+    expect(flag.dataDir).toMatchObject({ value: flagDir, source: 'flag' })
+    expect(env.dataDir).toMatchObject({ value: envDir, source: 'env' })
+    expect(named.dataDir).toMatchObject({ value: fileDir, source: `file ${file}` })
+    expect(local.dataDir).toMatchObject({ value: fileDir, source: `file ${file}` })
   })
 })
 

@@ -17,7 +17,7 @@ import { pollUntil } from '../helpers/poll.js'
 import { freePort } from '../helpers/server.js'
 import { tmpDataDir, tmpDir } from '../helpers/tmp.js'
 
-vi.setConfig({ testTimeout: 240_000 })
+vi.setConfig({ testTimeout: 600_000 })
 
 /** Every command that only reads, with arguments that would pass its parser. */
 const READ_ONLY: string[][] = [
@@ -50,15 +50,14 @@ describe('a directory without Lectern data', () => {
     const empty = path.join(parent, 'empty')
     await mkdir(empty)
     const missing = path.join(parent, 'missing')
-    // Two at a time: each is a process start on a small machine.
-    for (let i = 0; i < READ_ONLY.length; i += 2) {
+    // Every command on an empty directory, a few on one that does not exist; three processes at a time.
+    const runs = [...READ_ONLY.map((args) => ({ args, dataDir: empty })), ...READ_ONLY.slice(0, 3).map((args) => ({ args, dataDir: missing }))]
+    for (let i = 0; i < runs.length; i += 3) {
       await Promise.all(
-        READ_ONLY.slice(i, i + 2).map(async (args) => {
-          for (const dataDir of [empty, missing]) {
-            const result = await runCli([...args, '--data-dir', dataDir], {}, { cwd: parent })
-            expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(4)
-            expect(result.stderr.replace(/\s+/g, ' '), args.join(' ')).toContain(`${dataDir} holds no Lectern data (no lectern.db)`)
-          }
+        runs.slice(i, i + 3).map(async ({ args, dataDir }) => {
+          const result = await runCli([...args, '--data-dir', dataDir], {}, { cwd: parent })
+          expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(4)
+          expect(result.stderr.replace(/\s+/g, ' '), args.join(' ')).toContain(`${dataDir} holds no Lectern data (no lectern.db)`)
         }),
       )
     }
@@ -88,13 +87,15 @@ describe('LECTERN_DATA_DIR, which oclif also reads as its own data directory', (
   it('never makes oclif load plugins from a package.json in the data directory', async () => {
     const dataDir = await tmpDataDir()
     expect((await runCli(['keys', 'create', '--name', 'ci'], { LECTERN_DATA_DIR: dataDir })).exitCode).toBe(0)
-    // What oclif's user plugins look like: a package.json naming a plugin installed beside it, whose init hook would run first.
+    // What oclif's user and linked plugins look like (`plugins install`, `plugins link`): a package.json naming a plugin
+    // beside it, whose init hook would run before any command (it does with oclif's default userPlugins).
     const marker = path.join(dataDir, 'plugin-ran')
     const plugin = path.join(dataDir, 'node_modules', 'lectern-evil-plugin')
     await mkdir(plugin, { recursive: true })
     await writeFile(path.join(plugin, 'package.json'), JSON.stringify({ name: 'lectern-evil-plugin', version: '1.0.0', type: 'module', oclif: { hooks: { init: './hook.js' } } }))
     await writeFile(path.join(plugin, 'hook.js'), `import fs from 'node:fs'\nexport default async function () { fs.writeFileSync(${JSON.stringify(marker)}, 'ran') }\n`)
-    await writeFile(path.join(dataDir, 'package.json'), JSON.stringify({ private: true, oclif: { schema: 1, plugins: ['lectern-evil-plugin'] }, dependencies: { 'lectern-evil-plugin': '1.0.0' } }))
+    const plugins = [{ type: 'user', name: 'lectern-evil-plugin' }, { type: 'link', name: 'lectern-evil-plugin', root: plugin }]
+    await writeFile(path.join(dataDir, 'package.json'), JSON.stringify({ private: true, oclif: { schema: 1, plugins }, dependencies: { 'lectern-evil-plugin': '1.0.0' } }))
 
     const listed = await runCli(['keys', 'list', '--json'], { LECTERN_DATA_DIR: dataDir })
     expect(listed.exitCode, listed.stderr).toBe(0)
