@@ -18,7 +18,7 @@ export default class KeysList extends LecternCommand {
       table(keys, [
         { header: 'ID', value: (k) => String(k.id), right: true },
         { header: 'NAME', value: (k) => k.name },
-        { header: 'KEY', value: (k) => `${k.preview}...` },
+        { header: 'KEY', value: (k) => k.preview },
         { header: 'CREATED', value: (k) => humanDate(k.createdAt) },
         { header: 'LAST USED', value: (k) => (k.lastUsedAt ? humanDate(k.lastUsedAt) : 'never') },
         { header: 'STATUS', value: (k) => (k.revokedAt ? colour.red(`revoked ${humanDate(k.revokedAt)}`) : colour.green('active')) },

@@ -11,7 +11,7 @@ export default class LicenseShow extends LecternCommand {
     const { flags } = await this.parse(LicenseShow)
     const status = await this.withRuntime(flags, 'read', (rt) => licenseStatus(rt))
     if (!('license' in status)) {
-      this.log(record([['License', `${stateColour(status.state)} (${status.reason})`]]))
+      this.log(record([['License', `${stateColour(status.state)}: ${status.reason}`]]))
       return status
     }
     const { license } = status

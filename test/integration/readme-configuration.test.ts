@@ -6,11 +6,13 @@
  */
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { readConfigFile, STARTUP_SETTINGS } from '../../src/config.js'
 import { runCli } from '../helpers/cli.js'
 import { codeBlocks, readmeSection, tableRows } from '../helpers/readme.js'
 import { tmpDataDir, tmpDir } from '../helpers/tmp.js'
+
+vi.setConfig({ testTimeout: 120_000 })
 
 const section = readmeSection('Configuration')
 const code = (text: string) => `\`${text}\``
