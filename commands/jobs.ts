@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Flags } from '@oclif/core'
 import { LecternCommand } from '../cli/run.js'
+import { LOCAL } from '../src/access.js'
 import { parseStatus, type ParseStatusResponse } from '../src/jobs/status.js'
 
 function render(status: ParseStatusResponse): string {
@@ -32,7 +33,7 @@ export default class Jobs extends LecternCommand {
   async run(): Promise<ParseStatusResponse> {
     const { flags } = await this.parse(Jobs)
     return this.withRuntime(flags, 'read', async (runtime) => {
-      let status = parseStatus(runtime.store)
+      let status = parseStatus(runtime.store, LOCAL)
       if (!flags.watch || this.jsonEnabled()) {
         this.log(render(status))
         return status
@@ -44,7 +45,7 @@ export default class Jobs extends LecternCommand {
       while (!stopped) {
         process.stdout.write(`\x1b[2J\x1b[H${render(status)}\n`)
         await sleep(1000)
-        status = parseStatus(runtime.store)
+        status = parseStatus(runtime.store, LOCAL)
       }
       return status
     })

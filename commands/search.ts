@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core'
 import { LecternCommand } from '../cli/run.js'
+import { LOCAL } from '../src/access.js'
 import type { LibrarySummary } from '../src/search/libraries.js'
 
 export default class Search extends LecternCommand {
@@ -13,7 +14,7 @@ export default class Search extends LecternCommand {
   
   async run(): Promise<{ results: LibrarySummary[] }> {
     const { args, flags } = await this.parse(Search)
-    const results = await this.withRuntime(flags, 'read', (rt) => rt.catalogue.search(args.name, args.query, { includePrivate: true }))
+    const results = await this.withRuntime(flags, 'read', (rt) => rt.catalogue.search(args.name, args.query, { caller: LOCAL }))
     for (const r of results) {
       this.log(`${r.id}  ${r.title} (${r.state}, ${r.totalSnippets} snippets)${r.description ? `\n    ${r.description}` : ''}`)
     }
