@@ -16,7 +16,8 @@ export default class Search extends LecternCommand {
     const { args, flags } = await this.parse(Search)
     const results = await this.withRuntime(flags, 'read', (rt) => rt.catalogue.search(args.name, args.query, { caller: LOCAL }))
     for (const r of results) {
-      this.log(`${r.id}  ${r.title} (${r.state}, ${r.totalSnippets} snippets)${r.description ? `\n    ${r.description}` : ''}`)
+      const state = r.failure ? `${r.state}: ${r.failure.error}, not searchable` : r.state
+      this.log(`${r.id}  ${r.title} (${state}, ${r.totalSnippets} snippets)${r.description ? `\n    ${r.description}` : ''}`)
     }
     return { results }
   }
