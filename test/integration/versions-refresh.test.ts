@@ -133,7 +133,7 @@ describe('refresh', () => {
 })
 
 describe('parse status', () => {
-  it('lists queued jobs with positions and failures with reasons', async () => {
+  it('lists queued jobs with positions, and failures with reasons for key holders', async () => {
     const base = await tmpDir()
     redirectGitHub(base)
     const app = await buildTestApp({ startWorker: false })
@@ -144,9 +144,12 @@ describe('parse status', () => {
     expect(queued.activeParses['/acme/one']).toMatchObject({ status: 'queued', position: 1 })
     expect(queued.activeParses['/acme/two']).toMatchObject({ status: 'queued', position: 2 })
     await app.runtime.worker.drain()
-    const after = (await app.inject({ url: '/api/parse-status' })).json()
+    const after = (await app.inject({ url: '/api/parse-status', headers: { authorization: `Bearer ${key}` } })).json()
     expect(after.activeParses).toEqual({})
     expect(after.recentFailures.map((f: { project: string }) => f.project).sort()).toEqual(['/acme/one', '/acme/two'])
     expect(after.recentFailures[0]).toMatchObject({ error: 'source_unreachable', message: expect.stringContaining('git clone') })
+    // Without a key, the reason's code and its summary only: the raw text names the clone URL.
+    const anonymous = (await app.inject({ url: '/api/parse-status' })).json()
+    expect(anonymous.recentFailures[0]).toMatchObject({ error: 'source_unreachable', message: 'The source (git host, URL) could not be read.' })
   })
 })
