@@ -1,5 +1,5 @@
-import { callerOf } from '../../../src/access.js'
 import type { FastifyInstance } from 'fastify'
+import { callerOf } from '../../../src/access.js'
 import { DEFAULT_TOKENS } from '../../../src/search/budget.js'
 import { renderJson, renderText } from '../../../src/search/render.js'
 import { clientKind } from '../../../src/store/usage.js'

@@ -1,5 +1,5 @@
-import { callerOf } from '../../../src/access.js'
 import type { FastifyInstance } from 'fastify'
+import { callerOf } from '../../../src/access.js'
 import { SearchQuery, type SearchQueryType } from '../../schemas/libraries.js'
 
 export default async function search(app: FastifyInstance): Promise<void> {
