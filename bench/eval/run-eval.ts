@@ -10,6 +10,7 @@
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { LOCAL } from '../../src/access.js'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { resolveConfig } from '../../src/config.js'
 import { CORPORA, buildCorpusRepo, ingestCorpora, libraryIdOf, projectRoot, redirectGitHub } from './corpora.js'
@@ -122,7 +123,7 @@ export function summarize(results: QuestionResult[]): Metrics {
 }
 
 async function answerFiles(runtime: Runtime, question: EvalQuestion, tokens: number): Promise<string[]> {
-  const answer = await runtime.retriever.getContext({ libraryId: libraryIdOf(question.library), query: question.question, tokens })
+  const answer = await runtime.retriever.getContext({ libraryId: libraryIdOf(question.library), query: question.question, tokens, caller: LOCAL })
   return answer.snippets.map((s) => sourcePath(s.source))
 }
 
