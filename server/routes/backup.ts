@@ -6,6 +6,7 @@ import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { readBackupConfig, openDestination, updateBackupConfig, viewBackupConfig } from '../../src/backup/config.js'
 import { inspectArchive, stageRestore } from '../../src/backup/restore.js'
+import { readLastRestore } from '../../src/backup/restore-status.js'
 import { BackupRunner } from '../../src/backup/runner.js'
 import { startScheduler, type BackupScheduler } from '../../src/backup/schedule.js'
 import { LecternError } from '../../src/errors.js'
@@ -42,7 +43,7 @@ export default async function backupRoutes(app: FastifyInstance, options: Backup
   })
 
   // A `lectern backup` in another process counts as running too (it holds the backup lock).
-  app.get('/backup/status', admin, async () => runner.status())
+  app.get('/backup/status', admin, async () => ({ ...runner.status(), lastRestore: readLastRestore(store.paths) }))
 
   app.get('/backups', admin, async () => {
     const destination = openDestination(store)
@@ -72,7 +73,7 @@ export default async function backupRoutes(app: FastifyInstance, options: Backup
     async (request, reply) => {
       const destination = localDestination(store)
       const archive = path.join(destination.stagingDir, request.params.name)
-      if (request.query.dryRun) return { dryRun: true, ...(await inspectArchive(archive)).summary }
+      if (request.query.dryRun) return { dryRun: true, ...(await inspectArchive(archive, store.paths.root)).summary }
       const summary = await stageRestore(store.paths, archive)
       if (options.onRestoreStaged) reply.raw.once('finish', options.onRestoreStaged)
       return reply.code(202).send({
