@@ -15,6 +15,7 @@ import { Worker } from 'node:worker_threads'
 import knexFactory from 'knex'
 import { z } from 'zod'
 import { MIGRATIONS } from '../../migrations/index.js'
+import { asError } from './archive.js'
 import type { Manifest } from './manifest.js'
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1')
@@ -77,7 +78,7 @@ async function expectedSchema(migrations: string[]): Promise<Schema> {
 
 async function inspectDatabase(file: string): Promise<z.infer<typeof InspectionSchema>> {
   const worker = new Worker(INSPECT_WORKER, { eval: true, workerData: { driver: require.resolve('better-sqlite3'), file } })
-  const [message] = (await Promise.race([once(worker, 'message'), once(worker, 'error').then(([err]) => Promise.reject(err as Error))])) as [unknown]
+  const [message] = (await once(worker, 'message').catch((err: unknown) => Promise.reject(asError(err)))) as [unknown]
   await worker.terminate()
   return InspectionSchema.parse(message)
 }

@@ -44,10 +44,16 @@ const sidecarOf = (file: string) => `${file}.json`
 
 function writeAtomically(file: string, write: (tmp: string) => void): void {
   const tmp = `${file}.${process.pid}.tmp`
-  write(tmp)
-  const fd = fs.openSync(tmp, 'r')
-  fs.fsyncSync(fd)
-  fs.closeSync(fd)
+  try {
+    write(tmp)
+    const fd = fs.openSync(tmp, 'r')
+    fs.fsyncSync(fd)
+    fs.closeSync(fd)
+  } catch (err) {
+    // A write cut short (a full disk) must not leave its partial file taking the space.
+    fs.rmSync(tmp, { force: true })
+    throw err
+  }
   fs.renameSync(tmp, file)
 }
 

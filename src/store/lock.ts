@@ -73,6 +73,9 @@ export function acquireLock(lockPath: string, refuse: (holder: LockHolder | unde
   const db = new Database(file)
   try {
     db.pragma(`busy_timeout = ${ACQUIRE_WAIT_MS}`)
+    // An exclusive transaction would otherwise create a rollback journal on disk: a lock must be
+    // takeable on a full disk (a server restarting there still serves reads).
+    db.pragma('journal_mode = MEMORY')
     try {
       db.exec('BEGIN EXCLUSIVE')
     } catch (err) {
