@@ -13,8 +13,10 @@ const FULL_MESSAGE = /no space left on device|database or disk is full|disk quot
 const NEARLY_FULL_BYTES = 1024 * 1024
 
 /**
- * Whether `err` (or its cause) says the disk is full. With `dir`, a bare SQLite I/O error also
- * counts when the volume holding `dir` has (almost) no room left.
+ * Whether `err` (or its cause) says the disk is full. With `dir`, an error that names no cause
+ * (usearch's "Failed to serialize into stream") or a bare I/O error (SQLite's, when its
+ * shared-memory file cannot grow) also counts when the volume holding `dir` has (almost) no room
+ * left: ask before removing what the failed write left behind.
  */
 export function isDiskFull(err: unknown, dir?: string): boolean {
   for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
@@ -22,7 +24,8 @@ export function isDiskFull(err: unknown, dir?: string): boolean {
     const code = (e as { code?: unknown }).code
     if (typeof code === 'string' && FULL_CODES.has(code)) return true
     if (FULL_MESSAGE.test(e.message)) return true
-    if (dir !== undefined && typeof code === 'string' && code.startsWith('SQLITE_IOERR') && freeBytes(dir) < NEARLY_FULL_BYTES) return true
+    const vague = code === undefined || (typeof code === 'string' && (code.startsWith('SQLITE_IOERR') || code === 'EIO'))
+    if (dir !== undefined && vague && freeBytes(dir) < NEARLY_FULL_BYTES) return true
   }
   return false
 }

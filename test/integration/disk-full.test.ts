@@ -12,6 +12,8 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import { execa } from 'execa'
 import { beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
+import { isLecternError } from '../../src/errors.js'
+import { writeVectorIndex } from '../../src/search/vector-index.js'
 import { openStore } from '../../src/store/index.js'
 import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
 import { gitRedirectEnv, makeGitRepo } from '../helpers/git.js'
@@ -220,6 +222,23 @@ describe('a full data volume', () => {
     expect(last).toMatchObject({ ok: false, trigger: 'manual', code: 'disk_full', error: expect.stringMatching(/The disk is full/) })
     expect(fs.readdirSync(path.join(dataDir, 'backups')).filter((f) => f.includes('lectern-backup'))).toEqual([])
     free()
+  })
+})
+
+describe('a vector index that does not fit', () => {
+  it('fails as disk_full (usearch itself only says "Failed to serialize") and leaves no partial file', async () => {
+    const mountPoint = await tmpfs('1m')
+    const file = path.join(mountPoint, 'set-1.usearch')
+    const vectors = Array.from({ length: 2000 }, () => Float32Array.from({ length: 256 }, () => Math.random()))
+    let thrown: unknown
+    try {
+      writeVectorIndex(file, { provider: 'hash', model: 'hash-v1' }, 256, vectors.map((_, i) => i + 1), vectors)
+    } catch (err) {
+      thrown = err
+    }
+    expect(isLecternError(thrown) && thrown.code).toBe('disk_full')
+    expect((thrown as Error).message).toMatch(/writing a vector index failed/)
+    expect(fs.readdirSync(mountPoint)).toEqual([])
   })
 })
 
