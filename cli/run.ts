@@ -7,6 +7,7 @@
 import fs from 'node:fs'
 import { Command } from '@oclif/core'
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from '../src/config.js'
+import { asDiskFull, isDiskFull } from '../src/disk-full.js'
 import { ERROR_CODES, LecternError, isLecternError, type ErrorCode } from '../src/errors.js'
 import { jobError, waitForJob } from '../src/jobs/wait.js'
 import { dataPaths } from '../src/paths.js'
@@ -26,6 +27,7 @@ export type DataAccess = 'read' | 'write'
 /** An error as the catalogue knows it: Lectern errors as they are, oclif's parse errors as validation errors. */
 function catalogued(err: Error & { oclif?: { exit?: number }; code?: string }): LecternError {
   if (isLecternError(err)) return err
+  if (isDiskFull(err)) return asDiskFull(err, 'writing to the data directory') as LecternError
   // oclif's own refusals (unknown flag, missing argument, bad option) carry exit code 2.
   if (err.oclif?.exit === 2 || /Flag|Arg|Parse/i.test(err.constructor.name)) return new LecternError('validation_error', err.message)
   return new LecternError('internal_error', err.message || String(err), {}, { cause: err })
@@ -57,9 +59,12 @@ export abstract class LecternCommand extends Command {
       }
       this.logToStderr(`Creating a new Lectern data directory at ${paths.root}`)
     }
-    const runtime = await openRuntime({ config })
+    // A full data volume shows as SQLite I/O errors too (no room for the WAL index): said as disk_full.
+    const runtime = await openRuntime({ config }).catch((err: unknown) => Promise.reject(asDiskFull(err, `opening ${paths.root}`, paths.root)))
     try {
       return await work(runtime)
+    } catch (err) {
+      throw asDiskFull(err, `writing to ${paths.root}`, paths.root)
     } finally {
       await runtime.close()
     }

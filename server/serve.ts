@@ -8,6 +8,11 @@
  * default serve closes the app and starts it again in the same process (the lock stays held
  * throughout, so nothing else can open the data directory in between); with `supervise: false`
  * (systemd, containers) it exits with RESTORE_STAGED_EXIT_CODE and the next start applies it.
+ * A staged restore that fails to apply leaves the data unchanged and is logged and recorded
+ * (GET /api/backup/status `lastRestore`); supervised, the server then starts on the current data;
+ * with `supervise: false` it exits with RESTORE_FAILED_EXIT_CODE instead, so the service manager
+ * sees a failure (systemd's OnFailure=, `systemctl status`), and its restart policy starts it again
+ * on the current data (the failed archive was moved aside, so that start does not retry it).
  */
 import fs from 'node:fs'
 import pino from 'pino'
@@ -24,6 +29,8 @@ import { createLogDestination, loggerOptions, type LogDestination } from './logg
  * applied at the next start, so a restart policy (systemd `Restart=on-failure`, Docker, Kubernetes) finishes it.
  */
 export const RESTORE_STAGED_EXIT_CODE = 75
+/** The exit code under `--no-supervise` when a staged restore failed to apply at this start. */
+export const RESTORE_FAILED_EXIT_CODE = 76
 
 export async function serve(resolved: ResolvedConfig): Promise<void> {
   const { config } = resolved
@@ -35,7 +42,13 @@ export async function serve(resolved: ResolvedConfig): Promise<void> {
   log.info({ version: APP_VERSION, dataDir: paths.root, mode: config.mode, ...(resolved.file ? { configFile: resolved.file } : {}) }, `Lectern ${APP_VERSION} starting`)
   try {
     for (;;) {
-      if ((await runServer(resolved, paths, logs)) === 'signal') return
+      const ended = await runServer(resolved, paths, logs)
+      if (ended === 'signal') return
+      if (ended === 'restore-failed') {
+        log.error({ exitCode: RESTORE_FAILED_EXIT_CODE }, 'stopped: the staged restore failed (see above); the next start runs on the current data')
+        process.exitCode = RESTORE_FAILED_EXIT_CODE
+        return
+      }
       if (!config.server.supervise) {
         log.info({ exitCode: RESTORE_STAGED_EXIT_CODE }, 'stopped to apply the staged restore at the next start')
         process.exitCode = RESTORE_STAGED_EXIT_CODE
@@ -50,10 +63,11 @@ export async function serve(resolved: ResolvedConfig): Promise<void> {
 }
 
 /** One server lifetime: apply a staged restore, build, listen, and wait for a signal or a staged restore. */
-async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDestination): Promise<'signal' | 'restore'> {
+async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDestination): Promise<'signal' | 'restore' | 'restore-failed'> {
   const { config } = resolved
   // Before the store opens: a staged restore replaces the files the store would open.
-  await applyStagedRestore(paths, pino(loggerOptions(config.log.level), logs.stream))
+  const staged = await applyStagedRestore(paths, pino(loggerOptions(config.log.level), logs.stream))
+  if (staged?.state === 'failed' && !config.server.supervise) return 'restore-failed'
   let stopForRestore = () => {}
   const app = await buildApp({ ...config, logStream: logs.stream, onRestoreStaged: () => stopForRestore() })
   try {

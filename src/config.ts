@@ -90,7 +90,7 @@ export const STARTUP_SETTINGS: readonly SettingDef[] = [
     schema: trustProxyText,
     description: 'Behind a reverse proxy: true, a hop count, or the proxies\' addresses/CIDRs (comma-separated). Client address, protocol and host then come from X-Forwarded-*; otherwise those headers are ignored.',
   },
-  { key: 'server.supervise', flag: 'supervise', env: 'LECTERN_SUPERVISE', default: true, schema: booleanText, description: 'After a dashboard restore is staged, restart in this process (true) or exit with code 75 for systemd or a container runtime to restart (false).' },
+  { key: 'server.supervise', flag: 'supervise', env: 'LECTERN_SUPERVISE', default: true, schema: booleanText, description: 'After a dashboard restore is staged, restart in this process (true) or exit with code 75 for systemd or a container runtime to restart (false); unsupervised, a staged restore that fails to apply exits with 76.' },
   { key: 'log.level', flag: 'log-level', env: 'LECTERN_LOG_LEVEL', default: 'info', schema: z.enum(LOG_LEVELS), description: 'Log level.' },
   { key: 'log.format', flag: 'log-format', env: 'LECTERN_LOG_FORMAT', default: 'auto', schema: z.enum(LOG_FORMATS), description: 'pretty (for people), json (for log collectors), or auto: pretty on a terminal, json otherwise.' },
   { key: 'rateLimit.anonymous', flag: 'rate-limit-anonymous', env: 'LECTERN_RATE_LIMIT_ANONYMOUS', default: 60, schema: z.coerce.number().int().min(0), description: 'Requests per window per client address without a key (0: unlimited).' },

@@ -56,7 +56,11 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const retriever = new Retriever(store, embedders, log)
   const catalogue = new LibraryCatalogue(store)
   const timers = new Set<NodeJS.Timeout>()
-  const sweepRetired = () => sweepSets(store, ['retired'], (pk) => retriever.forgetSet(pk))
+  const softly = failSoftly(log)
+  const sweepRetired = () => softly('sweeping replaced snippet sets', () => sweepSets(store, ['retired'], (pk) => retriever.forgetSet(pk)))
+  // Between jobs no set is being built: any `building` set is one a failed job could not drop (a
+  // full disk refused the delete), removed here as soon as writing works again.
+  const sweepAbandoned = () => softly('removing half-built snippet sets', () => sweepSets(store, ['building'], (pk) => retriever.forgetSet(pk)))
   const mode = config.mode
   const http = createHttpClient(mode, config.fetch.allow)
   const handlers = {
@@ -75,9 +79,11 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       timer.unref()
       timers.add(timer)
     },
+    betweenJobs: sweepAbandoned,
   })
   const usage = new UsageRecorder(store.db)
-  const usageTimer = setInterval(() => usage.flush(), USAGE_FLUSH_MS)
+  // Counts the disk refuses stay pending for the next flush.
+  const usageTimer = setInterval(() => softly('writing usage counts', () => usage.flush()), USAGE_FLUSH_MS)
   usageTimer.unref()
   return {
     config,
@@ -93,29 +99,56 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       await worker.stop()
       for (const timer of timers) clearTimeout(timer)
       clearInterval(usageTimer)
-      usage.flush()
+      softly('writing usage counts', () => usage.flush())
       store.close()
     },
   }
 }
 
 /**
+ * Housekeeping writes that must never stop the process (a full disk): a failure is logged once
+ * per run of failures, and the work is tried again at its next turn.
+ */
+function failSoftly(log: JobLog): (what: string, work: () => void) => void {
+  const failing = new Set<string>()
+  return (what, work) => {
+    try {
+      work()
+      if (failing.delete(what)) log.info({ task: what }, 'housekeeping works again')
+    } catch (err) {
+      if (!failing.has(what)) log.error({ err, task: what }, 'housekeeping failed (is the disk full?); it is retried')
+      failing.add(what)
+    }
+  }
+}
+
+/**
  * Start-up housekeeping for the process that owns the data directory (it holds the lock, so no
  * job can be running): drop sets that a killed job left half-built and sets already replaced,
- * remove work directories left behind, and queue a rebuild of any vector index that does not
- * match its set.
+* remove work directories left behind, and queue a rebuild of any vector index that does not
+ * match its set. On a full disk the server still starts (reads need none of this); the worker
+ * sweeps half-built sets once it can write.
  */
 export function recoverDataDir(runtime: Runtime, log: JobLog = silentLog): void {
-  const swept = sweepSets(runtime.store, ['building', 'retired'], (pk) => runtime.retriever.forgetSet(pk))
-  if (swept > 0) log.info({ swept }, 'removed snippet sets left by interrupted or replaced jobs')
-  const workDirs = sweepWorkDirs(runtime.store)
-  if (workDirs > 0) log.info({ workDirs }, 'removed work directories left by ended jobs')
-  const orphans = sweepImportStaging(runtime.store)
-  if (orphans > 0) log.info({ orphans }, 'removed staged imports that no job names')
-  checkVectorIndexes(runtime.store, (setPk, problem) => {
-    runtime.retriever.forgetSet(setPk)
-    log.warn({ setPk, problem }, 'vector index does not match its snippet set; queued a rebuild')
+  const softly = failSoftly(log)
+  softly('removing interrupted and replaced snippet sets', () => {
+    const swept = sweepSets(runtime.store, ['building', 'retired'], (pk) => runtime.retriever.forgetSet(pk))
+    if (swept > 0) log.info({ swept }, 'removed snippet sets left by interrupted or replaced jobs')
   })
+  softly('removing work directories of ended jobs', () => {
+    const workDirs = sweepWorkDirs(runtime.store)
+    if (workDirs > 0) log.info({ workDirs }, 'removed work directories left by ended jobs')
+  })
+  softly('removing orphaned staged imports', () => {
+    const orphans = sweepImportStaging(runtime.store)
+    if (orphans > 0) log.info({ orphans }, 'removed staged imports that no job names')
+  })
+  softly('checking vector indexes', () =>
+    checkVectorIndexes(runtime.store, (setPk, problem) => {
+      runtime.retriever.forgetSet(setPk)
+      log.warn({ setPk, problem }, 'vector index does not match its snippet set; queued a rebuild')
+    }),
+  )
 }
 
 /**

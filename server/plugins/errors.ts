@@ -5,7 +5,8 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { isLecternError } from '../../src/errors.js'
+import { isDiskFull } from '../../src/disk-full.js'
+import { isLecternError, LecternError } from '../../src/errors.js'
 
 /** The error body MCP clients parse: JSON-RPC, with no request id to answer. */
 export const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null })
@@ -25,8 +26,16 @@ function fastifyErrorBody(err: FastifyError): { status: number; body: { error: s
   return undefined
 }
 
+/** A write the full data volume refused (SQLite, fs): the operator's to fix, said without internals. */
+function diskFullError(err: unknown, request: FastifyRequest): LecternError | undefined {
+  if (isLecternError(err) || !isDiskFull(err, request.server.runtime.store.paths.root)) return undefined
+  request.log.error({ err }, 'a write failed: the data volume is full')
+  return new LecternError('disk_full', 'The server\'s disk is full: this request needed to write and could not. Reads keep working; retry once an operator has freed space.')
+}
+
 async function errors(app: FastifyInstance): Promise<void> {
-  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler((caught: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const err = (diskFullError(caught, request) ?? caught) as FastifyError
     // MCP clients parse JSON-RPC, not Lectern's error body.
     if (request.url.split('?')[0] === '/mcp') {
       const status = isLecternError(err) ? err.status : (fastifyErrorBody(err)?.status ?? 500)

@@ -5,8 +5,8 @@
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { readBackupConfig, openDestination, updateBackupConfig, viewBackupConfig } from '../../src/backup/config.js'
-import { readBackupLock } from '../../src/backup/lock.js'
 import { inspectArchive, stageRestore } from '../../src/backup/restore.js'
+import { readLastRestore } from '../../src/backup/restore-status.js'
 import { BackupRunner } from '../../src/backup/runner.js'
 import { startScheduler, type BackupScheduler } from '../../src/backup/schedule.js'
 import { LecternError } from '../../src/errors.js'
@@ -42,12 +42,8 @@ export default async function backupRoutes(app: FastifyInstance, options: Backup
     return reply.code(202).send({ running: true, startedAt })
   })
 
-  app.get('/backup/status', admin, async () => {
-    const status = runner.status()
-    // A `lectern backup` in another process holds the lock file; report it as running too.
-    const other = status.running ? undefined : readBackupLock(store.paths)
-    return other ? { ...status, running: true, startedAt: other.startedAt, trigger: 'cli' } : status
-  })
+  // A `lectern backup` in another process counts as running too (it holds the backup lock).
+  app.get('/backup/status', admin, async () => ({ ...runner.status(), lastRestore: readLastRestore(store.paths) }))
 
   app.get('/backups', admin, async () => {
     const destination = openDestination(store)
@@ -77,7 +73,7 @@ export default async function backupRoutes(app: FastifyInstance, options: Backup
     async (request, reply) => {
       const destination = localDestination(store)
       const archive = path.join(destination.stagingDir, request.params.name)
-      if (request.query.dryRun) return { dryRun: true, ...(await inspectArchive(archive)).summary }
+      if (request.query.dryRun) return { dryRun: true, ...(await inspectArchive(archive, store.paths.root)).summary }
       const summary = await stageRestore(store.paths, archive)
       if (options.onRestoreStaged) reply.raw.once('finish', options.onRestoreStaged)
       return reply.code(202).send({

@@ -124,8 +124,17 @@ async function freeName(outDir: string, now: () => Date, taken: ReadonlySet<stri
  */
 async function snapshotDatabase(database: string, target: string): Promise<void> {
   const worker = new Worker(SNAPSHOT_WORKER, { eval: true, workerData: { driver: require.resolve('better-sqlite3'), database, target } })
-  const [exitCode] = (await Promise.race([once(worker, 'exit'), once(worker, 'error').then(([err]) => Promise.reject(err as Error))])) as [number]
+  // `once` rejects with the worker's error if it throws before exiting.
+  const [exitCode] = (await once(worker, 'exit').catch((err: unknown) => Promise.reject(asError(err)))) as [number]
   if (exitCode !== 0) throw new Error(`the database snapshot worker exited with code ${exitCode}`)
+}
+
+/** A SqliteError thrown in a worker arrives as a plain object, often `{code}` alone (SQLITE_FULL): made an Error again. */
+export function asError(thrown: unknown): Error {
+  if (thrown instanceof Error) return thrown
+  const { message, code } = (thrown ?? {}) as { message?: unknown; code?: unknown }
+  const text = typeof message === 'string' ? message : typeof code === 'string' ? code : String(thrown)
+  return Object.assign(new Error(text), typeof code === 'string' ? { code } : {})
 }
 
 const require = createRequire(import.meta.url)

@@ -1,8 +1,9 @@
 /**
  * Restore. Everything is validated before anything in the data directory is touched (archive,
- * versions, free space, and the restored key against the restored secrets). The archive is then
- * extracted into a fresh directory inside the data directory (same filesystem), a journal is
- * written, and the current database (+wal/shm), vectors/ and secret.key are renamed into
+ * versions, free space, the restored database as a SQLite database of Lectern, and the restored key
+ * against the restored secrets). The archive is extracted into a fresh directory inside the data
+ * directory (same filesystem) as it is validated, a journal is written, and the current database
+ * (+wal/shm), vectors/ and secret.key are renamed into
  * `pre-restore-<timestamp>/` (never deleted by Lectern) and the restored ones renamed in.
  * Renames only: a kill at any point leaves each item either old or new, and the next opening of
  * the data directory (`finishInterruptedRestore`, run by openStore) completes the journal's moves.
@@ -10,7 +11,7 @@
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
-import { LecternError } from '../errors.js'
+import { isLecternError, LecternError } from '../errors.js'
 import type { DataPaths } from '../paths.js'
 import { dataPaths } from '../paths.js'
 import { CANARY_SETTING, opensCanary } from '../secrets/canary.js'
@@ -19,9 +20,11 @@ import { keyFingerprint } from '../secrets/key.js'
 import { openConnection } from '../store/db.js'
 import { acquireDataDirLock, isLocked } from '../store/lock.js'
 import { fsyncDir } from './archive.js'
+import { databaseProblem } from './check-database.js'
 import { DATABASE_MEMBER, KEY_MEMBER, type Manifest } from './manifest.js'
 import { isArchiveName, partialName } from './names.js'
-import { checkCompatibility, scanArchive, summarise, type ArchiveSummary } from './verify.js'
+import { recordLastRestore, type LastRestore } from './restore-status.js'
+import { checkCompatibility, freeSpaceProblem, scanArchive, summarise, type ArchiveSummary } from './verify.js'
 
 /** The items a restore replaces, in the order they move. */
 const ITEMS = ['lectern.db', 'vectors', 'secret.key'] as const
@@ -43,12 +46,28 @@ export interface RestoreResult extends ArchiveSummary {
 
 const stamp = (at: Date) => at.toISOString().slice(0, 19).replaceAll(':', '-')
 
-/** Validates the archive and the compatibility rules; changes nothing. */
-export async function inspectArchive(archive: string): Promise<{ manifest: Manifest; summary: ArchiveSummary }> {
+/**
+ * Validates the archive, the compatibility rules and its database; changes nothing. The database
+ * member is extracted for its check into a scratch directory in `workDir` (the data directory:
+ * the same volume the restore would use), removed afterwards.
+ */
+export async function inspectArchive(archive: string, workDir: string): Promise<{ manifest: Manifest; summary: ArchiveSummary }> {
   if (!fs.existsSync(archive)) throw new LecternError('backup_not_found', `No archive at ${archive}.`)
-  const manifest = await scanArchive(archive)
-  checkCompatibility(manifest)
-  return { manifest, summary: summarise(archive, manifest) }
+  await fsp.mkdir(workDir, { recursive: true, mode: 0o700 })
+  const scratch = await fsp.mkdtemp(path.join(workDir, `${TEMP_DIR_PREFIX}check-`))
+  try {
+    const manifest = await scanArchive(archive, { extractTo: scratch, extract: (member) => member === DATABASE_MEMBER, check: checkCompatibility })
+    await checkDatabase(archive, scratch, manifest)
+    return { manifest, summary: summarise(archive, manifest) }
+  } finally {
+    await fsp.rm(scratch, { recursive: true, force: true })
+  }
+}
+
+/** The extracted database must be a SQLite database of Lectern (check-database.ts). */
+async function checkDatabase(archive: string, dir: string, manifest: Manifest): Promise<void> {
+  const problem = await databaseProblem(path.join(dir, DATABASE_MEMBER), manifest)
+  if (problem) throw new LecternError('archive_invalid', `${path.basename(archive)} cannot be restored: ${problem}. Nothing was changed.`)
 }
 
 export interface RestoreOptions {
@@ -67,15 +86,18 @@ export async function restoreArchive(dataDir: string, archive: string, options: 
   const lock = options.lockHeld ? undefined : acquireDataDirLock(paths.lock, paths.root)
   try {
     await finishInterruptedRestore(paths)
-    const { manifest, summary } = await inspectArchive(archive)
-    await checkFreeSpace(paths.root, summary.bytes)
+    if (!fs.existsSync(archive)) throw new LecternError('backup_not_found', `No archive at ${archive}.`)
     const at = now()
     const tempDir = path.join(paths.root, `${TEMP_DIR_PREFIX}${stamp(at)}-${process.pid}`)
     await fsp.mkdir(tempDir, { mode: 0o700 })
+    let summary: ArchiveSummary
     try {
-      // Extracted copies are re-verified as they are written: the archive may have changed on disk.
-      await scanArchive(archive, tempDir)
+      // One pass: members are verified as they are written (after the free space is checked), and
+      // only verified files are ever used.
+      const manifest = await scanArchive(archive, { extractTo: tempDir, check: checkCompatibility })
+      await checkDatabase(archive, tempDir, manifest)
       checkKey(archive, tempDir, manifest)
+      summary = summarise(archive, manifest)
     } catch (err) {
       await fsp.rm(tempDir, { recursive: true, force: true })
       throw err
@@ -158,16 +180,6 @@ function checkKey(archive: string, dir: string, manifest: Manifest): void {
   }
 }
 
-/** Needs room for the extracted members (the current data is renamed, not copied), plus 10%. */
-async function checkFreeSpace(dir: string, bytes: number): Promise<void> {
-  const stats = await fsp.statfs(dir)
-  const free = stats.bavail * stats.bsize
-  const needed = Math.ceil(bytes * 1.1)
-  if (free < needed) {
-    throw new LecternError('restore_refused', `Not enough free disk in ${dir}: the restore needs ${needed} bytes, ${free} are free. Nothing was changed.`)
-  }
-}
-
 async function writeDurably(file: string, text: string): Promise<void> {
   const tmp = `${file}.tmp`
   const handle = await fsp.open(tmp, 'w', 0o600)
@@ -186,7 +198,10 @@ async function writeDurably(file: string, text: string): Promise<void> {
  * `restore-staged/` under a partial name, fsynced and renamed, so a start never applies half a copy.
  */
 export async function stageRestore(paths: DataPaths, archive: string): Promise<ArchiveSummary> {
-  const { summary } = await inspectArchive(archive)
+  const { summary } = await inspectArchive(archive, paths.root)
+  // Room for the copy now and for the extracted members when the next start applies it.
+  const room = freeSpaceProblem(paths.root, (await fsp.stat(archive)).size + summary.bytes)
+  if (room) throw room
   await fsp.rm(paths.restoreStaged, { recursive: true, force: true })
   await fsp.mkdir(paths.restoreStaged, { recursive: true, mode: 0o700 })
   const name = path.basename(archive)
@@ -200,12 +215,20 @@ export async function stageRestore(paths: DataPaths, archive: string): Promise<A
   return summary
 }
 
+export type StagedRestoreOutcome = { state: 'applied'; result: RestoreResult } | { state: 'failed'; error: LecternError }
+
+interface StartLog {
+  info(o: object, m: string): void
+  error(o: object, m: string): void
+}
+
 /**
  * Applies a staged restore at start-up, before the store opens; the caller holds the lock. A
- * staged archive that fails validation is moved to `restore-staged.failed-<ts>/` and the server
- * starts on its current data.
+ * staged archive that fails is moved to `restore-staged.failed-<ts>/` (so the next start runs on
+ * the current data, which the failure left unchanged), logged at error and recorded for
+ * GET /api/backup/status; the caller decides whether to start anyway (serve.ts).
  */
-export async function applyStagedRestore(paths: DataPaths, log: { info(o: object, m: string): void; error(o: object, m: string): void }): Promise<RestoreResult | undefined> {
+export async function applyStagedRestore(paths: DataPaths, log: StartLog): Promise<StagedRestoreOutcome | undefined> {
   let names: string[]
   try {
     names = (await fsp.readdir(paths.restoreStaged)).filter(isArchiveName).sort()
@@ -214,16 +237,28 @@ export async function applyStagedRestore(paths: DataPaths, log: { info(o: object
     throw err
   }
   const newest = names.at(-1)
+  const at = new Date()
   try {
     if (!newest) throw new LecternError('archive_invalid', 'restore-staged/ holds no complete archive')
     const result = await restoreArchive(paths.root, path.join(paths.restoreStaged, newest), { lockHeld: true })
     await fsp.rm(paths.restoreStaged, { recursive: true, force: true })
     log.info({ archive: newest, preRestoreDir: result.preRestoreDir }, 'applied the staged restore')
-    return result
-  } catch (err) {
-    const failed = `${paths.restoreStaged}.failed-${stamp(new Date())}`
+    record(paths, log, { state: 'applied', archive: newest, at: at.toISOString(), movedTo: result.preRestoreDir })
+    return { state: 'applied', result }
+  } catch (caught) {
+    const error = isLecternError(caught) ? caught : new LecternError('internal_error', (caught as Error).message, {}, { cause: caught })
+    const failed = `${paths.restoreStaged}.failed-${stamp(at)}`
     await fsp.rename(paths.restoreStaged, failed)
-    log.error({ err, movedTo: failed }, 'the staged restore could not be applied; starting on the current data')
-    return undefined
+    log.error({ err: caught, code: error.code, archive: newest, movedTo: failed }, `the staged restore could not be applied, the data is unchanged: ${error.message}`)
+    record(paths, log, { state: 'failed', archive: newest ?? '', at: at.toISOString(), code: error.code, reason: error.message, movedTo: failed })
+    return { state: 'failed', error }
+  }
+}
+
+function record(paths: DataPaths, log: StartLog, outcome: LastRestore): void {
+  try {
+    recordLastRestore(paths, outcome)
+  } catch (err) {
+    log.error({ err, outcome }, 'could not record the outcome of the staged restore')
   }
 }

@@ -1,16 +1,20 @@
 /**
  * Runs backups, one at a time: within a process a manual run and a scheduled run share one
- * mutex, and across processes (server and `lectern backup`) the backup lock file. A run writes
- * the archive, delivers it, and only then prunes by the retention rule; a failed run prunes
- * nothing. The last result is kept in the settings table so every process reports the same.
+ * mutex, and across processes (server and `lectern backup`) the backup lock, an OS lock that dies
+ * with its process. A run writes the archive, delivers it, and only then prunes by the retention
+ * rule; a failed run prunes nothing. The last result is kept in the settings table so every
+ * process reports the same; when that write fails (a full data volume) it is kept in memory, so
+ * the failure and its reason are still reported. A run whose process died is reported as
+ * interrupted, never as running.
  */
 import fsp from 'node:fs/promises'
-import { LecternError } from '../errors.js'
+import { asDiskFull } from '../disk-full.js'
+import { isLecternError, LecternError, type ErrorCode } from '../errors.js'
 import type { Store } from '../store/index.js'
 import { SETTING_KEYS } from '../store/settings.js'
 import { createArchive, type Progress } from './archive.js'
 import { openDestination, readBackupConfig } from './config.js'
-import { acquireBackupLock } from './lock.js'
+import { acquireBackupLock, backupInOtherProcess, interruptedBackup } from './lock.js'
 import type { Manifest } from './manifest.js'
 import { pruneArchives, type PruneResult } from './retention.js'
 
@@ -29,13 +33,17 @@ export interface BackupResult {
   size?: number
   partialLibraries?: string[]
   pruned?: PruneResult
+  /** Why a failed run failed: the catalogue code (e.g. `disk_full`) and its message. */
+  code?: ErrorCode
   error?: string
+  /** The process running it stopped (killed, crashed) before the run ended. */
+  interrupted?: boolean
 }
 
 export interface BackupStatus {
   running: boolean
   startedAt: string | null
-  trigger: Trigger | null
+  trigger: Trigger | string | null
   last: BackupResult | null
 }
 
@@ -54,18 +62,38 @@ interface Log {
 
 export class BackupRunner {
   private current: { startedAt: string; trigger: Trigger; done: Promise<unknown> } | null = null
+  /** A result the settings table could not take (full disk); newer than the stored one. */
+  private unsaved: BackupResult | null = null
 
   constructor(
     private readonly store: Store,
     private readonly log: Log,
   ) {}
 
+  /** This process's run, else one another process runs (it holds the backup lock). */
   status(): BackupStatus {
+    const other = this.current ? undefined : backupInOtherProcess(this.store.paths)
     return {
-      running: this.current !== null,
-      startedAt: this.current?.startedAt ?? null,
-      trigger: this.current?.trigger ?? null,
-      last: this.store.settings.get<BackupResult>(LAST_RESULT_SETTING) ?? null,
+      running: this.current !== null || other !== undefined,
+      startedAt: this.current?.startedAt ?? other?.startedAt ?? null,
+      trigger: this.current?.trigger ?? other?.trigger ?? null,
+      last: this.lastResult(),
+    }
+  }
+
+  /** The newest of: the stored result, one not stored for lack of space, a run found dead. */
+  private lastResult(): BackupResult | null {
+    const candidates = [this.store.settings.get<BackupResult>(LAST_RESULT_SETTING), this.unsaved, interruptedResult(this.store)]
+    return candidates.filter((r): r is BackupResult => !!r).sort((a, b) => b.startedAt.localeCompare(a.startedAt))[0] ?? null
+  }
+
+  private record(result: BackupResult): void {
+    try {
+      this.store.settings.set(LAST_RESULT_SETTING, result)
+      this.unsaved = null
+    } catch (err) {
+      this.unsaved = result
+      this.log.warn({ err }, 'could not store the backup result; it is kept in memory')
     }
   }
 
@@ -78,7 +106,10 @@ export class BackupRunner {
       throw new LecternError('backup_running', `A backup started at ${this.current.startedAt} is still running.`, { startedAt: this.current.startedAt })
     }
     const startedAt = new Date().toISOString()
-    const release = acquireBackupLock(this.store.paths, startedAt)
+    // Read before the lock is taken: taking it replaces the dead run's holder information.
+    const interrupted = interruptedResult(this.store)
+    const release = acquireBackupLock(this.store.paths, startedAt, options.trigger)
+    if (interrupted && interrupted.startedAt > (this.lastResult()?.startedAt ?? '')) this.record(interrupted)
     const done = this.execute(options, startedAt).finally(() => {
       this.current = null
       release()
@@ -117,7 +148,7 @@ export class BackupRunner {
         destination: destinationLabel,
         ...fields,
       }
-      this.store.settings.set(LAST_RESULT_SETTING, result)
+      this.record(result)
       return result
     }
     try {
@@ -135,11 +166,29 @@ export class BackupRunner {
       const result = finish({ ok: true, name: archive.name, size: archive.size, partialLibraries: partialLibraries(archive.manifest), pruned })
       this.log.info({ name: archive.name, size: archive.size, destination: destinationLabel, durationMs: result.durationMs }, 'backup written')
       return result
-    } catch (err) {
-      finish({ ok: false, error: (err as Error).message })
-      this.log.error({ err, destination: destinationLabel }, 'backup failed')
+    } catch (caught) {
+      const err = asDiskFull(caught, destinationLabel ? `the backup to ${destinationLabel}` : 'the backup', this.store.paths.root)
+      const code = isLecternError(err) ? err.code : 'internal_error'
+      finish({ ok: false, code, error: (err as Error).message })
+      this.log.error({ err, code, destination: destinationLabel }, 'backup failed')
       throw err
     }
+  }
+}
+
+/** A run whose process died holding the backup lock, as a failed result. */
+function interruptedResult(store: Store): BackupResult | undefined {
+  const holder = interruptedBackup(store.paths)
+  if (!holder) return undefined
+  return {
+    ok: false,
+    interrupted: true,
+    trigger: (typeof holder.trigger === 'string' ? holder.trigger : 'cli') as Trigger,
+    startedAt: holder.startedAt,
+    finishedAt: holder.startedAt,
+    durationMs: 0,
+    destination: '',
+    error: `Interrupted: process ${holder.pid} on ${holder.hostname} stopped before the backup it started at ${holder.startedAt} ended; no archive was written.`,
   }
 }
 

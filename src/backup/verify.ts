@@ -4,77 +4,136 @@
  * first and valid, every other member a plain file that the manifest names, once, with a safe
  * relative path, and the exact size and sha256 the manifest records; nothing missing. When asked
  * to extract, it writes only such members, into a directory the caller made for it.
+ *
+ * Guarantee against decompression bombs: the archive is inflated as a stream with backpressure
+ * (bounded memory whatever it holds), a member whose tar header claims more than the manifest
+ * records is refused before its body is read, the manifest's total may not exceed RATIO_LIMIT
+ * times the archive's size (nor the free disk when extracting), and the inflated stream as a
+ * whole is cut off as soon as it passes what the manifest declares. The first problem stops the
+ * read at once.
  */
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
+import { Transform, Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { Writable } from 'node:stream'
+import { createGunzip } from 'node:zlib'
 import * as tar from 'tar'
 import { MIGRATIONS } from '../../migrations/index.js'
+import { asDiskFull } from '../disk-full.js'
 import { LecternError } from '../errors.js'
 import { APP_VERSION, compareVersions } from '../version.js'
 import { FORMAT_VERSION, MANIFEST_MEMBER, ManifestSchema, SAFE_MEMBER_PATH, type Manifest } from './manifest.js'
 
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024
+/**
+ * The most an archive may unpack to, as a multiple of its size. Real archives unpack to a few
+ * times their size (about 20 for a nearly empty database, less as it fills with text and vectors);
+ * a stream of zeros, the stuff of bombs, to a thousand.
+ */
+export const RATIO_LIMIT = 200
+/** Below this, any ratio is allowed: a small archive cannot unpack to anything harmful. */
+const RATIO_FLOOR_BYTES = 64 * 1024 * 1024
+/** Tar's own bytes around the members: headers (with pax extensions), padding, end blocks. */
+const TAR_OVERHEAD_BYTES = 1024 * 1024
+const TAR_OVERHEAD_PER_MEMBER = 4096
+const READ_CHUNK = 64 * 1024
+/** Magic numbers of a second compression layer, which the tar parser would otherwise inflate unchecked. */
+const NESTED_COMPRESSION = [Buffer.from([0x1f, 0x8b]), Buffer.from([0x28, 0xb5, 0x2f, 0xfd])]
 
 const invalid = (archive: string, why: string) => new LecternError('archive_invalid', `${path.basename(archive)} cannot be restored: ${why}. Nothing was changed.`)
 
+export interface ScanOptions {
+  /** Write the members into this directory (made by the caller, removed by it on failure). */
+  extractTo?: string
+  /** Which members to write when extracting; every member is still checked. Default: all. */
+  extract?: (member: string) => boolean
+  /** Called with the manifest before any member is read; throws to refuse the archive. */
+  check?: (manifest: Manifest) => void
+}
+
+/** Stops the scan; the message (or the error) is what the caller is told. */
+class Stop extends Error {
+  constructor(readonly reason: string | LecternError) {
+    super(typeof reason === 'string' ? reason : reason.message)
+  }
+}
+
 /** Validates `archive` completely; with `extractTo`, also writes its members there. */
-export async function scanArchive(archive: string, extractTo?: string): Promise<Manifest> {
-  let manifestRead: Promise<Manifest | undefined> | undefined
+export async function scanArchive(archive: string, options: ScanOptions = {}): Promise<Manifest> {
+  const compressedBytes = (await fsp.stat(archive)).size
+  const wanted = options.extract ?? (() => true)
+  let manifest: Manifest | undefined
+  let inflatedCap = MAX_MANIFEST_BYTES + TAR_OVERHEAD_BYTES
   const seen = new Map<string, { size: number; sha256: string }>()
   const names = new Set<string>()
-  let problem: string | undefined
-  const pending: Promise<unknown>[] = []
-  const refuse = (entry: tar.ReadEntry, why: string) => {
-    problem ??= why
-    entry.resume()
+  const consumers: Promise<void>[] = []
+  const sinks = new Set<fs.WriteStream>()
+  const parser = new tar.Parser({ strict: true })
+  const toParser = parserSink(parser)
+  const stop = (reason: string | LecternError) => {
+    toParser.destroy(new Stop(reason))
   }
-  // Awaited together after parsing; marked handled now so an early failure is not reported as unhandled.
-  const track = (work: Promise<unknown>) => {
+
+  const onManifest = (chunks: Buffer[]) => {
+    const parsed = parseManifest(Buffer.concat(chunks))
+    if (!parsed) return stop(`${MANIFEST_MEMBER} is not a valid Lectern manifest`)
+    try {
+      options.check?.(parsed)
+    } catch (err) {
+      return stop(err instanceof LecternError ? err : String(err))
+    }
+    const declared = parsed.members.reduce((sum, m) => sum + m.size, 0)
+    const allowed = Math.max(RATIO_LIMIT * compressedBytes, RATIO_FLOOR_BYTES)
+    if (declared > allowed) {
+      return stop(`its manifest declares ${declared} bytes unpacked from a ${compressedBytes}-byte archive, more than ${RATIO_LIMIT} times its size`)
+    }
+    if (options.extractTo) {
+      const extracted = parsed.members.filter((m) => wanted(m.path)).reduce((sum, m) => sum + m.size, 0)
+      const room = freeSpaceProblem(options.extractTo, extracted)
+      if (room) return stop(room)
+    }
+    inflatedCap = chunks.reduce((sum, c) => sum + c.length, 0) + declared + TAR_OVERHEAD_BYTES + TAR_OVERHEAD_PER_MEMBER * parsed.members.length
+    manifest = parsed
+  }
+
+  parser.on('entry', (entry: tar.ReadEntry) => {
+    if (toParser.destroyed) return void entry.resume()
+    const name = entry.path
+    if (entry.type !== 'File') return stop(`member ${JSON.stringify(name)} is a ${entry.type}, only plain files are accepted`)
+    if (!SAFE_MEMBER_PATH.test(name)) return stop(`member ${JSON.stringify(name)} has an unsafe path`)
+    if (names.has(name)) return stop(`member ${name} appears twice`)
+    names.add(name)
+    if (names.size === 1) {
+      if (name !== MANIFEST_MEMBER) return stop(`${MANIFEST_MEMBER} is missing (the first member is ${name})`)
+      if (entry.size > MAX_MANIFEST_BYTES) return stop(`${MANIFEST_MEMBER} is too large`)
+      const chunks: Buffer[] = []
+      entry.on('data', (chunk: Buffer) => chunks.push(chunk))
+      entry.on('end', () => onManifest(chunks))
+      return
+    }
+    // The manifest entry ends (and is parsed) before the parser hands out the next one.
+    const member = manifest?.members.find((m) => m.path === name)
+    if (!member) return stop(`member ${name} is not listed in the manifest`)
+    if (entry.size > member.size) return stop(`member ${name} is ${entry.size} bytes, more than the ${member.size} its manifest records`)
+    const work = consume(entry, options.extractTo && wanted(name) ? options.extractTo : undefined, sinks).then((got) => void seen.set(name, got))
+    // Awaited after the stream; marked handled now so an early failure is not reported as unhandled.
     work.catch(() => {})
-    pending.push(work)
-  }
+    consumers.push(work)
+  })
+
   try {
-    await tar.t({
-      file: archive,
-      strict: true,
-      noResume: true,
-      onReadEntry: (entry) => {
-        if (problem) return void entry.resume()
-        const name = entry.path
-        if (entry.type !== 'File') return refuse(entry, `member ${JSON.stringify(name)} is a ${entry.type}, only plain files are accepted`)
-        if (!SAFE_MEMBER_PATH.test(name)) {
-          return refuse(entry, `member ${JSON.stringify(name)} has an unsafe path`)
-        }
-        if (names.has(name)) return refuse(entry, `member ${name} appears twice`)
-        names.add(name)
-        if (!manifestRead) {
-          if (name !== MANIFEST_MEMBER) return refuse(entry, `${MANIFEST_MEMBER} is missing (the first member is ${name})`)
-          if (entry.size > MAX_MANIFEST_BYTES) return refuse(entry, `${MANIFEST_MEMBER} is too large`)
-          manifestRead = readManifest(entry)
-          track(manifestRead.then((m) => void (m ?? (problem ??= `${MANIFEST_MEMBER} is not a valid Lectern manifest`))))
-          return
-        }
-        // Entries arrive while the manifest is still being parsed; each waits for it (its body buffers meanwhile).
-        track(
-          manifestRead.then(async (m) => {
-            if (!m || problem) return void entry.resume()
-            if (!m.members.some((member) => member.path === name)) return refuse(entry, `member ${name} is not listed in the manifest`)
-            seen.set(name, await consume(entry, extractTo))
-          }),
-        )
-      },
-    })
-    await Promise.all(pending)
+    await pipeline(fs.createReadStream(archive, { highWaterMark: READ_CHUNK }), createGunzip({ chunkSize: READ_CHUNK }), inflationLimit(() => inflatedCap), toParser)
+    await Promise.all(consumers)
   } catch (err) {
+    for (const sink of sinks) sink.destroy()
+    if (err instanceof Stop) throw typeof err.reason === 'string' ? invalid(archive, err.reason) : err.reason
     if (err instanceof LecternError) throw err
+    const full = asDiskFull(err, `extracting ${path.basename(archive)}`, options.extractTo)
+    if (full !== err) throw full
     throw invalid(archive, `it is damaged or not a gzip tar archive (${(err as Error).message})`)
   }
-  const manifest = await manifestRead
-  if (problem) throw invalid(archive, problem)
   if (!manifest) throw invalid(archive, `${MANIFEST_MEMBER} is missing`)
   for (const member of manifest.members) {
     const got = seen.get(member.path)
@@ -84,37 +143,65 @@ export async function scanArchive(archive: string, extractTo?: string): Promise<
   return manifest
 }
 
-/** Entry bodies are consumed in order as the parser yields them; a manifest is small by check. */
-async function readManifest(entry: tar.ReadEntry): Promise<Manifest | undefined> {
-  const chunks: Buffer[] = []
-  for await (const chunk of entry) chunks.push(chunk as Buffer)
+function parseManifest(bytes: Buffer): Manifest | undefined {
   try {
-    const parsed = ManifestSchema.safeParse(JSON.parse(Buffer.concat(chunks).toString('utf8')))
+    const parsed = ManifestSchema.safeParse(JSON.parse(bytes.toString('utf8')))
     return parsed.success ? parsed.data : undefined
   } catch {
     return undefined
   }
 }
 
-async function consume(entry: tar.ReadEntry, extractTo: string | undefined): Promise<{ size: number; sha256: string }> {
+/** Passes the inflated stream on while it stays under the cap; refuses a nested compression layer. */
+function inflationLimit(cap: () => number): Transform {
+  let total = 0
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      if (total === 0 && NESTED_COMPRESSION.some((magic) => chunk.subarray(0, magic.length).equals(magic))) {
+        return callback(new Stop('it is compressed twice'))
+      }
+      total += chunk.length
+      if (total > cap()) return callback(new Stop(`it unpacks to more than the ${cap()} bytes its manifest accounts for`))
+      callback(null, chunk)
+    },
+  })
+}
+
+/** The tar parser as a stream sink that honours its backpressure (it asks for a pause while an entry's consumer is busy). */
+function parserSink(parser: tar.Parser): Writable {
+  const sink = new Writable({
+    highWaterMark: READ_CHUNK,
+    write(chunk: Buffer, _encoding, callback) {
+      if (parser.write(chunk)) callback()
+      else parser.once('drain', () => callback())
+    },
+    final(callback) {
+      parser.once('end', () => callback())
+      parser.end()
+    },
+  })
+  parser.on('error', (err: Error) => sink.destroy(err))
+  return sink
+}
+
+async function consume(entry: tar.ReadEntry, extractTo: string | undefined, sinks: Set<fs.WriteStream>): Promise<{ size: number; sha256: string }> {
   const hash = createHash('sha256')
   let size = 0
+  const measure = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      hash.update(chunk)
+      size += chunk.length
+      callback(null, chunk)
+    },
+  })
   const sink = extractTo ? await openTarget(extractTo, entry.path) : undefined
-  await pipeline(
-    entry,
-    new Writable({
-      write(chunk: Buffer, _enc, callback) {
-        hash.update(chunk)
-        size += chunk.length
-        if (sink) sink.write(chunk, callback)
-        else callback()
-      },
-      final(callback) {
-        if (sink) sink.end(callback)
-        else callback()
-      },
-    }),
-  )
+  if (sink) sinks.add(sink)
+  try {
+    // Without a file to write, the measured bytes are dropped as they pass.
+    await pipeline(entry, measure, sink ?? new Writable({ write: (_chunk, _encoding, callback) => callback() }))
+  } finally {
+    if (sink) sinks.delete(sink)
+  }
   return { size, sha256: hash.digest('hex') }
 }
 
@@ -123,6 +210,15 @@ async function openTarget(root: string, member: string): Promise<fs.WriteStream>
   await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 })
   // 'wx': a member can never overwrite anything, not even another member.
   return fs.createWriteStream(file, { flags: 'wx', mode: 0o600 })
+}
+
+/** Needs room for `bytes` in `dir` plus 10%; the refusal says how much. */
+export function freeSpaceProblem(dir: string, bytes: number): LecternError | undefined {
+  const stats = fs.statfsSync(dir)
+  const free = stats.bavail * stats.bsize
+  const needed = Math.ceil(bytes * 1.1)
+  if (free >= needed) return undefined
+  return new LecternError('restore_refused', `Not enough free disk in ${dir}: the restore needs ${needed} bytes, ${free} are free. Nothing was changed.`)
 }
 
 /**

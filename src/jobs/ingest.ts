@@ -3,11 +3,13 @@
  * rows + FTS + vector index, then swap the version to the new set in one transaction.
  *
  * Guarantee: until `finalizeSet` commits, readers keep the previous set; if anything fails
- * before that, the half-built set, its FTS table and its vector file are removed. The replaced
+ * before that, the half-built set, its FTS table and its vector file are removed (on a full disk,
+ * as soon as writing works again; the job fails with `disk_full`). The replaced
  * set is only marked retired: requests that resolved it a moment earlier may still be reading
  * it, so `sweepSets` removes it later (after a grace period, or at the next start).
  */
 import { createHash } from 'node:crypto'
+import { asDiskFull } from '../disk-full.js'
 import type { Embedder } from '../embed/types.js'
 import { LecternError } from '../errors.js'
 import { parseDocument } from '../parse/index.js'
@@ -134,8 +136,14 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
     writeVectorIndex(vectorFile, embedder, dimensions, keys, vectors)
     store.snippets.finalizeSet(set.pk, target.versionPk, { tokens, snippets: keys.length, commitSha: target.commitSha })
     return { setPk: set.pk, snippets: keys.length, tokens, documents: new Set(snippets.map((s) => s.source)).size }
-  } catch (err) {
-    store.snippets.dropSet(set.pk)
+  } catch (caught) {
+    const err = asDiskFull(caught, 'writing the snippet set', store.paths.root)
+    try {
+      store.snippets.dropSet(set.pk)
+    } catch {
+      // The disk refuses even the delete: the set stays `building`, and the worker sweeps it
+      // between jobs once writing works again (runtime.ts).
+    }
     removeVectorIndex(vectorFile)
     throw err
   }

@@ -7,8 +7,13 @@
  * Guarantee: however a job ends (a new set, no new set, failure, abort, shutdown), its version
  * is left in a true state (finalized when it serves a set, else error or initial) and its work
  * directory is removed.
+ *
+ * A full disk never stops the loop: a job that runs out of space fails with `disk_full`; an
+ * outcome the database cannot take yet is kept and written before the next claim; a claim that
+ * fails is retried at the next poll.
  */
 import fs from 'node:fs/promises'
+import { asDiskFull } from '../disk-full.js'
 import { isLecternError } from '../errors.js'
 import { jobWorkDir } from '../paths.js'
 import type { Job } from '../store/jobs.js'
@@ -34,6 +39,8 @@ export interface WorkerOptions {
   pollMs?: number
   /** Called after any job ends, e.g. to drop caches that named the replaced snippet set. */
   onJobEnd?: (job: Job) => void
+  /** Called before each claim, while no job runs: housekeeping that must not race a job. */
+  betweenJobs?: () => void
 }
 
 export class Worker {
@@ -41,6 +48,9 @@ export class Worker {
   private loop: Promise<void> | undefined
   private wakeUp: (() => void) | undefined
   private current: AbortController | undefined
+  /** A job's outcome the database refused (full disk), written before anything else is claimed. */
+  private unrecorded: (() => void) | undefined
+  private claimFailing = false
 
   constructor(
     private readonly store: Store,
@@ -55,12 +65,17 @@ export class Worker {
 
   start(): void {
     if (this.running) return
-    // Jobs a dead process left running marked their versions `processing`; they wait again now.
-    for (const job of this.store.jobs.list({ states: ['running'], limit: 1000 })) {
-      if (job.versionPk !== null) this.settleVersion(job.versionPk)
+    try {
+      // Jobs a dead process left running marked their versions `processing`; they wait again now.
+      for (const job of this.store.jobs.list({ states: ['running'], limit: 1000 })) {
+        if (job.versionPk !== null) this.settleVersion(job.versionPk)
+      }
+      const requeued = this.store.jobs.requeueInterrupted()
+      if (requeued > 0) this.log.warn({ requeued }, 'jobs interrupted by a previous stop were queued again')
+    } catch (err) {
+      // A start on a full disk still serves reads; the interrupted jobs are queued at a later start.
+      this.log.error({ err }, 'could not queue the jobs a previous stop interrupted (is the disk full?)')
     }
-    const requeued = this.store.jobs.requeueInterrupted()
-    if (requeued > 0) this.log.warn({ requeued }, 'jobs interrupted by a previous stop were queued again')
     this.running = true
     this.loop = this.run()
   }
@@ -77,18 +92,43 @@ export class Worker {
     await this.loop
   }
 
-  /** Runs queued jobs until none is left; for a CLI that works without a server. */
+  /** Runs queued jobs until none is left; for a CLI that works without a server (store errors end it). */
   async drain(until: () => boolean = () => false): Promise<void> {
     while (!until()) {
-      const job = this.store.jobs.claimNext()
+      const job = this.claim()
       if (!job) return
       await this.execute(job)
+    }
+    this.writeUnrecorded()
+  }
+
+  private writeUnrecorded(): void {
+    this.unrecorded?.()
+    this.unrecorded = undefined
+  }
+
+  private claim(): Job | undefined {
+    this.writeUnrecorded()
+    this.options.betweenJobs?.()
+    return this.store.jobs.claimNext()
+  }
+
+  /** A claim, or undefined when the store cannot be written now (logged once, retried at the next poll). */
+  private claimOrWait(): Job | undefined {
+    try {
+      const job = this.claim()
+      this.claimFailing = false
+      return job
+    } catch (err) {
+      if (!this.claimFailing) this.log.error({ err }, 'the job queue cannot be written now (is the disk full?); retrying')
+      this.claimFailing = true
+      return undefined
     }
   }
 
   private async run(): Promise<void> {
     while (this.running) {
-      const job = this.store.jobs.claimNext()
+      const job = this.claimOrWait()
       if (job) {
         await this.execute(job)
         continue
@@ -113,10 +153,11 @@ export class Worker {
     const removeWorkDir = () =>
       fs.rm(workDir, { recursive: true, force: true }).catch((err: unknown) => this.log.warn({ jobId: job.pk, err }, "could not remove the job's work directory"))
     this.log.info({ jobId: job.pk, kind: job.kind }, 'job started')
-    if (job.versionPk !== null) this.store.libraries.setVersionState(job.versionPk, 'processing')
+    let outcome: () => void
     try {
       // A run cut off by a crash left its files; this run starts from nothing.
       await removeWorkDir()
+      if (job.versionPk !== null) this.store.libraries.setVersionState(job.versionPk, 'processing')
       if (!handler) throw new Error(`no handler for job kind "${job.kind}"`)
       const message = await handler({
         job,
@@ -124,25 +165,39 @@ export class Worker {
         progress: (m) => this.store.jobs.setStatus(job.pk, m),
         log: this.log,
       })
-      this.store.jobs.succeed(job.pk, message || 'done')
+      outcome = () => this.store.jobs.succeed(job.pk, message || 'done')
       this.log.info({ jobId: job.pk, kind: job.kind, ms: Date.now() - started }, 'job succeeded')
-    } catch (err) {
+    } catch (caught) {
       if (controller.signal.aborted && !this.running) {
         // Stopping, not failing: leave the job running so the next start queues it again.
         this.log.warn({ jobId: job.pk }, 'job interrupted by shutdown')
+        outcome = () => {}
       } else {
+        const err = asDiskFull(caught, 'the job', this.store.paths.root)
         const code = isLecternError(err) ? err.code : 'internal_error'
         const message = err instanceof Error ? err.message : String(err)
-        this.store.jobs.fail(job.pk, code, message)
-        this.markVersionFailed(job, code, message)
+        outcome = () => {
+          this.store.jobs.fail(job.pk, code, message)
+          this.markVersionFailed(job, code, message)
+        }
         this.log.warn({ jobId: job.pk, kind: job.kind, code, reason: message }, 'job failed')
       }
-    } finally {
-      this.current = undefined
-      await removeWorkDir()
+    }
+    this.current = undefined
+    await removeWorkDir()
+    try {
+      outcome()
+    } catch (err) {
+      this.unrecorded = outcome
+      this.log.error({ err, jobId: job.pk }, 'could not record how the job ended; retrying before the next job')
+      return
+    }
+    try {
       if (job.versionPk !== null) this.settleVersion(job.versionPk)
       const ended = this.store.jobs.byPk(job.pk)
       if (ended) this.options.onJobEnd?.(ended)
+    } catch (err) {
+      this.log.error({ err, jobId: job.pk }, 'could not tidy up after the job')
     }
   }
 

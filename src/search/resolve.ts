@@ -55,7 +55,7 @@ export function findVersion(libraries: LibrariesRepository, library: Library, ta
 }
 
 /** Failure reasons a client can act on: a failed version answers with their status. */
-const CLIENT_FAILURES = new Set<ErrorCode>(['source_unreachable', 'no_code_found', 'library_too_large', 'tag_not_found', 'timeout'])
+const CLIENT_FAILURES = new Set<ErrorCode>(['source_unreachable', 'no_code_found', 'library_too_large', 'tag_not_found', 'timeout', 'disk_full'])
 /** Failures whose stored reason Lectern wrote itself, naming no URL, host or server path. */
 const OWN_REASONS = new Set<ErrorCode>(['no_code_found', 'library_too_large', 'tag_not_found'])
 

@@ -8,7 +8,9 @@
  * is mapped before `inspectVectorFile` has checked the header, the magic and the sidecar.
  */
 import fs from 'node:fs'
+import path from 'node:path'
 import usearch from 'usearch'
+import { asDiskFull } from '../disk-full.js'
 
 const { Index, MetricKind, ScalarKind } = usearch
 
@@ -44,10 +46,18 @@ const sidecarOf = (file: string) => `${file}.json`
 
 function writeAtomically(file: string, write: (tmp: string) => void): void {
   const tmp = `${file}.${process.pid}.tmp`
-  write(tmp)
-  const fd = fs.openSync(tmp, 'r')
-  fs.fsyncSync(fd)
-  fs.closeSync(fd)
+  try {
+    write(tmp)
+    const fd = fs.openSync(tmp, 'r')
+    fs.fsyncSync(fd)
+    fs.closeSync(fd)
+  } catch (caught) {
+    // Classified while the partial file still fills the disk: usearch's own error does not say why.
+    const err = asDiskFull(caught, 'writing a vector index', path.dirname(file))
+    // A write cut short must not leave its partial file taking the space.
+    fs.rmSync(tmp, { force: true })
+    throw err
+  }
   fs.renameSync(tmp, file)
 }
 

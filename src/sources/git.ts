@@ -6,6 +6,7 @@
  */
 import { rm, stat } from 'node:fs/promises'
 import { execa, ExecaError } from 'execa'
+import { isDiskFull } from '../disk-full.js'
 import { LecternError } from '../errors.js'
 import { isSafeRefName } from './repo-url.js'
 
@@ -256,6 +257,8 @@ function toLecternError(err: unknown, run: GitRun, stoppedBy: StopCause | undefi
   if (!(err instanceof ExecaError)) return err
   if (err.code === 'ENOENT') return new LecternError('internal_error', 'git is not installed or not on PATH.')
   const detail = summarizeStderr(redact(String(err.stderr ?? ''), run.token))
+  // Our disk, not the source: git says so in its own words ("No space left on device").
+  if (isDiskFull(new Error(detail))) return new LecternError('disk_full', `${run.label} failed: the disk is full (${detail})`)
   return new LecternError('source_unreachable', `${run.label} failed: ${detail || `git exited with code ${err.exitCode ?? 'unknown'}`}`)
 }
 

@@ -6,7 +6,7 @@
  */
 import Database from 'better-sqlite3'
 import knexFactory from 'knex'
-import { migrationSource } from '../../migrations/index.js'
+import { MIGRATIONS, migrationSource } from '../../migrations/index.js'
 
 export type Db = Database.Database
 
@@ -18,6 +18,9 @@ export type Db = Database.Database
 const TRANSIENT_MIGRATION_ERROR = /already exists|already locked|SQLITE_BUSY|database is locked/i
 
 export async function migrateDatabase(file: string): Promise<string[]> {
+  // Knex takes its migration lock (a write) even with nothing to do; a current database is left
+  // untouched, so opening it works on a full disk too.
+  if (isCurrent(file)) return []
   for (let attempt = 1; ; attempt++) {
     try {
       return await migrateOnce(file)
@@ -37,6 +40,22 @@ async function migrateOnce(file: string): Promise<string[]> {
     return applied
   } finally {
     await knex.destroy()
+  }
+}
+
+/** Whether the database exists and has exactly the migrations of this build applied. */
+function isCurrent(file: string): boolean {
+  let db: Db | undefined
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true })
+    db.pragma('busy_timeout = 5000')
+    // Exactly this build's list: one it does not know goes through knex, which refuses it.
+    const applied = new Set(appliedMigrations(db))
+    return applied.size === MIGRATIONS.length && MIGRATIONS.every(([name]) => applied.has(name))
+  } catch {
+    return false
+  } finally {
+    db?.close()
   }
 }
 

@@ -109,7 +109,12 @@ export function createKeysRepository(db: Db): KeysRepository {
       const now = Date.now()
       if (now - (lastTouched.get(row.pk) ?? 0) > 60_000) {
         lastTouched.set(row.pk, now)
-        touch.run(new Date(now).toISOString(), row.pk)
+        try {
+          touch.run(new Date(now).toISOString(), row.pk)
+        } catch {
+          // A best-effort stamp: a full disk (or a long write lock) must not fail the request it
+          // rides on; the next use after the minute tries again.
+        }
       }
       return toInfo(row)
     },

@@ -47,19 +47,39 @@ export class UsageRecorder {
     else this.pending.set(key, { day, libraryPk, client, transport, requests: 1 })
   }
 
-  /** Writes the pending counts; a library removed meanwhile simply loses its counts. */
+  /**
+   * Writes the pending counts; a library removed meanwhile simply loses its counts. When the
+   * write fails (a full disk), the counts stay pending for the next flush and the error is thrown.
+   */
   flush(): void {
     if (this.pending.size === 0 || !this.db.open) return
-    const rows = [...this.pending.values()]
+    const rows = this.pending
     this.pending = new Map()
     const existing = this.db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM libraries WHERE pk = ?')
-    this.db.transaction(() => {
-      for (const row of rows) if (existing.get(row.libraryPk)!.n > 0) this.upsert.run(row)
-    })()
+    try {
+      this.db.transaction(() => {
+        for (const row of rows.values()) if (existing.get(row.libraryPk)!.n > 0) this.upsert.run(row)
+      })()
+    } catch (err) {
+      for (const [key, row] of rows) {
+        const later = this.pending.get(key)
+        this.pending.set(key, later ? { ...row, requests: row.requests + later.requests } : row)
+      }
+      throw err
+    }
+  }
+
+  /** Flushes if it can; reads answer from what is stored when the disk refuses the write. */
+  flushSoftly(onError: (err: unknown) => void = () => {}): void {
+    try {
+      this.flush()
+    } catch (err) {
+      onError(err)
+    }
   }
 
   forLibrary(libraryPk: number): UsageRow[] {
-    this.flush()
+    this.flushSoftly()
     return this.select.all(libraryPk).map((r) => ({ day: r.day, libraryPk: r.library_pk, client: r.client, transport: r.transport, requests: r.requests }))
   }
 }

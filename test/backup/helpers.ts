@@ -62,12 +62,16 @@ export async function repack(dir: string, out: string, opts: { members?: string[
   await tar.c({ gzip: true, cwd: dir, file: out, portable: true }, members)
 }
 
-/** Every file under `dir` with its sha256, to prove a refused restore changed nothing. */
+/**
+ * Every file under `dir` with its sha256, to prove a refused restore changed nothing. The empty
+ * file the data-directory lock is taken on is not data: a restore creates it to take the lock.
+ */
 export function fingerprintDir(dir: string): Record<string, string> {
   const out: Record<string, string> = {}
   const walk = (sub: string) => {
     for (const entry of fs.readdirSync(path.join(dir, sub), { withFileTypes: true })) {
       const rel = path.join(sub, entry.name)
+      if (rel === 'lectern.lock.db') continue
       if (entry.isDirectory()) walk(rel)
       else out[rel] = sha256(fs.readFileSync(path.join(dir, rel)))
     }

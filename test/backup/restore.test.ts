@@ -2,7 +2,6 @@ import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
-import os from 'node:os'
 import path from 'node:path'
 import { gzipSync } from 'node:zlib'
 import Database from 'better-sqlite3'
@@ -23,6 +22,7 @@ import { openStore, type Store } from '../../src/store/index.js'
 import { createSettingsRepository } from '../../src/store/settings.js'
 import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
+import { startServer } from '../helpers/server.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { fingerprintDir, repack, seededApp, unpack } from './helpers.js'
 
@@ -209,12 +209,7 @@ describe('restore', () => {
 
   it('refuses while a server holds the data directory', async () => {
     const dir = await currentDataDir()
-    const sleeper = execa('sleep', ['30'], { reject: false })
-    onTestFinished(async () => {
-      sleeper.kill()
-      await sleeper
-    })
-    fs.writeFileSync(dataPaths(dir).lock, JSON.stringify({ pid: sleeper.pid, hostname: os.hostname(), startedAt: 'now' }))
+    await startServer(dir)
     const before = fingerprintDir(dir)
     await expect(restoreArchive(dir, good)).rejects.toThrow(/Stop it first/)
     expect(fingerprintDir(dir)).toEqual(before)

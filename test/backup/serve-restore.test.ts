@@ -2,7 +2,7 @@
 import fs from 'node:fs'
 import { execa } from 'execa'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { RESTORE_STAGED_EXIT_CODE } from '../../server/serve.js'
+import { RESTORE_FAILED_EXIT_CODE, RESTORE_STAGED_EXIT_CODE } from '../../server/serve.js'
 import { openStore } from '../../src/store/index.js'
 import { PROJECT_ROOT } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
@@ -57,6 +57,20 @@ async function markAfterBackup(dataDir: string) {
   store.close()
 }
 
+async function lastRestore(url: string) {
+  const login = await fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ops@example.com', password: PASSWORD }) })
+  const cookie = login.headers.get('set-cookie')!.split(';')[0]!
+  const status = (await (await fetch(`${url}/api/backup/status`, { headers: { cookie } })).json()) as { lastRestore: unknown }
+  return status.lastRestore
+}
+
+/** Damages the staged archive in place, as a bad disk could between the staging and the next start. */
+function damageStaged(dataDir: string, name: string) {
+  const file = `${dataDir}/restore-staged/${name}`
+  const bytes = fs.readFileSync(file)
+  fs.writeFileSync(file, bytes.subarray(0, Math.floor(bytes.length / 2)))
+}
+
 async function marker(dataDir: string) {
   const store = await openStore(dataDir)
   try {
@@ -97,5 +111,43 @@ describe('lectern serve and a staged restore', () => {
     expect(fs.existsSync(`${dataDir}/restore-staged`)).toBe(false)
     expect(fs.readdirSync(dataDir).filter((f) => f.startsWith('pre-restore-'))).toHaveLength(1)
     expect(await marker(dataDir)).toBe('before-backup')
+  })
+
+  it('with --no-supervise, a staged restore that fails to apply exits with its own code, keeps the data, and is reported', { timeout: 120_000 }, async () => {
+    const dataDir = await prepare()
+    const first = await serve(dataDir, ['--no-supervise'])
+    const { cookie, name } = await backedUp(first.url)
+    await markAfterBackup(dataDir)
+    expect((await fetch(`${first.url}/api/backups/${name}/restore`, { method: 'POST', headers: { cookie } })).status).toBe(202)
+    expect((await first.child).exitCode).toBe(RESTORE_STAGED_EXIT_CODE)
+    damageStaged(dataDir, name)
+
+    const failed = await execa('node', ['bin/run.js', 'serve', '--data-dir', dataDir, '--port', String(await freePort()), '--no-supervise', '--log-format', 'json'], { cwd: PROJECT_ROOT, stdin: 'ignore', reject: false, timeout: 60_000 })
+    expect(failed.exitCode, failed.stderr).toBe(RESTORE_FAILED_EXIT_CODE)
+    const lines = failed.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: number; msg: string; archive?: string })
+    expect(lines).toContainEqual(expect.objectContaining({ level: 50, archive: name, msg: expect.stringMatching(/staged restore could not be applied, the data is unchanged: .*damaged/) }))
+    expect(await marker(dataDir)).toBe('after-backup')
+    expect(fs.existsSync(`${dataDir}/restore-staged`)).toBe(false)
+    expect(fs.readdirSync(dataDir).filter((f) => f.startsWith('restore-staged.failed-'))).toHaveLength(1)
+
+    // The restart a service manager does next runs on the current data and reports the failure.
+    const third = await serve(dataDir, ['--no-supervise'])
+    expect(await lastRestore(third.url)).toMatchObject({ state: 'failed', archive: name, code: 'archive_invalid', reason: expect.stringMatching(/damaged/) })
+    expect(await marker(dataDir)).toBe('after-backup')
+  })
+
+  it('supervised, a staged restore that fails to apply is reported and the server runs on the current data', { timeout: 120_000 }, async () => {
+    const dataDir = await prepare()
+    const first = await serve(dataDir, ['--no-supervise'])
+    const { cookie, name } = await backedUp(first.url)
+    expect((await fetch(`${first.url}/api/backups/${name}/restore`, { method: 'POST', headers: { cookie } })).status).toBe(202)
+    expect((await first.child).exitCode).toBe(RESTORE_STAGED_EXIT_CODE)
+    await markAfterBackup(dataDir)
+    damageStaged(dataDir, name)
+
+    const second = await serve(dataDir, [])
+    expect(await lastRestore(second.url)).toMatchObject({ state: 'failed', archive: name, code: 'archive_invalid' })
+    expect(second.child.exitCode).toBeNull()
+    expect(await marker(dataDir)).toBe('after-backup')
   })
 })

@@ -42,6 +42,7 @@ export async function startServer(dataDir: string, env: Record<string, string> =
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${String((await child).stderr)}`)
     const res = await fetch(`${url}/api/ready`).catch(() => undefined)
     return res?.status === 200 ? true : undefined
-  })
+    // Generous: a start takes many seconds when other suites load the machine.
+  }, 60_000)
   return { url, process: child }
 }

@@ -2,11 +2,12 @@
  * The built CLI as users run it: separate processes, no TTY, JSON on stdout with --json, and
  * exit codes from the error catalogue. Run `npm run build` first so dist/ is current.
  */
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { readdir, readFile, stat } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { Config } from '@oclif/core'
-import { beforeAll, describe, expect, it, vi } from 'vitest'
+import { beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
+import { acquireDataDirLock } from '../../src/store/lock.js'
 import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
 import { gitRedirectEnv, makeGitRepo } from '../helpers/git.js'
 import { freePort } from '../helpers/server.js'
@@ -121,11 +122,12 @@ describe('libraries without a server', () => {
 describe('serve', () => {
   it('refuses a data dir whose lock a live process holds', async () => {
     const dataDir = await tmpDataDir()
-    // This test runner is alive, so its pid makes the lock current.
-    await writeFile(join(dataDir, 'lectern.lock'), JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString() }))
+    // This test process takes the lock, as a running server would.
+    const lock = acquireDataDirLock(join(dataDir, 'lectern.lock'), dataDir)
+    onTestFinished(() => lock.release())
     const result = await runCli(['serve', '--data-dir', dataDir, '--port', String(await freePort())])
     expect(result.exitCode).toBe(8)
-    expect(oneLine(result.stderr)).toContain(`in use by Lectern process ${process.pid}`)
+    expect(oneLine(result.stderr)).toContain(`in use by Lectern process ${process.pid} on ${hostname()}`)
     expect(JSON.parse(await readFile(join(dataDir, 'lectern.lock'), 'utf8')).pid).toBe(process.pid)
   })
 })
