@@ -6,9 +6,8 @@ import { removeVersion, type RemovedVersion } from '../../src/library-admin.js'
 
 export default class VersionsRemove extends LecternCommand {
   static override summary = 'Delete one version of a library with its snippets and vector index.'
-  static override description = `The default branch is the library itself: remove it with \`lectern libraries remove\`.
-A version whose job is running is refused; a queued job of the version is dropped with it.`
-  static override examples = ['<%= config.bin %> <%= command.id %> /acme/widgets v1.0.0 --yes', '<%= config.bin %> <%= command.id %> /acme/widgets v1.0.0 --yes --json']
+  static override description = 'The default branch is the library itself: remove it with `lectern libraries remove`. A version whose job is running is refused; a queued job of the version is dropped with it.'
+  static override examples = ['<%= config.bin %> <%= command.id %> /acme/widgets v2.0.0 --yes', '<%= config.bin %> <%= command.id %> /acme/widgets v2.0.0 --yes --json']
   static override enableJsonFlag = true
   static override args = {
     libraryId: Args.string({ description: 'Library ID.', required: true }),
