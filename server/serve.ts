@@ -55,7 +55,7 @@ async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDe
   // Before the store opens: a staged restore replaces the files the store would open.
   await applyStagedRestore(paths, pino(loggerOptions(config.log.level), logs.stream))
   let stopForRestore = () => {}
-  const app = await buildApp({ ...config, logStream: logs.stream, onRestoreStaged: () => stopForRestore() })
+  const app = await buildApp({ ...config, jobRunner: 'thread', logStream: logs.stream, onRestoreStaged: () => stopForRestore() })
   try {
     await app.listen({ port: config.server.port, host: config.server.host })
   } catch (err) {

@@ -3,24 +3,29 @@
  * retriever, library catalogue, worker). The HTTP server, the MCP stdio server and the CLI
  * commands all start from here, so they behave the same on the same data.
  */
-import { createImportJobHandler, IMPORT_JOB, sweepImportStaging } from './airgap/import.js'
+import { sweepImportStaging } from './airgap/import.js'
 import type { LecternConfig, Mode } from './config.js'
 import { EmbedderPool } from './embed/pool.js'
-import { createGitJobHandler, GIT_JOB } from './jobs/git-job.js'
+import { createJobHandlers, RetiredSetSweeper } from './jobs/handlers.js'
 import { sweepSets } from './jobs/ingest.js'
-import { createSourceJobHandler, SOURCE_JOB } from './jobs/source-job.js'
-import { createReembedHandler, REEMBED_JOB } from './jobs/reembed.js'
+import type { JobRunner } from './jobs/runner.js'
+import { ThreadedWorker } from './jobs/thread.js'
 import { createHttpClient, type HttpClient } from './sources/http.js'
-import { checkVectorIndexes, createVectorRebuildHandler, REBUILD_VECTORS_JOB } from './jobs/vector-rebuild.js'
+import { checkVectorIndexes } from './jobs/vector-rebuild.js'
 import { Worker, type JobLog } from './jobs/worker.js'
 import { Retriever } from './search/context.js'
 import { LibraryCatalogue } from './search/libraries.js'
 import { openStore, type Store } from './store/index.js'
 import { UsageRecorder } from './store/usage.js'
 
+/** Where jobs run: on this thread, or on a worker thread of their own (needs the compiled dist/). */
+export type JobRunnerKind = 'in-process' | 'thread'
+
 export interface RuntimeOptions {
   config: LecternConfig
   log?: JobLog
+  /** Default 'in-process'. */
+  jobRunner?: JobRunnerKind
 }
 
 export interface Runtime {
@@ -31,15 +36,13 @@ export interface Runtime {
   embedders: EmbedderPool
   retriever: Retriever
   catalogue: LibraryCatalogue
-  worker: Worker
+  worker: JobRunner
   usage: UsageRecorder
   /** The HTTP client of every source; guarded against private addresses in cloud mode. */
   http: HttpClient
   close(): Promise<void>
 }
 
-/** Retired sets linger this long after a job so in-flight requests can finish reading them. */
-const RETIRE_GRACE_MS = 10_000
 /** How often counted requests are written to usage_daily. */
 const USAGE_FLUSH_MS = 5_000
 
@@ -52,27 +55,14 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const embedders = new EmbedderPool(store)
   const retriever = new Retriever(store, embedders, log)
   const catalogue = new LibraryCatalogue(store)
-  const timers = new Set<NodeJS.Timeout>()
-  const sweepRetired = () => sweepSets(store, ['retired'], (pk) => retriever.forgetSet(pk))
+  const forgetSet = (setPk: number) => retriever.forgetSet(setPk)
   const mode = config.mode
   const http = createHttpClient(mode, config.fetch.allow)
-  const handlers = {
-    [GIT_JOB]: createGitJobHandler(store, embedders),
-    [SOURCE_JOB]: createSourceJobHandler(store, embedders, http, config.chromium.path),
-    [REBUILD_VECTORS_JOB]: createVectorRebuildHandler(store, embedders, (pk) => retriever.forgetSet(pk)),
-    [IMPORT_JOB]: createImportJobHandler(store, embedders),
-    [REEMBED_JOB]: createReembedHandler(store, embedders, (pk) => retriever.forgetSet(pk)),
-  }
-  const worker = new Worker(store, handlers, log, {
-    onJobEnd: () => {
-      const timer = setTimeout(() => {
-        timers.delete(timer)
-        sweepRetired()
-      }, RETIRE_GRACE_MS)
-      timer.unref()
-      timers.add(timer)
-    },
-  })
+  const sweeper = new RetiredSetSweeper(store, forgetSet)
+  const worker: JobRunner =
+    options.jobRunner === 'thread'
+      ? new ThreadedWorker({ config, log, forgetSet })
+      : new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, { onJobEnd: () => sweeper.schedule() })
   const usage = new UsageRecorder(store.db)
   const usageTimer = setInterval(() => usage.flush(), USAGE_FLUSH_MS)
   usageTimer.unref()
@@ -88,7 +78,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     usage,
     async close() {
       await worker.stop()
-      for (const timer of timers) clearTimeout(timer)
+      sweeper.cancel()
       clearInterval(usageTimer)
       usage.flush()
       store.close()

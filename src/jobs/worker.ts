@@ -69,11 +69,15 @@ export class Worker {
 
   /** Runs queued jobs until none is left; for a CLI that works without a server. */
   async drain(until: () => boolean = () => false): Promise<void> {
-    while (!until()) {
-      const job = this.store.jobs.claimNext()
-      if (!job) return
-      await this.execute(job)
-    }
+    while (!until()) if (!(await this.runNext())) return
+  }
+
+  /** Claims and runs the oldest queued job; false when none was queued. */
+  async runNext(): Promise<boolean> {
+    const job = this.store.jobs.claimNext()
+    if (!job) return false
+    await this.execute(job)
+    return true
   }
 
   private async run(): Promise<void> {
@@ -99,7 +103,9 @@ export class Worker {
     const controller = new AbortController()
     this.current = controller
     const started = Date.now()
-    this.log.info({ jobId: job.pk, kind: job.kind }, 'job started')
+    // Every line of the job, the handler's too, names the job and what it works on.
+    const log = withFields(this.log, { jobId: job.pk, kind: job.kind, ...this.subjectOf(job) })
+    log.info({}, 'job started')
     if (job.versionPk !== null) this.store.libraries.setVersionState(job.versionPk, 'processing')
     try {
       if (!handler) throw new Error(`no handler for job kind "${job.kind}"`)
@@ -107,20 +113,20 @@ export class Worker {
         job,
         signal: controller.signal,
         progress: (m) => this.store.jobs.setStatus(job.pk, m),
-        log: this.log,
+        log,
       })
       this.store.jobs.succeed(job.pk, message || 'done')
-      this.log.info({ jobId: job.pk, kind: job.kind, ms: Date.now() - started }, 'job succeeded')
+      log.info({ ms: Date.now() - started }, 'job succeeded')
     } catch (err) {
       if (controller.signal.aborted && !this.running) {
         // Stopping, not failing: leave the job running so the next start queues it again.
-        this.log.warn({ jobId: job.pk }, 'job interrupted by shutdown')
+        log.warn({}, 'job interrupted by shutdown')
       } else {
         const code = isLecternError(err) ? err.code : 'internal_error'
         const message = err instanceof Error ? err.message : String(err)
         this.store.jobs.fail(job.pk, code, message)
         this.markVersionFailed(job, code, message)
-        this.log.warn({ jobId: job.pk, kind: job.kind, code, reason: message }, 'job failed')
+        log.warn({ code, reason: message }, 'job failed')
       }
     } finally {
       this.current = undefined
@@ -128,6 +134,13 @@ export class Worker {
       if (ended?.state === 'running' && ended.versionPk !== null) this.restoreVersionState(ended.versionPk)
       if (ended) this.options.onJobEnd?.(ended)
     }
+  }
+
+  /** The library ID, and the version tag unless it is the default version, of the job's subject. */
+  private subjectOf(job: Job): { libraryId?: string; version?: string } {
+    const library = job.libraryPk === null ? undefined : this.store.libraries.byPk(job.libraryPk)
+    const tag = job.versionPk === null ? '' : (this.store.libraries.versionByPk(job.versionPk)?.tag ?? '')
+    return { ...(library ? { libraryId: library.id } : {}), ...(tag ? { version: tag } : {}) }
   }
 
   /** A failed refresh keeps serving the previous set: the version stays finalized, with the error noted. */
@@ -142,5 +155,14 @@ export class Worker {
   private restoreVersionState(versionPk: number): void {
     const version = this.store.libraries.versionByPk(versionPk)
     if (version?.currentSet !== null && version?.currentSet !== undefined) this.store.libraries.setVersionState(versionPk, 'finalized')
+  }
+}
+
+/** A log whose every line carries `fields` (a line's own fields win). */
+function withFields(log: JobLog, fields: object): JobLog {
+  return {
+    info: (obj, msg) => log.info({ ...fields, ...obj }, msg),
+    warn: (obj, msg) => log.warn({ ...fields, ...obj }, msg),
+    error: (obj, msg) => log.error({ ...fields, ...obj }, msg),
   }
 }
