@@ -10,6 +10,7 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import fs from 'node:fs'
+import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -23,11 +24,12 @@ import { markdownRepo, questions } from './docs.js'
 import { commitRepo, withGitRedirect } from './ingest.js'
 import type { LoopDelay } from './loop-delay.js'
 import { siblingModule, WORK_DIR } from './paths.js'
+import { row, type Row } from './report.js'
 import type { ProbeSample } from './probe-worker.js'
 import { contextPath } from './servers.js'
 
-export type Scenario = 'probes only' | 'load' | 'load + ingest' | 'load + backup'
-export const SCENARIOS: Scenario[] = ['probes only', 'load', 'load + ingest', 'load + backup']
+export type Scenario = 'idle' | 'ingest' | 'backup' | 'load' | 'load + ingest' | 'load + backup'
+export const SCENARIOS: Scenario[] = ['idle', 'ingest', 'backup', 'load', 'load + ingest', 'load + backup']
 
 export interface ProbePlan {
   seconds: number
@@ -48,6 +50,8 @@ export interface ScenarioResult {
   ready: Latencies
   load?: { requests: number; reqPerSec: number; p50Ms: number; p99Ms: number; non2xx: number; errors: number; timeouts: number }
   loop: LoopDelay
+  /** The five slowest probes, with when they were sent (ms after the prober started). */
+  slowest: ProbeSample[]
   /** What the background work did during the window (jobs, backups). */
   work: string
 }
@@ -95,8 +99,17 @@ interface Server {
   stop(): Promise<LoopDelay>
 }
 
+/** A port the OS just handed out (`serve --port 0` would not say which it took). */
+async function freePort(): Promise<number> {
+  const server = net.createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as net.AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
 async function startServe(dataDir: string, scratch: string, env: Record<string, string>): Promise<Server> {
-  const port = 20_000 + Math.floor(Math.random() * 20_000)
+  const port = await freePort()
   const logFile = path.join(scratch, 'server.log')
   const delayFile = path.join(scratch, 'loop-delay.json')
   const out = fs.openSync(logFile, 'w')
@@ -177,9 +190,11 @@ async function runScenario(scenario: Scenario, plan: ProbePlan, scratch: string,
   const server = await startServe(dataDir, dir, { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: `url.file://${remotes}/.insteadOf`, GIT_CONFIG_VALUE_0: 'https://github.com/bench/' })
   let loop: LoopDelay | undefined
   try {
-    const withLoad = scenario !== 'probes only'
-    if (withLoad) await autocannon({ url: server.base, connections: plan.connections, duration: 2, requests: requestMix(libraryId) })
+    const withLoad = scenario.startsWith('load')
     const prober = new Worker(siblingModule('probe-worker'), { workerData: { base: server.base } })
+    await once(prober, 'message')
+    if (withLoad) await autocannon({ url: server.base, connections: plan.connections, duration: 2, requests: requestMix(libraryId) })
+    prober.postMessage('start')
     const background = startBackground(scenario, server.base, key, cookie)
     const load = withLoad
       ? await autocannon({ url: server.base, connections: plan.connections, duration: plan.seconds, requests: requestMix(libraryId) })
@@ -194,6 +209,7 @@ async function runScenario(scenario: Scenario, plan: ProbePlan, scratch: string,
       scenario,
       health: latencies(probed, '/api/health'),
       ready: latencies(probed, '/api/ready'),
+      slowest: [...probed].sort((a, b) => b.ms - a.ms).slice(0, 5),
       load: load && {
         requests: load.requests.total,
         reqPerSec: load.requests.average,
@@ -213,7 +229,7 @@ async function runScenario(scenario: Scenario, plan: ProbePlan, scratch: string,
 
 /** The scenario's work beside the load: one large ingest, or backups back to back. */
 function startBackground(scenario: Scenario, base: string, key: string, cookie: string): { stop(): Promise<string> } {
-  if (scenario === 'load + ingest') {
+  if (scenario.endsWith('ingest')) {
     const submitted = fetch(`${base}/api/v2/add/repo/github`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -230,7 +246,7 @@ function startBackground(scenario: Scenario, base: string, key: string, cookie: 
       },
     }
   }
-  if (scenario === 'load + backup') {
+  if (scenario.endsWith('backup')) {
     let running = true
     let backups = 0
     const loop = (async () => {
@@ -267,15 +283,48 @@ export async function runProbeBench(plan: ProbePlan, log: (line: string) => void
     commitRepo(path.join(remotes, 'large'), markdownRepo(INGEST_FILES, SEED + 1))
     const results: ScenarioResult[] = []
     for (const scenario of only) {
-      log(`  ${scenario}: ${plan.connections} clients, ${plan.seconds} s (host load ${os.loadavg()[0].toFixed(2)})`)
+      const clients = scenario.startsWith('load') ? `${plan.connections} clients` : 'no clients'
+      log(`  ${scenario}: ${clients}, ${plan.seconds} s (host load average ${os.loadavg()[0].toFixed(2)})`)
       const result = await runScenario(scenario, plan, scratch, remotes)
       log(`    ${describe(result)}`)
       results.push(result)
     }
+    // Every sample's summary and each stall's time, for a closer look than the table gives.
+    fs.writeFileSync(path.join(WORK_DIR, 'probes.json'), JSON.stringify(results, null, 2))
     return results
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true })
   }
+}
+
+/** Probes must answer within this (issue 9, item 21); requests must not fail or time out. */
+export const PROBE_TARGET_MS = 100
+
+/** The summary rows: per scenario, probe latencies, requests that failed, and the longest event-loop delay. */
+export function probeRows(results: ScenarioResult[]): Row[] {
+  return results.flatMap((r) => {
+    const slowest = Math.max(r.health.maxMs, r.ready.maxMs)
+    const failedProbes = r.health.failed + r.ready.failed
+    const rows = [
+      row(`Probes, ${r.scenario}: /api/health p50 / p99 / max`, `${ms(r.health.p50Ms)} / ${ms(r.health.p99Ms)} / ${ms(r.health.maxMs)} (${r.health.count})`),
+      row(`Probes, ${r.scenario}: /api/ready p50 / p99 / max`, `${ms(r.ready.p50Ms)} / ${ms(r.ready.p99Ms)} / ${ms(r.ready.maxMs)} (${r.ready.count})`),
+      row(`Probes, ${r.scenario}: slowest probe, failed probes`, `${ms(slowest)}, ${failedProbes}`, `<= ${PROBE_TARGET_MS} ms, 0`, slowest <= PROBE_TARGET_MS && failedProbes === 0),
+      row(`Probes, ${r.scenario}: event-loop delay p99 / max`, `${ms(r.loop.p99Ms)} / ${ms(r.loop.maxMs)}`),
+    ]
+    if (r.load) {
+      const failed = r.load.non2xx + r.load.errors + r.load.timeouts
+      rows.push(
+        row(
+          `Probes, ${r.scenario}: the clients' requests`,
+          `${Math.round(r.load.reqPerSec)} req/s, p50 ${r.load.p50Ms} ms, p99 ${r.load.p99Ms} ms; ${r.load.non2xx} non-2xx, ${r.load.errors} errors, ${r.load.timeouts} timeouts`,
+          '0 failed',
+          failed === 0,
+        ),
+      )
+    }
+    if (r.work) rows.push(row(`Probes, ${r.scenario}: background work`, r.work))
+    return rows
+  })
 }
 
 const ms = (n: number) => `${n.toFixed(n < 10 ? 1 : 0)} ms`
