@@ -62,7 +62,7 @@ async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDe
     await app.close()
     throw err
   }
-  app.log.info({ url: `http://${config.server.host}:${(app.server.address() as { port: number }).port}` }, 'Lectern is ready')
+  app.log.info({ url: `http://${config.server.host}:${(app.server.address() as { port: number }).port}` }, 'Lectern is listening (ready once the job worker thread has started)')
   return new Promise((resolve) => {
     let closing = false
     const stop = (reason: 'signal' | 'restore', signal?: NodeJS.Signals) => {
