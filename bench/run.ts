@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: ingest throughput, crawl and OpenAPI ingest times, /v2/context load against a
- * bare-Fastify baseline at 10k and 1M snippets, MCP overhead over REST, and an in-process
- * profile of one request. Prints progress as it goes and a
+ * bare-Fastify baseline at 10k and 1M snippets, MCP overhead over REST, an in-process
+ * profile of one request, and how fast `lectern serve` answers its probes under 50 clients,
+ * during an ingest and during backups. Prints progress as it goes and a
  * summary table at the end, also written to bench/.work/perf-results.md.
  *
  *   --quick    10k store only, short load runs, smaller profile
@@ -19,6 +20,7 @@ import { measureMcpOverhead } from './perf/mcp.js'
 import { benchSources } from './perf/sources.js'
 import { runLoad, type LoadResult } from './perf/load.js'
 import { WORK_DIR } from './perf/paths.js'
+import { probeRows, runProbeBench } from './perf/probes.js'
 import { profileRequests, type ProfileResult } from './perf/profile.js'
 import { int, latency, markdownTable, median, row, seconds, us, type Row } from './perf/report.js'
 import { contextPath, fetchBodySizes, startServer, type RunningServer } from './perf/servers.js'
@@ -28,12 +30,16 @@ interface Plan {
   warmupSeconds: number
   profileRequests: number
   with1m: boolean
+  /** Length of each probe scenario's measured window. */
+  probeSeconds: number
 }
 
 const SEED = 20_240_601
 const INGEST_FILES = 2000
 const QUESTIONS = 2000
 const CONNECTIONS = 8
+/** Clients on /api/v2/context, /api/v2/libs/search and /mcp while the probes are timed (issue 9, item 21). */
+const PROBE_CLIENTS = 50
 const SMALL: CorpusSpec = { name: 'store-10k', libraries: 10, perLibrary: 1000 }
 const LARGE: CorpusSpec = { name: 'store-1m', libraries: 1000, perLibrary: 1000 }
 const TARGETS = { ingestPerSec: 1000, p99Ms: 25, ratio: 1 / 3, mcpOverheadMs: 2 }
@@ -45,8 +51,8 @@ function planOf(args: string[]): Plan {
   if (unknown.length > 0) throw new Error(`unknown flag(s): ${unknown.join(' ')} (use --quick, --skip-1m)`)
   const quick = args.includes('--quick')
   return quick
-    ? { loadSeconds: 4, warmupSeconds: 1, profileRequests: 1000, with1m: false }
-    : { loadSeconds: 10, warmupSeconds: 3, profileRequests: 3000, with1m: !args.includes('--skip-1m') }
+    ? { loadSeconds: 4, warmupSeconds: 1, profileRequests: 1000, with1m: false, probeSeconds: 5 }
+    : { loadSeconds: 10, warmupSeconds: 3, profileRequests: 3000, with1m: !args.includes('--skip-1m'), probeSeconds: 10 }
 }
 
 function ingestRows(r: IngestResult): Row[] {
@@ -185,6 +191,9 @@ async function main(): Promise<void> {
   log('== 5. Import of a bundle of about 100 MB of snippet JSON, re-embedded with the hash embedder')
   const importTable = await runImportBench()
   log(importTable)
+
+  log(`== 6. Probes: /api/health and /api/ready timed one at a time, idle, during an ingest, during backups, each with and without ${PROBE_CLIENTS} clients (lectern serve)`)
+  rows.push(...probeRows(await runProbeBench({ seconds: plan.probeSeconds, connections: PROBE_CLIENTS }, log)))
 
   rows.push(row('Host load average (1/5/15 min) at the end', `${os.loadavg().map((l) => l.toFixed(2)).join(' / ')} on ${os.availableParallelism()} CPUs`))
   const table = `${markdownTable(rows)}\n\nBackup and restore (${label} store):\n\n${backupTable}\n\nImport:\n\n${importTable}`

@@ -5,12 +5,13 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { resolveConfig, type ConfigOverrides, type LecternConfig } from '../src/config.js'
-import { openRuntime, recoverDataDir, type Runtime } from '../src/runtime.js'
-import { loggerOptions } from './logger.js'
+import { openRuntime, recoverDataDir, type JobRunnerKind, type Runtime } from '../src/runtime.js'
+import { loggerOptions, RequestLogController } from './logger.js'
 import auth from './plugins/auth.js'
 import errors from './plugins/errors.js'
 import rateLimit from './plugins/rate-limit.js'
 import session from './plugins/session.js'
+import turns from './plugins/turns.js'
 import authRoutes from './routes/auth.js'
 import authMcp from './routes/auth-mcp.js'
 import exportRoute from './routes/airgap/export.js'
@@ -38,6 +39,12 @@ declare module 'fastify' {
 export interface AppOptions extends ConfigOverrides {
   /** Run the job worker in this process (default true). Only one process per data dir may. */
   startWorker?: boolean
+  /**
+   * Where the worker runs jobs (default 'in-process'). `serve` uses 'thread' so ingest never holds
+   * the serving event loop; a thread runs the compiled dist/, so sources run through a
+   * TypeScript loader (tests) keep the default.
+   */
+  jobRunner?: JobRunnerKind
   /** Where logs go (default: nowhere, so tests stay quiet); `serve` passes its log destination. */
   logStream?: NodeJS.WritableStream | { write(line: string): void }
   /** Called after a dashboard restore is staged and answered (serve exits so a start applies it). */
@@ -48,6 +55,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = resolveConfig(options)
   const app = Fastify({
     logger: options.logStream ? { ...loggerOptions(config.log.level), stream: options.logStream } : false,
+    logController: new RequestLogController(),
     // A hop count is valid (proxy-addr's `trust`), though Fastify's types leave numbers out.
     trustProxy: config.server.trustProxy as boolean | string | string[],
     requestIdHeader: 'x-request-id',
@@ -57,7 +65,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
   })
-  const runtime = await openRuntime({ config, log: app.log })
+  const runtime = await openRuntime({ config, log: app.log, jobRunner: options.jobRunner })
   app.decorate('runtime', runtime)
   app.decorate('lecternOptions', { ...options, startWorker: options.startWorker ?? true, config })
   app.addHook('onSend', async (request, reply) => {
@@ -69,6 +77,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(auth, { keys: runtime.store.keys })
   await app.register(session, { users: runtime.store.users })
   await app.register(rateLimit, { limits: config.rateLimit })
+  await app.register(turns)
   await app.register(
     async (api) => {
       await api.register(health)

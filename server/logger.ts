@@ -6,6 +6,7 @@
  * a bounded buffer: when the destination does not keep up (a stuck pipe) or fails (a full disk),
  * lines are dropped and counted instead of blocking the event loop or raising an error.
  */
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { DestinationStream, LoggerOptions } from 'pino'
 import pino from 'pino'
 import pretty from 'pino-pretty'
@@ -50,6 +51,30 @@ export function createLogDestination(format: LogFormat, fd = 1): LogDestination 
         // The destination is still full or gone: what is left is lost, as the guarantee says.
       }
     },
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A liveness or readiness probe: polled every few seconds, so its lines are logged at debug. */
+    probe?: boolean
+  }
+}
+
+/**
+ * Fastify's request lines ("incoming request", "request completed"), at info for every request
+ * except probes, whose lines are at debug: an orchestrator polling /api/ready every few seconds
+ * would otherwise fill the log. A probe that errors is still logged at error.
+ */
+export class RequestLogController extends LogController {
+  override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
+    if (request.routeOptions.config?.probe) request.log.debug({ req: request }, 'incoming request')
+    else super.incomingRequest(request, reply)
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (!error && request.routeOptions.config?.probe) reply.log.debug({ res: reply, responseTime: reply.elapsedTime }, 'request completed')
+    else super.requestCompleted(error, request, reply)
   }
 }
 

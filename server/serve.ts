@@ -69,14 +69,14 @@ async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDe
   const staged = await applyStagedRestore(paths, pino(loggerOptions(config.log.level), logs.stream))
   if (staged?.state === 'failed' && !config.server.supervise) return 'restore-failed'
   let stopForRestore = () => {}
-  const app = await buildApp({ ...config, logStream: logs.stream, onRestoreStaged: () => stopForRestore() })
+  const app = await buildApp({ ...config, jobRunner: 'thread', logStream: logs.stream, onRestoreStaged: () => stopForRestore() })
   try {
     await app.listen({ port: config.server.port, host: config.server.host })
   } catch (err) {
     await app.close()
     throw err
   }
-  app.log.info({ url: `http://${config.server.host}:${(app.server.address() as { port: number }).port}` }, 'Lectern is ready')
+  app.log.info({ url: `http://${config.server.host}:${(app.server.address() as { port: number }).port}` }, 'Lectern is listening (ready once the job worker thread has started)')
   return new Promise((resolve) => {
     let closing = false
     const stop = (reason: 'signal' | 'restore', signal?: NodeJS.Signals) => {

@@ -5,15 +5,16 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { createImportJobHandler, IMPORT_JOB, sweepImportStaging } from './airgap/import.js'
+import { sweepImportStaging } from './airgap/import.js'
 import type { LecternConfig, Mode } from './config.js'
 import { EmbedderPool } from './embed/pool.js'
-import { createGitJobHandler, GIT_JOB } from './jobs/git-job.js'
+import { failSoftly } from './housekeeping.js'
+import { createJobHandlers, SetSweeper } from './jobs/handlers.js'
 import { sweepSets } from './jobs/ingest.js'
-import { createSourceJobHandler, SOURCE_JOB } from './jobs/source-job.js'
-import { createReembedHandler, REEMBED_JOB } from './jobs/reembed.js'
+import type { JobRunner } from './jobs/runner.js'
+import { ThreadedWorker } from './jobs/thread.js'
 import { createHttpClient, type HttpClient } from './sources/http.js'
-import { checkVectorIndexes, createVectorRebuildHandler, REBUILD_VECTORS_JOB } from './jobs/vector-rebuild.js'
+import { checkVectorIndexes } from './jobs/vector-rebuild.js'
 import { Worker, type JobLog } from './jobs/worker.js'
 import { jobOfWorkDir } from './paths.js'
 import { Retriever } from './search/context.js'
@@ -21,9 +22,14 @@ import { LibraryCatalogue } from './search/libraries.js'
 import { openStore, type Store } from './store/index.js'
 import { UsageRecorder } from './store/usage.js'
 
+/** Where jobs run: on this thread, or on a worker thread of their own (needs the compiled dist/). */
+export type JobRunnerKind = 'in-process' | 'thread'
+
 export interface RuntimeOptions {
   config: LecternConfig
   log?: JobLog
+  /** Default 'in-process'. */
+  jobRunner?: JobRunnerKind
 }
 
 export interface Runtime {
@@ -34,15 +40,13 @@ export interface Runtime {
   embedders: EmbedderPool
   retriever: Retriever
   catalogue: LibraryCatalogue
-  worker: Worker
+  worker: JobRunner
   usage: UsageRecorder
   /** The HTTP client of every source; guarded against private addresses in cloud mode. */
   http: HttpClient
   close(): Promise<void>
 }
 
-/** Retired sets linger this long after a job so in-flight requests can finish reading them. */
-const RETIRE_GRACE_MS = 10_000
 /** How often counted requests are written to usage_daily. */
 const USAGE_FLUSH_MS = 5_000
 
@@ -55,33 +59,16 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const embedders = new EmbedderPool(store)
   const retriever = new Retriever(store, embedders, log)
   const catalogue = new LibraryCatalogue(store)
-  const timers = new Set<NodeJS.Timeout>()
-  const softly = failSoftly(log)
-  const sweepRetired = () => softly('sweeping replaced snippet sets', () => sweepSets(store, ['retired'], (pk) => retriever.forgetSet(pk)))
-  // Between jobs no set is being built: any `building` set is one a failed job could not drop (a
-  // full disk refused the delete), removed here as soon as writing works again.
-  const sweepAbandoned = () => softly('removing half-built snippet sets', () => sweepSets(store, ['building'], (pk) => retriever.forgetSet(pk)))
+  const forgetSet = (setPk: number) => retriever.forgetSet(setPk)
   const mode = config.mode
   const http = createHttpClient(mode, config.fetch.allow)
-  const handlers = {
-    [GIT_JOB]: createGitJobHandler(store, embedders),
-    [SOURCE_JOB]: createSourceJobHandler(store, embedders, http, config.chromium.path),
-    [REBUILD_VECTORS_JOB]: createVectorRebuildHandler(store, embedders, (pk) => retriever.forgetSet(pk)),
-    [IMPORT_JOB]: createImportJobHandler(store, embedders),
-    [REEMBED_JOB]: createReembedHandler(store, embedders, (pk) => retriever.forgetSet(pk)),
-  }
-  const worker = new Worker(store, handlers, log, {
-    onJobEnd: () => {
-      const timer = setTimeout(() => {
-        timers.delete(timer)
-        sweepRetired()
-      }, RETIRE_GRACE_MS)
-      timer.unref()
-      timers.add(timer)
-    },
-    betweenJobs: sweepAbandoned,
-  })
+  const sweeper = new SetSweeper(store, forgetSet, log)
+  const worker: JobRunner =
+    options.jobRunner === 'thread'
+      ? new ThreadedWorker({ config, log, forgetSet })
+      : new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, sweeper.workerOptions)
   const usage = new UsageRecorder(store.db)
+  const softly = failSoftly(log)
   // Counts the disk refuses stay pending for the next flush.
   const usageTimer = setInterval(() => softly('writing usage counts', () => usage.flush()), USAGE_FLUSH_MS)
   usageTimer.unref()
@@ -97,28 +84,11 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     usage,
     async close() {
       await worker.stop()
-      for (const timer of timers) clearTimeout(timer)
+      sweeper.cancel()
       clearInterval(usageTimer)
       softly('writing usage counts', () => usage.flush())
       store.close()
     },
-  }
-}
-
-/**
- * Housekeeping writes that must never stop the process (a full disk): a failure is logged once
- * per run of failures, and the work is tried again at its next turn.
- */
-function failSoftly(log: JobLog): (what: string, work: () => void) => void {
-  const failing = new Set<string>()
-  return (what, work) => {
-    try {
-      work()
-      if (failing.delete(what)) log.info({ task: what }, 'housekeeping works again')
-    } catch (err) {
-      if (!failing.has(what)) log.error({ err, task: what }, 'housekeeping failed (is the disk full?); it is retried')
-      failing.add(what)
-    }
   }
 }
 

@@ -45,7 +45,7 @@ export async function benchIngest(fileCount: number, seed: number): Promise<Inge
   }
 }
 
-function commitRepo(dir: string, files: Array<{ path: string; text: string }>): void {
+export function commitRepo(dir: string, files: Array<{ path: string; text: string }>): void {
   for (const file of files) {
     fs.mkdirSync(path.dirname(path.join(dir, file.path)), { recursive: true })
     fs.writeFileSync(path.join(dir, file.path), file.text)
@@ -57,7 +57,7 @@ function commitRepo(dir: string, files: Array<{ path: string; text: string }>): 
 }
 
 /** git reads GIT_CONFIG_* from process.env (cloneRepo merges it), so the rewrite lives there for the run. */
-async function withGitRedirect<T>(base: string, prefix: string, run: () => Promise<T>): Promise<T> {
+export async function withGitRedirect<T>(base: string, prefix: string, run: () => Promise<T>): Promise<T> {
   const saved = GIT_ENV_KEYS.map((key) => process.env[key])
   process.env.GIT_CONFIG_COUNT = '1'
   process.env.GIT_CONFIG_KEY_0 = `url.${base}.insteadOf`

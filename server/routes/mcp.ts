@@ -64,5 +64,5 @@ export default async function mcp(app: FastifyInstance): Promise<void> {
     reply.code(405).header('allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC messages with POST.'))
   app.get('/mcp', notAllowed)
   app.delete('/mcp', notAllowed)
-  app.get('/ping', async () => ({ status: 'ok', message: 'pong' }))
+  app.get('/ping', { config: { probe: true } }, async () => ({ status: 'ok', message: 'pong' }))
 }

@@ -13,6 +13,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
 import { Worker } from 'node:worker_threads'
+import zlib from 'node:zlib'
 import * as tar from 'tar'
 import { vectorIndexPath } from '../paths.js'
 import { ensureSecretsCanary } from '../secrets/canary.js'
@@ -79,8 +80,10 @@ export async function createArchive(store: Store, outDir: string, options: Creat
     await fsp.writeFile(path.join(work, MANIFEST_MEMBER), JSON.stringify(manifest, null, 2), { mode: 0o600 })
     progress('compress')
     // The manifest goes first so a reader can learn what an archive holds from its first block.
-    const pack = tar.create({ gzip: true, cwd: work, portable: true }, [MANIFEST_MEMBER, ...memberPaths])
-    await pipeline(pack, fs.createWriteStream(partial, { flags: 'wx', mode: 0o600 }))
+    const pack = tar.create({ cwd: work, portable: true }, [MANIFEST_MEMBER, ...memberPaths])
+    // tar's own gzip compresses on this thread, in one synchronous call per 16 MB read (seconds
+    // of a blocked event loop on a large store); zlib's stream compresses on the thread pool.
+    await pipeline(pack, zlib.createGzip(), fs.createWriteStream(partial, { flags: 'wx', mode: 0o600 }))
     progress('sync')
     await fsyncFile(partial)
     await fsp.rename(partial, final)

@@ -94,12 +94,16 @@ export class Worker {
 
   /** Runs queued jobs until none is left; for a CLI that works without a server (store errors end it). */
   async drain(until: () => boolean = () => false): Promise<void> {
-    while (!until()) {
-      const job = this.claim()
-      if (!job) return
-      await this.execute(job)
-    }
+    while (!until()) if (!(await this.runNext())) break
     this.writeUnrecorded()
+  }
+
+  /** Claims and runs the oldest queued job; false when none was queued. */
+  async runNext(): Promise<boolean> {
+    const job = this.claim()
+    if (!job) return false
+    await this.execute(job)
+    return true
   }
 
   private writeUnrecorded(): void {
@@ -149,10 +153,12 @@ export class Worker {
     const controller = new AbortController()
     this.current = controller
     const started = Date.now()
+    // Every line of the job, the handler's too, names the job and what it works on.
+    const log = withFields(this.log, { jobId: job.pk, kind: job.kind, ...this.subjectOf(job) })
     const workDir = jobWorkDir(this.store.paths, job.pk)
     const removeWorkDir = () =>
-      fs.rm(workDir, { recursive: true, force: true }).catch((err: unknown) => this.log.warn({ jobId: job.pk, err }, "could not remove the job's work directory"))
-    this.log.info({ jobId: job.pk, kind: job.kind }, 'job started')
+      fs.rm(workDir, { recursive: true, force: true }).catch((err: unknown) => log.warn({ err }, "could not remove the job's work directory"))
+    log.info({}, 'job started')
     let outcome: () => void
     try {
       // A run cut off by a crash left its files; this run starts from nothing.
@@ -163,14 +169,14 @@ export class Worker {
         job,
         signal: controller.signal,
         progress: (m) => this.store.jobs.setStatus(job.pk, m),
-        log: this.log,
+        log,
       })
       outcome = () => this.store.jobs.succeed(job.pk, message || 'done')
-      this.log.info({ jobId: job.pk, kind: job.kind, ms: Date.now() - started }, 'job succeeded')
+      log.info({ ms: Date.now() - started }, 'job succeeded')
     } catch (caught) {
       if (controller.signal.aborted && !this.running) {
         // Stopping, not failing: leave the job running so the next start queues it again.
-        this.log.warn({ jobId: job.pk }, 'job interrupted by shutdown')
+        log.warn({}, 'job interrupted by shutdown')
         outcome = () => {}
       } else {
         const err = asDiskFull(caught, 'the job', this.store.paths.root)
@@ -180,7 +186,7 @@ export class Worker {
           this.store.jobs.fail(job.pk, code, message)
           this.markVersionFailed(job, code, message)
         }
-        this.log.warn({ jobId: job.pk, kind: job.kind, code, reason: message }, 'job failed')
+        log.warn({ code, reason: message }, 'job failed')
       }
     }
     this.current = undefined
@@ -189,7 +195,7 @@ export class Worker {
       outcome()
     } catch (err) {
       this.unrecorded = outcome
-      this.log.error({ err, jobId: job.pk }, 'could not record how the job ended; retrying before the next job')
+      log.error({ err }, 'could not record how the job ended; retrying before the next job')
       return
     }
     try {
@@ -197,8 +203,14 @@ export class Worker {
       const ended = this.store.jobs.byPk(job.pk)
       if (ended) this.options.onJobEnd?.(ended)
     } catch (err) {
-      this.log.error({ err, jobId: job.pk }, 'could not tidy up after the job')
+      log.error({ err }, 'could not tidy up after the job')
     }
+  }
+
+  private subjectOf(job: Job): { libraryId?: string; version?: string } {
+    const library = job.libraryPk === null ? undefined : this.store.libraries.byPk(job.libraryPk)
+    const tag = job.versionPk === null ? '' : (this.store.libraries.versionByPk(job.versionPk)?.tag ?? '')
+    return { ...(library ? { libraryId: library.id } : {}), ...(tag ? { version: tag } : {}) }
   }
 
   /** A failed refresh keeps serving the previous set: the version stays finalized, with the error noted. */
@@ -217,5 +229,13 @@ export class Worker {
     const version = this.store.libraries.versionByPk(versionPk)
     if (version?.state !== 'processing') return
     this.store.libraries.setVersionState(versionPk, version.currentSet !== null ? 'finalized' : 'initial')
+  }
+}
+
+function withFields(log: JobLog, fields: object): JobLog {
+  return {
+    info: (obj, msg) => log.info({ ...fields, ...obj }, msg),
+    warn: (obj, msg) => log.warn({ ...fields, ...obj }, msg),
+    error: (obj, msg) => log.error({ ...fields, ...obj }, msg),
   }
 }

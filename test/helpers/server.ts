@@ -15,8 +15,13 @@ export async function freePort(): Promise<number> {
   return port
 }
 
-function spawnServer(dataDir: string, port: number, env: Record<string, string>) {
-  return execa('node', ['bin/run.js', 'serve', '--data-dir', dataDir, '--port', String(port), '--log-level', 'warn'], {
+export interface ServerOptions {
+  /** Default warn: tests that read the log ask for more. */
+  logLevel?: 'debug' | 'info' | 'warn'
+}
+
+function spawnServer(dataDir: string, port: number, env: Record<string, string>, options: ServerOptions) {
+  return execa('node', ['bin/run.js', 'serve', '--data-dir', dataDir, '--port', String(port), '--log-level', options.logLevel ?? 'warn'], {
     cwd: PROJECT_ROOT,
     env,
     stdin: 'ignore',
@@ -30,14 +35,15 @@ export interface ServerProcess {
 }
 
 /** Spawns the server and waits until /api/ready answers 200; it is killed at the end if still running. */
-export async function startServer(dataDir: string, env: Record<string, string> = {}, defer: Defer = onTestFinished): Promise<ServerProcess> {
+export async function startServer(dataDir: string, env: Record<string, string> = {}, defer: Defer = onTestFinished, options: ServerOptions = {}): Promise<ServerProcess> {
   const port = await freePort()
-  const child = spawnServer(dataDir, port, env)
+  const child = spawnServer(dataDir, port, env, options)
   defer(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
     await child
   })
   const url = `http://127.0.0.1:${port}`
+  // Start-up loads the CLI, migrates, and brings up the job worker thread: slow on a loaded machine.
   await pollUntil(`${url}/api/ready`, async () => {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${String((await child).stderr)}`)
     const res = await fetch(`${url}/api/ready`).catch(() => undefined)

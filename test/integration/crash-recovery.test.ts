@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest'
 import type { ContextResponse } from '../../src/search/render.js'
 import { openStore } from '../../src/store/index.js'
 import { gitRedirectEnv, makeGitRepo } from '../helpers/git.js'
+import { largeDocs } from '../helpers/large-docs.js'
 import { pollUntil } from '../helpers/poll.js'
 import { startServer, type ServerProcess } from '../helpers/server.js'
 import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
@@ -21,22 +22,10 @@ vi.setConfig({ testTimeout: 120_000 })
 const defer = suiteTeardown()
 let serverEnv: Record<string, string>
 
-/** Enough documentation (400 pages, 2400 snippets) that indexing takes a while. */
-function largeDocs(): Record<string, string> {
-  const files: Record<string, string> = {}
-  for (let page = 0; page < 400; page++) {
-    const sections = Array.from({ length: 3 }, (_, s) => {
-      const name = `feature${page}x${s}`
-      return `## Configure ${name}\n\nThe ${name} option controls how page ${page} renders its widgets, caches results and retries requests.\n\n\`\`\`ts\nimport { ${name} } from 'large'\n\n${name}({ retries: ${s}, page: ${page} })\n\`\`\`\n`
-    })
-    files[`docs/page-${String(page).padStart(3, '0')}.md`] = `# Page ${page}\n\n${sections.join('\n')}`
-  }
-  return files
-}
-
 beforeAll(async () => {
   const remotes = await tmpDir('lectern-remotes-', defer)
-  await makeGitRepo(largeDocs(), { parent: remotes, name: 'large' })
+  // Enough documentation (400 pages, 2400 snippets) that indexing takes a while.
+  await makeGitRepo(largeDocs(400), { parent: remotes, name: 'large' })
   // No rate limit: the test polls the API.
   serverEnv = { ...gitRedirectEnv(remotes), LECTERN_RATE_LIMIT_ANONYMOUS: '0', LECTERN_RATE_LIMIT_KEYED: '0' }
 })

@@ -1,0 +1,20 @@
+/**
+ * Housekeeping that must never take the process down: on a full disk (or any other failure) a
+ * task is logged once, retried at its next turn, and logged again when it works.
+ */
+import type { JobLog } from './jobs/worker.js'
+
+export type Softly = (what: string, work: () => void) => void
+
+export function failSoftly(log: JobLog): Softly {
+  const failing = new Set<string>()
+  return (what, work) => {
+    try {
+      work()
+      if (failing.delete(what)) log.info({ task: what }, 'housekeeping works again')
+    } catch (err) {
+      if (!failing.has(what)) log.error({ err, task: what }, 'housekeeping failed (is the disk full?); it is retried')
+      failing.add(what)
+    }
+  }
+}

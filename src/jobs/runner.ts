@@ -1,0 +1,15 @@
+/**
+ * What the server, the CLI and the routes need from whatever runs jobs: the worker in this
+ * thread (`Worker`), or the same worker on a thread of its own (`ThreadedWorker`, for `serve`).
+ */
+export interface JobRunner {
+  /** True while jobs are being taken from the queue (readiness reports it). */
+  readonly isRunning: boolean
+  start(): void
+  /** Look for work now instead of at the next poll (after enqueueing a job). */
+  wake(): void
+  /** Aborts the running job (it is queued again at the next start) and waits for it to unwind. */
+  stop(): Promise<void>
+  /** Runs queued jobs until none is left or `until()` holds; for a CLI that works without a server. */
+  drain(until?: () => boolean): Promise<void>
+}
