@@ -34,12 +34,17 @@ export interface CodeBlock {
   code: string
   /** From a `title=`/`filename=` meta, an rst `:caption:` or a sphinx-tabs label. */
   title?: string
+  /** Blocks of one tab set share this id: they are alternatives of one example. */
+  group?: string
+  /** Repository files the code was included from. */
+  includes?: string[]
 }
 
 /** Alternatives the source itself groups (tabs, code groups). */
 export interface CodeGroupBlock {
   kind: 'codeGroup'
   codes: CodeAlternative[]
+  includes?: string[]
 }
 
 export type Block = HeadingBlock | ProseBlock | CodeBlock | CodeGroupBlock
@@ -138,6 +143,8 @@ function fileTitle(path: string): string {
  * group of labelled bash blocks starts a new snippet.
  */
 function isAlternative(group: CodeBlock[], next: CodeBlock): boolean {
+  // Tabs the source declares are alternatives of each other and of nothing else.
+  if (next.group !== undefined || group[0].group !== undefined) return group.every((block) => block.group === next.group)
   const languages = new Set(group.map((block) => block.language))
   if (languages.size === group.length && !languages.has(next.language)) return true
   const labels = new Set(group.map((block) => block.title))
@@ -196,7 +203,7 @@ class SnippetAssembler {
         return this.addCode(block)
       case 'codeGroup':
         this.flushRun()
-        return this.emitCode(this.headingTitle(), this.takeDescription(), block.codes)
+        return this.emitCode(this.headingTitle(), this.takeDescription(), block.codes, block.includes)
     }
   }
 
@@ -227,9 +234,10 @@ class SnippetAssembler {
     const run = this.openRun
     if (run.length === 0) return
     this.openRun = []
-    const title = run.length === 1 && run[0].title !== undefined ? run[0].title : this.headingTitle()
+    const title = run.length === 1 && run[0].title !== undefined && run[0].includes === undefined ? run[0].title : this.headingTitle()
     const codes = run.map(({ language, code }) => ({ language, code }))
-    this.emitCode(title, this.takeDescription(), codes)
+    const includes = [...new Set(run.flatMap((block) => block.includes ?? []))]
+    this.emitCode(title, this.takeDescription(), codes, includes)
   }
 
   /**
@@ -247,7 +255,7 @@ class SnippetAssembler {
     return this.lastDescription
   }
 
-  private emitCode(title: string, description: string, codes: CodeAlternative[]): void {
+  private emitCode(title: string, description: string, codes: CodeAlternative[], includes: string[] = []): void {
     const codeList = codes
       .map(({ language, code }) => ({ language, code: cleanCode(code) }))
       .filter(({ code }) => code !== '')
@@ -260,6 +268,7 @@ class SnippetAssembler {
       pageTitle: this.pageTitle,
       anchor: this.anchor,
       codeList,
+      ...(includes.length > 0 ? { includes } : {}),
     }
     this.snippets.push(snippet)
   }

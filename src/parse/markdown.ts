@@ -23,7 +23,9 @@ import type {
 } from 'mdast'
 import { markdownItTree } from './markdown-it.js'
 import { assembleSnippets, normalizeLanguage, type Block, type CodeBlock, type ProseBlock } from './blocks.js'
-import type { ParsedSnippet, SourceDocument } from './types.js'
+import { GROUP_META, normalizeDialects } from './markdown-dialects.js'
+import { expandIncludes, includesOf } from './markdown-includes.js'
+import type { ParseContext, ParsedSnippet, SourceDocument } from './types.js'
 
 export interface MarkdownOptions {
   mdx: boolean
@@ -47,15 +49,19 @@ const MYST_ADMONITIONS = new Set([
   'note', 'warning', 'tip', 'hint', 'important', 'caution', 'danger', 'attention', 'error', 'seealso', 'admonition',
 ])
 
-export function parseMarkdown(doc: SourceDocument, opts: MarkdownOptions): ParsedSnippet[] {
-  const { blocks, declaredTitle } = markdownBlocks(doc.text, opts)
+export function parseMarkdown(doc: SourceDocument, opts: MarkdownOptions, context: ParseContext = {}): ParsedSnippet[] {
+  const { blocks, declaredTitle } = markdownBlocks(doc.text, opts, { ...context, path: doc.path })
   return assembleSnippets(blocks, { path: doc.path, declaredTitle })
 }
 
-/** Flattens a markdown (or MDX) text into blocks; also used for notebook markdown cells. */
-export function markdownBlocks(text: string, opts: MarkdownOptions): MarkdownBlocks {
+/**
+ * Flattens a markdown (or MDX) text into blocks; also used for notebook markdown cells. With a
+ * repository reader, include directives are expanded first (their paths are relative to `path`).
+ */
+export function markdownBlocks(text: string, opts: MarkdownOptions, context: ParseContext & { path?: string } = {}): MarkdownBlocks {
   const { body, title } = splitFrontMatter(text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n'))
-  const tree = parseTree(body, opts.mdx)
+  const expanded = context.includes ? expandIncludes(context.path ?? '', body, { reader: context.includes, siteRoots: context.siteRoots ?? [] }) : body
+  const tree = parseTree(normalizeDialects(expanded), opts.mdx)
   return { blocks: tree ? flowBlocks(tree.children) : [], declaredTitle: title }
 }
 
@@ -227,7 +233,9 @@ function codeBlocks(node: Code): Block[] {
   if (myst) return mystBlocks(myst[1], node)
   const code: CodeBlock = { kind: 'code', language: normalizeLanguage(node.lang), code: node.value }
   const title = metaTitle(node.meta)
-  return [title === undefined ? code : { ...code, title }]
+  const group = new RegExp(`\\b${GROUP_META}="([^"]*)"`).exec(node.meta ?? '')?.[1]
+  const includes = includesOf(node.meta)
+  return [{ ...code, ...(title === undefined ? {} : { title }), ...(group === undefined ? {} : { group }), ...(includes ? { includes } : {}) }]
 }
 
 function metaTitle(meta: string | null | undefined): string | undefined {
@@ -269,7 +277,7 @@ function tabBlocks(container: MdxJsxFlowElement): Block[] {
     let labelled = label === undefined
     for (const block of blocks) {
       if (block.kind === 'code') codes.push(block)
-      else if (block.kind === 'codeGroup') codes.push(...block.codes.map((code) => ({ kind: 'code' as const, ...code })))
+      else if (block.kind === 'codeGroup') codes.push(...block.codes.map((code) => ({ kind: 'code' as const, ...code, includes: block.includes })))
       else if (block.kind === 'prose') {
         prose.push(tabProse(block, labelled ? undefined : label))
         labelled = true
@@ -283,7 +291,8 @@ function tabBlocks(container: MdxJsxFlowElement): Block[] {
       collect(nodeBlocks(child), undefined)
     }
   }
-  const group: Block[] = codes.length > 0 ? [{ kind: 'codeGroup', codes: codes.map(({ language, code }) => ({ language, code })) }] : []
+  const includes = [...new Set(codes.flatMap((code) => code.includes ?? []))]
+  const group: Block[] = codes.length > 0 ? [{ kind: 'codeGroup', codes: codes.map(({ language, code }) => ({ language, code })), ...(includes.length > 0 ? { includes } : {}) }] : []
   return [...group, ...prose]
 }
 
