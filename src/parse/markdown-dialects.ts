@@ -217,7 +217,7 @@ function block(lines: string[], i: number, counter: Counter): Step | undefined {
   let next = end + 1
   for (;;) {
     let probe = next
-    while (isBlank(lines[probe])) probe++
+    while (probe < lines.length && isBlank(lines[probe])) probe++
     const more = BLOCK_START.exec(lines[probe] ?? '')
     if (!more || more[3].toLowerCase() !== 'tab' || more[2] !== start[2]) break
     const close = closingLine(lines, probe, (line) => new RegExp(`^\\s*${more[2]}\\s*$`).test(line), (line) => BLOCK_START.exec(line)?.[2] === more[2])
