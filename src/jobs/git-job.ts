@@ -12,6 +12,7 @@ import { parseRepoUrl, type RepoKind } from '../sources/repo-url.js'
 import { discoverDocs, readRepoConfig, type DiscoveredFile, type RepoConfig } from '../sources/discover.js'
 import { discoverSourceFiles } from '../sources/discover-source.js'
 import { cloneRepo, lsRemoteHead } from '../sources/git.js'
+import { siteContext } from '../sources/site-layout.js'
 import { generateSourceSnippets } from '../parse/source-code/index.js'
 import type { SourceDocument } from '../parse/types.js'
 import type { Store } from '../store/index.js'
@@ -95,7 +96,7 @@ export function createGitJobHandler(store: Store, embedders: EmbedderPool): JobH
         const web = repo.webFileUrl(clone.commit, file, anchor || undefined)
         return web ?? `${file}${anchor ? `#${anchor}` : ''}`
       }
-      let snippets = snippetsOf(documents, locate)
+      let snippets = snippetsOf(documents, locate, siteContext(workDir, log))
       if (generateDocs) {
         ctx.progress('generating documentation from the source code')
         snippets = dedupe([...snippets, ...(await sourceSnippets(workDir, config, log, locate))])

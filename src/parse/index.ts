@@ -30,6 +30,13 @@ function extensionOf(path: string): string {
  * consult beyond its text: the other files of its repository, for include directives.
  */
 export function parseDocument(doc: SourceDocument, context: ParseContext = {}): ParsedSnippet[] {
-  const read = READERS[extensionOf(doc.path)]
+  const extension = extensionOf(doc.path)
+  const read = isSphinxPage(doc.path, extension, context) ? parseRst : READERS[extension]
   return read ? read(doc, context) : []
+}
+
+function isSphinxPage(path: string, extension: string, context: ParseContext): boolean {
+  const sphinx = context.sphinx
+  if (!sphinx || !sphinx.suffixes.includes(extension)) return false
+  return sphinx.root === '' || path.startsWith(`${sphinx.root}/`)
 }

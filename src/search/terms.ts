@@ -28,7 +28,8 @@ const withoutUrlHosts = (text: string) => text.replace(/\bhttps?:\/\/[^/\s'"`<>)
 
 export function indexTextOf(snippet: NewSnippet): SnippetIndexText {
   const body = withoutUrlHosts(bodyText(snippet))
-  const context = [snippet.description, snippet.breadcrumb, snippet.pageTitle].filter(Boolean).join('\n')
+  // An included file's path names the example (`tutorial001`, `query_params`): questions about it match.
+  const context = [snippet.description, snippet.breadcrumb, snippet.pageTitle, ...(snippet.includes ?? [])].filter(Boolean).join('\n')
   return {
     title: snippet.title,
     context,

@@ -26,9 +26,13 @@ export interface StoredSnippet {
   source: string
   tokens: number
   hash: string
+  /** Repository files the code was included from. */
+  includes: string[]
+  /** Other pages showing the same content (links like `source`). */
+  alsoAt: string[]
 }
 
-export type NewSnippet = Omit<StoredSnippet, 'pk' | 'setPk'>
+export type NewSnippet = Omit<StoredSnippet, 'pk' | 'setPk' | 'includes' | 'alsoAt'> & Partial<Pick<StoredSnippet, 'includes' | 'alsoAt'>>
 
 /** The text of the four FTS columns; their bm25 weights are FTS_WEIGHTS in search/context.ts. */
 export interface SnippetIndexText {
@@ -95,6 +99,8 @@ interface SnippetRow {
   source: string
   tokens: number
   hash: string
+  includes: string
+  also_at: string
 }
 
 const toSet = (r: SetRow): SnippetSet => ({
@@ -119,6 +125,8 @@ const toSnippet = (r: SnippetRow): StoredSnippet => ({
   source: r.source,
   tokens: r.tokens,
   hash: r.hash,
+  includes: JSON.parse(r.includes) as string[],
+  alsoAt: JSON.parse(r.also_at) as string[],
 })
 
 export const ftsTable = (setPk: number): string => `fts_${Math.trunc(setPk)}`
@@ -130,8 +138,8 @@ export function createSnippetsRepository(db: Db): SnippetsRepository {
   const setByPk = db.prepare<[number], SetRow>('SELECT * FROM snippet_sets WHERE pk = ?')
   const setsByStatus = db.prepare<[string], SetRow>('SELECT * FROM snippet_sets WHERE status = ? ORDER BY pk')
   const insertSnippet = db.prepare(
-    `INSERT OR IGNORE INTO snippets (set_pk, kind, title, description, breadcrumb, page_title, language, body, source, tokens, hash)
-     VALUES (@setPk, @kind, @title, @description, @breadcrumb, @pageTitle, @language, @body, @source, @tokens, @hash)`,
+    `INSERT OR IGNORE INTO snippets (set_pk, kind, title, description, breadcrumb, page_title, language, body, source, tokens, hash, includes, also_at)
+     VALUES (@setPk, @kind, @title, @description, @breadcrumb, @pageTitle, @language, @body, @source, @tokens, @hash, @includes, @alsoAt)`,
   )
   const snippetsOfSet = db.prepare<[number], SnippetRow>('SELECT * FROM snippets WHERE set_pk = ? ORDER BY pk')
   const snippetsByPks = db.prepare<[string], SnippetRow>('SELECT s.* FROM json_each(?) AS j JOIN snippets s ON s.pk = j.value')
@@ -177,7 +185,7 @@ export function createSnippetsRepository(db: Db): SnippetsRepository {
     insert: db.transaction((setPk: number, items: Array<{ snippet: NewSnippet; index: SnippetIndexText }>) => {
       const fts = ftsInsert(setPk)
       return items.map(({ snippet, index }) => {
-        const result = insertSnippet.run({ setPk, ...snippet })
+        const result = insertSnippet.run({ setPk, ...snippet, includes: JSON.stringify(snippet.includes ?? []), alsoAt: JSON.stringify(snippet.alsoAt ?? []) })
         if (result.changes === 0) return null
         const pk = Number(result.lastInsertRowid)
         fts.run(pk, index.title, index.context, index.body, index.idents)
