@@ -30,6 +30,24 @@ export function resolveIncludePath(fromDoc: string, reference: string, siteRoot 
   return normal
 }
 
+/**
+ * The repository paths an import specifier may name: relative to the page, or through the site's
+ * aliases (`@mdx/x.mdx` with `"@mdx/*": ["src/mdx/*"]`). Bare package names name no repository file.
+ */
+export function moduleCandidates(fromDoc: string, specifier: string, aliases: Array<{ pattern: string; targets: string[] }> = []): Array<string | undefined> {
+  if (specifier.startsWith('./') || specifier.startsWith('../')) return [resolveIncludePath(fromDoc, specifier)]
+  const candidates: Array<string | undefined> = []
+  for (const { pattern, targets } of aliases) {
+    const star = pattern.indexOf('*')
+    const prefix = star === -1 ? pattern : pattern.slice(0, star)
+    const suffix = star === -1 ? '' : pattern.slice(star + 1)
+    if (star === -1 ? specifier !== pattern : !(specifier.startsWith(prefix) && specifier.endsWith(suffix))) continue
+    const captured = star === -1 ? '' : specifier.slice(prefix.length, specifier.length - suffix.length)
+    for (const target of targets) candidates.push(resolveIncludePath('', target.replace('*', captured)))
+  }
+  return candidates
+}
+
 /** Reads an include, trying each candidate path in turn; logs why when none can be read. */
 export function readInclude(reader: IncludeReader, fromDoc: string, reference: string, candidates: Array<string | undefined>): { path: string; text: string } | undefined {
   for (const candidate of candidates) {

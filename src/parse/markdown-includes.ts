@@ -15,6 +15,7 @@
 import {
   MAX_INCLUDE_DEPTH,
   isMarkdownFile,
+  moduleCandidates,
   languageOfFile,
   readInclude,
   resolveIncludePath,
@@ -30,6 +31,7 @@ export const INCLUDE_META = 'lectern-include'
 export interface IncludeOptions {
   reader: IncludeReader
   siteRoots: string[]
+  aliases?: Array<{ pattern: string; targets: string[] }>
 }
 
 const FENCE = /^(\s*)(`{3,}|~{3,})(.*)$/
@@ -40,10 +42,14 @@ const VITEPRESS_CODE = /^(\s*)<<<\s+([^\s{]+(?:\{[^}]*\})?)(?:\s+\[([^\]]*)\])?\
 const VITEPRESS_INCLUDE = /<!--\s*@include:\s*([^\s>]+?)\s*-->/g
 const RAW_LOADER_IMPORT = /^\s*import\s+(\w+)\s+from\s+['"]!!?raw-loader!([^'"]+)['"];?\s*$/
 const CODE_BLOCK_ELEMENT = /<CodeBlock\b([^>]*)>\s*\{\s*(\w+)\s*\}\s*<\/CodeBlock>/g
+/** An MDX partial: a Markdown module imported as a component and placed on a line of its own. */
+const PARTIAL_IMPORT = /^\s*import\s+(\w+)\s+from\s+['"]([^'"]+\.mdx?)['"];?\s*$/
+const PARTIAL_USE = /^(\s*)<([A-Z$_][\w$]*)(?:\s[^<>]*)?\/>\s*$/
 
 export function expandIncludes(docPath: string, text: string, options: IncludeOptions, depth = 0): string {
   const lines = text.split('\n')
   const rawLoaders = rawLoaderImports(docPath, lines, options)
+  const partials = partialImports(lines)
   const out: string[] = []
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]
@@ -52,6 +58,12 @@ export function expandIncludes(docPath: string, text: string, options: IncludeOp
       const end = fenceEnd(lines, i, fence[2])
       out.push(...expandInsideFence(docPath, lines.slice(i, end), options))
       i = end - 1
+      continue
+    }
+    const partial = PARTIAL_USE.exec(line)
+    const partialPath = partial ? partials.get(partial[2]) : undefined
+    if (partial && partialPath !== undefined) {
+      out.push(...mdxPartial(docPath, partialPath, partial[1], options, depth))
       continue
     }
     const expanded = expandLine(docPath, lines, i, options, depth)
@@ -215,6 +227,23 @@ function markdownInclude(docPath: string, reference: string, options: IncludeOpt
   return `\n${nestedMarkdown(found.path, text, options, depth).join('\n')}\n`
 }
 
+function partialImports(lines: string[]): Map<string, string> {
+  const partials = new Map<string, string>()
+  for (const line of lines) {
+    const match = PARTIAL_IMPORT.exec(line)
+    if (match) partials.set(match[1], match[2])
+  }
+  return partials
+}
+
+/** A partial's Markdown in place of its component tag, front matter dropped, its own includes expanded. */
+function mdxPartial(docPath: string, specifier: string, indent: string, options: IncludeOptions, depth: number): string[] {
+  const found = readInclude(options.reader, docPath, specifier, moduleCandidates(docPath, specifier, options.aliases))
+  if (!found) return []
+  const body = found.text.replace(/^---\n[\s\S]*?\n---\n/, '')
+  return ['', ...nestedMarkdown(found.path, body, options, depth, indent), '']
+}
+
 interface RawSource {
   file: string
   text: string
@@ -225,7 +254,7 @@ function rawLoaderImports(docPath: string, lines: string[], options: IncludeOpti
   for (const line of lines) {
     const match = RAW_LOADER_IMPORT.exec(line)
     if (!match) continue
-    const found = readInclude(options.reader, docPath, match[2], [resolveIncludePath(docPath, match[2])])
+    const found = readInclude(options.reader, docPath, match[2], moduleCandidates(docPath, match[2], options.aliases))
     if (found) sources.set(match[1], { file: found.path, text: found.text.replace(/\n+$/, '') })
   }
   return sources

@@ -64,7 +64,7 @@ export function parseMarkdown(doc: SourceDocument, opts: MarkdownOptions, contex
  */
 export function markdownBlocks(text: string, opts: MarkdownOptions, context: ParseContext & { path?: string } = {}): MarkdownBlocks {
   const { body, title } = splitFrontMatter(text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n'))
-  const expanded = context.includes ? expandIncludes(context.path ?? '', body, { reader: context.includes, siteRoots: context.siteRoots ?? [] }) : body
+  const expanded = context.includes ? expandIncludes(context.path ?? '', body, { reader: context.includes, siteRoots: context.siteRoots ?? [], aliases: context.aliases }) : body
   const tree = parseTree(normalizeDialects(expanded), opts.mdx)
   if (!tree) return { blocks: [], declaredTitle: title }
   const exported = exportedMetadata(tree.children.flatMap((node) => (node.type === 'mdxjsEsm' ? [node.value] : [])).join('\n'))

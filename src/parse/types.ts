@@ -64,6 +64,8 @@ export interface ParseContext {
   siteRoots?: string[]
   /** The language of Sphinx `::` literal blocks when no `.. highlight::` says (conf.py's highlight_language, else python). */
   literalLanguage?: string
+  /** Module path aliases of the site's bundler (tsconfig `paths`, Docusaurus `@site/`): `@mdx/*` -> `src/mdx/*`. */
+  aliases?: Array<{ pattern: string; targets: string[] }>
   /** A Sphinx project: its pages under `root` with these suffixes are reStructuredText, whatever the extension (Django's are `.txt`). */
   sphinx?: { root: string; suffixes: string[] }
 }

@@ -92,6 +92,21 @@ function readSmall(file: string): string {
 
 const join = (...parts: string[]) => path.posix.normalize(parts.filter((p) => p !== '').join('/')).replace(/^\.\/?$/, '')
 
+/** `compilerOptions.paths` of a tsconfig (JSON with comments), as repository paths. */
+function pathAliases(config: Found): NonNullable<ParseContext['aliases']> {
+  let parsed: { compilerOptions?: { baseUrl?: string; paths?: Record<string, string[]> } }
+  try {
+    parsed = JSON.parse(config.text.replace(/^\s*\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '').replace(/,(\s*[}\]])/g, '$1'))
+  } catch {
+    return []
+  }
+  const options = parsed.compilerOptions ?? {}
+  const base = join(config.dir, options.baseUrl ?? '.')
+  return Object.entries(options.paths ?? {})
+    .filter(([, targets]) => Array.isArray(targets))
+    .map(([pattern, targets]) => ({ pattern, targets: targets.filter((t) => typeof t === 'string').map((t) => join(base, t)) }))
+}
+
 /** What parsing the repository's pages needs to know of its docs site. */
 export function siteContext(root: string, log: (message: string) => void): ParseContext {
   const roots: string[] = []
@@ -118,10 +133,16 @@ export function siteContext(root: string, log: (message: string) => void): Parse
     const bases = basePaths ? [...basePaths.matchAll(/['"]?([^\s,'"[\]]+)['"]?/g)].map((m) => m[1]) : []
     roots.push(mkdocs.dir, ...bases.map((base) => join(mkdocs.dir, base)), join(mkdocs.dir, docsDir))
   }
-  for (const docusaurus of findConfigs(root, (name) => /^docusaurus\.config\.(m?[jt]s)$/.test(name))) roots.push(docusaurus.dir)
+  const aliases: NonNullable<ParseContext['aliases']> = []
+  for (const docusaurus of findConfigs(root, (name) => /^docusaurus\.config\.(m?[jt]s)$/.test(name))) {
+    roots.push(docusaurus.dir)
+    aliases.push({ pattern: '@site/*', targets: [join(docusaurus.dir, '*')] })
+  }
+  for (const tsconfig of findConfigs(root, (name) => name === 'tsconfig.json' || name === 'jsconfig.json')) aliases.push(...pathAliases(tsconfig))
   return {
     includes: repositoryReader(root, log),
     siteRoots: [...new Set(roots)],
+    ...(aliases.length > 0 ? { aliases } : {}),
     ...(literalLanguage ? { literalLanguage } : {}),
     ...(sphinx ? { sphinx } : {}),
   }

@@ -162,3 +162,23 @@ describe('Markdown include directives', () => {
     expect(codeSnippets(snippets)).toEqual([])
   })
 })
+
+describe('MDX partials', () => {
+  it('a Markdown module imported as a component reads in place, through relative paths and site aliases', () => {
+    const files = repo({
+      'src/mdx/$count-pg.mdx': '---\ntitle: x\n---\nUse `count()` to count the rows of a table, with or without a filter on the selected columns.\n\n```ts\nawait db.$count(users)\n```\n',
+      'docs/_shared.mdx': 'Shared partial text that explains the connection string format and where the password goes in it.\n',
+    })
+    const page = "import Count from '@mdx/$count-pg.mdx'\nimport Shared from './_shared.mdx'\n\n# Count\n\n## Count rows\n\n<Count />\n\n## Connect\n\n<Shared/>\n"
+    const snippets = parseMarkdown({ path: 'docs/count.mdx', text: page }, { mdx: true }, { includes: files, aliases: [{ pattern: '@mdx/*', targets: ['src/mdx/*'] }] })
+    expect(codeSnippets(snippets)[0]).toMatchObject({
+      title: 'Count rows',
+      description: expect.stringContaining('count the rows of a table'),
+      codeList: [{ language: 'typescript', code: 'await db.$count(users)' }],
+    })
+    const info = infoSnippets(snippets).map((s) => s.content).join('\n')
+    expect(info).toContain('connection string format')
+    expect(info).not.toContain('title: x')
+    expect(files.logs).toEqual([])
+  })
+})
