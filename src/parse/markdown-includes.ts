@@ -19,6 +19,7 @@ import {
   languageOfFile,
   readInclude,
   resolveIncludePath,
+  selectBetween,
   selectLines,
   selectRegion,
   stripRegionMarkers,
@@ -45,6 +46,8 @@ const CODE_BLOCK_ELEMENT = /<CodeBlock\b([^>]*)>\s*\{\s*(\w+)\s*\}\s*<\/CodeBloc
 /** An MDX partial: a Markdown module imported as a component and placed on a line of its own. */
 const PARTIAL_IMPORT = /^\s*import\s+(\w+)\s+from\s+['"]([^'"]+\.mdx?)['"];?\s*$/
 const PARTIAL_USE = /^(\s*)<([A-Z$_][\w$]*)(?:\s[^<>]*)?\/>\s*$/
+/** MyST's include directives, written as fences: ```{literalinclude} path and ```{include} path. */
+const MYST_INCLUDE = /^(\s*)(`{3,}|~{3,})\{(literalinclude|include)\}\s+(\S+)\s*$/
 
 export function expandIncludes(docPath: string, text: string, options: IncludeOptions, depth = 0): string {
   const lines = text.split('\n')
@@ -53,6 +56,13 @@ export function expandIncludes(docPath: string, text: string, options: IncludeOp
   const out: string[] = []
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]
+    const myst = MYST_INCLUDE.exec(line)
+    if (myst) {
+      const end = fenceEnd(lines, i, myst[2])
+      out.push(...mystInclude(docPath, myst, lines.slice(i + 1, end - 1), options, depth))
+      i = end - 1
+      continue
+    }
     const fence = FENCE.exec(line)
     if (fence) {
       const end = fenceEnd(lines, i, fence[2])
@@ -225,6 +235,23 @@ function markdownInclude(docPath: string, reference: string, options: IncludeOpt
   if (region) text = selectRegion(text, region) ?? ''
   if (range) text = selectLines(text, range.replace(',', '-'))
   return `\n${nestedMarkdown(found.path, text, options, depth).join('\n')}\n`
+}
+
+/** ```{literalinclude} path with `:lines:`/`:language:`/`:start-after:`... options, or ```{include} path. */
+function mystInclude(docPath: string, match: RegExpExecArray, body: string[], options: IncludeOptions, depth: number): string[] {
+  const [, indent, , directive, reference] = match
+  const fields = new Map(body.flatMap((line) => {
+    const option = /^\s*:([\w-]+):\s*(.*)$/.exec(line)
+    return option ? [[option[1], option[2].trim()] as const] : []
+  }))
+  const found = readInclude(options.reader, docPath, reference, [resolveIncludePath(docPath, reference), ...options.siteRoots.map((root) => resolveIncludePath(`${root}/x`, reference.replace(/^\//, '')))])
+  if (!found) return []
+  let text = selectBetween(found.text, { startAfter: fields.get('start-after'), endBefore: fields.get('end-before') })
+  const lines = fields.get('lines')
+  if (lines) text = selectLines(text, lines)
+  if (directive === 'include') return nestedMarkdown(found.path, text, options, depth, indent)
+  const language = fields.get('language') ?? languageOfFile(found.path)
+  return codeFence(indent, language, stripRegionMarkers(text).replace(/\n+$/, ''), found.path, fields.get('caption'))
 }
 
 function partialImports(lines: string[]): Map<string, string> {

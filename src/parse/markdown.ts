@@ -26,6 +26,7 @@ import { assembleSnippets, normalizeLanguage, type Block, type CodeBlock, type P
 import { GROUP_META, normalizeDialects } from './markdown-dialects.js'
 import { expandIncludes, includesOf } from './markdown-includes.js'
 import { exportedMetadata, propsMarkdown, readLiteral } from './mdx-props.js'
+import { rstBlocks } from './rst.js'
 import type { ParseContext, ParsedSnippet, SourceDocument } from './types.js'
 
 export interface MarkdownOptions {
@@ -272,6 +273,7 @@ function mystBlocks(directive: string, node: Code): Block[] {
     const code: CodeBlock = { kind: 'code', language: normalizeLanguage(node.meta), code: body }
     return [caption ? { ...code, title: caption.trim() } : code]
   }
+  if (directive === 'eval-rst') return rstBlocks(node.value, '')
   if (!MYST_ADMONITIONS.has(directive)) return []
   const label = directive === 'seealso' ? 'See also' : directive[0].toUpperCase() + directive.slice(1)
   const text = [node.meta, body.trim()].filter(Boolean).join(' ')

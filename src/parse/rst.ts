@@ -17,6 +17,11 @@ import {
 } from './includes.js'
 import type { ParseContext, ParsedSnippet, SourceDocument } from './types.js'
 
+/** The blocks of a reStructuredText fragment (MyST's `{eval-rst}` fences). */
+export function rstBlocks(text: string, path: string, context: ParseContext = {}): Block[] {
+  return new RstReader(path, context).read(text.split('\n'))
+}
+
 export function parseRst(doc: SourceDocument, context: ParseContext = {}): ParsedSnippet[] {
   const lines = doc.text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').split('\n')
   const blocks = new RstReader(doc.path, context).read(lines)
@@ -25,7 +30,19 @@ export function parseRst(doc: SourceDocument, context: ParseContext = {}): Parse
 
 const CODE_DIRECTIVES = new Set(['code-block', 'code', 'sourcecode', 'code-tab', 'code-cell'])
 /** Directives whose body is Python by definition. */
-const PYTHON_DIRECTIVES = new Set(['doctest', 'testcode', 'ipython', 'jupyter-execute'])
+const PYTHON_DIRECTIVES = new Set(['doctest', 'testcode', 'ipython', 'jupyter-execute', 'click:example'])
+/**
+ * Directives whose body is not content a reader studies (navigation, layout, media, generated
+ * output). Any other directive, a project's own included (`.. confval::`, `.. fixture::`), shows
+ * its argument and body.
+ */
+const NON_CONTENT_DIRECTIVES = new Set([
+  'toctree', 'raw', 'image', 'figure', 'contents', 'index', 'meta', 'graphviz', 'plot', 'autosummary', 'currentmodule',
+  'sectionauthor', 'moduleauthor', 'codeauthor', 'tabularcolumns', 'include-fragment', 'click:run', 'testsetup', 'testcleanup',
+  'testoutput', 'spelling:word-list', 'highlight', 'default-role', 'role', 'sectnum', 'header', 'footer', 'target-notes',
+  'replace', 'unicode', 'date', 'class', 'title', 'rst-class', 'cssclass', 'iframe', 'youtube', 'video', 'mermaid', 'automodule',
+  'autoclass', 'autofunction', 'automethod', 'autoattribute', 'autodata', 'autoexception', 'program', 'productionlist',
+])
 const ADMONITIONS: Record<string, string> = {
   note: 'Note',
   warning: 'Warning',
@@ -173,7 +190,8 @@ class RstReader {
     if (name === 'rubric') return prose(inline(argument, 'markdown'), inline(argument, 'plain'))
     if (CONTAINERS.has(name)) return [...(argument ? prose(inline(argument, 'markdown'), inline(argument, 'plain')) : []), ...this.read(body)]
     if (OBJECT_DIRECTIVE.test(name) && argument !== '') return [...prose('`' + argument + '`', argument, false), ...this.read(body)]
-    return []
+    if (NON_CONTENT_DIRECTIVES.has(name) || body.length === 0) return []
+    return [...(argument ? prose(`\`${argument}\``, argument, false) : []), ...this.read(body)]
   }
 
   /** An indented block with no `::` before it is a block quote: its content reads as prose. */

@@ -172,3 +172,38 @@ describe('Sphinx includes', () => {
     expect(reader.logs).toEqual([expect.stringContaining('include "_parts/missing.rst" not found')])
   })
 })
+
+describe('MyST (Markdown for Sphinx)', () => {
+  it('reads {eval-rst} fences as reStructuredText and {literalinclude} as the included code', () => {
+    const files = repo({ 'docs/examples/greet.py': 'import click\n\n@click.command()\ndef greet():\n    click.echo("hi")\n' })
+    const page = dedent(`
+      # Commands
+
+      ## Basic command
+
+      \`\`\`{eval-rst}
+      .. click:example::
+
+          @click.command()
+          def hello():
+              click.echo("Hello")
+      \`\`\`
+
+      ## Included
+
+      \`\`\`{literalinclude} examples/greet.py
+      :lines: 3-
+      \`\`\`
+    `)
+    const code = codeSnippets(parseMarkdown({ path: 'docs/commands.md', text: page }, { mdx: false }, { includes: files }))
+    expect(code.map((c) => [c.title, c.codeList[0]])).toEqual([
+      ['Basic command', { language: 'python', code: '@click.command()\ndef hello():\n    click.echo("Hello")' }],
+      ['Included', { language: 'python', code: '@click.command()\ndef greet():\n    click.echo("hi")' }],
+    ])
+  })
+
+  it("reads a project's own directives (confval, fixture) with their argument", () => {
+    const text = 'Reference\n=========\n\n.. confval:: addopts\n\n   Add the specified options to the command line as if they had been typed by the user every time.\n'
+    expect(infoSnippets(parseRst({ path: 'r.rst', text }))[0].content).toContain('`addopts`')
+  })
+})
