@@ -98,7 +98,7 @@ async function replay(runtime: Runtime, vectors: VectorIndexCache, t: PartTimer,
       { pks: semantic, weight: VECTOR_WEIGHT },
     ]).slice(0, CANDIDATES),
   )
-  const counts = t.time('token counts (tokensOf)', () => store.snippets.tokensOf(ranked))
+  const counts = t.time('token counts (tokensOf)', () => store.snippets.tokensOf(ranked.map((r) => r.pk)))
   const packed = t.time('packing (packSnippets)', () => packSnippets(counts, DEFAULT_TOKENS))
   const picked = t.time('snippet fetch (byPks, packed only)', () => store.snippets.byPks(packed.map((s) => s.pk)))
   t.time('rendering (renderText)', () => renderText(picked, library.rules))

@@ -10,7 +10,7 @@ import type { Store } from '../store/index.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
 import type { SnippetSet, StoredSnippet } from '../store/snippets.js'
 import { packSnippets } from './budget.js'
-import { fuseRankings } from './fusion.js'
+import { fuseRankings, type RankedPk } from './fusion.js'
 import { resolveLibraryVersion } from './resolve.js'
 import { matchExpression, questionTerms } from './terms.js'
 import { VectorIndexCache, loadVectorIndex } from './vector-index.js'
@@ -37,8 +37,21 @@ export interface ContextRequest {
 export interface ContextAnswer {
   library: Library
   version: LibraryVersion
+  /** Best first: the order of the `txt` answer. */
   snippets: StoredSnippet[]
+  /** The fused score of each snippet, in the same order. */
+  scores: number[]
 }
+
+/**
+ * Which rankings answer: BM25 alone, the vector index alone, or both fused. `auto` fuses for
+ * real embedders and, for the built-in hash embedder (a second lexical signal, measured to add
+ * nothing over BM25 on the development set), uses BM25 alone.
+ */
+export type Signals = 'auto' | 'lexical' | 'vector' | 'fused'
+
+/** What `auto` uses for sets embedded by the hash embedder (bench/RESULTS.md, "signals"). */
+const HASH_SIGNALS: Exclude<Signals, 'auto'> = 'fused'
 
 export interface RetrieverLog {
   warn(obj: object, msg: string): void
@@ -64,6 +77,7 @@ export class Retriever {
     private readonly store: Store,
     private readonly embedders: EmbedderPool,
     private readonly log: RetrieverLog = { warn: () => {} },
+    private readonly signals: Signals = 'auto',
   ) {}
 
   async getContext(request: ContextRequest): Promise<ContextAnswer> {
@@ -74,11 +88,14 @@ export class Retriever {
     }
     const setPk = set.pk
     let snippets: StoredSnippet[]
+    let scores: number[]
     try {
       const ranked = await this.rankSet(set, request.query)
+      const scoreOf = new Map(ranked.map((r) => [r.pk, r.score]))
       // Pack on token counts alone, then read whole rows only for what made it into the answer.
-      const picked = packSnippets(this.store.snippets.tokensOf(ranked), request.tokens)
+      const picked = packSnippets(this.store.snippets.tokensOf(ranked.map((r) => r.pk)), request.tokens)
       snippets = this.store.snippets.byPks(picked.map((s) => s.pk))
+      scores = snippets.map((s) => scoreOf.get(s.pk) ?? 0)
     } catch (err) {
       if (isLecternError(err)) throw err
       this.log.warn({ err, libraryId: library.id, setPk }, 'retrieval failed')
@@ -87,14 +104,14 @@ export class Retriever {
     if (snippets.length === 0) {
       throw new LecternError('no_snippets_found', `No snippets found in ${library.id} for this question.`)
     }
-    return { library, version, snippets }
+    return { library, version, snippets, scores }
   }
 
   /** Snippet pks of a set, best first, for a question. */
   async rank(setPk: number, question: string): Promise<number[]> {
     const set = this.store.snippets.set(setPk)
     if (!set) throw new Error(`snippet set ${setPk} vanished`)
-    return this.rankSet(set, question)
+    return (await this.rankSet(set, question)).map((r) => r.pk)
   }
 
   /**
@@ -115,11 +132,11 @@ export class Retriever {
     return resolution
   }
 
-  private async rankSet(set: SnippetSet, question: string): Promise<number[]> {
-    const setPk = set.pk
-    const match = matchExpression(questionTerms(question))
-    const lexical = match ? this.store.snippets.ftsSearch(setPk, match, CANDIDATES, FTS_WEIGHTS).map((h) => h.pk) : []
-    const semantic = await this.vectorSearch(set, question)
+  private async rankSet(set: SnippetSet, question: string): Promise<RankedPk[]> {
+    const signals = this.signals === 'auto' ? (set.embedProvider === 'hash' ? HASH_SIGNALS : 'fused') : this.signals
+    const match = signals === 'vector' ? undefined : matchExpression(questionTerms(question))
+    const lexical = match ? this.store.snippets.ftsSearch(set.pk, match, CANDIDATES, FTS_WEIGHTS).map((h) => h.pk) : []
+    const semantic = signals === 'lexical' ? [] : await this.vectorSearch(set, question)
     return fuseRankings([
       { pks: lexical, weight: LEXICAL_WEIGHT },
       { pks: semantic, weight: VECTOR_WEIGHT },
