@@ -30,7 +30,29 @@ export function table<T>(rows: readonly T[], columns: ReadonlyArray<Column<T>>):
   return [ansis.bold(line(columns.map((c) => c.header))), ...cells.map(line)].join('\n')
 }
 
+/** A record for people: one "Label:  value" line per field, labels aligned; fields without a value are left out. */
+export function record(fields: ReadonlyArray<readonly [string, string | undefined | null]>): string {
+  const shown = fields.filter((f): f is readonly [string, string] => f[1] !== undefined && f[1] !== null && f[1] !== '')
+  const width = Math.max(0, ...shown.map(([label]) => label.length + 1))
+  return shown.map(([label, value]) => `${ansis.bold(`${label}:`.padEnd(width))}  ${value}`).join('\n')
+}
+
 export const humanSize = (bytes: number): string => prettyBytes(bytes)
+
+/** A date for people: "2027-12-31 14:05 UTC (in 1 year)"; "-" for none. */
+export function humanTimestamp(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return '-'
+  const time = Date.parse(iso)
+  if (!Number.isFinite(time)) return iso
+  return `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC (${humanDate(iso, now)})`
+}
+
+/** A library, version or job state in a colour that says whether it is fine, under way or failed. */
+export function stateColour(state: string): string {
+  if (/^(finalized|succeeded|valid|ready|stored)$/.test(state)) return ansis.green(state)
+  if (/^(error|failed|invalid|expired|revoked)$/.test(state)) return ansis.red(state)
+  return ansis.yellow(state)
+}
 
 const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
   ['year', 365 * 86_400_000],

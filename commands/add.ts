@@ -5,8 +5,8 @@ import type { RepoKind } from '../src/sources/repo-url.js'
 
 export default class Add extends AddSourceCommand {
   static override summary = 'Add a library from a git repository (GitHub, GitLab, Bitbucket or any git host).'
-  static override description = `Queues a job that clones the repository, finds its docs and indexes them. With --wait the command
-shows the job's progress until the library is searchable; without a running server it runs the job itself.
+  static override description = `Queues a job that clones the repository, finds its docs and indexes them. With --wait the command shows the job's progress until the library is searchable; without a running server it runs the job itself.
+
 A token for a private repository is read from --token or LECTERN_GIT_TOKEN and stored encrypted until the job ends.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> https://github.com/fastify/fastify --wait',

@@ -9,11 +9,9 @@ import { LecternError } from '../src/errors.js'
 
 export default class Export extends LecternCommand {
   static override summary = 'Export public libraries (cloud mode) as the dashboard bundle for an airgapped install.'
-  static override description = `Writes one zip (default lectern-libraries.zip) with a manifest and every code and info snippet
-of each library, no embeddings; the install imports it with \`lectern import\` or POST /api/import-libraries.
-At most ${MAX_EXPORT_LIBRARIES} libraries per bundle. --json writes the raw import payload instead.`
+  static override description = `Writes one zip (default lectern-libraries.zip) with a manifest and every code and info snippet of each library, no embeddings; the install imports it with \`lectern import\` or POST /api/import-libraries. At most ${MAX_EXPORT_LIBRARIES} libraries per bundle. --json writes the raw import payload instead.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> /vercel/next.js /facebook/react -o libraries.zip',
+    '<%= config.bin %> <%= command.id %> /vercel/next.js /facebook/react -o lectern-libraries.zip',
     '<%= config.bin %> <%= command.id %> /vercel/next.js --json -o next.json',
   ]
   static override strict = false

@@ -28,12 +28,10 @@ const isZip = (file: string): boolean => {
 
 export default class Import extends LecternCommand {
   static override summary = 'Import an exported bundle (.zip) or payload (.json) into this airgapped install.'
-  static override description = `Needs an installed offline license. Each library is queued as its own job and re-embedded with
-this install's embedding provider; existing libraries are skipped unless --force. Works on the data
-directory (running the jobs itself when no server holds it), or against a server with --url and --key.`
+  static override description = `Needs an installed offline license. Each library is queued as its own job and re-embedded with this install's embedding provider; existing libraries are skipped unless --force. Works on the data directory (running the jobs itself when no server holds it), or against a server with --url and --key.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> lectern-libraries.zip',
-    '<%= config.bin %> <%= command.id %> next.json --force --url http://lectern.internal:3000 --key lct_...',
+    '<%= config.bin %> <%= command.id %> next.json --force --url http://lectern.internal:3000 --key "$LECTERN_API_KEY"',
   ]
   static override enableJsonFlag = true
   static override args = { file: Args.string({ description: 'Bundle (.zip) or payload (.json).', required: true }) }

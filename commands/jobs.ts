@@ -1,32 +1,46 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Flags } from '@oclif/core'
+import { colour, humanDate, humanDuration, table } from '../cli/output.js'
 import { LecternCommand } from '../cli/run.js'
 import { parseStatus, type ParseStatusResponse } from '../src/jobs/status.js'
 
 function render(status: ParseStatusResponse): string {
-  const lines: string[] = []
   const active = Object.entries(status.activeParses)
-  if (active.length === 0) lines.push('No jobs queued or running.')
-  for (const [project, job] of active) {
-    lines.push(
-      job.status === 'queued'
-        ? `queued   #${job.position}  ${project}  (job ${job.jobId}, ${job.kind}, since ${job.createdAt})`
-        : `running  ${project}  (job ${job.jobId}, ${job.kind}, ${Math.round(job.duration ?? 0)} s): ${job.statusMessage ?? ''}`,
+  const parts: string[] = []
+  if (active.length === 0) parts.push('No jobs queued or running.')
+  else {
+    parts.push(
+      table(active, [
+        { header: 'STATE', value: ([, j]) => (j.status === 'queued' ? colour.yellow(`queued #${j.position}`) : colour.cyan('running')) },
+        { header: 'LIBRARY', value: ([project]) => project },
+        { header: 'JOB', value: ([, j]) => String(j.jobId), right: true },
+        { header: 'KIND', value: ([, j]) => j.kind },
+        { header: 'TIME', value: ([, j]) => (j.status === 'queued' ? `queued ${humanDate(j.createdAt)}` : `running ${humanDuration(j.duration ?? 0)}`) },
+        { header: 'PROGRESS', value: ([, j]) => j.statusMessage ?? '-' },
+      ]),
     )
   }
   if (status.recentFailures.length > 0) {
-    lines.push('', 'Recent failures:')
-    for (const f of status.recentFailures) lines.push(`failed   ${f.project}  (job ${f.jobId}, ${f.finishedAt}): ${f.error}: ${f.message}`)
+    parts.push(
+      `${colour.bold('Recent failures')}\n${table(status.recentFailures, [
+        { header: 'LIBRARY', value: (f) => f.project },
+        { header: 'JOB', value: (f) => String(f.jobId), right: true },
+        { header: 'FAILED', value: (f) => humanDate(f.finishedAt) },
+        { header: 'REASON', value: (f) => `${colour.red(f.error)}: ${f.message}` },
+      ])}`,
+    )
   }
-  return lines.join('\n')
+  return parts.join('\n\n')
 }
 
 export default class Jobs extends LecternCommand {
   static override summary = 'Show the job queue: queued jobs with their position, running ones with progress, recent failures.'
+  static override description =
+    'With --watch on a terminal the display is redrawn every second until Ctrl-C. When the output is not a terminal (a pipe, a log file), --watch prints a timestamped snapshot each time the queue changes instead, without escape codes.'
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --watch', '<%= config.bin %> <%= command.id %> --json']
   static override enableJsonFlag = true
   static override flags = {
-    watch: Flags.boolean({ summary: 'Refresh the display every second until Ctrl-C.' }),
+    watch: Flags.boolean({ summary: 'Follow the queue until Ctrl-C: redrawn on a terminal, timestamped snapshots otherwise.' }),
   }
 
   async run(): Promise<ParseStatusResponse> {
@@ -41,8 +55,14 @@ export default class Jobs extends LecternCommand {
       process.once('SIGINT', () => {
         stopped = true
       })
+      const redraw = process.stdout.isTTY === true
+      let shown: string | undefined
       while (!stopped) {
-        process.stdout.write(`\x1b[2J\x1b[H${render(status)}\n`)
+        const text = render(status)
+        if (redraw) process.stdout.write(`\x1b[2J\x1b[H${text}\n`)
+        // Piped: a snapshot only when the queue changed, so a log stays readable.
+        else if (text !== shown) this.log(`--- ${new Date().toISOString()}\n${text}\n`)
+        shown = text
         await sleep(1000)
         status = parseStatus(runtime.store)
       }

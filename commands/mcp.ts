@@ -4,12 +4,11 @@ import { createMcpServer } from '../src/mcp/tools.js'
 
 export default class Mcp extends LecternCommand {
   static override summary = 'Serve the MCP tools over stdio, on the local data directory.'
-  static override description = `For an AI tool on this machine: it starts this command and talks MCP over stdin/stdout.
-The tools (resolve-library-id, query-docs, get-library-docs) read the data directory directly; a server need not run.
-Nothing but protocol messages is written to stdout.`
+  static override description = `For an AI tool on this machine: it starts this command and talks MCP over stdin/stdout. The tools (resolve-library-id, query-docs, get-library-docs) read the data directory directly; a server need not run. Nothing but protocol messages is written to stdout.
+
+Claude Code, for example: claude mcp add lectern -- lectern mcp --data-dir /var/lib/lectern`
   static override examples = [
-    'claude mcp add lectern -- npx lectern mcp --data-dir /var/lib/lectern',
-    '<%= config.bin %> <%= command.id %> --data-dir ./lectern-data',
+    '<%= config.bin %> <%= command.id %> --data-dir /var/lib/lectern',
   ]
 
   async run(): Promise<void> {

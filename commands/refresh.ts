@@ -3,6 +3,8 @@ import { LecternCommand } from '../cli/run.js'
 import { LecternError } from '../src/errors.js'
 import { parseAge, refreshLibrary, refreshStale } from '../src/jobs/library-jobs.js'
 
+const DEFAULT_AGE = '7d'
+
 interface RefreshResult {
   queued: Array<{ libraryId: string; jobId: number; state?: string }>
   skipped: Array<{ libraryId: string; reason: string }>
@@ -10,8 +12,8 @@ interface RefreshResult {
 
 export default class Refresh extends LecternCommand {
   static override summary = 'Re-ingest a library (or every stale one) from its source.'
-  static override description = `The live snippets keep serving until the new set is ready. Git libraries whose remote commit
-has not changed, and web sources that answer "not modified", are skipped unless --force.
+  static override description = `The live snippets keep serving until the new set is ready. Git libraries whose remote commit has not changed, and web sources that answer "not modified", are skipped unless --force.
+
 --all --older-than is meant for cron, e.g. daily: lectern refresh --all --older-than 7d`
   static override examples = [
     '<%= config.bin %> <%= command.id %> /fastify/fastify --wait',
@@ -22,7 +24,8 @@ has not changed, and web sources that answer "not modified", are skipped unless 
   static override args = { libraryId: Args.string({ description: 'Library ID, optionally pinned to a version.' }) }
   static override flags = {
     all: Flags.boolean({ summary: 'Refresh every library last updated longer ago than --older-than.' }),
-    'older-than': Flags.string({ summary: 'Age for --all, e.g. 7d, 12h, 30m.', default: '7d', dependsOn: ['all'] }),
+    // No oclif default: with one, oclif would count the flag as given and its dependsOn would refuse every `refresh <id>`.
+    'older-than': Flags.string({ summary: `Age for --all, e.g. 7d, 12h, 30m (default ${DEFAULT_AGE}).`, dependsOn: ['all'] }),
     force: Flags.boolean({ summary: 'Re-ingest even when the source has not changed.' }),
     wait: Flags.boolean({ char: 'w', summary: 'Wait for the refresh to end, showing progress.' }),
   }
@@ -34,7 +37,7 @@ has not changed, and web sources that answer "not modified", are skipped unless 
     }
     return this.withRuntime(flags, 'read', async (runtime) => {
       const { queued, skipped } = flags.all
-        ? refreshStale(runtime.store, parseAge(flags['older-than']))
+        ? refreshStale(runtime.store, parseAge(flags['older-than'] ?? DEFAULT_AGE))
         : { queued: [refreshLibrary(runtime.store, { libraryName: args.libraryId!, force: flags.force })], skipped: [] }
       for (const s of skipped) this.logToStderr(`skipped ${s.libraryId}: ${s.reason}`)
       const result: RefreshResult = { queued: queued.map((q) => ({ libraryId: q.libraryId, jobId: q.job.pk })), skipped }

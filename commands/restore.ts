@@ -1,6 +1,7 @@
 import path from 'node:path'
 import confirm from '@inquirer/confirm'
 import { Args, Flags } from '@oclif/core'
+import { humanSize, humanTimestamp } from '../cli/output.js'
 import { LecternCommand } from '../cli/run.js'
 import { inspectArchive, restoreArchive, type RestoreResult } from '../src/backup/restore.js'
 import type { ArchiveSummary } from '../src/backup/verify.js'
@@ -11,10 +12,11 @@ import { isLocked } from '../src/store/lock.js'
 export default class Restore extends LecternCommand {
   static override summary = 'Restore a backup archive into the data directory (server stopped).'
   static override description = `Validates everything first (gzip, manifest, every member's sha256, no extra, missing, linked or out-of-tree members, free disk, and that the archive's key opens its secrets); then moves the current database, vectors/ and secret.key into pre-restore-<timestamp>/ in the data directory (never deleted by Lectern) and moves the restored files in, by renames only. An archive from a newer Lectern is refused; an older one is migrated at the next start.
+
 For S3 backups, download the archive first. Without --yes it asks for confirmation, and refuses when there is no terminal to ask on.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> ./lectern-data/backups/lectern-backup-2026-06-12T02-00-00.tar.gz',
-    '<%= config.bin %> <%= command.id %> /backups/lectern-backup-2026-06-12T02-00-00.tar.gz --yes --data-dir /var/lib/lectern',
+    '<%= config.bin %> <%= command.id %> /mnt/backups/lectern-backup-2026-06-12T02-00-00.tar.gz --yes --data-dir /var/lib/lectern',
   ]
   static override enableJsonFlag = true
   static override args = { archive: Args.string({ description: 'Path of the archive.', required: true }) }
@@ -59,7 +61,7 @@ For S3 backups, download the archive first. Without --yes it asks for confirmati
 function describe(s: ArchiveSummary): string {
   const libraries = s.libraries.map((l) => `  ${l.id}${l.partial ? ' (partial: a job was changing it)' : ''}`).join('\n')
   return `Archive ${s.name}
-  created ${s.createdAt} by Lectern ${s.appVersion}, schema ${s.schemaVersion}
-  ${s.libraries.length} librar${s.libraries.length === 1 ? 'y' : 'ies'}, ${s.members} files, ${s.bytes} bytes unpacked
+  created ${humanTimestamp(s.createdAt)} by Lectern ${s.appVersion}, schema ${s.schemaVersion}
+  ${s.libraries.length} librar${s.libraries.length === 1 ? 'y' : 'ies'}, ${s.members} files, ${humanSize(s.bytes)} unpacked
 ${libraries}`
 }

@@ -1,4 +1,5 @@
 import { Args } from '@oclif/core'
+import { stateColour, table } from '../cli/output.js'
 import { LecternCommand } from '../cli/run.js'
 import type { LibrarySummary } from '../src/search/libraries.js'
 
@@ -10,13 +11,18 @@ export default class Search extends LecternCommand {
     name: Args.string({ description: 'Library name or ID; misspellings are fine.', required: true }),
     query: Args.string({ description: 'What you want to do; breaks ties between similar names.' }),
   }
-  
+
   async run(): Promise<{ results: LibrarySummary[] }> {
     const { args, flags } = await this.parse(Search)
     const results = await this.withRuntime(flags, 'read', (rt) => rt.catalogue.search(args.name, args.query, { includePrivate: true }))
-    for (const r of results) {
-      this.log(`${r.id}  ${r.title} (${r.state}, ${r.totalSnippets} snippets)${r.description ? `\n    ${r.description}` : ''}`)
-    }
+    this.log(
+      table(results, [
+        { header: 'LIBRARY', value: (r) => r.id },
+        { header: 'STATE', value: (r) => stateColour(r.state) },
+        { header: 'SNIPPETS', value: (r) => r.totalSnippets.toLocaleString('en'), right: true },
+        { header: 'DESCRIPTION', value: (r) => r.description || r.title },
+      ]),
+    )
     return { results }
   }
 }

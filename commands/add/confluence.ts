@@ -5,8 +5,8 @@ import { confluenceSubmission } from '../../src/sources/confluence.js'
 
 export default class AddConfluence extends AddSourceCommand {
   static override summary = 'Add a library from a Confluence space (Cloud or Data Center), or some of its pages.'
-  static override description = `Reads through a stored connection (\`lectern connections add confluence\`). Each page becomes a
-document; code macros keep their language. The library is private (API-key holders only).
+  static override description = `Reads through a stored connection (\`lectern connections add confluence\`). Each page becomes a document; code macros keep their language. The library is private (API-key holders only).
+
 Library ID: /confluence/<slug of --title>, or /confluence/<space key, lower-case> without --title.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> --connection acme --space DOCS --wait',

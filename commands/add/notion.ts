@@ -5,8 +5,8 @@ import { notionSubmission } from '../../src/sources/notion.js'
 
 export default class AddNotion extends AddSourceCommand {
   static override summary = 'Add a library from Notion pages and their child pages.'
-  static override description = `Reads through a stored connection (\`lectern connections add notion\`); the pages must be shared
-with its integration. Code blocks keep their language. The library is private (API-key holders only).
+  static override description = `Reads through a stored connection (\`lectern connections add notion\`); the pages must be shared with its integration. Code blocks keep their language. The library is private (API-key holders only).
+
 Library ID: /notion/<slug of --title>, or /notion/<connection name> without --title.`
   static override examples = ['<%= config.bin %> <%= command.id %> --connection ws --page 1f2e3d4c5b6a79881f2e3d4c5b6a7988 --title "Runbooks" --wait']
   static override enableJsonFlag = true

@@ -10,8 +10,8 @@ import type { Store } from '../../src/store/index.js'
 
 export default class AddOpenApi extends AddSourceCommand {
   static override summary = 'Add a library from an OpenAPI (or Swagger 2.0) spec, by URL or local file.'
-  static override description = `Queues a job that validates the spec and turns each operation into a snippet with a curl example and the shape of its answer.
-A local file is copied into the data directory's uploads/ folder, so the library can be refreshed without it.
+  static override description = `Queues a job that validates the spec and turns each operation into a snippet with a curl example and the shape of its answer. A local file is copied into the data directory's uploads/ folder, so the library can be refreshed without it.
+
 Library IDs: /docs/<host-path> for a URL (https://api.example.com/v3/openapi.json -> /docs/api.example.com-v3-openapi), /docs/<title or file name> for a file.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> https://petstore3.swagger.io/api/v3/openapi.json --wait',

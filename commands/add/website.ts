@@ -5,9 +5,8 @@ import { websiteSubmission } from '../../src/sources/website.js'
 
 export default class AddWebsite extends AddSourceCommand {
   static override summary = 'Add a library by crawling a documentation website.'
-  static override description = `Queues a job that crawls the site breadth-first within the base URL (default: the start URL's
-directory), honouring robots.txt and seeding from sitemap.xml, at most 500 pages and 6 links deep.
-Each page's main content, without navigation, becomes a document.
+  static override description = `Queues a job that crawls the site breadth-first within the base URL (default: the start URL's directory), honouring robots.txt and seeding from sitemap.xml, at most 500 pages and 6 links deep. Each page's main content, without navigation, becomes a document.
+
 Library ID: /websites/<host-base-path>, e.g. https://docs.example.com/guide/ -> /websites/docs.example.com-guide.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> https://docs.example.com/guide/ --wait',

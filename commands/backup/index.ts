@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core'
+import { humanDuration, humanSize } from '../../cli/output.js'
 import { LecternCommand } from '../../cli/run.js'
 import type { BackupStage } from '../../src/backup/archive.js'
 import { BackupRunner, type BackupResult } from '../../src/backup/runner.js'
@@ -15,6 +16,7 @@ const STAGES: Record<BackupStage, string> = {
 export default class Backup extends LecternCommand {
   static override summary = 'Write a backup archive now (safe while the server runs).'
   static override description = `Snapshots the database with VACUUM INTO from a separate read-only connection, so a running server keeps serving and writing. The archive (lectern-backup-<UTC time>.tar.gz) holds the database, the vector indexes, secret.key and a manifest with a sha256 for every member. It goes to the configured destination (lectern backup config show) or to --to. Retention applies after a successful backup only.
+
 Anyone holding an archive can read the stored credentials: keep archives as safe as the data directory.`
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
@@ -34,7 +36,7 @@ Anyone holding an archive can read the stored credentials: keep archives as safe
       const result = await this.withRuntime(flags, 'read', (rt) =>
         new BackupRunner(rt.store, log).start({ trigger: 'cli', target: flags.to, onProgress: (stage) => void (spinner.text = STAGES[stage]) }).done,
       )
-      spinner.succeed(`Wrote ${result.name} (${result.size} bytes) to ${result.destination} in ${(result.durationMs / 1000).toFixed(1)} s`)
+      spinner.succeed(`Wrote ${result.name} (${humanSize(result.size ?? 0)}) to ${result.destination} in ${humanDuration(result.durationMs / 1000)}`)
       if (result.partialLibraries?.length) this.warn(`A job was changing these libraries; the archive holds their last finished data: ${result.partialLibraries.join(', ')}`)
       if (result.pruned?.removed.length) this.log(`Pruned ${result.pruned.removed.length} old archive(s): ${result.pruned.removed.join(', ')}`)
       return result

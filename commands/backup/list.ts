@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core'
+import { humanDate, humanSize, table } from '../../cli/output.js'
 import { LecternCommand } from '../../cli/run.js'
 import { openDestination } from '../../src/backup/config.js'
 import type { ArchiveInfo } from '../../src/backup/destinations.js'
@@ -17,8 +18,18 @@ export default class BackupList extends LecternCommand {
       const destination = openDestination(rt.store, flags.to)
       return { destination: destination.label, backups: await destination.list() }
     })
-    this.log(`${result.backups.length} archive(s) at ${result.destination}`)
-    for (const b of result.backups) this.log(`${b.name}  ${b.size} bytes`)
+    if (result.backups.length === 0) {
+      this.log(`No archives at ${result.destination}. Write one with \`lectern backup\`.`)
+      return result
+    }
+    this.log(`${result.backups.length} ${result.backups.length === 1 ? 'archive' : 'archives'} at ${result.destination}:\n`)
+    this.log(
+      table(result.backups, [
+        { header: 'ARCHIVE', value: (b) => b.name },
+        { header: 'SIZE', value: (b) => humanSize(b.size), right: true },
+        { header: 'CREATED', value: (b) => humanDate(b.createdAt) },
+      ]),
+    )
     return result
   }
 }

@@ -5,8 +5,7 @@ import { waitForJob } from '../../src/jobs/wait.js'
 
 export default class ConfigReembed extends LecternCommand {
   static override summary = 'Queue re-embedding of every snippet set not yet embedded by the configured provider.'
-  static override description = `After a provider switch failed half-way (the job list shows why), fix the provider and run this:
-each set continues from the last batch it saved. --wait runs the jobs here when no server does.`
+  static override description = `After a provider switch failed half-way (the job list shows why), fix the provider and run this: each set continues from the last batch it saved. --wait runs the jobs here when no server does.`
   static override examples = ['<%= config.bin %> <%= command.id %> --resume --wait']
   static override enableJsonFlag = true
   static override flags = {

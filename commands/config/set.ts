@@ -9,16 +9,19 @@ const PROVIDERS = ['hash', 'ollama', 'openai'] as const
 
 export default class ConfigSet extends LecternCommand {
   static override summary = 'Change a setting; a running server picks it up at once.'
-  static override description = `Settings:\n${Object.entries(SETTINGS)
-    .map(([name, spec]) => `  ${name} (default ${JSON.stringify(spec.default)}): ${spec.description}`)
-    .join('\n')}
-  embedding.provider (default "hash"): hash, ollama or openai, with --model, --host, --api-key-env. The provider
-    is probed with one text first; then every library is re-embedded in the background (a running
-    server's worker does it, or \`lectern config reembed --wait\`), each switching when complete.`
+  static override description = `Settings:
+
+${Object.entries(SETTINGS)
+    .map(([name, spec]) => `${name} (default ${JSON.stringify(spec.default)}): ${spec.description}`)
+    .join('\n\n')}
+
+embedding.provider (default "hash"): hash, ollama or openai, with --model, --host, --api-key-env. The provider is probed with one text first; then every library is re-embedded in the background (a running server's worker does it, or \`lectern config reembed --wait\`), each switching when complete.
+
+Start-up settings (server.port, log.level...) are not stored: give them as flags, environment variables or in lectern.yaml (\`lectern config get\` lists them).`
   static override examples = [
     '<%= config.bin %> <%= command.id %> mcp.requireKey true',
     '<%= config.bin %> <%= command.id %> embedding.provider ollama --model nomic-embed-text --host http://127.0.0.1:11434',
-    '<%= config.bin %> <%= command.id %> embedding.provider openai --model text-embedding-3-small --host https://api.openai.com/v1 --api-key-env OPENAI_API_KEY',
+    '<%= config.bin %> <%= command.id %> embedding.provider openai --model BAAI/bge-small-en-v1.5 --host http://127.0.0.1:8000/v1 --api-key-env OPENAI_API_KEY',
   ]
   static override enableJsonFlag = true
   static override args = {

@@ -11,11 +11,9 @@ async function readStdin(): Promise<string> {
 
 export default class ConnectionsAdd extends LecternCommand {
   static override summary = 'Store a connection (Confluence site, Notion workspace or private git host) and its token.'
-  static override description = `The token is stored encrypted (AES-256-GCM with the data directory's secret key) and opened only
-when a job fetches. Pass it with --token-stdin or --token-env: a --token flag is visible to other users in
-\`ps\` and lands in shell history, so it is accepted but not recommended.
-Confluence Cloud (atlassian.net) needs --email with an API token; Data Center takes a personal access token
-without --email. A git connection is used for repositories on its host added without their own token.`
+  static override description = `The token is stored encrypted (AES-256-GCM with the data directory's secret key) and opened only when a job fetches. Pass it with --token-stdin or --token-env: a --token flag is visible to other users in \`ps\` and lands in shell history, so it is accepted but not recommended.
+
+Confluence Cloud (atlassian.net) needs --email with an API token; Data Center takes a personal access token without --email. A git connection is used for repositories on its host added without their own token.`
   static override examples = [
     'printf %s "$ATLASSIAN_TOKEN" | <%= config.bin %> <%= command.id %> confluence --name acme --site https://acme.atlassian.net --email me@acme.com --token-stdin',
     '<%= config.bin %> <%= command.id %> notion --name ws --token-env NOTION_TOKEN',

@@ -1,4 +1,5 @@
 import { Flags } from '@oclif/core'
+import { humanDate, table } from '../../cli/output.js'
 import { LecternCommand } from '../../cli/run.js'
 import type { Connection } from '../../src/store/connections.js'
 
@@ -11,8 +12,19 @@ export default class ConnectionsList extends LecternCommand {
   async run(): Promise<Connection[]> {
     const { flags } = await this.parse(ConnectionsList)
     const connections = await this.withRuntime(flags, 'read', (rt) => rt.store.connections.list(flags.kind as Connection['kind'] | undefined))
-    if (connections.length === 0) this.log('No connections. Add one with `lectern connections add`.')
-    for (const c of connections) this.log(`${c.name}\t${c.kind}\t${c.baseUrl}${c.email ? `\t${c.email}` : ''}`)
+    if (connections.length === 0) {
+      this.log('No connections. Add one with `lectern connections add`.')
+      return connections
+    }
+    this.log(
+      table(connections, [
+        { header: 'NAME', value: (c) => c.name },
+        { header: 'KIND', value: (c) => c.kind },
+        { header: 'URL', value: (c) => c.baseUrl },
+        { header: 'EMAIL', value: (c) => c.email ?? '-' },
+        { header: 'CREATED', value: (c) => humanDate(c.createdAt) },
+      ]),
+    )
     return connections
   }
 }

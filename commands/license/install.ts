@@ -7,8 +7,7 @@ import { installLicense } from '../../src/license/state.js'
 
 export default class LicenseInstall extends LecternCommand {
   static override summary = 'Verify a license file and install it into the data directory.'
-  static override description = `The signature is checked with the configured public key (LECTERN_LICENSE_PUBLIC_KEY, or the
-license.publicKeyFile setting). A tampered, foreign or expired license is refused and nothing changes.`
+  static override description = `The signature is checked with the configured public key (LECTERN_LICENSE_PUBLIC_KEY, or the license.publicKeyFile setting). A tampered, foreign or expired license is refused and nothing changes.`
   static override examples = ['<%= config.bin %> <%= command.id %> ./acme-license.json']
   static override enableJsonFlag = true
   static override args = { file: Args.string({ description: 'License file (JSON).', required: true }) }

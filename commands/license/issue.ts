@@ -9,12 +9,9 @@ import { publicKeyPem, signingKey } from '../../src/license/keys.js'
 
 export default class LicenseIssue extends LecternCommand {
   static override summary = 'Issue a signed license (cloud mode): prints the license key and the license file.'
-  static override description = `Signs with this cloud's Ed25519 key (created on first use, stored sealed in the data
-directory). The license key (lctl_...) authorises POST /api/v1/enterprise/export; it is shown once
-and stored only as a hash. The license file goes to the customer's install: lectern license install.
-Installs verify it with the public key printed by --public-key.`
+  static override description = `Signs with this cloud's Ed25519 key (created on first use, stored sealed in the data directory). The license key (lctl_...) authorises POST /api/v1/enterprise/export; it is shown once and stored only as a hash. The license file goes to the customer's install: lectern license install. Installs verify it with the public key printed by --public-key.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> --customer "Acme Corp" --offline --expires 2027-12-31 -o acme-license.json',
+    '<%= config.bin %> <%= command.id %> --customer "Acme Corp" --offline --expires 2030-12-31 -o acme-license.json',
     '<%= config.bin %> <%= command.id %> --public-key',
   ]
   static override enableJsonFlag = true

@@ -1,4 +1,5 @@
 import { Args } from '@oclif/core'
+import { humanDate, stateColour, table } from '../../cli/output.js'
 import { LecternCommand } from '../../cli/run.js'
 import { findLibrary } from '../../src/search/resolve.js'
 
@@ -16,7 +17,7 @@ export default class VersionsList extends LecternCommand {
   static override examples = ['<%= config.bin %> <%= command.id %> /fastify/fastify']
   static override enableJsonFlag = true
   static override args = { libraryId: Args.string({ description: 'Library ID.', required: true }) }
-  
+
   async run(): Promise<VersionRow[]> {
     const { args, flags } = await this.parse(VersionsList)
     const rows = await this.withRuntime(flags, 'read', (runtime) => {
@@ -30,9 +31,15 @@ export default class VersionsList extends LecternCommand {
         updatedAt: v.updatedAt,
       }))
     })
-    for (const v of rows) {
-      this.log(`${(v.tag || '(default branch)').padEnd(24)} ${v.state.padEnd(10)} ${String(v.totalSnippets).padStart(7)} snippets  ${v.commit?.slice(0, 12) ?? ''}`)
-    }
+    this.log(
+      table(rows, [
+        { header: 'VERSION', value: (v) => v.tag || '(default branch)' },
+        { header: 'STATE', value: (v) => stateColour(v.state) },
+        { header: 'SNIPPETS', value: (v) => v.totalSnippets.toLocaleString('en'), right: true },
+        { header: 'COMMIT', value: (v) => v.commit?.slice(0, 12) ?? '-' },
+        { header: 'UPDATED', value: (v) => humanDate(v.updatedAt) },
+      ]),
+    )
     return rows
   }
 }

@@ -10,11 +10,18 @@ export interface CliResult {
   exitCode: number
 }
 
-export async function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const result = await execa('node', ['bin/run.js', ...args], {
-    cwd: PROJECT_ROOT,
+export interface CliOptions {
+  /** Working directory of the command (default: the project root). */
+  cwd?: string
+  /** Standard input; none when omitted. */
+  input?: string
+}
+
+export async function runCli(args: string[], env: Record<string, string> = {}, options: CliOptions = {}): Promise<CliResult> {
+  const result = await execa('node', [`${PROJECT_ROOT}bin/run.js`, ...args], {
+    cwd: options.cwd ?? PROJECT_ROOT,
     env: { NO_COLOR: '1', ...env },
-    stdin: 'ignore',
+    ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
     reject: false,
     timeout: 60_000,
   })

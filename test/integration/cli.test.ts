@@ -89,7 +89,9 @@ describe('libraries without a server', () => {
     expect(listed).toMatchObject({ id: '/acme/widgets', state: 'finalized' })
     expect(listed.totalSnippets).toBeGreaterThan(5)
     expect(found.exitCode).toBe(0)
-    expect(found.stdout.split('\n')[0]).toMatch(/^\/acme\/widgets\s/)
+    const [header, first] = found.stdout.split('\n')
+    expect(header).toMatch(/^LIBRARY\s+STATE\s+SNIPPETS\s+DESCRIPTION$/)
+    expect(first).toMatch(/^\/acme\/widgets\s+finalized\s/)
     expect(docs.codeSnippets[0].codeList.map((c) => c.code)).toEqual(['npm install widgets', 'yarn add widgets', 'pnpm add widgets'])
 
     expect((await runCli(['libraries', 'rename', '/acme/widgets', '/acme/gadgets', '--data-dir', dataDir])).exitCode).toBe(0)
@@ -138,6 +140,21 @@ describe('--help', () => {
       const examples = (command.examples ?? []).map((e) => (typeof e === 'string' ? e : e.command))
       expect(examples.length, `${id} has examples`).toBeGreaterThan(0)
       expect(examples.some((e) => e.includes('<%= command.id %>') || e.includes(`lectern ${id}`)), `${id} examples run it`).toBe(true)
+    }
+  })
+
+  it('every topic has a description of its own, and help text has no line breaks inside a paragraph', async () => {
+    const config = await Config.load(PROJECT_ROOT)
+    const topics = new Set(config.commands.flatMap((c) => c.id.split(':').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join(' '))))
+    const described = config.pjson.oclif.topics as Record<string, { description: string }>
+    for (const topic of topics) {
+      expect(described[topic]?.description, `topic ${topic}`).toMatch(/^[A-Z].{20,}\.$/)
+    }
+    for (const command of config.commands) {
+      const id = command.id.replaceAll(':', ' ')
+      for (const paragraph of (command.description ?? '').split('\n\n')) expect(paragraph, `${id} description`).not.toContain('\n')
+      expect(command.summary ?? '', `${id} summary`).not.toContain('\n')
+      for (const [name, flag] of Object.entries(command.flags)) expect(flag.summary ?? '', `${id} --${name}`).not.toContain('\n')
     }
   })
 

@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { text } from 'node:stream/consumers'
 import { Flags } from '@oclif/core'
+import { renderBackupConfig } from '../../../cli/backup-view.js'
 import { LecternCommand } from '../../../cli/run.js'
 import { readBackupConfig, updateBackupConfig, type BackupConfigUpdate, type BackupConfigView, type S3Config } from '../../../src/backup/config.js'
 import { SCHEDULE_PRESETS } from '../../../src/backup/schedule.js'
@@ -9,6 +10,7 @@ import { LecternError } from '../../../src/errors.js'
 export default class BackupConfigSet extends LecternCommand {
   static override summary = 'Change the backup destination, schedule or retention; a running server picks it up within a minute.'
   static override description = `Flags left out keep their value. S3 fields not given keep the stored S3 values. The S3 secret comes from an environment variable (--s3-secret-env) or standard input (--s3-secret-stdin), never from an argument; it is stored sealed with secret.key.
+
 Schedule presets: ${Object.keys(SCHEDULE_PRESETS).join(', ')}; or a 5-field cron expression; or "off".`
   static override examples = [
     '<%= config.bin %> <%= command.id %> --dir /mnt/backups --schedule daily --keep 7',
@@ -65,7 +67,7 @@ Schedule presets: ${Object.keys(SCHEDULE_PRESETS).join(', ')}; or a 5-field cron
       if (flags.keep !== undefined) update.retention = { keep: flags.keep === 'all' ? 'all' : Number(flags.keep) }
       return updateBackupConfig(rt.store, update)
     })
-    this.log(JSON.stringify(view, null, 2))
+    this.log(renderBackupConfig(view))
     return view
   }
 }

@@ -1,3 +1,4 @@
+import { renderBackupConfig } from '../../../cli/backup-view.js'
 import { LecternCommand } from '../../../cli/run.js'
 import { viewBackupConfig, type BackupConfigView } from '../../../src/backup/config.js'
 
@@ -9,7 +10,7 @@ export default class BackupConfigShow extends LecternCommand {
   async run(): Promise<BackupConfigView> {
     const { flags } = await this.parse(BackupConfigShow)
     const view = await this.withRuntime(flags, 'read', (rt) => viewBackupConfig(rt.store))
-    this.log(JSON.stringify(view, null, 2))
+    this.log(renderBackupConfig(view))
     return view
   }
 }

@@ -1,0 +1,297 @@
+/**
+ * Every command line the docs show runs, exactly as written: each command's `--help` examples
+ * and every `lectern` line of the README (the CLI table and the shell code blocks), through the
+ * real binary in a sandbox (test/helpers/examples.ts) that holds what a reader's install would:
+ * a data directory with libraries, keys, connections, a license and a backup configuration;
+ * github.com repositories served from local clones (git's url.<base>.insteadOf); stand-ins for
+ * S3 (s3rver), Ollama, an OpenAI-compatible server, Confluence and Notion; the files the
+ * examples name. A new command without a runnable example, or an example that stops working,
+ * fails here.
+ */
+import { cp, mkdir, readdir, rename, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { Config } from '@oclif/core'
+// s3rver ships no types.
+// @ts-expect-error untyped module
+import S3rver from 's3rver'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
+import { ollamaStandIn } from '../airgap/ollama-standin.js'
+import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
+import { copySandbox, makeSandbox, runInSandbox, type Sandbox, type SandboxRun } from '../helpers/examples.js'
+import { git, makeGitRepo } from '../helpers/git.js'
+import { PETSHOP_YAML } from '../helpers/openapi-fixtures.js'
+import { codeBlocks, codeSpans, readmeSection, runsLectern, shellExamples, tableRows } from '../helpers/readme.js'
+import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
+import { widgetsFiles } from '../helpers/widgets-repo.js'
+import { block, confluenceStandIn, notionStandIn, rich, textBlock } from '../helpers/workspace-standins.js'
+
+// Each example is a process or two; independent sandboxes let a few run at once.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 600_000, maxConcurrency: 3 })
+
+const defer = suiteTeardown()
+
+/** Hosts the examples name, all served inside the sandbox. */
+const HOSTS = ['lectern.internal', 'docs.example.com', 'app-docs.example.com', 'api.example.com', 'petstore3.swagger.io', 'gitlab.example.com', 'acme.atlassian.net']
+
+/**
+ * Examples that fetch https:// web sources. They need HTTPS stand-ins for these hosts, which
+ * come with the outbound proxy support of the HTTP client (HTTPS_PROXY): the sandbox then
+ * bridges a forward proxy that answers for them. Until then they are listed here, not run.
+ */
+const AWAITING_PROXY = new Set([
+  'lectern add openapi https://petstore3.swagger.io/api/v3/openapi.json --wait',
+  'lectern add llmstxt https://docs.example.com/llms.txt --wait',
+  'lectern add website https://docs.example.com/guide/ --wait',
+  'lectern add website https://docs.example.com/guide/intro.html --base-url https://docs.example.com/',
+  'lectern add website https://app-docs.example.com/ --render --wait',
+])
+
+const SECRETS = {
+  ATLASSIAN_TOKEN: 'dc-pat-NjQ4MzQ1Nzg5MDEy',
+  NOTION_TOKEN: 'secret_ntn_4b7e2f0a9d',
+  GITLAB_TOKEN: 'glpat-example-token',
+  OPENAI_API_KEY: 'sk-local-test',
+  AWS_SECRET: 'S3RVER',
+}
+const NOTION_PAGE = '1f2e3d4c5b6a79881f2e3d4c5b6a7988'
+const ADMIN_PASSWORD = 'correct horse battery staple'
+const ARCHIVE = 'lectern-backup-2026-06-12T02-00-00.tar.gz'
+
+interface Scenario extends SandboxRun {
+  world?: 'onprem' | 'cloud' | 'empty'
+  /** What else the example must have done, beyond exiting 0. */
+  check?: (out: { stdout: string; stderr: string }, sandbox: Sandbox) => void | Promise<void>
+}
+
+const mcpSession = [
+  { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'examples', version: '1' } } },
+  { jsonrpc: '2.0', method: 'notifications/initialized' },
+  { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'resolve-library-id', arguments: { libraryName: 'widgets', query: 'widgets' } } },
+]
+  .map((m) => JSON.stringify(m))
+  .join('\n')
+
+const serverStopsCleanly = (url: string): Scenario => ({ stop: { url, signal: 'SIGTERM' } })
+
+/** How each example runs, when it needs more than the on-premise install as it is. */
+const SCENARIOS: Record<string, Scenario> = {
+  'lectern add https://github.com/fastify/fastify --wait': {
+    world: 'empty',
+    check: ({ stderr }) => expect(stderr).toContain('Creating a new Lectern data directory'),
+  },
+  'lectern serve': serverStopsCleanly('http://127.0.0.1:3000/api/ready'),
+  'lectern serve --port 8080 --host 0.0.0.0 --data-dir /var/lib/lectern': serverStopsCleanly('http://127.0.0.1:8080/api/ready'),
+  'lectern serve --config /etc/lectern/lectern.yaml --log-format json': {
+    ...serverStopsCleanly('http://127.0.0.1:8080/api/ready'),
+    check: ({ stdout }) => expect(stdout.split('\n')[0]).toMatch(/^\{/),
+  },
+  'LECTERN_RATE_LIMIT_ANONYMOUS=0 lectern serve --log-level debug': serverStopsCleanly('http://127.0.0.1:3000/api/ready'),
+  'lectern jobs --watch': {
+    stop: { output: true, signal: 'SIGINT' },
+    check: ({ stdout }) => {
+      expect(stdout).toMatch(/^--- \d{4}-\d\d-\d\dT/)
+      expect(stdout).not.toContain('\x1b')
+    },
+  },
+  'lectern mcp --data-dir /var/lib/lectern': {
+    stdin: `${mcpSession}\n`,
+    check: ({ stdout }) => expect(stdout).toContain('/acme/widgets'),
+  },
+  'lectern admin create ops@example.com': { stdin: `${ADMIN_PASSWORD}\n` },
+  'lectern libraries remove /acme/widgets': { tty: true, stdin: 'y\n' },
+  [`lectern restore ./lectern-data/backups/${ARCHIVE}`]: { tty: true, stdin: 'y\n' },
+  'lectern import next.json --force --url http://lectern.internal:3000 --key "$LECTERN_API_KEY"': {
+    background: [{ command: 'lectern serve --port 3000', readyUrl: 'http://127.0.0.1:3000/api/ready' }],
+  },
+  'lectern refresh /fastify/fastify --wait': {
+    check: ({ stderr }) => expect(stderr).toMatch(/\/fastify\/fastify: /),
+  },
+  'lectern refresh /acme/widgets@v2.0.0 --force': {
+    check: ({ stderr }) => expect(stderr).toContain('No server is running'),
+  },
+  'lectern export /vercel/next.js /facebook/react -o lectern-libraries.zip': { world: 'cloud' },
+  'lectern export /vercel/next.js --json -o next.json': { world: 'cloud' },
+  'lectern license issue --customer "Acme Corp" --offline --expires 2030-12-31 -o acme-license.json': { world: 'cloud' },
+  'lectern license issue --public-key': { world: 'cloud' },
+  'lectern search react "manage state with hooks" --json': { world: 'cloud' },
+  // The install already has connections of these names.
+  'printf %s "$ATLASSIAN_TOKEN" | lectern connections add confluence --name acme --site https://acme.atlassian.net --email me@acme.com --token-stdin': { world: 'empty' },
+  'lectern connections add notion --name ws --token-env NOTION_TOKEN': { world: 'empty' },
+}
+
+let worlds: Record<'onprem' | 'cloud' | 'empty', Sandbox>
+let runEnv: Record<string, string>
+let bridges: Array<{ port: number; target: number }>
+
+/** Examples as written: `<%= config.bin %> <%= command.id %>` is what a reader types. */
+async function commandExamples(): Promise<Map<string, string[]>> {
+  const config = await Config.load(PROJECT_ROOT)
+  return new Map(
+    config.commands.map((c) => {
+      const id = c.id.replaceAll(':', ' ')
+      const examples = (c.examples ?? []).map((e) => (typeof e === 'string' ? e : e.command).replaceAll('<%= config.bin %>', config.bin).replaceAll('<%= command.id %>', id))
+      return [id, examples]
+    }),
+  )
+}
+
+/** The README's CLI table: command (first code span) -> its examples. */
+function readmeCliRows(): Array<{ command: string; examples: string[] }> {
+  return tableRows(readmeSection('CLI'), 'Command').map(([command, example]) => ({ command: codeSpans(command)[0], examples: codeSpans(example).filter(runsLectern) }))
+}
+
+async function makeRepo(remotes: string, id: string, files: Record<string, string | Buffer>, tags: string[] = []): Promise<void> {
+  const [owner, name] = id.split('/')
+  const { dir } = await makeGitRepo(files, { parent: path.join(remotes, owner), name, defer })
+  for (const tag of tags) await git(['tag', tag], dir)
+}
+
+const docs = (title: string, sections: Record<string, string>) =>
+  `# ${title}\n\n${Object.entries(sections)
+    .map(([heading, body]) => `## ${heading}\n\n${body}\n`)
+    .join('\n')}`
+
+async function cli(args: string[]): Promise<string> {
+  // The cloud's commands (export, license issue) need cloud mode; the others ignore it.
+  const result = await runCli(args, { ...runEnv, ...(args.some((a) => a.includes('/cloud/')) ? { LECTERN_MODE: 'cloud' } : {}) })
+  expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(0)
+  return result.stdout
+}
+
+beforeAll(async () => {
+  const remotes = await tmpDir('lectern-remotes-', defer)
+  await makeRepo(remotes, 'fastify/fastify', {
+    'README.md': docs('Fastify', {
+      'Register a route with a schema': 'Declare the JSON schema of the body so Fastify validates every request before your handler runs:\n\n```js\nfastify.post(\'/users\', { schema: { body: { type: \'object\', required: [\'name\'], properties: { name: { type: \'string\' } } } } }, async (request) => request.body)\n```',
+      'Hooks': 'Hooks run at points of the request lifecycle:\n\n```js\nfastify.addHook(\'onRequest\', async (request) => request.log.info(\'received\'))\n```',
+    }),
+  }, ['v4.28.1'])
+  await makeRepo(remotes, 'acme/widgets', widgetsFiles(), ['v2.0.0'])
+  await makeRepo(remotes, 'vercel/next.js', { 'README.md': docs('Next.js', { 'Create a page': 'Add a file under app/ to make a route:\n\n```tsx\nexport default function Page() { return <h1>Hello</h1> }\n```' }) })
+  await makeRepo(remotes, 'facebook/react', { 'README.md': docs('React', { 'Manage state with hooks': 'useState keeps state in a function component:\n\n```jsx\nconst [count, setCount] = useState(0)\n```' }) })
+
+  const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: await tmpDir('lectern-s3rver-', defer), configureBuckets: [{ name: 'my-bucket' }, { name: 'backups' }] })
+  const { port: s3Port } = await s3.run()
+  defer(() => s3.close())
+  const ollama = await ollamaStandIn(8)
+  defer(() => ollama.close())
+  const openai = createServer((req, res) => {
+    let raw = ''
+    req.on('data', (chunk: Buffer) => (raw += chunk.toString()))
+    req.on('end', () => {
+      const { input } = JSON.parse(raw) as { input: string[] }
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ object: 'list', data: input.map((text, index) => ({ object: 'embedding', index, embedding: [text.length, 0.5, 0.25, 1] })) }))
+    })
+  })
+  await new Promise<void>((resolve) => openai.listen(0, '127.0.0.1', resolve))
+  defer(() => new Promise<void>((resolve) => openai.close(() => resolve())))
+  const confluence = await confluenceStandIn({ flavor: 'datacenter', spaceKey: 'DOCS', token: SECRETS.ATLASSIAN_TOKEN, pages: [
+    { id: '123456', title: 'Deploy guide', storage: '<h2>Roll out a release</h2><p>Roll out with the deploy script, one region at a time:</p><ac:structured-macro ac:name="code"><ac:parameter ac:name="language">bash</ac:parameter><ac:plain-text-body><![CDATA[./deploy.sh --region eu-west-1]]></ac:plain-text-body></ac:structured-macro>' },
+  ] }, defer)
+  const notion = await notionStandIn({ token: SECRETS.NOTION_TOKEN, pages: [{ id: NOTION_PAGE, title: 'Runbooks', blocks: [
+    textBlock('heading_1', 'Restart the queue'),
+    textBlock('paragraph', 'Restart the queue workers one at a time so no message is lost.'),
+    block('code', { language: 'bash', rich_text: [rich('systemctl restart queue-worker@1')], caption: [] }),
+  ] }] }, defer)
+  const portOf = (url: string) => Number(new URL(url).port)
+  bridges = [
+    { port: s3Port, target: s3Port },
+    { port: 11434, target: portOf(ollama.url) },
+    { port: 8000, target: (openai.address() as AddressInfo).port },
+    { port: portOf(confluence.url), target: portOf(confluence.url) },
+    { port: portOf(notion.url), target: portOf(notion.url) },
+  ]
+
+  runEnv = {
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: `url.${pathToFileURL(remotes).href}/.insteadOf`,
+    GIT_CONFIG_VALUE_0: 'https://github.com/',
+    ...SECRETS,
+  }
+
+  const root = await tmpDir('lectern-examples-', defer)
+  const onprem = await makeSandbox(path.join(root, 'onprem'), HOSTS)
+  const cloud = await makeSandbox(path.join(root, 'cloud'), HOSTS)
+  const empty = await makeSandbox(path.join(root, 'empty'), HOSTS)
+  const onpremData = ['--data-dir', path.join(onprem.home, 'lectern-data')]
+  const cloudData = ['--data-dir', path.join(cloud.home, 'lectern-data')]
+
+  // The cloud: public libraries to export, and the licenses it issues.
+  await writeFile(path.join(cloud.home, 'lectern.yaml'), 'mode: cloud\n')
+  for (const repo of ['vercel/next.js', 'facebook/react']) await cli(['add', `https://github.com/${repo}`, '--wait', ...cloudData])
+  await writeFile(path.join(onprem.home, 'lectern-license.pem'), await cli(['license', 'issue', '--public-key', ...cloudData]))
+  const expires = new Date(Date.now() + 2 * 365 * 86_400_000).toISOString().slice(0, 10)
+  await cli(['license', 'issue', '--customer', 'Acme Corp', '--offline', '--expires', expires, '-o', path.join(onprem.home, 'acme-license.json'), ...cloudData])
+  await cli(['export', '/vercel/next.js', '/facebook/react', '-o', path.join(onprem.home, 'lectern-libraries.zip'), ...cloudData])
+  await cli(['export', '/vercel/next.js', '--json', '-o', path.join(onprem.home, 'next.json'), ...cloudData])
+
+  // The on-premise install.
+  await cli(['add', 'https://github.com/fastify/fastify', '--wait', ...onpremData])
+  await cli(['add', 'https://github.com/acme/widgets', '--wait', ...onpremData])
+  await cli(['versions', 'add', '/acme/widgets', 'v2.0.0', '--wait', ...onpremData])
+  for (const name of ['ci', 'cursor-alice', 'grafana']) await cli(['keys', 'create', '--name', name, ...onpremData])
+  runEnv.LECTERN_API_KEY = (await cli(['keys', 'create', '--name', 'import', ...onpremData])).trim()
+  await cli(['connections', 'add', 'confluence', '--name', 'acme', '--site', confluence.url, '--token-env', 'ATLASSIAN_TOKEN', ...onpremData])
+  await cli(['connections', 'add', 'notion', '--name', 'ws', '--api-url', notion.url, '--token-env', 'NOTION_TOKEN', ...onpremData])
+  await cli(['config', 'set', 'license.publicKeyFile', path.join(onprem.home, 'lectern-license.pem'), ...onpremData])
+  await cli(['license', 'install', path.join(onprem.home, 'acme-license.json'), ...onpremData])
+  await writeFile(path.join(onprem.home, 'billing-api.yaml'), PETSHOP_YAML)
+  await writeFile(path.join(onprem.home, 'admin-password.txt'), `${ADMIN_PASSWORD}\n`)
+  // A backup to restore, under the names the restore examples use.
+  const backups = path.join(onprem.home, 'lectern-data', 'backups')
+  await cli(['backup', '--to', backups, ...onpremData])
+  const [made] = await readdir(backups)
+  await rename(path.join(backups, made), path.join(backups, ARCHIVE))
+  await mkdir(path.join(onprem.mnt, 'backups'), { recursive: true })
+  await cp(path.join(backups, ARCHIVE), path.join(onprem.mnt, 'backups', ARCHIVE))
+  // From here on backups go to S3; the S3 examples read endpoint and keys from this configuration.
+  await cli(['backup', 'config', 'set', '--s3-bucket', 'my-bucket', '--s3-prefix', 'lectern/', '--s3-endpoint', `http://127.0.0.1:${s3Port}`, '--s3-path-style', '--s3-access-key-id', 'S3RVER', '--s3-secret-env', 'AWS_SECRET', ...onpremData])
+  // The same install at the system paths the deployment examples name.
+  await cp(path.join(onprem.home, 'lectern-data'), path.join(onprem.varLib, 'lectern'), { recursive: true })
+  await mkdir(path.join(onprem.etc, 'lectern'), { recursive: true })
+  await writeFile(path.join(onprem.etc, 'lectern', 'lectern.yaml'), codeBlocks('yaml', readmeSection('Configuration'))[0])
+  worlds = { onprem, cloud, empty }
+})
+
+let runs = 0
+async function runExample(example: string): Promise<void> {
+  const scenario = SCENARIOS[example] ?? {}
+  const sandbox = await copySandbox(worlds[scenario.world ?? 'onprem'], path.join(path.dirname(worlds.onprem.root), `run-${++runs}`))
+  const result = await runInSandbox(sandbox, example, { ...scenario, env: { ...runEnv, ...scenario.env }, bridges })
+  expect(result.exitCode, `${example}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`).toBe(0)
+  await scenario.check?.(result, sandbox)
+}
+
+describe('documented examples', { concurrent: true }, async () => {
+  const byCommand = await commandExamples()
+  const readmeRows = readmeCliRows()
+  const all = [...new Set([...[...byCommand.values()].flat(), ...readmeRows.flatMap((r) => r.examples), ...shellExamples()])]
+
+  it('every command has examples in --help and one row in the README CLI table, whose examples are among them', () => {
+    for (const [id, examples] of byCommand) {
+      expect(examples.length, `${id} has examples`).toBeGreaterThan(0)
+      expect(readmeRows.filter((r) => r.command === id).length, `README CLI rows for ${id}`).toBe(1)
+    }
+    expect(readmeRows.map((r) => r.command).sort()).toEqual([...byCommand.keys()].sort())
+    for (const row of readmeRows) {
+      expect(row.examples.length, `README example for ${row.command}`).toBeGreaterThan(0)
+      for (const example of row.examples) expect(byCommand.get(row.command), `README: ${example}`).toContain(example)
+    }
+  })
+
+  it('examples waiting for the proxy stand-in are still documented', () => {
+    for (const example of AWAITING_PROXY) expect(all, example).toContain(example)
+  })
+
+  it('scenarios name documented examples only', () => {
+    for (const example of Object.keys(SCENARIOS)) expect(all, example).toContain(example)
+  })
+
+  for (const example of all.filter((e) => !AWAITING_PROXY.has(e))) {
+    it(`runs: ${example}`, () => runExample(example))
+  }
+})
