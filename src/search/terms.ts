@@ -3,7 +3,7 @@
  * Identifiers are split on both sides (`useEffect` also indexes and matches `use`, `effect`),
  * so "read a file" finds `fs.readFile` and `readFile` finds "read file".
  */
-import { splitIdentifiers } from '../embed/hash.js'
+import { splitIdentifiers } from '../text/tokenizer.js'
 import type { NewSnippet, SnippetIndexText } from '../store/snippets.js'
 
 const STOPWORDS = new Set(
