@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { LecternCommand } from '../cli/run.js'
+import { LOCAL } from '../src/access.js'
 import { DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS } from '../src/search/budget.js'
 import { renderJson, renderText, type ContextResponse } from '../src/search/render.js'
 
@@ -22,7 +23,7 @@ export default class Docs extends LecternCommand {
     const { args, flags } = await this.parse(Docs)
     const answer = await this.withRuntime(flags, 'read', (rt) =>
       // The CLI runs on the data directory itself: its user sees every library.
-      rt.retriever.getContext({ libraryId: args.libraryId, query: args.query, tokens: flags.tokens, includePrivate: true }),
+      rt.retriever.getContext({ libraryId: args.libraryId, query: args.query, tokens: flags.tokens, caller: LOCAL }),
     )
     this.log(renderText(answer.snippets, answer.library.rules))
     return renderJson(answer.snippets, answer.library.rules)

@@ -4,6 +4,7 @@ import { modeFlag } from '../cli/flags.js'
 import type { Mode } from '../src/config.js'
 import { LecternCommand } from '../cli/run.js'
 import { MAX_EXPORT_LIBRARIES, writeBundle } from '../src/airgap/bundle.js'
+import { LOCAL } from '../src/access.js'
 import { exportLibrary } from '../src/airgap/export.js'
 import { LecternError } from '../src/errors.js'
 
@@ -30,7 +31,7 @@ export default class Export extends LecternCommand {
       throw new LecternError('validation_error', `At most ${MAX_EXPORT_LIBRARIES} libraries per export; ${ids.length} were named. Export them in several bundles.`)
     }
     const output = flags.output ?? (flags.json ? 'lectern-libraries.json' : 'lectern-libraries.zip')
-    const libraries = await this.withRuntime(flags, 'read', (rt) => ids.map((id) => exportLibrary(rt.store, id)), { mode: 'cloud' })
+    const libraries = await this.withRuntime(flags, 'read', (rt) => ids.map((id) => exportLibrary(rt.store, id, LOCAL)), { mode: 'cloud' })
     if (flags.json) fs.writeFileSync(output, JSON.stringify({ libraries }))
     else await writeBundle(output, libraries)
     const snippets = libraries.reduce((n, l) => n + l.codeSnippets.length + l.infoSnippets.length, 0)

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { Flags } from '@oclif/core'
 import { colour, humanDate, humanDuration, table } from '../cli/output.js'
 import { LecternCommand } from '../cli/run.js'
+import { LOCAL } from '../src/access.js'
 import { parseStatus, type ParseStatusResponse } from '../src/jobs/status.js'
 
 function render(status: ParseStatusResponse): string {
@@ -46,7 +47,7 @@ export default class Jobs extends LecternCommand {
   async run(): Promise<ParseStatusResponse> {
     const { flags } = await this.parse(Jobs)
     return this.withRuntime(flags, 'read', async (runtime) => {
-      let status = parseStatus(runtime.store)
+      let status = parseStatus(runtime.store, LOCAL)
       if (!flags.watch || this.jsonEnabled()) {
         this.log(render(status))
         return status
@@ -64,7 +65,7 @@ export default class Jobs extends LecternCommand {
         else if (text !== shown) this.log(`--- ${new Date().toISOString()}\n${text}\n`)
         shown = text
         await sleep(1000)
-        status = parseStatus(runtime.store)
+        status = parseStatus(runtime.store, LOCAL)
       }
       return status
     })

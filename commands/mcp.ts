@@ -1,5 +1,6 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { LecternCommand } from '../cli/run.js'
+import { LOCAL } from '../src/access.js'
 import { createMcpServer } from '../src/mcp/tools.js'
 
 export default class Mcp extends LecternCommand {
@@ -14,7 +15,7 @@ Claude Code, for example: claude mcp add lectern -- lectern mcp --data-dir /var/
   async run(): Promise<void> {
     const { flags } = await this.parse(Mcp)
     await this.withRuntime(flags, 'read', async (runtime) => {
-      const server = createMcpServer(runtime, { keyed: true, transport: 'mcp-stdio', client: 'mcp-stdio' })
+      const server = createMcpServer(runtime, { caller: LOCAL, transport: 'mcp-stdio', client: 'mcp-stdio' })
       const transport = new StdioServerTransport()
       const closed = new Promise<void>((resolve) => {
         transport.onclose = () => resolve()

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { LecternCommand } from '../cli/run.js'
+import { LOCAL } from '../src/access.js'
 import { LecternError } from '../src/errors.js'
 import { parseAge, refreshLibrary, refreshStale } from '../src/jobs/library-jobs.js'
 
@@ -38,7 +39,7 @@ export default class Refresh extends LecternCommand {
     return this.withRuntime(flags, 'read', async (runtime) => {
       const { queued, skipped } = flags.all
         ? refreshStale(runtime.store, parseAge(flags['older-than'] ?? DEFAULT_AGE))
-        : { queued: [refreshLibrary(runtime.store, { libraryName: args.libraryId!, force: flags.force })], skipped: [] }
+        : { queued: [refreshLibrary(runtime.store, { libraryName: args.libraryId!, force: flags.force }, LOCAL)], skipped: [] }
       for (const s of skipped) this.logToStderr(`skipped ${s.libraryId}: ${s.reason}`)
       const result: RefreshResult = { queued: queued.map((q) => ({ libraryId: q.libraryId, jobId: q.job.pk })), skipped }
       if (queued.length === 0) this.log('Nothing to refresh.')

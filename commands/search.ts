@@ -1,6 +1,7 @@
 import { Args } from '@oclif/core'
 import { stateColour, table } from '../cli/output.js'
 import { LecternCommand } from '../cli/run.js'
+import { LOCAL } from '../src/access.js'
 import type { LibrarySummary } from '../src/search/libraries.js'
 
 export default class Search extends LecternCommand {
@@ -14,11 +15,11 @@ export default class Search extends LecternCommand {
 
   async run(): Promise<{ results: LibrarySummary[] }> {
     const { args, flags } = await this.parse(Search)
-    const results = await this.withRuntime(flags, 'read', (rt) => rt.catalogue.search(args.name, args.query, { includePrivate: true }))
+    const results = await this.withRuntime(flags, 'read', (rt) => rt.catalogue.search(args.name, args.query, { caller: LOCAL }))
     this.log(
       table(results, [
         { header: 'LIBRARY', value: (r) => r.id },
-        { header: 'STATE', value: (r) => stateColour(r.state) },
+        { header: 'STATE', value: (r) => (r.failure ? `${stateColour(r.state)}: ${r.failure.error}, not searchable` : stateColour(r.state)) },
         { header: 'SNIPPETS', value: (r) => r.totalSnippets.toLocaleString('en'), right: true },
         { header: 'DESCRIPTION', value: (r) => r.description || r.title },
       ]),

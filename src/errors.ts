@@ -40,6 +40,7 @@ export const ERROR_CODES = {
   rate_limit_exceeded: { status: 429, exit: 7, summary: 'Rate limit exceeded; wait for Retry-After seconds.' },
   internal_error: { status: 500, exit: 1, summary: 'Processing failed.' },
   source_unreachable: { status: 500, exit: 1, summary: 'The source (git host, URL) could not be read.' },
+  processing_failed: { status: 500, exit: 1, summary: 'The library failed to process; the message says how to retry.' },
   data_dir_locked: { status: 500, exit: 8, summary: 'Another Lectern server holds the data directory.' },
   data_dir_empty: { status: 404, exit: 4, summary: 'The data directory holds no Lectern data (a wrong --data-dir?).' },
   search_failed: { status: 503, exit: 1, summary: 'Retrieval failed; retry later.' },

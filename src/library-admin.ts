@@ -1,12 +1,13 @@
 /**
- * Library lifecycle operations behind the `libraries` commands: rename (leaving a redirect so
- * every request naming the old ID gets 301 with the new one) and remove (rows, FTS tables and
- * vector files, nothing left behind).
+ * Library lifecycle operations behind the `libraries` and `versions` commands: rename (leaving a
+ * redirect so every request naming the old ID gets 301 with the new one), and removing a library
+ * or one of its versions (rows, FTS tables and vector files, nothing left behind).
  */
+import type { Caller } from './access.js'
 import { LecternError } from './errors.js'
-import { parseLibraryId } from './library-id.js'
+import { formatLibraryId, parseLibraryId } from './library-id.js'
 import { vectorIndexPath } from './paths.js'
-import { findLibrary } from './search/resolve.js'
+import { findLibrary, findVersion } from './search/resolve.js'
 import { removeVectorIndex } from './search/vector-index.js'
 import type { Store } from './store/index.js'
 import type { Library } from './store/libraries.js'
@@ -24,18 +25,59 @@ export function renameLibrary(store: Store, fromRaw: string, toRaw: string): Lib
   return store.libraries.rename(fromId, toId)
 }
 
+/**
+ * Deletes rows and the snippet sets they own: `deleteRows` deletes (the sets' rows go by
+ * cascade) and returns the set pks; their FTS tables are dropped in the same transaction, and
+ * their vector files removed once it committed. The one way Lectern deletes live sets.
+ */
+function removeWithSets(store: Store, deleteRows: () => number[]): number[] {
+  const sets = store.db.transaction(() => {
+    const setPks = deleteRows()
+    for (const pk of setPks) store.db.exec(`DROP TABLE IF EXISTS ${ftsTable(pk)}`)
+    return setPks
+  })()
+  for (const pk of sets) removeVectorIndex(vectorIndexPath(store.paths, pk))
+  return sets
+}
+
 export interface RemovedLibrary {
   id: string
   sets: number
 }
 
-export function removeLibrary(store: Store, raw: string): RemovedLibrary {
-  const { library } = findLibrary(store.libraries, unpinned(raw, 'The ID'))
-  const sets = store.db.transaction(() => {
-    const setPks = store.libraries.remove(library.pk)
-    for (const pk of setPks) store.db.exec(`DROP TABLE IF EXISTS ${ftsTable(pk)}`)
-    return setPks
-  })()
-  for (const pk of sets) removeVectorIndex(vectorIndexPath(store.paths, pk))
+export function removeLibrary(store: Store, raw: string, caller: Caller): RemovedLibrary {
+  const { library } = findLibrary(store.libraries, unpinned(raw, 'The ID'), caller)
+  const sets = removeWithSets(store, () => store.libraries.remove(library.pk))
   return { id: library.id, sets: sets.length }
+}
+
+export interface RemovedVersion {
+  /** The pinned ID of the removed version, e.g. /acme/widgets@v1.0.0. */
+  id: string
+  tag: string
+  sets: number
+}
+
+/**
+ * Removes one version of a library with its sets. The default version is the library itself
+ * (removed with `removeLibrary`); a version whose job is running is refused, while a queued job
+ * of it goes with it. The check and the delete share one transaction, so a worker cannot claim
+ * the job in between.
+ */
+export function removeVersion(store: Store, rawId: string, tag: string, caller: Caller): RemovedVersion {
+  const { library } = findLibrary(store.libraries, unpinned(rawId, 'The ID'), caller)
+  const namesDefault = tag.trim() === '' || (tag === library.branch && !store.libraries.version(library.pk, tag))
+  const version = namesDefault ? undefined : findVersion(store.libraries, library, tag)
+  if (!version || version.tag === '') {
+    throw new LecternError('validation_error', `The default branch of ${library.id} is the library itself; remove it with \`lectern libraries remove ${library.id}\`.`)
+  }
+  const id = formatLibraryId({ id: library.id, version: version.tag })
+  const sets = removeWithSets(store, () => {
+    const active = store.jobs.activeForVersion(version.pk)
+    if (active?.state === 'running') {
+      throw new LecternError('library_busy', `Version ${id} is being processed (job ${active.pk}); remove it once the job has ended.`)
+    }
+    return store.libraries.removeVersion(version.pk)
+  })
+  return { id, tag: version.tag, sets: sets.length }
 }

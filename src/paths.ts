@@ -42,3 +42,14 @@ export function dataPaths(dataDir: string): DataPaths {
 export function vectorIndexPath(paths: DataPaths, setPk: number): string {
   return path.join(paths.vectors, `set-${setPk}.usearch`)
 }
+
+/** The scratch directory of one job (a clone); it exists only while the job runs. */
+export function jobWorkDir(paths: DataPaths, jobPk: number): string {
+  return path.join(paths.repos, `job-${jobPk}`)
+}
+
+/** The job a directory under `repos/` belongs to, or undefined for any other name. */
+export function jobOfWorkDir(name: string): number | undefined {
+  const match = /^job-(\d+)$/.exec(name)
+  return match ? Number(match[1]) : undefined
+}

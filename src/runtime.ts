@@ -3,6 +3,8 @@
  * retriever, library catalogue, worker). The HTTP server, the MCP stdio server and the CLI
  * commands all start from here, so they behave the same on the same data.
  */
+import fs from 'node:fs'
+import path from 'node:path'
 import { createImportJobHandler, IMPORT_JOB, sweepImportStaging } from './airgap/import.js'
 import type { LecternConfig, Mode } from './config.js'
 import { EmbedderPool } from './embed/pool.js'
@@ -13,6 +15,7 @@ import { createReembedHandler, REEMBED_JOB } from './jobs/reembed.js'
 import { createHttpClient, type HttpClient } from './sources/http.js'
 import { checkVectorIndexes, createVectorRebuildHandler, REBUILD_VECTORS_JOB } from './jobs/vector-rebuild.js'
 import { Worker, type JobLog } from './jobs/worker.js'
+import { jobOfWorkDir } from './paths.js'
 import { Retriever } from './search/context.js'
 import { LibraryCatalogue } from './search/libraries.js'
 import { openStore, type Store } from './store/index.js'
@@ -99,15 +102,35 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
 /**
  * Start-up housekeeping for the process that owns the data directory (it holds the lock, so no
  * job can be running): drop sets that a killed job left half-built and sets already replaced,
- * and queue a rebuild of any vector index that does not match its set.
+ * remove work directories left behind, and queue a rebuild of any vector index that does not
+ * match its set.
  */
 export function recoverDataDir(runtime: Runtime, log: JobLog = silentLog): void {
   const swept = sweepSets(runtime.store, ['building', 'retired'], (pk) => runtime.retriever.forgetSet(pk))
   if (swept > 0) log.info({ swept }, 'removed snippet sets left by interrupted or replaced jobs')
+  const workDirs = sweepWorkDirs(runtime.store)
+  if (workDirs > 0) log.info({ workDirs }, 'removed work directories left by ended jobs')
   const orphans = sweepImportStaging(runtime.store)
   if (orphans > 0) log.info({ orphans }, 'removed staged imports that no job names')
   checkVectorIndexes(runtime.store, (setPk, problem) => {
     runtime.retriever.forgetSet(setPk)
     log.warn({ setPk, problem }, 'vector index does not match its snippet set; queued a rebuild')
   })
+}
+
+/**
+ * Removes the work directories under `repos/` of jobs that are not running (ended, removed, or
+ * queued again to start from nothing); a job still marked running keeps its own, which it
+ * clears when it runs. Returns how many were removed.
+ */
+function sweepWorkDirs(store: Store): number {
+  if (!fs.existsSync(store.paths.repos)) return 0
+  let removed = 0
+  for (const name of fs.readdirSync(store.paths.repos)) {
+    const jobPk = jobOfWorkDir(name)
+    if (jobPk === undefined || store.jobs.byPk(jobPk)?.state === 'running') continue
+    fs.rmSync(path.join(store.paths.repos, name), { recursive: true, force: true })
+    removed++
+  }
+  return removed
 }

@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { LOCAL } from '../../src/access.js'
 import { resolveConfig } from '../../src/config.js'
 import type { EvalReport } from '../../src/eval/metrics.js'
 import { readQuestions, type EvalQuestion } from '../../src/eval/questions.js'
@@ -98,7 +99,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     for (const signals of options.signals ?? ['auto']) {
       const retriever = new Retriever(runtime.store, runtime.embedders, undefined, signals)
       const ask = async (libraryId: string, query: string, budget: number) => {
-        const answer = await retriever.getContext({ libraryId, query, tokens: budget, includePrivate: true })
+        const answer = await retriever.getContext({ libraryId, query, tokens: budget, caller: LOCAL })
         return renderJson(answer.snippets, [], answer.scores)
       }
       reports.set(signals, await runEval(questions, ask, { tokens, libraryId: libraryIdOf }))

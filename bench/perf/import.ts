@@ -10,6 +10,7 @@
 import { generateKeyPairSync } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
+import { ANONYMOUS } from '../../src/access.js'
 import { writeBundle } from '../../src/airgap/bundle.js'
 import { importBundle } from '../../src/airgap/import.js'
 import { MAX_SNIPPET_CHARS, toImportLibrary, type ImportLibrary } from '../../src/airgap/payload.js'
@@ -121,7 +122,7 @@ export async function runImportBench(options: { targetBytes?: number } = {}): Pr
       const queuedMs = performance.now() - start
       if (result.skipped.length > 0) throw new Error(`the bundle was not imported whole: ${JSON.stringify(result.skipped.slice(0, 3))}`)
       await runtime.worker.drain()
-      const answer = await runtime.retriever.getContext({ libraryId: result.queued[0], query: 'how to install and configure', tokens: 2000 })
+      const answer = await runtime.retriever.getContext({ libraryId: result.queued[0], query: 'how to install and configure', tokens: 2000, caller: ANONYMOUS })
       const searchableMs = performance.now() - start
       clearInterval(sampler)
       peak = Math.max(peak, process.memoryUsage().rss)

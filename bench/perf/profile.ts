@@ -3,6 +3,7 @@
  * `Retriever.getContext` + `renderText` replayed through the same public functions, each timed
  * with performance.now(), then the real `getContext` + `renderText` timed whole for comparison.
  */
+import { ANONYMOUS } from '../../src/access.js'
 import { vectorIndexPath } from '../../src/paths.js'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { resolveConfig } from '../../src/config.js'
@@ -83,7 +84,7 @@ export async function profileRequests(dataDir: string, requests: ProfileRequest[
 /** The steps of Retriever.getContext/rank/vectorSearch and the route's renderText, one timer each. */
 async function replay(runtime: Runtime, vectors: VectorIndexCache, t: PartTimer, request: ProfileRequest) {
   const { store, embedders } = runtime
-  const { library, setPk } = t.time('resolve library + version', () => resolveLibraryVersion(store.libraries, request.libraryId))
+  const { library, setPk } = t.time('resolve library + version', () => resolveLibraryVersion(store.libraries, request.libraryId, ANONYMOUS))
   const set = t.time('snippet set row', () => store.snippets.set(setPk)!)
   const match = t.time('question terms', () => matchExpression(questionTerms(request.question)))
   const lexical = t.time('FTS5 bm25 query', () => (match ? store.snippets.ftsSearch(setPk, match, CANDIDATES, FTS_WEIGHTS).map((h) => h.pk) : []))
@@ -108,7 +109,7 @@ async function replay(runtime: Runtime, vectors: VectorIndexCache, t: PartTimer,
 async function timeEndToEnd(runtime: Runtime, requests: ProfileRequest[]): Promise<number> {
   const run = async () => {
     for (const request of requests) {
-      const answer = await runtime.retriever.getContext({ libraryId: request.libraryId, query: request.question, tokens: DEFAULT_TOKENS })
+      const answer = await runtime.retriever.getContext({ libraryId: request.libraryId, query: request.question, tokens: DEFAULT_TOKENS, caller: ANONYMOUS })
       renderText(answer.snippets, answer.library.rules)
     }
   }

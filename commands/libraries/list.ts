@@ -1,5 +1,6 @@
 import { humanDate, stateColour, table } from '../../cli/output.js'
 import { LecternCommand } from '../../cli/run.js'
+import { LOCAL } from '../../src/access.js'
 import type { LibrarySummary } from '../../src/search/libraries.js'
 
 export default class LibrariesList extends LecternCommand {
@@ -9,7 +10,7 @@ export default class LibrariesList extends LecternCommand {
 
   async run(): Promise<LibrarySummary[]> {
     const { flags } = await this.parse(LibrariesList)
-    const libraries = await this.withRuntime(flags, 'read', (rt) => rt.catalogue.list({ includePrivate: true }))
+    const libraries = await this.withRuntime(flags, 'read', (rt) => rt.catalogue.list({ caller: LOCAL }))
     if (libraries.length === 0) {
       this.log('No libraries yet. Add one with `lectern add <repository URL>`.')
       return libraries

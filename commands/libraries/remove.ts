@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import confirm from '@inquirer/confirm'
 import { LecternCommand } from '../../cli/run.js'
+import { LOCAL } from '../../src/access.js'
 import { removeLibrary, type RemovedLibrary } from '../../src/library-admin.js'
 
 export default class LibrariesRemove extends LecternCommand {
@@ -20,7 +21,7 @@ export default class LibrariesRemove extends LecternCommand {
         this.error('Aborted; nothing was changed.', { exit: 1 })
       }
     }
-    const removed = await this.withRuntime(flags, 'read', (rt) => removeLibrary(rt.store, args.id))
+    const removed = await this.withRuntime(flags, 'read', (rt) => removeLibrary(rt.store, args.id, LOCAL))
     this.log(`Removed ${removed.id}.`)
     return removed
   }

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { LecternCommand } from '../../cli/run.js'
+import { LOCAL } from '../../src/access.js'
 import { addVersion } from '../../src/jobs/library-jobs.js'
 
 export default class VersionsAdd extends LecternCommand {
@@ -19,7 +20,7 @@ export default class VersionsAdd extends LecternCommand {
   async run(): Promise<{ libraryId: string; jobId: number; state?: string }> {
     const { args, flags } = await this.parse(VersionsAdd)
     return this.withRuntime(flags, 'read', async (runtime) => {
-      const queued = addVersion(runtime.store, args.libraryId, args.tag, flags.title)
+      const queued = await addVersion(runtime.store, args.libraryId, args.tag, flags.title, LOCAL)
       if (!flags.wait) {
         this.reportQueued(runtime, queued.message)
         return { libraryId: queued.libraryId, jobId: queued.job.pk }

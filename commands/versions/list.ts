@@ -1,6 +1,7 @@
 import { Args } from '@oclif/core'
 import { humanDate, stateColour, table } from '../../cli/output.js'
 import { LecternCommand } from '../../cli/run.js'
+import { LOCAL } from '../../src/access.js'
 import { findLibrary } from '../../src/search/resolve.js'
 
 interface VersionRow {
@@ -21,7 +22,7 @@ export default class VersionsList extends LecternCommand {
   async run(): Promise<VersionRow[]> {
     const { args, flags } = await this.parse(VersionsList)
     const rows = await this.withRuntime(flags, 'read', (runtime) => {
-      const { library } = findLibrary(runtime.store.libraries, args.libraryId)
+      const { library } = findLibrary(runtime.store.libraries, args.libraryId, LOCAL)
       return runtime.store.libraries.versions(library.pk).map((v) => ({
         tag: v.tag,
         title: v.title,

@@ -9,6 +9,7 @@
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ANONYMOUS, callerOf } from '../../src/access.js'
 import { LecternError } from '../../src/errors.js'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { createMcpServer, type McpCaller } from '../../src/mcp/tools.js'
@@ -31,7 +32,7 @@ async function handlePost(app: FastifyInstance, pool: PooledServer[], request: F
   }
   const entry = pool.pop() ?? newPooledServer(app)
   entry.caller.current = {
-    keyed: request.apiKey !== null,
+    caller: callerOf(request),
     transport: 'mcp-http',
     client: clientKind(request.headers['x-context7-source'], 'mcp-client'),
     takeRateLimit: () => {
@@ -52,7 +53,7 @@ async function handlePost(app: FastifyInstance, pool: PooledServer[], request: F
 }
 
 function newPooledServer(app: FastifyInstance): PooledServer {
-  const caller = { current: { keyed: false, transport: 'mcp-http', client: 'mcp-client' } as McpCaller }
+  const caller = { current: { caller: ANONYMOUS, transport: 'mcp-http', client: 'mcp-client' } as McpCaller }
   return { server: createMcpServer(app.runtime, caller), caller }
 }
 

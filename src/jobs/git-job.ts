@@ -1,17 +1,19 @@
 /**
  * The `ingest-git` job: clone (shallow, real git), find the docs, read context7.json, build and
  * finalize a snippet set for one library version. The clone lives under `repos/` only while the
- * job runs; the token reaches git through the environment and is never written to disk.
+ * job runs (the worker removes it however the job ends); the token reaches git through the
+ * environment and is never written to disk.
  */
 import fs from 'node:fs/promises'
-import path from 'node:path'
 import { z } from 'zod'
 import type { EmbedderPool } from '../embed/pool.js'
 import { LecternError } from '../errors.js'
+import { jobWorkDir } from '../paths.js'
 import { parseRepoUrl, type RepoKind } from '../sources/repo-url.js'
 import { discoverDocs, readRepoConfig, type DiscoveredFile, type RepoConfig } from '../sources/discover.js'
 import { discoverSourceFiles } from '../sources/discover-source.js'
 import { cloneRepo, lsRemoteHead } from '../sources/git.js'
+import { requireRemoteTag } from '../sources/git-tags.js'
 import { siteContext } from '../sources/site-layout.js'
 import { generateSourceSnippets } from '../parse/source-code/index.js'
 import type { SourceDocument } from '../parse/types.js'
@@ -74,48 +76,49 @@ export function createGitJobHandler(store: Store, embedders: EmbedderPool): JobH
     if (!library || !version) throw new LecternError('library_not_found', 'The library of this job was removed.')
     const repo = parseRepoUrl(payload.repoUrl, payload.repoKind as RepoKind)
     const token = gitToken(store, ctx.job.secret, repo.host)
+    if (version.tag !== '') {
+      // A version is a tag: one the remote lacks fails as tag_not_found, naming the tags there are.
+      ctx.progress(`checking that tag ${version.tag} exists`)
+      await requireRemoteTag({ cloneUrl: repo.cloneUrl, tag: version.tag, token, libraryId: library.id, signal: ctx.signal })
+    }
     if (!payload.force && version.currentSet !== null && version.commitSha) {
       ctx.progress(`checking ${repo.cloneUrl} for new commits`)
       const head = await lsRemoteHead(repo.cloneUrl, payload.ref, token, undefined, { signal: ctx.signal })
       if (head === version.commitSha) return `unchanged at ${head.slice(0, 12)}; the live snippets stay`
     }
-    const workDir = path.join(store.paths.repos, `job-${ctx.job.pk}`)
-    await fs.rm(workDir, { recursive: true, force: true })
+    // The worker removes the work directory before and after the job, however it ends.
+    const workDir = jobWorkDir(store.paths, ctx.job.pk)
     await fs.mkdir(store.paths.repos, { recursive: true })
-    try {
-      ctx.progress(`cloning ${repo.cloneUrl}`)
-      const clone = await cloneRepo({ cloneUrl: repo.cloneUrl, destDir: workDir, ref: payload.ref, token, signal: ctx.signal })
-      const log = (message: string) => ctx.log.info({ jobId: ctx.job.pk, libraryId: library.id }, message)
-      const config = { ...(await readRepoConfig(workDir, log)), skipVersionFiltering: payload.skipVersionFiltering ?? false }
-      const generateDocs = library.options.generateDocs === true
-      ctx.progress('finding documentation files')
-      const files = await findDocs(workDir, config, log, generateDocs)
-      const documents = await readDocuments(files)
-      ctx.progress(`parsing ${documents.length} files`)
-      const locate: SourceLocator = (file, anchor) => {
-        const web = repo.webFileUrl(clone.commit, file, anchor || undefined)
-        return web ?? `${file}${anchor ? `#${anchor}` : ''}`
-      }
-      let snippets = snippetsOf(documents, locate, siteContext(workDir, log))
-      if (generateDocs) {
-        ctx.progress('generating documentation from the source code')
-        snippets = dedupe([...snippets, ...(await sourceSnippets(workDir, config, log, locate))])
-        if (snippets.length === 0) throw new LecternError('no_code_found', 'No documentation files and no documentable source code found.')
-      }
-      const result = await ingestSnippets(
-        { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress },
-        { versionPk: version.pk, commitSha: clone.commit },
-        snippets,
-      )
-      if (version.tag === '') {
-        updateLibraryMetadata(store, library, { config, documents, branch: clone.branch })
-        const queued = queueDeclaredVersions(store, library, config.previousVersions)
-        if (queued.length > 0) ctx.log.info({ jobId: ctx.job.pk, versions: queued.length }, 'queued the previous versions context7.json declares')
-      }
-      return `${result.snippets} snippets from ${documents.length} files at ${clone.commit.slice(0, 12)}`
-    } finally {
-      await fs.rm(workDir, { recursive: true, force: true })
+    ctx.progress(`cloning ${repo.cloneUrl}`)
+    const clone = await cloneRepo({ cloneUrl: repo.cloneUrl, destDir: workDir, ref: payload.ref, token, signal: ctx.signal })
+    const log = (message: string) => ctx.log.info({ jobId: ctx.job.pk, libraryId: library.id }, message)
+    const config = { ...(await readRepoConfig(workDir, log)), skipVersionFiltering: payload.skipVersionFiltering ?? false }
+    const generateDocs = library.options.generateDocs === true
+    ctx.progress('finding documentation files')
+    const files = await findDocs(workDir, config, log, generateDocs)
+    const documents = await readDocuments(files)
+    ctx.progress(`parsing ${documents.length} files`)
+    const locate: SourceLocator = (file, anchor) => {
+      const web = repo.webFileUrl(clone.commit, file, anchor || undefined)
+      return web ?? `${file}${anchor ? `#${anchor}` : ''}`
     }
+    let snippets = snippetsOf(documents, locate, siteContext(workDir, log))
+    if (generateDocs) {
+      ctx.progress('generating documentation from the source code')
+      snippets = dedupe([...snippets, ...(await sourceSnippets(workDir, config, log, locate))])
+      if (snippets.length === 0) throw new LecternError('no_code_found', 'No documentation files and no documentable source code found.')
+    }
+    const result = await ingestSnippets(
+      { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress },
+      { versionPk: version.pk, commitSha: clone.commit },
+      snippets,
+    )
+    if (version.tag === '') {
+      updateLibraryMetadata(store, library, { config, documents, branch: clone.branch })
+      const queued = queueDeclaredVersions(store, library, config.previousVersions)
+      if (queued.length > 0) ctx.log.info({ jobId: ctx.job.pk, versions: queued.length }, 'queued the previous versions context7.json declares')
+    }
+    return `${result.snippets} snippets from ${documents.length} files at ${clone.commit.slice(0, 12)}`
   }
 }
 

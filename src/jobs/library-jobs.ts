@@ -3,14 +3,16 @@
  * a version from its source, and refreshing every library older than an age (for cron).
  * A library version has at most one queued or running job at a time.
  */
+import { LOCAL, type Caller } from '../access.js'
 import { LecternError } from '../errors.js'
 import { formatLibraryId, isValidVersion, parseLibraryId } from '../library-id.js'
 import { findLibrary, findVersion } from '../search/resolve.js'
-import { isSafeRefName, type RepoKind } from '../sources/repo-url.js'
+import { requireRemoteTag } from '../sources/git-tags.js'
+import { isSafeRefName, parseRepoUrl, type RepoKind } from '../sources/repo-url.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
-import { GIT_JOB, type GitJobPayload } from './git-job.js'
+import { GIT_JOB, gitToken, type GitJobPayload } from './git-job.js'
 import { SOURCE_JOB, type SourceJobPayload } from './source-job.js'
 
 const GIT_KINDS = new Set(['github', 'gitlab', 'bitbucket', 'git'])
@@ -48,13 +50,18 @@ export interface QueuedJob {
   job: Job
 }
 
-/** Ingests a git tag of a git library as its own version, served at /owner/repo/<tag>. */
-export function addVersion(store: Store, rawId: string, tag: string, title = ''): QueuedJob {
-  const { library } = findLibrary(store.libraries, parseLibraryId(rawId).id)
+/**
+ * Ingests a git tag of a git library as its own version, served at /owner/repo/<tag>. The tag is
+ * looked up at the remote first (`git ls-remote`): an unknown one creates nothing and queues nothing.
+ */
+export async function addVersion(store: Store, rawId: string, tag: string, title: string | undefined, caller: Caller): Promise<QueuedJob> {
+  const { library } = findLibrary(store.libraries, parseLibraryId(rawId).id, caller)
   if (!isGitLibrary(library)) {
     throw new LecternError('validation_error', `Versions come from git tags; ${library.id} is a ${library.sourceType} library.`)
   }
   if (!isValidVersion(tag) || !isSafeRefName(tag)) throw new LecternError('validation_error', `"${tag}" is not a valid version tag.`)
+  const repo = parseRepoUrl(library.sourceUrl, library.sourceType as RepoKind)
+  await requireRemoteTag({ cloneUrl: repo.cloneUrl, tag, token: gitToken(store, null, repo.host), libraryId: library.id })
   const version = store.libraries.ensureVersion(library.pk, tag, title)
   refuseIfBusy(store, library, version)
   const job = gitJob(store, library, version, { ref: tag })
@@ -82,8 +89,8 @@ export interface RefreshRequest {
   force?: boolean
 }
 
-export function refreshLibrary(store: Store, request: RefreshRequest): QueuedJob {
-  const { ref, library } = findLibrary(store.libraries, request.libraryName)
+export function refreshLibrary(store: Store, request: RefreshRequest, caller: Caller): QueuedJob {
+  const { ref, library } = findLibrary(store.libraries, request.libraryName, caller)
   if (library.isImported) {
     throw new LecternError('forbidden', 'Imported libraries cannot be refreshed; export again and import with force.')
   }
@@ -118,7 +125,7 @@ export function refreshStale(store: Store, olderThanMs: number, now = Date.now()
     const main = store.libraries.version(library.pk, '')
     if (!main || now - Date.parse(main.updatedAt) < olderThanMs) continue
     try {
-      queued.push(refreshLibrary(store, { libraryName: library.id }))
+      queued.push(refreshLibrary(store, { libraryName: library.id }, LOCAL))
     } catch (err) {
       skipped.push({ libraryId: library.id, reason: err instanceof Error ? err.message : String(err) })
     }

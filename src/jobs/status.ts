@@ -1,7 +1,13 @@
 /**
  * The parse queue as clients see it: `ParseStatusResponse` of Context7's enterprise API
- * (`activeParses` by project), plus the recent failures with their reasons.
+ * (`activeParses` by project), plus the recent failures.
+ *
+ * What a caller sees depends on who they are (access.ts): jobs of libraries they may not see are
+ * left out as if they did not exist (queue positions count only the jobs shown); outsiders get a
+ * failure's code with its catalogue summary and no progress lines, since raw reasons and progress
+ * name clone URLs, hosts and server paths; insiders get the reasons, credentials redacted.
  */
+import { canSeeJobProgress, canSeeLibrary, describeFailure, type Caller } from '../access.js'
 import { formatLibraryId } from '../library-id.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
@@ -26,24 +32,32 @@ export interface FailedParse {
   finishedAt: string | null
 }
 
+/** Failures listed, newest first. */
+const RECENT_FAILURES = 20
+/** Failed jobs looked through for those the caller may see. */
+const FAILURES_SCANNED = 200
+
 export interface ParseStatusResponse {
   activeParses: Record<string, ParseJobStatus>
   recentFailures: FailedParse[]
 }
 
-function projectOf(store: Store, job: Job): string {
+/** The project name of a job the caller may see; undefined for a job of a library hidden from them. */
+function projectOf(store: Store, job: Job, caller: Caller): string | undefined {
   const library = job.libraryPk === null ? undefined : store.libraries.byPk(job.libraryPk)
   if (!library) return `job-${job.pk}`
+  if (!canSeeLibrary(caller, library)) return undefined
   const version = job.versionPk === null ? undefined : store.libraries.versionByPk(job.versionPk)
   return formatLibraryId({ id: library.id, version: version?.tag || undefined })
 }
 
-export function parseStatus(store: Store, now = Date.now()): ParseStatusResponse {
+export function parseStatus(store: Store, caller: Caller, now = Date.now()): ParseStatusResponse {
   const activeParses: Record<string, ParseJobStatus> = {}
   const active = store.jobs.list({ states: ['queued', 'running'], limit: 1000 }).reverse()
   let position = 0
   for (const job of active) {
-    const project = projectOf(store, job)
+    const project = projectOf(store, job, caller)
+    if (project === undefined) continue
     if (job.state === 'queued') {
       position++
       activeParses[project] = { jobId: job.pk, kind: job.kind, status: 'queued', position, createdAt: job.createdAt }
@@ -54,17 +68,17 @@ export function parseStatus(store: Store, now = Date.now()): ParseStatusResponse
         status: 'parsing',
         startedAt: job.startedAt ?? undefined,
         duration: job.startedAt ? Math.max(0, (now - Date.parse(job.startedAt)) / 1000) : 0,
-        statusMessage: job.statusMessage ?? undefined,
+        statusMessage: canSeeJobProgress(caller) ? (job.statusMessage ?? undefined) : undefined,
       }
     }
   }
-  const recentFailures = store.jobs.list({ states: ['failed'], limit: 20 }).map((job) => ({
-    project: projectOf(store, job),
-    jobId: job.pk,
-    kind: job.kind,
-    error: job.errorCode ?? 'internal_error',
-    message: job.errorMessage ?? '',
-    finishedAt: job.finishedAt,
-  }))
+  const recentFailures: FailedParse[] = []
+  for (const job of store.jobs.list({ states: ['failed'], limit: FAILURES_SCANNED })) {
+    const project = projectOf(store, job, caller)
+    if (project === undefined) continue
+    const failure = describeFailure(caller, job.errorCode ?? 'internal_error', job.errorMessage)
+    recentFailures.push({ project, jobId: job.pk, kind: job.kind, ...failure, finishedAt: job.finishedAt })
+    if (recentFailures.length === RECENT_FAILURES) break
+  }
   return { activeParses, recentFailures }
 }

@@ -13,7 +13,7 @@ import { slugifySegment } from '../library-id.js'
 import type { OpenApiSpec } from '../sources/openapi.js'
 import { removeOtherUploads, saveUpload, uploadExtension } from '../sources/uploads.js'
 import type { Store } from '../store/index.js'
-import { submitSource, type Submitted } from './submit.js'
+import { failedVersionOf, submitSource, type Submitted } from './submit.js'
 
 export function openApiUrlLibraryId(url: string): string {
   let parsed: URL
@@ -77,6 +77,7 @@ function named(input: { title?: string; description?: string }): Pick<OpenApiSpe
 function refuseUnlessReplaceable(store: Store, libraryId: string, force: boolean): void {
   const existing = store.libraries.byId(libraryId)
   if (!existing) return
+  if (existing.sourceType === 'openapi' && failedVersionOf(store, existing)) return
   if (!force) throw new LecternError('library_exists', `Library ${libraryId} was already added. Refresh it, or upload it again with force.`)
   if (existing.sourceType !== 'openapi') throw new LecternError('library_exists', `Library ${libraryId} already exists with another source (${existing.sourceType}).`)
   const version = store.libraries.version(existing.pk, '')

@@ -1,11 +1,15 @@
 /**
  * Submitting a library: validate the source, create the library (state `initial`) and queue
  * its first job, all before answering; the work itself happens in the worker.
+ *
+ * A library whose ingest failed and that serves nothing is no obstacle: submitting it again
+ * retries it, with the new submission's source and options, and answers as a fresh add.
  */
 import { LecternError } from '../errors.js'
 import { parseRepoUrl, type RepoKind } from '../sources/repo-url.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
+import type { Library, LibraryVersion, NewLibrary } from '../store/libraries.js'
 import { GIT_JOB, type GitJobPayload } from './git-job.js'
 import { SOURCE_JOB, type SourceJobPayload } from './source-job.js'
 
@@ -24,18 +28,40 @@ export interface Submitted {
   job: Job
 }
 
+/** The default version of a library whose ingest failed and that serves nothing, else undefined. */
+export function failedVersionOf(store: Store, library: Library): LibraryVersion | undefined {
+  const version = store.libraries.version(library.pk, '')
+  return version?.state === 'error' && version.currentSet === null ? version : undefined
+}
+
+/**
+ * The library a submission goes to: a new one, or a failed one taken over for a retry (its
+ * source, options and visibility replaced, its state back to `initial`). Inside a transaction.
+ */
+function createOrRetry(store: Store, input: NewLibrary, refusal: string): { library: Library; version: LibraryVersion } {
+  const existing = store.libraries.byId(input.id)
+  if (!existing) return store.libraries.create(input)
+  const failed = failedVersionOf(store, existing)
+  if (!failed || existing.sourceType !== input.sourceType) throw new LecternError('library_exists', refusal)
+  const active = store.jobs.activeForVersion(failed.pk)
+  if (active) throw new LecternError('library_busy', `Library ${input.id} is being processed (job ${active.pk}); wait for it to end.`)
+  const library = store.libraries.update(existing.pk, {
+    title: input.title,
+    description: input.description ?? existing.description,
+    sourceUrl: input.sourceUrl,
+    branch: input.branch ?? null,
+    isPrivate: input.isPrivate ?? false,
+    options: input.options ?? {},
+  })
+  store.libraries.setVersionState(failed.pk, 'initial')
+  return { library, version: store.libraries.version(existing.pk, '')! }
+}
+
 export function submitRepository(store: Store, input: RepositorySubmission): Submitted {
   const repo = parseRepoUrl(input.docsRepoUrl, input.kind)
-  const existing = store.libraries.byId(repo.libraryId)
-  if (existing) {
-    throw new LecternError(
-      'library_exists',
-      `Library ${repo.libraryId} was already added. Refresh it to pick up new commits.`,
-    )
-  }
   const token = input.gitToken?.trim() ? input.gitToken.trim() : undefined
   const submit = store.db.transaction(() => {
-    const { library, version } = store.libraries.create({
+    const newLibrary: NewLibrary = {
       id: repo.libraryId,
       title: repo.repo,
       sourceType: repo.kind,
@@ -47,7 +73,8 @@ export function submitRepository(store: Store, input: RepositorySubmission): Sub
         generateDocs: input.generateDocs ?? false,
         ...(repo.branch ? { ref: repo.branch } : {}),
       },
-    })
+    }
+    const { library, version } = createOrRetry(store, newLibrary, `Library ${repo.libraryId} was already added. Refresh it to pick up new commits.`)
     const payload: GitJobPayload = {
       repoUrl: repo.cloneUrl,
       repoKind: repo.kind,
@@ -88,24 +115,27 @@ export interface SourceSubmission {
 export function submitSource(store: Store, input: SourceSubmission): Submitted {
   const submit = store.db.transaction(() => {
     const existing = store.libraries.byId(input.libraryId)
-    if (existing && !input.force) {
-      throw new LecternError('library_exists', `Library ${input.libraryId} was already added. Refresh it, or submit it again with force.`)
-    }
     if (existing && existing.sourceType !== input.sourceType) {
       throw new LecternError('library_exists', `Library ${input.libraryId} already exists with another source (${existing.sourceType}).`)
     }
-    const target = existing
-      ? { library: existing, version: store.libraries.version(existing.pk, '')! }
-      : store.libraries.create({
-          id: input.libraryId,
-          title: input.title,
-          description: input.description,
-          sourceType: input.sourceType,
-          sourceUrl: input.sourceUrl,
-          isPrivate: input.isPrivate ?? false,
-          options: { spec: input.spec },
-        })
-    if (existing) store.libraries.update(existing.pk, { options: { ...existing.options, spec: input.spec } })
+    // With force, a healthy library is re-ingested in place; a failed one is retried like any re-add.
+    const forced = existing && input.force && !failedVersionOf(store, existing) ? existing : undefined
+    const target = forced
+      ? { library: forced, version: store.libraries.version(forced.pk, '')! }
+      : createOrRetry(
+          store,
+          {
+            id: input.libraryId,
+            title: input.title,
+            description: input.description,
+            sourceType: input.sourceType,
+            sourceUrl: input.sourceUrl,
+            isPrivate: input.isPrivate ?? false,
+            options: { spec: input.spec },
+          },
+          `Library ${input.libraryId} was already added. Refresh it, or submit it again with force.`,
+        )
+    if (forced) store.libraries.update(forced.pk, { options: { ...forced.options, spec: input.spec } })
     const active = store.jobs.activeForVersion(target.version.pk)
     if (active) throw new LecternError('library_busy', `Library ${input.libraryId} is being processed (job ${active.pk}); wait for it to end.`)
     return store.jobs.enqueue({

@@ -3,8 +3,14 @@
  * enqueued by this process wake it at once; jobs enqueued by another process (a CLI) are found
  * by polling. `stop()` aborts the running job and waits for it to unwind: its library keeps
  * its previous snippet set, and the job is queued again at the next start.
+ *
+ * Guarantee: however a job ends (a new set, no new set, failure, abort, shutdown), its version
+ * is left in a true state (finalized when it serves a set, else error or initial) and its work
+ * directory is removed.
  */
+import fs from 'node:fs/promises'
 import { isLecternError } from '../errors.js'
+import { jobWorkDir } from '../paths.js'
 import type { Job } from '../store/jobs.js'
 import type { Store } from '../store/index.js'
 
@@ -49,6 +55,10 @@ export class Worker {
 
   start(): void {
     if (this.running) return
+    // Jobs a dead process left running marked their versions `processing`; they wait again now.
+    for (const job of this.store.jobs.list({ states: ['running'], limit: 1000 })) {
+      if (job.versionPk !== null) this.settleVersion(job.versionPk)
+    }
     const requeued = this.store.jobs.requeueInterrupted()
     if (requeued > 0) this.log.warn({ requeued }, 'jobs interrupted by a previous stop were queued again')
     this.running = true
@@ -99,9 +109,14 @@ export class Worker {
     const controller = new AbortController()
     this.current = controller
     const started = Date.now()
+    const workDir = jobWorkDir(this.store.paths, job.pk)
+    const removeWorkDir = () =>
+      fs.rm(workDir, { recursive: true, force: true }).catch((err: unknown) => this.log.warn({ jobId: job.pk, err }, "could not remove the job's work directory"))
     this.log.info({ jobId: job.pk, kind: job.kind }, 'job started')
     if (job.versionPk !== null) this.store.libraries.setVersionState(job.versionPk, 'processing')
     try {
+      // A run cut off by a crash left its files; this run starts from nothing.
+      await removeWorkDir()
       if (!handler) throw new Error(`no handler for job kind "${job.kind}"`)
       const message = await handler({
         job,
@@ -124,8 +139,9 @@ export class Worker {
       }
     } finally {
       this.current = undefined
+      await removeWorkDir()
+      if (job.versionPk !== null) this.settleVersion(job.versionPk)
       const ended = this.store.jobs.byPk(job.pk)
-      if (ended?.state === 'running' && ended.versionPk !== null) this.restoreVersionState(ended.versionPk)
       if (ended) this.options.onJobEnd?.(ended)
     }
   }
@@ -138,9 +154,13 @@ export class Worker {
     this.store.libraries.setVersionState(version.pk, version.currentSet === null ? 'error' : 'finalized', { code, message })
   }
 
-  /** An interrupted job leaves its version as it was before, until the job runs again. */
-  private restoreVersionState(versionPk: number): void {
+  /**
+   * A version still `processing` after its job ended got no new set (unchanged source, shutdown,
+   * a dead process): it serves its live set, or waits for a job to build one.
+   */
+  private settleVersion(versionPk: number): void {
     const version = this.store.libraries.versionByPk(versionPk)
-    if (version?.currentSet !== null && version?.currentSet !== undefined) this.store.libraries.setVersionState(versionPk, 'finalized')
+    if (version?.state !== 'processing') return
+    this.store.libraries.setVersionState(versionPk, version.currentSet !== null ? 'finalized' : 'initial')
   }
 }

@@ -7,6 +7,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
+import type { Caller } from '../access.js'
 import { isLecternError, type LecternError } from '../errors.js'
 import type { Runtime } from '../runtime.js'
 import { DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS } from '../search/budget.js'
@@ -15,8 +16,8 @@ import { renderText } from '../search/render.js'
 import type { UsageTransport } from '../store/usage.js'
 
 export interface McpCaller {
-  /** Whether the caller presented a valid API key (private libraries, higher limits). */
-  keyed: boolean
+  /** Who asks: decides which libraries exist for them and what failures say (access.ts). */
+  caller: Caller
   transport: UsageTransport
   /** Client kind for usage counts. */
   client: string
@@ -45,7 +46,11 @@ function formatLibrary(library: LibrarySummary): string {
     `- Code Snippets: ${library.totalSnippets}`,
     `- Source Reputation: ${reputation}`,
   ]
-  if (library.state !== 'finalized') lines.push(`- State: ${library.state} (not searchable yet)`)
+  if (library.failure) {
+    lines.push(`- State: error (not searchable: processing failed with ${library.failure.error}: ${library.failure.message})`)
+  } else if (library.state !== 'finalized') {
+    lines.push(`- State: ${library.state} (not searchable yet)`)
+  }
   if (library.versions.length > 0) lines.push(`- Versions: ${library.versions.join(', ')}`)
   return lines.join('\n')
 }
@@ -63,6 +68,10 @@ function describeError(err: LecternError): string {
       return `${err.message} Use resolve-library-id to find the right library ID.`
     case 'library_not_finalized':
       return `${err.message} Its documentation is not searchable yet.`
+    case 'processing_failed':
+    case 'source_unreachable':
+    case 'timeout':
+      return `${err.message} Its documentation is not searchable.`
     default:
       return err.message
   }
@@ -91,7 +100,7 @@ export function createMcpServer(runtime: Runtime, caller: McpCaller | { current:
 
   const queryDocs = (libraryId: string, query: string, tokens = DEFAULT_TOKENS) =>
     guarded(async () => {
-      const answer = await runtime.retriever.getContext({ libraryId, query, tokens, includePrivate: current().keyed })
+      const answer = await runtime.retriever.getContext({ libraryId, query, tokens, caller: current().caller })
       runtime.usage.record(answer.library.pk, current().client, current().transport)
       return text(renderText(answer.snippets, answer.library.rules))
     })
@@ -109,7 +118,7 @@ export function createMcpServer(runtime: Runtime, caller: McpCaller | { current:
     },
     ({ libraryName, query }) =>
       guarded(() => {
-        const results = runtime.catalogue.search(libraryName, query, { includePrivate: current().keyed })
+        const results = runtime.catalogue.search(libraryName, query, { caller: current().caller })
         return text(`Available libraries:\n\n${results.map(formatLibrary).join('\n----------\n')}`)
       }),
   )

@@ -3,6 +3,7 @@
  * and k-NN over its vector index, fused by reciprocal rank, de-duplicated and packed into the
  * token budget. It reads only that set's rows, so its cost does not grow with the store.
  */
+import { canSeeLibrary, type Caller } from '../access.js'
 import type { EmbedderPool } from '../embed/pool.js'
 import { LecternError, isLecternError } from '../errors.js'
 import { vectorIndexPath } from '../paths.js'
@@ -11,7 +12,7 @@ import type { Library, LibraryVersion } from '../store/libraries.js'
 import type { SnippetSet, StoredSnippet } from '../store/snippets.js'
 import { packSnippets } from './budget.js'
 import { fuseRankings, type RankedPk } from './fusion.js'
-import { resolveLibraryVersion } from './resolve.js'
+import { libraryNotFound, resolveLibraryVersion } from './resolve.js'
 import { matchExpression, questionTerms } from './terms.js'
 import { VectorIndexCache, loadVectorIndex } from './vector-index.js'
 
@@ -30,8 +31,8 @@ export interface ContextRequest {
   libraryId: string
   query: string
   tokens: number
-  /** Whether the caller may see private libraries (a key of this install); default no. */
-  includePrivate?: boolean
+  /** Who asks: decides which libraries exist for them (access.ts). */
+  caller: Caller
 }
 
 export interface ContextAnswer {
@@ -60,6 +61,8 @@ export interface RetrieverLog {
 interface Resolution {
   /** store.dataVersion() when resolved: any write since makes the entry stale. */
   at: string
+  /** The library ID as resolved, without its version pin. */
+  id: string
   library: Library
   version: LibraryVersion
   set: SnippetSet
@@ -81,11 +84,7 @@ export class Retriever {
   ) {}
 
   async getContext(request: ContextRequest): Promise<ContextAnswer> {
-    const { library, version, set } = this.resolve(request.libraryId)
-    if (library.isPrivate && !request.includePrivate) {
-      // The same answer as for a library that does not exist: no hint that it does.
-      throw new LecternError('library_not_found', `Library ${library.id} not found. Search for it with /api/v2/libs/search.`)
-    }
+    const { library, version, set } = this.resolve(request.libraryId, request.caller)
     const setPk = set.pk
     let snippets: StoredSnippet[]
     let scores: number[]
@@ -117,17 +116,21 @@ export class Retriever {
   /**
    * The library, version and live set a client's library ID names. Resolving costs a few
    * queries; a request rate of thousands per second makes them worth remembering until the
-   * next write to the database. Refusals (404, 301, 202...) are not remembered.
+   * next write to the database. Refusals (404, 301, 202...) are not remembered. A remembered
+   * resolution is checked against the caller first, as resolving would.
    */
-  private resolve(libraryId: string): Resolution {
+  private resolve(libraryId: string, caller: Caller): Resolution {
     const at = this.store.dataVersion()
     const hit = this.resolutions.get(libraryId)
-    if (hit?.at === at) return hit
-    const { library, version, setPk } = resolveLibraryVersion(this.store.libraries, libraryId)
+    if (hit?.at === at) {
+      if (!canSeeLibrary(caller, hit.library)) throw libraryNotFound(hit.id)
+      return hit
+    }
+    const { ref, library, version, setPk } = resolveLibraryVersion(this.store.libraries, libraryId, caller)
     const set = this.store.snippets.set(setPk)
     if (!set) throw new Error(`snippet set ${setPk} vanished`)
     if (this.resolutions.size >= MAX_RESOLUTIONS) this.resolutions.clear()
-    const resolution = { at, library, version, set }
+    const resolution = { at, id: ref.id, library, version, set }
     this.resolutions.set(libraryId, resolution)
     return resolution
   }

@@ -4,6 +4,7 @@
  * is held in memory and rebuilt only when the database changed since the last search.
  */
 import { distance } from 'fastest-levenshtein'
+import { canSeeLibrary, describeFailure, type Caller } from '../access.js'
 import { LecternError } from '../errors.js'
 import type { Store } from '../store/index.js'
 import type { Library, LibraryState, LibraryVersion } from '../store/libraries.js'
@@ -23,11 +24,15 @@ export interface LibrarySummary {
   benchmarkScore: number
   versions: string[]
   imported?: boolean
+  /** With state `error`: why the library is not searchable, as much as the caller may read. */
+  failure?: { error: string; message: string }
 }
 
 interface CatalogueEntry {
   summary: LibrarySummary
-  isPrivate: boolean
+  library: Library
+  /** The default version's stored failure, when its state is `error`. */
+  failure?: { code: string; reason: string | null }
   /** Normalised names the library answers to: repo name, title, owner+repo. */
   names: string[]
   words: Set<string>
@@ -58,9 +63,11 @@ export function summarise(library: Library, versions: LibraryVersion[]): Library
 
 function toEntry(library: Library, versions: LibraryVersion[]): CatalogueEntry {
   const [, owner, repo] = library.id.split('/')
+  const main = versions.find((v) => v.tag === '')
   return {
     summary: summarise(library, versions),
-    isPrivate: library.isPrivate,
+    library,
+    ...(main?.state === 'error' ? { failure: { code: main.errorCode ?? 'internal_error', reason: main.errorMessage } } : {}),
     names: [...new Set([normalise(repo), normalise(library.title), normalise(owner + repo)])].filter(Boolean),
     words: wordsOf(`${library.id} ${library.title}`),
     text: `${library.id} ${library.title} ${library.description}`.toLowerCase(),
@@ -99,9 +106,15 @@ function questionScore(entry: CatalogueEntry, terms: string[]): number {
 }
 
 export interface SearchOptions {
-  /** Whether private libraries may be shown (a keyed caller of this install). */
-  includePrivate: boolean
+  /** Who asks: only the libraries they may see exist for them (access.ts). */
+  caller: Caller
   limit?: number
+}
+
+/** An entry's summary as the caller may read it. */
+function present(entry: CatalogueEntry, caller: Caller): LibrarySummary {
+  if (!entry.failure) return entry.summary
+  return { ...entry.summary, failure: describeFailure(caller, entry.failure.code, entry.failure.reason) }
 }
 
 export class LibraryCatalogue {
@@ -112,14 +125,14 @@ export class LibraryCatalogue {
 
   list(options: SearchOptions): LibrarySummary[] {
     return this.current()
-      .filter((e) => options.includePrivate || !e.isPrivate)
-      .map((e) => e.summary)
+      .filter((e) => canSeeLibrary(options.caller, e.library))
+      .map((e) => present(e, options.caller))
   }
 
   search(libraryName: string, query: string | undefined, options: SearchOptions): LibrarySummary[] {
     const terms = query ? questionTerms(query) : []
     const scored = this.current()
-      .filter((e) => options.includePrivate || !e.isPrivate)
+      .filter((e) => canSeeLibrary(options.caller, e.library))
       .map((entry) => ({ entry, score: nameScore(entry, libraryName) }))
       .filter((s) => s.score > 0)
       .map(({ entry, score }) => ({
@@ -130,7 +143,7 @@ export class LibraryCatalogue {
     if (scored.length === 0) {
       throw new LecternError('no_libraries_found', `No libraries found matching "${libraryName}".`)
     }
-    return scored.slice(0, options.limit ?? 10).map((s) => s.entry.summary)
+    return scored.slice(0, options.limit ?? 10).map((s) => present(s.entry, options.caller))
   }
 
   private current(): CatalogueEntry[] {

@@ -1,9 +1,13 @@
 /**
  * From a library ID as a client wrote it to the library version that answers it, with every
- * refusal of spec 7: malformed (400), moved (301 + redirectUrl), unknown (404), unknown tag
- * (404 listing the tags), not yet finalized (202), failed (422 or 500).
+ * refusal of spec 7: malformed (400), unknown (404), moved (301 + redirectUrl), unknown tag (404
+ * listing the tags), not yet finalized (202), failed (the status of its reason's code).
+ *
+ * Visibility comes first (access.ts): a library the caller may not see, and a redirect to one,
+ * answer exactly like an unknown ID, before the library's versions, state or redirects are read.
  */
-import { LecternError } from '../errors.js'
+import { canSeeLibrary, type Caller } from '../access.js'
+import { ERROR_CODES, LecternError, type ErrorCode } from '../errors.js'
 import { formatLibraryId, parseLibraryId, type LibraryRef } from '../library-id.js'
 import type { LibrariesRepository, Library, LibraryVersion } from '../store/libraries.js'
 
@@ -15,17 +19,25 @@ export interface ResolvedLibrary {
 
 const withoutV = (tag: string) => tag.replace(/^v(?=\d)/i, '')
 
-/** Finds a library by ID, following redirects as a 301 error. */
-export function findLibrary(libraries: LibrariesRepository, rawId: string): { ref: LibraryRef; library: Library } {
+/** The answer for an ID that names no library the caller may see. */
+export const libraryNotFound = (id: string): LecternError =>
+  new LecternError('library_not_found', `Library ${id} not found. Search for it with /api/v2/libs/search.`)
+
+/** Finds a library the caller may see by ID, following redirects as a 301 error. */
+export function findLibrary(libraries: LibrariesRepository, rawId: string, caller: Caller): { ref: LibraryRef; library: Library } {
   const ref = parseLibraryId(rawId)
   const library = libraries.byId(ref.id)
-  if (library) return { ref, library }
+  if (library) {
+    if (!canSeeLibrary(caller, library)) throw libraryNotFound(ref.id)
+    return { ref, library }
+  }
   const moved = libraries.redirectOf(ref.id)
-  if (moved) {
+  const target = moved === undefined ? undefined : libraries.byId(moved)
+  if (moved !== undefined && target && canSeeLibrary(caller, target)) {
     const redirectUrl = formatLibraryId({ id: moved, version: ref.version })
     throw new LecternError('library_redirected', `Library ${ref.id} has moved to ${moved}.`, { redirectUrl })
   }
-  throw new LecternError('library_not_found', `Library ${ref.id} not found. Search for it with /api/v2/libs/search.`)
+  throw libraryNotFound(ref.id)
 }
 
 export function findVersion(libraries: LibrariesRepository, library: Library, tag: string | undefined): LibraryVersion {
@@ -42,23 +54,43 @@ export function findVersion(libraries: LibrariesRepository, library: Library, ta
   )
 }
 
+/** Failure reasons a client can act on: a failed version answers with their status. */
+const CLIENT_FAILURES = new Set<ErrorCode>(['source_unreachable', 'no_code_found', 'library_too_large', 'tag_not_found', 'timeout'])
+/** Failures whose stored reason Lectern wrote itself, naming no URL, host or server path. */
+const OWN_REASONS = new Set<ErrorCode>(['no_code_found', 'library_too_large', 'tag_not_found'])
+
+const isErrorCode = (code: string | null): code is ErrorCode => code !== null && code in ERROR_CODES
+
 /** A version that can serve snippets: it has a live set, even while a refresh rebuilds it. */
 export function requireServable(library: Library, version: LibraryVersion): number {
   if (version.currentSet !== null) return version.currentSet
-  const name = version.tag ? `${library.id}@${version.tag}` : library.id
+  const name = formatLibraryId({ id: library.id, version: version.tag || undefined })
   if (version.state === 'initial' || version.state === 'processing') {
     throw new LecternError('library_not_finalized', `Library ${name} is still being processed; retry in a little while.`)
   }
-  if (version.errorCode === 'no_code_found' || version.errorCode === 'library_too_large') {
-    throw new LecternError(version.errorCode, version.errorMessage ?? `Library ${name} cannot be served.`)
-  }
-  // The stored reason is raw (git's stderr, an exception message) and may name server paths or
-  // hosts; the client gets its category, the server log and the CLI the full text.
-  throw new LecternError('internal_error', `Processing library ${name} failed (${version.errorCode ?? 'internal_error'}); the server log has the reason.`)
+  throw failedVersion(name, version)
 }
 
-export function resolveLibraryVersion(libraries: LibrariesRepository, rawId: string): ResolvedLibrary & { setPk: number } {
-  const { ref, library } = findLibrary(libraries, rawId)
+/**
+ * The error a failed version answers with. The stored reason is raw (git's stderr, an exception
+ * message) and may name hosts or server paths: only reasons Lectern wrote itself are quoted;
+ * otherwise the client gets the category, and API-key holders the reason in /api/parse-status.
+ */
+function failedVersion(name: string, version: LibraryVersion): LecternError {
+  const retry = `Retry with POST /api/v1/refresh or \`lectern refresh ${name}\``
+  const code = version.errorCode
+  if (isErrorCode(code) && CLIENT_FAILURES.has(code)) {
+    if (OWN_REASONS.has(code) && version.errorMessage) return new LecternError(code, version.errorMessage)
+    return new LecternError(code, `Library ${name} failed to process: ${ERROR_CODES[code].summary} Check the source, then ${retry[0].toLowerCase()}${retry.slice(1)}.`)
+  }
+  return new LecternError(
+    'processing_failed',
+    `Library ${name} failed to process. ${retry}; API-key holders see the reason in /api/parse-status.`,
+  )
+}
+
+export function resolveLibraryVersion(libraries: LibrariesRepository, rawId: string, caller: Caller): ResolvedLibrary & { setPk: number } {
+  const { ref, library } = findLibrary(libraries, rawId, caller)
   const version = findVersion(libraries, library, ref.version)
   return { ref, library, version, setPk: requireServable(library, version) }
 }

@@ -53,7 +53,7 @@ export interface NewLibrary {
   options?: Record<string, unknown>
 }
 
-export type LibraryUpdate = Partial<Pick<Library, 'title' | 'description' | 'branch' | 'rules' | 'options' | 'sourceUrl'>>
+export type LibraryUpdate = Partial<Pick<Library, 'title' | 'description' | 'branch' | 'rules' | 'options' | 'sourceUrl' | 'isPrivate'>>
 
 interface LibraryRow {
   pk: number
@@ -131,6 +131,8 @@ export interface LibrariesRepository {
   rename(fromId: string, toId: string): Library
   /** Deletes the library with its versions, sets, snippets and jobs; returns the set pks it had. */
   remove(pk: number): number[]
+  /** Deletes one version with its sets, snippets and jobs; returns the set pks it had. */
+  removeVersion(versionPk: number): number[]
   versions(libraryPk: number): LibraryVersion[]
   version(libraryPk: number, tag: string): LibraryVersion | undefined
   versionByPk(pk: number): LibraryVersion | undefined
@@ -170,6 +172,8 @@ export function createLibrariesRepository(db: Db): LibrariesRepository {
     'SELECT s.pk FROM snippet_sets s JOIN library_versions v ON v.pk = s.version_pk WHERE v.library_pk = ?',
   )
   const deleteLibrary = db.prepare('DELETE FROM libraries WHERE pk = ?')
+  const setsOfVersion = db.prepare<[number], { pk: number }>('SELECT pk FROM snippet_sets WHERE version_pk = ?')
+  const deleteVersion = db.prepare('DELETE FROM library_versions WHERE pk = ?')
 
   const repo: LibrariesRepository = {
     byId: (id) => {
@@ -210,8 +214,8 @@ export function createLibrariesRepository(db: Db): LibrariesRepository {
       if (!current) throw new LecternError('library_not_found', `No library with pk ${pk}.`)
       const next = { ...toLibrary(current), ...changes }
       db.prepare(
-        `UPDATE libraries SET title = ?, description = ?, branch = ?, rules = ?, options = ?, source_url = ?, updated_at = ? WHERE pk = ?`,
-      ).run(next.title, next.description, next.branch, JSON.stringify(next.rules), JSON.stringify(next.options), next.sourceUrl, nowIso(), pk)
+        `UPDATE libraries SET title = ?, description = ?, branch = ?, rules = ?, options = ?, source_url = ?, is_private = ?, updated_at = ? WHERE pk = ?`,
+      ).run(next.title, next.description, next.branch, JSON.stringify(next.rules), JSON.stringify(next.options), next.sourceUrl, next.isPrivate ? 1 : 0, nowIso(), pk)
       return toLibrary(byPk.get(pk)!)
     },
     redirectOf(id) {
@@ -240,6 +244,11 @@ export function createLibrariesRepository(db: Db): LibrariesRepository {
     remove: (pk) => {
       const sets = setsOfLibrary.all(pk).map((r) => r.pk)
       deleteLibrary.run(pk)
+      return sets
+    },
+    removeVersion: (versionPk) => {
+      const sets = setsOfVersion.all(versionPk).map((r) => r.pk)
+      deleteVersion.run(versionPk)
       return sets
     },
     versions: (libraryPk) => versionsOf.all(libraryPk).map(toVersion),

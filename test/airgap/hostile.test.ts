@@ -192,13 +192,15 @@ describe('a failing import job', () => {
     installTestLicense(app, offlineLicense(privateKey))
     // Nothing listens on port 9: the re-embedding fails.
     app.runtime.store.settings.set(EMBEDDING_SETTING, { provider: 'ollama', model: 'nomic-embed-text', host: 'http://127.0.0.1:9' })
-    const res = await importJson(app, createKey(app), { libraries: [library('/acme/doomed')] })
+    const key = createKey(app)
+    const res = await importJson(app, key, { libraries: [library('/acme/doomed')] })
     expect(res.statusCode).toBe(202)
     const failure = await pollUntil('the import job to fail', () => app.runtime.store.jobs.list({ states: ['failed'] })[0])
     expect(failure.kind).toBe('import')
     expect(failure.errorMessage).toMatch(/Import of \/acme\/doomed failed: Cannot reach Ollama/)
     expect(app.runtime.store.libraries.byId('/acme/doomed')).toBeUndefined()
-    const status = (await app.inject({ url: '/api/parse-status' })).json() as { recentFailures: Array<{ kind: string; message: string }> }
+    // The reason is for key holders; anonymous callers get its code only.
+    const status = (await app.inject({ url: '/api/parse-status', headers: { authorization: `Bearer ${key}` } })).json() as { recentFailures: Array<{ kind: string; message: string }> }
     expect(status.recentFailures[0]).toMatchObject({ kind: 'import', message: expect.stringMatching(/\/acme\/doomed/) })
     expect(fs.readdirSync(path.join(app.runtime.store.paths.root, 'imports'))).toEqual([])
   })

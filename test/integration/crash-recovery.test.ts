@@ -119,6 +119,8 @@ describe('crash recovery', () => {
     const vectorFiles = await readdir(join(dataDir, 'vectors'))
     expect(vectorFiles).toContain(`set-${live}.usearch`)
     for (const file of vectorFiles) expect(file.startsWith(`set-${live}.usearch`), file).toBe(true)
+    // The killed run's clone went when the job ran again.
+    expect(await readdir(join(dataDir, 'repos'))).toEqual([])
   })
 
   it('SIGTERM mid-indexing drains: exit 0, lock released, no half-built set, job queued again', async () => {
@@ -132,9 +134,12 @@ describe('crash recovery', () => {
     inspect(dataDir, (db) => {
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok')
       expect(db.prepare('SELECT count(*) FROM snippet_sets').pluck().get()).toBe(0)
-      // Left `running` on purpose: the next start queues it again.
+      // Left `running` on purpose: the next start queues it again. Its version, which has no
+      // set yet, waits as `initial` rather than claiming to be processing.
       expect(db.prepare('SELECT state FROM jobs').pluck().get()).toBe('running')
+      expect(db.prepare('SELECT state FROM library_versions').pluck().get()).toBe('initial')
     })
     expect(await readdir(join(dataDir, 'vectors'))).toEqual([])
+    expect(await readdir(join(dataDir, 'repos'))).toEqual([])
   })
 })

@@ -247,10 +247,10 @@ describe('202, 301, 409, 422, 500 and 503 of libraries in every state', () => {
     expect(message).toContain('3 snippets')
   })
 
-  it('500 internal_error for a job that could not clone, without internals in the message', async () => {
+  it('500 source_unreachable for a job that could not clone, without internals in the message', async () => {
     expect((await addRepo(app, key, 'https://github.com/acme/missing')).statusCode).toBe(200)
     expect(await waitForLibrary(app, '/acme/missing')).toMatchObject({ state: 'error' })
-    const message = expectError(await context({ libraryId: '/acme/missing', query: 'render' }), 500, 'internal_error')
+    const message = expectError(await context({ libraryId: '/acme/missing', query: 'render' }), 500, 'source_unreachable')
     expect(message).toContain('/acme/missing')
     expect(message).not.toContain(remotes)
     expect(message).not.toMatch(/file:|fatal:|\n\s+at /)

@@ -115,20 +115,22 @@ describe('adding an OpenAPI spec by URL', () => {
   })
 
   it.each([
-    ['an unreachable host', 'http://127.0.0.1:9/spec.yaml', 'source_unreachable', /ECONNREFUSED/],
-    ['a 404', '/missing.yaml', 'source_unreachable', /answered 404/],
-    ['an HTML page', '/docs', 'validation_error', /HTML page, not an OpenAPI spec/],
-    ['an invalid spec', '/invalid.yaml', 'validation_error', /is invalid: #\/info must have required property 'version'/],
-  ])('fails the job for %s and serves nothing', async (_what, url, code, message) => {
+    // Context answers a reason clients can act on with its own code, any other with processing_failed.
+    ['an unreachable host', 'http://127.0.0.1:9/spec.yaml', 'source_unreachable', /ECONNREFUSED/, 'source_unreachable'],
+    ['a 404', '/missing.yaml', 'source_unreachable', /answered 404/, 'source_unreachable'],
+    ['an HTML page', '/docs', 'validation_error', /HTML page, not an OpenAPI spec/, 'processing_failed'],
+    ['an invalid spec', '/invalid.yaml', 'validation_error', /is invalid: #\/info must have required property 'version'/, 'processing_failed'],
+  ])('fails the job for %s and serves nothing', async (_what, url, code, message, served) => {
     const res = await addByUrl(url.startsWith('/') ? `${base}${url}` : url)
     expect(res.statusCode, res.body).toBe(200)
     const { libraryName } = res.json() as { libraryName: string }
     const version = await waitForLibrary(app, libraryName)
     expect(version).toMatchObject({ state: 'error', errorCode: code })
     expect(lastJob(libraryName).job).toMatchObject({ state: 'failed', errorCode: code, errorMessage: expect.stringMatching(message) })
-    const served = await app.inject({ url: '/api/v2/context', query: { libraryId: libraryName, query: 'pets' } })
-    expect(served.statusCode).toBe(500)
-    expect(served.json()).toMatchObject({ error: 'internal_error', message: expect.stringContaining(code) })
+    const answer = await app.inject({ url: '/api/v2/context', query: { libraryId: libraryName, query: 'pets' } })
+    expect(answer.statusCode).toBe(500)
+    expect(answer.json()).toEqual({ error: served, message: expect.stringContaining(`Library ${libraryName} failed to process`) })
+    expect(answer.body).not.toMatch(message)
   })
 })
 

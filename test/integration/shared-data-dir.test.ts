@@ -4,6 +4,7 @@
  * must then answer exactly as a freshly started one would.
  */
 import { describe, expect, it } from 'vitest'
+import { LOCAL } from '../../src/access.js'
 import { removeLibrary } from '../../src/library-admin.js'
 import { openRuntime } from '../../src/runtime.js'
 import { resolveConfig } from '../../src/config.js'
@@ -28,7 +29,7 @@ describe('a data dir changed by another process', () => {
 
     // What `lectern libraries remove` and `lectern add` do from their own process.
     const cli = await openRuntime({ config: resolveConfig({ dataDir: dataDir }).config })
-    removeLibrary(cli.store, '/acme/alpha')
+    removeLibrary(cli.store, '/acme/alpha', LOCAL)
     await cli.close()
     const { setPk: newSet } = await seedLibrary(await buildTestApp({ dataDir, startWorker: false }), '/acme/beta', pages('beta'))
     // A set pk is reused once the newest set is deleted (INTEGER PRIMARY KEY without AUTOINCREMENT),

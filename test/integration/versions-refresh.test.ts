@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { LOCAL } from '../../src/access.js'
 import { addVersion, parseAge, refreshStale } from '../../src/jobs/library-jobs.js'
 import { addRepo, buildTestApp, createKey, waitForLibrary } from '../helpers/app.js'
 import { git, makeGitRepo, redirectGitHub } from '../helpers/git.js'
@@ -60,14 +61,14 @@ describe('library versions', () => {
     await addRepo(app, createKey(app), 'https://github.com/acme/zero')
     await waitForLibrary(app, '/acme/zero')
     await waitForJobs(app)
-    const queued = addVersion(app.runtime.store, '/acme/zero', 'v0.1.0')
+    const queued = await addVersion(app.runtime.store, '/acme/zero', 'v0.1.0', undefined, LOCAL)
     expect(queued.libraryId).toBe('/acme/zero@v0.1.0')
     app.runtime.worker.wake()
     await waitForJobs(app)
     expect((await context(app, '/acme/zero@v0.1.0')).statusCode).toBe(200)
-    expect(() => addVersion(app.runtime.store, '/acme/zero', '--upload-pack=x')).toThrowError(expect.objectContaining({ code: 'validation_error' }))
+    await expect(addVersion(app.runtime.store, '/acme/zero', '--upload-pack=x', undefined, LOCAL)).rejects.toMatchObject({ code: 'validation_error' })
     app.runtime.store.libraries.create({ id: '/websites/docs', title: 'docs', sourceType: 'website', sourceUrl: 'https://x' })
-    expect(() => addVersion(app.runtime.store, '/websites/docs', 'v1')).toThrowError(/Versions come from git tags/)
+    await expect(addVersion(app.runtime.store, '/websites/docs', 'v1', undefined, LOCAL)).rejects.toThrowError(/Versions come from git tags/)
   })
 })
 
@@ -132,7 +133,7 @@ describe('refresh', () => {
 })
 
 describe('parse status', () => {
-  it('lists queued jobs with positions and failures with reasons', async () => {
+  it('lists queued jobs with positions, and failures with reasons for key holders', async () => {
     const base = await tmpDir()
     redirectGitHub(base)
     const app = await buildTestApp({ startWorker: false })
@@ -143,9 +144,12 @@ describe('parse status', () => {
     expect(queued.activeParses['/acme/one']).toMatchObject({ status: 'queued', position: 1 })
     expect(queued.activeParses['/acme/two']).toMatchObject({ status: 'queued', position: 2 })
     await app.runtime.worker.drain()
-    const after = (await app.inject({ url: '/api/parse-status' })).json()
+    const after = (await app.inject({ url: '/api/parse-status', headers: { authorization: `Bearer ${key}` } })).json()
     expect(after.activeParses).toEqual({})
     expect(after.recentFailures.map((f: { project: string }) => f.project).sort()).toEqual(['/acme/one', '/acme/two'])
     expect(after.recentFailures[0]).toMatchObject({ error: 'source_unreachable', message: expect.stringContaining('git clone') })
+    // Without a key, the reason's code and its summary only: the raw text names the clone URL.
+    const anonymous = (await app.inject({ url: '/api/parse-status' })).json()
+    expect(anonymous.recentFailures[0]).toMatchObject({ error: 'source_unreachable', message: 'The source (git host, URL) could not be read.' })
   })
 })

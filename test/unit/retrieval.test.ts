@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { ANONYMOUS } from '../../src/access.js'
 import { ingestSnippets, sweepSets, toNewSnippet } from '../../src/jobs/ingest.js'
 import { REBUILD_VECTORS_JOB } from '../../src/jobs/vector-rebuild.js'
 import type { ParsedSnippet } from '../../src/parse/types.js'
@@ -55,7 +56,7 @@ describe('ingest and retrieval', () => {
     const { result } = await addLibrary('/acme/web', DOCS)
     // Both rankings take part: the vector index answers for every snippet of the set.
     expect(await runtime.retriever.rank(result.setPk, 'zzz unrelated words')).toHaveLength(DOCS.length)
-    const ask = async (query: string) => (await runtime.retriever.getContext({ libraryId: '/acme/web', query, tokens: 5000 })).snippets[0].title
+    const ask = async (query: string) => (await runtime.retriever.getContext({ libraryId: '/acme/web', query, tokens: 5000, caller: ANONYMOUS })).snippets[0].title
     expect(await ask('how do I register a route')).toBe('Register a route')
     expect(await ask('readFile')).toBe('Read a file')
     expect(await ask('addHook onRequest')).toBe('Add a hook')
@@ -69,7 +70,7 @@ describe('ingest and retrieval', () => {
       code('POST /pets: Create a pet', 'Creates a pet.', curl('POST', '/pets')),
       code('GET /orders: List orders', 'Lists the orders of the shop.', curl('GET', '/orders')),
     ])
-    const { snippets } = await runtime.retriever.getContext({ libraryId: '/docs/pets', query: 'how do I create a pet', tokens: 5000 })
+    const { snippets } = await runtime.retriever.getContext({ libraryId: '/docs/pets', query: 'how do I create a pet', tokens: 5000, caller: ANONYMOUS })
     expect(snippets[0].title).toBe('POST /pets: Create a pet')
   })
 
@@ -123,7 +124,7 @@ describe('ingest and retrieval', () => {
     expect(fs.existsSync(file)).toBe(false)
     const job = runtime.store.jobs.list({ states: ['queued'] })[0]
     expect(job.kind).toBe(REBUILD_VECTORS_JOB)
-    const before = await runtime.retriever.getContext({ libraryId: '/acme/vec', query: 'register a route', tokens: 5000 })
+    const before = await runtime.retriever.getContext({ libraryId: '/acme/vec', query: 'register a route', tokens: 5000, caller: ANONYMOUS })
     expect(before.snippets[0].title).toBe('Register a route')
     await runtime.worker.drain()
     expect(runtime.store.jobs.byPk(job.pk)?.state).toBe('succeeded')

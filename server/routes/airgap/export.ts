@@ -4,6 +4,7 @@
  * this route's bearer token alone (route config `licenseKeyAuth`), and the check happens here.
  */
 import type { FastifyInstance } from 'fastify'
+import { ANONYMOUS } from '../../../src/access.js'
 import { exportLibrary } from '../../../src/airgap/export.js'
 import { LecternError } from '../../../src/errors.js'
 import { verifyLicenseKey } from '../../../src/license/issue.js'
@@ -27,6 +28,7 @@ export default async function exportRoute(app: FastifyInstance): Promise<void> {
         verifyLicenseKey(app.runtime.store, token)
       },
     },
-    async (request) => ({ libraries: [exportLibrary(app.runtime.store, request.body.library)] }),
+    // A license key is no key of this install: to its holder, private libraries do not exist.
+    async (request) => ({ libraries: [exportLibrary(app.runtime.store, request.body.library, ANONYMOUS)] }),
   )
 }

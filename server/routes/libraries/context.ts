@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { callerOf } from '../../../src/access.js'
 import { DEFAULT_TOKENS } from '../../../src/search/budget.js'
 import { renderJson, renderText } from '../../../src/search/render.js'
 import { clientKind } from '../../../src/store/usage.js'
@@ -11,7 +12,7 @@ export default async function context(app: FastifyInstance): Promise<void> {
       libraryId,
       query,
       tokens: tokens ?? DEFAULT_TOKENS,
-      includePrivate: request.apiKey !== null,
+      caller: callerOf(request),
     })
     app.runtime.usage.record(answer.library.pk, clientKind(request.headers['x-context7-source'], 'api'), type === 'json' ? 'rest-json' : 'rest-txt')
     const rules = answer.library.rules

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { callerOf } from '../../../src/access.js'
 import { refreshLibrary } from '../../../src/jobs/library-jobs.js'
 
 const RefreshBody = {
@@ -17,7 +18,7 @@ export default async function refresh(app: FastifyInstance): Promise<void> {
     '/v1/refresh',
     { schema: { body: RefreshBody }, preHandler: app.requireApiKey },
     async (request) => {
-      const queued = refreshLibrary(app.runtime.store, request.body)
+      const queued = refreshLibrary(app.runtime.store, request.body, callerOf(request))
       app.runtime.worker.wake()
       return { message: queued.message, libraryName: queued.libraryId, jobId: queued.job.pk }
     },

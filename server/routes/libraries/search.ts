@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify'
+import { callerOf } from '../../../src/access.js'
 import { SearchQuery, type SearchQueryType } from '../../schemas/libraries.js'
 
 export default async function search(app: FastifyInstance): Promise<void> {
   app.get<{ Querystring: SearchQueryType }>('/v2/libs/search', { schema: { querystring: SearchQuery } }, async (request) => {
     const results = app.runtime.catalogue.search(request.query.libraryName, request.query.query, {
-      includePrivate: request.apiKey !== null,
+      caller: callerOf(request),
     })
     return { results, searchFilterApplied: false }
   })

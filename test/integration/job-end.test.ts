@@ -1,0 +1,91 @@
+/**
+ * However a job ends, its version is left in a true state and its work directory is gone: a
+ * refresh that finds no new commit, a failure, and a job that a killed process left `running`
+ * and that runs again at the next start.
+ */
+import { mkdir, readdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { describe, expect, it } from 'vitest'
+import { jobWorkDir } from '../../src/paths.js'
+import { addRepo, buildTestApp, createKey, waitForLibrary } from '../helpers/app.js'
+import { makeGitRepo, redirectGitHub } from '../helpers/git.js'
+import { pollUntil } from '../helpers/poll.js'
+import { tmpDataDir, tmpDir } from '../helpers/tmp.js'
+
+const GUIDE = { 'docs/guide.md': '# Guide\n\n## Connect\n\nConnect to the server with the connect function and a host name.\n\n```js\nconnect("db.example.com")\n```\n' }
+
+async function waitForJobs(app: FastifyInstance): Promise<void> {
+  await pollUntil('the job queue to empty', () => (app.runtime.store.jobs.list({ states: ['queued', 'running'] }).length === 0 ? true : undefined), 30_000)
+}
+
+/** The state search reports, as a client reads it. */
+async function searchedState(app: FastifyInstance, id: string): Promise<string> {
+  const res = await app.inject({ url: '/api/v2/libs/search', query: { libraryName: id } })
+  return res.json().results[0].state
+}
+
+const workDirs = async (dataDir: string) => (await readdir(path.join(dataDir, 'repos')).catch(() => [] as string[])).filter((n) => n.startsWith('job-'))
+
+describe('every job end', () => {
+  it('a refresh that finds no new commit leaves the library finalized, with no clone left', async () => {
+    const base = await tmpDir()
+    await makeGitRepo(GUIDE, { parent: base, name: 'steady' })
+    redirectGitHub(base)
+    const dataDir = await tmpDataDir()
+    const app = await buildTestApp({ dataDir })
+    const key = createKey(app)
+    await addRepo(app, key, 'https://github.com/acme/steady')
+    await waitForLibrary(app, '/acme/steady')
+    await waitForJobs(app)
+
+    const refresh = await app.inject({ method: 'POST', url: '/api/v1/refresh', headers: { authorization: `Bearer ${key}` }, payload: { libraryName: '/acme/steady' } })
+    expect(refresh.statusCode).toBe(200)
+    await waitForJobs(app)
+    expect(app.runtime.store.jobs.byPk(refresh.json().jobId)).toMatchObject({ state: 'succeeded', statusMessage: expect.stringMatching(/^unchanged at/) })
+    expect(await searchedState(app, '/acme/steady')).toBe('finalized')
+    expect(await workDirs(dataDir)).toEqual([])
+  })
+
+  it('a failed job leaves the library in error with no clone left', async () => {
+    const base = await tmpDir()
+    await makeGitRepo({ LICENSE: 'MIT License\n\nPermission is hereby granted.\n' }, { parent: base, name: 'bare' })
+    redirectGitHub(base)
+    const dataDir = await tmpDataDir()
+    const app = await buildTestApp({ dataDir })
+    await addRepo(app, createKey(app), 'https://github.com/acme/bare')
+    expect(await waitForLibrary(app, '/acme/bare')).toMatchObject({ state: 'error', errorCode: 'no_code_found' })
+    await waitForJobs(app)
+    expect(await workDirs(dataDir)).toEqual([])
+  })
+
+  it('a job a killed process left running runs again at the next start and ends in a true state, its clone and stray ones removed', async () => {
+    const base = await tmpDir()
+    await makeGitRepo(GUIDE, { parent: base, name: 'crashed' })
+    redirectGitHub(base)
+    const dataDir = await tmpDataDir()
+    const first = await buildTestApp({ dataDir, startWorker: false, defer: () => {} })
+    const key = createKey(first)
+    await addRepo(first, key, 'https://github.com/acme/crashed')
+    await first.runtime.worker.drain()
+    // What a SIGKILL during a refresh leaves: the job claimed and `running`, its version
+    // `processing`, a half-made clone, and a clone of a job that ended long ago.
+    const refresh = await first.inject({ method: 'POST', url: '/api/v1/refresh', headers: { authorization: `Bearer ${key}` }, payload: { libraryName: '/acme/crashed' } })
+    const claimed = first.runtime.store.jobs.claimNext()!
+    expect(claimed.pk).toBe(refresh.json().jobId)
+    first.runtime.store.libraries.setVersionState(claimed.versionPk!, 'processing')
+    const cut = jobWorkDir(first.runtime.store.paths, claimed.pk)
+    await mkdir(path.join(cut, 'docs'), { recursive: true })
+    await writeFile(path.join(cut, 'docs', 'half.md'), '# Half')
+    await mkdir(jobWorkDir(first.runtime.store.paths, 9999), { recursive: true })
+    await first.close()
+
+    const second = await buildTestApp({ dataDir })
+    expect(await workDirs(dataDir)).not.toContain('job-9999')
+    await waitForJobs(second)
+    expect(second.runtime.store.jobs.byPk(claimed.pk)).toMatchObject({ state: 'succeeded', attempts: 2, statusMessage: expect.stringMatching(/^unchanged at/) })
+    expect(await searchedState(second, '/acme/crashed')).toBe('finalized')
+    expect(await workDirs(dataDir)).toEqual([])
+    expect((await second.inject({ url: '/api/v2/context', query: { libraryId: '/acme/crashed', query: 'connect' } })).statusCode).toBe(200)
+  })
+})
