@@ -26,12 +26,12 @@ async function main(args: string[]): Promise<void> {
   const setArg = args[args.indexOf('--set') + 1]
   const set: QuestionSet = args.includes('--set') ? (setArg as QuestionSet) : existsSync(path.join(defaultReposRoot(), 'vue', '.git')) ? 'dev' : 'ci'
   if (set !== 'ci' && set !== 'dev') throw new Error(`--set takes ci or dev, not ${setArg}`)
-  const signals: Signals[] = flag('signals') ? ['lexical', 'vector', 'fused'] : ['auto']
+  const signals: Signals[] = flag('signals') ? ['lexical', 'vector', 'fused'] : ['fused']
   const started = Date.now()
   const result = await runBench({ set, signals })
   console.log(`${set} set: ${result.questions.length} questions; ingest ${result.ingestSeconds.toFixed(1)} s; ${((Date.now() - started) / 1000).toFixed(1)} s in all\n`)
   for (const [name, scored] of result.reports) {
-    console.log(`### ${name === 'auto' ? 'default ranking' : name}\n\n${reportTable(scored)}\n`)
+    console.log(`### ${name === 'fused' && !flag('signals') ? 'default ranking' : name}\n\n${reportTable(scored)}\n`)
     if (flag('holdout')) {
       console.log(`tuning questions:\n\n${reportTable(report(scored.scores.filter((s) => !s.holdout)))}\n`)
       console.log(`holdout questions:\n\n${reportTable(report(scored.scores.filter((s) => s.holdout)))}\n`)
@@ -40,7 +40,7 @@ async function main(args: string[]): Promise<void> {
   }
   if (flag('record')) {
     if (set !== 'ci') throw new Error('--record writes the CI floor: run it with --set ci')
-    const scored = result.reports.get('auto')!
+    const scored = result.reports.get('fused')!
     const baseline: Baseline = { recordedAt: new Date().toISOString(), tokens: 5000, overall: scored.overall, libraries: scored.libraries }
     await fs.writeFile(baselinePath(), `${JSON.stringify(baseline, null, 2)}\n`)
     console.log(`recorded ${path.relative(process.cwd(), baselinePath())}`)

@@ -12,7 +12,7 @@ const TOLERANCE = 0.05
 describe('retrieval quality', () => {
   it('stays within tolerance of bench/eval-baseline.json', async () => {
     const [baseline, result] = await Promise.all([readBaseline(), runBench({ set: 'ci' })])
-    const { overall } = result.reports.get('auto')!
+    const { overall } = result.reports.get('fused')!
     for (const metric of ['hit1', 'hit5', 'mrr10', 'ndcg5'] as const) {
       expect(overall[metric], `overall ${metric}`).toBeGreaterThanOrEqual(baseline.overall[metric] - TOLERANCE)
     }

@@ -27,7 +27,7 @@ export type QuestionSet = 'ci' | 'dev'
 
 export interface BenchOptions {
   set: QuestionSet
-  /** Rankings to score; default the product's (`auto`). */
+  /** Rankings to score; default the product's (`fused`). */
   signals?: Signals[]
   tokens?: number
   /** Where the dev repositories were prepared (default bench/.work/dev-repos). */
@@ -96,7 +96,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     await ingest(runtime, names)
     const ingestSeconds = (Date.now() - started) / 1000
     const reports = new Map<Signals, EvalReport>()
-    for (const signals of options.signals ?? ['auto']) {
+    for (const signals of options.signals ?? ['fused']) {
       const retriever = new Retriever(runtime.store, runtime.embedders, undefined, signals)
       const ask = async (libraryId: string, query: string, budget: number) => {
         const answer = await retriever.getContext({ libraryId, query, tokens: budget, caller: LOCAL })

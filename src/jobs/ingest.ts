@@ -1,9 +1,9 @@
 /**
  * From documents to a live snippet set: parse, shape, count tokens, de-duplicate, embed, write
- * rows + FTS + vector index, then swap the version to the new set in one transaction.
+ * rows + vector index, then swap the version to the new set in one transaction.
  *
  * Guarantee: until `finalizeSet` commits, readers keep the previous set; if anything fails
- * before that, the half-built set, its FTS table and its vector file are removed. The replaced
+ * before that, the half-built set and its vector file are removed. The replaced
  * set is only marked retired: requests that resolved it a moment earlier may still be reading
  * it, so `sweepSets` removes it later (after a grace period, or at the next start).
  */
@@ -14,7 +14,6 @@ import { parseDocument } from '../parse/index.js'
 import type { ParseContext, ParsedSnippet, SourceDocument } from '../parse/types.js'
 import { vectorIndexPath } from '../paths.js'
 import { renderSnippetText } from '../search/render.js'
-import { indexTextOf } from '../search/terms.js'
 import { removeVectorIndex, writeVectorIndex } from '../search/vector-index.js'
 import type { Store } from '../store/index.js'
 import type { NewSnippet } from '../store/snippets.js'
@@ -149,7 +148,7 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
       deps.signal?.throwIfAborted()
       const batch = snippets.slice(i, i + BATCH)
       const embedded = await embedder.embed(batch.map(embedText), deps.signal)
-      const pks = store.snippets.insert(set.pk, batch.map((snippet) => ({ snippet, index: indexTextOf(snippet) })))
+      const pks = store.snippets.insert(set.pk, batch)
       pks.forEach((pk, j) => {
         if (pk === null) return
         keys.push(pk)
@@ -171,7 +170,7 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
 
 /**
  * Removes retired sets (replaced by a newer one) and building sets (left by a job that died),
- * with their FTS tables and vector files. Only safe for `building` sets when no job runs.
+ * with their rows and vector files. Only safe for `building` sets when no job runs.
  */
 export function sweepSets(store: Store, statuses: Array<'retired' | 'building'>, onRemoved?: (setPk: number) => void): number {
   let removed = 0
