@@ -26,6 +26,6 @@ export default class Docs extends LecternCommand {
       rt.retriever.getContext({ libraryId: args.libraryId, query: args.query, tokens: flags.tokens, caller: LOCAL }),
     )
     this.log(renderText(answer.snippets, answer.library.rules))
-    return renderJson(answer.snippets, answer.library.rules)
+    return renderJson(answer.snippets, answer.library.rules, answer.scores)
   }
 }

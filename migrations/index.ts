@@ -12,6 +12,7 @@ import * as usage from './0006_usage.js'
 import * as connections from './0007_connections.js'
 import * as users from './0008_users.js'
 import * as licenses from './0009_licenses.js'
+import * as snippetOrigins from './0010_snippet_origins.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -23,6 +24,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0007_connections', connections],
   ['0008_users', users],
   ['0009_licenses', licenses],
+  ['0010_snippet_origins', snippetOrigins],
 ]
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Knex.Migration]> = {

@@ -11,7 +11,7 @@ import { findLibrary, findVersion } from './search/resolve.js'
 import { removeVectorIndex } from './search/vector-index.js'
 import type { Store } from './store/index.js'
 import type { Library } from './store/libraries.js'
-import { ftsTable } from './store/snippets.js'
+import { legacyFtsTable } from './store/snippets.js'
 
 function unpinned(raw: string, what: string): string {
   const ref = parseLibraryId(raw)
@@ -33,7 +33,7 @@ export function renameLibrary(store: Store, fromRaw: string, toRaw: string): Lib
 function removeWithSets(store: Store, deleteRows: () => number[]): number[] {
   const sets = store.db.transaction(() => {
     const setPks = deleteRows()
-    for (const pk of setPks) store.db.exec(`DROP TABLE IF EXISTS ${ftsTable(pk)}`)
+    for (const pk of setPks) store.db.exec(`DROP TABLE IF EXISTS ${legacyFtsTable(pk)}`)
     return setPks
   })()
   for (const pk of sets) removeVectorIndex(vectorIndexPath(store.paths, pk))

@@ -1,65 +1,52 @@
 /**
- * Retrieval quality: ingests the eval corpora through the product's own submit + worker path,
- * asks every question of questions.json through the retriever exactly as the API does, and
- * scores the returned snippets against graded relevant files.
+ * Retrieval quality, measured the way clients see it: the corpora are ingested through the
+ * product's own submit + worker path (git clone included), every question is asked of the
+ * retriever and rendered as the JSON answer, and src/eval scores it against its graded files.
  *
- * A snippet counts as relevant when its file has grade >= 1. Hit@k: a relevant snippet among
- * the first k. MRR: 1 / rank of the first relevant snippet (0 when none is returned).
- * nDCG@5: graded gain of the first 5 snippets, each file counted once, against the best order.
+ * Two question sets: `ci` (fastify, pino and undici docs from npm tarballs; the regression
+ * floor test/eval.test.ts guards) and `dev` (bench/eval/dev-questions.json over the nine
+ * prepared repositories of bench/eval/dev-corpora.json; `npm run eval:prepare` builds them).
  */
+import { existsSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { LOCAL } from '../../src/access.js'
-import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { resolveConfig } from '../../src/config.js'
-import { CORPORA, buildCorpusRepo, ingestCorpora, libraryIdOf, projectRoot, redirectGitHub } from './corpora.js'
+import type { EvalReport } from '../../src/eval/metrics.js'
+import { readQuestions, type EvalQuestion } from '../../src/eval/questions.js'
+import { runEval, DEFAULT_EVAL_TOKENS } from '../../src/eval/run.js'
+import { openRuntime, type Runtime } from '../../src/runtime.js'
+import { Retriever, type Signals } from '../../src/search/context.js'
+import { renderJson } from '../../src/search/render.js'
+import { submitRepository } from '../../src/jobs/submit.js'
+import { CORPORA, EVAL_OWNER, buildCorpusRepo, libraryIdOf, projectRoot, redirectGitHub } from './corpora.js'
+import { defaultReposRoot, loadManifest } from './dev-corpora.js'
 
-export interface EvalQuestion {
-  library: string
-  question: string
-  /** Repo-relative file path to grade: 2 answers the question, 1 is useful. */
-  relevant: Record<string, number>
-}
+export type QuestionSet = 'ci' | 'dev'
 
-export interface Metrics {
-  questions: number
-  hit1: number
-  hit5: number
-  mrr: number
-  ndcg5: number
-}
-
-export interface QuestionResult {
-  library: string
-  question: string
-  /** Files of the returned snippets, best first. */
-  files: string[]
-  /** 1-based rank of the first relevant snippet, or null. */
-  firstRelevant: number | null
-  ndcg5: number
-}
-
-export interface EvalReport {
-  overall: Metrics
-  libraries: Record<string, Metrics>
-  results: QuestionResult[]
-  tokens: number
-}
-
-export interface EvalOptions {
-  /** Token budget of each answer, as a client would ask with `tokens=`. */
+export interface BenchOptions {
+  set: QuestionSet
+  /** Rankings to score; default the product's (`fused`). */
+  signals?: Signals[]
   tokens?: number
-  /** Defaults to bench/eval/questions.json. */
-  questionsFile?: string
+  /** Where the dev repositories were prepared (default bench/.work/dev-repos). */
+  reposRoot?: string
 }
 
-/** What `npm run eval -- --record` writes and test/eval.test.ts holds the ranking to. */
+export interface BenchResult {
+  set: QuestionSet
+  questions: EvalQuestion[]
+  reports: Map<Signals, EvalReport>
+  ingestSeconds: number
+}
+
+/** What `npm run eval -- --record` writes and test/eval.test.ts holds the `ci` figures to. */
 export interface Baseline {
   recordedAt: string
   tokens: number
-  overall: Metrics
-  libraries: Record<string, Metrics>
+  overall: EvalReport['overall']
+  libraries: EvalReport['libraries']
 }
 
 export const baselinePath = () => path.join(projectRoot(), 'bench', 'eval-baseline.json')
@@ -68,89 +55,56 @@ export async function readBaseline(): Promise<Baseline> {
   return JSON.parse(await fs.readFile(baselinePath(), 'utf8')) as Baseline
 }
 
-const DEFAULT_TOKENS = 5000
-const CUTOFF = 5
+const questionsFile = (set: QuestionSet) => path.join(projectRoot(), 'bench', 'eval', set === 'ci' ? 'questions.json' : 'dev-questions.json')
 
-export async function loadQuestions(file = path.join(projectRoot(), 'bench', 'eval', 'questions.json')): Promise<EvalQuestion[]> {
-  return JSON.parse(await fs.readFile(file, 'utf8')) as EvalQuestion[]
+/** The repositories to clone, under one folder git's insteadOf points at: built (ci) or linked (dev). */
+async function stageRepos(set: QuestionSet, reposRoot: string, prepared: string): Promise<string[]> {
+  await fs.mkdir(reposRoot, { recursive: true })
+  if (set === 'ci') {
+    await Promise.all(CORPORA.map((corpus) => buildCorpusRepo(corpus, reposRoot)))
+    return CORPORA.map((c) => c.name)
+  }
+  const names = (await loadManifest()).corpora.map((c) => c.name)
+  const missing = names.filter((name) => !existsSync(path.join(prepared, name, '.git')))
+  if (missing.length > 0) throw new Error(`dev corpora not prepared in ${prepared}: ${missing.join(', ')}. Run \`npm run eval:prepare\` first (see bench/eval/README.md).`)
+  await Promise.all(names.map((name) => fs.symlink(path.join(prepared, name), path.join(reposRoot, name))))
+  return names
 }
 
-/** The repo-relative path of a snippet source `https://github.com/<o>/<r>/blob/<commit>/<path>#anchor`. */
-export function sourcePath(source: string): string {
-  const match = /\/blob\/[^/]+\/([^#?]+)/.exec(source)
-  if (!match) throw new Error(`snippet source is not a blob link: ${source}`)
-  return match[1].split('/').map(decodeURIComponent).join('/')
-}
-
-function dcg(gains: number[]): number {
-  return gains.reduce((sum, grade, i) => sum + (2 ** grade - 1) / Math.log2(i + 2), 0)
-}
-
-/** nDCG@k at file level: a file earns its gain once, at its first snippet, so repeats add nothing. */
-export function ndcgAt(files: string[], relevant: Record<string, number>, k = CUTOFF): number {
-  const credited = new Set<string>()
-  const gains = files.slice(0, k).map((file) => {
-    if (credited.has(file)) return 0
-    credited.add(file)
-    return relevant[file] ?? 0
-  })
-  const ideal = dcg(Object.values(relevant).sort((a, b) => b - a).slice(0, k))
-  return ideal === 0 ? 0 : dcg(gains) / ideal
-}
-
-export function scoreQuestion(question: EvalQuestion, files: string[]): QuestionResult {
-  const index = files.findIndex((file) => (question.relevant[file] ?? 0) >= 1)
-  return {
-    library: question.library,
-    question: question.question,
-    files,
-    firstRelevant: index === -1 ? null : index + 1,
-    ndcg5: ndcgAt(files, question.relevant),
+async function ingest(runtime: Runtime, names: string[]): Promise<void> {
+  const jobs = names.map((name) => submitRepository(runtime.store, { kind: 'github', docsRepoUrl: `https://github.com/${EVAL_OWNER}/${name}` }).job)
+  await runtime.worker.drain()
+  for (const submitted of jobs) {
+    const job = runtime.store.jobs.byPk(submitted.pk)
+    if (job?.state !== 'succeeded') throw new Error(`ingesting job ${submitted.pk} ended ${job?.state ?? 'missing'}: ${job?.errorMessage ?? ''}`)
   }
 }
 
-export function summarize(results: QuestionResult[]): Metrics {
-  const n = results.length
-  const mean = (value: (r: QuestionResult) => number) => (n === 0 ? 0 : results.reduce((s, r) => s + value(r), 0) / n)
-  const within = (k: number) => (r: QuestionResult) => (r.firstRelevant !== null && r.firstRelevant <= k ? 1 : 0)
-  return {
-    questions: n,
-    hit1: mean(within(1)),
-    hit5: mean(within(CUTOFF)),
-    mrr: mean((r) => (r.firstRelevant === null ? 0 : 1 / r.firstRelevant)),
-    ndcg5: mean((r) => r.ndcg5),
-  }
-}
-
-async function answerFiles(runtime: Runtime, question: EvalQuestion, tokens: number): Promise<string[]> {
-  const answer = await runtime.retriever.getContext({ libraryId: libraryIdOf(question.library), query: question.question, tokens, caller: LOCAL })
-  return answer.snippets.map((s) => sourcePath(s.source))
-}
-
-function checkQuestions(questions: EvalQuestion[]): void {
-  const known = new Set(CORPORA.map((c) => c.name))
-  const unknown = questions.find((q) => !known.has(q.library))
-  if (unknown) throw new Error(`question "${unknown.question}" names unknown library "${unknown.library}"`)
-}
-
-export async function runEval(options: EvalOptions = {}): Promise<EvalReport> {
-  const tokens = options.tokens ?? DEFAULT_TOKENS
-  const questions = await loadQuestions(options.questionsFile)
-  checkQuestions(questions)
+export async function runBench(options: BenchOptions): Promise<BenchResult> {
+  const tokens = options.tokens ?? DEFAULT_EVAL_TOKENS
+  const questions = await readQuestions(questionsFile(options.set))
   const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lectern-eval-'))
   const reposRoot = path.join(workDir, 'repos')
   const restoreEnv = redirectGitHub(reposRoot)
   let runtime: Runtime | undefined
   try {
-    await Promise.all(CORPORA.map((corpus) => buildCorpusRepo(corpus, reposRoot)))
+    const names = await stageRepos(options.set, reposRoot, options.reposRoot ?? defaultReposRoot())
+    const unknown = questions.find((q) => !names.includes(q.library))
+    if (unknown) throw new Error(`question "${unknown.question}" names unknown library "${unknown.library}"`)
     runtime = await openRuntime({ config: resolveConfig({ dataDir: path.join(workDir, 'data') }).config })
-    await ingestCorpora(runtime, CORPORA)
-    const results: QuestionResult[] = []
-    for (const question of questions) results.push(scoreQuestion(question, await answerFiles(runtime, question, tokens)))
-    const libraries = Object.fromEntries(
-      CORPORA.map((c) => [c.name, summarize(results.filter((r) => r.library === c.name))]),
-    )
-    return { overall: summarize(results), libraries, results, tokens }
+    const started = Date.now()
+    await ingest(runtime, names)
+    const ingestSeconds = (Date.now() - started) / 1000
+    const reports = new Map<Signals, EvalReport>()
+    for (const signals of options.signals ?? ['fused']) {
+      const retriever = new Retriever(runtime.store, runtime.embedders, undefined, signals)
+      const ask = async (libraryId: string, query: string, budget: number) => {
+        const answer = await retriever.getContext({ libraryId, query, tokens: budget, caller: LOCAL })
+        return renderJson(answer.snippets, [], answer.scores)
+      }
+      reports.set(signals, await runEval(questions, ask, { tokens, libraryId: libraryIdOf }))
+    }
+    return { set: options.set, questions, reports, ingestSeconds }
   } finally {
     await runtime?.close()
     restoreEnv()

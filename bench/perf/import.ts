@@ -86,7 +86,7 @@ function generatePayload(targetBytes: number): { libraries: ImportLibrary[]; byt
       }
       cursor++
     }
-    const element = toImportLibrary(library, picked.map((s, pk) => ({ ...s, pk, setPk: 0 })), picked.reduce((n, s) => n + s.tokens, 0))
+    const element = toImportLibrary(library, picked.map((s, pk) => ({ ...s, pk, setPk: 0, includes: s.includes ?? [], alsoAt: s.alsoAt ?? [] })), picked.reduce((n, s) => n + s.tokens, 0))
     bytes += Buffer.byteLength(JSON.stringify(element))
     snippets += picked.length
     libraries.push(element)

@@ -8,12 +8,13 @@ import { vectorIndexPath } from '../../src/paths.js'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { resolveConfig } from '../../src/config.js'
 import { DEFAULT_TOKENS, packSnippets } from '../../src/search/budget.js'
-import { CANDIDATES, FTS_WEIGHTS, LEXICAL_WEIGHT, VECTOR_WEIGHT } from '../../src/search/context.js'
-import { fuseRankings } from '../../src/search/fusion.js'
+import { CANDIDATES, HASH_VECTOR_WEIGHT } from '../../src/search/context.js'
+import { LexicalIndex } from '../../src/search/lexical-index.js'
 import { renderText } from '../../src/search/render.js'
 import { resolveLibraryVersion } from '../../src/search/resolve.js'
-import { matchExpression, questionTerms } from '../../src/search/terms.js'
+import { indexedTextOf } from '../../src/search/terms.js'
 import { VectorIndexCache, loadVectorIndex } from '../../src/search/vector-index.js'
+import { questionTerms } from '../../src/text/terms.js'
 
 export interface ProfileRequest {
   libraryId: string
@@ -56,14 +57,14 @@ class PartTimer {
 export async function profileRequests(dataDir: string, requests: ProfileRequest[]): Promise<ProfileResult> {
   const runtime = await openRuntime({ config: resolveConfig({ dataDir: dataDir }).config })
   try {
-    const vectors = new VectorIndexCache()
-    // An untimed pass first: index files mapped and SQLite pages cached, as on a warm server.
-    for (const request of requests) await replay(runtime, vectors, new PartTimer(), request)
+    const caches: Caches = { vectors: new VectorIndexCache(), lexical: new Map() }
+    // An untimed pass first: indexes built and mapped, SQLite pages cached, as on a warm server.
+    for (const request of requests) await replay(runtime, caches, new PartTimer(), request)
     const timer = new PartTimer()
     let fetched = 0
     let packed = 0
     for (const request of requests) {
-      const counts = await replay(runtime, vectors, timer, request)
+      const counts = await replay(runtime, caches, timer, request)
       fetched += counts.fetched
       packed += counts.packed
     }
@@ -81,24 +82,38 @@ export async function profileRequests(dataDir: string, requests: ProfileRequest[
   }
 }
 
-/** The steps of Retriever.getContext/rank/vectorSearch and the route's renderText, one timer each. */
-async function replay(runtime: Runtime, vectors: VectorIndexCache, t: PartTimer, request: ProfileRequest) {
+interface Caches {
+  vectors: VectorIndexCache
+  lexical: Map<number, { index: LexicalIndex; pks: Int32Array }>
+}
+
+/** The steps of Retriever.getContext (hash-embedded sets) and the route's renderText, one timer each. */
+async function replay(runtime: Runtime, caches: Caches, t: PartTimer, request: ProfileRequest) {
   const { store, embedders } = runtime
   const { library, setPk } = t.time('resolve library + version', () => resolveLibraryVersion(store.libraries, request.libraryId, ANONYMOUS))
   const set = t.time('snippet set row', () => store.snippets.set(setPk)!)
-  const match = t.time('question terms', () => matchExpression(questionTerms(request.question)))
-  const lexical = t.time('FTS5 bm25 query', () => (match ? store.snippets.ftsSearch(setPk, match, CANDIDATES, FTS_WEIGHTS).map((h) => h.pk) : []))
+  const terms = t.time('question terms', () => questionTerms(request.question))
+  const lexicalIndex = t.time('lexical index cache', () => {
+    let hit = caches.lexical.get(setPk)
+    if (!hit) {
+      const rows = store.snippets.allOfSet(setPk)
+      hit = { index: LexicalIndex.build(rows.map(indexedTextOf)), pks: Int32Array.from(rows, (row) => row.pk) }
+      caches.lexical.set(setPk, hit)
+    }
+    return hit
+  })
+  const lexical = t.time('lexical search (BM25F)', () => lexicalIndex.index.search(terms, CANDIDATES))
   const load = () => loadVectorIndex(vectorIndexPath(store.paths, setPk), { dimensions: set.dimensions, count: store.snippets.count(setPk) })
-  const index = t.time('vector index cache', () => vectors.get(setPk, load))
+  const index = t.time('vector index cache', () => caches.vectors.get(setPk, load))
   const embedder = t.time('embedder lookup (forSet)', () => embedders.forSet(set))
   const [vector] = await t.timeAsync('query embedding', () => embedder.embed([request.question]))
-  const semantic = t.time('vector search (HNSW)', () => index.search(vector, CANDIDATES).map((h) => h.pk))
-  const ranked = t.time('rank fusion', () =>
-    fuseRankings([
-      { pks: lexical, weight: LEXICAL_WEIGHT },
-      { pks: semantic, weight: VECTOR_WEIGHT },
-    ]).slice(0, CANDIDATES),
-  )
+  const semantic = t.time('vector search (HNSW)', () => index.search(vector, CANDIDATES))
+  const ranked = t.time('fusion', () => {
+    const top = lexical[0]?.score ?? 0
+    const scores = new Map(lexical.map((hit) => [lexicalIndex.pks[hit.doc], top > 0 ? hit.score / top : 0]))
+    for (const hit of semantic) scores.set(hit.pk, (scores.get(hit.pk) ?? 0) + HASH_VECTOR_WEIGHT * (1 - hit.distance))
+    return [...scores.entries()].sort((a, b) => b[1] - a[1]).slice(0, CANDIDATES).map(([pk]) => pk)
+  })
   const counts = t.time('token counts (tokensOf)', () => store.snippets.tokensOf(ranked))
   const packed = t.time('packing (packSnippets)', () => packSnippets(counts, DEFAULT_TOKENS))
   const picked = t.time('snippet fetch (byPks, packed only)', () => store.snippets.byPks(packed.map((s) => s.pk)))

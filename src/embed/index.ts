@@ -6,7 +6,7 @@ import { PROBE_TEXT } from './remote.js'
 import type { Embedder, EmbedderSettings } from './types.js'
 
 export type { Embedder, EmbedderSettings } from './types.js'
-export { HashEmbedder, splitIdentifiers } from './hash.js'
+export { HashEmbedder } from './hash.js'
 export { OllamaEmbedder } from './ollama.js'
 export { OpenAiEmbedder } from './openai.js'
 

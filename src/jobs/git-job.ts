@@ -14,6 +14,7 @@ import { discoverDocs, readRepoConfig, type DiscoveredFile, type RepoConfig } fr
 import { discoverSourceFiles } from '../sources/discover-source.js'
 import { cloneRepo, lsRemoteHead } from '../sources/git.js'
 import { requireRemoteTag } from '../sources/git-tags.js'
+import { siteContext } from '../sources/site-layout.js'
 import { generateSourceSnippets } from '../parse/source-code/index.js'
 import type { SourceDocument } from '../parse/types.js'
 import type { Store } from '../store/index.js'
@@ -101,7 +102,7 @@ export function createGitJobHandler(store: Store, embedders: EmbedderPool): JobH
       const web = repo.webFileUrl(clone.commit, file, anchor || undefined)
       return web ?? `${file}${anchor ? `#${anchor}` : ''}`
     }
-    let snippets = snippetsOf(documents, locate)
+    let snippets = snippetsOf(documents, locate, siteContext(workDir, log))
     if (generateDocs) {
       ctx.progress('generating documentation from the source code')
       snippets = dedupe([...snippets, ...(await sourceSnippets(workDir, config, log, locate))])

@@ -1,10 +1,10 @@
 /**
  * From documents to a live snippet set: parse, shape, count tokens, de-duplicate, embed, write
- * rows + FTS + vector index, then swap the version to the new set in one transaction.
+ * rows + vector index, then swap the version to the new set in one transaction.
  *
  * Guarantee: until `finalizeSet` commits, readers keep the previous set; if anything fails
- * before that, the half-built set, its FTS table and its vector file are removed (on a full disk,
- * as soon as writing works again; the job fails with `disk_full`). The replaced
+ * before that, the half-built set and its vector file are removed (on a full disk, as soon as
+ * writing works again; the job fails with `disk_full`). The replaced
  * set is only marked retired: requests that resolved it a moment earlier may still be reading
  * it, so `sweepSets` removes it later (after a grace period, or at the next start).
  */
@@ -13,10 +13,9 @@ import { asDiskFull } from '../disk-full.js'
 import type { Embedder } from '../embed/types.js'
 import { LecternError } from '../errors.js'
 import { parseDocument } from '../parse/index.js'
-import type { ParsedSnippet, SourceDocument } from '../parse/types.js'
+import type { ParseContext, ParsedSnippet, SourceDocument } from '../parse/types.js'
 import { vectorIndexPath } from '../paths.js'
 import { renderSnippetText } from '../search/render.js'
-import { indexTextOf } from '../search/terms.js'
 import { removeVectorIndex, writeVectorIndex } from '../search/vector-index.js'
 import type { Store } from '../store/index.js'
 import type { NewSnippet } from '../store/snippets.js'
@@ -62,6 +61,7 @@ export function toNewSnippet(parsed: ParsedSnippet, source: string): NewSnippet 
           language: parsed.codeList[0]?.language ?? 'text',
           body: JSON.stringify(parsed.codeList),
           source,
+          ...(parsed.includes ? { includes: parsed.includes } : {}),
         }
       : {
           kind: 'info' as const,
@@ -85,16 +85,43 @@ export function completeSnippet(base: Omit<NewSnippet, 'tokens' | 'hash'>): NewS
   return { ...base, tokens: countTokens(renderSnippetText(base)), hash }
 }
 
-/** Parses documents into snippets, keeping the first of identical ones. */
-export function snippetsOf(documents: SourceDocument[], locate: SourceLocator): NewSnippet[] {
-  const byHash = new Map<string, NewSnippet>()
+/** Words of a section that say it teaches how to use something, rather than listing it. */
+const EXPLAINING_SECTION = /\b(example|examples|usage|use|using|tutorial|guide|how|getting started|quick ?start|walkthrough|recipe|cookbook)\b/i
+/** Pages that list an API: the same example there is usually a bare stub. */
+const REFERENCE_PAGE = /(^|\/)(api|reference|references|api-reference)(\/|$)/i
+
+/**
+ * How well an occurrence of repeated content explains it: the prose that introduces it, a
+ * section about using it over a reference listing. Only comparisons between copies matter.
+ */
+function explanationScore(snippet: NewSnippet, path: string): number {
+  const words = snippet.description.match(/\S+/g)?.length ?? 0
+  let score = Math.min(words, 60)
+  if (EXPLAINING_SECTION.test(`${snippet.breadcrumb} ${snippet.title}`)) score += 20
+  if (REFERENCE_PAGE.test(path) && words === 0) score -= 20
+  return score
+}
+
+/**
+ * Parses documents into snippets. Identical content found on several pages is kept once, in the
+ * occurrence that best explains it (the earliest on a tie); the others are remembered in `alsoAt`.
+ */
+export function snippetsOf(documents: SourceDocument[], locate: SourceLocator, context: ParseContext = {}): NewSnippet[] {
+  const byHash = new Map<string, { snippet: NewSnippet; score: number; others: string[] }>()
   for (const doc of documents) {
-    for (const parsed of parseDocument(doc)) {
+    for (const parsed of parseDocument(doc, context)) {
       const snippet = toNewSnippet(parsed, locate(doc.path, parsed.anchor))
-      if (!byHash.has(snippet.hash)) byHash.set(snippet.hash, snippet)
+      const score = explanationScore(snippet, doc.path)
+      const kept = byHash.get(snippet.hash)
+      if (!kept) byHash.set(snippet.hash, { snippet, score, others: [] })
+      else if (score > kept.score) byHash.set(snippet.hash, { snippet, score, others: [...kept.others, kept.snippet.source] })
+      else kept.others.push(snippet.source)
     }
   }
-  return [...byHash.values()]
+  return [...byHash.values()].map(({ snippet, others }) => {
+    const alsoAt = [...new Set(others)].filter((source) => source !== snippet.source)
+    return alsoAt.length > 0 ? { ...snippet, alsoAt } : snippet
+  })
 }
 
 export const embedText = (s: Pick<NewSnippet, 'title' | 'breadcrumb' | 'description' | 'body'>) => `${s.title}\n${s.breadcrumb}\n${s.description}\n${s.body}`.slice(0, EMBED_CHARS)
@@ -123,7 +150,7 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
       deps.signal?.throwIfAborted()
       const batch = snippets.slice(i, i + BATCH)
       const embedded = await embedder.embed(batch.map(embedText), deps.signal)
-      const pks = store.snippets.insert(set.pk, batch.map((snippet) => ({ snippet, index: indexTextOf(snippet) })))
+      const pks = store.snippets.insert(set.pk, batch)
       pks.forEach((pk, j) => {
         if (pk === null) return
         keys.push(pk)
@@ -151,7 +178,7 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
 
 /**
  * Removes retired sets (replaced by a newer one) and building sets (left by a job that died),
- * with their FTS tables and vector files. Only safe for `building` sets when no job runs.
+ * with their rows and vector files. Only safe for `building` sets when no job runs.
  */
 export function sweepSets(store: Store, statuses: Array<'retired' | 'building'>, onRemoved?: (setPk: number) => void): number {
   let removed = 0

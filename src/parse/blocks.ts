@@ -34,12 +34,17 @@ export interface CodeBlock {
   code: string
   /** From a `title=`/`filename=` meta, an rst `:caption:` or a sphinx-tabs label. */
   title?: string
+  /** Blocks of one tab set share this id: they are alternatives of one example. */
+  group?: string
+  /** Repository files the code was included from. */
+  includes?: string[]
 }
 
 /** Alternatives the source itself groups (tabs, code groups). */
 export interface CodeGroupBlock {
   kind: 'codeGroup'
   codes: CodeAlternative[]
+  includes?: string[]
 }
 
 export type Block = HeadingBlock | ProseBlock | CodeBlock | CodeGroupBlock
@@ -48,6 +53,11 @@ export interface AssembleOptions {
   path: string
   /** A title the document declares outside its headings (front matter). */
   declaredTitle?: string
+  /**
+   * How the page's site names heading anchors: `github` (github-slugger, as GitHub, Docusaurus
+   * and MkDocs do) or `docutils` (reStructuredText section ids).
+   */
+  anchors?: 'github' | 'docutils'
 }
 
 /** Info snippets are split at this size so each stays a focused retrieval unit. */
@@ -107,11 +117,29 @@ export function normalizeLanguage(raw: string | null | undefined): string {
   return LANGUAGE_ALIASES[base] ?? base
 }
 
-/** Normalises a code body: no leading or trailing blank lines, no trailing spaces; indentation kept. */
+/** Shiki's `[!code ++]`, `[!code highlight]`... in any comment style, at the end of a line. */
+const SHIKI_MARKER = /\s*(?:\/\/|#|--|<!--|\/\*|;)\s*\[!code\s[^\]]*\]\s*(?:-->|\*\/)?\s*$/
+/** MkDocs Material's annotation markers: `# (1)!` or `// (2)` ending a line. */
+const ANNOTATION_MARKER = /\s*(?:#|\/\/)\s*\(\d+\)!?\s*$/
+/** twoslash: queries (`// ^?`), error carets, and its compiler directives. */
+const TWOSLASH_LINE = /^\s*\/\/\s*(?:\^[?|]\s*$|\^+\s*$|@(?:errors|noErrors|filename|log|warn|error|annotate|noStaticSemanticInfo|showEmit|showEmittedFile|jsx|module|target|strict\w*|esModuleInterop|lib|types)\b)/
+const TWOSLASH_CUT = /^\s*\/\/\s*---cut(?:-before)?---\s*$/
+const TWOSLASH_CUT_AFTER = /^\s*\/\/\s*---cut-after---\s*$/
+
+/**
+ * Normalises a code body as its reader sees it rendered: rendering annotations removed (Shiki
+ * markers, twoslash set-up before `---cut---` and its queries, Material's `(1)!` markers), no
+ * leading or trailing blank lines, no trailing spaces; indentation kept.
+ */
 function cleanCode(code: string): string {
-  return code
-    .split('\n')
-    .map((line) => line.trimEnd())
+  let lines = code.split('\n')
+  const cut = lines.findLastIndex((line) => TWOSLASH_CUT.test(line))
+  if (cut !== -1) lines = lines.slice(cut + 1)
+  const cutAfter = lines.findIndex((line) => TWOSLASH_CUT_AFTER.test(line))
+  if (cutAfter !== -1) lines = lines.slice(0, cutAfter)
+  return lines
+    .filter((line) => !TWOSLASH_LINE.test(line))
+    .map((line) => line.replace(SHIKI_MARKER, '').replace(ANNOTATION_MARKER, '').trimEnd())
     .join('\n')
     .replace(/^\n+/, '')
     .trimEnd()
@@ -138,6 +166,8 @@ function fileTitle(path: string): string {
  * group of labelled bash blocks starts a new snippet.
  */
 function isAlternative(group: CodeBlock[], next: CodeBlock): boolean {
+  // Tabs the source declares are alternatives of each other and of nothing else.
+  if (next.group !== undefined || group[0].group !== undefined) return group.every((block) => block.group === next.group)
   const languages = new Set(group.map((block) => block.language))
   if (languages.size === group.length && !languages.has(next.language)) return true
   const labels = new Set(group.map((block) => block.title))
@@ -157,7 +187,37 @@ function looksLikeFileName(title: string): boolean {
 
 export function assembleSnippets(blocks: Block[], options: AssembleOptions): ParsedSnippet[] {
   const pageTitle = options.declaredTitle ?? firstTopHeading(blocks) ?? fileTitle(options.path)
-  return new SnippetAssembler(pageTitle).run(blocks)
+  return new SnippetAssembler(pageTitle, options.anchors === 'docutils' ? docutilsIds() : githubSlugs()).run(blocks)
+}
+
+type Slugger = (text: string) => string
+
+function githubSlugs(): Slugger {
+  const slugger = new GithubSlugger()
+  return (text) => slugger.slug(text)
+}
+
+/**
+ * docutils' section ids (`make_id`): ASCII letters and digits joined by hyphens, starting with a
+ * letter; a repeated id becomes `id<n>`, as docutils numbers the ids it has to invent.
+ */
+function docutilsIds(): Slugger {
+  const seen = new Set<string>()
+  let invented = 0
+  return (text) => {
+    const id = text
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^[^a-z]+/, '')
+      .replace(/-+$/, '')
+    if (id !== '' && !seen.has(id)) {
+      seen.add(id)
+      return id
+    }
+    return `id${++invented}`
+  }
 }
 
 function firstTopHeading(blocks: Block[]): string | undefined {
@@ -167,7 +227,6 @@ function firstTopHeading(blocks: Block[]): string | undefined {
 
 /** Walks the block stream once, tracking the heading trail, the section's prose and open code runs. */
 class SnippetAssembler {
-  private readonly slugger = new GithubSlugger()
   private readonly snippets: ParsedSnippet[] = []
   private trail: HeadingBlock[] = []
   private anchor = ''
@@ -177,7 +236,10 @@ class SnippetAssembler {
   private lastDescription = ''
   private openRun: CodeBlock[] = []
 
-  constructor(private readonly pageTitle: string) {}
+  constructor(
+    private readonly pageTitle: string,
+    private readonly slug: Slugger,
+  ) {}
 
   run(blocks: Block[]): ParsedSnippet[] {
     for (const block of blocks) this.accept(block)
@@ -196,7 +258,7 @@ class SnippetAssembler {
         return this.addCode(block)
       case 'codeGroup':
         this.flushRun()
-        return this.emitCode(this.headingTitle(), this.takeDescription(), block.codes)
+        return this.emitCode(this.headingTitle(), this.takeDescription(), block.codes, block.includes)
     }
   }
 
@@ -204,7 +266,7 @@ class SnippetAssembler {
     this.flushRun()
     this.flushSection()
     this.trail = [...this.trail.filter((open) => open.depth < heading.depth), heading]
-    this.anchor = this.slugger.slug(heading.id ?? heading.text)
+    this.anchor = heading.id ?? this.slug(heading.text)
     this.introBuffer = []
     this.lastDescription = ''
   }
@@ -227,9 +289,10 @@ class SnippetAssembler {
     const run = this.openRun
     if (run.length === 0) return
     this.openRun = []
-    const title = run.length === 1 && run[0].title !== undefined ? run[0].title : this.headingTitle()
+    const title = run.length === 1 && run[0].title !== undefined && run[0].includes === undefined ? run[0].title : this.headingTitle()
     const codes = run.map(({ language, code }) => ({ language, code }))
-    this.emitCode(title, this.takeDescription(), codes)
+    const includes = [...new Set(run.flatMap((block) => block.includes ?? []))]
+    this.emitCode(title, this.takeDescription(), codes, includes)
   }
 
   /**
@@ -247,7 +310,7 @@ class SnippetAssembler {
     return this.lastDescription
   }
 
-  private emitCode(title: string, description: string, codes: CodeAlternative[]): void {
+  private emitCode(title: string, description: string, codes: CodeAlternative[], includes: string[] = []): void {
     const codeList = codes
       .map(({ language, code }) => ({ language, code: cleanCode(code) }))
       .filter(({ code }) => code !== '')
@@ -260,6 +323,7 @@ class SnippetAssembler {
       pageTitle: this.pageTitle,
       anchor: this.anchor,
       codeList,
+      ...(includes.length > 0 ? { includes } : {}),
     }
     this.snippets.push(snippet)
   }

@@ -4,14 +4,14 @@
 import { parseNotebook } from './ipynb.js'
 import { parseMarkdown } from './markdown.js'
 import { parseRst } from './rst.js'
-import type { ParsedSnippet, SourceDocument } from './types.js'
+import type { ParseContext, ParsedSnippet, SourceDocument } from './types.js'
 
-const READERS: Record<string, (doc: SourceDocument) => ParsedSnippet[]> = {
-  '.md': (doc) => parseMarkdown(doc, { mdx: false }),
-  '.markdown': (doc) => parseMarkdown(doc, { mdx: false }),
-  '.mdx': (doc) => parseMarkdown(doc, { mdx: true }),
+const READERS: Record<string, (doc: SourceDocument, context: ParseContext) => ParsedSnippet[]> = {
+  '.md': (doc, context) => parseMarkdown(doc, { mdx: false }, context),
+  '.markdown': (doc, context) => parseMarkdown(doc, { mdx: false }, context),
+  '.mdx': (doc, context) => parseMarkdown(doc, { mdx: true }, context),
   '.rst': parseRst,
-  '.ipynb': parseNotebook,
+  '.ipynb': (doc) => parseNotebook(doc),
   // Plain text reads as markdown: its paragraphs become info snippets, and llms.txt-style files are markdown anyway.
   '.txt': (doc) => parseMarkdown(doc, { mdx: false }),
 }
@@ -25,8 +25,18 @@ function extensionOf(path: string): string {
   return dot <= 0 ? '' : name.slice(dot).toLowerCase()
 }
 
-/** Snippets of one document; [] for a file type no parser reads. */
-export function parseDocument(doc: SourceDocument): ParsedSnippet[] {
-  const read = READERS[extensionOf(doc.path)]
-  return read ? read(doc) : []
+/**
+ * Snippets of one document; [] for a file type no parser reads. `context` gives what a page may
+ * consult beyond its text: the other files of its repository, for include directives.
+ */
+export function parseDocument(doc: SourceDocument, context: ParseContext = {}): ParsedSnippet[] {
+  const extension = extensionOf(doc.path)
+  const read = isSphinxPage(doc.path, extension, context) ? parseRst : READERS[extension]
+  return read ? read(doc, context) : []
+}
+
+function isSphinxPage(path: string, extension: string, context: ParseContext): boolean {
+  const sphinx = context.sphinx
+  if (!sphinx || !sphinx.suffixes.includes(extension)) return false
+  return sphinx.root === '' || path.startsWith(`${sphinx.root}/`)
 }

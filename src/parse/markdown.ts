@@ -23,7 +23,11 @@ import type {
 } from 'mdast'
 import { markdownItTree } from './markdown-it.js'
 import { assembleSnippets, normalizeLanguage, type Block, type CodeBlock, type ProseBlock } from './blocks.js'
-import type { ParsedSnippet, SourceDocument } from './types.js'
+import { GROUP_META, normalizeDialects } from './markdown-dialects.js'
+import { expandIncludes, includesOf } from './markdown-includes.js'
+import { exportedMetadata, propsMarkdown, readLiteral } from './mdx-props.js'
+import { rstBlocks } from './rst.js'
+import type { ParseContext, ParsedSnippet, SourceDocument } from './types.js'
 
 export interface MarkdownOptions {
   mdx: boolean
@@ -38,25 +42,35 @@ export interface MarkdownBlocks {
 type Mode = 'markdown' | 'plain'
 type MdxJsxFlowElement = Extract<RootContent, { type: 'mdxJsxFlowElement' }>
 
-/** Components whose children are alternatives of one example (Docusaurus, Mintlify, Nextra...). */
-const TAB_CONTAINERS = new Set(['Tabs', 'CodeGroup', 'CodeTabs', 'Tabset'])
-const TAB_ITEMS = new Set(['Tab', 'TabItem'])
+/** Components whose children are alternatives of one example (Docusaurus, Mintlify, Nextra, Starlight, Prisma...). */
+const TAB_CONTAINERS = new Set(['Tabs', 'CodeGroup', 'CodeTabs', 'Tabset', 'TabbedContent', 'PackageManagerTabs', 'SwitchTech'])
+/** One alternative; Starlight's PackageManagerTabs name theirs with a `<Fragment slot="npm">`. */
+const TAB_ITEMS = new Set(['Tab', 'TabItem', 'Fragment'])
+/** Components that render an aside (note, warning...): prose with its label and title, never a code description. */
+const ASIDE_COMPONENTS = new Set(['Aside', 'Admonition', 'Callout', 'Note', 'Tip', 'Info', 'Warning', 'Caution', 'Danger', 'Important'])
 /** MyST fences that are code (```{code-block} python) rather than other directives. */
 const MYST_CODE_DIRECTIVES = new Set(['code-block', 'code', 'sourcecode', 'code-cell'])
 const MYST_ADMONITIONS = new Set([
   'note', 'warning', 'tip', 'hint', 'important', 'caution', 'danger', 'attention', 'error', 'seealso', 'admonition',
 ])
 
-export function parseMarkdown(doc: SourceDocument, opts: MarkdownOptions): ParsedSnippet[] {
-  const { blocks, declaredTitle } = markdownBlocks(doc.text, opts)
+export function parseMarkdown(doc: SourceDocument, opts: MarkdownOptions, context: ParseContext = {}): ParsedSnippet[] {
+  const { blocks, declaredTitle } = markdownBlocks(doc.text, opts, { ...context, path: doc.path })
   return assembleSnippets(blocks, { path: doc.path, declaredTitle })
 }
 
-/** Flattens a markdown (or MDX) text into blocks; also used for notebook markdown cells. */
-export function markdownBlocks(text: string, opts: MarkdownOptions): MarkdownBlocks {
+/**
+ * Flattens a markdown (or MDX) text into blocks; also used for notebook markdown cells. With a
+ * repository reader, include directives are expanded first (their paths are relative to `path`).
+ */
+export function markdownBlocks(text: string, opts: MarkdownOptions, context: ParseContext & { path?: string } = {}): MarkdownBlocks {
   const { body, title } = splitFrontMatter(text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n'))
-  const tree = parseTree(body, opts.mdx)
-  return { blocks: tree ? flowBlocks(tree.children) : [], declaredTitle: title }
+  const expanded = context.includes ? expandIncludes(context.path ?? '', body, { reader: context.includes, siteRoots: context.siteRoots ?? [], aliases: context.aliases }) : body
+  const tree = parseTree(normalizeDialects(expanded), opts.mdx)
+  if (!tree) return { blocks: [], declaredTitle: title }
+  const exported = exportedMetadata(tree.children.flatMap((node) => (node.type === 'mdxjsEsm' ? [node.value] : [])).join('\n'))
+  const description = exported.description ? proseBlocks(exported.description, exported.description, false) : []
+  return { blocks: [...description, ...flowBlocks(tree.children)], declaredTitle: title ?? exported.title }
 }
 
 /** YAML (`---`) or TOML (`+++`) front matter: its title names the page, the rest is metadata. */
@@ -133,7 +147,7 @@ function prepareMdx(body: string): string {
   return mapProse(body, (prose) =>
     prose
       .replace(/<!--[\s\S]*?-->/g, '')
-      .replace(/^(#{1,6}[ \t].*?)\{#([\w-]+)\}[ \t]*$/gm, '$1\\{#$2}'),
+      .replace(/^(#{1,6}[ \t].*?)\{(\s*#[\w-]+[^}]*)\}[ \t]*$/gm, '$1\\{$2}'),
   )
 }
 
@@ -213,13 +227,23 @@ function nodeBlocks(node: RootContent): Block[] {
   }
 }
 
-/** A heading with no text (a logo image) names nothing, so it starts no section. */
+/** `{#id}`, `{ #id .class }` (attribute lists) at the end of a heading's text. */
+const HEADING_ID = /\s*\{\s*#([\w-]+)(?:\s[^}]*)?\}\s*$/
+/** MDX's comment expression holding an id (`{/` + `*id*` + `/}`), the only heading id MDX itself parses. */
+const MDX_HEADING_ID = /^\s*\/\*\s*([\w-]+)\s*\*\/\s*$/
+
+/**
+ * A heading's text and explicit anchor. A heading with no text (a logo image) names nothing, so
+ * it starts no section.
+ */
 function headingBlocks(node: Heading): Block[] {
   const text = paragraphText(node.children, 'plain')
-  const explicit = /\s*\{#([\w-]+)\}$/.exec(text)
-  const shown = explicit ? text.slice(0, explicit.index).trim() : text
+  const explicit = HEADING_ID.exec(text)
+  const comment = node.children.find((child) => child.type === 'mdxTextExpression' && MDX_HEADING_ID.test(child.value))
+  const id = explicit?.[1] ?? (comment?.type === 'mdxTextExpression' ? MDX_HEADING_ID.exec(comment.value)![1] : undefined)
+  const shown = (explicit ? text.slice(0, explicit.index) : text).trim()
   if (shown === '') return []
-  return [explicit ? { kind: 'heading', depth: node.depth, text: shown, id: explicit[1] } : { kind: 'heading', depth: node.depth, text: shown }]
+  return [id ? { kind: 'heading', depth: node.depth, text: shown, id } : { kind: 'heading', depth: node.depth, text: shown }]
 }
 
 function codeBlocks(node: Code): Block[] {
@@ -227,7 +251,9 @@ function codeBlocks(node: Code): Block[] {
   if (myst) return mystBlocks(myst[1], node)
   const code: CodeBlock = { kind: 'code', language: normalizeLanguage(node.lang), code: node.value }
   const title = metaTitle(node.meta)
-  return [title === undefined ? code : { ...code, title }]
+  const group = new RegExp(`\\b${GROUP_META}="([^"]*)"`).exec(node.meta ?? '')?.[1]
+  const includes = includesOf(node.meta)
+  return [{ ...code, ...(title === undefined ? {} : { title }), ...(group === undefined ? {} : { group }), ...(includes ? { includes } : {}) }]
 }
 
 function metaTitle(meta: string | null | undefined): string | undefined {
@@ -247,6 +273,7 @@ function mystBlocks(directive: string, node: Code): Block[] {
     const code: CodeBlock = { kind: 'code', language: normalizeLanguage(node.meta), code: body }
     return [caption ? { ...code, title: caption.trim() } : code]
   }
+  if (directive === 'eval-rst') return rstBlocks(node.value, '')
   if (!MYST_ADMONITIONS.has(directive)) return []
   const label = directive === 'seealso' ? 'See also' : directive[0].toUpperCase() + directive.slice(1)
   const text = [node.meta, body.trim()].filter(Boolean).join(' ')
@@ -255,7 +282,47 @@ function mystBlocks(directive: string, node: Code): Block[] {
 
 function jsxBlocks(node: MdxJsxFlowElement): Block[] {
   if (node.name !== null && TAB_CONTAINERS.has(node.name)) return tabBlocks(node)
-  return flowBlocks(node.children)
+  if (node.name !== null && ASIDE_COMPONENTS.has(node.name)) return asideBlocks(node)
+  if (node.name === 'CodeBlock') return inlineCodeBlock(node)
+  const props = propsMarkdown(attributesOf(node)).flatMap((markdown) => proseBlocks(markdown, markdown, false))
+  return [...props, ...flowBlocks(node.children)]
+}
+
+function attributesOf(node: MdxJsxFlowElement): Array<{ name: string; value: string | { expression: string } | null }> {
+  return node.attributes.flatMap((attr) => {
+    if (attr.type !== 'mdxJsxAttribute') return []
+    const value = attr.value
+    return [{ name: attr.name, value: value === null || value === undefined ? null : typeof value === 'string' ? value : { expression: value.value } }]
+  })
+}
+
+function stringAttribute(node: MdxJsxFlowElement, name: string): string | undefined {
+  const value = attributesOf(node).find((attr) => attr.name === name)?.value
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined
+}
+
+/** `<Aside type="caution" title="Mind the cache">` reads like `:::caution Mind the cache`. */
+function asideBlocks(node: MdxJsxFlowElement): Block[] {
+  const kind = stringAttribute(node, 'type') ?? stringAttribute(node, 'variant') ?? (node.name === 'Aside' || node.name === 'Callout' || node.name === 'Admonition' ? 'note' : node.name!)
+  const title = stringAttribute(node, 'title')
+  const label = `${kind[0].toUpperCase()}${kind.slice(1).toLowerCase()}${title ? `: ${title}` : ''}`
+  const blocks = flowBlocks(node.children).map((block) => (block.kind === 'prose' ? { ...block, intro: false } : block))
+  const first = blocks.findIndex((block) => block.kind === 'prose')
+  if (first === -1) return [...proseBlocks(label, label, false), ...blocks]
+  const head = blocks[first] as ProseBlock
+  blocks[first] = { ...head, markdown: `${label}: ${head.markdown}`, plain: `${label}: ${head.plain}` }
+  return blocks
+}
+
+/** `<CodeBlock language="bash">npm i</CodeBlock>` or with a string or template literal child. */
+function inlineCodeBlock(node: MdxJsxFlowElement): Block[] {
+  const expression = node.children.find((child) => (child.type as string) === 'mdxFlowExpression' || (child.type as string) === 'mdxTextExpression') as { value: string } | undefined
+  const literal = expression ? readLiteral(expression.value) : undefined
+  const code = typeof literal === 'string' ? literal : node.children.map((child) => blockText(child, 'plain')).join('\n')
+  if (code.trim() === '') return []
+  const language = normalizeLanguage(stringAttribute(node, 'language') ?? stringAttribute(node, 'lang'))
+  const title = stringAttribute(node, 'title')
+  return [{ kind: 'code', language, code, ...(title ? { title } : {}) }]
 }
 
 /**
@@ -269,7 +336,7 @@ function tabBlocks(container: MdxJsxFlowElement): Block[] {
     let labelled = label === undefined
     for (const block of blocks) {
       if (block.kind === 'code') codes.push(block)
-      else if (block.kind === 'codeGroup') codes.push(...block.codes.map((code) => ({ kind: 'code' as const, ...code })))
+      else if (block.kind === 'codeGroup') codes.push(...block.codes.map((code) => ({ kind: 'code' as const, ...code, includes: block.includes })))
       else if (block.kind === 'prose') {
         prose.push(tabProse(block, labelled ? undefined : label))
         labelled = true
@@ -283,7 +350,8 @@ function tabBlocks(container: MdxJsxFlowElement): Block[] {
       collect(nodeBlocks(child), undefined)
     }
   }
-  const group: Block[] = codes.length > 0 ? [{ kind: 'codeGroup', codes: codes.map(({ language, code }) => ({ language, code })) }] : []
+  const includes = [...new Set(codes.flatMap((code) => code.includes ?? []))]
+  const group: Block[] = codes.length > 0 ? [{ kind: 'codeGroup', codes: codes.map(({ language, code }) => ({ language, code })), ...(includes.length > 0 ? { includes } : {}) }] : []
   return [...group, ...prose]
 }
 
@@ -293,7 +361,7 @@ function tabProse(block: ProseBlock, label: string | undefined): ProseBlock {
 }
 
 function tabLabel(item: MdxJsxFlowElement): string | undefined {
-  for (const name of ['label', 'title', 'value']) {
+  for (const name of ['label', 'title', 'value', 'slot']) {
     const attribute = item.attributes.find((attr) => attr.type === 'mdxJsxAttribute' && attr.name === name)
     if (attribute && typeof attribute.value === 'string' && attribute.value.trim() !== '') return attribute.value.trim()
   }

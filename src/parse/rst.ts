@@ -4,17 +4,45 @@
  * blocks as markdown (see blocks.ts).
  */
 import { assembleSnippets, normalizeLanguage, type Block, type CodeBlock, type ProseBlock } from './blocks.js'
-import type { ParsedSnippet, SourceDocument } from './types.js'
+import { guessLanguage } from './guess-language.js'
+import {
+  MAX_INCLUDE_DEPTH,
+  dedentLines,
+  languageOfFile,
+  readInclude,
+  resolveIncludePath,
+  selectBetween,
+  selectLines,
+  selectPyObject,
+} from './includes.js'
+import type { ParseContext, ParsedSnippet, SourceDocument } from './types.js'
 
-export function parseRst(doc: SourceDocument): ParsedSnippet[] {
+/** The blocks of a reStructuredText fragment (MyST's `{eval-rst}` fences). */
+export function rstBlocks(text: string, path: string, context: ParseContext = {}): Block[] {
+  return new RstReader(path, context).read(text.split('\n'))
+}
+
+export function parseRst(doc: SourceDocument, context: ParseContext = {}): ParsedSnippet[] {
   const lines = doc.text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').split('\n')
-  const blocks = new RstReader().read(lines)
-  return assembleSnippets(blocks, { path: doc.path })
+  const blocks = new RstReader(doc.path, context).read(lines)
+  return assembleSnippets(blocks, { path: doc.path, anchors: 'docutils' })
 }
 
 const CODE_DIRECTIVES = new Set(['code-block', 'code', 'sourcecode', 'code-tab', 'code-cell'])
 /** Directives whose body is Python by definition. */
-const PYTHON_DIRECTIVES = new Set(['doctest', 'testcode', 'ipython', 'jupyter-execute'])
+const PYTHON_DIRECTIVES = new Set(['doctest', 'testcode', 'ipython', 'jupyter-execute', 'click:example'])
+/**
+ * Directives whose body is not content a reader studies (navigation, layout, media, generated
+ * output). Any other directive, a project's own included (`.. confval::`, `.. fixture::`), shows
+ * its argument and body.
+ */
+const NON_CONTENT_DIRECTIVES = new Set([
+  'toctree', 'raw', 'image', 'figure', 'contents', 'index', 'meta', 'graphviz', 'plot', 'autosummary', 'currentmodule',
+  'sectionauthor', 'moduleauthor', 'codeauthor', 'tabularcolumns', 'include-fragment', 'click:run', 'testsetup', 'testcleanup',
+  'testoutput', 'spelling:word-list', 'highlight', 'default-role', 'role', 'sectnum', 'header', 'footer', 'target-notes',
+  'replace', 'unicode', 'date', 'class', 'title', 'rst-class', 'cssclass', 'iframe', 'youtube', 'video', 'mermaid', 'automodule',
+  'autoclass', 'autofunction', 'automethod', 'autoattribute', 'autodata', 'autoexception', 'program', 'productionlist',
+])
 const ADMONITIONS: Record<string, string> = {
   note: 'Note',
   warning: 'Warning',
@@ -83,6 +111,17 @@ type Mode = 'markdown' | 'plain'
 class RstReader {
   private readonly styles: string[] = []
   private highlight: string | undefined
+  private depth = 0
+
+  constructor(
+    private readonly path: string,
+    private readonly context: ParseContext,
+  ) {}
+
+  /** A `::` block's language: `.. highlight::`, else the Sphinx project's default, else a guess. */
+  private literalLanguage(code: string[]): string {
+    return this.highlight ?? this.context.literalLanguage ?? guessLanguage(dedent(code).join('\n'))
+  }
 
   read(lines: string[]): Block[] {
     const blocks: Block[] = []
@@ -142,6 +181,8 @@ class RstReader {
       return codeBlocks(normalizeLanguage(language || this.highlight), body, title)
     }
     if (PYTHON_DIRECTIVES.has(name)) return codeBlocks('python', body, options.get('caption'))
+    if (name === 'literalinclude') return this.literalInclude(argument, options)
+    if (name === 'include') return this.include(argument, options)
     if (TAB_SETS.has(name)) return groupTabs(this.read(body))
     if (TAB_ITEMS.has(name)) return this.read(body)
     if (name in ADMONITIONS) return labelled(ADMONITIONS[name], [argument, ...body], this)
@@ -149,7 +190,8 @@ class RstReader {
     if (name === 'rubric') return prose(inline(argument, 'markdown'), inline(argument, 'plain'))
     if (CONTAINERS.has(name)) return [...(argument ? prose(inline(argument, 'markdown'), inline(argument, 'plain')) : []), ...this.read(body)]
     if (OBJECT_DIRECTIVE.test(name) && argument !== '') return [...prose('`' + argument + '`', argument, false), ...this.read(body)]
-    return []
+    if (NON_CONTENT_DIRECTIVES.has(name) || body.length === 0) return []
+    return [...(argument ? prose(`\`${argument}\``, argument, false) : []), ...this.read(body)]
   }
 
   /** An indented block with no `::` before it is a block quote: its content reads as prose. */
@@ -179,7 +221,62 @@ class RstReader {
     const next = blockEnd(lines, i, baseIndent)
     const body = lines.slice(i, next)
     const doctest = dedent(body).find((line) => !isBlank(line))?.startsWith('>>>') === true
-    return { blocks: codeBlocks(doctest ? 'python' : (this.highlight ?? 'text'), body), next }
+    return { blocks: codeBlocks(doctest ? 'python' : this.literalLanguage(body), body), next }
+  }
+
+  /** Where an include path points: Sphinx reads `/x` from its source directory, the rest from the page's folder. */
+  private includeCandidates(reference: string): Array<string | undefined> {
+    if (!reference.startsWith('/')) return [resolveIncludePath(this.path, reference)]
+    return [...(this.context.siteRoots ?? []).map((root) => resolveIncludePath(`${root}/x`, reference.slice(1))), resolveIncludePath('', reference.slice(1))]
+  }
+
+  /** `.. literalinclude:: path` with Sphinx's selections (`:lines:`, `:pyobject:`, start/end markers, `:dedent:`). */
+  private literalInclude(reference: string, options: Map<string, string>): Block[] {
+    if (!this.context.includes) return []
+    const found = readInclude(this.context.includes, this.path, reference, this.includeCandidates(reference))
+    if (!found) return []
+    let text = found.text
+    const object = options.get('pyobject')
+    if (object) {
+      const selected = selectPyObject(text, object)
+      if (selected === undefined) {
+        this.context.includes.log(`${this.path}: literalinclude ${reference}: no Python object ${object}; skipped`)
+        return []
+      }
+      text = selected
+    }
+    text = selectBetween(text, { startAfter: options.get('start-after'), startAt: options.get('start-at'), endBefore: options.get('end-before'), endAt: options.get('end-at') })
+    const lines = options.get('lines')
+    if (lines) text = selectLines(text, lines)
+    let code = text.split('\n')
+    const dedentBy = options.get('dedent')
+    code = dedentBy !== undefined && /^\d+$/.test(dedentBy) ? code.map((line) => line.slice(Math.min(Number(dedentBy), /^\s*/.exec(line)![0].length))) : dedentLines(code)
+    const language = normalizeLanguage(options.get('language') ?? languageOfFile(found.path))
+    return codeBlocks(language, code, options.get('caption')).map((block) => ({ ...block, includes: [found.path] }))
+  }
+
+  /** `.. include:: part.rst` reads the part in place; with `:literal:` or `:code:` it is code. */
+  private include(reference: string, options: Map<string, string>): Block[] {
+    if (!this.context.includes) return []
+    // Sphinx's `<name>` form names a docutils standard file, not a repository file.
+    if (/^<.*>$/.test(reference)) return []
+    const found = readInclude(this.context.includes, this.path, reference, this.includeCandidates(reference))
+    if (!found) return []
+    const text = selectBetween(found.text, { startAfter: options.get('start-after'), endBefore: options.get('end-before') })
+    if (options.has('literal') || options.has('code')) {
+      const language = normalizeLanguage(options.get('code') || languageOfFile(found.path))
+      return codeBlocks(language, text.split('\n')).map((block) => ({ ...block, includes: [found.path] }))
+    }
+    if (this.depth + 1 >= MAX_INCLUDE_DEPTH) {
+      this.context.includes.log(`${found.path}: includes nest deeper than ${MAX_INCLUDE_DEPTH}; skipped`)
+      return []
+    }
+    this.depth++
+    try {
+      return this.read(text.split('\n'))
+    } finally {
+      this.depth--
+    }
   }
 }
 

@@ -22,6 +22,8 @@ export interface ParsedCodeSnippet {
   /** Anchor of the nearest heading (github-slugger), '' at the top of the document. */
   anchor: string
   codeList: CodeAlternative[]
+  /** Repository paths of the files the code was included from (`docs_src/tutorial001.py`). */
+  includes?: string[]
 }
 
 export interface ParsedInfoSnippet {
@@ -39,4 +41,31 @@ export type ParsedSnippet = ParsedCodeSnippet | ParsedInfoSnippet
 export interface SourceDocument {
   path: string
   text: string
+}
+
+/** Other files of the document's repository, for include directives. */
+export interface IncludeReader {
+  /**
+   * The text of a file by repository-relative path; undefined when it is missing, not a regular
+   * file inside the repository (a symlink leaving it counts as outside), or over the size cap.
+   */
+  readFile(path: string): string | undefined
+  /** Records why an include was skipped. */
+  log(message: string): void
+}
+
+/** What parsing a document may consult besides its own text. */
+export interface ParseContext {
+  includes?: IncludeReader
+  /**
+   * Folders `@/` (VitePress) and `/` (Sphinx) include paths are relative to, best first: the
+   * docs site's source roots found in the repository.
+   */
+  siteRoots?: string[]
+  /** The language of Sphinx `::` literal blocks when no `.. highlight::` says (conf.py's highlight_language, else python). */
+  literalLanguage?: string
+  /** Module path aliases of the site's bundler (tsconfig `paths`, Docusaurus `@site/`): `@mdx/*` -> `src/mdx/*`. */
+  aliases?: Array<{ pattern: string; targets: string[] }>
+  /** A Sphinx project: its pages under `root` with these suffixes are reStructuredText, whatever the extension (Django's are `.txt`). */
+  sphinx?: { root: string; suffixes: string[] }
 }

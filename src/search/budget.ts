@@ -1,8 +1,9 @@
 /**
  * Packs ranked snippets into a token budget: best first, skipping any snippet that no longer
- * fits, so one long snippet cannot crowd out several good short ones. The best snippet is
- * always kept, even alone over budget, so an answer is never empty. Duplicates need no check
- * here: ingest keeps one snippet per distinct body.
+ * fits, so one long snippet cannot crowd out several good short ones, and any snippet that
+ * nearly repeats one already packed (the same example on another page), so the budget buys
+ * distinct material. The best snippet is always kept, even alone over budget, so an answer is
+ * never empty. Exact duplicates never get here: ingest keeps one snippet per distinct body.
  */
 import type { StoredSnippet } from '../store/snippets.js'
 
@@ -12,12 +13,17 @@ export const MAX_TOKENS = 50_000
 /** Tokens of the separator between two rendered snippets. */
 export const SEPARATOR_TOKENS = 12
 
-export function packSnippets<T extends Pick<StoredSnippet, 'tokens'>>(ranked: T[], budget: number): T[] {
+export function packSnippets<T extends Pick<StoredSnippet, 'tokens'>>(
+  ranked: T[],
+  budget: number,
+  isNearDuplicate: (candidate: T, packed: T) => boolean = () => false,
+): T[] {
   const picked: T[] = []
   let used = 0
   for (const snippet of ranked) {
     const cost = snippet.tokens + (picked.length > 0 ? SEPARATOR_TOKENS : 0)
     if (picked.length > 0 && used + cost > budget) continue
+    if (picked.some((packed) => isNearDuplicate(snippet, packed))) continue
     picked.push(snippet)
     used += cost
     if (budget - used < 40) break

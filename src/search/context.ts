@@ -1,7 +1,10 @@
 /**
- * Retrieval for one question against one library version: BM25 over the set's own FTS5 table
- * and k-NN over its vector index, fused by reciprocal rank, de-duplicated and packed into the
- * token budget. It reads only that set's rows, so its cost does not grow with the store.
+ * Retrieval for one question against one library version: the set's lexical index (BM25F with
+ * question coverage, lexical-index.ts) and its vector index, fused, then packed into the token
+ * budget without near-duplicates. It reads only that set's data, so its cost does not grow with
+ * the store. How the signals are fused was measured on the development set (bench/RESULTS.md):
+ * the built-in hash embedder's cosine adds to the normalised lexical score; a real embedder's
+ * ranking is fused by reciprocal rank, which needs no calibration between unrelated scales.
  */
 import { canSeeLibrary, type Caller } from '../access.js'
 import type { EmbedderPool } from '../embed/pool.js'
@@ -10,22 +13,22 @@ import { vectorIndexPath } from '../paths.js'
 import type { Store } from '../store/index.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
 import type { SnippetSet, StoredSnippet } from '../store/snippets.js'
+import { questionTerms } from '../text/terms.js'
 import { packSnippets } from './budget.js'
-import { fuseRankings } from './fusion.js'
+import { fuseRankings, type RankedPk } from './fusion.js'
+import { LexicalIndex } from './lexical-index.js'
 import { libraryNotFound, resolveLibraryVersion } from './resolve.js'
-import { matchExpression, questionTerms } from './terms.js'
-import { VectorIndexCache, loadVectorIndex } from './vector-index.js'
+import { indexedTextOf } from './terms.js'
+import { VectorIndexCache, loadVectorIndex, type VectorHit } from './vector-index.js'
 
-/**
- * BM25 column weights: title, context (description, breadcrumb, page), body, identifier parts.
- * Body text matters as much as context: questions use the prose words of the answer, while
- * breadcrumbs and identifier parts repeat across a whole page (tuned with `npm run eval`).
- */
-export const FTS_WEIGHTS = [8, 2, 2, 1] as const
 /** Candidates taken from each ranking before fusion. */
 export const CANDIDATES = 50
-export const LEXICAL_WEIGHT = 1
-export const VECTOR_WEIGHT = 0.8
+/** Hash-embedded sets: weight of the cosine similarity added to the lexical score scaled to 1. */
+export const HASH_VECTOR_WEIGHT = 0.8
+/** Sets of real embedders: reciprocal-rank fusion weights of the lexical and vector rankings. */
+export const RRF_WEIGHTS = { lexical: 1, vector: 1 } as const
+/** Lexical indexes kept in memory, least recently used dropped first. */
+const MAX_LEXICAL_INDEXES = 256
 
 export interface ContextRequest {
   libraryId: string
@@ -38,8 +41,17 @@ export interface ContextRequest {
 export interface ContextAnswer {
   library: Library
   version: LibraryVersion
+  /** Best first: the order of the `txt` answer. */
   snippets: StoredSnippet[]
+  /** The fused score of each snippet, in the same order. */
+  scores: number[]
 }
+
+/**
+ * Which rankings answer: the lexical index alone, the vector index alone, or both fused (the
+ * default, best on the development set for the hash embedder too: `npm run eval -- --signals`).
+ */
+export type Signals = 'lexical' | 'vector' | 'fused'
 
 export interface RetrieverLog {
   warn(obj: object, msg: string): void
@@ -58,26 +70,41 @@ interface Resolution {
 /** Resolutions kept per library ID as written; a bound, since IDs come from clients. */
 const MAX_RESOLUTIONS = 10_000
 
+interface LoadedLexical {
+  index: LexicalIndex
+  /** Snippet pk of each indexed document, and back. */
+  pks: Int32Array
+  docOf: Map<number, number>
+}
+
 export class Retriever {
   private readonly vectors = new VectorIndexCache()
   private readonly missingIndexes = new Set<number>()
+  private readonly lexical = new Map<number, LoadedLexical>()
   private readonly resolutions = new Map<string, Resolution>()
 
   constructor(
     private readonly store: Store,
     private readonly embedders: EmbedderPool,
     private readonly log: RetrieverLog = { warn: () => {} },
+    private readonly signals: Signals = 'fused',
   ) {}
 
   async getContext(request: ContextRequest): Promise<ContextAnswer> {
     const { library, version, set } = this.resolve(request.libraryId, request.caller)
     const setPk = set.pk
     let snippets: StoredSnippet[]
+    let scores: number[]
     try {
       const ranked = await this.rankSet(set, request.query)
+      const scoreOf = new Map(ranked.map((r) => [r.pk, r.score]))
+      const { index, docOf } = this.lexicalIndex(set.pk)
       // Pack on token counts alone, then read whole rows only for what made it into the answer.
-      const picked = packSnippets(this.store.snippets.tokensOf(ranked), request.tokens)
+      const picked = packSnippets(this.store.snippets.tokensOf(ranked.map((r) => r.pk)), request.tokens, (a, b) =>
+        index.nearDuplicates(docOf.get(a.pk)!, docOf.get(b.pk)!),
+      )
       snippets = this.store.snippets.byPks(picked.map((s) => s.pk))
+      scores = snippets.map((s) => scoreOf.get(s.pk) ?? 0)
     } catch (err) {
       if (isLecternError(err)) throw err
       this.log.warn({ err, libraryId: library.id, setPk }, 'retrieval failed')
@@ -86,14 +113,14 @@ export class Retriever {
     if (snippets.length === 0) {
       throw new LecternError('no_snippets_found', `No snippets found in ${library.id} for this question.`)
     }
-    return { library, version, snippets }
+    return { library, version, snippets, scores }
   }
 
   /** Snippet pks of a set, best first, for a question. */
   async rank(setPk: number, question: string): Promise<number[]> {
     const set = this.store.snippets.set(setPk)
     if (!set) throw new Error(`snippet set ${setPk} vanished`)
-    return this.rankSet(set, question)
+    return (await this.rankSet(set, question)).map((r) => r.pk)
   }
 
   /**
@@ -118,34 +145,63 @@ export class Retriever {
     return resolution
   }
 
-  private async rankSet(set: SnippetSet, question: string): Promise<number[]> {
-    const setPk = set.pk
-    const match = matchExpression(questionTerms(question))
-    const lexical = match ? this.store.snippets.ftsSearch(setPk, match, CANDIDATES, FTS_WEIGHTS).map((h) => h.pk) : []
-    const semantic = await this.vectorSearch(set, question)
-    return fuseRankings([
-      { pks: lexical, weight: LEXICAL_WEIGHT },
-      { pks: semantic, weight: VECTOR_WEIGHT },
-    ]).slice(0, CANDIDATES)
+  private async rankSet(set: SnippetSet, question: string): Promise<RankedPk[]> {
+    const loaded = this.lexicalIndex(set.pk)
+    const lexical = this.signals === 'vector' ? [] : loaded.index.search(questionTerms(question), CANDIDATES).map((hit) => ({ pk: loaded.pks[hit.doc], score: hit.score }))
+    const semantic = this.signals === 'lexical' ? [] : await this.vectorSearch(set, question)
+    if (set.embedProvider !== 'hash') {
+      return fuseRankings([
+        { pks: lexical.map((hit) => hit.pk), weight: RRF_WEIGHTS.lexical },
+        { pks: semantic.map((hit) => hit.pk), weight: RRF_WEIGHTS.vector },
+      ]).slice(0, CANDIDATES)
+    }
+    // The hash embedder's cosine is on a fixed scale: it adds to the lexical score scaled to 1.
+    const top = lexical[0]?.score ?? 0
+    const scores = new Map(lexical.map((hit) => [hit.pk, top > 0 ? hit.score / top : 0]))
+    for (const hit of semantic) scores.set(hit.pk, (scores.get(hit.pk) ?? 0) + HASH_VECTOR_WEIGHT * (1 - hit.distance))
+    return [...scores.entries()]
+      .map(([pk, score]) => ({ pk, score }))
+      .sort((a, b) => b.score - a.score || a.pk - b.pk)
+      .slice(0, CANDIDATES)
+  }
+
+  /** The set's lexical index, built from its rows on first use (SQLite stays the source of truth). */
+  private lexicalIndex(setPk: number): LoadedLexical {
+    const hit = this.lexical.get(setPk)
+    if (hit) {
+      this.lexical.delete(setPk)
+      this.lexical.set(setPk, hit)
+      return hit
+    }
+    const rows = this.store.snippets.allOfSet(setPk)
+    const loaded: LoadedLexical = {
+      index: LexicalIndex.build(rows.map(indexedTextOf)),
+      pks: Int32Array.from(rows, (row) => row.pk),
+      docOf: new Map(rows.map((row, doc) => [row.pk, doc])),
+    }
+    this.lexical.set(setPk, loaded)
+    if (this.lexical.size > MAX_LEXICAL_INDEXES) this.lexical.delete(this.lexical.keys().next().value as number)
+    return loaded
   }
 
   forgetSet(setPk: number): void {
     this.vectors.forget(setPk)
+    this.lexical.delete(setPk)
     this.missingIndexes.delete(setPk)
   }
 
-  private async vectorSearch(set: SnippetSet, question: string): Promise<number[]> {
+  private async vectorSearch(set: SnippetSet, question: string): Promise<VectorHit[]> {
     if (this.missingIndexes.has(set.pk)) return []
     try {
       const file = vectorIndexPath(this.store.paths, set.pk)
       const index = this.vectors.get(set.pk, () => loadVectorIndex(file, { dimensions: set.dimensions, count: this.store.snippets.count(set.pk) }))
       const [vector] = await this.embedders.forSet(set).embed([question])
-      return index.search(vector, CANDIDATES).map((h) => h.pk)
+      return index.search(vector, CANDIDATES)
     } catch (err) {
       // Derived data or a remote embedder: the start-up check rebuilds a bad index, and until
       // then (or while the embedder is down) BM25 alone answers rather than failing the request.
       this.missingIndexes.add(set.pk)
-      this.log.warn({ setPk: set.pk, err }, 'vector search unavailable; answering with BM25 only')
+      this.log.warn({ setPk: set.pk, err }, 'vector search unavailable; answering with the lexical index only')
       return []
     }
   }

@@ -8,7 +8,7 @@ import { canSeeLibrary, describeFailure, type Caller } from '../access.js'
 import { LecternError } from '../errors.js'
 import type { Store } from '../store/index.js'
 import type { Library, LibraryState, LibraryVersion } from '../store/libraries.js'
-import { questionTerms } from './terms.js'
+import { questionWords } from '../text/terms.js'
 
 /** The Library object of Context7's openapi.json. */
 export interface LibrarySummary {
@@ -130,7 +130,7 @@ export class LibraryCatalogue {
   }
 
   search(libraryName: string, query: string | undefined, options: SearchOptions): LibrarySummary[] {
-    const terms = query ? questionTerms(query) : []
+    const terms = query ? questionWords(query) : []
     const scored = this.current()
       .filter((e) => canSeeLibrary(options.caller, e.library))
       .map((entry) => ({ entry, score: nameScore(entry, libraryName) }))

@@ -9,7 +9,20 @@ export interface CodeExample {
   code: string
 }
 
-export interface CodeSnippetJson {
+/**
+ * Beyond Context7's fields, every snippet says where it stands in Lectern's one ranking over
+ * both arrays (`rank` 1 is best, with its fused `score`), so a client can rebuild the order the
+ * `txt` answer shows; and, when there are any, the files its code was included from and the
+ * other pages showing the same content.
+ */
+interface RankedJson {
+  rank: number
+  score: number
+  includes?: string[]
+  alsoAt?: string[]
+}
+
+export interface CodeSnippetJson extends RankedJson {
   codeTitle: string
   codeDescription: string
   codeLanguage: string
@@ -19,7 +32,7 @@ export interface CodeSnippetJson {
   codeList: CodeExample[]
 }
 
-export interface InfoSnippetJson {
+export interface InfoSnippetJson extends RankedJson {
   pageId: string
   breadcrumb: string
   content: string
@@ -36,9 +49,18 @@ export const TXT_SEPARATOR = `\n\n${'-'.repeat(32)}\n\n`
 
 export const codeListOf = (snippet: Pick<StoredSnippet, 'body'>): CodeExample[] => JSON.parse(snippet.body) as CodeExample[]
 
-export function renderJson(snippets: StoredSnippet[], rules: string[]): ContextResponse {
+/** Scores are shown rounded: clients compare them, they do not need the float's noise. */
+const roundScore = (score: number) => Math.round(score * 1e6) / 1e6
+
+export function renderJson(snippets: StoredSnippet[], rules: string[], scores: readonly number[] = []): ContextResponse {
   const response: ContextResponse = { codeSnippets: [], infoSnippets: [] }
-  for (const s of snippets) {
+  snippets.forEach((s, i) => {
+    const ranked: RankedJson = {
+      rank: i + 1,
+      score: roundScore(scores[i] ?? 0),
+      ...(s.includes?.length ? { includes: s.includes } : {}),
+      ...(s.alsoAt?.length ? { alsoAt: s.alsoAt } : {}),
+    }
     if (s.kind === 'code') {
       response.codeSnippets.push({
         codeTitle: s.title,
@@ -48,11 +70,12 @@ export function renderJson(snippets: StoredSnippet[], rules: string[]): ContextR
         codeId: s.source,
         pageTitle: s.pageTitle,
         codeList: codeListOf(s),
+        ...ranked,
       })
     } else {
-      response.infoSnippets.push({ pageId: s.source, breadcrumb: s.breadcrumb, content: s.body, contentTokens: s.tokens })
+      response.infoSnippets.push({ pageId: s.source, breadcrumb: s.breadcrumb, content: s.body, contentTokens: s.tokens, ...ranked })
     }
-  }
+  })
   if (rules.length > 0) response.rules = { libraryOwn: rules }
   return response
 }

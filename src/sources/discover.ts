@@ -58,6 +58,14 @@ const META_STEMS = new Set([
   'changelog', 'changes', 'history', 'releases', 'license', 'licence', 'copying', 'notice',
   'code_of_conduct', 'contributing', 'security',
 ])
+/**
+ * Release notes, changelogs and blog posts under their common names: they describe past versions
+ * and announcements, and would outrank the docs of today for many questions. Left out anywhere,
+ * unless context7.json's `folders` names them.
+ */
+const NOISE_DIRS = new Set(['changes', 'changelog', 'changelogs', 'release-notes', 'release_notes', 'releasenotes', 'releases', 'news', 'whatsnew', 'whats-new', 'blog', 'blogs', 'posts'])
+const NOISE_STEM = /^(change[-_]?logs?|changes|history|news|release[-_]?notes?|releases|whats?[-_]?new|what-s-new)$/i
+
 /** English is left out: an `.en` copy is the content we want. */
 const LANGUAGE_CODES = new Set([
   'ar', 'bg', 'bn', 'ca', 'cs', 'da', 'de', 'el', 'es', 'et', 'fa', 'fi', 'fr', 'he', 'hi', 'hr', 'hu', 'id',
@@ -196,7 +204,12 @@ function shouldEnterDir(walk: Walk, segments: string[]): boolean {
   if (!walk.config.skipVersionFiltering && isVersionedDir(name, parent)) return false
   if (walk.excluded.some((p) => matchGlob(p, segments, false))) return false
   const { folders } = walk.rules
-  return folders.length === 0 || folders.some((p) => matchGlob(p, segments, true) || mayLeadTo(p, segments))
+  const named = folders.some((p) => matchGlob(p, segments, true))
+  if (NOISE_DIRS.has(name) && !named) {
+    walk.log(`skipped ${segments.join('/')}/: release notes, changelogs and blog posts are left out unless context7.json's folders names them`)
+    return false
+  }
+  return folders.length === 0 || named || folders.some((p) => mayLeadTo(p, segments))
 }
 
 function isTranslationDir(name: string, parent: string | undefined): boolean {
@@ -225,6 +238,7 @@ function isDocCandidate(config: RepoConfig, folders: Glob[][], segments: string[
   const atRoot = segments.length === 1
   if (!DOC_EXTENSIONS.has(ext) || config.excludeFiles.includes(name)) return false
   if (isMetaFile(stem, atRoot) || isTranslatedFile(stem)) return false
+  if (NOISE_STEM.test(stem) && !folders.some((p) => matchGlob(p, segments, false))) return false
   if (ext === '.txt' && !isTextDoc(name, stem, segments)) return false
   // Context7 always reads root-level files, whatever `folders` says.
   return atRoot || folders.length === 0 || folders.some((p) => matchGlob(p, segments.slice(0, -1), true))

@@ -1,12 +1,11 @@
 /**
- * Snippet sets and snippets. Each set has its own contentless FTS5 table `fts_<set pk>`, so a
- * query reads only the index of the library version it asks about, however large the store
- * grows (ARCHITECTURE.md: 0.7 ms p50 per-library table vs 58 ms for a filtered global one).
+ * Snippet sets and snippets, the source of truth every index is derived from (the lexical index
+ * is built in memory from a set's rows, the vector index is a file per set). Sets of 0.1.0 had
+ * an FTS5 table `fts_<set pk>` each; dropping a set drops it when there is one.
  *
  * Guarantee: a set is written while `building`, and `finalizeSet` swaps the version's
  * `current_set` in one transaction, so readers see the old set or the new one, never half.
  */
-import type { Statement } from 'better-sqlite3'
 import type { Db } from './db.js'
 import { nowIso } from './db.js'
 
@@ -26,17 +25,13 @@ export interface StoredSnippet {
   source: string
   tokens: number
   hash: string
+  /** Repository files the code was included from. */
+  includes: string[]
+  /** Other pages showing the same content (links like `source`). */
+  alsoAt: string[]
 }
 
-export type NewSnippet = Omit<StoredSnippet, 'pk' | 'setPk'>
-
-/** The text of the four FTS columns; their bm25 weights are FTS_WEIGHTS in search/context.ts. */
-export interface SnippetIndexText {
-  title: string
-  context: string
-  body: string
-  idents: string
-}
+export type NewSnippet = Omit<StoredSnippet, 'pk' | 'setPk' | 'includes' | 'alsoAt'> & Partial<Pick<StoredSnippet, 'includes' | 'alsoAt'>>
 
 export interface SnippetSet {
   pk: number
@@ -47,15 +42,10 @@ export interface SnippetSet {
   dimensions: number
 }
 
-export interface FtsHit {
-  pk: number
-  score: number
-}
-
 export interface SnippetsRepository {
   createSet(versionPk: number, embedder: { provider: string; model: string; dimensions: number }): SnippetSet
   /** Inserts snippets not yet in the set (by hash); returns the pks of the new rows, in input order (null for duplicates). */
-  insert(setPk: number, items: Array<{ snippet: NewSnippet; index: SnippetIndexText }>): Array<number | null>
+  insert(setPk: number, snippets: NewSnippet[]): Array<number | null>
   /** Makes `setPk` the version's live set with the given totals; returns the set it replaced. */
   finalizeSet(setPk: number, versionPk: number, totals: { tokens: number; snippets: number; commitSha: string | null }): number | null
   /** Drops a set with its FTS table and rows (the caller removes its vector file). */
@@ -67,7 +57,6 @@ export interface SnippetsRepository {
   byPks(pks: number[]): StoredSnippet[]
   /** Only the token counts of the given snippets, in the given order: enough to pack a budget. */
   tokensOf(pks: number[]): Array<{ pk: number; tokens: number }>
-  ftsSearch(setPk: number, match: string, limit: number, weights: readonly number[]): FtsHit[]
   count(setPk: number): number
   /** Records that a set's vectors now come from another embedder (after its index file was switched). */
   setEmbedding(setPk: number, embedder: { provider: string; model: string; dimensions: number }): void
@@ -95,6 +84,8 @@ interface SnippetRow {
   source: string
   tokens: number
   hash: string
+  includes: string
+  also_at: string
 }
 
 const toSet = (r: SetRow): SnippetSet => ({
@@ -119,9 +110,12 @@ const toSnippet = (r: SnippetRow): StoredSnippet => ({
   source: r.source,
   tokens: r.tokens,
   hash: r.hash,
+  includes: JSON.parse(r.includes) as string[],
+  alsoAt: JSON.parse(r.also_at) as string[],
 })
 
-export const ftsTable = (setPk: number): string => `fts_${Math.trunc(setPk)}`
+/** The FTS5 table a set of Lectern 0.1.0 had; newer sets have none. */
+export const legacyFtsTable = (setPk: number): string => `fts_${Math.trunc(setPk)}`
 
 export function createSnippetsRepository(db: Db): SnippetsRepository {
   const insertSet = db.prepare(
@@ -130,8 +124,8 @@ export function createSnippetsRepository(db: Db): SnippetsRepository {
   const setByPk = db.prepare<[number], SetRow>('SELECT * FROM snippet_sets WHERE pk = ?')
   const setsByStatus = db.prepare<[string], SetRow>('SELECT * FROM snippet_sets WHERE status = ? ORDER BY pk')
   const insertSnippet = db.prepare(
-    `INSERT OR IGNORE INTO snippets (set_pk, kind, title, description, breadcrumb, page_title, language, body, source, tokens, hash)
-     VALUES (@setPk, @kind, @title, @description, @breadcrumb, @pageTitle, @language, @body, @source, @tokens, @hash)`,
+    `INSERT OR IGNORE INTO snippets (set_pk, kind, title, description, breadcrumb, page_title, language, body, source, tokens, hash, includes, also_at)
+     VALUES (@setPk, @kind, @title, @description, @breadcrumb, @pageTitle, @language, @body, @source, @tokens, @hash, @includes, @alsoAt)`,
   )
   const snippetsOfSet = db.prepare<[number], SnippetRow>('SELECT * FROM snippets WHERE set_pk = ? ORDER BY pk')
   const snippetsByPks = db.prepare<[string], SnippetRow>('SELECT s.* FROM json_each(?) AS j JOIN snippets s ON s.pk = j.value')
@@ -147,43 +141,17 @@ export function createSnippetsRepository(db: Db): SnippetsRepository {
   const setStatus = db.prepare('UPDATE snippet_sets SET status = ? WHERE pk = ?')
   const deleteSnippets = db.prepare('DELETE FROM snippets WHERE set_pk = ?')
   const deleteSet = db.prepare('DELETE FROM snippet_sets WHERE pk = ?')
-  // One prepared FTS insert/query per set table, created on first use.
-  const ftsInserts = new Map<number, Statement<unknown[]>>()
-  const ftsQueries = new Map<string, Statement<unknown[]>>()
-
-  function ftsInsert(setPk: number) {
-    let stmt = ftsInserts.get(setPk)
-    if (!stmt) {
-      stmt = db.prepare(`INSERT INTO ${ftsTable(setPk)} (rowid, title, context, body, idents) VALUES (?, ?, ?, ?, ?)`)
-      ftsInserts.set(setPk, stmt)
-    }
-    return stmt
-  }
-
-  const forgetStatements = (setPk: number) => {
-    ftsInserts.delete(setPk)
-    for (const key of ftsQueries.keys()) if (key.startsWith(`${setPk}:`)) ftsQueries.delete(key)
-  }
-
   return {
-    createSet: db.transaction((versionPk: number, embedder: { provider: string; model: string; dimensions: number }) => {
+    createSet(versionPk, embedder) {
       const { lastInsertRowid } = insertSet.run(versionPk, embedder.provider, embedder.model, embedder.dimensions, nowIso())
-      const setPk = Number(lastInsertRowid)
-      db.exec(
-        `CREATE VIRTUAL TABLE ${ftsTable(setPk)} USING fts5(title, context, body, idents, content='', tokenize='porter unicode61 remove_diacritics 2')`,
-      )
-      return toSet(setByPk.get(setPk)!)
-    }),
-    insert: db.transaction((setPk: number, items: Array<{ snippet: NewSnippet; index: SnippetIndexText }>) => {
-      const fts = ftsInsert(setPk)
-      return items.map(({ snippet, index }) => {
-        const result = insertSnippet.run({ setPk, ...snippet })
-        if (result.changes === 0) return null
-        const pk = Number(result.lastInsertRowid)
-        fts.run(pk, index.title, index.context, index.body, index.idents)
-        return pk
-      })
-    }),
+      return toSet(setByPk.get(Number(lastInsertRowid))!)
+    },
+    insert: db.transaction((setPk: number, snippets: NewSnippet[]) =>
+      snippets.map((snippet) => {
+        const result = insertSnippet.run({ setPk, ...snippet, includes: JSON.stringify(snippet.includes ?? []), alsoAt: JSON.stringify(snippet.alsoAt ?? []) })
+        return result.changes === 0 ? null : Number(result.lastInsertRowid)
+      }),
+    ),
     finalizeSet: db.transaction((setPk: number, versionPk: number, totals: { tokens: number; snippets: number; commitSha: string | null }) => {
       const previous = currentOf.get(versionPk)?.current_set ?? null
       promote.run(setPk, totals.tokens, totals.snippets, totals.commitSha, nowIso(), versionPk)
@@ -192,8 +160,7 @@ export function createSnippetsRepository(db: Db): SnippetsRepository {
       return previous === setPk ? null : previous
     }),
     dropSet: db.transaction((setPk: number) => {
-      forgetStatements(setPk)
-      db.exec(`DROP TABLE IF EXISTS ${ftsTable(setPk)}`)
+      db.exec(`DROP TABLE IF EXISTS ${legacyFtsTable(setPk)}`)
       deleteSnippets.run(setPk)
       deleteSet.run(setPk)
     }),
@@ -212,18 +179,6 @@ export function createSnippetsRepository(db: Db): SnippetsRepository {
       })
     },
     tokensOf: (pks) => tokensByPks.all(JSON.stringify(pks)),
-    ftsSearch(setPk, match, limit, weights) {
-      const key = `${setPk}:${weights.join(',')}`
-      let stmt = ftsQueries.get(key)
-      if (!stmt) {
-        const table = ftsTable(setPk)
-        stmt = db.prepare(
-          `SELECT rowid AS pk, bm25(${table}, ${weights.map(Number).join(', ')}) AS score FROM ${table} WHERE ${table} MATCH ? ORDER BY score LIMIT ?`,
-        )
-        ftsQueries.set(key, stmt)
-      }
-      return stmt.all(match, limit) as FtsHit[]
-    },
     count: (setPk) => countOfSet.get(setPk)!.n,
     setEmbedding(setPk, embedder) {
       db.prepare('UPDATE snippet_sets SET embed_provider = ?, embed_model = ?, dimensions = ? WHERE pk = ?').run(embedder.provider, embedder.model, embedder.dimensions, setPk)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { HashEmbedder, splitIdentifiers } from '../../src/embed/hash.js'
+import { HashEmbedder } from '../../src/embed/hash.js'
+import { splitIdentifiers } from '../../src/text/tokenizer.js'
 import { createEmbedder, probeEmbedder } from '../../src/embed/index.js'
 import { LecternError } from '../../src/errors.js'
 

@@ -10,6 +10,9 @@ const FRAGMENTS = [
   'import X from "x"', 'export const a = 1', '{expr}', '<br>', '<!-- c -->', '---', 'title: T', '- item', '1. step', '> quote',
   '| a | b |', '|---|---|', '.. code-block:: python', '   :caption: C', '.. note::', '::', 'Example::', '>>> 1 + 1', '=====',
   'Heading', '~~~~~', '   code line', ':func:`x`', '``lit``', '', '', 'Some prose words here.', '\t', ':::tip', '[![b](x)](y)',
+  '!!! note "T"', '??? tip', '    body', '=== "Tab"', '/// note | T', '///', '/// tab | A', ':::', '::::', '::: code-group', '```sh [npm]',
+  '--8<-- "x.md"', '--8<--', 'x.md', '{* a.py ln[1:2] *}', '<<< @/a.js#r{1 ts}', '<!--@include: ./x.md{2,}-->', '.. literalinclude:: a.py',
+  '   :lines: 2-', "import A from '!!raw-loader!./a.js'", '<CodeBlock>{A}</CodeBlock>', '## Title {/*custom*/}', '## T { #id }',
 ]
 
 const documents = fc.array(fc.oneof(fc.constantFrom(...FRAGMENTS), fc.string()), { maxLength: 40 }).map((lines) => lines.join('\n'))
@@ -41,6 +44,19 @@ describe('parsers on arbitrary input', () => {
       )
     })
   }
+})
+
+describe('include directives on arbitrary input', () => {
+  it('terminate, also when a file includes itself, and emit well-formed snippets', () => {
+    fc.assert(
+      fc.property(documents, documents, (text, included) => {
+        const files: Record<string, string> = { 'x.md': `${included}\n--8<-- "x.md"\n<!--@include: ./x.md-->`, 'a.py': included, 'a.js': included }
+        const includes = { readFile: (path: string) => files[path], log: () => {} }
+        for (const extension of ['.md', '.mdx', '.rst']) checkShape(parseDocument({ path: `doc${extension}`, text }, { includes }))
+      }),
+      { numRuns: 200 },
+    )
+  })
 })
 
 describe('parseNotebook on arbitrary JSON', () => {

@@ -92,13 +92,13 @@ describe('parseRst: a Sphinx page', () => {
     expect(info.find((s) => s.anchor === 'options')?.breadcrumb).toBe('Quickstart > Usage > Connecting > Options')
   })
 
-  it('reads a literal block after "::", keeping "Example:" in the description', () => {
+  it('reads a literal block after "::", keeping "Example:" in the description, its language guessed from a shell prompt', () => {
     expect(code[0]).toMatchObject({
       title: 'Installation',
       description: 'Install the package from PyPI:',
       breadcrumb: 'Quickstart > Installation',
       anchor: 'installation',
-      codeList: [{ language: 'text', code: '$ pip install lectern' }],
+      codeList: [{ language: 'bash', code: '$ pip install lectern' }],
     })
   })
 
@@ -155,8 +155,8 @@ describe('parseRst: a Sphinx page', () => {
     )
   })
 
-  it('gives the duplicate section a suffixed anchor and groups adjacent blocks in different languages', () => {
-    const last = code.find((s) => s.anchor === 'usage-1')!
+  it('gives the duplicate section the id docutils invents and groups adjacent blocks in different languages', () => {
+    const last = code.find((s) => s.anchor === 'id1')!
     expect(last.codeList).toEqual([
       { language: 'bash', code: 'lectern serve' },
       { language: 'javascript', code: "connect('http://localhost:3000')" },

@@ -216,6 +216,32 @@ describe('discoverDocs defaults', () => {
   }, 120_000)
 })
 
+describe('release notes, changelogs and blog posts', () => {
+  const NOISY = {
+    'docs/index.md': md('Docs'),
+    'docs/releases/4.2.md': md('Django 4.2 release notes'),
+    'docs/release-notes.md': md('Release notes'),
+    'docs/RELEASE_NOTES.md': md('Release notes'),
+    'docs/history.rst': 'History\n=======\n',
+    'docs/news.md': md('News'),
+    'docs/whats-new.md': md("What's new"),
+    'docs/changes/1.0.md': md('Changes'),
+    'website/blog/2020-01-01-launch.md': md('Launch'),
+    'docs/upgrading.md': md('Upgrading from 3 to 4'),
+  }
+
+  it('are left out under every common name, and say so; upgrade guides stay', async () => {
+    const { paths, logs } = await discover(await makeTree(NOISY))
+    expect(paths).toEqual(['docs/index.md', 'docs/upgrading.md'])
+    expect(logs).toEqual(expect.arrayContaining([expect.stringContaining('skipped docs/releases/: release notes')]))
+  })
+
+  it("are read when context7.json's folders names them", async () => {
+    const { paths } = await discover(await makeTree(NOISY), { folders: ['docs/releases'] })
+    expect(paths).toContain('docs/releases/4.2.md')
+  })
+})
+
 describe('readRepoConfig', () => {
   it('uses the defaults and logs why when context7.json is invalid', async () => {
     const logs: string[] = []

@@ -11,8 +11,10 @@ import { openRuntime, recoverDataDir, type Runtime } from '../../src/runtime.js'
 import { resolveConfig } from '../../src/config.js'
 import { packSnippets } from '../../src/search/budget.js'
 import { fuseRankings } from '../../src/search/fusion.js'
+import { LexicalIndex } from '../../src/search/lexical-index.js'
 import { renderSnippetText } from '../../src/search/render.js'
 import type { StoredSnippet } from '../../src/store/snippets.js'
+import { questionTerms } from '../../src/text/terms.js'
 import { countTokens } from '../../src/tokens.js'
 
 const code = (title: string, description: string, source: string, language = 'ts'): ParsedSnippet => ({
@@ -136,19 +138,54 @@ describe('ingest and retrieval', () => {
 
 describe('fusion and packing', () => {
   it('rewards documents that rank well in both lists', () => {
-    expect(fuseRankings([{ pks: [1, 2, 3], weight: 1 }, { pks: [4, 2, 5], weight: 1 }])[0]).toBe(2)
+    expect(fuseRankings([{ pks: [1, 2, 3], weight: 1 }, { pks: [4, 2, 5], weight: 1 }])[0].pk).toBe(2)
   })
 
   const snippet = (pk: number, tokens: number, body: string): StoredSnippet => ({
-    pk, setPk: 1, kind: 'info', title: `t${pk}`, description: '', breadcrumb: '', pageTitle: '', language: '', body, source: '', tokens, hash: String(pk),
+    pk, setPk: 1, kind: 'info', title: `t${pk}`, description: '', breadcrumb: '', pageTitle: '', language: '', body, source: '', tokens, hash: String(pk), includes: [], alsoAt: [],
   })
 
-  it('packs best first within the budget, skips near-duplicates and what does not fit', () => {
-    const picked = packSnippets([snippet(1, 300, 'a'), snippet(2, 300, ' A '), snippet(3, 900, 'b'), snippet(4, 100, 'c')], 500)
-    expect(picked.map((s) => s.pk)).toEqual([1, 4])
+  it('packs best first within the budget, skipping what does not fit and what nearly repeats a packed snippet', () => {
+    const ranked = [snippet(1, 300, 'a'), snippet(2, 100, 'a again'), snippet(3, 900, 'b'), snippet(4, 100, 'c')]
+    expect(packSnippets(ranked, 600).map((s) => s.pk)).toEqual([1, 2, 4])
+    const nearDuplicate = (a: StoredSnippet, b: StoredSnippet) => a.body.startsWith(b.body)
+    expect(packSnippets(ranked, 600, nearDuplicate).map((s) => s.pk)).toEqual([1, 4])
   })
 
   it('keeps the best snippet even when it alone is over budget', () => {
     expect(packSnippets([snippet(1, 900, 'a')], 500).map((s) => s.pk)).toEqual([1])
+  })
+})
+
+describe('the lexical index', () => {
+  const rows = [
+    { title: 'Mount an application', context: 'Guide > Application', body: 'Call app.mount("#app") once the root component is created.' },
+    { title: 'Application API', context: 'API', body: 'createApp(), app.mount(), app.unmount(), app.component() and app.use().' },
+    { title: 'Unrelated', context: 'Misc', body: 'Nothing about the question lives here, only filler words.' },
+  ]
+  const index = LexicalIndex.build(rows)
+
+  it('ranks by BM25F with field weights, and prefers snippets covering more of the question', () => {
+    const hits = index.search(questionTerms('how do I mount the root component of my application'), 10)
+    expect(hits.map((h) => h.doc)).toEqual([0, 1])
+    expect(hits[0].score).toBeGreaterThan(hits[1].score)
+    expect(index.search(questionTerms('zebra quantum'), 10)).toEqual([])
+    expect(index.search([], 10)).toEqual([])
+  })
+
+  it('matches identifier parts and stems on both sides', () => {
+    expect(index.search(questionTerms('unmounting'), 10).map((h) => h.doc)).toEqual([1])
+    expect(index.search(questionTerms('createApp'), 10)[0].doc).toBe(1)
+    expect(index.search(questionTerms('create app'), 10)[0].doc).toBe(1)
+  })
+
+  it('finds near-duplicate bodies by SimHash', () => {
+    const pair = LexicalIndex.build([
+      { title: 'a', context: '', body: 'const db = drizzle(client); await db.select().from(users).where(eq(users.id, 1))' },
+      { title: 'b', context: '', body: 'const db = drizzle(client); await db.select().from(users).where(eq(users.id, 2))' },
+      { title: 'c', context: '', body: 'Install the package with npm and configure the environment variables first.' },
+    ])
+    expect(pair.nearDuplicates(0, 1)).toBe(true)
+    expect(pair.nearDuplicates(0, 2)).toBe(false)
   })
 })

@@ -1,0 +1,244 @@
+/**
+ * What docs sites pull in from other files of their repository: code examples kept as real
+ * source files (`docs_src/tutorial001.py`), shared Markdown fragments. The reader of the
+ * rendered page sees them inline, so the parsers inline them too, through the repository reader
+ * a source hands them (`IncludeReader`), never the file system: a path that leaves the
+ * repository, or a file that is missing or too big, is skipped with a logged reason.
+ *
+ * This module holds the syntax-independent part: resolving a path against the including page,
+ * the language of a file, and the selections every dialect offers (line ranges, named regions,
+ * Python objects, start/end markers).
+ */
+import path from 'node:path/posix'
+import { normalizeLanguage } from './blocks.js'
+import type { IncludeReader } from './types.js'
+
+/** How deep includes may nest (a fragment that includes a fragment...); deeper ones are skipped. */
+export const MAX_INCLUDE_DEPTH = 4
+
+/**
+ * The repository path a reference names, or undefined when it leaves the repository.
+ * `@/x` is relative to `siteRoot` (VitePress), `/x` to `siteRoot` too (Sphinx's source
+ * directory), anything else to the including document's folder.
+ */
+export function resolveIncludePath(fromDoc: string, reference: string, siteRoot = ''): string | undefined {
+  const ref = reference.trim().replace(/\\/g, '/')
+  if (ref === '' || /^[a-z][a-z0-9+.-]*:/i.test(ref)) return undefined
+  const base = ref.startsWith('@/') ? path.join(siteRoot, ref.slice(2)) : ref.startsWith('/') ? path.join(siteRoot, ref.slice(1)) : path.join(path.dirname(fromDoc), ref)
+  const normal = path.normalize(base)
+  if (normal === '..' || normal.startsWith('../') || path.isAbsolute(normal)) return undefined
+  return normal
+}
+
+/**
+ * The repository paths an import specifier may name: relative to the page, or through the site's
+ * aliases (`@mdx/x.mdx` with `"@mdx/*": ["src/mdx/*"]`). Bare package names name no repository file.
+ */
+export function moduleCandidates(fromDoc: string, specifier: string, aliases: Array<{ pattern: string; targets: string[] }> = []): Array<string | undefined> {
+  if (specifier.startsWith('./') || specifier.startsWith('../')) return [resolveIncludePath(fromDoc, specifier)]
+  const candidates: Array<string | undefined> = []
+  for (const { pattern, targets } of aliases) {
+    const star = pattern.indexOf('*')
+    const prefix = star === -1 ? pattern : pattern.slice(0, star)
+    const suffix = star === -1 ? '' : pattern.slice(star + 1)
+    if (star === -1 ? specifier !== pattern : !(specifier.startsWith(prefix) && specifier.endsWith(suffix))) continue
+    const captured = star === -1 ? '' : specifier.slice(prefix.length, specifier.length - suffix.length)
+    for (const target of targets) candidates.push(resolveIncludePath('', target.replace('*', captured)))
+  }
+  return candidates
+}
+
+/** Reads an include, trying each candidate path in turn; logs why when none can be read. */
+export function readInclude(reader: IncludeReader, fromDoc: string, reference: string, candidates: Array<string | undefined>): { path: string; text: string } | undefined {
+  for (const candidate of candidates) {
+    if (candidate === undefined) continue
+    const text = reader.readFile(candidate)
+    if (text !== undefined) return { path: candidate, text: text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n') }
+  }
+  const tried = candidates.filter((c): c is string => c !== undefined)
+  reader.log(
+    tried.length === 0
+      ? `${fromDoc}: include "${reference}" points outside the repository; skipped`
+      : `${fromDoc}: include "${reference}" not found (tried ${tried.join(', ')}); skipped`,
+  )
+  return undefined
+}
+
+const EXTENSION_LANGUAGES: Record<string, string> = {
+  py: 'python',
+  pyi: 'python',
+  js: 'javascript',
+  mjs: 'javascript',
+  cjs: 'javascript',
+  jsx: 'jsx',
+  ts: 'typescript',
+  mts: 'typescript',
+  cts: 'typescript',
+  tsx: 'tsx',
+  vue: 'vue',
+  svelte: 'svelte',
+  astro: 'astro',
+  sh: 'bash',
+  bash: 'bash',
+  zsh: 'bash',
+  yml: 'yaml',
+  yaml: 'yaml',
+  toml: 'toml',
+  json: 'json',
+  jsonc: 'json',
+  md: 'markdown',
+  mdx: 'mdx',
+  rst: 'rst',
+  html: 'html',
+  css: 'css',
+  scss: 'scss',
+  sql: 'sql',
+  prisma: 'prisma',
+  graphql: 'graphql',
+  go: 'go',
+  rs: 'rust',
+  rb: 'ruby',
+  java: 'java',
+  kt: 'kotlin',
+  cs: 'csharp',
+  c: 'c',
+  h: 'c',
+  cpp: 'cpp',
+  php: 'php',
+  swift: 'swift',
+  txt: 'text',
+  ini: 'ini',
+  cfg: 'ini',
+  env: 'bash',
+  dockerfile: 'dockerfile',
+}
+
+/** The highlight language of a file, from its extension (or its name: Dockerfile, Makefile). */
+export function languageOfFile(file: string): string {
+  const name = path.basename(file).toLowerCase()
+  if (name === 'dockerfile') return 'dockerfile'
+  if (name === 'makefile') return 'makefile'
+  const ext = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1) : ''
+  return normalizeLanguage(EXTENSION_LANGUAGES[ext] ?? (ext || 'text'))
+}
+
+export const isMarkdownFile = (file: string): boolean => /\.(md|markdown|mdx)$/i.test(file)
+
+/**
+ * Lines by 1-based inclusive ranges: "3", "3-8", "20-" (to the end), "-5", comma-separated.
+ * `separator` is what joins a range's ends ("-" for Sphinx, ":" for FastAPI's `ln[3:8]`).
+ */
+export function selectLines(text: string, spec: string, separator: '-' | ':' = '-'): string {
+  const lines = text.split('\n')
+  const picked: string[] = []
+  for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [from, to] = part.includes(separator) ? part.split(separator) : [part, part]
+    const start = from.trim() === '' ? 1 : Number(from)
+    const end = to.trim() === '' ? lines.length : Number(to)
+    if (!Number.isInteger(start) || !Number.isInteger(end) || start < 1) continue
+    picked.push(...lines.slice(start - 1, Math.min(end, lines.length)))
+  }
+  return picked.join('\n')
+}
+
+/**
+ * Marker lines of named regions, in every comment style the dialects use: VitePress
+ * `#region name` / `#endregion`, pymdownx `--8<-- [start:name]` / `[end:name]`, C# `#region`.
+ */
+const REGION_START = /^\s*(?:\/\/|#|<!--|\/\*|--|;|%)?\s*(?:#region\b\s*([\w.-]*)|--8<--\s*\[start:([\w.-]+)\])\s*(?:-->|\*\/)?\s*$/
+const REGION_END = /^\s*(?:\/\/|#|<!--|\/\*|--|;|%)?\s*(?:#endregion\b\s*([\w.-]*)|--8<--\s*\[end:([\w.-]+)\])\s*(?:-->|\*\/)?\s*$/
+
+/** The lines inside a named region (without its markers); undefined when the file has none by that name. */
+export function selectRegion(text: string, name: string): string | undefined {
+  const lines = text.split('\n')
+  let inside = false
+  let found = false
+  const picked: string[] = []
+  for (const line of lines) {
+    const start = REGION_START.exec(line)
+    const end = REGION_END.exec(line)
+    if (start && (start[1] ?? start[2]) === name) {
+      inside = true
+      found = true
+      continue
+    }
+    if (end && inside && ((end[1] ?? end[2]) === name || (end[1] ?? end[2]) === '')) {
+      inside = false
+      continue
+    }
+    if (inside) picked.push(line)
+  }
+  return found ? stripRegionMarkers(dedentLines(picked).join('\n')) : undefined
+}
+
+/** Removes every region marker line: they are build instructions, not part of the example. */
+export function stripRegionMarkers(text: string): string {
+  return text
+    .split('\n')
+    .filter((line) => !REGION_START.test(line) && !REGION_END.test(line))
+    .join('\n')
+}
+
+/** Sphinx `:pyobject:`: the source of a function, class or `Class.method`, by indentation. */
+export function selectPyObject(text: string, qualifiedName: string): string | undefined {
+  const lines = text.split('\n')
+  let scopeStart = 0
+  let scopeEnd = lines.length
+  let indent = -1
+  for (const name of qualifiedName.split('.')) {
+    const found = findDefinition(lines, name, scopeStart, scopeEnd, indent)
+    if (!found) return undefined
+    scopeStart = found.start
+    scopeEnd = found.end
+    indent = found.indent
+  }
+  // Decorators belong to the object they decorate.
+  let start = scopeStart
+  while (start > 0 && /^\s*@/.test(lines[start - 1])) start--
+  return dedentLines(lines.slice(start, scopeEnd)).join('\n').trimEnd()
+}
+
+function findDefinition(lines: string[], name: string, from: number, to: number, outerIndent: number): { start: number; end: number; indent: number } | undefined {
+  const pattern = new RegExp(`^(\\s*)(?:async\\s+def|def|class)\\s+${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`)
+  for (let i = from; i < to; i++) {
+    const match = pattern.exec(lines[i])
+    if (!match || match[1].length <= outerIndent) continue
+    const indent = match[1].length
+    let end = i + 1
+    while (end < to && (lines[end].trim() === '' || /^\s*/.exec(lines[end])![0].length > indent)) end++
+    while (end > i + 1 && lines[end - 1].trim() === '') end--
+    return { start: i, end, indent }
+  }
+  return undefined
+}
+
+/**
+ * Sphinx `:start-after:` / `:start-at:` / `:end-before:` / `:end-at:`: the text between the
+ * first line containing one marker and the next containing the other.
+ */
+export function selectBetween(text: string, options: { startAfter?: string; startAt?: string; endBefore?: string; endAt?: string }): string {
+  const lines = text.split('\n')
+  let start = 0
+  if (options.startAfter !== undefined) {
+    const i = lines.findIndex((line) => line.includes(options.startAfter!))
+    start = i === -1 ? lines.length : i + 1
+  } else if (options.startAt !== undefined) {
+    const i = lines.findIndex((line) => line.includes(options.startAt!))
+    start = i === -1 ? lines.length : i
+  }
+  let end = lines.length
+  if (options.endBefore !== undefined) {
+    const i = lines.findIndex((line, n) => n >= start && line.includes(options.endBefore!))
+    if (i !== -1) end = i
+  } else if (options.endAt !== undefined) {
+    const i = lines.findIndex((line, n) => n >= start && line.includes(options.endAt!))
+    if (i !== -1) end = i + 1
+  }
+  return lines.slice(start, end).join('\n')
+}
+
+export function dedentLines(lines: string[]): string[] {
+  const indents = lines.filter((line) => line.trim() !== '').map((line) => /^[ \t]*/.exec(line)![0].length)
+  const common = indents.length > 0 ? Math.min(...indents) : 0
+  return lines.map((line) => line.slice(Math.min(common, /^[ \t]*/.exec(line)![0].length)))
+}

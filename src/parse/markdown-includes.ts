@@ -1,0 +1,306 @@
+/**
+ * Include directives of Markdown docs, expanded into the text before it is parsed, so the page
+ * reads as its rendered site shows it:
+ *
+ * - pymdownx snippets: `--8<-- "path"` (also `path:3:10` lines, `path:name` sections marked
+ *   `--8<-- [start:name]`), alone or inside a fence, and the block form between two `--8<--`;
+ * - the FastAPI family's `{* path ln[3:8] hl[4] *}`;
+ * - VitePress `<<< @/path#region{2 ts}` (code) and `<!--@include: ./part.md{3,}-->` (Markdown);
+ * - Docusaurus `import Source from '!!raw-loader!./file'` shown by `<CodeBlock>{Source}</CodeBlock>`.
+ *
+ * Included code becomes a fence in the included file's language whose meta names the file
+ * (`lectern-include`), so the snippet records where its code lives; included Markdown is
+ * expanded in place, its own includes too, down to MAX_INCLUDE_DEPTH.
+ */
+import {
+  MAX_INCLUDE_DEPTH,
+  isMarkdownFile,
+  moduleCandidates,
+  languageOfFile,
+  readInclude,
+  resolveIncludePath,
+  selectBetween,
+  selectLines,
+  selectRegion,
+  stripRegionMarkers,
+} from './includes.js'
+import type { IncludeReader } from './types.js'
+
+/** Fence meta naming the repository files a fence's code came from (read by markdown.ts). */
+export const INCLUDE_META = 'lectern-include'
+
+export interface IncludeOptions {
+  reader: IncludeReader
+  siteRoots: string[]
+  aliases?: Array<{ pattern: string; targets: string[] }>
+}
+
+const FENCE = /^(\s*)(`{3,}|~{3,})(.*)$/
+const SNIPPET_LINE = /^(\s*)(;?)--8<--\s+(["'])(.+?)\3\s*$/
+const SNIPPET_BLOCK = /^(\s*)--8<--\s*$/
+const FASTAPI = /^(\s*)\{\*\s+(\S+)(.*?)\*\}\s*$/
+const VITEPRESS_CODE = /^(\s*)<<<\s+([^\s{]+(?:\{[^}]*\})?)(?:\s+\[([^\]]*)\])?\s*$/
+const VITEPRESS_INCLUDE = /<!--\s*@include:\s*([^\s>]+?)\s*-->/g
+const RAW_LOADER_IMPORT = /^\s*import\s+(\w+)\s+from\s+['"]!!?raw-loader!([^'"]+)['"];?\s*$/
+const CODE_BLOCK_ELEMENT = /<CodeBlock\b([^>]*)>\s*\{\s*(\w+)\s*\}\s*<\/CodeBlock>/g
+/** An MDX partial: a Markdown module imported as a component and placed on a line of its own. */
+const PARTIAL_IMPORT = /^\s*import\s+(\w+)\s+from\s+['"]([^'"]+\.mdx?)['"];?\s*$/
+const PARTIAL_USE = /^(\s*)<([A-Z$_][\w$]*)(?:\s[^<>]*)?\/>\s*$/
+/** MyST's include directives, written as fences: ```{literalinclude} path and ```{include} path. */
+const MYST_INCLUDE = /^(\s*)(`{3,}|~{3,})\{(literalinclude|include)\}\s+(\S+)\s*$/
+
+export function expandIncludes(docPath: string, text: string, options: IncludeOptions, depth = 0): string {
+  const lines = text.split('\n')
+  const rawLoaders = rawLoaderImports(docPath, lines, options)
+  const partials = partialImports(lines)
+  const out: string[] = []
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]
+    const myst = MYST_INCLUDE.exec(line)
+    if (myst) {
+      const end = fenceEnd(lines, i, myst[2])
+      out.push(...mystInclude(docPath, myst, lines.slice(i + 1, end - 1), options, depth))
+      i = end - 1
+      continue
+    }
+    const fence = FENCE.exec(line)
+    if (fence) {
+      const end = fenceEnd(lines, i, fence[2])
+      out.push(...expandInsideFence(docPath, lines.slice(i, end), options))
+      i = end - 1
+      continue
+    }
+    const partial = PARTIAL_USE.exec(line)
+    const partialPath = partial ? partials.get(partial[2]) : undefined
+    if (partial && partialPath !== undefined) {
+      out.push(...mdxPartial(docPath, partialPath, partial[1], options, depth))
+      continue
+    }
+    const expanded = expandLine(docPath, lines, i, options, depth)
+    if (expanded) {
+      out.push(...expanded.lines)
+      i = expanded.next - 1
+      continue
+    }
+    out.push(line.replace(VITEPRESS_INCLUDE, (_m, ref: string) => markdownInclude(docPath, ref, options, depth) ?? ''))
+  }
+  const joined = out.join('\n')
+  return rawLoaders.size === 0 ? joined : expandCodeBlocks(joined, rawLoaders)
+}
+
+function fenceEnd(lines: string[], start: number, marker: string): number {
+  for (let i = start + 1; i < lines.length; i++) {
+    const close = /^\s*(`{3,}|~{3,})\s*$/.exec(lines[i])
+    if (close && close[1][0] === marker[0] && close[1].length >= marker.length) return i + 1
+  }
+  return lines.length
+}
+
+/** A fence of code from a file: long enough that backticks in the code cannot close it. */
+function codeFence(indent: string, language: string, code: string, file: string, title?: string): string[] {
+  const longest = Math.max(2, ...[...code.matchAll(/`+/g)].map((m) => m[0].length))
+  const marker = '`'.repeat(Math.max(3, longest + 1))
+  const titleMeta = title ? ` title="${title.replace(/"/g, "'")}"` : ''
+  return ['', ...[`${marker}${language}${titleMeta} ${INCLUDE_META}="${file}"`, ...code.split('\n'), marker].map((l) => (l === '' ? '' : indent + l)), '']
+}
+
+interface Expanded {
+  lines: string[]
+  next: number
+}
+
+function expandLine(docPath: string, lines: string[], i: number, options: IncludeOptions, depth: number): Expanded | undefined {
+  const line = lines[i]
+  let match = SNIPPET_LINE.exec(line)
+  if (match) {
+    // `;--8<--` is pymdownx's escape: the line is shown as written.
+    if (match[2] === ';') return { lines: [line.replace(';--8<--', '--8<--')], next: i + 1 }
+    return { lines: snippetInclude(docPath, match[4], match[1], options, depth), next: i + 1 }
+  }
+  match = SNIPPET_BLOCK.exec(line)
+  if (match) {
+    const close = lines.findIndex((l, n) => n > i && SNIPPET_BLOCK.test(l))
+    if (close !== -1) {
+      const refs = lines.slice(i + 1, close).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith(';'))
+      return { lines: refs.flatMap((ref) => snippetInclude(docPath, ref, match![1], options, depth)), next: close + 1 }
+    }
+  }
+  match = FASTAPI.exec(line)
+  if (match) return { lines: fastapiInclude(docPath, match[2], match[3], match[1], options), next: i + 1 }
+  match = VITEPRESS_CODE.exec(line)
+  if (match) return { lines: vitepressInclude(docPath, match[2], match[3], match[1], options), next: i + 1 }
+  return undefined
+}
+
+/** `--8<--` lines inside a fence: the fence shows the file's text; the fence's meta names the file. */
+function expandInsideFence(docPath: string, fence: string[], options: IncludeOptions): string[] {
+  const closes = fence.length > 1 && /^\s*(`{3,}|~{3,})\s*$/.test(fence.at(-1)!)
+  const inner = fence.slice(1, closes ? -1 : undefined)
+  const files: string[] = []
+  const body = inner.flatMap((line) => {
+    const match = SNIPPET_LINE.exec(line)
+    if (!match || match[2] === ';') return [line]
+    const found = snippetText(docPath, match[4], options)
+    if (!found) return []
+    files.push(found.path)
+    return found.text.split('\n').map((l) => (l === '' ? '' : match[1] + l))
+  })
+  if (files.length === 0) return fence
+  const [, indent, marker, info] = FENCE.exec(fence[0])!
+  const language = info.trim() === '' ? languageOfFile(files[0]) : info.trim()
+  return [`${indent}${marker}${language} ${INCLUDE_META}="${files.join(',')}"`, ...body, ...(closes ? [fence.at(-1)!] : [])]
+}
+
+/** pymdownx: `path`, `path:3:10`, `path:name`; tried against the repository root, the page's folder and the site roots. */
+function snippetText(docPath: string, reference: string, options: IncludeOptions): { path: string; text: string } | undefined {
+  const [, file, a, b] = /^(.*?)(?::([\w.-]*))?(?::(\d*))?$/.exec(reference.trim())!
+  const candidates = [
+    resolveIncludePath('', file),
+    resolveIncludePath(docPath, file),
+    ...options.siteRoots.map((root) => resolveIncludePath(`${root}/x`, file)),
+  ]
+  const found = readInclude(options.reader, docPath, reference, [...new Set(candidates)])
+  if (!found) return undefined
+  let text = found.text
+  if (a !== undefined && /^\d*$/.test(a) && (a !== '' || b !== undefined)) {
+    text = selectLines(text, `${a || 1}-${b ?? ''}`)
+  } else if (a !== undefined && a !== '') {
+    const region = selectRegion(text, a)
+    if (region === undefined) {
+      options.reader.log(`${docPath}: include "${reference}": no section "${a}" in ${found.path}; skipped`)
+      return undefined
+    }
+    text = region
+  }
+  return { path: found.path, text: stripRegionMarkers(text).replace(/\n+$/, '') }
+}
+
+function snippetInclude(docPath: string, reference: string, indent: string, options: IncludeOptions, depth: number): string[] {
+  const found = snippetText(docPath, reference, options)
+  if (!found) return []
+  if (isMarkdownFile(found.path)) return nestedMarkdown(found.path, found.text, options, depth, indent)
+  return codeFence(indent, languageOfFile(found.path), found.text, found.path)
+}
+
+function nestedMarkdown(file: string, text: string, options: IncludeOptions, depth: number, indent = ''): string[] {
+  if (depth + 1 >= MAX_INCLUDE_DEPTH) {
+    options.reader.log(`${file}: includes nest deeper than ${MAX_INCLUDE_DEPTH}; the inner ones are skipped`)
+    return text.split('\n').map((l) => (l === '' ? '' : indent + l))
+  }
+  return expandIncludes(file, text, options, depth + 1)
+    .split('\n')
+    .map((l) => (l === '' ? '' : indent + l))
+}
+
+/** `{* path ln[1:5,9] hl[3] *}`: the file's code, or the selected lines of it. */
+function fastapiInclude(docPath: string, file: string, rest: string, indent: string, options: IncludeOptions): string[] {
+  const found = readInclude(options.reader, docPath, file, [resolveIncludePath(docPath, file), resolveIncludePath('', file)])
+  if (!found) return []
+  const lines = /\bln\[([^\]]*)\]/.exec(rest)
+  const text = lines ? selectLines(found.text, lines[1], ':') : found.text
+  return codeFence(indent, languageOfFile(found.path), stripRegionMarkers(text).replace(/\n+$/, ''), found.path)
+}
+
+/** `<<< @/snippets/x.js#region{1,2 ts:line-numbers} [label]`. */
+function vitepressInclude(docPath: string, reference: string, label: string | undefined, indent: string, options: IncludeOptions): string[] {
+  const [, file, region, braces] = /^([^#{]+)(?:#([\w.-]+))?(?:\{([^}]*)\})?$/.exec(reference) ?? [undefined, reference]
+  if (file === undefined) return []
+  const candidates = file.startsWith('@/')
+    ? options.siteRoots.map((root) => resolveIncludePath(`${root}/x`, file.slice(2))).concat(resolveIncludePath('', file.slice(2)))
+    : [resolveIncludePath(docPath, file)]
+  const found = readInclude(options.reader, docPath, reference, [...new Set(candidates)])
+  if (!found) return []
+  let code = found.text
+  if (region) {
+    const selected = selectRegion(code, region)
+    if (selected === undefined) {
+      options.reader.log(`${docPath}: include "${reference}": no region "${region}" in ${found.path}; skipped`)
+      return []
+    }
+    code = selected
+  }
+  // Inside the braces: highlighted lines (digits, commas, dashes) and an optional language.
+  const language = (braces ?? '').split(/\s+/).find((word) => word !== '' && !/^[\d,-]+$/.test(word))?.replace(/:.*$/, '')
+  return codeFence(indent, language || languageOfFile(found.path), stripRegionMarkers(code).replace(/\n+$/, ''), found.path, label)
+}
+
+/** `<!--@include: ./part.md{3,}-->` or `...#region`: the part's Markdown, its own includes expanded. */
+function markdownInclude(docPath: string, reference: string, options: IncludeOptions, depth: number): string | undefined {
+  const [, file, region, range] = /^([^#{]+)(?:#([\w.-]+))?(?:\{([^}]*)\})?$/.exec(reference) ?? []
+  if (file === undefined) return undefined
+  const candidates = file.startsWith('@/') ? options.siteRoots.map((root) => resolveIncludePath(`${root}/x`, file.slice(2))) : [resolveIncludePath(docPath, file)]
+  const found = readInclude(options.reader, docPath, reference, candidates)
+  if (!found) return undefined
+  let text = found.text
+  if (region) text = selectRegion(text, region) ?? ''
+  if (range) text = selectLines(text, range.replace(',', '-'))
+  return `\n${nestedMarkdown(found.path, text, options, depth).join('\n')}\n`
+}
+
+/** ```{literalinclude} path with `:lines:`/`:language:`/`:start-after:`... options, or ```{include} path. */
+function mystInclude(docPath: string, match: RegExpExecArray, body: string[], options: IncludeOptions, depth: number): string[] {
+  const [, indent, , directive, reference] = match
+  const fields = new Map(body.flatMap((line) => {
+    const option = /^\s*:([\w-]+):\s*(.*)$/.exec(line)
+    return option ? [[option[1], option[2].trim()] as const] : []
+  }))
+  const found = readInclude(options.reader, docPath, reference, [resolveIncludePath(docPath, reference), ...options.siteRoots.map((root) => resolveIncludePath(`${root}/x`, reference.replace(/^\//, '')))])
+  if (!found) return []
+  let text = selectBetween(found.text, { startAfter: fields.get('start-after'), endBefore: fields.get('end-before') })
+  const lines = fields.get('lines')
+  if (lines) text = selectLines(text, lines)
+  if (directive === 'include') return nestedMarkdown(found.path, text, options, depth, indent)
+  const language = fields.get('language') ?? languageOfFile(found.path)
+  return codeFence(indent, language, stripRegionMarkers(text).replace(/\n+$/, ''), found.path, fields.get('caption'))
+}
+
+function partialImports(lines: string[]): Map<string, string> {
+  const partials = new Map<string, string>()
+  for (const line of lines) {
+    const match = PARTIAL_IMPORT.exec(line)
+    if (match) partials.set(match[1], match[2])
+  }
+  return partials
+}
+
+/** A partial's Markdown in place of its component tag, front matter dropped, its own includes expanded. */
+function mdxPartial(docPath: string, specifier: string, indent: string, options: IncludeOptions, depth: number): string[] {
+  const found = readInclude(options.reader, docPath, specifier, moduleCandidates(docPath, specifier, options.aliases))
+  if (!found) return []
+  const body = found.text.replace(/^---\n[\s\S]*?\n---\n/, '')
+  return ['', ...nestedMarkdown(found.path, body, options, depth, indent), '']
+}
+
+interface RawSource {
+  file: string
+  text: string
+}
+
+function rawLoaderImports(docPath: string, lines: string[], options: IncludeOptions): Map<string, RawSource> {
+  const sources = new Map<string, RawSource>()
+  for (const line of lines) {
+    const match = RAW_LOADER_IMPORT.exec(line)
+    if (!match) continue
+    const found = readInclude(options.reader, docPath, match[2], moduleCandidates(docPath, match[2], options.aliases))
+    if (found) sources.set(match[1], { file: found.path, text: found.text.replace(/\n+$/, '') })
+  }
+  return sources
+}
+
+/** `<CodeBlock language="js" title="x">{Source}</CodeBlock>` with Source from raw-loader: a fence. */
+function expandCodeBlocks(text: string, sources: Map<string, RawSource>): string {
+  return text.replace(CODE_BLOCK_ELEMENT, (whole, attributes: string, name: string) => {
+    const source = sources.get(name)
+    if (!source) return whole
+    const language = /\blanguage=["']([^"']+)["']/.exec(attributes)?.[1] ?? languageOfFile(source.file)
+    const title = /\btitle=["']([^"']+)["']/.exec(attributes)?.[1]
+    return codeFence('', language, stripRegionMarkers(source.text), source.file, title).join('\n')
+  })
+}
+
+/** The include paths a fence's meta names. */
+export function includesOf(meta: string | null | undefined): string[] | undefined {
+  const match = new RegExp(`\\b${INCLUDE_META}="([^"]*)"`).exec(meta ?? '')
+  return match ? match[1].split(',').filter(Boolean) : undefined
+}
+

@@ -1,0 +1,149 @@
+/**
+ * How a repository's docs site is laid out, as far as parsing its pages needs: where include
+ * paths like VitePress `@/x` or Sphinx `/x` start, whether it is a Sphinx project (whose `::`
+ * blocks default to Python, and whose `.txt` pages may be reStructuredText, as Django's are),
+ * and a reader of the repository's other files for include directives that never leaves the
+ * clone (no `..`, no symlink pointing out, regular files under a size cap only).
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import type { ParseContext } from '../parse/types.js'
+
+/** Included files are code examples and fragments; anything bigger is not one. */
+const MAX_INCLUDE_BYTES = 512 * 1024
+/** Site configuration files are found within this many folders of the root. */
+const MAX_DEPTH = 3
+const SKIPPED_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'vendor', '__pycache__'])
+
+export function repositoryReader(root: string, log: (message: string) => void): NonNullable<ParseContext['includes']> {
+  const realRoot = fs.realpathSync(root)
+  return {
+    log,
+    readFile(relative) {
+      const absolute = path.resolve(realRoot, relative)
+      let real: string
+      try {
+        real = fs.realpathSync(absolute)
+      } catch {
+        return undefined
+      }
+      if (real !== realRoot && !real.startsWith(realRoot + path.sep)) {
+        log(`include ${relative} resolves outside the repository; skipped`)
+        return undefined
+      }
+      try {
+        const stat = fs.statSync(real)
+        if (!stat.isFile()) return undefined
+        if (stat.size > MAX_INCLUDE_BYTES) {
+          log(`include ${relative} is ${stat.size} bytes, over the ${MAX_INCLUDE_BYTES}-byte cap; skipped`)
+          return undefined
+        }
+        const bytes = fs.readFileSync(real)
+        if (bytes.includes(0)) return undefined
+        return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+      } catch {
+        return undefined
+      }
+    },
+  }
+}
+
+interface Found {
+  /** Repo-relative folder of the file. */
+  dir: string
+  text: string
+}
+
+/** Files named `name` (or matching it) within MAX_DEPTH folders of the root, nearest first. */
+function findConfigs(root: string, match: (name: string) => boolean, wantDir = false): Found[] {
+  const found: Found[] = []
+  const visit = (relative: string, depth: number) => {
+    let entries: fs.Dirent[]
+    try {
+      entries = fs.readdirSync(path.join(root, relative), { withFileTypes: true })
+    } catch {
+      return
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : 1))
+    for (const entry of entries) {
+      if (entry.isSymbolicLink()) continue
+      const child = relative === '' ? entry.name : `${relative}/${entry.name}`
+      if (match(entry.name) && (wantDir ? entry.isDirectory() : entry.isFile())) {
+        const text = wantDir ? '' : readSmall(path.join(root, child))
+        found.push({ dir: relative, text })
+      }
+      if (entry.isDirectory() && depth < MAX_DEPTH && !SKIPPED_DIRS.has(entry.name) && (!entry.name.startsWith('.') || match(entry.name))) {
+        visit(child, depth + 1)
+      }
+    }
+  }
+  visit('', 0)
+  return found.sort((a, b) => a.dir.split('/').length - b.dir.split('/').length)
+}
+
+function readSmall(file: string): string {
+  try {
+    const stat = fs.statSync(file)
+    return stat.size > 256 * 1024 ? '' : fs.readFileSync(file, 'utf8')
+  } catch {
+    return ''
+  }
+}
+
+const join = (...parts: string[]) => path.posix.normalize(parts.filter((p) => p !== '').join('/')).replace(/^\.\/?$/, '')
+
+/** `compilerOptions.paths` of a tsconfig (JSON with comments), as repository paths. */
+function pathAliases(config: Found): NonNullable<ParseContext['aliases']> {
+  let parsed: { compilerOptions?: { baseUrl?: string; paths?: Record<string, string[]> } }
+  try {
+    parsed = JSON.parse(config.text.replace(/^\s*\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '').replace(/,(\s*[}\]])/g, '$1'))
+  } catch {
+    return []
+  }
+  const options = parsed.compilerOptions ?? {}
+  const base = join(config.dir, options.baseUrl ?? '.')
+  return Object.entries(options.paths ?? {})
+    .filter(([, targets]) => Array.isArray(targets))
+    .map(([pattern, targets]) => ({ pattern, targets: targets.filter((t) => typeof t === 'string').map((t) => join(base, t)) }))
+}
+
+/** What parsing the repository's pages needs to know of its docs site. */
+export function siteContext(root: string, log: (message: string) => void): ParseContext {
+  const roots: string[] = []
+  let literalLanguage: string | undefined
+  let sphinx: ParseContext['sphinx']
+
+  const sphinxConf = findConfigs(root, (name) => name === 'conf.py')[0]
+  if (sphinxConf) {
+    literalLanguage = /^\s*highlight_language\s*=\s*['"]([\w+-]+)['"]/m.exec(sphinxConf.text)?.[1] ?? 'python'
+    if (literalLanguage === 'default' || literalLanguage === 'python3') literalLanguage = 'python'
+    const suffixes = [...(/^\s*source_suffix\s*=\s*([^\n]+)/m.exec(sphinxConf.text)?.[1] ?? "'.rst'").matchAll(/['"](\.\w+)['"]/g)].map((m) => m[1])
+    sphinx = { root: sphinxConf.dir, suffixes: suffixes.length > 0 ? suffixes : ['.rst'] }
+    roots.push(sphinxConf.dir)
+  }
+  for (const site of findConfigs(root, (name) => name === '.vitepress', true)) {
+    const config = findConfigs(path.join(root, site.dir, '.vitepress'), (name) => /^config\.(m?[jt]s)$/.test(name))[0]
+    const srcDir = config ? /\bsrcDir\s*:\s*['"]([^'"]+)['"]/.exec(config.text)?.[1] : undefined
+    roots.push(join(site.dir, srcDir ?? ''))
+  }
+  for (const mkdocs of findConfigs(root, (name) => name === 'mkdocs.yml' || name === 'mkdocs.yaml')) {
+    const docsDir = /^docs_dir:\s*['"]?([^'"\s]+)/m.exec(mkdocs.text)?.[1] ?? 'docs'
+    // pymdownx.snippets' base_path: a folder or a list of folders, from the mkdocs.yml folder.
+    const basePaths = /base_path:\s*(\[[^\]]*\]|['"]?[^\s'"]+['"]?)/.exec(mkdocs.text)?.[1]
+    const bases = basePaths ? [...basePaths.matchAll(/['"]?([^\s,'"[\]]+)['"]?/g)].map((m) => m[1]) : []
+    roots.push(mkdocs.dir, ...bases.map((base) => join(mkdocs.dir, base)), join(mkdocs.dir, docsDir))
+  }
+  const aliases: NonNullable<ParseContext['aliases']> = []
+  for (const docusaurus of findConfigs(root, (name) => /^docusaurus\.config\.(m?[jt]s)$/.test(name))) {
+    roots.push(docusaurus.dir)
+    aliases.push({ pattern: '@site/*', targets: [join(docusaurus.dir, '*')] })
+  }
+  for (const tsconfig of findConfigs(root, (name) => name === 'tsconfig.json' || name === 'jsconfig.json')) aliases.push(...pathAliases(tsconfig))
+  return {
+    includes: repositoryReader(root, log),
+    siteRoots: [...new Set(roots)],
+    ...(aliases.length > 0 ? { aliases } : {}),
+    ...(literalLanguage ? { literalLanguage } : {}),
+    ...(sphinx ? { sphinx } : {}),
+  }
+}

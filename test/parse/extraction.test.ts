@@ -1,0 +1,209 @@
+import { describe, expect, it } from 'vitest'
+import { guessLanguage } from '../../src/parse/guess-language.js'
+import { parseMarkdown } from '../../src/parse/markdown.js'
+import { literalMarkdown, readLiteral } from '../../src/parse/mdx-props.js'
+import { parseRst } from '../../src/parse/rst.js'
+import type { IncludeReader } from '../../src/parse/types.js'
+import { codeSnippets, dedent, infoSnippets } from './helpers.js'
+
+const md = (text: string, mdx = false) => parseMarkdown({ path: 'docs/page.mdx', text: dedent(text) }, { mdx })
+const LONG = 'which explains enough about the behaviour that the section makes an info snippet of its own'
+
+function repo(files: Record<string, string>): IncludeReader & { logs: string[] } {
+  const logs: string[] = []
+  return { logs, readFile: (path) => files[path], log: (message) => void logs.push(message) }
+}
+
+describe('heading ids and anchors', () => {
+  it('{#id}, { #id .class } and MDX comment ids give the text and the anchor, with no doubled slug', () => {
+    for (const mdx of [false, true]) {
+      const snippets = md(
+        `
+        # Page
+
+        ## Install the CLI {#install}
+
+        Prose ${LONG}.
+
+        ## Configure it { #configure .tabbed }
+
+        Prose ${LONG}.
+      `,
+        mdx,
+      )
+      expect(infoSnippets(snippets).map((s) => [s.breadcrumb, s.anchor])).toEqual([
+        ['Page > Install the CLI', 'install'],
+        ['Page > Configure it', 'configure'],
+      ])
+    }
+    const [mdxId] = infoSnippets(md(`# Page\n\n## Deploy {/*deploy-now*/}\n\nProse ${LONG}.\n`, true))
+    expect(mdxId).toMatchObject({ breadcrumb: 'Page > Deploy', anchor: 'deploy-now' })
+  })
+
+  it('reStructuredText sections take docutils ids', () => {
+    const [info] = infoSnippets(parseRst({ path: 'docs/x.rst', text: `Writing views\n=============\n\nThe view layer, ${LONG}.\n` }))
+    expect(info.anchor).toBe('writing-views')
+    const [punct] = infoSnippets(parseRst({ path: 'docs/x.rst', text: `2. Model.save() and friends\n===========================\n\nSaving, ${LONG}.\n` }))
+    expect(punct.anchor).toBe('model-save-and-friends')
+  })
+})
+
+describe('MDX content in props and exports', () => {
+  it('indexes string and array props, children of unknown components and exported metadata; not import/export statements', () => {
+    const snippets = md(
+      `
+      import { Table } from '../components'
+      export const title = "Routing reference"
+      export const description = "Every option of the router with its default and what it changes in production builds."
+
+      ## Options
+
+      <OptionTable rows={[["basePath", "Prefix of every route"], ["trailingSlash", "Whether URLs end with a slash"]]} />
+
+      <Card title="Dynamic routes" description="Use brackets in file names to capture URL segments as parameters">
+        Unknown components keep their children: ${LONG}.
+      </Card>
+    `,
+      true,
+    )
+    const info = infoSnippets(snippets)
+    const text = info.map((s) => s.content).join('\n')
+    expect(info[0].pageTitle).toBe('Routing reference')
+    expect(text).toContain('Every option of the router')
+    expect(text).toContain('| basePath | Prefix of every route |')
+    expect(text).toContain('Use brackets in file names')
+    expect(text).toContain('Unknown components keep their children')
+    expect(text).not.toMatch(/import \{|export const/)
+  })
+
+  it('asides and inline CodeBlocks', () => {
+    const snippets = md(
+      `
+      # Page
+
+      ## Deploy
+
+      <Aside type="caution" title="Mind the cache">
+      Clear it first, ${LONG}.
+      </Aside>
+
+      <CodeBlock language="bash" title="deploy.sh">{\`npm run deploy\`}</CodeBlock>
+    `,
+      true,
+    )
+    expect(infoSnippets(snippets).map((s) => s.content).join('\n')).toContain('Caution: Mind the cache: Clear it first')
+    expect(codeSnippets(snippets)[0]).toMatchObject({ title: 'deploy.sh', codeList: [{ language: 'bash', code: 'npm run deploy' }] })
+  })
+
+  it('reads literals without evaluating anything', () => {
+    expect(readLiteral("[['a', \"b\"], [1, true]]")).toEqual([['a', 'b'], [1, true]])
+    expect(readLiteral('{ name: "x", "other-key": [null] }')).toEqual({ name: 'x', 'other-key': [null] })
+    expect(readLiteral('fetch("https://evil")')).toBeUndefined()
+    expect(readLiteral('`${process.env.X}`')).toBeUndefined()
+    expect(literalMarkdown([{ a: 1, b: 'x' }, { a: 2 }])).toBe('| a | b |\n| --- | --- |\n| 1 | x |\n| 2 |  |')
+  })
+})
+
+describe('code as its reader sees it', () => {
+  it('strips Shiki markers, twoslash set-up and queries, and Material annotation markers', () => {
+    const [code] = codeSnippets(
+      md(`
+      # Page
+
+      \`\`\`ts twoslash
+      // @errors: 2322
+      import { ref } from 'vue'
+      // ---cut---
+      const count = ref(0) // [!code highlight]
+      //    ^?
+      count.value++ // [!code ++]
+      \`\`\`
+
+      \`\`\`python
+      class User(BaseModel):
+          id: int  # (1)!
+      \`\`\`
+    `),
+    )
+    expect(code.codeList.map((c) => c.code)).toEqual(['const count = ref(0)\ncount.value++', 'class User(BaseModel):\n    id: int'])
+  })
+
+  it('gives rST literal blocks the highlight language, else the project default, else a guess', () => {
+    const text = `Title\n=====\n\nRun::\n\n    $ pip install django\n\nThen::\n\n    from django.db import models\n`
+    expect(codeSnippets(parseRst({ path: 'a.rst', text })).map((s) => s.codeList[0].language)).toEqual(['bash', 'python'])
+    expect(codeSnippets(parseRst({ path: 'a.rst', text: `T\n=\n\nShow::\n\n    {{ value|date }}\n` }, { literalLanguage: 'python' }))[0].codeList[0].language).toBe('python')
+    expect(codeSnippets(parseRst({ path: 'a.rst', text: `T\n=\n\n.. highlight:: html+django\n\nShow::\n\n    {{ value }}\n` }, { literalLanguage: 'python' }))[0].codeList[0].language).toBe('html+django')
+    expect(guessLanguage('This is just a sentence about the thing.')).toBe('text')
+  })
+})
+
+describe('Sphinx includes', () => {
+  const files = {
+    'docs/examples/app.py': 'import click\n\n@click.command()\ndef hello(name):\n    """Greet."""\n    click.echo(name)\n\nclass Other:\n    pass\n',
+    'docs/_parts/note.rst': `Shared part\n-----------\n\nThis part is included by several pages, ${LONG}.\n`,
+  }
+
+  it('literalinclude with :pyobject:, :lines:, markers and :language:, recording the file', () => {
+    const text = dedent(`
+      Greeting
+      ========
+
+      A command:
+
+      .. literalinclude:: examples/app.py
+         :pyobject: hello
+         :emphasize-lines: 2
+
+      Only the import:
+
+      .. literalinclude:: /examples/app.py
+         :lines: 1
+         :language: python3
+    `)
+    const code = codeSnippets(parseRst({ path: 'docs/greeting.rst', text }, { includes: repo(files), siteRoots: ['docs'] }))
+    expect(code[0]).toMatchObject({ title: 'Greeting', includes: ['docs/examples/app.py'], codeList: [{ language: 'python', code: '@click.command()\ndef hello(name):\n    """Greet."""\n    click.echo(name)' }] })
+    expect(code[1].codeList[0]).toEqual({ language: 'python', code: 'import click' })
+  })
+
+  it('include reads the part in place; a missing one is logged', () => {
+    const reader = repo(files)
+    const snippets = parseRst({ path: 'docs/page.rst', text: 'Page\n====\n\n.. include:: _parts/note.rst\n\n.. include:: _parts/missing.rst\n' }, { includes: reader })
+    expect(infoSnippets(snippets).map((s) => s.content).join('\n')).toContain('included by several pages')
+    expect(reader.logs).toEqual([expect.stringContaining('include "_parts/missing.rst" not found')])
+  })
+})
+
+describe('MyST (Markdown for Sphinx)', () => {
+  it('reads {eval-rst} fences as reStructuredText and {literalinclude} as the included code', () => {
+    const files = repo({ 'docs/examples/greet.py': 'import click\n\n@click.command()\ndef greet():\n    click.echo("hi")\n' })
+    const page = dedent(`
+      # Commands
+
+      ## Basic command
+
+      \`\`\`{eval-rst}
+      .. click:example::
+
+          @click.command()
+          def hello():
+              click.echo("Hello")
+      \`\`\`
+
+      ## Included
+
+      \`\`\`{literalinclude} examples/greet.py
+      :lines: 3-
+      \`\`\`
+    `)
+    const code = codeSnippets(parseMarkdown({ path: 'docs/commands.md', text: page }, { mdx: false }, { includes: files }))
+    expect(code.map((c) => [c.title, c.codeList[0]])).toEqual([
+      ['Basic command', { language: 'python', code: '@click.command()\ndef hello():\n    click.echo("Hello")' }],
+      ['Included', { language: 'python', code: '@click.command()\ndef greet():\n    click.echo("hi")' }],
+    ])
+  })
+
+  it("reads a project's own directives (confval, fixture) with their argument", () => {
+    const text = 'Reference\n=========\n\n.. confval:: addopts\n\n   Add the specified options to the command line as if they had been typed by the user every time.\n'
+    expect(infoSnippets(parseRst({ path: 'r.rst', text }))[0].content).toContain('`addopts`')
+  })
+})

@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest'
+import { resolveIncludePath, selectBetween, selectLines, selectPyObject, selectRegion } from '../../src/parse/includes.js'
+import { parseMarkdown } from '../../src/parse/markdown.js'
+import type { IncludeReader } from '../../src/parse/types.js'
+import { codeSnippets, dedent, infoSnippets } from './helpers.js'
+
+/** A repository as a map of paths to texts, with the skipped-include log it wrote. */
+function repo(files: Record<string, string>): IncludeReader & { logs: string[] } {
+  const logs: string[] = []
+  return { logs, readFile: (path) => files[path], log: (message) => void logs.push(message) }
+}
+
+const TUTORIAL = dedent(`
+  import typer
+
+
+  def main(name: str):
+      print(f"Hello {name}")
+
+
+  if __name__ == "__main__":
+      typer.run(main)
+`)
+
+describe('include paths and selections', () => {
+  it('resolves against the page, the site root, and never outside the repository', () => {
+    expect(resolveIncludePath('docs/tutorial/first.md', '../../docs_src/a.py')).toBe('docs_src/a.py')
+    expect(resolveIncludePath('docs/guide/x.md', '@/snippets/a.js', 'docs')).toBe('docs/snippets/a.js')
+    expect(resolveIncludePath('docs/x.rst', '/examples/a.py', 'docs')).toBe('docs/examples/a.py')
+    expect(resolveIncludePath('docs/x.md', '../../../etc/passwd')).toBeUndefined()
+    expect(resolveIncludePath('x.md', '/etc/passwd')).toBe('etc/passwd')
+    expect(resolveIncludePath('x.md', 'https://example.com/a.py')).toBeUndefined()
+  })
+
+  it('selects line ranges, regions, Python objects and marker spans', () => {
+    const text = 'a\nb\nc\nd\ne'
+    expect(selectLines(text, '2-3,5')).toBe('b\nc\ne')
+    expect(selectLines(text, '4-')).toBe('d\ne')
+    expect(selectLines(text, '1:2', ':')).toBe('a\nb')
+    expect(selectRegion('x\n// #region setup\n  const a = 1\n// #endregion setup\ny', 'setup')).toBe('const a = 1')
+    expect(selectRegion('# --8<-- [start:models]\nclass A: ...\n# --8<-- [end:models]', 'models')).toBe('class A: ...')
+    expect(selectRegion('nothing here', 'setup')).toBeUndefined()
+    const py = 'import x\n\n@decorator\ndef f(a):\n    return a\n\nclass C:\n    def m(self):\n        return 1\n\n    def n(self):\n        return 2\n'
+    expect(selectPyObject(py, 'f')).toBe('@decorator\ndef f(a):\n    return a')
+    expect(selectPyObject(py, 'C.n')).toBe('def n(self):\n    return 2')
+    expect(selectPyObject(py, 'missing')).toBeUndefined()
+    expect(selectBetween('1\nSTART\n2\n3\nEND\n4', { startAfter: 'START', endBefore: 'END' })).toBe('2\n3')
+  })
+})
+
+describe('Markdown include directives', () => {
+  it("FastAPI's {* *} becomes the page's code snippet in the file's language, titled by the heading, with its path recorded", () => {
+    const files = repo({ 'docs_src/first_steps/tutorial001.py': TUTORIAL })
+    const page = dedent(`
+      # First Steps
+
+      ## Run it
+
+      Create a file with:
+
+      {* docs_src/first_steps/tutorial001.py hl[1,4] *}
+
+      Then run it.
+    `)
+    const [code] = codeSnippets(parseMarkdown({ path: 'docs/tutorial/first-steps.md', text: page }, { mdx: false }, { includes: files }))
+    expect(code).toMatchObject({ title: 'Run it', description: 'Create a file with:', includes: ['docs_src/first_steps/tutorial001.py'] })
+    expect(code.codeList).toEqual([{ language: 'python', code: TUTORIAL.trimEnd() }])
+    expect(files.logs).toEqual([])
+  })
+
+  it('honours ln[..] line selections', () => {
+    const files = repo({ 'docs/docs_src/a.py': 'l1\nl2\nl3\nl4' })
+    const [code] = codeSnippets(parseMarkdown({ path: 'docs/a.md', text: '# A\n\n{* docs_src/a.py ln[2:3] *}\n' }, { mdx: false }, { includes: files }))
+    expect(code.codeList[0].code).toBe('l2\nl3')
+  })
+
+  it('pymdownx --8<-- inside a fence, alone, with sections, and in block form', () => {
+    const files = repo({
+      'docs/examples/models.py': '# --8<-- [start:model]\nclass User(BaseModel):\n    id: int\n# --8<-- [end:model]\nprint(User(id=1))',
+      'docs/examples/run.sh': 'pip install pydantic',
+      'docs/includes/warning.md': 'This feature is **experimental** and may change without notice in any release; pin the version you test against.',
+    })
+    const page = dedent(`
+      # Models
+
+      Define a model:
+
+      \`\`\`py
+      --8<-- "docs/examples/models.py:model"
+      \`\`\`
+
+      ## Install
+
+      --8<-- "docs/examples/run.sh"
+
+      ## Caveats
+
+      --8<--
+      docs/includes/warning.md
+      --8<--
+    `)
+    const snippets = parseMarkdown({ path: 'docs/models.md', text: page }, { mdx: false }, { includes: files })
+    const [model, install] = codeSnippets(snippets)
+    expect(model).toMatchObject({ title: 'Models', includes: ['docs/examples/models.py'], codeList: [{ language: 'python', code: 'class User(BaseModel):\n    id: int' }] })
+    expect(install).toMatchObject({ title: 'Install', codeList: [{ language: 'bash', code: 'pip install pydantic' }] })
+    expect(infoSnippets(snippets).map((s) => s.content).join('\n')).toContain('This feature is experimental')
+  })
+
+  it('VitePress <<< with regions and languages, and <!--@include--> of Markdown parts', () => {
+    const files = repo({
+      'src/snippets/app.js': 'const x = 0\n// #region mount\napp.mount("#app")\n// #endregion mount\n',
+      'src/parts/shared.md': 'line one\nThe shared intro explains how components are registered globally across the whole application and why local registration is preferred.\nline three',
+    })
+    const page = dedent(`
+      # Application
+
+      ## Mounting
+
+      Mount the root component:
+
+      <<< @/snippets/app.js#mount{1 ts}
+
+      ## Shared
+
+      <!--@include: ./parts/shared.md{2,2}-->
+    `)
+    const snippets = parseMarkdown({ path: 'src/guide.md', text: page }, { mdx: false }, { includes: files, siteRoots: ['src'] })
+    expect(codeSnippets(snippets)[0]).toMatchObject({ title: 'Mounting', includes: ['src/snippets/app.js'], codeList: [{ language: 'typescript', code: 'app.mount("#app")' }] })
+    const info = infoSnippets(snippets).map((s) => s.content).join('\n')
+    expect(info).toContain('registered globally')
+    expect(info).not.toContain('line one')
+  })
+
+  it("Docusaurus raw-loader imports shown with <CodeBlock>", () => {
+    const files = repo({ 'docs/examples/server.js': "const express = require('express')\nexpress().listen(3000)" })
+    const page = dedent(`
+      import CodeBlock from '@theme/CodeBlock'
+      import Server from '!!raw-loader!./examples/server.js'
+
+      # Server
+
+      Start the server:
+
+      <CodeBlock language="js" title="server.js">{Server}</CodeBlock>
+    `)
+    const [code] = codeSnippets(parseMarkdown({ path: 'docs/server.mdx', text: page }, { mdx: true }, { includes: files }))
+    expect(code).toMatchObject({ includes: ['docs/examples/server.js'], codeList: [{ language: 'javascript', code: "const express = require('express')\nexpress().listen(3000)" }] })
+  })
+
+  it('a missing file or a path outside the repository is skipped with a logged reason', () => {
+    const files = repo({})
+    const page = '# A\n\n{* ../../../secrets.py *}\n\n{* docs_src/missing.py *}\n'
+    expect(codeSnippets(parseMarkdown({ path: 'docs/a.md', text: page }, { mdx: false }, { includes: files }))).toEqual([])
+    expect(files.logs).toEqual([
+      expect.stringMatching(/docs\/a\.md: include "\.\.\/\.\.\/\.\.\/secrets\.py" (points outside the repository|not found)/),
+      expect.stringMatching(/docs\/a\.md: include "docs_src\/missing\.py" not found/),
+    ])
+  })
+
+  it('without a repository reader the directives stay text (web sources have no repository)', () => {
+    const snippets = parseMarkdown({ path: 'a.md', text: '# A\n\n{* docs_src/a.py *}\n' }, { mdx: false })
+    expect(codeSnippets(snippets)).toEqual([])
+  })
+})
+
+describe('MDX partials', () => {
+  it('a Markdown module imported as a component reads in place, through relative paths and site aliases', () => {
+    const files = repo({
+      'src/mdx/$count-pg.mdx': '---\ntitle: x\n---\nUse `count()` to count the rows of a table, with or without a filter on the selected columns.\n\n```ts\nawait db.$count(users)\n```\n',
+      'docs/_shared.mdx': 'Shared partial text that explains the connection string format and where the password goes in it.\n',
+    })
+    const page = "import Count from '@mdx/$count-pg.mdx'\nimport Shared from './_shared.mdx'\n\n# Count\n\n## Count rows\n\n<Count />\n\n## Connect\n\n<Shared/>\n"
+    const snippets = parseMarkdown({ path: 'docs/count.mdx', text: page }, { mdx: true }, { includes: files, aliases: [{ pattern: '@mdx/*', targets: ['src/mdx/*'] }] })
+    expect(codeSnippets(snippets)[0]).toMatchObject({
+      title: 'Count rows',
+      description: expect.stringContaining('count the rows of a table'),
+      codeList: [{ language: 'typescript', code: 'await db.$count(users)' }],
+    })
+    const info = infoSnippets(snippets).map((s) => s.content).join('\n')
+    expect(info).toContain('connection string format')
+    expect(info).not.toContain('title: x')
+    expect(files.logs).toEqual([])
+  })
+})

@@ -1,0 +1,49 @@
+import { mkdir, symlink, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { repositoryReader, siteContext } from '../../src/sources/site-layout.js'
+import { tmpDir } from '../helpers/tmp.js'
+
+async function tree(files: Record<string, string>): Promise<string> {
+  const root = await tmpDir('lectern-site-')
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(root, path)), { recursive: true })
+    await writeFile(join(root, path), text)
+  }
+  return root
+}
+
+describe('the docs site layout of a repository', () => {
+  it('finds a Sphinx project: its source dir, its literal language and which suffixes are reST', async () => {
+    const root = await tree({ 'docs/conf.py': "project = 'Django'\nsource_suffix = '.txt'\nhighlight_language = 'python3'\n", 'docs/index.txt': 'x' })
+    const context = siteContext(root, () => {})
+    expect(context).toMatchObject({ siteRoots: ['docs'], literalLanguage: 'python', sphinx: { root: 'docs', suffixes: ['.txt'] } })
+  })
+
+  it('finds VitePress srcDir, MkDocs docs_dir and snippet base paths, and Docusaurus', async () => {
+    const root = await tree({
+      '.vitepress/config.ts': "export default { srcDir: 'src', title: 'Vue' }",
+      'mkdocs.yml': 'site_name: x\ndocs_dir: documentation\nmarkdown_extensions:\n  - pymdownx.snippets:\n      base_path: [docs_src, ".."]\n',
+      'website/docusaurus.config.js': 'module.exports = {}',
+    })
+    expect(siteContext(root, () => {}).siteRoots).toEqual(expect.arrayContaining(['src', 'docs_src', 'documentation', 'website']))
+    expect(siteContext(root, () => {}).literalLanguage).toBeUndefined()
+  })
+
+  it('reads files of the repository only: no path or symlink leads outside it', async () => {
+    const outside = await tree({ 'secret.txt': 'top secret' })
+    const root = await tree({ 'docs_src/a.py': 'print(1)', 'big.py': 'x'.repeat(600 * 1024) })
+    await symlink(join(outside, 'secret.txt'), join(root, 'link.txt'))
+    await symlink(join(root, 'docs_src/a.py'), join(root, 'inside-link.py'))
+    const logs: string[] = []
+    const reader = repositoryReader(root, (m) => logs.push(m))
+    expect(reader.readFile('docs_src/a.py')).toBe('print(1)')
+    expect(reader.readFile('inside-link.py')).toBe('print(1)')
+    expect(reader.readFile('link.txt')).toBeUndefined()
+    expect(reader.readFile('../' + outside.split('/').pop() + '/secret.txt')).toBeUndefined()
+    expect(reader.readFile('big.py')).toBeUndefined()
+    expect(reader.readFile('docs_src')).toBeUndefined()
+    expect(logs.join('\n')).toMatch(/link\.txt resolves outside the repository/)
+    expect(logs.join('\n')).toMatch(/big\.py is \d+ bytes, over the/)
+  })
+})
