@@ -8,7 +8,7 @@
  * examples name. A new command without a runnable example, or an example that stops working,
  * fails here.
  */
-import { cp, mkdir, readdir, rename, writeFile } from 'node:fs/promises'
+import { cp, mkdir, readFile, readdir, rename, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { createServer } from 'node:http'
@@ -111,6 +111,17 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   'lectern refresh /acme/widgets@v2.0.0 --force': {
     check: ({ stderr }) => expect(stderr).toContain('No server is running'),
+  },
+  'lectern eval questions.json --url http://lectern.internal:3000 --key "$LECTERN_API_KEY"': {
+    background: [{ command: 'lectern serve --port 3000', readyUrl: 'http://127.0.0.1:3000/api/ready' }],
+    check: ({ stdout }) => expect(stdout).toMatch(/overall\s.*\b2\b/),
+  },
+  'lectern eval questions.json --misses': { check: ({ stdout }) => expect(stdout).toContain('/fastify/fastify') },
+  'lectern eval questions.json --json > eval-report.json': {
+    check: async (_, sandbox) => {
+      const report = JSON.parse(await readFile(path.join(sandbox.home, 'eval-report.json'), 'utf8')) as { overall: { questions: number } }
+      expect(report.overall.questions).toBe(2)
+    },
   },
   'lectern export /vercel/next.js /facebook/react -o lectern-libraries.zip': { world: 'cloud' },
   'lectern export /vercel/next.js --json -o next.json': { world: 'cloud' },
@@ -241,6 +252,10 @@ beforeAll(async () => {
   await cli(['license', 'install', path.join(onprem.home, 'acme-license.json'), ...onpremData])
   await writeFile(path.join(onprem.home, 'billing-api.yaml'), PETSHOP_YAML)
   await writeFile(path.join(onprem.home, 'admin-password.txt'), `${ADMIN_PASSWORD}\n`)
+  await writeFile(path.join(onprem.home, 'questions.json'), JSON.stringify([
+    { library: '/fastify/fastify', question: 'validate the request body before my handler runs', relevant: { 'README.md': 2 }, codeMustContain: "required: ['name']" },
+    { library: '/acme/widgets', question: 'how do I install widgets with yarn', relevant: { 'docs/guide.md': 2, 'README.md': 1 } },
+  ]))
   // A backup to restore, under the names the restore examples use.
   const backups = path.join(onprem.home, 'lectern-data', 'backups')
   await cli(['backup', '--to', backups, ...onpremData])

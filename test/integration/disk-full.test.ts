@@ -28,15 +28,18 @@ const defer = suiteTeardown()
 const PASSWORD = 'correct horse battery staple'
 let gitEnv: Record<string, string>
 
-/** 400 pages of documentation (indexing takes a while) and 2 MB of noise (a clone needs room). */
+/**
+ * 2,000 pages of documentation, so writing the set lasts long enough (seconds, more on a loaded
+ * machine) for the test to fill the volume while it runs, and 2 MB of noise (a clone needs room).
+ */
 function largeDocs(): Record<string, string | Buffer> {
   const files: Record<string, string | Buffer> = { 'assets/noise.bin': randomBytes(2 * 1024 * 1024) }
-  for (let page = 0; page < 400; page++) {
+  for (let page = 0; page < 2000; page++) {
     const sections = Array.from({ length: 3 }, (_, s) => {
       const name = `feature${page}x${s}`
       return `## Configure ${name}\n\nThe ${name} option controls how page ${page} renders its widgets.\n\n\`\`\`ts\nimport { ${name} } from 'large'\n\n${name}({ retries: ${s}, page: ${page} })\n\`\`\`\n`
     })
-    files[`docs/page-${String(page).padStart(3, '0')}.md`] = `# Page ${page}\n\n${sections.join('\n')}`
+    files[`docs/page-${String(page).padStart(4, '0')}.md`] = `# Page ${page}\n\n${sections.join('\n')}`
   }
   return files
 }
