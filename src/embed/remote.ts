@@ -8,7 +8,7 @@ import { outboundFetch } from '../net/outbound.js'
 export const DEFAULT_BATCH_SIZE = 64
 
 /** A batch of 64 vectors of 4,096 dimensions is about 6 MB of JSON; anything far beyond is not an answer. */
-export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024
 
 /**
  * fetch for an embedding server: through the outbound proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY),
