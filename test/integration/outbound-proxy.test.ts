@@ -110,6 +110,17 @@ describe('web sources through the proxy', () => {
   })
 })
 
+describe('a proxy variable that is not a proxy URL', () => {
+  it('stops the command before anything is fetched, naming the variable and never its credentials', async () => {
+    const result = await runCli(['add', 'llmstxt', 'https://docs.example.com/llms.txt', '--wait', '--data-dir', await tmpDataDir()], {
+      ...proxyEnv({}), HTTPS_PROXY: `socks5://lectern:${PROXY_PASSWORD}@127.0.0.1:1080`,
+    })
+    expect(result.exitCode).toBe(2)
+    expect(result.stderr).toContain('HTTPS_PROXY names a socks5: proxy (socks5://***@127.0.0.1:1080)')
+    expect(`${result.stdout}${result.stderr}`).not.toContain(PROXY_PASSWORD)
+  })
+})
+
 describe('workspace sources through the proxy', () => {
   it('Confluence and Notion (stand-ins) are read through HTTP_PROXY', async () => {
     const confluence = await confluenceStandIn({ flavor: 'datacenter', spaceKey: 'DOCS', token: ATLASSIAN_TOKEN, pages: [
