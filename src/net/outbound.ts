@@ -15,7 +15,7 @@ export class OutboundDispatcher extends Dispatcher {
   private readonly proxies = new Map<string, ProxyAgent>()
 
   constructor(
-    readonly settings: ProxySettings,
+    private readonly settings: ProxySettings,
     connect?: Agent.Options['connect'],
   ) {
     super()

@@ -2,8 +2,9 @@
  * Every outbound path of a job through a real forward proxy on loopback (the `proxy` package,
  * recording what passes), driven through the CLI as a user runs it with HTTPS_PROXY / HTTP_PROXY
  * / NO_PROXY set: llms.txt and OpenAPI over https:// (CONNECT tunnels to HTTPS STAND-INS for
- * named hosts, their test CA trusted through NODE_EXTRA_CA_CERTS), a website over http:// by
- * name (absolute-URI requests) and rendered in Chromium, NO_PROXY going direct, the Confluence
+ * named hosts, their test CA trusted through NODE_EXTRA_CA_CERTS), an OpenAPI spec over http://
+ * added through a real server's API, a website over http:// by name (absolute-URI requests)
+ * and rendered in Chromium, NO_PROXY going direct, the Confluence
  * and Notion STAND-INS, and S3 backups to s3rver. Proxy credentials work and never show.
  */
 import { readFileSync } from 'node:fs'
@@ -15,6 +16,8 @@ import S3rver from 's3rver'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../helpers/cli.js'
 import { startForwardProxy, type ForwardProxy } from '../helpers/forward-proxy.js'
+import { pollUntil } from '../helpers/poll.js'
+import { startServer } from '../helpers/server.js'
 import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 import { createTestCa } from '../helpers/tls.js'
 import { startWebStandIns, type WebStandIns } from '../helpers/web-standins.js'
@@ -78,6 +81,25 @@ describe('web sources through the proxy', () => {
     expect(seen).toEqual(expect.arrayContaining(['GET http://docs.example.com/robots.txt', 'GET http://docs.example.com/guide/', 'GET http://docs.example.com/guide/intro.html']))
     expect(seen.every((line) => line.startsWith('GET http://docs.example.com/'))).toBe(true)
   })
+
+  it('a job of the real server (its worker thread) takes HTTP_PROXY: an OpenAPI spec over http:// by name', async () => {
+    const dataDir = await tmpDataDir()
+    const key = (await runCli(['keys', 'create', '--name', 'ci', '--data-dir', dataDir])).stdout.trim()
+    const server = await startServer(dataDir, proxyEnv({ http: proxy.url }))
+    const from = proxy.seen.length
+    const added = await fetch(`${server.url}/api/v2/add/openapi`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ openApiUrl: 'http://petstore3.swagger.io/api/v3/openapi.json' }),
+    })
+    expect(added.status).toBe(200)
+    const { libraryName } = (await added.json()) as { libraryName: string }
+    await pollUntil('the spec is searchable', async () => {
+      const res = await fetch(`${server.url}/api/v2/context?libraryId=${encodeURIComponent(libraryName)}&query=list%20pets`)
+      return res.status === 200 ? true : undefined
+    }, 60_000)
+    expect(proxy.seen.slice(from)).toEqual(['GET http://petstore3.swagger.io/api/v3/openapi.json'])
+  }, 90_000)
 
   it('NO_PROXY sends a host past the proxy', async () => {
     const { seen } = await run(['add', 'website', `http://127.0.0.1:${web.httpPort}/guide/`, '--wait', '--data-dir', await tmpDataDir()], proxyEnv({ http: proxy.url, no: 'localhost, 127.0.0.1' }))
