@@ -46,6 +46,15 @@ describe('heading ids and anchors', () => {
     const [punct] = infoSnippets(parseRst({ path: 'docs/x.rst', text: `2. Model.save() and friends\n===========================\n\nSaving, ${LONG}.\n` }))
     expect(punct.anchor).toBe('model-save-and-friends')
   })
+
+  it('MyST Markdown pages of a Sphinx site take docutils ids too; Markdown elsewhere keeps GitHub slugs', () => {
+    const text = `# Options\n\n## Multi Value Options (\`nargs=2\`)\n\nProse ${LONG}.\n`
+    const sphinx = { sphinx: { root: 'docs', suffixes: ['.rst'] } }
+    const [myst] = infoSnippets(parseMarkdown({ path: 'docs/options.md', text }, { mdx: false }, sphinx))
+    expect(myst.anchor).toBe('multi-value-options-nargs-2')
+    const [outside] = infoSnippets(parseMarkdown({ path: 'README.md', text }, { mdx: false }, sphinx))
+    expect(outside.anchor).toBe('multi-value-options-nargs2')
+  })
 })
 
 describe('MDX content in props and exports', () => {
