@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { resolveConfig, type ConfigOverrides, type LecternConfig } from '../src/config.js'
+import { resolveConfig, type ConfigOverrides, type LecternConfig, type TrustProxy } from '../src/config.js'
 import { openRuntime, recoverDataDir, type JobRunnerKind, type Runtime } from '../src/runtime.js'
 import { loggerOptions, RequestLogController } from './logger.js'
 import auth from './plugins/auth.js'
@@ -51,13 +51,22 @@ export interface AppOptions extends ConfigOverrides {
   onRestoreStaged?: () => void
 }
 
+/**
+ * Fastify's trustProxy, except that a hop count trusts the `hops` nearest peers, as proxy-addr
+ * (Express) counts them: Fastify 5.12 treats a number as "trust nothing", which would silently
+ * ignore every X-Forwarded-* header behind the proxies it was meant for.
+ */
+function trustedProxies(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust !== 'number') return trust
+  return (_address, hop) => hop < trust
+}
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = resolveConfig(options)
   const app = Fastify({
     logger: options.logStream ? { ...loggerOptions(config.log.level), stream: options.logStream } : false,
     logController: new RequestLogController(),
-    // A hop count is valid (proxy-addr's `trust`), though Fastify's types leave numbers out.
-    trustProxy: config.server.trustProxy as boolean | string | string[],
+    trustProxy: trustedProxies(config.server.trustProxy),
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     bodyLimit: 1024 * 1024,
