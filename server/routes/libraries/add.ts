@@ -8,7 +8,7 @@ export default async function add(app: FastifyInstance): Promise<void> {
     '/v2/add/repo/:host',
     { schema: { params: AddRepoParams, body: AddRepoBody }, preHandler: app.requireApiKey },
     async (request) => {
-      const submitted = submitRepository(app.runtime.store, { kind: request.params.host, ...request.body })
+      const submitted = await submitRepository(app.runtime.store, { kind: request.params.host, ...request.body }, app.runtime.guard)
       app.runtime.worker.wake()
       return { libraryName: submitted.libraryName, message: submitted.message }
     },

@@ -18,7 +18,7 @@ export default async function refresh(app: FastifyInstance): Promise<void> {
     '/v1/refresh',
     { schema: { body: RefreshBody }, preHandler: app.requireApiKey },
     async (request) => {
-      const queued = refreshLibrary(app.runtime.store, request.body, callerOf(request))
+      const queued = await refreshLibrary(app.runtime.store, request.body, callerOf(request), app.runtime.guard)
       app.runtime.worker.wake()
       return { message: queued.message, libraryName: queued.libraryId, jobId: queued.job.pk }
     },
