@@ -166,8 +166,10 @@ const docs = (title: string, sections: Record<string, string>) =>
     .join('\n')}`
 
 async function cli(args: string[]): Promise<string> {
-  // The cloud's commands (export, license issue) need cloud mode; the others ignore it.
-  const result = await runCli(args, { ...runEnv, ...(args.some((a) => a.includes('/cloud/')) ? { LECTERN_MODE: 'cloud' } : {}) })
+  // The cloud's commands (export, license issue) need cloud mode; the others ignore it. Its git
+  // remotes are local directories behind github.com (insteadOf), so github.com is trusted as it is.
+  const cloud = { LECTERN_MODE: 'cloud', LECTERN_FETCH_ALLOW: 'github.com' }
+  const result = await runCli(args, { ...runEnv, ...(args.some((a) => a.includes('/cloud/')) ? cloud : {}) })
   expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(0)
   return result.stdout
 }
@@ -231,9 +233,8 @@ beforeAll(async () => {
   const onpremData = ['--data-dir', path.join(onprem.home, 'lectern-data')]
   const cloudData = ['--data-dir', path.join(cloud.home, 'lectern-data')]
 
-  // The cloud: public libraries to export, and the licenses it issues. Its git remotes are
-  // local directories behind github.com (insteadOf), so github.com is trusted as it is.
-  await writeFile(path.join(cloud.home, 'lectern.yaml'), 'mode: cloud\nfetch:\n  allow: [github.com]\n')
+  // The cloud: public libraries to export, and the licenses it issues.
+  await writeFile(path.join(cloud.home, 'lectern.yaml'), 'mode: cloud\n')
   for (const repo of ['vercel/next.js', 'facebook/react']) await cli(['add', `https://github.com/${repo}`, '--wait', ...cloudData])
   await writeFile(path.join(onprem.home, 'lectern-license.pem'), await cli(['license', 'issue', '--public-key', ...cloudData]))
   const expires = new Date(Date.now() + 2 * 365 * 86_400_000).toISOString().slice(0, 10)
