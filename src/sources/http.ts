@@ -14,6 +14,7 @@ import zlib from 'node:zlib'
 import ipaddr from 'ipaddr.js'
 import { LecternError } from '../errors.js'
 import { addressGuard, isAllowedAddress, privateAddressRefusal, type AddressGuard } from './address-guard.js'
+import { parseSourceUrl } from './source-url.js'
 
 export const USER_AGENT = 'Lectern/0.1 (self-hosted documentation indexer)'
 
@@ -130,19 +131,7 @@ export class HttpClient {
   }
 
   private checkUrl(url: string): string {
-    let parsed: URL
-    try {
-      parsed = new URL(url)
-    } catch {
-      throw new LecternError('validation_error', `Invalid URL: ${url}`)
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      throw new LecternError('validation_error', `Only http and https URLs can be fetched, not ${parsed.protocol}`)
-    }
-    if (parsed.username || parsed.password) {
-      throw new LecternError('validation_error', 'URLs with credentials are refused; use a connection token instead.')
-    }
-    return parsed.toString()
+    return parseSourceUrl(url, 'A URL to fetch').toString()
   }
 
   private async withRetries(url: string, options: RequestOptions): Promise<HttpResponse> {
