@@ -9,10 +9,10 @@
 import http from 'node:http'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { buildTestApp, createKey, seedLibrary } from '../helpers/app.js'
-import { suiteTeardown } from '../helpers/tmp.js'
 import { installTestLicense, licenseKeys, offlineLicense } from '../airgap/helpers.js'
 import { sessionCookie } from '../backup/helpers.js'
+import { buildTestApp, createKey, seedLibrary } from '../helpers/app.js'
+import { suiteTeardown } from '../helpers/tmp.js'
 
 const defer = suiteTeardown()
 let app: FastifyInstance
@@ -109,13 +109,11 @@ describe('source URLs with credentials are refused at submission and never store
 describe('bodies nested 100,000 levels deep', () => {
   const arrays = `${'['.repeat(100_000)}${']'.repeat(100_000)}`
   const objects = `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`
-  /** Each shape inside a valid-looking document, where a route's own checks walk it. */
-  const inside = (field: string, nested: string) => `{"${field}":${nested}}`
   const payloads = [
     ['arrays', arrays],
     ['objects', objects],
     ['arrays inside an import payload', `{"libraries":[{"project":"/acme/deep","codeSnippets":[],"infoSnippets":[],"extra":${arrays}}]}`],
-    ['arrays inside a field', inside('docsRepoUrl', arrays)],
+    ['arrays inside a field', `{"docsRepoUrl":${arrays}}`],
   ] as const
   const routes: Array<[string, string, () => Record<string, string>]> = [
     ['POST', '/api/v2/add/repo/github', () => ({ authorization: `Bearer ${key}` })],
