@@ -37,7 +37,7 @@ function diskFullError(err: unknown, request: FastifyRequest): LecternError | un
 }
 
 const CLIENT_ERRORS: Record<string, string> = {
-  HPE_HEADER_OVERFLOW: 'The request line and headers are over the 16 KB the server reads; shorten the query string.',
+  HPE_HEADER_OVERFLOW: 'The request line and headers are over the 16 KB the server reads; shorten the URL or the headers.',
   ERR_HTTP_REQUEST_TIMEOUT: 'The request did not arrive in time; send it again.',
 }
 
