@@ -7,8 +7,10 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { resolveConfig, type ConfigOverrides, type LecternConfig, type TrustProxy } from '../src/config.js'
 import { openRuntime, recoverDataDir, type JobRunnerKind, type Runtime } from '../src/runtime.js'
 import { loggerOptions, RequestLogController } from './logger.js'
+import access from './plugins/access.js'
 import auth from './plugins/auth.js'
-import errors from './plugins/errors.js'
+import errors, { clientErrorHandler } from './plugins/errors.js'
+import jsonBody from './plugins/json-body.js'
 import rateLimit from './plugins/rate-limit.js'
 import session from './plugins/session.js'
 import turns from './plugins/turns.js'
@@ -72,6 +74,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: 1024 * 1024,
     requestTimeout: 120_000,
     return503OnClosing: true,
+    clientErrorHandler,
     routerOptions: { ignoreTrailingSlash: true },
   })
   const runtime = await openRuntime({ config, log: app.log, jobRunner: options.jobRunner })
@@ -83,9 +86,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => runtime.close())
 
   await app.register(errors)
+  await app.register(jsonBody)
   await app.register(auth, { keys: runtime.store.keys })
   await app.register(session, { users: runtime.store.users })
   await app.register(rateLimit, { limits: config.rateLimit })
+  await app.register(access)
   await app.register(turns)
   await app.register(
     async (api) => {

@@ -96,7 +96,7 @@ export const STARTUP_SETTINGS: readonly SettingDef[] = [
   { key: 'rateLimit.anonymous', flag: 'rate-limit-anonymous', env: 'LECTERN_RATE_LIMIT_ANONYMOUS', default: 60, schema: z.coerce.number().int().min(0), description: 'Requests per window per client address, for calls with neither an API key nor a signed-in session (0: unlimited).' },
   { key: 'rateLimit.keyed', flag: 'rate-limit-keyed', env: 'LECTERN_RATE_LIMIT_KEYED', default: 1000, schema: z.coerce.number().int().min(0), description: 'Requests per window per API key, and per signed-in user (admin session) (0: unlimited).' },
   { key: 'rateLimit.windowSeconds', flag: 'rate-limit-window', env: 'LECTERN_RATE_LIMIT_WINDOW', default: 60, schema: z.coerce.number().int().min(1).max(86_400), description: 'Rate-limit window in seconds.' },
-  { key: 'fetch.allow', env: 'LECTERN_FETCH_ALLOW', default: [], schema: listText, description: 'Cloud mode: hosts or CIDRs that sources may fetch although they are private addresses (comma-separated).' },
+  { key: 'fetch.allow', env: 'LECTERN_FETCH_ALLOW', default: [], schema: listText, description: 'Cloud mode: hosts (trusted as they are) or CIDRs that HTTP and git sources may reach although they are private addresses (comma-separated).' },
   { key: 'license.publicKey', env: 'LECTERN_LICENSE_PUBLIC_KEY', default: '', schema: z.string(), description: 'Ed25519 public key (PEM, or base64 of the 32 raw bytes) that verifies offline licenses; else the stored license.publicKeyFile.' },
   { key: 'chromium.path', env: 'LECTERN_CHROMIUM_PATH', default: '/usr/bin/chromium', schema: z.string().min(1), description: 'Chromium binary for websites that need JavaScript.' },
 ]

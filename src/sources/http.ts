@@ -13,6 +13,8 @@ import type { LookupFunction } from 'node:net'
 import zlib from 'node:zlib'
 import ipaddr from 'ipaddr.js'
 import { LecternError } from '../errors.js'
+import { addressGuard, isAllowedAddress, privateAddressRefusal, type AddressGuard } from './address-guard.js'
+import { parseSourceUrl } from './source-url.js'
 
 export const USER_AGENT = 'Lectern/0.1 (self-hosted documentation indexer)'
 
@@ -25,7 +27,7 @@ export interface HttpClientOptions {
   /** Base of the exponential backoff between retries. */
   retryBaseMs?: number
   /** Refuse private, loopback and link-local addresses, except hosts or CIDRs listed here. */
-  guard?: { allow: string[] }
+  guard?: AddressGuard
 }
 
 export interface RequestOptions {
@@ -49,31 +51,9 @@ export interface HttpResponse {
 const RETRYABLE = new Set([408, 425, 429, 500, 502, 503, 504])
 /** Transport failures (refused, reset, timed out) worth another attempt; kept apart from the error body. */
 const retryableErrors = new WeakSet<object>()
-const BLOCKED_RANGES = new Set(['private', 'loopback', 'linkLocal', 'uniqueLocal', 'unspecified', 'broadcast', 'carrierGradeNat', 'reserved'])
 
 function sourceError(url: string, why: string, cause?: unknown): LecternError {
   return new LecternError('source_unreachable', `Fetching ${url} failed: ${why}`, {}, cause === undefined ? undefined : { cause })
-}
-
-/** Whether an address may be reached under the guard's allow-list. */
-export function isAllowedAddress(address: string, host: string, allow: string[]): boolean {
-  if (allow.includes(host)) return true
-  let ip: ipaddr.IPv4 | ipaddr.IPv6
-  try {
-    ip = ipaddr.process(address)
-  } catch {
-    return false
-  }
-  for (const entry of allow) {
-    if (!entry.includes('/')) continue
-    try {
-      const [range, bits] = ipaddr.parseCIDR(entry)
-      if (range.kind() === ip.kind() && ip.match([range, bits] as never)) return true
-    } catch {
-      // An allow-list entry that is not a CIDR names a host; it was compared above.
-    }
-  }
-  return !BLOCKED_RANGES.has(ip.range())
 }
 
 function guardedLookup(allow: string[]): LookupFunction {
@@ -151,19 +131,7 @@ export class HttpClient {
   }
 
   private checkUrl(url: string): string {
-    let parsed: URL
-    try {
-      parsed = new URL(url)
-    } catch {
-      throw new LecternError('validation_error', `Invalid URL: ${url}`)
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      throw new LecternError('validation_error', `Only http and https URLs can be fetched, not ${parsed.protocol}`)
-    }
-    if (parsed.username || parsed.password) {
-      throw new LecternError('validation_error', 'URLs with credentials are refused; use a connection token instead.')
-    }
-    return parsed.toString()
+    return parseSourceUrl(url, 'A URL to fetch').toString()
   }
 
   private async withRetries(url: string, options: RequestOptions): Promise<HttpResponse> {
@@ -197,7 +165,7 @@ export class HttpClient {
     // Node connects to an IP literal without calling `lookup`, so the guard checks it here.
     const literal = target.hostname.replace(/^\[|\]$/g, '')
     if (this.options.guard && ipaddr.isValid(literal) && !isAllowedAddress(literal, target.hostname, this.options.guard.allow)) {
-      return Promise.reject(new LecternError('forbidden', `Fetching ${url} refused: ${literal} is a private address; an administrator can allow it with LECTERN_FETCH_ALLOW.`))
+      return Promise.reject(privateAddressRefusal(`Fetching ${url}`, `${literal} is a private address`))
     }
     const transport = target.protocol === 'https:' ? https : http
     const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(this.options.timeoutMs)]) : AbortSignal.timeout(this.options.timeoutMs)
@@ -255,7 +223,7 @@ export class HttpClient {
       )
       request.on('error', (err: NodeJS.ErrnoException) => {
         if (err.code === 'EPRIVATEADDRESS') {
-          return reject(new LecternError('forbidden', `Fetching ${url} refused: ${err.message}; an administrator can allow it with LECTERN_FETCH_ALLOW.`))
+          return reject(privateAddressRefusal(`Fetching ${url}`, err.message))
         }
         if (options.signal?.aborted) return reject(options.signal.reason)
         const why = signal.aborted ? `no answer within ${this.options.timeoutMs} ms` : (err.code ?? err.message)
@@ -271,5 +239,5 @@ export class HttpClient {
 
 /** The client for a mode: cloud mode guards against private addresses, with the fetch.allow setting (LECTERN_FETCH_ALLOW) as the exceptions. */
 export function createHttpClient(mode: 'onprem' | 'cloud', allow: string[] = [], options: HttpClientOptions = {}): HttpClient {
-  return new HttpClient({ ...options, ...(mode === 'cloud' ? { guard: { allow } } : {}) })
+  return new HttpClient({ ...options, guard: addressGuard(mode, allow) })
 }
