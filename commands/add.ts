@@ -26,14 +26,14 @@ A token for a private repository is read from --token or LECTERN_GIT_TOKEN and s
   async run(): Promise<AddSourceResult> {
     const { args, flags } = await this.parse(Add)
     return this.withRuntime(flags, 'write', async (runtime) => {
-      const submitted = submitRepository(runtime.store, {
+      const submitted = await submitRepository(runtime.store, {
         kind: flags.kind as RepoKind | undefined,
         docsRepoUrl: args.url,
         gitToken: flags.token,
         private: flags.private,
         skipVersionFiltering: flags['skip-version-filtering'],
         generateDocs: flags['generate-docs'],
-      })
+      }, runtime.guard)
       return this.follow(runtime, submitted, flags.wait)
     })
   }

@@ -4,11 +4,13 @@
  */
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { resolveConfig, type ConfigOverrides, type LecternConfig } from '../src/config.js'
+import { resolveConfig, type ConfigOverrides, type LecternConfig, type TrustProxy } from '../src/config.js'
 import { openRuntime, recoverDataDir, type JobRunnerKind, type Runtime } from '../src/runtime.js'
 import { loggerOptions, RequestLogController } from './logger.js'
+import access from './plugins/access.js'
 import auth from './plugins/auth.js'
-import errors from './plugins/errors.js'
+import errors, { clientErrorHandler } from './plugins/errors.js'
+import jsonBody from './plugins/json-body.js'
 import rateLimit from './plugins/rate-limit.js'
 import session from './plugins/session.js'
 import turns from './plugins/turns.js'
@@ -51,18 +53,28 @@ export interface AppOptions extends ConfigOverrides {
   onRestoreStaged?: () => void
 }
 
+/**
+ * Fastify's trustProxy, except that a hop count trusts the `hops` nearest peers, as proxy-addr
+ * (Express) counts them: Fastify 5.12 treats a number as "trust nothing", which would silently
+ * ignore every X-Forwarded-* header behind the proxies it was meant for.
+ */
+function trustedProxies(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust !== 'number') return trust
+  return (_address, hop) => hop < trust
+}
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = resolveConfig(options)
   const app = Fastify({
     logger: options.logStream ? { ...loggerOptions(config.log.level), stream: options.logStream } : false,
     logController: new RequestLogController(),
-    // A hop count is valid (proxy-addr's `trust`), though Fastify's types leave numbers out.
-    trustProxy: config.server.trustProxy as boolean | string | string[],
+    trustProxy: trustedProxies(config.server.trustProxy),
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     bodyLimit: 1024 * 1024,
     requestTimeout: 120_000,
     return503OnClosing: true,
+    clientErrorHandler,
     routerOptions: { ignoreTrailingSlash: true },
   })
   const runtime = await openRuntime({ config, log: app.log, jobRunner: options.jobRunner })
@@ -74,9 +86,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => runtime.close())
 
   await app.register(errors)
+  await app.register(jsonBody)
   await app.register(auth, { keys: runtime.store.keys })
   await app.register(session, { users: runtime.store.users })
   await app.register(rateLimit, { limits: config.rateLimit })
+  await app.register(access)
   await app.register(turns)
   await app.register(
     async (api) => {

@@ -13,6 +13,7 @@ import { createJobHandlers, SetSweeper } from './jobs/handlers.js'
 import { sweepSets } from './jobs/ingest.js'
 import type { JobRunner } from './jobs/runner.js'
 import { ThreadedWorker } from './jobs/thread.js'
+import { addressGuard, type AddressGuard } from './sources/address-guard.js'
 import { createHttpClient, type HttpClient } from './sources/http.js'
 import { checkVectorIndexes } from './jobs/vector-rebuild.js'
 import { Worker, type JobLog } from './jobs/worker.js'
@@ -44,6 +45,8 @@ export interface Runtime {
   usage: UsageRecorder
   /** The HTTP client of every source; guarded against private addresses in cloud mode. */
   http: HttpClient
+  /** The private-address guard of cloud mode (undefined on-premise), for git remotes. */
+  guard: AddressGuard | undefined
   close(): Promise<void>
 }
 
@@ -76,6 +79,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     config,
     mode,
     http,
+    guard: addressGuard(mode, config.fetch.allow),
     store,
     embedders,
     retriever,

@@ -10,6 +10,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execa } from 'execa'
 import { submitRepository } from '../../src/jobs/submit.js'
+import type { Job } from '../../src/store/jobs.js'
 import type { Runtime } from '../../src/runtime.js'
 
 export interface Corpus {
@@ -110,10 +111,10 @@ export function redirectGitHub(reposRoot: string): () => void {
 
 /** Submits every corpus as a GitHub library and runs the jobs; a failed job fails the eval. */
 export async function ingestCorpora(runtime: Runtime, corpora: readonly Corpus[]): Promise<void> {
-  const jobs = corpora.map(
-    (corpus) =>
-      submitRepository(runtime.store, { kind: 'github', docsRepoUrl: `https://github.com/${EVAL_OWNER}/${corpus.name}` }).job,
-  )
+  const jobs: Job[] = []
+  for (const corpus of corpora) {
+    jobs.push((await submitRepository(runtime.store, { kind: 'github', docsRepoUrl: `https://github.com/${EVAL_OWNER}/${corpus.name}` }, runtime.guard)).job)
+  }
   await runtime.worker.drain()
   for (const submitted of jobs) {
     const job = runtime.store.jobs.byPk(submitted.pk)

@@ -20,6 +20,7 @@ import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { Retriever, type Signals } from '../../src/search/context.js'
 import { renderJson } from '../../src/search/render.js'
 import { submitRepository } from '../../src/jobs/submit.js'
+import type { Job } from '../../src/store/jobs.js'
 import { CORPORA, EVAL_OWNER, buildCorpusRepo, libraryIdOf, projectRoot, redirectGitHub } from './corpora.js'
 import { defaultReposRoot, loadManifest } from './dev-corpora.js'
 
@@ -72,7 +73,8 @@ async function stageRepos(set: QuestionSet, reposRoot: string, prepared: string)
 }
 
 async function ingest(runtime: Runtime, names: string[]): Promise<void> {
-  const jobs = names.map((name) => submitRepository(runtime.store, { kind: 'github', docsRepoUrl: `https://github.com/${EVAL_OWNER}/${name}` }).job)
+  const jobs: Job[] = []
+  for (const name of names) jobs.push((await submitRepository(runtime.store, { kind: 'github', docsRepoUrl: `https://github.com/${EVAL_OWNER}/${name}` }, runtime.guard)).job)
   await runtime.worker.drain()
   for (const submitted of jobs) {
     const job = runtime.store.jobs.byPk(submitted.pk)

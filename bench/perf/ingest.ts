@@ -75,7 +75,7 @@ export async function withGitRedirect<T>(base: string, prefix: string, run: () =
 async function timedIngest(runtime: Runtime, fileCount: number): Promise<IngestResult> {
   const marks = observePhases(runtime)
   const started = performance.now()
-  const { job, libraryName } = submitRepository(runtime.store, { kind: 'github', docsRepoUrl: 'https://github.com/bench/docs' })
+  const { job, libraryName } = await submitRepository(runtime.store, { kind: 'github', docsRepoUrl: 'https://github.com/bench/docs' }, runtime.guard)
   await runtime.worker.drain()
   const ended = performance.now()
   const finished = runtime.store.jobs.byPk(job.pk)

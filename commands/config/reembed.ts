@@ -17,8 +17,10 @@ export default class ConfigReembed extends LecternCommand {
     const { flags } = await this.parse(ConfigReembed)
     return this.withRuntime(flags, 'read', async (runtime) => {
       const queuedSets = await queueReembed(runtime.store, runtime.embedders)
-      this.log(queuedSets.length ? `Queued re-embedding of ${queuedSets.length} snippet sets.` : 'Every snippet set already uses the configured provider.')
       let failed = 0
+      if (queuedSets.length === 0) this.log('Every snippet set already uses the configured provider, or is queued for it.')
+      else if (flags.wait) this.log(`Queued re-embedding of ${queuedSets.length} snippet sets.`)
+      else this.reportQueued(runtime, `Queued re-embedding of ${queuedSets.length} snippet sets.`)
       if (!flags.wait) return { queuedSets, failed }
       const jobs = runtime.store.jobs.list({ states: ['queued', 'running'], limit: 1000 }).filter((j) => j.kind === REEMBED_JOB)
       for (const job of jobs.reverse()) {

@@ -63,8 +63,13 @@ Start-up settings (server.port, log.level...) are not stored: give them as flags
       ...(apiKey ? { apiKey } : {}),
       ...(flags.dimensions ? { dimensions: flags.dimensions } : {}),
     }
-    const result = await this.withRuntime(flags, 'write', (rt) => switchEmbedding(rt.store, rt.embedders, settings))
-    this.log(`embedding = ${result.provider} ${result.model} (${result.dimensions} dimensions); re-embedding ${result.queuedSets} snippet sets in the background.`)
+    const result = await this.withRuntime(flags, 'write', async (rt) => {
+      const switched = await switchEmbedding(rt.store, rt.embedders, settings)
+      const message = `embedding = ${switched.provider} ${switched.model} (${switched.dimensions} dimensions)`
+      if (switched.queuedSets === 0) this.log(`${message}.`)
+      else this.reportQueued(rt, `${message}; queued re-embedding of ${switched.queuedSets} snippet sets.`)
+      return switched
+    })
     return { name: 'embedding', value: { ...result, ...(flags.host ? { host: flags.host } : {}) } }
   }
 }

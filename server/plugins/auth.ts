@@ -1,7 +1,7 @@
 /**
  * Bearer API keys. A request may come without a key (served under the anonymous rate limit);
  * a request that sends one must send a valid one: malformed, unknown or revoked -> 401.
- * Routes that need a key say so with `app.requireApiKey` as a preHandler.
+ * Routes that need a key say so with `config: { access: 'apiKey' }` (see access.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'

@@ -2,7 +2,10 @@
  * The one error handler: every failure leaves as `{error, message}` with the spec's status.
  * Lectern errors carry their own code; Fastify's validation and body errors map to 400/413;
  * anything unexpected is a 500 that names the request ID and nothing about the internals.
+ * Requests Node's HTTP parser refuses before Fastify sees them get the same body shape
+ * (`clientErrorHandler`, a Fastify option).
  */
+import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { isDiskFull } from '../../src/disk-full.js'
@@ -31,6 +34,28 @@ function diskFullError(err: unknown, request: FastifyRequest): LecternError | un
   if (isLecternError(err) || !isDiskFull(err, request.server.runtime.store.paths.root)) return undefined
   request.log.error({ err }, 'a write failed: the data volume is full')
   return new LecternError('disk_full', 'The server\'s disk is full: this request needed to write and could not. Reads keep working; retry once an operator has freed space.')
+}
+
+const CLIENT_ERRORS: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: 'The request line and headers are over the 16 KB the server reads; shorten the URL or the headers.',
+  ERR_HTTP_REQUEST_TIMEOUT: 'The request did not arrive in time; send it again.',
+}
+
+/**
+ * A request that never reached a route: headers over Node's limit, a request that is not HTTP,
+ * one that did not arrive in time. The answer is 400 validation_error, since the spec knows no
+ * 431 or 408 and the client has to change or resend the request either way; the request itself
+ * is never echoed.
+ */
+export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const error = new LecternError('validation_error', CLIENT_ERRORS[err.code ?? ''] ?? 'The request is not valid HTTP.')
+  const body = JSON.stringify(error.toBody())
+  this.log.debug({ code: err.code }, 'refused a malformed request')
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${error.status} Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+  }
+  socket.destroy()
 }
 
 async function errors(app: FastifyInstance): Promise<void> {

@@ -1,8 +1,11 @@
 /**
  * Applies the rate limiter to every API request (not to liveness probes): keyed callers are
- * counted per key, anonymous ones per client address. Every counted response carries the
- * RateLimit-* headers; past the limit, 429 with Retry-After. /mcp is counted per tool call
- * instead (see routes/mcp.ts), so a refusal reaches the model as a readable tool result.
+ * counted per key, signed-in users (a valid session cookie) per user, both under the keyed
+ * limit, and anonymous callers per client address. A session has a bucket of its own because
+ * behind a reverse proxy or NAT everyone shares an address: anonymous traffic must never use up
+ * an admin's requests. Every counted response carries the RateLimit-* headers; past the limit,
+ * 429 with Retry-After. /mcp is counted per tool call instead (see routes/mcp.ts), so a refusal
+ * reaches the model as a readable tool result.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -20,8 +23,11 @@ const EXEMPT = new Set(['/api/health', '/api/ready', '/ping', '/mcp'])
 
 async function rateLimit(app: FastifyInstance, options: { limits: RateLimitSettings }): Promise<void> {
   const limiter = new RateLimiter(options.limits)
-  const take = (request: FastifyRequest) =>
-    limiter.take(request.apiKey ? `key:${request.apiKey.id}` : `ip:${request.ip}`, request.apiKey !== null)
+  const take = (request: FastifyRequest) => {
+    if (request.apiKey) return limiter.take(`key:${request.apiKey.id}`, true)
+    if (request.user) return limiter.take(`user:${request.user.id}`, true)
+    return limiter.take(`ip:${request.ip}`, false)
+  }
   app.decorate('rateLimiter', { take })
   app.addHook('onRequest', async (request, reply) => {
     if (EXEMPT.has(request.url.split('?')[0])) return
@@ -34,10 +40,10 @@ async function rateLimit(app: FastifyInstance, options: { limits: RateLimitSetti
       reply.header('Retry-After', decision.retryAfter)
       throw new LecternError(
         'rate_limit_exceeded',
-        `Rate limit of ${decision.limit} requests per ${options.limits.windowSeconds} s exceeded; retry in ${decision.retryAfter} s${request.apiKey ? '' : ', or send an API key for a higher limit'}.`,
+        `Rate limit of ${decision.limit} requests per ${options.limits.windowSeconds} s exceeded; retry in ${decision.retryAfter} s${request.apiKey || request.user ? '' : ', or send an API key for a higher limit'}.`,
       )
     }
   })
 }
 
-export default fp(rateLimit, { name: 'lectern-rate-limit', dependencies: ['lectern-auth'] })
+export default fp(rateLimit, { name: 'lectern-rate-limit', dependencies: ['lectern-auth', 'lectern-session'] })

@@ -1,6 +1,7 @@
 /**
  * Admin sessions: `POST /api/auth/login` sets an HttpOnly, SameSite=Strict cookie (Secure when
- * the request came over TLS); routes that need an admin say so with `app.requireAdmin`.
+ * the request came over TLS); routes that need an admin say so with `config: { access: 'admin' }`
+ * (see access.ts).
  */
 import cookie from '@fastify/cookie'
 import type { FastifyInstance, FastifyRequest } from 'fastify'

@@ -33,7 +33,7 @@ export default async function backupRoutes(app: FastifyInstance, options: Backup
     // The database closes after this hook: let a running backup finish its snapshot first.
     await runner.idle()
   })
-  const admin = { preHandler: app.requireAdmin }
+  const admin = { config: { access: 'admin' as const } }
 
   app.post('/backup', admin, async (_request, reply) => {
     const { startedAt, done } = runner.start({ trigger: 'manual' })

@@ -37,7 +37,7 @@ async function handlePost(app: FastifyInstance, pool: PooledServer[], request: F
     client: clientKind(request.headers['x-context7-source'], 'mcp-client'),
     takeRateLimit: () => {
       const decision = app.rateLimiter.take(request)
-      return decision.allowed ? undefined : `Rate limit exceeded: retry in ${decision.retryAfter} s${request.apiKey ? '' : ', or use an API key for a higher limit'}.`
+      return decision.allowed ? undefined : `Rate limit exceeded: retry in ${decision.retryAfter} s${request.apiKey || request.user ? '' : ', or use an API key for a higher limit'}.`
     },
   }
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })

@@ -3,14 +3,16 @@
  * `libraries/<n>.json` per library, each an ImportLibrary. Reading treats the zip as hostile:
  * entries are read one at a time from disk (never the whole archive in memory), and a name
  * that is absolute or climbs out with `..`, a symlink, an entry over the size cap, a
- * compression ratio only a zip bomb has, a total over the uncompressed cap, a duplicate entry
- * or text that is not UTF-8 rejects the whole bundle before anything is stored.
+ * compression ratio only a zip bomb has, a total over the uncompressed cap, a duplicate entry,
+ * an entry whose bytes do not match the size its headers declare, JSON nested too deep or text
+ * that is not UTF-8 rejects the whole bundle before anything is stored.
  */
 import fs from 'node:fs'
 import { once } from 'node:events'
 import yauzl from 'yauzl'
 import yazl from 'yazl'
 import { LecternError } from '../errors.js'
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-text.js'
 import type { ImportLibrary } from './payload.js'
 
 export const BUNDLE_FORMAT = 'lectern-libraries'
@@ -103,15 +105,21 @@ async function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, budget: { left:
   )
   const chunks: Buffer[] = []
   let size = 0
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    size += chunk.length
-    budget.left -= chunk.length
-    // The headers could lie; the inflated bytes themselves are counted too.
-    if (size > BUNDLE_LIMITS.maxEntryBytes || budget.left < 0) {
-      ;(stream as unknown as { destroy(): void }).destroy()
-      throw unsafe(`${entry.fileName} inflates past the size cap (a zip bomb?)`)
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      size += chunk.length
+      budget.left -= chunk.length
+      // The headers could lie; the inflated bytes themselves are counted too.
+      if (size > BUNDLE_LIMITS.maxEntryBytes || budget.left < 0) {
+        ;(stream as unknown as { destroy(): void }).destroy()
+        throw unsafe(`${entry.fileName} inflates past the size cap (a zip bomb?)`)
+      }
+      chunks.push(chunk)
     }
-    chunks.push(chunk)
+  } catch (err) {
+    // yauzl checks the bytes against the sizes the headers declare, and zlib the deflate stream.
+    if (err instanceof LecternError) throw err
+    throw unsafe(`${entry.fileName} is damaged: ${(err as Error).message}`)
   }
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks))
@@ -157,6 +165,7 @@ export async function readBundle(file: string, onLibrary: (raw: unknown, entry: 
       }
       checkEntry(entry, seen, declared)
       const textOf = await readEntry(zip, entry, budget)
+      if (nestsDeeperThan(textOf, MAX_JSON_DEPTH)) throw unsafe(`${entry.fileName} nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`)
       let parsed: unknown
       try {
         parsed = JSON.parse(textOf)

@@ -87,19 +87,25 @@ export const projectOf = (raw: unknown): string =>
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
-/** The first string anywhere in `value` that is not well-formed Unicode (a lone surrogate), as a path. */
-function illFormedPath(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path || 'value' : undefined
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = illFormedPath(value[i], `${path}[${i}]`)
-      if (found) return found
+/**
+ * The first string anywhere in `root` that is not well-formed Unicode (a lone surrogate), as a
+ * path. The walk keeps its own stack, so no nesting of the payload can overflow the call stack.
+ */
+function illFormedPath(root: unknown): string | undefined {
+  const pending: Array<{ value: unknown; path: string }> = [{ value: root, path: '' }]
+  while (pending.length > 0) {
+    const { value, path } = pending.pop()!
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) return path || 'value'
+      continue
     }
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, child] of Object.entries(value)) {
-      const found = illFormedPath(child, path ? `${path}.${key}` : key)
-      if (found) return found
-    }
+    const children: Array<{ value: unknown; path: string }> = Array.isArray(value)
+      ? value.map((child, i) => ({ value: child, path: `${path}[${i}]` }))
+      : value !== null && typeof value === 'object'
+        ? Object.entries(value).map(([key, child]) => ({ value: child, path: path ? `${path}.${key}` : key }))
+        : []
+    // Reversed onto the stack, so strings are met in document order.
+    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i])
   }
   return undefined
 }
@@ -151,7 +157,7 @@ export function checkLibrary(raw: unknown): Checked {
   } catch (err) {
     return fail(`invalid: ${(err as Error).message}`)
   }
-  const bad = illFormedPath(lib, '')
+  const bad = illFormedPath(lib)
   if (bad) return fail(`invalid: ${bad} is not valid UTF-8 text (it holds a lone surrogate)`)
   const count = lib.codeSnippets.length + lib.infoSnippets.length
   if (count === 0) return fail('invalid: the library has no snippets')

@@ -2,13 +2,15 @@
  * The `ingest-git` job: clone (shallow, real git), find the docs, read context7.json, build and
  * finalize a snippet set for one library version. The clone lives under `repos/` only while the
  * job runs (the worker removes it however the job ends); the token reaches git through the
- * environment and is never written to disk.
+ * environment and is never written to disk. In cloud mode every git command checks the remote
+ * against the private-address guard again, since DNS may answer differently than at submission.
  */
 import fs from 'node:fs/promises'
 import { z } from 'zod'
 import type { EmbedderPool } from '../embed/pool.js'
 import { LecternError } from '../errors.js'
 import { jobWorkDir } from '../paths.js'
+import type { AddressGuard } from '../sources/address-guard.js'
 import { parseRepoUrl, type RepoKind } from '../sources/repo-url.js'
 import { discoverDocs, readRepoConfig, type DiscoveredFile, type RepoConfig } from '../sources/discover.js'
 import { discoverSourceFiles } from '../sources/discover-source.js'
@@ -68,29 +70,29 @@ async function readDocuments(files: Array<{ path: string; absPath: string }>): P
   return Promise.all(files.map(async (f) => ({ path: f.path, text: await fs.readFile(f.absPath, 'utf8') })))
 }
 
-export function createGitJobHandler(store: Store, embedders: EmbedderPool): JobHandler {
+export function createGitJobHandler(store: Store, embedders: EmbedderPool, guard: AddressGuard | undefined): JobHandler {
   return async (ctx: JobContext) => {
     const payload = gitJobPayload.parse(ctx.job.payload)
     const library = ctx.job.libraryPk === null ? undefined : store.libraries.byPk(ctx.job.libraryPk)
     const version = ctx.job.versionPk === null ? undefined : store.libraries.versionByPk(ctx.job.versionPk)
     if (!library || !version) throw new LecternError('library_not_found', 'The library of this job was removed.')
-    const repo = parseRepoUrl(payload.repoUrl, payload.repoKind as RepoKind)
+    const repo = parseRepoUrl(payload.repoUrl, payload.repoKind as RepoKind, { httpOnly: guard !== undefined })
     const token = gitToken(store, ctx.job.secret, repo.host)
     if (version.tag !== '') {
       // A version is a tag: one the remote lacks fails as tag_not_found, naming the tags there are.
       ctx.progress(`checking that tag ${version.tag} exists`)
-      await requireRemoteTag({ cloneUrl: repo.cloneUrl, tag: version.tag, token, libraryId: library.id, signal: ctx.signal })
+      await requireRemoteTag({ cloneUrl: repo.cloneUrl, tag: version.tag, token, libraryId: library.id, signal: ctx.signal, guard })
     }
     if (!payload.force && version.currentSet !== null && version.commitSha) {
       ctx.progress(`checking ${repo.cloneUrl} for new commits`)
-      const head = await lsRemoteHead(repo.cloneUrl, payload.ref, token, undefined, { signal: ctx.signal })
+      const head = await lsRemoteHead(repo.cloneUrl, payload.ref, token, undefined, { signal: ctx.signal, guard })
       if (head === version.commitSha) return `unchanged at ${head.slice(0, 12)}; the live snippets stay`
     }
     // The worker removes the work directory before and after the job, however it ends.
     const workDir = jobWorkDir(store.paths, ctx.job.pk)
     await fs.mkdir(store.paths.repos, { recursive: true })
     ctx.progress(`cloning ${repo.cloneUrl}`)
-    const clone = await cloneRepo({ cloneUrl: repo.cloneUrl, destDir: workDir, ref: payload.ref, token, signal: ctx.signal })
+    const clone = await cloneRepo({ cloneUrl: repo.cloneUrl, destDir: workDir, ref: payload.ref, token, signal: ctx.signal, guard })
     const log = (message: string) => ctx.log.info({ jobId: ctx.job.pk, libraryId: library.id }, message)
     const config = { ...(await readRepoConfig(workDir, log)), skipVersionFiltering: payload.skipVersionFiltering ?? false }
     const generateDocs = library.options.generateDocs === true

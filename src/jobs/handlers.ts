@@ -7,6 +7,7 @@ import { createImportJobHandler, IMPORT_JOB } from '../airgap/import.js'
 import type { LecternConfig } from '../config.js'
 import type { EmbedderPool } from '../embed/pool.js'
 import { failSoftly, type Softly } from '../housekeeping.js'
+import { addressGuard } from '../sources/address-guard.js'
 import type { HttpClient } from '../sources/http.js'
 import type { Store } from '../store/index.js'
 import { createGitJobHandler, GIT_JOB } from './git-job.js'
@@ -30,7 +31,7 @@ export interface HandlerServices {
 
 export function createJobHandlers(s: HandlerServices): Record<string, JobHandler> {
   return {
-    [GIT_JOB]: createGitJobHandler(s.store, s.embedders),
+    [GIT_JOB]: createGitJobHandler(s.store, s.embedders, addressGuard(s.config.mode, s.config.fetch.allow)),
     [SOURCE_JOB]: createSourceJobHandler(s.store, s.embedders, s.http, s.config.chromium.path),
     [REBUILD_VECTORS_JOB]: createVectorRebuildHandler(s.store, s.embedders, s.forgetSet),
     [IMPORT_JOB]: createImportJobHandler(s.store, s.embedders),

@@ -7,6 +7,8 @@ import { LOCAL, type Caller } from '../access.js'
 import { LecternError } from '../errors.js'
 import { formatLibraryId, isValidVersion, parseLibraryId } from '../library-id.js'
 import { findLibrary, findVersion } from '../search/resolve.js'
+import type { AddressGuard } from '../sources/address-guard.js'
+import { admitGitRemote } from '../sources/git-guard.js'
 import { requireRemoteTag } from '../sources/git-tags.js'
 import { isSafeRefName, parseRepoUrl, type RepoKind } from '../sources/repo-url.js'
 import type { Store } from '../store/index.js'
@@ -52,16 +54,24 @@ export interface QueuedJob {
 
 /**
  * Ingests a git tag of a git library as its own version, served at /owner/repo/<tag>. The tag is
- * looked up at the remote first (`git ls-remote`): an unknown one creates nothing and queues nothing.
+ * looked up at the remote first (`git ls-remote`, behind the address guard in cloud mode): an
+ * unknown one creates nothing and queues nothing.
  */
-export async function addVersion(store: Store, rawId: string, tag: string, title: string | undefined, caller: Caller): Promise<QueuedJob> {
+export async function addVersion(
+  store: Store,
+  rawId: string,
+  tag: string,
+  title: string | undefined,
+  caller: Caller,
+  guard: AddressGuard | undefined,
+): Promise<QueuedJob> {
   const { library } = findLibrary(store.libraries, parseLibraryId(rawId).id, caller)
   if (!isGitLibrary(library)) {
     throw new LecternError('validation_error', `Versions come from git tags; ${library.id} is a ${library.sourceType} library.`)
   }
   if (!isValidVersion(tag) || !isSafeRefName(tag)) throw new LecternError('validation_error', `"${tag}" is not a valid version tag.`)
-  const repo = parseRepoUrl(library.sourceUrl, library.sourceType as RepoKind)
-  await requireRemoteTag({ cloneUrl: repo.cloneUrl, tag, token: gitToken(store, null, repo.host), libraryId: library.id })
+  const repo = parseRepoUrl(library.sourceUrl, library.sourceType as RepoKind, { httpOnly: guard !== undefined })
+  await requireRemoteTag({ cloneUrl: repo.cloneUrl, tag, token: gitToken(store, null, repo.host), libraryId: library.id, guard })
   const version = store.libraries.ensureVersion(library.pk, tag, title)
   refuseIfBusy(store, library, version)
   const job = gitJob(store, library, version, { ref: tag })
@@ -89,7 +99,8 @@ export interface RefreshRequest {
   force?: boolean
 }
 
-export function refreshLibrary(store: Store, request: RefreshRequest, caller: Caller): QueuedJob {
+/** In cloud mode (`guard`) a git library's remote must still be http(s) and not resolve to a private address. */
+export async function refreshLibrary(store: Store, request: RefreshRequest, caller: Caller, guard: AddressGuard | undefined): Promise<QueuedJob> {
   const { ref, library } = findLibrary(store.libraries, request.libraryName, caller)
   if (library.isImported) {
     throw new LecternError('forbidden', 'Imported libraries cannot be refreshed; export again and import with force.')
@@ -102,6 +113,10 @@ export function refreshLibrary(store: Store, request: RefreshRequest, caller: Ca
     if (request.branch !== undefined && !isSafeRefName(request.branch)) {
       throw new LecternError('validation_error', `"${request.branch}" is not a valid branch name.`)
     }
+    const repo = parseRepoUrl(library.sourceUrl, library.sourceType as RepoKind, { httpOnly: guard !== undefined })
+    await admitGitRemote(repo.cloneUrl, guard)
+    // Again: another job may have been queued while the host was resolved.
+    refuseIfBusy(store, library, version)
     const refName = version.tag || request.branch || (typeof library.options.ref === 'string' ? library.options.ref : undefined)
     job = gitJob(store, library, version, { ref: refName, token: request.gitToken?.trim() || undefined, force: request.force })
   } else {
@@ -118,14 +133,19 @@ export function refreshLibrary(store: Store, request: RefreshRequest, caller: Ca
 }
 
 /** Refreshes every library whose default version was last updated before `olderThanMs` ago. */
-export function refreshStale(store: Store, olderThanMs: number, now = Date.now()): { queued: QueuedJob[]; skipped: Array<{ libraryId: string; reason: string }> } {
+export async function refreshStale(
+  store: Store,
+  olderThanMs: number,
+  guard: AddressGuard | undefined,
+  now = Date.now(),
+): Promise<{ queued: QueuedJob[]; skipped: Array<{ libraryId: string; reason: string }> }> {
   const queued: QueuedJob[] = []
   const skipped: Array<{ libraryId: string; reason: string }> = []
   for (const library of store.libraries.list()) {
     const main = store.libraries.version(library.pk, '')
     if (!main || now - Date.parse(main.updatedAt) < olderThanMs) continue
     try {
-      queued.push(refreshLibrary(store, { libraryName: library.id }, LOCAL))
+      queued.push(await refreshLibrary(store, { libraryName: library.id }, LOCAL, guard))
     } catch (err) {
       skipped.push({ libraryId: library.id, reason: err instanceof Error ? err.message : String(err) })
     }

@@ -11,20 +11,13 @@ import path from 'node:path'
 import { LecternError } from '../errors.js'
 import { slugifySegment } from '../library-id.js'
 import type { OpenApiSpec } from '../sources/openapi.js'
+import { parseSourceUrl } from '../sources/source-url.js'
 import { removeOtherUploads, saveUpload, uploadExtension } from '../sources/uploads.js'
 import type { Store } from '../store/index.js'
 import { failedVersionOf, submitSource, type Submitted } from './submit.js'
 
 export function openApiUrlLibraryId(url: string): string {
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    throw new LecternError('validation_error', `Invalid OpenAPI URL: ${url}`)
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new LecternError('validation_error', `An OpenAPI URL must be http or https, not ${parsed.protocol}`)
-  }
+  const parsed = parseSourceUrl(url, 'The OpenAPI URL')
   const withoutExtension = parsed.pathname.replace(/\.[^./]+$/, '')
   return `/docs/${slugifySegment(`${parsed.host}${withoutExtension}`)}`
 }

@@ -6,6 +6,8 @@
  * retries it, with the new submission's source and options, and answers as a fresh add.
  */
 import { LecternError } from '../errors.js'
+import type { AddressGuard } from '../sources/address-guard.js'
+import { admitGitRemote } from '../sources/git-guard.js'
 import { parseRepoUrl, type RepoKind } from '../sources/repo-url.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
@@ -57,8 +59,10 @@ function createOrRetry(store: Store, input: NewLibrary, refusal: string): { libr
   return { library, version: store.libraries.version(existing.pk, '')! }
 }
 
-export function submitRepository(store: Store, input: RepositorySubmission): Submitted {
-  const repo = parseRepoUrl(input.docsRepoUrl, input.kind)
+/** In cloud mode (`guard`) the remote must be http(s) and not resolve to a private address. */
+export async function submitRepository(store: Store, input: RepositorySubmission, guard: AddressGuard | undefined): Promise<Submitted> {
+  const repo = parseRepoUrl(input.docsRepoUrl, input.kind, { httpOnly: guard !== undefined })
+  await admitGitRemote(repo.cloneUrl, guard)
   const token = input.gitToken?.trim() ? input.gitToken.trim() : undefined
   const submit = store.db.transaction(() => {
     const newLibrary: NewLibrary = {

@@ -9,8 +9,8 @@
  * directory is removed.
  *
  * A full disk never stops the loop: a job that runs out of space fails with `disk_full`; an
- * outcome the database cannot take yet is kept and written before the next claim; a claim that
- * fails is retried at the next poll.
+ * outcome the database cannot take yet is kept, with its version's settling, and written at the
+ * next poll (before any claim); a claim that fails is retried at the next poll.
  */
 import fs from 'node:fs/promises'
 import { asDiskFull } from '../disk-full.js'
@@ -191,15 +191,26 @@ export class Worker {
     }
     this.current = undefined
     await removeWorkDir()
+    const end = () => this.end(job, outcome, log)
     try {
-      outcome()
+      end()
     } catch (err) {
-      this.unrecorded = outcome
+      // Retried at every poll, so the version leaves `processing` as soon as the database takes it.
+      this.unrecorded = end
       log.error({ err }, 'could not record how the job ended; retrying before the next job')
-      return
     }
-    try {
+  }
+
+  /**
+   * Records the outcome and settles the version in one transaction (both or neither, so a retry
+   * repeats both); then the onJobEnd tidying, which fails soft.
+   */
+  private end(job: Job, outcome: () => void, log: JobLog): void {
+    this.store.db.transaction(() => {
+      outcome()
       if (job.versionPk !== null) this.settleVersion(job.versionPk)
+    })()
+    try {
       const ended = this.store.jobs.byPk(job.pk)
       if (ended) this.options.onJobEnd?.(ended)
     } catch (err) {

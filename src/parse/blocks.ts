@@ -55,7 +55,7 @@ export interface AssembleOptions {
   declaredTitle?: string
   /**
    * How the page's site names heading anchors: `github` (github-slugger, as GitHub, Docusaurus
-   * and MkDocs do) or `docutils` (reStructuredText section ids).
+   * and MkDocs do) or `docutils` (Sphinx section ids, for reStructuredText and MyST pages).
    */
   anchors?: 'github' | 'docutils'
 }

@@ -4,6 +4,7 @@
 import { parseNotebook } from './ipynb.js'
 import { parseMarkdown } from './markdown.js'
 import { parseRst } from './rst.js'
+import { inSphinxSite } from './sphinx-site.js'
 import type { ParseContext, ParsedSnippet, SourceDocument } from './types.js'
 
 const READERS: Record<string, (doc: SourceDocument, context: ParseContext) => ParsedSnippet[]> = {
@@ -35,8 +36,7 @@ export function parseDocument(doc: SourceDocument, context: ParseContext = {}): 
   return read ? read(doc, context) : []
 }
 
+/** A page Sphinx reads as reStructuredText by its suffix (Django's are `.txt`). */
 function isSphinxPage(path: string, extension: string, context: ParseContext): boolean {
-  const sphinx = context.sphinx
-  if (!sphinx || !sphinx.suffixes.includes(extension)) return false
-  return sphinx.root === '' || path.startsWith(`${sphinx.root}/`)
+  return context.sphinx?.suffixes.includes(extension) === true && inSphinxSite(path, context)
 }

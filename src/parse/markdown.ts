@@ -27,6 +27,7 @@ import { GROUP_META, normalizeDialects } from './markdown-dialects.js'
 import { expandIncludes, includesOf } from './markdown-includes.js'
 import { exportedMetadata, propsMarkdown, readLiteral } from './mdx-props.js'
 import { rstBlocks } from './rst.js'
+import { inSphinxSite } from './sphinx-site.js'
 import type { ParseContext, ParsedSnippet, SourceDocument } from './types.js'
 
 export interface MarkdownOptions {
@@ -56,7 +57,8 @@ const MYST_ADMONITIONS = new Set([
 
 export function parseMarkdown(doc: SourceDocument, opts: MarkdownOptions, context: ParseContext = {}): ParsedSnippet[] {
   const { blocks, declaredTitle } = markdownBlocks(doc.text, opts, { ...context, path: doc.path })
-  return assembleSnippets(blocks, { path: doc.path, declaredTitle })
+  // MyST pages of a Sphinx site are rendered by docutils, which names their sections.
+  return assembleSnippets(blocks, { path: doc.path, declaredTitle, anchors: inSphinxSite(doc.path, context) ? 'docutils' : 'github' })
 }
 
 /**

@@ -5,11 +5,23 @@
  * distinct material. The best snippet is always kept, even alone over budget, so an answer is
  * never empty. Exact duplicates never get here: ingest keeps one snippet per distinct body.
  */
+import { LecternError } from '../errors.js'
 import type { StoredSnippet } from '../store/snippets.js'
 
 export const DEFAULT_TOKENS = 5000
 export const MIN_TOKENS = 500
 export const MAX_TOKENS = 50_000
+
+/**
+ * Refuses a budget that is not a whole number from MIN_TOKENS to MAX_TOKENS. The REST schema
+ * says the same, but its validator turns "Infinity" and "1e309" into Infinity and skips range
+ * checks for numbers that are not finite, so the rule is kept here, where the budget is used.
+ */
+export function checkTokenBudget(tokens: number): void {
+  if (!Number.isSafeInteger(tokens) || tokens < MIN_TOKENS || tokens > MAX_TOKENS) {
+    throw new LecternError('validation_error', `tokens must be a whole number from ${MIN_TOKENS} to ${MAX_TOKENS}.`)
+  }
+}
 /** Tokens of the separator between two rendered snippets. */
 export const SEPARATOR_TOKENS = 12
 

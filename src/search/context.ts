@@ -14,7 +14,7 @@ import type { Store } from '../store/index.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
 import type { SnippetSet, StoredSnippet } from '../store/snippets.js'
 import { questionTerms } from '../text/terms.js'
-import { packSnippets } from './budget.js'
+import { checkTokenBudget, packSnippets } from './budget.js'
 import { fuseRankings, type RankedPk } from './fusion.js'
 import { LexicalIndex } from './lexical-index.js'
 import { libraryNotFound, resolveLibraryVersion } from './resolve.js'
@@ -91,6 +91,7 @@ export class Retriever {
   ) {}
 
   async getContext(request: ContextRequest): Promise<ContextAnswer> {
+    checkTokenBudget(request.tokens)
     const { library, version, set } = this.resolve(request.libraryId, request.caller)
     const setPk = set.pk
     let snippets: StoredSnippet[]

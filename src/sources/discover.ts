@@ -63,7 +63,10 @@ const META_STEMS = new Set([
  * and announcements, and would outrank the docs of today for many questions. Left out anywhere,
  * unless context7.json's `folders` names them.
  */
-const NOISE_DIRS = new Set(['changes', 'changelog', 'changelogs', 'release-notes', 'release_notes', 'releasenotes', 'releases', 'news', 'whatsnew', 'whats-new', 'blog', 'blogs', 'posts'])
+const NOISE_DIRS = new Set([
+  'changes', 'changelog', 'changelogs', 'release-notes', 'release_notes', 'releasenotes', 'releases', 'latest-releases',
+  'announce', 'announcements', 'release-announcements', 'news', 'whatsnew', 'whats-new', 'blog', 'blogs', 'posts',
+])
 const NOISE_STEM = /^(change[-_]?logs?|changes|history|news|release[-_]?notes?|releases|whats?[-_]?new|what-s-new)$/i
 
 /** English is left out: an `.en` copy is the content we want. */

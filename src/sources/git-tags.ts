@@ -4,6 +4,7 @@
  * than failing later as an unreadable source.
  */
 import { LecternError } from '../errors.js'
+import type { AddressGuard } from './address-guard.js'
 import { listRemoteTags } from './git.js'
 
 /** How many tags a refusal names: enough to spot the right one, short enough to read. */
@@ -16,10 +17,12 @@ export interface RemoteTag {
   /** The library the tag is asked for, named in the refusal (never the clone URL). */
   libraryId: string
   signal?: AbortSignal
+  /** Cloud mode: the remote passes the private-address guard first. */
+  guard?: AddressGuard
 }
 
 export async function requireRemoteTag(request: RemoteTag): Promise<void> {
-  const tags = await listRemoteTags(request.cloneUrl, request.token, undefined, { signal: request.signal })
+  const tags = await listRemoteTags(request.cloneUrl, request.token, undefined, { signal: request.signal, guard: request.guard })
   if (!tags.includes(request.tag)) throw tagNotFound(request.libraryId, request.tag, tags)
 }
 

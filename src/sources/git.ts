@@ -2,12 +2,15 @@
  * Runs the real git through execa with argument arrays, never a shell string. An access token
  * travels only as an `http.extraHeader` set through GIT_CONFIG_* environment variables: it is
  * never in a URL, an argument list, `.git/config` or an error message (git's stderr is redacted
- * before it is quoted).
+ * before it is quoted). With an address guard (cloud mode) every command that reaches the remote
+ * checks it first and runs pinned to the checked addresses (git-guard.ts).
  */
 import { rm, stat } from 'node:fs/promises'
 import { execa, ExecaError } from 'execa'
 import { isDiskFull } from '../disk-full.js'
 import { LecternError } from '../errors.js'
+import type { AddressGuard } from './address-guard.js'
+import { guardGitRemote, type GitConfigEntry } from './git-guard.js'
 import { isSafeRefName } from './repo-url.js'
 
 export interface CloneOptions {
@@ -20,6 +23,8 @@ export interface CloneOptions {
   env?: NodeJS.ProcessEnv
   signal?: AbortSignal
   timeoutMs?: number
+  /** Cloud mode: the remote must pass the private-address guard, and git stays on what it checked. */
+  guard?: AddressGuard
 }
 
 export interface CloneResult {
@@ -31,6 +36,8 @@ export interface CloneResult {
 export interface RemoteControl {
   signal?: AbortSignal
   timeoutMs?: number
+  /** Cloud mode: the remote must pass the private-address guard, and git stays on what it checked. */
+  guard?: AddressGuard
 }
 
 const DEFAULT_CLONE_TIMEOUT_MS = 10 * 60_000
@@ -48,16 +55,20 @@ interface GitRun {
   cwd?: string
   signal?: AbortSignal
   timeoutMs: number
+  /** Redirects are not followed (cloud mode), so a redirect answer is explained as such. */
+  guarded: boolean
 }
 
 export async function cloneRepo(opts: CloneOptions): Promise<CloneResult> {
   if (opts.ref !== undefined) assertSafeRef(opts.ref)
+  const guardConfig = opts.guard ? await guardGitRemote(opts.cloneUrl, opts.guard) : []
   const run: GitRun = {
     label: `git clone of ${redact(opts.cloneUrl, opts.token)}`,
-    env: buildGitEnv({ ...process.env, ...opts.env }, opts.token),
+    env: buildGitEnv({ ...process.env, ...opts.env }, opts.token, guardConfig),
     token: opts.token,
     signal: opts.signal,
     timeoutMs: opts.timeoutMs ?? DEFAULT_CLONE_TIMEOUT_MS,
+    guarded: opts.guard !== undefined,
   }
   const branchArgs = opts.ref === undefined ? [] : ['--branch', opts.ref]
   const existedBefore = await pathExists(opts.destDir)
@@ -82,7 +93,7 @@ export async function lsRemoteHead(
   control: RemoteControl = {},
 ): Promise<string> {
   if (ref !== undefined) assertSafeRef(ref)
-  const run = remoteRun(cloneUrl, token, env, control)
+  const run = await remoteRun(cloneUrl, token, env, control)
   const patterns = ref === undefined ? ['HEAD'] : [`refs/heads/${ref}`, `refs/tags/${ref}`, `refs/tags/${ref}^{}`]
   const refs = parseLsRemote(await runGit(['ls-remote', '--', cloneUrl, ...patterns], run))
   // Branches win over tags, as with `git clone --branch`; a peeled tag names the commit a clone checks out.
@@ -101,18 +112,20 @@ export async function listRemoteTags(
   env?: NodeJS.ProcessEnv,
   control: RemoteControl = {},
 ): Promise<string[]> {
-  const run = remoteRun(cloneUrl, token, env, control)
+  const run = await remoteRun(cloneUrl, token, env, control)
   const refs = parseLsRemote(await runGit(['ls-remote', '--tags', '--refs', '--', cloneUrl], run))
   return [...refs.keys()].map((name) => name.slice('refs/tags/'.length))
 }
 
-function remoteRun(cloneUrl: string, token: string | undefined, env: NodeJS.ProcessEnv | undefined, control: RemoteControl): GitRun {
+async function remoteRun(cloneUrl: string, token: string | undefined, env: NodeJS.ProcessEnv | undefined, control: RemoteControl): Promise<GitRun> {
+  const guardConfig = control.guard ? await guardGitRemote(cloneUrl, control.guard) : []
   return {
     label: `git ls-remote of ${redact(cloneUrl, token)}`,
-    env: buildGitEnv({ ...process.env, ...env }, token),
+    env: buildGitEnv({ ...process.env, ...env }, token, guardConfig),
     token,
     signal: control.signal,
     timeoutMs: control.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS,
+    guarded: control.guard !== undefined,
   }
 }
 
@@ -150,16 +163,17 @@ async function pathExists(path: string): Promise<boolean> {
 
 /**
  * The environment git runs with: the inherited GIT_CONFIG_* entries renumbered from 0 (gaps
- * and stale keys dropped), then ours. No prompt can block a worker: terminal prompts are off,
+ * and stale keys dropped), then ours (`extra`, then the token's header), which win where a key
+ * takes one value. No prompt can block a worker: terminal prompts are off,
  * GIT_ASKPASS is empty (which also stops git falling back to SSH_ASKPASS) and ssh runs in batch mode.
  */
-export function buildGitEnv(base: NodeJS.ProcessEnv, token?: string): NodeJS.ProcessEnv {
+export function buildGitEnv(base: NodeJS.ProcessEnv, token?: string, extra: GitConfigEntry[] = []): NodeJS.ProcessEnv {
   const inherited = readConfigEntries(base)
   const env: NodeJS.ProcessEnv = {}
   for (const [key, value] of Object.entries(base)) {
     if (!/^GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)$/.test(key)) env[key] = value
   }
-  const entries = !token ? inherited : [...inherited, ['http.extraHeader', authorizationHeader(token)] as const]
+  const entries = [...inherited, ...extra, ...(token ? [['http.extraHeader', authorizationHeader(token)] as const] : [])]
   entries.forEach(([key, value], i) => {
     env[`GIT_CONFIG_KEY_${i}`] = key
     env[`GIT_CONFIG_VALUE_${i}`] = value
@@ -173,10 +187,10 @@ export function buildGitEnv(base: NodeJS.ProcessEnv, token?: string): NodeJS.Pro
   return env
 }
 
-function readConfigEntries(env: NodeJS.ProcessEnv): (readonly [string, string])[] {
+function readConfigEntries(env: NodeJS.ProcessEnv): GitConfigEntry[] {
   const count = Number(env.GIT_CONFIG_COUNT ?? 0)
   if (!Number.isSafeInteger(count) || count <= 0) return []
-  const entries: (readonly [string, string])[] = []
+  const entries: GitConfigEntry[] = []
   for (let i = 0; i < count; i++) {
     const key = env[`GIT_CONFIG_KEY_${i}`]
     if (key) entries.push([key, env[`GIT_CONFIG_VALUE_${i}`] ?? ''] as const)
@@ -259,6 +273,9 @@ function toLecternError(err: unknown, run: GitRun, stoppedBy: StopCause | undefi
   const detail = summarizeStderr(redact(String(err.stderr ?? ''), run.token))
   // Our disk, not the source: git says so in its own words ("No space left on device").
   if (isDiskFull(new Error(detail))) return new LecternError('disk_full', `${run.label} failed: the disk is full (${detail})`)
+  if (run.guarded && /returned error: 30\d/.test(detail)) {
+    return new LecternError('source_unreachable', `${run.label} failed: the server answered with a redirect, which is not followed in cloud mode; add the repository at the URL it redirects to.`)
+  }
   return new LecternError('source_unreachable', `${run.label} failed: ${detail || `git exited with code ${err.exitCode ?? 'unknown'}`}`)
 }
 

@@ -19,6 +19,8 @@ import { LecternError } from '../errors.js'
 import { BodyDecodeError, BodyTooLargeError, readBody } from '../net/body.js'
 import { OutboundDispatcher } from '../net/outbound.js'
 import { describeProxy, proxyFor, readProxySettings, type ProxySettings } from '../net/proxy.js'
+import { addressGuard, isAllowedAddress, privateAddressRefusal, type AddressGuard } from './address-guard.js'
+import { parseSourceUrl } from './source-url.js'
 
 export const USER_AGENT = 'Lectern/0.1 (self-hosted documentation indexer)'
 
@@ -31,7 +33,7 @@ export interface HttpClientOptions {
   /** Base of the exponential backoff between retries. */
   retryBaseMs?: number
   /** Refuse private, loopback and link-local addresses, except hosts or CIDRs listed here. */
-  guard?: { allow: string[] }
+  guard?: AddressGuard
   /** The outbound proxy; by default this process's HTTPS_PROXY, HTTP_PROXY and NO_PROXY. */
   proxy?: ProxySettings
 }
@@ -57,31 +59,9 @@ export interface HttpResponse {
 const RETRYABLE = new Set([408, 425, 429, 500, 502, 503, 504])
 /** Transport failures (refused, reset, timed out) worth another attempt; kept apart from the error body. */
 const retryableErrors = new WeakSet<object>()
-const BLOCKED_RANGES = new Set(['private', 'loopback', 'linkLocal', 'uniqueLocal', 'unspecified', 'broadcast', 'carrierGradeNat', 'reserved'])
 
 function sourceError(url: string, why: string, cause?: unknown): LecternError {
   return new LecternError('source_unreachable', `Fetching ${url} failed: ${why}`, {}, cause === undefined ? undefined : { cause })
-}
-
-/** Whether an address may be reached under the guard's allow-list. */
-export function isAllowedAddress(address: string, host: string, allow: string[]): boolean {
-  if (allow.includes(host)) return true
-  let ip: ipaddr.IPv4 | ipaddr.IPv6
-  try {
-    ip = ipaddr.process(address)
-  } catch {
-    return false
-  }
-  for (const entry of allow) {
-    if (!entry.includes('/')) continue
-    try {
-      const [range, bits] = ipaddr.parseCIDR(entry)
-      if (range.kind() === ip.kind() && ip.match([range, bits] as never)) return true
-    } catch {
-      // An allow-list entry that is not a CIDR names a host; it was compared above.
-    }
-  }
-  return !BLOCKED_RANGES.has(ip.range())
 }
 
 function guardedLookup(allow: string[]): LookupFunction {
@@ -149,19 +129,7 @@ export class HttpClient {
   }
 
   private checkUrl(url: string): string {
-    let parsed: URL
-    try {
-      parsed = new URL(url)
-    } catch {
-      throw new LecternError('validation_error', `Invalid URL: ${url}`)
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      throw new LecternError('validation_error', `Only http and https URLs can be fetched, not ${parsed.protocol}`)
-    }
-    if (parsed.username || parsed.password) {
-      throw new LecternError('validation_error', 'URLs with credentials are refused; use a connection token instead.')
-    }
-    return parsed.toString()
+    return parseSourceUrl(url, 'A URL to fetch').toString()
   }
 
   private async withRetries(url: string, options: RequestOptions): Promise<HttpResponse> {
@@ -233,7 +201,7 @@ export class HttpClient {
     } catch (err) {
       if (err instanceof LecternError) throw err
       const code = (err as NodeJS.ErrnoException).code
-      if (code === 'EPRIVATEADDRESS') throw refused(url, (err as Error).message)
+      if (code === 'EPRIVATEADDRESS') throw privateAddressRefusal(`Fetching ${url}`, (err as Error).message)
       if (options.signal?.aborted) throw options.signal.reason
       const reason = signal.aborted ? `no answer within ${this.options.timeoutMs} ms` : code && !code.startsWith('UND_ERR') ? code : (err as Error).message
       const failure = sourceError(url, proxy ? `${reason} (through the proxy ${describeProxy(proxy)})` : reason)
@@ -250,7 +218,7 @@ export class HttpClient {
   private async checkTarget(target: URL, url: string, proxied: boolean, allow: string[]): Promise<void> {
     const literal = target.hostname.replace(/^\[|\]$/g, '')
     if (ipaddr.isValid(literal)) {
-      if (!isAllowedAddress(literal, target.hostname, allow)) throw refused(url, `${literal} is a private address`)
+      if (!isAllowedAddress(literal, target.hostname, allow)) throw privateAddressRefusal(`Fetching ${url}`, `${literal} is a private address`)
       return
     }
     if (!proxied) return
@@ -261,15 +229,11 @@ export class HttpClient {
       throw sourceError(url, `${target.hostname} cannot be resolved here (${(err as NodeJS.ErrnoException).code ?? 'no address'}); in cloud mode a host is resolved and checked before the proxy is asked`)
     }
     const blocked = addresses.find((a) => !isAllowedAddress(a.address, target.hostname, allow))
-    if (blocked) throw refused(url, `${target.hostname} resolves to ${blocked.address}, a private address`)
+    if (blocked) throw privateAddressRefusal(`Fetching ${url}`, `${target.hostname} resolves to ${blocked.address}, a private address`)
   }
-}
-
-function refused(url: string, why: string): LecternError {
-  return new LecternError('forbidden', `Fetching ${url} refused: ${why}; an administrator can allow it with LECTERN_FETCH_ALLOW.`)
 }
 
 /** The client for a mode: cloud mode guards against private addresses, with the fetch.allow setting (LECTERN_FETCH_ALLOW) as the exceptions. */
 export function createHttpClient(mode: 'onprem' | 'cloud', allow: string[] = [], options: HttpClientOptions = {}): HttpClient {
-  return new HttpClient({ ...options, ...(mode === 'cloud' ? { guard: { allow } } : {}) })
+  return new HttpClient({ ...options, guard: addressGuard(mode, allow) })
 }

@@ -13,6 +13,7 @@ import type { SourceSubmission } from '../jobs/submit.js'
 import { readHtmlPage } from '../parse/html.js'
 import type { SourceDocument } from '../parse/types.js'
 import type { HttpResponse } from './http.js'
+import { parseSourceUrl } from './source-url.js'
 import type { SourceContext, SourceReader } from './types.js'
 import { isHtml, normalizePageUrl, pagePath } from './website.js'
 
@@ -69,7 +70,7 @@ export function llmstxtSubmission(url: string): SourceSubmission {
 function checkedSpec(input: unknown): Options {
   const parsed = llmstxtSpec.safeParse(input)
   if (!parsed.success) throw new LecternError('validation_error', `Invalid llms.txt source: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
-  if (!/^https?:$/.test(new URL(parsed.data.url).protocol)) throw new LecternError('validation_error', `Only http and https URLs can be fetched, not ${parsed.data.url}.`)
+  parseSourceUrl(parsed.data.url, 'The llms.txt URL')
   return parsed.data
 }
 

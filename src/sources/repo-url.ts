@@ -5,6 +5,7 @@
  * wrong field never reaches a response or a log line.
  */
 import { validationError } from '../errors.js'
+import { HTTP_REMOTES_ONLY } from './git-guard.js'
 
 export type RepoKind = 'github' | 'gitlab' | 'bitbucket' | 'git'
 
@@ -63,7 +64,12 @@ interface ProjectPath {
   branch?: string
 }
 
-export function parseRepoUrl(url: string, kind?: RepoKind): RepoRef {
+export interface ParseRepoOptions {
+  /** Cloud mode: only http(s) URLs, since only their connections can be checked and pinned. */
+  httpOnly?: boolean
+}
+
+export function parseRepoUrl(url: string, kind?: RepoKind, options: ParseRepoOptions = {}): RepoRef {
   const input = typeof url === 'string' ? url.trim() : ''
   if (input === '') throw validationError('Repository URL is empty.')
   if (input.length > MAX_URL_LENGTH) throw validationError(`Repository URL is longer than ${MAX_URL_LENGTH} characters.`)
@@ -72,7 +78,7 @@ export function parseRepoUrl(url: string, kind?: RepoKind): RepoRef {
   // WHATWG URL parsing silently resolves `..`, so the check has to look at the raw text.
   if (/(^|[/:])(\.|%2e){1,2}(?=[/?#]|$)/i.test(input)) throw validationError('Repository URL must not contain "." or ".." path segments.')
 
-  const location = locate(input)
+  const location = locate(input, options.httpOnly ?? false)
   const resolvedKind = resolveKind(location, kind)
   if (location.scheme === 'ssh' && resolvedKind !== 'git') {
     throw validationError(`SSH URLs are accepted only for generic git sources; use https://${location.host}/<owner>/<repo> for ${resolvedKind}.`)
@@ -81,7 +87,8 @@ export function parseRepoUrl(url: string, kind?: RepoKind): RepoRef {
   return buildRef(resolvedKind, location, project)
 }
 
-function locate(input: string): Location {
+function locate(input: string, httpOnly: boolean): Location {
+  if (httpOnly && !/^https?:\/\//i.test(input)) throw validationError(HTTP_REMOTES_ONLY)
   const scp = SCP_LIKE.exec(input)
   if (scp) {
     return { scheme: 'ssh', host: scp[2].toLowerCase(), segments: splitPath(scp[3]), verbatim: stripTrailingSlash(input) }

@@ -17,6 +17,7 @@ import type { SourceDocument } from '../parse/types.js'
 import { readHtmlPage } from '../parse/html.js'
 import { USER_AGENT, type HttpResponse } from './http.js'
 import { PageRenderer } from './renderer.js'
+import { parseSourceUrl } from './source-url.js'
 import type { FetchedSource, SourceContext, SourceReader } from './types.js'
 
 // robots-parser is CommonJS (`module.exports = fn`) while its types declare an ES default export;
@@ -89,9 +90,8 @@ function checkedSpec(input: unknown): Options {
   const parsed = websiteSpec.safeParse(input)
   if (!parsed.success) throw new LecternError('validation_error', `Invalid website source: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
   const { url, baseUrl } = parsed.data
-  for (const u of [url, baseUrl].filter(Boolean) as string[]) {
-    if (!/^https?:$/.test(new URL(u).protocol)) throw new LecternError('validation_error', `Only http and https sites can be crawled, not ${u}.`)
-  }
+  parseSourceUrl(url, 'The website URL')
+  if (baseUrl) parseSourceUrl(baseUrl, 'The base URL')
   if (baseUrl && !normalizePageUrl(url)!.startsWith(scopeOf(url, baseUrl))) {
     throw new LecternError('validation_error', `The start URL ${url} is outside the base URL ${baseUrl}.`)
   }

@@ -58,6 +58,29 @@ function renameEntry(file: string, from: string, to: string): void {
   fs.writeFileSync(file, bytes)
 }
 
+/**
+ * Rewrites the sizes the central directory declares for an entry (yazl writes the real ones
+ * there and zeros in the local header, followed by a data descriptor).
+ */
+function declareSizes(file: string, name: string, lie: (real: Sizes) => Sizes): void {
+  const bytes = fs.readFileSync(file)
+  for (let at = bytes.indexOf(CENTRAL_HEADER); at !== -1; at = bytes.indexOf(CENTRAL_HEADER, at + 4)) {
+    const nameLength = bytes.readUInt16LE(at + 28)
+    if (bytes.toString('latin1', at + 46, at + 46 + nameLength) !== name) continue
+    const declared = lie({ compressed: bytes.readUInt32LE(at + 20), uncompressed: bytes.readUInt32LE(at + 24) })
+    bytes.writeUInt32LE(declared.compressed, at + 20)
+    bytes.writeUInt32LE(declared.uncompressed, at + 24)
+    fs.writeFileSync(file, bytes)
+    return
+  }
+  throw new Error(`no central directory entry named ${name}`)
+}
+interface Sizes {
+  compressed: number
+  uncompressed: number
+}
+const CENTRAL_HEADER = Buffer.from([0x50, 0x4b, 0x01, 0x02])
+
 describe('hostile imports', () => {
   const defer = suiteTeardown()
   let app: FastifyInstance
@@ -125,6 +148,29 @@ describe('hostile imports', () => {
       { name: 'run.sh', data: Buffer.from('rm -rf /') },
     ])
     await expectBundleRejected(stray, /unexpected entry "run.sh"/)
+  })
+
+  it.each([
+    ['fewer inflated bytes than there are', (real: Sizes) => ({ ...real, uncompressed: 10 }), true, /libraries\/0001\.json is damaged: too many bytes/],
+    ['more inflated bytes than there are', (real: Sizes) => ({ ...real, uncompressed: real.uncompressed + 100 }), true, /libraries\/0001\.json is damaged: not enough bytes/],
+    ['fewer compressed bytes than there are', (real: Sizes) => ({ ...real, compressed: real.compressed - 16 }), true, /libraries\/0001\.json is damaged/],
+    ['a stored entry of another size than its bytes', (real: Sizes) => ({ ...real, uncompressed: 10 }), false, /size mismatch for stored file/],
+  ] as const)('rejects an entry whose headers declare %s, with 400 and nothing imported', async (what, lie, compress, message) => {
+    const file = await zipOf(path.join(work, `${what.replace(/\W+/g, '-')}.zip`), [
+      { name: 'manifest.json', data: manifest(['libraries/0001.json']) },
+      { name: 'libraries/0001.json', data: json(library('/acme/liar')), compress },
+    ])
+    declareSizes(file, 'libraries/0001.json', lie)
+    await expectBundleRejected(file, message)
+  })
+
+  it('rejects a bundle entry nested 100,000 levels deep', async () => {
+    const deep = Buffer.from(`{"project":"/acme/deep","codeSnippets":[],"infoSnippets":[],"extra":${'['.repeat(100_000)}${']'.repeat(100_000)}}`)
+    const file = await zipOf(path.join(work, 'deep.zip'), [
+      { name: 'manifest.json', data: manifest(['libraries/0001.json']) },
+      { name: 'libraries/0001.json', data: deep },
+    ])
+    await expectBundleRejected(file, /libraries\/0001\.json nests arrays and objects more than 64 levels deep/)
   })
 
   it('rejects duplicate library IDs in a bundle and in a payload', async () => {

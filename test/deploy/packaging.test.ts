@@ -1,12 +1,15 @@
 /**
- * deploy/: what can be checked without Docker or a running systemd. The Dockerfile is parsed
- * (dockerfile-ast) and held to its invariants; the compose file is read as YAML; the systemd unit
- * passes `systemd-analyze verify`; the image's entrypoint script runs here as it runs in the image.
+ * deploy/: what can be checked without Docker or a running systemd. The Dockerfile passes a
+ * Dockerfile linter (dockerfile-utils, the validator behind VS Code's Dockerfile support: syntax,
+ * flags, durations, ports, deprecated or repeated instructions) and is parsed (dockerfile-ast) and
+ * held to its invariants; the compose file is read as YAML; the systemd unit passes
+ * `systemd-analyze verify`; the image's entrypoint script runs here as it runs in the image.
  */
 import fs from 'node:fs'
 import { networkInterfaces } from 'node:os'
 import path from 'node:path'
 import { DockerfileParser, type Instruction } from 'dockerfile-ast'
+import { validate, ValidationSeverity } from 'dockerfile-utils'
 import { execa } from 'execa'
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import YAML from 'yaml'
@@ -22,7 +25,8 @@ const deployFile = (name: string) => path.join(PROJECT_ROOT, 'deploy', name)
 const readme = fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8')
 
 describe('deploy/Dockerfile', () => {
-  const dockerfile = DockerfileParser.parse(fs.readFileSync(deployFile('Dockerfile'), 'utf8'))
+  const text = fs.readFileSync(deployFile('Dockerfile'), 'utf8')
+  const dockerfile = DockerfileParser.parse(text)
   const instructions = dockerfile.getInstructions()
   const froms = dockerfile.getFROMs()
   /** The instructions of the final stage: the image that runs. */
@@ -30,7 +34,24 @@ describe('deploy/Dockerfile', () => {
   const args = (i: Instruction) => i.getArgumentsContent() ?? ''
   const keyword = (name: string) => final.filter((i) => i.getKeyword() === name)
 
-  it('builds from pinned Node 20 images, never `latest`', () => {
+  it('passes the Dockerfile linter with every check an error, and the linter sees a broken copy', () => {
+    const strict = {
+      deprecatedMaintainer: ValidationSeverity.ERROR,
+      directiveCasing: ValidationSeverity.ERROR,
+      emptyContinuationLine: ValidationSeverity.ERROR,
+      instructionCasing: ValidationSeverity.ERROR,
+      instructionCmdMultiple: ValidationSeverity.ERROR,
+      instructionEntrypointMultiple: ValidationSeverity.ERROR,
+      instructionHealthcheckMultiple: ValidationSeverity.ERROR,
+      instructionJSONInSingleQuotes: ValidationSeverity.ERROR,
+      instructionWorkdirRelative: ValidationSeverity.ERROR,
+    }
+    expect(validate(text, strict).map((d) => `line ${d.range.start.line + 1}: ${d.message}`)).toEqual([])
+    const broken = text.replace('--interval=30s', '--interval=30').replace('EXPOSE 3000', 'EXPOSE http')
+    expect(validate(broken, strict).map((d) => d.message)).toEqual(['Invalid containerPort: http', 'time: missing unit in duration 30'])
+  })
+
+  it('builds from Node 20 images, never `latest`', () => {
     expect(froms.length).toBeGreaterThan(0)
     for (const from of froms) {
       expect(from.getImageName()).toBe('node')

@@ -18,10 +18,12 @@ export async function freePort(): Promise<number> {
 export interface ServerOptions {
   /** Default warn: tests that read the log ask for more. */
   logLevel?: 'debug' | 'info' | 'warn'
+  /** More flags of `lectern serve`. */
+  args?: string[]
 }
 
 function spawnServer(dataDir: string, port: number, env: Record<string, string>, options: ServerOptions) {
-  return execa('node', ['bin/run.js', 'serve', '--data-dir', dataDir, '--port', String(port), '--log-level', options.logLevel ?? 'warn'], {
+  return execa('node', ['bin/run.js', 'serve', '--data-dir', dataDir, '--port', String(port), '--log-level', options.logLevel ?? 'warn', ...(options.args ?? [])], {
     cwd: PROJECT_ROOT,
     env,
     stdin: 'ignore',

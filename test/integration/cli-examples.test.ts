@@ -179,8 +179,10 @@ const docs = (title: string, sections: Record<string, string>) =>
     .join('\n')}`
 
 async function cli(args: string[]): Promise<string> {
-  // The cloud's commands (export, license issue) need cloud mode; the others ignore it.
-  const result = await runCli(args, { ...runEnv, ...(args.some((a) => a.includes('/cloud/')) ? { LECTERN_MODE: 'cloud' } : {}) })
+  // The cloud's commands (export, license issue) need cloud mode; the others ignore it. Its git
+  // remotes are local directories behind github.com (insteadOf), so github.com is trusted as it is.
+  const cloud = { LECTERN_MODE: 'cloud', LECTERN_FETCH_ALLOW: 'github.com' }
+  const result = await runCli(args, { ...runEnv, ...(args.some((a) => a.includes('/cloud/')) ? cloud : {}) })
   expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(0)
   return result.stdout
 }

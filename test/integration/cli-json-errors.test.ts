@@ -50,6 +50,16 @@ describe('--json errors', () => {
     expect(errorOf(result.stdout)).toEqual({ error: 'validation_error', message: expect.stringContaining('Missing 1 required arg') })
   })
 
+  it('an unknown command: validation_error, exit 2, and the same exit code without --json', async () => {
+    const [json, text] = await Promise.all([runCli(['nosuchcommand', '--json']), runCli(['keys', 'nosuch'])])
+    expect(json.exitCode).toBe(ERROR_CODES.validation_error.exit)
+    expect(errorOf(json.stdout)).toEqual({ error: 'validation_error', message: 'Unknown command "nosuchcommand": `lectern --help` lists the commands.' })
+    expect(json.stderr).toBe('')
+    expect(text.exitCode).toBe(ERROR_CODES.validation_error.exit)
+    expect(text.stdout).toBe('')
+    expect(text.stderr.replace(/\s+›?\s*/g, ' ')).toContain('Unknown command "keys nosuch": `lectern --help` lists the commands.')
+  })
+
   it('a bad option value: validation_error, exit 2', async () => {
     const result = await runCli(['connections', 'list', '--kind', 'ftp', '--json', '--data-dir', await dataDirWithKey()])
     expect(result.exitCode).toBe(2)

@@ -6,7 +6,6 @@
  * mounting needs.
  */
 import { randomBytes } from 'node:crypto'
-import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
@@ -20,6 +19,7 @@ import { gitRedirectEnv, makeGitRepo } from '../helpers/git.js'
 import { pollUntil } from '../helpers/poll.js'
 import { freePort, startServer, type ServerProcess } from '../helpers/server.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
+import { fill, tmpfs } from '../helpers/tmpfs.js'
 import { widgetsFiles } from '../helpers/widgets-repo.js'
 
 vi.setConfig({ testTimeout: 180_000 })
@@ -50,31 +50,6 @@ beforeAll(async () => {
   await makeGitRepo(largeDocs(), { parent: remotes, name: 'large' })
   gitEnv = { ...gitRedirectEnv(remotes), LECTERN_RATE_LIMIT_ANONYMOUS: '0', LECTERN_RATE_LIMIT_KEYED: '0' }
 })
-
-/** A fresh tmpfs of `size`, unmounted when the test ends. */
-async function tmpfs(size: string): Promise<string> {
-  const mountPoint = await tmpDir('lectern-tmpfs-')
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', mountPoint])
-  onTestFinished(() => void execFileSync('umount', ['-l', mountPoint]))
-  return mountPoint
-}
-
-/** Fills the volume until it refuses (leaving `leave` bytes); returns a function that frees it. */
-function fill(mountPoint: string, leave = 0): () => void {
-  const filler = path.join(mountPoint, 'filler')
-  const { bavail, bsize } = fs.statfsSync(mountPoint)
-  const fd = fs.openSync(filler, 'w')
-  const block = Buffer.alloc(1024 * 1024)
-  try {
-    for (let left = bavail * bsize - leave; left > 0; left -= block.length) fs.writeSync(fd, block, 0, Math.min(block.length, left))
-    if (leave === 0) for (;;) fs.writeSync(fd, block, 0, 4096)
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err
-  } finally {
-    fs.closeSync(fd)
-  }
-  return () => fs.rmSync(filler, { force: true })
-}
 
 /** A data dir on `mountPoint` with /acme/widgets indexed, an admin and an API key. */
 async function preparedDataDir(mountPoint: string): Promise<{ dataDir: string; key: string }> {

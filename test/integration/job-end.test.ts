@@ -1,17 +1,20 @@
 /**
  * However a job ends, its version is left in a true state and its work directory is gone: a
- * refresh that finds no new commit, a failure, and a job that a killed process left `running`
- * and that runs again at the next start.
+ * refresh that finds no new commit, a failure, a job that a killed process left `running` and
+ * that runs again at the next start, and a job whose end a full disk refused to record.
  */
 import { mkdir, readdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
+import { createGitJobHandler, GIT_JOB } from '../../src/jobs/git-job.js'
+import { Worker, type JobLog } from '../../src/jobs/worker.js'
 import { jobWorkDir } from '../../src/paths.js'
 import { addRepo, buildTestApp, createKey, waitForLibrary } from '../helpers/app.js'
 import { makeGitRepo, redirectGitHub } from '../helpers/git.js'
 import { pollUntil } from '../helpers/poll.js'
 import { tmpDataDir, tmpDir } from '../helpers/tmp.js'
+import { fill, tmpfs } from '../helpers/tmpfs.js'
 
 const GUIDE = { 'docs/guide.md': '# Guide\n\n## Connect\n\nConnect to the server with the connect function and a host name.\n\n```js\nconnect("db.example.com")\n```\n' }
 
@@ -87,5 +90,44 @@ describe('every job end', () => {
     expect(await searchedState(second, '/acme/crashed')).toBe('finalized')
     expect(await workDirs(dataDir)).toEqual([])
     expect((await second.inject({ url: '/api/v2/context', query: { libraryId: '/acme/crashed', query: 'connect' } })).statusCode).toBe(200)
+  })
+
+  it('a refresh whose end a full disk refuses to record settles its version once space returns, with no other job', async () => {
+    const base = await tmpDir()
+    await makeGitRepo(GUIDE, { parent: base, name: 'steady' })
+    redirectGitHub(base)
+    const mountPoint = await tmpfs('32m')
+    const app = await buildTestApp({ dataDir: path.join(mountPoint, 'data'), startWorker: false })
+    const { store, embedders } = app.runtime
+    const key = createKey(app)
+    await addRepo(app, key, 'https://github.com/acme/steady')
+    await app.runtime.worker.drain()
+    const refresh = await app.inject({ method: 'POST', url: '/api/v1/refresh', headers: { authorization: `Bearer ${key}` }, payload: { libraryName: '/acme/steady' } })
+    const job = store.jobs.byPk(refresh.json().jobId)!
+
+    // The real git handler finds no new commit; the disk fills the moment it returns.
+    const ingest = createGitJobHandler(store, embedders)
+    let free: (() => void) | undefined
+    const errors: string[] = []
+    const log: JobLog = { info: () => {}, warn: () => {}, error: (_fields, message) => void errors.push(message) }
+    const worker = new Worker(store, { [GIT_JOB]: async (ctx) => {
+      const message = await ingest(ctx)
+      free = fill(mountPoint)
+      return message
+    } }, log, { pollMs: 20 })
+    worker.start()
+    try {
+      await pollUntil('the job end to be refused', () => (errors.includes('could not record how the job ended; retrying before the next job') ? true : undefined))
+      expect(store.jobs.byPk(job.pk)?.state).toBe('running')
+      expect(store.libraries.versionByPk(job.versionPk!)?.state).toBe('processing')
+      free!()
+      await pollUntil('the version to settle', () => (store.libraries.versionByPk(job.versionPk!)?.state === 'processing' ? undefined : true))
+      expect(store.libraries.versionByPk(job.versionPk!)?.state).toBe('finalized')
+      expect(store.jobs.byPk(job.pk)).toMatchObject({ state: 'succeeded', statusMessage: expect.stringMatching(/^unchanged at/) })
+      expect(store.jobs.list({ states: ['queued', 'running'] })).toEqual([])
+    } finally {
+      await worker.stop()
+    }
+    expect(await searchedState(app, '/acme/steady')).toBe('finalized')
   })
 })

@@ -173,10 +173,10 @@ describe('uploading an OpenAPI spec', () => {
     expect(await waitForLibrary(app, '/docs/padded')).toMatchObject({ state: 'finalized' })
   })
 
-  it('refuses a file over 10 MB with 400 validation_error', async () => {
+  it('refuses a file over 10 MB with 413 payload_too_large', async () => {
     const res = await upload({ name: 'huge.json', data: Buffer.alloc(10 * 1024 * 1024 + 1, 0x20) }, { libraryTitle: 'Huge' })
-    expect(res.statusCode).toBe(400)
-    expect(res.json()).toMatchObject({ error: 'validation_error', message: expect.stringContaining('10 MB') })
+    expect(res.statusCode).toBe(413)
+    expect(res.json()).toEqual({ error: 'payload_too_large', message: expect.stringContaining('10 MB') })
     expect(app.runtime.store.libraries.byId('/docs/huge')).toBeUndefined()
   })
 

@@ -1,11 +1,13 @@
 /**
- * Output for people and for scripts: a table with a header, human dates, colour only on a
- * terminal (and never with NO_COLOR); --json keeps machine data (ISO dates).
+ * Output for people and for scripts: a table with a header, human dates and sizes, colour only on
+ * a terminal (and never with NO_COLOR); --json keeps machine data (ISO dates, sizes in bytes).
  */
+import fs from 'node:fs'
+import path from 'node:path'
 import { execa } from 'execa'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
-import { suiteTeardown, tmpDataDir } from '../helpers/tmp.js'
+import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
 
@@ -47,5 +49,34 @@ describe('keys list', () => {
   it('--json: machine data, ISO dates', async () => {
     const keys = JSON.parse((await runCli(['keys', 'list', '--json', '--data-dir', dataDir])).stdout) as Array<{ createdAt: string }>
     expect(keys.map((k) => k.createdAt)).toEqual([expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/), expect.stringMatching(/^\d{4}-/)])
+  })
+})
+
+describe('backup sizes', () => {
+  /** A human size as pretty-bytes writes it, e.g. `25.1 kB`: never a bare byte count. */
+  const HUMAN_SIZE = /\d+(\.\d+)? (kB|MB)/
+
+  it('backup list piped: human sizes; --json: sizes in bytes; restore says the unpacked size in human units', async () => {
+    const backups = await tmpDir('lectern-backups-')
+    const written = await runCli(['backup', '--to', backups, '--json', '--data-dir', dataDir])
+    expect(written.exitCode, written.stderr).toBe(0)
+    const { name, size } = JSON.parse(written.stdout) as { name: string; size: number }
+    expect(size).toBe(fs.statSync(path.join(backups, name)).size)
+    expect(size).toBeGreaterThan(1000)
+
+    const listed = await runCli(['backup', 'list', '--to', backups, '--data-dir', dataDir])
+    expect(listed.exitCode, listed.stderr).toBe(0)
+    const rows = listed.stdout.split('\n')
+    const header = rows.findIndex((line) => /^ARCHIVE\s+SIZE\s+CREATED$/.test(line))
+    expect(header, listed.stdout).toBeGreaterThanOrEqual(0)
+    expect(rows[header + 1]).toMatch(new RegExp(`^${name.replaceAll('.', '\\.')}\\s+${HUMAN_SIZE.source}\\s+\\d+ seconds? ago$`))
+    expect(listed.stdout).not.toContain(String(size))
+
+    const json = JSON.parse((await runCli(['backup', 'list', '--to', backups, '--json', '--data-dir', dataDir])).stdout) as { backups: Array<{ name: string; size: number; createdAt: string }> }
+    expect(json.backups).toEqual([{ name, size, createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), destination: expect.any(String) }])
+
+    const restored = await runCli(['restore', path.join(backups, name), '--yes', '--data-dir', path.join(await tmpDir(), 'restored')])
+    expect(restored.exitCode, restored.stderr).toBe(0)
+    expect(restored.stderr).toMatch(new RegExp(`\\d+ files, ${HUMAN_SIZE.source} unpacked`))
   })
 })

@@ -46,6 +46,15 @@ describe('heading ids and anchors', () => {
     const [punct] = infoSnippets(parseRst({ path: 'docs/x.rst', text: `2. Model.save() and friends\n===========================\n\nSaving, ${LONG}.\n` }))
     expect(punct.anchor).toBe('model-save-and-friends')
   })
+
+  it('MyST Markdown pages of a Sphinx site take docutils ids too; Markdown elsewhere keeps GitHub slugs', () => {
+    const text = `# Options\n\n## Multi Value Options (\`nargs=2\`)\n\nProse ${LONG}.\n`
+    const sphinx = { sphinx: { root: 'docs', suffixes: ['.rst'] } }
+    const [myst] = infoSnippets(parseMarkdown({ path: 'docs/options.md', text }, { mdx: false }, sphinx))
+    expect(myst.anchor).toBe('multi-value-options-nargs-2')
+    const [outside] = infoSnippets(parseMarkdown({ path: 'README.md', text }, { mdx: false }, sphinx))
+    expect(outside.anchor).toBe('multi-value-options-nargs2')
+  })
 })
 
 describe('MDX content in props and exports', () => {
@@ -128,6 +137,11 @@ describe('code as its reader sees it', () => {
     expect(code.codeList.map((c) => c.code)).toEqual(['const count = ref(0)\ncount.value++', 'class User(BaseModel):\n    id: int'])
   })
 
+  it('strips Shiki markers written as HTML comments', () => {
+    const [code] = codeSnippets(md('# Page\n\n```vue\n<template>\n  <div>{{ count }}</div> <!-- [!code focus] -->\n</template>\n```\n'))
+    expect(code.codeList[0].code).toBe('<template>\n  <div>{{ count }}</div>\n</template>')
+  })
+
   it('gives rST literal blocks the highlight language, else the project default, else a guess', () => {
     const text = `Title\n=====\n\nRun::\n\n    $ pip install django\n\nThen::\n\n    from django.db import models\n`
     expect(codeSnippets(parseRst({ path: 'a.rst', text })).map((s) => s.codeList[0].language)).toEqual(['bash', 'python'])
@@ -163,6 +177,22 @@ describe('Sphinx includes', () => {
     const code = codeSnippets(parseRst({ path: 'docs/greeting.rst', text }, { includes: repo(files), siteRoots: ['docs'] }))
     expect(code[0]).toMatchObject({ title: 'Greeting', includes: ['docs/examples/app.py'], codeList: [{ language: 'python', code: '@click.command()\ndef hello(name):\n    """Greet."""\n    click.echo(name)' }] })
     expect(code[1].codeList[0]).toEqual({ language: 'python', code: 'import click' })
+  })
+
+  it('literalinclude with :start-after: and :end-before: takes only the text between the markers', () => {
+    const text = dedent(`
+      Setup
+      =====
+
+      The fixture:
+
+      .. literalinclude:: examples/conftest.py
+         :start-after: # begin fixture
+         :end-before: # end fixture
+    `)
+    const reader = repo({ 'docs/examples/conftest.py': 'import pytest\n# begin fixture\n@pytest.fixture\ndef db():\n    return connect()\n# end fixture\nprint("done")\n' })
+    const [code] = codeSnippets(parseRst({ path: 'docs/setup.rst', text }, { includes: reader }))
+    expect(code).toMatchObject({ title: 'Setup', includes: ['docs/examples/conftest.py'], codeList: [{ language: 'python', code: '@pytest.fixture\ndef db():\n    return connect()' }] })
   })
 
   it('include reads the part in place; a missing one is logged', () => {

@@ -131,6 +131,19 @@ describe('Markdown include directives', () => {
     expect(info).not.toContain('line one')
   })
 
+  it('VitePress <<< relative to the page, with a #region, titled by the page heading', () => {
+    const files = repo({ 'src/guide/demo/counter.ts': "import { ref } from 'vue'\n// #region state\nconst count = ref(0)\n// #endregion state\nexport { count }\n" })
+    const page = dedent(`
+      # Reactivity
+
+      ## Declaring state
+
+      <<< ./demo/counter.ts#state
+    `)
+    const [code] = codeSnippets(parseMarkdown({ path: 'src/guide/state.md', text: page }, { mdx: false }, { includes: files, siteRoots: ['src'] }))
+    expect(code).toMatchObject({ title: 'Declaring state', includes: ['src/guide/demo/counter.ts'], codeList: [{ language: 'typescript', code: 'const count = ref(0)' }] })
+  })
+
   it("Docusaurus raw-loader imports shown with <CodeBlock>", () => {
     const files = repo({ 'docs/examples/server.js': "const express = require('express')\nexpress().listen(3000)" })
     const page = dedent(`

@@ -227,6 +227,8 @@ describe('release notes, changelogs and blog posts', () => {
     'docs/whats-new.md': md("What's new"),
     'docs/changes/1.0.md': md('Changes'),
     'website/blog/2020-01-01-launch.md': md('Launch'),
+    'doc/en/announce/release-8.0.0.rst': 'pytest-8.0.0\n============\n',
+    'src/content/docs/latest-releases/drizzle-orm-v0300.mdx': md('DrizzleORM v0.30.0 release'),
     'docs/upgrading.md': md('Upgrading from 3 to 4'),
   }
 

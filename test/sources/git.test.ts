@@ -1,5 +1,3 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,13 +6,15 @@ import { execa } from 'execa'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LecternError } from '../../src/errors.js'
 import { buildGitEnv, cloneRepo, listRemoteTags, lsRemoteHead, redact } from '../../src/sources/git.js'
+import { startGitServer, type GitRoute } from '../helpers/git-server.js'
+import { suiteTeardown } from '../helpers/tmp.js'
 
 const TOKEN = 'ghp_s3cretT0kenValue'
 const BASIC = Buffer.from(`x-access-token:${TOKEN}`).toString('base64')
 
 let root: string
 let remotes: string
-let server: Server
+const defer = suiteTeardown()
 let env: NodeJS.ProcessEnv
 const shas: Record<string, string> = {}
 const seenAuth: (string | undefined)[] = []
@@ -44,61 +44,27 @@ async function buildOrigin(dir: string): Promise<void> {
 }
 
 /** Smart-HTTP through `git http-backend`: /private/ demands the token, /echo/ fails quoting it, /hang/ never answers. */
-function handle(req: IncomingMessage, res: ServerResponse): void {
+const route: GitRoute = (req, res, url) => {
   seenAuth.push(req.headers.authorization)
-  const url = new URL(req.url ?? '/', 'http://localhost')
-  if (url.pathname.startsWith('/hang/')) return
+  if (url.pathname.startsWith('/hang/')) return undefined
   if (url.pathname.startsWith('/echo/')) {
     const pkt = (s: string) => `${(s.length + 4).toString(16).padStart(4, '0')}${s}`
     res.writeHead(200, { 'content-type': 'application/x-git-upload-pack-advertisement' })
     res.end(pkt(`ERR access denied for ${TOKEN}; Authorization: ${req.headers.authorization ?? 'none'}\n`))
-    return
+    return undefined
   }
   if (req.headers.authorization !== `Basic ${BASIC}`) {
     res.writeHead(401, { 'www-authenticate': 'Basic realm="test"' }).end()
-    return
+    return undefined
   }
-  const chunks: Buffer[] = []
-  req.on('data', (c: Buffer) => chunks.push(c))
-  req.on('end', () => void runBackend(req, url, Buffer.concat(chunks), res))
-}
-
-async function runBackend(req: IncomingMessage, url: URL, body: Buffer, res: ServerResponse): Promise<void> {
-  const result = await execa('git', ['http-backend'], {
-    input: body,
-    encoding: 'buffer',
-    reject: false,
-    env: {
-      GIT_PROJECT_ROOT: remotes,
-      GIT_HTTP_EXPORT_ALL: '1',
-      PATH_INFO: url.pathname.replace(/^\/private/, ''),
-      QUERY_STRING: url.search.slice(1),
-      REQUEST_METHOD: req.method ?? 'GET',
-      CONTENT_TYPE: req.headers['content-type'] ?? '',
-      HTTP_CONTENT_ENCODING: req.headers['content-encoding'] ?? '',
-      GIT_PROTOCOL: String(req.headers['git-protocol'] ?? ''),
-    },
-  })
-  const out = Buffer.from(result.stdout)
-  // An error reply may end right after its headers, without the blank line.
-  const split = out.indexOf('\r\n\r\n')
-  const head = split === -1 ? out.toString() : out.subarray(0, split).toString()
-  const headers = head
-    .split('\r\n')
-    .filter((l) => l !== '')
-    .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()] as const)
-  const status = Number(headers.find(([k]) => k.toLowerCase() === 'status')?.[1].slice(0, 3) ?? 200)
-  res.writeHead(status, Object.fromEntries(headers.filter(([k]) => k.toLowerCase() !== 'status')))
-  res.end(split === -1 ? undefined : out.subarray(split + 4))
+  return url.pathname.replace(/^\/private/, '')
 }
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'lectern-git-'))
   remotes = join(root, 'remotes')
   await buildOrigin(join(remotes, 'widgets'))
-  server = createServer(handle)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const base = (await startGitServer(remotes, { route, defer })).url
   const rewrites: [string, string][] = [
     [`${pathToFileURL(remotes).href}/`, 'https://github.com/acme/'],
     [`${base}/private/`, 'https://github.com/secure/'],
@@ -113,8 +79,6 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  server?.closeAllConnections()
-  await new Promise((resolve) => server?.close(resolve))
   await rm(root, { recursive: true, force: true })
 })
 

@@ -2,7 +2,8 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import zlib from 'node:zlib'
 import { afterEach, describe, expect, it } from 'vitest'
-import { HttpClient, USER_AGENT, createHttpClient, isAllowedAddress } from '../../src/sources/http.js'
+import { isAllowedAddress } from '../../src/sources/address-guard.js'
+import { HttpClient, USER_AGENT, createHttpClient } from '../../src/sources/http.js'
 
 let servers: http.Server[] = []
 afterEach(async () => {

@@ -179,6 +179,16 @@ describe('the lexical index', () => {
     expect(index.search(questionTerms('create app'), 10)[0].doc).toBe(1)
   })
 
+  it('matches kebab-case and camelCase identifiers from the words of a question', () => {
+    const styles = LexicalIndex.build([
+      { title: 'A', context: '', body: '.card { max-width: 40rem; padding: 1rem }' },
+      { title: 'B', context: '', body: 'useEffect(() => subscribe(id), [id])' },
+      { title: 'C', context: '', body: '.card { color: red }' },
+    ])
+    expect(styles.search(questionTerms('limit the max width of a card'), 10)[0].doc).toBe(0)
+    expect(styles.search(questionTerms('run an effect after render'), 10).map((h) => h.doc)).toEqual([1])
+  })
+
   it('finds near-duplicate bodies by SimHash', () => {
     const pair = LexicalIndex.build([
       { title: 'a', context: '', body: 'const db = drizzle(client); await db.select().from(users).where(eq(users.id, 1))' },

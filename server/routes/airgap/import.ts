@@ -14,6 +14,7 @@ import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { importBundle, importPayload, importsDir, MAX_IMPORT_BYTES, type ImportResult } from '../../../src/airgap/import.js'
 import { LecternError } from '../../../src/errors.js'
+import { parseJsonText } from '../../../src/json-text.js'
 import { licenseStatus, requireOfflineLicense } from '../../../src/license/state.js'
 
 const tooLarge = () => new LecternError('payload_too_large', `An import is at most ${MAX_IMPORT_BYTES / (1024 * 1024)} MB; split the libraries over several bundles.`)
@@ -35,9 +36,9 @@ export default async function importRoute(app: FastifyInstance): Promise<void> {
       return done(new LecternError('validation_error', 'The JSON body is not valid UTF-8 text. Nothing was imported.'), undefined)
     }
     try {
-      done(null, JSON.parse(text))
+      done(null, parseJsonText(text, 'The body'))
     } catch (err) {
-      done(new LecternError('validation_error', `The body is not JSON: ${(err as Error).message}`), undefined)
+      done(err as LecternError, undefined)
     }
   })
 

@@ -23,7 +23,7 @@ const EmbeddingBody = {
 
 export default async function settingsRoutes(app: FastifyInstance): Promise<void> {
   const { store, embedders, worker } = app.runtime
-  const admin = { preHandler: app.requireAdmin }
+  const admin = { config: { access: 'admin' as const } }
 
   app.get('/settings/embedding', admin, async () => {
     const { apiKey, ...visible } = configuredEmbedding(store)

@@ -16,13 +16,13 @@ export default async function addOpenApi(app: FastifyInstance): Promise<void> {
   // One byte over the cap is enough to tell a too-big file; the rest is never buffered.
   await app.register(multipart, { limits: { fileSize: UPLOAD_MAX_BYTES, files: 1, fields: 10, fieldSize: 64 * 1024 } })
 
-  app.post<{ Body: AddOpenApiBodyType }>('/v2/add/openapi', { schema: { body: AddOpenApiBody }, preHandler: app.requireApiKey }, async (request) => {
+  app.post<{ Body: AddOpenApiBodyType }>('/v2/add/openapi', { schema: { body: AddOpenApiBody }, config: { access: 'apiKey' } }, async (request) => {
     const submitted = submitOpenApiUrl(app.runtime.store, { url: request.body.openApiUrl })
     app.runtime.worker.wake()
     return { libraryName: submitted.libraryName, message: submitted.message }
   })
 
-  app.post('/v2/add/openapi-upload', { preHandler: app.requireApiKey }, async (request) => {
+  app.post('/v2/add/openapi-upload', { config: { access: 'apiKey' } }, async (request) => {
     const submitted = await submitOpenApiUpload(app.runtime.store, await readUpload(request))
     app.runtime.worker.wake()
     return { libraryName: submitted.libraryName, message: submitted.message }
@@ -47,13 +47,13 @@ async function readUpload(request: FastifyRequest): Promise<OpenApiUpload> {
   return { ...file, title: fields.libraryTitle?.trim() || undefined, description: fields.description?.trim() || undefined, force: fields.force === 'true' }
 }
 
-/** The file's bytes; over the cap is a 400 validation_error, not multipart's own 413. */
+/** The file's bytes; over the cap is 413 payload_too_large in the spec's body, not multipart's own. */
 async function bufferOf(part: MultipartFile): Promise<Buffer> {
   try {
     return await part.toBuffer()
   } catch (err) {
     if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
-      throw new LecternError('validation_error', `The OpenAPI file is over the ${UPLOAD_MAX_BYTES / (1024 * 1024)} MB limit.`)
+      throw new LecternError('payload_too_large', `The OpenAPI file is over the ${UPLOAD_MAX_BYTES / (1024 * 1024)} MB limit.`)
     }
     throw err
   }

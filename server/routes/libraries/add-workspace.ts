@@ -15,7 +15,7 @@ import { notionConnectionForWorkspace, notionSubmission } from '../../../src/sou
 import { AddConfluenceBody, AddNotionBody, type AddConfluenceBodyType, type AddNotionBodyType } from '../../schemas/workspaces.js'
 
 export default async function addWorkspace(app: FastifyInstance): Promise<void> {
-  app.post<{ Body: AddConfluenceBodyType }>('/v2/add/confluence', { schema: { body: AddConfluenceBody }, preHandler: app.requireApiKey }, async (request) => {
+  app.post<{ Body: AddConfluenceBodyType }>('/v2/add/confluence', { schema: { body: AddConfluenceBody }, config: { access: 'apiKey' } }, async (request) => {
     const { store } = app.runtime
     const body = request.body
     const connection = confluenceConnectionForSite(store, body.siteUrl)
@@ -28,7 +28,7 @@ export default async function addWorkspace(app: FastifyInstance): Promise<void> 
     return { libraryName: submitted.libraryName, message: submitted.message }
   })
 
-  app.post<{ Body: AddNotionBodyType }>('/v2/add/notion', { schema: { body: AddNotionBody }, preHandler: app.requireApiKey }, async (request) => {
+  app.post<{ Body: AddNotionBodyType }>('/v2/add/notion', { schema: { body: AddNotionBody }, config: { access: 'apiKey' } }, async (request) => {
     const { store } = app.runtime
     const body = request.body
     const connection = notionConnectionForWorkspace(store, body.workspaceName)

@@ -6,9 +6,9 @@ import { AddRepoBody, AddRepoParams, type AddRepoBodyType } from '../../schemas/
 export default async function add(app: FastifyInstance): Promise<void> {
   app.post<{ Params: { host: RepoKind }; Body: AddRepoBodyType }>(
     '/v2/add/repo/:host',
-    { schema: { params: AddRepoParams, body: AddRepoBody }, preHandler: app.requireApiKey },
+    { schema: { params: AddRepoParams, body: AddRepoBody }, config: { access: 'apiKey' } },
     async (request) => {
-      const submitted = submitRepository(app.runtime.store, { kind: request.params.host, ...request.body })
+      const submitted = await submitRepository(app.runtime.store, { kind: request.params.host, ...request.body }, app.runtime.guard)
       app.runtime.worker.wake()
       return { libraryName: submitted.libraryName, message: submitted.message }
     },

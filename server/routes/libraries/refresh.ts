@@ -16,9 +16,9 @@ const RefreshBody = {
 export default async function refresh(app: FastifyInstance): Promise<void> {
   app.post<{ Body: { libraryName: string; branch?: string; gitToken?: string; force?: boolean } }>(
     '/v1/refresh',
-    { schema: { body: RefreshBody }, preHandler: app.requireApiKey },
+    { schema: { body: RefreshBody }, config: { access: 'apiKey' } },
     async (request) => {
-      const queued = refreshLibrary(app.runtime.store, request.body, callerOf(request))
+      const queued = await refreshLibrary(app.runtime.store, request.body, callerOf(request), app.runtime.guard)
       app.runtime.worker.wake()
       return { message: queued.message, libraryName: queued.libraryId, jobId: queued.job.pk }
     },

@@ -1,0 +1,26 @@
+/**
+ * Who may call a route, checked as the request arrives (onRequest), before its body is read or
+ * validated: a caller without the credentials a route needs gets 401 or 403, never a 400 that
+ * describes the route's schema, and nothing they send is parsed. A route says what it needs in
+ * its config: `{ config: { access: 'apiKey' } }` (a valid API key) or
+ * `{ config: { access: 'admin' } }` (an admin session).
+ */
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: 'apiKey' | 'admin'
+  }
+}
+
+async function access(app: FastifyInstance): Promise<void> {
+  app.addHook('onRequest', async (request) => {
+    const needed = request.routeOptions.config?.access
+    if (needed === 'admin') await app.requireAdmin(request)
+    else if (needed === 'apiKey') await app.requireApiKey(request)
+  })
+}
+
+// After the rate limit, so refused callers are counted like any other.
+export default fp(access, { name: 'lectern-access', dependencies: ['lectern-auth', 'lectern-session', 'lectern-rate-limit'] })
