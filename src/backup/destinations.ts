@@ -13,6 +13,7 @@ import type { Readable } from 'node:stream'
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
 import { LecternError } from '../errors.js'
+import { outboundNodeAgent } from '../net/outbound.js'
 import { archiveTime, isArchiveName } from './names.js'
 
 export interface ArchiveInfo {
@@ -98,7 +99,10 @@ export function normalisePrefix(prefix: string): string {
 }
 
 export function s3ClientConfig(settings: S3Settings): S3ClientConfig {
+  // The SDK's own handler speaks node:http, so it takes the outbound proxy as a Node agent.
+  const agent = outboundNodeAgent()
   return {
+    ...(agent ? { requestHandler: { httpAgent: agent, httpsAgent: agent } } : {}),
     region: settings.region || 'us-east-1',
     forcePathStyle: settings.forcePathStyle,
     ...(settings.endpoint

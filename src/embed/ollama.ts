@@ -1,6 +1,6 @@
 import { Ollama } from 'ollama'
 import { LecternError } from '../errors.js'
-import { batches, networkReason, PROBE_TEXT, redactUrls, rejectCredentials, resolveBatchSize, toVector } from './remote.js'
+import { batches, embeddingFetch, networkReason, PROBE_TEXT, redactUrls, rejectCredentials, resolveBatchSize, toVector } from './remote.js'
 import type { Embedder, EmbedderSettings } from './types.js'
 
 export const OLLAMA_DEFAULT_HOST = 'http://127.0.0.1:11434'
@@ -12,6 +12,7 @@ export class OllamaEmbedder implements Embedder {
   readonly model: string
   readonly host: string
   private readonly batchSize: number
+  private readonly fetch = embeddingFetch(() => this.source())
   private dims: number | undefined
 
   constructor(settings: Pick<EmbedderSettings, 'model' | 'host' | 'batchSize'> = {}) {
@@ -40,10 +41,11 @@ export class OllamaEmbedder implements Embedder {
 
   /**
    * `Ollama.embed()` takes no signal but the client accepts a fetch, so the caller's signal is
-   * bound there to cancel a request in flight, not just between batches.
+   * bound there to cancel a request in flight, not just between batches. That fetch goes through
+   * the outbound proxy and caps the answer (embeddingFetch).
    */
   private client(signal: AbortSignal | undefined): Ollama {
-    const boundFetch: typeof fetch = signal ? (input, init) => fetch(input, { ...init, signal }) : fetch
+    const boundFetch: typeof fetch = signal ? (input, init) => this.fetch(input, { ...init, signal }) : this.fetch
     return new Ollama({ host: this.host, fetch: boundFetch })
   }
 
@@ -70,6 +72,7 @@ export class OllamaEmbedder implements Embedder {
   }
 
   private failure(err: unknown): LecternError {
+    if (err instanceof LecternError) return err
     const where = this.source()
     const status = responseStatus(err)
     const detail = redactUrls(err instanceof Error ? err.message : String(err))

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises'
 import { LecternError, validationError } from '../errors.js'
-import { batches, networkReason, PROBE_TEXT, redactUrls, rejectCredentials, resolveBatchSize, toVector } from './remote.js'
+import { batches, embeddingFetch, networkReason, PROBE_TEXT, redactUrls, rejectCredentials, resolveBatchSize, toVector } from './remote.js'
 import type { Embedder, EmbedderSettings } from './types.js'
 
 /** Knobs that settings do not expose; tests shorten them. */
@@ -34,6 +34,7 @@ export class OpenAiEmbedder implements Embedder {
   private readonly retries: number
   private readonly retryBaseMs: number
   private readonly maxRetryDelayMs: number
+  private readonly fetch = embeddingFetch(() => this.source())
   private dims: number | undefined
 
   constructor(settings: Pick<EmbedderSettings, 'model' | 'host' | 'apiKey' | 'batchSize'>, options: OpenAiOptions = {}) {
@@ -88,7 +89,7 @@ export class OpenAiEmbedder implements Embedder {
     const timeout = AbortSignal.timeout(this.timeoutMs)
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout
     try {
-      const response = await fetch(this.url, {
+      const response = await this.fetch(this.url, {
         method: 'POST',
         headers: this.headers(),
         body: JSON.stringify({ model: this.model, input: batch }),

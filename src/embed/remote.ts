@@ -1,8 +1,28 @@
+import { Response } from 'undici'
 import { LecternError, validationError } from '../errors.js'
+import { capStream, formatLimit } from '../net/body.js'
+import { outboundFetch } from '../net/outbound.js'
 
 /** Helpers shared by the providers that call an embedding server. */
 
 export const DEFAULT_BATCH_SIZE = 64
+
+/** A batch of 64 vectors of 4,096 dimensions is about 6 MB of JSON; anything far beyond is not an answer. */
+export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024
+
+/**
+ * fetch for an embedding server: through the outbound proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY),
+ * its body read only up to MAX_RESPONSE_BYTES after decompression, so neither a runaway answer
+ * nor a compressed bomb can fill the memory. `source` names the server in the error.
+ */
+export function embeddingFetch(source: () => string): typeof fetch {
+  return (async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
+    const response = (await outboundFetch(input, init)) as unknown as Response
+    if (!response.body) return response
+    const tooLarge = () => new LecternError('internal_error', `${source()} answered with more than ${formatLimit(MAX_RESPONSE_BYTES)} decompressed; that is not an embedding response.`)
+    return new Response(capStream(response.body, MAX_RESPONSE_BYTES, tooLarge), { status: response.status, statusText: response.statusText, headers: response.headers })
+  }) as unknown as typeof fetch
+}
 
 /** Embedded to learn a remote model's dimension before any real text is sent. */
 export const PROBE_TEXT = 'Lectern embedding probe: fs.readFile reads a file.'

@@ -1,18 +1,24 @@
 /**
  * The one HTTP client every source fetches through. It guarantees, for every request:
- * a timeout, a cap on the body (checked while streaming, never after buffering), at most
- * `maxRedirects` hops, retries with backoff on 429/5xx and network errors, a clear User-Agent,
- * and, when an address guard is set (cloud mode), no connection to a private, loopback or
- * link-local address: the check runs on the resolved IP of every connection, so neither DNS
- * nor a redirect can lead around it.
+ * a timeout, a cap on the body (checked while streaming, never after buffering, on the bytes
+ * received and on the bytes a Content-Encoding inflates them to), at most `maxRedirects` hops,
+ * retries with backoff on 429/5xx and network errors, a clear User-Agent, the outbound proxy of
+ * HTTPS_PROXY / HTTP_PROXY / NO_PROXY (src/net/proxy.ts), and, when an address guard is set
+ * (cloud mode), no request to a private, loopback or link-local address. Without a proxy the
+ * guard checks the resolved IP of every connection, so neither DNS nor a redirect can lead
+ * around it. Through a proxy the proxy resolves the name: the guard then resolves it first and
+ * refuses the request if any address is private, but a name that resolves differently for the
+ * proxy a moment later (DNS rebinding) is for the proxy's own egress rules to stop.
  */
 import dns from 'node:dns'
-import http from 'node:http'
-import https from 'node:https'
+import type http from 'node:http'
 import type { LookupFunction } from 'node:net'
-import zlib from 'node:zlib'
 import ipaddr from 'ipaddr.js'
+import { request as undiciRequest } from 'undici'
 import { LecternError } from '../errors.js'
+import { BodyDecodeError, BodyTooLargeError, readBody } from '../net/body.js'
+import { OutboundDispatcher } from '../net/outbound.js'
+import { describeProxy, proxyFor, readProxySettings, type ProxySettings } from '../net/proxy.js'
 import { addressGuard, isAllowedAddress, privateAddressRefusal, type AddressGuard } from './address-guard.js'
 import { parseSourceUrl } from './source-url.js'
 
@@ -28,6 +34,8 @@ export interface HttpClientOptions {
   retryBaseMs?: number
   /** Refuse private, loopback and link-local addresses, except hosts or CIDRs listed here. */
   guard?: AddressGuard
+  /** The outbound proxy; by default this process's HTTPS_PROXY, HTTP_PROXY and NO_PROXY. */
+  proxy?: ProxySettings
 }
 
 export interface RequestOptions {
@@ -72,24 +80,14 @@ function guardedLookup(allow: string[]): LookupFunction {
   }
 }
 
-function decode(body: Buffer, encoding: string | undefined): Buffer {
-  switch (encoding) {
-    case 'gzip':
-    case 'x-gzip':
-      return zlib.gunzipSync(body)
-    case 'deflate':
-      return zlib.inflateSync(body)
-    case 'br':
-      return zlib.brotliDecompressSync(body)
-    default:
-      return body
-  }
-}
-
 export class HttpClient {
-  private readonly options: Required<Omit<HttpClientOptions, 'guard'>> & Pick<HttpClientOptions, 'guard'>
+  private readonly options: Required<Omit<HttpClientOptions, 'guard' | 'proxy'>> & Pick<HttpClientOptions, 'guard'>
+  private readonly proxy: ProxySettings
+  private readonly dispatcher: OutboundDispatcher
 
   constructor(options: HttpClientOptions = {}) {
+    this.proxy = options.proxy ?? readProxySettings()
+    this.dispatcher = new OutboundDispatcher(this.proxy, options.guard ? { lookup: guardedLookup(options.guard.allow) } : undefined)
     this.options = {
       userAgent: options.userAgent ?? USER_AGENT,
       timeoutMs: options.timeoutMs ?? 30_000,
@@ -159,81 +157,79 @@ export class HttpClient {
     })
   }
 
-  private once(url: string, options: RequestOptions): Promise<HttpResponse> {
+  private async once(url: string, options: RequestOptions): Promise<HttpResponse> {
     const maxBytes = options.maxBytes ?? this.options.maxBytes
     const target = new URL(url)
-    // Node connects to an IP literal without calling `lookup`, so the guard checks it here.
-    const literal = target.hostname.replace(/^\[|\]$/g, '')
-    if (this.options.guard && ipaddr.isValid(literal) && !isAllowedAddress(literal, target.hostname, this.options.guard.allow)) {
-      return Promise.reject(privateAddressRefusal(`Fetching ${url}`, `${literal} is a private address`))
-    }
-    const transport = target.protocol === 'https:' ? https : http
+    const proxy = proxyFor(target, this.proxy)
+    if (this.options.guard) await this.checkTarget(target, url, proxy !== undefined, this.options.guard.allow)
     const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(this.options.timeoutMs)]) : AbortSignal.timeout(this.options.timeoutMs)
-    return new Promise((resolve, reject) => {
-      const request = transport.request(
-        target,
-        {
-          method: options.method ?? 'GET',
-          headers: { 'user-agent': this.options.userAgent, 'accept-encoding': 'gzip, deflate, br', ...options.headers },
-          signal,
-          ...(this.options.guard ? { lookup: guardedLookup(this.options.guard.allow) } : {}),
-        },
-        (response) => {
-          const declared = Number(response.headers['content-length'])
-          if (Number.isFinite(declared) && declared > maxBytes) {
-            response.destroy()
-            return reject(sourceError(url, `the body is ${declared} bytes, over the ${maxBytes}-byte limit`))
-          }
-          const chunks: Buffer[] = []
-          let size = 0
-          response.on('data', (chunk: Buffer) => {
-            size += chunk.length
-            if (size > maxBytes) {
-              response.destroy()
-              reject(sourceError(url, `the body is over the ${maxBytes}-byte limit`))
-              return
-            }
-            chunks.push(chunk)
-          })
-          response.on('error', (err) => reject(sourceError(url, err.message, err)))
-          response.on('end', () => {
-            let body: Buffer
-            try {
-              body = decode(Buffer.concat(chunks), response.headers['content-encoding'])
-            } catch (err) {
-              return reject(sourceError(url, 'the body could not be decompressed', err))
-            }
-            if (body.length > maxBytes) return reject(sourceError(url, `the body is over the ${maxBytes}-byte limit`))
-            resolve({
-              url,
-              status: response.statusCode ?? 0,
-              headers: response.headers,
-              body,
-              text: () => body.toString('utf8'),
-              json: <T>() => {
-                try {
-                  return JSON.parse(body.toString('utf8')) as T
-                } catch {
-                  throw sourceError(url, 'the body is not valid JSON')
-                }
-              },
-            })
-          })
-        },
-      )
-      request.on('error', (err: NodeJS.ErrnoException) => {
-        if (err.code === 'EPRIVATEADDRESS') {
-          return reject(privateAddressRefusal(`Fetching ${url}`, err.message))
-        }
-        if (options.signal?.aborted) return reject(options.signal.reason)
-        const why = signal.aborted ? `no answer within ${this.options.timeoutMs} ms` : (err.code ?? err.message)
-        const failure = sourceError(url, why)
-        retryableErrors.add(failure)
-        reject(failure)
+    try {
+      const response = await undiciRequest(target, {
+        dispatcher: this.dispatcher,
+        method: options.method ?? 'GET',
+        headers: { 'user-agent': this.options.userAgent, 'accept-encoding': 'gzip, deflate, br', ...options.headers },
+        body: options.body,
+        signal,
       })
-      if (options.body !== undefined) request.write(options.body)
-      request.end()
-    })
+      const headers = response.headers as http.IncomingHttpHeaders
+      const declared = Number(headers['content-length'])
+      if (Number.isFinite(declared) && declared > maxBytes) {
+        // Destroying the body aborts the transfer, which it reports as an error of its own.
+        response.body.once('error', () => {}).destroy()
+        throw sourceError(url, `the body is ${declared} bytes, over the ${maxBytes}-byte limit`)
+      }
+      const encoding = headers['content-encoding']
+      const body = await readBody(response.body, encoding, maxBytes).catch((err: unknown) => {
+        if (err instanceof BodyTooLargeError) throw sourceError(url, err.inflated ? `${err.message} (Content-Encoding: ${encoding})` : err.message)
+        if (err instanceof BodyDecodeError) throw sourceError(url, err.message, err.cause)
+        throw err
+      })
+      return {
+        url,
+        status: response.statusCode,
+        headers,
+        body,
+        text: () => body.toString('utf8'),
+        json: <T>() => {
+          try {
+            return JSON.parse(body.toString('utf8')) as T
+          } catch {
+            throw sourceError(url, 'the body is not valid JSON')
+          }
+        },
+      }
+    } catch (err) {
+      if (err instanceof LecternError) throw err
+      const code = (err as NodeJS.ErrnoException).code
+      if (code === 'EPRIVATEADDRESS') throw privateAddressRefusal(`Fetching ${url}`, (err as Error).message)
+      if (options.signal?.aborted) throw options.signal.reason
+      const reason = signal.aborted ? `no answer within ${this.options.timeoutMs} ms` : code && !code.startsWith('UND_ERR') ? code : (err as Error).message
+      const failure = sourceError(url, proxy ? `${reason} (through the proxy ${describeProxy(proxy)})` : reason)
+      retryableErrors.add(failure)
+      throw failure
+    }
+  }
+
+  /**
+   * The guard's checks before a request: an IP literal here (Node connects to one without a
+   * lookup), and a host name reached through a proxy, which the proxy resolves, by resolving it
+   * here first. Direct connections are checked again on the address they connect to.
+   */
+  private async checkTarget(target: URL, url: string, proxied: boolean, allow: string[]): Promise<void> {
+    const literal = target.hostname.replace(/^\[|\]$/g, '')
+    if (ipaddr.isValid(literal)) {
+      if (!isAllowedAddress(literal, target.hostname, allow)) throw privateAddressRefusal(`Fetching ${url}`, `${literal} is a private address`)
+      return
+    }
+    if (!proxied) return
+    let addresses: dns.LookupAddress[]
+    try {
+      addresses = await dns.promises.lookup(target.hostname, { all: true })
+    } catch (err) {
+      throw sourceError(url, `${target.hostname} cannot be resolved here (${(err as NodeJS.ErrnoException).code ?? 'no address'}); in cloud mode a host is resolved and checked before the proxy is asked`)
+    }
+    const blocked = addresses.find((a) => !isAllowedAddress(a.address, target.hostname, allow))
+    if (blocked) throw privateAddressRefusal(`Fetching ${url}`, `${target.hostname} resolves to ${blocked.address}, a private address`)
   }
 }
 

@@ -1,11 +1,13 @@
 /**
  * Renders pages that build their content with JavaScript, in Debian's chromium driven by
  * playwright-core (the npm package's own browser download cannot run on an airgapped host).
- * One browser per crawl, one page per render, closed when the crawl ends.
+ * One browser per crawl, one page per render, closed when the crawl ends. The browser goes
+ * through the outbound proxy of HTTPS_PROXY / HTTP_PROXY / NO_PROXY, in Chromium's flags.
  */
 import fs from 'node:fs'
 import { chromium, type Browser } from 'playwright-core'
 import { LecternError } from '../errors.js'
+import { chromiumProxy, readProxySettings } from '../net/proxy.js'
 
 /** Flags for a headless browser as root on a host without network: no sandbox, no background traffic. */
 const ARGS = [
@@ -30,7 +32,17 @@ export class PageRenderer {
         `Rendering pages needs Chromium at ${executablePath} (Debian: apt-get install chromium), or LECTERN_CHROMIUM_PATH.`,
       )
     }
-    return new PageRenderer(await chromium.launch({ executablePath, args: ARGS, headless: true }))
+    const proxy = chromiumProxy(readProxySettings())
+    return new PageRenderer(
+      await chromium.launch({
+        executablePath,
+        // Chromium takes the last of a repeated flag, so these win over the ones Playwright derives from `proxy`.
+        args: [...ARGS, ...(proxy?.args ?? [])],
+        // Playwright answers the proxy's 407 challenge with these; Chromium has no flag for them.
+        ...(proxy?.credentials ? { proxy: proxy.credentials } : {}),
+        headless: true,
+      }),
+    )
   }
 
   /** The page's HTML after its scripts ran and the network went quiet (bounded by the timeout). */

@@ -4,8 +4,12 @@
  * real binary in a sandbox (test/helpers/examples.ts) that holds what a reader's install would:
  * a data directory with libraries, keys, connections, a license and a backup configuration;
  * github.com repositories served from local clones (git's url.<base>.insteadOf); stand-ins for
- * S3 (s3rver), Ollama, an OpenAI-compatible server, Confluence and Notion; the files the
- * examples name. A new command without a runnable example, or an example that stops working,
+ * S3 (s3rver), Ollama, an OpenAI-compatible server, Confluence and Notion; the public web hosts
+ * the examples fetch over https:// (docs.example.com, petstore3.swagger.io...), reached the way
+ * a site behind a proxy reaches them: HTTPS_PROXY names a forward proxy bridged into the
+ * sandbox, whose CONNECT tunnels lead to HTTPS stand-ins with a test CA that Node trusts
+ * through NODE_EXTRA_CA_CERTS and Chromium through its CACertificates policy in /etc; the
+ * files the examples name. A new command without a runnable example, or an example that stops working,
  * fails here.
  */
 import { cp, mkdir, readFile, readdir, rename, writeFile } from 'node:fs/promises'
@@ -26,6 +30,9 @@ import { PETSHOP_YAML } from '../helpers/openapi-fixtures.js'
 import { codeBlocks, codeSpans, readmeSection, runsLectern, shellExamples, tableRows } from '../helpers/readme.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { widgetsFiles } from '../helpers/widgets-repo.js'
+import { startForwardProxy } from '../helpers/forward-proxy.js'
+import { chromiumCaPolicy, createTestCa } from '../helpers/tls.js'
+import { startWebStandIns, type WebStandIns } from '../helpers/web-standins.js'
 import { block, confluenceStandIn, notionStandIn, rich, textBlock } from '../helpers/workspace-standins.js'
 
 // Each example is a process or two; independent sandboxes let a few run at once.
@@ -36,18 +43,9 @@ const defer = suiteTeardown()
 /** Hosts the examples name, all served inside the sandbox. */
 const HOSTS = ['lectern.internal', 'docs.example.com', 'app-docs.example.com', 'api.example.com', 'petstore3.swagger.io', 'gitlab.example.com', 'acme.atlassian.net']
 
-/**
- * Examples that fetch https:// web sources. They need HTTPS stand-ins for these hosts, which
- * come with the outbound proxy support of the HTTP client (HTTPS_PROXY): the sandbox then
- * bridges a forward proxy that answers for them. Until then they are listed here, not run.
- */
-const AWAITING_PROXY = new Set([
-  'lectern add openapi https://petstore3.swagger.io/api/v3/openapi.json --wait',
-  'lectern add llmstxt https://docs.example.com/llms.txt --wait',
-  'lectern add website https://docs.example.com/guide/ --wait',
-  'lectern add website https://docs.example.com/guide/intro.html --base-url https://docs.example.com/',
-  'lectern add website https://app-docs.example.com/ --render --wait',
-])
+/** The forward proxy's port inside the sandbox, and where the sandbox keeps the test CA. */
+const PROXY_PORT = 3128
+const CA_FILE = '/etc/ssl/certs/lectern-test-ca.pem'
 
 const SECRETS = {
   ATLASSIAN_TOKEN: 'dc-pat-NjQ4MzQ1Nzg5MDEy',
@@ -76,8 +74,23 @@ const mcpSession = [
 
 const serverStopsCleanly = (url: string): Scenario => ({ stop: { url, signal: 'SIGTERM' } })
 
+let web: WebStandIns
+/** An example that fetches https:// web sources through the proxy; `urls` must have reached the stand-ins, `chromium` in Chromium. */
+const throughProxy = (urls: string[], chromium = false): Scenario => ({
+  env: { HTTPS_PROXY: `http://127.0.0.1:${PROXY_PORT}`, NODE_EXTRA_CA_CERTS: CA_FILE },
+  check: () => {
+    const asked = web.requests.filter((r) => !chromium || r.userAgent.includes('HeadlessChrome')).map((r) => r.url)
+    expect(asked).toEqual(expect.arrayContaining(urls))
+  },
+})
+
 /** How each example runs, when it needs more than the on-premise install as it is. */
 const SCENARIOS: Record<string, Scenario> = {
+  'lectern add openapi https://petstore3.swagger.io/api/v3/openapi.json --wait': throughProxy(['https://petstore3.swagger.io/api/v3/openapi.json']),
+  'lectern add llmstxt https://docs.example.com/llms.txt --wait': throughProxy(['https://docs.example.com/llms.txt', 'https://docs.example.com/install.md']),
+  'lectern add website https://docs.example.com/guide/ --wait': throughProxy(['https://docs.example.com/guide/', 'https://docs.example.com/guide/intro.html']),
+  'lectern add website https://docs.example.com/guide/intro.html --base-url https://docs.example.com/': throughProxy([]),
+  'lectern add website https://app-docs.example.com/ --render --wait': throughProxy(['https://app-docs.example.com/'], true),
   'lectern add https://github.com/fastify/fastify --wait': {
     world: 'empty',
     check: ({ stderr }) => expect(stderr).toContain('Creating a new Lectern data directory'),
@@ -210,8 +223,12 @@ beforeAll(async () => {
     textBlock('paragraph', 'Restart the queue workers one at a time so no message is lost.'),
     block('code', { language: 'bash', rich_text: [rich('systemctl restart queue-worker@1')], caption: [] }),
   ] }] }, defer)
+  const ca = await createTestCa()
+  web = await startWebStandIns(ca, defer)
+  const proxy = await startForwardProxy({ hosts: web.proxyHosts }, defer)
   const portOf = (url: string) => Number(new URL(url).port)
   bridges = [
+    { port: PROXY_PORT, target: proxy.port },
     { port: s3Port, target: s3Port },
     { port: 11434, target: portOf(ollama.url) },
     { port: 8000, target: (openai.address() as AddressInfo).port },
@@ -230,6 +247,13 @@ beforeAll(async () => {
   const onprem = await makeSandbox(path.join(root, 'onprem'), HOSTS)
   const cloud = await makeSandbox(path.join(root, 'cloud'), HOSTS)
   const empty = await makeSandbox(path.join(root, 'empty'), HOSTS)
+  // The test CA, as an administrator installs a company CA: a file for Node, a policy for Chromium.
+  for (const sandbox of [onprem, cloud, empty]) {
+    await mkdir(path.join(sandbox.etc, 'ssl', 'certs'), { recursive: true })
+    await writeFile(path.join(sandbox.etc, 'ssl', 'certs', path.basename(CA_FILE)), ca.certPem)
+    await mkdir(path.join(sandbox.etc, 'chromium', 'policies', 'managed'), { recursive: true })
+    await writeFile(path.join(sandbox.etc, 'chromium', 'policies', 'managed', 'lectern-test-ca.json'), chromiumCaPolicy(ca))
+  }
   const onpremData = ['--data-dir', path.join(onprem.home, 'lectern-data')]
   const cloudData = ['--data-dir', path.join(cloud.home, 'lectern-data')]
 
@@ -300,15 +324,11 @@ describe('documented examples', { concurrent: true }, async () => {
     }
   })
 
-  it('examples waiting for the proxy stand-in are still documented', () => {
-    for (const example of AWAITING_PROXY) expect(all, example).toContain(example)
-  })
-
   it('scenarios name documented examples only', () => {
     for (const example of Object.keys(SCENARIOS)) expect(all, example).toContain(example)
   })
 
-  for (const example of all.filter((e) => !AWAITING_PROXY.has(e))) {
+  for (const example of all) {
     it(`runs: ${example}`, () => runExample(example))
   }
 })
