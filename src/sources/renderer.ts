@@ -4,7 +4,7 @@
  * One browser per crawl, one page per render, closed when the crawl ends.
  */
 import fs from 'node:fs'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { LecternError } from '../errors.js'
 
 /** Flags for a headless browser as root on a host without network: no sandbox, no background traffic. */
@@ -30,6 +30,8 @@ export class PageRenderer {
         `Rendering pages needs Chromium at ${executablePath} (Debian: apt-get install chromium), or LECTERN_CHROMIUM_PATH.`,
       )
     }
+    // playwright-core takes half a second to import; only a crawl with rendering loads it.
+    const { chromium } = await import('playwright-core')
     return new PageRenderer(await chromium.launch({ executablePath, args: ARGS, headless: true }))
   }
 
