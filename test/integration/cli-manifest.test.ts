@@ -7,11 +7,11 @@
 import { copyFile, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Plugin, type Interfaces } from '@oclif/core'
+import { execa } from 'execa'
 import { describe, expect, it, vi } from 'vitest'
 import { ERROR_CODES } from '../../src/errors.js'
 import { PROJECT_ROOT } from '../helpers/cli.js'
 import { tmpDir } from '../helpers/tmp.js'
-import { execa } from 'execa'
 
 vi.setConfig({ testTimeout: 60_000 })
 
