@@ -115,7 +115,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(mcp)
   await app.ready()
   if (options.startWorker ?? true) {
-    recoverDataDir(runtime, app.log)
+    await recoverDataDir(runtime, app.log)
     runtime.worker.start()
   }
   return app

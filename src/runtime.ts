@@ -5,17 +5,15 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { sweepImportStaging } from './airgap/import.js'
 import type { LecternConfig, Mode } from './config.js'
 import { EmbedderPool } from './embed/pool.js'
 import { failSoftly } from './housekeeping.js'
 import { createJobHandlers, SetSweeper } from './jobs/handlers.js'
-import { sweepSets } from './jobs/ingest.js'
+import { sweepSets } from './jobs/sweep-sets.js'
 import type { JobRunner } from './jobs/runner.js'
 import { ThreadedWorker } from './jobs/thread.js'
 import { addressGuard, type AddressGuard } from './sources/address-guard.js'
 import { createHttpClient, type HttpClient } from './sources/http.js'
-import { checkVectorIndexes } from './jobs/vector-rebuild.js'
 import { Worker, type JobLog } from './jobs/worker.js'
 import { jobOfWorkDir } from './paths.js'
 import { Retriever } from './search/context.js'
@@ -69,7 +67,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const worker: JobRunner =
     options.jobRunner === 'thread'
       ? new ThreadedWorker({ config, log, forgetSet })
-      : new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, sweeper.workerOptions)
+      : new Worker(store, () => createJobHandlers({ store, embedders, http, config, forgetSet }), log, sweeper.workerOptions)
   const usage = new UsageRecorder(store.db)
   const softly = failSoftly(log)
   // Counts the disk refuses stay pending for the next flush.
@@ -103,7 +101,10 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
  * match its set. On a full disk the server still starts (reads need none of this); the worker
  * sweeps half-built sets once it can write.
  */
-export function recoverDataDir(runtime: Runtime, log: JobLog = silentLog): void {
+export async function recoverDataDir(runtime: Runtime, log: JobLog = silentLog): Promise<void> {
+  // Loaded here, by the one process that recovers the data directory: these modules import the
+  // parsers and the tokenizer, which a command that only opens the data directory never needs.
+  const [{ sweepImportStaging }, { checkVectorIndexes }] = await Promise.all([import('./airgap/import.js'), import('./jobs/vector-rebuild.js')])
   const softly = failSoftly(log)
   softly('removing interrupted and replaced snippet sets', () => {
     const swept = sweepSets(runtime.store, ['building', 'retired'], (pk) => runtime.retriever.forgetSet(pk))

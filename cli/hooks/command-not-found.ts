@@ -2,15 +2,34 @@
  * oclif's `command_not_found` hook: an unknown command is a validation error like an unknown
  * flag, so with --json it ends as `{"error": "validation_error", "message"}` on stdout with that
  * code's exit code, as every other failure does (cli/run.ts), rather than oclif's text.
+ *
+ * oclif finds commands through oclif.manifest.json, which `npm run build` writes after tsc. A
+ * command compiled after the manifest was written (a plain `tsc` after adding one) exists but is
+ * not listed: that is said as a broken build, with the fix, rather than as an unknown command.
  */
-import type { Hook } from '@oclif/core'
-import { ERROR_CODES } from '../../src/errors.js'
+import fs from 'node:fs'
+import path from 'node:path'
+import type { Hook, Interfaces } from '@oclif/core'
+import { ERROR_CODES, type ErrorCode } from '../../src/errors.js'
+
+/** Whether the commands directory holds the command `id` (`keys:list`, `backup`) that the manifest lacks. */
+function builtButUnlisted(id: string, config: Interfaces.Config): boolean {
+  const commandsDir = config.pjson.oclif.commands
+  // Only ids that can name a file inside the commands directory are looked up.
+  if (typeof commandsDir !== 'string' || !/^[a-z0-9-]+(:[a-z0-9-]+)*$/i.test(id)) return false
+  const file = path.join(config.root, commandsDir, ...id.split(':'))
+  return fs.existsSync(`${file}.js`) || fs.existsSync(path.join(file, 'index.js'))
+}
 
 const hook: Hook.CommandNotFound = async function ({ id, argv, config }) {
-  const message = `Unknown command "${id.replaceAll(':', ' ')}": \`${config.bin} --help\` lists the commands.`
-  const { exit } = ERROR_CODES.validation_error
+  const stale = builtButUnlisted(id, config)
+  const code: ErrorCode = stale ? 'internal_error' : 'validation_error'
+  const message = stale
+    ? `"${id.replaceAll(':', ' ')}" is built but missing from oclif.manifest.json, which predates it: run \`npm run build\` to write the manifest again.`
+    : `Unknown command "${id.replaceAll(':', ' ')}": \`${config.bin} --help\` lists the commands.`
+  const { exit } = ERROR_CODES[code]
   if (argv?.includes('--json')) {
-    this.log(JSON.stringify({ error: 'validation_error', message }, null, 2))
+    this.log(JSON.stringify({ error: code, message }, null, 2))
     process.exitCode = exit
     return
   }

@@ -10,8 +10,7 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3'
-import { Upload } from '@aws-sdk/lib-storage'
+import type { S3ClientConfig } from '@aws-sdk/client-s3'
 import { LecternError } from '../errors.js'
 import { outboundNodeAgent } from '../net/outbound.js'
 import { archiveTime, isArchiveName } from './names.js'
@@ -121,7 +120,19 @@ export function s3ClientConfig(settings: S3Settings): S3ClientConfig {
 /** Multipart part size: the S3 minimum, so memory stays at 4 parts of 5 MiB in flight. */
 const PART_SIZE = 5 * 1024 * 1024
 
-export function s3Destination(settings: S3Settings, stagingDir: string, client: S3Client = new S3Client(s3ClientConfig(settings))): Destination {
+/**
+ * The AWS SDK takes a third of a second to import, and most installs back up to a directory: it
+ * is imported when an S3 destination is first used, not by every command that reads the backup
+ * settings.
+ */
+async function connect(settings: S3Settings) {
+  const [s3, { Upload }] = await Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')])
+  return { s3, Upload, client: new s3.S3Client(s3ClientConfig(settings)) }
+}
+
+export function s3Destination(settings: S3Settings, stagingDir: string): Destination {
+  let connection: ReturnType<typeof connect> | undefined
+  const connected = () => (connection ??= connect(settings))
   const prefix = normalisePrefix(settings.prefix)
   const label = `s3://${settings.bucket}/${prefix}`
   const key = (name: string) => `${prefix}${name}`
@@ -131,6 +142,7 @@ export function s3Destination(settings: S3Settings, stagingDir: string, client: 
     stagingDir,
     async store(file, name) {
       try {
+        const { client, Upload } = await connected()
         const upload = new Upload({
           client,
           params: { Bucket: settings.bucket, Key: key(name), Body: fs.createReadStream(file), ContentType: 'application/gzip' },
@@ -148,9 +160,10 @@ export function s3Destination(settings: S3Settings, stagingDir: string, client: 
     },
     async list() {
       const archives: ArchiveInfo[] = []
+      const { client, s3 } = await connected()
       let token: string | undefined
       do {
-        const page = await client.send(new ListObjectsV2Command({ Bucket: settings.bucket, Prefix: prefix, ContinuationToken: token }))
+        const page = await client.send(new s3.ListObjectsV2Command({ Bucket: settings.bucket, Prefix: prefix, ContinuationToken: token }))
         for (const object of page.Contents ?? []) {
           const name = object.Key?.slice(prefix.length) ?? ''
           if (isArchiveName(name)) archives.push(info(name, object.Size ?? 0, label))
@@ -161,8 +174,9 @@ export function s3Destination(settings: S3Settings, stagingDir: string, client: 
     },
     async download(name) {
       checkName(name)
+      const { client, s3 } = await connected()
       try {
-        const object = await client.send(new GetObjectCommand({ Bucket: settings.bucket, Key: key(name) }))
+        const object = await client.send(new s3.GetObjectCommand({ Bucket: settings.bucket, Key: key(name) }))
         return object.Body as Readable
       } catch (err) {
         if ((err as { name?: string }).name === 'NoSuchKey') throw new LecternError('backup_not_found', `No archive ${name} in ${label}.`)
@@ -171,7 +185,8 @@ export function s3Destination(settings: S3Settings, stagingDir: string, client: 
     },
     async remove(name) {
       checkName(name)
-      await client.send(new DeleteObjectCommand({ Bucket: settings.bucket, Key: key(name) }))
+      const { client, s3 } = await connected()
+      await client.send(new s3.DeleteObjectCommand({ Bucket: settings.bucket, Key: key(name) }))
     },
   }
 }

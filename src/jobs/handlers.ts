@@ -3,19 +3,14 @@
  * sets a job retired. The in-process worker and the worker thread build theirs here, so both
  * run the same jobs the same way.
  */
-import { createImportJobHandler, IMPORT_JOB } from '../airgap/import.js'
 import type { LecternConfig } from '../config.js'
 import type { EmbedderPool } from '../embed/pool.js'
 import { failSoftly, type Softly } from '../housekeeping.js'
 import { addressGuard } from '../sources/address-guard.js'
 import type { HttpClient } from '../sources/http.js'
 import type { Store } from '../store/index.js'
-import { createGitJobHandler, GIT_JOB } from './git-job.js'
-import { sweepSets } from './ingest.js'
-import { createReembedHandler, REEMBED_JOB } from './reembed.js'
-import { createSourceJobHandler, SOURCE_JOB } from './source-job.js'
-import { createVectorRebuildHandler, REBUILD_VECTORS_JOB } from './vector-rebuild.js'
-import type { JobHandler, JobLog, WorkerOptions } from './worker.js'
+import { sweepSets } from './sweep-sets.js'
+import type { JobHandlers, JobLog, WorkerOptions } from './worker.js'
 
 /** Retired sets linger this long after a job so in-flight requests can finish reading them. */
 const RETIRE_GRACE_MS = 10_000
@@ -29,13 +24,25 @@ export interface HandlerServices {
   forgetSet(setPk: number): void
 }
 
-export function createJobHandlers(s: HandlerServices): Record<string, JobHandler> {
+/**
+ * The handlers import every source, parser and embedder, about a second of start-up, so they are
+ * imported here, when the worker runs its first job, rather than by every process that opens a
+ * data directory (a CLI command that only reads, the serving thread of `serve`).
+ */
+export async function createJobHandlers(s: HandlerServices): Promise<JobHandlers> {
+  const [git, source, vectors, bundles, reembed] = await Promise.all([
+    import('./git-job.js'),
+    import('./source-job.js'),
+    import('./vector-rebuild.js'),
+    import('../airgap/import.js'),
+    import('./reembed.js'),
+  ])
   return {
-    [GIT_JOB]: createGitJobHandler(s.store, s.embedders, addressGuard(s.config.mode, s.config.fetch.allow)),
-    [SOURCE_JOB]: createSourceJobHandler(s.store, s.embedders, s.http, s.config.chromium.path),
-    [REBUILD_VECTORS_JOB]: createVectorRebuildHandler(s.store, s.embedders, s.forgetSet),
-    [IMPORT_JOB]: createImportJobHandler(s.store, s.embedders),
-    [REEMBED_JOB]: createReembedHandler(s.store, s.embedders, s.forgetSet),
+    [git.GIT_JOB]: git.createGitJobHandler(s.store, s.embedders, addressGuard(s.config.mode, s.config.fetch.allow)),
+    [source.SOURCE_JOB]: source.createSourceJobHandler(s.store, s.embedders, s.http, s.config.chromium.path),
+    [vectors.REBUILD_VECTORS_JOB]: vectors.createVectorRebuildHandler(s.store, s.embedders, s.forgetSet),
+    [bundles.IMPORT_JOB]: bundles.createImportJobHandler(s.store, s.embedders),
+    [reembed.REEMBED_JOB]: reembed.createReembedHandler(s.store, s.embedders, s.forgetSet),
   }
 }
 

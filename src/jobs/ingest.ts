@@ -6,7 +6,7 @@
  * before that, the half-built set and its vector file are removed (on a full disk, as soon as
  * writing works again; the job fails with `disk_full`). The replaced
  * set is only marked retired: requests that resolved it a moment earlier may still be reading
- * it, so `sweepSets` removes it later (after a grace period, or at the next start).
+ * it, so `sweepSets` (sweep-sets.ts) removes it later (after a grace period, or at the next start).
  */
 import { createHash } from 'node:crypto'
 import { asDiskFull } from '../disk-full.js'
@@ -174,21 +174,4 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
     removeVectorIndex(vectorFile)
     throw err
   }
-}
-
-/**
- * Removes retired sets (replaced by a newer one) and building sets (left by a job that died),
- * with their rows and vector files. Only safe for `building` sets when no job runs.
- */
-export function sweepSets(store: Store, statuses: Array<'retired' | 'building'>, onRemoved?: (setPk: number) => void): number {
-  let removed = 0
-  for (const status of statuses) {
-    for (const set of store.snippets.setsWithStatus(status)) {
-      store.snippets.dropSet(set.pk)
-      removeVectorIndex(vectorIndexPath(store.paths, set.pk))
-      onRemoved?.(set.pk)
-      removed++
-    }
-  }
-  return removed
 }

@@ -35,6 +35,9 @@ export interface JobContext {
 
 export type JobHandler = (ctx: JobContext) => Promise<string | void>
 
+/** The handler of each job kind, by kind. */
+export type JobHandlers = Record<string, JobHandler>
+
 export interface WorkerOptions {
   pollMs?: number
   /** Called after any job ends, e.g. to drop caches that named the replaced snippet set. */
@@ -51,10 +54,15 @@ export class Worker {
   /** A job's outcome the database refused (full disk), written before anything else is claimed. */
   private unrecorded: (() => void) | undefined
   private claimFailing = false
+  private loadedHandlers: Promise<JobHandlers> | undefined
 
+  /**
+   * `handlers` may be a function that loads them: it is called when the first job runs, so a
+   * process that never runs a job never loads what the handlers import.
+   */
   constructor(
     private readonly store: Store,
-    private readonly handlers: Record<string, JobHandler>,
+    private readonly handlers: JobHandlers | (() => Promise<JobHandlers>),
     private readonly log: JobLog,
     private readonly options: WorkerOptions = {},
   ) {}
@@ -148,8 +156,13 @@ export class Worker {
     }
   }
 
+  private handlerOf(kind: string): Promise<JobHandler | undefined> {
+    const handlers = this.handlers
+    this.loadedHandlers ??= typeof handlers === 'function' ? handlers() : Promise.resolve(handlers)
+    return this.loadedHandlers.then((loaded) => loaded[kind])
+  }
+
   private async execute(job: Job): Promise<void> {
-    const handler = this.handlers[job.kind]
     const controller = new AbortController()
     this.current = controller
     const started = Date.now()
@@ -164,6 +177,7 @@ export class Worker {
       // A run cut off by a crash left its files; this run starts from nothing.
       await removeWorkDir()
       if (job.versionPk !== null) this.store.libraries.setVersionState(job.versionPk, 'processing')
+      const handler = await this.handlerOf(job.kind)
       if (!handler) throw new Error(`no handler for job kind "${job.kind}"`)
       const message = await handler({
         job,

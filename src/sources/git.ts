@@ -6,7 +6,7 @@
  * checks it first and runs pinned to the checked addresses (git-guard.ts).
  */
 import { rm, stat } from 'node:fs/promises'
-import { execa, ExecaError } from 'execa'
+import type { ExecaError } from 'execa'
 import { isDiskFull } from '../disk-full.js'
 import { LecternError } from '../errors.js'
 import type { AddressGuard } from './address-guard.js'
@@ -209,6 +209,8 @@ function basicCredential(token: string): string {
 
 async function runGit(args: string[], run: GitRun): Promise<string> {
   run.signal?.throwIfAborted()
+  // execa brings a hundred modules; every command imports this file (for `redact`), few run git.
+  const { execa, ExecaError } = await import('execa')
   // Detached, git leads its own process group, so a kill also reaches its helpers and it has no terminal to prompt on.
   const subprocess = execa('git', args, {
     env: run.env,
@@ -222,7 +224,7 @@ async function runGit(args: string[], run: GitRun): Promise<string> {
   try {
     return (await subprocess).stdout
   } catch (err) {
-    throw toLecternError(err, run, deadline.stoppedBy())
+    throw toLecternError(err, err instanceof ExecaError ? err : undefined, run, deadline.stoppedBy())
   } finally {
     deadline.dispose()
   }
@@ -264,19 +266,22 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** The ExecaError is deliberately not attached as `cause`: its unredacted stderr would reach loggers. */
-function toLecternError(err: unknown, run: GitRun, stoppedBy: StopCause | undefined): unknown {
+/**
+ * `failed` is `err` when git ran and failed (an ExecaError). It is deliberately not attached as
+ * `cause`: its unredacted stderr would reach loggers.
+ */
+function toLecternError(err: unknown, failed: ExecaError | undefined, run: GitRun, stoppedBy: StopCause | undefined): unknown {
   if (stoppedBy === 'abort') return run.signal?.reason
   if (stoppedBy === 'timeout') return new LecternError('timeout', `${run.label} timed out after ${run.timeoutMs} ms.`)
-  if (!(err instanceof ExecaError)) return err
-  if (err.code === 'ENOENT') return new LecternError('internal_error', 'git is not installed or not on PATH.')
-  const detail = summarizeStderr(redact(String(err.stderr ?? ''), run.token))
+  if (!failed) return err
+  if (failed.code === 'ENOENT') return new LecternError('internal_error', 'git is not installed or not on PATH.')
+  const detail = summarizeStderr(redact(String(failed.stderr ?? ''), run.token))
   // Our disk, not the source: git says so in its own words ("No space left on device").
   if (isDiskFull(new Error(detail))) return new LecternError('disk_full', `${run.label} failed: the disk is full (${detail})`)
   if (run.guarded && /returned error: 30\d/.test(detail)) {
     return new LecternError('source_unreachable', `${run.label} failed: the server answered with a redirect, which is not followed in cloud mode; add the repository at the URL it redirects to.`)
   }
-  return new LecternError('source_unreachable', `${run.label} failed: ${detail || `git exited with code ${err.exitCode ?? 'unknown'}`}`)
+  return new LecternError('source_unreachable', `${run.label} failed: ${detail || `git exited with code ${failed.exitCode ?? 'unknown'}`}`)
 }
 
 function summarizeStderr(stderr: string): string {

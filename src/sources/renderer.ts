@@ -5,7 +5,7 @@
  * through the outbound proxy of HTTPS_PROXY / HTTP_PROXY / NO_PROXY, in Chromium's flags.
  */
 import fs from 'node:fs'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { LecternError } from '../errors.js'
 import { chromiumProxy, readProxySettings } from '../net/proxy.js'
 
@@ -32,6 +32,8 @@ export class PageRenderer {
         `Rendering pages needs Chromium at ${executablePath} (Debian: apt-get install chromium), or LECTERN_CHROMIUM_PATH.`,
       )
     }
+    // playwright-core takes half a second to import; only a crawl with rendering loads it.
+    const { chromium } = await import('playwright-core')
     const proxy = chromiumProxy(readProxySettings())
     return new PageRenderer(
       await chromium.launch({

@@ -103,6 +103,15 @@ describe('deploy/Dockerfile', () => {
     expect(args(keyword('ENTRYPOINT')[0]!)).toContain('/app/deploy/docker-entrypoint.sh')
     expect(keyword('COPY').map(args)).toContain('deploy/docker-entrypoint.sh ./deploy/docker-entrypoint.sh')
   })
+
+  it('puts every path the package publishes into the image (the oclif manifest too)', () => {
+    const { files } = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { files: string[] }
+    const fromBuild = keyword('COPY')
+      .filter((copy) => copy.getFlags().some((flag) => flag.getName() === 'from' && flag.getValue() === 'build'))
+      .map((copy) => copy.getArguments()[0]!.getValue())
+    expect(files).toContain('oclif.manifest.json')
+    for (const file of files) expect(fromBuild, file).toContain(`/app/${file}`)
+  })
 })
 
 describe('deploy/docker-compose.yml', () => {

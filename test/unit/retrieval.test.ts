@@ -3,7 +3,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ANONYMOUS } from '../../src/access.js'
-import { ingestSnippets, sweepSets, toNewSnippet } from '../../src/jobs/ingest.js'
+import { ingestSnippets, toNewSnippet } from '../../src/jobs/ingest.js'
+import { sweepSets } from '../../src/jobs/sweep-sets.js'
 import { REBUILD_VECTORS_JOB } from '../../src/jobs/vector-rebuild.js'
 import type { ParsedSnippet } from '../../src/parse/types.js'
 import { vectorIndexPath } from '../../src/paths.js'
@@ -122,7 +123,7 @@ describe('ingest and retrieval', () => {
     const { result } = await addLibrary('/acme/vec', DOCS)
     const file = vectorIndexPath(runtime.store.paths, result.setPk)
     fs.writeFileSync(file, 'not an index, and mapping it must not crash the process')
-    recoverDataDir(runtime)
+    await recoverDataDir(runtime)
     expect(fs.existsSync(file)).toBe(false)
     const job = runtime.store.jobs.list({ states: ['queued'] })[0]
     expect(job.kind).toBe(REBUILD_VECTORS_JOB)

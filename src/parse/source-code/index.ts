@@ -4,9 +4,6 @@
  * bytes, and a file that fails to parse is logged and skipped rather than failing the library.
  */
 import type { ParsedCodeSnippet } from '../types.js'
-import { goSnippets } from './go.js'
-import { pythonSnippets } from './python.js'
-import { TS_EXTENSIONS, typescriptSnippets } from './typescript.js'
 
 export const MAX_SOURCE_FILES = 2_000
 export const MAX_SOURCE_BYTES = 512 * 1024
@@ -18,12 +15,16 @@ export const SKIPPED_SOURCE_DIRS: ReadonlySet<string> = new Set([
 
 const TEST_FILE = /(\.(test|spec)\.[cm]?[jt]sx?|_test\.go|^test_.*\.py|_test\.py|^conftest\.py)$/
 
-type Extractor = (path: string, text: string) => ParsedCodeSnippet[] | Promise<ParsedCodeSnippet[]>
+type Extractor = (path: string, text: string) => Promise<ParsedCodeSnippet[]>
 
+const TS_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs']
+
+// A language's parser (the TypeScript compiler, half a second to import; the tree-sitter runtime)
+// is imported when the first file of that language is met: only jobs with generateDocs read source.
 const EXTRACTORS: Array<[extensions: string[], extract: Extractor]> = [
-  [TS_EXTENSIONS, typescriptSnippets],
-  [['.py'], pythonSnippets],
-  [['.go'], goSnippets],
+  [TS_EXTENSIONS, async (path, text) => (await import('./typescript.js')).typescriptSnippets(path, text)],
+  [['.py'], async (path, text) => (await import('./python.js')).pythonSnippets(path, text)],
+  [['.go'], async (path, text) => (await import('./go.js')).goSnippets(path, text)],
 ]
 
 export interface SourceFile {

@@ -6,8 +6,6 @@ import ts from 'typescript'
 import type { CodeAlternative, ParsedCodeSnippet } from '../types.js'
 import { dedent, symbolSnippet, type ApiSymbol } from './snippet.js'
 
-export const TS_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs']
-
 interface DocComment {
   description: string
   examples: CodeAlternative[]
