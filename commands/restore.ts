@@ -11,7 +11,7 @@ import { isLocked } from '../src/store/lock.js'
 
 export default class Restore extends LecternCommand {
   static override summary = 'Restore a backup archive into the data directory (server stopped).'
-  static override description = `Validates everything first (gzip, manifest, every member's size and sha256, no extra, missing, linked or out-of-tree members, no more unpacked data than the manifest declares, free disk, that the database is a SQLite database of Lectern passing its integrity check, and that the archive's key opens its secrets); then moves the current database, vectors/ and secret.key into pre-restore-<timestamp>/ in the data directory (never deleted by Lectern) and moves the restored files in, by renames only. An archive from a newer Lectern is refused; an older one is migrated at the next start.
+  static override description = `Validates everything first (gzip, manifest, every member's size and sha256, no extra, missing, linked or out-of-tree members, no more unpacked data than the manifest declares, free disk, that the database is a SQLite database of Lectern passing its integrity check, and that the archive's key opens its secrets); then moves the current database, vectors/, uploads/ and secret.key into pre-restore-<timestamp>/ in the data directory (never deleted by Lectern) and moves the restored files in, by renames only. An archive from a newer Lectern is refused; an older one is migrated at the next start.
 
 For S3 backups, download the archive first. Without --yes it asks for confirmation, and refuses when there is no terminal to ask on.`
   static override examples = [

@@ -6,7 +6,7 @@ import { BackupRunner, type BackupResult } from '../../src/backup/runner.js'
 
 const STAGES: Record<BackupStage, string> = {
   snapshot: 'Snapshotting the database (VACUUM INTO)',
-  vectors: 'Collecting vector indexes',
+  vectors: 'Collecting vector indexes and uploaded specs',
   compress: 'Writing the archive',
   sync: 'Syncing the archive to disk',
   upload: 'Delivering the archive',
@@ -15,7 +15,7 @@ const STAGES: Record<BackupStage, string> = {
 
 export default class Backup extends LecternCommand {
   static override summary = 'Write a backup archive now (safe while the server runs).'
-  static override description = `Snapshots the database with VACUUM INTO from a separate read-only connection, so a running server keeps serving and writing. The archive (lectern-backup-<UTC time>.tar.gz) holds the database, the vector indexes, secret.key and a manifest with a sha256 for every member. It goes to the configured destination (lectern backup config show) or to --to. Retention applies after a successful backup only.
+  static override description = `Snapshots the database with VACUUM INTO from a separate read-only connection, so a running server keeps serving and writing. The archive (lectern-backup-<UTC time>.tar.gz) holds the database, the vector indexes, the uploaded OpenAPI specs (uploads/), secret.key and a manifest with a sha256 for every member. It goes to the configured destination (lectern backup config show) or to --to. Retention applies after a successful backup only.
 
 Anyone holding an archive can read the stored credentials: keep archives as safe as the data directory.`
   static override examples = [

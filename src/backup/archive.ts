@@ -3,7 +3,8 @@
  * fsynced: a reader (or a crash) never sees half an archive under the final name. The database
  * is a `VACUUM INTO` snapshot taken from a separate read-only connection, so it is one
  * transaction-consistent state even while the server writes; the manifest, the library states
- * and the vector files all come from that snapshot.
+ * and the vector files all come from that snapshot. Uploaded specs (uploads/) are the files a
+ * refresh of an uploaded OpenAPI library reads; they are taken as they are just after the snapshot.
  */
 import { createHash } from 'node:crypto'
 import { once } from 'node:events'
@@ -21,7 +22,7 @@ import { keyFingerprint } from '../secrets/key.js'
 import { appliedMigrations, openConnection } from '../store/db.js'
 import type { Store } from '../store/index.js'
 import { APP_VERSION } from '../version.js'
-import { DATABASE_MEMBER, FORMAT_VERSION, KEY_MEMBER, MANIFEST_MEMBER, VECTORS_PREFIX, type Manifest } from './manifest.js'
+import { DATABASE_MEMBER, FORMAT_VERSION, KEY_MEMBER, MANIFEST_MEMBER, SAFE_MEMBER_PATH, UPLOADS_PREFIX, VECTORS_PREFIX, type Manifest } from './manifest.js'
 import { archiveName, PARTIAL_PATTERN, partialName } from './names.js'
 
 export interface CreatedArchive {
@@ -53,6 +54,7 @@ export async function createArchive(store: Store, outDir: string, options: Creat
   const work = store.paths.backupWork
   await fsp.rm(work, { recursive: true, force: true })
   await fsp.mkdir(path.join(work, 'vectors'), { recursive: true, mode: 0o700 })
+  await fsp.mkdir(path.join(work, 'uploads'), { recursive: true, mode: 0o700 })
   const name = await freeName(outDir, now, options.taken ?? new Set())
   const partial = path.join(outDir, partialName(name))
   const final = path.join(outDir, name)
@@ -63,8 +65,9 @@ export async function createArchive(store: Store, outDir: string, options: Creat
     const facts = readSnapshot(path.join(work, DATABASE_MEMBER))
     progress('vectors')
     const vectors = await linkVectorFiles(store, work, facts.liveSets)
+    const uploads = await linkUploads(store, work)
     await fsp.copyFile(store.paths.secretKey, path.join(work, KEY_MEMBER))
-    const memberPaths = [DATABASE_MEMBER, KEY_MEMBER, ...vectors.members]
+    const memberPaths = [DATABASE_MEMBER, KEY_MEMBER, ...vectors.members, ...uploads]
     const members = []
     for (const member of memberPaths) members.push({ path: member, ...(await hashFile(path.join(work, member))) })
     const manifest: Manifest = {
@@ -217,6 +220,31 @@ async function linkVectorFiles(store: Store, work: string, setPks: number[]): Pr
     }
   }
   return { vectors, members }
+}
+
+/**
+ * Uploaded specs are saved under a temporary dot-name and renamed into place, so a hard link is a
+ * whole file, never half of one; the temporary names (and anything that is not a plain file) are
+ * left out. A file removed since it was listed (a re-upload in another format) is left out too.
+ */
+async function linkUploads(store: Store, work: string): Promise<string[]> {
+  let entries: fs.Dirent[]
+  try {
+    entries = await fsp.readdir(store.paths.uploads, { withFileTypes: true })
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw err
+  }
+  const members: string[] = []
+  for (const entry of entries.filter((e) => e.isFile() && SAFE_MEMBER_PATH.test(e.name)).sort((a, b) => a.name.localeCompare(b.name))) {
+    try {
+      await linkOrCopy(path.join(store.paths.uploads, entry.name), path.join(work, 'uploads', entry.name))
+      members.push(`${UPLOADS_PREFIX}${entry.name}`)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+    }
+  }
+  return members
 }
 
 async function linkOrCopy(from: string, to: string): Promise<void> {

@@ -4,12 +4,16 @@
  */
 import { z } from 'zod'
 
-/** Bumped when the archive layout changes; an archive with a higher number is refused. */
-export const FORMAT_VERSION = 1
+/**
+ * Bumped when the archive layout changes; an archive with a higher number is refused ("upgrade
+ * first"). 2 adds uploads/ members: a build that reads only 1 would restore without them.
+ */
+export const FORMAT_VERSION = 2
 export const MANIFEST_MEMBER = 'manifest.json'
 export const DATABASE_MEMBER = 'lectern.db'
 export const KEY_MEMBER = 'secret.key'
 export const VECTORS_PREFIX = 'vectors/'
+export const UPLOADS_PREFIX = 'uploads/'
 
 /** A member path: relative, forward slashes, no `.`/`..` segments (no segment starts with a dot). */
 export const SAFE_MEMBER_PATH = /^[A-Za-z0-9_][A-Za-z0-9_.-]*(\/[A-Za-z0-9_][A-Za-z0-9_.-]*)*$/

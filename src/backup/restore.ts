@@ -3,7 +3,7 @@
  * versions, free space, the restored database as a SQLite database of Lectern, and the restored key
  * against the restored secrets). The archive is extracted into a fresh directory inside the data
  * directory (same filesystem) as it is validated, a journal is written, and the current database
- * (+wal/shm), vectors/ and secret.key are renamed into
+ * (+wal/shm), vectors/, uploads/ and secret.key are renamed into
  * `pre-restore-<timestamp>/` (never deleted by Lectern) and the restored ones renamed in.
  * Renames only: a kill at any point leaves each item either old or new, and the next opening of
  * the data directory (`finishInterruptedRestore`, run by openStore) completes the journal's moves.
@@ -27,7 +27,13 @@ import { recordLastRestore, type LastRestore } from './restore-status.js'
 import { checkCompatibility, freeSpaceProblem, scanArchive, summarise, type ArchiveSummary } from './verify.js'
 
 /** The items a restore replaces, in the order they move. */
-const ITEMS = ['lectern.db', 'vectors', 'secret.key'] as const
+const ITEMS = ['lectern.db', 'vectors', 'uploads', 'secret.key'] as const
+/**
+ * Directory items are replaced even when the archive has no member in them (no live vector set,
+ * no uploaded spec, an archive older than uploads/): restored empty, so no current file is left
+ * beside data it does not belong to.
+ */
+const DIR_ITEMS = ['vectors', 'uploads'] as const
 /** Extraction directories; one without a journal is the leftover of a killed restore. */
 const TEMP_DIR_PREFIX = '.restore-tmp-'
 /** WAL files belong to the database they sit next to: they move aside with it, never in. */
@@ -97,6 +103,7 @@ export async function restoreArchive(dataDir: string, archive: string, options: 
       const manifest = await scanArchive(archive, { extractTo: tempDir, check: checkCompatibility })
       await checkDatabase(archive, tempDir, manifest)
       checkKey(archive, tempDir, manifest)
+      for (const dir of DIR_ITEMS) await fsp.mkdir(path.join(tempDir, dir), { recursive: true, mode: 0o700 })
       summary = summarise(archive, manifest)
     } catch (err) {
       await fsp.rm(tempDir, { recursive: true, force: true })

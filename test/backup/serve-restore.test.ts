@@ -3,6 +3,8 @@ import fs from 'node:fs'
 import { execa } from 'execa'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { RESTORE_FAILED_EXIT_CODE, RESTORE_STAGED_EXIT_CODE } from '../../server/serve.js'
+import { dataPaths } from '../../src/paths.js'
+import { saveUpload } from '../../src/sources/uploads.js'
 import { openStore } from '../../src/store/index.js'
 import { PROJECT_ROOT } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
@@ -48,6 +50,7 @@ async function prepare(): Promise<string> {
   await store.users.create({ email: 'ops@example.com', password: PASSWORD, role: 'admin' })
   store.settings.set('marker', 'before-backup')
   store.close()
+  await saveUpload(dataPaths(dataDir), 'spec', 'yaml', Buffer.from('before-backup'))
   return dataDir
 }
 
@@ -55,6 +58,15 @@ async function markAfterBackup(dataDir: string) {
   const store = await openStore(dataDir)
   store.settings.set('marker', 'after-backup')
   store.close()
+  await saveUpload(dataPaths(dataDir), 'spec', 'yaml', Buffer.from('after-backup'))
+  await saveUpload(dataPaths(dataDir), 'later', 'yaml', Buffer.from('after-backup'))
+}
+
+/** The uploaded specs of the data dir and of its pre-restore-* directory, by name and content. */
+function uploads(dataDir: string) {
+  const read = (dir: string) => Object.fromEntries(fs.readdirSync(dir).map((f) => [f, fs.readFileSync(`${dir}/${f}`, 'utf8')]))
+  const [pre] = fs.readdirSync(dataDir).filter((f) => f.startsWith('pre-restore-'))
+  return { current: read(`${dataDir}/uploads`), setAside: read(`${dataDir}/${pre}/uploads`) }
 }
 
 async function lastRestore(url: string) {
@@ -92,6 +104,7 @@ describe('lectern serve and a staged restore', () => {
     expect(child.exitCode).toBeNull()
     expect(fs.existsSync(`${dataDir}/restore-staged`)).toBe(false)
     expect(await marker(dataDir)).toBe('before-backup')
+    expect(uploads(dataDir)).toEqual({ current: { 'spec.yaml': 'before-backup' }, setAside: { 'spec.yaml': 'after-backup', 'later.yaml': 'after-backup' } })
     child.kill('SIGTERM')
     expect((await child).exitCode).toBe(0)
   })
@@ -111,6 +124,7 @@ describe('lectern serve and a staged restore', () => {
     expect(fs.existsSync(`${dataDir}/restore-staged`)).toBe(false)
     expect(fs.readdirSync(dataDir).filter((f) => f.startsWith('pre-restore-'))).toHaveLength(1)
     expect(await marker(dataDir)).toBe('before-backup')
+    expect(uploads(dataDir)).toEqual({ current: { 'spec.yaml': 'before-backup' }, setAside: { 'spec.yaml': 'after-backup', 'later.yaml': 'after-backup' } })
   })
 
   it('with --no-supervise, a staged restore that fails to apply exits with its own code, keeps the data, and is reported', { timeout: 120_000 }, async () => {
@@ -127,6 +141,7 @@ describe('lectern serve and a staged restore', () => {
     const lines = failed.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: number; msg: string; archive?: string })
     expect(lines).toContainEqual(expect.objectContaining({ level: 50, archive: name, msg: expect.stringMatching(/staged restore could not be applied, the data is unchanged: .*damaged/) }))
     expect(await marker(dataDir)).toBe('after-backup')
+    expect(fs.readFileSync(`${dataDir}/uploads/spec.yaml`, 'utf8')).toBe('after-backup')
     expect(fs.existsSync(`${dataDir}/restore-staged`)).toBe(false)
     expect(fs.readdirSync(dataDir).filter((f) => f.startsWith('restore-staged.failed-'))).toHaveLength(1)
 
