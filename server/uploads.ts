@@ -5,6 +5,7 @@
  */
 import multipart, { type Multipart } from '@fastify/multipart'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { isLecternError, LecternError } from '../src/errors.js'
 
 export interface UploadLimits {
   /** Bytes of one file; one more is refused with 413 payload_too_large. */
@@ -37,18 +38,26 @@ export async function registerUploads(app: FastifyInstance, limits: UploadLimits
  * multipart's own error (the error handler words it). When multipart refuses the request while a
  * file waits to be read (fields over the limit after the file), the file stream only says it
  * closed early; the refusal itself waits in the part iterator, so it is taken from there instead.
+ * The parser's own errors (no boundary) carry no code, and a file cut short with nothing queued
+ * only closed early: both are the client's malformed body, said in our words.
  */
 export async function forEachPart(request: FastifyRequest, handle: (part: Multipart) => Promise<void>): Promise<void> {
   const maxFields = request.routeOptions.config?.uploadLimits?.fields ?? Infinity
-  const parts = request.parts()
-  let fields = 0
-  for await (const part of parts) {
-    if (part.type === 'field' && ++fields > maxFields) throw new request.server.multipartErrors.FieldsLimitError()
-    try {
-      await handle(part)
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') await parts.next()
-      throw err
+  try {
+    const parts = request.parts()
+    let fields = 0
+    for await (const part of parts) {
+      if (part.type === 'field' && ++fields > maxFields) throw new request.server.multipartErrors.FieldsLimitError()
+      try {
+        await handle(part)
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') await parts.next()
+        throw err
+      }
     }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (isLecternError(err) || (code && code !== 'ERR_STREAM_PREMATURE_CLOSE')) throw err
+    throw new LecternError('validation_error', 'The upload is not valid multipart/form-data: its boundary is missing or a part is cut short.')
   }
 }

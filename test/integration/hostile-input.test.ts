@@ -152,6 +152,23 @@ describe('multipart uploads over their limits', () => {
     })
   }
 
+  it('a file part cut short is 400 validation_error', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v2/add/openapi-upload',
+      headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload: `--${boundary}\r\nContent-Disposition: form-data; name="openapiFile"; filename="f.json"\r\n\r\n{"openapi"`,
+    })
+    expect(expectError(res, 400, 'validation_error')).toMatch(/not valid multipart\/form-data/)
+    expectNothingStored()
+  })
+
+  it.each(endpoints)('POST %s without a boundary in the content type is 400 validation_error', async (url, fileField) => {
+    const res = await app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${key}`, 'content-type': 'multipart/form-data' }, payload: file(fileField) })
+    expect(expectError(res, 400, 'validation_error')).toMatch(/not valid multipart\/form-data/)
+    expectNothingStored()
+  })
+
   it('the import bundle upload from an admin session gets the same answer', async () => {
     const message = expectError(await send('/api/import-libraries', fields(30) + file('bundleFile'), { cookie: admin }), 400, 'validation_error')
     expect(message).toBe('The upload has more form fields than the 5 this endpoint takes.')
