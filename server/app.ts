@@ -9,7 +9,7 @@ import { openRuntime, recoverDataDir, type JobRunnerKind, type Runtime } from '.
 import { loggerOptions, RequestLogController } from './logger.js'
 import access from './plugins/access.js'
 import auth from './plugins/auth.js'
-import errors, { clientErrorHandler } from './plugins/errors.js'
+import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js'
 import jsonBody from './plugins/json-body.js'
 import rateLimit from './plugins/rate-limit.js'
 import session from './plugins/session.js'
@@ -75,6 +75,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestTimeout: 120_000,
     return503OnClosing: true,
     clientErrorHandler,
+    frameworkErrors,
     routerOptions: { ignoreTrailingSlash: true },
   })
   const runtime = await openRuntime({ config, log: app.log, jobRunner: options.jobRunner })

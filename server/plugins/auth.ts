@@ -2,10 +2,13 @@
  * Bearer API keys. A request may come without a key (served under the anonymous rate limit);
  * a request that sends one must send a valid one: malformed, unknown or revoked -> 401.
  * Routes that need a key say so with `config: { access: 'apiKey' }` (see access.ts).
+ * The 401 is not thrown here but kept in `request.apiKeyRefusal` for the rate limiter's hook,
+ * which runs next, counts the request against its address and then throws it: otherwise
+ * guessing keys would never be rate-limited.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { LecternError } from '../../src/errors.js'
+import { isLecternError, LecternError } from '../../src/errors.js'
 import type { ApiKeyInfo, KeysRepository } from '../../src/store/keys.js'
 
 declare module 'fastify' {
@@ -15,6 +18,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     apiKey: ApiKeyInfo | null
+    /** Why the key this request sent was refused; thrown by the rate limiter once counted. */
+    apiKeyRefusal: LecternError | null
   }
   interface FastifyInstance {
     requireApiKey: (request: FastifyRequest) => Promise<void>
@@ -33,13 +38,19 @@ export function bearerToken(header: string | undefined): string | undefined {
 
 async function auth(app: FastifyInstance, options: { keys: KeysRepository }): Promise<void> {
   app.decorateRequest('apiKey', null)
+  app.decorateRequest('apiKeyRefusal', null)
   app.addHook('onRequest', async (request) => {
     if (request.routeOptions.config?.licenseKeyAuth) return
-    const token = bearerToken(request.headers.authorization)
-    if (token === undefined) return
-    const key = options.keys.verify(token)
-    if (!key) throw invalidKey('Invalid API key. Keys start with "lct_"; create one with `lectern keys create`.')
-    request.apiKey = key
+    try {
+      const token = bearerToken(request.headers.authorization)
+      if (token === undefined) return
+      const key = options.keys.verify(token)
+      if (!key) throw invalidKey('Invalid API key. Keys start with "lct_"; create one with `lectern keys create`.')
+      request.apiKey = key
+    } catch (err) {
+      if (!isLecternError(err)) throw err
+      request.apiKeyRefusal = err
+    }
   })
   app.decorate('requireApiKey', async (request: FastifyRequest) => {
     if (!request.apiKey) throw invalidKey('This endpoint requires an API key: send "Authorization: Bearer <API key>".')

@@ -3,7 +3,9 @@
  * Lectern errors carry their own code; Fastify's validation and body errors map to 400/413;
  * anything unexpected is a 500 that names the request ID and nothing about the internals.
  * Requests Node's HTTP parser refuses before Fastify sees them get the same body shape
- * (`clientErrorHandler`, a Fastify option).
+ * (`clientErrorHandler`, a Fastify option), and so do those Fastify's router refuses before any
+ * hook runs, such as a URL with broken percent-encoding (`frameworkErrors`, a Fastify option).
+ * Messages are Lectern's own: neither Fastify's nor a parser's text reaches the client.
  */
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -14,13 +16,59 @@ import { isLecternError, LecternError } from '../../src/errors.js'
 /** The error body MCP clients parse: JSON-RPC, with no request id to answer. */
 export const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null })
 
-function fastifyErrorBody(err: FastifyError): { status: number; body: { error: string; message: string } } | undefined {
+const megabytes = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
+
+/**
+ * What Fastify and @fastify/multipart refuse, said in Lectern's words. Upload limits come from
+ * the route's config (server/uploads.ts), so a refusal names the number the endpoint takes.
+ */
+function frameworkMessage(err: FastifyError, request: FastifyRequest): string | undefined {
+  const limits = request.routeOptions.config?.uploadLimits
+  switch (err.code) {
+    case 'FST_FIELDS_LIMIT':
+      return limits ? `The upload has more form fields than the ${limits.fields} this endpoint takes.` : 'The upload has more form fields than this endpoint takes.'
+    case 'FST_FILES_LIMIT':
+      return limits ? `The upload has more files than the ${plural(limits.files, 'file', 'files')} this endpoint takes.` : 'The upload has more files than this endpoint takes.'
+    case 'FST_PARTS_LIMIT':
+      return 'The upload has more parts than this endpoint takes.'
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return limits ? `The uploaded file is over the ${megabytes(limits.fileSize)} this endpoint takes.` : 'The uploaded file is too large.'
+    case 'FST_PROTO_VIOLATION':
+      return 'Form fields may not be named __proto__, constructor or another built-in object property.'
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return 'Send the upload as multipart/form-data.'
+    case 'FST_INVALID_JSON_FIELD_ERROR':
+      return 'A form field sent as application/json is not valid JSON.'
+    case 'FST_ERR_BAD_URL':
+      return 'The URL is not valid: a percent sign must start a %XX escape of valid UTF-8.'
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return 'A path segment of the URL is too long.'
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'The request body is over the size this endpoint takes.'
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return `Content-Type ${request.headers['content-type'] ? 'of this body is not one this endpoint reads' : 'is missing'}; send JSON with "Content-Type: application/json".`
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'The body is not as long as its Content-Length header says.'
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'The body is empty but Content-Type says application/json; send a JSON body or no Content-Type.'
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return 'The body is not valid JSON.'
+    default:
+      return undefined
+  }
+}
+
+/** Fastify's and multipart's refusals: too large is 413, anything else the client can fix is 400. */
+function fastifyErrorBody(err: FastifyError, request: FastifyRequest): { status: number; body: { error: string; message: string } } | undefined {
   if (err.validation) {
     return { status: 400, body: { error: 'validation_error', message: err.message } }
   }
-  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return { status: 413, body: { error: 'payload_too_large', message: 'The request body is too large.' } }
+  const message = frameworkMessage(err, request)
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.code === 'FST_REQ_FILE_TOO_LARGE') {
+    return { status: 413, body: { error: 'payload_too_large', message: message as string } }
   }
+  if (message) return { status: 400, body: { error: 'validation_error', message } }
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
     // The spec knows no 415 and the like: any other request Fastify refuses is a 400 validation_error.
     if (err.statusCode === 404) return { status: 404, body: { error: 'not_found', message: err.message } }
@@ -58,20 +106,32 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
   socket.destroy()
 }
 
+/**
+ * Requests Fastify's router refuses before any hook or handler (a URL with broken
+ * percent-encoding, a path segment over the length limit): the same answer the error handler
+ * would give. No route matched, so it is the spec's body even for a path that starts with /mcp.
+ */
+export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  request.log.debug({ code: err.code }, 'refused a request the router could not take')
+  const mapped = fastifyErrorBody(err, request) ?? { status: 400, body: { error: 'validation_error', message: 'The request is not valid.' } }
+  reply.code(mapped.status).type('application/json; charset=utf-8').send(mapped.body)
+}
+
 async function errors(app: FastifyInstance): Promise<void> {
   app.setErrorHandler((caught: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const err = (diskFullError(caught, request) ?? caught) as FastifyError
     // MCP clients parse JSON-RPC, not Lectern's error body.
     if (request.url.split('?')[0] === '/mcp') {
-      const status = isLecternError(err) ? err.status : (fastifyErrorBody(err)?.status ?? 500)
+      const status = isLecternError(err) ? err.status : (fastifyErrorBody(err, request)?.status ?? 500)
       if (status >= 500) request.log.error({ err }, 'unexpected error')
-      return reply.code(status).send(jsonRpcError(-32001, status >= 500 ? `Internal error (request ID ${request.id}).` : err.message))
+      const message = isLecternError(err) ? err.message : fastifyErrorBody(err, request)?.body.message
+      return reply.code(status).send(jsonRpcError(-32001, status >= 500 || !message ? `Internal error (request ID ${request.id}).` : message))
     }
     if (isLecternError(err)) {
       if (err.status >= 500) request.log.warn({ code: err.code, reason: err.message }, 'request failed')
       return reply.code(err.status).type('application/json; charset=utf-8').send(err.toBody())
     }
-    const mapped = fastifyErrorBody(err)
+    const mapped = fastifyErrorBody(err, request)
     if (mapped) return reply.code(mapped.status).type('application/json; charset=utf-8').send(mapped.body)
     request.log.error({ err }, 'unexpected error')
     return reply

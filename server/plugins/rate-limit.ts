@@ -5,7 +5,9 @@
  * behind a reverse proxy or NAT everyone shares an address: anonymous traffic must never use up
  * an admin's requests. Every counted response carries the RateLimit-* headers; past the limit,
  * 429 with Retry-After. /mcp is counted per tool call instead (see routes/mcp.ts), so a refusal
- * reaches the model as a readable tool result.
+ * reaches the model as a readable tool result. A request whose API key auth.ts refused is counted
+ * as anonymous on every path, /mcp and the probes included, and then gets that 401: guessing keys
+ * uses up the address's requests like any other anonymous traffic.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -24,25 +26,28 @@ const EXEMPT = new Set(['/api/health', '/api/ready', '/ping', '/mcp'])
 async function rateLimit(app: FastifyInstance, options: { limits: RateLimitSettings }): Promise<void> {
   const limiter = new RateLimiter(options.limits)
   const take = (request: FastifyRequest) => {
+    if (request.apiKeyRefusal) return limiter.take(`ip:${request.ip}`, false)
     if (request.apiKey) return limiter.take(`key:${request.apiKey.id}`, true)
     if (request.user) return limiter.take(`user:${request.user.id}`, true)
     return limiter.take(`ip:${request.ip}`, false)
   }
   app.decorate('rateLimiter', { take })
   app.addHook('onRequest', async (request, reply) => {
-    if (EXEMPT.has(request.url.split('?')[0])) return
+    if (EXEMPT.has(request.url.split('?')[0]) && !request.apiKeyRefusal) return
     const decision = take(request)
-    if (decision.limit === 0) return
-    reply.header('RateLimit-Limit', decision.limit)
-    reply.header('RateLimit-Remaining', decision.remaining)
-    reply.header('RateLimit-Reset', decision.reset)
-    if (!decision.allowed) {
-      reply.header('Retry-After', decision.retryAfter)
-      throw new LecternError(
-        'rate_limit_exceeded',
-        `Rate limit of ${decision.limit} requests per ${options.limits.windowSeconds} s exceeded; retry in ${decision.retryAfter} s${request.apiKey || request.user ? '' : ', or send an API key for a higher limit'}.`,
-      )
+    if (decision.limit > 0) {
+      reply.header('RateLimit-Limit', decision.limit)
+      reply.header('RateLimit-Remaining', decision.remaining)
+      reply.header('RateLimit-Reset', decision.reset)
+      if (!decision.allowed) {
+        reply.header('Retry-After', decision.retryAfter)
+        throw new LecternError(
+          'rate_limit_exceeded',
+          `Rate limit of ${decision.limit} requests per ${options.limits.windowSeconds} s exceeded; retry in ${decision.retryAfter} s${request.apiKey || request.user ? '' : ', or send an API key for a higher limit'}.`,
+        )
+      }
     }
+    if (request.apiKeyRefusal) throw request.apiKeyRefusal
   })
 }
 

@@ -78,6 +78,12 @@ function describeError(err: LecternError): string {
 }
 
 /**
+ * Any number: the range and whole-number rule is checkTokenBudget's (src/search/budget.ts), the
+ * same as REST's, so 1e309 (Infinity once parsed) or 100 is refused as a tool error saying so.
+ */
+const tokensArgument = z.number().optional().describe(`Token budget, a whole number from ${MIN_TOKENS} to ${MAX_TOKENS} (default ${DEFAULT_TOKENS}).`)
+
+/**
  * An MCP server with Lectern's tools. `caller` is read at each tool call, so a pooled server
  * (see server/routes/mcp.ts) can serve one request after another for different callers.
  */
@@ -131,10 +137,11 @@ export function createMcpServer(runtime: Runtime, caller: McpCaller | { current:
       inputSchema: {
         libraryId: z.string().min(1).max(500).describe('Exact library ID, e.g. "/fastify/fastify" or "/vercel/next.js/v14.3.0".'),
         query: z.string().min(1).max(500).describe('One specific question about the library, in plain words.'),
+        tokens: tokensArgument,
       },
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
-    ({ libraryId, query }) => queryDocs(libraryId, query),
+    ({ libraryId, query, tokens }) => queryDocs(libraryId, query, tokens),
   )
 
   server.registerTool(
@@ -145,16 +152,12 @@ export function createMcpServer(runtime: Runtime, caller: McpCaller | { current:
       inputSchema: {
         context7CompatibleLibraryID: z.string().min(1).max(500).describe('Exact library ID, e.g. "/fastify/fastify".'),
         topic: z.string().max(500).optional().describe('What to look up, e.g. "hooks" or "routing".'),
-        tokens: z.number().int().positive().optional().describe(`Token budget, ${MIN_TOKENS} to ${MAX_TOKENS} (default ${DEFAULT_TOKENS}).`),
+        tokens: tokensArgument,
       },
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     ({ context7CompatibleLibraryID, topic, tokens }) =>
-      queryDocs(
-        context7CompatibleLibraryID,
-        topic?.trim() || 'overview, installation and getting started',
-        Math.min(Math.max(tokens ?? DEFAULT_TOKENS, MIN_TOKENS), MAX_TOKENS),
-      ),
+      queryDocs(context7CompatibleLibraryID, topic?.trim() || 'overview, installation and getting started', tokens),
   )
 
   return server

@@ -300,6 +300,29 @@ describe('429 rate_limit_exceeded', () => {
     expectError(await get(first), 429, 'rate_limit_exceeded')
     expect((await get(createKey(limited, 'second'))).statusCode).toBe(404)
   })
+
+  it('counts requests with a wrong key against the anonymous bucket of their address', async () => {
+    const limited = await buildTestApp({ rateLimit: limits })
+    const guess = (url = '/api/v2/libs/search') => limited.inject({ url, query: { libraryName: 'anything' }, headers: bearer(`lct_${'A'.repeat(40)}`) })
+    for (const remaining of [2, 1, 0]) {
+      const res = await guess()
+      expectError(res, 401, 'invalid_api_key')
+      expect(res.headers['ratelimit-limit']).toBe('3')
+      expect(res.headers['ratelimit-remaining']).toBe(String(remaining))
+    }
+    for (const url of ['/api/v2/libs/search', '/mcp', '/api/health']) {
+      const refused = await guess(url)
+      expect(refused.statusCode, url).toBe(429)
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1)
+      expect(refused.headers['ratelimit-remaining']).toBe('0')
+    }
+    expectError(await guess(), 429, 'rate_limit_exceeded')
+    expectError(await limited.inject({ url: '/api/v2/libs/search', query: { libraryName: 'x' }, headers: { authorization: 'Basic abc' } }), 429, 'rate_limit_exceeded')
+    // The same address with a valid key is counted under that key and still served.
+    const valid = await limited.inject({ url: '/api/v2/libs/search', query: { libraryName: 'anything' }, headers: bearer(createKey(limited)) })
+    expect(valid.statusCode).toBe(404)
+    expect(valid.headers['ratelimit-limit']).toBe('5')
+  })
 })
 
 describe('probes and unknown routes', () => {

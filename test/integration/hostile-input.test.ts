@@ -76,13 +76,152 @@ describe('token budgets', () => {
     expect(res.statusCode, res.body).toBe(200)
   })
 
-  it.each(['1e309', '-1', '1.5', '"abc"', '0'])('the MCP tool refuses tokens %s as invalid arguments', async (tokens) => {
-    const payload = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get-library-docs","arguments":{"context7CompatibleLibraryID":"/acme/widgets","topic":"render","tokens":${tokens}}}}`
+  /** A tools/call of `tool` through /mcp, with the arguments as raw JSON text (1e309 survives). */
+  async function mcpCall(tool: string, args: string): Promise<{ isError?: boolean; content: Array<{ text: string }> }> {
+    const payload = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"${tool}","arguments":${args}}}`
     const res = await app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, payload })
     expect(res.statusCode, res.body).toBe(200)
     const body = res.json()
-    expect(body).toMatchObject({ jsonrpc: '2.0', id: 7, result: { isError: true } })
-    expect(body.result.content[0].text).toMatch(/Input validation error: Invalid arguments for tool get-library-docs/)
+    expect(body).toMatchObject({ jsonrpc: '2.0', id: 7 })
+    return body.result
+  }
+
+  const tools = [
+    ['query-docs', '"libraryId":"/acme/widgets","query":"render a widget"'],
+    ['get-library-docs', '"context7CompatibleLibraryID":"/acme/widgets","topic":"render"'],
+  ] as const
+
+  for (const [tool, args] of tools) {
+    it.each(['1e309', '-1e309', '-1', '1.5', '0', '100', '50001'])(`the MCP tool ${tool} refuses tokens %s as REST does`, async (tokens) => {
+      const result = await mcpCall(tool, `{${args},"tokens":${tokens}}`)
+      expect(result.isError).toBe(true)
+      expect(result.content[0].text).toContain('tokens must be a whole number from 500 to 50000')
+    })
+
+    it(`the MCP tool ${tool} refuses tokens that are not a number`, async () => {
+      const result = await mcpCall(tool, `{${args},"tokens":"abc"}`)
+      expect(result.isError).toBe(true)
+      expect(result.content[0].text).toMatch(/Invalid arguments for tool/)
+    })
+
+    it(`the MCP tool ${tool} answers a budget in range`, async () => {
+      const result = await mcpCall(tool, `{${args},"tokens":1e3}`)
+      expect(result.isError).toBeFalsy()
+      expect(result.content[0].text).toContain('render(el)')
+    })
+  }
+})
+
+describe('multipart uploads over their limits', () => {
+  const boundary = '----lectern-hostile'
+  const field = (name: string, value = 'v') => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`
+  const file = (name: string) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="f.json"\r\nContent-Type: application/octet-stream\r\n\r\n{"openapi":"3.0.0","info":{"title":"t","version":"1"},"paths":{}}\r\n`
+  const fields = (n: number) => Array.from({ length: n }, (_, i) => field(`extra${i}`)).join('')
+  const send = (url: string, parts: string, auth: Record<string, string>) =>
+    app.inject({ method: 'POST', url, headers: { ...auth, 'content-type': `multipart/form-data; boundary=${boundary}` }, payload: `${parts}--${boundary}--\r\n` })
+
+  const endpoints = [
+    ['/api/v2/add/openapi-upload', 'openapiFile', 10],
+    ['/api/import-libraries', 'bundleFile', 5],
+  ] as const
+
+  for (const [url, fileField, maxFields] of endpoints) {
+    const post = (parts: string) => send(url, parts, { authorization: `Bearer ${key}` })
+
+    it.each([
+      ['20 fields before the file', () => fields(20) + file(fileField)],
+      ['one field over the limit before the file', () => fields(maxFields + 1) + file(fileField)],
+      ['20 fields after the file', () => file(fileField) + fields(20)],
+      ['100 fields and no file', () => fields(100)],
+    ])(`POST ${url}: %s is 400 validation_error naming the field limit`, async (_, parts) => {
+      const message = expectError(await post(parts()), 400, 'validation_error')
+      expect(message).toBe(`The upload has more form fields than the ${maxFields} this endpoint takes.`)
+      expectNothingStored()
+    })
+
+    it(`POST ${url}: two files are 400 validation_error naming the file limit`, async () => {
+      const message = expectError(await post(file(fileField) + file(fileField)), 400, 'validation_error')
+      expect(message).toBe('The upload has more files than the 1 file this endpoint takes.')
+      expectNothingStored()
+    })
+
+    it.each(['__proto__', 'constructor', 'toString'])(`POST ${url}: a field named %s is 400 validation_error`, async (name) => {
+      const message = expectError(await post(field(name) + file(fileField)), 400, 'validation_error')
+      expect(message).toMatch(/may not be named __proto__, constructor/)
+      expectNothingStored()
+    })
+  }
+
+  it('a file part cut short is 400 validation_error', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v2/add/openapi-upload',
+      headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload: `--${boundary}\r\nContent-Disposition: form-data; name="openapiFile"; filename="f.json"\r\n\r\n{"openapi"`,
+    })
+    expect(expectError(res, 400, 'validation_error')).toMatch(/not valid multipart\/form-data/)
+    expectNothingStored()
+  })
+
+  it.each(endpoints)('POST %s without a boundary in the content type is 400 validation_error', async (url, fileField) => {
+    const res = await app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${key}`, 'content-type': 'multipart/form-data' }, payload: file(fileField) })
+    expect(expectError(res, 400, 'validation_error')).toMatch(/not valid multipart\/form-data/)
+    expectNothingStored()
+  })
+
+  it('the import bundle upload from an admin session gets the same answer', async () => {
+    const message = expectError(await send('/api/import-libraries', fields(30) + file('bundleFile'), { cookie: admin }), 400, 'validation_error')
+    expect(message).toBe('The upload has more form fields than the 5 this endpoint takes.')
+  })
+})
+
+describe('URLs with broken percent-encoding', () => {
+  it.each([
+    ['GET', '/api/%E0%A4%A'],
+    ['GET', '/%ff%fe'],
+    ['POST', '/mcp%E0'],
+    ['GET', '/api/v2/libs/%zz'],
+  ])('%s %s is 400 validation_error in the spec shape', async (method, url) => {
+    const res = await app.inject({ method: method as 'GET' | 'POST', url })
+    expect(expectError(res, 400, 'validation_error')).toMatch(/URL is not valid/)
+    expect(res.body).not.toContain('FST_')
+  })
+})
+
+describe('bodies Fastify refuses get Lectern\'s own messages', () => {
+  const post = (headers: Record<string, string>, payload: string) =>
+    app.inject({ method: 'POST', url: '/api/v2/add/openapi', headers: { authorization: `Bearer ${key}`, ...headers }, payload })
+
+  it.each([
+    ['JSON that does not parse', { 'content-type': 'application/json' }, '{"openApiUrl":', /^The body is not valid JSON\.$/],
+    ['an empty JSON body', { 'content-type': 'application/json' }, '', /body is empty/],
+    ['a content type no route reads', { 'content-type': 'text/xml' }, '<a/>', /Content-Type/],
+    ['a form-encoded body', { 'content-type': 'application/x-www-form-urlencoded' }, 'a=b', /Content-Type/],
+  ])('%s is 400 validation_error', async (_, headers, payload, pattern) => {
+    const message = expectError(await post(headers, payload), 400, 'validation_error')
+    expect(message).toMatch(pattern)
+    expect(message).not.toMatch(/content-type is set to|Unsupported Media Type/)
+  })
+
+  it('a body over the 1 MB limit is 413 payload_too_large', async () => {
+    const res = await post({ 'content-type': 'application/json' }, JSON.stringify({ openApiUrl: 'x'.repeat(1024 * 1024) }))
+    expect(expectError(res, 413, 'payload_too_large')).toMatch(/over the size/)
+  })
+
+  it.each([
+    ['__proto__', '{"openApiUrl":"https://example.com/o.json","__proto__":{"admin":true}}'],
+    ['constructor', '{"openApiUrl":"https://example.com/o.json","constructor":{"prototype":{"admin":true}}}'],
+    ['a nested __proto__', '{"a":[{"b":{"__proto__":{"x":1}}}]}'],
+  ])('valid JSON with a %s key is refused as such', async (_, payload) => {
+    const message = expectError(await post({ 'content-type': 'application/json' }, payload), 400, 'validation_error')
+    expect(message).toBe('JSON bodies may not contain __proto__ or constructor keys.')
+    expectNothingStored()
+  })
+
+  it('on /mcp the same refusal is a JSON-RPC error', async () => {
+    const res = await app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, payload: '{"jsonrpc":"2.0","id":1,"method":"ping","__proto__":{}}' })
+    expect(res.statusCode).toBe(400)
+    expect(res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'JSON bodies may not contain __proto__ or constructor keys.' }, id: null })
   })
 })
 

@@ -85,7 +85,7 @@ describe('MCP over streamable HTTP', () => {
     const query = textOf(await call(client, 'query-docs', { libraryId: '/acme/widgets', query: 'check authentication before every request' }))
     expect(query.split('\n')[0]).toBe('### onRequest')
     expect(query).toContain("app.addHook('onRequest'")
-    const legacy = await call(client, 'get-library-docs', { context7CompatibleLibraryID: '/acme/widgets', topic: 'register a route', tokens: 100 })
+    const legacy = await call(client, 'get-library-docs', { context7CompatibleLibraryID: '/acme/widgets', topic: 'register a route', tokens: 500 })
     expect(legacy.isError).toBeFalsy()
     expect(textOf(legacy).split('\n')[0]).toBe('### Register a route')
     const pinned = textOf(await call(client, 'query-docs', { libraryId: '/acme/widgets/v1.0.0', query: 'register a route' }))

@@ -10,14 +10,15 @@ import { randomUUID } from 'node:crypto'
 import fs from 'node:fs'
 import { pipeline } from 'node:stream/promises'
 import path from 'node:path'
-import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { importBundle, importPayload, importsDir, MAX_IMPORT_BYTES, type ImportResult } from '../../../src/airgap/import.js'
 import { LecternError } from '../../../src/errors.js'
 import { parseJsonText } from '../../../src/json-text.js'
 import { licenseStatus, requireOfflineLicense } from '../../../src/license/state.js'
+import { forEachPart, registerUploads, type UploadLimits } from '../../uploads.js'
 
 const tooLarge = () => new LecternError('payload_too_large', `An import is at most ${MAX_IMPORT_BYTES / (1024 * 1024)} MB; split the libraries over several bundles.`)
+const LIMITS: UploadLimits = { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 5, fieldSize: 1024 }
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
 
 export default async function importRoute(app: FastifyInstance): Promise<void> {
@@ -25,7 +26,7 @@ export default async function importRoute(app: FastifyInstance): Promise<void> {
   const status = licenseStatus(app.runtime)
   if (status.state === 'invalid' || status.state === 'expired') app.log.error({ license: status.reason }, 'the installed license is not valid; import is disabled')
 
-  await app.register(multipart, { limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 5, fieldSize: 1024 } })
+  await registerUploads(app, LIMITS)
   // Only in this plugin: JSON must be UTF-8 (Fastify's parser would quietly turn bad bytes into U+FFFD).
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: MAX_IMPORT_BYTES }, (_request, body, done) => {
@@ -46,6 +47,7 @@ export default async function importRoute(app: FastifyInstance): Promise<void> {
     '/import-libraries',
     {
       bodyLimit: MAX_IMPORT_BYTES,
+      config: { uploadLimits: LIMITS },
       onRequest: async (request) => {
         if (request.user?.role !== 'admin') await app.requireApiKey(request)
         requireOfflineLicense(app.runtime, 'Library import')
@@ -69,7 +71,7 @@ async function importUpload(app: FastifyInstance, request: FastifyRequest, query
   let force = queryForce
   let received = false
   try {
-    for await (const part of request.parts()) {
+    await forEachPart(request, async (part) => {
       if (part.type === 'file') {
         if (part.fieldname !== 'bundleFile') throw new LecternError('validation_error', `Unexpected file field "${part.fieldname}"; send the bundle as "bundleFile".`)
         try {
@@ -83,7 +85,7 @@ async function importUpload(app: FastifyInstance, request: FastifyRequest, query
       } else if (part.fieldname === 'force') {
         force = force || String(part.value) === 'true'
       }
-    }
+    })
     if (!received) throw new LecternError('validation_error', 'Send the bundle as multipart/form-data in a "bundleFile" part.')
     return await importBundle(store, upload, force)
   } finally {

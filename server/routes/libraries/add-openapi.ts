@@ -3,18 +3,20 @@
  * (`POST /v2/add/openapi-upload`, multipart). Library IDs follow the rule in
  * src/jobs/submit-openapi.ts: `/docs/<host-path>` by URL, `/docs/<title or file name>` by upload.
  */
-import multipart, { type MultipartFile } from '@fastify/multipart'
+import type { MultipartFile } from '@fastify/multipart'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { LecternError } from '../../../src/errors.js'
 import { submitOpenApiUpload, submitOpenApiUrl, type OpenApiUpload } from '../../../src/jobs/submit-openapi.js'
 import { UPLOAD_MAX_BYTES } from '../../../src/sources/uploads.js'
 import { AddOpenApiBody, type AddOpenApiBodyType } from '../../schemas/libraries.js'
+import { forEachPart, registerUploads, type UploadLimits } from '../../uploads.js'
 
 const FIELDS = ['libraryTitle', 'description', 'force'] as const
+const LIMITS: UploadLimits = { fileSize: UPLOAD_MAX_BYTES, files: 1, fields: 10, fieldSize: 64 * 1024 }
 
 export default async function addOpenApi(app: FastifyInstance): Promise<void> {
   // One byte over the cap is enough to tell a too-big file; the rest is never buffered.
-  await app.register(multipart, { limits: { fileSize: UPLOAD_MAX_BYTES, files: 1, fields: 10, fieldSize: 64 * 1024 } })
+  await registerUploads(app, LIMITS)
 
   app.post<{ Body: AddOpenApiBodyType }>('/v2/add/openapi', { schema: { body: AddOpenApiBody }, config: { access: 'apiKey' } }, async (request) => {
     const submitted = submitOpenApiUrl(app.runtime.store, { url: request.body.openApiUrl })
@@ -22,7 +24,7 @@ export default async function addOpenApi(app: FastifyInstance): Promise<void> {
     return { libraryName: submitted.libraryName, message: submitted.message }
   })
 
-  app.post('/v2/add/openapi-upload', { config: { access: 'apiKey' } }, async (request) => {
+  app.post('/v2/add/openapi-upload', { config: { access: 'apiKey', uploadLimits: LIMITS } }, async (request) => {
     const submitted = await submitOpenApiUpload(app.runtime.store, await readUpload(request))
     app.runtime.worker.wake()
     return { libraryName: submitted.libraryName, message: submitted.message }
@@ -34,14 +36,14 @@ async function readUpload(request: FastifyRequest): Promise<OpenApiUpload> {
   if (!request.isMultipart()) throw new LecternError('validation_error', 'Send the spec as multipart/form-data with an "openapiFile" part.')
   const fields: Partial<Record<(typeof FIELDS)[number], string>> = {}
   let file: { data: Buffer; fileName: string } | undefined
-  for await (const part of request.parts()) {
+  await forEachPart(request, async (part) => {
     if (part.type === 'file') {
       if (part.fieldname !== 'openapiFile') throw new LecternError('validation_error', `Unexpected file field "${part.fieldname}"; send the spec as "openapiFile".`)
       file = { data: await bufferOf(part), fileName: part.filename || 'openapi' }
     } else if ((FIELDS as readonly string[]).includes(part.fieldname)) {
       fields[part.fieldname as (typeof FIELDS)[number]] = String(part.value)
     }
-  }
+  })
   if (!file) throw new LecternError('validation_error', 'The "openapiFile" part is required.')
   if (fields.force !== undefined && fields.force !== 'true') throw new LecternError('validation_error', 'force must be "true" when given.')
   return { ...file, title: fields.libraryTitle?.trim() || undefined, description: fields.description?.trim() || undefined, force: fields.force === 'true' }
