@@ -17,6 +17,7 @@
 import pino from 'pino'
 import { applyStagedRestore } from '../src/backup/restore.js'
 import type { ResolvedConfig } from '../src/config.js'
+import { LecternError } from '../src/errors.js'
 import { makeDirectory } from '../src/make-dir.js'
 import { dataPaths, type DataPaths } from '../src/paths.js'
 import { acquireDataDirLock } from '../src/store/lock.js'
@@ -74,7 +75,8 @@ async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDe
     await app.listen({ port: config.server.port, host: config.server.host })
   } catch (err) {
     await app.close()
-    throw err
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err
+    throw new LecternError('validation_error', `port ${config.server.port} on ${config.server.host} is already in use: stop the other process or choose another --port.`, {}, { cause: err })
   }
   app.log.info({ url: `http://${config.server.host}:${(app.server.address() as { port: number }).port}` }, 'Lectern is listening (ready once the job worker thread has started)')
   return new Promise((resolve) => {

@@ -5,6 +5,7 @@
  * dataDir resolved against the file's directory.
  */
 import { mkdir, writeFile } from 'node:fs/promises'
+import net from 'node:net'
 import path from 'node:path'
 import { execa } from 'execa'
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
@@ -134,6 +135,21 @@ describe('lectern.yaml checks', () => {
     const result = await runCli(['config', 'get', '--config', missing, '--data-dir', await dataDirWithData()])
     expect(result.exitCode).toBe(2)
     expect(result.stderr.replace(/\s+/g, ' ')).toContain(`Cannot read the configuration file ${missing}`)
+  })
+})
+
+describe('lectern serve on a port in use', () => {
+  it('says which port is taken and what to do: validation_error, exit 2', async () => {
+    const taken = net.createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    onTestFinished(() => new Promise<void>((resolve) => taken.close(() => resolve())))
+    const port = (taken.address() as net.AddressInfo).port
+    const result = await runCli(['serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', await dataDirWithData()])
+    expect(result.exitCode, result.stderr).toBe(2)
+    const stderr = result.stderr.replace(/\s+/g, ' ')
+    expect(stderr).toContain(`port ${port} on 127.0.0.1 is already in use: stop the other process or choose another --port.`)
+    expect(stderr).toContain('Code: validation_error')
+    expect(stderr).not.toContain('EADDRINUSE')
   })
 })
 
