@@ -5,7 +5,7 @@
  * --json), and progress on stderr.
  */
 import fs from 'node:fs'
-import { Command } from '@oclif/core'
+import { Command, type Interfaces } from '@oclif/core'
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from '../src/config.js'
 import { asDiskFull, isDiskFull } from '../src/disk-full.js'
 import { ERROR_CODES, LecternError, isLecternError, type ErrorCode } from '../src/errors.js'
@@ -24,6 +24,9 @@ import { Progress, progressMode } from './progress.js'
  */
 export type DataAccess = 'read' | 'write'
 
+/** What oclif's parser yields for flags and arguments (its own name for this type is not exported). */
+type ParsedValues = Record<string, unknown>
+
 /** An error as the catalogue knows it: Lectern errors as they are, oclif's parse errors as validation errors. */
 function catalogued(err: Error & { oclif?: { exit?: number }; code?: string }): LecternError {
   if (isLecternError(err)) return err
@@ -35,6 +38,23 @@ function catalogued(err: Error & { oclif?: { exit?: number }; code?: string }): 
 
 export abstract class LecternCommand extends Command {
   static override baseFlags = { 'data-dir': dataDirFlag, config: configFlag }
+
+  /**
+   * Anything the parser throws is a refusal of the command line (a flag or argument value that
+   * does not parse, such as "abc" for an integer): oclif's own value parsers throw plain errors
+   * that would otherwise read as internal errors.
+   */
+  protected override async parse<F extends ParsedValues, B extends ParsedValues, A extends ParsedValues>(
+    options?: Interfaces.Input<F, B, A>,
+    argv?: string[],
+  ): Promise<Interfaces.ParserOutput<F, B, A>> {
+    try {
+      return await super.parse(options, argv)
+    } catch (err) {
+      if (isLecternError(err) || (err as { oclif?: { exit?: number } }).oclif?.exit === 0) throw err
+      throw new LecternError('validation_error', (err as Error).message, {}, { cause: err })
+    }
+  }
 
   /** The start-up settings for this command: its flags, then the environment, then lectern.yaml. */
   protected resolveConfig(flags: { 'data-dir'?: string; config?: string }, overrides: ConfigOverrides = {}): ResolvedConfig {

@@ -14,10 +14,11 @@
  * sees a failure (systemd's OnFailure=, `systemctl status`), and its restart policy starts it again
  * on the current data (the failed archive was moved aside, so that start does not retry it).
  */
-import fs from 'node:fs'
 import pino from 'pino'
 import { applyStagedRestore } from '../src/backup/restore.js'
 import type { ResolvedConfig } from '../src/config.js'
+import { LecternError } from '../src/errors.js'
+import { makeDirectory } from '../src/make-dir.js'
 import { dataPaths, type DataPaths } from '../src/paths.js'
 import { acquireDataDirLock } from '../src/store/lock.js'
 import { APP_VERSION } from '../src/version.js'
@@ -37,7 +38,7 @@ export async function serve(resolved: ResolvedConfig): Promise<void> {
   const paths = dataPaths(config.dataDir)
   const logs = createLogDestination(config.log.format)
   const log = pino(loggerOptions(config.log.level), logs.stream)
-  fs.mkdirSync(paths.root, { recursive: true, mode: 0o700 })
+  makeDirectory(paths.root)
   const lock = acquireDataDirLock(paths.lock, paths.root)
   log.info({ version: APP_VERSION, dataDir: paths.root, mode: config.mode, ...(resolved.file ? { configFile: resolved.file } : {}) }, `Lectern ${APP_VERSION} starting`)
   try {
@@ -74,7 +75,8 @@ async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDe
     await app.listen({ port: config.server.port, host: config.server.host })
   } catch (err) {
     await app.close()
-    throw err
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err
+    throw new LecternError('validation_error', `port ${config.server.port} on ${config.server.host} is already in use: stop the other process or choose another --port.`, {}, { cause: err })
   }
   app.log.info({ url: `http://${config.server.host}:${(app.server.address() as { port: number }).port}` }, 'Lectern is listening (ready once the job worker thread has started)')
   return new Promise((resolve) => {

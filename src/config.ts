@@ -10,6 +10,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import ipaddr from 'ipaddr.js'
 import YAML from 'yaml'
 import { z } from 'zod'
 import { LecternError } from './errors.js'
@@ -52,19 +53,44 @@ const booleanText = z.union([
   z.string().regex(/^(true|false|yes|no|on|off|1|0)$/i, 'expected true or false').transform((t) => /^(true|yes|on|1)$/i.test(t)),
 ])
 const listText = z.union([z.array(z.string()), z.string().transform((t) => t.split(',').map((s) => s.trim()).filter(Boolean))])
-const trustProxyText = z.union([
-  z.boolean(),
-  z.number().int().min(0),
-  z.array(z.string().min(1)),
-  z.string().transform((text, ctx): TrustProxy => {
-    const t = text.trim()
-    if (/^(true|false)$/i.test(t)) return t.toLowerCase() === 'true'
-    if (/^\d+$/.test(t)) return Number(t)
-    const list = t.split(',').map((s) => s.trim()).filter(Boolean)
-    if (list.length === 0) ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'expected true, false, a hop count or addresses' })
-    return list
-  }),
-])
+/** proxy-addr's (and so Fastify's) names for address ranges, accepted besides addresses and CIDRs. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+/** An IPv4 address in dotted four-part form or an IPv6 address, optionally with a /prefix that fits it. */
+function isAddressOrCidr(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true
+  const [address, prefix, ...rest] = entry.split('/')
+  if (rest.length > 0 || address === undefined) return false
+  const bits = ipaddr.IPv4.isValidFourPartDecimal(address) ? 32 : ipaddr.IPv6.isValid(address) ? 128 : 0
+  if (bits === 0) return false
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits)
+}
+
+/**
+ * A hop count (a whole number, 0 or more), true/false, or the proxies' addresses and CIDRs (a
+ * list, or comma-separated text). Checked here so a typo stops the start instead of reaching
+ * Fastify, which would trust nothing or everything without a word.
+ */
+const trustProxyText = z.unknown().transform((value, ctx): TrustProxy => {
+  const refuse = (message: string) => {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message })
+    return z.NEVER
+  }
+  if (typeof value === 'boolean') return value
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : undefined
+  if (text !== undefined && /^(true|false)$/i.test(text)) return text.toLowerCase() === 'true'
+  if (text !== undefined && /^-?\d+$/.test(text)) {
+    return /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : refuse(`a hop count must be 0 or more, not ${text}`)
+  }
+  const list = Array.isArray(value) ? value : text !== undefined ? text.split(',').map((entry) => entry.trim()).filter(Boolean) : undefined
+  if (list === undefined || list.length === 0) return refuse('expected true, false, a hop count, or proxy addresses/CIDRs')
+  for (const entry of list) {
+    if (typeof entry !== 'string' || !isAddressOrCidr(entry.trim())) {
+      return refuse(`${JSON.stringify(entry)} is not an IP address or CIDR (e.g. 10.0.0.5 or 10.0.0.0/8); expected addresses/CIDRs, a hop count, true or false`)
+    }
+  }
+  return list.map((entry) => (entry as string).trim())
+})
 
 export interface SettingDef {
   /** Dotted path: the `lectern.yaml` key and the name `lectern config get` shows. */

@@ -7,7 +7,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { viewBackupConfig } from './backup/config.js'
-import { STARTUP_SETTINGS, type ResolvedConfig } from './config.js'
+import { STARTUP_SETTINGS, type ResolvedConfig, type SettingDef } from './config.js'
 import { configuredEmbedding } from './embed/pool.js'
 import { LecternError } from './errors.js'
 import { parsePublicKey, type StoredPublicKey } from './license/keys.js'
@@ -89,9 +89,18 @@ export function writeSetting(settings: SettingsRepository, name: string, text: s
 export interface SettingRow {
   name: string
   value: unknown
-  /** flag, env, file, default (start-up settings) or stored (changed with `lectern config set`). */
+  /** `flag --port`, `env PORT`, `file <path>`, default (start-up settings) or stored (changed with `lectern config set`). */
   source: string
   description: string
+}
+
+/** Where a start-up setting came from, precisely: `flag --port`, `env PORT`, `file /etc/lectern/lectern.yaml`, `default`. */
+function describeSource(def: SettingDef, resolved: ResolvedConfig): string {
+  const source = resolved.sources[def.key]
+  if (source === 'flag') return `flag --${def.flag}`
+  if (source === 'env') return `env ${def.env}`
+  if (source === 'file') return `file ${resolved.file}`
+  return source
 }
 
 /** Every setting with its value and where it came from: start-up settings, then stored ones. */
@@ -99,7 +108,7 @@ export function describeSettings(resolved: ResolvedConfig, store: Store): Settin
   const rows: SettingRow[] = STARTUP_SETTINGS.map((def) => ({
     name: def.key,
     value: def.key.split('.').reduce<unknown>((o, part) => (o as Record<string, unknown>)[part], resolved.config),
-    source: resolved.sources[def.key] === 'file' ? `file ${resolved.file}` : resolved.sources[def.key],
+    source: describeSource(def, resolved),
     description: def.description,
   }))
   for (const [name, spec] of Object.entries(SETTINGS) as Array<[SettingName, StoredSettingSpec<unknown>]>) {

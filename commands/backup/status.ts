@@ -1,3 +1,4 @@
+import { humanSize, humanTimestamp } from '../../cli/output.js'
 import { LecternCommand } from '../../cli/run.js'
 import { BackupRunner, type BackupStatus } from '../../src/backup/runner.js'
 
@@ -12,11 +13,11 @@ export default class BackupStatusCommand extends LecternCommand {
     const { flags } = await this.parse(BackupStatusCommand)
     const log = { info: () => {}, warn: () => {}, error: () => {} }
     const status = await this.withRuntime(flags, 'read', (rt) => new BackupRunner(rt.store, log).status())
-    this.log(status.running ? `A backup is running (started ${status.startedAt ?? 'at an unknown time'}, ${status.trigger ?? 'unknown trigger'}).` : 'No backup is running.')
+    this.log(status.running ? `A backup is running (started ${status.startedAt ? humanTimestamp(status.startedAt) : 'at an unknown time'}, ${status.trigger ?? 'unknown trigger'}).` : 'No backup is running.')
     const last = status.last
     if (!last) this.log('No backup has run yet.')
-    else if (last.ok) this.log(`Last backup: ${last.name} (${last.size} bytes) to ${last.destination}, finished ${last.finishedAt}.`)
-    else this.log(`Last backup failed (started ${last.startedAt}${last.code ? `, ${last.code}` : ''}): ${last.error ?? 'no reason recorded'}`)
+    else if (last.ok) this.log(`Last backup: ${last.name} (${humanSize(last.size ?? 0)}) to ${last.destination}, finished ${humanTimestamp(last.finishedAt)}.`)
+    else this.log(`Last backup failed (started ${humanTimestamp(last.startedAt)}${last.code ? `, ${last.code}` : ''}): ${last.error ?? 'no reason recorded'}`)
     return status
   }
 }

@@ -16,6 +16,7 @@ import { pipeline } from 'node:stream/promises'
 import { Worker } from 'node:worker_threads'
 import zlib from 'node:zlib'
 import * as tar from 'tar'
+import { makeDirectory } from '../make-dir.js'
 import { vectorIndexPath } from '../paths.js'
 import { ensureSecretsCanary } from '../secrets/canary.js'
 import { keyFingerprint } from '../secrets/key.js'
@@ -49,7 +50,7 @@ export interface CreateArchiveOptions {
 export async function createArchive(store: Store, outDir: string, options: CreateArchiveOptions = {}): Promise<CreatedArchive> {
   const now = options.now ?? (() => new Date())
   const progress = options.onProgress ?? (() => {})
-  await fsp.mkdir(outDir, { recursive: true, mode: 0o700 })
+  makeDirectory(outDir)
   await sweepPartials(outDir)
   const work = store.paths.backupWork
   await fsp.rm(work, { recursive: true, force: true })

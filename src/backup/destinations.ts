@@ -11,7 +11,9 @@ import fsp from 'node:fs/promises'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 import type { S3ClientConfig } from '@aws-sdk/client-s3'
-import { LecternError } from '../errors.js'
+import { isDiskFull } from '../disk-full.js'
+import { isLecternError, LecternError } from '../errors.js'
+import { makeDirectory } from '../make-dir.js'
 import { outboundNodeAgent } from '../net/outbound.js'
 import { archiveTime, isArchiveName } from './names.js'
 
@@ -88,6 +90,39 @@ export function directoryDestination(dir: string): Destination {
       checkName(name)
       await fsp.unlink(path.join(root, name))
     },
+  }
+}
+
+/** Creates the directory an archive is written in (the destination, or S3's staging directory), or says why it cannot be used. */
+export function prepareArchiveDir(dir: string): void {
+  try {
+    makeDirectory(dir)
+  } catch (err) {
+    throw archiveDirError(err, dir)
+  }
+}
+
+/**
+ * An OS error creating or writing the archive's directory as a validation error naming the path
+ * and the OS's reason: the remedy is another --to or the directory's permissions, and a retry
+ * would fail the same way. A full disk stays disk_full; other errors are returned unchanged.
+ */
+export function archiveDirError(err: unknown, dir: string): unknown {
+  const e = err as NodeJS.ErrnoException
+  if (!(err instanceof Error) || isLecternError(err) || typeof e.code !== 'string' || isDiskFull(err)) return err
+  const failed = e.path ?? dir
+  if (e.code === 'ENOTDIR' && isFile(dir)) {
+    return new LecternError('validation_error', `The backup destination ${dir} is a file, not a directory: choose a directory for --to.`, {}, { cause: err })
+  }
+  const reason = /^[A-Z0-9]+: ([^,]+)/.exec(e.message)?.[1] ?? e.message
+  return new LecternError('validation_error', `Cannot create or write the backup destination ${dir}: ${e.syscall ?? 'access'} ${failed} failed with ${e.code} (${reason}).`, {}, { cause: err })
+}
+
+function isFile(target: string): boolean {
+  try {
+    return fs.statSync(target).isFile()
+  } catch {
+    return false
   }
 }
 

@@ -8,12 +8,14 @@
  * interrupted, never as running.
  */
 import fsp from 'node:fs/promises'
+import path from 'node:path'
 import { asDiskFull } from '../disk-full.js'
 import { isLecternError, LecternError, type ErrorCode } from '../errors.js'
 import type { Store } from '../store/index.js'
 import { SETTING_KEYS } from '../store/settings.js'
 import { createArchive, type Progress } from './archive.js'
 import { openDestination, readBackupConfig } from './config.js'
+import { archiveDirError, prepareArchiveDir } from './destinations.js'
 import { acquireBackupLock, backupInOtherProcess, interruptedBackup } from './lock.js'
 import type { Manifest } from './manifest.js'
 import { pruneArchives, type PruneResult } from './retention.js'
@@ -156,8 +158,10 @@ export class BackupRunner {
       destinationLabel = destination.label
       // A staged S3 archive from a killed run is only a local copy; the next run starts clean.
       if (destination.kind === 's3') await fsp.rm(destination.stagingDir, { recursive: true, force: true })
-      const taken = new Set((await destination.list()).map((a) => a.name))
-      const archive = await createArchive(this.store, destination.stagingDir, { onProgress: options.onProgress, taken })
+      prepareArchiveDir(destination.stagingDir)
+      const inArchiveDir = (err: unknown) => Promise.reject(writesIn(err, destination.stagingDir) ? archiveDirError(err, destination.stagingDir) : err)
+      const taken = new Set((await destination.list().catch(inArchiveDir)).map((a) => a.name))
+      const archive = await createArchive(this.store, destination.stagingDir, { onProgress: options.onProgress, taken }).catch(inArchiveDir)
       options.onProgress?.('upload')
       await destination.store(archive.file, archive.name)
       options.onProgress?.('prune')
@@ -174,6 +178,12 @@ export class BackupRunner {
       throw err
     }
   }
+}
+
+/** Whether an OS error names a path in `dir` (not the data directory's work files). */
+function writesIn(err: unknown, dir: string): boolean {
+  const failed = (err as NodeJS.ErrnoException | undefined)?.path
+  return typeof failed === 'string' && !path.relative(dir, failed).startsWith('..')
 }
 
 /** A run whose process died holding the backup lock, as a failed result. */

@@ -129,7 +129,7 @@ export async function refreshLibrary(store: Store, request: RefreshRequest, call
       payload: { spec, force: request.force ?? false } satisfies SourceJobPayload,
     })
   }
-  return { libraryId: name, message: `Refresh of ${name} started (job ${job.pk}).`, job }
+  return { libraryId: name, message: `Refresh of ${name} queued (job ${job.pk}).`, job }
 }
 
 /** Refreshes every library whose default version was last updated before `olderThanMs` ago. */

@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs'
 import { finishInterruptedRestore } from '../backup/restore.js'
+import { makeDirectory } from '../make-dir.js'
 import { dataPaths, type DataPaths } from '../paths.js'
 import { ensureSecretsCanary } from '../secrets/canary.js'
 import { createSecretBox, type SecretBox } from '../secrets/cipher.js'
@@ -35,7 +36,7 @@ export interface Store {
 
 export async function openStore(dataDir: string): Promise<Store> {
   const paths = dataPaths(dataDir)
-  fs.mkdirSync(paths.root, { recursive: true, mode: 0o700 })
+  makeDirectory(paths.root)
   // Before anything is created: a restore killed mid-way must finish, not meet a fresh empty db.
   await finishInterruptedRestore(paths)
   fs.mkdirSync(paths.vectors, { recursive: true })

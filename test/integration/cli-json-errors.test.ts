@@ -60,6 +60,21 @@ describe('--json errors', () => {
     expect(text.stderr.replace(/\s+›?\s*/g, ' ')).toContain('Unknown command "keys nosuch": `lectern --help` lists the commands.')
   })
 
+  it('a value the parser refuses (an integer argument or flag given "abc"): validation_error, exit 2, with and without --json', async () => {
+    const dataDir = await dataDirWithKey()
+    const [arg, flag, text] = await Promise.all([
+      runCli(['keys', 'revoke', 'abc', '--json', '--data-dir', dataDir]),
+      runCli(['config', 'set', 'embedding.provider', 'hash', '--dimensions', 'abc', '--json', '--data-dir', dataDir]),
+      runCli(['keys', 'revoke', 'abc', '--data-dir', dataDir]),
+    ])
+    expect(arg.exitCode).toBe(ERROR_CODES.validation_error.exit)
+    expect(errorOf(arg.stdout)).toEqual({ error: 'validation_error', message: 'Expected an integer but received: abc' })
+    expect(flag.exitCode).toBe(ERROR_CODES.validation_error.exit)
+    expect(errorOf(flag.stdout)).toEqual({ error: 'validation_error', message: expect.stringContaining('Expected an integer but received: abc') })
+    expect(text.exitCode).toBe(ERROR_CODES.validation_error.exit)
+    expect(text.stderr).toContain('validation_error')
+  })
+
   it('a bad option value: validation_error, exit 2', async () => {
     const result = await runCli(['connections', 'list', '--kind', 'ftp', '--json', '--data-dir', await dataDirWithKey()])
     expect(result.exitCode).toBe(2)

@@ -5,6 +5,7 @@
  * dataDir resolved against the file's directory.
  */
 import { mkdir, writeFile } from 'node:fs/promises'
+import net from 'node:net'
 import path from 'node:path'
 import { execa } from 'execa'
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
@@ -41,9 +42,9 @@ describe('start-up settings precedence', () => {
     const file = path.join(dir, 'lectern.yaml')
     await writeFile(file, 'log:\n  level: warn\nserver:\n  port: 4000\n  host: 0.0.0.0\nrateLimit:\n  keyed: 5\n')
     const rows = await configGet(['--config', file, '--data-dir', dataDir], { LECTERN_LOG_LEVEL: 'debug', LECTERN_HOST: '127.0.0.2' })
-    expect(rows.dataDir).toMatchObject({ value: dataDir, source: 'flag' })
-    expect(rows['log.level']).toMatchObject({ value: 'debug', source: 'env' })
-    expect(rows['server.host']).toMatchObject({ value: '127.0.0.2', source: 'env' })
+    expect(rows.dataDir).toMatchObject({ value: dataDir, source: 'flag --data-dir' })
+    expect(rows['log.level']).toMatchObject({ value: 'debug', source: 'env LECTERN_LOG_LEVEL' })
+    expect(rows['server.host']).toMatchObject({ value: '127.0.0.2', source: 'env LECTERN_HOST' })
     expect(rows['server.port']).toMatchObject({ value: 4000, source: `file ${file}` })
     expect(rows['rateLimit.keyed']).toMatchObject({ value: 5, source: `file ${file}` })
     expect(rows['rateLimit.anonymous']).toMatchObject({ value: 60, source: 'default' })
@@ -65,8 +66,8 @@ describe('start-up settings precedence', () => {
       // ./lectern.yaml of the working directory is read without being named.
       configGet([], {}, configDir),
     ])
-    expect(flag.dataDir).toMatchObject({ value: flagDir, source: 'flag' })
-    expect(env.dataDir).toMatchObject({ value: envDir, source: 'env' })
+    expect(flag.dataDir).toMatchObject({ value: flagDir, source: 'flag --data-dir' })
+    expect(env.dataDir).toMatchObject({ value: envDir, source: 'env LECTERN_DATA_DIR' })
     expect(named.dataDir).toMatchObject({ value: fileDir, source: `file ${file}` })
     expect(local.dataDir).toMatchObject({ value: fileDir, source: `file ${file}` })
   })
@@ -104,11 +105,51 @@ describe('lectern.yaml checks', () => {
     expect(result.stderr.replace(/\s+/g, ' ')).toContain(`Invalid setting server.port (from server.port in ${file})`)
   })
 
+  it('refuses a trustProxy that is not addresses/CIDRs, a hop count or true/false, from the flag, the environment or the file', async () => {
+    const dataDir = await dataDirWithData()
+    const file = path.join(await tmpDir(), 'lectern.yaml')
+    await writeFile(file, 'server:\n  trustProxy: "999.1.1.1"\n')
+    const refused = (result: { exitCode: number; stdout: string; stderr: string }) => {
+      expect(result.exitCode, result.stderr).toBe(2)
+      return result.stdout ? (JSON.parse(result.stdout) as { error: string; message: string }) : { error: /Code: (\w+)/.exec(result.stderr)?.[1], message: result.stderr.replace(/\s+/g, ' ') }
+    }
+    for (const value of ['garbage', '999.1.1.1', '127.0.0.1/99', '-1']) {
+      const serve = refused(await runCli(['serve', '--trust-proxy', value, '--port', '0', '--data-dir', dataDir]))
+      expect(serve.error).toBe('validation_error')
+      expect(serve.message).toContain('Invalid setting server.trustProxy (from --trust-proxy)')
+    }
+    const env = refused(await runCli(['config', 'get', '--json', '--data-dir', dataDir], { LECTERN_TRUST_PROXY: 'garbage' }))
+    expect(env).toEqual({ error: 'validation_error', message: expect.stringContaining('Invalid setting server.trustProxy (from LECTERN_TRUST_PROXY): "garbage" is not an IP address or CIDR') })
+    const fromFile = refused(await runCli(['config', 'get', '--json', '--config', file, '--data-dir', dataDir]))
+    expect(fromFile).toEqual({ error: 'validation_error', message: expect.stringContaining(`Invalid setting server.trustProxy (from server.trustProxy in ${file}): "999.1.1.1"`) })
+    const hops = refused(await runCli(['serve', '--data-dir', dataDir], { LECTERN_TRUST_PROXY: '-1' }))
+    expect(hops.message).toContain('a hop count must be 0 or more, not -1')
+
+    const accepted = await configGet(['--data-dir', dataDir], { LECTERN_TRUST_PROXY: '127.0.0.1, 10.0.0.0/8, ::1' })
+    expect(accepted['server.trustProxy']).toMatchObject({ value: ['127.0.0.1', '10.0.0.0/8', '::1'], source: 'env LECTERN_TRUST_PROXY' })
+    expect((await configGet(['--data-dir', dataDir], { LECTERN_TRUST_PROXY: '2' }))['server.trustProxy']).toMatchObject({ value: 2 })
+  })
+
   it('refuses a --config file that does not exist', async () => {
     const missing = path.join(await tmpDir(), 'nope.yaml')
     const result = await runCli(['config', 'get', '--config', missing, '--data-dir', await dataDirWithData()])
     expect(result.exitCode).toBe(2)
     expect(result.stderr.replace(/\s+/g, ' ')).toContain(`Cannot read the configuration file ${missing}`)
+  })
+})
+
+describe('lectern serve on a port in use', () => {
+  it('says which port is taken and what to do: validation_error, exit 2', async () => {
+    const taken = net.createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    onTestFinished(() => new Promise<void>((resolve) => taken.close(() => resolve())))
+    const port = (taken.address() as net.AddressInfo).port
+    const result = await runCli(['serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', await dataDirWithData()])
+    expect(result.exitCode, result.stderr).toBe(2)
+    const stderr = result.stderr.replace(/\s+/g, ' ')
+    expect(stderr).toContain(`port ${port} on 127.0.0.1 is already in use: stop the other process or choose another --port.`)
+    expect(stderr).toContain('Code: validation_error')
+    expect(stderr).not.toContain('EADDRINUSE')
   })
 })
 

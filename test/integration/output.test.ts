@@ -56,7 +56,7 @@ describe('backup sizes', () => {
   /** A human size as pretty-bytes writes it, e.g. `25.1 kB`: never a bare byte count. */
   const HUMAN_SIZE = /\d+(\.\d+)? (kB|MB)/
 
-  it('backup list piped: human sizes; --json: sizes in bytes; restore says the unpacked size in human units', async () => {
+  it('backup list and status piped: human sizes and dates; --json: sizes in bytes, ISO dates; restore says the unpacked size in human units', async () => {
     const backups = await tmpDir('lectern-backups-')
     const written = await runCli(['backup', '--to', backups, '--json', '--data-dir', dataDir])
     expect(written.exitCode, written.stderr).toBe(0)
@@ -74,6 +74,14 @@ describe('backup sizes', () => {
 
     const json = JSON.parse((await runCli(['backup', 'list', '--to', backups, '--json', '--data-dir', dataDir])).stdout) as { backups: Array<{ name: string; size: number; createdAt: string }> }
     expect(json.backups).toEqual([{ name, size, createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), destination: expect.any(String) }])
+
+    const status = await runCli(['backup', 'status', '--data-dir', dataDir])
+    expect(status.exitCode, status.stderr).toBe(0)
+    expect(status.stdout).toMatch(new RegExp(`Last backup: ${name.replaceAll('.', '\\.')} \\(${HUMAN_SIZE.source}\\) to dir:.*, finished \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC \\((now|\\d+ seconds? ago)\\)\\.`))
+    expect(status.stdout).not.toContain(String(size))
+    expect(status.stdout).not.toMatch(/\d\d:\d\d:\d\d\.\d{3}Z/)
+    const statusJson = JSON.parse((await runCli(['backup', 'status', '--json', '--data-dir', dataDir])).stdout) as { last: { size: number; finishedAt: string } }
+    expect(statusJson.last).toMatchObject({ size, finishedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/) })
 
     const restored = await runCli(['restore', path.join(backups, name), '--yes', '--data-dir', path.join(await tmpDir(), 'restored')])
     expect(restored.exitCode, restored.stderr).toBe(0)

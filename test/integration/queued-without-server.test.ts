@@ -58,6 +58,9 @@ describe('a job queued without --wait', () => {
       expect(result.exitCode, result.stderr).toBe(0)
       expect(result.stderr.replace(/\s+/g, ' '), args.join(' ')).toContain(NO_SERVER)
       expect(result.stdout, args.join(' ')).not.toContain('No server')
+      // Queued is all that happened: nothing has started without a server.
+      expect(result.stdout, args.join(' ')).not.toMatch(/started/i)
+      if (args[0] === 'refresh') expect(result.stdout).toMatch(/^Refresh of \/acme\/widgets queued \(job \d+\)\.$/m)
     }
     const jobs = JSON.parse((await runCli(['jobs', '--json', '--data-dir', dataDir])).stdout) as { activeParses: Record<string, { status: string }> }
     expect(Object.keys(jobs.activeParses).sort()).toEqual(['/acme/gadgets', '/acme/widgets', '/acme/widgets@v2.0.0', '/docs/billing-api', '/docs/api.example.com-v3-openapi', '/llmstxt/docs.example.com-llms.txt'].sort())

@@ -87,7 +87,7 @@ describe('refresh', () => {
 
     const unchanged = await refresh({ libraryName: '/acme/fresh' })
     expect(unchanged.statusCode).toBe(200)
-    expect(unchanged.json().message).toMatch(/Refresh of \/acme\/fresh started \(job \d+\)/)
+    expect(unchanged.json().message).toMatch(/Refresh of \/acme\/fresh queued \(job \d+\)/)
     await waitForJobs(app)
     expect(app.runtime.store.jobs.byPk(unchanged.json().jobId)?.statusMessage).toMatch(/^unchanged at/)
 
