@@ -192,11 +192,11 @@ describe('deploy/docker-entrypoint.sh', () => {
       return Object.fromEntries((JSON.parse(result.stdout) as Array<{ name: string; value: unknown; source: string }>).map((r) => [r.name, [r.value, r.source]]))
     }
     expect(await read({})).toMatchObject({
-      dataDir: [dataDir, 'env'],
-      'server.host': ['0.0.0.0', 'env'],
-      'server.supervise': [false, 'env'],
-      'log.format': ['json', 'env'],
+      dataDir: [dataDir, 'env LECTERN_DATA_DIR'],
+      'server.host': ['0.0.0.0', 'env LECTERN_HOST'],
+      'server.supervise': [false, 'env LECTERN_SUPERVISE'],
+      'log.format': ['json', 'env LECTERN_LOG_FORMAT'],
     })
-    expect(await read({ LECTERN_HOST: '127.0.0.1', LECTERN_SUPERVISE: 'true' })).toMatchObject({ 'server.host': ['127.0.0.1', 'env'], 'server.supervise': [true, 'env'] })
+    expect(await read({ LECTERN_HOST: '127.0.0.1', LECTERN_SUPERVISE: 'true' })).toMatchObject({ 'server.host': ['127.0.0.1', 'env LECTERN_HOST'], 'server.supervise': [true, 'env LECTERN_SUPERVISE'] })
   })
 })
