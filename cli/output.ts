@@ -2,8 +2,15 @@
  * Output for people: aligned tables with a header, human sizes and dates, colour only when
  * stdout is a terminal (ansis honours NO_COLOR and FORCE_COLOR). Scripts use --json instead.
  */
-import ansis from 'ansis'
+import ansis, { Ansis } from 'ansis'
 import prettyBytes from 'pretty-bytes'
+
+/**
+ * ansis alone also colours piped output when it sees a CI service (CI=true), which puts escape
+ * codes into files and pipes; so colour needs a terminal, unless FORCE_COLOR asks for it.
+ */
+const forced = process.env.FORCE_COLOR !== undefined && process.env.FORCE_COLOR !== '0'
+const paint = process.stdout.isTTY === true || forced ? ansis : new Ansis(0)
 
 export interface Column<T> {
   header: string
@@ -27,14 +34,14 @@ export function table<T>(rows: readonly T[], columns: ReadonlyArray<Column<T>>):
       })
       .join('  ')
       .trimEnd()
-  return [ansis.bold(line(columns.map((c) => c.header))), ...cells.map(line)].join('\n')
+  return [paint.bold(line(columns.map((c) => c.header))), ...cells.map(line)].join('\n')
 }
 
 /** A record for people: one "Label:  value" line per field, labels aligned; fields without a value are left out. */
 export function record(fields: ReadonlyArray<readonly [string, string | undefined | null]>): string {
   const shown = fields.filter((f): f is readonly [string, string] => f[1] !== undefined && f[1] !== null && f[1] !== '')
   const width = Math.max(0, ...shown.map(([label]) => label.length + 1))
-  return shown.map(([label, value]) => `${ansis.bold(`${label}:`.padEnd(width))}  ${value}`).join('\n')
+  return shown.map(([label, value]) => `${paint.bold(`${label}:`.padEnd(width))}  ${value}`).join('\n')
 }
 
 export const humanSize = (bytes: number): string => prettyBytes(bytes)
@@ -49,9 +56,9 @@ export function humanTimestamp(iso: string | null | undefined, now = Date.now())
 
 /** A library, version or job state in a colour that says whether it is fine, under way or failed. */
 export function stateColour(state: string): string {
-  if (/^(finalized|succeeded|valid|ready|stored)$/.test(state)) return ansis.green(state)
-  if (/^(error|failed|invalid|expired|revoked)$/.test(state)) return ansis.red(state)
-  return ansis.yellow(state)
+  if (/^(finalized|succeeded|valid|ready|stored)$/.test(state)) return paint.green(state)
+  if (/^(error|failed|invalid|expired|revoked)$/.test(state)) return paint.red(state)
+  return paint.yellow(state)
 }
 
 const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
@@ -83,4 +90,4 @@ export function humanDuration(seconds: number): string {
   return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`
 }
 
-export const colour = ansis
+export const colour = paint
