@@ -4,8 +4,6 @@
  * CLI's probe of a new provider taking the same way, and an answer that inflates past the cap
  * (a gzip bomb) failing with a clear error while memory stays flat.
  */
-import { createServer, type RequestListener } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { OllamaEmbedder } from '../../src/embed/ollama.js'
 import { OpenAiEmbedder } from '../../src/embed/openai.js'
@@ -14,17 +12,9 @@ import { makeBomb } from '../helpers/bombs.js'
 import { runCli } from '../helpers/cli.js'
 import { startForwardProxy, type ForwardProxy } from '../helpers/forward-proxy.js'
 import { setProcessEnv, tmpDataDir } from '../helpers/tmp.js'
+import { serveOnLoopback } from '../helpers/loopback-server.js'
 
-async function serve(handler: RequestListener): Promise<string> {
-  const server = createServer(handler)
-  server.on('connection', (socket) => socket.on('error', () => {}))
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  onTestFinished(() => {
-    server.closeAllConnections()
-    return new Promise<void>((resolve) => server.close(() => resolve()))
-  })
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-}
+const serve = serveOnLoopback
 
 /** An OpenAI-compatible `POST /v1/embeddings` STAND-IN answering 3-dim vectors. */
 const openAiStandIn = () =>

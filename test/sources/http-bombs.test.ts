@@ -4,14 +4,13 @@
  * bytes with a message saying so, and the process's memory stays flat while it does; through
  * the CLI the job fails with that message.
  */
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 import zlib from 'node:zlib'
-import { beforeAll, describe, expect, it, onTestFinished } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { HttpClient } from '../../src/sources/http.js'
 import { BOMB_INFLATED_BYTES, makeBomb, type BombEncoding } from '../helpers/bombs.js'
 import { runCli } from '../helpers/cli.js'
 import { tmpDataDir } from '../helpers/tmp.js'
+import { serveOnLoopback } from '../helpers/loopback-server.js'
 
 const ENCODINGS: BombEncoding[] = ['gzip', 'deflate', 'br']
 const bombs = {} as Record<BombEncoding, Buffer>
@@ -20,17 +19,7 @@ beforeAll(async () => {
   for (const encoding of ENCODINGS) bombs[encoding] = await makeBomb(encoding)
 }, 60_000)
 
-async function serve(handler: http.RequestListener): Promise<string> {
-  const server = http.createServer(handler)
-  // The client hangs up mid-body; that is the point, not an error of the server.
-  server.on('connection', (socket) => socket.on('error', () => {}))
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  onTestFinished(() => {
-    server.closeAllConnections()
-    return new Promise<void>((resolve) => server.close(() => resolve()))
-  })
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-}
+const serve = serveOnLoopback
 
 const serveBomb = (encoding: BombEncoding, contentType = 'text/html') =>
   serve((_req, res) => res.writeHead(200, { 'content-type': contentType, 'content-encoding': encoding }).end(bombs[encoding]))
