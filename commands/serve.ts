@@ -25,6 +25,7 @@ export default class Serve extends LecternCommand {
     'rate-limit-keyed': Flags.integer({ summary: settingHint('rateLimit.keyed') }),
     'rate-limit-window': Flags.integer({ summary: settingHint('rateLimit.windowSeconds') }),
     supervise: Flags.boolean({ summary: settingHint('server.supervise'), allowNo: true }),
+    'cache-size': Flags.string({ summary: settingHint('search.cacheSize') }),
   }
 
   async run(): Promise<void> {
@@ -34,6 +35,7 @@ export default class Serve extends LecternCommand {
       server: { port: flags.port, host: flags.host, supervise: flags.supervise, ...(flags['trust-proxy'] !== undefined ? { trustProxy: flags['trust-proxy'] as never } : {}) },
       log: { level: flags['log-level'] as LogLevel | undefined, format: flags['log-format'] as LogFormat | undefined },
       rateLimit: { anonymous: flags['rate-limit-anonymous'], keyed: flags['rate-limit-keyed'], windowSeconds: flags['rate-limit-window'] },
+      ...(flags['cache-size'] !== undefined ? { search: { cacheSize: flags['cache-size'] as never } } : {}),
     }
     await serve(this.resolveConfig(flags, overrides))
   }

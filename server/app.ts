@@ -114,10 +114,39 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { prefix: '/api' },
   )
   await app.register(mcp)
+  const warm = warmSets(app, runtime)
   await app.ready()
+  warm()
   if (options.startWorker ?? true) {
     await recoverDataDir(runtime, app.log)
     runtime.worker.start()
   }
   return app
+}
+
+/** Libraries asked in this many days are loaded at start, most asked first. */
+const WARM_DAYS = 30
+
+/**
+ * Loads the most-asked libraries in the background, so their first requests after a start are
+ * as fast as the rest; requests are served meanwhile, and closing stops it.
+ */
+function warmSets(app: FastifyInstance, runtime: Runtime): () => void {
+  const stop = new AbortController()
+  let warming: Promise<void> = Promise.resolve()
+  app.addHook('onClose', async () => {
+    stop.abort()
+    await warming
+  })
+  return () => {
+    const started = performance.now()
+    warming = runtime.retriever
+      .warm(runtime.usage.mostAskedSets(WARM_DAYS), stop.signal)
+      .then((loaded) => {
+        if (loaded > 0) app.log.info({ loaded, ms: Math.round(performance.now() - started), cache: runtime.retriever.cacheStats() }, 'loaded the most-asked libraries')
+      })
+      .catch((err: unknown) => {
+        if (!stop.signal.aborted) app.log.warn({ err }, 'could not load the most-asked libraries ahead of their requests')
+      })
+  }
 }

@@ -9,6 +9,7 @@
  * stored there, which change at run time).
  */
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import ipaddr from 'ipaddr.js'
 import YAML from 'yaml'
@@ -42,6 +43,8 @@ export interface LecternConfig {
   fetch: { allow: string[] }
   license: { publicKey: string }
   chromium: { path: string }
+  /** Bytes of memory for loaded snippet sets (src/index/set-cache.ts). */
+  search: { cacheSize: number }
 }
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] }
@@ -92,6 +95,23 @@ const trustProxyText = z.unknown().transform((value, ctx): TrustProxy => {
   return list.map((entry) => (entry as string).trim())
 })
 
+const SIZE_UNITS: Record<string, number> = { b: 1, kb: 2 ** 10, mb: 2 ** 20, gb: 2 ** 30, tb: 2 ** 40 }
+
+/** A memory size in bytes, from a share of this host's RAM (`25%`) or a size (`512MB`, `2GB`). */
+const memorySize = z
+  .union([z.number(), z.string()])
+  .transform((value, ctx) => {
+    const match = /^(\d+(?:\.\d+)?)\s*(%|b|kb|mb|gb|tb)?$/i.exec(String(value).trim())
+    const amount = match ? Number(match[1]) : NaN
+    const unit = match?.[2]?.toLowerCase() ?? 'b'
+    const bytes = Math.floor(unit === '%' ? (os.totalmem() * amount) / 100 : amount * SIZE_UNITS[unit])
+    if (!match || bytes < 2 ** 20 || (unit === '%' && amount > 100)) {
+      ctx.addIssue({ code: 'custom', message: 'expected a share of RAM up to 100% (like 25%) or a size of at least 1MB (like 512MB or 2GB)' })
+      return z.NEVER
+    }
+    return bytes
+  })
+
 export interface SettingDef {
   /** Dotted path: the `lectern.yaml` key and the name `lectern config get` shows. */
   key: string
@@ -124,6 +144,14 @@ export const STARTUP_SETTINGS: readonly SettingDef[] = [
   { key: 'rateLimit.windowSeconds', flag: 'rate-limit-window', env: 'LECTERN_RATE_LIMIT_WINDOW', default: 60, schema: z.coerce.number().int().min(1).max(86_400), description: 'Rate-limit window in seconds.' },
   { key: 'fetch.allow', env: 'LECTERN_FETCH_ALLOW', default: [], schema: listText, description: 'Cloud mode: hosts (trusted as they are) or CIDRs that HTTP and git sources may reach although they are private addresses (comma-separated).' },
   { key: 'license.publicKey', env: 'LECTERN_LICENSE_PUBLIC_KEY', default: '', schema: z.string(), description: 'Ed25519 public key (PEM, or base64 of the 32 raw bytes) that verifies offline licenses; else the stored license.publicKeyFile.' },
+  {
+    key: 'search.cacheSize',
+    flag: 'cache-size',
+    env: 'LECTERN_CACHE_SIZE',
+    default: '25%',
+    schema: memorySize,
+    description: 'Memory for libraries loaded to answer questions: a share of RAM (25%) or a size (512MB, 2GB). The least recently asked library is dropped beyond it and loaded again when asked; the most-used are loaded at start.',
+  },
   { key: 'chromium.path', env: 'LECTERN_CHROMIUM_PATH', default: '/usr/bin/chromium', schema: z.string().min(1), description: 'Chromium binary for websites that need JavaScript.' },
 ]
 

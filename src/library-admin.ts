@@ -6,9 +6,8 @@
 import type { Caller } from './access.js'
 import { LecternError } from './errors.js'
 import { formatLibraryId, parseLibraryId } from './library-id.js'
-import { vectorIndexPath } from './paths.js'
+import { removeSetFiles } from './index/set-files.js'
 import { findLibrary, findVersion } from './search/resolve.js'
-import { removeVectorIndex } from './search/vector-index.js'
 import type { Store } from './store/index.js'
 import type { Library } from './store/libraries.js'
 import { legacyFtsTable } from './store/snippets.js'
@@ -28,7 +27,7 @@ export function renameLibrary(store: Store, fromRaw: string, toRaw: string): Lib
 /**
  * Deletes rows and the snippet sets they own: `deleteRows` deletes (the sets' rows go by
  * cascade) and returns the set pks; their FTS tables are dropped in the same transaction, and
- * their vector files removed once it committed. The one way Lectern deletes live sets.
+ * their files removed once it committed. The one way Lectern deletes live sets.
  */
 function removeWithSets(store: Store, deleteRows: () => number[]): number[] {
   const sets = store.db.transaction(() => {
@@ -36,7 +35,7 @@ function removeWithSets(store: Store, deleteRows: () => number[]): number[] {
     for (const pk of setPks) store.db.exec(`DROP TABLE IF EXISTS ${legacyFtsTable(pk)}`)
     return setPks
   })()
-  for (const pk of sets) removeVectorIndex(vectorIndexPath(store.paths, pk))
+  for (const pk of sets) removeSetFiles(store.paths, pk)
   return sets
 }
 

@@ -5,6 +5,8 @@ export interface DataPaths {
   root: string
   database: string
   vectors: string
+  /** Lexical index files of snippet sets: derived data, rebuilt from the rows when missing. */
+  lexical: string
   secretKey: string
   license: string
   backups: string
@@ -26,6 +28,7 @@ export function dataPaths(dataDir: string): DataPaths {
     root,
     database: path.join(root, 'lectern.db'),
     vectors: path.join(root, 'vectors'),
+    lexical: path.join(root, 'lexical'),
     secretKey: path.join(root, 'secret.key'),
     license: path.join(root, 'license.json'),
     backups: path.join(root, 'backups'),
@@ -52,4 +55,9 @@ export function jobWorkDir(paths: DataPaths, jobPk: number): string {
 export function jobOfWorkDir(name: string): number | undefined {
   const match = /^job-(\d+)$/.exec(name)
   return match ? Number(match[1]) : undefined
+}
+
+/** The lexical index file of one snippet set. */
+export function lexicalIndexPath(paths: DataPaths, setPk: number): string {
+  return path.join(paths.lexical, `set-${setPk}.lexical`)
 }

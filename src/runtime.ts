@@ -58,7 +58,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config } = options
   const store = await openStore(config.dataDir)
   const embedders = new EmbedderPool(store)
-  const retriever = new Retriever(store, embedders, log)
+  const retriever = new Retriever(store, embedders, log, 'fused', config.search.cacheSize)
   const catalogue = new LibraryCatalogue(store)
   const forgetSet = (setPk: number) => retriever.forgetSet(setPk)
   const mode = config.mode

@@ -4,15 +4,14 @@
  * with performance.now(), then the real `getContext` + `renderText` timed whole for comparison.
  */
 import { ANONYMOUS } from '../../src/access.js'
-import { vectorIndexPath } from '../../src/paths.js'
+import { loadSet, type LoadedSet } from '../../src/index/loaded-set.js'
+import { lexicalIndexPath, vectorIndexPath } from '../../src/paths.js'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { resolveConfig } from '../../src/config.js'
 import { DEFAULT_TOKENS, packSnippets } from '../../src/search/budget.js'
 import { CANDIDATES, HASH_VECTOR_WEIGHT } from '../../src/search/context.js'
-import { LexicalIndex } from '../../src/search/lexical-index.js'
 import { renderText } from '../../src/search/render.js'
 import { resolveLibraryVersion } from '../../src/search/resolve.js'
-import { indexedTextOf } from '../../src/search/terms.js'
 import { VectorIndexCache, loadVectorIndex } from '../../src/search/vector-index.js'
 import { questionTerms } from '../../src/text/terms.js'
 
@@ -27,7 +26,7 @@ export interface ProfileResult {
   parts: Array<{ name: string; us: number }>
   /** Mean µs of the real Retriever.getContext + renderText over the same requests. */
   endToEndUs: number
-  /** Mean candidates whose token counts were read vs snippets the packer kept. */
+  /** Mean candidates ranked vs snippets the packer kept. */
   fetched: number
   packed: number
 }
@@ -57,7 +56,7 @@ class PartTimer {
 export async function profileRequests(dataDir: string, requests: ProfileRequest[]): Promise<ProfileResult> {
   const runtime = await openRuntime({ config: resolveConfig({ dataDir: dataDir }).config })
   try {
-    const caches: Caches = { vectors: new VectorIndexCache(), lexical: new Map() }
+    const caches: Caches = { vectors: new VectorIndexCache(), sets: new Map() }
     // An untimed pass first: indexes built and mapped, SQLite pages cached, as on a warm server.
     for (const request of requests) await replay(runtime, caches, new PartTimer(), request)
     const timer = new PartTimer()
@@ -84,7 +83,7 @@ export async function profileRequests(dataDir: string, requests: ProfileRequest[
 
 interface Caches {
   vectors: VectorIndexCache
-  lexical: Map<number, { index: LexicalIndex; pks: Int32Array }>
+  sets: Map<number, LoadedSet>
 }
 
 /** The steps of Retriever.getContext (hash-embedded sets) and the route's renderText, one timer each. */
@@ -93,16 +92,15 @@ async function replay(runtime: Runtime, caches: Caches, t: PartTimer, request: P
   const { library, setPk } = t.time('resolve library + version', () => resolveLibraryVersion(store.libraries, request.libraryId, ANONYMOUS))
   const set = t.time('snippet set row', () => store.snippets.set(setPk)!)
   const terms = t.time('question terms', () => questionTerms(request.question))
-  const lexicalIndex = t.time('lexical index cache', () => {
-    let hit = caches.lexical.get(setPk)
+  const loaded = t.time('loaded set (cache)', () => {
+    let hit = caches.sets.get(setPk)
     if (!hit) {
-      const rows = store.snippets.allOfSet(setPk)
-      hit = { index: LexicalIndex.build(rows.map(indexedTextOf)), pks: Int32Array.from(rows, (row) => row.pk) }
-      caches.lexical.set(setPk, hit)
+      hit = loadSet(setPk, store.snippets.allOfSet(setPk), lexicalIndexPath(store.paths, setPk))
+      caches.sets.set(setPk, hit)
     }
     return hit
   })
-  const lexical = t.time('lexical search (BM25F)', () => lexicalIndex.index.search(terms, CANDIDATES))
+  const lexical = t.time('lexical search (BM25F)', () => loaded.lexical.search(terms, CANDIDATES))
   const load = () => loadVectorIndex(vectorIndexPath(store.paths, setPk), { dimensions: set.dimensions, count: store.snippets.count(setPk) })
   const index = t.time('vector index cache', () => caches.vectors.get(setPk, load))
   const embedder = t.time('embedder lookup (forSet)', () => embedders.forSet(set))
@@ -110,15 +108,15 @@ async function replay(runtime: Runtime, caches: Caches, t: PartTimer, request: P
   const semantic = t.time('vector search (HNSW)', () => index.search(vector, CANDIDATES))
   const ranked = t.time('fusion', () => {
     const top = lexical[0]?.score ?? 0
-    const scores = new Map(lexical.map((hit) => [lexicalIndex.pks[hit.doc], top > 0 ? hit.score / top : 0]))
+    const scores = new Map(lexical.map((hit) => [loaded.snippets[hit.doc].pk, top > 0 ? hit.score / top : 0]))
     for (const hit of semantic) scores.set(hit.pk, (scores.get(hit.pk) ?? 0) + HASH_VECTOR_WEIGHT * (1 - hit.distance))
-    return [...scores.entries()].sort((a, b) => b[1] - a[1]).slice(0, CANDIDATES).map(([pk]) => pk)
+    return [...scores.entries()].sort((a, b) => b[1] - a[1]).slice(0, CANDIDATES).map(([pk]) => loaded.snippets[loaded.docOf.get(pk)!])
   })
-  const counts = t.time('token counts (tokensOf)', () => store.snippets.tokensOf(ranked))
-  const packed = t.time('packing (packSnippets)', () => packSnippets(counts, DEFAULT_TOKENS))
-  const picked = t.time('snippet fetch (byPks, packed only)', () => store.snippets.byPks(packed.map((s) => s.pk)))
+  const picked = t.time('packing (packSnippets)', () =>
+    packSnippets(ranked, DEFAULT_TOKENS, (a, b) => loaded.lexical.nearDuplicates(loaded.docOf.get(a.pk)!, loaded.docOf.get(b.pk)!)),
+  )
   t.time('rendering (renderText)', () => renderText(picked, library.rules))
-  return { fetched: counts.length, packed: picked.length }
+  return { fetched: ranked.length, packed: picked.length }
 }
 
 async function timeEndToEnd(runtime: Runtime, requests: ProfileRequest[]): Promise<number> {

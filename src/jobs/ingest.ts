@@ -14,9 +14,11 @@ import type { Embedder } from '../embed/types.js'
 import { LecternError } from '../errors.js'
 import { parseDocument } from '../parse/index.js'
 import type { ParseContext, ParsedSnippet, SourceDocument } from '../parse/types.js'
-import { vectorIndexPath } from '../paths.js'
+import { removeSetFiles } from '../index/set-files.js'
+import { writeLexicalFile } from '../index/loaded-set.js'
+import { lexicalIndexPath, vectorIndexPath } from '../paths.js'
 import { renderSnippetText } from '../search/render.js'
-import { removeVectorIndex, writeVectorIndex } from '../search/vector-index.js'
+import { writeVectorIndex } from '../search/vector-index.js'
 import type { Store } from '../store/index.js'
 import type { NewSnippet } from '../store/snippets.js'
 import { countTokens } from '../tokens.js'
@@ -161,6 +163,8 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
     }
     deps.signal?.throwIfAborted()
     writeVectorIndex(vectorFile, embedder, dimensions, keys, vectors)
+    deps.progress?.('indexing the snippets for search')
+    writeLexicalFile(lexicalIndexPath(store.paths, set.pk), store.snippets.allOfSet(set.pk))
     store.snippets.finalizeSet(set.pk, target.versionPk, { tokens, snippets: keys.length, commitSha: target.commitSha })
     return { setPk: set.pk, snippets: keys.length, tokens, documents: new Set(snippets.map((s) => s.source)).size }
   } catch (caught) {
@@ -171,7 +175,7 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
       // The disk refuses even the delete: the set stays `building`, and the worker sweeps it
       // between jobs once writing works again (runtime.ts).
     }
-    removeVectorIndex(vectorFile)
+    removeSetFiles(store.paths, set.pk)
     throw err
   }
 }

@@ -6,19 +6,21 @@
  * the built-in hash embedder's cosine adds to the normalised lexical score; a real embedder's
  * ranking is fused by reciprocal rank, which needs no calibration between unrelated scales.
  */
+import os from 'node:os'
 import { canSeeLibrary, type Caller } from '../access.js'
 import type { EmbedderPool } from '../embed/pool.js'
 import { LecternError, isLecternError } from '../errors.js'
-import { vectorIndexPath } from '../paths.js'
+import { loadSet, type LoadedSet } from '../index/loaded-set.js'
+import { SetCache } from '../index/set-cache.js'
+import { lexicalIndexPath, vectorIndexPath } from '../paths.js'
 import type { Store } from '../store/index.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
-import type { SnippetSet, StoredSnippet } from '../store/snippets.js'
+import type { SnippetSet } from '../store/snippets.js'
 import { questionTerms } from '../text/terms.js'
 import { checkTokenBudget, packSnippets } from './budget.js'
 import { fuseRankings, type RankedPk } from './fusion.js'
-import { LexicalIndex } from './lexical-index.js'
+import type { RenderedSnippet } from './render.js'
 import { libraryNotFound, resolveLibraryVersion } from './resolve.js'
-import { indexedTextOf } from './terms.js'
 import { VectorIndexCache, loadVectorIndex, type VectorHit } from './vector-index.js'
 
 /** Candidates taken from each ranking before fusion. */
@@ -27,8 +29,8 @@ export const CANDIDATES = 50
 export const HASH_VECTOR_WEIGHT = 0.8
 /** Sets of real embedders: reciprocal-rank fusion weights of the lexical and vector rankings. */
 export const RRF_WEIGHTS = { lexical: 1, vector: 1 } as const
-/** Lexical indexes kept in memory, least recently used dropped first. */
-const MAX_LEXICAL_INDEXES = 256
+/** Memory for loaded sets when the caller names none: a quarter of this host's RAM. */
+export const DEFAULT_SET_CACHE_BYTES = Math.floor(os.totalmem() / 4)
 
 export interface ContextRequest {
   libraryId: string
@@ -42,7 +44,7 @@ export interface ContextAnswer {
   library: Library
   version: LibraryVersion
   /** Best first: the order of the `txt` answer. */
-  snippets: StoredSnippet[]
+  snippets: RenderedSnippet[]
   /** The fused score of each snippet, in the same order. */
   scores: number[]
 }
@@ -70,17 +72,10 @@ interface Resolution {
 /** Resolutions kept per library ID as written; a bound, since IDs come from clients. */
 const MAX_RESOLUTIONS = 10_000
 
-interface LoadedLexical {
-  index: LexicalIndex
-  /** Snippet pk of each indexed document, and back. */
-  pks: Int32Array
-  docOf: Map<number, number>
-}
-
 export class Retriever {
   private readonly vectors = new VectorIndexCache()
   private readonly missingIndexes = new Set<number>()
-  private readonly lexical = new Map<number, LoadedLexical>()
+  private readonly sets: SetCache
   private readonly resolutions = new Map<string, Resolution>()
 
   constructor(
@@ -88,23 +83,23 @@ export class Retriever {
     private readonly embedders: EmbedderPool,
     private readonly log: RetrieverLog = { warn: () => {} },
     private readonly signals: Signals = 'fused',
-  ) {}
+    cacheBytes = DEFAULT_SET_CACHE_BYTES,
+  ) {
+    this.sets = new SetCache(cacheBytes)
+  }
 
   async getContext(request: ContextRequest): Promise<ContextAnswer> {
     checkTokenBudget(request.tokens)
     const { library, version, set } = this.resolve(request.libraryId, request.caller)
     const setPk = set.pk
-    let snippets: StoredSnippet[]
+    let snippets: RenderedSnippet[]
     let scores: number[]
     try {
+      const loaded = this.loaded(set.pk)
       const ranked = await this.rankSet(set, request.query)
+      const candidates = ranked.map((r) => loaded.snippets[loaded.docOf.get(r.pk)!])
       const scoreOf = new Map(ranked.map((r) => [r.pk, r.score]))
-      const { index, docOf } = this.lexicalIndex(set.pk)
-      // Pack on token counts alone, then read whole rows only for what made it into the answer.
-      const picked = packSnippets(this.store.snippets.tokensOf(ranked.map((r) => r.pk)), request.tokens, (a, b) =>
-        index.nearDuplicates(docOf.get(a.pk)!, docOf.get(b.pk)!),
-      )
-      snippets = this.store.snippets.byPks(picked.map((s) => s.pk))
+      snippets = packSnippets(candidates, request.tokens, (a, b) => loaded.lexical.nearDuplicates(loaded.docOf.get(a.pk)!, loaded.docOf.get(b.pk)!))
       scores = snippets.map((s) => scoreOf.get(s.pk) ?? 0)
     } catch (err) {
       if (isLecternError(err)) throw err
@@ -147,8 +142,8 @@ export class Retriever {
   }
 
   private async rankSet(set: SnippetSet, question: string): Promise<RankedPk[]> {
-    const loaded = this.lexicalIndex(set.pk)
-    const lexical = this.signals === 'vector' ? [] : loaded.index.search(questionTerms(question), CANDIDATES).map((hit) => ({ pk: loaded.pks[hit.doc], score: hit.score }))
+    const loaded = this.loaded(set.pk)
+    const lexical = this.signals === 'vector' ? [] : loaded.lexical.search(questionTerms(question), CANDIDATES).map((hit) => ({ pk: loaded.snippets[hit.doc].pk, score: hit.score }))
     const semantic = this.signals === 'lexical' ? [] : await this.vectorSearch(set, question)
     if (set.embedProvider !== 'hash') {
       return fuseRankings([
@@ -166,28 +161,42 @@ export class Retriever {
       .slice(0, CANDIDATES)
   }
 
-  /** The set's lexical index, built from its rows on first use (SQLite stays the source of truth). */
-  private lexicalIndex(setPk: number): LoadedLexical {
-    const hit = this.lexical.get(setPk)
-    if (hit) {
-      this.lexical.delete(setPk)
-      this.lexical.set(setPk, hit)
-      return hit
-    }
-    const rows = this.store.snippets.allOfSet(setPk)
-    const loaded: LoadedLexical = {
-      index: LexicalIndex.build(rows.map(indexedTextOf)),
-      pks: Int32Array.from(rows, (row) => row.pk),
-      docOf: new Map(rows.map((row, doc) => [row.pk, doc])),
-    }
-    this.lexical.set(setPk, loaded)
-    if (this.lexical.size > MAX_LEXICAL_INDEXES) this.lexical.delete(this.lexical.keys().next().value as number)
+  /** The set as the engine serves it, loaded on first use (SQLite stays the source of truth). */
+  private loaded(setPk: number): LoadedSet {
+    const hit = this.sets.get(setPk)
+    if (hit) return hit
+    const loaded = loadSet(setPk, this.store.snippets.allOfSet(setPk), lexicalIndexPath(this.store.paths, setPk), this.log)
+    this.sets.put(loaded)
     return loaded
+  }
+
+  /**
+   * Loads the given sets ahead of their first request, most wanted first, while they fit the
+   * cache; yields to the event loop between sets, so requests are served meanwhile. Returns how
+   * many were loaded.
+   */
+  async warm(setPks: readonly number[], signal?: AbortSignal): Promise<number> {
+    let loaded = 0
+    for (const setPk of setPks) {
+      await new Promise<void>((resolve) => setImmediate(resolve))
+      if (signal?.aborted) break
+      if (this.sets.has(setPk) || this.store.snippets.set(setPk)?.status !== 'live') continue
+      const { bytes, maxBytes } = this.sets.stats()
+      const next = this.loaded(setPk)
+      loaded++
+      if (bytes + next.bytes >= maxBytes) break
+    }
+    return loaded
+  }
+
+  /** What the set cache holds. */
+  cacheStats(): { bytes: number; sets: number; maxBytes: number } {
+    return this.sets.stats()
   }
 
   forgetSet(setPk: number): void {
     this.vectors.forget(setPk)
-    this.lexical.delete(setPk)
+    this.sets.forget(setPk)
     this.missingIndexes.delete(setPk)
   }
 

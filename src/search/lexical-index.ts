@@ -34,13 +34,25 @@ interface Postings {
   impacts: Float32Array
 }
 
+/** File format of a serialized index: a magic word and its version, then the sections below. */
+const MAGIC = 0x4c58_4958 // "LXIX"
+const FORMAT = 1
+const HEADER_WORDS = 6
+
 export class LexicalIndex {
+  /** Per query scratch, reused: one allocation per index instead of one per request. */
+  private readonly scores: Float64Array
+  private readonly matched: Uint8Array
+
   private constructor(
     private readonly postings: Map<string, Postings>,
     readonly size: number,
     /** 64-bit SimHash of each body's terms (two words a snippet), for near-duplicate checks. */
     private readonly simhashes: Uint32Array,
-  ) {}
+  ) {
+    this.scores = new Float64Array(size)
+    this.matched = new Uint8Array(size)
+  }
 
   static build(rows: readonly IndexedText[]): LexicalIndex {
     const fields = ['title', 'context', 'body'] as const
@@ -74,31 +86,142 @@ export class LexicalIndex {
     return new LexicalIndex(postings, n, simhashes)
   }
 
+  /**
+   * The index as bytes, to be read back by `fromBytes` without tokenizing a document again:
+   * header, SimHashes, each term's postings offset, postings (documents, then impacts), and the
+   * terms themselves as one newline-separated UTF-8 text (terms are letters and digits only).
+   */
+  toBytes(): Buffer {
+    const terms = [...this.postings.keys()]
+    const total = terms.reduce((sum, term) => sum + this.postings.get(term)!.docs.length, 0)
+    const offsets = new Uint32Array(terms.length + 1)
+    const docs = new Int32Array(total)
+    const impacts = new Float32Array(total)
+    let at = 0
+    terms.forEach((term, i) => {
+      const list = this.postings.get(term)!
+      offsets[i] = at
+      docs.set(list.docs, at)
+      impacts.set(list.impacts, at)
+      at += list.docs.length
+    })
+    offsets[terms.length] = at
+    const text = Buffer.from(terms.join('\n'), 'utf8')
+    const header = Uint32Array.of(MAGIC, FORMAT, this.size, terms.length, total, text.length)
+    return Buffer.concat([header, this.simhashes, offsets, docs, impacts].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)).concat(text))
+  }
+
+  /** Reads `toBytes` output; refuses (throws) anything else, so a caller rebuilds from the rows. */
+  static fromBytes(bytes: Buffer): LexicalIndex {
+    if (bytes.length < HEADER_WORDS * 4) throw new Error('lexical index file is truncated')
+    // Typed arrays need aligned offsets: copy once into a fresh, aligned buffer.
+    const words = new Uint32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length - (bytes.length % 4)))
+    const [magic, format, size, termCount, total, textBytes] = words
+    if (magic !== MAGIC || format !== FORMAT) throw new Error('not a lexical index file of this version')
+    const simAt = HEADER_WORDS
+    const offAt = simAt + size * 2
+    const docsAt = offAt + termCount + 1
+    const impactsAt = docsAt + total
+    const textAt = (impactsAt + total) * 4
+    if (textAt + textBytes !== bytes.length) throw new Error('lexical index file has the wrong length')
+    const simhashes = words.slice(simAt, offAt)
+    const offsets = words.subarray(offAt, docsAt)
+    const docs = new Int32Array(words.buffer, docsAt * 4, total)
+    const impacts = new Float32Array(words.buffer, impactsAt * 4, total)
+    const terms = textBytes === 0 ? [] : bytes.toString('utf8', textAt, textAt + textBytes).split('\n')
+    if (terms.length !== termCount) throw new Error('lexical index file has the wrong term count')
+    const postings = new Map<string, Postings>()
+    terms.forEach((term, i) => {
+      const from = offsets[i]
+      const to = offsets[i + 1]
+      if (from > to || to > total) throw new Error('lexical index file has bad offsets')
+      postings.set(term, { docs: docs.subarray(from, to), impacts: impacts.subarray(from, to) })
+    })
+    for (const doc of docs) if (doc < 0 || doc >= size) throw new Error('lexical index file names a document out of range')
+    return new LexicalIndex(postings, size, simhashes)
+  }
+
+  /** Bytes this index holds in memory, roughly: what a cache bounded by bytes counts. */
+  get bytes(): number {
+    let sum = this.scores.byteLength + this.matched.byteLength + this.simhashes.byteLength
+    for (const [term, list] of this.postings) sum += term.length * 2 + 64 + list.docs.byteLength + list.impacts.byteLength
+    return sum
+  }
+
   /** The best `limit` snippets for the question's terms, best first; only snippets matching a term. */
   search(questionTerms: readonly string[], limit: number): LexicalHit[] {
-    if (questionTerms.length === 0 || this.size === 0) return []
-    const scores = new Float64Array(this.size)
-    const matched = new Uint8Array(this.size)
+    if (questionTerms.length === 0 || this.size === 0 || limit <= 0) return []
+    const { scores, matched } = this
     const touched: number[] = []
     for (const term of questionTerms) {
       const list = this.postings.get(term)
       if (!list) continue
-      for (let i = 0; i < list.docs.length; i++) {
-        const doc = list.docs[i]
+      const { docs, impacts } = list
+      for (let i = 0; i < docs.length; i++) {
+        const doc = docs[i]
         if (matched[doc] === 0) touched.push(doc)
-        scores[doc] += list.impacts[i]
+        scores[doc] += impacts[i]
         matched[doc]++
       }
     }
-    const hits = touched.map((doc) => ({ doc, score: scores[doc] * (matched[doc] / questionTerms.length) ** COVERAGE_EXPONENT }))
-    hits.sort((a, b) => b.score - a.score || a.doc - b.doc)
-    return hits.slice(0, limit)
+    // Top `limit` by a bounded min-heap (worst kept at the root), then the scratch is cleared
+    // where it was written, so a query costs its matches, not the set's size.
+    const heap = new TopK(limit)
+    for (const doc of touched) {
+      heap.offer(doc, scores[doc] * (matched[doc] / questionTerms.length) ** COVERAGE_EXPONENT)
+      scores[doc] = 0
+      matched[doc] = 0
+    }
+    return heap.sorted()
   }
 
   /** Whether two snippets' bodies are near-duplicates (SimHash within 3 bits of 64). */
   nearDuplicates(a: number, b: number): boolean {
     const bits = popcount(this.simhashes[a * 2] ^ this.simhashes[b * 2]) + popcount(this.simhashes[a * 2 + 1] ^ this.simhashes[b * 2 + 1])
     return bits <= 3
+  }
+}
+
+/** Whether hit a ranks before hit b: higher score, then the earlier document. */
+const before = (a: LexicalHit, b: LexicalHit) => a.score > b.score || (a.score === b.score && a.doc < b.doc)
+
+/** The best k hits seen, in a binary min-heap whose root is the worst of them. */
+class TopK {
+  private readonly items: LexicalHit[] = []
+
+  constructor(private readonly k: number) {}
+
+  offer(doc: number, score: number): void {
+    const hit = { doc, score }
+    const items = this.items
+    if (items.length < this.k) {
+      items.push(hit)
+      let i = items.length - 1
+      while (i > 0) {
+        const parent = (i - 1) >> 1
+        if (!before(items[parent], items[i])) break
+        ;[items[parent], items[i]] = [items[i], items[parent]]
+        i = parent
+      }
+      return
+    }
+    if (!before(hit, items[0])) return
+    items[0] = hit
+    let i = 0
+    for (;;) {
+      const left = 2 * i + 1
+      const right = left + 1
+      let worst = i
+      if (left < items.length && before(items[worst], items[left])) worst = left
+      if (right < items.length && before(items[worst], items[right])) worst = right
+      if (worst === i) break
+      ;[items[worst], items[i]] = [items[i], items[worst]]
+      i = worst
+    }
+  }
+
+  sorted(): LexicalHit[] {
+    return this.items.sort((a, b) => (before(a, b) ? -1 : 1))
   }
 }
 

@@ -52,32 +52,55 @@ export const codeListOf = (snippet: Pick<StoredSnippet, 'body'>): CodeExample[] 
 /** Scores are shown rounded: clients compare them, they do not need the float's noise. */
 const roundScore = (score: number) => Math.round(score * 1e6) / 1e6
 
-export function renderJson(snippets: StoredSnippet[], rules: string[], scores: readonly number[] = []): ContextResponse {
-  const response: ContextResponse = { codeSnippets: [], infoSnippets: [] }
+/** One snippet, ready to answer with: what the engine keeps of it (src/index/loaded-set.ts). */
+export interface RenderedSnippet {
+  pk: number
+  kind: StoredSnippet['kind']
+  title: string
+  tokens: number
+  /** The snippet's block of the `txt` answer. */
+  txt: string
+  /** Its object of the JSON answer, as JSON text without the closing brace (rank and score follow). */
+  json: string
+}
+
+/** A snippet's object of the JSON answer without `rank` and `score`, as JSON text without its closing brace. */
+export function renderSnippetJson(s: Pick<StoredSnippet, 'kind' | 'title' | 'description' | 'language' | 'tokens' | 'source' | 'pageTitle' | 'breadcrumb' | 'body' | 'includes' | 'alsoAt'>): string {
+  const where = {
+    ...(s.includes?.length ? { includes: s.includes } : {}),
+    ...(s.alsoAt?.length ? { alsoAt: s.alsoAt } : {}),
+  }
+  const object =
+    s.kind === 'code'
+      ? {
+          codeTitle: s.title,
+          codeDescription: s.description,
+          codeLanguage: s.language,
+          codeTokens: s.tokens,
+          codeId: s.source,
+          pageTitle: s.pageTitle,
+          codeList: codeListOf(s),
+          ...where,
+        }
+      : { pageId: s.source, breadcrumb: s.breadcrumb, content: s.body, contentTokens: s.tokens, ...where }
+  return JSON.stringify(object).slice(0, -1)
+}
+
+/** The JSON answer as text, assembled from each snippet's precomputed JSON: nothing is serialized twice. */
+export function renderJsonText(snippets: readonly RenderedSnippet[], rules: readonly string[], scores: readonly number[] = []): string {
+  const code: string[] = []
+  const info: string[] = []
   snippets.forEach((s, i) => {
-    const ranked: RankedJson = {
-      rank: i + 1,
-      score: roundScore(scores[i] ?? 0),
-      ...(s.includes?.length ? { includes: s.includes } : {}),
-      ...(s.alsoAt?.length ? { alsoAt: s.alsoAt } : {}),
-    }
-    if (s.kind === 'code') {
-      response.codeSnippets.push({
-        codeTitle: s.title,
-        codeDescription: s.description,
-        codeLanguage: s.language,
-        codeTokens: s.tokens,
-        codeId: s.source,
-        pageTitle: s.pageTitle,
-        codeList: codeListOf(s),
-        ...ranked,
-      })
-    } else {
-      response.infoSnippets.push({ pageId: s.source, breadcrumb: s.breadcrumb, content: s.body, contentTokens: s.tokens, ...ranked })
-    }
+    const ranked = `${s.json},"rank":${i + 1},"score":${JSON.stringify(roundScore(scores[i] ?? 0))}}`
+    ;(s.kind === 'code' ? code : info).push(ranked)
   })
-  if (rules.length > 0) response.rules = { libraryOwn: rules }
-  return response
+  const own = rules.length > 0 ? `,"rules":${JSON.stringify({ libraryOwn: rules })}` : ''
+  return `{"codeSnippets":[${code.join(',')}],"infoSnippets":[${info.join(',')}]${own}}`
+}
+
+/** The JSON answer as an object, for callers that read it rather than send it (the CLI, the evaluation). */
+export function renderJson(snippets: readonly RenderedSnippet[], rules: readonly string[], scores: readonly number[] = []): ContextResponse {
+  return JSON.parse(renderJsonText(snippets, rules, scores)) as ContextResponse
 }
 
 /** One snippet as a text block; its token count is what ingest stores as the snippet's tokens. */
@@ -89,8 +112,8 @@ export function renderSnippetText(s: Pick<StoredSnippet, 'kind' | 'title' | 'des
   return [`### ${s.title}`, `Source: ${s.source}`, ...(s.description ? [s.description] : []), ...blocks].join('\n\n')
 }
 
-export function renderText(snippets: StoredSnippet[], rules: string[]): string {
-  const blocks = snippets.map(renderSnippetText)
+export function renderText(snippets: readonly RenderedSnippet[], rules: readonly string[]): string {
+  const blocks = snippets.map((s) => s.txt)
   if (rules.length > 0) blocks.unshift(`### Rules from the library owner\n\n${rules.map((r) => `- ${r}`).join('\n')}`)
   return blocks.join(TXT_SEPARATOR)
 }

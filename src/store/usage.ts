@@ -39,6 +39,22 @@ export class UsageRecorder {
     )
   }
 
+  /**
+   * The live sets of the default versions of libraries asked in the last `days` days, most
+   * asked first: the ones worth loading before their first request.
+   */
+  mostAskedSets(days: number, now = new Date()): number[] {
+    const since = new Date(now.getTime() - days * 86_400_000).toISOString().slice(0, 10)
+    return this.db
+      .prepare<[string], { setPk: number }>(
+        `SELECT v.current_set AS setPk FROM library_versions v
+         JOIN (SELECT library_pk, SUM(requests) AS n FROM usage_daily WHERE day >= ? GROUP BY library_pk) u ON u.library_pk = v.library_pk
+         WHERE v.tag = '' AND v.current_set IS NOT NULL ORDER BY u.n DESC, v.library_pk`,
+      )
+      .all(since)
+      .map((row) => row.setPk)
+  }
+
   record(libraryPk: number, client: string, transport: UsageTransport, now = new Date()): void {
     const day = now.toISOString().slice(0, 10)
     const key = `${day}|${libraryPk}|${client}|${transport}`

@@ -1,0 +1,133 @@
+/**
+ * The engine (sets loaded once with their lexical index file, rendered blocks and token counts,
+ * cached by bytes) against the ranking it implements, computed the plain way from SQLite rows
+ * on every question: a fresh BM25F index, the vector index, the hash fusion, the packer and the
+ * renderers applied to the rows. On a realistic library (fastify's docs, ingested through the
+ * real git path) both give the same snippets in the same order, in both formats.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { CORPORA, buildCorpusRepo, ingestCorpora, libraryIdOf, redirectGitHub } from '../../bench/eval/corpora.js'
+import { ANONYMOUS } from '../../src/access.js'
+import { resolveConfig } from '../../src/config.js'
+import { readQuestions } from '../../src/eval/questions.js'
+import { lexicalIndexPath, vectorIndexPath } from '../../src/paths.js'
+import { openRuntime, type Runtime } from '../../src/runtime.js'
+import { packSnippets } from '../../src/search/budget.js'
+import { CANDIDATES, HASH_VECTOR_WEIGHT, Retriever } from '../../src/search/context.js'
+import { LexicalIndex } from '../../src/search/lexical-index.js'
+import { codeListOf, renderJsonText, renderSnippetText, renderText, TXT_SEPARATOR, type ContextResponse } from '../../src/search/render.js'
+import { resolveLibraryVersion } from '../../src/search/resolve.js'
+import { indexedTextOf } from '../../src/search/terms.js'
+import { loadVectorIndex } from '../../src/search/vector-index.js'
+import type { StoredSnippet } from '../../src/store/snippets.js'
+import { questionTerms } from '../../src/text/terms.js'
+import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
+
+const defer = suiteTeardown()
+const FASTIFY = CORPORA.find((c) => c.name === 'fastify')!
+let runtime: Runtime
+let questions: string[]
+
+beforeAll(async () => {
+  const work = await tmpDir('lectern-engine-', defer)
+  const repos = path.join(work, 'repos')
+  fs.mkdirSync(repos)
+  await buildCorpusRepo(FASTIFY, repos)
+  defer(redirectGitHub(repos))
+  runtime = await openRuntime({ config: resolveConfig({ dataDir: path.join(work, 'data') }).config })
+  defer(() => runtime.close())
+  await ingestCorpora(runtime, [FASTIFY])
+  const all = await readQuestions(path.join(import.meta.dirname, '..', '..', 'bench', 'eval', 'questions.json'))
+  questions = all.filter((q) => q.library === 'fastify').map((q) => q.question)
+}, 120_000)
+
+function liveSet() {
+  const { setPk } = resolveLibraryVersion(runtime.store.libraries, libraryIdOf('fastify'), ANONYMOUS)
+  return runtime.store.snippets.set(setPk)!
+}
+
+/** The ranking of the quality issue, straight from the rows, nothing precomputed or cached. */
+async function reference(question: string, tokens: number): Promise<{ txt: string; json: ContextResponse }> {
+  const set = liveSet()
+  const rows = runtime.store.snippets.allOfSet(set.pk)
+  const index = LexicalIndex.build(rows.map(indexedTextOf))
+  const lexical = index.search(questionTerms(question), CANDIDATES)
+  const vectors = loadVectorIndex(vectorIndexPath(runtime.store.paths, set.pk), { dimensions: set.dimensions, count: rows.length })
+  const [vector] = await runtime.embedders.forSet(set).embed([question])
+  const top = lexical[0]?.score ?? 0
+  const scores = new Map(lexical.map((hit) => [rows[hit.doc].pk, top > 0 ? hit.score / top : 0]))
+  for (const hit of vectors.search(vector, CANDIDATES)) scores.set(hit.pk, (scores.get(hit.pk) ?? 0) + HASH_VECTOR_WEIGHT * (1 - hit.distance))
+  const docOf = new Map(rows.map((row, doc) => [row.pk, doc]))
+  const ranked = [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, CANDIDATES)
+  const packed = packSnippets(
+    ranked.map(([pk]) => rows[docOf.get(pk)!]),
+    tokens,
+    (a, b) => index.nearDuplicates(docOf.get(a.pk)!, docOf.get(b.pk)!),
+  )
+  const json: ContextResponse = { codeSnippets: [], infoSnippets: [] }
+  packed.forEach((s: StoredSnippet, i) => {
+    const ranking = { rank: i + 1, score: Math.round(scores.get(s.pk)! * 1e6) / 1e6, ...(s.includes.length ? { includes: s.includes } : {}), ...(s.alsoAt.length ? { alsoAt: s.alsoAt } : {}) }
+    if (s.kind === 'code') {
+      json.codeSnippets.push({ codeTitle: s.title, codeDescription: s.description, codeLanguage: s.language, codeTokens: s.tokens, codeId: s.source, pageTitle: s.pageTitle, codeList: codeListOf(s), ...ranking })
+    } else {
+      json.infoSnippets.push({ pageId: s.source, breadcrumb: s.breadcrumb, content: s.body, contentTokens: s.tokens, ...ranking })
+    }
+  })
+  return { txt: packed.map(renderSnippetText).join(TXT_SEPARATOR), json }
+}
+
+describe('the engine', () => {
+  it('answers every question with the same snippets in the same order as the ranking computed from the rows', async () => {
+    expect(questions.length).toBeGreaterThan(10)
+    for (const tokens of [1000, 5000]) {
+      for (const question of questions) {
+        const answer = await runtime.retriever.getContext({ libraryId: libraryIdOf('fastify'), query: question, tokens, caller: ANONYMOUS })
+        const expected = await reference(question, tokens)
+        expect(renderText(answer.snippets, []), question).toBe(expected.txt)
+        expect(JSON.parse(renderJsonText(answer.snippets, [], answer.scores)), question).toEqual(expected.json)
+      }
+    }
+  }, 60_000)
+
+  it('writes the lexical index file when the set is built, and answers the same from a damaged or foreign file, rewriting it', async () => {
+    const set = liveSet()
+    const file = lexicalIndexPath(runtime.store.paths, set.pk)
+    expect(fs.statSync(file).size).toBeGreaterThan(1000)
+    const question = questions[0]
+    const ask = async () => {
+      // A new retriever loads the set again, from the file as it is now.
+      const retriever = new Retriever(runtime.store, runtime.embedders)
+      const answer = await retriever.getContext({ libraryId: libraryIdOf('fastify'), query: question, tokens: 5000, caller: ANONYMOUS })
+      return renderText(answer.snippets, [])
+    }
+    const expected = (await reference(question, 5000)).txt
+    expect(await ask()).toBe(expected)
+    const good = fs.readFileSync(file)
+
+    for (const damage of [good.subarray(0, good.length >> 1), Buffer.from('not an index'), Buffer.alloc(0), Buffer.concat([Buffer.from([1, 2, 3, 4, 5, 6, 7, 8]), good.subarray(8)])]) {
+      fs.writeFileSync(file, damage)
+      expect(await ask()).toBe(expected)
+      expect(fs.readFileSync(file).equals(good), 'the file is rewritten from the rows').toBe(true)
+    }
+    fs.rmSync(file)
+    expect(await ask()).toBe(expected)
+    expect(fs.existsSync(file)).toBe(true)
+  })
+
+  it('counts a loaded set\'s bytes against the cache bound, keeping the set a request needs even over it', async () => {
+    const set = liveSet()
+    const retriever = new Retriever(runtime.store, runtime.embedders, undefined, 'fused', 2 ** 20)
+    await retriever.getContext({ libraryId: libraryIdOf('fastify'), query: questions[0], tokens: 5000, caller: ANONYMOUS })
+    // One set over the bound stays (its request needs it) and is alone.
+    expect(retriever.cacheStats()).toMatchObject({ sets: 1, maxBytes: 2 ** 20 })
+    const roomy = new Retriever(runtime.store, runtime.embedders, undefined, 'fused', 2 ** 30)
+    expect(await roomy.warm([set.pk])).toBe(1)
+    const { bytes, sets } = roomy.cacheStats()
+    expect(sets).toBe(1)
+    expect(bytes).toBeGreaterThan(fs.statSync(lexicalIndexPath(runtime.store.paths, set.pk)).size)
+    roomy.forgetSet(set.pk)
+    expect(roomy.cacheStats()).toMatchObject({ sets: 0, bytes: 0 })
+  })
+})

@@ -1,0 +1,53 @@
+/**
+ * The engine at start: the libraries asked most in the last 30 days (the usage table) are loaded
+ * before their first request, within the cache bound (`search.cacheSize`, `--cache-size`).
+ */
+import { describe, expect, it } from 'vitest'
+import { buildApp } from '../../server/app.js'
+import { seedLibrary } from '../helpers/app.js'
+import { runCli } from '../helpers/cli.js'
+import { pollUntil } from '../helpers/poll.js'
+import { tmpDataDir } from '../helpers/tmp.js'
+
+const DOCS = (topic: string) => ({ 'docs/guide.md': `# ${topic}\n\n## Use ${topic}\n\nCall \`${topic}()\` to start.\n\n\`\`\`js\n${topic}({ fast: true })\n\`\`\`\n` })
+
+describe('loading libraries at start', () => {
+  it('loads the most-asked libraries, and only those, before their first request', async () => {
+    const dataDir = await tmpDataDir()
+    const first = await buildApp({ dataDir })
+    const asked = await seedLibrary(first, '/acme/asked', DOCS('asked'))
+    await seedLibrary(first, '/acme/never', DOCS('never'))
+    for (let i = 0; i < 3; i++) {
+      const res = await first.inject({ url: '/api/v2/context?libraryId=/acme/asked&query=start' })
+      expect(res.statusCode).toBe(200)
+    }
+    await first.close()
+
+    const second = await buildApp({ dataDir })
+    try {
+      expect(second.runtime.usage.mostAskedSets(30)).toEqual([asked.setPk])
+      const stats = await pollUntil('the asked library to be loaded', () => {
+        const now = second.runtime.retriever.cacheStats()
+        return now.sets > 0 ? now : undefined
+      })
+      expect(stats.sets).toBe(1)
+      expect(stats.bytes).toBeGreaterThan(0)
+    } finally {
+      await second.close()
+    }
+  })
+
+  it('takes the cache bound as a share of RAM or a size, and refuses anything else', async () => {
+    const dataDir = await tmpDataDir()
+    const app = await buildApp({ dataDir })
+    await app.close()
+    const shown = await runCli(['config', 'get', 'search.cacheSize', '--data-dir', dataDir, '--json'], { LECTERN_CACHE_SIZE: '2GB' })
+    expect(shown.exitCode).toBe(0)
+    expect(shown.stdout).toContain(String(2 * 2 ** 30))
+    for (const bad of ['lots', '0.5KB', '150%', '-1GB']) {
+      const refused = await runCli(['serve', '--cache-size', bad, '--data-dir', dataDir, '--port', '0'])
+      expect(refused.exitCode, bad).toBe(2)
+      expect(refused.stderr).toContain('search.cacheSize')
+    }
+  })
+})

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest'
+import type { LoadedSet } from '../../src/index/loaded-set.js'
+import { SetCache } from '../../src/index/set-cache.js'
+import { LexicalIndex, type IndexedText } from '../../src/search/lexical-index.js'
+import { questionTerms } from '../../src/text/terms.js'
+
+const WORDS = 'route hook plugin schema validate serialize logger request reply error handler decorate encapsulate stream body parse'.split(' ')
+
+/** Documents of pseudo-random words, the same on every run. */
+function documents(n: number): IndexedText[] {
+  let seed = 7
+  const next = () => (seed = (seed * 48271) % 2147483647)
+  const words = (k: number) => Array.from({ length: k }, () => WORDS[next() % WORDS.length]).join(' ')
+  return Array.from({ length: n }, () => ({ title: words(3), context: words(6), body: `${words(30)} useEffect max-width ünïcode` }))
+}
+
+describe('the lexical index file', () => {
+  const index = LexicalIndex.build(documents(400))
+  const questions = ['validate the request body', 'error handler for a plugin', 'use effect', 'max width', 'ünïcode stream', 'nothing matches zzz']
+
+  it('reads back what it wrote: the same hits, scores and near-duplicates', () => {
+    const read = LexicalIndex.fromBytes(index.toBytes())
+    expect(read.size).toBe(index.size)
+    for (const q of questions) expect(read.search(questionTerms(q), 50)).toEqual(index.search(questionTerms(q), 50))
+    for (let a = 0; a < 50; a++) expect(read.nearDuplicates(a, a + 1)).toBe(index.nearDuplicates(a, a + 1))
+  })
+
+  it('gives the same top hits with a heap as sorting every match, ties broken by document order', () => {
+    for (const q of questions) {
+      const all = index.search(questionTerms(q), 10_000)
+      expect([...all].sort((x, y) => y.score - x.score || x.doc - y.doc)).toEqual(all)
+      for (const k of [1, 5, 50]) expect(index.search(questionTerms(q), k)).toEqual(all.slice(0, k))
+    }
+  })
+
+  it('refuses bytes that are not a whole index of this format', () => {
+    const bytes = index.toBytes()
+    const flipped = Buffer.from(bytes)
+    flipped.writeUInt32LE(99, 4)
+    const badDoc = Buffer.from(bytes)
+    // The first posting's document, past the header, SimHashes and term offsets.
+    const [, , size, terms] = [0, 1, 2, 3].map((i) => bytes.readUInt32LE(i * 4))
+    badDoc.writeInt32LE(size + 5, (6 + size * 2 + terms + 1) * 4)
+    for (const bad of [bytes.subarray(0, 10), bytes.subarray(0, bytes.length - 3), Buffer.from('LXIX but no'), flipped, badDoc]) {
+      expect(() => LexicalIndex.fromBytes(bad)).toThrow()
+    }
+  })
+
+  it('has an empty form', () => {
+    const empty = LexicalIndex.fromBytes(LexicalIndex.build([]).toBytes())
+    expect(empty.size).toBe(0)
+    expect(empty.search(['route'], 5)).toEqual([])
+  })
+})
+
+describe('the set cache', () => {
+  const set = (setPk: number, bytes: number) => ({ setPk, bytes }) as LoadedSet
+
+  it('drops the least recently used sets when over its bound', () => {
+    const cache = new SetCache(100)
+    cache.put(set(1, 40))
+    cache.put(set(2, 40))
+    expect(cache.get(1)?.setPk).toBe(1)
+    cache.put(set(3, 40))
+    expect(cache.has(2)).toBe(false)
+    expect(cache.has(1) && cache.has(3)).toBe(true)
+    expect(cache.stats()).toEqual({ bytes: 80, sets: 2, maxBytes: 100 })
+  })
+
+  it('keeps a set larger than the bound, alone', () => {
+    const cache = new SetCache(100)
+    cache.put(set(1, 40))
+    cache.put(set(2, 250))
+    expect(cache.stats()).toEqual({ bytes: 250, sets: 1, maxBytes: 100 })
+    cache.forget(2)
+    expect(cache.stats()).toEqual({ bytes: 0, sets: 0, maxBytes: 100 })
+  })
+})
