@@ -12,6 +12,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { ensureCorpus, type Corpus, type CorpusSpec } from './perf/corpus.js'
+import { ensureDocsStore } from './perf/docs-store.js'
 import { questions } from './perf/docs.js'
 import { benchIngest, type IngestResult } from './perf/ingest.js'
 import { runBackupBench } from './perf/backup.js'
@@ -42,7 +43,8 @@ const CONNECTIONS = 8
 const PROBE_CLIENTS = 50
 const SMALL: CorpusSpec = { name: 'store-10k', libraries: 10, perLibrary: 1000 }
 const LARGE: CorpusSpec = { name: 'store-1m', libraries: 1000, perLibrary: 1000 }
-const TARGETS = { ingestPerSec: 1000, p99Ms: 25, ratio: 1 / 3, mcpOverheadMs: 2 }
+/** Issue 11's targets on this machine. */
+const TARGETS = { ingestPerSec: 3000, p99Ms: 10, ratio: 1 / 3, mcpOverheadMs: 2 }
 
 const log = (line: string) => console.log(line)
 
@@ -86,8 +88,11 @@ async function withServer<T>(server: RunningServer, run: (server: RunningServer)
   }
 }
 
-async function loadRows(label: string, corpus: Corpus, asked: string[], plan: Plan, p99Target: boolean): Promise<Row[]> {
-  const paths = asked.map((q, i) => contextPath(corpus.libraryIds[i % corpus.libraryIds.length], q))
+async function loadRows(label: string, corpus: Pick<Corpus, 'dataDir' | 'libraryIds'>, asked: string[], plan: Plan, p99Target: boolean): Promise<Row[]> {
+  return loadPathRows(label, corpus, asked.map((q, i) => contextPath(corpus.libraryIds[i % corpus.libraryIds.length], q)), plan, p99Target)
+}
+
+async function loadPathRows(label: string, corpus: Pick<Corpus, 'dataDir' | 'libraryIds'>, paths: string[], plan: Plan, p99Target: boolean): Promise<Row[]> {
   log(`  Lectern (${label}): ${paths.length} distinct questions over ${corpus.libraryIds.length} libraries, ${CONNECTIONS} connections, ${plan.loadSeconds} s`)
   const { lectern, bodyBytes } = await withServer(await startServer({ kind: 'lectern', dataDir: corpus.dataDir }), async (server) => {
     // One request per library first (serially): maps every vector index and gives the typical answer size.
@@ -161,6 +166,14 @@ async function main(): Promise<void> {
   const small = await corpusOf(SMALL)
   rows.push(row('Store 10k', `${int(small.snippets)} snippets / ${small.libraryIds.length} libraries`))
   rows.push(...(await loadRows('10k', small, asked, plan, false)))
+
+  log('== 2d. /v2/context load, real documentation (the development corpora of the quality issue)')
+  const docs = await ensureDocsStore(QUESTIONS / 2, log)
+  if (docs) {
+    log(`  store docs: ${int(docs.snippets)} snippets in ${docs.libraryIds.length} libraries, ${docs.reused ? `reused (built earlier in ${seconds(docs.buildMs)})` : `built in ${seconds(docs.buildMs)}`}`)
+    rows.push(row('Store docs', `${int(docs.snippets)} snippets / ${docs.libraryIds.length} libraries, ${docs.asked.length} distinct questions`))
+    rows.push(...(await loadPathRows('docs', docs, docs.asked.map((a) => contextPath(a.libraryId, a.question)), plan, false)))
+  }
 
   log('== 2c. MCP overhead: tools/call query-docs vs REST, one request at a time (10k store)')
   rows.push(...(await mcpRows(small, asked, plan.profileRequests / 2)))

@@ -207,7 +207,7 @@ describe('a vector index that does not fit', () => {
   it('fails as disk_full (usearch itself only says "Failed to serialize") and leaves no partial file', async () => {
     const mountPoint = await tmpfs('1m')
     const file = path.join(mountPoint, 'set-1.usearch')
-    const vectors = Array.from({ length: 2000 }, () => Float32Array.from({ length: 256 }, () => Math.random()))
+    const vectors = Array.from({ length: 8000 }, () => Float32Array.from({ length: 256 }, () => Math.random()))
     let thrown: unknown
     try {
       writeVectorIndex(file, { provider: 'hash', model: 'hash-v1' }, 256, vectors.map((_, i) => i + 1), vectors)

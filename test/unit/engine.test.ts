@@ -1,8 +1,13 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import usearch from 'usearch'
 import { describe, expect, it } from 'vitest'
 import type { LoadedSet } from '../../src/index/loaded-set.js'
 import { SetCache } from '../../src/index/set-cache.js'
 import { LexicalIndex, type IndexedText } from '../../src/search/lexical-index.js'
+import { inspectVectorFile, loadVectorIndex, writeVectorIndex } from '../../src/search/vector-index.js'
 import { questionTerms } from '../../src/text/terms.js'
+import { tmpDir } from '../helpers/tmp.js'
 
 const WORDS = 'route hook plugin schema validate serialize logger request reply error handler decorate encapsulate stream body parse'.split(' ')
 
@@ -74,5 +79,31 @@ describe('the set cache', () => {
     expect(cache.stats()).toEqual({ bytes: 250, sets: 1, maxBytes: 100 })
     cache.forget(2)
     expect(cache.stats()).toEqual({ bytes: 0, sets: 0, maxBytes: 100 })
+  })
+})
+
+describe('vector index files', () => {
+  const vectors = Array.from({ length: 300 }, (_, i) => Float32Array.from({ length: 32 }, (_, j) => Math.sin(i * 7 + j * 3) + (j === i % 32 ? 2 : 0)))
+  const keys = vectors.map((_, i) => i + 1)
+
+  it('are written quantized to i8, and files of f32 vectors from before still load and answer alike', async () => {
+    const dir = await tmpDir()
+    const file = path.join(dir, 'set-1.usearch')
+    writeVectorIndex(file, { provider: 'hash', model: 'hash-v1' }, 32, keys, vectors)
+    expect(fs.readFileSync(file).readUInt32LE(4)).toBe(32)
+
+    const old = path.join(dir, 'set-2.usearch')
+    const f32 = new usearch.Index({ dimensions: 32, metric: usearch.MetricKind.Cos, quantization: usearch.ScalarKind.F32, connectivity: 8, expansion_add: 32, expansion_search: 64, multi: false })
+    f32.add(BigUint64Array.from(keys, BigInt), Float32Array.from(vectors.flatMap((v) => [...v])))
+    f32.save(old)
+    fs.writeFileSync(`${old}.json`, JSON.stringify({ provider: 'hash', model: 'hash-v1', dimensions: 32, count: keys.length, bytes: fs.statSync(old).size }))
+    expect(fs.readFileSync(old).readUInt32LE(4)).toBe(32 * 4)
+
+    for (const written of [file, old]) {
+      expect(inspectVectorFile(written, { dimensions: 32, count: keys.length })).toBeUndefined()
+      const index = loadVectorIndex(written, { dimensions: 32, count: keys.length })
+      for (const probe of [0, 17, 250]) expect(index.search(vectors[probe], 3)[0].pk).toBe(probe + 1)
+    }
+    expect(inspectVectorFile(file, { dimensions: 16, count: keys.length })).toMatch(/expected 300 of 16/)
   })
 })
