@@ -6,7 +6,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
-import { ingestSnippets } from '../../src/jobs/ingest.js'
+import { ingestSnippets } from '../../src/index/build.js'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { resolveConfig } from '../../src/config.js'
 import type { NewSnippet } from '../../src/store/snippets.js'

@@ -10,7 +10,8 @@
  */
 import { z } from 'zod'
 import { LecternError } from '../errors.js'
-import { completeSnippet, LIMITS } from '../jobs/ingest.js'
+import { LIMITS } from '../index/build.js'
+import { completeSnippet } from '../jobs/ingest.js'
 import { parseLibraryId } from '../library-id.js'
 import { codeListOf } from '../search/render.js'
 import type { Library } from '../store/libraries.js'

@@ -45,6 +45,11 @@ export class SetCache {
     this.total -= hit.bytes
   }
 
+  /** The pks of the loaded sets. */
+  setPks(): number[] {
+    return [...this.entries.keys()]
+  }
+
   /** Bytes held, and by how many sets. */
   stats(): { bytes: number; sets: number; maxBytes: number } {
     return { bytes: this.total, sets: this.entries.size, maxBytes: this.maxBytes }

@@ -9,7 +9,7 @@ import { failSoftly, type Softly } from '../housekeeping.js'
 import { addressGuard } from '../sources/address-guard.js'
 import type { HttpClient } from '../sources/http.js'
 import type { Store } from '../store/index.js'
-import { sweepSets } from './sweep-sets.js'
+import { sweepSets } from '../index/sweep.js'
 import type { JobHandlers, JobLog, WorkerOptions } from './worker.js'
 
 /** Retired sets linger this long after a job so in-flight requests can finish reading them. */

@@ -19,7 +19,7 @@ import type { Embedder, EmbedderSettings } from '../embed/types.js'
 import { vectorIndexPath } from '../paths.js'
 import { writeVectorIndex } from '../search/vector-index.js'
 import type { Store } from '../store/index.js'
-import { embedText } from './ingest.js'
+import { embedText } from '../index/build.js'
 import type { JobHandler } from './worker.js'
 
 export const REEMBED_JOB = 'reembed'

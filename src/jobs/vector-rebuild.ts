@@ -9,7 +9,7 @@ import { vectorIndexPath } from '../paths.js'
 import { inspectVectorFile, removeVectorIndex, writeVectorIndex } from '../search/vector-index.js'
 import type { Store } from '../store/index.js'
 import type { SnippetSet } from '../store/snippets.js'
-import { embedText } from './ingest.js'
+import { embedText } from '../index/build.js'
 import type { JobHandler } from './worker.js'
 
 export const REBUILD_VECTORS_JOB = 'rebuild-vectors'

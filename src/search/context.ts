@@ -10,9 +10,8 @@ import os from 'node:os'
 import { canSeeLibrary, type Caller } from '../access.js'
 import type { EmbedderPool } from '../embed/pool.js'
 import { LecternError, isLecternError } from '../errors.js'
-import { loadSet, type LoadedSet } from '../index/loaded-set.js'
-import { SetCache } from '../index/set-cache.js'
-import { lexicalIndexPath, vectorIndexPath } from '../paths.js'
+import { SetEngine } from '../index/engine.js'
+import { vectorIndexPath } from '../paths.js'
 import type { Store } from '../store/index.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
 import type { SnippetSet } from '../store/snippets.js'
@@ -75,7 +74,7 @@ const MAX_RESOLUTIONS = 10_000
 export class Retriever {
   private readonly vectors = new VectorIndexCache()
   private readonly missingIndexes = new Set<number>()
-  private readonly sets: SetCache
+  private readonly sets: SetEngine
   private readonly resolutions = new Map<string, Resolution>()
 
   constructor(
@@ -85,7 +84,7 @@ export class Retriever {
     private readonly signals: Signals = 'fused',
     cacheBytes = DEFAULT_SET_CACHE_BYTES,
   ) {
-    this.sets = new SetCache(cacheBytes)
+    this.sets = new SetEngine(store, cacheBytes, log)
   }
 
   async getContext(request: ContextRequest): Promise<ContextAnswer> {
@@ -95,7 +94,7 @@ export class Retriever {
     let snippets: RenderedSnippet[]
     let scores: number[]
     try {
-      const loaded = this.loaded(set.pk)
+      const loaded = this.sets.loaded(set.pk)
       const ranked = await this.rankSet(set, request.query)
       const candidates = ranked.map((r) => loaded.snippets[loaded.docOf.get(r.pk)!])
       const scoreOf = new Map(ranked.map((r) => [r.pk, r.score]))
@@ -142,7 +141,7 @@ export class Retriever {
   }
 
   private async rankSet(set: SnippetSet, question: string): Promise<RankedPk[]> {
-    const loaded = this.loaded(set.pk)
+    const loaded = this.sets.loaded(set.pk)
     const lexical = this.signals === 'vector' ? [] : loaded.lexical.search(questionTerms(question), CANDIDATES).map((hit) => ({ pk: loaded.snippets[hit.doc].pk, score: hit.score }))
     const semantic = this.signals === 'lexical' ? [] : await this.vectorSearch(set, question)
     if (set.embedProvider !== 'hash') {
@@ -161,35 +160,12 @@ export class Retriever {
       .slice(0, CANDIDATES)
   }
 
-  /** The set as the engine serves it, loaded on first use (SQLite stays the source of truth). */
-  private loaded(setPk: number): LoadedSet {
-    const hit = this.sets.get(setPk)
-    if (hit) return hit
-    const loaded = loadSet(setPk, this.store.snippets.allOfSet(setPk), lexicalIndexPath(this.store.paths, setPk), this.log)
-    this.sets.put(loaded)
-    return loaded
+  /** Loads the given sets ahead of their first request (SetEngine.warm). */
+  warm(setPks: readonly number[], signal?: AbortSignal): Promise<number> {
+    return this.sets.warm(setPks, signal)
   }
 
-  /**
-   * Loads the given sets ahead of their first request, most wanted first, while they fit the
-   * cache; yields to the event loop between sets, so requests are served meanwhile. Returns how
-   * many were loaded.
-   */
-  async warm(setPks: readonly number[], signal?: AbortSignal): Promise<number> {
-    let loaded = 0
-    for (const setPk of setPks) {
-      await new Promise<void>((resolve) => setImmediate(resolve))
-      if (signal?.aborted) break
-      if (this.sets.has(setPk) || this.store.snippets.set(setPk)?.status !== 'live') continue
-      const { bytes, maxBytes } = this.sets.stats()
-      const next = this.loaded(setPk)
-      loaded++
-      if (bytes + next.bytes >= maxBytes) break
-    }
-    return loaded
-  }
-
-  /** What the set cache holds. */
+  /** What the loaded sets hold. */
   cacheStats(): { bytes: number; sets: number; maxBytes: number } {
     return this.sets.stats()
   }

@@ -37,6 +37,26 @@ describe('loading libraries at start', () => {
     }
   })
 
+  it('drops a loaded set once another process removed its library', async () => {
+    const dataDir = await tmpDataDir()
+    const app = await buildApp({ dataDir })
+    try {
+      await seedLibrary(app, '/acme/kept', DOCS('kept'))
+      await seedLibrary(app, '/acme/gone', DOCS('gone'))
+      for (const id of ['/acme/kept', '/acme/gone']) expect((await app.inject({ url: `/api/v2/context?libraryId=${id}&query=start` })).statusCode).toBe(200)
+      expect(app.runtime.retriever.cacheStats().sets).toBe(2)
+      const removed = await runCli(['libraries', 'remove', '/acme/gone', '--yes', '--data-dir', dataDir])
+      expect(removed.exitCode, removed.stderr).toBe(0)
+      expect((await app.inject({ url: '/api/v2/context?libraryId=/acme/gone&query=start' })).statusCode).toBe(404)
+      await pollUntil('the removed library\'s set to be dropped', async () => {
+        expect((await app.inject({ url: '/api/v2/context?libraryId=/acme/kept&query=start' })).statusCode).toBe(200)
+        return app.runtime.retriever.cacheStats().sets === 1 ? true : undefined
+      })
+    } finally {
+      await app.close()
+    }
+  })
+
   it('takes the cache bound as a share of RAM or a size, and refuses anything else', async () => {
     const dataDir = await tmpDataDir()
     const app = await buildApp({ dataDir })

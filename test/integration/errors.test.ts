@@ -5,7 +5,7 @@
 import { rmSync } from 'node:fs'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { LIMITS } from '../../src/jobs/ingest.js'
+import { LIMITS } from '../../src/index/build.js'
 import { renameLibrary } from '../../src/library-admin.js'
 import { vectorIndexPath } from '../../src/paths.js'
 import { addRepo, buildTestApp, createKey, seedLibrary, waitForLibrary } from '../helpers/app.js'

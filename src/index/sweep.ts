@@ -1,9 +1,9 @@
 /**
- * Removing the snippet sets nothing serves any more. Apart from ingest.ts, which builds sets,
- * because every process that opens a data directory sweeps at start while only jobs parse
- * (and ingest.ts imports the parsers and the tokenizer).
+ * Removing the snippet sets nothing serves any more. Apart from build.ts, because every process
+ * that opens a data directory sweeps at start, while only jobs build sets (and build.ts imports
+ * the tokenizer and the vector library).
  */
-import { removeSetFiles } from '../index/set-files.js'
+import { removeSetFiles } from './set-files.js'
 import type { Store } from '../store/index.js'
 
 /**

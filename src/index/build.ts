@@ -1,0 +1,98 @@
+/**
+ * Building a snippet set: count, embed, write its rows, its vector index and its lexical index,
+ * then swap the version to the new set in one transaction.
+ *
+ * Guarantee: until `finalizeSet` commits, readers keep the previous set; if anything fails
+ * before that, the half-built set and its files are removed (on a full disk, as soon as
+ * writing works again; the job fails with `disk_full`). The replaced
+ * set is only marked retired: requests that resolved it a moment earlier may still be reading
+ * it, so `sweepSets` (sweep.ts) removes it later (after a grace period, or at the next start).
+ */
+import { asDiskFull } from '../disk-full.js'
+import type { Embedder } from '../embed/types.js'
+import { LecternError } from '../errors.js'
+import { lexicalIndexPath, vectorIndexPath } from '../paths.js'
+import { writeVectorIndex } from '../search/vector-index.js'
+import type { Store } from '../store/index.js'
+import type { NewSnippet } from '../store/snippets.js'
+import { writeLexicalFile } from './loaded-set.js'
+import { removeSetFiles } from './set-files.js'
+
+/** Caps that keep one library from exhausting the host; over them the job fails `library_too_large`. */
+export const LIMITS = { maxSnippets: 200_000, maxTokens: 50_000_000 }
+const BATCH = 256
+/** The part of a snippet an embedder sees; long code adds little meaning past this. */
+const EMBED_CHARS = 2000
+
+export interface IngestTarget {
+  versionPk: number
+  commitSha: string | null
+}
+
+export interface IngestDeps {
+  store: Store
+  embedder: Embedder
+  signal?: AbortSignal
+  progress?: (message: string) => void
+}
+
+export interface IngestResult {
+  setPk: number
+  snippets: number
+  tokens: number
+  documents: number
+}
+
+export const embedText = (s: Pick<NewSnippet, 'title' | 'breadcrumb' | 'description' | 'body'>) => `${s.title}\n${s.breadcrumb}\n${s.description}\n${s.body}`.slice(0, EMBED_CHARS)
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, snippets: NewSnippet[]): Promise<IngestResult> {
+  const { store, embedder } = deps
+  const tokens = snippets.reduce((sum, s) => sum + s.tokens, 0)
+  if (snippets.length === 0) {
+    throw new LecternError('no_code_found', 'No documentation or code snippets were found in the source.')
+  }
+  if (snippets.length > LIMITS.maxSnippets || tokens > LIMITS.maxTokens) {
+    throw new LecternError(
+      'library_too_large',
+      `The library has ${snippets.length} snippets and ${tokens} tokens; the limits are ${LIMITS.maxSnippets} snippets and ${LIMITS.maxTokens} tokens.`,
+    )
+  }
+  const dimensions = await embedder.dimensions()
+  const set = store.snippets.createSet(target.versionPk, { provider: embedder.provider, model: embedder.model, dimensions })
+  const vectorFile = vectorIndexPath(store.paths, set.pk)
+  try {
+    const keys: number[] = []
+    const vectors: Float32Array[] = []
+    for (let i = 0; i < snippets.length; i += BATCH) {
+      deps.signal?.throwIfAborted()
+      const batch = snippets.slice(i, i + BATCH)
+      const embedded = await embedder.embed(batch.map(embedText), deps.signal)
+      const pks = store.snippets.insert(set.pk, batch)
+      pks.forEach((pk, j) => {
+        if (pk === null) return
+        keys.push(pk)
+        vectors.push(embedded[j])
+      })
+      deps.progress?.(`embedded ${Math.min(i + BATCH, snippets.length)} of ${snippets.length} snippets`)
+      await yieldToEventLoop()
+    }
+    deps.signal?.throwIfAborted()
+    writeVectorIndex(vectorFile, embedder, dimensions, keys, vectors)
+    deps.progress?.('indexing the snippets for search')
+    writeLexicalFile(lexicalIndexPath(store.paths, set.pk), store.snippets.allOfSet(set.pk))
+    store.snippets.finalizeSet(set.pk, target.versionPk, { tokens, snippets: keys.length, commitSha: target.commitSha })
+    return { setPk: set.pk, snippets: keys.length, tokens, documents: new Set(snippets.map((s) => s.source)).size }
+  } catch (caught) {
+    const err = asDiskFull(caught, 'writing the snippet set', store.paths.root)
+    try {
+      store.snippets.dropSet(set.pk)
+    } catch {
+      // The disk refuses even the delete: the set stays `building`, and the worker sweeps it
+      // between jobs once writing works again (runtime.ts).
+    }
+    removeSetFiles(store.paths, set.pk)
+    throw err
+  }
+}

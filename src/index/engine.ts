@@ -1,0 +1,80 @@
+/**
+ * The loaded snippet sets of one process: each loaded on first use or ahead of it (`warm`),
+ * kept while they fit the memory bound, and forgotten when swept or no longer live. SQLite stays
+ * the source of truth: a set is loaded from its rows (and its lexical index file).
+ */
+import { lexicalIndexPath } from '../paths.js'
+import type { Store } from '../store/index.js'
+import { loadSet, type LoadLog, type LoadedSet } from './loaded-set.js'
+import { SetCache } from './set-cache.js'
+
+/** How often, at most, loaded sets are checked against the database for sets no longer live. */
+const PRUNE_INTERVAL_MS = 1000
+
+export class SetEngine {
+  private readonly cache: SetCache
+  private prunedAt = 0
+  private prunedVersion = ''
+
+  constructor(
+    private readonly store: Store,
+    maxBytes: number,
+    private readonly log?: LoadLog,
+  ) {
+    this.cache = new SetCache(maxBytes)
+  }
+
+  /** The set, loaded now if it is not yet. */
+  loaded(setPk: number): LoadedSet {
+    this.pruneSometimes()
+    const hit = this.cache.get(setPk)
+    if (hit) return hit
+    const loaded = loadSet(setPk, this.store.snippets.allOfSet(setPk), lexicalIndexPath(this.store.paths, setPk), this.log)
+    this.cache.put(loaded)
+    return loaded
+  }
+
+  /**
+   * Loads the given sets ahead of their first request, most wanted first, while they fit the
+   * bound; yields to the event loop before each set, so requests are served meanwhile. Returns
+   * how many were loaded.
+   */
+  async warm(setPks: readonly number[], signal?: AbortSignal): Promise<number> {
+    let loaded = 0
+    for (const setPk of setPks) {
+      await new Promise<void>((resolve) => setImmediate(resolve))
+      if (signal?.aborted) break
+      if (this.cache.has(setPk) || this.store.snippets.set(setPk)?.status !== 'live') continue
+      const { bytes, maxBytes } = this.cache.stats()
+      const next = this.loaded(setPk)
+      loaded++
+      if (bytes + next.bytes >= maxBytes) break
+    }
+    return loaded
+  }
+
+  forget(setPk: number): void {
+    this.cache.forget(setPk)
+  }
+
+  stats(): { bytes: number; sets: number; maxBytes: number } {
+    return this.cache.stats()
+  }
+
+  /**
+   * Sets replaced or removed by a write of any process (a refresh, `lectern libraries remove`)
+   * are never asked again: once the database changed, and at most once a second, the loaded sets
+   * that are no longer live are dropped rather than left to age out.
+   */
+  private pruneSometimes(): void {
+    const now = Date.now()
+    if (now - this.prunedAt < PRUNE_INTERVAL_MS) return
+    this.prunedAt = now
+    const version = this.store.dataVersion()
+    if (version === this.prunedVersion) return
+    this.prunedVersion = version
+    for (const setPk of this.cache.setPks()) {
+      if (this.store.snippets.set(setPk)?.status !== 'live') this.cache.forget(setPk)
+    }
+  }
+}
