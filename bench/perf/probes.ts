@@ -324,7 +324,16 @@ export function probeRows(results: ScenarioResult[]): Row[] {
     }
     if (r.work) rows.push(row(`Probes, ${r.scenario}: background work`, r.work))
     return rows
-  })
+  }).concat(ingestStallRow(results))
+}
+
+/** Issue 11: the clients' p99 while a 2,000-file repository ingests stays within 1.5x of the same load alone. */
+function ingestStallRow(results: ScenarioResult[]): Row[] {
+  const alone = results.find((r) => r.scenario === 'load')?.load
+  const ingesting = results.find((r) => r.scenario === 'load + ingest')?.load
+  if (!alone || !ingesting) return []
+  const ratio = ingesting.p99Ms / alone.p99Ms
+  return [row('Clients\' p99 during an ingest / alone', `${ingesting.p99Ms} ms / ${alone.p99Ms} ms = ${ratio.toFixed(2)}x`, '<= 1.5x', ratio <= 1.5)]
 }
 
 const ms = (n: number) => `${n.toFixed(n < 10 ? 1 : 0)} ms`
