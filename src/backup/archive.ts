@@ -24,6 +24,7 @@ import { appliedMigrations, openConnection } from '../store/db.js'
 import type { Store } from '../store/index.js'
 import { APP_VERSION } from '../version.js'
 import { DATABASE_MEMBER, FORMAT_VERSION, KEY_MEMBER, MANIFEST_MEMBER, SAFE_MEMBER_PATH, UPLOADS_PREFIX, VECTORS_PREFIX, type Manifest } from './manifest.js'
+import { fsyncDir, fsyncFile } from './fsync.js'
 import { archiveName, PARTIAL_PATTERN, partialName } from './names.js'
 
 export interface CreatedArchive {
@@ -265,26 +266,4 @@ async function hashFile(file: string): Promise<{ size: number; sha256: string }>
     size += (chunk as Buffer).length
   }
   return { size, sha256: hash.digest('hex') }
-}
-
-async function fsyncFile(file: string): Promise<void> {
-  const handle = await fsp.open(file, 'r+')
-  try {
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
-}
-
-/** Makes a rename in `dir` durable (a directory entry lives in the directory, not the file). */
-export async function fsyncDir(dir: string): Promise<void> {
-  const handle = await fsp.open(dir, 'r')
-  try {
-    await handle.sync()
-  } catch (err) {
-    // Some network filesystems refuse fsync on a directory; the rename itself has happened.
-    if ((err as NodeJS.ErrnoException).code !== 'EINVAL' && (err as NodeJS.ErrnoException).code !== 'EISDIR') throw err
-  } finally {
-    await handle.close()
-  }
 }

@@ -9,11 +9,11 @@ import { LecternError } from '../errors.js'
 import type { AddressGuard } from '../sources/address-guard.js'
 import { admitGitRemote } from '../sources/git-guard.js'
 import { parseRepoUrl, type RepoKind } from '../sources/repo-url.js'
+import type { SourceSubmission } from '../sources/types.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
 import type { Library, LibraryVersion, NewLibrary } from '../store/libraries.js'
-import { GIT_JOB, type GitJobPayload } from './git-job.js'
-import { SOURCE_JOB, type SourceJobPayload } from './source-job.js'
+import { gitSpecOf, queueIngest } from './queue-ingest.js'
 
 export interface RepositorySubmission {
   kind?: RepoKind
@@ -79,19 +79,7 @@ export async function submitRepository(store: Store, input: RepositorySubmission
       },
     }
     const { library, version } = createOrRetry(store, newLibrary, `Library ${repo.libraryId} was already added. Refresh it to pick up new commits.`)
-    const payload: GitJobPayload = {
-      repoUrl: repo.cloneUrl,
-      repoKind: repo.kind,
-      ...(repo.branch ? { ref: repo.branch } : {}),
-      skipVersionFiltering: input.skipVersionFiltering ?? false,
-    }
-    return store.jobs.enqueue({
-      kind: GIT_JOB,
-      libraryPk: library.pk,
-      versionPk: version.pk,
-      payload,
-      secret: token ? store.secrets.seal(token) : null,
-    })
+    return queueIngest(store, version, gitSpecOf(library, repo.branch), { token })
   })
   const job = submit()
   return {
@@ -99,21 +87,6 @@ export async function submitRepository(store: Store, input: RepositorySubmission
     message: `Library ${repo.libraryId} submitted for processing (job ${job.pk}).`,
     job,
   }
-}
-
-export interface SourceSubmission {
-  libraryId: string
-  title: string
-  description?: string
-  /** Short name of the source kind: openapi, llmstxt, website, confluence, notion. */
-  sourceType: string
-  /** Where the docs come from, shown to users (a URL, or a site and space). */
-  sourceUrl: string
-  /** The reader's spec; kept on the library so refresh can run it again. */
-  spec: { type: string } & Record<string, unknown>
-  isPrivate?: boolean
-  /** Re-ingest an existing library of the same source instead of refusing with 409. */
-  force?: boolean
 }
 
 export function submitSource(store: Store, input: SourceSubmission): Submitted {
@@ -142,12 +115,7 @@ export function submitSource(store: Store, input: SourceSubmission): Submitted {
     if (forced) store.libraries.update(forced.pk, { options: { ...forced.options, spec: input.spec } })
     const active = store.jobs.activeForVersion(target.version.pk)
     if (active) throw new LecternError('library_busy', `Library ${input.libraryId} is being processed (job ${active.pk}); wait for it to end.`)
-    return store.jobs.enqueue({
-      kind: SOURCE_JOB,
-      libraryPk: target.library.pk,
-      versionPk: target.version.pk,
-      payload: { spec: input.spec, force: input.force ?? false } satisfies SourceJobPayload,
-    })
+    return queueIngest(store, target.version, input.spec, { force: input.force })
   })
   const job = submit()
   return { libraryName: input.libraryId, message: `Library ${input.libraryId} submitted for processing (job ${job.pk}).`, job }

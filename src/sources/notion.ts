@@ -18,10 +18,9 @@ import {
 import { z } from 'zod'
 import { LecternError } from '../errors.js'
 import { slugifySegment } from '../library-id.js'
-import type { SourceSubmission } from '../jobs/submit.js'
 import type { Connection } from '../store/connections.js'
 import type { Store } from '../store/index.js'
-import type { FetchedSource, SourceContext, SourceReader } from './types.js'
+import type { FetchedSource, SourceContext, SourceReader, SourceSubmission } from './types.js'
 
 export const notionSpec = z.object({
   type: z.literal('notion'),
