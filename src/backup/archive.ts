@@ -26,6 +26,7 @@ import { APP_VERSION } from '../version.js'
 import { DATABASE_MEMBER, FORMAT_VERSION, KEY_MEMBER, MANIFEST_MEMBER, SAFE_MEMBER_PATH, UPLOADS_PREFIX, VECTORS_PREFIX, type Manifest } from './manifest.js'
 import { fsyncDir, fsyncFile } from './fsync.js'
 import { archiveName, PARTIAL_PATTERN, partialName } from './names.js'
+import { asError } from './worker-error.js'
 
 export interface CreatedArchive {
   name: string
@@ -135,14 +136,6 @@ async function snapshotDatabase(database: string, target: string): Promise<void>
   // `once` rejects with the worker's error if it throws before exiting.
   const [exitCode] = (await once(worker, 'exit').catch((err: unknown) => Promise.reject(asError(err)))) as [number]
   if (exitCode !== 0) throw new Error(`the database snapshot worker exited with code ${exitCode}`)
-}
-
-/** A SqliteError thrown in a worker arrives as a plain object, often `{code}` alone (SQLITE_FULL): made an Error again. */
-export function asError(thrown: unknown): Error {
-  if (thrown instanceof Error) return thrown
-  const { message, code } = (thrown ?? {}) as { message?: unknown; code?: unknown }
-  const text = typeof message === 'string' ? message : typeof code === 'string' ? code : String(thrown)
-  return Object.assign(new Error(text), typeof code === 'string' ? { code } : {})
 }
 
 const require = createRequire(import.meta.url)
