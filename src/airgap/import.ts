@@ -89,7 +89,7 @@ export class ImportBatch {
         }
         const target = existing
           ? { library: existing, version: store.libraries.ensureVersion(existing.pk, '') }
-          : store.libraries.create({ id, title: id.split('/')[2], sourceType: 'import', sourceUrl: '', isImported: true })
+          : store.libraries.create({ id, title: id.split('/')[2], sourceKind: 'import', sourceUrl: '', isImported: true })
         const active = store.jobs.activeForVersion(target.version.pk)
         if (active) {
           skipped.push({ project: id, reason: `is being processed (job ${active.pk}); import again when it ends` })

@@ -11,16 +11,14 @@ import type { AddressGuard } from '../sources/address-guard.js'
 import { admitGitRemote } from '../sources/git-guard.js'
 import { requireRemoteTag } from '../sources/git-tags.js'
 import { gitToken } from '../sources/git-token.js'
-import { isSafeRefName, parseRepoUrl, type RepoKind } from '../sources/repo-url.js'
+import { GIT_SOURCE_KINDS, isSafeRefName, parseRepoUrl, type GitSourceKind } from '../sources/repo-url.js'
 import type { SourceSpec } from '../sources/types.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
 import { gitSpecOf, queueIngest } from './queue-ingest.js'
 
-const GIT_KINDS = new Set(['github', 'gitlab', 'bitbucket', 'git'])
-
-export const isGitLibrary = (library: Library): boolean => GIT_KINDS.has(library.sourceType)
+export const isGitLibrary = (library: Library): boolean => (GIT_SOURCE_KINDS as readonly string[]).includes(library.sourceKind)
 
 function refuseIfBusy(store: Store, library: Library, version: LibraryVersion): void {
   const active = store.jobs.activeForVersion(version.pk)
@@ -51,10 +49,10 @@ export async function addVersion(
 ): Promise<QueuedJob> {
   const { library } = findLibrary(store.libraries, parseLibraryId(rawId).id, caller)
   if (!isGitLibrary(library)) {
-    throw new LecternError('validation_error', `Versions come from git tags; ${library.id} is a ${library.sourceType} library.`)
+    throw new LecternError('validation_error', `Versions come from git tags; ${library.id} is a ${library.sourceKind} library.`)
   }
   if (!isValidVersion(tag) || !isSafeRefName(tag)) throw new LecternError('validation_error', `"${tag}" is not a valid version tag.`)
-  const repo = parseRepoUrl(library.sourceUrl, library.sourceType as RepoKind, { httpOnly: guard !== undefined })
+  const repo = parseRepoUrl(library.sourceUrl, library.sourceKind as GitSourceKind, { httpOnly: guard !== undefined })
   await requireRemoteTag({ cloneUrl: repo.cloneUrl, tag, token: gitToken(store, undefined, repo.host), libraryId: library.id, guard })
   const version = store.libraries.ensureVersion(library.pk, tag, title)
   refuseIfBusy(store, library, version)
@@ -76,7 +74,8 @@ export function queueDeclaredVersions(store: Store, library: Library, versions: 
 }
 
 export interface RefreshRequest {
-  libraryName: string
+  /** Library ID, optionally pinned to a version. */
+  libraryId: string
   branch?: string
   gitToken?: string
   /** Re-ingest even when the source has not changed. */
@@ -85,7 +84,7 @@ export interface RefreshRequest {
 
 /** In cloud mode (`guard`) a git library's remote must still be http(s) and not resolve to a private address. */
 export async function refreshLibrary(store: Store, request: RefreshRequest, caller: Caller, guard: AddressGuard | undefined): Promise<QueuedJob> {
-  const { ref, library } = findLibrary(store.libraries, request.libraryName, caller)
+  const { ref, library } = findLibrary(store.libraries, request.libraryId, caller)
   if (library.isImported) {
     throw new LecternError('forbidden', 'Imported libraries cannot be refreshed; export again and import with force.')
   }
@@ -97,7 +96,7 @@ export async function refreshLibrary(store: Store, request: RefreshRequest, call
     if (request.branch !== undefined && !isSafeRefName(request.branch)) {
       throw new LecternError('validation_error', `"${request.branch}" is not a valid branch name.`)
     }
-    const repo = parseRepoUrl(library.sourceUrl, library.sourceType as RepoKind, { httpOnly: guard !== undefined })
+    const repo = parseRepoUrl(library.sourceUrl, library.sourceKind as GitSourceKind, { httpOnly: guard !== undefined })
     await admitGitRemote(repo.cloneUrl, guard)
     // Again: another job may have been queued while the host was resolved.
     refuseIfBusy(store, library, version)
@@ -124,7 +123,7 @@ export async function refreshStale(
     const main = store.libraries.version(library.pk, '')
     if (!main || now - Date.parse(main.updatedAt) < olderThanMs) continue
     try {
-      queued.push(await refreshLibrary(store, { libraryName: library.id }, LOCAL, guard))
+      queued.push(await refreshLibrary(store, { libraryId: library.id }, LOCAL, guard))
     } catch (err) {
       skipped.push({ libraryId: library.id, reason: err instanceof Error ? err.message : String(err) })
     }

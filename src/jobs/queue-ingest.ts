@@ -3,7 +3,7 @@
  * add, refresh and version goes through here, so a job never runs without its spec.
  */
 import type { GitSpec } from '../sources/git-reader.js'
-import type { RepoKind } from '../sources/repo-url.js'
+import type { GitSourceKind } from '../sources/repo-url.js'
 import type { SourceSpec } from '../sources/types.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
@@ -26,7 +26,7 @@ export function gitSpecOf(library: Library, ref: string | undefined): GitSpec {
   return {
     type: 'git',
     url: library.sourceUrl,
-    sourceKind: library.sourceType as RepoKind,
+    sourceKind: library.sourceKind as GitSourceKind,
     ...(ref ? { ref } : {}),
     skipVersionFiltering: library.options.skipVersionFiltering === true,
     generateDocs: library.options.generateDocs === true,

@@ -268,7 +268,7 @@ export function confluenceSubmission(store: Store, input: ConfluenceInput): Sour
     libraryId: confluenceLibraryId(parsed.data.spaceKey, title),
     title: title ?? parsed.data.spaceKey,
     description: input.description,
-    sourceType: 'confluence',
+    sourceKind: 'confluence',
     sourceUrl: `${connection.baseUrl} space ${parsed.data.spaceKey}`,
     spec: parsed.data,
     // Workspace pages sit behind a login at their source; only key holders see them here too.

@@ -18,7 +18,7 @@ import { discoverSourceFiles } from './discover-source.js'
 import { cloneRepo, lsRemoteHead } from './git.js'
 import { requireRemoteTag } from './git-tags.js'
 import { gitToken } from './git-token.js'
-import { parseRepoUrl } from './repo-url.js'
+import { GIT_SOURCE_KINDS, parseRepoUrl } from './repo-url.js'
 import { siteContext } from './site-layout.js'
 import type { FetchedSource, SourceReader, SourceSpec } from './types.js'
 
@@ -26,7 +26,7 @@ export const gitSpec = z.object({
   type: z.literal('git'),
   /** The clone URL (never with credentials). */
   url: z.string(),
-  sourceKind: z.enum(['github', 'gitlab', 'bitbucket', 'git']),
+  sourceKind: z.enum(GIT_SOURCE_KINDS),
   /** Branch or tag to clone; the remote default branch when absent. */
   ref: z.string().optional(),
   skipVersionFiltering: z.boolean().default(false),

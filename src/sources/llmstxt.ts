@@ -60,7 +60,7 @@ export function llmstxtSubmission(url: string): SourceSubmission {
   return {
     libraryId: llmstxtLibraryId(spec.url),
     title: new URL(spec.url).host,
-    sourceType: 'llmstxt',
+    sourceKind: 'llmstxt',
     sourceUrl: spec.url,
     spec: { type: 'llmstxt', url: spec.url },
   }

@@ -315,7 +315,7 @@ export function notionSubmission(store: Store, input: NotionInput): SourceSubmis
     libraryId: notionLibraryId(connection.name, title),
     title: title ?? connection.name,
     description: input.description,
-    sourceType: 'notion',
+    sourceKind: 'notion',
     sourceUrl: `notion:${connection.name} (${parsed.data.pageIds.length} pages)`,
     spec: parsed.data,
     // Workspace pages sit behind a login at their source; only key holders see them here too.

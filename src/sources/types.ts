@@ -65,8 +65,8 @@ export interface SourceSubmission {
   libraryId: string
   title: string
   description?: string
-  /** Short name of the source kind: openapi, llmstxt, website, confluence, notion. */
-  sourceType: string
+  /** The library's source kind: openapi, llmstxt, website, confluence, notion. */
+  sourceKind: string
   /** Where the docs come from, shown to users (a URL, or a site and space). */
   sourceUrl: string
   /** The reader's spec; kept on the library so refresh can run it again. */

@@ -79,7 +79,7 @@ export function websiteSubmission(url: string, baseUrl?: string, render = false)
   return {
     libraryId: websiteLibraryId(spec.url, spec.baseUrl),
     title: new URL(spec.url).host,
-    sourceType: 'website',
+    sourceKind: 'website',
     sourceUrl: spec.url,
     spec: { type: 'website', url: spec.url, ...(spec.baseUrl ? { baseUrl: spec.baseUrl } : {}), ...(render ? { render } : {}) },
   }
