@@ -14,13 +14,13 @@ export interface AddSourceResult {
 
 export abstract class AddSourceCommand extends LecternCommand {
   protected async follow(runtime: Runtime, submitted: Submitted, wait: boolean): Promise<AddSourceResult> {
-    const result: AddSourceResult = { libraryName: submitted.libraryName, message: submitted.message, jobId: submitted.job.pk }
+    const result: AddSourceResult = { libraryName: submitted.libraryId, message: submitted.message, jobId: submitted.job.pk }
     if (!wait) {
       this.reportQueued(runtime, `${submitted.message} Follow it with \`lectern jobs\`.`)
       return result
     }
-    const job = await this.followJob(runtime, submitted.job.pk, submitted.libraryName)
-    this.log(`${submitted.libraryName} is ready: lectern docs ${submitted.libraryName} "<your question>"`)
+    const job = await this.followJob(runtime, submitted.job.pk, submitted.libraryId)
+    this.log(`${submitted.libraryId} is ready: lectern docs ${submitted.libraryId} "<your question>"`)
     return { ...result, state: job.state }
   }
 }

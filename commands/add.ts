@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import { AddSourceCommand, type AddSourceResult } from '../cli/add-source.js'
 import { submitRepository } from '../src/jobs/submit.js'
-import type { RepoKind } from '../src/sources/repo-url.js'
+import type { GitSourceKind } from '../src/sources/repo-url.js'
 
 export default class Add extends AddSourceCommand {
   static override summary = 'Add a library from a git repository (GitHub, GitLab, Bitbucket or any git host).'
@@ -15,7 +15,7 @@ A token for a private repository is read from --token or LECTERN_GIT_TOKEN and s
   static override enableJsonFlag = true
   static override args = { url: Args.string({ description: 'Repository URL, e.g. https://github.com/owner/repo.', required: true }) }
   static override flags = {
-    kind: Flags.string({ summary: 'Git host kind; inferred from the URL when omitted.', options: ['github', 'gitlab', 'bitbucket', 'git'] }),
+    kind: Flags.string({ summary: 'Source kind: the git hosting product; inferred from the URL when omitted.', options: ['github', 'gitlab', 'bitbucket', 'git'] }),
     token: Flags.string({ summary: 'Access token for a private repository.', env: 'LECTERN_GIT_TOKEN' }),
     private: Flags.boolean({ summary: 'Mark the library private: only API-key holders see it.' }),
     'skip-version-filtering': Flags.boolean({ summary: 'Keep version-specific doc trees such as versioned_docs/ or docs/v1/.' }),
@@ -27,7 +27,7 @@ A token for a private repository is read from --token or LECTERN_GIT_TOKEN and s
     const { args, flags } = await this.parse(Add)
     return this.withRuntime(flags, 'write', async (runtime) => {
       const submitted = await submitRepository(runtime.store, {
-        kind: flags.kind as RepoKind | undefined,
+        sourceKind: flags.kind as GitSourceKind | undefined,
         docsRepoUrl: args.url,
         gitToken: flags.token,
         private: flags.private,

@@ -67,16 +67,16 @@ export default class Import extends LecternCommand {
       this.report(result)
       const failed: ImportOutcome['failed'] = []
       for (const [i, job] of result.jobs.entries()) {
-        const project = result.queued[i]
-        const spinner = this.progress(`[${i + 1}/${result.jobs.length}] ${project}: queued`).start()
+        const libraryId = result.queued[i]
+        const spinner = this.progress(`[${i + 1}/${result.jobs.length}] ${libraryId}: queued`).start()
         const ended = await waitForJob(runtime, job.pk, (j) => {
-          spinner.text = `[${i + 1}/${result.jobs.length}] ${project}: ${j.statusMessage ?? j.state}`
+          spinner.text = `[${i + 1}/${result.jobs.length}] ${libraryId}: ${j.statusMessage ?? j.state}`
         })
         if (ended.state === 'failed') {
-          spinner.fail(`${project}: ${ended.errorMessage ?? 'failed'}`)
-          failed.push({ project, reason: ended.errorMessage ?? 'failed' })
+          spinner.fail(`${libraryId}: ${ended.errorMessage ?? 'failed'}`)
+          failed.push({ project: libraryId, reason: ended.errorMessage ?? 'failed' })
         } else {
-          spinner.succeed(`${project}: ${ended.statusMessage ?? 'done'}`)
+          spinner.succeed(`${libraryId}: ${ended.statusMessage ?? 'done'}`)
         }
       }
       if (failed.length > 0 && failed.length === result.jobs.length) throw jobError(runtime.store.jobs.byPk(result.jobs[0].pk)!)

@@ -13,7 +13,7 @@ function render(status: ParseStatusResponse): string {
     parts.push(
       table(active, [
         { header: 'STATE', value: ([, j]) => (j.status === 'queued' ? colour.yellow(`queued #${j.position}`) : colour.cyan('running')) },
-        { header: 'LIBRARY', value: ([project]) => project },
+        { header: 'LIBRARY', value: ([libraryId]) => libraryId },
         { header: 'JOB', value: ([, j]) => String(j.jobId), right: true },
         { header: 'KIND', value: ([, j]) => j.kind },
         { header: 'TIME', value: ([, j]) => (j.status === 'queued' ? `queued ${humanDate(j.createdAt)}` : `running ${humanDuration(j.duration ?? 0)}`) },

@@ -39,7 +39,7 @@ export default class Refresh extends LecternCommand {
     return this.withRuntime(flags, 'read', async (runtime) => {
       const { queued, skipped } = flags.all
         ? await refreshStale(runtime.store, parseAge(flags['older-than'] ?? DEFAULT_AGE), runtime.guard)
-        : { queued: [await refreshLibrary(runtime.store, { libraryName: args.libraryId!, force: flags.force }, LOCAL, runtime.guard)], skipped: [] }
+        : { queued: [await refreshLibrary(runtime.store, { libraryId: args.libraryId!, force: flags.force }, LOCAL, runtime.guard)], skipped: [] }
       for (const s of skipped) this.logToStderr(`skipped ${s.libraryId}: ${s.reason}`)
       const result: RefreshResult = { queued: queued.map((q) => ({ libraryId: q.libraryId, jobId: q.job.pk })), skipped }
       if (queued.length === 0) this.log('Nothing to refresh.')

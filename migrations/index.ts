@@ -13,6 +13,7 @@ import * as connections from './0007_connections.js'
 import * as users from './0008_users.js'
 import * as licenses from './0009_licenses.js'
 import * as snippetOrigins from './0010_snippet_origins.js'
+import * as oneIngestJob from './0011_one_ingest_job.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -25,6 +26,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0008_users', users],
   ['0009_licenses', licenses],
   ['0010_snippet_origins', snippetOrigins],
+  ['0011_one_ingest_job', oneIngestJob],
 ]
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Knex.Migration]> = {

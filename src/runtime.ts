@@ -67,7 +67,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const worker: JobRunner =
     options.jobRunner === 'thread'
       ? new ThreadedWorker({ config, log, forgetSet })
-      : new Worker(store, () => createJobHandlers({ store, embedders, http, config, forgetSet }), log, sweeper.workerOptions)
+      : new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, sweeper.workerOptions)
   const usage = new UsageRecorder(store.db)
   const softly = failSoftly(log)
   // Counts the disk refuses stay pending for the next flush.

@@ -113,7 +113,7 @@ export function redirectGitHub(reposRoot: string): () => void {
 export async function ingestCorpora(runtime: Runtime, corpora: readonly Corpus[]): Promise<void> {
   const jobs: Job[] = []
   for (const corpus of corpora) {
-    jobs.push((await submitRepository(runtime.store, { kind: 'github', docsRepoUrl: `https://github.com/${EVAL_OWNER}/${corpus.name}` }, runtime.guard)).job)
+    jobs.push((await submitRepository(runtime.store, { sourceKind: 'github', docsRepoUrl: `https://github.com/${EVAL_OWNER}/${corpus.name}` }, runtime.guard)).job)
   }
   await runtime.worker.drain()
   for (const submitted of jobs) {

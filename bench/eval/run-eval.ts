@@ -74,7 +74,7 @@ async function stageRepos(set: QuestionSet, reposRoot: string, prepared: string)
 
 async function ingest(runtime: Runtime, names: string[]): Promise<void> {
   const jobs: Job[] = []
-  for (const name of names) jobs.push((await submitRepository(runtime.store, { kind: 'github', docsRepoUrl: `https://github.com/${EVAL_OWNER}/${name}` }, runtime.guard)).job)
+  for (const name of names) jobs.push((await submitRepository(runtime.store, { sourceKind: 'github', docsRepoUrl: `https://github.com/${EVAL_OWNER}/${name}` }, runtime.guard)).job)
   await runtime.worker.drain()
   for (const submitted of jobs) {
     const job = runtime.store.jobs.byPk(submitted.pk)

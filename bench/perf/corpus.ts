@@ -92,7 +92,7 @@ async function ingestLibrary(runtime: Runtime, index: number, snippets: NewSnipp
   const { version } = runtime.store.libraries.create({
     id,
     title: `Bench library ${index}`,
-    sourceType: 'github',
+    sourceKind: 'github',
     sourceUrl: `https://github.com${id}`,
   })
   const result = await ingestSnippets(

@@ -85,7 +85,7 @@ async function ingest(dataDir: string, reposRoot: string, names: string[]): Prom
   const runtime = await openRuntime({ config: resolveConfig({ dataDir }).config })
   try {
     const jobs = []
-    for (const name of names) jobs.push((await submitRepository(runtime.store, { kind: 'github', docsRepoUrl: `https://github.com/${EVAL_OWNER}/${name}` }, runtime.guard)).job)
+    for (const name of names) jobs.push((await submitRepository(runtime.store, { sourceKind: 'github', docsRepoUrl: `https://github.com/${EVAL_OWNER}/${name}` }, runtime.guard)).job)
     await runtime.worker.drain()
     for (const job of jobs) {
       const ended = runtime.store.jobs.byPk(job.pk)

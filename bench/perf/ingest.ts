@@ -75,14 +75,14 @@ export async function withGitRedirect<T>(base: string, prefix: string, run: () =
 async function timedIngest(runtime: Runtime, fileCount: number): Promise<IngestResult> {
   const marks = observePhases(runtime)
   const started = performance.now()
-  const { job, libraryName } = await submitRepository(runtime.store, { kind: 'github', docsRepoUrl: 'https://github.com/bench/docs' }, runtime.guard)
+  const { job, libraryId } = await submitRepository(runtime.store, { sourceKind: 'github', docsRepoUrl: 'https://github.com/bench/docs' }, runtime.guard)
   await runtime.worker.drain()
   const ended = performance.now()
   const finished = runtime.store.jobs.byPk(job.pk)
   if (finished?.state !== 'succeeded') {
     throw new Error(`ingest job ${job.pk} ended ${finished?.state}: ${finished?.errorMessage ?? 'no message'}`)
   }
-  const version = runtime.store.libraries.version(runtime.store.libraries.byId(libraryName)!.pk, '')!
+  const version = runtime.store.libraries.version(runtime.store.libraries.byId(libraryId)!.pk, '')!
   const at = (prefix: string) => marks.status.find((m) => m.message.startsWith(prefix))?.at ?? Number.NaN
   const firstEmbed = marks.firstEmbed ?? Number.NaN
   return {

@@ -82,7 +82,7 @@ async function ensureDocsStore(log: (line: string) => void): Promise<void> {
   const runtime = await openRuntime({ config: resolveConfig({ dataDir: path.join(STORE_DIR, 'data') }).config })
   try {
     await withGitRedirect(`file://${remotes}/`, 'https://github.com/bench/', async () => {
-      await submitRepository(runtime.store, { kind: 'github', docsRepoUrl: 'https://github.com/bench/docs' }, runtime.guard)
+      await submitRepository(runtime.store, { sourceKind: 'github', docsRepoUrl: 'https://github.com/bench/docs' }, runtime.guard)
       await runtime.worker.drain()
     })
   } finally {

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core'
 import { LecternCommand } from '../../cli/run.js'
-import { queueReembed, REEMBED_JOB } from '../../src/jobs/reembed.js'
+import { REEMBED_JOB } from '../../src/jobs/kinds.js'
+import { queueReembed } from '../../src/jobs/reembed.js'
 import { waitForJob } from '../../src/jobs/wait.js'
 
 export default class ConfigReembed extends LecternCommand {

@@ -57,8 +57,8 @@ export interface AddRepoBodyType {
 
 export const AddRepoParams = {
   type: 'object',
-  required: ['host'],
-  properties: { host: { type: 'string', enum: ['github', 'gitlab', 'bitbucket', 'git'] } },
+  required: ['sourceKind'],
+  properties: { sourceKind: { type: 'string', enum: ['github', 'gitlab', 'bitbucket', 'git'] } },
 } as const
 
 export const AddOpenApiBody = {

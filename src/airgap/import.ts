@@ -16,13 +16,13 @@ import { z } from 'zod'
 import type { EmbedderPool } from '../embed/pool.js'
 import { isLecternError, LecternError } from '../errors.js'
 import { ingestSnippets } from '../index/build.js'
+import { IMPORT_JOB } from '../jobs/kinds.js'
 import type { JobHandler } from '../jobs/worker.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
 import { readBundle } from './bundle.js'
 import { checkLibrary, librariesOf, projectOf, type ValidLibrary } from './payload.js'
 
-export const IMPORT_JOB = 'import'
 /** Spec 8: at most 100 MB per import, JSON body or bundle. */
 export const MAX_IMPORT_BYTES = 100 * 1024 * 1024
 
@@ -89,7 +89,7 @@ export class ImportBatch {
         }
         const target = existing
           ? { library: existing, version: store.libraries.ensureVersion(existing.pk, '') }
-          : store.libraries.create({ id, title: id.split('/')[2], sourceType: 'import', sourceUrl: '', isImported: true })
+          : store.libraries.create({ id, title: id.split('/')[2], sourceKind: 'import', sourceUrl: '', isImported: true })
         const active = store.jobs.activeForVersion(target.version.pk)
         if (active) {
           skipped.push({ project: id, reason: `is being processed (job ${active.pk}); import again when it ends` })

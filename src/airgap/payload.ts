@@ -74,7 +74,7 @@ export interface ValidLibrary {
   id: string
   title: string
   description: string
-  sourceType: string
+  sourceKind: string
   sourceUrl: string
   branch: string | null
   snippets: NewSnippet[]
@@ -181,7 +181,7 @@ export function checkLibrary(raw: unknown): Checked {
       id,
       title: lib.title || id.split('/')[2],
       description: lib.description ?? '',
-      sourceType: lib.type || 'import',
+      sourceKind: lib.type || 'import',
       sourceUrl: lib.docsRepoUrl || lib.docsSiteUrl || '',
       branch: lib.branch || null,
       snippets: ordered.map((o) => o.snippet),
@@ -212,10 +212,10 @@ export function toImportLibrary(library: Library, snippets: StoredSnippet[], tot
     project: library.id,
     title: library.title,
     description: library.description,
-    type: library.sourceType,
+    type: library.sourceKind,
     language: 'English',
     ...(library.branch ? { branch: library.branch } : {}),
-    ...(GIT_TYPES.has(library.sourceType) ? { docsRepoUrl: library.sourceUrl } : { docsSiteUrl: library.sourceUrl }),
+    ...(GIT_TYPES.has(library.sourceKind) ? { docsRepoUrl: library.sourceUrl } : { docsSiteUrl: library.sourceUrl }),
     totalTokens,
     codeSnippets: code,
     infoSnippets: info,

@@ -24,7 +24,9 @@ import { appliedMigrations, openConnection } from '../store/db.js'
 import type { Store } from '../store/index.js'
 import { APP_VERSION } from '../version.js'
 import { DATABASE_MEMBER, FORMAT_VERSION, KEY_MEMBER, MANIFEST_MEMBER, SAFE_MEMBER_PATH, UPLOADS_PREFIX, VECTORS_PREFIX, type Manifest } from './manifest.js'
+import { fsyncDir, fsyncFile } from './fsync.js'
 import { archiveName, PARTIAL_PATTERN, partialName } from './names.js'
+import { asError } from './worker-error.js'
 
 export interface CreatedArchive {
   name: string
@@ -134,14 +136,6 @@ async function snapshotDatabase(database: string, target: string): Promise<void>
   // `once` rejects with the worker's error if it throws before exiting.
   const [exitCode] = (await once(worker, 'exit').catch((err: unknown) => Promise.reject(asError(err)))) as [number]
   if (exitCode !== 0) throw new Error(`the database snapshot worker exited with code ${exitCode}`)
-}
-
-/** A SqliteError thrown in a worker arrives as a plain object, often `{code}` alone (SQLITE_FULL): made an Error again. */
-export function asError(thrown: unknown): Error {
-  if (thrown instanceof Error) return thrown
-  const { message, code } = (thrown ?? {}) as { message?: unknown; code?: unknown }
-  const text = typeof message === 'string' ? message : typeof code === 'string' ? code : String(thrown)
-  return Object.assign(new Error(text), typeof code === 'string' ? { code } : {})
 }
 
 const require = createRequire(import.meta.url)
@@ -265,26 +259,4 @@ async function hashFile(file: string): Promise<{ size: number; sha256: string }>
     size += (chunk as Buffer).length
   }
   return { size, sha256: hash.digest('hex') }
-}
-
-async function fsyncFile(file: string): Promise<void> {
-  const handle = await fsp.open(file, 'r+')
-  try {
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
-}
-
-/** Makes a rename in `dir` durable (a directory entry lives in the directory, not the file). */
-export async function fsyncDir(dir: string): Promise<void> {
-  const handle = await fsp.open(dir, 'r')
-  try {
-    await handle.sync()
-  } catch (err) {
-    // Some network filesystems refuse fsync on a directory; the rename itself has happened.
-    if ((err as NodeJS.ErrnoException).code !== 'EINVAL' && (err as NodeJS.ErrnoException).code !== 'EISDIR') throw err
-  } finally {
-    await handle.close()
-  }
 }

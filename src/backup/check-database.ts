@@ -15,8 +15,8 @@ import { Worker } from 'node:worker_threads'
 import knexFactory from 'knex'
 import { z } from 'zod'
 import { MIGRATIONS } from '../../migrations/index.js'
-import { asError } from './archive.js'
 import type { Manifest } from './manifest.js'
+import { asError } from './worker-error.js'
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1')
 

@@ -10,7 +10,8 @@ import { addressGuard } from '../sources/address-guard.js'
 import type { HttpClient } from '../sources/http.js'
 import type { Store } from '../store/index.js'
 import { sweepSets } from '../index/sweep.js'
-import type { JobHandlers, JobLog, WorkerOptions } from './worker.js'
+import { IMPORT_JOB, INGEST_JOB, REBUILD_VECTORS_JOB, REEMBED_JOB } from './kinds.js'
+import type { JobHandler, JobHandlers, JobLog, WorkerOptions } from './worker.js'
 
 /** Retired sets linger this long after a job so in-flight requests can finish reading them. */
 const RETIRE_GRACE_MS = 10_000
@@ -24,25 +25,32 @@ export interface HandlerServices {
   forgetSet(setPk: number): void
 }
 
+/** A handler whose module is imported when the first job of its kind runs. */
+function loadedOnFirstJob(load: () => Promise<JobHandler>): JobHandler {
+  let handler: Promise<JobHandler> | undefined
+  return async (ctx) => (await (handler ??= load()))(ctx)
+}
+
 /**
- * The handlers import every source, parser and embedder, about a second of start-up, so they are
- * imported here, when the worker runs its first job, rather than by every process that opens a
- * data directory (a CLI command that only reads, the serving thread of `serve`).
+ * The handlers import sources, parsers and embedders, about a second of start-up, so each kind's
+ * module is imported when the worker runs the first job of that kind, rather than by every
+ * process that opens a data directory (a CLI command that only reads, the serving thread of
+ * `serve`), and an ingest job loads only the reader of its own source (sources/registry.ts).
  */
-export async function createJobHandlers(s: HandlerServices): Promise<JobHandlers> {
-  const [git, source, vectors, bundles, reembed] = await Promise.all([
-    import('./git-job.js'),
-    import('./source-job.js'),
-    import('./vector-rebuild.js'),
-    import('../airgap/import.js'),
-    import('./reembed.js'),
-  ])
+export function createJobHandlers(s: HandlerServices): JobHandlers {
   return {
-    [git.GIT_JOB]: git.createGitJobHandler(s.store, s.embedders, addressGuard(s.config.mode, s.config.fetch.allow)),
-    [source.SOURCE_JOB]: source.createSourceJobHandler(s.store, s.embedders, s.http, s.config.chromium.path),
-    [vectors.REBUILD_VECTORS_JOB]: vectors.createVectorRebuildHandler(s.store, s.embedders, s.forgetSet),
-    [bundles.IMPORT_JOB]: bundles.createImportJobHandler(s.store, s.embedders),
-    [reembed.REEMBED_JOB]: reembed.createReembedHandler(s.store, s.embedders, s.forgetSet),
+    [INGEST_JOB]: loadedOnFirstJob(async () =>
+      (await import('./source-job.js')).createIngestJobHandler({
+        store: s.store,
+        embedders: s.embedders,
+        http: s.http,
+        chromiumPath: s.config.chromium.path,
+        guard: addressGuard(s.config.mode, s.config.fetch.allow),
+      }),
+    ),
+    [REBUILD_VECTORS_JOB]: loadedOnFirstJob(async () => (await import('./vector-rebuild.js')).createVectorRebuildHandler(s.store, s.embedders, s.forgetSet)),
+    [IMPORT_JOB]: loadedOnFirstJob(async () => (await import('../airgap/import.js')).createImportJobHandler(s.store, s.embedders)),
+    [REEMBED_JOB]: loadedOnFirstJob(async () => (await import('./reembed.js')).createReembedHandler(s.store, s.embedders, s.forgetSet)),
   }
 }
 

@@ -10,16 +10,15 @@ import { findLibrary, findVersion } from '../search/resolve.js'
 import type { AddressGuard } from '../sources/address-guard.js'
 import { admitGitRemote } from '../sources/git-guard.js'
 import { requireRemoteTag } from '../sources/git-tags.js'
-import { isSafeRefName, parseRepoUrl, type RepoKind } from '../sources/repo-url.js'
+import { gitToken } from '../sources/git-token.js'
+import { GIT_SOURCE_KINDS, isSafeRefName, parseRepoUrl, type GitSourceKind } from '../sources/repo-url.js'
+import type { SourceSpec } from '../sources/types.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
-import { GIT_JOB, gitToken, type GitJobPayload } from './git-job.js'
-import { SOURCE_JOB, type SourceJobPayload } from './source-job.js'
+import { gitSpecOf, queueIngest } from './queue-ingest.js'
 
-const GIT_KINDS = new Set(['github', 'gitlab', 'bitbucket', 'git'])
-
-export const isGitLibrary = (library: Library): boolean => GIT_KINDS.has(library.sourceType)
+export const isGitLibrary = (library: Library): boolean => (GIT_SOURCE_KINDS as readonly string[]).includes(library.sourceKind)
 
 function refuseIfBusy(store: Store, library: Library, version: LibraryVersion): void {
   const active = store.jobs.activeForVersion(version.pk)
@@ -27,23 +26,6 @@ function refuseIfBusy(store: Store, library: Library, version: LibraryVersion): 
     const name = formatLibraryId({ id: library.id, version: version.tag || undefined })
     throw new LecternError('library_busy', `Library ${name} is being processed (job ${active.pk}, ${active.state}); wait for it to end.`)
   }
-}
-
-function gitJob(store: Store, library: Library, version: LibraryVersion, options: { ref?: string; token?: string; force?: boolean }): Job {
-  const payload: GitJobPayload = {
-    repoUrl: library.sourceUrl,
-    repoKind: library.sourceType as RepoKind,
-    ...(options.ref ? { ref: options.ref } : {}),
-    skipVersionFiltering: library.options.skipVersionFiltering === true,
-    force: options.force ?? false,
-  }
-  return store.jobs.enqueue({
-    kind: GIT_JOB,
-    libraryPk: library.pk,
-    versionPk: version.pk,
-    payload,
-    secret: options.token ? store.secrets.seal(options.token) : null,
-  })
 }
 
 export interface QueuedJob {
@@ -67,14 +49,14 @@ export async function addVersion(
 ): Promise<QueuedJob> {
   const { library } = findLibrary(store.libraries, parseLibraryId(rawId).id, caller)
   if (!isGitLibrary(library)) {
-    throw new LecternError('validation_error', `Versions come from git tags; ${library.id} is a ${library.sourceType} library.`)
+    throw new LecternError('validation_error', `Versions come from git tags; ${library.id} is a ${library.sourceKind} library.`)
   }
   if (!isValidVersion(tag) || !isSafeRefName(tag)) throw new LecternError('validation_error', `"${tag}" is not a valid version tag.`)
-  const repo = parseRepoUrl(library.sourceUrl, library.sourceType as RepoKind, { httpOnly: guard !== undefined })
-  await requireRemoteTag({ cloneUrl: repo.cloneUrl, tag, token: gitToken(store, null, repo.host), libraryId: library.id, guard })
+  const repo = parseRepoUrl(library.sourceUrl, library.sourceKind as GitSourceKind, { httpOnly: guard !== undefined })
+  await requireRemoteTag({ cloneUrl: repo.cloneUrl, tag, token: gitToken(store, undefined, repo.host), libraryId: library.id, guard })
   const version = store.libraries.ensureVersion(library.pk, tag, title)
   refuseIfBusy(store, library, version)
-  const job = gitJob(store, library, version, { ref: tag })
+  const job = queueIngest(store, version, gitSpecOf(library, tag))
   const id = formatLibraryId({ id: library.id, version: tag })
   return { libraryId: id, message: `Version ${id} queued (job ${job.pk}).`, job }
 }
@@ -86,13 +68,14 @@ export function queueDeclaredVersions(store: Store, library: Library, versions: 
     if (!isValidVersion(tag) || !isSafeRefName(tag)) continue
     const existing = store.libraries.version(library.pk, tag)
     if (existing && (existing.currentSet !== null || store.jobs.activeForVersion(existing.pk))) continue
-    queued.push(gitJob(store, library, existing ?? store.libraries.ensureVersion(library.pk, tag, title), { ref: tag }))
+    queued.push(queueIngest(store, existing ?? store.libraries.ensureVersion(library.pk, tag, title), gitSpecOf(library, tag)))
   }
   return queued
 }
 
 export interface RefreshRequest {
-  libraryName: string
+  /** Library ID, optionally pinned to a version. */
+  libraryId: string
   branch?: string
   gitToken?: string
   /** Re-ingest even when the source has not changed. */
@@ -101,7 +84,7 @@ export interface RefreshRequest {
 
 /** In cloud mode (`guard`) a git library's remote must still be http(s) and not resolve to a private address. */
 export async function refreshLibrary(store: Store, request: RefreshRequest, caller: Caller, guard: AddressGuard | undefined): Promise<QueuedJob> {
-  const { ref, library } = findLibrary(store.libraries, request.libraryName, caller)
+  const { ref, library } = findLibrary(store.libraries, request.libraryId, caller)
   if (library.isImported) {
     throw new LecternError('forbidden', 'Imported libraries cannot be refreshed; export again and import with force.')
   }
@@ -113,21 +96,16 @@ export async function refreshLibrary(store: Store, request: RefreshRequest, call
     if (request.branch !== undefined && !isSafeRefName(request.branch)) {
       throw new LecternError('validation_error', `"${request.branch}" is not a valid branch name.`)
     }
-    const repo = parseRepoUrl(library.sourceUrl, library.sourceType as RepoKind, { httpOnly: guard !== undefined })
+    const repo = parseRepoUrl(library.sourceUrl, library.sourceKind as GitSourceKind, { httpOnly: guard !== undefined })
     await admitGitRemote(repo.cloneUrl, guard)
     // Again: another job may have been queued while the host was resolved.
     refuseIfBusy(store, library, version)
     const refName = version.tag || request.branch || (typeof library.options.ref === 'string' ? library.options.ref : undefined)
-    job = gitJob(store, library, version, { ref: refName, token: request.gitToken?.trim() || undefined, force: request.force })
+    job = queueIngest(store, version, gitSpecOf(library, refName), { token: request.gitToken?.trim() || undefined, force: request.force })
   } else {
-    const spec = library.options.spec as SourceJobPayload['spec'] | undefined
+    const spec = library.options.spec as SourceSpec | undefined
     if (!spec) throw new LecternError('validation_error', `Library ${library.id} has no source to refresh from.`)
-    job = store.jobs.enqueue({
-      kind: SOURCE_JOB,
-      libraryPk: library.pk,
-      versionPk: version.pk,
-      payload: { spec, force: request.force ?? false } satisfies SourceJobPayload,
-    })
+    job = queueIngest(store, version, spec, { force: request.force })
   }
   return { libraryId: name, message: `Refresh of ${name} queued (job ${job.pk}).`, job }
 }
@@ -145,7 +123,7 @@ export async function refreshStale(
     const main = store.libraries.version(library.pk, '')
     if (!main || now - Date.parse(main.updatedAt) < olderThanMs) continue
     try {
-      queued.push(await refreshLibrary(store, { libraryName: library.id }, LOCAL, guard))
+      queued.push(await refreshLibrary(store, { libraryId: library.id }, LOCAL, guard))
     } catch (err) {
       skipped.push({ libraryId: library.id, reason: err instanceof Error ? err.message : String(err) })
     }

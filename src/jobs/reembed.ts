@@ -20,9 +20,9 @@ import { vectorIndexPath } from '../paths.js'
 import { writeVectorIndex } from '../search/vector-index.js'
 import type { Store } from '../store/index.js'
 import { embedText } from '../index/build.js'
+import { REEMBED_JOB } from './kinds.js'
 import type { JobHandler } from './worker.js'
 
-export const REEMBED_JOB = 'reembed'
 const payloadSchema = z.object({ setPk: z.number().int() })
 /** Snippets per provider request and per saved step of progress. */
 const BATCH = 64

@@ -1,67 +1,95 @@
 /**
- * The `ingest-source` job: run the reader of the library's source spec (OpenAPI, llms.txt,
- * website, Confluence, Notion), turn what it returns into snippets and finalize a new set.
- * A fetch the reader reports unchanged (same ETag, Last-Modified or content hash) keeps the
- * live set and does no work, unless the job was forced.
+ * The ingest job, one for every source: run the reader of the job's source spec (git, OpenAPI,
+ * llms.txt, website, Confluence, Notion; sources/registry.ts), turn what it returns into
+ * snippets and finalize a new set. A fetch the reader reports unchanged (the same commit, ETag,
+ * Last-Modified or content hash) keeps the live set and does no work, unless the job was forced.
  */
-import { z } from 'zod'
 import type { EmbedderPool } from '../embed/pool.js'
 import { LecternError } from '../errors.js'
+import { jobWorkDir } from '../paths.js'
+import type { AddressGuard } from '../sources/address-guard.js'
 import type { HttpClient } from '../sources/http.js'
-import { SOURCE_READERS } from '../sources/registry.js'
+import { loadSourceReader } from '../sources/registry.js'
+import type { FetchedSource } from '../sources/types.js'
 import type { Store } from '../store/index.js'
 import type { NewSnippet } from '../store/snippets.js'
 import { ingestSnippets } from '../index/build.js'
 import { snippetsOf, toNewSnippet } from './ingest.js'
+import { ingestJobPayload } from './kinds.js'
+import { queueDeclaredVersions } from './library-jobs.js'
 import type { JobContext, JobHandler } from './worker.js'
 
-export const SOURCE_JOB = 'ingest-source'
+export interface IngestServices {
+  store: Store
+  embedders: EmbedderPool
+  http: HttpClient
+  /** The browser for pages that need JavaScript (setting chromium.path). */
+  chromiumPath: string
+  /** Cloud mode: the private-address guard. */
+  guard?: AddressGuard
+}
 
-export const sourceJobPayload = z.object({
-  spec: z.object({ type: z.string() }).passthrough(),
-  force: z.boolean().optional(),
-})
+/** A git commit is shown by its first 12 hex digits, as git's short form; other markers in full. */
+const shortRevision = (revision: string) => (/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(revision) ? revision.slice(0, 12) : revision)
 
-export type SourceJobPayload = z.infer<typeof sourceJobPayload>
-
-export function createSourceJobHandler(store: Store, embedders: EmbedderPool, http: HttpClient, chromiumPath: string): JobHandler {
+export function createIngestJobHandler(services: IngestServices): JobHandler {
+  const { store, embedders } = services
   return async (ctx: JobContext) => {
-    const { spec, force } = sourceJobPayload.parse(ctx.job.payload)
+    const { spec, force } = ingestJobPayload.parse(ctx.job.payload)
     const library = ctx.job.libraryPk === null ? undefined : store.libraries.byPk(ctx.job.libraryPk)
     const version = ctx.job.versionPk === null ? undefined : store.libraries.versionByPk(ctx.job.versionPk)
     if (!library || !version) throw new LecternError('library_not_found', 'The library of this job was removed.')
-    const reader = SOURCE_READERS[spec.type]
+    const reader = await loadSourceReader(spec.type)
     if (!reader) throw new LecternError('validation_error', `Unknown source type "${spec.type}".`)
     const previousRevision = version.currentSet !== null && !force ? version.commitSha : null
     const fetched = await reader(spec, {
-      http,
+      http: services.http,
       store,
-      chromiumPath,
+      chromiumPath: services.chromiumPath,
       signal: ctx.signal,
       progress: ctx.progress,
       log: (message) => ctx.log.info({ jobId: ctx.job.pk, libraryId: library.id }, message),
       previousRevision,
+      libraryId: library.id,
+      tag: version.tag,
+      workDir: jobWorkDir(store.paths, ctx.job.pk),
+      submittedToken: ctx.job.secret ? store.secrets.open(ctx.job.secret) : undefined,
+      guard: services.guard,
     })
     if (previousRevision !== null && (fetched.unchanged || (fetched.revision != null && fetched.revision === previousRevision))) {
-      return `unchanged since the last fetch (${previousRevision}); the live snippets stay`
+      return `unchanged at ${shortRevision(previousRevision)}; the live snippets stay`
     }
     ctx.progress(`parsing ${fetched.documents.length} documents`)
-    const byHash = new Map<string, NewSnippet>()
-    const built = (fetched.built ?? []).map(({ path, snippet }) => toNewSnippet(snippet, fetched.locate(path, snippet.anchor)))
-    for (const snippet of [...built, ...snippetsOf(fetched.documents, fetched.locate)]) {
-      if (!byHash.has(snippet.hash)) byHash.set(snippet.hash, snippet)
-    }
     const result = await ingestSnippets(
       { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress },
       { versionPk: version.pk, commitSha: fetched.revision ?? null },
-      [...byHash.values()],
+      snippetsFrom(fetched),
     )
     if (version.tag === '') {
       store.libraries.update(library.pk, {
         title: fetched.title ?? library.title,
         description: fetched.description ?? library.description,
+        ...(fetched.branch !== undefined ? { branch: fetched.branch } : {}),
+        ...(fetched.rules !== undefined ? { rules: fetched.rules } : {}),
       })
+      const queued = queueDeclaredVersions(store, library, fetched.declaredVersions ?? [])
+      if (queued.length > 0) ctx.log.info({ jobId: ctx.job.pk, versions: queued.length }, 'queued the previous versions context7.json declares')
     }
-    return `${result.snippets} snippets from ${fetched.documents.length + (fetched.built?.length ?? 0)} documents`
+    const documents = fetched.documents.length + (fetched.built?.length ?? 0)
+    const at = fetched.revision ? ` at ${shortRevision(fetched.revision)}` : ''
+    return `${result.snippets} snippets from ${documents} documents${at}`
   }
+}
+
+/**
+ * The snippets of a fetch, each content once: a reader's own snippets first, then the documents'
+ * (parseDocument), then those generated from source code, the first of identical ones kept.
+ */
+function snippetsFrom(fetched: FetchedSource): NewSnippet[] {
+  const located = (items: FetchedSource['built']) => (items ?? []).map(({ path, snippet }) => toNewSnippet(snippet, fetched.locate(path, snippet.anchor)))
+  const byHash = new Map<string, NewSnippet>()
+  for (const snippet of [...located(fetched.built), ...snippetsOf(fetched.documents, fetched.locate, fetched.parseContext), ...located(fetched.generated)]) {
+    if (!byHash.has(snippet.hash)) byHash.set(snippet.hash, snippet)
+  }
+  return [...byHash.values()]
 }

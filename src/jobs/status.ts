@@ -1,6 +1,7 @@
 /**
  * The parse queue as clients see it: `ParseStatusResponse` of Context7's enterprise API
- * (`activeParses` by project), plus the recent failures.
+ * (`activeParses` by project, Context7's word for a library ID pinned to a version), plus the
+ * recent failures.
  *
  * What a caller sees depends on who they are (access.ts): jobs of libraries they may not see are
  * left out as if they did not exist (queue positions count only the jobs shown); outsiders get a
@@ -24,6 +25,7 @@ export interface ParseJobStatus {
 }
 
 export interface FailedParse {
+  /** The library ID, pinned to the version the job worked on (Context7's `project`). */
   project: string
   jobId: number
   kind: string
@@ -42,8 +44,8 @@ export interface ParseStatusResponse {
   recentFailures: FailedParse[]
 }
 
-/** The project name of a job the caller may see; undefined for a job of a library hidden from them. */
-function projectOf(store: Store, job: Job, caller: Caller): string | undefined {
+/** The library ID (with the version) of a job the caller may see; undefined for a job of a library hidden from them. */
+function libraryIdOf(store: Store, job: Job, caller: Caller): string | undefined {
   const library = job.libraryPk === null ? undefined : store.libraries.byPk(job.libraryPk)
   if (!library) return `job-${job.pk}`
   if (!canSeeLibrary(caller, library)) return undefined
@@ -56,13 +58,13 @@ export function parseStatus(store: Store, caller: Caller, now = Date.now()): Par
   const active = store.jobs.list({ states: ['queued', 'running'], limit: 1000 }).reverse()
   let position = 0
   for (const job of active) {
-    const project = projectOf(store, job, caller)
-    if (project === undefined) continue
+    const libraryId = libraryIdOf(store, job, caller)
+    if (libraryId === undefined) continue
     if (job.state === 'queued') {
       position++
-      activeParses[project] = { jobId: job.pk, kind: job.kind, status: 'queued', position, createdAt: job.createdAt }
+      activeParses[libraryId] = { jobId: job.pk, kind: job.kind, status: 'queued', position, createdAt: job.createdAt }
     } else {
-      activeParses[project] = {
+      activeParses[libraryId] = {
         jobId: job.pk,
         kind: job.kind,
         status: 'parsing',
@@ -74,10 +76,10 @@ export function parseStatus(store: Store, caller: Caller, now = Date.now()): Par
   }
   const recentFailures: FailedParse[] = []
   for (const job of store.jobs.list({ states: ['failed'], limit: FAILURES_SCANNED })) {
-    const project = projectOf(store, job, caller)
-    if (project === undefined) continue
+    const libraryId = libraryIdOf(store, job, caller)
+    if (libraryId === undefined) continue
     const failure = describeFailure(caller, job.errorCode ?? 'internal_error', job.errorMessage)
-    recentFailures.push({ project, jobId: job.pk, kind: job.kind, ...failure, finishedAt: job.finishedAt })
+    recentFailures.push({ project: libraryId, jobId: job.pk, kind: job.kind, ...failure, finishedAt: job.finishedAt })
     if (recentFailures.length === RECENT_FAILURES) break
   }
   return { activeParses, recentFailures }

@@ -29,7 +29,7 @@ export function submitOpenApiUrl(store: Store, input: { url: string; title?: str
     libraryId,
     title: input.title || libraryId.slice('/docs/'.length),
     description: input.description,
-    sourceType: 'openapi',
+    sourceKind: 'openapi',
     sourceUrl: input.url,
     spec,
     force: input.force,
@@ -54,7 +54,7 @@ export async function submitOpenApiUpload(store: Store, input: OpenApiUpload): P
     libraryId,
     title: input.title || slug,
     description: input.description,
-    sourceType: 'openapi',
+    sourceKind: 'openapi',
     sourceUrl: `upload:${file}`,
     spec: { type: 'openapi', file, ...named(input) } satisfies OpenApiSpec,
     force: input.force,
@@ -70,9 +70,9 @@ function named(input: { title?: string; description?: string }): Pick<OpenApiSpe
 function refuseUnlessReplaceable(store: Store, libraryId: string, force: boolean): void {
   const existing = store.libraries.byId(libraryId)
   if (!existing) return
-  if (existing.sourceType === 'openapi' && failedVersionOf(store, existing)) return
+  if (existing.sourceKind === 'openapi' && failedVersionOf(store, existing)) return
   if (!force) throw new LecternError('library_exists', `Library ${libraryId} was already added. Refresh it, or upload it again with force.`)
-  if (existing.sourceType !== 'openapi') throw new LecternError('library_exists', `Library ${libraryId} already exists with another source (${existing.sourceType}).`)
+  if (existing.sourceKind !== 'openapi') throw new LecternError('library_exists', `Library ${libraryId} already exists with another source (${existing.sourceKind}).`)
   const version = store.libraries.version(existing.pk, '')
   const active = version && store.jobs.activeForVersion(version.pk)
   if (active) throw new LecternError('library_busy', `Library ${libraryId} is being processed (job ${active.pk}); wait for it to end.`)

@@ -8,15 +8,16 @@
 import { LecternError } from '../errors.js'
 import type { AddressGuard } from '../sources/address-guard.js'
 import { admitGitRemote } from '../sources/git-guard.js'
-import { parseRepoUrl, type RepoKind } from '../sources/repo-url.js'
+import { parseRepoUrl, type GitSourceKind } from '../sources/repo-url.js'
+import type { SourceSubmission } from '../sources/types.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
 import type { Library, LibraryVersion, NewLibrary } from '../store/libraries.js'
-import { GIT_JOB, type GitJobPayload } from './git-job.js'
-import { SOURCE_JOB, type SourceJobPayload } from './source-job.js'
+import { gitSpecOf, queueIngest } from './queue-ingest.js'
 
 export interface RepositorySubmission {
-  kind?: RepoKind
+  /** Inferred from the URL when absent (github.com, gitlab.com, bitbucket.org, else git). */
+  sourceKind?: GitSourceKind
   docsRepoUrl: string
   gitToken?: string
   private?: boolean
@@ -25,7 +26,7 @@ export interface RepositorySubmission {
 }
 
 export interface Submitted {
-  libraryName: string
+  libraryId: string
   message: string
   job: Job
 }
@@ -44,7 +45,7 @@ function createOrRetry(store: Store, input: NewLibrary, refusal: string): { libr
   const existing = store.libraries.byId(input.id)
   if (!existing) return store.libraries.create(input)
   const failed = failedVersionOf(store, existing)
-  if (!failed || existing.sourceType !== input.sourceType) throw new LecternError('library_exists', refusal)
+  if (!failed || existing.sourceKind !== input.sourceKind) throw new LecternError('library_exists', refusal)
   const active = store.jobs.activeForVersion(failed.pk)
   if (active) throw new LecternError('library_busy', `Library ${input.id} is being processed (job ${active.pk}); wait for it to end.`)
   const library = store.libraries.update(existing.pk, {
@@ -61,14 +62,14 @@ function createOrRetry(store: Store, input: NewLibrary, refusal: string): { libr
 
 /** In cloud mode (`guard`) the remote must be http(s) and not resolve to a private address. */
 export async function submitRepository(store: Store, input: RepositorySubmission, guard: AddressGuard | undefined): Promise<Submitted> {
-  const repo = parseRepoUrl(input.docsRepoUrl, input.kind, { httpOnly: guard !== undefined })
+  const repo = parseRepoUrl(input.docsRepoUrl, input.sourceKind, { httpOnly: guard !== undefined })
   await admitGitRemote(repo.cloneUrl, guard)
   const token = input.gitToken?.trim() ? input.gitToken.trim() : undefined
   const submit = store.db.transaction(() => {
     const newLibrary: NewLibrary = {
       id: repo.libraryId,
       title: repo.repo,
-      sourceType: repo.kind,
+      sourceKind: repo.sourceKind,
       sourceUrl: repo.cloneUrl,
       branch: repo.branch ?? null,
       isPrivate: input.private ?? false,
@@ -79,48 +80,21 @@ export async function submitRepository(store: Store, input: RepositorySubmission
       },
     }
     const { library, version } = createOrRetry(store, newLibrary, `Library ${repo.libraryId} was already added. Refresh it to pick up new commits.`)
-    const payload: GitJobPayload = {
-      repoUrl: repo.cloneUrl,
-      repoKind: repo.kind,
-      ...(repo.branch ? { ref: repo.branch } : {}),
-      skipVersionFiltering: input.skipVersionFiltering ?? false,
-    }
-    return store.jobs.enqueue({
-      kind: GIT_JOB,
-      libraryPk: library.pk,
-      versionPk: version.pk,
-      payload,
-      secret: token ? store.secrets.seal(token) : null,
-    })
+    return queueIngest(store, version, gitSpecOf(library, repo.branch), { token })
   })
   const job = submit()
   return {
-    libraryName: repo.libraryId,
+    libraryId: repo.libraryId,
     message: `Library ${repo.libraryId} submitted for processing (job ${job.pk}).`,
     job,
   }
 }
 
-export interface SourceSubmission {
-  libraryId: string
-  title: string
-  description?: string
-  /** Short name of the source kind: openapi, llmstxt, website, confluence, notion. */
-  sourceType: string
-  /** Where the docs come from, shown to users (a URL, or a site and space). */
-  sourceUrl: string
-  /** The reader's spec; kept on the library so refresh can run it again. */
-  spec: { type: string } & Record<string, unknown>
-  isPrivate?: boolean
-  /** Re-ingest an existing library of the same source instead of refusing with 409. */
-  force?: boolean
-}
-
 export function submitSource(store: Store, input: SourceSubmission): Submitted {
   const submit = store.db.transaction(() => {
     const existing = store.libraries.byId(input.libraryId)
-    if (existing && existing.sourceType !== input.sourceType) {
-      throw new LecternError('library_exists', `Library ${input.libraryId} already exists with another source (${existing.sourceType}).`)
+    if (existing && existing.sourceKind !== input.sourceKind) {
+      throw new LecternError('library_exists', `Library ${input.libraryId} already exists with another source (${existing.sourceKind}).`)
     }
     // With force, a healthy library is re-ingested in place; a failed one is retried like any re-add.
     const forced = existing && input.force && !failedVersionOf(store, existing) ? existing : undefined
@@ -132,7 +106,7 @@ export function submitSource(store: Store, input: SourceSubmission): Submitted {
             id: input.libraryId,
             title: input.title,
             description: input.description,
-            sourceType: input.sourceType,
+            sourceKind: input.sourceKind,
             sourceUrl: input.sourceUrl,
             isPrivate: input.isPrivate ?? false,
             options: { spec: input.spec },
@@ -142,13 +116,8 @@ export function submitSource(store: Store, input: SourceSubmission): Submitted {
     if (forced) store.libraries.update(forced.pk, { options: { ...forced.options, spec: input.spec } })
     const active = store.jobs.activeForVersion(target.version.pk)
     if (active) throw new LecternError('library_busy', `Library ${input.libraryId} is being processed (job ${active.pk}); wait for it to end.`)
-    return store.jobs.enqueue({
-      kind: SOURCE_JOB,
-      libraryPk: target.library.pk,
-      versionPk: target.version.pk,
-      payload: { spec: input.spec, force: input.force ?? false } satisfies SourceJobPayload,
-    })
+    return queueIngest(store, target.version, input.spec, { force: input.force })
   })
   const job = submit()
-  return { libraryName: input.libraryId, message: `Library ${input.libraryId} submitted for processing (job ${job.pk}).`, job }
+  return { libraryId: input.libraryId, message: `Library ${input.libraryId} submitted for processing (job ${job.pk}).`, job }
 }

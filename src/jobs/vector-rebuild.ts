@@ -10,9 +10,9 @@ import { inspectVectorFile, removeVectorIndex, writeVectorIndex } from '../searc
 import type { Store } from '../store/index.js'
 import type { SnippetSet } from '../store/snippets.js'
 import { embedText } from '../index/build.js'
+import { REBUILD_VECTORS_JOB } from './kinds.js'
 import type { JobHandler } from './worker.js'
 
-export const REBUILD_VECTORS_JOB = 'rebuild-vectors'
 const payloadSchema = z.object({ setPk: z.number().int() })
 const BATCH = 256
 

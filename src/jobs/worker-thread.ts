@@ -31,7 +31,7 @@ const store = await openStore(config.dataDir)
 const embedders = new EmbedderPool(store)
 const http = createHttpClient(config.mode, config.fetch.allow)
 const sweeper = new SetSweeper(store, forgetSet, log)
-const worker = new Worker(store, () => createJobHandlers({ store, embedders, http, config, forgetSet }), log, sweeper.workerOptions)
+const worker = new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, sweeper.workerOptions)
 
 port.on('message', (message: ToThread) => {
   switch (message.type) {

@@ -54,15 +54,10 @@ export class Worker {
   /** A job's outcome the database refused (full disk), written before anything else is claimed. */
   private unrecorded: (() => void) | undefined
   private claimFailing = false
-  private loadedHandlers: Promise<JobHandlers> | undefined
 
-  /**
-   * `handlers` may be a function that loads them: it is called when the first job runs, so a
-   * process that never runs a job never loads what the handlers import.
-   */
   constructor(
     private readonly store: Store,
-    private readonly handlers: JobHandlers | (() => Promise<JobHandlers>),
+    private readonly handlers: JobHandlers,
     private readonly log: JobLog,
     private readonly options: WorkerOptions = {},
   ) {}
@@ -156,12 +151,6 @@ export class Worker {
     }
   }
 
-  private handlerOf(kind: string): Promise<JobHandler | undefined> {
-    const handlers = this.handlers
-    this.loadedHandlers ??= typeof handlers === 'function' ? handlers() : Promise.resolve(handlers)
-    return this.loadedHandlers.then((loaded) => loaded[kind])
-  }
-
   private async execute(job: Job): Promise<void> {
     const controller = new AbortController()
     this.current = controller
@@ -177,7 +166,7 @@ export class Worker {
       // A run cut off by a crash left its files; this run starts from nothing.
       await removeWorkDir()
       if (job.versionPk !== null) this.store.libraries.setVersionState(job.versionPk, 'processing')
-      const handler = await this.handlerOf(job.kind)
+      const handler = Object.hasOwn(this.handlers, job.kind) ? this.handlers[job.kind] : undefined
       if (!handler) throw new Error(`no handler for job kind "${job.kind}"`)
       const message = await handler({
         job,

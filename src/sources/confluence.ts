@@ -11,11 +11,10 @@ import { LecternError } from '../errors.js'
 import { slugifySegment } from '../library-id.js'
 import { parseDocument } from '../parse/index.js'
 import type { ParsedSnippet } from '../parse/types.js'
-import type { SourceSubmission } from '../jobs/submit.js'
 import { normalizeBaseUrl, type Connection } from '../store/connections.js'
 import type { Store } from '../store/index.js'
 import { createTurndown, storageToMarkdown } from './confluence-storage.js'
-import type { FetchedSource, SourceContext, SourceReader } from './types.js'
+import type { FetchedSource, SourceContext, SourceReader, SourceSubmission } from './types.js'
 
 export const confluenceSpec = z.object({
   type: z.literal('confluence'),
@@ -269,7 +268,7 @@ export function confluenceSubmission(store: Store, input: ConfluenceInput): Sour
     libraryId: confluenceLibraryId(parsed.data.spaceKey, title),
     title: title ?? parsed.data.spaceKey,
     description: input.description,
-    sourceType: 'confluence',
+    sourceKind: 'confluence',
     sourceUrl: `${connection.baseUrl} space ${parsed.data.spaceKey}`,
     spec: parsed.data,
     // Workspace pages sit behind a login at their source; only key holders see them here too.

@@ -9,12 +9,11 @@ import { createHash } from 'node:crypto'
 import { z } from 'zod'
 import { LecternError } from '../errors.js'
 import { slugifySegment } from '../library-id.js'
-import type { SourceSubmission } from '../jobs/submit.js'
 import { readHtmlPage } from '../parse/html.js'
 import type { SourceDocument } from '../parse/types.js'
 import type { HttpResponse } from './http.js'
 import { parseSourceUrl } from './source-url.js'
-import type { SourceContext, SourceReader } from './types.js'
+import type { SourceContext, SourceReader, SourceSubmission } from './types.js'
 import { isHtml, normalizePageUrl, pagePath } from './website.js'
 
 export const llmstxtSpec = z.object({
@@ -61,7 +60,7 @@ export function llmstxtSubmission(url: string): SourceSubmission {
   return {
     libraryId: llmstxtLibraryId(spec.url),
     title: new URL(spec.url).host,
-    sourceType: 'llmstxt',
+    sourceKind: 'llmstxt',
     sourceUrl: spec.url,
     spec: { type: 'llmstxt', url: spec.url },
   }

@@ -18,10 +18,9 @@ import {
 import { z } from 'zod'
 import { LecternError } from '../errors.js'
 import { slugifySegment } from '../library-id.js'
-import type { SourceSubmission } from '../jobs/submit.js'
 import type { Connection } from '../store/connections.js'
 import type { Store } from '../store/index.js'
-import type { FetchedSource, SourceContext, SourceReader } from './types.js'
+import type { FetchedSource, SourceContext, SourceReader, SourceSubmission } from './types.js'
 
 export const notionSpec = z.object({
   type: z.literal('notion'),
@@ -316,7 +315,7 @@ export function notionSubmission(store: Store, input: NotionInput): SourceSubmis
     libraryId: notionLibraryId(connection.name, title),
     title: title ?? connection.name,
     description: input.description,
-    sourceType: 'notion',
+    sourceKind: 'notion',
     sourceUrl: `notion:${connection.name} (${parsed.data.pageIds.length} pages)`,
     spec: parsed.data,
     // Workspace pages sit behind a login at their source; only key holders see them here too.

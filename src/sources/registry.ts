@@ -1,20 +1,22 @@
 /**
- * Source readers by spec type. Each reader validates its own spec (zod) and fetches through
- * the shared HTTP client; see types.ts for the contract.
+ * Source readers by spec type. A reader's module (and what it imports: git, a parser, an API
+ * client, a browser driver) is loaded when a job of its source runs, not when a job is queued.
+ * Each reader validates its own spec (zod); see types.ts for the contract.
  */
-import { readConfluence } from './confluence.js'
-import { readLlmsTxt } from './llmstxt.js'
-import { readNotion } from './notion.js'
-import { readOpenApi } from './openapi.js'
-import type { SourceReader } from './types.js'
-import { readWebsite } from './website.js'
+import type { SourceReader, SourceSpec } from './types.js'
 
-export type SourceSpec = { type: string } & Record<string, unknown>
+type Reader = SourceReader<SourceSpec>
 
-export const SOURCE_READERS: Record<string, SourceReader<SourceSpec>> = {}
+const READERS: Record<string, () => Promise<Reader>> = {
+  git: async () => (await import('./git-reader.js')).readGitRepository,
+  openapi: async () => (await import('./openapi.js')).readOpenApi,
+  llmstxt: async () => (await import('./llmstxt.js')).readLlmsTxt,
+  website: async () => (await import('./website.js')).readWebsite,
+  confluence: async () => (await import('./confluence.js')).readConfluence,
+  notion: async () => (await import('./notion.js')).readNotion,
+}
 
-SOURCE_READERS.openapi = readOpenApi
-SOURCE_READERS.llmstxt = readLlmsTxt
-SOURCE_READERS.website = readWebsite
-SOURCE_READERS.confluence = readConfluence
-SOURCE_READERS.notion = readNotion
+/** The reader of a spec type, loaded on first use; undefined for a type no reader handles. */
+export async function loadSourceReader(type: string): Promise<Reader | undefined> {
+  return Object.hasOwn(READERS, type) ? READERS[type]() : undefined
+}

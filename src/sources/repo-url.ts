@@ -7,10 +7,12 @@
 import { validationError } from '../errors.js'
 import { HTTP_REMOTES_ONLY } from './git-guard.js'
 
-export type RepoKind = 'github' | 'gitlab' | 'bitbucket' | 'git'
+/** The source kinds of git libraries: the hosting product, which decides URL layouts and web links. */
+export const GIT_SOURCE_KINDS = ['github', 'gitlab', 'bitbucket', 'git'] as const
+export type GitSourceKind = (typeof GIT_SOURCE_KINDS)[number]
 
 export interface RepoRef {
-  kind: RepoKind
+  sourceKind: GitSourceKind
   /** Lower-case host, with a port when the URL named a non-default one. */
   host: string
   owner: string
@@ -27,7 +29,7 @@ export interface RepoRef {
 
 const MAX_URL_LENGTH = 2048
 
-const KNOWN_HOSTS: Record<string, RepoKind> = {
+const SOURCE_KIND_OF_HOST: Record<string, GitSourceKind> = {
   'github.com': 'github',
   'gitlab.com': 'gitlab',
   'bitbucket.org': 'bitbucket',
@@ -69,7 +71,7 @@ export interface ParseRepoOptions {
   httpOnly?: boolean
 }
 
-export function parseRepoUrl(url: string, kind?: RepoKind, options: ParseRepoOptions = {}): RepoRef {
+export function parseRepoUrl(url: string, sourceKind?: GitSourceKind, options: ParseRepoOptions = {}): RepoRef {
   const input = typeof url === 'string' ? url.trim() : ''
   if (input === '') throw validationError('Repository URL is empty.')
   if (input.length > MAX_URL_LENGTH) throw validationError(`Repository URL is longer than ${MAX_URL_LENGTH} characters.`)
@@ -79,12 +81,12 @@ export function parseRepoUrl(url: string, kind?: RepoKind, options: ParseRepoOpt
   if (/(^|[/:])(\.|%2e){1,2}(?=[/?#]|$)/i.test(input)) throw validationError('Repository URL must not contain "." or ".." path segments.')
 
   const location = locate(input, options.httpOnly ?? false)
-  const resolvedKind = resolveKind(location, kind)
-  if (location.scheme === 'ssh' && resolvedKind !== 'git') {
-    throw validationError(`SSH URLs are accepted only for generic git sources; use https://${location.host}/<owner>/<repo> for ${resolvedKind}.`)
+  const resolved = resolveSourceKind(location, sourceKind)
+  if (location.scheme === 'ssh' && resolved !== 'git') {
+    throw validationError(`SSH URLs are accepted only for generic git sources; use https://${location.host}/<owner>/<repo> for ${resolved}.`)
   }
-  const project = splitProject(resolvedKind, location.segments)
-  return buildRef(resolvedKind, location, project)
+  const project = splitProject(resolved, location.segments)
+  return buildRef(resolved, location, project)
 }
 
 function locate(input: string, httpOnly: boolean): Location {
@@ -129,22 +131,22 @@ function stripTrailingSlash(s: string): string {
 
 function stripWww(host: string): string {
   const lower = host.toLowerCase()
-  return lower.startsWith('www.') && KNOWN_HOSTS[lower.slice(4)] ? lower.slice(4) : lower
+  return lower.startsWith('www.') && SOURCE_KIND_OF_HOST[lower.slice(4)] ? lower.slice(4) : lower
 }
 
-function resolveKind(location: Location, kind: RepoKind | undefined): RepoKind {
-  const hostKind = KNOWN_HOSTS[location.host]
-  if (kind === undefined) return hostKind ?? 'git'
-  if (!['github', 'gitlab', 'bitbucket', 'git'].includes(kind)) throw validationError(`Unknown repository kind "${String(kind)}".`)
+function resolveSourceKind(location: Location, sourceKind: GitSourceKind | undefined): GitSourceKind {
+  const known = SOURCE_KIND_OF_HOST[location.host]
+  if (sourceKind === undefined) return known ?? 'git'
+  if (!GIT_SOURCE_KINDS.includes(sourceKind)) throw validationError(`Unknown repository kind "${String(sourceKind)}".`)
   // Self-hosted GitHub Enterprise or GitLab may live on any host, but not on a rival's.
-  if (hostKind !== undefined && kind !== 'git' && hostKind !== kind) {
-    throw validationError(`${location.host} is a ${hostKind} host, not ${kind}.`)
+  if (known !== undefined && sourceKind !== 'git' && known !== sourceKind) {
+    throw validationError(`${location.host} is a ${known} host, not ${sourceKind}.`)
   }
-  return kind
+  return sourceKind
 }
 
-function splitProject(kind: RepoKind, segments: string[]): ProjectPath {
-  switch (kind) {
+function splitProject(sourceKind: GitSourceKind, segments: string[]): ProjectPath {
+  switch (sourceKind) {
     case 'github':
       return withBranch(segments.slice(0, 2), segments.slice(2), 'tree')
     case 'gitlab': {
@@ -185,27 +187,27 @@ function project(segments: string[]): ProjectPath {
   return { owner: pathSegments[0], repo: pathSegments[pathSegments.length - 1], pathSegments }
 }
 
-function buildRef(kind: RepoKind, location: Location, p: ProjectPath): RepoRef {
+function buildRef(sourceKind: GitSourceKind, location: Location, p: ProjectPath): RepoRef {
   const base = `https://${location.host}/${p.pathSegments.join('/')}`
   // Generic servers may insist on their exact path (with or without .git, over http or ssh).
-  const cloneUrl = kind === 'git' ? location.verbatim : base
+  const cloneUrl = sourceKind === 'git' ? location.verbatim : base
   const ref: RepoRef = {
-    kind,
+    sourceKind,
     host: location.host,
     owner: p.owner,
     repo: p.repo,
     cloneUrl,
     libraryId: `/${p.owner}/${p.repo}`.toLowerCase(),
-    webFileUrl: (commit, path, anchor) => webFileUrl(kind, base, commit, path, anchor),
+    webFileUrl: (commit, path, anchor) => webFileUrl(sourceKind, base, commit, path, anchor),
   }
   if (p.branch !== undefined) ref.branch = p.branch
   return ref
 }
 
-function webFileUrl(kind: RepoKind, base: string, commit: string, path: string, anchor?: string): string | undefined {
+function webFileUrl(sourceKind: GitSourceKind, base: string, commit: string, path: string, anchor?: string): string | undefined {
   const at = `${encodeURIComponent(commit)}/${path.split('/').filter((s) => s !== '').map(encodeURIComponent).join('/')}`
   const hash = anchor ? `#${encodeURIComponent(anchor)}` : ''
-  switch (kind) {
+  switch (sourceKind) {
     case 'github':
       return `${base}/blob/${at}${hash}`
     case 'gitlab':

@@ -12,13 +12,12 @@ import robotsParserModule from 'robots-parser'
 import { z } from 'zod'
 import { LecternError } from '../errors.js'
 import { slugifySegment } from '../library-id.js'
-import type { SourceSubmission } from '../jobs/submit.js'
 import type { SourceDocument } from '../parse/types.js'
 import { readHtmlPage } from '../parse/html.js'
 import { USER_AGENT, type HttpResponse } from './http.js'
 import { PageRenderer } from './renderer.js'
 import { parseSourceUrl } from './source-url.js'
-import type { FetchedSource, SourceContext, SourceReader } from './types.js'
+import type { FetchedSource, SourceContext, SourceReader, SourceSubmission } from './types.js'
 
 // robots-parser is CommonJS (`module.exports = fn`) while its types declare an ES default export;
 // under NodeNext the default import is module.exports, the function itself.
@@ -80,7 +79,7 @@ export function websiteSubmission(url: string, baseUrl?: string, render = false)
   return {
     libraryId: websiteLibraryId(spec.url, spec.baseUrl),
     title: new URL(spec.url).host,
-    sourceType: 'website',
+    sourceKind: 'website',
     sourceUrl: spec.url,
     spec: { type: 'website', url: spec.url, ...(spec.baseUrl ? { baseUrl: spec.baseUrl } : {}), ...(render ? { render } : {}) },
   }

@@ -13,7 +13,8 @@ export interface Library {
   id: string
   title: string
   description: string
-  sourceType: string
+  /** What the docs are read from: github, gitlab, bitbucket, git, openapi, llmstxt, website, confluence, notion, import (column source_type). */
+  sourceKind: string
   sourceUrl: string
   branch: string | null
   trustScore: number
@@ -45,7 +46,7 @@ export interface NewLibrary {
   id: string
   title: string
   description?: string
-  sourceType: string
+  sourceKind: string
   sourceUrl: string
   branch?: string | null
   isPrivate?: boolean
@@ -92,7 +93,7 @@ const toLibrary = (r: LibraryRow): Library => ({
   id: r.id,
   title: r.title,
   description: r.description,
-  sourceType: r.source_type,
+  sourceKind: r.source_type,
   sourceUrl: r.source_url,
   branch: r.branch,
   trustScore: r.trust_score,
@@ -139,7 +140,7 @@ export interface LibrariesRepository {
   ensureVersion(libraryPk: number, tag: string, title?: string): LibraryVersion
   setVersionState(versionPk: number, state: LibraryState, error?: { code: string; message: string }): void
   /** Marks a library as imported (spec 3: refresh is refused for it), with the catalogue fields its import carried. */
-  markImported(pk: number, fields: Pick<Library, 'title' | 'description' | 'sourceType' | 'sourceUrl' | 'branch'>): void
+  markImported(pk: number, fields: Pick<Library, 'title' | 'description' | 'sourceKind' | 'sourceUrl' | 'branch'>): void
 }
 
 export function createLibrariesRepository(db: Db): LibrariesRepository {
@@ -148,7 +149,7 @@ export function createLibrariesRepository(db: Db): LibrariesRepository {
   const all = db.prepare<[], LibraryRow>('SELECT * FROM libraries ORDER BY id')
   const insertLibrary = db.prepare(
     `INSERT INTO libraries (id, title, description, source_type, source_url, branch, is_private, is_imported, options, created_at, updated_at)
-     VALUES (@id, @title, @description, @sourceType, @sourceUrl, @branch, @isPrivate, @isImported, @options, @now, @now)`,
+     VALUES (@id, @title, @description, @sourceKind, @sourceUrl, @branch, @isPrivate, @isImported, @options, @now, @now)`,
   )
   const insertVersion = db.prepare(
     `INSERT INTO library_versions (library_pk, tag, title, state, updated_at) VALUES (?, ?, ?, 'initial', ?)`,
@@ -192,7 +193,7 @@ export function createLibrariesRepository(db: Db): LibrariesRepository {
         id: input.id,
         title: input.title,
         description: input.description ?? '',
-        sourceType: input.sourceType,
+        sourceKind: input.sourceKind,
         sourceUrl: input.sourceUrl,
         branch: input.branch ?? null,
         isPrivate: input.isPrivate ? 1 : 0,
@@ -272,7 +273,7 @@ export function createLibrariesRepository(db: Db): LibrariesRepository {
     markImported(pk, fields) {
       db.prepare(
         `UPDATE libraries SET is_imported = 1, title = ?, description = ?, source_type = ?, source_url = ?, branch = ?, updated_at = ? WHERE pk = ?`,
-      ).run(fields.title, fields.description, fields.sourceType, fields.sourceUrl, fields.branch, nowIso(), pk)
+      ).run(fields.title, fields.description, fields.sourceKind, fields.sourceUrl, fields.branch, nowIso(), pk)
     },
   }
   return repo

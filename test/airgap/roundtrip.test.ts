@@ -142,9 +142,9 @@ describe('airgap round trip', () => {
 
   it('answers export errors with the spec codes: unknown and private 404, bad key 401, expired license 403, not finalized 202', async () => {
     const { store } = cloud.runtime
-    store.libraries.create({ id: '/acme/secret', title: 'secret', sourceType: 'github', sourceUrl: 'https://github.com/acme/secret', isPrivate: true })
+    store.libraries.create({ id: '/acme/secret', title: 'secret', sourceKind: 'github', sourceUrl: 'https://github.com/acme/secret', isPrivate: true })
     await seedDocs(cloud, '/acme/secret')
-    store.libraries.create({ id: '/acme/pending', title: 'pending', sourceType: 'github', sourceUrl: 'https://github.com/acme/pending' })
+    store.libraries.create({ id: '/acme/pending', title: 'pending', sourceKind: 'github', sourceUrl: 'https://github.com/acme/pending' })
     const expired = issueLicense(store, { customer: 'Old Corp', offline: true, expires: '2020-01-02' }, Date.parse('2020-01-01T00:00:00Z'))
     const post = (auth: string | undefined, library: string) =>
       cloud.inject({ method: 'POST', url: '/api/v1/enterprise/export', headers: auth ? { authorization: auth } : {}, payload: { library } })

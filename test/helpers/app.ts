@@ -65,7 +65,7 @@ export function addRepo(app: FastifyInstance, key: string, url: string) {
  */
 export async function seedLibrary(app: FastifyInstance, id: string, documents: Record<string, string>, tag = ''): Promise<{ libraryPk: number; setPk: number }> {
   const { store, embedders } = app.runtime
-  const library = store.libraries.byId(id) ?? store.libraries.create({ id, title: id.split('/')[2], sourceType: 'github', sourceUrl: `https://github.com${id}` }).library
+  const library = store.libraries.byId(id) ?? store.libraries.create({ id, title: id.split('/')[2], sourceKind: 'github', sourceUrl: `https://github.com${id}` }).library
   const version = store.libraries.ensureVersion(library.pk, tag)
   const snippets = snippetsOf(
     Object.entries(documents).map(([path, text]) => ({ path, text })),

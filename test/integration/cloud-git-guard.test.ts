@@ -152,7 +152,7 @@ describe('an install that switches from on-premise to cloud', () => {
     const queuingKey = createKey(queuing)
     refreshJob = (await refresh(queuing, queuingKey, '/acme/widgets')).json().jobId
     expect((await addGit(queuing, queuingKey, 'ssh://git@git.example.com/acme/sshlib.git')).statusCode).toBe(200)
-    sshJob = queuing.runtime.store.jobs.list({}).find((j) => j.payload.repoUrl === 'ssh://git@git.example.com/acme/sshlib.git')!.pk
+    sshJob = queuing.runtime.store.jobs.list({}).find((j) => (j.payload.spec as { url?: string } | undefined)?.url === 'ssh://git@git.example.com/acme/sshlib.git')!.pk
     await queuing.close()
   })
 

@@ -11,7 +11,7 @@ import AddConfluence from '../../commands/add/confluence.js'
 import AddNotion from '../../commands/add/notion.js'
 import ConnectionsAdd from '../../commands/connections/add.js'
 import ConnectionsRemove from '../../commands/connections/remove.js'
-import { gitToken } from '../../src/jobs/git-job.js'
+import { gitToken } from '../../src/sources/git-token.js'
 import { openStore } from '../../src/store/index.js'
 import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
 import { setProcessEnv, suiteTeardown, tmpDataDir } from '../helpers/tmp.js'
@@ -89,12 +89,12 @@ describe('git job token', () => {
     try {
       store.connections.create({ kind: 'git', name: 'corp', baseUrl: 'https://git.corp.test', token: 'corp-token' })
       store.connections.create({ kind: 'confluence', name: 'wiki', baseUrl: 'https://wiki.corp.test', token: 'wiki-token' })
-      expect(gitToken(store, null, 'git.corp.test')).toBe('corp-token')
-      expect(gitToken(store, null, 'GIT.CORP.TEST')).toBe('corp-token')
-      expect(gitToken(store, store.secrets.seal('job-token'), 'git.corp.test')).toBe('job-token')
-      expect(gitToken(store, null, 'git.corp.test:8443')).toBeUndefined()
-      expect(gitToken(store, null, 'wiki.corp.test')).toBeUndefined()
-      expect(gitToken(store, null, 'github.com')).toBeUndefined()
+      expect(gitToken(store, undefined, 'git.corp.test')).toBe('corp-token')
+      expect(gitToken(store, undefined, 'GIT.CORP.TEST')).toBe('corp-token')
+      expect(gitToken(store, 'job-token', 'git.corp.test')).toBe('job-token')
+      expect(gitToken(store, undefined, 'git.corp.test:8443')).toBeUndefined()
+      expect(gitToken(store, undefined, 'wiki.corp.test')).toBeUndefined()
+      expect(gitToken(store, undefined, 'github.com')).toBeUndefined()
     } finally {
       store.close()
     }

@@ -148,7 +148,7 @@ describe('a full data volume', () => {
     free()
 
     const failed = await pollUntil('the failure to be recorded', () =>
-      inspect(dataDir, (db) => db.prepare(`SELECT state, error_code AS code, error_message AS message FROM jobs WHERE kind = 'ingest-git' AND state = 'failed'`).get() as { code: string; message: string } | undefined),
+      inspect(dataDir, (db) => db.prepare(`SELECT state, error_code AS code, error_message AS message FROM jobs WHERE kind = 'ingest' AND state = 'failed'`).get() as { code: string; message: string } | undefined),
     )
     expect(failed).toMatchObject({ code: 'disk_full', message: expect.stringMatching(/disk is full/) })
     await pollUntil('the half-built set to be removed', () => (inspect(dataDir, (db) => db.prepare('SELECT count(*) FROM snippet_sets WHERE pk = ?').pluck().get(building)) === 0 ? true : undefined))
@@ -171,7 +171,7 @@ describe('a full data volume', () => {
     })
     expect(add.status).toBe(200)
     const failed = await pollUntil('the clone to fail', () =>
-      inspect(dataDir, (db) => db.prepare(`SELECT error_code AS code, error_message AS message FROM jobs WHERE kind = 'ingest-git' AND state = 'failed'`).get() as { code: string; message: string } | undefined),
+      inspect(dataDir, (db) => db.prepare(`SELECT error_code AS code, error_message AS message FROM jobs WHERE kind = 'ingest' AND state = 'failed'`).get() as { code: string; message: string } | undefined),
     )
     expect(failed).toMatchObject({ code: 'disk_full', message: expect.stringMatching(/git clone of https:\/\/github\.com\/acme\/large failed: the disk is full/) })
     expect(fs.readdirSync(path.join(dataDir, 'repos'))).toEqual([])

@@ -107,7 +107,7 @@ describe('400', () => {
     expectError(res, 400, 'validation_error')
   })
 
-  it('validation_error on add for an unknown git host kind', async () => {
+  it('validation_error on add for an unknown source kind', async () => {
     const res = await app.inject({ method: 'POST', url: '/api/v2/add/repo/svn', headers: bearer(key), payload: { docsRepoUrl: 'https://github.com/acme/x' } })
     expectError(res, 400, 'validation_error')
   })

@@ -7,7 +7,8 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
-import { createGitJobHandler, GIT_JOB } from '../../src/jobs/git-job.js'
+import { INGEST_JOB } from '../../src/jobs/kinds.js'
+import { createIngestJobHandler } from '../../src/jobs/source-job.js'
 import { Worker, type JobLog } from '../../src/jobs/worker.js'
 import { jobWorkDir } from '../../src/paths.js'
 import { addRepo, buildTestApp, createKey, waitForLibrary } from '../helpers/app.js'
@@ -106,11 +107,11 @@ describe('every job end', () => {
     const job = store.jobs.byPk(refresh.json().jobId)!
 
     // The real git handler finds no new commit; the disk fills the moment it returns.
-    const ingest = createGitJobHandler(store, embedders)
+    const ingest = createIngestJobHandler({ store, embedders, http: app.runtime.http, chromiumPath: '' })
     let free: (() => void) | undefined
     const errors: string[] = []
     const log: JobLog = { info: () => {}, warn: () => {}, error: (_fields, message) => void errors.push(message) }
-    const worker = new Worker(store, { [GIT_JOB]: async (ctx) => {
+    const worker = new Worker(store, { [INGEST_JOB]: async (ctx) => {
       const message = await ingest(ctx)
       free = fill(mountPoint)
       return message

@@ -58,7 +58,7 @@ describe('MCP over streamable HTTP', () => {
     await seedLibrary(app, '/acme/widgets', { 'docs/v1.md': '# Old\n\n## Old route\n\nThe v1 way to register a route on the widget server.\n\n```js\napp.get(\'/\', h)\n```\n' }, 'v1.0.0')
     await seedLibrary(app, '/acme/moved', DOCS)
     renameLibrary(app.runtime.store, '/acme/moved', '/acme/moved-here')
-    app.runtime.store.libraries.create({ id: '/acme/pending', title: 'pending', sourceType: 'github', sourceUrl: 'x' })
+    app.runtime.store.libraries.create({ id: '/acme/pending', title: 'pending', sourceKind: 'github', sourceUrl: 'x' })
     base = await app.listen({ port: 0, host: '127.0.0.1' })
     client = await connectHttp(base, { 'x-context7-source': 'test-suite' })
     defer(() => client.close())

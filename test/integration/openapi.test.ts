@@ -76,7 +76,7 @@ describe('adding an OpenAPI spec by URL', () => {
     expect(res.json()).toEqual({ libraryName: `/docs/${hostSlug}-petshop`, message: expect.stringContaining('submitted') })
     const version = await waitForLibrary(app, `/docs/${hostSlug}-petshop`)
     expect(version, version.errorMessage ?? '').toMatchObject({ state: 'finalized' })
-    expect(app.runtime.store.libraries.byId(`/docs/${hostSlug}-petshop`)).toMatchObject({ title: 'Acme Pet Shop API', sourceType: 'openapi' })
+    expect(app.runtime.store.libraries.byId(`/docs/${hostSlug}-petshop`)).toMatchObject({ title: 'Acme Pet Shop API', sourceKind: 'openapi' })
 
     const answer = await context(`/docs/${hostSlug}-petshop`, 'how do I create a pet')
     const [first] = answer.codeSnippets

@@ -89,7 +89,7 @@ describe('server logs', () => {
 
     const jobLines = lines.filter((l) => l.jobId !== undefined)
     expect(jobLines.map((l) => l.msg)).toEqual(expect.arrayContaining(['job started', 'job succeeded', expect.stringMatching(/^context7\.json ignored: not valid JSON/)]))
-    for (const line of jobLines) expect(line, line.msg).toMatchObject({ libraryId: '/acme/thing', kind: 'ingest-git' })
+    for (const line of jobLines) expect(line, line.msg).toMatchObject({ libraryId: '/acme/thing', kind: 'ingest' })
   })
 
   it('at debug: probe requests are logged, at debug level', async () => {

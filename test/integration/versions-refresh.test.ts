@@ -67,7 +67,7 @@ describe('library versions', () => {
     await waitForJobs(app)
     expect((await context(app, '/acme/zero@v0.1.0')).statusCode).toBe(200)
     await expect(addVersion(app.runtime.store, '/acme/zero', '--upload-pack=x', undefined, LOCAL, undefined)).rejects.toMatchObject({ code: 'validation_error' })
-    app.runtime.store.libraries.create({ id: '/websites/docs', title: 'docs', sourceType: 'website', sourceUrl: 'https://x' })
+    app.runtime.store.libraries.create({ id: '/websites/docs', title: 'docs', sourceKind: 'website', sourceUrl: 'https://x' })
     await expect(addVersion(app.runtime.store, '/websites/docs', 'v1', undefined, LOCAL, undefined)).rejects.toThrowError(/Versions come from git tags/)
   })
 })
@@ -106,7 +106,7 @@ describe('refresh', () => {
   it('answers 409 while a job runs, 403 for imported libraries, 404 for unknown ones, 401 without a key', async () => {
     const app = await buildTestApp({ startWorker: false })
     const key = createKey(app)
-    const { library } = app.runtime.store.libraries.create({ id: '/acme/busy', title: 'busy', sourceType: 'github', sourceUrl: 'https://github.com/acme/busy' })
+    const { library } = app.runtime.store.libraries.create({ id: '/acme/busy', title: 'busy', sourceKind: 'github', sourceUrl: 'https://github.com/acme/busy' })
     const refresh = (libraryName: string, auth?: string) =>
       app.inject({ method: 'POST', url: '/api/v1/refresh', headers: auth ? { authorization: `Bearer ${auth}` } : {}, payload: { libraryName } })
     expect((await refresh('/acme/busy', key)).statusCode).toBe(200)
@@ -123,8 +123,8 @@ describe('refresh', () => {
 
   it('refreshes only libraries older than the given age', async () => {
     const app = await buildTestApp({ startWorker: false })
-    const { version } = app.runtime.store.libraries.create({ id: '/acme/old', title: 'old', sourceType: 'github', sourceUrl: 'https://github.com/acme/old' })
-    app.runtime.store.libraries.create({ id: '/acme/new', title: 'new', sourceType: 'github', sourceUrl: 'https://github.com/acme/new' })
+    const { version } = app.runtime.store.libraries.create({ id: '/acme/old', title: 'old', sourceKind: 'github', sourceUrl: 'https://github.com/acme/old' })
+    app.runtime.store.libraries.create({ id: '/acme/new', title: 'new', sourceKind: 'github', sourceUrl: 'https://github.com/acme/new' })
     app.runtime.store.db.prepare("UPDATE library_versions SET updated_at = '2020-01-01T00:00:00.000Z' WHERE pk = ?").run(version.pk)
     const { queued } = await refreshStale(app.runtime.store, parseAge('7d'), undefined)
     expect(queued.map((q) => q.libraryId)).toEqual(['/acme/old'])

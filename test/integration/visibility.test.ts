@@ -42,11 +42,11 @@ beforeAll(async () => {
   await seedLibrary(app, '/acme/secret', DOCS, 'v1.0.0')
   makePrivate('/acme/secret')
   // In progress: its job is queued.
-  const queued = store.libraries.create({ id: '/acme/queued', title: 'queued', sourceType: 'github', sourceUrl: 'https://github.com/acme/queued', isPrivate: true })
-  store.jobs.enqueue({ kind: 'ingest-git', libraryPk: queued.library.pk, versionPk: queued.version.pk, payload: {} })
+  const queued = store.libraries.create({ id: '/acme/queued', title: 'queued', sourceKind: 'github', sourceUrl: 'https://github.com/acme/queued', isPrivate: true })
+  store.jobs.enqueue({ kind: 'ingest', libraryPk: queued.library.pk, versionPk: queued.version.pk, payload: {} })
   // Failed: its job failed with a raw reason naming the clone URL and a server path.
-  const broken = store.libraries.create({ id: '/acme/broken', title: 'broken', sourceType: 'git', sourceUrl: CLONE_URL, isPrivate: true })
-  const job = store.jobs.enqueue({ kind: 'ingest-git', libraryPk: broken.library.pk, versionPk: broken.version.pk, payload: {} })
+  const broken = store.libraries.create({ id: '/acme/broken', title: 'broken', sourceKind: 'git', sourceUrl: CLONE_URL, isPrivate: true })
+  const job = store.jobs.enqueue({ kind: 'ingest', libraryPk: broken.library.pk, versionPk: broken.version.pk, payload: {} })
   store.jobs.claimNext()
   const reason = `git clone of ${CLONE_URL} failed: could not create work tree dir '/var/lib/lectern/repos/job-${job.pk}'`
   store.jobs.fail(job.pk, 'source_unreachable', reason)
@@ -181,19 +181,19 @@ describe('/api/parse-status', () => {
     const open = await buildTestApp({ startWorker: false })
     const { store } = open.runtime
     const openKey = createKey(open)
-    const { library, version } = store.libraries.create({ id: '/acme/open', title: 'open', sourceType: 'git', sourceUrl: 'https://git.internal.example/acme/open.git' })
-    const failed = store.jobs.enqueue({ kind: 'ingest-git', libraryPk: library.pk, versionPk: version.pk, payload: {} })
+    const { library, version } = store.libraries.create({ id: '/acme/open', title: 'open', sourceKind: 'git', sourceUrl: 'https://git.internal.example/acme/open.git' })
+    const failed = store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk, payload: {} })
     store.jobs.claimNext()
     store.jobs.fail(failed.pk, 'source_unreachable', 'git ls-remote of https://deploy:hunter2-token@git.internal.example/acme/open.git failed: not found at /srv/git/acme/open.git')
-    const running = store.jobs.enqueue({ kind: 'ingest-git', libraryPk: library.pk, versionPk: version.pk, payload: {} })
+    const running = store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk, payload: {} })
     store.jobs.claimNext()
     store.jobs.setStatus(running.pk, 'cloning https://git.internal.example/acme/open.git into /var/lib/lectern/repos')
 
     const anonymous = await open.inject({ url: '/api/parse-status' })
     expect(anonymous.json()).toEqual({
-      activeParses: { '/acme/open': { jobId: running.pk, kind: 'ingest-git', status: 'parsing', startedAt: expect.any(String), duration: expect.any(Number) } },
+      activeParses: { '/acme/open': { jobId: running.pk, kind: 'ingest', status: 'parsing', startedAt: expect.any(String), duration: expect.any(Number) } },
       recentFailures: [
-        { project: '/acme/open', jobId: failed.pk, kind: 'ingest-git', error: 'source_unreachable', message: 'The source (git host, URL) could not be read.', finishedAt: expect.any(String) },
+        { project: '/acme/open', jobId: failed.pk, kind: 'ingest', error: 'source_unreachable', message: 'The source (git host, URL) could not be read.', finishedAt: expect.any(String) },
       ],
     })
     expect(anonymous.body).not.toMatch(/internal\.example|\/srv\/|\/var\/lib|hunter2|ls-remote/)

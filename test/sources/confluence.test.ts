@@ -47,6 +47,9 @@ function context(store: Store, logs: string[] = []): SourceContext {
     progress: () => {},
     log: (m) => void logs.push(m),
     previousRevision: null,
+    libraryId: '/test/library',
+    tag: '',
+    workDir: '',
   }
 }
 

@@ -21,6 +21,9 @@ function context(): SourceContext {
     progress: () => {},
     log: () => {},
     previousRevision: null,
+    libraryId: '/test/library',
+    tag: '',
+    workDir: '',
   }
 }
 

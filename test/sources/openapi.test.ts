@@ -31,6 +31,9 @@ function context(previousRevision: string | null = null): SourceContext {
     progress: () => {},
     log: () => {},
     previousRevision,
+    libraryId: '/test/library',
+    tag: '',
+    workDir: '',
   }
 }
 

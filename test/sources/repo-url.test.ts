@@ -1,16 +1,16 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { LecternError } from '../../src/errors.js'
-import { isSafeRefName, parseRepoUrl, type RepoKind } from '../../src/sources/repo-url.js'
+import { isSafeRefName, parseRepoUrl, type GitSourceKind } from '../../src/sources/repo-url.js'
 
-function plain(url: string, kind?: RepoKind) {
-  const { webFileUrl, ...rest } = parseRepoUrl(url, kind)
+function plain(url: string, sourceKind?: GitSourceKind) {
+  const { webFileUrl, ...rest } = parseRepoUrl(url, sourceKind)
   return rest
 }
 
-function rejection(url: string, kind?: RepoKind): LecternError {
+function rejection(url: string, sourceKind?: GitSourceKind): LecternError {
   try {
-    parseRepoUrl(url, kind)
+    parseRepoUrl(url, sourceKind)
   } catch (err) {
     expect(err).toBeInstanceOf(LecternError)
     expect((err as LecternError).code).toBe('validation_error')
@@ -29,7 +29,7 @@ describe('parseRepoUrl: GitHub', () => {
     '  https://GitHub.com/Acme/Widgets.git/  ',
   ])('normalizes %s', (url) => {
     expect(plain(url)).toEqual({
-      kind: 'github',
+      sourceKind: 'github',
       host: 'github.com',
       owner: 'Acme',
       repo: 'Widgets',
@@ -51,15 +51,15 @@ describe('parseRepoUrl: GitHub', () => {
     expect(ref.webFileUrl('abc123', 'README.md')).toBe('https://github.com/acme/widgets/blob/abc123/README.md')
   })
 
-  it('accepts GitHub Enterprise when the kind is given', () => {
-    expect(plain('https://git.corp.example/acme/widgets', 'github')).toMatchObject({ kind: 'github', host: 'git.corp.example' })
+  it('accepts GitHub Enterprise when the source kind is given', () => {
+    expect(plain('https://git.corp.example/acme/widgets', 'github')).toMatchObject({ sourceKind: 'github', host: 'git.corp.example' })
   })
 })
 
 describe('parseRepoUrl: GitLab', () => {
   it('keeps nested groups in the clone URL; owner is the first segment, repo the last', () => {
     expect(plain('https://gitlab.com/group/sub/widgets.git')).toEqual({
-      kind: 'gitlab',
+      sourceKind: 'gitlab',
       host: 'gitlab.com',
       owner: 'group',
       repo: 'widgets',
@@ -74,7 +74,7 @@ describe('parseRepoUrl: GitLab', () => {
     expect(ref.webFileUrl('abc', 'docs/a.md', 'x')).toBe('https://gitlab.com/group/sub/widgets/-/blob/abc/docs/a.md#x')
   })
 
-  it('accepts a self-hosted GitLab when the kind is given', () => {
+  it('accepts a self-hosted GitLab when the source kind is given', () => {
     expect(parseRepoUrl('https://git.example.org/a/b', 'gitlab').webFileUrl('c', 'd.md')).toBe('https://git.example.org/a/b/-/blob/c/d.md')
   })
 })
@@ -82,14 +82,14 @@ describe('parseRepoUrl: GitLab', () => {
 describe('parseRepoUrl: Bitbucket and generic git', () => {
   it('parses Bitbucket and links without an anchor', () => {
     const ref = parseRepoUrl('https://bitbucket.org/team/widgets.git')
-    expect(plain('https://bitbucket.org/team/widgets.git')).toMatchObject({ kind: 'bitbucket', owner: 'team', repo: 'widgets', libraryId: '/team/widgets' })
+    expect(plain('https://bitbucket.org/team/widgets.git')).toMatchObject({ sourceKind: 'bitbucket', owner: 'team', repo: 'widgets', libraryId: '/team/widgets' })
     expect(ref.webFileUrl('abc', 'docs/a.md', 'x')).toBe('https://bitbucket.org/team/widgets/src/abc/docs/a.md')
   })
 
   it('keeps a generic server URL verbatim and has no web links', () => {
     const ref = parseRepoUrl('https://git.example.org/scm/Team/Widgets.git')
     expect(plain('https://git.example.org/scm/Team/Widgets.git')).toEqual({
-      kind: 'git',
+      sourceKind: 'git',
       host: 'git.example.org',
       owner: 'scm',
       repo: 'Widgets',
@@ -100,13 +100,13 @@ describe('parseRepoUrl: Bitbucket and generic git', () => {
   })
 
   it('accepts SSH for generic git only', () => {
-    expect(plain('git@git.example.org:team/widgets.git')).toMatchObject({ kind: 'git', cloneUrl: 'git@git.example.org:team/widgets.git', libraryId: '/team/widgets' })
+    expect(plain('git@git.example.org:team/widgets.git')).toMatchObject({ sourceKind: 'git', cloneUrl: 'git@git.example.org:team/widgets.git', libraryId: '/team/widgets' })
     expect(plain('ssh://git@git.example.org:2222/team/widgets.git')).toMatchObject({
-      kind: 'git',
+      sourceKind: 'git',
       host: 'git.example.org:2222',
       cloneUrl: 'ssh://git@git.example.org:2222/team/widgets.git',
     })
-    expect(plain('git@github.com:acme/widgets.git', 'git')).toMatchObject({ kind: 'git' })
+    expect(plain('git@github.com:acme/widgets.git', 'git')).toMatchObject({ sourceKind: 'git' })
     expect(rejection('git@github.com:acme/widgets.git').message).toMatch(/SSH/)
     expect(rejection('ssh://git@gitlab.com/a/b.git', 'gitlab').message).toMatch(/SSH/)
   })
@@ -150,7 +150,7 @@ describe('parseRepoUrl: rejects', () => {
 
 describe('parseRepoUrl: properties', () => {
   const hosts = fc.constantFrom('github.com', 'gitlab.com', 'bitbucket.org', 'git.example.org')
-  const kinds = fc.constantFrom<RepoKind | undefined>(undefined, 'github', 'gitlab', 'bitbucket', 'git')
+  const kinds = fc.constantFrom<GitSourceKind | undefined>(undefined, 'github', 'gitlab', 'bitbucket', 'git')
   const segment = fc.string({ unit: fc.constantFrom('a', 'B', '.', '-', '_', '%', '2', 'e', '/', ':', '@', '\\', ' ', '?', '#') })
 
   it('throws nothing but LecternError', () => {

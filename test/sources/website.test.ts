@@ -26,6 +26,9 @@ function context(previousRevision: string | null = null): SourceContext & { logs
     progress: () => {},
     log: (message) => logs.push(message),
     previousRevision,
+    libraryId: '/test/library',
+    tag: '',
+    workDir: '',
     logs,
   }
 }

@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ANONYMOUS } from '../../src/access.js'
 import { ingestSnippets } from '../../src/index/build.js'
 import { toNewSnippet } from '../../src/jobs/ingest.js'
+import { REBUILD_VECTORS_JOB } from '../../src/jobs/kinds.js'
 import { sweepSets } from '../../src/index/sweep.js'
-import { REBUILD_VECTORS_JOB } from '../../src/jobs/vector-rebuild.js'
 import type { ParsedSnippet } from '../../src/parse/types.js'
 import { vectorIndexPath } from '../../src/paths.js'
 import { openRuntime, recoverDataDir, type Runtime } from '../../src/runtime.js'
@@ -40,7 +40,7 @@ let runtime: Runtime
 let dir: string
 
 async function addLibrary(id: string, docs: ParsedSnippet[]) {
-  const { library, version } = runtime.store.libraries.create({ id, title: id.split('/')[2], sourceType: 'github', sourceUrl: 'x' })
+  const { library, version } = runtime.store.libraries.create({ id, title: id.split('/')[2], sourceKind: 'github', sourceUrl: 'x' })
   const snippets = docs.map((d) => toNewSnippet(d, `docs/guide.md#${d.anchor}`))
   const result = await ingestSnippets({ store: runtime.store, embedder: runtime.embedders.current() }, { versionPk: version.pk, commitSha: 'abc' }, snippets)
   return { library, version, result }
@@ -114,7 +114,7 @@ describe('ingest and retrieval', () => {
   })
 
   it('refuses an empty library with no_code_found', async () => {
-    const { version } = runtime.store.libraries.create({ id: '/acme/empty', title: 'e', sourceType: 'github', sourceUrl: 'x' })
+    const { version } = runtime.store.libraries.create({ id: '/acme/empty', title: 'e', sourceKind: 'github', sourceUrl: 'x' })
     await expect(
       ingestSnippets({ store: runtime.store, embedder: runtime.embedders.current() }, { versionPk: version.pk, commitSha: null }, []),
     ).rejects.toMatchObject({ code: 'no_code_found', status: 422 })

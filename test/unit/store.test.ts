@@ -88,15 +88,15 @@ describe('secret box', () => {
 describe('libraries', () => {
   it('renames with a redirect chain and lets a new library take a redirected ID back', async () => {
     const store = await freshStore()
-    store.libraries.create({ id: '/a/one', title: 'one', sourceType: 'github', sourceUrl: 'x' })
+    store.libraries.create({ id: '/a/one', title: 'one', sourceKind: 'github', sourceUrl: 'x' })
     store.libraries.rename('/a/one', '/a/two')
     store.libraries.rename('/a/two', '/a/three')
     expect(store.libraries.redirectOf('/a/one')).toBe('/a/three')
     expect(store.libraries.redirectOf('/a/two')).toBe('/a/three')
     expect(() => store.libraries.rename('/a/three', '/a/three')).toThrowError(expect.objectContaining({ code: 'validation_error' }))
-    store.libraries.create({ id: '/a/one', title: 'new one', sourceType: 'github', sourceUrl: 'y' })
+    store.libraries.create({ id: '/a/one', title: 'new one', sourceKind: 'github', sourceUrl: 'y' })
     expect(store.libraries.redirectOf('/a/one')).toBeUndefined()
-    expect(() => store.libraries.create({ id: '/a/one', title: 'dup', sourceType: 'github', sourceUrl: 'z' })).toThrowError(
+    expect(() => store.libraries.create({ id: '/a/one', title: 'dup', sourceKind: 'github', sourceUrl: 'z' })).toThrowError(
       expect.objectContaining({ code: 'library_exists' }),
     )
   })

@@ -21,13 +21,13 @@ export default async function addOpenApi(app: FastifyInstance): Promise<void> {
   app.post<{ Body: AddOpenApiBodyType }>('/v2/add/openapi', { schema: { body: AddOpenApiBody }, config: { access: 'apiKey' } }, async (request) => {
     const submitted = submitOpenApiUrl(app.runtime.store, { url: request.body.openApiUrl })
     app.runtime.worker.wake()
-    return { libraryName: submitted.libraryName, message: submitted.message }
+    return { libraryName: submitted.libraryId, message: submitted.message }
   })
 
   app.post('/v2/add/openapi-upload', { config: { access: 'apiKey', uploadLimits: LIMITS } }, async (request) => {
     const submitted = await submitOpenApiUpload(app.runtime.store, await readUpload(request))
     app.runtime.worker.wake()
-    return { libraryName: submitted.libraryName, message: submitted.message }
+    return { libraryName: submitted.libraryId, message: submitted.message }
   })
 }
 

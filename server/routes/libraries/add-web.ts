@@ -13,12 +13,12 @@ export default async function addWeb(app: FastifyInstance): Promise<void> {
   app.post<{ Body: AddLlmsTxtBodyType }>('/v2/add/llmstxt', { schema: { body: AddLlmsTxtBody }, config: { access: 'apiKey' } }, async (request) => {
     const submitted = submitSource(app.runtime.store, llmstxtSubmission(request.body.llmstxtUrl))
     app.runtime.worker.wake()
-    return { libraryName: submitted.libraryName, message: submitted.message }
+    return { libraryName: submitted.libraryId, message: submitted.message }
   })
 
   app.post<{ Body: AddWebsiteBodyType }>('/v2/add/website', { schema: { body: AddWebsiteBody }, config: { access: 'apiKey' } }, async (request) => {
     const submitted = submitSource(app.runtime.store, websiteSubmission(request.body.websiteUrl, request.body.websiteBaseUrl, request.body.render))
     app.runtime.worker.wake()
-    return { libraryName: submitted.libraryName, message: submitted.message }
+    return { libraryName: submitted.libraryId, message: submitted.message }
   })
 }

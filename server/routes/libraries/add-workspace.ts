@@ -25,7 +25,7 @@ export default async function addWorkspace(app: FastifyInstance): Promise<void> 
     const submission = confluenceSubmission(store, { connection: connection.name, spaceKey: body.spaceKey, pageIds: body.pageIds, title: body.title || body.spaceName, description: body.description })
     const submitted = submitSource(store, submission)
     app.runtime.worker.wake()
-    return { libraryName: submitted.libraryName, message: submitted.message }
+    return { libraryName: submitted.libraryId, message: submitted.message }
   })
 
   app.post<{ Body: AddNotionBodyType }>('/v2/add/notion', { schema: { body: AddNotionBody }, config: { access: 'apiKey' } }, async (request) => {
@@ -38,6 +38,6 @@ export default async function addWorkspace(app: FastifyInstance): Promise<void> 
     const submission = notionSubmission(store, { connection: connection.name, pageIds: body.pageIds, title: body.title, description: body.description })
     const submitted = submitSource(store, submission)
     app.runtime.worker.wake()
-    return { libraryName: submitted.libraryName, message: submitted.message }
+    return { libraryName: submitted.libraryId, message: submitted.message }
   })
 }

@@ -1,16 +1,16 @@
 import type { FastifyInstance } from 'fastify'
 import { submitRepository } from '../../../src/jobs/submit.js'
-import type { RepoKind } from '../../../src/sources/repo-url.js'
+import type { GitSourceKind } from '../../../src/sources/repo-url.js'
 import { AddRepoBody, AddRepoParams, type AddRepoBodyType } from '../../schemas/libraries.js'
 
 export default async function add(app: FastifyInstance): Promise<void> {
-  app.post<{ Params: { host: RepoKind }; Body: AddRepoBodyType }>(
-    '/v2/add/repo/:host',
+  app.post<{ Params: { sourceKind: GitSourceKind }; Body: AddRepoBodyType }>(
+    '/v2/add/repo/:sourceKind',
     { schema: { params: AddRepoParams, body: AddRepoBody }, config: { access: 'apiKey' } },
     async (request) => {
-      const submitted = await submitRepository(app.runtime.store, { kind: request.params.host, ...request.body }, app.runtime.guard)
+      const submitted = await submitRepository(app.runtime.store, { sourceKind: request.params.sourceKind, ...request.body }, app.runtime.guard)
       app.runtime.worker.wake()
-      return { libraryName: submitted.libraryName, message: submitted.message }
+      return { libraryName: submitted.libraryId, message: submitted.message }
     },
   )
 }

@@ -18,7 +18,8 @@ export default async function refresh(app: FastifyInstance): Promise<void> {
     '/v1/refresh',
     { schema: { body: RefreshBody }, config: { access: 'apiKey' } },
     async (request) => {
-      const queued = await refreshLibrary(app.runtime.store, request.body, callerOf(request), app.runtime.guard)
+      const { libraryName, ...options } = request.body
+      const queued = await refreshLibrary(app.runtime.store, { libraryId: libraryName, ...options }, callerOf(request), app.runtime.guard)
       app.runtime.worker.wake()
       return { message: queued.message, libraryName: queued.libraryId, jobId: queued.job.pk }
     },

@@ -1,0 +1,111 @@
+/**
+ * The git source reader: clone the repository (shallow, real git; behind the address guard in
+ * cloud mode, which every git command checks again since DNS may answer differently than at
+ * submission), read context7.json, find the docs and, with `generateDocs`, document the source
+ * code. A version that is a tag must exist at the remote (`tag_not_found` otherwise), and a
+ * refresh whose remote commit is the one already indexed stops before cloning.
+ *
+ * The clone is the job's work directory, removed by the worker however the job ends; the token
+ * reaches git through the environment and is never written to disk.
+ */
+import fs from 'node:fs/promises'
+import { z } from 'zod'
+import { LecternError } from '../errors.js'
+import { generateSourceSnippets, type GeneratedSnippet } from '../parse/source-code/index.js'
+import type { SourceDocument } from '../parse/types.js'
+import { discoverDocs, readRepoConfig, type DiscoveredFile, type RepoConfig } from './discover.js'
+import { discoverSourceFiles } from './discover-source.js'
+import { cloneRepo, lsRemoteHead } from './git.js'
+import { requireRemoteTag } from './git-tags.js'
+import { gitToken } from './git-token.js'
+import { GIT_SOURCE_KINDS, parseRepoUrl } from './repo-url.js'
+import { siteContext } from './site-layout.js'
+import type { FetchedSource, SourceReader, SourceSpec } from './types.js'
+
+export const gitSpec = z.object({
+  type: z.literal('git'),
+  /** The clone URL (never with credentials). */
+  url: z.string(),
+  sourceKind: z.enum(GIT_SOURCE_KINDS),
+  /** Branch or tag to clone; the remote default branch when absent. */
+  ref: z.string().optional(),
+  skipVersionFiltering: z.boolean().default(false),
+  generateDocs: z.boolean().default(false),
+})
+
+export type GitSpec = z.input<typeof gitSpec>
+
+const DESCRIPTION_CHARS = 300
+
+export const readGitRepository: SourceReader<SourceSpec> = async (raw, ctx): Promise<FetchedSource> => {
+  const spec = gitSpec.parse(raw)
+  const repo = parseRepoUrl(spec.url, spec.sourceKind, { httpOnly: ctx.guard !== undefined })
+  const token = gitToken(ctx.store, ctx.submittedToken, repo.host)
+  const remote = { signal: ctx.signal, guard: ctx.guard }
+  if (ctx.tag !== '') {
+    // A version is a tag: one the remote lacks fails as tag_not_found, naming the tags there are.
+    ctx.progress(`checking that tag ${ctx.tag} exists`)
+    await requireRemoteTag({ cloneUrl: repo.cloneUrl, tag: ctx.tag, token, libraryId: ctx.libraryId, ...remote })
+  }
+  if (ctx.previousRevision !== null) {
+    ctx.progress(`checking ${repo.cloneUrl} for new commits`)
+    const head = await lsRemoteHead(repo.cloneUrl, spec.ref, token, undefined, remote)
+    if (head === ctx.previousRevision) return { documents: [], locate: (file) => file, revision: head, unchanged: true }
+  }
+  await fs.mkdir(ctx.store.paths.repos, { recursive: true })
+  ctx.progress(`cloning ${repo.cloneUrl}`)
+  const clone = await cloneRepo({ cloneUrl: repo.cloneUrl, destDir: ctx.workDir, ref: spec.ref, token, ...remote })
+  const config = { ...(await readRepoConfig(ctx.workDir, ctx.log)), skipVersionFiltering: spec.skipVersionFiltering }
+  ctx.progress('finding documentation files')
+  const documents = await readDocuments(await findDocs(ctx.workDir, config, ctx.log, spec.generateDocs))
+  let generated: GeneratedSnippet[] | undefined
+  if (spec.generateDocs) {
+    ctx.progress('generating documentation from the source code')
+    generated = await generateSourceSnippets(await readDocuments(await discoverSourceFiles(ctx.workDir, config, ctx.log)), ctx.log)
+    if (documents.length === 0 && generated.length === 0) {
+      throw new LecternError('no_code_found', 'No documentation files and no documentable source code found.')
+    }
+  }
+  return {
+    documents,
+    parseContext: siteContext(ctx.workDir, ctx.log),
+    generated,
+    locate: (file, anchor) => repo.webFileUrl(clone.commit, file, anchor || undefined) ?? `${file}${anchor ? `#${anchor}` : ''}`,
+    title: config.projectTitle,
+    description: config.description ?? describe(documents),
+    branch: clone.branch,
+    rules: config.rules,
+    declaredVersions: config.previousVersions,
+    revision: clone.commit,
+  }
+}
+
+async function readDocuments(files: Array<{ path: string; absPath: string }>): Promise<SourceDocument[]> {
+  return Promise.all(files.map(async (f) => ({ path: f.path, text: await fs.readFile(f.absPath, 'utf8') })))
+}
+
+/**
+ * The documentation files; with `generateDocs` a repository may have none, since the source code
+ * is documented instead.
+ */
+async function findDocs(repoDir: string, config: RepoConfig, log: (msg: string) => void, generateDocs: boolean): Promise<DiscoveredFile[]> {
+  try {
+    return await discoverDocs(repoDir, config, log)
+  } catch (err) {
+    if (generateDocs && err instanceof LecternError && err.code === 'no_code_found') return []
+    throw err
+  }
+}
+
+/** A one-line description from the README's first prose, when context7.json gives none. */
+function describe(documents: SourceDocument[]): string | undefined {
+  const readme = documents.find((d) => /^readme\.(md|mdx|markdown|rst|txt)$/i.test(d.path))
+  if (!readme) return undefined
+  const paragraph = readme.text
+    .split(/\n\s*\n/)
+    .map((p) => p.trim())
+    .find((p) => p.length > 30 && !/^(#|!\[|\[!\[|<|```|=|-{3,}|\.\.)/.test(p))
+  if (!paragraph) return undefined
+  const flat = paragraph.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/[*_`]/g, '').replace(/\s+/g, ' ')
+  return flat.length > DESCRIPTION_CHARS ? `${flat.slice(0, DESCRIPTION_CHARS - 3).trimEnd()}...` : flat
+}

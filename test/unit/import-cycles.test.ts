@@ -1,0 +1,66 @@
+/**
+ * No module imports itself through others: the whole program (src, server, cli, commands,
+ * migrations, scripts, bench) is an acyclic graph, read from the TypeScript sources by madge.
+ * Type-only and dynamic imports count too: a cycle of types is a tangle of concepts all the same.
+ * Nor does any layer import one above it (docs/architecture.md, "What may import what").
+ * madge is first shown to see through our ESM imports (`./x.js` naming `x.ts`) and to report a
+ * cycle, so an empty list means none, not that nothing was resolved.
+ */
+import { readdirSync } from 'node:fs'
+import { mkdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import madge from 'madge'
+import { describe, expect, it } from 'vitest'
+import { PROJECT_ROOT } from '../helpers/cli.js'
+import { tmpDir } from '../helpers/tmp.js'
+
+/** bench/.work/ holds what the benchmark builds (fetched docs repositories among them): not ours. */
+const PROGRAM = ['src', 'server', 'cli', 'commands', 'migrations', 'scripts', ...readdirSync(path.join(PROJECT_ROOT, 'bench')).filter((name) => !name.startsWith('.')).map((name) => `bench/${name}`)]
+
+async function graphOf(baseDir: string, dirs: string[]) {
+  return madge(dirs.map((dir) => path.join(baseDir, dir)), { baseDir, fileExtensions: ['ts'], tsConfig: path.join(PROJECT_ROOT, 'tsconfig.json') })
+}
+
+let program: ReturnType<typeof graphOf> | undefined
+/** The program's graph, read once for the tests that need it (a few seconds). */
+const programGraph = () => (program ??= graphOf(PROJECT_ROOT, PROGRAM))
+
+describe('import cycles', () => {
+  it('are found in a program that has one, through .js-suffixed imports of .ts files', async () => {
+    const dir = await tmpDir('lectern-cycle-')
+    await mkdir(path.join(dir, 'src'))
+    await writeFile(path.join(dir, 'src/a.ts'), "import { b } from './b.js'\nexport const a = () => b\n")
+    await writeFile(path.join(dir, 'src/b.ts'), "import type { Store } from './c.js'\nexport const b = (s?: Store) => s\n")
+    await writeFile(path.join(dir, 'src/c.ts'), "export type Store = { load(): Promise<typeof import('./a.js')> }\n")
+    const graph = await graphOf(dir, ['src'])
+    expect(graph.obj()).toMatchObject({ 'src/a.ts': ['src/b.ts'], 'src/b.ts': ['src/c.ts'] })
+    expect(graph.circular()).toEqual([['src/a.ts', 'src/b.ts', 'src/c.ts']])
+  })
+
+  it('are absent from the program', async () => {
+    const graph = await programGraph()
+    // Every import of a project file resolved (a package madge cannot place is not ours to check).
+    expect(graph.warnings().skipped.filter((name: string) => name.startsWith('.'))).toEqual([])
+    expect(graph.obj()['src/store/index.ts']).toContain('src/store/db.ts')
+    expect(graph.circular()).toEqual([])
+  })
+
+  it('never go up a layer: the core imports no server or CLI code, migrations nothing of the program', async () => {
+    const graph = await programGraph()
+    const upward = Object.entries(graph.obj() as Record<string, string[]>).flatMap(([from, imports]) =>
+      imports.filter((to) => !allowed(from, to)).map((to) => `${from} -> ${to}`),
+    )
+    expect(upward).toEqual([])
+  })
+})
+
+/** Whether a module of one layer may import a module of another. */
+function allowed(from: string, to: string): boolean {
+  const layer = (file: string) => file.split('/')[0]
+  if (layer(from) === 'migrations') return layer(to) === 'migrations'
+  if (layer(from) === 'src') return ['src', 'migrations'].includes(layer(to))
+  if (layer(from) === 'server') return ['src', 'server'].includes(layer(to))
+  if (layer(from) === 'cli') return ['src', 'cli'].includes(layer(to))
+  if (layer(from) === 'commands') return ['src', 'cli', 'commands'].includes(layer(to)) || (from === 'commands/serve.ts' && to === 'server/serve.ts')
+  return true
+}
