@@ -28,7 +28,7 @@ const KEYED_LIMIT = 12
 
 type Line = Record<string, unknown> & { msg: string; level: number }
 
-/** Every JSON line the server writes to stdout, as it arrives. */
+/** Every JSON line the server writes to stdout from now on, as it arrives. */
 function collectLog(server: ServerProcess): Line[] {
   const lines: Line[] = []
   let partial = ''
@@ -41,6 +41,12 @@ function collectLog(server: ServerProcess): Line[] {
   return lines
 }
 
+interface Sent {
+  method?: string
+  headers?: Record<string, string>
+  body?: string
+}
+
 interface Answer {
   status: number
   headers: Record<string, string | string[] | undefined>
@@ -48,7 +54,7 @@ interface Answer {
 }
 
 /** One request on a connection of its own (no keep-alive agent). */
-function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+function send(url: string, options: Sent = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: options.method ?? 'GET', headers: options.headers, agent: false }, (res) => {
       let body = ''
@@ -76,22 +82,23 @@ class Served {
   }
 
   /** `count` requests one after another, each on a new connection, with the worker that answered each. */
-  async batch(count: number, path: string, headers: Record<string, string> = {}): Promise<Array<Answer & { worker: number }>> {
-    const answers: Array<Answer & { worker: number }> = []
-    for (let i = 0; i < count; i++) {
-      const answer = await send(`${this.server.url}${path}`, { headers })
-      answers.push({ ...answer, worker: await this.workerOf(answer) })
-    }
-    return answers
+  async batch(count: number, path: string, sent: Sent = {}): Promise<Array<Answer & { worker: number }>> {
+    const answers: Answer[] = []
+    for (let i = 0; i < count; i++) answers.push(await send(`${this.server.url}${path}`, sent))
+    return Promise.all(answers.map(async (answer) => ({ ...answer, worker: await this.workerOf(answer) })))
   }
 
-  /** Batches until every answer has `status`; fails unless that happened within `withinMs` of `since`. */
-  async allAnswerWithin(status: number, path: string, headers: Record<string, string>, since: number, withinMs: number): Promise<Array<Answer & { worker: number }>> {
-    const answers = await pollUntil(`every worker to answer ${status}`, async () => {
-      const batch = await this.batch(4, path, headers)
-      return batch.every((a) => a.status === status) ? batch : undefined
+  /**
+   * Batches until every answer passes `test`; fails unless the batch that passed was sent
+   * within `withinMs` of `since` (its own duration and the log lookups do not count).
+   */
+  async allWithin(test: (answer: Answer) => boolean, path: string, sent: Sent, since: number, withinMs: number): Promise<Array<Answer & { worker: number }>> {
+    const { answers, sentAt } = await pollUntil(`every worker to answer as expected on ${path}`, async () => {
+      const sentAt = Date.now()
+      const answers = await this.batch(4, path, sent)
+      return answers.every(test) ? { answers, sentAt } : undefined
     }, 10_000)
-    expect(Date.now() - since).toBeLessThan(withinMs)
+    expect(sentAt - since).toBeLessThan(withinMs)
     return answers
   }
 
@@ -110,12 +117,12 @@ class Served {
   }
 }
 
+const hasStatus = (status: number) => (answer: Answer) => answer.status === status
 const workersOf = (answers: Array<{ worker: number }>) => [...new Set(answers.map((a) => a.worker))].sort()
 
 async function startWorkers(dataDir: string, env: Record<string, string>, args: string[] = []): Promise<Served> {
   const server = await startServer(dataDir, env, defer, { logLevel: 'info', args: ['--workers', '2', ...args] })
-  const served = new Served(server, collectLog(server))
-  return served
+  return new Served(server, collectLog(server))
 }
 
 function inspect<T>(dataDir: string, read: (db: Database.Database) => T): T {
@@ -197,6 +204,11 @@ describe('lectern serve --workers 2', () => {
       body: JSON.stringify({ provider: 'openai', host: embeddingsHost, model: 'm' }),
     })
     expect(put.status, put.body).toBe(200)
+    // Signed out on one worker, the session is refused by every worker.
+    expect((await send(`${served.server.url}/api/auth/logout`, { method: 'POST', headers: { cookie } })).status).toBeLessThan(300)
+    const signedOut = await served.batch(4, '/api/backup/status', { headers: { cookie } })
+    expect(signedOut.map((a) => a.status)).toEqual([401, 401, 401, 401])
+    expect(workersOf(signedOut)).toEqual([1, 2])
     await pollUntil('the re-embedding', () => (inspect(dataDir, (db) => db.prepare(`SELECT state FROM jobs WHERE kind = 'reembed'`).pluck().get()) === 'succeeded' ? true : undefined), 60_000)
 
     const before = embeddingRequests
@@ -211,20 +223,38 @@ describe('lectern serve --workers 2', () => {
   it('refuses a key revoked with the CLI on every worker within a second', async () => {
     const created = await runCli(['keys', 'create', '--name', 'doomed', '--json', '--data-dir', dataDir])
     const { id, key } = JSON.parse(created.stdout) as { id: number; key: string }
-    const bearer = { authorization: `Bearer ${key}` }
+    const bearer = { headers: { authorization: `Bearer ${key}` } }
     const before = await served.batch(4, '/api/v2/libs/search?libraryName=thing', bearer)
     expect(before.map((a) => a.status)).toEqual([200, 200, 200, 200])
     expect(workersOf(before)).toEqual([1, 2])
 
     expect((await runCli(['keys', 'revoke', String(id), '--data-dir', dataDir])).exitCode).toBe(0)
-    const after = await served.allAnswerWithin(401, '/api/v2/libs/search?libraryName=thing', bearer, Date.now(), 1000)
+    const after = await served.allWithin(hasStatus(401), '/api/v2/libs/search?libraryName=thing', bearer, Date.now(), 1000)
     expect(workersOf(after)).toEqual([1, 2])
     expect(JSON.parse(after[0].body)).toMatchObject({ error: 'invalid_api_key' })
   })
 
+  it('applies a setting changed with the CLI on every worker within a second', async () => {
+    const enabled = (answer: Answer) => (JSON.parse(answer.body) as { enabled: boolean }).enabled
+    const before = await served.batch(4, '/api/auth/mcp')
+    expect(before.map(enabled)).toEqual([false, false, false, false])
+    expect(workersOf(before)).toEqual([1, 2])
+    expect((await runCli(['config', 'set', 'mcp.requireKey', 'true', '--data-dir', dataDir])).exitCode).toBe(0)
+    expect(workersOf(await served.allWithin(enabled, '/api/auth/mcp', {}, Date.now(), 1000))).toEqual([1, 2])
+    const toolsList = {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    }
+    const refused = await served.batch(4, '/mcp', toolsList)
+    expect(refused.map((a) => a.status)).toEqual([401, 401, 401, 401])
+    expect(workersOf(refused)).toEqual([1, 2])
+    expect((await runCli(['config', 'set', 'mcp.requireKey', 'false', '--data-dir', dataDir])).exitCode).toBe(0)
+  })
+
   it('holds the keyed rate limit across the workers: N processes never grant N times the limit', async () => {
     const { stdout } = await runCli(['keys', 'create', '--name', 'limited', '--json', '--data-dir', dataDir])
-    const bearer = { authorization: `Bearer ${(JSON.parse(stdout) as { key: string }).key}` }
+    const bearer = { headers: { authorization: `Bearer ${(JSON.parse(stdout) as { key: string }).key}` } }
     const answers = await served.batch(2 * KEYED_LIMIT, '/api/v2/libs/search?libraryName=thing', bearer)
     const allowed = answers.filter((a) => a.status !== 429)
     expect(allowed).toHaveLength(KEYED_LIMIT)
@@ -236,12 +266,19 @@ describe('lectern serve --workers 2', () => {
     expect(JSON.parse(refused[0].body)).toMatchObject({ error: 'rate_limit_exceeded' })
   })
 
-  it('answers 404 for a library removed with the CLI on every worker within a second', async () => {
+  it('redirects a library renamed, and answers 404 for one removed, with the CLI on every worker within a second', async () => {
     const path = '/api/v2/context?libraryId=/acme/thing&query=install'
     const before = await served.batch(4, path)
     expect(before.map((a) => a.status)).toEqual([200, 200, 200, 200])
-    expect((await runCli(['libraries', 'remove', '/acme/thing', '--yes', '--data-dir', dataDir])).exitCode).toBe(0)
-    const after = await served.allAnswerWithin(404, path, {}, Date.now(), 1000)
+    expect((await runCli(['libraries', 'rename', '/acme/thing', '/acme/thing-core', '--data-dir', dataDir])).exitCode).toBe(0)
+    const moved = await served.allWithin(hasStatus(301), path, {}, Date.now(), 1000)
+    expect(workersOf(moved)).toEqual([1, 2])
+    expect(JSON.parse(moved[0].body)).toMatchObject({ redirectUrl: expect.stringContaining('/acme/thing-core') })
+
+    const renamedPath = '/api/v2/context?libraryId=/acme/thing-core&query=install'
+    expect((await served.batch(4, renamedPath)).map((a) => a.status)).toEqual([200, 200, 200, 200])
+    expect((await runCli(['libraries', 'remove', '/acme/thing-core', '--yes', '--data-dir', dataDir])).exitCode).toBe(0)
+    const after = await served.allWithin(hasStatus(404), renamedPath, {}, Date.now(), 1000)
     expect(workersOf(after)).toEqual([1, 2])
     expect(JSON.parse(after[0].body)).toMatchObject({ error: 'library_not_found' })
   })
