@@ -17,7 +17,7 @@ import { z } from 'zod'
 import { LecternError } from './errors.js'
 
 /** More processes than this is a typo, not a host: each one holds its own caches and connection. */
-export const MAX_WORKERS = 256
+const MAX_WORKERS = 256
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const
 export const MODES = ['onprem', 'cloud'] as const

@@ -6,12 +6,19 @@ import type { LecternConfig } from '../../src/config.js'
 import type { ErrorCode } from '../../src/errors.js'
 import type { RateLimitDecision } from '../../src/rate-limit.js'
 
+/** One request of `caller` to count against its limit (keyed or anonymous). */
+export interface RateLimitQuestion {
+  id: number
+  caller: string
+  keyed: boolean
+}
+
 /** From the primary to a worker. */
 export type ToWorker =
   /** The worker's number (1..N), whether it runs the jobs and the other once-only work, and the settings the primary resolved. */
   | { type: 'start'; worker: number; runsJobs: boolean; config: LecternConfig }
-  /** The answer to the worker's `rate-limit` question of the same id. */
-  | { type: 'rate-limit'; id: number; decision: RateLimitDecision }
+  /** The answers to a `rate-limit` message's questions, by id. */
+  | { type: 'rate-limit'; answers: Array<{ id: number; decision: RateLimitDecision }> }
   /** Another process replaced or removed this set's files: drop what is cached about it. */
   | { type: 'forget-set'; setPk: number }
   /** Whether the job worker (in the worker that runs jobs) is running: readiness follows it. */
@@ -29,8 +36,8 @@ export type FromWorker =
   | { type: 'listening'; port: number }
   /** Building or listening failed; the worker exits 1 after sending this. */
   | { type: 'start-failed'; code: ErrorCode; message: string }
-  /** Count one request of `caller` against its limit (keyed or anonymous). */
-  | { type: 'rate-limit'; id: number; caller: string; keyed: boolean }
+  /** Count one request of each question's caller against its limit, in order. */
+  | { type: 'rate-limit'; questions: RateLimitQuestion[] }
   | { type: 'forget-set'; setPk: number }
   | { type: 'jobs-running'; running: boolean }
   | { type: 'wake-jobs' }

@@ -157,7 +157,7 @@ export class ClusterPrimary {
         slot.startFailure = { code: message.code, message: message.message }
         return
       case 'rate-limit':
-        this.send(child, { type: 'rate-limit', id: message.id, decision: this.limiter.take(message.caller, message.keyed) })
+        this.send(child, { type: 'rate-limit', answers: message.questions.map(({ id, caller, keyed }) => ({ id, decision: this.limiter.take(caller, keyed) })) })
         return
       case 'forget-set':
         for (const other of this.others(slot)) this.send(other.process, message)

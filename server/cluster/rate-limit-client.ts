@@ -3,12 +3,13 @@
  * holds the only counters (src/rate-limit.ts), so the limits hold whichever worker a request
  * reaches. Splitting a limit between the workers instead (each enforcing limit/N) would refuse
  * too early: cluster hands out connections, not requests, round-robin, and a client on one
- * keep-alive connection stays on one worker. The question costs one IPC round trip (tens of
- * microseconds) per counted request; callers whose limit is 0 (unlimited) are answered here.
+ * keep-alive connection stays on one worker. The questions of one event-loop turn go in one
+ * message, answered in one (an IPC round trip costs tens of microseconds of CPU on each side,
+ * more than the counting); callers whose limit is 0 (unlimited) are answered here.
  */
 import type { RateLimitSettings } from '../../src/config.js'
 import { RateLimiter, type RateLimitCounter, type RateLimitDecision } from '../../src/rate-limit.js'
-import type { FromWorker } from './messages.js'
+import type { FromWorker, RateLimitQuestion } from './messages.js'
 
 interface Pending {
   resolve(decision: RateLimitDecision): void
@@ -20,6 +21,8 @@ export class RateLimitClient implements RateLimitCounter {
   private readonly unlimited: RateLimiter
   private readonly pending = new Map<number, Pending>()
   private nextId = 0
+  /** Asked during this event-loop turn, sent together at its end. */
+  private unsent: RateLimitQuestion[] = []
 
   constructor(
     private readonly settings: RateLimitSettings,
@@ -31,16 +34,23 @@ export class RateLimitClient implements RateLimitCounter {
   take(caller: string, keyed: boolean): RateLimitDecision | Promise<RateLimitDecision> {
     if ((keyed ? this.settings.keyed : this.settings.anonymous) <= 0) return this.unlimited.take(caller, keyed)
     const id = this.nextId++
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject })
-      this.send({ type: 'rate-limit', id, caller, keyed })
-    })
+    if (this.unsent.length === 0) setImmediate(() => this.flush())
+    this.unsent.push({ id, caller, keyed })
+    return new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }))
   }
 
-  /** The primary's answer to question `id`. */
-  answer(id: number, decision: RateLimitDecision): void {
-    this.pending.get(id)?.resolve(decision)
-    this.pending.delete(id)
+  private flush(): void {
+    const questions = this.unsent
+    this.unsent = []
+    this.send({ type: 'rate-limit', questions })
+  }
+
+  /** The primary's answers, by question id. */
+  answer(answers: Array<{ id: number; decision: RateLimitDecision }>): void {
+    for (const { id, decision } of answers) {
+      this.pending.get(id)?.resolve(decision)
+      this.pending.delete(id)
+    }
   }
 
   /** The primary is gone: no question will be answered (the worker is exiting). */

@@ -44,7 +44,7 @@ class WorkerProcess {
         this.started ??= this.start(message)
         return
       case 'rate-limit':
-        this.rateLimits?.answer(message.id, message.decision)
+        this.rateLimits?.answer(message.answers)
         return
       case 'forget-set':
         this.app?.runtime.retriever.forgetSet(message.setPk)

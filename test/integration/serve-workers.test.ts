@@ -264,6 +264,12 @@ describe('lectern serve --workers 2', () => {
     const refused = answers.filter((a) => a.status === 429)
     expect(workersOf(refused)).toEqual([1, 2])
     expect(JSON.parse(refused[0].body)).toMatchObject({ error: 'rate_limit_exceeded' })
+
+    // All at once (each worker then asks for several requests in one message): the same count.
+    const another = await runCli(['keys', 'create', '--name', 'burst', '--json', '--data-dir', dataDir])
+    const burst = { authorization: `Bearer ${(JSON.parse(another.stdout) as { key: string }).key}` }
+    const statuses = await Promise.all(Array.from({ length: 2 * KEYED_LIMIT }, () => send(`${served.server.url}/api/v2/libs/search?libraryName=thing`, { headers: burst })))
+    expect(statuses.filter((a) => a.status !== 429)).toHaveLength(KEYED_LIMIT)
   })
 
   it('redirects a library renamed, and answers 404 for one removed, with the CLI on every worker within a second', async () => {
