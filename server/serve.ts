@@ -18,7 +18,7 @@
  * (cluster/primary.ts): it keeps the lock and the restore loop below, and each lifetime runs the
  * workers instead of an app. With one worker everything happens in this process, as above.
  */
-import pino from 'pino'
+import pino, { type Logger } from 'pino'
 import { applyStagedRestore } from '../src/backup/restore.js'
 import type { ResolvedConfig } from '../src/config.js'
 import { makeDirectory } from '../src/make-dir.js'
@@ -30,7 +30,6 @@ import { buildApp } from './app.js'
 import { ClusterPrimary } from './cluster/primary.js'
 import { listenOn } from './listen.js'
 import { createLogDestination, loggerOptions, type LogDestination } from './logger.js'
-import type { Logger } from 'pino'
 
 /**
  * The exit code after a dashboard restore was staged under `--no-supervise`: the restore is
