@@ -102,7 +102,8 @@ export class ClusterPrimary {
         throw err
       }
       if (!this.ending) {
-        this.log.info({ url: this.url(), workers: this.slots.length }, 'Lectern is listening (ready once the job worker thread has started)')
+        const url = `http://${this.config.server.host}:${this.port}`
+        this.log.info({ url, workers: this.slots.length }, 'Lectern is listening (ready once the job worker thread has started)')
       }
       const reason = await this.ended
       await this.stopAll()
@@ -111,10 +112,6 @@ export class ClusterPrimary {
       process.off('SIGTERM', onSignal)
       process.off('SIGINT', onSignal)
     }
-  }
-
-  private url(): string {
-    return `http://${this.config.server.host}:${this.port}`
   }
 
   private fork(slot: Slot): void {
