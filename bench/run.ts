@@ -5,8 +5,10 @@
  * during an ingest and during backups. Prints progress as it goes and a
  * summary table at the end, also written to bench/.work/perf-results.md.
  *
- *   --quick    10k store only, short load runs, smaller profile
- *   --skip-1m  everything except the 1M-snippet store
+ *   --quick        10k store only, short load runs, smaller profile
+ *   --skip-1m      everything except the 1M-snippet store
+ *   --processes N  Lectern and the baseline each serve /v2/context from N processes on one
+ *                  port (node:cluster, as `lectern serve --workers N`); default 1
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -33,6 +35,8 @@ interface Plan {
   with1m: boolean
   /** Length of each probe scenario's measured window. */
   probeSeconds: number
+  /** Processes serving each side of the /v2/context comparison. */
+  processes: number
 }
 
 const SEED = 20_240_601
@@ -49,12 +53,16 @@ const TARGETS = { ingestPerSec: 3000, p99Ms: 10, ratio: 1 / 3, mcpOverheadMs: 2 
 const log = (line: string) => console.log(line)
 
 function planOf(args: string[]): Plan {
-  const unknown = args.filter((a) => a !== '--quick' && a !== '--skip-1m')
-  if (unknown.length > 0) throw new Error(`unknown flag(s): ${unknown.join(' ')} (use --quick, --skip-1m)`)
-  const quick = args.includes('--quick')
+  const at = args.indexOf('--processes')
+  const processes = at === -1 ? 1 : Number(args[at + 1])
+  if (!Number.isInteger(processes) || processes < 1) throw new Error(`--processes takes a whole number of 1 or more, not ${args[at + 1]}`)
+  const rest = at === -1 ? args : args.filter((_, i) => i !== at && i !== at + 1)
+  const unknown = rest.filter((a) => a !== '--quick' && a !== '--skip-1m')
+  if (unknown.length > 0) throw new Error(`unknown flag(s): ${unknown.join(' ')} (use --quick, --skip-1m, --processes N)`)
+  const quick = rest.includes('--quick')
   return quick
-    ? { loadSeconds: 4, warmupSeconds: 1, profileRequests: 1000, with1m: false, probeSeconds: 5 }
-    : { loadSeconds: 10, warmupSeconds: 3, profileRequests: 3000, with1m: !args.includes('--skip-1m'), probeSeconds: 10 }
+    ? { loadSeconds: 4, warmupSeconds: 1, profileRequests: 1000, with1m: false, probeSeconds: 5, processes }
+    : { loadSeconds: 10, warmupSeconds: 3, profileRequests: 3000, with1m: !rest.includes('--skip-1m'), probeSeconds: 10, processes }
 }
 
 function ingestRows(r: IngestResult): Row[] {
@@ -93,14 +101,14 @@ async function loadRows(label: string, corpus: Pick<Corpus, 'dataDir' | 'library
 }
 
 async function loadPathRows(label: string, corpus: Pick<Corpus, 'dataDir' | 'libraryIds'>, paths: string[], plan: Plan, p99Target: boolean): Promise<Row[]> {
-  log(`  Lectern (${label}): ${paths.length} distinct questions over ${corpus.libraryIds.length} libraries, ${CONNECTIONS} connections, ${plan.loadSeconds} s`)
-  const { lectern, bodyBytes } = await withServer(await startServer({ kind: 'lectern', dataDir: corpus.dataDir }), async (server) => {
+  log(`  Lectern (${label}): ${paths.length} distinct questions over ${corpus.libraryIds.length} libraries, ${CONNECTIONS} connections, ${plan.loadSeconds} s, ${plan.processes} process(es)`)
+  const { lectern, bodyBytes } = await withServer(await startServer({ kind: 'lectern', dataDir: corpus.dataDir, processes: plan.processes }), async (server) => {
     // One request per library first (serially): maps every vector index and gives the typical answer size.
     const sizes = await fetchBodySizes(server.port, paths.slice(0, Math.max(50, corpus.libraryIds.length)))
     return { bodyBytes: median(sizes), lectern: await measure(server, paths, plan) }
   })
-  log(`  Baseline (bare Fastify route, fixed ${int(bodyBytes)}-byte body)`)
-  const baseline = await withServer(await startServer({ kind: 'baseline', bodyBytes }), (server) => measure(server, paths, plan))
+  log(`  Baseline (bare Fastify route, fixed ${int(bodyBytes)}-byte body, ${plan.processes} process(es))`)
+  const baseline = await withServer(await startServer({ kind: 'baseline', bodyBytes, processes: plan.processes }), (server) => measure(server, paths, plan))
   const ratio = lectern.reqPerSec / baseline.reqPerSec
   const p99Pass = p99Target ? lectern.p99Ms <= TARGETS.p99Ms : undefined
   const faults = lectern.non2xx + lectern.errors

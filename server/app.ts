@@ -5,6 +5,8 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { resolveConfig, type ConfigOverrides, type LecternConfig, type TrustProxy } from '../src/config.js'
+import type { JobRunner } from '../src/jobs/runner.js'
+import type { RateLimitCounter } from '../src/rate-limit.js'
 import { openRuntime, recoverDataDir, type JobRunnerKind, type Runtime } from '../src/runtime.js'
 import { loggerOptions, RequestLogController } from './logger.js'
 import access from './plugins/access.js'
@@ -44,9 +46,16 @@ export interface AppOptions extends ConfigOverrides {
   /**
    * Where the worker runs jobs (default 'in-process'). `serve` uses 'thread' so ingest never holds
    * the serving event loop; a thread runs the compiled dist/, so sources run through a
-   * TypeScript loader (tests) keep the default.
+   * TypeScript loader (tests) keep the default. A JobRunner given here stands for the jobs of
+   * another process (`serve --workers`): it relays wake-ups, and readiness follows it.
    */
-  jobRunner?: JobRunnerKind
+  jobRunner?: JobRunnerKind | JobRunner
+  /** Where requests are counted against the rate limits (default: in this process). */
+  rateLimitCounter?: RateLimitCounter
+  /** Called after this process dropped its cache of a snippet set, for the other processes to drop theirs. */
+  onSetForgotten?: (setPk: number) => void
+  /** The process of `serve --workers` this is (0 the primary, 1..N serving), named on every log line. */
+  worker?: number
   /** Where logs go (default: nowhere, so tests stay quiet); `serve` passes its log destination. */
   logStream?: NodeJS.WritableStream | { write(line: string): void }
   /** Called after a dashboard restore is staged and answered (serve exits so a start applies it). */
@@ -66,7 +75,7 @@ function trustedProxies(trust: TrustProxy): boolean | string[] | ((address: stri
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = resolveConfig(options)
   const app = Fastify({
-    logger: options.logStream ? { ...loggerOptions(config.log.level), stream: options.logStream } : false,
+    logger: options.logStream ? { ...loggerOptions(config.log.level, options.worker), stream: options.logStream } : false,
     logController: new RequestLogController(),
     trustProxy: trustedProxies(config.server.trustProxy),
     requestIdHeader: 'x-request-id',
@@ -78,7 +87,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors,
     routerOptions: { ignoreTrailingSlash: true },
   })
-  const runtime = await openRuntime({ config, log: app.log, jobRunner: options.jobRunner })
+  const runtime = await openRuntime({ config, log: app.log, jobRunner: options.jobRunner, onSetForgotten: options.onSetForgotten })
   app.decorate('runtime', runtime)
   app.decorate('lecternOptions', { ...options, startWorker: options.startWorker ?? true, config })
   app.addHook('onSend', async (request, reply) => {
@@ -90,7 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(jsonBody)
   await app.register(auth, { keys: runtime.store.keys })
   await app.register(session, { users: runtime.store.users })
-  await app.register(rateLimit, { limits: config.rateLimit })
+  await app.register(rateLimit, { limits: config.rateLimit, counter: options.rateLimitCounter })
   await app.register(access)
   await app.register(turns)
   await app.register(

@@ -6,6 +6,7 @@
  * a bounded buffer: when the destination does not keep up (a stuck pipe) or fails (a full disk),
  * lines are dropped and counted instead of blocking the event loop or raising an error.
  */
+import os from 'node:os'
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { DestinationStream, LoggerOptions } from 'pino'
 import pino from 'pino'
@@ -40,7 +41,16 @@ export function createLogDestination(format: LogFormat, fd = 1): LogDestination 
   boom.on('drop', () => dropped++)
   // A failed write (ENOSPC, EPIPE) keeps its lines buffered for the next attempt; maxLength bounds them.
   boom.on('error', () => dropped++)
-  const stream = isPretty(format) ? pretty({ destination: boom, colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) : boom
+  const stream = isPretty(format)
+    ? pretty({
+        destination: boom,
+        colorize: process.stdout.isTTY === true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname,worker',
+        // Serving processes of `serve --workers N` (1..N) say who they are; the primary (0) and a single process do not.
+        messageFormat: '{if worker}[worker {worker}] {end}{msg}',
+      })
+    : boom
   return {
     stream,
     dropped: () => dropped,
@@ -78,6 +88,10 @@ export class RequestLogController extends LogController {
   }
 }
 
-export function loggerOptions(level: LogLevel): LoggerOptions {
-  return { level, redact: REDACT }
+/**
+ * `worker`: the process of `serve --workers N` that logs, 0 for the primary and 1..N for the
+ * serving processes, on every line besides pino's pid and hostname; absent in a single process.
+ */
+export function loggerOptions(level: LogLevel, worker?: number): LoggerOptions {
+  return { level, redact: REDACT, ...(worker === undefined ? {} : { base: { pid: process.pid, hostname: os.hostname(), worker } }) }
 }

@@ -13,16 +13,22 @@
  * with `supervise: false` it exits with RESTORE_FAILED_EXIT_CODE instead, so the service manager
  * sees a failure (systemd's OnFailure=, `systemctl status`), and its restart policy starts it again
  * on the current data (the failed archive was moved aside, so that start does not retry it).
+ *
+ * With `--workers N` (N > 1) this process becomes the primary of N worker processes
+ * (cluster/primary.ts): it keeps the lock and the restore loop below, and each lifetime runs the
+ * workers instead of an app. With one worker everything happens in this process, as above.
  */
-import pino from 'pino'
+import pino, { type Logger } from 'pino'
 import { applyStagedRestore } from '../src/backup/restore.js'
 import type { ResolvedConfig } from '../src/config.js'
-import { LecternError } from '../src/errors.js'
 import { makeDirectory } from '../src/make-dir.js'
 import { dataPaths, type DataPaths } from '../src/paths.js'
+import { openStore } from '../src/store/index.js'
 import { acquireDataDirLock } from '../src/store/lock.js'
 import { APP_VERSION } from '../src/version.js'
 import { buildApp } from './app.js'
+import { ClusterPrimary } from './cluster/primary.js'
+import { listenOn } from './listen.js'
 import { createLogDestination, loggerOptions, type LogDestination } from './logger.js'
 
 /**
@@ -36,14 +42,18 @@ export const RESTORE_FAILED_EXIT_CODE = 76
 export async function serve(resolved: ResolvedConfig): Promise<void> {
   const { config } = resolved
   const paths = dataPaths(config.dataDir)
+  const clustered = config.server.workers > 1
   const logs = createLogDestination(config.log.format)
-  const log = pino(loggerOptions(config.log.level), logs.stream)
+  const log = pino(loggerOptions(config.log.level, clustered ? 0 : undefined), logs.stream)
   makeDirectory(paths.root)
   const lock = acquireDataDirLock(paths.lock, paths.root)
-  log.info({ version: APP_VERSION, dataDir: paths.root, mode: config.mode, ...(resolved.file ? { configFile: resolved.file } : {}) }, `Lectern ${APP_VERSION} starting`)
+  log.info(
+    { version: APP_VERSION, dataDir: paths.root, mode: config.mode, ...(clustered ? { workers: config.server.workers } : {}), ...(resolved.file ? { configFile: resolved.file } : {}) },
+    `Lectern ${APP_VERSION} starting`,
+  )
   try {
     for (;;) {
-      const ended = await runServer(resolved, paths, logs)
+      const ended = clustered ? await runCluster(resolved, paths, logs, log) : await runServer(resolved, paths, logs)
       if (ended === 'signal') return
       if (ended === 'restore-failed') {
         log.error({ exitCode: RESTORE_FAILED_EXIT_CODE }, 'stopped: the staged restore failed (see above); the next start runs on the current data')
@@ -63,6 +73,20 @@ export async function serve(resolved: ResolvedConfig): Promise<void> {
   }
 }
 
+/**
+ * One lifetime of the primary of `--workers N`: apply a staged restore, open the data directory
+ * once (migrations, the secret key, an interrupted restore's completion happen here, not raced
+ * by N workers, and a directory that cannot open stops the start once), then run the workers
+ * until a signal or a staged restore.
+ */
+async function runCluster(resolved: ResolvedConfig, paths: DataPaths, logs: LogDestination, log: Logger): Promise<'signal' | 'restore' | 'restore-failed'> {
+  const { config } = resolved
+  const staged = await applyStagedRestore(paths, log)
+  if (staged?.state === 'failed' && !config.server.supervise) return 'restore-failed'
+  ;(await openStore(config.dataDir)).close()
+  return new ClusterPrimary(config, log, logs).run()
+}
+
 /** One server lifetime: apply a staged restore, build, listen, and wait for a signal or a staged restore. */
 async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDestination): Promise<'signal' | 'restore' | 'restore-failed'> {
   const { config } = resolved
@@ -71,14 +95,8 @@ async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDe
   if (staged?.state === 'failed' && !config.server.supervise) return 'restore-failed'
   let stopForRestore = () => {}
   const app = await buildApp({ ...config, jobRunner: 'thread', logStream: logs.stream, onRestoreStaged: () => stopForRestore() })
-  try {
-    await app.listen({ port: config.server.port, host: config.server.host })
-  } catch (err) {
-    await app.close()
-    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err
-    throw new LecternError('validation_error', `port ${config.server.port} on ${config.server.host} is already in use: stop the other process or choose another --port.`, {}, { cause: err })
-  }
-  app.log.info({ url: `http://${config.server.host}:${(app.server.address() as { port: number }).port}` }, 'Lectern is listening (ready once the job worker thread has started)')
+  const port = await listenOn(app, config.server)
+  app.log.info({ url: `http://${config.server.host}:${port}` }, 'Lectern is listening (ready once the job worker thread has started)')
   return new Promise((resolve) => {
     let closing = false
     const stop = (reason: 'signal' | 'restore', signal?: NodeJS.Signals) => {

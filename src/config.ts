@@ -16,6 +16,8 @@ import YAML from 'yaml'
 import { z } from 'zod'
 import { LecternError } from './errors.js'
 
+/** More processes than this is a typo, not a host: each one holds its own caches and connection. */
+const MAX_WORKERS = 256
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const
 export const MODES = ['onprem', 'cloud'] as const
@@ -37,7 +39,7 @@ export interface RateLimitSettings {
 export interface LecternConfig {
   dataDir: string
   mode: Mode
-  server: { host: string; port: number; trustProxy: TrustProxy; supervise: boolean }
+  server: { host: string; port: number; trustProxy: TrustProxy; supervise: boolean; workers: number }
   log: { level: LogLevel; format: LogFormat }
   rateLimit: RateLimitSettings
   fetch: { allow: string[] }
@@ -55,6 +57,14 @@ const booleanText = z.union([
   z.boolean(),
   z.string().regex(/^(true|false|yes|no|on|off|1|0)$/i, 'expected true or false').transform((t) => /^(true|yes|on|1)$/i.test(t)),
 ])
+/** Serving processes: a whole number from 1 to MAX_WORKERS, or `auto` (the default), one per CPU this process may use. */
+const workersText = z.unknown().transform((value, ctx): number => {
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : undefined
+  if (text?.toLowerCase() === 'auto') return os.availableParallelism()
+  if (text !== undefined && /^\d+$/.test(text) && Number(text) >= 1 && Number(text) <= MAX_WORKERS) return Number(text)
+  ctx.addIssue({ code: z.ZodIssueCode.custom, message: `expected auto or a whole number from 1 to ${MAX_WORKERS}, not ${JSON.stringify(value)}` })
+  return z.NEVER
+})
 const listText = z.union([z.array(z.string()), z.string().transform((t) => t.split(',').map((s) => s.trim()).filter(Boolean))])
 /** proxy-addr's (and so Fastify's) names for address ranges, accepted besides addresses and CIDRs. */
 const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
@@ -137,6 +147,14 @@ export const STARTUP_SETTINGS: readonly SettingDef[] = [
     description: 'Behind a reverse proxy: the proxies\' addresses/CIDRs (comma-separated), a hop count, or true. Client address, protocol and host then come from X-Forwarded-*; otherwise those headers are ignored. A count or true trusts whoever connects: use them only when the proxies are the only way in.',
   },
   { key: 'server.supervise', flag: 'supervise', env: 'LECTERN_SUPERVISE', default: true, schema: booleanText, description: 'After a dashboard restore is staged, restart in this process (true) or exit with code 75 for systemd or a container runtime to restart (false); unsupervised, a staged restore that fails to apply exits with 76.' },
+  {
+    key: 'server.workers',
+    flag: 'workers',
+    env: 'LECTERN_WORKERS',
+    default: 'auto',
+    schema: workersText,
+    description: 'Processes that serve requests on the one port (node:cluster), or auto: one per CPU (os.availableParallelism()). One of them also runs the jobs, the backup schedule and start-up housekeeping; 1 serves in a single process.',
+  },
   { key: 'log.level', flag: 'log-level', env: 'LECTERN_LOG_LEVEL', default: 'info', schema: z.enum(LOG_LEVELS), description: 'Log level.' },
   { key: 'log.format', flag: 'log-format', env: 'LECTERN_LOG_FORMAT', default: 'auto', schema: z.enum(LOG_FORMATS), description: 'pretty (for people), json (for log collectors), or auto: pretty on a terminal, json otherwise.' },
   { key: 'rateLimit.anonymous', flag: 'rate-limit-anonymous', env: 'LECTERN_RATE_LIMIT_ANONYMOUS', default: 60, schema: z.coerce.number().int().min(0), description: 'Requests per window per client address, for calls with neither an API key nor a signed-in session (0: unlimited).' },
@@ -150,7 +168,7 @@ export const STARTUP_SETTINGS: readonly SettingDef[] = [
     env: 'LECTERN_CACHE_SIZE',
     default: '25%',
     schema: memorySize,
-    description: 'Memory for libraries loaded to answer questions: a share of RAM (25%) or a size (512MB, 2GB). The least recently asked library is dropped beyond it and loaded again when asked; the most-used are loaded at start.',
+    description: 'Memory for libraries loaded to answer questions: a share of RAM (25%) or a size (512MB, 2GB), shared among the --workers processes. The least recently asked library is dropped beyond it and loaded again when asked; the most-used are loaded at start.',
   },
   { key: 'chromium.path', env: 'LECTERN_CHROMIUM_PATH', default: '/usr/bin/chromium', schema: z.string().min(1), description: 'Chromium binary for websites that need JavaScript.' },
 ]

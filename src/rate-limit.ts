@@ -1,7 +1,9 @@
 /**
  * Fixed-window request limits per caller (an API key, or the client address when anonymous).
- * In memory and per process: one server owns a data directory, so there is no second counter to
- * agree with. `reset` is a Unix timestamp in seconds, as spec 8 defines RateLimit-Reset.
+ * In memory, in exactly one process per data directory: a single-process server counts itself;
+ * under `serve --workers N` the primary process holds the one RateLimiter and every worker asks
+ * it (server/cluster/rate-limit-client.ts), so N processes never grant N times a limit.
+ * `reset` is a Unix timestamp in seconds, as spec 8 defines RateLimit-Reset.
  */
 import type { RateLimitSettings } from './config.js'
 
@@ -15,12 +17,17 @@ export interface RateLimitDecision {
   retryAfter: number
 }
 
+/** Whatever counts requests: a RateLimiter here, or the primary's, asked over IPC. */
+export interface RateLimitCounter {
+  take(caller: string, keyed: boolean): RateLimitDecision | Promise<RateLimitDecision>
+}
+
 interface Window {
   start: number
   count: number
 }
 
-export class RateLimiter {
+export class RateLimiter implements RateLimitCounter {
   private windows = new Map<string, Window>()
   private sweptAt = 0
 

@@ -27,8 +27,16 @@ export type JobRunnerKind = 'in-process' | 'thread'
 export interface RuntimeOptions {
   config: LecternConfig
   log?: JobLog
-  /** Default 'in-process'. */
-  jobRunner?: JobRunnerKind
+  /**
+   * Default 'in-process'. A JobRunner given here runs the jobs elsewhere (another process of
+   * `serve --workers`); this process only relays to it.
+   */
+  jobRunner?: JobRunnerKind | JobRunner
+  /**
+   * Called after this process dropped what it cached about a snippet set whose files were
+   * replaced or removed, so the other processes serving the data directory drop theirs.
+   */
+  onSetForgotten?: (setPk: number) => void
 }
 
 export interface Runtime {
@@ -41,6 +49,8 @@ export interface Runtime {
   catalogue: LibraryCatalogue
   worker: JobRunner
   usage: UsageRecorder
+  /** Drops what is cached about a set whose files were replaced or removed, here and (onSetForgotten) elsewhere. */
+  forgetSet(setPk: number): void
   /** The HTTP client of every source; guarded against private addresses in cloud mode. */
   http: HttpClient
   /** The private-address guard of cloud mode (undefined on-premise), for git remotes. */
@@ -60,14 +70,19 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const embedders = new EmbedderPool(store)
   const retriever = new Retriever(store, embedders, log, 'fused', config.search.cacheSize)
   const catalogue = new LibraryCatalogue(store)
-  const forgetSet = (setPk: number) => retriever.forgetSet(setPk)
+  const forgetSet = (setPk: number) => {
+    retriever.forgetSet(setPk)
+    options.onSetForgotten?.(setPk)
+  }
   const mode = config.mode
   const http = createHttpClient(mode, config.fetch.allow)
   const sweeper = new SetSweeper(store, forgetSet, log)
   const worker: JobRunner =
-    options.jobRunner === 'thread'
-      ? new ThreadedWorker({ config, log, forgetSet })
-      : new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, sweeper.workerOptions)
+    typeof options.jobRunner === 'object'
+      ? options.jobRunner
+      : options.jobRunner === 'thread'
+        ? new ThreadedWorker({ config, log, forgetSet })
+        : new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, sweeper.workerOptions)
   const usage = new UsageRecorder(store.db)
   const softly = failSoftly(log)
   // Counts the disk refuses stay pending for the next flush.
@@ -84,6 +99,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     catalogue,
     worker,
     usage,
+    forgetSet,
     async close() {
       await worker.stop()
       sweeper.cancel()
@@ -107,7 +123,7 @@ export async function recoverDataDir(runtime: Runtime, log: JobLog = silentLog):
   const [{ sweepImportStaging }, { checkVectorIndexes }] = await Promise.all([import('./airgap/import.js'), import('./jobs/vector-rebuild.js')])
   const softly = failSoftly(log)
   softly('removing interrupted and replaced snippet sets', () => {
-    const swept = sweepSets(runtime.store, ['building', 'retired'], (pk) => runtime.retriever.forgetSet(pk))
+    const swept = sweepSets(runtime.store, ['building', 'retired'], (pk) => runtime.forgetSet(pk))
     if (swept > 0) log.info({ swept }, 'removed snippet sets left by interrupted or replaced jobs')
   })
   softly('removing work directories of ended jobs', () => {
@@ -120,7 +136,7 @@ export async function recoverDataDir(runtime: Runtime, log: JobLog = silentLog):
   })
   softly('checking vector indexes', () =>
     checkVectorIndexes(runtime.store, (setPk, problem) => {
-      runtime.retriever.forgetSet(setPk)
+      runtime.forgetSet(setPk)
       log.warn({ setPk, problem }, 'vector index does not match its snippet set; queued a rebuild')
     }),
   )

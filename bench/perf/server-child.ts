@@ -2,11 +2,18 @@
  * Child-process entry for the load tests: each server under test runs in its own process, so
  * neither Lectern nor the baseline shares an event loop with autocannon (or with each other).
  *
- *   node server-child.js lectern <dataDir>
- *   node server-child.js baseline <bodyBytes>
+ *   node server-child.js lectern <dataDir> [processes]
+ *   node server-child.js baseline <bodyBytes> [processes]
  *
- * Sends `{ port }` over IPC once listening; closes on SIGTERM.
+ * With `processes` > 1 this process is a node:cluster primary whose workers (each one server as
+ * above) share one port, the way `lectern serve --workers N` serves; both kinds get the same
+ * harness, so N Lectern processes are measured against N baseline processes. Lectern runs with
+ * no rate limit (as with one process), so no request waits on the primary.
+ *
+ * Sends `{ port }` over IPC once listening (every worker, with processes > 1); closes on SIGTERM.
  */
+import cluster from 'node:cluster'
+import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { buildApp } from '../../server/app.js'
@@ -20,8 +27,8 @@ async function baselineApp(bodyBytes: number): Promise<FastifyInstance> {
   return app
 }
 
-async function main(): Promise<void> {
-  const [kind, arg] = process.argv.slice(2)
+/** One server: listens (on the port the cluster shares, in a worker) and reports its port to whoever forked it. */
+async function serveOne(kind: string, arg: string): Promise<void> {
   const app =
     kind === 'lectern'
       ? await buildApp({ dataDir: arg, startWorker: false, rateLimit: { anonymous: 0, keyed: 0 } })
@@ -33,4 +40,21 @@ async function main(): Promise<void> {
   process.send?.({ port: (app.server.address() as AddressInfo).port })
 }
 
-await main()
+/** The cluster primary: forks the workers (this file again, same arguments) and reports the port once all listen. */
+async function servePrimary(processes: number): Promise<void> {
+  const workers = Array.from({ length: processes }, () => cluster.fork())
+  // A worker that dies before it listens ends the run: startServer() then reports the exit.
+  const failed = () => process.exit(1)
+  cluster.on('exit', failed)
+  const ports = await Promise.all(workers.map(async (worker) => ((await once(worker, 'message')) as [{ port: number }])[0].port))
+  process.once('SIGTERM', () => {
+    cluster.off('exit', failed)
+    const exits = workers.filter((worker) => !worker.isDead()).map((worker) => once(worker, 'exit'))
+    for (const worker of workers) worker.process.kill('SIGTERM')
+    void Promise.all(exits).then(() => process.exit(0))
+  })
+  process.send?.({ port: ports[0] })
+}
+
+const [kind, arg, processes = '1'] = process.argv.slice(2)
+await (Number(processes) > 1 && cluster.isPrimary ? servePrimary(Number(processes)) : serveOne(kind, arg))

@@ -10,11 +10,15 @@ export interface RunningServer {
   stop(): Promise<void>
 }
 
-export type ServerKind = { kind: 'lectern'; dataDir: string } | { kind: 'baseline'; bodyBytes: number }
+/**
+ * `processes` (default 1): how many processes serve on the one port (node:cluster, as `lectern
+ * serve --workers N`); give Lectern and the baseline the same number to compare like with like.
+ */
+export type ServerKind = ({ kind: 'lectern'; dataDir: string } | { kind: 'baseline'; bodyBytes: number }) & { processes?: number }
 
 export async function startServer(server: ServerKind): Promise<RunningServer> {
   const arg = server.kind === 'lectern' ? server.dataDir : String(server.bodyBytes)
-  const child = fork(siblingModule('server-child'), [server.kind, arg], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const child = fork(siblingModule('server-child'), [server.kind, arg, String(server.processes ?? 1)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (message: { port: number }) => resolve(message.port))
     child.once('exit', (code) => reject(new Error(`${server.kind} server exited with code ${code} before listening`)))

@@ -13,19 +13,25 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { LecternError } from '../../src/errors.js'
 import type { RateLimitSettings } from '../../src/config.js'
-import { RateLimiter, type RateLimitDecision } from '../../src/rate-limit.js'
+import { RateLimiter, type RateLimitCounter, type RateLimitDecision } from '../../src/rate-limit.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    rateLimiter: { take(request: FastifyRequest): RateLimitDecision }
+    rateLimiter: { take(request: FastifyRequest): Promise<RateLimitDecision> }
   }
 }
 
 const EXEMPT = new Set(['/api/health', '/api/ready', '/ping', '/mcp'])
 
-async function rateLimit(app: FastifyInstance, options: { limits: RateLimitSettings }): Promise<void> {
-  const limiter = new RateLimiter(options.limits)
-  const take = (request: FastifyRequest) => {
+export interface RateLimitOptions {
+  limits: RateLimitSettings
+  /** Where requests are counted; default a RateLimiter in this process (see src/rate-limit.ts). */
+  counter?: RateLimitCounter
+}
+
+async function rateLimit(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
+  const limiter = options.counter ?? new RateLimiter(options.limits)
+  const take = async (request: FastifyRequest) => {
     if (request.apiKeyRefusal) return limiter.take(`ip:${request.ip}`, false)
     if (request.apiKey) return limiter.take(`key:${request.apiKey.id}`, true)
     if (request.user) return limiter.take(`user:${request.user.id}`, true)
@@ -34,7 +40,7 @@ async function rateLimit(app: FastifyInstance, options: { limits: RateLimitSetti
   app.decorate('rateLimiter', { take })
   app.addHook('onRequest', async (request, reply) => {
     if (EXEMPT.has(request.url.split('?')[0]) && !request.apiKeyRefusal) return
-    const decision = take(request)
+    const decision = await take(request)
     if (decision.limit > 0) {
       reply.header('RateLimit-Limit', decision.limit)
       reply.header('RateLimit-Remaining', decision.remaining)

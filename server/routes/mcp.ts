@@ -35,8 +35,8 @@ async function handlePost(app: FastifyInstance, pool: PooledServer[], request: F
     caller: callerOf(request),
     transport: 'mcp-http',
     client: clientKind(request.headers['x-context7-source'], 'mcp-client'),
-    takeRateLimit: () => {
-      const decision = app.rateLimiter.take(request)
+    takeRateLimit: async () => {
+      const decision = await app.rateLimiter.take(request)
       return decision.allowed ? undefined : `Rate limit exceeded: retry in ${decision.retryAfter} s${request.apiKey || request.user ? '' : ', or use an API key for a higher limit'}.`
     },
   }

@@ -72,10 +72,14 @@ export interface BackupScheduler {
   stop(): void
 }
 
+/** How often the stored schedule is read again: a settings row, cheap enough every second. */
+export const SCHEDULE_POLL_MS = 1000
+
 /**
- * Runs `fire` on the configured schedule. `read` is called at start, on reload and once a minute,
- * so a schedule changed by `lectern backup config set` in another process takes effect without a
- * restart. An invalid stored schedule is logged and ignored, never a crash.
+ * Runs `fire` on the configured schedule. `read` is called at start, on reload and every second,
+ * so a schedule changed in another process (`lectern backup config set`, or the dashboard served
+ * by another worker of `serve --workers`) takes effect within a second, without a restart. An
+ * invalid stored schedule is logged and ignored, never a crash.
  */
 export function startScheduler(
   read: () => Schedule | null,
@@ -99,7 +103,7 @@ export function startScheduler(
     }
   }
   reload()
-  const poll = setInterval(reload, 60_000)
+  const poll = setInterval(reload, SCHEDULE_POLL_MS)
   poll.unref()
   return {
     reload,

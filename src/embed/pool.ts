@@ -3,6 +3,7 @@
  * and a pool of embedders by provider, model and dimension: a query must be embedded by the
  * same model that embedded the snippet set it searches, even while a provider switch re-embeds.
  */
+import { createHash } from 'node:crypto'
 import type { SecretBox } from '../secrets/cipher.js'
 import { SETTING_KEYS, type SettingsRepository } from '../store/settings.js'
 import { createEmbedder } from './index.js'
@@ -52,8 +53,14 @@ export class EmbedderPool {
     return this.get({ ...base, model: set.embedModel })
   }
 
+  /**
+   * One embedder per distinct setting, API key included (as a digest): a key changed by any
+   * process (`lectern config set`, another worker of `serve --workers`) is used from the next
+   * query on, since the setting is read from the database each time.
+   */
   private get(settings: EmbedderSettings): Embedder {
-    const key = `${settings.provider}|${settings.model ?? ''}|${settings.dimensions ?? ''}|${settings.host ?? ''}`
+    const apiKey = settings.apiKey ? createHash('sha256').update(settings.apiKey).digest('hex') : ''
+    const key = `${settings.provider}|${settings.model ?? ''}|${settings.dimensions ?? ''}|${settings.host ?? ''}|${apiKey}`
     let embedder = this.embedders.get(key)
     if (!embedder) {
       embedder = createEmbedder(settings)

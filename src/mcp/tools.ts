@@ -22,7 +22,7 @@ export interface McpCaller {
   /** Client kind for usage counts. */
   client: string
   /** Takes one unit of the caller's rate limit; returns a refusal message when over it. */
-  takeRateLimit?: () => string | undefined
+  takeRateLimit?: () => Promise<string | undefined>
 }
 
 export const SERVER_INFO = { name: 'lectern', version: '0.1.0' }
@@ -94,7 +94,7 @@ export function createMcpServer(runtime: Runtime, caller: McpCaller | { current:
   })
 
   const guarded = async (work: () => Promise<CallToolResult> | CallToolResult): Promise<CallToolResult> => {
-    const refusal = current().takeRateLimit?.()
+    const refusal = await current().takeRateLimit?.()
     if (refusal) return failure(refusal)
     try {
       return await work()

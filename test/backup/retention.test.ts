@@ -1,11 +1,11 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { directoryDestination, type Destination } from '../../src/backup/destinations.js'
 import { archiveName } from '../../src/backup/names.js'
 import { pruneArchives } from '../../src/backup/retention.js'
 import { BackupRunner } from '../../src/backup/runner.js'
-import { SCHEDULE_PRESETS, validateSchedule } from '../../src/backup/schedule.js'
+import { SCHEDULE_POLL_MS, SCHEDULE_PRESETS, startScheduler, validateSchedule, type Schedule } from '../../src/backup/schedule.js'
 import { updateBackupConfig } from '../../src/backup/config.js'
 import { tmpDir } from '../helpers/tmp.js'
 import { seededApp } from './helpers.js'
@@ -94,5 +94,22 @@ describe('schedule validation', () => {
 
   it('refuses an unknown time zone', () => {
     expect(() => validateSchedule({ expression: 'daily', timeZone: 'Nowhere/Special' })).toThrow(/time zone/)
+  })
+})
+
+describe('the backup scheduler', () => {
+  it('takes up a schedule saved by another process within a second', () => {
+    vi.useFakeTimers({ now: new Date('2026-06-12T10:00:30Z') })
+    onTestFinished(() => void vi.useRealTimers())
+    let stored: Schedule | null = null
+    let fired = 0
+    const scheduler = startScheduler(() => stored, () => fired++, { warn: () => {} })
+    onTestFinished(() => scheduler.stop())
+    // Saved elsewhere (`lectern backup config set`, another worker): nothing calls reload() here.
+    stored = { expression: '* * * * *', timeZone: 'UTC' }
+    vi.advanceTimersByTime(SCHEDULE_POLL_MS)
+    expect(fired).toBe(0)
+    vi.advanceTimersByTime(60_000)
+    expect(fired).toBe(1)
   })
 })

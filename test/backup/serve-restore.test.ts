@@ -109,6 +109,27 @@ describe('lectern serve and a staged restore', () => {
     expect((await child).exitCode).toBe(0)
   })
 
+  it('with --workers 2, every worker stops, the primary applies the restore, and the workers start again', { timeout: 120_000 }, async () => {
+    const dataDir = await prepare()
+    const { url, child } = await serve(dataDir, ['--workers', '2'])
+    const workers = () => fs.readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number).sort()
+    const before = workers()
+    expect(before).toHaveLength(2)
+    const { cookie, name } = await backedUp(url)
+    await markAfterBackup(dataDir)
+    expect((await fetch(`${url}/api/backups/${name}/restore`, { method: 'POST', headers: { cookie } })).status).toBe(202)
+    await pollUntil('the staged restore to be applied', () => (fs.readdirSync(dataDir).some((f) => f.startsWith('pre-restore-')) ? true : undefined))
+    await waitReady(url, child)
+    expect(child.exitCode).toBeNull()
+    const after = workers()
+    expect(after).toHaveLength(2)
+    expect(after.filter((pid) => before.includes(pid))).toEqual([])
+    expect(await marker(dataDir)).toBe('before-backup')
+    expect(uploads(dataDir)).toEqual({ current: { 'spec.yaml': 'before-backup' }, setAside: { 'spec.yaml': 'after-backup', 'later.yaml': 'after-backup' } })
+    child.kill('SIGTERM')
+    expect((await child).exitCode).toBe(0)
+  })
+
   it('with --no-supervise exits with the documented code and applies the restore at the next start', { timeout: 120_000 }, async () => {
     const dataDir = await prepare()
     const first = await serve(dataDir, ['--no-supervise'])

@@ -102,6 +102,13 @@ const SCENARIOS: Record<string, Scenario> = {
     check: ({ stdout }) => expect(stdout.split('\n')[0]).toMatch(/^\{/),
   },
   'LECTERN_RATE_LIMIT_ANONYMOUS=0 lectern serve --log-level debug': serverStopsCleanly('http://127.0.0.1:3000/api/ready'),
+  'lectern serve --workers 2': {
+    ...serverStopsCleanly('http://127.0.0.1:3000/api/ready'),
+    check: ({ stdout }) => {
+      const lines = stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { worker?: number; msg: string })
+      expect(lines.filter((l) => l.msg === 'worker stopped').map((l) => l.worker).sort()).toEqual([1, 2])
+    },
+  },
   'lectern jobs --watch': {
     stop: { output: true, signal: 'SIGINT' },
     check: ({ stdout }) => {

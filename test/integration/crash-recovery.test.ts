@@ -112,9 +112,34 @@ describe('crash recovery', () => {
     expect(await readdir(join(dataDir, 'repos'))).toEqual([])
   })
 
-  it('SIGTERM mid-indexing drains: exit 0, lock released, no half-built set, job queued again', async () => {
+  it('with --workers 2, worker 1 killed mid-indexing is started again and runs the job again', async () => {
     const dataDir = await tmpDataDir()
-    const server = await startServer(dataDir, serverEnv)
+    const server = await startServer(dataDir, serverEnv, undefined, { logLevel: 'info', args: ['--workers', '2'] })
+    let log = ''
+    server.process.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')))
+    const lines = () => log.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { worker?: number; pid: number; msg: string })
+    await addLarge(server, dataDir)
+    await waitForBuildingSet(dataDir)
+    const jobProcess = lines().find((l) => l.msg === 'job started')!
+    expect(jobProcess.worker).toBe(1)
+    process.kill(jobProcess.pid, 'SIGKILL')
+
+    // A keep-alive connection to the killed worker is reset, as any crashed server's would be.
+    await pollUntil('/acme/large to finalize', async () => ((await stateOf(server).catch(() => undefined)) === 'finalized' ? true : undefined), 90_000)
+    expect(lines().filter((l) => l.msg === 'job started').map((l) => l.worker)).toEqual([1, 1])
+    expect(lines().filter((l) => l.msg === 'job started')[1].pid).not.toBe(jobProcess.pid)
+    expect(await terminate(server)).toBe(0)
+    inspect(dataDir, (db) => {
+      expect(db.prepare('SELECT state, attempts FROM jobs').get()).toEqual({ state: 'succeeded', attempts: 2 })
+      expect(setsWithStatus(db, 'building')).toEqual([])
+      expect(setsWithStatus(db, 'live')).toHaveLength(1)
+    })
+  })
+
+  // One process, and the primary of two (whose worker 1 runs the job).
+  it.each(['1', '2'])('SIGTERM mid-indexing drains with --workers %s: exit 0, lock released, no half-built set, job queued again', async (workers) => {
+    const dataDir = await tmpDataDir()
+    const server = await startServer(dataDir, serverEnv, undefined, { args: ['--workers', workers] })
     expect(existsSync(join(dataDir, 'lectern.lock'))).toBe(true)
     await addLarge(server, dataDir)
     await waitForBuildingSet(dataDir)

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { EmbedderPool, configuredEmbedding, saveEmbedding } from '../../src/embed/pool.js'
 import { openStore, type Store } from '../../src/store/index.js'
+import { serveOnLoopback } from '../helpers/loopback-server.js'
 
 let store: Store | undefined
 let dir: string | undefined
@@ -53,5 +54,32 @@ describe('import staging at start-up', () => {
     expect(fs.existsSync(named)).toBe(true)
     expect(fs.existsSync(orphan)).toBe(false)
     expect(fs.existsSync(fresh)).toBe(true)
+  })
+})
+
+describe('the embedder pool', () => {
+  it('uses an API key another process saved from the next embedding on', async () => {
+    const authorizations: Array<string | undefined> = []
+    const host = await serveOnLoopback((req, res) => {
+      authorizations.push(req.headers.authorization)
+      req.resume().on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ object: 'list', model: 'm', data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2, 0.3, 0.4] }] }))
+      })
+    })
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lectern-embedding-'))
+    store = await openStore(dir)
+    // Another process: its own connection to the same database.
+    const other = await openStore(dir)
+    try {
+      saveEmbedding(other, { provider: 'openai', model: 'm', host, apiKey: 'sk-first' })
+      const pool = new EmbedderPool(store)
+      await pool.current().embed(['a question'])
+      saveEmbedding(other, { provider: 'openai', model: 'm', host, apiKey: 'sk-second' })
+      await pool.current().embed(['a question'])
+    } finally {
+      other.close()
+    }
+    expect(authorizations).toEqual(['Bearer sk-first', 'Bearer sk-second'])
   })
 })

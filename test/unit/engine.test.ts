@@ -2,6 +2,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import usearch from 'usearch'
 import { describe, expect, it } from 'vitest'
+import { workerConfig } from '../../server/cluster/primary.js'
+import { resolveConfig } from '../../src/config.js'
 import type { LoadedSet } from '../../src/index/loaded-set.js'
 import { SetCache } from '../../src/index/set-cache.js'
 import { LexicalIndex, type IndexedText } from '../../src/search/lexical-index.js'
@@ -105,5 +107,14 @@ describe('vector index files', () => {
       for (const probe of [0, 17, 250]) expect(index.search(vectors[probe], 3)[0].pk).toBe(probe + 1)
     }
     expect(inspectVectorFile(file, { dimensions: 16, count: keys.length })).toMatch(/expected 300 of 16/)
+  })
+})
+
+describe('the cache bound with --workers', () => {
+  it('is shared among the worker processes', () => {
+    const { config } = resolveConfig({ server: { workers: 4 as never }, search: { cacheSize: '2GB' as never } }, {})
+    expect(config.search.cacheSize).toBe(2 * 2 ** 30)
+    expect(workerConfig(config).search.cacheSize).toBe(2 ** 29)
+    expect(workerConfig(config).server).toEqual(config.server)
   })
 })
