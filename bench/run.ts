@@ -102,10 +102,13 @@ async function loadRows(label: string, corpus: Pick<Corpus, 'dataDir' | 'library
 
 async function loadPathRows(label: string, corpus: Pick<Corpus, 'dataDir' | 'libraryIds'>, paths: string[], plan: Plan, p99Target: boolean): Promise<Row[]> {
   log(`  Lectern (${label}): ${paths.length} distinct questions over ${corpus.libraryIds.length} libraries, ${CONNECTIONS} connections, ${plan.loadSeconds} s, ${plan.processes} process(es)`)
+  let rss = 0
   const { lectern, bodyBytes } = await withServer(await startServer({ kind: 'lectern', dataDir: corpus.dataDir, processes: plan.processes }), async (server) => {
     // One request per library first (serially): maps every vector index and gives the typical answer size.
     const sizes = await fetchBodySizes(server.port, paths.slice(0, Math.max(50, corpus.libraryIds.length)))
-    return { bodyBytes: median(sizes), lectern: await measure(server, paths, plan) }
+    const result = await measure(server, paths, plan)
+    rss = server.rssBytes()
+    return { bodyBytes: median(sizes), lectern: result }
   })
   log(`  Baseline (bare Fastify route, fixed ${int(bodyBytes)}-byte body, ${plan.processes} process(es))`)
   const baseline = await withServer(await startServer({ kind: 'baseline', bodyBytes, processes: plan.processes }), (server) => measure(server, paths, plan))
@@ -115,6 +118,7 @@ async function loadPathRows(label: string, corpus: Pick<Corpus, 'dataDir' | 'lib
   return [
     row(`Context ${label}: Lectern req/s`, `${int(lectern.reqPerSec)}${faults > 0 ? ` (${faults} failed)` : ''}`),
     row(`Context ${label}: Lectern p50 / p99`, `${latency(lectern.p50Ms)} / ${latency(lectern.p99Ms)}`, p99Target ? `p99 <= ${TARGETS.p99Ms} ms` : '', p99Pass),
+    row(`Context ${label}: Lectern RSS after the run (all processes)`, `${int(rss / 2 ** 20)} MB (loaded libraries bounded by --cache-size, default a quarter of ${int(os.totalmem() / 2 ** 20)} MB)`),
     row(`Context ${label}: baseline req/s, p50 / p99`, `${int(baseline.reqPerSec)}, ${latency(baseline.p50Ms)} / ${latency(baseline.p99Ms)}`),
     row(`Context ${label}: ratio Lectern/baseline req/s`, `${ratio.toFixed(3)} (body ${int(bodyBytes)} B)`, '>= 0.333', ratio >= TARGETS.ratio),
   ]

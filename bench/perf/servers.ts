@@ -1,12 +1,15 @@
 /** Starting and stopping the servers under test, each in its own child process. */
 import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import fs from 'node:fs'
 import { siblingModule } from './paths.js'
 
 export const CONTEXT_PATH = '/api/v2/context'
 
 export interface RunningServer {
   port: number
+  /** Resident memory of the server now: its process and every process it started (the cluster's workers). */
+  rssBytes(): number
   stop(): Promise<void>
 }
 
@@ -23,7 +26,13 @@ export async function startServer(server: ServerKind): Promise<RunningServer> {
     child.once('message', (message: { port: number }) => resolve(message.port))
     child.once('exit', (code) => reject(new Error(`${server.kind} server exited with code ${code} before listening`)))
   })
-  return { port, stop: () => stopChild(child) }
+  return { port, rssBytes: () => treeRss(child.pid!), stop: () => stopChild(child) }
+}
+
+function treeRss(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
+  const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)
+  return Number(kb ?? 0) * 1024 + children.reduce((sum, child) => sum + treeRss(Number(child)), 0)
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {

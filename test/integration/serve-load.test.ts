@@ -107,8 +107,8 @@ describe('a busy server stays responsive', () => {
     const { key } = store.keys.create('load-test')
     const admin = await store.users.create({ email: 'admin@example.com', password: 'correct horse battery staple', role: 'admin' })
     const cookie = `lectern_session=${store.users.startSession(admin.id).token}`
-    // Wide vectors: tens of MB of vector files for the backup to compress, from a few thousand snippets.
-    saveEmbedding(store, { provider: 'hash', dimensions: 2048 })
+    // Wide vectors: tens of MB of vector files (stored as i8) for the backup to compress, from a few thousand snippets.
+    saveEmbedding(store, { provider: 'hash', dimensions: 8192 })
     store.close()
     const server = await startServer(dataDir, serverEnv)
     await add(server, key, 'small')

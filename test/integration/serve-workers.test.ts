@@ -175,7 +175,7 @@ describe('lectern serve --workers 2', () => {
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200])
     expect(workersOf(answers)).toEqual([1, 2])
 
-    expect(inspect(dataDir, (db) => db.prepare('SELECT kind, state, attempts FROM jobs').all())).toEqual([{ kind: 'ingest-git', state: 'succeeded', attempts: 1 }])
+    expect(inspect(dataDir, (db) => db.prepare('SELECT kind, state, attempts FROM jobs').all())).toEqual([{ kind: 'ingest', state: 'succeeded', attempts: 1 }])
     const started = served.lines.filter((l) => l.msg === 'job started')
     expect(started.map((l) => l.worker)).toEqual([1])
     // Every line of the server says which process wrote it: 0 the primary, 1 and 2 the workers.
