@@ -152,7 +152,8 @@ function warmSets(app: FastifyInstance, runtime: Runtime): () => void {
     warming = runtime.retriever
       .warm(runtime.usage.mostAskedSets(WARM_DAYS), stop.signal)
       .then((loaded) => {
-        if (loaded > 0) app.log.info({ loaded, ms: Math.round(performance.now() - started), cache: runtime.retriever.cacheStats() }, 'loaded the most-asked libraries')
+        const { maxBytes } = runtime.retriever.cacheStats()
+        app.log.info({ loaded, ms: Math.round(performance.now() - started), cache: runtime.retriever.cacheStats() }, `loaded the ${loaded} most-asked libraries; up to ${Math.round(maxBytes / 2 ** 20)} MB of libraries stay loaded`)
       })
       .catch((err: unknown) => {
         if (!stop.signal.aborted) app.log.warn({ err }, 'could not load the most-asked libraries ahead of their requests')

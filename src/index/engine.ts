@@ -3,6 +3,7 @@
  * kept while they fit the memory bound, and forgotten when swept or no longer live. SQLite stays
  * the source of truth: a set is loaded from its rows (and its lexical index file).
  */
+import v8 from 'node:v8'
 import { lexicalIndexPath } from '../paths.js'
 import type { Store } from '../store/index.js'
 import { loadSet, type LoadLog, type LoadedSet } from './loaded-set.js'
@@ -10,6 +11,17 @@ import { SetCache } from './set-cache.js'
 
 /** How often, at most, loaded sets are checked against the database for sets no longer live. */
 const PRUNE_INTERVAL_MS = 1000
+/**
+ * Loaded sets live on the JavaScript heap, whose size V8 caps (`--max-old-space-size`, by
+ * default a few GB whatever the RAM): past this share of the cap the process would spend its
+ * time collecting garbage, then crash, so the bound never goes beyond it.
+ */
+export const HEAP_SHARE = 0.5
+
+/** The memory bound a process can honour: the setting, or half of V8's heap cap if that is less. */
+export function setCacheBound(requested: number): number {
+  return Math.min(requested, Math.floor(v8.getHeapStatistics().heap_size_limit * HEAP_SHARE))
+}
 
 export class SetEngine {
   private readonly cache: SetCache
@@ -21,7 +33,7 @@ export class SetEngine {
     maxBytes: number,
     private readonly log?: LoadLog,
   ) {
-    this.cache = new SetCache(maxBytes)
+    this.cache = new SetCache(setCacheBound(maxBytes))
   }
 
   /** The set, loaded now if it is not yet. */

@@ -1,10 +1,12 @@
 import fs from 'node:fs'
 import path from 'node:path'
+import v8 from 'node:v8'
 import usearch from 'usearch'
 import { describe, expect, it } from 'vitest'
 import { workerConfig } from '../../server/cluster/primary.js'
 import { resolveConfig } from '../../src/config.js'
 import type { LoadedSet } from '../../src/index/loaded-set.js'
+import { setCacheBound } from '../../src/index/engine.js'
 import { SetCache } from '../../src/index/set-cache.js'
 import { LexicalIndex, type IndexedText } from '../../src/search/lexical-index.js'
 import { inspectVectorFile, loadVectorIndex, writeVectorIndex } from '../../src/search/vector-index.js'
@@ -107,6 +109,14 @@ describe('vector index files', () => {
       for (const probe of [0, 17, 250]) expect(index.search(vectors[probe], 3)[0].pk).toBe(probe + 1)
     }
     expect(inspectVectorFile(file, { dimensions: 16, count: keys.length })).toMatch(/expected 300 of 16/)
+  })
+})
+
+describe('the cache bound', () => {
+  it('never goes past half of the JavaScript heap V8 allows, whatever the setting', () => {
+    const cap = v8.getHeapStatistics().heap_size_limit / 2
+    expect(setCacheBound(2 ** 20)).toBe(2 ** 20)
+    expect(setCacheBound(2 ** 50)).toBe(Math.floor(cap))
   })
 })
 

@@ -1,0 +1,54 @@
+/**
+ * How long the engine takes to load one snippet set of 10,000 snippets in a fresh process state:
+ * its rows from SQLite, its lexical index from the file written when the set was built, and each
+ * snippet's rendered text; and, for comparison, with the file missing (the index rebuilt from the
+ * rows, as after a restore). Median of several loads.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { resolveConfig } from '../../src/config.js'
+import { ingestSnippets } from '../../src/index/build.js'
+import { loadSet } from '../../src/index/loaded-set.js'
+import { lexicalIndexPath } from '../../src/paths.js'
+import { openRuntime } from '../../src/runtime.js'
+import { librarySnippets } from './docs.js'
+
+export interface SetLoadResult {
+  snippets: number
+  fromFileMs: number
+  fromRowsMs: number
+  bytes: number
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+
+export async function benchSetLoad(snippets = 10_000, rounds = 5): Promise<SetLoadResult> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lectern-set-load-'))
+  const runtime = await openRuntime({ config: resolveConfig({ dataDir }).config })
+  try {
+    const { version } = runtime.store.libraries.create({ id: '/bench/large', title: 'large', sourceKind: 'github', sourceUrl: 'https://github.com/bench/large' })
+    const { setPk } = await ingestSnippets({ store: runtime.store, embedder: runtime.embedders.current() }, { versionPk: version.pk, commitSha: null }, librarySnippets(0, snippets))
+    const file = lexicalIndexPath(runtime.store.paths, setPk)
+    const time = (prepare: () => void) => {
+      const ms: number[] = []
+      let bytes = 0
+      let count = 0
+      for (let i = 0; i < rounds; i++) {
+        prepare()
+        const started = performance.now()
+        const loaded = loadSet(setPk, runtime.store.snippets.allOfSet(setPk), file)
+        ms.push(performance.now() - started)
+        bytes = loaded.bytes
+        count = loaded.snippets.length
+      }
+      return { ms: median(ms), bytes, count }
+    }
+    const fromFile = time(() => {})
+    const fromRows = time(() => fs.rmSync(file, { force: true }))
+    return { snippets: fromFile.count, fromFileMs: fromFile.ms, fromRowsMs: fromRows.ms, bytes: fromFile.bytes }
+  } finally {
+    await runtime.close()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+}
