@@ -2,19 +2,21 @@
  * Child-process entry for the import benchmark, so the peak RSS it reports is the import's own
  * and not that of the process that generated the bundle.
  *
- *   LECTERN_LICENSE_PUBLIC_KEY=<pem> node import-child.js <dataDir> <bundle.zip> <license.json>
+ *   LECTERN_LICENSE_PUBLIC_KEY=<pem> node import-child.js <dataDir> <bundle.zip | payload.json> <license.json>
  *
- * Installs the license, then imports the bundle with the calls `lectern import <file>` makes on a
+ * Installs the license, then imports the file with the calls `lectern import <file>` makes on a
  * data directory no server holds (commands/import.ts): the offline-license check, `importBundle`
- * (validate and stage entry by entry, queue one job per library), then `waitForJob` for each job,
- * which takes the data-directory lock and runs the queue in this process. Then it answers one
- * question from the first library. Sends one `ImportChildReport` over IPC; a failure is a
+ * for a bundle (validate and stage entry by entry) or `importPayload` of the parsed JSON text
+ * for a payload (queue one job per library), then `waitForJob` for each job, which takes the
+ * data-directory lock and runs the queue in this process. Then it answers one question from the
+ * first library. Sends one `ImportChildReport` over IPC; a failure is a
  * message on stderr and exit code 1.
  */
 import fs from 'node:fs'
 import { ANONYMOUS } from '../../src/access.js'
-import { importBundle } from '../../src/airgap/import.js'
+import { importBundle, importPayload } from '../../src/airgap/import.js'
 import { resolveConfig } from '../../src/config.js'
+import { parseJsonText } from '../../src/json-text.js'
 import { waitForJob } from '../../src/jobs/wait.js'
 import { installLicense, requireOfflineLicense } from '../../src/license/state.js'
 import { openRuntime } from '../../src/runtime.js'
@@ -43,7 +45,7 @@ function kernelPeakRss(): number | null {
 }
 
 async function main(): Promise<ImportChildReport> {
-  const [dataDir, bundle, licenseFile] = process.argv.slice(2)
+  const [dataDir, file, licenseFile] = process.argv.slice(2)
   const runtime = await openRuntime({ config: resolveConfig({ dataDir }).config })
   try {
     installLicense(runtime, fs.readFileSync(licenseFile, 'utf8'))
@@ -52,7 +54,7 @@ async function main(): Promise<ImportChildReport> {
     try {
       const start = performance.now()
       requireOfflineLicense(runtime, 'Library import')
-      const result = await importBundle(runtime.store, bundle, false)
+      const result = file.endsWith('.zip') ? await importBundle(runtime.store, file, false) : importPayload(runtime.store, parseJsonText(fs.readFileSync(file, 'utf8'), file), false)
       const queuedMs = performance.now() - start
       if (result.skipped.length > 0) throw new Error(`the bundle was not imported whole: ${JSON.stringify(result.skipped.slice(0, 3))}`)
       for (const job of result.jobs) {
