@@ -1,0 +1,83 @@
+/**
+ * Child-process entry for the import benchmark, so the peak RSS it reports is the import's own
+ * and not that of the process that generated the bundle.
+ *
+ *   LECTERN_LICENSE_PUBLIC_KEY=<pem> node import-child.js <dataDir> <bundle.zip | payload.json> <license.json>
+ *
+ * Installs the license, then imports the file with the calls `lectern import <file>` makes on a
+ * data directory no server holds (commands/import.ts): the offline-license check, `importBundle`
+ * for a bundle (validate and stage entry by entry) or `importPayload` of the parsed JSON text
+ * for a payload (queue one job per library), then `waitForJob` for each job, which takes the
+ * data-directory lock and runs the queue in this process. Then it answers one question from the
+ * first library. Sends one `ImportChildReport` over IPC; a failure is a
+ * message on stderr and exit code 1.
+ */
+import fs from 'node:fs'
+import { ANONYMOUS } from '../../src/access.js'
+import { importBundle, importPayload } from '../../src/airgap/import.js'
+import { resolveConfig } from '../../src/config.js'
+import { parseJsonText } from '../../src/json-text.js'
+import { waitForJob } from '../../src/jobs/wait.js'
+import { installLicense, requireOfflineLicense } from '../../src/license/state.js'
+import { openRuntime } from '../../src/runtime.js'
+
+export interface ImportChildReport {
+  libraries: number
+  queuedMs: number
+  searchableMs: number
+  /** The highest process.memoryUsage().rss seen, sampled every 50 ms from before the import. */
+  sampledPeakRss: number
+  /** VmHWM of /proc/self/status at the end: the kernel's own peak resident set, in bytes. */
+  kernelPeakRss: number | null
+  answerSnippets: number
+}
+
+const SAMPLE_MS = 50
+
+/** The kernel's high-water mark of this process's resident set; null where /proc is absent. */
+function kernelPeakRss(): number | null {
+  try {
+    const match = /^VmHWM:\s+(\d+)\s+kB$/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))
+    return match ? Number(match[1]) * 1024 : null
+  } catch {
+    return null
+  }
+}
+
+async function main(): Promise<ImportChildReport> {
+  const [dataDir, file, licenseFile] = process.argv.slice(2)
+  const runtime = await openRuntime({ config: resolveConfig({ dataDir }).config })
+  try {
+    installLicense(runtime, fs.readFileSync(licenseFile, 'utf8'))
+    let sampledPeakRss = process.memoryUsage().rss
+    const sampler = setInterval(() => (sampledPeakRss = Math.max(sampledPeakRss, process.memoryUsage().rss)), SAMPLE_MS)
+    try {
+      const start = performance.now()
+      requireOfflineLicense(runtime, 'Library import')
+      const result = file.endsWith('.zip') ? await importBundle(runtime.store, file, false) : importPayload(runtime.store, parseJsonText(fs.readFileSync(file, 'utf8'), file), false)
+      const queuedMs = performance.now() - start
+      if (result.skipped.length > 0) throw new Error(`the bundle was not imported whole: ${JSON.stringify(result.skipped.slice(0, 3))}`)
+      for (const job of result.jobs) {
+        const ended = await waitForJob(runtime, job.pk)
+        if (ended.state === 'failed') throw new Error(`import job ${job.pk} failed: ${ended.errorMessage}`)
+      }
+      const answer = await runtime.retriever.getContext({ libraryId: result.queued[0], query: 'how to install and configure', tokens: 2000, caller: ANONYMOUS })
+      const searchableMs = performance.now() - start
+      sampledPeakRss = Math.max(sampledPeakRss, process.memoryUsage().rss)
+      return { libraries: result.queued.length, queuedMs, searchableMs, sampledPeakRss, kernelPeakRss: kernelPeakRss(), answerSnippets: answer.snippets.length }
+    } finally {
+      clearInterval(sampler)
+    }
+  } finally {
+    await runtime.close()
+  }
+}
+
+try {
+  const report = await main()
+  process.send?.(report, () => process.disconnect())
+} catch (err) {
+  console.error((err as Error).stack ?? String(err))
+  process.exitCode = 1
+  process.disconnect?.()
+}
