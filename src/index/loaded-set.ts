@@ -49,16 +49,28 @@ export function loadSet(setPk: number, rows: readonly Row[], lexicalFile: string
       log?.warn({ setPk, err }, 'could not write the lexical index file; it is rebuilt at the next load')
     }
   }
-  let bytes = lexical.bytes
-  const snippets = rows.map((row): RenderedSnippet => {
-    const txt = renderSnippetText(row)
-    const json = renderSnippetJson(row)
-    bytes += (txt.length + json.length + row.title.length) * 2 + 96
-    return { pk: row.pk, kind: row.kind, title: row.title, tokens: row.tokens, txt, json }
-  })
+  const txt = packTexts(rows.map(renderSnippetText))
+  const json = packTexts(rows.map(renderSnippetJson))
+  const snippets = rows.map(
+    (row, i): RenderedSnippet => ({ pk: row.pk, kind: row.kind, title: row.title, tokens: row.tokens, txt: txt.views[i], json: json.views[i] }),
+  )
   const docOf = new Map(rows.map((row, doc) => [row.pk, doc]))
-  bytes += rows.length * 48
+  // The buffers, and per snippet its object, two views, its title and its map entry.
+  const bytes = lexical.bytes + txt.bytes + json.bytes + rows.reduce((sum, row) => sum + 320 + row.title.length, 0)
   return { setPk, lexical, snippets, docOf, bytes, lexicalFrom }
+}
+
+/** Texts in one UTF-8 buffer outside the heap, and a view of each. */
+function packTexts(texts: string[]): { views: Buffer[]; bytes: number } {
+  const lengths = texts.map((text) => Buffer.byteLength(text))
+  const buffer = Buffer.allocUnsafeSlow(lengths.reduce((sum, n) => sum + n, 0))
+  let at = 0
+  const views = texts.map((text, i) => {
+    buffer.write(text, at)
+    at += lengths[i]
+    return buffer.subarray(at - lengths[i], at)
+  })
+  return { views, bytes: buffer.length }
 }
 
 /** Builds the lexical index of a set's rows and writes its file: done once, when the set is built. */

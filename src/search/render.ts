@@ -52,16 +52,20 @@ export const codeListOf = (snippet: Pick<StoredSnippet, 'body'>): CodeExample[] 
 /** Scores are shown rounded: clients compare them, they do not need the float's noise. */
 const roundScore = (score: number) => Math.round(score * 1e6) / 1e6
 
-/** One snippet, ready to answer with: what the engine keeps of it (src/index/loaded-set.ts). */
+/**
+ * One snippet, ready to answer with: what the engine keeps of it (src/index/loaded-set.ts). Its
+ * text is UTF-8 in a buffer shared by its set, outside the JavaScript heap, so loaded libraries
+ * neither weigh on the garbage collector nor count against V8's heap cap.
+ */
 export interface RenderedSnippet {
   pk: number
   kind: StoredSnippet['kind']
   title: string
   tokens: number
   /** The snippet's block of the `txt` answer. */
-  txt: string
+  txt: Buffer
   /** Its object of the JSON answer, as JSON text without the closing brace (rank and score follow). */
-  json: string
+  json: Buffer
 }
 
 /** A snippet's object of the JSON answer without `rank` and `score`, as JSON text without its closing brace. */
@@ -86,21 +90,25 @@ export function renderSnippetJson(s: Pick<StoredSnippet, 'kind' | 'title' | 'des
   return JSON.stringify(object).slice(0, -1)
 }
 
-/** The JSON answer as text, assembled from each snippet's precomputed JSON: nothing is serialized twice. */
-export function renderJsonText(snippets: readonly RenderedSnippet[], rules: readonly string[], scores: readonly number[] = []): string {
-  const code: string[] = []
-  const info: string[] = []
+const SEPARATOR = Buffer.from(TXT_SEPARATOR)
+const COMMA = Buffer.from(',')
+
+/** The JSON answer, assembled from each snippet's precomputed JSON: nothing is serialized twice. */
+export function renderJsonBuffer(snippets: readonly RenderedSnippet[], rules: readonly string[], scores: readonly number[] = []): Buffer {
+  const code: Buffer[] = []
+  const info: Buffer[] = []
   snippets.forEach((s, i) => {
-    const ranked = `${s.json},"rank":${i + 1},"score":${JSON.stringify(roundScore(scores[i] ?? 0))}}`
-    ;(s.kind === 'code' ? code : info).push(ranked)
+    const list = s.kind === 'code' ? code : info
+    if (list.length > 0) list.push(COMMA)
+    list.push(s.json, Buffer.from(`,"rank":${i + 1},"score":${JSON.stringify(roundScore(scores[i] ?? 0))}}`))
   })
   const own = rules.length > 0 ? `,"rules":${JSON.stringify({ libraryOwn: rules })}` : ''
-  return `{"codeSnippets":[${code.join(',')}],"infoSnippets":[${info.join(',')}]${own}}`
+  return Buffer.concat([Buffer.from('{"codeSnippets":['), ...code, Buffer.from('],"infoSnippets":['), ...info, Buffer.from(`]${own}}`)])
 }
 
 /** The JSON answer as an object, for callers that read it rather than send it (the CLI, the evaluation). */
 export function renderJson(snippets: readonly RenderedSnippet[], rules: readonly string[], scores: readonly number[] = []): ContextResponse {
-  return JSON.parse(renderJsonText(snippets, rules, scores)) as ContextResponse
+  return JSON.parse(renderJsonBuffer(snippets, rules, scores).toString('utf8')) as ContextResponse
 }
 
 /** One snippet as a text block; its token count is what ingest stores as the snippet's tokens. */
@@ -112,8 +120,17 @@ export function renderSnippetText(s: Pick<StoredSnippet, 'kind' | 'title' | 'des
   return [`### ${s.title}`, `Source: ${s.source}`, ...(s.description ? [s.description] : []), ...blocks].join('\n\n')
 }
 
+/** The `txt` answer: the owner's rules, then each snippet's block, best first. */
+export function renderTextBuffer(snippets: readonly RenderedSnippet[], rules: readonly string[]): Buffer {
+  const parts: Buffer[] = []
+  if (rules.length > 0) parts.push(Buffer.from(`### Rules from the library owner\n\n${rules.map((r) => `- ${r}`).join('\n')}`))
+  for (const s of snippets) {
+    if (parts.length > 0) parts.push(SEPARATOR)
+    parts.push(s.txt)
+  }
+  return Buffer.concat(parts)
+}
+
 export function renderText(snippets: readonly RenderedSnippet[], rules: readonly string[]): string {
-  const blocks = snippets.map((s) => s.txt)
-  if (rules.length > 0) blocks.unshift(`### Rules from the library owner\n\n${rules.map((r) => `- ${r}`).join('\n')}`)
-  return blocks.join(TXT_SEPARATOR)
+  return renderTextBuffer(snippets, rules).toString('utf8')
 }

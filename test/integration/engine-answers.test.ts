@@ -17,7 +17,7 @@ import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { packSnippets } from '../../src/search/budget.js'
 import { CANDIDATES, HASH_VECTOR_WEIGHT, Retriever } from '../../src/search/context.js'
 import { LexicalIndex } from '../../src/search/lexical-index.js'
-import { codeListOf, renderJsonText, renderSnippetText, renderText, TXT_SEPARATOR, type ContextResponse } from '../../src/search/render.js'
+import { codeListOf, renderJson, renderSnippetText, renderText, TXT_SEPARATOR, type ContextResponse } from '../../src/search/render.js'
 import { resolveLibraryVersion } from '../../src/search/resolve.js'
 import { indexedTextOf } from '../../src/search/terms.js'
 import { loadVectorIndex } from '../../src/search/vector-index.js'
@@ -86,7 +86,7 @@ describe('the engine', () => {
         const answer = await runtime.retriever.getContext({ libraryId: libraryIdOf('fastify'), query: question, tokens, caller: ANONYMOUS })
         const expected = await reference(question, tokens)
         expect(renderText(answer.snippets, []), question).toBe(expected.txt)
-        expect(JSON.parse(renderJsonText(answer.snippets, [], answer.scores)), question).toEqual(expected.json)
+        expect(renderJson(answer.snippets, [], answer.scores), question).toEqual(expected.json)
       }
     }
   }, 60_000)

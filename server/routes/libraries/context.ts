@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { callerOf } from '../../../src/access.js'
 import { DEFAULT_TOKENS } from '../../../src/search/budget.js'
-import { renderJsonText, renderText } from '../../../src/search/render.js'
+import { renderJsonBuffer, renderTextBuffer } from '../../../src/search/render.js'
 import { clientKind } from '../../../src/store/usage.js'
 import { ContextQuery, type ContextQueryType } from '../../schemas/libraries.js'
 
@@ -16,7 +16,7 @@ export default async function context(app: FastifyInstance): Promise<void> {
     })
     app.runtime.usage.record(answer.library.pk, clientKind(request.headers['x-context7-source'], 'api'), type === 'json' ? 'rest-json' : 'rest-txt')
     const rules = answer.library.rules
-    if (type === 'json') return reply.type('application/json; charset=utf-8').send(renderJsonText(answer.snippets, rules, answer.scores))
-    return reply.type('text/plain; charset=utf-8').send(renderText(answer.snippets, rules))
+    if (type === 'json') return reply.type('application/json; charset=utf-8').send(renderJsonBuffer(answer.snippets, rules, answer.scores))
+    return reply.type('text/plain; charset=utf-8').send(renderTextBuffer(answer.snippets, rules))
   })
 }
