@@ -222,7 +222,7 @@ async function main(): Promise<void> {
   const backupTable = await runBackupBench(profiled.dataDir)
   log(backupTable)
 
-  log('== 5. Import of a bundle of about 100 MB of snippet JSON, re-embedded with the hash embedder')
+  log('== 5. Import, each in a process of its own: a bundle of about 100 MB of snippet JSON (zipped), and a JSON payload just under 100 MB, re-embedded with the hash embedder')
   const importTable = await runImportBench()
   log(importTable)
 

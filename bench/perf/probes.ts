@@ -115,7 +115,9 @@ async function startServe(dataDir: string, scratch: string, env: Record<string, 
   const out = fs.openSync(logFile, 'w')
   const child = spawn(
     process.execPath,
-    ['--import', pathToFileURL(siblingModule('loop-delay')).href, 'bin/run.js', 'serve', '--data-dir', dataDir, '--port', String(port), '--log-format', 'json'],
+    // One process: the event-loop delay recorded is the loop that serves (with --workers N it
+    // would be the primary's, which serves nothing).
+    ['--import', pathToFileURL(siblingModule('loop-delay')).href, 'bin/run.js', 'serve', '--workers', '1', '--data-dir', dataDir, '--port', String(port), '--log-format', 'json'],
     {
       cwd: PROJECT_ROOT,
       env: { ...process.env, ...env, LECTERN_RATE_LIMIT_ANONYMOUS: '0', LECTERN_RATE_LIMIT_KEYED: '0', LECTERN_BENCH_LOOP_DELAY_FILE: delayFile },
