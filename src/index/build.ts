@@ -82,6 +82,8 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
     writeVectorIndex(vectorFile, embedder, dimensions, keys, vectors)
     deps.progress?.('indexing the snippets for search')
     writeLexicalFile(lexicalIndexPath(store.paths, set.pk), store.snippets.allOfSet(set.pk))
+    // Building the lexical index takes a while for a large set: a stop asked meanwhile wins.
+    deps.signal?.throwIfAborted()
     store.snippets.finalizeSet(set.pk, target.versionPk, { tokens, snippets: keys.length, commitSha: target.commitSha })
     return { setPk: set.pk, snippets: keys.length, tokens, documents: new Set(snippets.map((s) => s.source)).size }
   } catch (caught) {
