@@ -230,5 +230,7 @@ export class ClusterPrimary {
 
 /** A worker's settings: the memory for loaded libraries (--cache-size) is shared among the workers. */
 export function workerConfig(config: LecternConfig): LecternConfig {
-  return { ...config, search: { ...config.search, cacheSize: Math.floor(config.search.cacheSize / config.server.workers) } }
+  // Never under the setting's own minimum, which each worker checks again.
+  const cacheSize = Math.max(2 ** 20, Math.floor(config.search.cacheSize / config.server.workers))
+  return { ...config, search: { ...config.search, cacheSize } }
 }

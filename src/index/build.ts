@@ -34,6 +34,7 @@ export interface IngestDeps {
   embedder: Embedder
   signal?: AbortSignal
   progress?: (message: string) => void
+  log?: { warn(obj: object, msg: string): void }
 }
 
 export interface IngestResult {
@@ -81,7 +82,12 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
     deps.signal?.throwIfAborted()
     writeVectorIndex(vectorFile, embedder, dimensions, keys, vectors)
     deps.progress?.('indexing the snippets for search')
-    writeLexicalFile(lexicalIndexPath(store.paths, set.pk), store.snippets.allOfSet(set.pk))
+    try {
+      writeLexicalFile(lexicalIndexPath(store.paths, set.pk), store.snippets.allOfSet(set.pk))
+    } catch (err) {
+      // Derived data: the set's first load builds the index from the rows (and writes it if it can).
+      deps.log?.warn({ setPk: set.pk, err }, 'could not write the lexical index file; the first question will build it')
+    }
     // Building the lexical index takes a while for a large set: a stop asked meanwhile wins.
     deps.signal?.throwIfAborted()
     store.snippets.finalizeSet(set.pk, target.versionPk, { tokens, snippets: keys.length, commitSha: target.commitSha })

@@ -6,9 +6,11 @@
  *
  * The lexical index is written to a file when the set is built (`writeLexicalFile`) and read
  * back here, so loading tokenizes nothing. The file is derived data: it carries a fingerprint
- * of the rows it was built from, and one that is missing, unreadable or from other rows is
- * rebuilt from the rows (SQLite stays the source of truth) and written again, never a failure.
+ * of the rows it was built from and a SHA-1 of its own contents, and one that is missing, not a
+ * regular file, damaged or from other rows is rebuilt from the rows (SQLite stays the source of
+ * truth) and written again, never a failure.
  */
+import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { LexicalIndex } from '../search/lexical-index.js'
@@ -82,11 +84,15 @@ export function removeLexicalFile(file: string): void {
   fs.rmSync(file, { force: true })
 }
 
+/** Bytes before the index: the rows' fingerprint (8) and the SHA-1 of the index bytes (20). */
+const HEADER_BYTES = 28
+
 function writeIndexFile(file: string, stamp: number[], lexical: LexicalIndex): void {
   fs.mkdirSync(path.dirname(file), { recursive: true })
   const tmp = `${file}.${process.pid}.tmp`
+  const body = lexical.toBytes()
   try {
-    fs.writeFileSync(tmp, Buffer.concat([Buffer.from(Uint32Array.from(stamp).buffer), lexical.toBytes()]))
+    fs.writeFileSync(tmp, Buffer.concat([Buffer.from(Uint32Array.from(stamp).buffer), createHash('sha1').update(body).digest(), body]))
     fs.renameSync(tmp, file)
   } catch (err) {
     fs.rmSync(tmp, { force: true })
@@ -97,17 +103,31 @@ function writeIndexFile(file: string, stamp: number[], lexical: LexicalIndex): v
 function readLexicalFile(file: string, stamp: number[], size: number, log?: LoadLog): LexicalIndex | undefined {
   let bytes: Buffer
   try {
+    // Only a regular file is read: a FIFO or a device put there would block or never end.
+    if (!fs.statSync(file).isFile()) {
+      log?.warn({ file }, 'the lexical index file is not a regular file; rebuilding it')
+      return undefined
+    }
     bytes = fs.readFileSync(file)
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log?.warn({ file, err }, 'could not read the lexical index file; rebuilding it')
     return undefined
   }
-  if (bytes.length < 8 || bytes.readUInt32LE(0) !== stamp[0] || bytes.readUInt32LE(4) !== stamp[1]) {
+  if (bytes.length < HEADER_BYTES) {
+    log?.warn({ file }, 'the lexical index file is truncated; rebuilding it')
+    return undefined
+  }
+  if (bytes.readUInt32LE(0) !== stamp[0] || bytes.readUInt32LE(4) !== stamp[1]) {
     log?.warn({ file }, 'the lexical index file was built from other rows; rebuilding it')
     return undefined
   }
+  const body = bytes.subarray(HEADER_BYTES)
+  if (!createHash('sha1').update(body).digest().equals(bytes.subarray(8, HEADER_BYTES))) {
+    log?.warn({ file }, 'the lexical index file is damaged; rebuilding it')
+    return undefined
+  }
   try {
-    const lexical = LexicalIndex.fromBytes(bytes.subarray(8))
+    const lexical = LexicalIndex.fromBytes(body)
     if (lexical.size === size) return lexical
     log?.warn({ file }, 'the lexical index file has another snippet count; rebuilding it')
   } catch (err) {

@@ -61,7 +61,7 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
     }
     ctx.progress(`parsing ${fetched.documents.length} documents`)
     const result = await ingestSnippets(
-      { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress },
+      { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log },
       { versionPk: version.pk, commitSha: fetched.revision ?? null },
       snippetsFrom(fetched),
     )

@@ -5,6 +5,7 @@
  * renderers applied to the rows. On a realistic library (fastify's docs, ingested through the
  * real git path) both give the same snippets in the same order, in both formats.
  */
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -106,7 +107,10 @@ describe('the engine', () => {
     expect(await ask()).toBe(expected)
     const good = fs.readFileSync(file)
 
-    for (const damage of [good.subarray(0, good.length >> 1), Buffer.from('not an index'), Buffer.alloc(0), Buffer.concat([Buffer.from([1, 2, 3, 4, 5, 6, 7, 8]), good.subarray(8)])]) {
+    // The body changed under an intact header (its rows' fingerprint) is caught by its SHA-1.
+    const bodyDamaged = Buffer.from(good)
+    for (let i = good.length - 64; i < good.length; i++) bodyDamaged[i] ^= 0xff
+    for (const damage of [good.subarray(0, good.length >> 1), Buffer.from('not an index'), Buffer.alloc(0), Buffer.concat([Buffer.from([1, 2, 3, 4, 5, 6, 7, 8]), good.subarray(8)]), bodyDamaged]) {
       fs.writeFileSync(file, damage)
       expect(await ask()).toBe(expected)
       expect(fs.readFileSync(file).equals(good), 'the file is rewritten from the rows').toBe(true)
@@ -114,6 +118,11 @@ describe('the engine', () => {
     fs.rmSync(file)
     expect(await ask()).toBe(expected)
     expect(fs.existsSync(file)).toBe(true)
+    // A FIFO in its place would block a read forever: it is replaced.
+    fs.rmSync(file)
+    execFileSync('mkfifo', [file])
+    expect(await ask()).toBe(expected)
+    expect(fs.readFileSync(file).equals(good)).toBe(true)
   })
 
   it('counts a loaded set\'s bytes against the cache bound, keeping the set a request needs even over it', async () => {

@@ -126,5 +126,8 @@ describe('the cache bound with --workers', () => {
     expect(config.search.cacheSize).toBe(2 * 2 ** 30)
     expect(workerConfig(config).search.cacheSize).toBe(2 ** 29)
     expect(workerConfig(config).server).toEqual(config.server)
+    // Never below the setting's minimum, which each worker checks again.
+    const small = resolveConfig({ server: { workers: 4 as never }, search: { cacheSize: '2MB' as never } }, {}).config
+    expect(workerConfig(small).search.cacheSize).toBe(2 ** 20)
   })
 })

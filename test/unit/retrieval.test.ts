@@ -78,6 +78,15 @@ describe('ingest and retrieval', () => {
     expect(snippets[0].title).toBe('POST /pets: Create a pet')
   })
 
+  it('builds a set whose lexical index file cannot be written, and answers from the rows', async () => {
+    // A file where the lexical/ directory should be: no index file can be written there.
+    fs.writeFileSync(runtime.store.paths.lexical, 'not a directory')
+    const { result } = await addLibrary('/acme/nodir', DOCS)
+    expect(result.snippets).toBe(DOCS.length)
+    const { snippets } = await runtime.retriever.getContext({ libraryId: '/acme/nodir', query: 'register a route', tokens: 5000, caller: ANONYMOUS })
+    expect(snippets[0].title).toBe('Register a route')
+  })
+
   it('stores identical snippets once and counts tokens of the rendered text', async () => {
     const { result } = await addLibrary('/acme/dup', [...DOCS, DOCS[0]])
     expect(result.snippets).toBe(DOCS.length)
