@@ -109,11 +109,11 @@ export function redirectGitHub(reposRoot: string): () => void {
   }
 }
 
-/** Submits every corpus as a GitHub library and runs the jobs; a failed job fails the eval. */
-export async function ingestCorpora(runtime: Runtime, corpora: readonly Corpus[]): Promise<void> {
+/** Submits each named repository (under EVAL_OWNER) as a GitHub library and runs the jobs; a failed job fails the caller. */
+export async function ingestCorpora(runtime: Runtime, names: readonly string[]): Promise<void> {
   const jobs: Job[] = []
-  for (const corpus of corpora) {
-    jobs.push((await submitRepository(runtime.store, { sourceKind: 'github', docsRepoUrl: `https://github.com/${EVAL_OWNER}/${corpus.name}` }, runtime.guard)).job)
+  for (const name of names) {
+    jobs.push((await submitRepository(runtime.store, { sourceKind: 'github', docsRepoUrl: `https://github.com/${EVAL_OWNER}/${name}` }, runtime.guard)).job)
   }
   await runtime.worker.drain()
   for (const submitted of jobs) {

@@ -19,9 +19,7 @@ import { runEval, DEFAULT_EVAL_TOKENS } from '../../src/eval/run.js'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { Retriever, type Signals } from '../../src/search/context.js'
 import { renderJson } from '../../src/search/render.js'
-import { submitRepository } from '../../src/jobs/submit.js'
-import type { Job } from '../../src/store/jobs.js'
-import { CORPORA, EVAL_OWNER, buildCorpusRepo, libraryIdOf, projectRoot, redirectGitHub } from './corpora.js'
+import { CORPORA, buildCorpusRepo, ingestCorpora, libraryIdOf, projectRoot, redirectGitHub } from './corpora.js'
 import { defaultReposRoot, loadManifest } from './dev-corpora.js'
 
 export type QuestionSet = 'ci' | 'dev'
@@ -72,16 +70,6 @@ async function stageRepos(set: QuestionSet, reposRoot: string, prepared: string)
   return names
 }
 
-async function ingest(runtime: Runtime, names: string[]): Promise<void> {
-  const jobs: Job[] = []
-  for (const name of names) jobs.push((await submitRepository(runtime.store, { sourceKind: 'github', docsRepoUrl: `https://github.com/${EVAL_OWNER}/${name}` }, runtime.guard)).job)
-  await runtime.worker.drain()
-  for (const submitted of jobs) {
-    const job = runtime.store.jobs.byPk(submitted.pk)
-    if (job?.state !== 'succeeded') throw new Error(`ingesting job ${submitted.pk} ended ${job?.state ?? 'missing'}: ${job?.errorMessage ?? ''}`)
-  }
-}
-
 export async function runBench(options: BenchOptions): Promise<BenchResult> {
   const tokens = options.tokens ?? DEFAULT_EVAL_TOKENS
   const questions = await readQuestions(questionsFile(options.set))
@@ -95,7 +83,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     if (unknown) throw new Error(`question "${unknown.question}" names unknown library "${unknown.library}"`)
     runtime = await openRuntime({ config: resolveConfig({ dataDir: path.join(workDir, 'data') }).config })
     const started = Date.now()
-    await ingest(runtime, names)
+    await ingestCorpora(runtime, names)
     const ingestSeconds = (Date.now() - started) / 1000
     const reports = new Map<Signals, EvalReport>()
     for (const signals of options.signals ?? ['fused']) {

@@ -8,12 +8,11 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { existsSync } from 'node:fs'
-import { EVAL_OWNER, libraryIdOf, projectRoot, redirectGitHub } from '../eval/corpora.js'
+import { ingestCorpora, libraryIdOf, projectRoot, redirectGitHub } from '../eval/corpora.js'
 import { defaultReposRoot, loadManifest } from '../eval/dev-corpora.js'
 import { readQuestions } from '../../src/eval/questions.js'
 import { resolveConfig } from '../../src/config.js'
 import { openRuntime } from '../../src/runtime.js'
-import { submitRepository } from '../../src/jobs/submit.js'
 import { WORK_DIR } from './paths.js'
 
 export interface DocsStore {
@@ -84,13 +83,7 @@ async function ingest(dataDir: string, reposRoot: string, names: string[]): Prom
   const restore = redirectGitHub(reposRoot)
   const runtime = await openRuntime({ config: resolveConfig({ dataDir }).config })
   try {
-    const jobs = []
-    for (const name of names) jobs.push((await submitRepository(runtime.store, { sourceKind: 'github', docsRepoUrl: `https://github.com/${EVAL_OWNER}/${name}` }, runtime.guard)).job)
-    await runtime.worker.drain()
-    for (const job of jobs) {
-      const ended = runtime.store.jobs.byPk(job.pk)
-      if (ended?.state !== 'succeeded') throw new Error(`ingesting job ${job.pk} ended ${ended?.state ?? 'missing'}: ${ended?.errorMessage ?? ''}`)
-    }
+    await ingestCorpora(runtime, names)
   } finally {
     await runtime.close()
     restore()

@@ -11,6 +11,7 @@ import { canSeeLibrary, type Caller } from '../access.js'
 import type { EmbedderPool } from '../embed/pool.js'
 import { LecternError, isLecternError } from '../errors.js'
 import { SetEngine } from '../index/engine.js'
+import type { LoadedSet } from '../index/loaded-set.js'
 import { vectorIndexPath } from '../paths.js'
 import type { Store } from '../store/index.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
@@ -95,7 +96,7 @@ export class Retriever {
     let scores: number[]
     try {
       const loaded = this.sets.loaded(set.pk)
-      const ranked = await this.rankSet(set, request.query)
+      const ranked = await this.rankSet(set, loaded, request.query)
       const candidates = ranked.map((r) => loaded.snippets[loaded.docOf.get(r.pk)!])
       const scoreOf = new Map(ranked.map((r) => [r.pk, r.score]))
       snippets = packSnippets(candidates, request.tokens, (a, b) => loaded.lexical.nearDuplicates(loaded.docOf.get(a.pk)!, loaded.docOf.get(b.pk)!))
@@ -115,7 +116,7 @@ export class Retriever {
   async rank(setPk: number, question: string): Promise<number[]> {
     const set = this.store.snippets.set(setPk)
     if (!set) throw new Error(`snippet set ${setPk} vanished`)
-    return (await this.rankSet(set, question)).map((r) => r.pk)
+    return (await this.rankSet(set, this.sets.loaded(set.pk), question)).map((r) => r.pk)
   }
 
   /**
@@ -140,8 +141,7 @@ export class Retriever {
     return resolution
   }
 
-  private async rankSet(set: SnippetSet, question: string): Promise<RankedPk[]> {
-    const loaded = this.sets.loaded(set.pk)
+  private async rankSet(set: SnippetSet, loaded: LoadedSet, question: string): Promise<RankedPk[]> {
     const lexical = this.signals === 'vector' ? [] : loaded.lexical.search(questionTerms(question), CANDIDATES).map((hit) => ({ pk: loaded.snippets[hit.doc].pk, score: hit.score }))
     const semantic = this.signals === 'lexical' ? [] : await this.vectorSearch(set, question)
     if (set.embedProvider !== 'hash') {

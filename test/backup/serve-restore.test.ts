@@ -92,16 +92,21 @@ async function marker(dataDir: string) {
   }
 }
 
+/** Backs up, changes the data, stages the backup's restore as the dashboard does, and waits until the server, restarted on it, is ready. */
+async function restoreFromTheDashboard(url: string, child: Parameters<typeof waitReady>[1], dataDir: string): Promise<void> {
+  const { cookie, name } = await backedUp(url)
+  await markAfterBackup(dataDir)
+  expect((await fetch(`${url}/api/backups/${name}/restore`, { method: 'POST', headers: { cookie } })).status).toBe(202)
+  await pollUntil('the staged restore to be applied', () => (fs.readdirSync(dataDir).some((f) => f.startsWith('pre-restore-')) ? true : undefined))
+  await waitReady(url, child)
+  expect(child.exitCode).toBeNull()
+}
+
 describe('lectern serve and a staged restore', () => {
   it('by default restarts in the same process and applies the restore', { timeout: 120_000 }, async () => {
     const dataDir = await prepare()
     const { url, child } = await serve(dataDir, [])
-    const { cookie, name } = await backedUp(url)
-    await markAfterBackup(dataDir)
-    expect((await fetch(`${url}/api/backups/${name}/restore`, { method: 'POST', headers: { cookie } })).status).toBe(202)
-    await pollUntil('the staged restore to be applied', () => (fs.readdirSync(dataDir).some((f) => f.startsWith('pre-restore-')) ? true : undefined))
-    await waitReady(url, child)
-    expect(child.exitCode).toBeNull()
+    await restoreFromTheDashboard(url, child, dataDir)
     expect(fs.existsSync(`${dataDir}/restore-staged`)).toBe(false)
     expect(await marker(dataDir)).toBe('before-backup')
     expect(uploads(dataDir)).toEqual({ current: { 'spec.yaml': 'before-backup' }, setAside: { 'spec.yaml': 'after-backup', 'later.yaml': 'after-backup' } })
@@ -115,12 +120,7 @@ describe('lectern serve and a staged restore', () => {
     const workers = () => fs.readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number).sort()
     const before = workers()
     expect(before).toHaveLength(2)
-    const { cookie, name } = await backedUp(url)
-    await markAfterBackup(dataDir)
-    expect((await fetch(`${url}/api/backups/${name}/restore`, { method: 'POST', headers: { cookie } })).status).toBe(202)
-    await pollUntil('the staged restore to be applied', () => (fs.readdirSync(dataDir).some((f) => f.startsWith('pre-restore-')) ? true : undefined))
-    await waitReady(url, child)
-    expect(child.exitCode).toBeNull()
+    await restoreFromTheDashboard(url, child, dataDir)
     const after = workers()
     expect(after).toHaveLength(2)
     expect(after.filter((pid) => before.includes(pid))).toEqual([])

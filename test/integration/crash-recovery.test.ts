@@ -15,6 +15,7 @@ import { largeDocs } from '../helpers/large-docs.js'
 import { pollUntil } from '../helpers/poll.js'
 import { startServer, type ServerProcess } from '../helpers/server.js'
 import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
+import { inspect } from '../helpers/inspect-db.js'
 
 // Spawned servers and a few thousand snippets: slow on a loaded two-core machine.
 vi.setConfig({ testTimeout: 120_000 })
@@ -41,16 +42,6 @@ async function addLarge(server: ServerProcess, dataDir: string): Promise<void> {
     body: JSON.stringify({ docsRepoUrl: 'https://github.com/acme/large' }),
   })
   expect(res.status, await res.text()).toBe(200)
-}
-
-/** A read-only look at the database, as an operator's sqlite3 shell would take. */
-function inspect<T>(dataDir: string, read: (db: Database.Database) => T): T {
-  const db = new Database(join(dataDir, 'lectern.db'), { readonly: true, fileMustExist: true })
-  try {
-    return read(db)
-  } finally {
-    db.close()
-  }
 }
 
 const setsWithStatus = (db: Database.Database, status: string) =>

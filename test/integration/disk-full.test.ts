@@ -8,7 +8,6 @@
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
-import Database from 'better-sqlite3'
 import { execa } from 'execa'
 import { beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { isLecternError } from '../../src/errors.js'
@@ -21,6 +20,7 @@ import { freePort, startServer, type ServerProcess } from '../helpers/server.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { fill, tmpfs } from '../helpers/tmpfs.js'
 import { widgetsFiles } from '../helpers/widgets-repo.js'
+import { inspect } from '../helpers/inspect-db.js'
 
 vi.setConfig({ testTimeout: 180_000 })
 
@@ -72,15 +72,6 @@ function logLines(server: ServerProcess): () => Array<Record<string, unknown>> {
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as Record<string, unknown>)
-}
-
-function inspect<T>(dataDir: string, read: (db: Database.Database) => T): T {
-  const db = new Database(path.join(dataDir, 'lectern.db'), { readonly: true, fileMustExist: true })
-  try {
-    return read(db)
-  } finally {
-    db.close()
-  }
 }
 
 const login = (url: string) =>

@@ -39,7 +39,7 @@ beforeAll(async () => {
   defer(redirectGitHub(repos))
   runtime = await openRuntime({ config: resolveConfig({ dataDir: path.join(work, 'data') }).config })
   defer(() => runtime.close())
-  await ingestCorpora(runtime, [FASTIFY])
+  await ingestCorpora(runtime, [FASTIFY.name])
   const all = await readQuestions(path.join(import.meta.dirname, '..', '..', 'bench', 'eval', 'questions.json'))
   questions = all.filter((q) => q.library === 'fastify').map((q) => q.question)
 }, 120_000)

@@ -7,8 +7,6 @@
  */
 import { readFileSync } from 'node:fs'
 import { request } from 'node:http'
-import { join } from 'node:path'
-import Database from 'better-sqlite3'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { openStore } from '../../src/store/index.js'
 import { runCli } from '../helpers/cli.js'
@@ -17,6 +15,7 @@ import { serveOnLoopback } from '../helpers/loopback-server.js'
 import { pollUntil } from '../helpers/poll.js'
 import { startServer, type ServerProcess } from '../helpers/server.js'
 import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
+import { inspect } from '../helpers/inspect-db.js'
 
 // Real server processes (three each) and CLI runs on a loaded two-core machine.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
@@ -123,15 +122,6 @@ const workersOf = (answers: Array<{ worker: number }>) => [...new Set(answers.ma
 async function startWorkers(dataDir: string, env: Record<string, string>, args: string[] = []): Promise<Served> {
   const server = await startServer(dataDir, env, defer, { logLevel: 'info', args: ['--workers', '2', ...args] })
   return new Served(server, collectLog(server))
-}
-
-function inspect<T>(dataDir: string, read: (db: Database.Database) => T): T {
-  const db = new Database(join(dataDir, 'lectern.db'), { readonly: true, fileMustExist: true })
-  try {
-    return read(db)
-  } finally {
-    db.close()
-  }
 }
 
 describe('lectern serve --workers 2', () => {
