@@ -5,8 +5,10 @@ export interface DataPaths {
   root: string
   database: string
   vectors: string
-  /** Lexical index files of snippet sets: derived data, rebuilt from the rows when missing. */
-  lexical: string
+  /** Engine files of snippet sets (lexical index, rendered snippets): derived data, rebuilt from the rows when missing. */
+  engine: string
+  /** Where earlier builds kept lexical index files; removed at start (src/index/set-files.ts). */
+  legacyLexical: string
   secretKey: string
   license: string
   backups: string
@@ -28,7 +30,8 @@ export function dataPaths(dataDir: string): DataPaths {
     root,
     database: path.join(root, 'lectern.db'),
     vectors: path.join(root, 'vectors'),
-    lexical: path.join(root, 'lexical'),
+    engine: path.join(root, 'engine'),
+    legacyLexical: path.join(root, 'lexical'),
     secretKey: path.join(root, 'secret.key'),
     license: path.join(root, 'license.json'),
     backups: path.join(root, 'backups'),
@@ -57,7 +60,7 @@ export function jobOfWorkDir(name: string): number | undefined {
   return match ? Number(match[1]) : undefined
 }
 
-/** The lexical index file of one snippet set. */
-export function lexicalIndexPath(paths: DataPaths, setPk: number): string {
-  return path.join(paths.lexical, `set-${setPk}.lexical`)
+/** The engine file of one snippet set (src/index/loaded-set.ts). */
+export function engineFilePath(paths: DataPaths, setPk: number): string {
+  return path.join(paths.engine, `set-${setPk}.engine`)
 }

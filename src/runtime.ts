@@ -9,6 +9,7 @@ import type { LecternConfig, Mode } from './config.js'
 import { EmbedderPool } from './embed/pool.js'
 import { failSoftly } from './housekeeping.js'
 import { createJobHandlers, SetSweeper } from './jobs/handlers.js'
+import { removeLegacyLexicalFiles } from './index/set-files.js'
 import { sweepSets } from './index/sweep.js'
 import type { JobRunner } from './jobs/runner.js'
 import { ThreadedWorker } from './jobs/thread.js'
@@ -125,6 +126,9 @@ export async function recoverDataDir(runtime: Runtime, log: JobLog = silentLog):
   softly('removing interrupted and replaced snippet sets', () => {
     const swept = sweepSets(runtime.store, ['building', 'retired'], (pk) => runtime.forgetSet(pk))
     if (swept > 0) log.info({ swept }, 'removed snippet sets left by interrupted or replaced jobs')
+  })
+  softly('removing the lexical index files of an earlier build', () => {
+    if (removeLegacyLexicalFiles(runtime.store.paths)) log.info({}, 'removed lexical/: engine files replace its lexical index files')
   })
   softly('removing work directories of ended jobs', () => {
     const workDirs = sweepWorkDirs(runtime.store)

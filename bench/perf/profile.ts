@@ -5,7 +5,7 @@
  */
 import { ANONYMOUS } from '../../src/access.js'
 import { loadSet, type LoadedSet } from '../../src/index/loaded-set.js'
-import { lexicalIndexPath, vectorIndexPath } from '../../src/paths.js'
+import { engineFilePath, vectorIndexPath } from '../../src/paths.js'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { resolveConfig } from '../../src/config.js'
 import { DEFAULT_TOKENS, packSnippets } from '../../src/search/budget.js'
@@ -95,7 +95,7 @@ async function replay(runtime: Runtime, caches: Caches, t: PartTimer, request: P
   const loaded = t.time('loaded set (cache)', () => {
     let hit = caches.sets.get(setPk)
     if (!hit) {
-      hit = loadSet(setPk, store.snippets.allOfSet(setPk), lexicalIndexPath(store.paths, setPk))
+      hit = loadSet(setPk, store.snippets.headsOfSet(setPk), engineFilePath(store.paths, setPk), () => store.snippets.allOfSet(setPk))
       caches.sets.set(setPk, hit)
     }
     return hit

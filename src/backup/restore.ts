@@ -112,9 +112,9 @@ export async function restoreArchive(dataDir: string, archive: string, options: 
     const journal: Journal = { tempDir, preRestoreDir: path.join(paths.root, `pre-restore-${stamp(at)}`), archive, startedAt: at.toISOString() }
     await writeDurably(paths.restoreJournal, JSON.stringify(journal))
     await completeMoves(paths, journal)
-    // Lexical index files are derived from the rows they were built from, and the restored rows
-    // are others: the first query of each set rebuilds its file.
-    await fsp.rm(paths.lexical, { recursive: true, force: true })
+    // Engine files are derived from the rows they were built from, and the restored rows are
+    // others: the first query of each set rebuilds its file.
+    await fsp.rm(paths.engine, { recursive: true, force: true })
     return { ...summary, preRestoreDir: journal.preRestoreDir }
   } finally {
     lock?.release()

@@ -11,11 +11,11 @@
 import { asDiskFull } from '../disk-full.js'
 import type { Embedder } from '../embed/types.js'
 import { LecternError } from '../errors.js'
-import { lexicalIndexPath, vectorIndexPath } from '../paths.js'
+import { engineFilePath, vectorIndexPath } from '../paths.js'
 import { writeVectorIndex } from '../search/vector-index.js'
 import type { Store } from '../store/index.js'
 import type { NewSnippet } from '../store/snippets.js'
-import { writeLexicalFile } from './loaded-set.js'
+import { writeEngineFile } from './loaded-set.js'
 import { removeSetFiles } from './set-files.js'
 
 /** Caps that keep one library from exhausting the host; over them the job fails `library_too_large`. */
@@ -83,12 +83,12 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
     writeVectorIndex(vectorFile, embedder, dimensions, keys, vectors)
     deps.progress?.('indexing the snippets for search')
     try {
-      writeLexicalFile(lexicalIndexPath(store.paths, set.pk), store.snippets.allOfSet(set.pk))
+      writeEngineFile(engineFilePath(store.paths, set.pk), store.snippets.allOfSet(set.pk))
     } catch (err) {
-      // Derived data: the set's first load builds the index from the rows (and writes it if it can).
-      deps.log?.warn({ setPk: set.pk, err }, 'could not write the lexical index file; the first question will build it')
+      // Derived data: the set's first load builds the file from the rows (and writes it if it can).
+      deps.log?.warn({ setPk: set.pk, err }, 'could not write the engine file; the first question will build it')
     }
-    // Building the lexical index takes a while for a large set: a stop asked meanwhile wins.
+    // Building the engine file takes a while for a large set: a stop asked meanwhile wins.
     deps.signal?.throwIfAborted()
     store.snippets.finalizeSet(set.pk, target.versionPk, { tokens, snippets: keys.length, commitSha: target.commitSha })
     return { setPk: set.pk, snippets: keys.length, tokens, documents: new Set(snippets.map((s) => s.source)).size }

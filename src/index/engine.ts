@@ -1,10 +1,10 @@
 /**
  * The loaded snippet sets of one process: each loaded on first use or ahead of it (`warm`),
  * kept while they fit the memory bound, and forgotten when swept or no longer live. SQLite stays
- * the source of truth: a set is loaded from its rows (and its lexical index file).
+ * the source of truth: a set is loaded from its engine file, rebuilt from its rows when it does not match.
  */
 import v8 from 'node:v8'
-import { lexicalIndexPath } from '../paths.js'
+import { engineFilePath } from '../paths.js'
 import type { Store } from '../store/index.js'
 import { loadSet, type LoadLog, type LoadedSet } from './loaded-set.js'
 import { SetCache } from './set-cache.js'
@@ -41,7 +41,8 @@ export class SetEngine {
     this.pruneSometimes()
     const hit = this.cache.get(setPk)
     if (hit) return hit
-    const loaded = loadSet(setPk, this.store.snippets.allOfSet(setPk), lexicalIndexPath(this.store.paths, setPk), this.log)
+    const { snippets, paths } = this.store
+    const loaded = loadSet(setPk, snippets.headsOfSet(setPk), engineFilePath(paths, setPk), () => snippets.allOfSet(setPk), this.log)
     this.cache.put(loaded)
     return loaded
   }

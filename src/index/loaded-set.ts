@@ -1,22 +1,23 @@
 /**
  * A live snippet set as the engine serves it: everything about its snippets that does not
- * depend on the question, computed once when the set is loaded, never per request: each
+ * depend on the question, computed once when the set is built, never per request: each
  * snippet's token count, its `txt` block and its JSON object (as text, without the per-answer
  * `rank` and `score`), and the set's lexical index.
  *
- * The lexical index is written to a file when the set is built (`writeLexicalFile`) and read
- * back here, so loading tokenizes nothing. The file is derived data: it carries a fingerprint
- * of the rows it was built from and a SHA-1 of its own contents, and one that is missing, not a
- * regular file, damaged or from other rows is rebuilt from the rows (SQLite stays the source of
- * truth) and written again, never a failure.
+ * All but the token counts and titles (which the rows hold) are written to the set's engine file
+ * when the set is built (`writeEngineFile`), so loading a set reads one file and the rows' heads,
+ * and neither tokenizes nor renders. The file is derived data: it carries a fingerprint of the
+ * rows it was built from and a CRC-32 of its contents, and one that is missing, not a regular
+ * file, damaged or from other rows is rebuilt from the rows (SQLite stays the source of truth)
+ * and written again, never a failure.
  */
-import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
+import zlib from 'node:zlib'
 import { LexicalIndex } from '../search/lexical-index.js'
 import { renderSnippetJson, renderSnippetText, type RenderedSnippet } from '../search/render.js'
 import { indexedTextOf } from '../search/terms.js'
-import type { StoredSnippet } from '../store/snippets.js'
+import type { SnippetHead, StoredSnippet } from '../store/snippets.js'
 
 export interface LoadedSet {
   setPk: number
@@ -27,8 +28,8 @@ export interface LoadedSet {
   docOf: Map<number, number>
   /** What the set holds in memory, roughly: what the set cache is bounded by. */
   bytes: number
-  /** How the lexical index was obtained, for logs and tests. */
-  lexicalFrom: 'file' | 'rows'
+  /** Whether the engine file was read as it was, or rebuilt from the rows; for logs and tests. */
+  builtFrom: 'file' | 'rows'
 }
 
 type Row = Pick<StoredSnippet, 'pk' | 'kind' | 'title' | 'description' | 'breadcrumb' | 'pageTitle' | 'language' | 'body' | 'source' | 'tokens' | 'hash' | 'includes' | 'alsoAt'>
@@ -37,62 +38,113 @@ export interface LoadLog {
   warn(obj: object, msg: string): void
 }
 
-/** Loads a set from its rows and its lexical index file (rebuilt and rewritten when it does not match). */
-export function loadSet(setPk: number, rows: readonly Row[], lexicalFile: string, log?: LoadLog): LoadedSet {
-  const stamp = fingerprint(rows)
-  let lexical = readLexicalFile(lexicalFile, stamp, rows.length, log)
-  const lexicalFrom = lexical ? 'file' : 'rows'
-  if (!lexical) {
-    lexical = LexicalIndex.build(rows.map(indexedTextOf))
+/**
+ * Loads a set from its rows' heads (pk order) and its engine file; when the file does not match,
+ * from `rowsOf()` (the full rows, same order), writing the file again.
+ */
+export function loadSet(setPk: number, heads: readonly SnippetHead[], file: string, rowsOf: () => readonly Row[], log?: LoadLog): LoadedSet {
+  const stamp = fingerprint(heads)
+  const read = readEngineFile(file, stamp, heads.length, log)
+  if (read) {
     try {
-      writeIndexFile(lexicalFile, stamp, lexical)
+      return decode(setPk, heads, read, 'file')
     } catch (err) {
-      // A full or read-only disk costs the next load a rebuild, not this answer.
-      log?.warn({ setPk, err }, 'could not write the lexical index file; it is rebuilt at the next load')
+      log?.warn({ file, err }, 'the engine file has a damaged lexical index; rebuilding it')
     }
   }
-  const txt = packTexts(rows.map(renderSnippetText))
-  const json = packTexts(rows.map(renderSnippetJson))
-  const snippets = rows.map(
-    (row, i): RenderedSnippet => ({ pk: row.pk, kind: row.kind, title: row.title, tokens: row.tokens, txt: txt.views[i], json: json.views[i] }),
-  )
-  const docOf = new Map(rows.map((row, doc) => [row.pk, doc]))
-  // The buffers, and per snippet its object, two views, its title and its map entry.
-  const bytes = lexical.bytes + txt.bytes + json.bytes + rows.reduce((sum, row) => sum + 320 + row.title.length, 0)
-  return { setPk, lexical, snippets, docOf, bytes, lexicalFrom }
+  const bytes = encode(stamp, rowsOf())
+  try {
+    writeFileAtomically(file, bytes)
+  } catch (err) {
+    // A full or read-only disk costs the next load a rebuild, not this answer.
+    log?.warn({ setPk, err }, 'could not write the engine file; it is rebuilt at the next load')
+  }
+  return decode(setPk, heads, bytes, 'rows')
 }
 
-/** Texts in one UTF-8 buffer outside the heap, and a view of each. */
-function packTexts(texts: string[]): { views: Buffer[]; bytes: number } {
-  const lengths = texts.map((text) => Buffer.byteLength(text))
-  const buffer = Buffer.allocUnsafeSlow(lengths.reduce((sum, n) => sum + n, 0))
-  let at = 0
-  const views = texts.map((text, i) => {
-    buffer.write(text, at)
-    at += lengths[i]
-    return buffer.subarray(at - lengths[i], at)
-  })
-  return { views, bytes: buffer.length }
+/** Builds a set's engine file from its rows (pk order): done once, when the set is built. */
+export function writeEngineFile(file: string, rows: readonly Row[]): void {
+  writeFileAtomically(file, encode(fingerprint(rows), rows))
 }
 
-/** Builds the lexical index of a set's rows and writes its file: done once, when the set is built. */
-export function writeLexicalFile(file: string, rows: readonly Row[]): void {
-  writeIndexFile(file, fingerprint(rows), LexicalIndex.build(rows.map(indexedTextOf)))
-}
-
-export function removeLexicalFile(file: string): void {
+export function removeEngineFile(file: string): void {
   fs.rmSync(file, { force: true })
 }
 
-/** Bytes before the index: the rows' fingerprint (8) and the SHA-1 of the index bytes (20). */
-const HEADER_BYTES = 28
+/**
+ * The file: a header of 32-bit little-endian words, then the body, every section starting on a
+ * multiple of 4 bytes: the lexical index (`LexicalIndex.toBytes`), each snippet's end offset in
+ * the `txt` text and in the JSON text, then the two texts (UTF-8, one snippet after another).
+ */
+const MAGIC = 0x5445_534c // "LSET"
+const FORMAT = 1
+const HEADER = { magic: 0, format: 1, stamp: 2, crc: 4, count: 5, lexicalBytes: 6, txtBytes: 7, jsonBytes: 8 } as const
+const HEADER_BYTES = 9 * 4
 
-function writeIndexFile(file: string, stamp: number[], lexical: LexicalIndex): void {
+const padded = (n: number) => (n + 3) & ~3
+
+function encode(stamp: readonly number[], rows: readonly Row[]): Buffer {
+  const lexical = LexicalIndex.build(rows.map(indexedTextOf))
+  const lexicalBytes = lexical.toBytes()
+  const txt = rows.map((row) => Buffer.from(renderSnippetText(row)))
+  const json = rows.map((row) => Buffer.from(renderSnippetJson(row)))
+  const ends = (texts: Buffer[]) => {
+    let at = 0
+    return Uint32Array.from(texts, (text) => (at += text.length))
+  }
+  const txtEnds = ends(txt)
+  const jsonEnds = ends(json)
+  const header = new Uint32Array(HEADER_BYTES / 4)
+  header[HEADER.magic] = MAGIC
+  header[HEADER.format] = FORMAT
+  header.set(stamp, HEADER.stamp)
+  header[HEADER.count] = rows.length
+  header[HEADER.lexicalBytes] = lexicalBytes.length
+  header[HEADER.txtBytes] = txtEnds.at(-1) ?? 0
+  header[HEADER.jsonBytes] = jsonEnds.at(-1) ?? 0
+  const asBytes = (words: Uint32Array) => Buffer.from(words.buffer, words.byteOffset, words.byteLength)
+  const body = Buffer.concat([lexicalBytes, Buffer.alloc(padded(lexicalBytes.length) - lexicalBytes.length), asBytes(txtEnds), asBytes(jsonEnds), ...txt, ...json])
+  header[HEADER.crc] = zlib.crc32(body)
+  return Buffer.concat([asBytes(header), body])
+}
+
+/**
+ * The set as the engine holds it; `bytes` is a file checked by `readEngineFile` or just encoded.
+ * Throws when the lexical index inside does not read back.
+ */
+function decode(setPk: number, heads: readonly SnippetHead[], bytes: Buffer, builtFrom: LoadedSet['builtFrom']): LoadedSet {
+  const word = (i: number) => bytes.readUInt32LE(i * 4)
+  const count = word(HEADER.count)
+  const lexicalBytes = word(HEADER.lexicalBytes)
+  const lexical = LexicalIndex.fromBytes(bytes.subarray(HEADER_BYTES, HEADER_BYTES + lexicalBytes))
+  if (lexical.size !== count || count !== heads.length) throw new Error(`the lexical index has ${lexical.size} snippets, the set ${heads.length}`)
+  const txtEndsAt = HEADER_BYTES + padded(lexicalBytes)
+  const jsonEndsAt = txtEndsAt + count * 4
+  const txtAt = jsonEndsAt + count * 4
+  const jsonAt = txtAt + word(HEADER.txtBytes)
+  const snippets = heads.map((head, i): RenderedSnippet => {
+    const txtFrom = i === 0 ? 0 : bytes.readUInt32LE(txtEndsAt + (i - 1) * 4)
+    const jsonFrom = i === 0 ? 0 : bytes.readUInt32LE(jsonEndsAt + (i - 1) * 4)
+    return {
+      pk: head.pk,
+      kind: head.kind,
+      title: head.title,
+      tokens: head.tokens,
+      txt: bytes.subarray(txtAt + txtFrom, txtAt + bytes.readUInt32LE(txtEndsAt + i * 4)),
+      json: bytes.subarray(jsonAt + jsonFrom, jsonAt + bytes.readUInt32LE(jsonEndsAt + i * 4)),
+    }
+  })
+  const docOf = new Map(heads.map((head, doc) => [head.pk, doc]))
+  // The file's bytes, the index's own arrays, and per snippet its object, two views, its title and its map entry.
+  const held = bytes.length + lexical.bytes + heads.reduce((sum, head) => sum + 320 + head.title.length * 2, 0)
+  return { setPk, lexical, snippets, docOf, bytes: held, builtFrom }
+}
+
+function writeFileAtomically(file: string, bytes: Buffer): void {
   fs.mkdirSync(path.dirname(file), { recursive: true })
   const tmp = `${file}.${process.pid}.tmp`
-  const body = lexical.toBytes()
   try {
-    fs.writeFileSync(tmp, Buffer.concat([Buffer.from(Uint32Array.from(stamp).buffer), createHash('sha1').update(body).digest(), body]))
+    fs.writeFileSync(tmp, bytes)
     fs.renameSync(tmp, file)
   } catch (err) {
     fs.rmSync(tmp, { force: true })
@@ -100,39 +152,35 @@ function writeIndexFile(file: string, stamp: number[], lexical: LexicalIndex): v
   }
 }
 
-function readLexicalFile(file: string, stamp: number[], size: number, log?: LoadLog): LexicalIndex | undefined {
+/** The file's bytes when it is this set's engine file, intact; else undefined (with the reason logged). */
+function readEngineFile(file: string, stamp: readonly number[], count: number, log?: LoadLog): Buffer | undefined {
   let bytes: Buffer
   try {
     // Only a regular file is read: a FIFO or a device put there would block or never end.
     if (!fs.statSync(file).isFile()) {
-      log?.warn({ file }, 'the lexical index file is not a regular file; rebuilding it')
+      log?.warn({ file }, 'the engine file is not a regular file; rebuilding it')
       return undefined
     }
     bytes = fs.readFileSync(file)
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log?.warn({ file, err }, 'could not read the lexical index file; rebuilding it')
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log?.warn({ file, err }, 'could not read the engine file; rebuilding it')
     return undefined
   }
-  if (bytes.length < HEADER_BYTES) {
-    log?.warn({ file }, 'the lexical index file is truncated; rebuilding it')
-    return undefined
-  }
-  if (bytes.readUInt32LE(0) !== stamp[0] || bytes.readUInt32LE(4) !== stamp[1]) {
-    log?.warn({ file }, 'the lexical index file was built from other rows; rebuilding it')
-    return undefined
-  }
-  const body = bytes.subarray(HEADER_BYTES)
-  if (!createHash('sha1').update(body).digest().equals(bytes.subarray(8, HEADER_BYTES))) {
-    log?.warn({ file }, 'the lexical index file is damaged; rebuilding it')
-    return undefined
-  }
-  try {
-    const lexical = LexicalIndex.fromBytes(body)
-    if (lexical.size === size) return lexical
-    log?.warn({ file }, 'the lexical index file has another snippet count; rebuilding it')
-  } catch (err) {
-    log?.warn({ file, err }, 'the lexical index file is damaged; rebuilding it')
-  }
+  const problem = checkEngineFile(bytes, stamp, count)
+  if (!problem) return bytes
+  log?.warn({ file }, `the engine file ${problem}; rebuilding it`)
+  return undefined
+}
+
+function checkEngineFile(bytes: Buffer, stamp: readonly number[], count: number): string | undefined {
+  if (bytes.length < HEADER_BYTES) return 'is truncated'
+  const word = (i: number) => bytes.readUInt32LE(i * 4)
+  if (word(HEADER.magic) !== MAGIC || word(HEADER.format) !== FORMAT) return 'is not an engine file of this version'
+  if (word(HEADER.stamp) !== stamp[0] || word(HEADER.stamp + 1) !== stamp[1]) return 'was built from other rows'
+  if (word(HEADER.count) !== count) return 'has another snippet count'
+  const size = HEADER_BYTES + padded(word(HEADER.lexicalBytes)) + count * 8 + word(HEADER.txtBytes) + word(HEADER.jsonBytes)
+  if (bytes.length !== size) return 'has the wrong length'
+  if (zlib.crc32(bytes.subarray(HEADER_BYTES)) !== word(HEADER.crc)) return 'is damaged'
   return undefined
 }
 
@@ -140,7 +188,7 @@ function readLexicalFile(file: string, stamp: number[], size: number, log?: Load
  * Two 32-bit FNV-1a hashes over the rows' pks and content hashes, in index order: any added,
  * removed, reordered or changed row changes it.
  */
-function fingerprint(rows: readonly Row[]): number[] {
+function fingerprint(rows: ReadonlyArray<Pick<SnippetHead, 'pk' | 'hash'>>): number[] {
   let a = 0x811c9dc5
   let b = 0x01000193
   for (const row of rows) {

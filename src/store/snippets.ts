@@ -33,6 +33,8 @@ export interface StoredSnippet {
 
 export type NewSnippet = Omit<StoredSnippet, 'pk' | 'setPk' | 'includes' | 'alsoAt'> & Partial<Pick<StoredSnippet, 'includes' | 'alsoAt'>>
 
+export type SnippetHead = Pick<StoredSnippet, 'pk' | 'kind' | 'title' | 'tokens' | 'hash'>
+
 export interface SnippetSet {
   pk: number
   versionPk: number
@@ -54,9 +56,8 @@ export interface SnippetsRepository {
   setsWithStatus(status: SnippetSet['status']): SnippetSet[]
   /** All snippets of a set in pk order (rebuilding a vector index, export). */
   allOfSet(setPk: number): StoredSnippet[]
-  byPks(pks: number[]): StoredSnippet[]
-  /** Only the token counts of the given snippets, in the given order: enough to pack a budget. */
-  tokensOf(pks: number[]): Array<{ pk: number; tokens: number }>
+  /** What loading a set needs of each snippet beside its engine file, in pk order: no bodies. */
+  headsOfSet(setPk: number): SnippetHead[]
   count(setPk: number): number
   /** Records that a set's vectors now come from another embedder (after its index file was switched). */
   setEmbedding(setPk: number, embedder: { provider: string; model: string; dimensions: number }): void
@@ -128,10 +129,7 @@ export function createSnippetsRepository(db: Db): SnippetsRepository {
      VALUES (@setPk, @kind, @title, @description, @breadcrumb, @pageTitle, @language, @body, @source, @tokens, @hash, @includes, @alsoAt)`,
   )
   const snippetsOfSet = db.prepare<[number], SnippetRow>('SELECT * FROM snippets WHERE set_pk = ? ORDER BY pk')
-  const snippetsByPks = db.prepare<[string], SnippetRow>('SELECT s.* FROM json_each(?) AS j JOIN snippets s ON s.pk = j.value')
-  const tokensByPks = db.prepare<[string], { pk: number; tokens: number }>(
-    'SELECT s.pk, s.tokens FROM json_each(?) AS j JOIN snippets s ON s.pk = j.value ORDER BY j.key',
-  )
+  const headsOfSet = db.prepare<[number], SnippetHead>('SELECT pk, kind, title, tokens, hash FROM snippets WHERE set_pk = ? ORDER BY pk')
   const countOfSet = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM snippets WHERE set_pk = ?')
   const currentOf = db.prepare<[number], { current_set: number | null }>('SELECT current_set FROM library_versions WHERE pk = ?')
   const promote = db.prepare(
@@ -170,15 +168,7 @@ export function createSnippetsRepository(db: Db): SnippetsRepository {
     },
     setsWithStatus: (status) => setsByStatus.all(status).map(toSet),
     allOfSet: (setPk) => snippetsOfSet.all(setPk).map(toSnippet),
-    byPks(pks) {
-      // One statement for the whole candidate list; rows come back in any order, so re-rank them.
-      const rows = new Map(snippetsByPks.all(JSON.stringify(pks)).map((r) => [r.pk, r]))
-      return pks.flatMap((pk) => {
-        const row = rows.get(pk)
-        return row ? [toSnippet(row)] : []
-      })
-    },
-    tokensOf: (pks) => tokensByPks.all(JSON.stringify(pks)),
+    headsOfSet: (setPk) => headsOfSet.all(setPk),
     count: (setPk) => countOfSet.get(setPk)!.n,
     setEmbedding(setPk, embedder) {
       db.prepare('UPDATE snippet_sets SET embed_provider = ?, embed_model = ?, dimensions = ? WHERE pk = ?').run(embedder.provider, embedder.model, embedder.dimensions, setPk)

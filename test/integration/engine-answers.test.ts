@@ -1,6 +1,6 @@
 /**
- * The engine (sets loaded once with their lexical index file, rendered blocks and token counts,
- * cached by bytes) against the ranking it implements, computed the plain way from SQLite rows
+ * The engine (sets loaded once from their engine file: lexical index, rendered blocks; token
+ * counts from the rows; cached by bytes) against the ranking it implements, computed the plain way from SQLite rows
  * on every question: a fresh BM25F index, the vector index, the hash fusion, the packer and the
  * renderers applied to the rows. On a realistic library (fastify's docs, ingested through the
  * real git path) both give the same snippets in the same order, in both formats.
@@ -13,7 +13,8 @@ import { CORPORA, buildCorpusRepo, ingestCorpora, libraryIdOf, redirectGitHub } 
 import { ANONYMOUS } from '../../src/access.js'
 import { resolveConfig } from '../../src/config.js'
 import { readQuestions } from '../../src/eval/questions.js'
-import { lexicalIndexPath, vectorIndexPath } from '../../src/paths.js'
+import { loadSet, type LoadedSet } from '../../src/index/loaded-set.js'
+import { engineFilePath, vectorIndexPath } from '../../src/paths.js'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { packSnippets } from '../../src/search/budget.js'
 import { CANDIDATES, HASH_VECTOR_WEIGHT, Retriever } from '../../src/search/context.js'
@@ -92,9 +93,9 @@ describe('the engine', () => {
     }
   }, 60_000)
 
-  it('writes the lexical index file when the set is built, and answers the same from a damaged or foreign file, rewriting it', async () => {
+  it('writes the engine file when the set is built, and answers the same from a damaged or foreign file, rewriting it', async () => {
     const set = liveSet()
-    const file = lexicalIndexPath(runtime.store.paths, set.pk)
+    const file = engineFilePath(runtime.store.paths, set.pk)
     expect(fs.statSync(file).size).toBeGreaterThan(1000)
     const question = questions[0]
     const ask = async () => {
@@ -107,7 +108,7 @@ describe('the engine', () => {
     expect(await ask()).toBe(expected)
     const good = fs.readFileSync(file)
 
-    // The body changed under an intact header (its rows' fingerprint) is caught by its SHA-1.
+    // The body changed under an intact header (its rows' fingerprint) is caught by its CRC-32.
     const bodyDamaged = Buffer.from(good)
     for (let i = good.length - 64; i < good.length; i++) bodyDamaged[i] ^= 0xff
     for (const damage of [good.subarray(0, good.length >> 1), Buffer.from('not an index'), Buffer.alloc(0), Buffer.concat([Buffer.from([1, 2, 3, 4, 5, 6, 7, 8]), good.subarray(8)]), bodyDamaged]) {
@@ -125,6 +126,22 @@ describe('the engine', () => {
     expect(fs.readFileSync(file).equals(good)).toBe(true)
   })
 
+  it('loads a set from its engine file and the rows\' heads alone, the same set as from the rows', () => {
+    const set = liveSet()
+    const file = engineFilePath(runtime.store.paths, set.pk)
+    const heads = runtime.store.snippets.headsOfSet(set.pk)
+    const fromFile = loadSet(set.pk, heads, file, () => {
+      throw new Error('a set whose engine file matches is loaded without reading its rows')
+    })
+    expect(fromFile.builtFrom).toBe('file')
+    fs.rmSync(file)
+    const fromRows = loadSet(set.pk, heads, file, () => runtime.store.snippets.allOfSet(set.pk))
+    expect(fromRows.builtFrom).toBe('rows')
+    const plain = (loaded: LoadedSet) => loaded.snippets.map((s) => ({ ...s, txt: s.txt.toString(), json: s.json.toString() }))
+    expect(plain(fromFile)).toEqual(plain(fromRows))
+    expect(plain(fromFile).map((s) => s.txt)).toEqual(runtime.store.snippets.allOfSet(set.pk).map(renderSnippetText))
+  })
+
   it('counts a loaded set\'s bytes against the cache bound, keeping the set a request needs even over it', async () => {
     const set = liveSet()
     const retriever = new Retriever(runtime.store, runtime.embedders, undefined, 'fused', 2 ** 20)
@@ -135,7 +152,7 @@ describe('the engine', () => {
     expect(await roomy.warm([set.pk])).toBe(1)
     const { bytes, sets } = roomy.cacheStats()
     expect(sets).toBe(1)
-    expect(bytes).toBeGreaterThan(fs.statSync(lexicalIndexPath(runtime.store.paths, set.pk)).size)
+    expect(bytes).toBeGreaterThan(fs.statSync(engineFilePath(runtime.store.paths, set.pk)).size)
     roomy.forgetSet(set.pk)
     expect(roomy.cacheStats()).toMatchObject({ sets: 0, bytes: 0 })
   })

@@ -78,9 +78,9 @@ describe('ingest and retrieval', () => {
     expect(snippets[0].title).toBe('POST /pets: Create a pet')
   })
 
-  it('builds a set whose lexical index file cannot be written, and answers from the rows', async () => {
-    // A file where the lexical/ directory should be: no index file can be written there.
-    fs.writeFileSync(runtime.store.paths.lexical, 'not a directory')
+  it('builds a set whose engine file cannot be written, and answers from the rows', async () => {
+    // A file where the engine/ directory should be: no engine file can be written there.
+    fs.writeFileSync(runtime.store.paths.engine, 'not a directory')
     const { result } = await addLibrary('/acme/nodir', DOCS)
     expect(result.snippets).toBe(DOCS.length)
     const { snippets } = await runtime.retriever.getContext({ libraryId: '/acme/nodir', query: 'register a route', tokens: 5000, caller: ANONYMOUS })
@@ -144,6 +144,19 @@ describe('ingest and retrieval', () => {
     expect(fs.existsSync(file)).toBe(true)
     const ranked = await runtime.retriever.rank(result.setPk, 'shutdown')
     expect(ranked.length).toBe(DOCS.length)
+  })
+
+  it('removes the lexical/ directory of an earlier build at start, keeping every set answerable', async () => {
+    await addLibrary('/acme/legacy', DOCS)
+    const legacy = runtime.store.paths.legacyLexical
+    fs.mkdirSync(legacy, { recursive: true })
+    fs.writeFileSync(path.join(legacy, 'set-1.lexical'), 'an index of the earlier format')
+    const lines: string[] = []
+    await recoverDataDir(runtime, { info: (_obj: object, msg: string) => lines.push(msg), warn: () => {}, error: () => {} })
+    expect(fs.existsSync(legacy)).toBe(false)
+    expect(lines).toContain('removed lexical/: engine files replace its lexical index files')
+    const { snippets } = await runtime.retriever.getContext({ libraryId: '/acme/legacy', query: 'close the server', tokens: 5000, caller: ANONYMOUS })
+    expect(snippets[0].title).toBe('Close the server')
   })
 })
 
