@@ -7,6 +7,7 @@ import { EmbedderPool } from '../embed/pool.js'
 import { createHttpClient } from '../sources/http.js'
 import { openStore } from '../store/index.js'
 import { createJobHandlers, SetSweeper } from './handlers.js'
+import { yieldCpuToRequests } from './priority.js'
 import type { FromThread, LogLevel, ThreadData, ToThread } from './thread.js'
 import { Worker, type JobLog } from './worker.js'
 
@@ -26,6 +27,9 @@ function cloneable(obj: object): object {
 const line = (level: LogLevel) => (obj: object, msg: string) => post({ type: 'log', level, obj: cloneable(obj), msg })
 const log: JobLog = { info: line('info'), warn: line('warn'), error: line('error') }
 const forgetSet = (setPk: number) => post({ type: 'forget-set', setPk })
+
+const nice = yieldCpuToRequests()
+if (nice !== undefined) log.info({ nice }, 'the job thread runs at the lowest CPU priority: requests come first')
 
 const store = await openStore(config.dataDir)
 const embedders = new EmbedderPool(store)

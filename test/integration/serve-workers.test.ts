@@ -5,7 +5,7 @@
  * API gains no debug surface. Requests go out on a new connection each: cluster hands out
  * connections, not requests, round-robin, so consecutive ones reach the workers in turn.
  */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { openStore } from '../../src/store/index.js'
@@ -336,15 +336,20 @@ describe('lectern serve --workers 2, stopping', () => {
 })
 
 describe('lectern serve --workers 1', () => {
-  it('serves from its own process, as without the flag on one CPU', async () => {
+  it('serves from its own process, as without the flag on one CPU, its job thread at the lowest CPU priority', async () => {
     const server = await startServer(await tmpDataDir(), {}, defer, { logLevel: 'info', args: ['--workers', '1'] })
     expect(readFileSync(`/proc/${server.process.pid}/task/${server.process.pid}/children`, 'utf8').trim()).toBe('')
     expect((await send(`${server.url}/api/v2/libs/search?libraryName=x`)).status).toBe(404)
+    // The job thread runs at nice 19 so that requests come first; the serving thread keeps 0.
+    const niceOf = (tid: string) => Number(readFileSync(`/proc/${server.process.pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16])
+    const tids = readdirSync(`/proc/${server.process.pid}/task`)
+    expect(niceOf(String(server.process.pid))).toBe(0)
+    expect(tids.map(niceOf)).toContain(19)
     server.process.kill('SIGTERM')
     const { exitCode, stdout } = await server.process
     expect(exitCode).toBe(0)
     const lines = String(stdout).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line)
-    expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['request completed', 'Lectern stopped']))
+    expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['request completed', 'the job thread runs at the lowest CPU priority: requests come first', 'Lectern stopped']))
     expect(lines.filter((l) => 'worker' in l)).toEqual([])
   })
 })
