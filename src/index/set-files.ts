@@ -1,12 +1,24 @@
 /**
- * The files a snippet set has beside its rows: its vector index (and sidecar) and its lexical
- * index. Every way a set goes (swept, its library removed, its build failed) removes them here.
+ * The files a snippet set has beside its rows: its vector index (and sidecar), its lexical
+ * index, and while it is re-embedded the work of that (reembed.ts). Every way a set goes (swept,
+ * its library removed, its build failed) removes them here, so a set replaced while its
+ * re-embedding was half done leaves nothing behind.
  */
-import { lexicalIndexPath, vectorIndexPath, type DataPaths } from '../paths.js'
+import fs from 'node:fs'
+import { lexicalIndexPath, reembedPaths, vectorIndexPath, type DataPaths } from '../paths.js'
 import { removeVectorIndex } from '../search/vector-index.js'
 import { removeLexicalFile } from './loaded-set.js'
 
 export function removeSetFiles(paths: DataPaths, setPk: number): void {
   removeVectorIndex(vectorIndexPath(paths, setPk))
   removeLexicalFile(lexicalIndexPath(paths, setPk))
+  removeReembedFiles(paths, setPk)
+}
+
+/** Removes a set's re-embedding work: its saved vectors and count, and a new index not switched in. */
+export function removeReembedFiles(paths: DataPaths, setPk: number): void {
+  const files = reembedPaths(paths, setPk)
+  fs.rmSync(files.vectors, { force: true })
+  fs.rmSync(files.meta, { force: true })
+  removeVectorIndex(files.next)
 }
