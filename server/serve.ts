@@ -18,6 +18,7 @@
  * (cluster/primary.ts): it keeps the lock and the restore loop below, and each lifetime runs the
  * workers instead of an app. With one worker everything happens in this process, as above.
  */
+import os from 'node:os'
 import pino, { type Logger } from 'pino'
 import { applyStagedRestore } from '../src/backup/restore.js'
 import type { ResolvedConfig } from '../src/config.js'
@@ -51,6 +52,11 @@ export async function serve(resolved: ResolvedConfig): Promise<void> {
     { version: APP_VERSION, dataDir: paths.root, mode: config.mode, ...(clustered ? { workers: config.server.workers } : {}), ...(resolved.file ? { configFile: resolved.file } : {}) },
     `Lectern ${APP_VERSION} starting`,
   )
+  const cpus = os.availableParallelism()
+  if (config.server.workers > cpus) {
+    // Accepted, since an operator may have reasons, but said: it usually slows answers down.
+    log.warn({ workers: config.server.workers, cpus }, `${config.server.workers} workers on ${cpus} CPU${cpus === 1 ? '' : 's'}: more serving processes than CPUs only adds contention (server.workers, --workers)`)
+  }
   try {
     for (;;) {
       const ended = clustered ? await runCluster(resolved, paths, logs, log) : await runServer(resolved, paths, logs)

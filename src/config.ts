@@ -131,6 +131,8 @@ export interface SettingDef {
   env?: string
   default: unknown
   schema: z.ZodTypeAny
+  /** `config get` shows people the value as written (`25%`, `512MB`), not as parsed (bytes); `--json` keeps the parsed value. */
+  showWritten?: boolean
 }
 
 export const STARTUP_SETTINGS: readonly SettingDef[] = [
@@ -168,6 +170,7 @@ export const STARTUP_SETTINGS: readonly SettingDef[] = [
     env: 'LECTERN_CACHE_SIZE',
     default: '25%',
     schema: memorySize,
+    showWritten: true,
     description: 'Memory for libraries loaded to answer questions: a share of RAM (25%) or a size (512MB, 2GB), shared among the --workers processes. The least recently asked library is dropped beyond it and loaded again when asked; the most-used are loaded at start.',
   },
   { key: 'chromium.path', env: 'LECTERN_CHROMIUM_PATH', default: '/usr/bin/chromium', schema: z.string().min(1), description: 'Chromium binary for websites that need JavaScript.' },
@@ -179,6 +182,8 @@ export type SettingSource = 'flag' | 'env' | 'file' | 'default'
 export interface ResolvedConfig {
   config: LecternConfig
   sources: Record<string, SettingSource>
+  /** Each setting as given (by its flag, the environment, the file or its default), before parsing. */
+  written: Record<string, unknown>
   /** The configuration file read, if any. */
   file?: string
 }
@@ -253,6 +258,7 @@ export function resolveConfig(
 ): ResolvedConfig {
   const config: Record<string, unknown> = {}
   const sources: Record<string, SettingSource> = {}
+  const written: Record<string, unknown> = {}
   for (const def of STARTUP_SETTINGS) {
     const candidates: Array<[SettingSource, unknown]> = [
       ['flag', getPath(overrides, def.key)],
@@ -270,8 +276,9 @@ export function resolveConfig(
     if (def.key === 'dataDir' && source === 'file' && file) value = path.resolve(path.dirname(file.path), value as string)
     setPath(config, def.key, value)
     sources[def.key] = source
+    written[def.key] = raw
   }
-  return { config: config as unknown as LecternConfig, sources, ...(file ? { file: file.path } : {}) }
+  return { config: config as unknown as LecternConfig, sources, written, ...(file ? { file: file.path } : {}) }
 }
 
 /** Reads the configuration file the flag or environment names (or ./lectern.yaml) and resolves. */

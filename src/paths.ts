@@ -49,6 +49,15 @@ export function vectorIndexPath(paths: DataPaths, setPk: number): string {
   return path.join(paths.vectors, `set-${setPk}.usearch`)
 }
 
+/**
+ * The files of one snippet set's re-embedding while it runs: the vectors done so far, how many
+ * and for which embedder, and the new vector index before it is switched in.
+ */
+export function reembedPaths(paths: DataPaths, setPk: number): { vectors: string; meta: string; next: string } {
+  const base = vectorIndexPath(paths, setPk)
+  return { vectors: `${base}.reembed.f32`, meta: `${base}.reembed.json`, next: `${base}.next` }
+}
+
 /** The scratch directory of one job (a clone); it exists only while the job runs. */
 export function jobWorkDir(paths: DataPaths, jobPk: number): string {
   return path.join(paths.repos, `job-${jobPk}`)

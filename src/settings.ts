@@ -103,6 +103,12 @@ function describeSource(def: SettingDef, resolved: ResolvedConfig): string {
   return source
 }
 
+/** A row's value for people: as written where the catalogue says so (`25%` rather than its bytes), else strings as they are and anything else as JSON. */
+export function settingText(row: SettingRow, resolved: ResolvedConfig): string {
+  if (STARTUP_SETTINGS.find((def) => def.key === row.name)?.showWritten) return String(resolved.written[row.name]).trim()
+  return typeof row.value === 'string' ? row.value : JSON.stringify(row.value)
+}
+
 /** Every setting with its value and where it came from: start-up settings, then stored ones. */
 export function describeSettings(resolved: ResolvedConfig, store: Store): SettingRow[] {
   const rows: SettingRow[] = STARTUP_SETTINGS.map((def) => ({

@@ -2,7 +2,7 @@ import { Args } from '@oclif/core'
 import { table } from '../../cli/output.js'
 import { LecternCommand } from '../../cli/run.js'
 import { LecternError } from '../../src/errors.js'
-import { describeSettings, type SettingRow } from '../../src/settings.js'
+import { describeSettings, settingText, type SettingRow } from '../../src/settings.js'
 
 export default class ConfigGet extends LecternCommand {
   static override summary = 'Show every setting (or one) with its value and where it came from.'
@@ -22,12 +22,12 @@ export default class ConfigGet extends LecternCommand {
     const rows = await this.withRuntime(flags, 'read', (rt) => describeSettings(resolved, rt.store))
     const shown = args.name === undefined ? rows : rows.filter((r) => r.name === args.name)
     if (shown.length === 0) throw new LecternError('validation_error', `Unknown setting "${args.name}". Settings: ${rows.map((r) => r.name).join(', ')}.`)
-    if (args.name !== undefined && shown.length === 1) this.log(typeof shown[0].value === 'string' ? shown[0].value : JSON.stringify(shown[0].value))
+    if (args.name !== undefined && shown.length === 1) this.log(settingText(shown[0], resolved))
     else {
       this.log(
         table(shown, [
           { header: 'SETTING', value: (r) => r.name },
-          { header: 'VALUE', value: (r) => (typeof r.value === 'string' ? r.value : JSON.stringify(r.value)) },
+          { header: 'VALUE', value: (r) => settingText(r, resolved) },
           { header: 'SOURCE', value: (r) => r.source },
         ]),
       )

@@ -20,10 +20,14 @@ export interface ServerOptions {
   logLevel?: 'debug' | 'info' | 'warn'
   /** More flags of `lectern serve`. */
   args?: string[]
+  /** Runs the server on its first `cpus` CPUs only (taskset), as on a smaller machine. */
+  cpus?: number
 }
 
 function spawnServer(dataDir: string, port: number, env: Record<string, string>, options: ServerOptions) {
-  return execa('node', ['bin/run.js', 'serve', '--data-dir', dataDir, '--port', String(port), '--log-level', options.logLevel ?? 'warn', ...(options.args ?? [])], {
+  // taskset execs node in its own place: the child's pid is the server's.
+  const [command, prefix] = options.cpus === undefined ? ['node', []] : ['taskset', ['--cpu-list', `0-${options.cpus - 1}`, 'node']]
+  return execa(command, [...prefix, 'bin/run.js', 'serve', '--data-dir', dataDir, '--port', String(port), '--log-level', options.logLevel ?? 'warn', ...(options.args ?? [])], {
     cwd: PROJECT_ROOT,
     env,
     stdin: 'ignore',

@@ -38,7 +38,7 @@ const ON_DEMAND = [
 ]
 
 /** Modules that run jobs: handlers, source readers, parsers, and the server. */
-const JOB_MODULES = /^dist\/(server\/|src\/(parse\/|sources\/(registry|git-reader|discover|openapi|llmstxt|website|confluence|notion)\.|jobs\/(ingest|source-job|reembed|vector-rebuild)\.|airgap\/import))/
+const JOB_MODULES = /^dist\/(server\/|src\/(parse\/|sources\/(registry|git-reader|discover|openapi|llmstxt|website|confluence|notion)\.|jobs\/(ingest|source-job|reembed|vector-rebuild)\.|index\/(build|vectors|reembed)\.|airgap\/import))/
 
 let dataDir: string
 let records: string

@@ -2,12 +2,14 @@
  * The engine at start: the libraries asked most in the last 30 days (the usage table) are loaded
  * before their first request, within the cache bound (`search.cacheSize`, `--cache-size`).
  */
+import { writeFile } from 'node:fs/promises'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { buildApp } from '../../server/app.js'
 import { seedLibrary } from '../helpers/app.js'
 import { runCli } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
-import { tmpDataDir } from '../helpers/tmp.js'
+import { tmpDataDir, tmpDir } from '../helpers/tmp.js'
 
 const DOCS = (topic: string) => ({ 'docs/guide.md': `# ${topic}\n\n## Use ${topic}\n\nCall \`${topic}()\` to start.\n\n\`\`\`js\n${topic}({ fast: true })\n\`\`\`\n` })
 
@@ -63,7 +65,15 @@ describe('loading libraries at start', () => {
     await app.close()
     const shown = await runCli(['config', 'get', 'search.cacheSize', '--data-dir', dataDir, '--json'], { LECTERN_CACHE_SIZE: '2GB' })
     expect(shown.exitCode).toBe(0)
-    expect(shown.stdout).toContain(String(2 * 2 ** 30))
+    // Scripts get bytes; people get the setting as it was written, a share of RAM or a size.
+    expect(JSON.parse(shown.stdout)).toEqual([{ name: 'search.cacheSize', value: 2 * 2 ** 30, source: 'env LECTERN_CACHE_SIZE', description: expect.any(String) }])
+    const asWritten = await runCli(['config', 'get', 'search.cacheSize', '--data-dir', dataDir], { LECTERN_CACHE_SIZE: '2GB' })
+    expect(asWritten.stdout).toBe('2GB')
+    expect((await runCli(['config', 'get', 'search.cacheSize', '--data-dir', dataDir])).stdout).toBe('25%')
+    const file = path.join(await tmpDir(), 'lectern.yaml')
+    await writeFile(file, 'search:\n  cacheSize: 512MB\n')
+    const table = await runCli(['config', 'get', '--config', file, '--data-dir', dataDir])
+    expect(table.stdout.split('\n').find((line) => line.startsWith('search.cacheSize'))?.split(/\s{2,}/)).toEqual(['search.cacheSize', '512MB', `file ${file}`])
     for (const bad of ['lots', '0.5KB', '150%', '-1GB']) {
       const refused = await runCli(['serve', '--cache-size', bad, '--data-dir', dataDir, '--port', '0'])
       expect(refused.exitCode, bad).toBe(2)

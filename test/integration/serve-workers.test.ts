@@ -119,8 +119,8 @@ class Served {
 const hasStatus = (status: number) => (answer: Answer) => answer.status === status
 const workersOf = (answers: Array<{ worker: number }>) => [...new Set(answers.map((a) => a.worker))].sort()
 
-async function startWorkers(dataDir: string, env: Record<string, string>, args: string[] = []): Promise<Served> {
-  const server = await startServer(dataDir, env, defer, { logLevel: 'info', args: ['--workers', '2', ...args] })
+async function startWorkers(dataDir: string, env: Record<string, string>, args: string[] = [], cpus?: number): Promise<Served> {
+  const server = await startServer(dataDir, env, defer, { logLevel: 'info', args: ['--workers', '2', ...args], ...(cpus === undefined ? {} : { cpus }) })
   return new Served(server, collectLog(server))
 }
 
@@ -351,6 +351,22 @@ describe('lectern serve --workers 1', () => {
     const lines = String(stdout).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line)
     expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['request completed', 'the job thread runs at the lowest CPU priority: requests come first', 'Lectern stopped']))
     expect(lines.filter((l) => 'worker' in l)).toEqual([])
+    expect(lines.filter((l) => l.msg.includes('CPU'))).toEqual([])
+  })
+})
+
+describe('lectern serve --workers 2 on one CPU', () => {
+  it('starts both workers, warning once at start that more workers than CPUs only adds contention', async () => {
+    const served = await startWorkers(await tmpDataDir(), {}, [], 1)
+    expect(served.children()).toHaveLength(2)
+    expect(workersOf(await served.batch(4, '/api/v2/libs/search?libraryName=x'))).toEqual([1, 2])
+    served.server.process.kill('SIGTERM')
+    const { exitCode, stdout } = await served.server.process
+    expect(exitCode).toBe(0)
+    const lines = String(stdout).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line)
+    expect(lines.filter((l) => l.msg.includes('CPU'))).toEqual([
+      expect.objectContaining({ level: 40, worker: 0, workers: 2, cpus: 1, msg: '2 workers on 1 CPU: more serving processes than CPUs only adds contention (server.workers, --workers)' }),
+    ])
   })
 })
 

@@ -1,0 +1,188 @@
+/**
+ * Rebuilding and re-embedding a snippet set's vectors (index/vectors.ts, index/reembed.ts) when
+ * things go wrong: the embedder failing half-way, a stop, the set replaced and swept meanwhile, a
+ * full disk. The old index keeps serving byte for byte, the set's embedding is unchanged, no temp
+ * or half-written index is left, and a re-embedding continues from its last saved batch.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { createEmbedder } from '../../src/embed/index.js'
+import type { Embedder } from '../../src/embed/types.js'
+import { ingestSnippets } from '../../src/index/build.js'
+import { reembedSet } from '../../src/index/reembed.js'
+import { removeSetFiles } from '../../src/index/set-files.js'
+import { sweepSets } from '../../src/index/sweep.js'
+import { rebuildVectorIndex } from '../../src/index/vectors.js'
+import { toNewSnippet } from '../../src/jobs/ingest.js'
+import { reembedPaths, vectorIndexPath } from '../../src/paths.js'
+import { inspectVectorFile } from '../../src/search/vector-index.js'
+import { openStore, type Store } from '../../src/store/index.js'
+import { tmpDataDir } from '../helpers/tmp.js'
+import { fill, tmpfs } from '../helpers/tmpfs.js'
+
+const SNIPPETS = 150
+const hash = createEmbedder({ provider: 'hash' })
+/** Another embedder: the built-in one at another dimension, as a provider switch would give. */
+const other = () => createEmbedder({ provider: 'hash', dimensions: 16 })
+
+/**
+ * `inner`, with `before(call)` run before each embed call (1-based): it may throw (the provider
+ * fails), stop the run, or change the store meanwhile.
+ */
+function watched(inner: Embedder, before: (call: number) => Promise<void> | void): Embedder & { texts: number } {
+  let call = 0
+  const embedder = {
+    provider: inner.provider,
+    model: inner.model,
+    texts: 0,
+    dimensions: () => inner.dimensions(),
+    async embed(texts: string[], signal?: AbortSignal) {
+      await before(++call)
+      embedder.texts += texts.length
+      return inner.embed(texts, signal)
+    },
+  }
+  return embedder
+}
+
+const docs = (prefix: string, count: number) =>
+  Array.from({ length: count }, (_, i) =>
+    toNewSnippet(
+      { kind: 'code', title: `${prefix} step ${i}`, description: `How ${prefix} does step ${i}.`, breadcrumb: 'Guide', pageTitle: 'Guide', anchor: `s${i}`, codeList: [{ language: 'ts', code: `${prefix}.step${i}()` }] },
+      `docs/guide.md#s${i}`,
+    ),
+  )
+
+async function setUp(dataDir?: string): Promise<{ store: Store; versionPk: number; setPk: number; file: string }> {
+  const store = await openStore(dataDir ?? (await tmpDataDir()))
+  onTestFinished(() => store.close())
+  const { version } = store.libraries.create({ id: '/acme/widgets', title: 'widgets', sourceKind: 'github', sourceUrl: 'x' })
+  const { setPk } = await ingestSnippets({ store, embedder: hash }, { versionPk: version.pk, commitSha: 'a' }, docs('widgets', SNIPPETS))
+  return { store, versionPk: version.pk, setPk, file: vectorIndexPath(store.paths, setPk) }
+}
+
+/** Every file of the vectors directory with its bytes, to prove nothing changed. */
+const vectorFiles = (store: Store) => Object.fromEntries(fs.readdirSync(store.paths.vectors).sort().map((name) => [name, fs.readFileSync(path.join(store.paths.vectors, name))]))
+const strays = (store: Store) => fs.readdirSync(store.paths.vectors).filter((name) => /\.tmp$|\.next/.test(name))
+
+describe('re-embedding a set', () => {
+  it('keeps the old index and embedding when the embedder fails half-way, and continues from the last saved batch', async () => {
+    const { store, setPk, file } = await setUp()
+    const before = vectorFiles(store)
+    const failing = watched(other(), (call) => {
+      if (call === 3) throw new Error('provider went away')
+    })
+    await expect(reembedSet({ store, embedder: failing }, setPk)).rejects.toThrow('provider went away')
+    expect(store.snippets.set(setPk)).toMatchObject({ status: 'live', embedProvider: 'hash', dimensions: 384 })
+    const files = reembedPaths(store.paths, setPk)
+    // Two batches of 64 saved, nothing more; the live index and its sidecar untouched.
+    expect(JSON.parse(fs.readFileSync(files.meta, 'utf8'))).toMatchObject({ done: 128 })
+    expect(fs.statSync(files.vectors).size).toBe(128 * 16 * 4)
+    const { [path.basename(files.vectors)]: _v, [path.basename(files.meta)]: _m, ...rest } = vectorFiles(store)
+    expect(rest).toEqual(before)
+    expect(strays(store)).toEqual([])
+
+    const healed = watched(other(), () => {})
+    const switched: number[] = []
+    expect(await reembedSet({ store, embedder: healed, onSwitched: (pk) => switched.push(pk) }, setPk)).toEqual({ outcome: 'switched', snippets: SNIPPETS, resumedAt: 128 })
+    expect(healed.texts).toBe(SNIPPETS - 128)
+    expect(switched).toEqual([setPk])
+    expect(store.snippets.set(setPk)).toMatchObject({ embedProvider: 'hash', dimensions: 16 })
+    expect(inspectVectorFile(file, { dimensions: 16, count: SNIPPETS })).toBeUndefined()
+    expect(fs.readdirSync(store.paths.vectors).sort()).toEqual([`set-${setPk}.usearch`, `set-${setPk}.usearch.json`])
+  })
+
+  it('leaves the set as it was when stopped', async () => {
+    const { store, setPk } = await setUp()
+    const before = vectorFiles(store)
+    const stop = new AbortController()
+    const stopping = watched(other(), (call) => {
+      if (call === 2) stop.abort()
+    })
+    await expect(reembedSet({ store, embedder: stopping, signal: stop.signal }, setPk)).rejects.toMatchObject({ name: 'AbortError' })
+    expect(store.snippets.set(setPk)).toMatchObject({ embedProvider: 'hash', dimensions: 384 })
+    const files = reembedPaths(store.paths, setPk)
+    const { [path.basename(files.vectors)]: _v, [path.basename(files.meta)]: _m, ...rest } = vectorFiles(store)
+    expect(rest).toEqual(before)
+    expect(strays(store)).toEqual([])
+  })
+
+  it('stops, and leaves no file, for a set replaced and swept while it was embedded', async () => {
+    const { store, versionPk, setPk } = await setUp()
+    const replacing = watched(other(), async (call) => {
+      if (call !== 2) return
+      await ingestSnippets({ store, embedder: hash }, { versionPk, commitSha: 'b' }, docs('gadgets', 3))
+      sweepSets(store, ['retired'])
+    })
+    expect(await reembedSet({ store, embedder: replacing }, setPk)).toEqual({ outcome: 'replaced' })
+    // It stopped at the batch that saw the set go, rather than embedding the rest for nothing.
+    expect(replacing.texts).toBe(2 * 64)
+    expect(store.snippets.set(setPk)).toBeUndefined()
+    expect(fs.readdirSync(store.paths.vectors).filter((name) => name.startsWith(`set-${setPk}.`))).toEqual([])
+  })
+
+  it('takes its files with it when the set goes half re-embedded', async () => {
+    const { store, setPk } = await setUp()
+    await expect(reembedSet({ store, embedder: watched(other(), (call) => { if (call === 2) throw new Error('down') }) }, setPk)).rejects.toThrow('down')
+    expect(fs.existsSync(reembedPaths(store.paths, setPk).vectors)).toBe(true)
+    removeSetFiles(store.paths, setPk)
+    expect(fs.readdirSync(store.paths.vectors)).toEqual([])
+  })
+
+  it('fails with disk_full on a full volume, keeping what it saved and the old index, and finishes once there is room', async () => {
+    const mount = await tmpfs('24m')
+    const { store, setPk, file } = await setUp(path.join(mount, 'data'))
+    const before = vectorFiles(store)
+    let free: (() => void) | undefined
+    const filling = watched(other(), (call) => {
+      if (call === 2) free = fill(mount)
+    })
+    await expect(reembedSet({ store, embedder: filling }, setPk)).rejects.toMatchObject({ code: 'disk_full' })
+    const files = reembedPaths(store.paths, setPk)
+    expect(store.snippets.set(setPk)).toMatchObject({ embedProvider: 'hash', dimensions: 384 })
+    const saved = JSON.parse(fs.readFileSync(files.meta, 'utf8')) as { done: number }
+    expect(saved.done).toBe(64)
+    expect(fs.statSync(files.vectors).size).toBe(saved.done * 16 * 4)
+    const { [path.basename(files.vectors)]: _v, [path.basename(files.meta)]: _m, ...rest } = vectorFiles(store)
+    expect(rest).toEqual(before)
+    expect(strays(store)).toEqual([])
+
+    free!()
+    expect(await reembedSet({ store, embedder: other() }, setPk)).toMatchObject({ outcome: 'switched', resumedAt: 64 })
+    expect(inspectVectorFile(file, { dimensions: 16, count: SNIPPETS })).toBeUndefined()
+  })
+})
+
+describe('rebuilding a set\'s vector index', () => {
+  it('writes nothing and leaves no temp file when the embedder fails half-way or the run is stopped', async () => {
+    const { store, setPk, file } = await setUp()
+    fs.rmSync(file)
+    fs.rmSync(`${file}.json`)
+    const failing = watched(hash, () => {
+      throw new Error('provider went away')
+    })
+    await expect(rebuildVectorIndex({ store, embedders: { forSet: () => failing } }, setPk)).rejects.toThrow('provider went away')
+    const stop = new AbortController()
+    const stopping = watched(hash, () => stop.abort())
+    await expect(rebuildVectorIndex({ store, embedders: { forSet: () => stopping }, signal: stop.signal }, setPk)).rejects.toMatchObject({ name: 'AbortError' })
+    expect(fs.readdirSync(store.paths.vectors)).toEqual([])
+
+    const rebuilt: number[] = []
+    expect(await rebuildVectorIndex({ store, embedders: { forSet: () => hash }, onRebuilt: (pk) => rebuilt.push(pk) }, setPk)).toBe(SNIPPETS)
+    expect(rebuilt).toEqual([setPk])
+    expect(inspectVectorFile(file, { dimensions: 384, count: SNIPPETS })).toBeUndefined()
+  })
+
+  it('writes no file for a set replaced and swept while it was embedded', async () => {
+    const { store, versionPk, setPk, file } = await setUp()
+    fs.rmSync(file)
+    fs.rmSync(`${file}.json`)
+    const replacing = watched(hash, async () => {
+      await ingestSnippets({ store, embedder: hash }, { versionPk, commitSha: 'b' }, docs('gadgets', 3))
+      sweepSets(store, ['retired'])
+    })
+    expect(await rebuildVectorIndex({ store, embedders: { forSet: () => replacing } }, setPk)).toBeUndefined()
+    expect(fs.readdirSync(store.paths.vectors).filter((name) => name.startsWith(`set-${setPk}.`))).toEqual([])
+  })
+})
