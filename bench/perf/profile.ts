@@ -4,15 +4,15 @@
  * with performance.now(), then the real `getContext` + `renderText` timed whole for comparison.
  */
 import { ANONYMOUS } from '../../src/access.js'
-import { loadSet, type LoadedSet } from '../../src/index/loaded-set.js'
-import { engineFilePath, vectorIndexPath } from '../../src/paths.js'
+import { engineFileKind, loadSet, type LoadedSet } from '../../src/index/loaded-set.js'
+import { engineFilePath } from '../../src/paths.js'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { resolveConfig } from '../../src/config.js'
 import { DEFAULT_TOKENS, packSnippets } from '../../src/search/budget.js'
-import { CANDIDATES, HASH_VECTOR_WEIGHT } from '../../src/search/context.js'
+import { CANDIDATES } from '../../src/search/context.js'
+import { rescoreByHashSimilarity } from '../../src/search/fusion.js'
 import { renderText } from '../../src/search/render.js'
 import { resolveLibraryVersion } from '../../src/search/resolve.js'
-import { VectorIndexCache, loadVectorIndex } from '../../src/search/vector-index.js'
 import { questionTerms } from '../../src/text/terms.js'
 
 export interface ProfileRequest {
@@ -56,7 +56,7 @@ class PartTimer {
 export async function profileRequests(dataDir: string, requests: ProfileRequest[]): Promise<ProfileResult> {
   const runtime = await openRuntime({ config: resolveConfig({ dataDir: dataDir }).config })
   try {
-    const caches: Caches = { vectors: new VectorIndexCache(), sets: new Map() }
+    const caches: Caches = { sets: new Map() }
     // An untimed pass first: indexes built and mapped, SQLite pages cached, as on a warm server.
     for (const request of requests) await replay(runtime, caches, new PartTimer(), request)
     const timer = new PartTimer()
@@ -82,7 +82,6 @@ export async function profileRequests(dataDir: string, requests: ProfileRequest[
 }
 
 interface Caches {
-  vectors: VectorIndexCache
   sets: Map<number, LoadedSet>
 }
 
@@ -95,23 +94,18 @@ async function replay(runtime: Runtime, caches: Caches, t: PartTimer, request: P
   const loaded = t.time('loaded set (cache)', () => {
     let hit = caches.sets.get(setPk)
     if (!hit) {
-      hit = loadSet(setPk, store.snippets.headsOfSet(setPk), engineFilePath(store.paths, setPk), () => store.snippets.allOfSet(setPk))
+      hit = loadSet(setPk, store.snippets.headsOfSet(setPk), engineFileKind(store.snippets.set(setPk)!), engineFilePath(store.paths, setPk), () => store.snippets.allOfSet(setPk))
       caches.sets.set(setPk, hit)
     }
     return hit
   })
   const lexical = t.time('lexical search (BM25F)', () => loaded.lexical.search(terms, CANDIDATES))
-  const load = () => loadVectorIndex(vectorIndexPath(store.paths, setPk), { dimensions: set.dimensions, count: store.snippets.count(setPk) })
-  const index = t.time('vector index cache', () => caches.vectors.get(setPk, load))
   const embedder = t.time('embedder lookup (forSet)', () => embedders.forSet(set))
   const [vector] = await t.timeAsync('query embedding', () => embedder.embed([request.question]))
-  const semantic = t.time('vector search (HNSW)', () => index.search(vector, CANDIDATES))
-  const ranked = t.time('fusion', () => {
-    const top = lexical[0]?.score ?? 0
-    const scores = new Map(lexical.map((hit) => [loaded.snippets[hit.doc].pk, top > 0 ? hit.score / top : 0]))
-    for (const hit of semantic) scores.set(hit.pk, (scores.get(hit.pk) ?? 0) + HASH_VECTOR_WEIGHT * (1 - hit.distance))
-    return [...scores.entries()].sort((a, b) => b[1] - a[1]).slice(0, CANDIDATES).map(([pk]) => loaded.snippets[loaded.docOf.get(pk)!])
-  })
+  const vectors = loaded.vectors!
+  const ranked = t.time('fusion (cosines of the lexical candidates)', () =>
+    rescoreByHashSimilarity(lexical, (doc) => vectors.cosine(vector, doc)).map((hit) => loaded.snippets[hit.doc]),
+  )
   const picked = t.time('packing (packSnippets)', () =>
     packSnippets(ranked, DEFAULT_TOKENS, (a, b) => loaded.lexical.nearDuplicates(loaded.docOf.get(a.pk)!, loaded.docOf.get(b.pk)!)),
   )

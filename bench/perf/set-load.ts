@@ -9,7 +9,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { resolveConfig } from '../../src/config.js'
 import { ingestSnippets } from '../../src/index/build.js'
-import { loadSet } from '../../src/index/loaded-set.js'
+import { engineFileKind, loadSet } from '../../src/index/loaded-set.js'
 import { engineFilePath } from '../../src/paths.js'
 import { openRuntime } from '../../src/runtime.js'
 import { librarySnippets } from './docs.js'
@@ -38,7 +38,7 @@ export async function benchSetLoad(snippets = 10_000, rounds = 5): Promise<SetLo
         prepare()
         const started = performance.now()
         const { snippets } = runtime.store
-        const loaded = loadSet(setPk, snippets.headsOfSet(setPk), file, () => snippets.allOfSet(setPk))
+        const loaded = loadSet(setPk, snippets.headsOfSet(setPk), engineFileKind(snippets.set(setPk)!), file, () => snippets.allOfSet(setPk))
         ms.push(performance.now() - started)
         bytes = loaded.bytes
         count = loaded.snippets.length

@@ -15,14 +15,13 @@ import { engineFilePath, vectorIndexPath } from '../paths.js'
 import { writeVectorIndex } from '../search/vector-index.js'
 import type { Store } from '../store/index.js'
 import type { NewSnippet } from '../store/snippets.js'
-import { writeEngineFile } from './loaded-set.js'
+import { embedText } from './embed-text.js'
+import { engineFileKind, writeEngineFile } from './loaded-set.js'
 import { removeSetFiles } from './set-files.js'
 
 /** Caps that keep one library from exhausting the host; over them the job fails `library_too_large`. */
 export const LIMITS = { maxSnippets: 200_000, maxTokens: 50_000_000 }
 const BATCH = 256
-/** The part of a snippet an embedder sees; long code adds little meaning past this. */
-const EMBED_CHARS = 2000
 
 export interface IngestTarget {
   versionPk: number
@@ -43,8 +42,6 @@ export interface IngestResult {
   tokens: number
   documents: number
 }
-
-export const embedText = (s: Pick<NewSnippet, 'title' | 'breadcrumb' | 'description' | 'body'>) => `${s.title}\n${s.breadcrumb}\n${s.description}\n${s.body}`.slice(0, EMBED_CHARS)
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 
@@ -83,7 +80,8 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
     writeVectorIndex(vectorFile, embedder, dimensions, keys, vectors)
     deps.progress?.('indexing the snippets for search')
     try {
-      writeEngineFile(engineFilePath(store.paths, set.pk), store.snippets.allOfSet(set.pk))
+      const byPk = new Map(keys.map((pk, i) => [pk, vectors[i]]))
+      writeEngineFile(engineFilePath(store.paths, set.pk), store.snippets.allOfSet(set.pk), engineFileKind(set), byPk)
     } catch (err) {
       // Derived data: the set's first load builds the file from the rows (and writes it if it can).
       deps.log?.warn({ setPk: set.pk, err }, 'could not write the engine file; the first question will build it')

@@ -6,7 +6,7 @@
 import v8 from 'node:v8'
 import { engineFilePath } from '../paths.js'
 import type { Store } from '../store/index.js'
-import { loadSet, type LoadLog, type LoadedSet } from './loaded-set.js'
+import { engineFileKind, loadSet, type LoadLog, type LoadedSet } from './loaded-set.js'
 import { SetCache } from './set-cache.js'
 
 /** How often, at most, loaded sets are checked against the database for sets no longer live. */
@@ -42,7 +42,9 @@ export class SetEngine {
     const hit = this.cache.get(setPk)
     if (hit) return hit
     const { snippets, paths } = this.store
-    const loaded = loadSet(setPk, snippets.headsOfSet(setPk), engineFilePath(paths, setPk), () => snippets.allOfSet(setPk), this.log)
+    const set = snippets.set(setPk)
+    if (!set) throw new Error(`snippet set ${setPk} vanished`)
+    const loaded = loadSet(setPk, snippets.headsOfSet(setPk), engineFileKind(set), engineFilePath(paths, setPk), () => snippets.allOfSet(setPk), this.log)
     this.cache.put(loaded)
     return loaded
   }

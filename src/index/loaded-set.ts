@@ -2,7 +2,7 @@
  * A live snippet set as the engine serves it: everything about its snippets that does not
  * depend on the question, computed once when the set is built, never per request: each
  * snippet's token count, its `txt` block and its JSON object (as text, without the per-answer
- * `rank` and `score`), and the set's lexical index.
+ * `rank` and `score`), the set's lexical index, and for a hash-embedded set its vectors.
  *
  * All but the token counts and titles (which the rows hold) are written to the set's engine file
  * when the set is built (`writeEngineFile`), so loading a set reads one file and the rows' heads,
@@ -14,10 +14,13 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import zlib from 'node:zlib'
+import { HashEmbedder } from '../embed/hash.js'
 import { LexicalIndex } from '../search/lexical-index.js'
 import { renderSnippetJson, renderSnippetText, type RenderedSnippet } from '../search/render.js'
+import { quantizeInto, SetVectors } from '../search/set-vectors.js'
 import { indexedTextOf } from '../search/terms.js'
-import type { SnippetHead, StoredSnippet } from '../store/snippets.js'
+import type { SnippetHead, SnippetSet, StoredSnippet } from '../store/snippets.js'
+import { embedText } from './embed-text.js'
 
 export interface LoadedSet {
   setPk: number
@@ -26,6 +29,8 @@ export interface LoadedSet {
   snippets: RenderedSnippet[]
   /** Position of a snippet pk in `snippets`. */
   docOf: Map<number, number>
+  /** A hash-embedded set's vectors, in index order; undefined for other embedders. */
+  vectors: SetVectors | undefined
   /** What the set holds in memory, roughly: what the set cache is bounded by. */
   bytes: number
   /** Whether the engine file was read as it was, or rebuilt from the rows; for logs and tests. */
@@ -39,12 +44,25 @@ export interface LoadLog {
 }
 
 /**
+ * What a set's engine file holds beyond its rows: for a set embedded by the hash embedder, its
+ * vectors (`hashDimensions` > 0), which the file can hold because that embedder is local and
+ * deterministic; none (0) for other embedders, whose vectors only the vector index holds.
+ */
+export interface EngineFileKind {
+  hashDimensions: number
+}
+
+export const engineFileKind = (set: Pick<SnippetSet, 'embedProvider' | 'dimensions'>): EngineFileKind => ({
+  hashDimensions: set.embedProvider === 'hash' ? set.dimensions : 0,
+})
+
+/**
  * Loads a set from its rows' heads (pk order) and its engine file; when the file does not match,
  * from `rowsOf()` (the full rows, same order), writing the file again.
  */
-export function loadSet(setPk: number, heads: readonly SnippetHead[], file: string, rowsOf: () => readonly Row[], log?: LoadLog): LoadedSet {
+export function loadSet(setPk: number, heads: readonly SnippetHead[], kind: EngineFileKind, file: string, rowsOf: () => readonly Row[], log?: LoadLog): LoadedSet {
   const stamp = fingerprint(heads)
-  const read = readEngineFile(file, stamp, heads.length, log)
+  const read = readEngineFile(file, stamp, heads.length, kind, log)
   if (read) {
     try {
       return decode(setPk, heads, read, 'file')
@@ -52,7 +70,7 @@ export function loadSet(setPk: number, heads: readonly SnippetHead[], file: stri
       log?.warn({ file, err }, 'the engine file has a damaged lexical index; rebuilding it')
     }
   }
-  const bytes = encode(stamp, rowsOf())
+  const bytes = encode(stamp, rowsOf(), kind)
   try {
     writeFileAtomically(file, bytes)
   } catch (err) {
@@ -62,9 +80,12 @@ export function loadSet(setPk: number, heads: readonly SnippetHead[], file: stri
   return decode(setPk, heads, bytes, 'rows')
 }
 
-/** Builds a set's engine file from its rows (pk order): done once, when the set is built. */
-export function writeEngineFile(file: string, rows: readonly Row[]): void {
-  writeFileAtomically(file, encode(fingerprint(rows), rows))
+/**
+ * Builds a set's engine file from its rows (pk order): done once, when the set is built. A
+ * hash-embedded set's vectors are taken from `vectors` (by pk) when given, else embedded again.
+ */
+export function writeEngineFile(file: string, rows: readonly Row[], kind: EngineFileKind, vectors?: ReadonlyMap<number, Float32Array>): void {
+  writeFileAtomically(file, encode(fingerprint(rows), rows, kind, vectors))
 }
 
 export function removeEngineFile(file: string): void {
@@ -72,18 +93,19 @@ export function removeEngineFile(file: string): void {
 }
 
 /**
- * The file: a header of 32-bit little-endian words, then the body, every section starting on a
- * multiple of 4 bytes: the lexical index (`LexicalIndex.toBytes`), each snippet's end offset in
- * the `txt` text and in the JSON text, then the two texts (UTF-8, one snippet after another).
+ * The file: a header of 32-bit little-endian words, then the body: the lexical index
+ * (`LexicalIndex.toBytes`, padded to a multiple of 4 bytes), each snippet's end offset in the
+ * `txt` text and in the JSON text, the two texts (UTF-8, one snippet after another), then for a
+ * hash-embedded set its vectors (`dimensions` signed bytes a snippet, set-vectors.ts).
  */
 const MAGIC = 0x5445_534c // "LSET"
-const FORMAT = 1
-const HEADER = { magic: 0, format: 1, stamp: 2, crc: 4, count: 5, lexicalBytes: 6, txtBytes: 7, jsonBytes: 8 } as const
-const HEADER_BYTES = 9 * 4
+const FORMAT = 2
+const HEADER = { magic: 0, format: 1, stamp: 2, crc: 4, count: 5, lexicalBytes: 6, txtBytes: 7, jsonBytes: 8, dimensions: 9 } as const
+const HEADER_BYTES = 10 * 4
 
 const padded = (n: number) => (n + 3) & ~3
 
-function encode(stamp: readonly number[], rows: readonly Row[]): Buffer {
+function encode(stamp: readonly number[], rows: readonly Row[], kind: EngineFileKind, known?: ReadonlyMap<number, Float32Array>): Buffer {
   const lexical = LexicalIndex.build(rows.map(indexedTextOf))
   const lexicalBytes = lexical.toBytes()
   const txt = rows.map((row) => Buffer.from(renderSnippetText(row)))
@@ -102,11 +124,27 @@ function encode(stamp: readonly number[], rows: readonly Row[]): Buffer {
   header[HEADER.lexicalBytes] = lexicalBytes.length
   header[HEADER.txtBytes] = txtEnds.at(-1) ?? 0
   header[HEADER.jsonBytes] = jsonEnds.at(-1) ?? 0
+  header[HEADER.dimensions] = kind.hashDimensions
+  const vectors = new Int8Array(rows.length * kind.hashDimensions)
+  if (kind.hashDimensions > 0) {
+    const embedder = new HashEmbedder({ dimensions: kind.hashDimensions })
+    rows.forEach((row, doc) => quantizeInto(known?.get(row.pk) ?? embedder.embedOne(embedText(row)), vectors, doc))
+  }
   const asBytes = (words: Uint32Array) => Buffer.from(words.buffer, words.byteOffset, words.byteLength)
-  const body = Buffer.concat([lexicalBytes, Buffer.alloc(padded(lexicalBytes.length) - lexicalBytes.length), asBytes(txtEnds), asBytes(jsonEnds), ...txt, ...json])
+  const body = Buffer.concat([
+    lexicalBytes,
+    Buffer.alloc(padded(lexicalBytes.length) - lexicalBytes.length),
+    asBytes(txtEnds),
+    asBytes(jsonEnds),
+    ...txt,
+    ...json,
+    Buffer.from(vectors.buffer, vectors.byteOffset, vectors.byteLength),
+  ])
   header[HEADER.crc] = zlib.crc32(body)
   return Buffer.concat([asBytes(header), body])
 }
+
+const PER_SNIPPET_BYTES = 950
 
 /**
  * The set as the engine holds it; `bytes` is a file checked by `readEngineFile` or just encoded.
@@ -135,9 +173,14 @@ function decode(setPk: number, heads: readonly SnippetHead[], bytes: Buffer, bui
     }
   })
   const docOf = new Map(heads.map((head, doc) => [head.pk, doc]))
-  // The file's bytes, the index's own arrays, and per snippet its object, two views, its title and its map entry.
-  const held = bytes.length + lexical.bytes + heads.reduce((sum, head) => sum + 320 + head.title.length * 2, 0)
-  return { setPk, lexical, snippets, docOf, bytes: held, builtFrom }
+  const dimensions = word(HEADER.dimensions)
+  const vectorsAt = jsonAt + word(HEADER.jsonBytes)
+  const vectors = dimensions > 0 ? new SetVectors(new Int8Array(bytes.buffer, bytes.byteOffset + vectorsAt, count * dimensions), dimensions) : undefined
+  // The file's bytes, the index's own arrays, the vectors' norms, and per snippet what the heap
+  // holds of it: its object, two views, its title, its map entry (about 950 bytes, measured
+  // on the development corpora and the 1M store: bench/RESULTS.md).
+  const held = bytes.length + lexical.bytes + (vectors ? vectors.bytes - count * dimensions : 0) + heads.reduce((sum, head) => sum + PER_SNIPPET_BYTES + head.title.length * 2, 0)
+  return { setPk, lexical, snippets, docOf, vectors, bytes: held, builtFrom }
 }
 
 function writeFileAtomically(file: string, bytes: Buffer): void {
@@ -153,7 +196,7 @@ function writeFileAtomically(file: string, bytes: Buffer): void {
 }
 
 /** The file's bytes when it is this set's engine file, intact; else undefined (with the reason logged). */
-function readEngineFile(file: string, stamp: readonly number[], count: number, log?: LoadLog): Buffer | undefined {
+function readEngineFile(file: string, stamp: readonly number[], count: number, kind: EngineFileKind, log?: LoadLog): Buffer | undefined {
   let bytes: Buffer
   try {
     // Only a regular file is read: a FIFO or a device put there would block or never end.
@@ -166,19 +209,20 @@ function readEngineFile(file: string, stamp: readonly number[], count: number, l
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log?.warn({ file, err }, 'could not read the engine file; rebuilding it')
     return undefined
   }
-  const problem = checkEngineFile(bytes, stamp, count)
+  const problem = checkEngineFile(bytes, stamp, count, kind)
   if (!problem) return bytes
   log?.warn({ file }, `the engine file ${problem}; rebuilding it`)
   return undefined
 }
 
-function checkEngineFile(bytes: Buffer, stamp: readonly number[], count: number): string | undefined {
+function checkEngineFile(bytes: Buffer, stamp: readonly number[], count: number, kind: EngineFileKind): string | undefined {
   if (bytes.length < HEADER_BYTES) return 'is truncated'
   const word = (i: number) => bytes.readUInt32LE(i * 4)
   if (word(HEADER.magic) !== MAGIC || word(HEADER.format) !== FORMAT) return 'is not an engine file of this version'
   if (word(HEADER.stamp) !== stamp[0] || word(HEADER.stamp + 1) !== stamp[1]) return 'was built from other rows'
   if (word(HEADER.count) !== count) return 'has another snippet count'
-  const size = HEADER_BYTES + padded(word(HEADER.lexicalBytes)) + count * 8 + word(HEADER.txtBytes) + word(HEADER.jsonBytes)
+  if (word(HEADER.dimensions) !== kind.hashDimensions) return 'was built for another embedder'
+  const size = HEADER_BYTES + padded(word(HEADER.lexicalBytes)) + count * 8 + word(HEADER.txtBytes) + word(HEADER.jsonBytes) + count * kind.hashDimensions
   if (bytes.length !== size) return 'has the wrong length'
   if (zlib.crc32(bytes.subarray(HEADER_BYTES)) !== word(HEADER.crc)) return 'is damaged'
   return undefined

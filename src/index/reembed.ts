@@ -20,7 +20,7 @@ import { reembedPaths, vectorIndexPath } from '../paths.js'
 import { removeVectorIndex, writeVectorIndex } from '../search/vector-index.js'
 import type { Store } from '../store/index.js'
 import type { SnippetSet } from '../store/snippets.js'
-import { embedText } from './build.js'
+import { embedText } from './embed-text.js'
 import { removeReembedFiles } from './set-files.js'
 
 /** Snippets per embedder call and per saved step of progress. */

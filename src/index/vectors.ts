@@ -13,7 +13,7 @@ import { vectorIndexPath } from '../paths.js'
 import { inspectVectorFile, removeVectorIndex, writeVectorIndex } from '../search/vector-index.js'
 import type { Store } from '../store/index.js'
 import type { SnippetSet } from '../store/snippets.js'
-import { embedText } from './build.js'
+import { embedText } from './embed-text.js'
 
 /** Snippets per embedder call and per progress line. */
 const BATCH = 256

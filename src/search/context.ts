@@ -1,10 +1,11 @@
 /**
  * Retrieval for one question against one library version: the set's lexical index (BM25F with
- * question coverage, lexical-index.ts) and its vector index, fused, then packed into the token
+ * question coverage, lexical-index.ts) and its vectors, fused, then packed into the token
  * budget without near-duplicates. It reads only that set's data, so its cost does not grow with
  * the store. How the signals are fused was measured on the development set (bench/RESULTS.md):
- * the built-in hash embedder's cosine adds to the normalised lexical score; a real embedder's
- * ranking is fused by reciprocal rank, which needs no calibration between unrelated scales.
+ * the built-in hash embedder's cosine re-ranks the lexical candidates (fusion.ts); a real
+ * embedder's nearest neighbours (the vector index) are fused by reciprocal rank, which needs no
+ * calibration between unrelated scales.
  */
 import os from 'node:os'
 import { canSeeLibrary, type Caller } from '../access.js'
@@ -18,15 +19,13 @@ import type { Library, LibraryVersion } from '../store/libraries.js'
 import type { SnippetSet } from '../store/snippets.js'
 import { questionTerms } from '../text/terms.js'
 import { checkTokenBudget, packSnippets } from './budget.js'
-import { fuseRankings, type RankedPk } from './fusion.js'
+import { fuseRankings, HASH_VECTOR_WEIGHT, rescoreByHashSimilarity, type RankedPk } from './fusion.js'
 import type { RenderedSnippet } from './render.js'
 import { libraryNotFound, resolveLibraryVersion } from './resolve.js'
 import { VectorIndexCache, loadVectorIndex, type VectorHit } from './vector-index.js'
 
 /** Candidates taken from each ranking before fusion. */
 export const CANDIDATES = 50
-/** Hash-embedded sets: weight of the cosine similarity added to the lexical score scaled to 1. */
-export const HASH_VECTOR_WEIGHT = 0.8
 /** Sets of real embedders: reciprocal-rank fusion weights of the lexical and vector rankings. */
 export const RRF_WEIGHTS = { lexical: 1, vector: 1 } as const
 /** Memory for loaded sets when the caller names none: a quarter of this host's RAM. */
@@ -142,22 +141,22 @@ export class Retriever {
   }
 
   private async rankSet(set: SnippetSet, loaded: LoadedSet, question: string): Promise<RankedPk[]> {
-    const lexical = this.signals === 'vector' ? [] : loaded.lexical.search(questionTerms(question), CANDIDATES).map((hit) => ({ pk: loaded.snippets[hit.doc].pk, score: hit.score }))
-    const semantic = this.signals === 'lexical' ? [] : await this.vectorSearch(set, question)
-    if (set.embedProvider !== 'hash') {
-      return fuseRankings([
-        { pks: lexical.map((hit) => hit.pk), weight: RRF_WEIGHTS.lexical },
-        { pks: semantic.map((hit) => hit.pk), weight: RRF_WEIGHTS.vector },
-      ]).slice(0, CANDIDATES)
+    const lexical = this.signals === 'vector' ? [] : loaded.lexical.search(questionTerms(question), CANDIDATES)
+    const asRanked = (hits: Array<{ doc: number; score: number }>) => hits.map((hit) => ({ pk: loaded.snippets[hit.doc].pk, score: hit.score }))
+    if (this.signals === 'lexical') return asRanked(lexical)
+    // A question none of whose words occur in the set (a typo, another spelling) still has
+    // neighbours among the hash vectors, which hash parts of words too: the vector index answers.
+    if (this.signals === 'fused' && loaded.vectors && lexical.length > 0) {
+      const { vectors } = loaded
+      const [vector] = await this.embedders.forSet(set).embed([question])
+      return asRanked(rescoreByHashSimilarity(lexical, (doc) => vectors.cosine(vector, doc)))
     }
-    // The hash embedder's cosine is on a fixed scale: it adds to the lexical score scaled to 1.
-    const top = lexical[0]?.score ?? 0
-    const scores = new Map(lexical.map((hit) => [hit.pk, top > 0 ? hit.score / top : 0]))
-    for (const hit of semantic) scores.set(hit.pk, (scores.get(hit.pk) ?? 0) + HASH_VECTOR_WEIGHT * (1 - hit.distance))
-    return [...scores.entries()]
-      .map(([pk, score]) => ({ pk, score }))
-      .sort((a, b) => b.score - a.score || a.pk - b.pk)
-      .slice(0, CANDIDATES)
+    const semantic = await this.vectorSearch(set, question)
+    if (this.signals === 'vector' || loaded.vectors) return semantic.map((hit) => ({ pk: hit.pk, score: HASH_VECTOR_WEIGHT * (1 - hit.distance) }))
+    return fuseRankings([
+      { pks: asRanked(lexical).map((hit) => hit.pk), weight: RRF_WEIGHTS.lexical },
+      { pks: semantic.map((hit) => hit.pk), weight: RRF_WEIGHTS.vector },
+    ]).slice(0, CANDIDATES)
   }
 
   /** Loads the given sets ahead of their first request (SetEngine.warm). */

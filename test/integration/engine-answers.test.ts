@@ -1,7 +1,7 @@
 /**
  * The engine (sets loaded once from their engine file: lexical index, rendered blocks; token
  * counts from the rows; cached by bytes) against the ranking it implements, computed the plain way from SQLite rows
- * on every question: a fresh BM25F index, the vector index, the hash fusion, the packer and the
+ * on every question: a fresh BM25F index, each candidate embedded again, the hash fusion, the packer and the
  * renderers applied to the rows. On a realistic library (fastify's docs, ingested through the
  * real git path) both give the same snippets in the same order, in both formats.
  */
@@ -13,16 +13,18 @@ import { CORPORA, buildCorpusRepo, ingestCorpora, libraryIdOf, redirectGitHub } 
 import { ANONYMOUS } from '../../src/access.js'
 import { resolveConfig } from '../../src/config.js'
 import { readQuestions } from '../../src/eval/questions.js'
-import { loadSet, type LoadedSet } from '../../src/index/loaded-set.js'
-import { engineFilePath, vectorIndexPath } from '../../src/paths.js'
+import { engineFileKind, loadSet, type LoadedSet } from '../../src/index/loaded-set.js'
+import { engineFilePath } from '../../src/paths.js'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { packSnippets } from '../../src/search/budget.js'
-import { CANDIDATES, HASH_VECTOR_WEIGHT, Retriever } from '../../src/search/context.js'
+import { CANDIDATES, Retriever } from '../../src/search/context.js'
+import { HASH_RESCORED, HASH_VECTOR_WEIGHT } from '../../src/search/fusion.js'
+import { quantizeInto, SetVectors } from '../../src/search/set-vectors.js'
+import { embedText } from '../../src/index/embed-text.js'
 import { LexicalIndex } from '../../src/search/lexical-index.js'
 import { codeListOf, renderJson, renderSnippetText, renderText, TXT_SEPARATOR, type ContextResponse } from '../../src/search/render.js'
 import { resolveLibraryVersion } from '../../src/search/resolve.js'
 import { indexedTextOf } from '../../src/search/terms.js'
-import { loadVectorIndex } from '../../src/search/vector-index.js'
 import type { StoredSnippet } from '../../src/store/snippets.js'
 import { questionTerms } from '../../src/text/terms.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
@@ -56,11 +58,19 @@ async function reference(question: string, tokens: number): Promise<{ txt: strin
   const rows = runtime.store.snippets.allOfSet(set.pk)
   const index = LexicalIndex.build(rows.map(indexedTextOf))
   const lexical = index.search(questionTerms(question), CANDIDATES)
-  const vectors = loadVectorIndex(vectorIndexPath(runtime.store.paths, set.pk), { dimensions: set.dimensions, count: rows.length })
-  const [vector] = await runtime.embedders.forSet(set).embed([question])
+  // The hash embedder's cosine, from each candidate's text embedded now and quantized as stored.
+  const embedder = runtime.embedders.forSet(set)
+  const [vector] = await embedder.embed([question])
+  const cosine = async (row: StoredSnippet) => {
+    const [own] = await embedder.embed([embedText(row)])
+    const stored = new Int8Array(own.length)
+    quantizeInto(own, stored, 0)
+    return new SetVectors(stored, own.length).cosine(vector, 0)
+  }
   const top = lexical[0]?.score ?? 0
-  const scores = new Map(lexical.map((hit) => [rows[hit.doc].pk, top > 0 ? hit.score / top : 0]))
-  for (const hit of vectors.search(vector, CANDIDATES)) scores.set(hit.pk, (scores.get(hit.pk) ?? 0) + HASH_VECTOR_WEIGHT * (1 - hit.distance))
+  const scored = await Promise.all(lexical.map(async (hit) => ({ pk: rows[hit.doc].pk, score: top > 0 ? hit.score / top : 0, cosine: await cosine(rows[hit.doc]) })))
+  for (const hit of [...scored].sort((a, b) => b.cosine - a.cosine || a.pk - b.pk).slice(0, HASH_RESCORED)) hit.score += HASH_VECTOR_WEIGHT * hit.cosine
+  const scores = new Map(scored.map((hit) => [hit.pk, hit.score]))
   const docOf = new Map(rows.map((row, doc) => [row.pk, doc]))
   const ranked = [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, CANDIDATES)
   const packed = packSnippets(
@@ -130,12 +140,12 @@ describe('the engine', () => {
     const set = liveSet()
     const file = engineFilePath(runtime.store.paths, set.pk)
     const heads = runtime.store.snippets.headsOfSet(set.pk)
-    const fromFile = loadSet(set.pk, heads, file, () => {
+    const fromFile = loadSet(set.pk, heads, engineFileKind(set), file, () => {
       throw new Error('a set whose engine file matches is loaded without reading its rows')
     })
     expect(fromFile.builtFrom).toBe('file')
     fs.rmSync(file)
-    const fromRows = loadSet(set.pk, heads, file, () => runtime.store.snippets.allOfSet(set.pk))
+    const fromRows = loadSet(set.pk, heads, engineFileKind(set), file, () => runtime.store.snippets.allOfSet(set.pk))
     expect(fromRows.builtFrom).toBe('rows')
     const plain = (loaded: LoadedSet) => loaded.snippets.map((s) => ({ ...s, txt: s.txt.toString(), json: s.json.toString() }))
     expect(plain(fromFile)).toEqual(plain(fromRows))

@@ -58,9 +58,13 @@ afterEach(async () => {
 describe('ingest and retrieval', () => {
   it('answers each question with the matching snippet first, identifiers split both ways', async () => {
     const { result } = await addLibrary('/acme/web', DOCS)
-    // Both rankings take part: the vector index answers for every snippet of the set.
+    // A question none of whose words occur: the vector index answers, with every snippet of the set.
     expect(await runtime.retriever.rank(result.setPk, 'zzz unrelated words')).toHaveLength(DOCS.length)
     const ask = async (query: string) => (await runtime.retriever.getContext({ libraryId: '/acme/web', query, tokens: 5000, caller: ANONYMOUS })).snippets[0].title
+    // A misspelt word matches no term, but shares character 3-grams with the right snippet's.
+    expect(await ask('shutdwn')).toBe('Close the server')
+    // Otherwise the lexical candidates alone are ranked, re-ranked by their hash similarity.
+    expect(await runtime.retriever.rank(result.setPk, 'graceful shutdown')).toHaveLength(1)
     expect(await ask('how do I register a route')).toBe('Register a route')
     expect(await ask('readFile')).toBe('Read a file')
     expect(await ask('addHook onRequest')).toBe('Add a hook')
@@ -142,7 +146,8 @@ describe('ingest and retrieval', () => {
     await runtime.worker.drain()
     expect(runtime.store.jobs.byPk(job.pk)?.state).toBe('succeeded')
     expect(fs.existsSync(file)).toBe(true)
-    const ranked = await runtime.retriever.rank(result.setPk, 'shutdown')
+    // The rebuilt index answers a question that matches no word of the set.
+    const ranked = await runtime.retriever.rank(result.setPk, 'zzz unrelated words')
     expect(ranked.length).toBe(DOCS.length)
   })
 

@@ -1,0 +1,50 @@
+/**
+ * The vectors of a hash-embedded snippet set, as the engine keeps them beside its lexical index:
+ * one signed byte a dimension (each vector scaled so its largest component is 127), in index
+ * order. The hash embedder's similarity only re-ranks a question's lexical candidates
+ * (context.ts), so a request computes a few dozen cosines here instead of walking a graph.
+ */
+
+/** Writes `vector` quantized into `into` at row `row`. */
+export function quantizeInto(vector: Float32Array, into: Int8Array, row: number): void {
+  let max = 0
+  for (const value of vector) max = Math.max(max, Math.abs(value))
+  const at = row * vector.length
+  const scale = max > 0 ? 127 / max : 0
+  for (let i = 0; i < vector.length; i++) into[at + i] = Math.round(vector[i] * scale)
+}
+
+export class SetVectors {
+  /** Each row's Euclidean norm, for cosines. */
+  private readonly norms: Float32Array
+
+  constructor(
+    private readonly rows: Int8Array,
+    readonly dimensions: number,
+  ) {
+    const count = dimensions > 0 ? rows.length / dimensions : 0
+    this.norms = new Float32Array(count)
+    for (let doc = 0; doc < count; doc++) {
+      let sum = 0
+      for (let i = doc * dimensions, end = i + dimensions; i < end; i++) sum += rows[i] * rows[i]
+      this.norms[doc] = Math.sqrt(sum)
+    }
+  }
+
+  get bytes(): number {
+    return this.rows.byteLength + this.norms.byteLength
+  }
+
+  /** Cosine similarity of the question's vector and the snippet at index position `doc`. */
+  cosine(query: Float32Array, doc: number): number {
+    const { rows, dimensions } = this
+    let dot = 0
+    let queryNorm = 0
+    for (let i = 0, at = doc * dimensions; i < dimensions; i++, at++) {
+      dot += query[i] * rows[at]
+      queryNorm += query[i] * query[i]
+    }
+    const norms = Math.sqrt(queryNorm) * this.norms[doc]
+    return norms > 0 ? dot / norms : 0
+  }
+}
