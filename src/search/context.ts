@@ -149,7 +149,7 @@ export class Retriever {
     if (this.signals === 'fused' && loaded.vectors && lexical.length > 0) {
       const { vectors } = loaded
       const [vector] = await this.embedders.forSet(set).embed([question])
-      return asRanked(rescoreByHashSimilarity(lexical, (doc) => vectors.cosine(vector, doc)))
+      return asRanked(rescoreByHashSimilarity(lexical, vectors.similarityTo(vector)))
     }
     const semantic = await this.vectorSearch(set, question)
     if (this.signals === 'vector' || loaded.vectors) return semantic.map((hit) => ({ pk: hit.pk, score: HASH_VECTOR_WEIGHT * (1 - hit.distance) }))

@@ -35,16 +35,29 @@ export class SetVectors {
     return this.rows.byteLength + this.norms.byteLength
   }
 
-  /** Cosine similarity of the question's vector and the snippet at index position `doc`. */
-  cosine(query: Float32Array, doc: number): number {
-    const { rows, dimensions } = this
-    let dot = 0
+  /**
+   * The cosine similarity of a question's vector to the snippet at each index position. A
+   * question's hash vector has few non-zero dimensions (its words and their 3-grams), so each
+   * cosine only reads those.
+   */
+  similarityTo(query: Float32Array): (doc: number) => number {
+    const { rows, dimensions, norms } = this
+    const at: number[] = []
+    const weights: number[] = []
     let queryNorm = 0
-    for (let i = 0, at = doc * dimensions; i < dimensions; i++, at++) {
-      dot += query[i] * rows[at]
-      queryNorm += query[i] * query[i]
+    query.forEach((value, i) => {
+      if (value === 0) return
+      at.push(i)
+      weights.push(value)
+      queryNorm += value * value
+    })
+    queryNorm = Math.sqrt(queryNorm)
+    return (doc) => {
+      const row = doc * dimensions
+      let dot = 0
+      for (let i = 0; i < at.length; i++) dot += weights[i] * rows[row + at[i]]
+      const product = queryNorm * norms[doc]
+      return product > 0 ? dot / product : 0
     }
-    const norms = Math.sqrt(queryNorm) * this.norms[doc]
-    return norms > 0 ? dot / norms : 0
   }
 }
