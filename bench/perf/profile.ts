@@ -107,7 +107,7 @@ async function replay(runtime: Runtime, caches: Caches, t: PartTimer, request: P
     rescoreByHashSimilarity(lexical, vectors.similarityTo(vector)).map((hit) => loaded.snippets[hit.doc]),
   )
   const picked = t.time('packing (packSnippets)', () =>
-    packSnippets(ranked, DEFAULT_TOKENS, (a, b) => loaded.lexical.nearDuplicates(loaded.docOf.get(a.pk)!, loaded.docOf.get(b.pk)!)),
+    packSnippets(ranked, DEFAULT_TOKENS, (a, b) => loaded.lexical.nearDuplicates(a.doc, b.doc)),
   )
   t.time('rendering (renderText)', () => renderText(picked, library.rules))
   return { fetched: ranked.length, packed: picked.length }

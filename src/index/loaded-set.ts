@@ -165,6 +165,7 @@ function decode(setPk: number, heads: readonly SnippetHead[], bytes: Buffer, bui
     const jsonFrom = i === 0 ? 0 : bytes.readUInt32LE(jsonEndsAt + (i - 1) * 4)
     return {
       pk: head.pk,
+      doc: i,
       kind: head.kind,
       title: head.title,
       tokens: head.tokens,

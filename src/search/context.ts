@@ -98,7 +98,7 @@ export class Retriever {
       const ranked = await this.rankSet(set, loaded, request.query)
       const candidates = ranked.map((r) => loaded.snippets[loaded.docOf.get(r.pk)!])
       const scoreOf = new Map(ranked.map((r) => [r.pk, r.score]))
-      snippets = packSnippets(candidates, request.tokens, (a, b) => loaded.lexical.nearDuplicates(loaded.docOf.get(a.pk)!, loaded.docOf.get(b.pk)!))
+      snippets = packSnippets(candidates, request.tokens, (a, b) => loaded.lexical.nearDuplicates(a.doc, b.doc))
       scores = snippets.map((s) => scoreOf.get(s.pk) ?? 0)
     } catch (err) {
       if (isLecternError(err)) throw err

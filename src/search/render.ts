@@ -59,6 +59,8 @@ const roundScore = (score: number) => Math.round(score * 1e6) / 1e6
  */
 export interface RenderedSnippet {
   pk: number
+  /** Its position in its loaded set: its document number in the set's lexical index. */
+  doc: number
   kind: StoredSnippet['kind']
   title: string
   tokens: number
