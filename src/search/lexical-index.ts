@@ -167,8 +167,9 @@ export class LexicalIndex {
     // Top `limit` by a bounded min-heap (worst kept at the root), then the scratch is cleared
     // where it was written, so a query costs its matches, not the set's size.
     const heap = new TopK(limit)
+    const coverage = Array.from({ length: questionTerms.length + 1 }, (_, n) => (n / questionTerms.length) ** COVERAGE_EXPONENT)
     for (const doc of touched) {
-      heap.offer(doc, scores[doc] * (matched[doc] / questionTerms.length) ** COVERAGE_EXPONENT)
+      heap.offer(doc, scores[doc] * coverage[Math.min(matched[doc], questionTerms.length)])
       scores[doc] = 0
       matched[doc] = 0
     }
@@ -192,10 +193,9 @@ class TopK {
   constructor(private readonly k: number) {}
 
   offer(doc: number, score: number): void {
-    const hit = { doc, score }
     const items = this.items
     if (items.length < this.k) {
-      items.push(hit)
+      items.push({ doc, score })
       let i = items.length - 1
       while (i > 0) {
         const parent = (i - 1) >> 1
@@ -205,8 +205,10 @@ class TopK {
       }
       return
     }
-    if (!before(hit, items[0])) return
-    items[0] = hit
+    // Most matches rank below the worst kept: they are turned away before any allocation.
+    const root = items[0]
+    if (score < root.score || (score === root.score && doc > root.doc)) return
+    items[0] = { doc, score }
     let i = 0
     for (;;) {
       const left = 2 * i + 1

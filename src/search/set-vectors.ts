@@ -42,15 +42,17 @@ export class SetVectors {
    */
   similarityTo(query: Float32Array): (doc: number) => number {
     const { rows, dimensions, norms } = this
-    const at: number[] = []
-    const weights: number[] = []
+    let nonZero = 0
+    for (const value of query) if (value !== 0) nonZero++
+    const at = new Int32Array(nonZero)
+    const weights = new Float64Array(nonZero)
     let queryNorm = 0
-    query.forEach((value, i) => {
-      if (value === 0) return
-      at.push(i)
-      weights.push(value)
-      queryNorm += value * value
-    })
+    for (let i = 0, n = 0; i < query.length; i++) {
+      if (query[i] === 0) continue
+      at[n] = i
+      weights[n++] = query[i]
+      queryNorm += query[i] * query[i]
+    }
     queryNorm = Math.sqrt(queryNorm)
     return (doc) => {
       const row = doc * dimensions
