@@ -19,7 +19,7 @@ import type { Library, LibraryVersion } from '../store/libraries.js'
 import type { SnippetSet } from '../store/snippets.js'
 import { questionTerms } from '../text/terms.js'
 import { checkTokenBudget, packSnippets } from './budget.js'
-import { fuseRankings, HASH_VECTOR_WEIGHT, rescoreByHashSimilarity, type RankedPk } from './fusion.js'
+import { fuseRankings, HASH_VECTOR_WEIGHT, rescoreByHashSimilarity, type RankedDoc, type RankedPk } from './fusion.js'
 import type { RenderedSnippet } from './render.js'
 import { libraryNotFound, resolveLibraryVersion } from './resolve.js'
 import { VectorIndexCache, loadVectorIndex, type VectorHit } from './vector-index.js'
@@ -96,10 +96,10 @@ export class Retriever {
     try {
       const loaded = this.sets.loaded(set.pk)
       const ranked = await this.rankSet(set, loaded, request.query)
-      const candidates = ranked.map((r) => loaded.snippets[loaded.docOf.get(r.pk)!])
-      const scoreOf = new Map(ranked.map((r) => [r.pk, r.score]))
-      snippets = packSnippets(candidates, request.tokens, (a, b) => loaded.lexical.nearDuplicates(a.doc, b.doc))
-      scores = snippets.map((s) => scoreOf.get(s.pk) ?? 0)
+      const candidates = ranked.map((r) => ({ doc: r.doc, score: r.score, tokens: loaded.snippets[r.doc].tokens }))
+      const picked = packSnippets(candidates, request.tokens, (a, b) => loaded.lexical.nearDuplicates(a.doc, b.doc))
+      snippets = picked.map((p) => loaded.snippets[p.doc])
+      scores = picked.map((p) => p.score)
     } catch (err) {
       if (isLecternError(err)) throw err
       this.log.warn({ err, libraryId: library.id, setPk }, 'retrieval failed')
@@ -115,7 +115,8 @@ export class Retriever {
   async rank(setPk: number, question: string): Promise<number[]> {
     const set = this.store.snippets.set(setPk)
     if (!set) throw new Error(`snippet set ${setPk} vanished`)
-    return (await this.rankSet(set, this.sets.loaded(set.pk), question)).map((r) => r.pk)
+    const loaded = this.sets.loaded(set.pk)
+    return (await this.rankSet(set, loaded, question)).map((r) => loaded.snippets[r.doc].pk)
   }
 
   /**
@@ -140,23 +141,29 @@ export class Retriever {
     return resolution
   }
 
-  private async rankSet(set: SnippetSet, loaded: LoadedSet, question: string): Promise<RankedPk[]> {
+  /** The set's best candidates for a question, best first, by their position in the loaded set. */
+  private async rankSet(set: SnippetSet, loaded: LoadedSet, question: string): Promise<RankedDoc[]> {
     const lexical = this.signals === 'vector' ? [] : loaded.lexical.search(questionTerms(question), CANDIDATES)
-    const asRanked = (hits: Array<{ doc: number; score: number }>) => hits.map((hit) => ({ pk: loaded.snippets[hit.doc].pk, score: hit.score }))
-    if (this.signals === 'lexical') return asRanked(lexical)
+    if (this.signals === 'lexical') return lexical
     // A question none of whose words occur in the set (a typo, another spelling) still has
     // neighbours among the hash vectors, which hash parts of words too: the vector index answers.
     if (this.signals === 'fused' && loaded.vectors && lexical.length > 0) {
       const { vectors } = loaded
       const [vector] = await this.embedders.forSet(set).embed([question])
-      return asRanked(rescoreByHashSimilarity(lexical, vectors.similarityTo(vector)))
+      return rescoreByHashSimilarity(lexical, vectors.similarityTo(vector))
     }
+    // The vector index answers by pk; a pk not in the loaded set cannot be answered with.
+    const inSet = (ranked: RankedPk[]) => ranked.flatMap(({ pk, score }) => {
+      const doc = loaded.docOf.get(pk)
+      return doc === undefined ? [] : [{ doc, score }]
+    })
     const semantic = await this.vectorSearch(set, question)
-    if (this.signals === 'vector' || loaded.vectors) return semantic.map((hit) => ({ pk: hit.pk, score: HASH_VECTOR_WEIGHT * (1 - hit.distance) }))
-    return fuseRankings([
-      { pks: asRanked(lexical).map((hit) => hit.pk), weight: RRF_WEIGHTS.lexical },
+    if (this.signals === 'vector' || loaded.vectors) return inSet(semantic.map((hit) => ({ pk: hit.pk, score: HASH_VECTOR_WEIGHT * (1 - hit.distance) })))
+    const fused = fuseRankings([
+      { pks: lexical.map((hit) => loaded.snippets[hit.doc].pk), weight: RRF_WEIGHTS.lexical },
       { pks: semantic.map((hit) => hit.pk), weight: RRF_WEIGHTS.vector },
-    ]).slice(0, CANDIDATES)
+    ])
+    return inSet(fused.slice(0, CANDIDATES))
   }
 
   /** Loads the given sets ahead of their first request (SetEngine.warm). */

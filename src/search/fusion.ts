@@ -27,8 +27,8 @@ export const HASH_VECTOR_WEIGHT = 0.8
 /** Hash-embedded sets: how many of the lexical candidates most similar to the question get it. */
 export const HASH_RESCORED = 10
 
-export interface LexicalCandidate {
-  /** Position in the loaded set (pk order, so ties go to the lower pk). */
+/** A snippet ranked by its position in its loaded set (pk order, so ties go to the lower pk). */
+export interface RankedDoc {
   doc: number
   score: number
 }
@@ -42,7 +42,7 @@ export interface LexicalCandidate {
  * dozen dot products instead of a graph walk, and the same on every run (bench/RESULTS.md).
  * The best first.
  */
-export function rescoreByHashSimilarity(candidates: readonly LexicalCandidate[], cosineOf: (doc: number) => number): LexicalCandidate[] {
+export function rescoreByHashSimilarity(candidates: readonly RankedDoc[], cosineOf: (doc: number) => number): RankedDoc[] {
   const top = candidates[0]?.score ?? 0
   const scored = candidates.map((hit) => ({ doc: hit.doc, score: top > 0 ? hit.score / top : 0, cosine: cosineOf(hit.doc) }))
   const similar = [...scored].sort((a, b) => b.cosine - a.cosine || a.doc - b.doc).slice(0, HASH_RESCORED)
