@@ -152,11 +152,13 @@ function warmSets(app: FastifyInstance, runtime: Runtime): () => void {
     warming = runtime.retriever
       .warm(runtime.usage.mostAskedSets(WARM_DAYS), stop.signal)
       .then((loaded) => {
-        const { maxBytes } = runtime.retriever.cacheStats()
-        const asked = Math.round(runtime.config.search.cacheSize / 2 ** 20)
-        const bound = Math.round(maxBytes / 2 ** 20)
-        const why = bound < asked ? ` (--cache-size for this process: ${asked} MB, capped at half of the JavaScript heap V8 allows; raise it with NODE_OPTIONS=--max-old-space-size)` : ''
-        app.log.info({ loaded, ms: Math.round(performance.now() - started), cache: runtime.retriever.cacheStats() }, `loaded the ${loaded} most-asked libraries; up to ${bound} MB of libraries stay loaded in this process${why}`)
+        const cache = runtime.retriever.cacheStats()
+        const mb = (bytes: number) => Math.round(bytes / 2 ** 20)
+        app.log.info(
+          { loaded, ms: Math.round(performance.now() - started), cache },
+          `loaded the ${loaded} most-asked libraries; up to ${mb(cache.maxBytes)} MB of libraries stay loaded in this process (--cache-size), ` +
+            `of which at most ${mb(cache.maxHeapBytes)} MB on the JavaScript heap (half of what V8 allows; raise it with NODE_OPTIONS=--max-old-space-size)`,
+        )
       })
       .catch((err: unknown) => {
         if (!stop.signal.aborted) app.log.warn({ err }, 'could not load the most-asked libraries ahead of their requests')

@@ -7,20 +7,21 @@ import v8 from 'node:v8'
 import { engineFilePath } from '../paths.js'
 import type { Store } from '../store/index.js'
 import { engineFileKind, loadSet, type LoadLog, type LoadedSet } from './loaded-set.js'
-import { SetCache } from './set-cache.js'
+import { SetCache, type SetCacheStats } from './set-cache.js'
 
 /** How often, at most, loaded sets are checked against the database for sets no longer live. */
 const PRUNE_INTERVAL_MS = 1000
 /**
- * Loaded sets live on the JavaScript heap, whose size V8 caps (`--max-old-space-size`, by
- * default a few GB whatever the RAM): past this share of the cap the process would spend its
- * time collecting garbage, then crash, so the bound never goes beyond it.
+ * Part of a loaded set lives on the JavaScript heap (its index's terms, an object per snippet),
+ * whose size V8 caps (`--max-old-space-size`, by default a few GB whatever the RAM): past this
+ * share of the cap the process would spend its time collecting garbage, then crash, so the
+ * loaded sets' heap part never goes beyond it, whatever the cache setting.
  */
 export const HEAP_SHARE = 0.5
 
-/** The memory bound a process can honour: the setting, or half of V8's heap cap if that is less. */
-export function setCacheBound(requested: number): number {
-  return Math.min(requested, Math.floor(v8.getHeapStatistics().heap_size_limit * HEAP_SHARE))
+/** The bound on the loaded sets' JavaScript-heap part: half of V8's heap cap. */
+export function heapBound(): number {
+  return Math.floor(v8.getHeapStatistics().heap_size_limit * HEAP_SHARE)
 }
 
 export class SetEngine {
@@ -33,7 +34,7 @@ export class SetEngine {
     maxBytes: number,
     private readonly log?: LoadLog,
   ) {
-    this.cache = new SetCache(setCacheBound(maxBytes))
+    this.cache = new SetCache(maxBytes, heapBound())
   }
 
   /** The set, loaded now if it is not yet. */
@@ -60,10 +61,11 @@ export class SetEngine {
       await new Promise<void>((resolve) => setImmediate(resolve))
       if (signal?.aborted) break
       if (this.cache.has(setPk) || this.store.snippets.set(setPk)?.status !== 'live') continue
-      const { bytes, maxBytes } = this.cache.stats()
+      const before = this.cache.stats()
       const next = this.loaded(setPk)
       loaded++
-      if (bytes + next.bytes >= maxBytes) break
+      // Full: loading more would only drop what was loaded first, the most wanted.
+      if (before.bytes + next.bytes >= before.maxBytes || before.heapBytes + next.heapBytes >= before.maxHeapBytes) break
     }
     return loaded
   }
@@ -72,7 +74,7 @@ export class SetEngine {
     this.cache.forget(setPk)
   }
 
-  stats(): { bytes: number; sets: number; maxBytes: number } {
+  stats(): SetCacheStats {
     return this.cache.stats()
   }
 

@@ -33,6 +33,8 @@ export interface LoadedSet {
   vectors: SetVectors | undefined
   /** What the set holds in memory, roughly: what the set cache is bounded by. */
   bytes: number
+  /** The part of `bytes` on the JavaScript heap, which V8 caps (engine.ts). */
+  heapBytes: number
   /** Whether the engine file was read as it was, or rebuilt from the rows; for logs and tests. */
   builtFrom: 'file' | 'rows'
 }
@@ -144,7 +146,7 @@ function encode(stamp: readonly number[], rows: readonly Row[], kind: EngineFile
   return Buffer.concat([asBytes(header), body])
 }
 
-const PER_SNIPPET_BYTES = 950
+const HEAP_BYTES_PER_SNIPPET = 1300
 
 /**
  * The set as the engine holds it; `bytes` is a file checked by `readEngineFile` or just encoded.
@@ -177,11 +179,12 @@ function decode(setPk: number, heads: readonly SnippetHead[], bytes: Buffer, bui
   const dimensions = word(HEADER.dimensions)
   const vectorsAt = jsonAt + word(HEADER.jsonBytes)
   const vectors = dimensions > 0 ? new SetVectors(new Int8Array(bytes.buffer, bytes.byteOffset + vectorsAt, count * dimensions), dimensions) : undefined
-  // The file's bytes, the index's own arrays, the vectors' norms, and per snippet what the heap
-  // holds of it: its object, two views, its title, its map entry (about 950 bytes, measured
-  // on the development corpora and the 1M store: bench/RESULTS.md).
-  const held = bytes.length + lexical.bytes + (vectors ? vectors.bytes - count * dimensions : 0) + heads.reduce((sum, head) => sum + PER_SNIPPET_BYTES + head.title.length * 2, 0)
-  return { setPk, lexical, snippets, docOf, vectors, bytes: held, builtFrom }
+  // On the heap: per snippet its object, two views, its title and map entry, and its share of
+  // the index's terms (1,300 bytes, measured on the development corpora and the 1M store,
+  // bench/RESULTS.md). Outside: the file's bytes, the index's arrays, the vectors' norms.
+  const heapBytes = heads.reduce((sum, head) => sum + HEAP_BYTES_PER_SNIPPET + head.title.length * 2, 0)
+  const held = bytes.length + lexical.bytes + (vectors ? vectors.bytes - count * dimensions : 0) + heapBytes
+  return { setPk, lexical, snippets, docOf, vectors, bytes: held, heapBytes, builtFrom }
 }
 
 function writeFileAtomically(file: string, bytes: Buffer): void {

@@ -1,16 +1,30 @@
 /**
- * The loaded sets of one process, bounded by bytes: the least recently used set is dropped when
- * the total goes over the bound (the set just loaded always stays, even alone over it, since
- * the request that loaded it needs it). Set pks are never reused and a loaded set never
- * changes, so an entry is never stale; a set that is swept is forgotten.
+ * The loaded sets of one process, bounded twice: by all the bytes they hold (the cache setting)
+ * and by the part of those on the JavaScript heap (which V8 caps whatever the RAM). The least
+ * recently used set is dropped while either is over its bound (the set just loaded always
+ * stays, even alone over it, since the request that loaded it needs it). Set pks are never
+ * reused and a loaded set never changes, so an entry is never stale; a set that is swept is
+ * forgotten.
  */
 import type { LoadedSet } from './loaded-set.js'
+
+export interface SetCacheStats {
+  bytes: number
+  heapBytes: number
+  sets: number
+  maxBytes: number
+  maxHeapBytes: number
+}
 
 export class SetCache {
   private readonly entries = new Map<number, LoadedSet>()
   private total = 0
+  private heap = 0
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(
+    private readonly maxBytes: number,
+    private readonly maxHeapBytes: number,
+  ) {}
 
   /** The loaded set, moved to most recently used; undefined when not loaded. */
   get(setPk: number): LoadedSet | undefined {
@@ -31,10 +45,10 @@ export class SetCache {
     this.forget(set.setPk)
     this.entries.set(set.setPk, set)
     this.total += set.bytes
-    for (const [pk, oldest] of this.entries) {
-      if (this.total <= this.maxBytes || pk === set.setPk) break
-      this.entries.delete(pk)
-      this.total -= oldest.bytes
+    this.heap += set.heapBytes
+    for (const pk of this.entries.keys()) {
+      if ((this.total <= this.maxBytes && this.heap <= this.maxHeapBytes) || pk === set.setPk) break
+      this.forget(pk)
     }
   }
 
@@ -43,6 +57,7 @@ export class SetCache {
     if (!hit) return
     this.entries.delete(setPk)
     this.total -= hit.bytes
+    this.heap -= hit.heapBytes
   }
 
   /** The pks of the loaded sets. */
@@ -50,8 +65,8 @@ export class SetCache {
     return [...this.entries.keys()]
   }
 
-  /** Bytes held, and by how many sets. */
-  stats(): { bytes: number; sets: number; maxBytes: number } {
-    return { bytes: this.total, sets: this.entries.size, maxBytes: this.maxBytes }
+  /** Bytes held (all, and on the heap), by how many sets, and the bounds. */
+  stats(): SetCacheStats {
+    return { bytes: this.total, heapBytes: this.heap, sets: this.entries.size, maxBytes: this.maxBytes, maxHeapBytes: this.maxHeapBytes }
   }
 }

@@ -12,6 +12,7 @@ import { canSeeLibrary, type Caller } from '../access.js'
 import type { EmbedderPool } from '../embed/pool.js'
 import { LecternError, isLecternError } from '../errors.js'
 import { SetEngine } from '../index/engine.js'
+import type { SetCacheStats } from '../index/set-cache.js'
 import type { LoadedSet } from '../index/loaded-set.js'
 import { vectorIndexPath } from '../paths.js'
 import type { Store } from '../store/index.js'
@@ -172,7 +173,7 @@ export class Retriever {
   }
 
   /** What the loaded sets hold. */
-  cacheStats(): { bytes: number; sets: number; maxBytes: number } {
+  cacheStats(): SetCacheStats {
     return this.sets.stats()
   }
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { workerConfig } from '../../server/cluster/primary.js'
 import { resolveConfig } from '../../src/config.js'
 import type { LoadedSet } from '../../src/index/loaded-set.js'
-import { setCacheBound } from '../../src/index/engine.js'
+import { heapBound } from '../../src/index/engine.js'
 import { SetCache } from '../../src/index/set-cache.js'
 import { LexicalIndex, type IndexedText } from '../../src/search/lexical-index.js'
 import { inspectVectorFile, loadVectorIndex, writeVectorIndex } from '../../src/search/vector-index.js'
@@ -63,26 +63,34 @@ describe('the lexical index file', () => {
 })
 
 describe('the set cache', () => {
-  const set = (setPk: number, bytes: number) => ({ setPk, bytes }) as LoadedSet
+  const set = (setPk: number, bytes: number, heapBytes = bytes / 4) => ({ setPk, bytes, heapBytes }) as LoadedSet
 
   it('drops the least recently used sets when over its bound', () => {
-    const cache = new SetCache(100)
+    const cache = new SetCache(100, 1000)
     cache.put(set(1, 40))
     cache.put(set(2, 40))
     expect(cache.get(1)?.setPk).toBe(1)
     cache.put(set(3, 40))
     expect(cache.has(2)).toBe(false)
     expect(cache.has(1) && cache.has(3)).toBe(true)
-    expect(cache.stats()).toEqual({ bytes: 80, sets: 2, maxBytes: 100 })
+    expect(cache.stats()).toEqual({ bytes: 80, heapBytes: 20, sets: 2, maxBytes: 100, maxHeapBytes: 1000 })
+  })
+
+  it('drops the least recently used sets when their heap part is over its own bound, whatever the other', () => {
+    const cache = new SetCache(1000, 50)
+    cache.put(set(1, 40, 30))
+    cache.put(set(2, 40, 30))
+    expect(cache.has(1)).toBe(false)
+    expect(cache.stats()).toEqual({ bytes: 40, heapBytes: 30, sets: 1, maxBytes: 1000, maxHeapBytes: 50 })
   })
 
   it('keeps a set larger than the bound, alone', () => {
-    const cache = new SetCache(100)
+    const cache = new SetCache(100, 1000)
     cache.put(set(1, 40))
     cache.put(set(2, 250))
-    expect(cache.stats()).toEqual({ bytes: 250, sets: 1, maxBytes: 100 })
+    expect(cache.stats()).toMatchObject({ bytes: 250, sets: 1 })
     cache.forget(2)
-    expect(cache.stats()).toEqual({ bytes: 0, sets: 0, maxBytes: 100 })
+    expect(cache.stats()).toMatchObject({ bytes: 0, heapBytes: 0, sets: 0 })
   })
 })
 
@@ -113,10 +121,8 @@ describe('vector index files', () => {
 })
 
 describe('the cache bound', () => {
-  it('never goes past half of the JavaScript heap V8 allows, whatever the setting', () => {
-    const cap = v8.getHeapStatistics().heap_size_limit / 2
-    expect(setCacheBound(2 ** 20)).toBe(2 ** 20)
-    expect(setCacheBound(2 ** 50)).toBe(Math.floor(cap))
+  it('keeps the loaded sets\' heap part within half of the JavaScript heap V8 allows, whatever the setting', () => {
+    expect(heapBound()).toBe(Math.floor(v8.getHeapStatistics().heap_size_limit / 2))
   })
 })
 
