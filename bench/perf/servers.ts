@@ -17,11 +17,16 @@ export interface RunningServer {
  * `processes` (default 1): how many processes serve on the one port (node:cluster, as `lectern
  * serve --workers N`); give Lectern and the baseline the same number to compare like with like.
  */
-export type ServerKind = ({ kind: 'lectern'; dataDir: string } | { kind: 'baseline'; bodyBytes: number }) & { processes?: number }
+export type ServerKind = ({ kind: 'lectern'; dataDir: string; cacheBytes?: number } | { kind: 'baseline'; bodyBytes: number }) & { processes?: number }
 
+/**
+ * `cacheBytes` (Lectern only): the memory for loaded libraries over all the processes, as
+ * `--cache-size` (default a quarter of RAM); each process gets its share.
+ */
 export async function startServer(server: ServerKind): Promise<RunningServer> {
-  const arg = server.kind === 'lectern' ? server.dataDir : String(server.bodyBytes)
-  const child = fork(siblingModule('server-child'), [server.kind, arg, String(server.processes ?? 1)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const processes = server.processes ?? 1
+  const args = server.kind === 'lectern' ? [server.dataDir, String(processes), String(Math.floor((server.cacheBytes ?? 0) / processes))] : [String(server.bodyBytes), String(processes)]
+  const child = fork(siblingModule('server-child'), [server.kind, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (message: { port: number }) => resolve(message.port))
     child.once('exit', (code) => reject(new Error(`${server.kind} server exited with code ${code} before listening`)))
