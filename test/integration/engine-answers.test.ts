@@ -150,6 +150,14 @@ describe('the engine', () => {
     const plain = (loaded: LoadedSet) => loaded.snippets.map((s) => ({ ...s, txt: s.txt.toString(), json: s.json.toString() }))
     expect(plain(fromFile)).toEqual(plain(fromRows))
     expect(plain(fromFile).map((s) => s.txt)).toEqual(runtime.store.snippets.allOfSet(set.pk).map(renderSnippetText))
+    expect(fromFile.vectors?.dimensions).toBe(set.dimensions)
+
+    // Re-embedded with another embedder, the set's file holds no vectors: the hash one is rebuilt.
+    const rows = () => runtime.store.snippets.allOfSet(set.pk)
+    const other = loadSet(set.pk, heads, { hashDimensions: 0 }, file, rows)
+    expect([other.builtFrom, other.vectors]).toEqual(['rows', undefined])
+    expect(loadSet(set.pk, heads, { hashDimensions: 0 }, file, rows).builtFrom).toBe('file')
+    expect(loadSet(set.pk, heads, engineFileKind(set), file, rows).builtFrom).toBe('rows')
   })
 
   it('counts a loaded set\'s bytes against the cache bound, keeping the set a request needs even over it', async () => {
