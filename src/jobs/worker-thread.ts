@@ -29,7 +29,7 @@ const log: JobLog = { info: line('info'), warn: line('warn'), error: line('error
 const forgetSet = (setPk: number) => post({ type: 'forget-set', setPk })
 
 const nice = yieldCpuToRequests()
-if (nice !== undefined) log.info({ nice }, 'the job thread runs at the lowest CPU priority: requests come first')
+if (nice !== undefined) log.info({ nice }, 'the job thread runs at the lowest scheduling priority (nice 19): requests come first')
 
 const store = await openStore(config.dataDir)
 const embedders = new EmbedderPool(store)

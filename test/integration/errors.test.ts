@@ -7,7 +7,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { LIMITS } from '../../src/index/build.js'
 import { renameLibrary } from '../../src/library-admin.js'
-import { vectorIndexPath } from '../../src/paths.js'
+import { engineFilePath, vectorIndexPath } from '../../src/paths.js'
 import { addRepo, buildTestApp, createKey, seedLibrary, waitForLibrary } from '../helpers/app.js'
 import { makeGitRepo, redirectGitHub } from '../helpers/git.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
@@ -258,8 +258,9 @@ describe('202, 301, 409, 422, 500 and 503 of libraries in every state', () => {
 
   it('503 search_failed when the set cannot be searched, without internals in the message', async () => {
     const { setPk } = await seedLibrary(app, '/acme/broken', GUIDE)
-    // A code snippet whose stored body is no longer JSON: building the set's index fails.
+    // A code snippet whose stored body is no longer JSON, and no engine file: rebuilding it fails.
     app.runtime.store.db.prepare(`UPDATE snippets SET body = '{' WHERE set_pk = ? AND kind = 'code'`).run(setPk)
+    rmSync(engineFilePath(app.runtime.store.paths, setPk))
     const message = expectError(await context({ libraryId: '/acme/broken', query: 'render' }), 503, 'search_failed')
     expect(message).not.toMatch(/JSON|position|sqlite|Unexpected/i)
   })

@@ -349,7 +349,7 @@ describe('lectern serve --workers 1', () => {
     const { exitCode, stdout } = await server.process
     expect(exitCode).toBe(0)
     const lines = String(stdout).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line)
-    expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['request completed', 'the job thread runs at the lowest CPU priority: requests come first', 'Lectern stopped']))
+    expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['request completed', 'the job thread runs at the lowest scheduling priority (nice 19): requests come first', 'Lectern stopped']))
     expect(lines.filter((l) => 'worker' in l)).toEqual([])
     expect(lines.filter((l) => l.msg.includes('CPU'))).toEqual([])
   })
