@@ -14,6 +14,7 @@ import * as users from './0008_users.js'
 import * as licenses from './0009_licenses.js'
 import * as snippetOrigins from './0010_snippet_origins.js'
 import * as oneIngestJob from './0011_one_ingest_job.js'
+import * as catalogVersion from './0012_catalog_version.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -27,6 +28,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0009_licenses', licenses],
   ['0010_snippet_origins', snippetOrigins],
   ['0011_one_ingest_job', oneIngestJob],
+  ['0012_catalog_version', catalogVersion],
 ]
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Knex.Migration]> = {

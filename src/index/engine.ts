@@ -27,7 +27,7 @@ export function heapBound(): number {
 export class SetEngine {
   private readonly cache: SetCache
   private prunedAt = 0
-  private prunedVersion = ''
+  private prunedVersion = -1
 
   constructor(
     private readonly store: Store,
@@ -80,14 +80,14 @@ export class SetEngine {
 
   /**
    * Sets replaced or removed by a write of any process (a refresh, `lectern libraries remove`)
-   * are never asked again: once the database changed, and at most once a second, the loaded sets
+   * are never asked again: once the catalogue changed, and at most once a second, the loaded sets
    * that are no longer live are dropped rather than left to age out.
    */
   private pruneSometimes(): void {
     const now = Date.now()
     if (now - this.prunedAt < PRUNE_INTERVAL_MS) return
     this.prunedAt = now
-    const version = this.store.dataVersion()
+    const version = this.store.catalogVersion()
     if (version === this.prunedVersion) return
     this.prunedVersion = version
     for (const setPk of this.cache.setPks()) {

@@ -60,8 +60,8 @@ export interface RetrieverLog {
 }
 
 interface Resolution {
-  /** store.dataVersion() when resolved: any write since makes the entry stale. */
-  at: string
+  /** store.catalogVersion() when resolved: any change to the catalogue since makes the entry stale. */
+  at: number
   /** The library ID as resolved, without its version pin. */
   id: string
   library: Library
@@ -127,7 +127,7 @@ export class Retriever {
    * resolution is checked against the caller first, as resolving would.
    */
   private resolve(libraryId: string, caller: Caller): Resolution {
-    const at = this.store.dataVersion()
+    const at = this.store.catalogVersion()
     const hit = this.resolutions.get(libraryId)
     if (hit?.at === at) {
       if (!canSeeLibrary(caller, hit.library)) throw libraryNotFound(hit.id)

@@ -119,7 +119,7 @@ function present(entry: CatalogueEntry, caller: Caller): LibrarySummary {
 
 export class LibraryCatalogue {
   private entries: CatalogueEntry[] = []
-  private builtAt: string | undefined
+  private builtAt: number | undefined
 
   constructor(private readonly store: Store) {}
 
@@ -147,7 +147,7 @@ export class LibraryCatalogue {
   }
 
   private current(): CatalogueEntry[] {
-    const version = this.store.dataVersion()
+    const version = this.store.catalogVersion()
     if (version !== this.builtAt) {
       this.entries = this.store.libraries.list().map((l) => toEntry(l, this.store.libraries.versions(l.pk)))
       this.builtAt = version

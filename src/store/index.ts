@@ -29,8 +29,12 @@ export interface Store {
   jobs: JobsRepository
   users: UsersRepository
   connections: ConnectionsRepository
-  /** Changes whenever any connection (this process or another) commits; cheap cache validation. */
-  dataVersion(): string
+  /**
+   * Changes whenever any connection (this process or another) changes the catalogue: a
+   * library, a version, a snippet set or a redirect (migration 0012). Cheap validation for what
+   * is cached from them; writes of snippets, jobs or usage leave it as it is.
+   */
+  catalogVersion(): number
   close(): void
 }
 
@@ -43,9 +47,7 @@ export async function openStore(dataDir: string): Promise<Store> {
   const secretKey = loadOrCreateSecretKey(paths.secretKey)
   await migrateDatabase(paths.database)
   const db = openConnection(paths.database)
-  // PRAGMA data_version moves on other connections' commits, total_changes() on our own.
-  const dataVersionStmt = db.prepare('PRAGMA data_version').pluck()
-  const ownChangesStmt = db.prepare('SELECT total_changes()').pluck()
+  const catalogVersionStmt = db.prepare('SELECT version FROM catalog_version WHERE id = 1').pluck()
   const secrets = createSecretBox(secretKey)
   const settings = createSettingsRepository(db)
   ensureSecretsCanary(settings, secrets)
@@ -60,7 +62,7 @@ export async function openStore(dataDir: string): Promise<Store> {
     jobs: createJobsRepository(db),
     users: createUsersRepository(db),
     connections: createConnectionsRepository(db, secrets),
-    dataVersion: () => `${dataVersionStmt.get() as number}:${ownChangesStmt.get() as number}`,
+    catalogVersion: () => catalogVersionStmt.get() as number,
     close: () => {
       if (db.open) db.close()
     },

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createSecretBox } from '../../src/secrets/cipher.js'
 import { openStore, type Store } from '../../src/store/index.js'
+import { UsageRecorder } from '../../src/store/usage.js'
 
 let dirs: string[] = []
 let stores: Store[] = []
@@ -99,5 +100,43 @@ describe('libraries', () => {
     expect(() => store.libraries.create({ id: '/a/one', title: 'dup', sourceKind: 'github', sourceUrl: 'z' })).toThrowError(
       expect.objectContaining({ code: 'library_exists' }),
     )
+  })
+})
+
+describe('the catalogue version', () => {
+  it('moves on every change to libraries, versions, sets and redirects, from any connection, and not on snippets, jobs or usage', async () => {
+    const store = await freshStore()
+    const other = await openStore(store.paths.root)
+    stores.push(other)
+    let seen = store.catalogVersion()
+    const moved = () => {
+      const now = store.catalogVersion()
+      expect(other.catalogVersion()).toBe(now)
+      const changed = now !== seen
+      seen = now
+      return changed
+    }
+    const { library, version } = store.libraries.create({ id: '/a/cat', title: 'cat', sourceKind: 'github', sourceUrl: 'https://github.com/a/cat' })
+    expect(moved()).toBe(true)
+    const set = other.snippets.createSet(version.pk, { provider: 'hash', model: 'hash-v1', dimensions: 8 })
+    expect(moved()).toBe(true)
+
+    // An ingest's own writes: its snippets, its job and the job's progress.
+    const snippet = { kind: 'info' as const, title: 't', description: '', breadcrumb: '', pageTitle: '', language: '', body: 'b', source: 's', tokens: 1, hash: 'h' }
+    other.snippets.insert(set.pk, [snippet])
+    const job = other.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk })
+    other.jobs.claimNext()
+    other.jobs.setStatus(job.pk, 'embedded 1 of 1 snippets')
+    const usage = new UsageRecorder(other.db)
+    usage.record(library.pk, 'curl', 'rest-txt')
+    usage.flush()
+    expect(moved()).toBe(false)
+
+    other.snippets.finalizeSet(set.pk, version.pk, { tokens: 1, snippets: 1, commitSha: null })
+    expect(moved()).toBe(true)
+    store.libraries.rename('/a/cat', '/a/renamed')
+    expect(moved()).toBe(true)
+    other.snippets.dropSet(set.pk)
+    expect(moved()).toBe(true)
   })
 })
