@@ -42,10 +42,7 @@ export class SetEngine {
     this.pruneSometimes()
     const hit = this.cache.get(setPk)
     if (hit) return hit
-    const { snippets, paths } = this.store
-    const set = snippets.set(setPk)
-    if (!set) throw new Error(`snippet set ${setPk} vanished`)
-    const loaded = loadSet(setPk, snippets.headsOfSet(setPk), engineFileKind(set), engineFilePath(paths, setPk), () => snippets.allOfSet(setPk), this.log)
+    const loaded = this.load(setPk)
     this.cache.put(loaded)
     return loaded
   }
@@ -61,13 +58,21 @@ export class SetEngine {
       await new Promise<void>((resolve) => setImmediate(resolve))
       if (signal?.aborted) break
       if (this.cache.has(setPk) || this.store.snippets.set(setPk)?.status !== 'live') continue
-      const before = this.cache.stats()
-      const next = this.loaded(setPk)
+      const room = this.cache.stats()
+      const next = this.load(setPk)
+      // Full: keeping it would drop what was loaded first, the most wanted.
+      if (room.bytes + next.bytes > room.maxBytes || room.heapBytes + next.heapBytes > room.maxHeapBytes) break
+      this.cache.put(next)
       loaded++
-      // Full: loading more would only drop what was loaded first, the most wanted.
-      if (before.bytes + next.bytes >= before.maxBytes || before.heapBytes + next.heapBytes >= before.maxHeapBytes) break
     }
     return loaded
+  }
+
+  private load(setPk: number): LoadedSet {
+    const { snippets, paths } = this.store
+    const set = snippets.set(setPk)
+    if (!set) throw new Error(`snippet set ${setPk} vanished`)
+    return loadSet(setPk, snippets.headsOfSet(setPk), engineFileKind(set), engineFilePath(paths, setPk), () => snippets.allOfSet(setPk), this.log)
   }
 
   forget(setPk: number): void {

@@ -77,7 +77,7 @@ export function loadSet(setPk: number, heads: readonly SnippetHead[], kind: Engi
     writeFileAtomically(file, bytes)
   } catch (err) {
     // A full or read-only disk costs the next load a rebuild, not this answer.
-    log?.warn({ setPk, err }, 'could not write the engine file; it is rebuilt at the next load')
+    log?.warn({ setPk, file, err }, 'could not write the engine file; it is rebuilt at the next load')
   }
   return decode(setPk, heads, bytes, 'rows')
 }
@@ -142,8 +142,9 @@ function encode(stamp: readonly number[], rows: readonly Row[], kind: EngineFile
     ...json,
     Buffer.from(vectors.buffer, vectors.byteOffset, vectors.byteLength),
   ])
-  header[HEADER.crc] = zlib.crc32(body)
-  return Buffer.concat([asBytes(header), body])
+  const file = Buffer.concat([asBytes(header), body])
+  file.writeUInt32LE(checksum(file), HEADER.crc * 4)
+  return file
 }
 
 const HEAP_BYTES_PER_SNIPPET = 1300
@@ -201,35 +202,65 @@ function writeFileAtomically(file: string, bytes: Buffer): void {
 
 /** The file's bytes when it is this set's engine file, intact; else undefined (with the reason logged). */
 function readEngineFile(file: string, stamp: readonly number[], count: number, kind: EngineFileKind, log?: LoadLog): Buffer | undefined {
-  let bytes: Buffer
+  let fd: number
   try {
-    // Only a regular file is read: a FIFO or a device put there would block or never end.
-    if (!fs.statSync(file).isFile()) {
-      log?.warn({ file }, 'the engine file is not a regular file; rebuilding it')
-      return undefined
-    }
-    bytes = fs.readFileSync(file)
+    // Non-blocking, so that opening a FIFO put there returns at once; checked on the descriptor
+    // itself, so nothing swapped in after the check is read.
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log?.warn({ file, err }, 'could not read the engine file; rebuilding it')
     return undefined
   }
-  const problem = checkEngineFile(bytes, stamp, count, kind)
-  if (!problem) return bytes
-  log?.warn({ file }, `the engine file ${problem}; rebuilding it`)
-  return undefined
+  try {
+    const size = fs.fstatSync(fd)
+    if (!size.isFile()) {
+      log?.warn({ file }, 'the engine file is not a regular file; rebuilding it')
+      return undefined
+    }
+    // The header says how long the file must be: a file of any other size is never read whole.
+    const header = Buffer.alloc(HEADER_BYTES)
+    if (size.size < HEADER_BYTES || fs.readSync(fd, header, 0, HEADER_BYTES, 0) < HEADER_BYTES) {
+      log?.warn({ file }, 'the engine file is truncated; rebuilding it')
+      return undefined
+    }
+    const problem = checkHeader(header, stamp, count, kind, size.size)
+    if (problem) {
+      log?.warn({ file }, `the engine file ${problem}; rebuilding it`)
+      return undefined
+    }
+    const bytes = Buffer.allocUnsafeSlow(size.size)
+    header.copy(bytes)
+    if (fs.readSync(fd, bytes, HEADER_BYTES, size.size - HEADER_BYTES, HEADER_BYTES) < size.size - HEADER_BYTES) {
+      log?.warn({ file }, 'the engine file is truncated; rebuilding it')
+      return undefined
+    }
+    if (checksum(bytes) !== header.readUInt32LE(HEADER.crc * 4)) {
+      log?.warn({ file }, 'the engine file is damaged; rebuilding it')
+      return undefined
+    }
+    return bytes
+  } catch (err) {
+    log?.warn({ file, err }, 'could not read the engine file; rebuilding it')
+    return undefined
+  } finally {
+    fs.closeSync(fd)
+  }
 }
 
-function checkEngineFile(bytes: Buffer, stamp: readonly number[], count: number, kind: EngineFileKind): string | undefined {
-  if (bytes.length < HEADER_BYTES) return 'is truncated'
-  const word = (i: number) => bytes.readUInt32LE(i * 4)
+function checkHeader(header: Buffer, stamp: readonly number[], count: number, kind: EngineFileKind, fileBytes: number): string | undefined {
+  const word = (i: number) => header.readUInt32LE(i * 4)
   if (word(HEADER.magic) !== MAGIC || word(HEADER.format) !== FORMAT) return 'is not an engine file of this version'
   if (word(HEADER.stamp) !== stamp[0] || word(HEADER.stamp + 1) !== stamp[1]) return 'was built from other rows'
   if (word(HEADER.count) !== count) return 'has another snippet count'
   if (word(HEADER.dimensions) !== kind.hashDimensions) return 'was built for another embedder'
-  const size = HEADER_BYTES + padded(word(HEADER.lexicalBytes)) + count * 8 + word(HEADER.txtBytes) + word(HEADER.jsonBytes) + count * kind.hashDimensions
-  if (bytes.length !== size) return 'has the wrong length'
-  if (zlib.crc32(bytes.subarray(HEADER_BYTES)) !== word(HEADER.crc)) return 'is damaged'
-  return undefined
+  const expected = HEADER_BYTES + padded(word(HEADER.lexicalBytes)) + count * 8 + word(HEADER.txtBytes) + word(HEADER.jsonBytes) + count * kind.hashDimensions
+  return fileBytes === expected ? undefined : 'has the wrong length'
+}
+
+/** CRC-32 of the whole file but its own word: the header's sizes are covered as well as the body. */
+function checksum(bytes: Buffer): number {
+  const crcAt = HEADER.crc * 4
+  return zlib.crc32(bytes.subarray(crcAt + 4), zlib.crc32(bytes.subarray(0, crcAt)))
 }
 
 /**

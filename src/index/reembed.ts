@@ -16,11 +16,12 @@
 import fs from 'node:fs'
 import { asDiskFull } from '../disk-full.js'
 import type { Embedder } from '../embed/types.js'
-import { reembedPaths, vectorIndexPath } from '../paths.js'
+import { engineFilePath, reembedPaths, vectorIndexPath } from '../paths.js'
 import { removeVectorIndex, writeVectorIndex } from '../search/vector-index.js'
 import type { Store } from '../store/index.js'
 import type { SnippetSet } from '../store/snippets.js'
 import { embedText } from './embed-text.js'
+import { engineFileKind, writeEngineFile } from './loaded-set.js'
 import { removeReembedFiles } from './set-files.js'
 
 /** Snippets per embedder call and per saved step of progress. */
@@ -123,6 +124,14 @@ export async function reembedSet(work: Reembedding, setPk: number): Promise<Reem
     fs.renameSync(files.next, live)
     fs.renameSync(`${files.next}.json`, `${live}.json`)
     store.snippets.setEmbedding(setPk, { provider: embedder.provider, model: embedder.model, dimensions })
+    try {
+      // The engine file holds the hash embedder's vectors, or none: written for the new one now
+      // rather than found mismatched at the next load.
+      const vectors = new Map(snippets.map((s, i) => [s.pk, all[i]]))
+      writeEngineFile(engineFilePath(store.paths, setPk), snippets, engineFileKind({ embedProvider: embedder.provider, dimensions }), vectors)
+    } catch {
+      // Derived data: the next load finds the file built for the other embedder and rebuilds it.
+    }
     work.onSwitched?.(setPk)
   } catch (caught) {
     const err = asDiskFull(caught, 're-embedding a snippet set', store.paths.vectors)

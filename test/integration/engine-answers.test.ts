@@ -22,7 +22,7 @@ import { HASH_RESCORED, HASH_VECTOR_WEIGHT } from '../../src/search/fusion.js'
 import { quantizeInto, SetVectors } from '../../src/search/set-vectors.js'
 import { embedText } from '../../src/index/embed-text.js'
 import { LexicalIndex } from '../../src/search/lexical-index.js'
-import { codeListOf, renderJson, renderSnippetText, renderText, TXT_SEPARATOR, type ContextResponse } from '../../src/search/render.js'
+import { codeListOf, renderJson, renderJsonBuffer, renderSnippetText, renderText, TXT_SEPARATOR, type ContextResponse } from '../../src/search/render.js'
 import { resolveLibraryVersion } from '../../src/search/resolve.js'
 import { indexedTextOf } from '../../src/search/terms.js'
 import type { StoredSnippet } from '../../src/store/snippets.js'
@@ -112,27 +112,39 @@ describe('the engine', () => {
       // A new retriever loads the set again, from the file as it is now.
       const retriever = new Retriever(runtime.store, runtime.embedders)
       const answer = await retriever.getContext({ libraryId: libraryIdOf('fastify'), query: question, tokens: 5000, caller: ANONYMOUS })
-      return renderText(answer.snippets, [])
+      return { txt: renderText(answer.snippets, []), json: JSON.parse(renderJsonBuffer(answer.snippets, [], answer.scores).toString()) as unknown }
     }
-    const expected = (await reference(question, 5000)).txt
-    expect(await ask()).toBe(expected)
+    const { txt, json } = await reference(question, 5000)
+    const expected = { txt, json }
+    expect(await ask()).toEqual(expected)
     const good = fs.readFileSync(file)
 
     // The body changed under an intact header (its rows' fingerprint) is caught by its CRC-32.
     const bodyDamaged = Buffer.from(good)
     for (let i = good.length - 64; i < good.length; i++) bodyDamaged[i] ^= 0xff
-    for (const damage of [good.subarray(0, good.length >> 1), Buffer.from('not an index'), Buffer.alloc(0), Buffer.concat([Buffer.from([1, 2, 3, 4, 5, 6, 7, 8]), good.subarray(8)]), bodyDamaged]) {
+    // Sizes moved between the txt and JSON texts, the length kept: the CRC covers the header too.
+    const sizesMoved = Buffer.from(good)
+    sizesMoved.writeUInt32LE(sizesMoved.readUInt32LE(28) + 7, 28)
+    sizesMoved.writeUInt32LE(sizesMoved.readUInt32LE(32) - 7, 32)
+    for (const damage of [good.subarray(0, good.length >> 1), Buffer.from('not an index'), Buffer.alloc(0), Buffer.concat([Buffer.from([1, 2, 3, 4, 5, 6, 7, 8]), good.subarray(8)]), bodyDamaged, sizesMoved]) {
       fs.writeFileSync(file, damage)
-      expect(await ask()).toBe(expected)
+      expect(await ask()).toEqual(expected)
       expect(fs.readFileSync(file).equals(good), 'the file is rewritten from the rows').toBe(true)
     }
     fs.rmSync(file)
-    expect(await ask()).toBe(expected)
+    expect(await ask()).toEqual(expected)
     expect(fs.existsSync(file)).toBe(true)
+    // A huge file with an intact header is refused on its size, never read whole.
+    fs.writeFileSync(file, good.subarray(0, 64))
+    fs.truncateSync(file, 2 ** 30 + 8)
+    const heapBefore = process.memoryUsage().arrayBuffers
+    expect(await ask()).toEqual(expected)
+    expect(process.memoryUsage().arrayBuffers - heapBefore).toBeLessThan(2 ** 29)
+    expect(fs.readFileSync(file).equals(good)).toBe(true)
     // A FIFO in its place would block a read forever: it is replaced.
     fs.rmSync(file)
     execFileSync('mkfifo', [file])
-    expect(await ask()).toBe(expected)
+    expect(await ask()).toEqual(expected)
     expect(fs.readFileSync(file).equals(good)).toBe(true)
   })
 

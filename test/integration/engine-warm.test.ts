@@ -6,6 +6,8 @@ import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { buildApp } from '../../server/app.js'
+import { ANONYMOUS } from '../../src/access.js'
+import { Retriever } from '../../src/search/context.js'
 import { seedLibrary } from '../helpers/app.js'
 import { runCli } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
@@ -36,6 +38,28 @@ describe('loading libraries at start', () => {
       expect(stats.bytes).toBeGreaterThan(0)
     } finally {
       await second.close()
+    }
+  })
+
+  it('stops loading at the bound without dropping the most-asked libraries it loaded first', async () => {
+    const dataDir = await tmpDataDir()
+    const app = await buildApp({ dataDir })
+    try {
+      const sets = []
+      for (const topic of ['alpha', 'beta', 'gamma']) sets.push((await seedLibrary(app, `/acme/${topic}`, DOCS(topic))).setPk)
+      const one = new Retriever(app.runtime.store, app.runtime.embedders, undefined, 'fused', 2 ** 30)
+      await one.warm([sets[0]])
+      const setBytes = one.cacheStats().bytes
+      // Room for two of the three sets: the third asked is not loaded, the first two stay.
+      const retriever = new Retriever(app.runtime.store, app.runtime.embedders, undefined, 'fused', Math.floor(setBytes * 2.5))
+      expect(await retriever.warm(sets)).toBe(2)
+      expect(retriever.cacheStats().sets).toBe(2)
+      const ask = (topic: string) => retriever.getContext({ libraryId: `/acme/${topic}`, query: 'start', tokens: 5000, caller: ANONYMOUS })
+      await ask('alpha')
+      await ask('beta')
+      expect(retriever.cacheStats().sets).toBe(2)
+    } finally {
+      await app.close()
     }
   })
 

@@ -10,12 +10,13 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import { createEmbedder } from '../../src/embed/index.js'
 import type { Embedder } from '../../src/embed/types.js'
 import { ingestSnippets } from '../../src/index/build.js'
+import { engineFileKind, loadSet } from '../../src/index/loaded-set.js'
 import { reembedSet } from '../../src/index/reembed.js'
 import { removeSetFiles } from '../../src/index/set-files.js'
 import { sweepSets } from '../../src/index/sweep.js'
 import { rebuildVectorIndex } from '../../src/index/vectors.js'
 import { toNewSnippet } from '../../src/jobs/ingest.js'
-import { reembedPaths, vectorIndexPath } from '../../src/paths.js'
+import { engineFilePath, reembedPaths, vectorIndexPath } from '../../src/paths.js'
 import { inspectVectorFile } from '../../src/search/vector-index.js'
 import { openStore, type Store } from '../../src/store/index.js'
 import { tmpDataDir } from '../helpers/tmp.js'
@@ -91,6 +92,12 @@ describe('re-embedding a set', () => {
     expect(store.snippets.set(setPk)).toMatchObject({ embedProvider: 'hash', dimensions: 16 })
     expect(inspectVectorFile(file, { dimensions: 16, count: SNIPPETS })).toBeUndefined()
     expect(fs.readdirSync(store.paths.vectors).sort()).toEqual([`set-${setPk}.usearch`, `set-${setPk}.usearch.json`])
+    // The engine file was written again for the new embedder: the next load reads it as it is.
+    const heads = store.snippets.headsOfSet(setPk)
+    const loaded = loadSet(setPk, heads, engineFileKind(store.snippets.set(setPk)!), engineFilePath(store.paths, setPk), () => {
+      throw new Error('the engine file matches the new embedder')
+    })
+    expect(loaded.vectors?.dimensions).toBe(16)
   })
 
   it('leaves the set as it was when stopped', async () => {
