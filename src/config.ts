@@ -119,6 +119,11 @@ const memorySize = z
       ctx.addIssue({ code: 'custom', message: 'expected a share of RAM up to 100% (like 25%) or a size of at least 1MB (like 512MB or 2GB)' })
       return z.NEVER
     }
+    // A bound past the RAM could never be honoured: it is a typo, not a plan.
+    if (bytes > os.totalmem()) {
+      ctx.addIssue({ code: 'custom', message: `expected at most this host's RAM (${Math.floor(os.totalmem() / 2 ** 20)}MB), or a share of it like 25%` })
+      return z.NEVER
+    }
     return bytes
   })
 

@@ -98,7 +98,7 @@ describe('loading libraries at start', () => {
     await writeFile(file, 'search:\n  cacheSize: 512MB\n')
     const table = await runCli(['config', 'get', '--config', file, '--data-dir', dataDir])
     expect(table.stdout.split('\n').find((line) => line.startsWith('search.cacheSize'))?.split(/\s{2,}/)).toEqual(['search.cacheSize', '512MB', `file ${file}`])
-    for (const bad of ['lots', '0.5KB', '150%', '-1GB']) {
+    for (const bad of ['lots', '0.5KB', '150%', '-1GB', '99999TB']) {
       const refused = await runCli(['serve', '--cache-size', bad, '--data-dir', dataDir, '--port', '0'])
       expect(refused.exitCode, bad).toBe(2)
       expect(refused.stderr).toContain('search.cacheSize')
