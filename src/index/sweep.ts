@@ -1,8 +1,10 @@
 /**
- * Removing the snippet sets nothing serves any more. Apart from build.ts, because every process
+ * Removing the snippet sets nothing serves any more, and the engine files no set owns. Apart from build.ts, because every process
  * that opens a data directory sweeps at start, while only jobs build sets (and build.ts imports
  * the tokenizer and the vector library).
  */
+import fs from 'node:fs'
+import path from 'node:path'
 import { removeSetFiles } from './set-files.js'
 import type { Store } from '../store/index.js'
 
@@ -22,3 +24,27 @@ export function sweepSets(store: Store, statuses: Array<'retired' | 'building'>,
   }
   return removed
 }
+
+/**
+ * Removes what `engine/` holds besides the engine files of existing sets: the temporary file of
+ * a write that a kill cut short, and files of sets that are gone (removed while a process was
+ * down). Run at start, by the process that recovers the data directory; a worker writing an
+ * engine file at that moment loses its temporary file and rebuilds it at its next load.
+ */
+export function sweepStrayEngineFiles(store: Store): number {
+  let names: string[]
+  try {
+    names = fs.readdirSync(store.paths.engine)
+  } catch {
+    return 0
+  }
+  let removed = 0
+  for (const name of names) {
+    const setPk = /^set-(\d+)\.engine$/.exec(name)?.[1]
+    if (setPk !== undefined && store.snippets.set(Number(setPk))) continue
+    fs.rmSync(path.join(store.paths.engine, name), { recursive: true, force: true })
+    removed++
+  }
+  return removed
+}
+

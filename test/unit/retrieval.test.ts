@@ -8,7 +8,7 @@ import { toNewSnippet } from '../../src/jobs/ingest.js'
 import { REBUILD_VECTORS_JOB } from '../../src/jobs/kinds.js'
 import { sweepSets } from '../../src/index/sweep.js'
 import type { ParsedSnippet } from '../../src/parse/types.js'
-import { vectorIndexPath } from '../../src/paths.js'
+import { engineFilePath, vectorIndexPath } from '../../src/paths.js'
 import { openRuntime, recoverDataDir, type Runtime } from '../../src/runtime.js'
 import { resolveConfig } from '../../src/config.js'
 import { packSnippets } from '../../src/search/budget.js'
@@ -149,6 +149,19 @@ describe('ingest and retrieval', () => {
     // The rebuilt index answers a question that matches no word of the set.
     const ranked = await runtime.retriever.rank(result.setPk, 'zzz unrelated words')
     expect(ranked.length).toBe(DOCS.length)
+  })
+
+  it('removes stray engine files at start: unfinished writes and files of sets that are gone', async () => {
+    const { result } = await addLibrary('/acme/strays', DOCS)
+    const live = engineFilePath(runtime.store.paths, result.setPk)
+    const strays = ['set-99999.engine', `set-${result.setPk}.engine.4242.tmp`, 'notes.txt'].map((name) => path.join(runtime.store.paths.engine, name))
+    for (const stray of strays) fs.writeFileSync(stray, 'left behind')
+    const kept = fs.readFileSync(live)
+    const lines: Array<{ obj: object; msg: string }> = []
+    await recoverDataDir(runtime, { info: (obj: object, msg: string) => lines.push({ obj, msg }), warn: () => {}, error: () => {} })
+    expect(strays.filter((stray) => fs.existsSync(stray))).toEqual([])
+    expect(fs.readFileSync(live).equals(kept)).toBe(true)
+    expect(lines).toContainEqual({ obj: { strays: 3 }, msg: 'removed engine files of sets that are gone, and unfinished writes' })
   })
 
   it('removes the lexical/ directory of an earlier build at start, keeping every set answerable', async () => {
