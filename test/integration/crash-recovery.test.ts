@@ -25,8 +25,9 @@ let serverEnv: Record<string, string>
 
 beforeAll(async () => {
   const remotes = await tmpDir('lectern-remotes-', defer)
-  // Enough documentation (400 pages, 2400 snippets) that indexing takes a while.
-  await makeGitRepo(largeDocs(400), { parent: remotes, name: 'large' })
+  // Enough documentation (1,600 pages, 4,800 snippets) that indexing takes a while: a signal
+  // sent once the set is building must arrive before the job ends, at 3,000 snippets/s and more.
+  await makeGitRepo(largeDocs(1600), { parent: remotes, name: 'large' })
   // No rate limit: the test polls the API.
   serverEnv = { ...gitRedirectEnv(remotes), LECTERN_RATE_LIMIT_ANONYMOUS: '0', LECTERN_RATE_LIMIT_KEYED: '0' }
 })
