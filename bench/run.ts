@@ -72,11 +72,11 @@ function ingestRows(r: IngestResult): Row[] {
   const rate = r.snippets / (r.totalMs / 1000)
   const rest = r.embedStoreMs - r.embedMs - r.insertMs
   log(`  ${r.snippets} snippets from ${r.files} files in ${seconds(r.totalMs)} (${int(rate)} snippets/s); job: ${r.jobMessage}`)
-  log(`  clone ${seconds(r.cloneMs)}, discover+read ${seconds(r.discoverMs)}, parse+tokenize ${seconds(r.parseMs)}, embed ${seconds(r.embedMs)}, rows ${seconds(r.insertMs)}, vector and lexical indexes+rest ${seconds(rest)}`)
+  log(`  clone ${seconds(r.cloneMs)}, discover+read ${seconds(r.discoverMs)}, parse+tokenize ${seconds(r.parseMs)}, embed ${seconds(r.embedMs)}, rows ${seconds(r.insertMs)}, vector index, engine file+rest ${seconds(rest)}`)
   return [
     row(`Ingest (git, ${r.files} md files, ${int(r.snippets)} snippets)`, `${int(rate)} snippets/s (${seconds(r.totalMs)})`, `>= ${int(TARGETS.ingestPerSec)}/s`, rate >= TARGETS.ingestPerSec),
     row('  clone / discover+read / parse+tokenize', `${seconds(r.cloneMs)} / ${seconds(r.discoverMs)} / ${seconds(r.parseMs)}`),
-    row('  embed+store: embed / rows insert / vector and lexical indexes+rest', `${seconds(r.embedMs)} / ${seconds(r.insertMs)} / ${seconds(rest)}`),
+    row('  embed+store: embed / rows insert / vector index, engine file+rest', `${seconds(r.embedMs)} / ${seconds(r.insertMs)} / ${seconds(rest)}`),
   ]
 }
 
