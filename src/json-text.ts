@@ -3,8 +3,11 @@
  * MAX_JSON_DEPTH arrays and objects deep, checked before it is parsed. No Lectern document comes
  * near that depth, and refusing deeper text up front keeps every walk over a parsed value (schema
  * validation, checks, serialization) far from the stack limit that a body of 100,000 nested
- * arrays reaches.
+ * arrays reaches. Like every JSON body Fastify parses, it may not hold `__proto__` or
+ * `constructor` keys (secure-json-parse, Fastify's own), which a later merge or copy of the value
+ * would turn into prototype pollution.
  */
+import secureJson from 'secure-json-parse'
 import { LecternError } from './errors.js'
 
 export const MAX_JSON_DEPTH = 64
@@ -39,12 +42,36 @@ export function tooDeeplyNested(what: string): LecternError {
   return new LecternError('validation_error', `${what} nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`)
 }
 
-/** Parses JSON text from outside; too deep or not JSON is a `validation_error` naming `what`. */
+/** Parses JSON text from outside; too deep, not JSON or poisoned is a `validation_error` naming `what`. */
 export function parseJsonText(text: string, what: string): unknown {
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw tooDeeplyNested(what)
   try {
-    return JSON.parse(text)
+    return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' })
   } catch {
+    // Both refusals are SyntaxErrors: valid JSON was refused for a key.
+    if (isJson(text)) throw new LecternError('validation_error', `${what} may not contain __proto__ or constructor keys.`)
     throw new LecternError('validation_error', `${what} is not valid JSON.`)
+  }
+}
+
+/** Parses JSON bytes from outside: UTF-8 only (a lenient decoder would turn bad bytes into U+FFFD), then as parseJsonText. */
+export function parseJsonBytes(bytes: Uint8Array, what: string): unknown {
+  let text: string
+  try {
+    text = strictUtf8.decode(bytes)
+  } catch {
+    throw new LecternError('validation_error', `${what} is not valid UTF-8 text. Nothing was imported.`)
+  }
+  return parseJsonText(text, what)
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
   }
 }

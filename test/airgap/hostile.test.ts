@@ -222,6 +222,12 @@ describe('hostile imports', () => {
     const latin1 = await app.inject({ method: 'POST', url: '/api/import-libraries', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload: bytes })
     expect(latin1.statusCode).toBe(400)
     expect(latin1.json().message).toMatch(/not valid UTF-8/)
+    // As on every other route: keys that a later merge would turn into prototype pollution.
+    for (const poisoned of ['{"libraries":[],"__proto__":{"admin":true}}', '{"libraries":[{"project":"/acme/p","constructor":{"prototype":{"x":1}}}]}']) {
+      const refused = await app.inject({ method: 'POST', url: '/api/import-libraries', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload: poisoned })
+      expect(refused.statusCode).toBe(400)
+      expect(refused.json()).toMatchObject({ error: 'validation_error', message: 'The body may not contain __proto__ or constructor keys.' })
+    }
     const wrong = await importJson(app, key, [library('/acme/x')])
     expect(wrong.statusCode).toBe(400)
     expect(wrong.json().message).toMatch(/\{"libraries": \[\.\.\.\], "force": false\}/)

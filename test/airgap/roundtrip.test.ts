@@ -118,6 +118,17 @@ describe('airgap round trip', () => {
     const dataDir = await tmpDataDir()
     const direct = await buildTestApp({ dataDir, startWorker: false })
     installLicense(direct.runtime, fs.readFileSync(onprem.runtime.store.paths.license, 'utf8'))
+    // A payload file is held to what the route asks: UTF-8, no prototype keys; nothing is imported.
+    const latin1 = path.join(work, 'latin1.json')
+    fs.writeFileSync(latin1, Buffer.concat([Buffer.from('{"libraries":[{"project":"/acme/caf'), Buffer.from([0xe9]), Buffer.from('"}]}')]))
+    const poisoned = path.join(work, 'poisoned.json')
+    fs.writeFileSync(poisoned, '{"libraries":[],"__proto__":{"admin":true}}')
+    for (const [file, message] of [[latin1, 'is not valid UTF-8 text'], [poisoned, 'may not contain __proto__ or constructor keys']]) {
+      const refused = await runCli(['import', file], { LECTERN_DATA_DIR: dataDir })
+      expect(refused.exitCode, file).toBe(2)
+      expect(refused.stderr.replace(/\s+/g, ' ')).toContain(message)
+    }
+    expect(direct.runtime.store.libraries.list()).toEqual([])
     const local = await runCli(['import', zip, '--json'], { LECTERN_DATA_DIR: dataDir })
     expect(local.exitCode, local.stderr).toBe(0)
     expect(JSON.parse(local.stdout)).toMatchObject({ queued: ['/acme/widgets', '/acme/gadgets'], skipped: [], failed: [] })

@@ -13,13 +13,12 @@ import path from 'node:path'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { importBundle, importPayload, importsDir, MAX_IMPORT_BYTES, type ImportResult } from '../../../src/airgap/import.js'
 import { LecternError } from '../../../src/errors.js'
-import { parseJsonText } from '../../../src/json-text.js'
+import { parseJsonBytes } from '../../../src/json-text.js'
 import { licenseStatus, requireOfflineLicense } from '../../../src/license/state.js'
 import { forEachPart, registerUploads, type UploadLimits } from '../../uploads.js'
 
 const tooLarge = () => new LecternError('payload_too_large', `An import is at most ${MAX_IMPORT_BYTES / (1024 * 1024)} MB; split the libraries over several bundles.`)
 const LIMITS: UploadLimits = { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 5, fieldSize: 1024 }
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
 
 export default async function importRoute(app: FastifyInstance): Promise<void> {
   const { store } = app.runtime
@@ -30,14 +29,8 @@ export default async function importRoute(app: FastifyInstance): Promise<void> {
   // Only in this plugin: JSON must be UTF-8 (Fastify's parser would quietly turn bad bytes into U+FFFD).
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: MAX_IMPORT_BYTES }, (_request, body, done) => {
-    let text: string
     try {
-      text = strictUtf8.decode(body as Buffer)
-    } catch {
-      return done(new LecternError('validation_error', 'The JSON body is not valid UTF-8 text. Nothing was imported.'), undefined)
-    }
-    try {
-      done(null, parseJsonText(text, 'The body'))
+      done(null, parseJsonBytes(body as Buffer, 'The body'))
     } catch (err) {
       done(err as LecternError, undefined)
     }
