@@ -42,6 +42,8 @@ async function handlePost(app: FastifyInstance, pool: PooledServer[], request: F
   }
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
   reply.hijack()
+  // A hijacked reply skips Fastify's onSend hooks, which send the request ID on every other route.
+  reply.raw.setHeader('x-request-id', request.id)
   reply.raw.on('close', () => {
     // Closing the transport disconnects the server, which can then take the next request.
     void transport.close().then(() => {

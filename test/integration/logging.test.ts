@@ -43,6 +43,19 @@ describe('structured logs', () => {
 
     const requestLines = logs.lines.filter((l) => l.reqId === 'req-abc')
     expect(requestLines.map((l) => l.msg)).toEqual(['incoming request', 'request completed'])
+
+    // MCP answers on the raw response (the SDK's transport), with the same ID and lines.
+    const mcp = await app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-request-id': 'req-mcp' },
+      payload: { jsonrpc: '2.0', id: 1, method: 'ping' },
+    })
+    expect(mcp.statusCode).toBe(200)
+    expect(mcp.headers['x-request-id']).toBe('req-mcp')
+    const mcpLines = logs.lines.filter((l) => l.reqId === 'req-mcp')
+    expect(mcpLines.map((l) => l.msg)).toEqual(['incoming request', 'request completed'])
+    expect(mcpLines[1]).toMatchObject({ res: { statusCode: 200 }, responseTime: expect.any(Number) })
     expect(logs.lines.some((l) => l.msg === 'job failed' && typeof l.reason === 'string')).toBe(true)
     expect(logs.text()).not.toContain(key)
     expect(logs.text()).not.toContain(token)
