@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import fs from 'node:fs'
-import { pipeline } from 'node:stream/promises'
+import fsp from 'node:fs/promises'
 import path from 'node:path'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { importBundle, importPayload, importsDir, MAX_IMPORT_BYTES, type ImportResult } from '../../../src/airgap/import.js'
@@ -68,7 +68,7 @@ async function importUpload(app: FastifyInstance, request: FastifyRequest, query
       if (part.type === 'file') {
         if (part.fieldname !== 'bundleFile') throw new LecternError('validation_error', `Unexpected file field "${part.fieldname}"; send the bundle as "bundleFile".`)
         try {
-          await pipeline(part.file, fs.createWriteStream(upload))
+          await saveTo(part.file, upload)
         } catch (err) {
           if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge()
           throw err
@@ -83,5 +83,19 @@ async function importUpload(app: FastifyInstance, request: FastifyRequest, query
     return await importBundle(store, upload, force)
   } finally {
     fs.rmSync(upload, { force: true })
+  }
+}
+
+/**
+ * Writes an uploaded file part to `file`. Read by async iteration, as multipart's own toBuffer
+ * does: a part that the request cut short then fails at once, where a pipe from it waited for
+ * an end that never came, until the request timed out.
+ */
+async function saveTo(part: AsyncIterable<Buffer>, file: string): Promise<void> {
+  const out = await fsp.open(file, 'w', 0o600)
+  try {
+    for await (const chunk of part) await out.write(chunk)
+  } finally {
+    await out.close()
   }
 }
