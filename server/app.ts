@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { resolveConfig, type ConfigOverrides, type LecternConfig, type TrustProxy } from '../src/config.js'
+import { LecternError } from '../src/errors.js'
 import type { JobRunner } from '../src/jobs/runner.js'
 import type { RateLimitCounter } from '../src/rate-limit.js'
 import { openRuntime, recoverDataDir, type JobRunnerKind, type Runtime } from '../src/runtime.js'
@@ -93,6 +94,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
+  // The router refuses a path with broken percent-encoding (frameworkErrors); its query-string
+  // parser decodes one leniently, so a question would be answered for text nobody sent.
+  app.addHook('onRequest', async (request) => {
+    const at = request.url.indexOf('?')
+    if (at !== -1 && !isDecodable(request.url.slice(at + 1))) {
+      throw new LecternError('validation_error', 'The URL is not valid: its query string has broken percent-encoding.')
+    }
+  })
   app.addHook('onClose', async () => runtime.close())
 
   await app.register(errors)
@@ -163,5 +172,15 @@ function warmSets(app: FastifyInstance, runtime: Runtime): () => void {
       .catch((err: unknown) => {
         if (!stop.signal.aborted) app.log.warn({ err }, 'could not load the most-asked libraries ahead of their requests')
       })
+  }
+}
+
+/** Whether a query string's percent-encoding decodes: every `%` starts two hex digits, and the bytes are UTF-8. */
+function isDecodable(query: string): boolean {
+  try {
+    decodeURIComponent(query.replace(/\+/g, ' '))
+    return true
+  } catch {
+    return false
   }
 }

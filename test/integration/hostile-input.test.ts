@@ -186,6 +186,19 @@ describe('URLs with broken percent-encoding', () => {
     expect(expectError(res, 400, 'validation_error')).toMatch(/URL is not valid/)
     expect(res.body).not.toContain('FST_')
   })
+
+  it.each([
+    '/api/v2/libs/search?libraryName=%E0%A4%A',
+    '/api/v2/context?libraryId=/acme/x&query=%zz',
+    '/api/v2/context?libraryId=/acme/x&query=caf%E9',
+  ])('GET %s (a query string that does not decode) is 400 validation_error, not a lenient guess', async (url) => {
+    expect(expectError(await app.inject({ url }), 400, 'validation_error')).toBe('The URL is not valid: its query string has broken percent-encoding.')
+  })
+
+  it('decodes a well-formed query string as before: + and %20 are spaces, UTF-8 escapes are characters', async () => {
+    const res = await app.inject({ url: '/api/v2/libs/search?libraryName=caf%C3%A9+nothing%20here' })
+    expect(expectError(res, 404, 'no_libraries_found')).toBe('No libraries found matching "café nothing here".')
+  })
 })
 
 describe('bodies Fastify refuses get Lectern\'s own messages', () => {
