@@ -67,7 +67,8 @@ export function parseJsonBytes(bytes: Uint8Array, what: string): unknown {
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
 
-function isJson(text: string): boolean {
+/** Whether `text` is JSON at all: tells a refused key from text that does not parse. */
+export function isJson(text: string): boolean {
   try {
     JSON.parse(text)
     return true

@@ -7,18 +7,9 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { LecternError } from '../../src/errors.js'
-import { MAX_JSON_DEPTH, nestsDeeperThan, tooDeeplyNested } from '../../src/json-text.js'
+import { isJson, MAX_JSON_DEPTH, nestsDeeperThan, tooDeeplyNested } from '../../src/json-text.js'
 
 const poisoned = () => new LecternError('validation_error', 'JSON bodies may not contain __proto__ or constructor keys.')
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text)
-    return true
-  } catch {
-    return false
-  }
-}
 
 async function jsonBody(app: FastifyInstance): Promise<void> {
   const parse = app.getDefaultJsonParser('error', 'error')

@@ -107,6 +107,20 @@ const HEADER_BYTES = 10 * 4
 
 const padded = (n: number) => (n + 3) & ~3
 
+/** Where each section of a file with this header starts, and where the file ends. */
+function layoutOf(header: Buffer) {
+  const word = (i: number) => header.readUInt32LE(i * 4)
+  const count = word(HEADER.count)
+  const dimensions = word(HEADER.dimensions)
+  const lexicalBytes = word(HEADER.lexicalBytes)
+  const txtEndsAt = HEADER_BYTES + padded(lexicalBytes)
+  const jsonEndsAt = txtEndsAt + count * 4
+  const txtAt = jsonEndsAt + count * 4
+  const jsonAt = txtAt + word(HEADER.txtBytes)
+  const vectorsAt = jsonAt + word(HEADER.jsonBytes)
+  return { count, dimensions, lexicalBytes, txtEndsAt, jsonEndsAt, txtAt, jsonAt, vectorsAt, end: vectorsAt + count * dimensions }
+}
+
 function encode(stamp: readonly number[], rows: readonly Row[], kind: EngineFileKind, known?: ReadonlyMap<number, Float32Array>): Buffer {
   const lexical = LexicalIndex.build(rows.map(indexedTextOf))
   const lexicalBytes = lexical.toBytes()
@@ -154,15 +168,9 @@ const HEAP_BYTES_PER_SNIPPET = 1300
  * Throws when the lexical index inside does not read back.
  */
 function decode(setPk: number, heads: readonly SnippetHead[], bytes: Buffer, builtFrom: LoadedSet['builtFrom']): LoadedSet {
-  const word = (i: number) => bytes.readUInt32LE(i * 4)
-  const count = word(HEADER.count)
-  const lexicalBytes = word(HEADER.lexicalBytes)
+  const { count, dimensions, lexicalBytes, txtEndsAt, jsonEndsAt, txtAt, jsonAt, vectorsAt } = layoutOf(bytes)
   const lexical = LexicalIndex.fromBytes(bytes.subarray(HEADER_BYTES, HEADER_BYTES + lexicalBytes))
   if (lexical.size !== count || count !== heads.length) throw new Error(`the lexical index has ${lexical.size} snippets, the set ${heads.length}`)
-  const txtEndsAt = HEADER_BYTES + padded(lexicalBytes)
-  const jsonEndsAt = txtEndsAt + count * 4
-  const txtAt = jsonEndsAt + count * 4
-  const jsonAt = txtAt + word(HEADER.txtBytes)
   const snippets = heads.map((head, i): RenderedSnippet => {
     const txtFrom = i === 0 ? 0 : bytes.readUInt32LE(txtEndsAt + (i - 1) * 4)
     const jsonFrom = i === 0 ? 0 : bytes.readUInt32LE(jsonEndsAt + (i - 1) * 4)
@@ -177,14 +185,12 @@ function decode(setPk: number, heads: readonly SnippetHead[], bytes: Buffer, bui
     }
   })
   const docOf = new Map(heads.map((head, doc) => [head.pk, doc]))
-  const dimensions = word(HEADER.dimensions)
-  const vectorsAt = jsonAt + word(HEADER.jsonBytes)
   const vectors = dimensions > 0 ? new SetVectors(new Int8Array(bytes.buffer, bytes.byteOffset + vectorsAt, count * dimensions), dimensions) : undefined
   // On the heap: per snippet its object, two views, its title and map entry, and its share of
   // the index's terms (1,300 bytes, measured on the development corpora and the 1M store,
   // bench/RESULTS.md). Outside: the file's bytes, the index's arrays, the vectors' norms.
   const heapBytes = heads.reduce((sum, head) => sum + HEAP_BYTES_PER_SNIPPET + head.title.length * 2, 0)
-  const held = bytes.length + lexical.bytes + (vectors ? vectors.bytes - count * dimensions : 0) + heapBytes
+  const held = bytes.length + lexical.bytes + (vectors?.ownBytes ?? 0) + heapBytes
   return { setPk, lexical, snippets, docOf, vectors, bytes: held, heapBytes, builtFrom }
 }
 
@@ -253,8 +259,7 @@ function checkHeader(header: Buffer, stamp: readonly number[], count: number, ki
   if (word(HEADER.stamp) !== stamp[0] || word(HEADER.stamp + 1) !== stamp[1]) return 'was built from other rows'
   if (word(HEADER.count) !== count) return 'has another snippet count'
   if (word(HEADER.dimensions) !== kind.hashDimensions) return 'was built for another embedder'
-  const expected = HEADER_BYTES + padded(word(HEADER.lexicalBytes)) + count * 8 + word(HEADER.txtBytes) + word(HEADER.jsonBytes) + count * kind.hashDimensions
-  return fileBytes === expected ? undefined : 'has the wrong length'
+  return fileBytes === layoutOf(header).end ? undefined : 'has the wrong length'
 }
 
 /** CRC-32 of the whole file but its own word: the header's sizes are covered as well as the body. */

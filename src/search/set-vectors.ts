@@ -31,8 +31,9 @@ export class SetVectors {
     }
   }
 
-  get bytes(): number {
-    return this.rows.byteLength + this.norms.byteLength
+  /** What it allocates beside the rows, which are a view of the caller's buffer. */
+  get ownBytes(): number {
+    return this.norms.byteLength
   }
 
   /**
