@@ -20,7 +20,6 @@
  * with one process (applies the restore and starts again, or exits).
  */
 import cluster, { type Worker as ClusterWorker } from 'node:cluster'
-import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import type { Logger } from 'pino'
 import type { LecternConfig } from '../../src/config.js'
@@ -126,10 +125,16 @@ export class ClusterPrimary {
       if (isMessage<FromWorker>(message)) this.receive(slot, child, message)
     })
     child.on('exit', (code: number | null, signal: NodeJS.Signals | null) => this.exited(slot, child, code, signal))
+    child.on('error', (err: Error) => this.log.warn({ err, worker: slot.worker }, `could not reach worker ${slot.worker}`))
   }
 
+  /**
+   * A worker can close its channel between the check and the write (it is exiting): the callback
+   * keeps that EPIPE from being an unhandled 'error' that would end the primary; the worker's
+   * 'exit' is what the primary acts on.
+   */
   private send(child: ClusterWorker | undefined, message: ToWorker): void {
-    if (child?.isConnected()) child.send(message)
+    if (child?.isConnected()) child.send(message, undefined, () => {})
   }
 
   private others(slot: Slot): Slot[] {
@@ -220,7 +225,9 @@ export class ClusterPrimary {
       const child = slot.process
       if (!child || child.isDead()) continue
       slot.stopping = true
-      exits.push(once(child, 'exit'))
+      // Not events.once: it rejects on the worker's 'error' event, and a stopping worker's
+      // failed write is no reason to stop waiting for its exit.
+      exits.push(new Promise((resolve) => child.once('exit', resolve)))
       if (child.isConnected()) this.send(child, { type: 'stop' })
       else child.process.kill('SIGTERM')
     }

@@ -25,8 +25,10 @@ const JOBS_WATCH_MS = 100
 
 type StartMessage = Extract<ToWorker, { type: 'start' }>
 
+// The callback keeps a write to a channel the primary has just closed (it is stopping) from being
+// an 'error' event, which, unhandled, would end this worker with EPIPE instead of a drain.
 const send = (message: FromWorker): void => {
-  if (process.connected) process.send?.(message)
+  if (process.connected) process.send?.(message, undefined, undefined, () => {})
 }
 
 class WorkerProcess {

@@ -132,8 +132,12 @@ export function createSnippetsRepository(db: Db): SnippetsRepository {
   const headsOfSet = db.prepare<[number], SnippetHead>('SELECT pk, kind, title, tokens, hash FROM snippets WHERE set_pk = ? ORDER BY pk')
   const countOfSet = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM snippets WHERE set_pk = ?')
   const currentOf = db.prepare<[number], { current_set: number | null }>('SELECT current_set FROM library_versions WHERE pk = ?')
+  // A version that a job is processing stays `processing` until the job's outcome is recorded
+  // (the worker settles it then): `finalized` must mean that no job holds the library, or a client
+  // that waits for it and then refreshes is told library_busy.
   const promote = db.prepare(
-    `UPDATE library_versions SET current_set = ?, state = 'finalized', error_code = NULL, error_message = NULL,
+    `UPDATE library_versions SET current_set = ?, state = CASE state WHEN 'processing' THEN 'processing' ELSE 'finalized' END,
+       error_code = NULL, error_message = NULL,
        total_tokens = ?, total_snippets = ?, commit_sha = ?, updated_at = ? WHERE pk = ?`,
   )
   const setStatus = db.prepare('UPDATE snippet_sets SET status = ? WHERE pk = ?')

@@ -93,6 +93,39 @@ describe('every job end', () => {
     expect((await second.inject({ url: '/api/v2/context', query: { libraryId: '/acme/crashed', query: 'connect' } })).statusCode).toBe(200)
   })
 
+  it('a library reads finalized only once its job has ended: a client that waits for it can refresh at once', async () => {
+    const base = await tmpDir()
+    await makeGitRepo(GUIDE, { parent: base, name: 'steady' })
+    redirectGitHub(base)
+    const app = await buildTestApp({ startWorker: false })
+    const { store, embedders } = app.runtime
+    const key = createKey(app)
+    await addRepo(app, key, 'https://github.com/acme/steady')
+    const job = store.jobs.list({ states: ['queued'] })[0]!
+
+    // The real handler builds and finalizes the set; the worker records the job's end after it.
+    const ingest = createIngestJobHandler({ store, embedders, http: app.runtime.http, chromiumPath: '' })
+    const seen: { state?: string; refresh?: number } = {}
+    const log: JobLog = { info: () => {}, warn: () => {}, error: () => {} }
+    const worker = new Worker(store, { [INGEST_JOB]: async (ctx) => {
+      const message = await ingest(ctx)
+      seen.state = await searchedState(app, '/acme/steady')
+      seen.refresh = (await app.inject({ method: 'POST', url: '/api/v1/refresh', headers: { authorization: `Bearer ${key}` }, payload: { libraryName: '/acme/steady' } })).statusCode
+      return message
+    } }, log, { pollMs: 20 })
+    worker.start()
+    try {
+      await pollUntil('the job to end', () => (store.jobs.byPk(job.pk)?.state === 'succeeded' ? true : undefined))
+      expect(seen).toEqual({ state: 'processing', refresh: 409 })
+      expect(await searchedState(app, '/acme/steady')).toBe('finalized')
+      expect((await app.inject({ url: '/api/v2/context', query: { libraryId: '/acme/steady', query: 'connect' } })).statusCode).toBe(200)
+      const refresh = await app.inject({ method: 'POST', url: '/api/v1/refresh', headers: { authorization: `Bearer ${key}` }, payload: { libraryName: '/acme/steady' } })
+      expect(refresh.statusCode, refresh.body).toBe(200)
+    } finally {
+      await worker.stop()
+    }
+  })
+
   it('a refresh whose end a full disk refuses to record settles its version once space returns, with no other job', async () => {
     const base = await tmpDir()
     await makeGitRepo(GUIDE, { parent: base, name: 'steady' })
