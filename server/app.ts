@@ -15,6 +15,7 @@ import auth from './plugins/auth.js'
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js'
 import jsonBody from './plugins/json-body.js'
 import rateLimit from './plugins/rate-limit.js'
+import sameOrigin from './plugins/same-origin.js'
 import session from './plugins/session.js'
 import turns from './plugins/turns.js'
 import authRoutes from './routes/auth.js'
@@ -23,6 +24,7 @@ import exportRoute from './routes/airgap/export.js'
 import importRoute from './routes/airgap/import.js'
 import settingsRoutes from './routes/airgap/settings.js'
 import backupRoutes from './routes/backup.js'
+import dashboard from './routes/dashboard.js'
 import health from './routes/health.js'
 import mcp from './routes/mcp.js'
 import add from './routes/libraries/add.js'
@@ -33,6 +35,7 @@ import context from './routes/libraries/context.js'
 import refresh from './routes/libraries/refresh.js'
 import search from './routes/libraries/search.js'
 import parseStatusRoute from './routes/parse-status.js'
+import sessionRoutes from './routes/session.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -108,6 +111,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(jsonBody)
   await app.register(auth, { keys: runtime.store.keys })
   await app.register(session, { users: runtime.store.users })
+  await app.register(sameOrigin)
   await app.register(rateLimit, { limits: config.rateLimit, counter: options.rateLimitCounter })
   await app.register(access)
   await app.register(turns)
@@ -122,6 +126,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(addWorkspace)
       await api.register(authMcp)
       await api.register(authRoutes)
+      await api.register(sessionRoutes)
       await api.register(refresh)
       await api.register(parseStatusRoute)
       await api.register(settingsRoutes)
@@ -132,6 +137,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { prefix: '/api' },
   )
   await app.register(mcp)
+  await app.register(dashboard)
   const warm = warmSets(app, runtime)
   await app.ready()
   warm()

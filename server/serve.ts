@@ -24,6 +24,7 @@ import { applyStagedRestore } from '../src/backup/restore.js'
 import type { ResolvedConfig } from '../src/config.js'
 import { makeDirectory } from '../src/make-dir.js'
 import { dataPaths, type DataPaths } from '../src/paths.js'
+import { prepareSetup } from '../src/setup.js'
 import { openStore } from '../src/store/index.js'
 import { acquireDataDirLock } from '../src/store/lock.js'
 import { APP_VERSION } from '../src/version.js'
@@ -89,8 +90,15 @@ async function runCluster(resolved: ResolvedConfig, paths: DataPaths, logs: LogD
   const { config } = resolved
   const staged = await applyStagedRestore(paths, log)
   if (staged?.state === 'failed' && !config.server.supervise) return 'restore-failed'
-  ;(await openStore(config.dataDir)).close()
-  return new ClusterPrimary(config, log, logs).run()
+  const store = await openStore(config.dataDir)
+  const setup = (() => {
+    try {
+      return prepareSetup(store, paths)
+    } finally {
+      store.close()
+    }
+  })()
+  return new ClusterPrimary(config, log, logs).run((url) => announceSetup(setup, url, log))
 }
 
 /** One server lifetime: apply a staged restore, build, listen, and wait for a signal or a staged restore. */
@@ -101,8 +109,11 @@ async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDe
   if (staged?.state === 'failed' && !config.server.supervise) return 'restore-failed'
   let stopForRestore = () => {}
   const app = await buildApp({ ...config, jobRunner: 'thread', logStream: logs.stream, onRestoreStaged: () => stopForRestore() })
+  const setup = prepareSetup(app.runtime.store, paths)
   const port = await listenOn(app, config.server)
-  app.log.info({ url: `http://${config.server.host}:${port}` }, 'Lectern is listening (ready once the job worker thread has started)')
+  const url = `http://${config.server.host}:${port}`
+  app.log.info({ url }, 'Lectern is listening (ready once the job worker thread has started)')
+  announceSetup(setup, url, app.log)
   return new Promise((resolve) => {
     let closing = false
     const stop = (reason: 'signal' | 'restore', signal?: NodeJS.Signals) => {
@@ -128,4 +139,14 @@ async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDe
     process.on('SIGINT', onSignal)
     stopForRestore = () => stop('restore')
   })
+}
+
+/**
+ * A fresh install: says where the dashboard's setup page is. The token goes to the terminal only
+ * (never into the log, which is kept and shipped); a service's operator reads the file instead.
+ */
+function announceSetup(setup: ReturnType<typeof prepareSetup>, url: string, log: Pick<Logger, 'info'>): void {
+  if (!setup) return
+  log.info({ setupUrl: `${url}/setup`, tokenFile: setup.file }, `No admin yet: open ${url}/setup and enter the setup token from ${setup.file} to create the first one (or run \`lectern admin create\`)`)
+  if (process.stderr.isTTY) process.stderr.write(`\nSetup token: ${setup.token}\nOpen ${url}/setup in a browser and enter it to create the first admin.\n\n`)
 }

@@ -20,6 +20,8 @@ export interface DataPaths {
   restoreStaged: string
   /** Present only while a restore moves files; a start finishes the moves it lists. */
   restoreJournal: string
+  /** The one-time token that creates the first admin; present only while no admin exists (src/setup.ts). */
+  setupToken: string
   /** Scratch space of a running backup (same filesystem as the data, so files hard-link). */
   backupWork: string
 }
@@ -40,6 +42,7 @@ export function dataPaths(dataDir: string): DataPaths {
     lock: path.join(root, 'lectern.lock'),
     restoreStaged: path.join(root, 'restore-staged'),
     restoreJournal: path.join(root, 'restore-journal.json'),
+    setupToken: path.join(root, 'setup-token'),
     backupWork: path.join(root, 'backup-work'),
   }
 }

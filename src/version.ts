@@ -1,16 +1,16 @@
-/** The running build's version, read once from the package.json shipped next to the code. */
+/** The running build's version and package directory, read once from the package.json shipped next to the code. */
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-function findPackageJson(): { name: string; version: string } {
+function findPackageRoot(): { root: string; version: string } {
   // From src/ under tsx/vitest and from dist/src/ when compiled: walk up until the package root.
   let dir = path.dirname(fileURLToPath(import.meta.url))
   for (;;) {
     const file = path.join(dir, 'package.json')
     if (fs.existsSync(file)) {
       const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as { name: string; version: string }
-      if (pkg.name === 'lectern') return pkg
+      if (pkg.name === 'lectern') return { root: dir, version: pkg.version }
     }
     const parent = path.dirname(dir)
     if (parent === dir) throw new Error('package.json of lectern not found above the code')
@@ -18,7 +18,12 @@ function findPackageJson(): { name: string; version: string } {
   }
 }
 
-export const APP_VERSION: string = findPackageJson().version
+const found = findPackageRoot()
+
+export const APP_VERSION: string = found.version
+
+/** The directory of lectern's package.json: built assets (the dashboard in dist/web/) are found from it. */
+export const PACKAGE_ROOT: string = found.root
 
 /** Compares dotted numeric versions (`0.10.2` > `0.9.9`); a pre-release suffix is ignored. */
 export function compareVersions(a: string, b: string): number {

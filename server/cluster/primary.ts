@@ -86,7 +86,7 @@ export class ClusterPrimary {
   }
 
   /** Starts every worker and supervises them until a signal or a staged restore; every worker has exited when it returns. */
-  async run(): Promise<ClusterEnd> {
+  async run(onListening: (url: string) => void = () => {}): Promise<ClusterEnd> {
     cluster.setupPrimary({ exec: fileURLToPath(new URL('./worker.js', import.meta.url)), args: [] })
     const onSignal = (signal: NodeJS.Signals) => this.signalled(signal)
     process.on('SIGTERM', onSignal)
@@ -103,6 +103,7 @@ export class ClusterPrimary {
       if (!this.ending) {
         const url = `http://${this.config.server.host}:${this.port}`
         this.log.info({ url, workers: this.slots.length }, 'Lectern is listening (ready once the job worker thread has started)')
+        onListening(url)
       }
       const reason = await this.ended
       await this.stopAll()

@@ -2,8 +2,9 @@
  * Who may call a route, checked as the request arrives (onRequest), before its body is read or
  * validated: a caller without the credentials a route needs gets 401 or 403, never a 400 that
  * describes the route's schema, and nothing they send is parsed. A route says what it needs in
- * its config: `{ config: { access: 'apiKey' } }` (a valid API key) or
- * `{ config: { access: 'admin' } }` (an admin session).
+ * its config: `{ config: { access: 'apiKey' } }` (a valid API key, or an admin session: the
+ * dashboard adds and refreshes libraries with the operator's sign-in, as a script does with a key)
+ * or `{ config: { access: 'admin' } }` (an admin session).
  */
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
@@ -18,7 +19,7 @@ async function access(app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', async (request) => {
     const needed = request.routeOptions.config?.access
     if (needed === 'admin') await app.requireAdmin(request)
-    else if (needed === 'apiKey') await app.requireApiKey(request)
+    else if (needed === 'apiKey' && request.user?.role !== 'admin') await app.requireApiKey(request)
   })
 }
 

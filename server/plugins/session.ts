@@ -4,12 +4,25 @@
  * (see access.ts).
  */
 import cookie from '@fastify/cookie'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { LecternError } from '../../src/errors.js'
 import type { User, UsersRepository } from '../../src/store/users.js'
 
 export const SESSION_COOKIE = 'lectern_session'
+
+/** Starts a session for the user and sets its cookie on the reply (login, first-run setup). */
+export function startSession(request: FastifyRequest, reply: FastifyReply, users: UsersRepository, user: User): { expiresAt: string } {
+  const session = users.startSession(user.id)
+  reply.setCookie(SESSION_COOKIE, session.token, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: request.protocol === 'https',
+    expires: new Date(session.expiresAt),
+  })
+  return { expiresAt: session.expiresAt }
+}
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { LecternError } from '../../src/errors.js'
-import { SESSION_COOKIE } from '../plugins/session.js'
+import { SESSION_COOKIE, startSession } from '../plugins/session.js'
 
 const LoginBody = {
   type: 'object',
@@ -14,15 +14,8 @@ export default async function auth(app: FastifyInstance): Promise<void> {
     const { users } = app.runtime.store
     const user = await users.verify(request.body.email, request.body.password)
     if (!user) throw new LecternError('not_authenticated', 'Wrong email or password.')
-    const session = users.startSession(user.id)
-    reply.setCookie(SESSION_COOKIE, session.token, {
-      path: '/',
-      httpOnly: true,
-      sameSite: 'strict',
-      secure: request.protocol === 'https',
-      expires: new Date(session.expiresAt),
-    })
-    return { email: user.email, role: user.role, expiresAt: session.expiresAt }
+    const { expiresAt } = startSession(request, reply, users, user)
+    return { email: user.email, role: user.role, expiresAt }
   })
   app.post('/auth/logout', async (request, reply) => {
     const token = request.cookies[SESSION_COOKIE]

@@ -19,6 +19,8 @@ export const SETTING_KEYS = {
   /** State. */
   licenseTimeHighWater: 'license.timeHighWater',
   backupLastResult: 'backup.lastResult',
+  /** sha256 of the first-run setup token, while no admin exists (src/setup.ts). */
+  setupTokenHash: 'setup.tokenHash',
 } as const
 
 export type SettingKey = (typeof SETTING_KEYS)[keyof typeof SETTING_KEYS]

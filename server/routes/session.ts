@@ -1,0 +1,38 @@
+/**
+ * Who is signed in, and the first run: the dashboard asks `GET /api/session` on every load to
+ * show the setup page (no admin yet), the sign-in page or itself; `POST /api/setup` creates the
+ * first admin for the holder of the setup token (src/setup.ts) and signs them in.
+ */
+import type { FastifyInstance } from 'fastify'
+import { completeSetup, needsSetup } from '../../src/setup.js'
+import { APP_VERSION } from '../../src/version.js'
+import { startSession } from '../plugins/session.js'
+
+const SetupBody = {
+  type: 'object',
+  required: ['token', 'email', 'password'],
+  additionalProperties: false,
+  properties: {
+    token: { type: 'string', minLength: 1, maxLength: 200 },
+    email: { type: 'string', minLength: 3, maxLength: 320 },
+    password: { type: 'string', minLength: 1, maxLength: 1024 },
+  },
+} as const
+
+export default async function session(app: FastifyInstance): Promise<void> {
+  app.get('/session', async (request) => {
+    const { store } = app.runtime
+    return {
+      user: request.user ? { email: request.user.email, role: request.user.role } : null,
+      setupRequired: needsSetup(store),
+      mode: app.lecternOptions.config.mode,
+      version: APP_VERSION,
+    }
+  })
+  app.post<{ Body: { token: string; email: string; password: string } }>('/setup', { schema: { body: SetupBody } }, async (request, reply) => {
+    const { store } = app.runtime
+    const user = await completeSetup(store, store.paths, request.body)
+    const { expiresAt } = startSession(request, reply, store.users, user)
+    return { email: user.email, role: user.role, expiresAt }
+  })
+}

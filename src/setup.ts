@@ -1,0 +1,72 @@
+/**
+ * First run. A fresh install has no admin, and never a default password: `lectern serve` makes
+ * a one-time setup token, and whoever presents it to the dashboard's setup page (POST /api/setup)
+ * creates the first admin. The token is written to `<data-dir>/setup-token` (mode 0600) and printed
+ * on the terminal, never logged: reading it proves access to the host, as Jenkins' initial
+ * password does. Only its sha256 is stored, so every serving process checks it alike.
+ *
+ * Guarantee: at most one admin is created through setup. Presenting the token claims it in one
+ * transaction (the hash is erased), so two setups racing across processes cannot both pass; a
+ * claim whose admin is then refused (a weak password) puts the token back.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import fs from 'node:fs'
+import { LecternError } from './errors.js'
+import type { DataPaths } from './paths.js'
+import type { Store } from './store/index.js'
+import { SETTING_KEYS } from './store/settings.js'
+import type { User } from './store/users.js'
+
+const hashOf = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest()
+
+/** Whether the install still needs its first admin. */
+export function needsSetup(store: Store): boolean {
+  return !store.users.list().some((user) => user.role === 'admin')
+}
+
+/**
+ * At start: a new setup token when no admin exists (returned, for the terminal), else none, and
+ * any token an earlier start left is erased. A start makes a new token, so a token seen in an old
+ * terminal or file stops working.
+ */
+export function prepareSetup(store: Store, paths: DataPaths): { token: string; file: string } | undefined {
+  if (!needsSetup(store)) {
+    store.settings.set(SETTING_KEYS.setupTokenHash, null)
+    fs.rmSync(paths.setupToken, { force: true })
+    return undefined
+  }
+  const token = randomBytes(24).toString('base64url')
+  const temp = `${paths.setupToken}.tmp`
+  fs.rmSync(temp, { force: true })
+  fs.writeFileSync(temp, `${token}\n`, { mode: 0o600, flag: 'wx' })
+  fs.renameSync(temp, paths.setupToken)
+  store.settings.set(SETTING_KEYS.setupTokenHash, hashOf(token).toString('hex'))
+  return { token, file: paths.setupToken }
+}
+
+/** Creates the first admin for the holder of the setup token. */
+export async function completeSetup(store: Store, paths: DataPaths, input: { token: string; email: string; password: string }): Promise<User> {
+  const stored = claimToken(store, input.token)
+  try {
+    const user = await store.users.create({ email: input.email, password: input.password, role: 'admin' })
+    fs.rmSync(paths.setupToken, { force: true })
+    return user
+  } catch (err) {
+    store.settings.set(SETTING_KEYS.setupTokenHash, stored)
+    throw err
+  }
+}
+
+/** Checks the token and erases it in one transaction; returns the stored hash, to put back on failure. */
+function claimToken(store: Store, token: string): string {
+  return store.db.transaction(() => {
+    if (!needsSetup(store)) throw new LecternError('forbidden', 'This install already has an admin: sign in instead.')
+    const stored = store.settings.get<string | null>(SETTING_KEYS.setupTokenHash)
+    const given = hashOf(token)
+    if (!stored || !timingSafeEqual(Buffer.from(stored, 'hex'), given)) {
+      throw new LecternError('not_authenticated', 'The setup token is wrong. It is in the file setup-token of the data directory, and printed by `lectern serve` at start.')
+    }
+    store.settings.set(SETTING_KEYS.setupTokenHash, null)
+    return stored
+  })()
+}

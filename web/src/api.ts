@@ -1,0 +1,67 @@
+/**
+ * The dashboard's only way to the server: JSON over fetch, same origin, the session cookie sent
+ * by the browser. A refusal becomes an ApiError carrying the API's own code and message, which
+ * the pages show as they are.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+export interface Session {
+  user: { email: string; role: 'admin' | 'member' } | null
+  setupRequired: boolean
+  mode: 'onprem' | 'cloud'
+  version: string
+}
+
+type Body = Record<string, unknown> | FormData | undefined
+
+async function request(method: string, path: string, body?: Body): Promise<Response> {
+  const init: RequestInit = { method, credentials: 'same-origin', headers: { accept: 'application/json' } }
+  if (body instanceof FormData) init.body = body
+  else if (body !== undefined) {
+    init.body = JSON.stringify(body)
+    init.headers = { ...init.headers, 'content-type': 'application/json' }
+  }
+  let response: Response
+  try {
+    response = await fetch(path, init)
+  } catch {
+    throw new ApiError(0, 'unreachable', 'The server cannot be reached. It may be restarting; this page retries when you try again.')
+  }
+  if (response.ok) return response
+  const text = await response.text()
+  try {
+    const parsed = JSON.parse(text) as { error?: string; message?: string }
+    throw new ApiError(response.status, parsed.error ?? 'internal_error', parsed.message ?? text)
+  } catch (err) {
+    if (err instanceof ApiError) throw err
+    throw new ApiError(response.status, 'internal_error', text || response.statusText)
+  }
+}
+
+export async function api<T>(method: string, path: string, body?: Body): Promise<T> {
+  const response = await request(method, path, body)
+  return (response.status === 204 ? undefined : await response.json()) as T
+}
+
+/** An answer as text (the `txt` format AI tools get). */
+export async function apiText(path: string): Promise<string> {
+  return (await request('GET', path)).text()
+}
+
+export const query = (params: Record<string, string | number | undefined>): string => {
+  const search = new URLSearchParams()
+  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== '') search.set(name, String(value))
+  const text = search.toString()
+  return text ? `?${text}` : ''
+}
+
+/** The path of a library's dashboard API resource: IDs are `/owner/name`. */
+export const libraryPath = (id: string): string => `/api/libraries${id.split('/').map(encodeURIComponent).join('/')}`

@@ -1,0 +1,126 @@
+/**
+ * The shell: asks the server who is here on every load, then shows the first-run setup (no admin
+ * yet), the sign-in page, or the dashboard with its navigation. Pages are routed in the browser
+ * (preact-iso); the server answers any of their paths with this app (server/routes/dashboard.ts).
+ */
+import { LocationProvider, Route, Router, useLocation } from 'preact-iso'
+import { useState } from 'preact/hooks'
+import { api, type Session } from './api'
+import { ErrorNote } from './components'
+import { useLoad } from './hooks'
+import { AccountPage } from './pages/account'
+import { KeysPage } from './pages/keys'
+import { LibrariesPage } from './pages/libraries'
+import { LibraryPage } from './pages/library'
+import { QueuePage } from './pages/queue'
+import { LoginPage, SetupPage } from './pages/sign-in'
+
+const NAV = [
+  { href: '/libraries', label: 'Libraries' },
+  { href: '/queue', label: 'Parse Queue' },
+  { href: '/keys', label: 'API keys' },
+  { href: '/account', label: 'Account' },
+]
+
+export function App() {
+  const [generation, setGeneration] = useState(0)
+  const session = useLoad(() => api<Session>('GET', '/api/session'), [generation])
+  const refresh = () => setGeneration((n) => n + 1)
+  if (!session.data) {
+    return (
+      <main class="container">
+        {session.error ? <ErrorNote error={session.error} /> : <p aria-busy="true">Loading…</p>}
+        {session.error ? <button onClick={session.reload}>Try again</button> : null}
+      </main>
+    )
+  }
+  const { user, setupRequired } = session.data
+  if (setupRequired && !user) return <SetupPage onDone={refresh} />
+  if (!user) return <LoginPage onDone={refresh} />
+  if (user.role !== 'admin') {
+    return (
+      <main class="container">
+        <h1>Lectern</h1>
+        <p>Signed in as {user.email}, who is not an admin. Ask an admin to run `lectern admin create` for you with the admin role.</p>
+        <SignOut onDone={refresh} />
+      </main>
+    )
+  }
+  return (
+    <LocationProvider>
+      <Shell session={session.data} onSignedOut={refresh} />
+    </LocationProvider>
+  )
+}
+
+function Shell({ session, onSignedOut }: { session: Session; onSignedOut: () => void }) {
+  const { path } = useLocation()
+  return (
+    <>
+      <header class="container">
+        <nav aria-label="Main">
+          <ul>
+            <li>
+              <a href="/libraries" class="brand">
+                <strong>Lectern</strong>
+              </a>
+            </li>
+          </ul>
+          <ul>
+            {NAV.map((item) => (
+              <li key={item.href}>
+                <a href={item.href} aria-current={path.startsWith(item.href) ? 'page' : undefined}>
+                  {item.label}
+                </a>
+              </li>
+            ))}
+            <li>
+              <SignOut onDone={onSignedOut} />
+            </li>
+          </ul>
+        </nav>
+      </header>
+      <main class="container">
+        <Router>
+          <Route path="/" component={LibrariesPage} />
+          <Route path="/setup" component={LibrariesPage} />
+          <Route path="/libraries" component={LibrariesPage} />
+          <Route path="/libraries/:owner/:name" component={LibraryPage} />
+          <Route path="/queue" component={QueuePage} />
+          <Route path="/keys" component={KeysPage} />
+          <Route path="/account" component={() => <AccountPage email={session.user!.email} />} />
+          <Route default component={NotFound} />
+        </Router>
+      </main>
+      <footer class="container">
+        <small>
+          Lectern {session.version} · {session.mode} · signed in as {session.user!.email}
+        </small>
+      </footer>
+    </>
+  )
+}
+
+function SignOut({ onDone }: { onDone: () => void }) {
+  const signOut = async () => {
+    await api('POST', '/api/auth/logout').catch(() => undefined)
+    history.replaceState(null, '', '/')
+    onDone()
+  }
+  return (
+    <button class="secondary outline small" onClick={signOut}>
+      Sign out
+    </button>
+  )
+}
+
+function NotFound() {
+  return (
+    <section>
+      <h1>Not found</h1>
+      <p>
+        There is no page here. Go to the <a href="/libraries">libraries</a>.
+      </p>
+    </section>
+  )
+}

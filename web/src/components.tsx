@@ -1,0 +1,52 @@
+import type { ComponentChildren } from 'preact'
+import type { ApiError } from './api'
+
+/** An API refusal, as the API worded it; `role="alert"` so screen readers announce it. */
+export function ErrorNote({ error }: { error: ApiError | undefined }) {
+  if (!error) return null
+  return (
+    <p class="error-note" role="alert">
+      {error.message} {error.code !== 'internal_error' && error.code !== 'unreachable' ? <code>{error.code}</code> : null}
+    </p>
+  )
+}
+
+const STATE_LABELS: Record<string, string> = {
+  initial: 'not indexed yet',
+  queued: 'queued',
+  processing: 'processing',
+  finalized: 'ready',
+  error: 'error',
+}
+
+export function StateBadge({ state }: { state: string }) {
+  return <span class={`badge state-${state}`}>{STATE_LABELS[state] ?? state}</span>
+}
+
+export function Badge({ children, title }: { children: ComponentChildren; title?: string }) {
+  return (
+    <span class="badge" title={title}>
+      {children}
+    </span>
+  )
+}
+
+export function Empty({ children }: { children: ComponentChildren }) {
+  return <p class="empty">{children}</p>
+}
+
+export const formatNumber = (n: number): string => n.toLocaleString('en-US')
+
+export function formatDate(iso: string | null | undefined): string {
+  if (!iso) return '—'
+  const date = new Date(iso)
+  return date.toLocaleString('en-GB', { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' })
+}
+
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '—'
+  const seconds = Math.round(ms / 1000)
+  if (seconds < 60) return `${seconds} s`
+  const minutes = Math.floor(seconds / 60)
+  return minutes < 60 ? `${minutes} min ${seconds % 60} s` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`
+}

@@ -1,0 +1,87 @@
+import { useState } from 'preact/hooks'
+import { api } from '../api'
+import { ErrorNote } from '../components'
+import { useAction } from '../hooks'
+
+/** At least what `lectern admin create` and the server require. */
+export const MIN_PASSWORD = 12
+
+const formValues = (event: Event) => Object.fromEntries(new FormData(event.currentTarget as HTMLFormElement)) as Record<string, string>
+
+export function SetupPage({ onDone }: { onDone: () => void }) {
+  const [mismatch, setMismatch] = useState(false)
+  const setup = useAction(async (values: Record<string, string>) => {
+    await api('POST', '/api/setup', { token: values.token!.trim(), email: values.email!, password: values.password! })
+    onDone()
+  })
+  const submit = (event: Event) => {
+    event.preventDefault()
+    const values = formValues(event)
+    setMismatch(values.password !== values.confirm)
+    if (values.password === values.confirm) void setup.run(values)
+  }
+  return (
+    <main class="container narrow">
+      <h1>Welcome to Lectern</h1>
+      <p>
+        This install has no admin yet. Create the first one with the setup token that <code>lectern serve</code> printed at start; it is also in the
+        file <code>setup-token</code> of the data directory.
+      </p>
+      <form onSubmit={submit}>
+        <label>
+          Setup token
+          <input name="token" required autocomplete="off" spellcheck={false} />
+        </label>
+        <label>
+          Email
+          <input name="email" type="email" required autocomplete="username" />
+        </label>
+        <label>
+          Password
+          <input name="password" type="password" required minLength={MIN_PASSWORD} autocomplete="new-password" aria-describedby="password-help" />
+          <small id="password-help">At least {MIN_PASSWORD} characters.</small>
+        </label>
+        <label>
+          Password again
+          <input name="confirm" type="password" required autocomplete="new-password" aria-invalid={mismatch ? 'true' : undefined} />
+          {mismatch ? <small>The two passwords differ.</small> : null}
+        </label>
+        <ErrorNote error={setup.error} />
+        <button type="submit" aria-busy={setup.busy} disabled={setup.busy}>
+          Create the admin
+        </button>
+      </form>
+    </main>
+  )
+}
+
+export function LoginPage({ onDone }: { onDone: () => void }) {
+  const login = useAction(async (values: Record<string, string>) => {
+    await api('POST', '/api/auth/login', { email: values.email!, password: values.password! })
+    onDone()
+  })
+  return (
+    <main class="container narrow">
+      <h1>Sign in to Lectern</h1>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault()
+          void login.run(formValues(event))
+        }}
+      >
+        <label>
+          Email
+          <input name="email" type="email" required autocomplete="username" />
+        </label>
+        <label>
+          Password
+          <input name="password" type="password" required autocomplete="current-password" />
+        </label>
+        <ErrorNote error={login.error} />
+        <button type="submit" aria-busy={login.busy} disabled={login.busy}>
+          Sign in
+        </button>
+      </form>
+    </main>
+  )
+}

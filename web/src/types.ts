@@ -1,0 +1,62 @@
+/** What the dashboard API answers (README "Dashboard API"). */
+export interface VersionRow {
+  tag: string
+  state: string
+  snippets: number
+  tokens: number
+  updatedAt: string | null
+}
+
+export interface LibraryRow {
+  id: string
+  title: string
+  description: string
+  sourceKind: string
+  sourceUrl: string
+  private: boolean
+  imported: boolean
+  state: 'initial' | 'queued' | 'processing' | 'finalized' | 'error'
+  progress: string | null
+  errorCode: string | null
+  errorMessage: string | null
+  snippets: number
+  tokens: number
+  updatedAt: string | null
+  versions: VersionRow[]
+  refreshable: boolean
+  refreshBlockedReason: string | null
+}
+
+export interface JobRow {
+  id: number
+  kind: string
+  libraryId: string | null
+  version: string | null
+  state: 'queued' | 'running' | 'succeeded' | 'failed'
+  position: number | null
+  progress: string | null
+  errorCode: string | null
+  errorMessage: string | null
+  createdAt: string
+  startedAt: string | null
+  finishedAt: string | null
+  elapsedMs: number | null
+  attempts: number
+}
+
+export interface LogLine {
+  id: number
+  time: string
+  level: 'info' | 'warn' | 'error'
+  message: string
+  fields?: Record<string, unknown>
+}
+
+export interface KeyRow {
+  id: number
+  name: string
+  preview: string
+  createdAt: string
+  lastUsedAt: string | null
+  revokedAt: string | null
+}
