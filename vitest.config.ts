@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // expect.poll waits on a real browser (test/dashboard) on a machine other suites keep busy.
+    expect: { poll: { timeout: 10_000, interval: 100 } },
     pool: 'forks',
     // Integration tests spawn git, servers and child processes; two cores cannot run many at once.
     maxWorkers: 2,

@@ -30,9 +30,9 @@ export function AccountPage({ email }: { email: string }) {
         </label>
         <label>
           New password
-          <input name="next" type="password" required minLength={MIN_PASSWORD} autocomplete="new-password" />
-          <small>At least {MIN_PASSWORD} characters. Your other sessions are signed out.</small>
+          <input name="next" type="password" required minLength={MIN_PASSWORD} autocomplete="new-password" aria-describedby="next-help" />
         </label>
+        <small id="next-help">At least {MIN_PASSWORD} characters. Your other sessions are signed out.</small>
         <ErrorNote error={change.error} />
         {done ? <p role="status">Password changed.</p> : null}
         <button type="submit" aria-busy={change.busy} disabled={change.busy}>

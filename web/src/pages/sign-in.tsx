@@ -39,13 +39,13 @@ export function SetupPage({ onDone }: { onDone: () => void }) {
         <label>
           Password
           <input name="password" type="password" required minLength={MIN_PASSWORD} autocomplete="new-password" aria-describedby="password-help" />
-          <small id="password-help">At least {MIN_PASSWORD} characters.</small>
         </label>
+        <small id="password-help">At least {MIN_PASSWORD} characters.</small>
         <label>
           Password again
-          <input name="confirm" type="password" required autocomplete="new-password" aria-invalid={mismatch ? 'true' : undefined} />
-          {mismatch ? <small>The two passwords differ.</small> : null}
+          <input name="confirm" type="password" required autocomplete="new-password" aria-invalid={mismatch ? 'true' : undefined} aria-describedby="confirm-help" />
         </label>
+        {mismatch ? <small id="confirm-help">The two passwords differ.</small> : null}
         <ErrorNote error={setup.error} />
         <button type="submit" aria-busy={setup.busy} disabled={setup.busy}>
           Create the admin

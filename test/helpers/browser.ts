@@ -1,0 +1,48 @@
+/**
+ * A real browser for the dashboard's tests: Debian's Chromium driven by playwright-core, one per
+ * test file, a fresh context (cookies, storage) per test. Every page records what the browser
+ * refused under the Content-Security-Policy and every uncaught script error, so a journey can
+ * assert that it ran with none.
+ */
+import { mkdir } from 'node:fs/promises'
+import path from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { afterAll } from 'vitest'
+import { PROJECT_ROOT } from './cli.js'
+
+const CHROMIUM = process.env.LECTERN_CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+let browser: Browser | undefined
+
+export interface WatchedPage {
+  page: Page
+  /** CSP violations and script errors seen so far. */
+  problems: string[]
+}
+
+export async function openPage(baseURL: string): Promise<WatchedPage> {
+  if (!browser) {
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] })
+    afterAll(async () => {
+      await browser?.close()
+      browser = undefined
+    })
+  }
+  const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 900 } })
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL })
+  const page = await context.newPage()
+  const problems: string[] = []
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text())
+  })
+  page.on('pageerror', (err) => problems.push(`${err.name}: ${err.message}`))
+  return { page, problems }
+}
+
+/** With LECTERN_SCREENSHOTS=1 (npm run screenshots), saves the page to docs/dashboard/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.LECTERN_SCREENSHOTS !== '1') return
+  const dir = path.join(PROJECT_ROOT, 'docs', 'dashboard')
+  await mkdir(dir, { recursive: true })
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true })
+}
