@@ -24,7 +24,11 @@ import exportRoute from './routes/airgap/export.js'
 import importRoute from './routes/airgap/import.js'
 import settingsRoutes from './routes/airgap/settings.js'
 import backupRoutes from './routes/backup.js'
-import dashboard from './routes/dashboard.js'
+import dashboardKeys from './routes/dashboard/keys.js'
+import dashboardLibraries from './routes/dashboard/libraries.js'
+import dashboardPage from './routes/dashboard/page.js'
+import dashboardPassword from './routes/dashboard/password.js'
+import dashboardVersions from './routes/dashboard/versions.js'
 import health from './routes/health.js'
 import mcp from './routes/mcp.js'
 import add from './routes/libraries/add.js'
@@ -133,11 +137,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       // Export exists only in the cloud, import only on-premise: the other mode answers 404.
       await api.register(config.mode === 'cloud' ? exportRoute : importRoute)
       await api.register(backupRoutes, { schedule: options.startWorker ?? true, onRestoreStaged: options.onRestoreStaged })
+      await api.register(dashboardLibraries)
+      await api.register(dashboardVersions)
+      await api.register(dashboardKeys)
+      await api.register(dashboardPassword)
     },
     { prefix: '/api' },
   )
   await app.register(mcp)
-  await app.register(dashboard)
+  await app.register(dashboardPage)
   const warm = warmSets(app, runtime)
   await app.ready()
   warm()

@@ -1,7 +1,9 @@
 /**
- * Library lifecycle operations behind the `libraries` and `versions` commands: rename (leaving a
- * redirect so every request naming the old ID gets 301 with the new one), and removing a library
- * or one of its versions (rows, FTS tables and vector files, nothing left behind).
+ * Library lifecycle operations behind the `libraries` and `versions` commands and the dashboard
+ * API: rename (leaving a redirect so every request naming the old ID gets 301 with the new one),
+ * and removing a library or one of its versions (rows, FTS tables and vector files, nothing left
+ * behind). A process that caches loaded sets passes `forget` to drop the removed ones at once;
+ * other processes drop them when they see the catalogue change.
  */
 import type { Caller } from './access.js'
 import { LecternError } from './errors.js'
@@ -12,7 +14,8 @@ import type { Store } from './store/index.js'
 import type { Library } from './store/libraries.js'
 import { legacyFtsTable } from './store/snippets.js'
 
-function unpinned(raw: string, what: string): string {
+/** The ID of a library as given, refusing one pinned to a version. */
+export function unpinned(raw: string, what: string): string {
   const ref = parseLibraryId(raw)
   if (ref.version) throw new LecternError('validation_error', `${what} must be a library ID without a version, not ${raw}.`)
   return ref.id
@@ -24,18 +27,24 @@ export function renameLibrary(store: Store, fromRaw: string, toRaw: string): Lib
   return store.libraries.rename(fromId, toId)
 }
 
+/** Called with each removed snippet set once its files are gone. */
+export type ForgetSet = (setPk: number) => void
+
 /**
  * Deletes rows and the snippet sets they own: `deleteRows` deletes (the sets' rows go by
  * cascade) and returns the set pks; their FTS tables are dropped in the same transaction, and
  * their files removed once it committed. The one way Lectern deletes live sets.
  */
-function removeWithSets(store: Store, deleteRows: () => number[]): number[] {
+function removeWithSets(store: Store, deleteRows: () => number[], forget: ForgetSet | undefined): number[] {
   const sets = store.db.transaction(() => {
     const setPks = deleteRows()
     for (const pk of setPks) store.db.exec(`DROP TABLE IF EXISTS ${legacyFtsTable(pk)}`)
     return setPks
   })()
-  for (const pk of sets) removeSetFiles(store.paths, pk)
+  for (const pk of sets) {
+    removeSetFiles(store.paths, pk)
+    forget?.(pk)
+  }
   return sets
 }
 
@@ -44,9 +53,24 @@ export interface RemovedLibrary {
   sets: number
 }
 
-export function removeLibrary(store: Store, raw: string, caller: Caller): RemovedLibrary {
+/**
+ * Removes a library with all its versions and sets. A library whose job is running is refused
+ * (the job would write into rows that are gone), while queued jobs go with it; the check and the
+ * delete share one transaction, so a worker cannot claim a job in between.
+ */
+export function removeLibrary(store: Store, raw: string, caller: Caller, forget?: ForgetSet): RemovedLibrary {
   const { library } = findLibrary(store.libraries, unpinned(raw, 'The ID'), caller)
-  const sets = removeWithSets(store, () => store.libraries.remove(library.pk))
+  const sets = removeWithSets(
+    store,
+    () => {
+      const running = store.jobs.runningForLibrary(library.pk)
+      if (running) {
+        throw new LecternError('library_busy', `Library ${library.id} is being processed (job ${running.pk}); remove it once the job has ended.`)
+      }
+      return store.libraries.remove(library.pk)
+    },
+    forget,
+  )
   return { id: library.id, sets: sets.length }
 }
 
@@ -63,7 +87,7 @@ export interface RemovedVersion {
  * of it goes with it. The check and the delete share one transaction, so a worker cannot claim
  * the job in between.
  */
-export function removeVersion(store: Store, rawId: string, tag: string, caller: Caller): RemovedVersion {
+export function removeVersion(store: Store, rawId: string, tag: string, caller: Caller, forget?: ForgetSet): RemovedVersion {
   const { library } = findLibrary(store.libraries, unpinned(rawId, 'The ID'), caller)
   const namesDefault = tag.trim() === '' || (tag === library.branch && !store.libraries.version(library.pk, tag))
   const version = namesDefault ? undefined : findVersion(store.libraries, library, tag)
@@ -77,6 +101,6 @@ export function removeVersion(store: Store, rawId: string, tag: string, caller: 
       throw new LecternError('library_busy', `Version ${id} is being processed (job ${active.pk}); remove it once the job has ended.`)
     }
     return store.libraries.removeVersion(version.pk)
-  })
+  }, forget)
   return { id, tag: version.tag, sets: sets.length }
 }

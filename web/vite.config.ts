@@ -33,7 +33,7 @@ function precompress(): Plugin {
   }
 }
 
-// The dashboard is built into dist/web/ and served by `lectern serve` (server/routes/dashboard.ts).
+// The dashboard is built into dist/web/ and served by `lectern serve` (server/routes/dashboard/page.ts).
 export default defineConfig({
   root: import.meta.dirname,
   base: '/',

@@ -6,6 +6,7 @@ import { removeLibrary, type RemovedLibrary } from '../../src/library-admin.js'
 
 export default class LibrariesRemove extends LecternCommand {
   static override summary = 'Delete a library with all its versions, snippets and vector indexes.'
+  static override description = 'A library whose job is running is refused; its queued jobs are dropped with it.'
   static override examples = ['<%= config.bin %> <%= command.id %> /acme/widgets', '<%= config.bin %> <%= command.id %> /acme/widgets --yes']
   static override enableJsonFlag = true
   static override args = { id: Args.string({ description: 'Library ID.', required: true }) }

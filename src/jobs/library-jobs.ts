@@ -20,12 +20,26 @@ import { gitSpecOf, queueIngest } from './queue-ingest.js'
 
 export const isGitLibrary = (library: Library): boolean => (GIT_SOURCE_KINDS as readonly string[]).includes(library.sourceKind)
 
+function busy(library: Library, version: LibraryVersion, active: Job): LecternError {
+  const name = formatLibraryId({ id: library.id, version: version.tag || undefined })
+  return new LecternError('library_busy', `Library ${name} is being processed (job ${active.pk}, ${active.state}); wait for it to end.`)
+}
+
 function refuseIfBusy(store: Store, library: Library, version: LibraryVersion): void {
   const active = store.jobs.activeForVersion(version.pk)
-  if (active) {
-    const name = formatLibraryId({ id: library.id, version: version.tag || undefined })
-    throw new LecternError('library_busy', `Library ${name} is being processed (job ${active.pk}, ${active.state}); wait for it to end.`)
-  }
+  if (active) throw busy(library, version, active)
+}
+
+/**
+ * Why a refresh of the version would be refused before its source is contacted, given its
+ * queued or running job; undefined when it would be queued. The dashboard shows the reason on a
+ * disabled refresh button, so it is the very refusal a refresh answers.
+ */
+export function refreshRefusal(library: Library, version: LibraryVersion, active: Job | undefined): LecternError | undefined {
+  if (library.isImported) return new LecternError('forbidden', 'Imported libraries cannot be refreshed; export again and import with force.')
+  if (active) return busy(library, version, active)
+  if (!isGitLibrary(library) && !library.options.spec) return new LecternError('validation_error', `Library ${library.id} has no source to refresh from.`)
+  return undefined
 }
 
 export interface QueuedJob {
@@ -85,11 +99,9 @@ export interface RefreshRequest {
 /** In cloud mode (`guard`) a git library's remote must still be http(s) and not resolve to a private address. */
 export async function refreshLibrary(store: Store, request: RefreshRequest, caller: Caller, guard: AddressGuard | undefined): Promise<QueuedJob> {
   const { ref, library } = findLibrary(store.libraries, request.libraryId, caller)
-  if (library.isImported) {
-    throw new LecternError('forbidden', 'Imported libraries cannot be refreshed; export again and import with force.')
-  }
   const version = findVersion(store.libraries, library, ref.version)
-  refuseIfBusy(store, library, version)
+  const refusal = refreshRefusal(library, version, store.jobs.activeForVersion(version.pk))
+  if (refusal) throw refusal
   const name = formatLibraryId({ id: library.id, version: version.tag || undefined })
   let job: Job
   if (isGitLibrary(library)) {
@@ -103,9 +115,7 @@ export async function refreshLibrary(store: Store, request: RefreshRequest, call
     const refName = version.tag || request.branch || (typeof library.options.ref === 'string' ? library.options.ref : undefined)
     job = queueIngest(store, version, gitSpecOf(library, refName), { token: request.gitToken?.trim() || undefined, force: request.force })
   } else {
-    const spec = library.options.spec as SourceSpec | undefined
-    if (!spec) throw new LecternError('validation_error', `Library ${library.id} has no source to refresh from.`)
-    job = queueIngest(store, version, spec, { force: request.force })
+    job = queueIngest(store, version, library.options.spec as SourceSpec, { force: request.force })
   }
   return { libraryId: name, message: `Refresh of ${name} queued (job ${job.pk}).`, job }
 }

@@ -31,6 +31,8 @@ export interface LibrarySummary {
 interface CatalogueEntry {
   summary: LibrarySummary
   library: Library
+  /** The default version first, then the tags, most recently updated first. */
+  versions: LibraryVersion[]
   /** The default version's stored failure, when its state is `error`. */
   failure?: { code: string; reason: string | null }
   /** Normalised names the library answers to: repo name, title, owner+repo. */
@@ -67,6 +69,7 @@ function toEntry(library: Library, versions: LibraryVersion[]): CatalogueEntry {
   return {
     summary: summarise(library, versions),
     library,
+    versions,
     ...(main?.state === 'error' ? { failure: { code: main.errorCode ?? 'internal_error', reason: main.errorMessage } } : {}),
     names: [...new Set([normalise(repo), normalise(library.title), normalise(owner + repo)])].filter(Boolean),
     words: wordsOf(`${library.id} ${library.title}`),
@@ -117,16 +120,28 @@ function present(entry: CatalogueEntry, caller: Caller): LibrarySummary {
   return { ...entry.summary, failure: describeFailure(caller, entry.failure.code, entry.failure.reason) }
 }
 
+/** A library the caller may see, with its versions and its summary as the caller may read it. */
+export interface CatalogueItem {
+  library: Library
+  versions: readonly LibraryVersion[]
+  summary: LibrarySummary
+}
+
 export class LibraryCatalogue {
   private entries: CatalogueEntry[] = []
   private builtAt: number | undefined
 
   constructor(private readonly store: Store) {}
 
-  list(options: SearchOptions): LibrarySummary[] {
+  /** The libraries the caller may see, ordered by ID. */
+  items(options: SearchOptions): CatalogueItem[] {
     return this.current()
       .filter((e) => canSeeLibrary(options.caller, e.library))
-      .map((e) => present(e, options.caller))
+      .map((e) => ({ library: e.library, versions: e.versions, summary: present(e, options.caller) }))
+  }
+
+  list(options: SearchOptions): LibrarySummary[] {
+    return this.items(options).map((item) => item.summary)
   }
 
   search(libraryName: string, query: string | undefined, options: SearchOptions): LibrarySummary[] {

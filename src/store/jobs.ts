@@ -80,6 +80,8 @@ export interface JobsRepository {
   byPk(pk: number): Job | undefined
   /** The queued or running job of a library version, if any. */
   activeForVersion(versionPk: number): Job | undefined
+  /** The running job of any version of a library, if any. */
+  runningForLibrary(libraryPk: number): Job | undefined
   list(options?: { states?: JobState[]; limit?: number }): Job[]
   /** 1-based place of a queued job in the queue. */
   queuePosition(pk: number): number
@@ -105,6 +107,7 @@ export function createJobsRepository(db: Db): JobsRepository {
   const active = db.prepare<[number], JobRow>(
     `SELECT * FROM jobs WHERE version_pk = ? AND state IN ('queued', 'running') ORDER BY pk LIMIT 1`,
   )
+  const runningOfLibrary = db.prepare<[number], JobRow>(`SELECT * FROM jobs WHERE library_pk = ? AND state = 'running' ORDER BY pk LIMIT 1`)
   const position = db.prepare<[number], { n: number }>(`SELECT count(*) AS n FROM jobs WHERE state = 'queued' AND pk <= ?`)
 
   return {
@@ -135,6 +138,10 @@ export function createJobsRepository(db: Db): JobsRepository {
     },
     activeForVersion(versionPk) {
       const row = active.get(versionPk)
+      return row && toJob(row)
+    },
+    runningForLibrary(libraryPk) {
+      const row = runningOfLibrary.get(libraryPk)
       return row && toJob(row)
     },
     list(options = {}) {

@@ -48,6 +48,14 @@ async function checkPassword(password: string, stored: string): Promise<boolean>
   return timingSafeEqual(actual, expected)
 }
 
+/**
+ * The one password rule, for every way a password is set (`lectern admin create`, a change of
+ * one's own): 12 characters at least, since length is what makes a password hard to guess.
+ */
+function requireStrongPassword(password: string): void {
+  if (password.length < 12) throw new LecternError('validation_error', 'A password must have at least 12 characters.')
+}
+
 /** Hashed on first need, so unknown emails cost a real comparison too. */
 let decoy: Promise<string> | undefined
 const decoyHash = () => (decoy ??= hashPassword(randomBytes(16).toString('hex')))
@@ -62,6 +70,12 @@ export interface UsersRepository {
   /** The user of a live session token. */
   sessionUser(token: string, now?: number): User | undefined
   endSession(token: string): void
+  /**
+   * Sets a new password once `currentPassword` proves it is the user (401 not_authenticated
+   * otherwise), and ends every session of the user but `keptToken`'s, so a session someone
+   * else holds ends with the old password.
+   */
+  changePassword(userId: number, currentPassword: string, newPassword: string, keptToken: string): Promise<void>
 }
 
 export function createUsersRepository(db: Db): UsersRepository {
@@ -74,12 +88,14 @@ export function createUsersRepository(db: Db): UsersRepository {
   )
   const deleteSession = db.prepare('DELETE FROM sessions WHERE token_hash = ?')
   const deleteExpired = db.prepare('DELETE FROM sessions WHERE expires_at <= ?')
+  const setPasswordHash = db.prepare('UPDATE users SET password_hash = ? WHERE pk = ?')
+  const deleteOtherSessions = db.prepare('DELETE FROM sessions WHERE user_pk = ? AND token_hash != ?')
 
   return {
     async create({ email, password, role = 'admin' }) {
       const address = email.trim()
       if (!/^[^\s@]+@[^\s@]+$/.test(address)) throw new LecternError('validation_error', `"${email}" is not an email address.`)
-      if (password.length < 12) throw new LecternError('validation_error', 'A password must have at least 12 characters.')
+      requireStrongPassword(password)
       if (byEmail.get(address)) throw new LecternError('validation_error', `A user ${address} already exists.`)
       const { lastInsertRowid } = insert.run(address, await hashPassword(password), role, nowIso())
       return toUser(byPk.get(Number(lastInsertRowid))!)
@@ -102,5 +118,17 @@ export function createUsersRepository(db: Db): UsersRepository {
       return row && toUser(row)
     },
     endSession: (token) => void deleteSession.run(sha256(token)),
+    async changePassword(userId, currentPassword, newPassword, keptToken) {
+      const row = byPk.get(userId)
+      if (!row || !(await checkPassword(currentPassword, row.password_hash))) {
+        throw new LecternError('not_authenticated', 'The current password is wrong; the password was not changed.')
+      }
+      requireStrongPassword(newPassword)
+      const hash = await hashPassword(newPassword)
+      db.transaction(() => {
+        setPasswordHash.run(hash, userId)
+        deleteOtherSessions.run(userId, sha256(keptToken))
+      })()
+    },
   }
 }

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
-import { CONTENT_SECURITY_POLICY, DASHBOARD_DIR } from '../../server/routes/dashboard.js'
+import { CONTENT_SECURITY_POLICY, DASHBOARD_DIR } from '../../server/routes/dashboard/page.js'
 import { prepareSetup } from '../../src/setup.js'
 import { buildTestApp, seedLibrary } from '../helpers/app.js'
 

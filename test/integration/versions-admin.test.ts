@@ -1,7 +1,8 @@
 /**
  * Versions as an operator manages them with the real CLI: `versions add` asks the remote for the
  * tag before creating anything, a context7.json previousVersions tag the remote lacks fails as
- * tag_not_found, and `versions remove` deletes a version with its set, FTS table and vector file.
+ * tag_not_found, and `versions remove` deletes a version with its set, FTS table and vector file;
+ * neither it nor `libraries remove` deletes what a running job writes into.
  */
 import { existsSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
@@ -121,5 +122,26 @@ describe('versions remove', () => {
     const result = await cli(['versions', 'remove', '/acme/lib', 'v7.7.7', '--yes', '--json'])
     expect(result.exitCode).toBe(4)
     expect(JSON.parse(result.stdout).error).toBe('tag_not_found')
+  })
+})
+
+describe('libraries remove', () => {
+  it('refuses a library whose job is running, then removes it with its queued jobs once none runs', async () => {
+    const { store } = app.runtime
+    const library = store.libraries.byId('/acme/declares')!
+    const running = store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: store.libraries.version(library.pk, '')!.pk })
+    expect(store.jobs.claimNext()?.pk).toBe(running.pk)
+    const refused = await cli(['libraries', 'remove', '/acme/declares', '--yes', '--json'])
+    expect(refused.exitCode, refused.stderr).toBe(5)
+    expect(JSON.parse(refused.stdout)).toEqual({ error: 'library_busy', message: `Library /acme/declares is being processed (job ${running.pk}); remove it once the job has ended.` })
+    expect(store.libraries.byId('/acme/declares')).toBeDefined()
+    expect(store.jobs.byPk(running.pk)?.state).toBe('running')
+
+    store.jobs.fail(running.pk, 'internal_error', 'test over')
+    const queued = store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: store.libraries.version(library.pk, '')!.pk })
+    const removed = await cli(['libraries', 'remove', '/acme/declares', '--yes', '--json'])
+    expect(removed.exitCode, removed.stderr).toBe(0)
+    expect(store.libraries.byId('/acme/declares')).toBeUndefined()
+    expect(store.jobs.byPk(queued.pk)).toBeUndefined()
   })
 })

@@ -1,7 +1,7 @@
 /**
  * The shell: asks the server who is here on every load, then shows the first-run setup (no admin
  * yet), the sign-in page, or the dashboard with its navigation. Pages are routed in the browser
- * (preact-iso); the server answers any of their paths with this app (server/routes/dashboard.ts).
+ * (preact-iso); the server answers any of their paths with this app (server/routes/dashboard/page.ts).
  */
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso'
 import { useState } from 'preact/hooks'

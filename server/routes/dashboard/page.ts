@@ -12,8 +12,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { LecternError } from '../../src/errors.js'
-import { PACKAGE_ROOT } from '../../src/version.js'
+import { LecternError } from '../../../src/errors.js'
+import { PACKAGE_ROOT } from '../../../src/version.js'
 
 export const DASHBOARD_DIR = path.join(PACKAGE_ROOT, 'dist', 'web')
 

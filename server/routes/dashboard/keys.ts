@@ -1,0 +1,26 @@
+/**
+ * The dashboard's API keys: list, create (the key is in this one answer only), revoke (admin
+ * session). A revoked key is refused at once by every process: keys are read from SQLite on
+ * each request (server/plugins/auth.ts).
+ */
+import type { FastifyInstance } from 'fastify'
+import { CreateKeyBody, CreatedKeySchema, KeyListSchema, KeyParams, KeySchema } from '../../schemas/dashboard.js'
+
+export default async function keys(app: FastifyInstance): Promise<void> {
+  const repository = app.runtime.store.keys
+  const admin = { access: 'admin' as const }
+
+  app.get('/keys', { config: admin, schema: { response: { 200: KeyListSchema } } }, async () => ({ keys: repository.list() }))
+
+  app.post<{ Body: { name: string } }>(
+    '/keys',
+    { config: admin, schema: { body: CreateKeyBody, response: { 201: CreatedKeySchema } } },
+    async (request, reply) => reply.code(201).send(repository.create(request.body.name)),
+  )
+
+  app.delete<{ Params: { id: number } }>(
+    '/keys/:id',
+    { config: admin, schema: { params: KeyParams, response: { 200: KeySchema } } },
+    async (request) => repository.revoke(request.params.id),
+  )
+}

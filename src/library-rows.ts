@@ -1,0 +1,125 @@
+/**
+ * Libraries as the dashboard lists them: each with its state, the running job's progress, why it
+ * failed, its versions and whether a refresh would be taken. State, totals and failures come
+ * from the catalogue's summaries (search/libraries.ts), so they read as /api/v2/libs/search and
+ * `lectern libraries list` show them; jobs are read live, since queueing one does not change the
+ * catalogue. Nothing secret is in a row: no token, no connection, no credentials in a URL.
+ */
+import { canSeeJobProgress, type Caller } from './access.js'
+import { refreshRefusal } from './jobs/library-jobs.js'
+import { unpinned } from './library-admin.js'
+import { findLibrary, libraryNotFound } from './search/resolve.js'
+import type { CatalogueItem, LibraryCatalogue } from './search/libraries.js'
+import { redact } from './sources/git.js'
+import type { Store } from './store/index.js'
+import type { Job } from './store/jobs.js'
+import type { LibraryState, LibraryVersion } from './store/libraries.js'
+
+/** A version's stored state; `queued` while its job waits for the worker, `processing` while it runs. */
+export type RowState = LibraryState | 'queued'
+
+export interface LibraryRowVersion {
+  tag: string
+  state: RowState
+  snippets: number
+  tokens: number
+  updatedAt: string
+}
+
+export interface LibraryRow {
+  id: string
+  title: string
+  description: string
+  sourceKind: string
+  sourceUrl: string
+  private: boolean
+  imported: boolean
+  /** The default version's. */
+  state: RowState
+  /** The running job's status message. */
+  progress: string | null
+  errorCode: string | null
+  errorMessage: string | null
+  snippets: number
+  tokens: number
+  updatedAt: string | null
+  /** The tags, not the default version. */
+  versions: LibraryRowVersion[]
+  refreshable: boolean
+  /** What a refresh would answer now, when it would be refused. */
+  refreshBlockedReason: string | null
+}
+
+export interface LibraryPage {
+  libraries: LibraryRow[]
+  total: number
+  page: number
+  pageSize: number
+}
+
+export interface LibraryPageQuery {
+  /** Matches the ID or the title, case-insensitively, anywhere in them. */
+  q?: string
+  /** 1-based. */
+  page: number
+  pageSize: number
+}
+
+function stateOf(version: LibraryVersion, active: Job | undefined): RowState {
+  if (active?.state === 'queued') return 'queued'
+  if (active?.state === 'running') return 'processing'
+  return version.state
+}
+
+function toRow(store: Store, item: CatalogueItem, caller: Caller): LibraryRow {
+  const { library, summary } = item
+  const main = item.versions.find((v) => v.tag === '')
+  const active = main && store.jobs.activeForVersion(main.pk)
+  const refusal = main && refreshRefusal(library, main, active)
+  return {
+    id: library.id,
+    title: library.title,
+    description: library.description,
+    sourceKind: library.sourceKind,
+    // Sources with credentials in their URL are refused when added; this keeps an older or
+    // imported row from showing any.
+    sourceUrl: redact(library.sourceUrl),
+    private: library.isPrivate,
+    imported: library.isImported,
+    state: main ? stateOf(main, active) : summary.state,
+    progress: active?.state === 'running' && canSeeJobProgress(caller) ? active.statusMessage : null,
+    errorCode: summary.failure?.error ?? null,
+    errorMessage: summary.failure?.message ?? null,
+    snippets: summary.totalSnippets,
+    tokens: summary.totalTokens,
+    updatedAt: summary.lastUpdateDate,
+    versions: item.versions
+      .filter((v) => v.tag !== '')
+      .map((v) => ({ tag: v.tag, state: stateOf(v, store.jobs.activeForVersion(v.pk)), snippets: v.totalSnippets, tokens: v.totalTokens, updatedAt: v.updatedAt })),
+    refreshable: refusal === undefined,
+    refreshBlockedReason: refusal?.message ?? null,
+  }
+}
+
+/** One page of the libraries the caller may see, ordered by ID, with how many match in all. */
+export function listLibraryRows(store: Store, catalogue: LibraryCatalogue, caller: Caller, query: LibraryPageQuery): LibraryPage {
+  const needle = query.q?.trim().toLowerCase() ?? ''
+  const matching = catalogue
+    .items({ caller })
+    .filter((item) => needle === '' || item.library.id.includes(needle) || item.library.title.toLowerCase().includes(needle))
+  const start = (query.page - 1) * query.pageSize
+  return {
+    libraries: matching.slice(start, start + query.pageSize).map((item) => toRow(store, item, caller)),
+    total: matching.length,
+    page: query.page,
+    pageSize: query.pageSize,
+  }
+}
+
+/** The row of one library; a moved ID answers 301 with the new one, as everywhere. */
+export function libraryRow(store: Store, catalogue: LibraryCatalogue, caller: Caller, rawId: string): LibraryRow {
+  const { library } = findLibrary(store.libraries, unpinned(rawId, 'The ID'), caller)
+  const item = catalogue.items({ caller }).find((i) => i.library.pk === library.pk)
+  if (!item) throw libraryNotFound(library.id)
+  return toRow(store, item, caller)
+}
