@@ -63,7 +63,7 @@ describe('the dashboard, as an operator uses it', () => {
 
   it('adds a git library and watches it finalize in the Parse Queue', async () => {
     await page.getByText('Add a library').click()
-    await page.getByLabel('URL').fill('https://github.com/acme/widgets')
+    await page.getByLabel('URL', { exact: true }).fill('https://github.com/acme/widgets')
     await page.getByRole('button', { name: 'Add', exact: true }).click()
     await expect.poll(() => page.getByRole('status').textContent()).toContain('Queued /acme/widgets')
     await page.getByRole('link', { name: 'Parse Queue' }).first().click()
@@ -77,7 +77,7 @@ describe('the dashboard, as an operator uses it', () => {
     await expect.poll(() => page.getByRole('row', { name: /\/acme\/widgets/ }).textContent()).toContain('ready')
     await screenshot(page, 'libraries')
     settle()
-  })
+  }, 60_000)
 
   it('asks the library a question and shows the answer as tools get it, and ranked', async () => {
     await page.getByRole('link', { name: '/acme/widgets' }).click()

@@ -1,8 +1,8 @@
 /**
  * A real browser for the dashboard's tests: Debian's Chromium driven by playwright-core, one per
  * test file, a fresh context (cookies, storage) per test. Every page records what the browser
- * refused under the Content-Security-Policy and every uncaught script error, so a journey can
- * assert that it ran with none.
+ * refused under the Content-Security-Policy, every uncaught script error and every asset that did
+ * not load, so a journey can assert that it ran with none.
  */
 import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
@@ -30,10 +30,17 @@ export async function openPage(baseURL: string): Promise<WatchedPage> {
   }
   const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 900 } })
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL })
+  // Below the test timeout, so a missing element fails with playwright's own message.
+  context.setDefaultTimeout(15_000)
   const page = await context.newPage()
   const problems: string[] = []
   page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text())
+    // An API refusal the page shows (a wrong password's 401) is logged by Chromium too: not a fault.
+    if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) problems.push(message.text())
+  })
+  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`))
+  page.on('response', (response) => {
+    if (new URL(response.url()).pathname.startsWith('/assets/') && response.status() >= 400) problems.push(`asset ${response.url()}: ${response.status()}`)
   })
   page.on('pageerror', (err) => problems.push(`${err.name}: ${err.message}`))
   return { page, problems }
