@@ -27,6 +27,7 @@ import backupRoutes from './routes/backup.js'
 import dashboardKeys from './routes/dashboard/keys.js'
 import dashboardLibraries from './routes/dashboard/libraries.js'
 import dashboardPage from './routes/dashboard/page.js'
+import dashboardDocPages from './routes/dashboard/doc-pages.js'
 import dashboardPassword from './routes/dashboard/password.js'
 import dashboardVersions from './routes/dashboard/versions.js'
 import health from './routes/health.js'
@@ -141,6 +142,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(dashboardVersions)
       await api.register(dashboardKeys)
       await api.register(dashboardPassword)
+      await api.register(dashboardDocPages)
     },
     { prefix: '/api' },
   )

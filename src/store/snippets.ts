@@ -59,6 +59,10 @@ export interface SnippetsRepository {
   /** What loading a set needs of each snippet beside its engine file, in pk order: no bodies. */
   headsOfSet(setPk: number): SnippetHead[]
   count(setPk: number): number
+  /** The pages a set's snippets come from (a source without its `#anchor`), with their snippet counts, by page. */
+  pagesOfSet(setPk: number): Array<{ page: string; title: string; snippets: number }>
+  /** A page's snippets in the order they were made (their order on the page). */
+  snippetsOfPage(setPk: number, page: string): StoredSnippet[]
   /** Records that a set's vectors now come from another embedder (after its index file was switched). */
   setEmbedding(setPk: number, embedder: { provider: string; model: string; dimensions: number }): void
 }
@@ -131,6 +135,11 @@ export function createSnippetsRepository(db: Db): SnippetsRepository {
   const snippetsOfSet = db.prepare<[number], SnippetRow>('SELECT * FROM snippets WHERE set_pk = ? ORDER BY pk')
   const headsOfSet = db.prepare<[number], SnippetHead>('SELECT pk, kind, title, tokens, hash FROM snippets WHERE set_pk = ? ORDER BY pk')
   const countOfSet = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM snippets WHERE set_pk = ?')
+  const PAGE_OF_SOURCE = "CASE WHEN instr(source, '#') > 0 THEN substr(source, 1, instr(source, '#') - 1) ELSE source END"
+  const pagesOfSet = db.prepare<[number], { page: string; title: string; snippets: number }>(
+    `SELECT ${PAGE_OF_SOURCE} AS page, max(page_title) AS title, count(*) AS snippets FROM snippets WHERE set_pk = ? GROUP BY page ORDER BY page`,
+  )
+  const snippetsOfPage = db.prepare<[number, string], SnippetRow>(`SELECT * FROM snippets WHERE set_pk = ? AND ${PAGE_OF_SOURCE} = ? ORDER BY pk`)
   const currentOf = db.prepare<[number], { current_set: number | null }>('SELECT current_set FROM library_versions WHERE pk = ?')
   // A version that a job is processing stays `processing` until the job's outcome is recorded
   // (the worker settles it then): `finalized` must mean that no job holds the library, or a client
@@ -174,6 +183,8 @@ export function createSnippetsRepository(db: Db): SnippetsRepository {
     allOfSet: (setPk) => snippetsOfSet.all(setPk).map(toSnippet),
     headsOfSet: (setPk) => headsOfSet.all(setPk),
     count: (setPk) => countOfSet.get(setPk)!.n,
+    pagesOfSet: (setPk) => pagesOfSet.all(setPk),
+    snippetsOfPage: (setPk, page) => snippetsOfPage.all(setPk, page).map(toSnippet),
     setEmbedding(setPk, embedder) {
       db.prepare('UPDATE snippet_sets SET embed_provider = ?, embed_model = ?, dimensions = ? WHERE pk = ?').run(embedder.provider, embedder.model, embedder.dimensions, setPk)
     },

@@ -4,6 +4,7 @@ import { api, libraryPath } from '../api'
 import { Badge, ErrorNote, formatDate, formatNumber, StateBadge } from '../components'
 import { useAction, useLoad } from '../hooks'
 import type { LibraryRow } from '../types'
+import { Browse } from './browse'
 import { TryIt } from './try-it'
 
 export function LibraryPage() {
@@ -67,7 +68,8 @@ export function LibraryPage() {
         </p>
       ) : null}
       <ErrorNote error={refresh.error ?? remove.error} />
-      {l.state === 'finalized' || l.snippets > 0 ? <TryIt libraryId={l.id} /> : null}
+      {l.snippets > 0 ? <TryIt libraryId={l.id} /> : null}
+      {l.snippets > 0 ? <Browse libraryId={l.id} /> : null}
       <Versions library={l} onChange={library.reload} />
       <Rename library={l} onRenamed={(to) => route(`/libraries${to}`)} />
     </>
