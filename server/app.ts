@@ -25,6 +25,7 @@ import importRoute from './routes/airgap/import.js'
 import settingsRoutes from './routes/airgap/settings.js'
 import backupRoutes from './routes/backup.js'
 import dashboard from './routes/dashboard.js'
+import usage from './routes/dashboard/usage.js'
 import health from './routes/health.js'
 import mcp from './routes/mcp.js'
 import add from './routes/libraries/add.js'
@@ -130,6 +131,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(refresh)
       await api.register(parseStatusRoute)
       await api.register(settingsRoutes)
+      await api.register(usage)
       // Export exists only in the cloud, import only on-premise: the other mode answers 404.
       await api.register(config.mode === 'cloud' ? exportRoute : importRoute)
       await api.register(backupRoutes, { schedule: options.startWorker ?? true, onRestoreStaged: options.onRestoreStaged })

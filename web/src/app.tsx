@@ -14,11 +14,13 @@ import { LibrariesPage } from './pages/libraries'
 import { LibraryPage } from './pages/library'
 import { QueuePage } from './pages/queue'
 import { LoginPage, SetupPage } from './pages/sign-in'
+import { UsagePage } from './pages/usage'
 
 const NAV = [
   { href: '/libraries', label: 'Libraries' },
   { href: '/queue', label: 'Parse Queue' },
   { href: '/keys', label: 'API keys' },
+  { href: '/usage', label: 'Usage' },
   { href: '/account', label: 'Account' },
 ]
 
@@ -88,6 +90,7 @@ function Shell({ session, onSignedOut }: { session: Session; onSignedOut: () => 
           <Route path="/libraries/:owner/:name" component={LibraryPage} />
           <Route path="/queue" component={QueuePage} />
           <Route path="/keys" component={KeysPage} />
+          <Route path="/usage" component={UsagePage} />
           <Route path="/account" component={() => <AccountPage email={session.user!.email} />} />
           <Route default component={NotFound} />
         </Router>

@@ -60,3 +60,14 @@ export interface KeyRow {
   lastUsedAt: string | null
   revokedAt: string | null
 }
+
+export type UsageCounts = Record<string, number>
+
+export interface UsageReport {
+  days: 7 | 30 | 90
+  from: string
+  to: string
+  totals: { requests: number; byTransport: UsageCounts }
+  byDay: Array<{ day: string; requests: number; byTransport: UsageCounts }>
+  byLibrary: Array<{ libraryId: string; requests: number; byTransport: UsageCounts; byClient: UsageCounts }>
+}
