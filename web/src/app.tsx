@@ -14,6 +14,7 @@ import { LibrariesPage } from './pages/libraries'
 import { LibraryPage } from './pages/library'
 import { QueuePage } from './pages/queue'
 import { LoginPage, SetupPage } from './pages/sign-in'
+import { TransferPage } from './pages/transfer'
 import { UsagePage } from './pages/usage'
 
 const NAV = [
@@ -21,6 +22,7 @@ const NAV = [
   { href: '/queue', label: 'Parse Queue' },
   { href: '/keys', label: 'API keys' },
   { href: '/usage', label: 'Usage' },
+  { href: '/transfer', label: 'Import/export' },
   { href: '/account', label: 'Account' },
 ]
 
@@ -91,6 +93,7 @@ function Shell({ session, onSignedOut }: { session: Session; onSignedOut: () => 
           <Route path="/queue" component={QueuePage} />
           <Route path="/keys" component={KeysPage} />
           <Route path="/usage" component={UsagePage} />
+          <Route path="/transfer" component={() => <TransferPage mode={session.mode} />} />
           <Route path="/account" component={() => <AccountPage email={session.user!.email} />} />
           <Route default component={NotFound} />
         </Router>
