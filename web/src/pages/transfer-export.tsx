@@ -54,6 +54,10 @@ export function ExportPicker() {
       setSelected((ids) => [...ids, id])
     }
   }
+  const clear = () => {
+    setSelected([])
+    setRefused(undefined)
+  }
   const download = useAction(async () => {
     saveAs(await downloadBundle(selected))
     setSaved(selected.length)
@@ -94,7 +98,7 @@ export function ExportPicker() {
         <button onClick={() => void download.run()} disabled={selected.length === 0 || download.busy} aria-busy={download.busy}>
           Download {FILE_NAME}
         </button>
-        <button class="secondary outline" onClick={() => (setSelected([]), setRefused(undefined))} disabled={selected.length === 0}>
+        <button class="secondary outline" onClick={clear} disabled={selected.length === 0}>
           Clear the selection
         </button>
       </div>
