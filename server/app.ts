@@ -24,11 +24,12 @@ import exportRoute from './routes/airgap/export.js'
 import importRoute from './routes/airgap/import.js'
 import settingsRoutes from './routes/airgap/settings.js'
 import backupRoutes from './routes/backup.js'
+import dashboardDocPages from './routes/dashboard/doc-pages.js'
 import dashboardKeys from './routes/dashboard/keys.js'
 import dashboardLibraries from './routes/dashboard/libraries.js'
 import dashboardPage from './routes/dashboard/page.js'
-import dashboardDocPages from './routes/dashboard/doc-pages.js'
 import dashboardPassword from './routes/dashboard/password.js'
+import dashboardUsage from './routes/dashboard/usage.js'
 import dashboardVersions from './routes/dashboard/versions.js'
 import health from './routes/health.js'
 import mcp from './routes/mcp.js'
@@ -135,6 +136,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(refresh)
       await api.register(parseStatusRoute)
       await api.register(settingsRoutes)
+      await api.register(dashboardUsage)
       // Export exists only in the cloud, import only on-premise: the other mode answers 404.
       await api.register(config.mode === 'cloud' ? exportRoute : importRoute)
       await api.register(backupRoutes, { schedule: options.startWorker ?? true, onRestoreStaged: options.onRestoreStaged })

@@ -43,8 +43,11 @@ const S_IFLNK = 0o120000
 
 const unsafe = (why: string) => new LecternError('validation_error', `The bundle was rejected: ${why}. Nothing was imported.`)
 
-/** Writes the bundle of these libraries (at most 50) to `file`. */
-export async function writeBundle(file: string, libraries: ImportLibrary[]): Promise<BundleManifest> {
+/**
+ * The bundle of these libraries (at most 50) as a zip stream, for a file or an HTTP answer.
+ * Each library's JSON is already in memory (exportLibrary builds it); the zip deflates as it is read.
+ */
+export function bundleStream(libraries: ImportLibrary[]): { stream: NodeJS.ReadableStream; manifest: BundleManifest } {
   if (libraries.length === 0) throw new LecternError('validation_error', 'Name at least one library to export.')
   if (libraries.length > MAX_EXPORT_LIBRARIES) {
     throw new LecternError('validation_error', `A bundle holds at most ${MAX_EXPORT_LIBRARIES} libraries; ${libraries.length} were selected. Export them in several bundles.`)
@@ -58,8 +61,14 @@ export async function writeBundle(file: string, libraries: ImportLibrary[]): Pro
   zip.addBuffer(Buffer.from(JSON.stringify(manifest, null, 2)), MANIFEST_ENTRY)
   libraries.forEach((library, i) => zip.addBuffer(Buffer.from(JSON.stringify(library)), manifest.libraries[i].file))
   zip.end()
+  return { stream: zip.outputStream, manifest }
+}
+
+/** Writes the bundle of these libraries (at most 50) to `file`. */
+export async function writeBundle(file: string, libraries: ImportLibrary[]): Promise<BundleManifest> {
+  const { stream, manifest } = bundleStream(libraries)
   const out = fs.createWriteStream(file)
-  zip.outputStream.pipe(out)
+  stream.pipe(out)
   await once(out, 'close')
   return manifest
 }

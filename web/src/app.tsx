@@ -14,11 +14,15 @@ import { LibrariesPage } from './pages/libraries'
 import { LibraryPage } from './pages/library'
 import { QueuePage } from './pages/queue'
 import { LoginPage, SetupPage } from './pages/sign-in'
+import { TransferPage } from './pages/transfer'
+import { UsagePage } from './pages/usage'
 
 const NAV = [
   { href: '/libraries', label: 'Libraries' },
   { href: '/queue', label: 'Parse Queue' },
   { href: '/keys', label: 'API keys' },
+  { href: '/usage', label: 'Usage' },
+  { href: '/transfer', label: 'Import/export' },
   { href: '/account', label: 'Account' },
 ]
 
@@ -88,6 +92,8 @@ function Shell({ session, onSignedOut }: { session: Session; onSignedOut: () => 
           <Route path="/libraries/:owner/:name" component={LibraryPage} />
           <Route path="/queue" component={QueuePage} />
           <Route path="/keys" component={KeysPage} />
+          <Route path="/usage" component={UsagePage} />
+          <Route path="/transfer" component={() => <TransferPage mode={session.mode} />} />
           <Route path="/account" component={() => <AccountPage email={session.user!.email} />} />
           <Route default component={NotFound} />
         </Router>

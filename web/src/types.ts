@@ -60,3 +60,28 @@ export interface KeyRow {
   lastUsedAt: string | null
   revokedAt: string | null
 }
+
+export type UsageCounts = Record<string, number>
+
+export interface UsageReport {
+  days: 7 | 30 | 90
+  from: string
+  to: string
+  totals: { requests: number; byTransport: UsageCounts }
+  byDay: Array<{ day: string; requests: number; byTransport: UsageCounts }>
+  byLibrary: Array<{ libraryId: string; requests: number; byTransport: UsageCounts; byClient: UsageCounts }>
+}
+
+/** What POST /api/import-libraries answers (202). */
+export interface ImportAnswer {
+  message: string
+  queued: string[]
+  skipped: Array<{ project: string; reason: string }>
+}
+
+/** GET /api/libraries/exportable (cloud): public, finalized libraries for the export picker. */
+export interface ExportableList {
+  libraries: Array<{ id: string; title: string; totalSnippets: number; lastUpdateDate: string }>
+  total: number
+  max: number
+}
