@@ -24,6 +24,7 @@ import importRoute from './routes/airgap/import.js'
 import settingsRoutes from './routes/airgap/settings.js'
 import backupRoutes from './routes/backup.js'
 import health from './routes/health.js'
+import jobsRoutes from './routes/jobs.js'
 import mcp from './routes/mcp.js'
 import add from './routes/libraries/add.js'
 import addOpenApi from './routes/libraries/add-openapi.js'
@@ -124,6 +125,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(authRoutes)
       await api.register(refresh)
       await api.register(parseStatusRoute)
+      await api.register(jobsRoutes)
       await api.register(settingsRoutes)
       // Export exists only in the cloud, import only on-premise: the other mode answers 404.
       await api.register(config.mode === 'cloud' ? exportRoute : importRoute)
