@@ -29,9 +29,8 @@ export function cancelJob(store: Store, jobPk: number, by: string): Job {
       if (job.versionPk !== null) markVersionFailed(store, job.versionPk, 'cancelled', reason)
       store.jobLogs.append(jobPk, [{ time: nowIso(), level: 'warn', message: 'job cancelled while queued', fields: { by } }])
     } else if (job.state === 'running') {
-      if (store.jobs.requestCancel(jobPk) && job.cancelRequestedAt === null) {
-        store.jobLogs.append(jobPk, [{ time: nowIso(), level: 'warn', message: 'cancel requested; the job stops at its next check', fields: { by } }])
-      }
+      // The worker running it logs the request when it sees it: its own lines are still buffered.
+      store.jobs.requestCancel(jobPk, by)
     } else {
       throw new LecternError('job_not_active', `Job ${jobPk} has already ${job.state}; only a queued or running job can be cancelled.`)
     }

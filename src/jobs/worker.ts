@@ -180,9 +180,10 @@ export class Worker {
     log.info({}, 'job started')
     let cancelled = false
     const watch = setInterval(() => {
-      if (cancelled || !this.isCancelRequested(job.pk)) return
+      const by = cancelled ? undefined : this.cancelRequester(job.pk)
+      if (by === undefined) return
       cancelled = true
-      log.warn({}, 'cancel requested; stopping the job')
+      log.warn({ by }, 'cancel requested; stopping the job')
       controller.abort(new LecternError('cancelled', cancelledReason(job.pk, 'running')))
     }, CANCEL_POLL_MS)
     let outcome: () => void
@@ -272,11 +273,11 @@ export class Worker {
   }
 
   /** A read the database refuses (it never should) is not a cancel: the next poll asks again. */
-  private isCancelRequested(jobPk: number): boolean {
+  private cancelRequester(jobPk: number): string | undefined {
     try {
-      return this.store.jobs.isCancelRequested(jobPk)
+      return this.store.jobs.cancelRequester(jobPk)
     } catch {
-      return false
+      return undefined
     }
   }
 

@@ -27,6 +27,8 @@ export interface Job {
   finishedAt: string | null
   /** When a cancel of the running job was asked for; the process that runs it stops it (jobs/cancel.ts). */
   cancelRequestedAt: string | null
+  /** Who asked for the cancel (an admin's email, the CLI), for the job's log. */
+  cancelRequestedBy: string | null
 }
 
 export interface NewJob {
@@ -53,6 +55,7 @@ interface JobRow {
   started_at: string | null
   finished_at: string | null
   cancel_requested_at: string | null
+  cancel_requested_by: string | null
 }
 
 const toJob = (r: JobRow): Job => ({
@@ -71,6 +74,7 @@ const toJob = (r: JobRow): Job => ({
   startedAt: r.started_at,
   finishedAt: r.finished_at,
   cancelRequestedAt: r.cancel_requested_at,
+  cancelRequestedBy: r.cancel_requested_by,
 })
 
 export interface JobsRepository {
@@ -81,10 +85,10 @@ export interface JobsRepository {
   fail(pk: number, code: string, message: string): void
   /** Queues again every job left `running` by a process that died, except those asked to cancel; returns how many. */
   requeueInterrupted(): number
-  /** Records a cancel request for a running job; false when the job is not running. */
-  requestCancel(pk: number): boolean
-  /** Whether a cancel of the job was asked for (by any process). */
-  isCancelRequested(pk: number): boolean
+  /** Records a cancel request for a running job (the first request counts); false when the job is not running. */
+  requestCancel(pk: number, by: string): boolean
+  /** Who asked to cancel the job (in any process), or undefined when nobody did. */
+  cancelRequester(pk: number): string | undefined
   byPk(pk: number): Job | undefined
   /** The queued or running job of a library version, if any. */
   activeForVersion(versionPk: number): Job | undefined
@@ -113,8 +117,10 @@ export function createJobsRepository(db: Db): JobsRepository {
   const requeue = db.prepare(
     `UPDATE jobs SET state = 'queued', status_message = 'interrupted; queued again' WHERE state = 'running' AND cancel_requested_at IS NULL`,
   )
-  const cancelRunning = db.prepare(`UPDATE jobs SET cancel_requested_at = coalesce(cancel_requested_at, ?) WHERE pk = ? AND state = 'running'`)
-  const cancelRequested = db.prepare<[number], number>('SELECT cancel_requested_at IS NOT NULL FROM jobs WHERE pk = ?').pluck()
+  const cancelRunning = db.prepare(
+    `UPDATE jobs SET cancel_requested_at = coalesce(cancel_requested_at, ?), cancel_requested_by = coalesce(cancel_requested_by, ?) WHERE pk = ? AND state = 'running'`,
+  )
+  const requester = db.prepare<[number], string | null>('SELECT cancel_requested_by FROM jobs WHERE pk = ?').pluck()
   const active = db.prepare<[number], JobRow>(
     `SELECT * FROM jobs WHERE version_pk = ? AND state IN ('queued', 'running') ORDER BY pk LIMIT 1`,
   )
@@ -145,8 +151,8 @@ export function createJobsRepository(db: Db): JobsRepository {
     succeed: (pk, message = 'done') => void finish.run('succeeded', message, null, null, nowIso(), pk),
     fail: (pk, code, message) => void finish.run('failed', 'failed', code, message, nowIso(), pk),
     requeueInterrupted: () => requeue.run().changes,
-    requestCancel: (pk) => cancelRunning.run(nowIso(), pk).changes > 0,
-    isCancelRequested: (pk) => cancelRequested.get(pk) === 1,
+    requestCancel: (pk, by) => cancelRunning.run(nowIso(), by, pk).changes > 0,
+    cancelRequester: (pk) => requester.get(pk) ?? undefined,
     byPk(pk) {
       const row = byPk.get(pk)
       return row && toJob(row)
