@@ -16,7 +16,11 @@ import { redact } from '../sources/git.js'
 import { nowIso } from '../store/db.js'
 import type { Store } from '../store/index.js'
 import type { JobLogLevel, NewJobLogLine } from '../store/job-logs.js'
-import type { JobLog } from './worker.js'
+
+/** Where the recorder says that it could not keep lines: the process's own log. */
+interface ProcessLog {
+  error(obj: object, msg: string): void
+}
 
 const BATCH_LINES = 100
 const FLUSH_MS = 500
@@ -32,7 +36,8 @@ const REDACTED = '[redacted]'
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text)
 
-export class JobLogRecorder implements JobLog {
+/** A JobLog (worker.ts) that keeps the lines with the job. */
+export class JobLogRecorder {
   private pending: NewJobLogLine[] = []
   private timer: NodeJS.Timeout | undefined
   private dropping = false
@@ -44,7 +49,7 @@ export class JobLogRecorder implements JobLog {
   constructor(
     private readonly store: Store,
     private readonly jobPk: number,
-    private readonly processLog: JobLog,
+    private readonly processLog: ProcessLog,
     private readonly own: ReadonlySet<string>,
     private readonly token: string | undefined,
   ) {}
