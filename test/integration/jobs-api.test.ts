@@ -4,17 +4,18 @@
  * host whose fetches the test holds open (test/helpers/held-git.ts) to keep a job running.
  */
 import { existsSync } from 'node:fs'
+import { mkdir } from 'node:fs/promises'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import type { JobView } from '../../src/jobs/view.js'
 import { jobWorkDir } from '../../src/paths.js'
 import type { JobLogLine } from '../../src/store/job-logs.js'
 import { sessionCookie } from '../backup/helpers.js'
-import { buildTestApp, createKey, waitForLibrary } from '../helpers/app.js'
-import { makeGitRepo, symlinkTo } from '../helpers/git.js'
+import { addRepo, buildTestApp, createKey, waitForLibrary } from '../helpers/app.js'
+import { makeGitRepo, redirectGitHub, symlinkTo } from '../helpers/git.js'
 import { GIT_BASIC, GIT_TOKEN, startHeldGitHost, type HeldGitHost } from '../helpers/held-git.js'
 import { pollUntil } from '../helpers/poll.js'
-import { setProcessEnv, tmpDir } from '../helpers/tmp.js'
+import { setProcessEnv, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 
 const THING = {
   'README.md': '# Thing\n\n## Install\n\nRun `npm install thing` to install the thing.\n\n```js\nthing.start()\n```\n',
@@ -229,6 +230,32 @@ describe('listing and cancelling jobs', () => {
     expect((await s.app.inject({ url: '/api/v2/context?libraryId=/acme/other&query=install' })).statusCode).toBe(200)
     const all = (await get(s, '/api/jobs?limit=2')).json<{ jobs: JobView[] }>().jobs
     expect(all.map((j) => [j.id, j.state])).toEqual([[jobIdOf(retried), 'succeeded'], [queued, 'failed']])
+  })
+
+  it('a job whose process died after its cancel was asked ends as cancelled at the next start: it never runs again, its clone goes, its library keeps its set', async () => {
+    const base = await tmpDir()
+    await makeGitRepo(THING, { parent: base, name: 'thing' })
+    redirectGitHub(base)
+    const dataDir = await tmpDataDir()
+    const first = await buildTestApp({ dataDir, startWorker: false, defer: () => {} })
+    const key = createKey(first)
+    await addRepo(first, key, 'https://github.com/acme/thing')
+    await first.runtime.worker.drain()
+    // What a process killed during a refresh leaves, with a cancel asked meanwhile (to another process).
+    const refresh = await first.inject({ method: 'POST', url: '/api/v1/refresh', headers: { authorization: `Bearer ${key}` }, payload: { libraryName: '/acme/thing', force: true } })
+    const claimed = first.runtime.store.jobs.claimNext()!
+    expect(claimed.pk).toBe(refresh.json().jobId)
+    first.runtime.store.libraries.setVersionState(claimed.versionPk!, 'processing')
+    await mkdir(jobWorkDir(first.runtime.store.paths, claimed.pk), { recursive: true })
+    const answer = await first.inject({ method: 'POST', url: `/api/jobs/${claimed.pk}/cancel`, headers: { cookie: await sessionCookie(first, 'admin') } })
+    expect(answer.json()).toMatchObject({ state: 'running', cancelRequestedAt: expect.any(String) })
+    await first.close()
+
+    const second = await buildTestApp({ dataDir })
+    expect(second.runtime.store.jobs.byPk(claimed.pk)).toMatchObject({ state: 'failed', errorCode: 'cancelled', attempts: 1 })
+    expect(second.runtime.store.libraries.versionByPk(claimed.versionPk!)).toMatchObject({ state: 'finalized', errorCode: 'cancelled', currentSet: expect.any(Number) })
+    await pollUntil('the clone of the cancelled job to go', () => (existsSync(jobWorkDir(second.runtime.store.paths, claimed.pk)) ? undefined : true))
+    expect((await second.inject({ url: '/api/v2/context?libraryId=/acme/thing&query=install' })).statusCode).toBe(200)
   })
 
   it('keeps each job\'s log lines, newest 500, pages them with after, and never keeps a token, even one a git host echoes', async () => {
