@@ -85,7 +85,7 @@ export class Worker {
       // Jobs a dead process left running marked their versions `processing`; they wait again now,
       // except those an admin asked to cancel, which end as cancelled.
       for (const job of this.store.jobs.list({ states: ['running'], limit: 1000 })) {
-        if (job.cancelRequestedAt !== null) this.endCancelledUnrun(job)
+        if (job.cancelRequestedAt !== null) this.endCancelled(job)
         else if (job.versionPk !== null) settleVersion(this.store, job.versionPk)
       }
       const requeued = this.store.jobs.requeueInterrupted()
@@ -281,8 +281,8 @@ export class Worker {
     }
   }
 
-  /** A job a dead process was running when its cancel was asked for: it ends cancelled, never runs again. */
-  private endCancelledUnrun(job: Job): void {
+  /** A job a dead process was running when its cancel was asked for: it ends cancelled and never runs again. */
+  private endCancelled(job: Job): void {
     const reason = cancelledReason(job.pk, 'running')
     this.store.db.transaction(() => {
       this.store.jobs.fail(job.pk, 'cancelled', reason)
@@ -290,7 +290,7 @@ export class Worker {
     })()
     // A directory left (the rm failed) is swept at the next start with the other ended jobs' (runtime.ts).
     void fs.rm(jobWorkDir(this.store.paths, job.pk), { recursive: true, force: true }).catch(() => {})
-    this.log.warn({ jobId: job.pk }, 'a job cancelled while its process was stopping ended as cancelled')
+    this.log.warn({ jobId: job.pk }, 'a job cut off after its cancel was asked ended as cancelled')
   }
 }
 

@@ -85,8 +85,8 @@ export interface JobsRepository {
   fail(pk: number, code: string, message: string): void
   /** Queues again every job left `running` by a process that died, except those asked to cancel; returns how many. */
   requeueInterrupted(): number
-  /** Records a cancel request for a running job (the first request counts); false when the job is not running. */
-  requestCancel(pk: number, by: string): boolean
+  /** Records a cancel request for a running job (the first request counts); nothing for a job not running. */
+  requestCancel(pk: number, by: string): void
   /** Who asked to cancel the job (in any process), or undefined when nobody did. */
   cancelRequester(pk: number): string | undefined
   byPk(pk: number): Job | undefined
@@ -151,7 +151,7 @@ export function createJobsRepository(db: Db): JobsRepository {
     succeed: (pk, message = 'done') => void finish.run('succeeded', message, null, null, nowIso(), pk),
     fail: (pk, code, message) => void finish.run('failed', 'failed', code, message, nowIso(), pk),
     requeueInterrupted: () => requeue.run().changes,
-    requestCancel: (pk, by) => cancelRunning.run(nowIso(), by, pk).changes > 0,
+    requestCancel: (pk, by) => void cancelRunning.run(nowIso(), by, pk),
     cancelRequester: (pk) => requester.get(pk) ?? undefined,
     byPk(pk) {
       const row = byPk.get(pk)
