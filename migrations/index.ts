@@ -15,6 +15,7 @@ import * as licenses from './0009_licenses.js'
 import * as snippetOrigins from './0010_snippet_origins.js'
 import * as oneIngestJob from './0011_one_ingest_job.js'
 import * as catalogVersion from './0012_catalog_version.js'
+import * as jobLogs from './0013_job_logs.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -29,6 +30,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0010_snippet_origins', snippetOrigins],
   ['0011_one_ingest_job', oneIngestJob],
   ['0012_catalog_version', catalogVersion],
+  ['0013_job_logs', jobLogs],
 ]
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Knex.Migration]> = {

@@ -32,6 +32,7 @@ import dashboardPassword from './routes/dashboard/password.js'
 import dashboardUsage from './routes/dashboard/usage.js'
 import dashboardVersions from './routes/dashboard/versions.js'
 import health from './routes/health.js'
+import jobsRoutes from './routes/jobs.js'
 import mcp from './routes/mcp.js'
 import add from './routes/libraries/add.js'
 import addOpenApi from './routes/libraries/add-openapi.js'
@@ -135,6 +136,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(sessionRoutes)
       await api.register(refresh)
       await api.register(parseStatusRoute)
+      await api.register(jobsRoutes)
       await api.register(settingsRoutes)
       await api.register(dashboardUsage)
       // Export exists only in the cloud, import only on-premise: the other mode answers 404.

@@ -31,6 +31,8 @@ export const ERROR_CODES = {
   library_exists: { status: 409, exit: 5, summary: 'A library with that ID already exists.' },
   library_busy: { status: 409, exit: 5, summary: 'The library is being processed; wait for its job to end.' },
   duplicate_repo: { status: 409, exit: 5, summary: 'The private repository is already in the team.' },
+  job_not_active: { status: 409, exit: 5, summary: 'The job has already ended; only a queued or running job can be cancelled.' },
+  cancelled: { status: 409, exit: 5, summary: 'The job was cancelled before it finished; the library kept what it served before.' },
   backup_running: { status: 409, exit: 5, summary: 'A backup is already running; the message says since when.' },
   archive_invalid: { status: 400, exit: 9, summary: 'The backup archive is damaged, incomplete or not a Lectern backup; nothing was changed.' },
   restore_refused: { status: 409, exit: 9, summary: 'The restore was refused before anything was changed (newer archive, server running, no confirmation).' },

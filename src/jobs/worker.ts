@@ -4,9 +4,13 @@
  * by polling. `stop()` aborts the running job and waits for it to unwind: its library keeps
  * its previous snippet set, and the job is queued again at the next start.
  *
- * Guarantee: however a job ends (a new set, no new set, failure, abort, shutdown), its version
- * is left in a true state (finalized when it serves a set, else error or initial) and its work
- * directory is removed.
+ * Guarantee: however a job ends (a new set, no new set, failure, cancel, abort, shutdown), its
+ * version is left in a true state (finalized when it serves a set, else error or initial) and its
+ * work directory is removed.
+ *
+ * A cancel asked for in any process is recorded on the job's row (cancel.ts); while a job runs,
+ * its row is read every CANCEL_POLL_MS and a request aborts the job, which ends failed with
+ * `cancelled`. Each job's log lines are also kept with the job (job-log.ts).
  *
  * A full disk never stops the loop: a job that runs out of space fails with `disk_full`; an
  * outcome the database cannot take yet is kept, with its version's settling, and written at the
@@ -14,10 +18,19 @@
  */
 import fs from 'node:fs/promises'
 import { asDiskFull } from '../disk-full.js'
-import { isLecternError } from '../errors.js'
+import { isLecternError, LecternError } from '../errors.js'
 import { jobWorkDir } from '../paths.js'
 import type { Job } from '../store/jobs.js'
 import type { Store } from '../store/index.js'
+import { cancelledReason } from './cancel.js'
+import { JobLogRecorder } from './job-log.js'
+import { markVersionFailed, settleVersion } from './version-outcome.js'
+
+/**
+ * How often a running job's row is read for a cancel request: a cancel takes effect within this
+ * (plus the time to the job's next await), and a read of one row by its key costs microseconds.
+ */
+const CANCEL_POLL_MS = 250
 
 export interface JobLog {
   info(obj: object, msg: string): void
@@ -69,9 +82,11 @@ export class Worker {
   start(): void {
     if (this.running) return
     try {
-      // Jobs a dead process left running marked their versions `processing`; they wait again now.
+      // Jobs a dead process left running marked their versions `processing`; they wait again now,
+      // except those an admin asked to cancel, which end as cancelled.
       for (const job of this.store.jobs.list({ states: ['running'], limit: 1000 })) {
-        if (job.versionPk !== null) this.settleVersion(job.versionPk)
+        if (job.cancelRequestedAt !== null) this.endCancelled(job)
+        else if (job.versionPk !== null) settleVersion(this.store, job.versionPk)
       }
       const requeued = this.store.jobs.requeueInterrupted()
       if (requeued > 0) this.log.warn({ requeued }, 'jobs interrupted by a previous stop were queued again')
@@ -156,11 +171,21 @@ export class Worker {
     this.current = controller
     const started = Date.now()
     // Every line of the job, the handler's too, names the job and what it works on.
-    const log = withFields(this.log, { jobId: job.pk, kind: job.kind, ...this.subjectOf(job) })
+    const subject = { jobId: job.pk, kind: job.kind, ...this.subjectOf(job) }
+    const recorder = new JobLogRecorder(this.store, job.pk, this.log, new Set(Object.keys(subject)), this.tokenOf(job))
+    const log = both(withFields(this.log, subject), recorder)
     const workDir = jobWorkDir(this.store.paths, job.pk)
     const removeWorkDir = () =>
       fs.rm(workDir, { recursive: true, force: true }).catch((err: unknown) => log.warn({ err }, "could not remove the job's work directory"))
     log.info({}, 'job started')
+    let cancelled = false
+    const watch = setInterval(() => {
+      const by = cancelled ? undefined : this.cancelRequester(job.pk)
+      if (by === undefined) return
+      cancelled = true
+      log.warn({ by }, 'cancel requested; stopping the job')
+      controller.abort(new LecternError('cancelled', cancelledReason(job.pk, 'running')))
+    }, CANCEL_POLL_MS)
     let outcome: () => void
     try {
       // A run cut off by a crash left its files; this run starts from nothing.
@@ -177,7 +202,15 @@ export class Worker {
       outcome = () => this.store.jobs.succeed(job.pk, message || 'done')
       log.info({ ms: Date.now() - started }, 'job succeeded')
     } catch (caught) {
-      if (controller.signal.aborted && !this.running) {
+      if (cancelled) {
+        // Whatever the abort made the handler throw (a killed git, an aborted fetch), the job was cancelled.
+        const reason = cancelledReason(job.pk, 'running')
+        outcome = () => {
+          this.store.jobs.fail(job.pk, 'cancelled', reason)
+          if (job.versionPk !== null) markVersionFailed(this.store, job.versionPk, 'cancelled', reason)
+        }
+        log.warn({ ms: Date.now() - started }, 'job cancelled')
+      } else if (controller.signal.aborted && !this.running) {
         // Stopping, not failing: leave the job running so the next start queues it again.
         log.warn({}, 'job interrupted by shutdown')
         outcome = () => {}
@@ -187,13 +220,15 @@ export class Worker {
         const message = err instanceof Error ? err.message : String(err)
         outcome = () => {
           this.store.jobs.fail(job.pk, code, message)
-          this.markVersionFailed(job, code, message)
+          if (job.versionPk !== null) markVersionFailed(this.store, job.versionPk, code, message)
         }
         log.warn({ code, reason: message }, 'job failed')
       }
     }
+    clearInterval(watch)
     this.current = undefined
     await removeWorkDir()
+    recorder.flush()
     const end = () => this.end(job, outcome, log)
     try {
       end()
@@ -211,7 +246,7 @@ export class Worker {
   private end(job: Job, outcome: () => void, log: JobLog): void {
     this.store.db.transaction(() => {
       outcome()
-      if (job.versionPk !== null) this.settleVersion(job.versionPk)
+      if (job.versionPk !== null) settleVersion(this.store, job.versionPk)
     })()
     try {
       const ended = this.store.jobs.byPk(job.pk)
@@ -227,22 +262,44 @@ export class Worker {
     return { ...(library ? { libraryId: library.id } : {}), ...(tag ? { version: tag } : {}) }
   }
 
-  /** A failed refresh keeps serving the previous set: the version stays finalized, with the error noted. */
-  private markVersionFailed(job: Job, code: string, message: string): void {
-    if (job.versionPk === null) return
-    const version = this.store.libraries.versionByPk(job.versionPk)
-    if (!version) return
-    this.store.libraries.setVersionState(version.pk, version.currentSet === null ? 'error' : 'finalized', { code, message })
+  /** The job's own token, cut out of its log lines; none when it has none (or it cannot be opened: the handler will say so). */
+  private tokenOf(job: Job): string | undefined {
+    if (!job.secret) return undefined
+    try {
+      return this.store.secrets.open(job.secret)
+    } catch {
+      return undefined
+    }
   }
 
-  /**
-   * A version still `processing` after its job ended got no new set (unchanged source, shutdown,
-   * a dead process): it serves its live set, or waits for a job to build one.
-   */
-  private settleVersion(versionPk: number): void {
-    const version = this.store.libraries.versionByPk(versionPk)
-    if (version?.state !== 'processing') return
-    this.store.libraries.setVersionState(versionPk, version.currentSet !== null ? 'finalized' : 'initial')
+  /** A read the database refuses (it never should) is not a cancel: the next poll asks again. */
+  private cancelRequester(jobPk: number): string | undefined {
+    try {
+      return this.store.jobs.cancelRequester(jobPk)
+    } catch {
+      return undefined
+    }
+  }
+
+  /** A job a dead process was running when its cancel was asked for: it ends cancelled and never runs again. */
+  private endCancelled(job: Job): void {
+    const reason = cancelledReason(job.pk, 'running')
+    this.store.db.transaction(() => {
+      this.store.jobs.fail(job.pk, 'cancelled', reason)
+      if (job.versionPk !== null) markVersionFailed(this.store, job.versionPk, 'cancelled', reason)
+    })()
+    // A directory left (the rm failed) is swept at the next start with the other ended jobs' (runtime.ts).
+    void fs.rm(jobWorkDir(this.store.paths, job.pk), { recursive: true, force: true }).catch(() => {})
+    this.log.warn({ jobId: job.pk }, 'a job cut off after its cancel was asked ended as cancelled')
+  }
+}
+
+/** Each line to both logs. */
+function both(a: JobLog, b: JobLog): JobLog {
+  return {
+    info: (obj, msg) => (a.info(obj, msg), b.info(obj, msg)),
+    warn: (obj, msg) => (a.warn(obj, msg), b.warn(obj, msg)),
+    error: (obj, msg) => (a.error(obj, msg), b.error(obj, msg)),
   }
 }
 

@@ -55,9 +55,9 @@ export function findVersion(libraries: LibrariesRepository, library: Library, ta
 }
 
 /** Failure reasons a client can act on: a failed version answers with their status. */
-const CLIENT_FAILURES = new Set<ErrorCode>(['source_unreachable', 'no_code_found', 'library_too_large', 'tag_not_found', 'timeout', 'disk_full'])
+const CLIENT_FAILURES = new Set<ErrorCode>(['source_unreachable', 'no_code_found', 'library_too_large', 'tag_not_found', 'timeout', 'disk_full', 'cancelled'])
 /** Failures whose stored reason Lectern wrote itself, naming no URL, host or server path. */
-const OWN_REASONS = new Set<ErrorCode>(['no_code_found', 'library_too_large', 'tag_not_found'])
+const OWN_REASONS = new Set<ErrorCode>(['no_code_found', 'library_too_large', 'tag_not_found', 'cancelled'])
 
 const isErrorCode = (code: string | null): code is ErrorCode => code !== null && code in ERROR_CODES
 

@@ -11,6 +11,7 @@ import { createSecretBox, type SecretBox } from '../secrets/cipher.js'
 import { loadOrCreateSecretKey } from '../secrets/key.js'
 import { createConnectionsRepository, type ConnectionsRepository } from './connections.js'
 import { migrateDatabase, openConnection, type Db } from './db.js'
+import { createJobLogsRepository, type JobLogsRepository } from './job-logs.js'
 import { createJobsRepository, type JobsRepository } from './jobs.js'
 import { createKeysRepository, type KeysRepository } from './keys.js'
 import { createLibrariesRepository, type LibrariesRepository } from './libraries.js'
@@ -27,6 +28,7 @@ export interface Store {
   libraries: LibrariesRepository
   snippets: SnippetsRepository
   jobs: JobsRepository
+  jobLogs: JobLogsRepository
   users: UsersRepository
   connections: ConnectionsRepository
   /**
@@ -60,6 +62,7 @@ export async function openStore(dataDir: string): Promise<Store> {
     libraries: createLibrariesRepository(db),
     snippets: createSnippetsRepository(db),
     jobs: createJobsRepository(db),
+    jobLogs: createJobLogsRepository(db),
     users: createUsersRepository(db),
     connections: createConnectionsRepository(db, secrets),
     catalogVersion: () => catalogVersionStmt.get() as number,

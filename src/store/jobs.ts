@@ -25,6 +25,10 @@ export interface Job {
   createdAt: string
   startedAt: string | null
   finishedAt: string | null
+  /** When a cancel of the running job was asked for; the process that runs it stops it (jobs/cancel.ts). */
+  cancelRequestedAt: string | null
+  /** Who asked for the cancel (an admin's email, the CLI), for the job's log. */
+  cancelRequestedBy: string | null
 }
 
 export interface NewJob {
@@ -50,6 +54,8 @@ interface JobRow {
   created_at: string
   started_at: string | null
   finished_at: string | null
+  cancel_requested_at: string | null
+  cancel_requested_by: string | null
 }
 
 const toJob = (r: JobRow): Job => ({
@@ -67,6 +73,8 @@ const toJob = (r: JobRow): Job => ({
   createdAt: r.created_at,
   startedAt: r.started_at,
   finishedAt: r.finished_at,
+  cancelRequestedAt: r.cancel_requested_at,
+  cancelRequestedBy: r.cancel_requested_by,
 })
 
 export interface JobsRepository {
@@ -75,14 +83,19 @@ export interface JobsRepository {
   setStatus(pk: number, message: string): void
   succeed(pk: number, message?: string): void
   fail(pk: number, code: string, message: string): void
-  /** Queues again every job left `running` by a process that died; returns how many. */
+  /** Queues again every job left `running` by a process that died, except those asked to cancel; returns how many. */
   requeueInterrupted(): number
+  /** Records a cancel request for a running job (the first request counts); nothing for a job not running. */
+  requestCancel(pk: number, by: string): void
+  /** Who asked to cancel the job (in any process), or undefined when nobody did. */
+  cancelRequester(pk: number): string | undefined
   byPk(pk: number): Job | undefined
   /** The queued or running job of a library version, if any. */
   activeForVersion(versionPk: number): Job | undefined
   /** The running job of any version of a library, if any. */
   runningForLibrary(libraryPk: number): Job | undefined
-  list(options?: { states?: JobState[]; limit?: number }): Job[]
+  /** Newest first, or the oldest first (queue order) with `oldestFirst`. */
+  list(options?: { states?: JobState[]; limit?: number; oldestFirst?: boolean }): Job[]
   /** 1-based place of a queued job in the queue. */
   queuePosition(pk: number): number
   /** Unlinks a job from its library, so removing the library keeps the job's record. */
@@ -103,12 +116,24 @@ export function createJobsRepository(db: Db): JobsRepository {
   const finish = db.prepare(
     `UPDATE jobs SET state = ?, status_message = ?, error_code = ?, error_message = ?, finished_at = ?, secret = NULL WHERE pk = ?`,
   )
-  const requeue = db.prepare(`UPDATE jobs SET state = 'queued', status_message = 'interrupted; queued again' WHERE state = 'running'`)
+  const requeue = db.prepare(
+    `UPDATE jobs SET state = 'queued', status_message = 'interrupted; queued again' WHERE state = 'running' AND cancel_requested_at IS NULL`,
+  )
+  const cancelRunning = db.prepare(
+    `UPDATE jobs SET cancel_requested_at = coalesce(cancel_requested_at, ?), cancel_requested_by = coalesce(cancel_requested_by, ?) WHERE pk = ? AND state = 'running'`,
+  )
+  const requester = db.prepare<[number], string | null>('SELECT cancel_requested_by FROM jobs WHERE pk = ?').pluck()
   const active = db.prepare<[number], JobRow>(
     `SELECT * FROM jobs WHERE version_pk = ? AND state IN ('queued', 'running') ORDER BY pk LIMIT 1`,
   )
   const runningOfLibrary = db.prepare<[number], JobRow>(`SELECT * FROM jobs WHERE library_pk = ? AND state = 'running' ORDER BY pk LIMIT 1`)
   const position = db.prepare<[number], { n: number }>(`SELECT count(*) AS n FROM jobs WHERE state = 'queued' AND pk <= ?`)
+  const claim = db.transaction((): Job | undefined => {
+    const row = oldestQueued.get()
+    if (!row) return undefined
+    markRunning.run(nowIso(), row.pk)
+    return toJob(byPk.get(row.pk)!)
+  })
 
   return {
     enqueue(job) {
@@ -122,16 +147,15 @@ export function createJobsRepository(db: Db): JobsRepository {
       )
       return toJob(byPk.get(Number(lastInsertRowid))!)
     },
-    claimNext: db.transaction(() => {
-      const row = oldestQueued.get()
-      if (!row) return undefined
-      markRunning.run(nowIso(), row.pk)
-      return toJob(byPk.get(row.pk)!)
-    }),
+    // Immediate: the queue is read and the claim written under one write lock, so a job another
+    // process cancels or claims meanwhile is never taken (and no snapshot goes stale under the write).
+    claimNext: () => claim.immediate(),
     setStatus: (pk, message) => void status.run(message, pk),
     succeed: (pk, message = 'done') => void finish.run('succeeded', message, null, null, nowIso(), pk),
     fail: (pk, code, message) => void finish.run('failed', 'failed', code, message, nowIso(), pk),
     requeueInterrupted: () => requeue.run().changes,
+    requestCancel: (pk, by) => void cancelRunning.run(nowIso(), by, pk),
+    cancelRequester: (pk) => requester.get(pk) ?? undefined,
     byPk(pk) {
       const row = byPk.get(pk)
       return row && toJob(row)
@@ -148,7 +172,9 @@ export function createJobsRepository(db: Db): JobsRepository {
       const states = options.states ?? ['queued', 'running', 'succeeded', 'failed']
       const limit = Math.min(Math.max(options.limit ?? 100, 1), 1000)
       const rows = db
-        .prepare<unknown[], JobRow>(`SELECT * FROM jobs WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY pk DESC LIMIT ?`)
+        .prepare<unknown[], JobRow>(
+          `SELECT * FROM jobs WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY pk ${options.oldestFirst ? 'ASC' : 'DESC'} LIMIT ?`,
+        )
         .all(...states, limit)
       return rows.map(toJob)
     },

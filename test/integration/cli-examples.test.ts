@@ -60,6 +60,8 @@ const ARCHIVE = 'lectern-backup-2026-06-12T02-00-00.tar.gz'
 
 interface Scenario extends SandboxRun {
   world?: 'onprem' | 'cloud' | 'empty'
+  /** Done to the example's own copy of its world before it runs. */
+  prepare?: (sandbox: Sandbox) => Promise<void>
   /** What else the example must have done, beyond exiting 0. */
   check?: (out: { stdout: string; stderr: string }, sandbox: Sandbox) => void | Promise<void>
 }
@@ -115,6 +117,14 @@ const SCENARIOS: Record<string, Scenario> = {
       expect(stdout).toMatch(/^--- \d{4}-\d\d-\d\dT/)
       expect(stdout).not.toContain('\x1b')
     },
+  },
+  'lectern jobs cancel 4': {
+    prepare: queueJob4,
+    check: ({ stdout }) => expect(stdout).toBe('Cancelled job 4 of /acme/widgets.'),
+  },
+  'lectern jobs cancel 4 --json': {
+    prepare: queueJob4,
+    check: ({ stdout }) => expect(JSON.parse(stdout)).toMatchObject({ id: 4, state: 'failed', errorCode: 'cancelled', libraryId: '/acme/widgets' }),
   },
   'lectern mcp --data-dir /var/lib/lectern': {
     stdin: `${mcpSession}\n`,
@@ -184,6 +194,12 @@ const docs = (title: string, sections: Record<string, string>) =>
   `# ${title}\n\n${Object.entries(sections)
     .map(([heading, body]) => `## ${heading}\n\n${body}\n`)
     .join('\n')}`
+
+/** A queued job for the `jobs cancel` examples: the install's fourth (it ran three while it was set up). */
+async function queueJob4(sandbox: Sandbox): Promise<void> {
+  const out = await cli(['refresh', '/acme/widgets', '--force', '--json', '--data-dir', path.join(sandbox.home, 'lectern-data')])
+  expect((JSON.parse(out) as { queued: Array<{ jobId: number }> }).queued.map((q) => q.jobId), 'the job the examples name').toEqual([4])
+}
 
 async function cli(args: string[]): Promise<string> {
   // The cloud's commands (export, license issue) need cloud mode; the others ignore it. Its git
@@ -309,6 +325,7 @@ let runs = 0
 async function runExample(example: string): Promise<void> {
   const scenario = SCENARIOS[example] ?? {}
   const sandbox = await copySandbox(worlds[scenario.world ?? 'onprem'], path.join(path.dirname(worlds.onprem.root), `run-${++runs}`))
+  await scenario.prepare?.(sandbox)
   const result = await runInSandbox(sandbox, example, { ...scenario, env: { ...runEnv, ...scenario.env }, bridges })
   expect(result.exitCode, `${example}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`).toBe(0)
   await scenario.check?.(result, sandbox)

@@ -14,6 +14,7 @@ import { gitRedirectEnv, makeGitRepo } from '../helpers/git.js'
 import { serveOnLoopback } from '../helpers/loopback-server.js'
 import { pollUntil } from '../helpers/poll.js'
 import { startServer, type ServerProcess } from '../helpers/server.js'
+import { collectLog, send, workerOf, type Answer, type Line, type Sent } from '../helpers/workers.js'
 import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 import { inspect } from '../helpers/inspect-db.js'
 
@@ -25,46 +26,6 @@ const PASSWORD = 'correct horse battery staple'
 /** The keyed limit of the shared server; anonymous requests are not limited. */
 const KEYED_LIMIT = 12
 
-type Line = Record<string, unknown> & { msg: string; level: number }
-
-/** Every JSON line the server writes to stdout from now on, as it arrives. */
-function collectLog(server: ServerProcess): Line[] {
-  const lines: Line[] = []
-  let partial = ''
-  server.process.stdout!.on('data', (chunk: Buffer) => {
-    const text = partial + chunk.toString('utf8')
-    const parts = text.split('\n')
-    partial = parts.pop()!
-    for (const part of parts) if (part.trim() !== '') lines.push(JSON.parse(part) as Line)
-  })
-  return lines
-}
-
-interface Sent {
-  method?: string
-  headers?: Record<string, string>
-  body?: string
-}
-
-interface Answer {
-  status: number
-  headers: Record<string, string | string[] | undefined>
-  body: string
-}
-
-/** One request on a connection of its own (no keep-alive agent). */
-function send(url: string, options: Sent = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: options.method ?? 'GET', headers: options.headers, agent: false }, (res) => {
-      let body = ''
-      res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')))
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }))
-    })
-    req.on('error', reject)
-    req.end(options.body)
-  })
-}
-
 class Served {
   constructor(
     readonly server: ServerProcess,
@@ -73,11 +34,7 @@ class Served {
 
   /** The worker whose log completed this response's request. */
   workerOf(answer: Answer): Promise<number> {
-    const id = answer.headers['x-request-id']
-    return pollUntil(`the log line of request ${String(id)}`, () => {
-      const line = this.lines.find((l) => l.reqId === id && l.msg === 'request completed')
-      return line ? (line.worker as number) : undefined
-    }, 10_000)
+    return workerOf(this.lines, answer)
   }
 
   /** `count` requests one after another, each on a new connection, with the worker that answered each. */

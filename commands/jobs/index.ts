@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Flags } from '@oclif/core'
-import { colour, humanDate, humanDuration, table } from '../cli/output.js'
-import { LecternCommand } from '../cli/run.js'
-import { LOCAL } from '../src/access.js'
-import { parseStatus, type ParseStatusResponse } from '../src/jobs/status.js'
+import { colour, humanDate, humanDuration, table } from '../../cli/output.js'
+import { LecternCommand } from '../../cli/run.js'
+import { LOCAL } from '../../src/access.js'
+import { parseStatus, type ParseStatusResponse } from '../../src/jobs/status.js'
 
 function render(status: ParseStatusResponse): string {
   const active = Object.entries(status.activeParses)

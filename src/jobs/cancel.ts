@@ -1,0 +1,41 @@
+/**
+ * Cancelling a job, from any process (an admin's request to any serving process, the CLI).
+ *
+ * A queued job ends at once: failed with `cancelled`, its version settled as after any failure
+ * (a version that serves a set keeps serving it; one that never had a set is in error, so adding
+ * the library again retries it). A running job runs in exactly one process, which is often not
+ * this one: the request is recorded on the job's row, and the worker running the job polls for
+ * it and aborts the job (worker.ts), which then ends as failed with `cancelled` like a queued one,
+ * its half-built set dropped and its work directory removed. An ended job cannot be cancelled.
+ */
+import { LecternError } from '../errors.js'
+import { nowIso } from '../store/db.js'
+import type { Store } from '../store/index.js'
+import { requireJob, type Job } from '../store/jobs.js'
+import { markVersionFailed } from './version-outcome.js'
+
+/** The reason a cancelled job records, shown to admins and by /v2/context for a library that never finished. */
+export function cancelledReason(jobPk: number, when: 'queued' | 'running'): string {
+  return `Job ${jobPk} was cancelled while ${when}; refresh the library, or add it again, to run it anew.`
+}
+
+/** `by` names who asked, for the job's log (an admin's email, or the CLI). */
+export function cancelJob(store: Store, jobPk: number, by: string): Job {
+  const cancel = store.db.transaction((): Job => {
+    const job = requireJob(store.jobs, jobPk)
+    if (job.state === 'queued') {
+      const reason = cancelledReason(jobPk, 'queued')
+      store.jobs.fail(jobPk, 'cancelled', reason)
+      if (job.versionPk !== null) markVersionFailed(store, job.versionPk, 'cancelled', reason)
+      store.jobLogs.append(jobPk, [{ time: nowIso(), level: 'warn', message: 'job cancelled while queued', fields: { by } }])
+    } else if (job.state === 'running') {
+      // The worker running it logs the request when it sees it: its own lines are still buffered.
+      store.jobs.requestCancel(jobPk, by)
+    } else {
+      throw new LecternError('job_not_active', `Job ${jobPk} has already ${job.state}; only a queued or running job can be cancelled.`)
+    }
+    return store.jobs.byPk(jobPk)!
+  })
+  // Immediate: read and written under one write lock, so a worker cannot claim the job in between.
+  return cancel.immediate()
+}

@@ -1,0 +1,23 @@
+/**
+ * The state a job leaves its library version in, whoever ends the job (the worker, a cancel of a
+ * queued job, the start-up after a crash): finalized while the version serves a set, else error
+ * (after a failure) or initial (waiting for a job to build one). Never `processing` without a job.
+ */
+import type { Store } from '../store/index.js'
+
+/** A failed job: a version that serves a set keeps serving it, with the error noted; one that serves none is in error. */
+export function markVersionFailed(store: Store, versionPk: number, code: string, message: string): void {
+  const version = store.libraries.versionByPk(versionPk)
+  if (!version) return
+  store.libraries.setVersionState(version.pk, version.currentSet === null ? 'error' : 'finalized', { code, message })
+}
+
+/**
+ * A version still `processing` after its job ended got no new set (unchanged source, shutdown,
+ * a dead process): it serves its live set, or waits for a job to build one.
+ */
+export function settleVersion(store: Store, versionPk: number): void {
+  const version = store.libraries.versionByPk(versionPk)
+  if (version?.state !== 'processing') return
+  store.libraries.setVersionState(versionPk, version.currentSet !== null ? 'finalized' : 'initial')
+}
