@@ -91,6 +91,11 @@ describe('the dashboard, as an operator uses it', () => {
     const first = page.getByTestId('answer-json').getByRole('row').nth(1)
     await expect.poll(() => first.textContent()).toMatch(/^1Draw a widget/)
     await screenshot(page, 'try-it')
+
+    // Browsing by page shows what Lectern made of each page of the docs.
+    const guide = page.getByRole('option', { name: /docs\/guide\.md \(2\)$/ })
+    await page.getByLabel('Page of the docs').selectOption((await guide.getAttribute('value'))!)
+    await expect.poll(() => page.getByRole('article', { name: 'Remove a widget' }).textContent()).toContain('removeWidget(widget)')
     settle()
   })
 

@@ -36,7 +36,9 @@ export function Browse({ libraryId }: { libraryId: string }) {
         <label>
           Page of the docs
           <select value={page ?? ''} onChange={(event) => setPage(event.currentTarget.value || undefined)}>
-            <option value="">Choose one of {formatNumber(pages.data.pages.length)} pages…</option>
+            <option value="">
+              Choose one of {formatNumber(pages.data.pages.length)} page{pages.data.pages.length === 1 ? '' : 's'}…
+            </option>
             {pages.data.pages.map((p) => (
               <option key={p.page} value={p.page}>
                 {p.page} ({p.snippets})
