@@ -29,6 +29,7 @@ import dashboardKeys from './routes/dashboard/keys.js'
 import dashboardLibraries from './routes/dashboard/libraries.js'
 import dashboardPage from './routes/dashboard/page.js'
 import dashboardPassword from './routes/dashboard/password.js'
+import dashboardSettings from './routes/dashboard/settings.js'
 import dashboardUsage from './routes/dashboard/usage.js'
 import dashboardVersions from './routes/dashboard/versions.js'
 import health from './routes/health.js'
@@ -147,6 +148,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(dashboardKeys)
       await api.register(dashboardPassword)
       await api.register(dashboardDocPages)
+      await api.register(dashboardSettings)
     },
     { prefix: '/api' },
   )

@@ -9,6 +9,7 @@ import { z } from 'zod'
 import { createEmbedder, probeEmbedder } from '../embed/index.js'
 import { saveEmbedding, type EmbedderPool } from '../embed/pool.js'
 import type { EmbedderSettings } from '../embed/types.js'
+import { LecternError } from '../errors.js'
 import { isEmbeddedWith, reembedSet } from '../index/reembed.js'
 import type { Store } from '../store/index.js'
 import { REEMBED_JOB } from './kinds.js'
@@ -48,7 +49,11 @@ export interface EmbeddingSwitch {
 /** Probes `settings`, saves them as the embedding provider and queues the re-embedding. */
 export async function switchEmbedding(store: Store, embedders: EmbedderPool, settings: EmbedderSettings): Promise<EmbeddingSwitch> {
   const probe = createEmbedder(settings)
-  const dimensions = await probeEmbedder(probe)
+  // Settings the provider cannot serve (no such model, no answer at that host) are bad input to
+  // the switch, refused as such with the provider's reason: nothing has changed.
+  const dimensions = await probeEmbedder(probe).catch((err: unknown) => {
+    throw new LecternError('validation_error', `Not switched: ${err instanceof Error ? err.message : String(err)}`, {}, { cause: err })
+  })
   saveEmbedding(store, settings)
   const queued = await queueReembed(store, embedders)
   return { provider: probe.provider, model: probe.model, dimensions, queuedSets: queued.length }

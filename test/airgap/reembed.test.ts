@@ -40,8 +40,8 @@ describe('re-embedding with a local provider', () => {
       standIn.fail = () => true
       const admin = await sessionCookie(app, 'admin')
       const refused = await app.inject({ method: 'PUT', url: '/api/settings/embedding', headers: { cookie: admin }, payload: { provider: 'ollama', model: 'nomic-embed-text', host: standIn.url } })
-      expect(refused.statusCode).toBe(500)
-      expect(refused.json().message).toMatch(/failed its probe|simulated outage|Ollama/)
+      expect(refused.statusCode).toBe(400)
+      expect(refused.json()).toMatchObject({ error: 'validation_error', message: expect.stringMatching(/^Not switched: .*(failed its probe|simulated outage|Ollama)/) })
       expect((await app.inject({ url: '/api/settings/embedding', headers: { cookie: admin } })).json()).toMatchObject({ provider: 'hash' })
 
       // The provider answers the probes and two batches, then fails.

@@ -17,7 +17,7 @@ import { pollUntil } from '../helpers/poll.js'
 import { startServer, type ServerProcess } from '../helpers/server.js'
 import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 import { licenseKeys, offlineLicense, seedDocs } from '../airgap/helpers.js'
-import { createAdmin, signIn } from './admin-sign-in.js'
+import { createAdmin, signIn } from '../helpers/dashboard-admin.js'
 
 /** Every entry of a zip, as text, read with yauzl rather than the bundle reader under test. */
 function zipEntries(file: string): Promise<Map<string, string>> {

@@ -10,7 +10,7 @@ import { buildTestApp, seedLibrary } from '../helpers/app.js'
 import { openPage, screenshot, type WatchedPage } from '../helpers/browser.js'
 import { startServer, type ServerProcess } from '../helpers/server.js'
 import { suiteTeardown, tmpDataDir } from '../helpers/tmp.js'
-import { createAdmin, signIn } from './admin-sign-in.js'
+import { createAdmin, signIn } from '../helpers/dashboard-admin.js'
 
 const DOCS = { 'README.md': '# Widgets\n\n## Register a route\n\nCall `app.get(path, handler)` to register a route.\n\n```js\napp.get("/", h)\n```\n' }
 

@@ -1,45 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { OllamaEmbedder } from '../../src/embed/ollama.js'
 import { probeEmbedder } from '../../src/embed/index.js'
 import { LecternError } from '../../src/errors.js'
-
-interface EmbedCall {
-  model: string
-  input: string[]
-}
-
-/**
- * A loopback server speaking Ollama's /api/embed (Ollama cannot run here): the documented
- * subset `POST /api/embed {model, input: string[]} -> {model, embeddings: number[][]}`, and
- * 404 `{"error": "model \"x\" not found, try pulling it first"}` for an unknown model.
- */
-function ollamaStandIn(options: { models: Record<string, number>; vectorLength?: (call: number, item: number) => number }) {
-  const calls: EmbedCall[] = []
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let body = ''
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()))
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/api/embed') return json(res, 404, { error: 'not found' })
-      const call = JSON.parse(body) as EmbedCall
-      calls.push(call)
-      const dims = options.models[call.model]
-      if (dims === undefined) return json(res, 404, { error: `model "${call.model}" not found, try pulling it first` })
-      const embeddings = call.input.map((text, item) => {
-        const length = options.vectorLength?.(calls.length - 1, item) ?? dims
-        return Array.from({ length }, (_, i) => (text.length + i) / 100)
-      })
-      json(res, 200, { model: call.model, embeddings, total_duration: 1, load_duration: 0, prompt_eval_count: 1 })
-    })
-  })
-  return { server, calls }
-}
-
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' })
-  res.end(JSON.stringify(body))
-}
+import { ollamaStandIn } from '../helpers/ollama.js'
 
 const servers: Server[] = []
 

@@ -13,6 +13,7 @@ import { KeysPage } from './pages/keys'
 import { LibrariesPage } from './pages/libraries'
 import { LibraryPage } from './pages/library'
 import { QueuePage } from './pages/queue'
+import { SettingsPage } from './pages/settings'
 import { LoginPage, SetupPage } from './pages/sign-in'
 import { TransferPage } from './pages/transfer'
 import { UsagePage } from './pages/usage'
@@ -23,6 +24,7 @@ const NAV = [
   { href: '/keys', label: 'API keys' },
   { href: '/usage', label: 'Usage' },
   { href: '/transfer', label: 'Import/export' },
+  { href: '/settings', label: 'Settings' },
   { href: '/account', label: 'Account' },
 ]
 
@@ -92,6 +94,7 @@ function Shell({ session, onSignedOut }: { session: Session; onSignedOut: () => 
           <Route path="/libraries/:owner/:name" component={LibraryPage} />
           <Route path="/queue" component={QueuePage} />
           <Route path="/keys" component={KeysPage} />
+          <Route path="/settings" component={SettingsPage} />
           <Route path="/usage" component={UsagePage} />
           <Route path="/transfer" component={() => <TransferPage mode={session.mode} />} />
           <Route path="/account" component={() => <AccountPage email={session.user!.email} />} />

@@ -2,7 +2,7 @@
 import { execa } from 'execa'
 import type { Page } from 'playwright-core'
 import { expect } from 'vitest'
-import { PROJECT_ROOT } from '../helpers/cli.js'
+import { PROJECT_ROOT } from './cli.js'
 
 export const ADMIN_EMAIL = 'ops@example.com'
 const ADMIN_PASSWORD = 'correct horse battery'

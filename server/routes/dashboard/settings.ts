@@ -1,0 +1,48 @@
+/**
+ * The dashboard's Settings page (admin session): whether /mcp needs a key, the rate limits this
+ * server runs with (start-up settings, read only here), and on-premise the offline license:
+ * its state, and installing one. The embedding provider has its own routes (airgap/settings.ts).
+ */
+import type { FastifyInstance } from 'fastify'
+import { installLicense, licenseStatus } from '../../../src/license/state.js'
+import { readSetting, SETTINGS } from '../../../src/settings.js'
+
+const McpBody = {
+  type: 'object',
+  required: ['requireKey'],
+  additionalProperties: false,
+  properties: { requireKey: { type: 'boolean' } },
+} as const
+
+const LicenseBody = {
+  type: 'object',
+  required: ['license'],
+  additionalProperties: false,
+  // A license file is a small signed JSON document.
+  properties: { license: { type: 'string', minLength: 1, maxLength: 64 * 1024 } },
+} as const
+
+export default async function settings(app: FastifyInstance): Promise<void> {
+  const { store } = app.runtime
+  const { config } = app.lecternOptions
+  const admin = { access: 'admin' as const }
+
+  app.get('/settings', { config: admin }, async () => ({
+    mode: config.mode,
+    mcp: { requireKey: readSetting(store.settings, 'mcp.requireKey') },
+    rateLimit: config.rateLimit,
+    ...(config.mode === 'onprem' ? { license: licenseStatus(app.runtime) } : {}),
+  }))
+
+  app.put<{ Body: { requireKey: boolean } }>('/settings/mcp', { config: admin, schema: { body: McpBody } }, async (request) => {
+    store.settings.set(SETTINGS['mcp.requireKey'].key, request.body.requireKey)
+    return { requireKey: readSetting(store.settings, 'mcp.requireKey') }
+  })
+
+  if (config.mode === 'onprem') {
+    app.put<{ Body: { license: string } }>('/license', { config: admin, schema: { body: LicenseBody } }, async (request) => {
+      installLicense(app.runtime, request.body.license)
+      return licenseStatus(app.runtime)
+    })
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * The Settings page in Chromium against a real `lectern serve` with a library: switching the
+ * embedding provider to a loopback server speaking Ollama's /api/embed (Ollama cannot run here),
+ * refused first for a model it lacks; MCP's connection snippets and live test, and requiring a key.
+ */
+import type { AddressInfo } from 'node:net'
+import { execa } from 'execa'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { openPage, screenshot, type WatchedPage } from '../helpers/browser.js'
+import { PROJECT_ROOT } from '../helpers/cli.js'
+import { createAdmin, signIn } from '../helpers/dashboard-admin.js'
+import { gitRedirectEnv, makeGitRepo } from '../helpers/git.js'
+import { ollamaStandIn } from '../helpers/ollama.js'
+import { startServer, type ServerProcess } from '../helpers/server.js'
+import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
+
+let server: ServerProcess
+let dataDir: string
+let ollama: string
+let watched: WatchedPage
+
+const lectern = (...args: string[]) => execa(process.execPath, ['bin/run.js', ...args, '--data-dir', dataDir], { cwd: PROJECT_ROOT })
+
+describe('the Settings page', () => {
+  beforeAll(async () => {
+    const teardown = suiteTeardown()
+    const stand = ollamaStandIn({ models: { 'nomic-embed-text': 16 } })
+    await new Promise<void>((resolve) => stand.server.listen(0, '127.0.0.1', resolve))
+    teardown(() => new Promise<void>((resolve) => stand.server.close(() => resolve())))
+    ollama = `http://127.0.0.1:${(stand.server.address() as AddressInfo).port}`
+    const repos = await tmpDir('lectern-repos-', teardown)
+    await makeGitRepo({ 'docs/guide.md': '# Guide\n\n## Draw\n\nDraw a widget.\n\n```js\ndrawWidget()\n```\n' }, { parent: repos, name: 'widgets' })
+    dataDir = await tmpDataDir(teardown)
+    await createAdmin(dataDir)
+    server = await startServer(dataDir, gitRedirectEnv(repos), teardown, { args: ['--workers', '1'] })
+    // Queued through the data directory and run by the server's job worker.
+    await lectern('add', 'https://github.com/acme/widgets', '--wait')
+    watched = await openPage(server.url)
+  }, 90_000)
+
+  it('switches the embedding provider to Ollama after refusing a model the server lacks, and re-embeds', async () => {
+    const { page } = watched
+    await signIn(page, '/settings')
+    await expect.poll(() => page.getByText('Now: hash').isVisible()).toBe(true)
+    await page.getByLabel('Provider', { exact: true }).selectOption('ollama')
+    await page.getByLabel('Model').fill('all-minilm')
+    await page.getByLabel('Host').fill(ollama)
+    await page.getByRole('button', { name: 'Switch and re-embed' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('all-minilm')
+    await expect.poll(() => page.getByText('Now: hash').isVisible()).toBe(true)
+
+    await page.getByLabel('Model').fill('nomic-embed-text')
+    await page.getByRole('button', { name: 'Switch and re-embed' }).click()
+    await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Embedding provider set to ollama nomic-embed-text')
+    await expect.poll(() => page.getByText(/^Now: ollama nomic-embed-text at/).isVisible()).toBe(true)
+    // The library answers throughout, and the re-embedding ends.
+    await expect.poll(async () => (await lectern('jobs', '--json')).stdout, { timeout: 30_000 }).not.toMatch(/"kind":\s*"reembed",[^}]*"state":\s*"(queued|running)"/)
+    expect((await fetch(`${server.url}/api/v2/context?libraryId=/acme/widgets&query=draw+a+widget`)).status).toBe(200)
+    await screenshot(page, 'settings')
+    expect(watched.problems).toEqual([])
+  }, 60_000)
+
+  it('shows how to connect each editor to this server, tests MCP live, and can require a key', async () => {
+    const { page } = watched
+    const url = `${server.url}/mcp`
+    expect(await page.getByTestId('mcp-Claude Code').textContent()).toBe(`claude mcp add --transport http lectern ${url}`)
+    expect(JSON.parse((await page.getByTestId('mcp-Cursor').textContent())!)).toEqual({ mcpServers: { lectern: { url } } })
+    expect(JSON.parse((await page.getByTestId('mcp-VS Code').textContent())!)).toEqual({ servers: { lectern: { type: 'http', url } } })
+    await page.getByRole('button', { name: 'Test MCP' }).click()
+    await expect.poll(() => page.getByText(/^MCP answers: tools/).textContent()).toContain('get-library-docs')
+
+    await page.getByRole('switch', { name: 'MCP calls need an API key' }).check()
+    await expect.poll(() => page.getByTestId('mcp-Cursor').textContent()).toContain('Bearer lct_your_key')
+    await page.getByRole('button', { name: 'Test MCP' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/key/i)
+    const key = (await lectern('keys', 'create', '--name', 'mcp-test', '--json')).stdout
+    await page.getByLabel('API key for the test (optional)').fill(JSON.parse(key).key)
+    await page.getByRole('button', { name: 'Test MCP' }).click()
+    await expect.poll(() => page.getByText(/^MCP answers: tools/).isVisible()).toBe(true)
+    expect(watched.problems.filter((p) => !p.includes('401'))).toEqual([])
+  }, 60_000)
+})
