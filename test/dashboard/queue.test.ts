@@ -1,0 +1,60 @@
+/**
+ * The Parse Queue in Chromium against a real `lectern serve --workers 2`: a private repository
+ * added from the page with its access token, its job held running by the git host, followed live,
+ * cancelled from the page; the token never reaches the page.
+ */
+import { beforeAll, describe, expect, it } from 'vitest'
+import { openPage, screenshot, type WatchedPage } from '../helpers/browser.js'
+import { createAdmin, signIn } from '../helpers/dashboard-admin.js'
+import { makeGitRepo } from '../helpers/git.js'
+import { GIT_TOKEN, startHeldGitHost, type HeldGitHost } from '../helpers/held-git.js'
+import { startServer, type ServerProcess } from '../helpers/server.js'
+import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
+
+let server: ServerProcess
+let git: HeldGitHost
+let watched: WatchedPage
+
+describe('the Parse Queue', () => {
+  beforeAll(async () => {
+    const teardown = suiteTeardown()
+    const remotes = await tmpDir('lectern-remotes-', teardown)
+    await makeGitRepo({ 'docs/guide.md': '# Guide\n\n## Draw\n\nDraw a widget.\n\n```js\ndrawWidget()\n```\n' }, { parent: remotes, name: 'vault' })
+    git = await startHeldGitHost(remotes, teardown)
+    const dataDir = await tmpDataDir(teardown)
+    await createAdmin(dataDir)
+    server = await startServer(dataDir, git.env, teardown, { args: ['--workers', '2'] })
+    watched = await openPage(server.url)
+  }, 90_000)
+
+  it('follows a running job live and cancels it; the library says why, and the token is never shown', async () => {
+    const { page } = watched
+    await signIn(page, '/libraries')
+    git.hold = true
+    await page.getByText('Add a library').click()
+    await page.getByLabel('URL', { exact: true }).fill('https://github.com/acme/vault')
+    await page.getByLabel(/^Access token/).fill(GIT_TOKEN)
+    await page.getByRole('button', { name: 'Add', exact: true }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Queued /acme/vault')
+
+    await page.getByRole('link', { name: 'Parse Queue' }).first().click()
+    const running = page.getByRole('article', { name: /^Job \d+$/ })
+    await expect.poll(() => running.textContent(), { timeout: 20_000 }).toContain('/acme/vault')
+    await expect.poll(() => git.held).toBeGreaterThan(0)
+    await screenshot(page, 'queue-running')
+    await running.getByRole('button', { name: 'Cancel' }).click()
+
+    const ended = page.locator('details.job-failed').first()
+    await expect.poll(() => ended.textContent(), { timeout: 20_000 }).toContain('/acme/vault')
+    await ended.locator('summary').click()
+    await expect.poll(() => ended.getByLabel(/Log of job/).textContent()).toMatch(/cancel/i)
+    expect(await page.content()).not.toContain(GIT_TOKEN)
+
+    await page.getByRole('link', { name: 'Libraries' }).first().click()
+    const row = page.getByRole('row', { name: /\/acme\/vault/ })
+    await expect.poll(() => row.textContent()).toContain('error')
+    expect(await row.textContent()).toMatch(/cancel/i)
+    expect(await page.content()).not.toContain(GIT_TOKEN)
+    expect(watched.problems).toEqual([])
+  }, 60_000)
+})
