@@ -9,6 +9,7 @@ import { api, type Session } from './api'
 import { ErrorNote } from './components'
 import { useLoad } from './hooks'
 import { AccountPage } from './pages/account'
+import { BackupsPage } from './pages/backups'
 import { KeysPage } from './pages/keys'
 import { LibrariesPage } from './pages/libraries'
 import { LibraryPage } from './pages/library'
@@ -19,6 +20,7 @@ const NAV = [
   { href: '/libraries', label: 'Libraries' },
   { href: '/queue', label: 'Parse Queue' },
   { href: '/keys', label: 'API keys' },
+  { href: '/backups', label: 'Backups' },
   { href: '/account', label: 'Account' },
 ]
 
@@ -88,6 +90,7 @@ function Shell({ session, onSignedOut }: { session: Session; onSignedOut: () => 
           <Route path="/libraries/:owner/:name" component={LibraryPage} />
           <Route path="/queue" component={QueuePage} />
           <Route path="/keys" component={KeysPage} />
+          <Route path="/backups" component={BackupsPage} />
           <Route path="/account" component={() => <AccountPage email={session.user!.email} />} />
           <Route default component={NotFound} />
         </Router>
