@@ -254,7 +254,9 @@ export function s3Destination(settings: S3Settings, stagingDir: string): Destina
           throw new LecternError('validation_error', `The S3 destination ${label} cannot be ${what}: ${e.name}: ${e.message}`, {}, { cause: err })
         }
       }
-      await step('listed', () => client.send(new s3.ListObjectsV2Command({ Bucket: settings.bucket, Prefix: prefix, MaxKeys: 1 })))
+      // One page of the listing a backup's retention reads. (Asking for one key only trips s3rver,
+      // and perhaps other S3-compatible stores, once the prefix holds several objects.)
+      await step('listed', () => client.send(new s3.ListObjectsV2Command({ Bucket: settings.bucket, Prefix: prefix })))
       await step('written', () => client.send(new s3.PutObjectCommand({ Bucket: settings.bucket, Key: probeKey, Body: 'lectern destination probe\n' })))
       await step('cleaned up (the probe object could not be removed)', () => client.send(new s3.DeleteObjectCommand({ Bucket: settings.bucket, Key: probeKey })))
     },

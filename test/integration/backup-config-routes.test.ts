@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
+import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
 // s3rver ships no types.
 // @ts-expect-error untyped module
 import S3rver from 's3rver'
@@ -74,10 +74,13 @@ describe('POST /api/backup/config/test', () => {
     const admin = await sessionCookie(app, 'admin')
     const probe = (payload: object) => app.inject({ method: 'POST', url: '/api/backup/config/test', headers: { cookie: admin }, payload })
 
+    const raw = new S3Client(s3ClientConfig({ bucket: 'bk', region: 'eu-west-1', accessKeyId: 'S3RVER', secretAccessKey: SECRET, endpoint, forcePathStyle: true, prefix: '' }))
+    // Archives already under the prefix: the listing must cope with more than one object.
+    const archives = ['team/lectern-backup-2026-01-01T00-00-00.tar.gz', 'team/lectern-backup-2026-01-02T00-00-00.tar.gz']
+    for (const Key of archives) await raw.send(new PutObjectCommand({ Bucket: 'bk', Key, Body: 'x' }))
     const ok = await probe(s3('bk', { secretAccessKey: SECRET }))
     expect([ok.statusCode, ok.json()]).toEqual([200, { ok: true }])
-    const raw = new S3Client(s3ClientConfig({ bucket: 'bk', region: 'eu-west-1', accessKeyId: 'S3RVER', secretAccessKey: SECRET, endpoint, forcePathStyle: true, prefix: '' }))
-    expect((await raw.send(new ListObjectsV2Command({ Bucket: 'bk' }))).Contents ?? []).toEqual([])
+    expect((await raw.send(new ListObjectsV2Command({ Bucket: 'bk' }))).Contents?.map((o) => o.Key)).toEqual(archives)
 
     const wrongBucket = await probe(s3('no-such-bucket', { secretAccessKey: SECRET }))
     expect([wrongBucket.statusCode, wrongBucket.json().error]).toEqual([400, 'validation_error'])
