@@ -76,6 +76,7 @@ const scheduleExpression = (form: Form): string => (form.schedule === CUSTOM ? f
 /** `onSaved`: the destination may have changed, and with it the list of archives. */
 export function BackupConfigForm({ onSaved }: { onSaved: () => void }) {
   const config = useLoad(() => api<BackupConfigView>('GET', '/api/backup/config'), [])
+  // The presets come with any schedule's next runs: the server's list, not a copy kept here.
   const presets = useLoad(() => api<ScheduleNext>('GET', `/api/backup/schedule/next${query({ expression: 'daily' })}`), [])
   const [form, setForm] = useState<Form>()
   useEffect(() => {
