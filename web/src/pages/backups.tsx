@@ -36,10 +36,14 @@ export function BackupsPage() {
     }
   }, [status.data])
   const backUp = useAction(async () => {
-    const { startedAt } = await api<{ startedAt: string }>('POST', '/api/backup')
-    setAwaiting(startedAt)
-    setPolling(true)
-    status.reload()
+    try {
+      const { startedAt } = await api<{ startedAt: string }>('POST', '/api/backup')
+      setAwaiting(startedAt)
+    } finally {
+      // Refused as backup_running too: then the status follows the run that holds the lock.
+      setPolling(true)
+      status.reload()
+    }
   })
   const local = list.data?.destination.startsWith('dir:') ?? false
   return (
