@@ -21,7 +21,7 @@
 import os from 'node:os'
 import pino, { type Logger } from 'pino'
 import { applyStagedRestore } from '../src/backup/restore.js'
-import type { ResolvedConfig } from '../src/config.js'
+import type { LogFormat, ResolvedConfig } from '../src/config.js'
 import { makeDirectory } from '../src/make-dir.js'
 import { dataPaths, type DataPaths } from '../src/paths.js'
 import { prepareSetup } from '../src/setup.js'
@@ -31,7 +31,7 @@ import { APP_VERSION } from '../src/version.js'
 import { buildApp } from './app.js'
 import { ClusterPrimary } from './cluster/primary.js'
 import { listenOn } from './listen.js'
-import { createLogDestination, loggerOptions, type LogDestination } from './logger.js'
+import { createLogDestination, isPretty, loggerOptions, type LogDestination } from './logger.js'
 
 /**
  * The exit code after a dashboard restore was staged under `--no-supervise`: the restore is
@@ -98,7 +98,7 @@ async function runCluster(resolved: ResolvedConfig, paths: DataPaths, logs: LogD
       store.close()
     }
   })()
-  return new ClusterPrimary(config, log, logs).run((url) => announceSetup(setup, url, log))
+  return new ClusterPrimary(config, log, logs).run((url) => announceSetup(setup, url, log, config.log.format))
 }
 
 /** One server lifetime: apply a staged restore, build, listen, and wait for a signal or a staged restore. */
@@ -113,7 +113,7 @@ async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDe
   const port = await listenOn(app, config.server)
   const url = `http://${config.server.host}:${port}`
   app.log.info({ url }, 'Lectern is listening (ready once the job worker thread has started)')
-  announceSetup(setup, url, app.log)
+  announceSetup(setup, url, app.log, config.log.format)
   return new Promise((resolve) => {
     let closing = false
     const stop = (reason: 'signal' | 'restore', signal?: NodeJS.Signals) => {
@@ -142,11 +142,12 @@ async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDe
 }
 
 /**
- * A fresh install: says where the dashboard's setup page is. The token goes to the terminal only
- * (never into the log, which is kept and shipped); a service's operator reads the file instead.
+ * A fresh install: says where the dashboard's setup page is. The token goes to a person's
+ * terminal only (never into the log, which is kept and shipped, nor between JSON log lines that a
+ * program reads); a service's operator reads the file instead.
  */
-function announceSetup(setup: ReturnType<typeof prepareSetup>, url: string, log: Pick<Logger, 'info'>): void {
+function announceSetup(setup: ReturnType<typeof prepareSetup>, url: string, log: Pick<Logger, 'info'>, format: LogFormat): void {
   if (!setup) return
   log.info({ setupUrl: `${url}/setup`, tokenFile: setup.file }, `No admin yet: open ${url}/setup and enter the setup token from ${setup.file} to create the first one (or run \`lectern admin create\`)`)
-  if (process.stderr.isTTY) process.stderr.write(`\nSetup token: ${setup.token}\nOpen ${url}/setup in a browser and enter it to create the first admin.\n\n`)
+  if (process.stderr.isTTY && isPretty(format)) process.stderr.write(`\nSetup token: ${setup.token}\nOpen ${url}/setup in a browser and enter it to create the first admin.\n\n`)
 }

@@ -4,13 +4,16 @@
  */
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { readBackupConfig, openDestination, updateBackupConfig, viewBackupConfig } from '../../src/backup/config.js'
+import { readBackupConfig, openDestination, openProposedDestination, updateBackupConfig, viewBackupConfig } from '../../src/backup/config.js'
 import { inspectArchive, stageRestore } from '../../src/backup/restore.js'
 import { readLastRestore } from '../../src/backup/restore-status.js'
 import { BackupRunner } from '../../src/backup/runner.js'
-import { startScheduler, type BackupScheduler } from '../../src/backup/schedule.js'
+import { nextRuns, SCHEDULE_PRESETS, startScheduler, type BackupScheduler } from '../../src/backup/schedule.js'
 import { LecternError } from '../../src/errors.js'
-import { ArchiveNameParams, ConfigBody, RestoreQuery } from '../schemas/backup.js'
+import { ArchiveNameParams, ConfigBody, NextRunsQuery, RestoreQuery, TestDestinationBody } from '../schemas/backup.js'
+
+/** How many coming run times the schedule preview lists. */
+const NEXT_RUNS = 3
 
 export interface BackupRoutesOptions {
   /** Run scheduled backups in this process (the one that runs the worker). */
@@ -66,6 +69,17 @@ export default async function backupRoutes(app: FastifyInstance, options: Backup
     scheduler?.reload()
     return view
   })
+
+  // Nothing is stored: the page tests a destination before saving it.
+  app.post('/backup/config/test', { ...admin, schema: { body: TestDestinationBody } }, async (request) => {
+    await openProposedDestination(store, request.body).probe()
+    return { ok: true }
+  })
+
+  app.get<{ Querystring: { expression: string; timeZone: string } }>('/backup/schedule/next', { ...admin, schema: { querystring: NextRunsQuery } }, async (request) => ({
+    presets: SCHEDULE_PRESETS,
+    next: nextRuns(request.query, NEXT_RUNS),
+  }))
 
   app.post<{ Params: { name: string }; Querystring: { dryRun: boolean } }>(
     '/backups/:name/restore',

@@ -11,3 +11,16 @@ export const RestoreQuery = {
 } as const
 
 export const ConfigBody = { type: 'object' } as const
+
+/** The destination part of a config update; checked in full by src/backup/config.ts. */
+export const TestDestinationBody = { type: 'object', required: ['type'] } as const
+
+export const NextRunsQuery = {
+  type: 'object',
+  required: ['expression'],
+  properties: {
+    expression: { type: 'string', minLength: 1, maxLength: 200 },
+    timeZone: { type: 'string', minLength: 1, maxLength: 100, default: 'UTC' },
+  },
+  additionalProperties: false,
+} as const

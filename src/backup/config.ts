@@ -38,24 +38,26 @@ export type BackupConfigView = Omit<BackupConfig, 'destination'> & {
 
 const DEFAULT_CONFIG: BackupConfig = { destination: { type: 'dir', path: null }, schedule: null, retention: { keep: 'all' } }
 
+export const DestinationUpdate = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('dir'), path: z.string().min(1).nullable().optional() }).strict(),
+  z
+    .object({
+      type: z.literal('s3'),
+      bucket: z.string().min(1),
+      region: z.string().optional(),
+      accessKeyId: z.string().optional(),
+      /** Omitted: keep the stored secret; empty string: remove it. */
+      secretAccessKey: z.string().optional(),
+      endpoint: z.union([z.literal(''), z.string().url()]).optional(),
+      forcePathStyle: z.boolean().optional(),
+      prefix: z.string().optional(),
+    })
+    .strict(),
+])
+
 export const BackupConfigUpdate = z
   .object({
-    destination: z.discriminatedUnion('type', [
-      z.object({ type: z.literal('dir'), path: z.string().min(1).nullable().optional() }).strict(),
-      z
-        .object({
-          type: z.literal('s3'),
-          bucket: z.string().min(1),
-          region: z.string().optional(),
-          accessKeyId: z.string().optional(),
-          /** Omitted: keep the stored secret; empty string: remove it. */
-          secretAccessKey: z.string().optional(),
-          endpoint: z.union([z.literal(''), z.string().url()]).optional(),
-          forcePathStyle: z.boolean().optional(),
-          prefix: z.string().optional(),
-        })
-        .strict(),
-    ]),
+    destination: DestinationUpdate,
     schedule: z.object({ expression: z.string().min(1), timeZone: z.string().min(1).default('UTC') }).strict().nullable(),
     retention: z.object({ keep: z.union([z.number().int().min(1), z.literal('all')]) }).strict(),
   })
@@ -78,12 +80,7 @@ export function viewBackupConfig(store: Store, config: BackupConfig = readBackup
 
 /** Validates and merges an update (fields left out keep their value); returns the new view. */
 export function updateBackupConfig(store: Store, input: unknown): BackupConfigView {
-  const parsed = BackupConfigUpdate.safeParse(input)
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!
-    throw new LecternError('validation_error', `Backup config ${issue.path.join('.') || 'body'}: ${issue.message}`)
-  }
-  const update = parsed.data
+  const update = parseInput(BackupConfigUpdate, input, 'Backup config')
   const next = readBackupConfig(store)
   if (update.schedule !== undefined) {
     if (update.schedule) validateSchedule(update.schedule)
@@ -91,23 +88,7 @@ export function updateBackupConfig(store: Store, input: unknown): BackupConfigVi
   }
   if (update.retention) next.retention = update.retention
   let secret: string | undefined
-  if (update.destination?.type === 'dir') {
-    const dir = update.destination.path ?? null
-    if (dir !== null && !path.isAbsolute(dir)) throw new LecternError('validation_error', `Backup directory "${dir}" must be an absolute path.`)
-    next.destination = { type: 'dir', path: dir }
-  } else if (update.destination?.type === 's3') {
-    const { secretAccessKey, ...s3 } = update.destination
-    next.destination = {
-      type: 's3',
-      bucket: s3.bucket,
-      region: s3.region || 'us-east-1',
-      accessKeyId: s3.accessKeyId ?? '',
-      endpoint: s3.endpoint ?? '',
-      forcePathStyle: s3.forcePathStyle ?? false,
-      prefix: normalisePrefix(s3.prefix ?? ''),
-    }
-    secret = secretAccessKey
-  }
+  if (update.destination) ({ destination: next.destination, secret } = resolveDestination(update.destination))
   // One transaction: a reader never sees the new destination with the old secret.
   store.db.transaction(() => {
     store.settings.set(CONFIG_SETTING, next)
@@ -115,6 +96,52 @@ export function updateBackupConfig(store: Store, input: unknown): BackupConfigVi
     else if (secret !== undefined) store.settings.set(SECRET_SETTING, store.secrets.seal(secret))
   })()
   return viewBackupConfig(store, next)
+}
+
+function parseInput<T extends z.ZodTypeAny>(schema: T, input: unknown, what: string): z.output<T> {
+  const parsed = schema.safeParse(input)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!
+    throw new LecternError('validation_error', `${what} ${issue.path.join('.') || 'body'}: ${issue.message}`)
+  }
+  return parsed.data
+}
+
+/** A destination update as it is stored, with the secret it carries (undefined: keep the stored one). */
+function resolveDestination(update: z.output<typeof DestinationUpdate>): { destination: BackupConfig['destination']; secret: string | undefined } {
+  if (update.type === 'dir') {
+    const dir = update.path ?? null
+    if (dir !== null && !path.isAbsolute(dir)) throw new LecternError('validation_error', `Backup directory "${dir}" must be an absolute path.`)
+    return { destination: { type: 'dir', path: dir }, secret: undefined }
+  }
+  const { secretAccessKey, ...s3 } = update
+  return {
+    destination: {
+      type: 's3',
+      bucket: s3.bucket,
+      region: s3.region || 'us-east-1',
+      accessKeyId: s3.accessKeyId ?? '',
+      endpoint: s3.endpoint ?? '',
+      forcePathStyle: s3.forcePathStyle ?? false,
+      prefix: normalisePrefix(s3.prefix ?? ''),
+    },
+    secret: secretAccessKey,
+  }
+}
+
+/**
+ * The destination an update describes, without storing it (to test it first). An S3 secret left
+ * out is the stored one, an empty one none (the default credential chain).
+ */
+export function openProposedDestination(store: Store, input: unknown): Destination {
+  const { destination, secret } = resolveDestination(parseInput(DestinationUpdate, input, 'Backup destination'))
+  if (destination.type === 'dir') return directoryDestination(destination.path ?? store.paths.backups)
+  return s3Destination({ ...destination, secretAccessKey: secret ?? storedSecret(store) }, store.paths.backupWork + '-outgoing')
+}
+
+function storedSecret(store: Store): string {
+  const sealed = store.settings.get<string>(SECRET_SETTING)
+  return sealed ? store.secrets.open(sealed) : ''
 }
 
 /**
@@ -128,14 +155,13 @@ export function openDestination(store: Store, target?: string): Destination {
   const d = config.destination
   if (!parsedTarget && d.type === 'dir') return directoryDestination(d.path ?? store.paths.backups)
   const s3 = d.type === 's3' ? d : { region: 'us-east-1', accessKeyId: '', endpoint: '', forcePathStyle: false }
-  const sealed = store.settings.get<string>(SECRET_SETTING)
   return s3Destination(
     {
       bucket: parsedTarget?.kind === 's3' ? parsedTarget.bucket : (d as S3Config).bucket,
       prefix: parsedTarget?.kind === 's3' ? parsedTarget.prefix : (d as S3Config).prefix,
       region: s3.region,
       accessKeyId: s3.accessKeyId,
-      secretAccessKey: sealed ? store.secrets.open(sealed) : '',
+      secretAccessKey: storedSecret(store),
       endpoint: s3.endpoint,
       forcePathStyle: s3.forcePathStyle,
     },

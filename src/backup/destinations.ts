@@ -13,6 +13,7 @@ import type { Readable } from 'node:stream'
 import type { S3ClientConfig } from '@aws-sdk/client-s3'
 import { isDiskFull } from '../disk-full.js'
 import { isLecternError, LecternError } from '../errors.js'
+import { randomBytes } from 'node:crypto'
 import { makeDirectory } from '../make-dir.js'
 import { outboundNodeAgent } from '../net/outbound.js'
 import { archiveTime, isArchiveName } from './names.js'
@@ -33,6 +34,11 @@ export interface Destination {
   list(): Promise<ArchiveInfo[]>
   download(name: string): Promise<Readable>
   remove(name: string): Promise<void>
+  /**
+   * Checks that a backup could be delivered here: lists, writes a small probe object and removes
+   * it. Throws `validation_error` naming the step that failed and the reason.
+   */
+  probe(): Promise<void>
 }
 
 export interface S3Settings {
@@ -44,6 +50,9 @@ export interface S3Settings {
   forcePathStyle: boolean
   prefix: string
 }
+
+/** Never an archive name, so a probe left behind by a crash is neither listed nor pruned. */
+const probeName = () => `.lectern-probe-${randomBytes(6).toString('hex')}`
 
 function checkName(name: string): void {
   if (!isArchiveName(name)) throw new LecternError('validation_error', `"${name}" is not a Lectern archive name (lectern-backup-YYYY-MM-DDTHH-MM-SS.tar.gz).`)
@@ -89,6 +98,17 @@ export function directoryDestination(dir: string): Destination {
     async remove(name) {
       checkName(name)
       await fsp.unlink(path.join(root, name))
+    },
+    async probe() {
+      prepareArchiveDir(root)
+      const file = path.join(root, probeName())
+      try {
+        await fsp.readdir(root)
+        await fsp.writeFile(file, 'lectern destination probe\n', { flag: 'wx' })
+        await fsp.unlink(file)
+      } catch (err) {
+        throw archiveDirError(err, root)
+      }
     },
   }
 }
@@ -222,6 +242,23 @@ export function s3Destination(settings: S3Settings, stagingDir: string): Destina
       checkName(name)
       const { client, s3 } = await connected()
       await client.send(new s3.DeleteObjectCommand({ Bucket: settings.bucket, Key: key(name) }))
+    },
+    async probe() {
+      const { client, s3 } = await connected()
+      const probeKey = key(probeName())
+      const step = async (what: string, send: () => Promise<unknown>) => {
+        try {
+          await send()
+        } catch (err) {
+          const e = err as Error
+          throw new LecternError('validation_error', `The S3 destination ${label} cannot be ${what}: ${e.name}: ${e.message}`, {}, { cause: err })
+        }
+      }
+      // One page of the listing a backup's retention reads. (Asking for one key only trips s3rver,
+      // and perhaps other S3-compatible stores, once the prefix holds several objects.)
+      await step('listed', () => client.send(new s3.ListObjectsV2Command({ Bucket: settings.bucket, Prefix: prefix })))
+      await step('written', () => client.send(new s3.PutObjectCommand({ Bucket: settings.bucket, Key: probeKey, Body: 'lectern destination probe\n' })))
+      await step('cleaned up (the probe object could not be removed)', () => client.send(new s3.DeleteObjectCommand({ Bucket: settings.bucket, Key: probeKey })))
     },
   }
 }

@@ -2,6 +2,7 @@
  * Backup schedules: a preset or a 5-field cron expression in a time zone. Validation refuses what
  * node-cron would accept but never fire (`0 0 31 2 *`), so a saved schedule always runs.
  */
+import { Cron } from 'croner'
 import cron, { type ScheduledTask } from 'node-cron'
 import { validationError } from '../errors.js'
 
@@ -38,6 +39,17 @@ export function validateSchedule(schedule: Schedule): string {
     throw validationError(`Unknown time zone "${schedule.timeZone}"; use an IANA name such as UTC or Europe/Berlin.`)
   }
   return cronText
+}
+
+/**
+ * The next `count` times a schedule fires, after `from`. node-cron cannot say when it will fire
+ * next, so croner computes them, told to match a day as node-cron does: by both day of month
+ * and day of week (croner's default, like Vixie cron, is either).
+ */
+export function nextRuns(schedule: Schedule, count: number, from: Date = new Date()): string[] {
+  const cronText = validateSchedule(schedule)
+  const pattern = new Cron(cronText, { timezone: schedule.timeZone, domAndDow: true, paused: true })
+  return pattern.nextRuns(count, from).map((date) => date.toISOString())
 }
 
 /** February counts 29: a schedule on the 29th still fires in leap years. */

@@ -5,6 +5,7 @@
  * the worker thread, naming its library.
  */
 import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import { execa } from 'execa'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { openStore } from '../../src/store/index.js'
@@ -102,14 +103,18 @@ describe('server logs', () => {
     expect(completed?.level).toBe(20)
   })
 
-  it('on a terminal: pretty lines, unless --log-format json', async () => {
-    const pretty = await serveOnTerminal([])
+  it('on a terminal: pretty lines and the setup token, unless --log-format json', async () => {
+    const { output: pretty, dataDir } = await serveOnTerminal([])
+    // A fresh install: a person at the terminal is shown the setup token, which is also in its file.
+    const token = readFileSync(path.join(dataDir, 'setup-token'), 'utf8').trim()
+    expect(pretty).toContain(`Setup token: ${token}`)
+    expect(pretty).toContain('No admin yet: open http://127.0.0.1:')
     expect(pretty).toContain(`INFO`)
     expect(pretty).toContain(`Lectern ${APP_VERSION} starting`)
     expect(pretty).toContain('Lectern stopped')
     expect(pretty.split(/\r?\n/).filter((l) => l.startsWith('{'))).toEqual([])
 
-    const json = await serveOnTerminal(['--log-format', 'json'])
+    const { output: json } = await serveOnTerminal(['--log-format', 'json'])
     const lines = json.split(/\r?\n/).filter((l) => l.trim() !== '')
     expect(lines.length).toBeGreaterThan(2)
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow()
@@ -122,7 +127,7 @@ describe('server logs', () => {
  * SIGTERM (sent to the server itself: script's child, which `exec` made the server) and returns
  * what the terminal showed.
  */
-async function serveOnTerminal(args: string[]): Promise<string> {
+async function serveOnTerminal(args: string[]): Promise<{ output: string; dataDir: string }> {
   const dataDir = await tmpDataDir()
   const port = await freePort()
   const command = ['exec', 'node', 'bin/run.js', 'serve', '--data-dir', dataDir, '--port', String(port), ...args].join(' ')
@@ -139,5 +144,5 @@ async function serveOnTerminal(args: string[]): Promise<string> {
   process.kill(serverPid, 'SIGTERM')
   const { exitCode, stdout } = await script
   expect(exitCode).toBe(0)
-  return String(stdout)
+  return { output: String(stdout), dataDir }
 }

@@ -9,6 +9,7 @@ import { api, type Session } from './api'
 import { ErrorNote } from './components'
 import { useLoad } from './hooks'
 import { AccountPage } from './pages/account'
+import { BackupsPage } from './pages/backups'
 import { KeysPage } from './pages/keys'
 import { LibrariesPage } from './pages/libraries'
 import { LibraryPage } from './pages/library'
@@ -24,6 +25,7 @@ const NAV = [
   { href: '/keys', label: 'API keys' },
   { href: '/usage', label: 'Usage' },
   { href: '/transfer', label: 'Import/export' },
+  { href: '/backups', label: 'Backups' },
   { href: '/settings', label: 'Settings' },
   { href: '/account', label: 'Account' },
 ]
@@ -97,6 +99,7 @@ function Shell({ session, onSignedOut }: { session: Session; onSignedOut: () => 
           <Route path="/settings" component={SettingsPage} />
           <Route path="/usage" component={UsagePage} />
           <Route path="/transfer" component={() => <TransferPage mode={session.mode} />} />
+          <Route path="/backups" component={BackupsPage} />
           <Route path="/account" component={() => <AccountPage email={session.user!.email} />} />
           <Route default component={NotFound} />
         </Router>

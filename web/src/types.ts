@@ -85,3 +85,74 @@ export interface ExportableList {
   total: number
   max: number
 }
+
+export interface BackupArchive {
+  name: string
+  size: number
+  createdAt: string
+  destination: string
+}
+
+export interface BackupResult {
+  ok: boolean
+  trigger: string
+  startedAt: string
+  finishedAt: string
+  durationMs: number
+  destination: string
+  name?: string
+  size?: number
+  partialLibraries?: string[]
+  code?: string
+  error?: string
+  interrupted?: boolean
+}
+
+export interface LastRestore {
+  state: 'applied' | 'failed'
+  archive: string
+  at: string
+  code?: string
+  reason?: string
+  movedTo?: string
+}
+
+export interface BackupStatus {
+  running: boolean
+  startedAt: string | null
+  trigger: string | null
+  last: BackupResult | null
+  lastRestore: LastRestore | null
+}
+
+export interface ArchiveSummary {
+  name: string
+  createdAt: string
+  appVersion: string
+  schemaVersion: string
+  libraries: Array<{ id: string; versions: Array<{ tag: string; state: string; snippets: number }>; partial: boolean }>
+  members: number
+  bytes: number
+}
+
+export interface S3DestinationView {
+  type: 's3'
+  bucket: string
+  region: string
+  accessKeyId: string
+  endpoint: string
+  forcePathStyle: boolean
+  prefix: string
+  secretSet: boolean
+}
+
+export interface BackupConfigView {
+  destination: { type: 'dir'; path: string } | S3DestinationView
+  schedule: { expression: string; timeZone: string } | null
+  retention: { keep: number | 'all' }
+}
+
+export interface ScheduleNext {
+  presets: Record<string, string>
+  next: string[]
+}
