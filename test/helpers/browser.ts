@@ -38,9 +38,13 @@ export async function openPage(baseURL: string): Promise<WatchedPage> {
     // An API refusal the page shows (a wrong password's 401) is logged by Chromium too: not a fault.
     if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) problems.push(message.text())
   })
-  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`))
+  // An API call may fail on purpose (a server restarting after a restore): the page handles those.
+  const isAsset = (url: string) => new URL(url).pathname.startsWith('/assets/')
+  page.on('requestfailed', (request) => {
+    if (isAsset(request.url())) problems.push(`asset ${request.url()}: ${request.failure()?.errorText ?? 'failed'}`)
+  })
   page.on('response', (response) => {
-    if (new URL(response.url()).pathname.startsWith('/assets/') && response.status() >= 400) problems.push(`asset ${response.url()}: ${response.status()}`)
+    if (isAsset(response.url()) && response.status() >= 400) problems.push(`asset ${response.url()}: ${response.status()}`)
   })
   page.on('pageerror', (err) => problems.push(`${err.name}: ${err.message}`))
   return { page, problems }
