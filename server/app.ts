@@ -24,6 +24,7 @@ import exportRoute from './routes/airgap/export.js'
 import importRoute from './routes/airgap/import.js'
 import settingsRoutes from './routes/airgap/settings.js'
 import backupRoutes from './routes/backup.js'
+import dashboardConnections from './routes/dashboard/connections.js'
 import dashboardDocPages from './routes/dashboard/doc-pages.js'
 import dashboardKeys from './routes/dashboard/keys.js'
 import dashboardLibraries from './routes/dashboard/libraries.js'
@@ -149,6 +150,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(dashboardPassword)
       await api.register(dashboardDocPages)
       await api.register(dashboardSettings)
+      await api.register(dashboardConnections)
     },
     { prefix: '/api' },
   )

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import { LecternCommand } from '../../cli/run.js'
 import { LecternError } from '../../src/errors.js'
+import { addConnection } from '../../src/connections.js'
 import { NOTION_API_URL, type Connection, type ConnectionKind } from '../../src/store/connections.js'
 
 async function readStdin(): Promise<string> {
@@ -36,8 +37,9 @@ Confluence Cloud (atlassian.net) needs --email with an API token; Data Center ta
     const { args, flags } = await this.parse(ConnectionsAdd)
     const kind = args.kind as ConnectionKind
     const token = await this.readToken(flags)
-    const baseUrl = this.resolveBaseUrl(kind, flags)
-    const created = await this.withRuntime(flags, 'write', (rt) => rt.store.connections.create({ kind, name: flags.name, baseUrl, email: flags.email, token }))
+    const created = await this.withRuntime(flags, 'write', (rt) =>
+      addConnection(rt.store, { kind, name: flags.name, token, site: flags.site, email: flags.email, host: flags.host, apiUrl: flags['api-url'] }),
+    )
     this.log(`Stored ${kind} connection "${created.name}" for ${created.baseUrl}.`)
     return created
   }
@@ -51,18 +53,5 @@ Confluence Cloud (atlassian.net) needs --email with an API token; Data Center ta
     }
     if (flags.token) return flags.token
     throw new LecternError('validation_error', 'Give the token with --token-stdin or --token-env VAR.')
-  }
-
-  private resolveBaseUrl(kind: ConnectionKind, flags: { site?: string; host?: string; 'api-url'?: string; email?: string }): string {
-    if (kind === 'confluence') {
-      if (!flags.site) throw new LecternError('validation_error', 'A Confluence connection needs --site.')
-      if (/\.atlassian\.net/i.test(flags.site) && !flags.email) throw new LecternError('validation_error', 'Confluence Cloud API tokens need --email.')
-      return flags.site
-    }
-    if (kind === 'git') {
-      if (!flags.host) throw new LecternError('validation_error', 'A git connection needs --host.')
-      return flags.host.includes('://') ? flags.host : `https://${flags.host}`
-    }
-    return flags['api-url'] ?? NOTION_API_URL
   }
 }

@@ -79,4 +79,22 @@ describe('the Settings page', () => {
     await expect.poll(() => page.getByText(/^MCP answers: tools/).isVisible()).toBe(true)
     expect(watched.problems.filter((p) => !p.includes('401'))).toEqual([])
   }, 60_000)
+
+  it('stores a git host connection with a write-only token, and removes it', async () => {
+    const { page } = watched
+    const token = 'glpat-browserSecret987'
+    await page.getByLabel('Connection kind').selectOption('git')
+    await page.getByLabel('Name', { exact: true }).fill('gitlab')
+    await page.getByLabel('Host', { exact: true }).fill('gitlab.example.com')
+    await page.getByLabel('Token (write-only)').fill(token)
+    await page.getByRole('button', { name: 'Add connection' }).click()
+    const row = page.getByRole('row', { name: /gitlab/ })
+    await expect.poll(() => row.textContent()).toContain('https://gitlab.example.com')
+    expect(await page.getByLabel('Token (write-only)').inputValue()).toBe('')
+    expect(await page.content()).not.toContain(token)
+    expect(JSON.parse((await lectern('connections', 'list', '--json')).stdout)).toEqual([expect.objectContaining({ name: 'gitlab', kind: 'git' })])
+    await page.getByRole('button', { name: 'Remove connection gitlab' }).click()
+    await expect.poll(() => page.getByText('No connections yet.').isVisible()).toBe(true)
+    expect(watched.problems.filter((p) => !p.includes('401'))).toEqual([])
+  })
 })

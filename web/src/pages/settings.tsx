@@ -8,6 +8,7 @@ import { api, query } from '../api'
 import { ErrorNote, formatDate } from '../components'
 import { useAction, useLoad } from '../hooks'
 import type { JobRow } from '../types'
+import { ConnectionsSection } from './settings-connections'
 import { McpSection } from './settings-mcp'
 
 interface Embedding {
@@ -39,6 +40,7 @@ export function SettingsPage() {
       <ErrorNote error={settings.error} />
       <EmbeddingSection />
       {settings.data ? <McpSection requireKey={settings.data.mcp.requireKey} onChange={settings.reload} /> : null}
+      <ConnectionsSection />
       {settings.data ? (
         <section aria-labelledby="rate-limits">
           <h2 id="rate-limits">Rate limits</h2>

@@ -1,0 +1,127 @@
+/** Stored connections: what Confluence, Notion and private git sources read through; tokens write-only. */
+import { useState } from 'preact/hooks'
+import { api } from '../api'
+import { Empty, ErrorNote, formatDate } from '../components'
+import { useAction, useLoad } from '../hooks'
+
+interface Connection {
+  id: number
+  kind: 'confluence' | 'notion' | 'git'
+  name: string
+  baseUrl: string
+  email: string | null
+  createdAt: string
+}
+
+export function ConnectionsSection() {
+  const list = useLoad(() => api<{ connections: Connection[] }>('GET', '/api/connections'), [])
+  const [kind, setKind] = useState<Connection['kind']>('git')
+  const add = useAction(async (form: HTMLFormElement) => {
+    const data = new FormData(form)
+    const body: Record<string, string> = { kind }
+    for (const field of ['name', 'token', 'site', 'email', 'host', 'apiUrl']) {
+      const value = String(data.get(field) ?? '').trim()
+      if (value) body[field] = value
+    }
+    await api('POST', '/api/connections', body)
+    form.reset()
+    list.reload()
+  })
+  const remove = useAction(async (name: string) => {
+    await api('DELETE', `/api/connections/${encodeURIComponent(name)}`)
+    list.reload()
+  })
+  return (
+    <section aria-labelledby="connections">
+      <h2 id="connections">Connections</h2>
+      <p class="muted">Confluence sites, Notion workspaces and private git hosts that sources read through. Tokens are stored encrypted and never shown again.</p>
+      {list.data && list.data.connections.length === 0 ? <Empty>No connections yet.</Empty> : null}
+      {list.data && list.data.connections.length > 0 ? (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Where</th>
+              <th scope="col">Added</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.connections.map((c) => (
+              <tr key={c.id}>
+                <td>{c.name}</td>
+                <td>{c.kind}</td>
+                <td class="break">
+                  {c.baseUrl}
+                  {c.email ? ` (${c.email})` : ''}
+                </td>
+                <td>{formatDate(c.createdAt)}</td>
+                <td>
+                  <button class="secondary outline small" onClick={() => void remove.run(c.name)} aria-label={`Remove connection ${c.name}`}>
+                    Remove
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <form
+        onSubmit={(event) => {
+          event.preventDefault()
+          void add.run(event.currentTarget)
+        }}
+      >
+        <fieldset class="grid">
+          <label>
+            Kind
+            <select aria-label="Connection kind" value={kind} onChange={(event) => setKind(event.currentTarget.value as Connection['kind'])}>
+              <option value="git">Git host</option>
+              <option value="confluence">Confluence</option>
+              <option value="notion">Notion</option>
+            </select>
+          </label>
+          <label>
+            Name
+            <input name="name" required pattern="[A-Za-z0-9._\-]+" placeholder="e.g. gitlab" />
+          </label>
+        </fieldset>
+        {kind === 'git' ? (
+          <label>
+            Host
+            <input name="host" required placeholder="gitlab.example.com" />
+          </label>
+        ) : null}
+        {kind === 'confluence' ? (
+          <fieldset class="grid">
+            <label>
+              Site URL
+              <input name="site" type="url" required placeholder="https://acme.atlassian.net" />
+            </label>
+            <label>
+              Email (Confluence Cloud)
+              <input name="email" type="email" />
+            </label>
+          </fieldset>
+        ) : null}
+        {kind === 'notion' ? (
+          <label>
+            API URL (optional, e.g. a proxy)
+            <input name="apiUrl" type="url" placeholder="https://api.notion.com" />
+          </label>
+        ) : null}
+        <label>
+          Token (write-only)
+          <input name="token" type="password" required autocomplete="off" />
+        </label>
+        <ErrorNote error={add.error ?? remove.error ?? list.error} />
+        <button type="submit" aria-busy={add.busy} disabled={add.busy}>
+          Add connection
+        </button>
+      </form>
+    </section>
+  )
+}
