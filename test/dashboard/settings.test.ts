@@ -11,6 +11,7 @@ import { PROJECT_ROOT } from '../helpers/cli.js'
 import { createAdmin, signIn } from '../helpers/dashboard-admin.js'
 import { gitRedirectEnv, makeGitRepo } from '../helpers/git.js'
 import { ollamaStandIn } from '../helpers/ollama.js'
+import { confluenceStandIn, type StandIn } from '../helpers/workspace-standins.js'
 import { startServer, type ServerProcess } from '../helpers/server.js'
 import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 
@@ -18,6 +19,8 @@ let server: ServerProcess
 let dataDir: string
 let ollama: string
 let watched: WatchedPage
+let confluence: StandIn
+const ATLASSIAN_TOKEN = 'atlassianDashboardT0ken'
 
 const lectern = (...args: string[]) => execa(process.execPath, ['bin/run.js', ...args, '--data-dir', dataDir], { cwd: PROJECT_ROOT })
 
@@ -28,6 +31,10 @@ describe('the Settings page', () => {
     await new Promise<void>((resolve) => stand.server.listen(0, '127.0.0.1', resolve))
     teardown(() => new Promise<void>((resolve) => stand.server.close(() => resolve())))
     ollama = `http://127.0.0.1:${(stand.server.address() as AddressInfo).port}`
+    // A loopback server speaking the Confluence Data Center REST subset Lectern reads (Confluence cannot run here).
+    confluence = await confluenceStandIn({ flavor: 'datacenter', spaceKey: 'DOCS', token: ATLASSIAN_TOKEN, pages: [
+      { id: '123456', title: 'Deploy guide', storage: '<h2>Roll out a release</h2><p>Roll out with the deploy script, one region at a time:</p><ac:structured-macro ac:name="code"><ac:parameter ac:name="language">bash</ac:parameter><ac:plain-text-body><![CDATA[./deploy.sh --region eu-west-1]]></ac:plain-text-body></ac:structured-macro>' },
+    ] }, teardown)
     const repos = await tmpDir('lectern-repos-', teardown)
     await makeGitRepo({ 'docs/guide.md': '# Guide\n\n## Draw\n\nDraw a widget.\n\n```js\ndrawWidget()\n```\n' }, { parent: repos, name: 'widgets' })
     dataDir = await tmpDataDir(teardown)
@@ -43,13 +50,14 @@ describe('the Settings page', () => {
     await signIn(page, '/settings')
     await expect.poll(() => page.getByText('Now: hash').isVisible()).toBe(true)
     await page.getByLabel('Provider', { exact: true }).selectOption('ollama')
-    await page.getByLabel('Model').fill('all-minilm')
-    await page.getByLabel('Host').fill(ollama)
+    const embedding = page.getByRole('region', { name: 'Embedding provider' })
+    await embedding.getByLabel('Model').fill('all-minilm')
+    await embedding.getByLabel('Host').fill(ollama)
     await page.getByRole('button', { name: 'Switch and re-embed' }).click()
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('all-minilm')
     await expect.poll(() => page.getByText('Now: hash').isVisible()).toBe(true)
 
-    await page.getByLabel('Model').fill('nomic-embed-text')
+    await embedding.getByLabel('Model').fill('nomic-embed-text')
     await page.getByRole('button', { name: 'Switch and re-embed' }).click()
     await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Embedding provider set to ollama nomic-embed-text')
     await expect.poll(() => page.getByText(/^Now: ollama nomic-embed-text at/).isVisible()).toBe(true)
@@ -83,18 +91,46 @@ describe('the Settings page', () => {
   it('stores a git host connection with a write-only token, and removes it', async () => {
     const { page } = watched
     const token = 'glpat-browserSecret987'
-    await page.getByLabel('Connection kind').selectOption('git')
-    await page.getByLabel('Name', { exact: true }).fill('gitlab')
-    await page.getByLabel('Host', { exact: true }).fill('gitlab.example.com')
-    await page.getByLabel('Token (write-only)').fill(token)
-    await page.getByRole('button', { name: 'Add connection' }).click()
+    const connections = page.getByRole('region', { name: 'Connections' })
+    await connections.getByLabel('Connection kind').selectOption('git')
+    await connections.getByLabel('Name', { exact: true }).fill('gitlab')
+    await connections.getByLabel('Host', { exact: true }).fill('gitlab.example.com')
+    await connections.getByLabel('Token (write-only)').fill(token)
+    await connections.getByRole('button', { name: 'Add connection' }).click()
     const row = page.getByRole('row', { name: /gitlab/ })
     await expect.poll(() => row.textContent()).toContain('https://gitlab.example.com')
-    expect(await page.getByLabel('Token (write-only)').inputValue()).toBe('')
+    expect(await connections.getByLabel('Token (write-only)').inputValue()).toBe('')
     expect(await page.content()).not.toContain(token)
     expect(JSON.parse((await lectern('connections', 'list', '--json')).stdout)).toEqual([expect.objectContaining({ name: 'gitlab', kind: 'git' })])
     await page.getByRole('button', { name: 'Remove connection gitlab' }).click()
     await expect.poll(() => page.getByText('No connections yet.').isVisible()).toBe(true)
     expect(watched.problems.filter((p) => !p.includes('401'))).toEqual([])
   })
+
+  it('adds a Confluence space through a connection stored on this page, and the library answers from it', async () => {
+    const { page } = watched
+    await page.getByLabel('Connection kind').selectOption('confluence')
+    await page.getByLabel('Name', { exact: true }).fill('wiki')
+    await page.getByLabel('Site URL').fill(confluence.url)
+    await page.getByLabel('Token (write-only)').fill(ATLASSIAN_TOKEN)
+    await page.getByRole('button', { name: 'Add connection' }).click()
+    await expect.poll(() => page.getByRole('row', { name: /wiki/ }).textContent()).toContain(confluence.url)
+
+    await page.getByRole('link', { name: 'Libraries' }).first().click()
+    await page.getByText('Add a library').click()
+    await page.getByLabel('Source').selectOption('confluence')
+    await page.getByLabel('Space key').fill('DOCS')
+    await page.getByLabel('Title', { exact: true }).fill('Ops wiki')
+    await page.getByRole('button', { name: 'Add', exact: true }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/Queued \//)
+    const id = (await page.getByRole('status').getByRole('link').first().textContent())!
+    await expect.poll(() => page.getByRole('row', { name: new RegExp(id) }).textContent(), { timeout: 30_000 }).toContain('ready')
+    // Workspace libraries are private: a caller with a key sees them.
+    const { key } = JSON.parse((await lectern('keys', 'create', '--name', 'wiki-reader', '--json')).stdout) as { key: string }
+    const answer = await fetch(`${server.url}/api/v2/context?${new URLSearchParams({ libraryId: id, query: 'roll out a release' })}`, { headers: { authorization: `Bearer ${key}` } })
+    expect(await answer.text(), id).toContain('./deploy.sh --region eu-west-1')
+    expect(confluence.requests.every((r) => r.authorization === `Bearer ${ATLASSIAN_TOKEN}`)).toBe(true)
+    expect(await page.content()).not.toContain(ATLASSIAN_TOKEN)
+    expect(watched.problems.filter((p) => !p.includes('401'))).toEqual([])
+  }, 60_000)
 })

@@ -5,9 +5,15 @@
 import { useState } from 'preact/hooks'
 import { api } from '../api'
 import { ErrorNote } from '../components'
-import { useAction } from '../hooks'
+import { useAction, useLoad } from '../hooks'
 
-type Source = 'git' | 'openapi' | 'openapi-upload' | 'llmstxt' | 'website'
+type Source = 'git' | 'openapi' | 'openapi-upload' | 'llmstxt' | 'website' | 'confluence' | 'notion'
+
+interface StoredConnection {
+  kind: string
+  name: string
+  baseUrl: string
+}
 
 const SOURCES: Array<{ value: Source; label: string }> = [
   { value: 'git', label: 'Git repository' },
@@ -15,7 +21,12 @@ const SOURCES: Array<{ value: Source; label: string }> = [
   { value: 'openapi-upload', label: 'OpenAPI spec (file)' },
   { value: 'llmstxt', label: 'llms.txt' },
   { value: 'website', label: 'Website' },
+  { value: 'confluence', label: 'Confluence space (stored connection)' },
+  { value: 'notion', label: 'Notion pages (stored connection)' },
 ]
+
+/** Page IDs as typed: separated by commas, spaces or lines. */
+const idsOf = (text: string): string[] => text.split(/[\s,]+/).filter(Boolean)
 
 /** The host decides the API's source kind; any other host is plain git. */
 function gitKind(url: string): string {
@@ -32,9 +43,10 @@ function gitKind(url: string): string {
   return 'git'
 }
 
-async function submit(source: Source, form: HTMLFormElement): Promise<{ libraryName: string; message?: string }> {
+async function submit(source: Source, form: HTMLFormElement, connections: StoredConnection[]): Promise<{ libraryName: string; message?: string }> {
   const data = new FormData(form)
   const text = (name: string) => String(data.get(name) ?? '').trim()
+  const connection = connections.find((c) => c.name === text('connection'))
   switch (source) {
     case 'git': {
       const url = text('url')
@@ -53,14 +65,35 @@ async function submit(source: Source, form: HTMLFormElement): Promise<{ libraryN
       return api('POST', '/api/v2/add/llmstxt', { llmstxtUrl: text('url') })
     case 'website':
       return api('POST', '/api/v2/add/website', { websiteUrl: text('url'), ...(data.get('render') === 'on' ? { render: true } : {}) })
+    // Context7's bodies name an OAuth workspace; Lectern matches them to the connection chosen here.
+    case 'confluence':
+      return api('POST', '/api/v2/add/confluence', {
+        cloudId: connection?.name ?? '',
+        siteUrl: connection?.baseUrl ?? '',
+        spaceKey: text('spaceKey'),
+        spaceName: text('spaceKey'),
+        ...(text('pageIds') ? { pageIds: idsOf(text('pageIds')) } : {}),
+        title: text('title'),
+        description: text('description'),
+      })
+    case 'notion':
+      return api('POST', '/api/v2/add/notion', {
+        workspaceId: connection?.name ?? '',
+        workspaceName: connection?.name ?? '',
+        pageIds: idsOf(text('pageIds')),
+        title: text('title'),
+        description: text('description'),
+      })
   }
 }
 
 export function AddLibrary({ onAdded }: { onAdded: (libraryName: string) => void }) {
   const [source, setSource] = useState<Source>('git')
   const [added, setAdded] = useState<string>()
+  const connections = useLoad(() => api<{ connections: StoredConnection[] }>('GET', '/api/connections'), [])
+  const usable = (connections.data?.connections ?? []).filter((c) => c.kind === source)
   const add = useAction(async (form: HTMLFormElement) => {
-    const result = await submit(source, form)
+    const result = await submit(source, form, usable)
     setAdded(result.libraryName)
     form.reset()
     onAdded(result.libraryName)
@@ -86,7 +119,9 @@ export function AddLibrary({ onAdded }: { onAdded: (libraryName: string) => void
             ))}
           </select>
         </label>
-        {source === 'openapi-upload' ? (
+        {source === 'confluence' || source === 'notion' ? (
+          <WorkspaceFields source={source} connections={usable} />
+        ) : source === 'openapi-upload' ? (
           <>
             <label>
               Spec file (JSON or YAML)
@@ -134,5 +169,47 @@ export function AddLibrary({ onAdded }: { onAdded: (libraryName: string) => void
         </button>
       </form>
     </details>
+  )
+}
+
+function WorkspaceFields({ source, connections }: { source: 'confluence' | 'notion'; connections: StoredConnection[] }) {
+  if (connections.length === 0) {
+    return (
+      <p class="muted">
+        No {source === 'confluence' ? 'Confluence' : 'Notion'} connection is stored yet: add one under <a href="/settings">Settings</a>, Connections.
+      </p>
+    )
+  }
+  return (
+    <>
+      <label>
+        Connection
+        <select name="connection" aria-label="Connection" required>
+          {connections.map((c) => (
+            <option key={c.name} value={c.name}>
+              {c.name} ({c.baseUrl})
+            </option>
+          ))}
+        </select>
+      </label>
+      {source === 'confluence' ? (
+        <label>
+          Space key
+          <input name="spaceKey" required placeholder="DOCS" />
+        </label>
+      ) : null}
+      <label>
+        {source === 'confluence' ? 'Page IDs (optional: the whole space when empty)' : 'Page IDs'}
+        <input name="pageIds" required={source === 'notion'} placeholder="comma-separated" />
+      </label>
+      <label>
+        Title
+        <input name="title" required />
+      </label>
+      <label>
+        Description
+        <input name="description" />
+      </label>
+    </>
   )
 }
