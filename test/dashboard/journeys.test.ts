@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { openPage, screenshot, type WatchedPage } from '../helpers/browser.js'
+import { openPage, screenshot, unlabelledControls, type WatchedPage } from '../helpers/browser.js'
 import { gitRedirectEnv, makeGitRepo } from '../helpers/git.js'
 import { startServer, type ServerProcess } from '../helpers/server.js'
 import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
@@ -134,6 +134,29 @@ describe('the dashboard, as an operator uses it', () => {
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('Wrong email or password')
     await page.getByLabel('Password', { exact: true }).fill(NEW_PASSWORD)
     await page.getByRole('button', { name: 'Sign in' }).click()
+    await expect.poll(() => page.getByRole('heading', { name: 'Libraries' }).isVisible()).toBe(true)
+    settle()
+  })
+
+  it('names every control on every page, and signs in with the keyboard alone', async () => {
+    for (const link of ['Libraries', 'Parse Queue', 'API keys', 'Usage', 'Import/export', 'Backups', 'Settings', 'Account']) {
+      await page.getByRole('link', { name: link, exact: true }).click()
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).first().isVisible()).toBe(true)
+      expect(await unlabelledControls(page), link).toEqual([])
+    }
+    await page.getByRole('link', { name: 'Libraries', exact: true }).click()
+    await page.getByRole('link', { name: '/acme/widgets' }).click()
+    await expect.poll(() => page.getByRole('heading', { name: 'Try it' }).isVisible()).toBe(true)
+    expect(await unlabelledControls(page), 'the library page').toEqual([])
+
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await expect.poll(() => page.getByRole('heading', { name: 'Sign in to Lectern' }).isVisible()).toBe(true)
+    expect(await unlabelledControls(page), 'sign-in').toEqual([])
+    await page.keyboard.press('Tab')
+    await page.keyboard.type(EMAIL)
+    await page.keyboard.press('Tab')
+    await page.keyboard.type(NEW_PASSWORD)
+    await page.keyboard.press('Enter')
     await expect.poll(() => page.getByRole('heading', { name: 'Libraries' }).isVisible()).toBe(true)
     settle()
   })

@@ -57,3 +57,15 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(dir, { recursive: true })
   await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true })
 }
+
+/** Form controls on the page that a screen reader could not name: no label, no aria-label, no text. */
+export function unlabelledControls(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll<HTMLElement>('input:not([type=hidden]), select, textarea, button')]
+      .filter((control) => {
+        const labelled = (control as HTMLInputElement).labels?.length || control.getAttribute('aria-label') || control.getAttribute('aria-labelledby')
+        return !labelled && !(control.tagName === 'BUTTON' && control.textContent?.trim())
+      })
+      .map((control) => control.outerHTML.slice(0, 120)),
+  )
+}
