@@ -48,12 +48,19 @@ async function checkPassword(password: string, stored: string): Promise<boolean>
   return timingSafeEqual(actual, expected)
 }
 
+/** Fewer different characters than this is a repeated pattern (`aaaaaaaaaaaa`, `abababababab`), however long. */
+const MIN_DISTINCT_CHARACTERS = 5
+
 /**
- * The one password rule, for every way a password is set (`lectern admin create`, a change of
- * one's own): 12 characters at least, since length is what makes a password hard to guess.
+ * The one password rule, for every way a password is set (`lectern admin create`, first-run
+ * setup, a change of one's own): 12 characters at least, since length is what makes a password
+ * hard to guess, and not a character or two repeated, which makes length worthless.
  */
 function requireStrongPassword(password: string): void {
   if (password.length < 12) throw new LecternError('validation_error', 'A password must have at least 12 characters.')
+  if (new Set(password).size < MIN_DISTINCT_CHARACTERS) {
+    throw new LecternError('validation_error', `A password must mix at least ${MIN_DISTINCT_CHARACTERS} different characters; a repeated pattern is easy to guess.`)
+  }
 }
 
 /** Hashed on first need, so unknown emails cost a real comparison too. */

@@ -37,6 +37,9 @@ describe('first run', () => {
     const weak = await setup(app, { token: prepared.token, email: 'ops@example.com', password: 'short' })
     expect(weak.statusCode).toBe(400)
     expect(weak.json()).toMatchObject({ error: 'validation_error', message: expect.stringMatching(/at least 12/) })
+    const repeated = await setup(app, { token: prepared.token, email: 'ops@example.com', password: 'abababababababab' })
+    expect(repeated.statusCode).toBe(400)
+    expect(repeated.json()).toMatchObject({ error: 'validation_error', message: expect.stringContaining('5 different characters') })
     expect(store.users.list()).toEqual([])
 
     // A refused password puts the token back: the operator can try again with it.

@@ -8,10 +8,15 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The error object's other fields (`redirectUrl` of a renamed library). */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message)
   }
 }
+
+/** Fired when the server says the session is gone (it expired, or signed out elsewhere): the app shows sign-in. */
+export const SESSION_ENDED = 'lectern:session-ended'
 
 export interface Session {
   user: { email: string; role: 'admin' | 'member' } | null
@@ -38,8 +43,11 @@ async function request(method: string, path: string, body?: Body): Promise<Respo
   if (response.ok) return response
   const text = await response.text()
   try {
-    const parsed = JSON.parse(text) as { error?: string; message?: string }
-    throw new ApiError(response.status, parsed.error ?? 'internal_error', parsed.message ?? text)
+    const { error, message, ...details } = JSON.parse(text) as { error?: string; message?: string }
+    if (response.status === 401 && error === 'not_authenticated' && !path.startsWith('/api/auth/') && path !== '/api/setup') {
+      window.dispatchEvent(new Event(SESSION_ENDED))
+    }
+    throw new ApiError(response.status, error ?? 'internal_error', message ?? text, details)
   } catch (err) {
     if (err instanceof ApiError) throw err
     throw new ApiError(response.status, 'internal_error', text || response.statusText)

@@ -4,8 +4,8 @@
  * (preact-iso); the server answers any of their paths with this app (server/routes/dashboard/page.ts).
  */
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso'
-import { useState } from 'preact/hooks'
-import { api, type Session } from './api'
+import { useEffect, useState } from 'preact/hooks'
+import { api, SESSION_ENDED, type Session } from './api'
 import { ErrorNote } from './components'
 import { useLoad } from './hooks'
 import { AccountPage } from './pages/account'
@@ -34,6 +34,10 @@ export function App() {
   const [generation, setGeneration] = useState(0)
   const session = useLoad(() => api<Session>('GET', '/api/session'), [generation])
   const refresh = () => setGeneration((n) => n + 1)
+  useEffect(() => {
+    window.addEventListener(SESSION_ENDED, refresh)
+    return () => window.removeEventListener(SESSION_ENDED, refresh)
+  }, [])
   if (!session.data) {
     return (
       <main class="container">

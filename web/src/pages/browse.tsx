@@ -4,6 +4,9 @@ import { api, libraryPath, query } from '../api'
 import { ErrorNote, formatNumber } from '../components'
 import { useLoad } from '../hooks'
 
+/** A page as people name it: a repository file's path rather than its URL at a commit. */
+const pageLabel = (page: string): string => /\/(?:blob|tree|src)\/[0-9a-f]{7,40}\/(.+)$/.exec(page)?.[1] ?? page
+
 interface DocPage {
   page: string
   title: string
@@ -41,7 +44,7 @@ export function Browse({ libraryId }: { libraryId: string }) {
             </option>
             {pages.data.pages.map((p) => (
               <option key={p.page} value={p.page}>
-                {p.page} ({p.snippets})
+                {pageLabel(p.page)} ({p.snippets})
               </option>
             ))}
           </select>

@@ -8,6 +8,8 @@ export function KeysPage() {
   const keys = useLoad(() => api<{ keys: KeyRow[] }>('GET', '/api/keys'), [])
   const [created, setCreated] = useState<{ name: string; key: string }>()
   const [copied, setCopied] = useState(false)
+  // Revoking breaks every tool that uses the key: it takes a second click.
+  const [confirming, setConfirming] = useState<number>()
   const create = useAction(async (form: HTMLFormElement) => {
     const name = String(new FormData(form).get('name')).trim()
     const key = await api<{ name: string; key: string }>('POST', '/api/keys', { name })
@@ -18,6 +20,7 @@ export function KeysPage() {
   })
   const revoke = useAction(async (id: number) => {
     await api('DELETE', `/api/keys/${id}`)
+    setConfirming(undefined)
     keys.reload()
   })
   const copy = async () => {
@@ -50,7 +53,7 @@ export function KeysPage() {
             The key <strong>{created.name}</strong>, shown this once:
           </p>
           <fieldset role="group">
-            <input readOnly value={created.key} aria-label="The new key" data-testid="new-key" />
+            <input readOnly value={created.key} aria-label="The new key" data-testid="new-key" class="mono" />
             <button onClick={() => void copy()}>{copied ? 'Copied' : 'Copy'}</button>
           </fieldset>
         </article>
@@ -79,9 +82,20 @@ export function KeysPage() {
                 <td>{formatDate(k.createdAt)}</td>
                 <td>{formatDate(k.lastUsedAt)}</td>
                 <td>
-                  <button class="secondary outline small" onClick={() => void revoke.run(k.id)} aria-label={`Revoke key ${k.name}`}>
-                    Revoke
-                  </button>
+                  {confirming === k.id ? (
+                    <span role="group" aria-label={`Confirm revoking ${k.name}`}>
+                      <button class="contrast small" onClick={() => void revoke.run(k.id)} aria-label={`Revoke ${k.name} now`}>
+                        Revoke now
+                      </button>{' '}
+                      <button class="secondary outline small" onClick={() => setConfirming(undefined)}>
+                        Keep
+                      </button>
+                    </span>
+                  ) : (
+                    <button class="secondary outline small" onClick={() => setConfirming(k.id)} aria-label={`Revoke key ${k.name}`}>
+                      Revoke…
+                    </button>
+                  )}
                 </td>
               </tr>
             ))}

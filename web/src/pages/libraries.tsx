@@ -17,7 +17,6 @@ interface LibrariesPage {
 export function LibrariesPage() {
   const [q, setQ] = useState('')
   const [page, setPage] = useState(1)
-  const busy = (rows: LibraryRow[] | undefined) => rows?.some((l) => l.state === 'queued' || l.state === 'processing')
   const list = useLoad(() => api<LibrariesPage>('GET', `/api/libraries${query({ q, page, pageSize: PAGE_SIZE })}`), [q, page], 3000)
   const pages = list.data ? Math.max(1, Math.ceil(list.data.total / list.data.pageSize)) : 1
   return (
@@ -43,7 +42,7 @@ export function LibrariesPage() {
       ) : null}
       {list.data && list.data.libraries.length > 0 ? (
         <div class="overflow-auto">
-          <table class="striped" aria-busy={busy(list.data.libraries) ? 'true' : undefined}>
+          <table class="striped">
             <thead>
               <tr>
                 <th scope="col">Library</th>

@@ -20,7 +20,17 @@ export function LibraryPage() {
     await api('DELETE', libraryPath(id))
     route('/libraries')
   })
-  if (!library.data) return library.error ? <ErrorNote error={library.error} /> : <p aria-busy="true">Loading {id}…</p>
+  if (!library.data) {
+    if (library.error?.code === 'library_redirected' && typeof library.error.details.redirectUrl === 'string') {
+      const to = library.error.details.redirectUrl
+      return (
+        <p>
+          {id} was renamed: it is now <a href={`/libraries${to}`}>{to}</a>.
+        </p>
+      )
+    }
+    return library.error ? <ErrorNote error={library.error} /> : <p aria-busy="true">Loading {id}…</p>
+  }
   const l = library.data
   const working = l.state === 'queued' || l.state === 'processing'
   return (
@@ -180,7 +190,7 @@ function Rename({ library, onRenamed }: { library: LibraryRow; onRenamed: (to: s
         }}
       >
         <fieldset role="group">
-          <input name="to" aria-label="New library ID" placeholder="/owner/name" required pattern="/[^/]+/[^/]+" />
+          <input name="to" aria-label="New library ID" placeholder="/owner/name" required pattern="/[^\/]+/[^\/]+" />
           <button type="submit" aria-busy={rename.busy} disabled={rename.busy}>
             Rename
           </button>

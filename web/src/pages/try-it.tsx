@@ -30,6 +30,7 @@ export function TryIt({ libraryId }: { libraryId: string }) {
   const [view, setView] = useState<'txt' | 'json'>('txt')
   const [answer, setAnswer] = useState<Answer>()
   const ask = useAction(async (question: string, tokens: string) => {
+    setAnswer(undefined)
     const params = { libraryId, query: question, tokens: tokens || undefined }
     const [txt, json] = await Promise.all([
       apiText(`/api/v2/context${query({ ...params, type: 'txt' })}`),
@@ -50,7 +51,7 @@ export function TryIt({ libraryId }: { libraryId: string }) {
       >
         <fieldset role="group">
           <input name="question" aria-label="Question" placeholder="How do I …?" required />
-          <input name="tokens" aria-label="Token budget" type="number" min={100} placeholder="tokens" class="tokens" />
+          <input name="tokens" aria-label="Token budget" type="number" min={500} placeholder="tokens" class="tokens" />
           <button type="submit" aria-busy={ask.busy} disabled={ask.busy}>
             Ask
           </button>
