@@ -43,7 +43,15 @@ export function failedVersionOf(store: Store, library: Library): LibraryVersion 
  */
 function createOrRetry(store: Store, input: NewLibrary, refusal: string): { library: Library; version: LibraryVersion } {
   const existing = store.libraries.byId(input.id)
-  if (!existing) return store.libraries.create(input)
+  if (!existing) {
+    // The same source added again after its library was renamed would index it twice.
+    const moved = store.libraries.redirectOf(input.id)
+    const renamed = moved === undefined ? undefined : store.libraries.byId(moved)
+    if (renamed && renamed.sourceUrl === input.sourceUrl) {
+      throw new LecternError('library_exists', `${input.sourceUrl} is already indexed as ${renamed.id} (renamed from ${input.id}); refresh that library instead.`)
+    }
+    return store.libraries.create(input)
+  }
   const failed = failedVersionOf(store, existing)
   if (!failed || existing.sourceKind !== input.sourceKind) throw new LecternError('library_exists', refusal)
   const active = store.jobs.activeForVersion(failed.pk)

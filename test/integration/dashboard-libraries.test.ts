@@ -170,6 +170,11 @@ describe('renaming and removing libraries', () => {
     const oldRow = await app.inject({ url: '/api/libraries/acme/widgets', cookies: admin })
     expect(oldRow.statusCode).toBe(301)
     expect(oldRow.json()).toMatchObject({ redirectUrl: '/acme/widgets-core' })
+    // Adding its source again would index it twice: refused, naming where it lives now.
+    const again = await addRepo(app, createKey(app), 'https://github.com/acme/widgets')
+    expect(again.statusCode).toBe(409)
+    expect(again.json()).toMatchObject({ error: 'library_exists', message: expect.stringContaining('already indexed as /acme/widgets-core') })
+    expect(app.runtime.store.libraries.byId('/acme/widgets')).toBeUndefined()
   })
 
   it('refuses a rename onto an existing ID (409 library_exists) or from an unknown one (404), changing nothing', async () => {
