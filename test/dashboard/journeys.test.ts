@@ -145,6 +145,14 @@ describe('the dashboard, as an operator uses it', () => {
       await expect.poll(() => page.getByRole('heading', { level: 1 }).first().isVisible()).toBe(true)
       expect(await unlabelledControls(page), link).toEqual([])
     }
+    // The questions asked on the library page count as the dashboard's in Usage (counts are written every few seconds).
+    await page.getByRole('link', { name: 'Usage', exact: true }).click()
+    await expect
+      .poll(async () => {
+        await page.reload()
+        return page.getByRole('row', { name: /\/acme\/widgets/ }).textContent()
+      }, { timeout: 20_000, interval: 1000 })
+      .toMatch(/dashboard \d+/)
     await page.getByRole('link', { name: 'Libraries', exact: true }).click()
     await page.getByRole('link', { name: '/acme/widgets' }).click()
     await expect.poll(() => page.getByRole('heading', { name: 'Try it' }).isVisible()).toBe(true)

@@ -27,8 +27,11 @@ export interface Session {
 
 type Body = Record<string, unknown> | FormData | undefined
 
+/** Names the dashboard as the client of the questions it asks, so Usage tells them from the tools'. */
+const CLIENT_HEADER = { 'x-context7-source': 'dashboard' }
+
 async function request(method: string, path: string, body?: Body): Promise<Response> {
-  const init: RequestInit = { method, credentials: 'same-origin', headers: { accept: 'application/json' } }
+  const init: RequestInit = { method, credentials: 'same-origin', headers: { accept: 'application/json', ...CLIENT_HEADER } }
   if (body instanceof FormData) init.body = body
   else if (body !== undefined) {
     init.body = JSON.stringify(body)
