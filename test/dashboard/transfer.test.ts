@@ -99,6 +99,8 @@ describe('the Import / export page', () => {
     it('without a license: shows the API refusal and how to install one, and imports nothing', async () => {
       await signIn(page, '/transfer')
       await expect.poll(() => page.getByRole('heading', { name: 'Import / export' }).isVisible()).toBe(true)
+      // Said before any upload.
+      await expect.poll(() => page.getByRole('article', { name: 'How to install a license' }).textContent()).toContain('no license is installed')
       await importFile('lectern-libraries.zip', false)
       await expect.poll(() => page.getByRole('alert').textContent()).toContain('Library import needs a valid offline license: no license is installed')
       expect(await page.getByRole('article', { name: 'How to install a license' }).textContent()).toContain('lectern license install')
@@ -119,6 +121,7 @@ describe('the Import / export page', () => {
       expect(await page.getByRole('link', { name: '/acme/widgets' }).getAttribute('href')).toBe('/libraries/acme/widgets')
       expect(await page.getByRole('status', { name: 'Import result' }).getByRole('link', { name: 'Parse Queue' }).getAttribute('href')).toBe('/queue')
       expect(await page.getByRole('alert').count()).toBe(0)
+      expect(await page.getByRole('article', { name: 'How to install a license' }).count()).toBe(0)
       await screenshot(page, 'import')
       await finalized('/acme/widgets')
       await finalized('/acme/gadgets')

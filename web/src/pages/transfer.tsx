@@ -7,7 +7,7 @@
 import { useState } from 'preact/hooks'
 import { api, ApiError, query } from '../api'
 import { ErrorNote } from '../components'
-import { useAction } from '../hooks'
+import { useAction, useLoad } from '../hooks'
 import type { ImportAnswer } from '../types'
 import { ExportPicker } from './transfer-export'
 
@@ -39,12 +39,20 @@ async function upload(file: File, force: boolean): Promise<ImportAnswer> {
 
 function ImportForm() {
   const [answer, setAnswer] = useState<ImportAnswer>()
+  // Said before an upload, not only after: import needs a valid offline license.
+  const license = useLoad(() => api<{ license?: { state: string; reason?: string; license?: { offline: boolean } } }>('GET', '/api/settings'), [])
   const importing = useAction(async (form: HTMLFormElement) => {
     const data = new FormData(form)
     setAnswer(undefined)
-    setAnswer(await upload(data.get('bundle') as File, data.get('force') === 'on'))
+    try {
+      setAnswer(await upload(data.get('bundle') as File, data.get('force') === 'on'))
+    } finally {
+      license.reload()
+    }
   })
-  const licenseMissing = importing.error?.status === 403 && /license/i.test(importing.error.message)
+  const status = license.data?.license
+  const unlicensed = status !== undefined && (status.state !== 'valid' || status.license?.offline !== true)
+  const licenseMissing = unlicensed || (importing.error?.status === 403 && /license/i.test(importing.error.message))
   return (
     <>
       <p>
@@ -71,7 +79,10 @@ function ImportForm() {
       <ErrorNote error={importing.error} />
       {licenseMissing ? (
         <article aria-label="How to install a license">
-          <p>Import needs a valid offline license on this server. Copy the license file you were given to the server, then run:</p>
+          <p>
+            Import needs a valid offline license on this server{status?.reason ? ` (now: ${status.reason})` : ''}. Install the license file you were given under{' '}
+            <a href="/settings">Settings</a>, License, or on the server:
+          </p>
           <pre>
             <code>lectern license install ./license.json --data-dir &lt;data dir&gt;</code>
           </pre>
