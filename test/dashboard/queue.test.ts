@@ -8,10 +8,12 @@ import { openPage, screenshot, type WatchedPage } from '../helpers/browser.js'
 import { createAdmin, signIn } from '../helpers/dashboard-admin.js'
 import { makeGitRepo } from '../helpers/git.js'
 import { GIT_TOKEN, startHeldGitHost, type HeldGitHost } from '../helpers/held-git.js'
+import { inspect } from '../helpers/inspect-db.js'
 import { startServer, type ServerProcess } from '../helpers/server.js'
 import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 
 let server: ServerProcess
+let dataDir: string
 let git: HeldGitHost
 let watched: WatchedPage
 
@@ -21,7 +23,7 @@ describe('the Parse Queue', () => {
     const remotes = await tmpDir('lectern-remotes-', teardown)
     await makeGitRepo({ 'docs/guide.md': '# Guide\n\n## Draw\n\nDraw a widget.\n\n```js\ndrawWidget()\n```\n' }, { parent: remotes, name: 'vault' })
     git = await startHeldGitHost(remotes, teardown)
-    const dataDir = await tmpDataDir(teardown)
+    dataDir = await tmpDataDir(teardown)
     await createAdmin(dataDir)
     server = await startServer(dataDir, git.env, teardown, { args: ['--workers', '2'] })
     watched = await openPage(server.url)
@@ -34,8 +36,14 @@ describe('the Parse Queue', () => {
     await page.getByText('Add a library').click()
     await page.getByLabel('URL', { exact: true }).fill('https://github.com/acme/vault')
     await page.getByLabel(/^Access token/).fill(GIT_TOKEN)
+    await page.getByRole('switch', { name: /^Private/ }).check()
+    await page.getByRole('switch', { name: /^Keep docs of older versions/ }).check()
     await page.getByRole('button', { name: 'Add', exact: true }).click()
     await expect.poll(() => page.getByRole('status').textContent()).toContain('Queued /acme/vault')
+    // The form's options reach the library as a script's request would set them.
+    const stored = inspect(dataDir, (db) => db.prepare("SELECT is_private, options FROM libraries WHERE id = '/acme/vault'").get()) as { is_private: number; options: string }
+    expect(stored.is_private).toBe(1)
+    expect(JSON.parse(stored.options)).toMatchObject({ skipVersionFiltering: true, generateDocs: false })
 
     await page.getByRole('link', { name: 'Parse Queue' }).first().click()
     const running = page.getByRole('article', { name: /^Job \d+$/ })
@@ -54,6 +62,7 @@ describe('the Parse Queue', () => {
     const row = page.getByRole('row', { name: /\/acme\/vault/ })
     await expect.poll(() => row.textContent()).toContain('error')
     expect(await row.textContent()).toMatch(/cancel/i)
+    expect(await row.textContent()).toContain('Private')
     expect(await page.content()).not.toContain(GIT_TOKEN)
     expect(watched.problems).toEqual([])
   }, 60_000)

@@ -51,7 +51,13 @@ async function submit(source: Source, form: HTMLFormElement, connections: Stored
     case 'git': {
       const url = text('url')
       const token = text('gitToken')
-      return api('POST', `/api/v2/add/repo/${gitKind(url)}`, { docsRepoUrl: url, ...(token ? { gitToken: token } : {}), private: data.get('private') === 'on' })
+      return api('POST', `/api/v2/add/repo/${gitKind(url)}`, {
+        docsRepoUrl: url,
+        ...(token ? { gitToken: token } : {}),
+        private: data.get('private') === 'on',
+        skipVersionFiltering: data.get('skipVersionFiltering') === 'on',
+        generateDocs: data.get('generateDocs') === 'on',
+      })
     }
     case 'openapi':
       return api('POST', '/api/v2/add/openapi', { openApiUrl: text('url') })
@@ -150,6 +156,12 @@ export function AddLibrary({ onAdded }: { onAdded: (libraryName: string) => void
             </label>
             <label>
               <input name="private" type="checkbox" role="switch" /> Private: only callers with a key see it
+            </label>
+            <label>
+              <input name="skipVersionFiltering" type="checkbox" role="switch" /> Keep docs of older versions (archived and versioned folders are left out by default)
+            </label>
+            <label>
+              <input name="generateDocs" type="checkbox" role="switch" /> Also document the source code's exported symbols and their doc comments
             </label>
           </>
         ) : null}

@@ -73,6 +73,7 @@ export function TryIt({ libraryId }: { libraryId: string }) {
               {answer.txt}
             </pre>
           ) : (
+            <div class="overflow-auto">
             <table class="striped" data-testid="answer-json">
               <thead>
                 <tr>
@@ -112,6 +113,7 @@ export function TryIt({ libraryId }: { libraryId: string }) {
                 })}
               </tbody>
             </table>
+            </div>
           )}
         </>
       ) : null}
