@@ -118,7 +118,7 @@ describe('the Settings page', () => {
 
     await page.getByRole('link', { name: 'Libraries' }).first().click()
     await page.getByText('Add a library').click()
-    await page.getByLabel('Source').selectOption('confluence')
+    await page.getByLabel('Source', { exact: true }).selectOption('confluence')
     await page.getByLabel('Space key').fill('DOCS')
     await page.getByLabel('Title', { exact: true }).fill('Ops wiki')
     await page.getByRole('button', { name: 'Add', exact: true }).click()

@@ -117,7 +117,7 @@ export function AddLibrary({ onAdded }: { onAdded: (libraryName: string) => void
       >
         <label>
           Source
-          <select value={source} onChange={(event) => setSource(event.currentTarget.value as Source)}>
+          <select aria-label="Source" value={source} onChange={(event) => setSource(event.currentTarget.value as Source)}>
             {SOURCES.map((s) => (
               <option key={s.value} value={s.value}>
                 {s.label}
