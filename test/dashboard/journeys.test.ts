@@ -58,6 +58,8 @@ describe('the dashboard, as an operator uses it', () => {
     await page.getByRole('button', { name: 'Create the admin' }).click()
     await expect.poll(() => page.getByRole('heading', { name: 'Libraries' }).isVisible()).toBe(true)
     await expect.poll(() => page.getByText('No libraries yet').isVisible()).toBe(true)
+    // At / the Libraries page shows, and the navigation says so.
+    expect(await page.getByRole('link', { name: 'Libraries', exact: true }).getAttribute('aria-current')).toBe('page')
     settle()
   })
 

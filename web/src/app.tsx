@@ -81,7 +81,7 @@ function Shell({ session, onSignedOut }: { session: Session; onSignedOut: () => 
           <ul>
             {NAV.map((item) => (
               <li key={item.href}>
-                <a href={item.href} aria-current={path.startsWith(item.href) ? 'page' : undefined}>
+                <a href={item.href} aria-current={path.startsWith(item.href) || (path === '/' && item.href === '/libraries') ? 'page' : undefined}>
                   {item.label}
                 </a>
               </li>
