@@ -62,6 +62,11 @@ export async function api<T>(method: string, path: string, body?: Body): Promise
   return (response.status === 204 ? undefined : await response.json()) as T
 }
 
+/** A download (a bundle), its refusal an ApiError like any other answer's. */
+export async function apiBlob(method: string, path: string, body?: Body): Promise<Blob> {
+  return (await request(method, path, body)).blob()
+}
+
 /** An answer as text (the `txt` format AI tools get). */
 export async function apiText(path: string): Promise<string> {
   return (await request('GET', path)).text()

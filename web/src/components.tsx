@@ -31,6 +31,15 @@ export function Badge({ children, title }: { children: ComponentChildren; title?
   )
 }
 
+/** The header of a table's last column, which holds each row's buttons: named for screen readers only. */
+export function ActionsHeader() {
+  return (
+    <th scope="col">
+      <span class="visually-hidden">Actions</span>
+    </th>
+  )
+}
+
 export function Empty({ children }: { children: ComponentChildren }) {
   return <p class="empty">{children}</p>
 }

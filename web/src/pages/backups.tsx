@@ -6,7 +6,7 @@
 import prettyBytes from 'pretty-bytes'
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api'
-import { Empty, ErrorNote, formatDate, formatDuration } from '../components'
+import { ActionsHeader, Empty, ErrorNote, formatDate, formatDuration } from '../components'
 import { useAction, useLoad } from '../hooks'
 import type { BackupArchive, BackupStatus, LastRestore } from '../types'
 import { BackupConfigForm } from './backups-config'
@@ -81,9 +81,7 @@ export function BackupsPage() {
               </th>
               <th scope="col">Created</th>
               <th scope="col">Destination</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+              <ActionsHeader />
             </tr>
           </thead>
           <tbody>

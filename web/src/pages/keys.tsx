@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { api } from '../api'
-import { Empty, ErrorNote, formatDate } from '../components'
+import { ActionsHeader, Empty, ErrorNote, formatDate } from '../components'
 import { useAction, useLoad } from '../hooks'
 import type { KeyRow } from '../types'
 
@@ -67,9 +67,7 @@ export function KeysPage() {
               <th scope="col">Key</th>
               <th scope="col">Created</th>
               <th scope="col">Last used</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+              <ActionsHeader />
             </tr>
           </thead>
           <tbody>

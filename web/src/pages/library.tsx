@@ -1,7 +1,7 @@
 import { useLocation, useRoute } from 'preact-iso'
 import { useState } from 'preact/hooks'
 import { api, libraryPath } from '../api'
-import { Badge, ErrorNote, formatDate, formatNumber, StateBadge } from '../components'
+import { ActionsHeader, Badge, ErrorNote, formatDate, formatNumber, StateBadge } from '../components'
 import { useAction, useLoad } from '../hooks'
 import type { LibraryRow } from '../types'
 import { Browse } from './browse'
@@ -131,9 +131,7 @@ function Versions({ library, onChange }: { library: LibraryRow; onChange: () => 
                 Snippets
               </th>
               <th scope="col">Updated</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+              <ActionsHeader />
             </tr>
           </thead>
           <tbody>

@@ -1,7 +1,7 @@
 /** The Parse Queue: what waits, what runs and what ended lately, polled every two seconds. */
 import { useState } from 'preact/hooks'
 import { api, query } from '../api'
-import { Empty, ErrorNote, formatDate, formatDuration } from '../components'
+import { ActionsHeader, Empty, ErrorNote, formatDate, formatDuration } from '../components'
 import { useAction, useLoad } from '../hooks'
 import type { JobRow, LogLine } from '../types'
 
@@ -47,9 +47,7 @@ export function QueuePage() {
               <th scope="col">Library</th>
               <th scope="col">Kind</th>
               <th scope="col">Queued</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+              <ActionsHeader />
             </tr>
           </thead>
           <tbody>

@@ -1,7 +1,7 @@
 /** Stored connections: what Confluence, Notion and private git sources read through; tokens write-only. */
 import { useState } from 'preact/hooks'
 import { api } from '../api'
-import { Empty, ErrorNote, formatDate } from '../components'
+import { ActionsHeader, Empty, ErrorNote, formatDate } from '../components'
 import { useAction, useLoad } from '../hooks'
 
 interface Connection {
@@ -44,9 +44,7 @@ export function ConnectionsSection() {
               <th scope="col">Kind</th>
               <th scope="col">Where</th>
               <th scope="col">Added</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
+              <ActionsHeader />
             </tr>
           </thead>
           <tbody>

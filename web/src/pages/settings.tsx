@@ -64,6 +64,7 @@ function EmbeddingSection() {
     [],
     3000,
   )
+  const running = reembedding.data?.find((j) => j.state === 'running')
   const [provider, setProvider] = useState<Embedding['provider']>()
   const [message, setMessage] = useState<string>()
   const chosen = provider ?? current.data?.provider ?? 'hash'
@@ -92,7 +93,7 @@ function EmbeddingSection() {
       {reembedding.data && reembedding.data.length > 0 ? (
         <p role="status">
           <progress aria-label="Re-embedding" /> Re-embedding: {reembedding.data.length} snippet set{reembedding.data.length === 1 ? '' : 's'} to go
-          {reembedding.data.find((j) => j.state === 'running')?.progress ? ` (${reembedding.data.find((j) => j.state === 'running')!.progress})` : ''}. Libraries answer
+          {running?.progress ? ` (${running.progress})` : ''}. Libraries answer
           from their previous vectors meanwhile. <a href="/queue">Parse Queue</a>
         </p>
       ) : null}

@@ -4,27 +4,12 @@
  * POST /api/libraries/export and is handed to the browser as a download.
  */
 import { useState } from 'preact/hooks'
-import { api, ApiError, query } from '../api'
+import { api, apiBlob, query } from '../api'
 import { Empty, ErrorNote, formatNumber } from '../components'
 import { useAction, useLoad } from '../hooks'
 import type { ExportableList } from '../types'
 
 const FILE_NAME = 'lectern-libraries.zip'
-
-/** The zip as a Blob; a refusal becomes the API's own ApiError, as api() does for JSON. */
-async function downloadBundle(libraries: string[]): Promise<Blob> {
-  const response = await fetch('/api/libraries/export', {
-    method: 'POST',
-    credentials: 'same-origin',
-    headers: { 'content-type': 'application/json', accept: 'application/zip, application/json' },
-    body: JSON.stringify({ libraries }),
-  }).catch(() => {
-    throw new ApiError(0, 'unreachable', 'The server cannot be reached. It may be restarting; try again.')
-  })
-  if (response.ok) return response.blob()
-  const body = (await response.json().catch(() => ({}))) as { error?: string; message?: string }
-  throw new ApiError(response.status, body.error ?? 'internal_error', body.message ?? response.statusText)
-}
 
 function saveAs(blob: Blob): void {
   const url = URL.createObjectURL(blob)
@@ -59,7 +44,7 @@ export function ExportPicker() {
     setRefused(undefined)
   }
   const download = useAction(async () => {
-    saveAs(await downloadBundle(selected))
+    saveAs(await apiBlob('POST', '/api/libraries/export', { libraries: selected }))
     setSaved(selected.length)
   })
   return (
