@@ -16,6 +16,7 @@ import * as snippetOrigins from './0010_snippet_origins.js'
 import * as oneIngestJob from './0011_one_ingest_job.js'
 import * as catalogVersion from './0012_catalog_version.js'
 import * as jobLogs from './0013_job_logs.js'
+import * as teamspaces from './0014_teamspaces.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -31,6 +32,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0011_one_ingest_job', oneIngestJob],
   ['0012_catalog_version', catalogVersion],
   ['0013_job_logs', jobLogs],
+  ['0014_teamspaces', teamspaces],
 ]
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Knex.Migration]> = {

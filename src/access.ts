@@ -4,36 +4,77 @@
  * versions, state or redirects are looked at, so a library a caller may not see answers exactly
  * like one that does not exist (spec 7.2: "No such library, or no access to it").
  *
- * Today every caller of the install itself (an API key, a signed-in user, the CLI on the data
- * directory) sees every library; teamspaces (issue 13) will narrow `canSeeLibrary` per library
- * and per team, with callers carrying their team, without any path having to change.
+ * On-premise every caller of the install (an API key, a signed-in user, the CLI on the data
+ * directory) is an insider and sees its private libraries. In cloud mode key holders and users are
+ * tenants: a teamspace's private library (`teamPk`) is seen by the teamspace's keys and members
+ * only, and only the operator (an admin session, the CLI) sees everything.
  */
 import { ERROR_CODES, type ErrorCode } from './errors.js'
 import { redact } from './sources/git.js'
+import type { Mode } from './config.js'
 import type { Library } from './store/libraries.js'
 import type { Role } from './store/users.js'
 
 export type Caller =
   | { kind: 'anonymous' }
-  | { kind: 'api-key'; keyId: number }
-  | { kind: 'session'; userId: number; role: Role }
+  | {
+      kind: 'api-key'
+      keyId: number
+      /** The key's user and teamspace (cloud mode); null for a key of the install alone. */
+      userId: number | null
+      teamId: number | null
+      /** Whether the caller is trusted with the install's own private data (on-premise). */
+      insider: boolean
+    }
+  | {
+      kind: 'session'
+      userId: number
+      role: Role
+      /** The teamspaces the user belongs to. */
+      teamIds: readonly number[]
+      insider: boolean
+    }
   /** A CLI command or the stdio MCP server, working on the data directory itself. */
   | { kind: 'local' }
 
 export const ANONYMOUS: Caller = { kind: 'anonymous' }
 export const LOCAL: Caller = { kind: 'local' }
 
-/** The caller of an HTTP request: its API key first, else its session, else nobody. */
-export function callerOf(request: { apiKey: { id: number } | null; user: { id: number; role: Role } | null }): Caller {
-  if (request.apiKey) return { kind: 'api-key', keyId: request.apiKey.id }
-  if (request.user) return { kind: 'session', userId: request.user.id, role: request.user.role }
+interface RequestCredentials {
+  apiKey: { id: number; userId: number | null; teamId: number | null } | null
+  user: { id: number; role: Role } | null
+}
+
+/**
+ * The caller of an HTTP request: its API key first, else its session, else nobody. `teamIdsOf`
+ * is asked for a session's teamspaces only in cloud mode, where they decide what it sees.
+ */
+export function callerOf(request: RequestCredentials, mode: Mode, teamIdsOf: (userId: number) => readonly number[]): Caller {
+  if (request.apiKey) {
+    const { id, userId, teamId } = request.apiKey
+    return { kind: 'api-key', keyId: id, userId, teamId, insider: mode === 'onprem' }
+  }
+  if (request.user) {
+    const { id, role } = request.user
+    const operator = mode === 'onprem' || role === 'admin'
+    return { kind: 'session', userId: id, role, teamIds: mode === 'cloud' ? teamIdsOf(id) : [], insider: operator }
+  }
   return ANONYMOUS
 }
 
-const isInsider = (caller: Caller): boolean => caller.kind !== 'anonymous'
+const isInsider = (caller: Caller): boolean => caller.kind === 'local' || (caller.kind !== 'anonymous' && caller.insider)
 
-export function canSeeLibrary(caller: Caller, library: Pick<Library, 'isPrivate'>): boolean {
-  return !library.isPrivate || isInsider(caller)
+/** Whether the caller belongs to the teamspace: a key of it, or a member signed in. */
+export function isInTeam(caller: Caller, teamPk: number): boolean {
+  if (caller.kind === 'api-key') return caller.teamId === teamPk
+  if (caller.kind === 'session') return caller.teamIds.includes(teamPk)
+  return false
+}
+
+export function canSeeLibrary(caller: Caller, library: Pick<Library, 'isPrivate' | 'teamPk'>): boolean {
+  if (isInsider(caller)) return true
+  if (library.teamPk !== null) return isInTeam(caller, library.teamPk)
+  return !library.isPrivate
 }
 
 /**

@@ -24,6 +24,8 @@ export const ERROR_CODES = {
   no_snippets_found: { status: 404, exit: 4, summary: 'The library holds no snippets that match.' },
   no_libraries_found: { status: 404, exit: 4, summary: 'A search matched no libraries.' },
   key_not_found: { status: 404, exit: 4, summary: 'No API key with that ID.' },
+  team_not_found: { status: 404, exit: 4, summary: 'Team missing or access denied.' },
+  user_not_found: { status: 404, exit: 4, summary: 'User missing.' },
   job_not_found: { status: 404, exit: 4, summary: 'No job with that ID.' },
   backup_not_found: { status: 404, exit: 4, summary: 'No backup archive with that name at the destination.' },
   library_redirected: { status: 301, exit: 5, summary: 'The library moved; use the ID in redirectUrl.' },

@@ -78,7 +78,7 @@ function generatePayload(targetBytes: number): { libraries: ImportLibrary[]; byt
   let snippets = 0
   for (let i = 0; i < LIBRARIES; i++) {
     const id = `/bench-import/docs-${i}`
-    const library: Library = { pk: i, id, title: `docs-${i}`, description: 'Real package docs for the import benchmark', sourceKind: 'github', sourceUrl: `https://github.com${id}`, branch: null, trustScore: 7, isPrivate: false, isImported: false, rules: [], options: {}, createdAt: '', updatedAt: '' }
+    const library: Library = { pk: i, id, title: `docs-${i}`, description: 'Real package docs for the import benchmark', sourceKind: 'github', sourceUrl: `https://github.com${id}`, branch: null, trustScore: 7, isPrivate: false, isImported: false, teamPk: null, rules: [], options: {}, createdAt: '', updatedAt: '' }
     const picked: NewSnippet[] = []
     let size = 0
     while (size < perLibrary) {

@@ -4,19 +4,29 @@
  * describes the route's schema, and nothing they send is parsed. A route says what it needs in
  * its config: `{ config: { access: 'apiKey' } }` (a valid API key, or an admin session: the
  * dashboard adds and refreshes libraries with the operator's sign-in, as a script does with a key)
- * or `{ config: { access: 'admin' } }` (an admin session).
+ * or `{ config: { access: 'admin' } }` (an admin session). The same hook settles `request.caller`
+ * (src/access.ts) once, for every route to ask what the request may see.
  */
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { ANONYMOUS, callerOf, type Caller } from '../../src/access.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: 'apiKey' | 'admin'
   }
+  interface FastifyRequest {
+    /** Who is asking (src/access.ts): what the request may see and do. */
+    caller: Caller
+  }
 }
 
 async function access(app: FastifyInstance): Promise<void> {
+  const { mode } = app.lecternOptions.config
+  const teams = app.runtime.store.teams
+  app.decorateRequest('caller', null as never)
   app.addHook('onRequest', async (request) => {
+    request.caller = request.apiKeyRefusal ? ANONYMOUS : callerOf(request, mode, teams.teamIdsOf)
     const needed = request.routeOptions.config?.access
     if (needed === 'admin') await app.requireAdmin(request)
     else if (needed === 'apiKey' && request.user?.role !== 'admin') await app.requireApiKey(request)

@@ -9,7 +9,7 @@
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { ANONYMOUS, callerOf } from '../../src/access.js'
+import { ANONYMOUS } from '../../src/access.js'
 import { LecternError } from '../../src/errors.js'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { createMcpServer, type McpCaller } from '../../src/mcp/tools.js'
@@ -32,7 +32,7 @@ async function handlePost(app: FastifyInstance, pool: PooledServer[], request: F
   }
   const entry = pool.pop() ?? newPooledServer(app)
   entry.caller.current = {
-    caller: callerOf(request),
+    caller: request.caller,
     transport: 'mcp-http',
     client: clientKind(request.headers['x-context7-source'], 'mcp-client'),
     takeRateLimit: async () => {

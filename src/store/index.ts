@@ -17,6 +17,7 @@ import { createKeysRepository, type KeysRepository } from './keys.js'
 import { createLibrariesRepository, type LibrariesRepository } from './libraries.js'
 import { createSettingsRepository, type SettingsRepository } from './settings.js'
 import { createSnippetsRepository, type SnippetsRepository } from './snippets.js'
+import { createTeamsRepository, type TeamsRepository } from './teams.js'
 import { createUsersRepository, type UsersRepository } from './users.js'
 
 export interface Store {
@@ -30,6 +31,7 @@ export interface Store {
   jobs: JobsRepository
   jobLogs: JobLogsRepository
   users: UsersRepository
+  teams: TeamsRepository
   connections: ConnectionsRepository
   /**
    * Changes whenever any connection (this process or another) changes the catalogue: a
@@ -64,6 +66,7 @@ export async function openStore(dataDir: string): Promise<Store> {
     jobs: createJobsRepository(db),
     jobLogs: createJobLogsRepository(db),
     users: createUsersRepository(db),
+    teams: createTeamsRepository(db),
     connections: createConnectionsRepository(db, secrets),
     catalogVersion: () => catalogVersionStmt.get() as number,
     close: () => {

@@ -23,6 +23,16 @@ export interface ApiKeyInfo {
   createdAt: string
   lastUsedAt: string | null
   revokedAt: string | null
+  /** The user the key belongs to (cloud mode; keys made by `lectern keys create` alone have none). */
+  userId: number | null
+  /** The teamspace the key works in: its plan, policies and private libraries (cloud mode). */
+  teamId: number | null
+}
+
+/** Whose key it is: a user within a teamspace (cloud mode, and a signed-in user's own keys). */
+export interface KeyOwner {
+  userId: number
+  teamId: number | null
 }
 
 export interface CreatedKey extends ApiKeyInfo {
@@ -31,8 +41,9 @@ export interface CreatedKey extends ApiKeyInfo {
 }
 
 export interface KeysRepository {
-  create(name: string): CreatedKey
-  list(): ApiKeyInfo[]
+  create(name: string, owner?: KeyOwner): CreatedKey
+  /** Every key, or those of one teamspace and/or one user. */
+  list(filter?: { teamId?: number; userId?: number }): ApiKeyInfo[]
   revoke(id: number): ApiKeyInfo
   /** The key's row when the key is well formed, known and not revoked; otherwise undefined. */
   verify(key: string): ApiKeyInfo | undefined
@@ -46,6 +57,8 @@ interface KeyRow {
   created_at: string
   last_used_at: string | null
   revoked_at: string | null
+  user_pk: number | null
+  team_pk: number | null
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest()
@@ -66,21 +79,25 @@ function toInfo(row: KeyRow): ApiKeyInfo {
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,
+    userId: row.user_pk,
+    teamId: row.team_pk,
   }
 }
 
 export function createKeysRepository(db: Db): KeysRepository {
-  const insert = db.prepare('INSERT INTO api_keys (name, lookup, hash, created_at) VALUES (?, ?, ?, ?)')
+  const insert = db.prepare('INSERT INTO api_keys (name, lookup, hash, created_at, user_pk, team_pk) VALUES (?, ?, ?, ?, ?, ?)')
   const byPk = db.prepare<[number], KeyRow>('SELECT * FROM api_keys WHERE pk = ?')
   const byLookup = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE lookup = ?')
-  const all = db.prepare<[], KeyRow>('SELECT * FROM api_keys ORDER BY pk')
+  const filtered = db.prepare<{ team: number | null; user: number | null }, KeyRow>(
+    'SELECT * FROM api_keys WHERE (@team IS NULL OR team_pk = @team) AND (@user IS NULL OR user_pk = @user) ORDER BY pk',
+  )
   const markRevoked = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE pk = ? AND revoked_at IS NULL')
   const touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE pk = ?')
   // Writing last_used_at on every request would turn each read into a write; once a minute is plenty.
   const lastTouched = new Map<number, number>()
 
   return {
-    create(name) {
+    create(name, owner) {
       const trimmed = name.trim()
       if (trimmed === '' || trimmed.length > 100) {
         throw new LecternError('validation_error', 'A key name must be 1 to 100 characters.')
@@ -90,11 +107,11 @@ export function createKeysRepository(db: Db): KeysRepository {
         const key = `${KEY_PREFIX}${body}`
         const lookup = body.slice(0, LOOKUP_LENGTH)
         if (byLookup.get(lookup)) continue
-        const { lastInsertRowid } = insert.run(trimmed, lookup, sha256(key).toString('hex'), nowIso())
+        const { lastInsertRowid } = insert.run(trimmed, lookup, sha256(key).toString('hex'), nowIso(), owner?.userId ?? null, owner?.teamId ?? null)
         return { ...toInfo(byPk.get(Number(lastInsertRowid))!), key }
       }
     },
-    list: () => all.all().map(toInfo),
+    list: (filter = {}) => filtered.all({ team: filter.teamId ?? null, user: filter.userId ?? null }).map(toInfo),
     revoke(id) {
       const row = byPk.get(id)
       if (!row) throw new LecternError('key_not_found', `No API key with ID ${id}.`)

@@ -20,6 +20,8 @@ export interface Library {
   trustScore: number
   isPrivate: boolean
   isImported: boolean
+  /** The teamspace a private library belongs to (cloud mode); null for the install's own libraries. */
+  teamPk: number | null
   rules: string[]
   options: Record<string, unknown>
   createdAt: string
@@ -51,6 +53,7 @@ export interface NewLibrary {
   branch?: string | null
   isPrivate?: boolean
   isImported?: boolean
+  teamPk?: number | null
   options?: Record<string, unknown>
 }
 
@@ -67,6 +70,7 @@ interface LibraryRow {
   trust_score: number
   is_private: number
   is_imported: number
+  team_pk: number | null
   rules: string
   options: string
   created_at: string
@@ -99,6 +103,7 @@ const toLibrary = (r: LibraryRow): Library => ({
   trustScore: r.trust_score,
   isPrivate: r.is_private === 1,
   isImported: r.is_imported === 1,
+  teamPk: r.team_pk,
   rules: JSON.parse(r.rules) as string[],
   options: JSON.parse(r.options) as Record<string, unknown>,
   createdAt: r.created_at,
@@ -148,8 +153,8 @@ export function createLibrariesRepository(db: Db): LibrariesRepository {
   const byPk = db.prepare<[number], LibraryRow>('SELECT * FROM libraries WHERE pk = ?')
   const all = db.prepare<[], LibraryRow>('SELECT * FROM libraries ORDER BY id')
   const insertLibrary = db.prepare(
-    `INSERT INTO libraries (id, title, description, source_type, source_url, branch, is_private, is_imported, options, created_at, updated_at)
-     VALUES (@id, @title, @description, @sourceKind, @sourceUrl, @branch, @isPrivate, @isImported, @options, @now, @now)`,
+    `INSERT INTO libraries (id, title, description, source_type, source_url, branch, is_private, is_imported, team_pk, options, created_at, updated_at)
+     VALUES (@id, @title, @description, @sourceKind, @sourceUrl, @branch, @isPrivate, @isImported, @teamPk, @options, @now, @now)`,
   )
   const insertVersion = db.prepare(
     `INSERT INTO library_versions (library_pk, tag, title, state, updated_at) VALUES (?, ?, ?, 'initial', ?)`,
@@ -198,6 +203,7 @@ export function createLibrariesRepository(db: Db): LibrariesRepository {
         branch: input.branch ?? null,
         isPrivate: input.isPrivate ? 1 : 0,
         isImported: input.isImported ? 1 : 0,
+        teamPk: input.teamPk ?? null,
         options: JSON.stringify(input.options ?? {}),
         now,
       })

@@ -6,7 +6,7 @@
  * exported, `POST /libraries/export` answers the `lectern-libraries.zip` of up to 50 of them.
  */
 import type { FastifyInstance } from 'fastify'
-import { ANONYMOUS, callerOf } from '../../../src/access.js'
+import { ANONYMOUS } from '../../../src/access.js'
 import { BUNDLE_FORMAT, bundleStream, MAX_EXPORT_LIBRARIES } from '../../../src/airgap/bundle.js'
 import { exportableLibraries, exportLibraries, exportLibrary } from '../../../src/airgap/export.js'
 import { LecternError } from '../../../src/errors.js'
@@ -60,7 +60,7 @@ export default async function exportRoute(app: FastifyInstance): Promise<void> {
   }))
 
   app.post<{ Body: { libraries: string[] } }>('/libraries/export', { config: admin, schema: { body: BundleBody } }, async (request, reply) => {
-    const { stream } = bundleStream(exportLibraries(app.runtime.store, request.body.libraries, callerOf(request)))
+    const { stream } = bundleStream(exportLibraries(app.runtime.store, request.body.libraries, request.caller))
     return reply.type('application/zip').header('content-disposition', `attachment; filename="${BUNDLE_FORMAT}.zip"`).send(stream)
   })
 }

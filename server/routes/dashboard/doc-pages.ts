@@ -1,6 +1,5 @@
 /** Browsing a library's snippets by page of its docs (admin session): the pages, then one page's snippets. */
 import type { FastifyInstance } from 'fastify'
-import { callerOf } from '../../../src/access.js'
 import { pagesOfLibrary, snippetsOfPage } from '../../../src/library-pages.js'
 import { LibraryParams, type LibraryParamsType } from '../../schemas/dashboard.js'
 
@@ -24,7 +23,7 @@ export default async function docPages(app: FastifyInstance): Promise<void> {
   app.get<{ Params: LibraryParamsType; Querystring: { version: string } }>(
     '/libraries/:owner/:name/pages',
     { config: { access: 'admin' }, schema: { params: LibraryParams, querystring: PagesQuery } },
-    async (request) => ({ pages: pagesOfLibrary(store, idOf(request.params), request.query.version, callerOf(request)) }),
+    async (request) => ({ pages: pagesOfLibrary(store, idOf(request.params), request.query.version, request.caller) }),
   )
 
   app.get<{ Params: LibraryParamsType; Querystring: { page: string; version: string } }>(
@@ -32,7 +31,7 @@ export default async function docPages(app: FastifyInstance): Promise<void> {
     { config: { access: 'admin' }, schema: { params: LibraryParams, querystring: PageQuery } },
     async (request) => ({
       page: request.query.page,
-      snippets: snippetsOfPage(store, idOf(request.params), request.query.version, request.query.page, callerOf(request)),
+      snippets: snippetsOfPage(store, idOf(request.params), request.query.version, request.query.page, request.caller),
     }),
   )
 }

@@ -1,6 +1,5 @@
 /** The dashboard's libraries: a searchable, paged list, one library, rename and remove (admin session). */
 import type { FastifyInstance } from 'fastify'
-import { callerOf } from '../../../src/access.js'
 import { removeLibrary, renameLibrary } from '../../../src/library-admin.js'
 import { libraryRow, listLibraryRows } from '../../../src/library-rows.js'
 import {
@@ -23,13 +22,13 @@ export default async function libraries(app: FastifyInstance): Promise<void> {
   app.get<{ Querystring: LibrariesQueryType }>(
     '/libraries',
     { config: admin, schema: { querystring: LibrariesQuery, response: { 200: LibraryPageSchema } } },
-    async (request) => listLibraryRows(store, catalogue, callerOf(request), request.query),
+    async (request) => listLibraryRows(store, catalogue, request.caller, request.query),
   )
 
   app.get<{ Params: LibraryParamsType }>(
     '/libraries/:owner/:name',
     { config: admin, schema: { params: LibraryParams, response: { 200: LibraryRowSchema } } },
-    async (request) => libraryRow(store, catalogue, callerOf(request), idOf(request.params)),
+    async (request) => libraryRow(store, catalogue, request.caller, idOf(request.params)),
   )
 
   app.patch<{ Params: LibraryParamsType; Body: { id: string } }>(
@@ -37,7 +36,7 @@ export default async function libraries(app: FastifyInstance): Promise<void> {
     { config: admin, schema: { params: LibraryParams, body: RenameBody, response: { 200: LibraryRowSchema } } },
     async (request) => {
       const renamed = renameLibrary(store, idOf(request.params), request.body.id)
-      return libraryRow(store, catalogue, callerOf(request), renamed.id)
+      return libraryRow(store, catalogue, request.caller, renamed.id)
     },
   )
 
@@ -46,7 +45,7 @@ export default async function libraries(app: FastifyInstance): Promise<void> {
     { config: admin, schema: { params: LibraryParams, response: { 200: RemovedLibrarySchema } } },
     async (request) => {
       // This process drops the sets at once, and (serve --workers) tells the others to.
-      const removed = removeLibrary(store, idOf(request.params), callerOf(request), app.runtime.forgetSet)
+      const removed = removeLibrary(store, idOf(request.params), request.caller, app.runtime.forgetSet)
       return { removed: removed.id, sets: removed.sets }
     },
   )

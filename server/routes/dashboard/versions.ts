@@ -1,6 +1,5 @@
 /** The dashboard's versions of a library: queue a git tag, remove a version (admin session). */
 import type { FastifyInstance } from 'fastify'
-import { callerOf } from '../../../src/access.js'
 import { addVersion } from '../../../src/jobs/library-jobs.js'
 import { removeVersion } from '../../../src/library-admin.js'
 import {
@@ -24,7 +23,7 @@ export default async function versions(app: FastifyInstance): Promise<void> {
     { config: admin, schema: { params: LibraryParams, body: AddVersionBody, response: { 200: QueuedVersionSchema } } },
     async (request) => {
       const { tag } = request.body
-      const queued = await addVersion(runtime.store, idOf(request.params), tag, undefined, callerOf(request), runtime.guard)
+      const queued = await addVersion(runtime.store, idOf(request.params), tag, undefined, request.caller, runtime.guard)
       runtime.worker.wake()
       return { libraryName: queued.libraryId, version: tag, jobId: queued.job.pk }
     },
@@ -34,7 +33,7 @@ export default async function versions(app: FastifyInstance): Promise<void> {
     '/libraries/:owner/:name/versions/:tag',
     { config: admin, schema: { params: VersionParams, response: { 200: RemovedVersionSchema } } },
     async (request) => {
-      const removed = removeVersion(runtime.store, idOf(request.params), request.params.tag, callerOf(request), runtime.forgetSet)
+      const removed = removeVersion(runtime.store, idOf(request.params), request.params.tag, request.caller, runtime.forgetSet)
       return { removed: removed.id, tag: removed.tag, sets: removed.sets }
     },
   )

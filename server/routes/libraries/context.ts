@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify'
-import { callerOf } from '../../../src/access.js'
 import { DEFAULT_TOKENS } from '../../../src/search/budget.js'
 import { renderJsonBuffer, renderTextBuffer } from '../../../src/search/render.js'
 import { clientKind } from '../../../src/store/usage.js'
@@ -12,7 +11,7 @@ export default async function context(app: FastifyInstance): Promise<void> {
       libraryId,
       query,
       tokens: tokens ?? DEFAULT_TOKENS,
-      caller: callerOf(request),
+      caller: request.caller,
     })
     app.runtime.usage.record(answer.library.pk, clientKind(request.headers['x-context7-source'], 'api'), type === 'json' ? 'rest-json' : 'rest-txt')
     const rules = answer.library.rules

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify'
-import { callerOf } from '../../../src/access.js'
 import { refreshLibrary } from '../../../src/jobs/library-jobs.js'
 
 const RefreshBody = {
@@ -19,7 +18,7 @@ export default async function refresh(app: FastifyInstance): Promise<void> {
     { schema: { body: RefreshBody }, config: { access: 'apiKey' } },
     async (request) => {
       const { libraryName, ...options } = request.body
-      const queued = await refreshLibrary(app.runtime.store, { libraryId: libraryName, ...options }, callerOf(request), app.runtime.guard)
+      const queued = await refreshLibrary(app.runtime.store, { libraryId: libraryName, ...options }, request.caller, app.runtime.guard)
       app.runtime.worker.wake()
       return { message: queued.message, libraryName: queued.libraryId, jobId: queued.job.pk }
     },

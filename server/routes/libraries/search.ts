@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify'
-import { callerOf } from '../../../src/access.js'
 import { SearchQuery, type SearchQueryType } from '../../schemas/libraries.js'
 
 export default async function search(app: FastifyInstance): Promise<void> {
   app.get<{ Querystring: SearchQueryType }>('/v2/libs/search', { schema: { querystring: SearchQuery } }, async (request) => {
     const results = app.runtime.catalogue.search(request.query.libraryName, request.query.query, {
-      caller: callerOf(request),
+      caller: request.caller,
     })
     return { results, searchFilterApplied: false }
   })

@@ -1,0 +1,142 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { ANONYMOUS, callerOf, canSeeLibrary, LOCAL } from '../../src/access.js'
+import { openStore, type Store } from '../../src/store/index.js'
+import { can, TEAM_ROLES } from '../../src/tenancy/roles.js'
+
+let dirs: string[] = []
+let stores: Store[] = []
+async function freshStore(): Promise<Store> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lectern-teams-'))
+  dirs.push(dir)
+  const store = await openStore(dir)
+  stores.push(store)
+  return store
+}
+afterEach(() => {
+  stores.forEach((s) => s.close())
+  dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true }))
+  stores = []
+  dirs = []
+})
+
+const PASSWORD = 'correct horse battery staple'
+
+async function people(store: Store) {
+  const owner = await store.users.create({ email: 'owner@example.com', password: PASSWORD, role: 'member' })
+  const dev = await store.users.create({ email: 'dev@example.com', password: PASSWORD, role: 'member' })
+  const outsider = await store.users.create({ email: 'out@example.com', password: PASSWORD, role: 'member' })
+  return { owner, dev, outsider }
+}
+
+describe('teamspaces', () => {
+  it('gives every user one personal team, named by their email, on the free plan', async () => {
+    const store = await freshStore()
+    const { owner } = await people(store)
+    const personal = store.teams.personalTeam(owner.id)
+    expect(personal).toMatchObject({ name: 'owner@example.com', plan: 'free', personalUserId: owner.id })
+    expect(store.teams.personalTeam(owner.id).id).toBe(personal.id)
+    expect(store.teams.membershipsOf(owner.id)).toEqual([{ team: personal, role: 'owner' }])
+    expect(() => store.teams.addMember(personal.id, owner.id + 1, 'developer')).toThrow(expect.objectContaining({ code: 'forbidden' }))
+  })
+
+  it('holds members to the plan: free 1, pro 10, enterprise unlimited', async () => {
+    const store = await freshStore()
+    const { owner, dev, outsider } = await people(store)
+    const team = store.teams.create({ name: 'Acme Docs', ownerUserId: owner.id, plan: 'free' })
+    expect(() => store.teams.addMember(team.id, dev.id, 'developer')).toThrow(/free plan of Acme Docs allows 1 member/)
+    store.teams.setPlan(team.id, 'pro')
+    expect(store.teams.addMember(team.id, dev.id, 'developer')).toMatchObject({ email: 'dev@example.com', role: 'developer' })
+    expect(() => store.teams.addMember(team.id, dev.id, 'admin')).toThrow(/already a member/)
+    const extra = await Promise.all(Array.from({ length: 8 }, (_, i) => store.users.create({ email: `m${i}@example.com`, password: PASSWORD, role: 'member' })))
+    for (const user of extra) store.teams.addMember(team.id, user.id, 'developer')
+    expect(() => store.teams.addMember(team.id, outsider.id, 'developer')).toThrow(expect.objectContaining({ code: 'forbidden', message: expect.stringMatching(/allows 10 members/) }))
+    store.teams.setPlan(team.id, 'enterprise')
+    expect(store.teams.addMember(team.id, outsider.id, 'admin').role).toBe('admin')
+    expect(store.teams.members(team.id).map((m) => m.role).slice(0, 2)).toEqual(['owner', 'admin'])
+  })
+
+  it('refuses bad names, duplicates, and unknown teams and users with their codes', async () => {
+    const store = await freshStore()
+    const { owner } = await people(store)
+    store.teams.create({ name: 'acme', ownerUserId: owner.id, plan: 'pro' })
+    expect(() => store.teams.create({ name: 'ACME', ownerUserId: owner.id, plan: 'pro' })).toThrow(/already exists/)
+    for (const bad of ['a', 'x@y.z', '-dash', 'a/b', '']) {
+      expect(() => store.teams.create({ name: bad, ownerUserId: owner.id, plan: 'pro' })).toThrow(expect.objectContaining({ code: 'validation_error' }))
+    }
+    expect(() => store.teams.create({ name: 'ghost team', ownerUserId: 999, plan: 'pro' })).toThrow(expect.objectContaining({ code: 'user_not_found' }))
+    expect(() => store.teams.members(999)).toThrow(expect.objectContaining({ code: 'team_not_found' }))
+    expect(store.teams.byName('ghost team')).toBeUndefined()
+  })
+
+  it('keeps the owner, and revokes a removed member’s keys for that team only', async () => {
+    const store = await freshStore()
+    const { owner, dev } = await people(store)
+    const team = store.teams.create({ name: 'acme', ownerUserId: owner.id, plan: 'pro' })
+    store.teams.addMember(team.id, dev.id, 'developer')
+    const teamKey = store.keys.create('laptop', { userId: dev.id, teamId: team.id })
+    const ownKey = store.keys.create('personal', { userId: dev.id, teamId: store.teams.personalTeam(dev.id).id })
+    expect(() => store.teams.removeMember(team.id, owner.id)).toThrow(expect.objectContaining({ code: 'forbidden' }))
+    expect(() => store.teams.setRole(team.id, owner.id, 'admin')).toThrow(expect.objectContaining({ code: 'forbidden' }))
+    expect(store.teams.setRole(team.id, dev.id, 'admin').role).toBe('admin')
+    expect(store.teams.removeMember(team.id, dev.id)).toEqual({ revokedKeys: 1 })
+    expect(store.keys.verify(teamKey.key)).toBeUndefined()
+    expect(store.keys.verify(ownKey.key)).toMatchObject({ userId: dev.id })
+    expect(store.teams.teamIdsOf(dev.id)).toEqual([store.teams.personalTeam(dev.id).id])
+    expect(() => store.teams.removeMember(team.id, dev.id)).toThrow(expect.objectContaining({ code: 'user_not_found' }))
+  })
+
+  it('lists keys by team and by user', async () => {
+    const store = await freshStore()
+    const { owner, dev } = await people(store)
+    const team = store.teams.create({ name: 'acme', ownerUserId: owner.id, plan: 'pro' })
+    store.teams.addMember(team.id, dev.id, 'developer')
+    store.keys.create('a', { userId: owner.id, teamId: team.id })
+    store.keys.create('b', { userId: dev.id, teamId: team.id })
+    store.keys.create('install')
+    expect(store.keys.list({ teamId: team.id }).map((k) => k.name)).toEqual(['a', 'b'])
+    expect(store.keys.list({ teamId: team.id, userId: dev.id }).map((k) => k.name)).toEqual(['b'])
+    expect(store.keys.list().map((k) => k.name)).toEqual(['a', 'b', 'install'])
+  })
+})
+
+describe('roles', () => {
+  it('is exactly the permission table of the teamspace guide', () => {
+    const table = Object.fromEntries(TEAM_ROLES.map((role) => [role, ['viewDashboard', 'createKeys', 'manageMembers', 'manageLibraryAccess', 'managePrivateSources', 'renameTeam', 'deleteTeam'].filter((p) => can(role, p as never))]))
+    expect(table).toEqual({
+      owner: ['viewDashboard', 'createKeys', 'manageMembers', 'manageLibraryAccess', 'managePrivateSources', 'renameTeam', 'deleteTeam'],
+      admin: ['viewDashboard', 'createKeys', 'manageMembers', 'manageLibraryAccess', 'managePrivateSources'],
+      developer: ['viewDashboard', 'createKeys'],
+    })
+  })
+})
+
+describe('who sees a library', () => {
+  const publicLib = { isPrivate: false, teamPk: null }
+  const installPrivate = { isPrivate: true, teamPk: null }
+  const teamPrivate = { isPrivate: true, teamPk: 7 }
+  const noTeams = () => []
+
+  it('on-premise: every key and session is an insider', () => {
+    const key = callerOf({ apiKey: { id: 1, userId: null, teamId: null }, user: null }, 'onprem', noTeams)
+    const member = callerOf({ apiKey: null, user: { id: 2, role: 'member' } }, 'onprem', noTeams)
+    for (const caller of [key, member, LOCAL]) expect(canSeeLibrary(caller, installPrivate)).toBe(true)
+    expect(canSeeLibrary(ANONYMOUS, installPrivate)).toBe(false)
+    expect(canSeeLibrary(ANONYMOUS, publicLib)).toBe(true)
+  })
+
+  it('cloud: a teamspace’s private library is seen by its keys and members, and by the operator', () => {
+    const teamKey = callerOf({ apiKey: { id: 1, userId: 3, teamId: 7 }, user: null }, 'cloud', noTeams)
+    const otherKey = callerOf({ apiKey: { id: 2, userId: 4, teamId: 8 }, user: null }, 'cloud', noTeams)
+    const member = callerOf({ apiKey: null, user: { id: 3, role: 'member' } }, 'cloud', () => [5, 7])
+    const stranger = callerOf({ apiKey: null, user: { id: 4, role: 'member' } }, 'cloud', () => [8])
+    const operator = callerOf({ apiKey: null, user: { id: 1, role: 'admin' } }, 'cloud', noTeams)
+    expect([teamKey, member, operator, LOCAL].map((c) => canSeeLibrary(c, teamPrivate))).toEqual([true, true, true, true])
+    expect([otherKey, stranger, ANONYMOUS].map((c) => canSeeLibrary(c, teamPrivate))).toEqual([false, false, false])
+    // A private library with no team (added by the operator) is the operator's alone.
+    expect([teamKey, member, operator].map((c) => canSeeLibrary(c, installPrivate))).toEqual([false, false, true])
+    expect([teamKey, stranger, ANONYMOUS].every((c) => canSeeLibrary(c, publicLib))).toBe(true)
+  })
+})
