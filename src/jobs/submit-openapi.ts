@@ -6,6 +6,9 @@
  * - by URL: `/docs/<slug of host + path without its extension>`, e.g.
  *   `https://api.example.com/v3/openapi.json` -> `/docs/api.example.com-v3-openapi`;
  * - by upload: `/docs/<slug of the library title, else of the file name without extension>`.
+ *
+ * In cloud mode an uploaded file is private by nature: uploaded with a teamspace's key it belongs
+ * to that teamspace, and its slug carries the teamspace (src/tenancy/private-sources.ts).
  */
 import path from 'node:path'
 import { LecternError } from '../errors.js'
@@ -14,6 +17,7 @@ import type { OpenApiSpec } from '../sources/openapi.js'
 import { parseSourceUrl } from '../sources/source-url.js'
 import { removeOtherUploads, saveUpload, uploadExtension } from '../sources/uploads.js'
 import type { Store } from '../store/index.js'
+import { placeSubmission, type Submitter } from '../tenancy/private-sources.js'
 import { failedVersionOf, submitSource, type Submitted } from './submit.js'
 
 export function openApiUrlLibraryId(url: string): string {
@@ -22,8 +26,8 @@ export function openApiUrlLibraryId(url: string): string {
   return `/docs/${slugifySegment(`${parsed.host}${withoutExtension}`)}`
 }
 
-export function submitOpenApiUrl(store: Store, input: { url: string; title?: string; description?: string; force?: boolean }): Submitted {
-  const libraryId = openApiUrlLibraryId(input.url)
+export function submitOpenApiUrl(store: Store, input: { url: string; title?: string; description?: string; force?: boolean }, submitter?: Submitter): Submitted {
+  const { id: libraryId } = placeSubmission(store.teams, submitter, openApiUrlLibraryId(input.url), false)
   const spec: OpenApiSpec = { type: 'openapi', url: input.url, ...named(input) }
   return submitSource(store, {
     libraryId,
@@ -44,21 +48,24 @@ export interface OpenApiUpload {
   force?: boolean
 }
 
-export async function submitOpenApiUpload(store: Store, input: OpenApiUpload): Promise<Submitted> {
-  const slug = slugifySegment(input.title?.trim() || path.basename(input.fileName).replace(/\.[^.]+$/, ''))
-  const libraryId = `/docs/${slug}`
+export async function submitOpenApiUpload(store: Store, input: OpenApiUpload, submitter?: Submitter): Promise<Submitted> {
+  const baseSlug = slugifySegment(input.title?.trim() || path.basename(input.fileName).replace(/\.[^.]+$/, ''))
+  const isPrivate = submitter?.mode === 'cloud'
+  const { id: libraryId, owner } = placeSubmission(store.teams, submitter, `/docs/${baseSlug}`, isPrivate)
+  const slug = libraryId.slice('/docs/'.length)
   // Saving replaces the file an existing library refreshes from, so refuse first what submitSource would.
-  refuseUnlessReplaceable(store, libraryId, input.force ?? false)
+  refuseUnlessReplaceable(store, libraryId, input.force ?? false, owner !== undefined)
   const file = await saveUpload(store.paths, slug, uploadExtension(input.fileName, input.data), input.data)
   const submitted = submitSource(store, {
     libraryId,
-    title: input.title || slug,
+    title: input.title || baseSlug,
     description: input.description,
     sourceKind: 'openapi',
     sourceUrl: `upload:${file}`,
     spec: { type: 'openapi', file, ...named(input) } satisfies OpenApiSpec,
+    isPrivate,
     force: input.force,
-  })
+  }, owner)
   await removeOtherUploads(store.paths, slug, file)
   return submitted
 }
@@ -67,11 +74,11 @@ function named(input: { title?: string; description?: string }): Pick<OpenApiSpe
   return { ...(input.title ? { title: input.title } : {}), ...(input.description ? { description: input.description } : {}) }
 }
 
-function refuseUnlessReplaceable(store: Store, libraryId: string, force: boolean): void {
+function refuseUnlessReplaceable(store: Store, libraryId: string, force: boolean, ownedByTeam: boolean): void {
   const existing = store.libraries.byId(libraryId)
   if (!existing) return
   if (existing.sourceKind === 'openapi' && failedVersionOf(store, existing)) return
-  if (!force) throw new LecternError('library_exists', `Library ${libraryId} was already added. Refresh it, or upload it again with force.`)
+  if (!force) throw new LecternError(ownedByTeam ? 'duplicate_repo' : 'library_exists', `Library ${libraryId} was already added. Refresh it, or upload it again with force.`)
   if (existing.sourceKind !== 'openapi') throw new LecternError('library_exists', `Library ${libraryId} already exists with another source (${existing.sourceKind}).`)
   const version = store.libraries.version(existing.pk, '')
   const active = version && store.jobs.activeForVersion(version.pk)

@@ -11,6 +11,7 @@ import { admitGitRemote } from '../sources/git-guard.js'
 import { parseRepoUrl, type GitSourceKind } from '../sources/repo-url.js'
 import type { SourceSubmission } from '../sources/types.js'
 import type { Store } from '../store/index.js'
+import { placeSubmission, type Submitter, type TeamOwner } from '../tenancy/private-sources.js'
 import type { Job } from '../store/jobs.js'
 import type { Library, LibraryVersion, NewLibrary } from '../store/libraries.js'
 import { gitSpecOf, queueIngest } from './queue-ingest.js'
@@ -37,11 +38,15 @@ export function failedVersionOf(store: Store, library: Library): LibraryVersion 
   return version?.state === 'error' && version.currentSet === null ? version : undefined
 }
 
+/** The refusal of an ID that is taken: within a teamspace, its private repository is already there. */
+const taken = (owner: TeamOwner | undefined, message: string): LecternError =>
+  new LecternError(owner ? 'duplicate_repo' : 'library_exists', message)
+
 /**
  * The library a submission goes to: a new one, or a failed one taken over for a retry (its
  * source, options and visibility replaced, its state back to `initial`). Inside a transaction.
  */
-function createOrRetry(store: Store, input: NewLibrary, refusal: string): { library: Library; version: LibraryVersion } {
+function createOrRetry(store: Store, input: NewLibrary, refusal: LecternError): { library: Library; version: LibraryVersion } {
   const existing = store.libraries.byId(input.id)
   if (!existing) {
     // The same source added again after its library was renamed would index it twice.
@@ -53,7 +58,7 @@ function createOrRetry(store: Store, input: NewLibrary, refusal: string): { libr
     return store.libraries.create(input)
   }
   const failed = failedVersionOf(store, existing)
-  if (!failed || existing.sourceKind !== input.sourceKind) throw new LecternError('library_exists', refusal)
+  if (!failed || existing.sourceKind !== input.sourceKind) throw refusal
   const active = store.jobs.activeForVersion(failed.pk)
   if (active) throw new LecternError('library_busy', `Library ${input.id} is being processed (job ${active.pk}); wait for it to end.`)
   const library = store.libraries.update(existing.pk, {
@@ -68,37 +73,46 @@ function createOrRetry(store: Store, input: NewLibrary, refusal: string): { libr
   return { library, version: store.libraries.version(existing.pk, '')! }
 }
 
-/** In cloud mode (`guard`) the remote must be http(s) and not resolve to a private address. */
-export async function submitRepository(store: Store, input: RepositorySubmission, guard: AddressGuard | undefined): Promise<Submitted> {
+/**
+ * In cloud mode (`guard`) the remote must be http(s) and not resolve to a private address, and a
+ * repository read with credentials (a `gitToken`, or the stored git connection of its host) is
+ * private by nature: submitted with a teamspace's key, it belongs to that teamspace.
+ */
+export async function submitRepository(store: Store, input: RepositorySubmission, guard: AddressGuard | undefined, submitter?: Submitter): Promise<Submitted> {
   const repo = parseRepoUrl(input.docsRepoUrl, input.sourceKind, { httpOnly: guard !== undefined })
-  await admitGitRemote(repo.cloneUrl, guard)
   const token = input.gitToken?.trim() ? input.gitToken.trim() : undefined
+  const withCredentials = token !== undefined || store.connections.forGitHost(repo.host) !== undefined
+  const isPrivate = input.private === true || (submitter?.mode === 'cloud' && withCredentials)
+  const { id, owner } = placeSubmission(store.teams, submitter, repo.libraryId, isPrivate)
+  await admitGitRemote(repo.cloneUrl, guard)
   const submit = store.db.transaction(() => {
     const newLibrary: NewLibrary = {
-      id: repo.libraryId,
+      id,
       title: repo.repo,
       sourceKind: repo.sourceKind,
       sourceUrl: repo.cloneUrl,
       branch: repo.branch ?? null,
-      isPrivate: input.private ?? false,
+      isPrivate,
+      teamPk: owner?.teamPk ?? null,
       options: {
         skipVersionFiltering: input.skipVersionFiltering ?? false,
         generateDocs: input.generateDocs ?? false,
         ...(repo.branch ? { ref: repo.branch } : {}),
       },
     }
-    const { library, version } = createOrRetry(store, newLibrary, `Library ${repo.libraryId} was already added. Refresh it to pick up new commits.`)
+    const { library, version } = createOrRetry(store, newLibrary, taken(owner, `Library ${id} was already added. Refresh it to pick up new commits.`))
     return queueIngest(store, version, gitSpecOf(library, repo.branch), { token })
   })
   const job = submit()
   return {
-    libraryId: repo.libraryId,
-    message: `Library ${repo.libraryId} submitted for processing (job ${job.pk}).`,
+    libraryId: id,
+    message: `Library ${id} submitted for processing (job ${job.pk}).`,
     job,
   }
 }
 
-export function submitSource(store: Store, input: SourceSubmission): Submitted {
+/** `owner`: the teamspace a private source belongs to, its ID already placed (placeSubmission). */
+export function submitSource(store: Store, input: SourceSubmission, owner?: TeamOwner): Submitted {
   const submit = store.db.transaction(() => {
     const existing = store.libraries.byId(input.libraryId)
     if (existing && existing.sourceKind !== input.sourceKind) {
@@ -117,9 +131,10 @@ export function submitSource(store: Store, input: SourceSubmission): Submitted {
             sourceKind: input.sourceKind,
             sourceUrl: input.sourceUrl,
             isPrivate: input.isPrivate ?? false,
+            teamPk: owner?.teamPk ?? null,
             options: { spec: input.spec },
           },
-          `Library ${input.libraryId} was already added. Refresh it, or submit it again with force.`,
+          taken(owner, `Library ${input.libraryId} was already added. Refresh it, or submit it again with force.`),
         )
     if (forced) store.libraries.update(forced.pk, { options: { ...forced.options, spec: input.spec } })
     const active = store.jobs.activeForVersion(target.version.pk)

@@ -4,20 +4,20 @@
  * (`/llmstxt/<host-path>`) and src/sources/website.ts (`/websites/<host-base-path>`).
  */
 import type { FastifyInstance } from 'fastify'
-import { submitSource } from '../../../src/jobs/submit.js'
+import { submitPlaced } from '../../submitter.js'
 import { llmstxtSubmission } from '../../../src/sources/llmstxt.js'
 import { websiteSubmission } from '../../../src/sources/website.js'
 import { AddLlmsTxtBody, AddWebsiteBody, type AddLlmsTxtBodyType, type AddWebsiteBodyType } from '../../schemas/libraries.js'
 
 export default async function addWeb(app: FastifyInstance): Promise<void> {
   app.post<{ Body: AddLlmsTxtBodyType }>('/v2/add/llmstxt', { schema: { body: AddLlmsTxtBody }, config: { access: 'apiKey' } }, async (request) => {
-    const submitted = submitSource(app.runtime.store, llmstxtSubmission(request.body.llmstxtUrl))
+    const submitted = submitPlaced(app, request, llmstxtSubmission(request.body.llmstxtUrl))
     app.runtime.worker.wake()
     return { libraryName: submitted.libraryId, message: submitted.message }
   })
 
   app.post<{ Body: AddWebsiteBodyType }>('/v2/add/website', { schema: { body: AddWebsiteBody }, config: { access: 'apiKey' } }, async (request) => {
-    const submitted = submitSource(app.runtime.store, websiteSubmission(request.body.websiteUrl, request.body.websiteBaseUrl, request.body.render))
+    const submitted = submitPlaced(app, request, websiteSubmission(request.body.websiteUrl, request.body.websiteBaseUrl, request.body.render))
     app.runtime.worker.wake()
     return { libraryName: submitted.libraryId, message: submitted.message }
   })

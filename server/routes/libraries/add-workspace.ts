@@ -7,7 +7,7 @@
  * src/sources/confluence.ts and src/sources/notion.ts.
  */
 import type { FastifyInstance } from 'fastify'
-import { submitSource } from '../../../src/jobs/submit.js'
+import { submitPlaced } from '../../submitter.js'
 import { LecternError } from '../../../src/errors.js'
 import { slugifySegment } from '../../../src/library-id.js'
 import { confluenceConnectionForSite, confluenceSubmission } from '../../../src/sources/confluence.js'
@@ -23,7 +23,7 @@ export default async function addWorkspace(app: FastifyInstance): Promise<void> 
       throw new LecternError('validation_error', `No Confluence connection for ${body.siteUrl}. An administrator adds one with \`lectern connections add confluence --name <name> --site ${body.siteUrl} --email <email> --token-stdin\`.`)
     }
     const submission = confluenceSubmission(store, { connection: connection.name, spaceKey: body.spaceKey, pageIds: body.pageIds, title: body.title || body.spaceName, description: body.description })
-    const submitted = submitSource(store, submission)
+    const submitted = submitPlaced(app, request, submission)
     app.runtime.worker.wake()
     return { libraryName: submitted.libraryId, message: submitted.message }
   })
@@ -36,7 +36,7 @@ export default async function addWorkspace(app: FastifyInstance): Promise<void> 
       throw new LecternError('validation_error', `No Notion connection for workspace "${body.workspaceName}". An administrator adds one with \`lectern connections add notion --name ${slugifySegment(body.workspaceName)} --token-env NOTION_TOKEN\`.`)
     }
     const submission = notionSubmission(store, { connection: connection.name, pageIds: body.pageIds, title: body.title, description: body.description })
-    const submitted = submitSource(store, submission)
+    const submitted = submitPlaced(app, request, submission)
     app.runtime.worker.wake()
     return { libraryName: submitted.libraryId, message: submitted.message }
   })

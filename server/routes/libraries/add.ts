@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { submitRepository } from '../../../src/jobs/submit.js'
 import type { GitSourceKind } from '../../../src/sources/repo-url.js'
+import { submitterOf } from '../../submitter.js'
 import { AddRepoBody, AddRepoParams, type AddRepoBodyType } from '../../schemas/libraries.js'
 
 export default async function add(app: FastifyInstance): Promise<void> {
@@ -8,7 +9,7 @@ export default async function add(app: FastifyInstance): Promise<void> {
     '/v2/add/repo/:sourceKind',
     { schema: { params: AddRepoParams, body: AddRepoBody }, config: { access: 'apiKey' } },
     async (request) => {
-      const submitted = await submitRepository(app.runtime.store, { sourceKind: request.params.sourceKind, ...request.body }, app.runtime.guard)
+      const submitted = await submitRepository(app.runtime.store, { sourceKind: request.params.sourceKind, ...request.body }, app.runtime.guard, submitterOf(app, request))
       app.runtime.worker.wake()
       return { libraryName: submitted.libraryId, message: submitted.message }
     },

@@ -1,0 +1,77 @@
+/**
+ * Private libraries of a teamspace (cloud mode): who may add one, and the ID it gets.
+ *
+ * A private library's ID carries its teamspace (`/acme/widgets--t7` for teamspace 7), so two
+ * teamspaces adding the same private repository get two libraries, and an add never collides
+ * with, and so never reveals, another teamspace's private library. Public IDs ending in that
+ * suffix are refused in cloud mode, so a public add cannot take a private library's ID first.
+ */
+import type { Caller } from '../access.js'
+import type { Mode } from '../config.js'
+import { LecternError } from '../errors.js'
+import type { TeamsRepository } from '../store/teams.js'
+import { PLAN_LIMITS } from './plans.js'
+import { can } from './roles.js'
+
+/** The teamspace a private library is added for. */
+export interface TeamOwner {
+  teamPk: number
+}
+
+const SEGMENT_MAX = 100
+const TEAM_SUFFIX = /--t\d+$/
+
+const suffixOf = (teamPk: number) => `--t${teamPk}`
+
+/** A library ID's last segment (or a bare name) scoped to the teamspace, within the segment length. */
+export function scopedName(name: string, teamPk: number): string {
+  const suffix = suffixOf(teamPk)
+  return `${name.slice(0, SEGMENT_MAX - suffix.length).replace(/[.-]+$/, '')}${suffix}`
+}
+
+/** `/owner/name` as the teamspace's own: `/owner/name--t<team>`. */
+export function scopedLibraryId(id: string, teamPk: number): string {
+  const at = id.lastIndexOf('/')
+  return `${id.slice(0, at + 1)}${scopedName(id.slice(at + 1), teamPk)}`
+}
+
+/** Refuses, in cloud mode, a public library whose ID has the form kept for teamspaces' private libraries. */
+export function refuseReservedId(id: string, mode: Mode): void {
+  if (mode === 'cloud' && TEAM_SUFFIX.test(id)) {
+    throw new LecternError('validation_error', `Library IDs ending in "--t<number>" name teamspaces' private libraries; ${id} cannot be added as a public library.`)
+  }
+}
+
+/** Who submits a library over HTTP: private sources of a teamspace's key belong to the teamspace. */
+export interface Submitter {
+  caller: Caller
+  mode: Mode
+}
+
+/**
+ * Where a submission goes: its final library ID and, for a private source of a teamspace, its
+ * owner. Without a submitter (the CLI on the data directory) the ID is kept as it is.
+ */
+export function placeSubmission(teams: TeamsRepository, submitter: Submitter | undefined, id: string, isPrivate: boolean): { id: string; owner?: TeamOwner } {
+  if (!submitter) return { id }
+  const owner = isPrivate ? privateSourceOwner(teams, submitter.caller, submitter.mode) : undefined
+  if (owner) return { id: scopedLibraryId(id, owner.teamPk), owner }
+  refuseReservedId(id, submitter.mode)
+  return { id }
+}
+
+/**
+ * The teamspace a private source is added for, after checking the caller may: cloud mode, an API
+ * key of a teamspace, whose user is its owner or an admin, on a plan with private sources.
+ * Undefined when the caller has no teamspace (on-premise, or a key of the install alone): the
+ * library is then private to the install, as before teamspaces.
+ */
+export function privateSourceOwner(teams: TeamsRepository, caller: Caller, mode: Mode): TeamOwner | undefined {
+  if (mode !== 'cloud' || caller.kind !== 'api-key' || caller.teamId === null) return undefined
+  const team = teams.byPk(caller.teamId)
+  if (!team) throw new LecternError('team_not_found', 'The teamspace of this API key no longer exists.')
+  const role = caller.userId === null ? undefined : teams.roleOf(team.id, caller.userId)
+  if (!role || !can(role, 'managePrivateSources')) throw new LecternError('forbidden', 'Only team owners and admins may add private repositories.')
+  if (!PLAN_LIMITS[team.plan].privateSources) throw new LecternError('forbidden', 'Private repositories need a pro or team plan.')
+  return { teamPk: team.id }
+}

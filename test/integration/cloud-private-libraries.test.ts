@@ -1,0 +1,195 @@
+/**
+ * Cloud mode: private libraries belong to the teamspace whose key added them, through the add
+ * endpoints a tenant calls. Owners and admins of a paying teamspace may add them (developers and
+ * free plans get 403 forbidden), the same one twice is 409 duplicate_repo, and every other tenant
+ * meets them exactly as an unknown library: search, context, refresh, parse-status, MCP, export.
+ * The private repository is a real git server (`git http-backend`) on 127.0.0.1 that refuses
+ * clones without the token.
+ */
+import path from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { FastifyInstance } from 'fastify'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { issueLicense } from '../../src/license/issue.js'
+import { buildTestApp, waitForLibrary } from '../helpers/app.js'
+import { makeGitRepo } from '../helpers/git.js'
+import { startGitServer } from '../helpers/git-server.js'
+import { bearer, createTenants, type Tenants } from '../helpers/tenants.js'
+import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
+
+const defer = suiteTeardown()
+const TOKEN = 'ghp_private_widgets_token'
+const DOCS = { 'docs/guide.md': '# Guide\n\n## Mount a widget\n\nMount a widget into an element with render:\n\n```js\nrender(el, { kind: "gauge" })\n```\n' }
+
+let app: FastifyInstance
+let base: string
+let tenants: Tenants
+let privateUrl: string
+let publicUrl: string
+/** The library Acme's owner added privately. */
+let acmeLibrary: string
+
+const addGit = (key: string, docsRepoUrl: string, extra: Record<string, unknown> = {}) =>
+  app.inject({ method: 'POST', url: '/api/v2/add/repo/git', headers: bearer(key), payload: { docsRepoUrl, ...extra } })
+
+const getJson = (url: string, key?: string) => app.inject({ url, headers: key ? bearer(key) : {} })
+
+beforeAll(async () => {
+  const remotes = await tmpDir('lectern-remotes-', defer)
+  await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'widgets', defer })
+  await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'open', defer })
+  const expected = `Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`
+  const server = await startGitServer(remotes, {
+    defer,
+    // acme/widgets is private: without the token the host answers as GitHub does, 401.
+    route: (req, res, url) => {
+      if (url.pathname.startsWith('/acme/widgets') && req.headers.authorization !== expected) {
+        res.writeHead(401, { 'www-authenticate': 'Basic realm="git"' }).end()
+        return undefined
+      }
+      return url.pathname
+    },
+  })
+  privateUrl = `${server.url}/acme/widgets`
+  publicUrl = `${server.url}/acme/open`
+  app = await buildTestApp({ mode: 'cloud', fetch: { allow: ['127.0.0.1'] }, defer })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+  tenants = await createTenants(app)
+
+  const added = await addGit(tenants.acme.keys.owner, privateUrl, { gitToken: TOKEN })
+  expect(added.statusCode, added.body).toBe(200)
+  acmeLibrary = added.json().libraryName
+  expect((await waitForLibrary(app, acmeLibrary)).state).toBe('finalized')
+})
+
+describe('adding a private repository', () => {
+  it("belongs to the owner's teamspace, under an ID that carries the teamspace", () => {
+    expect(acmeLibrary).toBe(`/acme/widgets--t${tenants.acme.teamPk}`)
+    expect(app.runtime.store.libraries.byId(acmeLibrary)).toMatchObject({ isPrivate: true, teamPk: tenants.acme.teamPk })
+    expect(app.runtime.store.libraries.byId('/acme/widgets')).toBeUndefined()
+  })
+
+  it('is 409 duplicate_repo the second time in the same teamspace, from any manager', async () => {
+    const again = await addGit(tenants.acme.keys.admin, privateUrl, { gitToken: TOKEN })
+    expect(again.statusCode).toBe(409)
+    expect(again.json()).toMatchObject({ error: 'duplicate_repo' })
+  })
+
+  it('is 403 forbidden for a developer, with nothing stored', async () => {
+    const before = app.runtime.store.libraries.list().length
+    const res = await addGit(tenants.beta.keys.developer, privateUrl, { gitToken: TOKEN })
+    expect(res.statusCode).toBe(403)
+    expect(res.json()).toEqual({ error: 'forbidden', message: 'Only team owners and admins may add private repositories.' })
+    expect(app.runtime.store.libraries.list()).toHaveLength(before)
+  })
+
+  it('is 403 forbidden on the free plan, with nothing stored', async () => {
+    const before = app.runtime.store.libraries.list().length
+    for (const payload of [{ gitToken: TOKEN }, { private: true }]) {
+      const res = await addGit(tenants.solo.keys.owner, privateUrl, payload)
+      expect(res.statusCode).toBe(403)
+      expect(res.json()).toEqual({ error: 'forbidden', message: 'Private repositories need a pro or team plan.' })
+    }
+    expect(app.runtime.store.libraries.list()).toHaveLength(before)
+  })
+
+  it('is 403 forbidden for a developer uploading an OpenAPI file, which is private by nature', async () => {
+    const form = new FormData()
+    form.set('openapiFile', new Blob(['openapi: 3.0.0\ninfo: { title: Pets, version: "1" }\npaths: {}\n']), 'pets.yaml')
+    const res = await fetch(`${base}/api/v2/add/openapi-upload`, { method: 'POST', headers: bearer(tenants.acme.keys.developer), body: form })
+    expect(res.status).toBe(403)
+    expect(await res.json()).toMatchObject({ error: 'forbidden' })
+  })
+
+  it("stores an admin's upload as the teamspace's own library", async () => {
+    const form = new FormData()
+    form.set('openapiFile', new Blob(['openapi: 3.0.0\ninfo: { title: Pets, version: "1" }\npaths: {}\n']), 'pets.yaml')
+    const res = await fetch(`${base}/api/v2/add/openapi-upload`, { method: 'POST', headers: bearer(tenants.acme.keys.admin), body: form })
+    expect(res.status).toBe(200)
+    const { libraryName } = (await res.json()) as { libraryName: string }
+    expect(libraryName).toBe(`/docs/pets--t${tenants.acme.teamPk}`)
+    expect(app.runtime.store.libraries.byId(libraryName)).toMatchObject({ isPrivate: true, teamPk: tenants.acme.teamPk })
+  })
+
+  it('gives another teamspace its own library of the same repository, revealing nothing of the first', async () => {
+    const res = await addGit(tenants.beta.keys.owner, privateUrl, { gitToken: TOKEN })
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.json().libraryName).toBe(`/acme/widgets--t${tenants.beta.teamPk}`)
+    expect(res.body).not.toContain(`--t${tenants.acme.teamPk}`)
+    expect(app.runtime.store.libraries.byId(res.json().libraryName)).toMatchObject({ teamPk: tenants.beta.teamPk })
+  })
+
+  it('keeps a repository added without credentials public and shared, and refuses a public ID of the private form', async () => {
+    const res = await addGit(tenants.acme.keys.developer, publicUrl)
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.json().libraryName).toBe('/acme/open')
+    expect(app.runtime.store.libraries.byId('/acme/open')).toMatchObject({ isPrivate: false, teamPk: null })
+    expect((await waitForLibrary(app, '/acme/open')).state).toBe('finalized')
+    const search = await getJson('/api/v2/libs/search?libraryName=open', tenants.beta.keys.developer)
+    expect(search.json().results.map((r: { id: string }) => r.id)).toContain('/acme/open')
+
+    const reserved = await addGit(tenants.acme.keys.owner, `${publicUrl}--t${tenants.beta.teamPk}`)
+    expect(reserved.statusCode).toBe(400)
+    expect(reserved.json()).toMatchObject({ error: 'validation_error' })
+  })
+})
+
+describe("another teamspace's private library is an unknown library", () => {
+  const unknownId = () => `/acme/widgets--t${tenants.solo.teamPk + 1000}`
+
+  it('is found and answered for its own teamspace', async () => {
+    const search = await getJson('/api/v2/libs/search?libraryName=widgets', tenants.acme.keys.developer)
+    expect(search.json().results.map((r: { id: string }) => r.id)).toContain(acmeLibrary)
+    const context = await getJson(`/api/v2/context?libraryId=${acmeLibrary}&query=mount+a+widget&type=json`, tenants.acme.keys.developer)
+    expect(context.statusCode).toBe(200)
+    expect(context.body).toContain('render(el')
+  })
+
+  it.each([
+    ['another teamspace', () => tenants.beta.keys.owner],
+    ['a free personal space', () => tenants.solo.keys.owner],
+    ['an anonymous caller', () => undefined],
+  ])('search omits it and context answers 404 as for an unknown ID, for %s', async (_, key) => {
+    const search = await getJson('/api/v2/libs/search?libraryName=widgets', key())
+    expect(search.body).not.toContain(acmeLibrary)
+    const context = await getJson(`/api/v2/context?libraryId=${acmeLibrary}&query=widget`, key())
+    const unknown = await getJson(`/api/v2/context?libraryId=${unknownId()}&query=widget`, key())
+    expect(context.statusCode).toBe(404)
+    expect(context.json()).toEqual({ error: 'library_not_found', message: unknown.json().message.replace(unknownId(), acmeLibrary) })
+    const status = await getJson('/api/parse-status', key())
+    expect(status.body).not.toContain(acmeLibrary)
+  })
+
+  it('refresh answers 404 library_not_found to another teamspace', async () => {
+    const res = await app.inject({ method: 'POST', url: '/api/v1/refresh', headers: bearer(tenants.beta.keys.owner), payload: { libraryName: acmeLibrary } })
+    expect(res.statusCode).toBe(404)
+    expect(res.json()).toMatchObject({ error: 'library_not_found' })
+  })
+
+  it('the cloud export refuses it as unknown', async () => {
+    const { licenseKey } = issueLicense(app.runtime.store, { customer: 'Beta Corp', offline: true, expires: '2099-12-31' })
+    const res = await app.inject({ method: 'POST', url: '/api/v1/enterprise/export', headers: bearer(licenseKey), payload: { library: acmeLibrary } })
+    expect(res.statusCode).toBe(404)
+    expect(res.json()).toMatchObject({ error: 'library_not_found' })
+  })
+
+  it('MCP omits it from resolve-library-id and query-docs answers as for an unknown ID', async () => {
+    const client = new Client({ name: 'lectern-test', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: bearer(tenants.beta.keys.owner) } }))
+    try {
+      const text = async (name: string, args: Record<string, unknown>) => {
+        const result = (await client.callTool({ name, arguments: args })) as { content: Array<{ text: string }>; isError?: boolean }
+        return { text: result.content.map((c) => c.text).join('\n'), isError: result.isError === true }
+      }
+      expect((await text('resolve-library-id', { libraryName: 'widgets' })).text).not.toContain(acmeLibrary)
+      const hidden = await text('query-docs', { libraryId: acmeLibrary, query: 'mount a widget' })
+      const unknown = await text('query-docs', { libraryId: unknownId(), query: 'mount a widget' })
+      expect(hidden.isError).toBe(true)
+      expect(hidden.text).toBe(unknown.text.replace(unknownId(), acmeLibrary))
+    } finally {
+      await client.close()
+    }
+  })
+})
