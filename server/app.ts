@@ -44,6 +44,7 @@ import context from './routes/libraries/context.js'
 import refresh from './routes/libraries/refresh.js'
 import search from './routes/libraries/search.js'
 import parseStatusRoute from './routes/parse-status.js'
+import policies from './routes/policies.js'
 import sessionRoutes from './routes/session.js'
 
 declare module 'fastify' {
@@ -143,6 +144,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(dashboardUsage)
       // Export exists only in the cloud, import only on-premise: the other mode answers 404.
       await api.register(config.mode === 'cloud' ? exportRoute : importRoute)
+      if (config.mode === 'cloud') await api.register(policies)
       await api.register(backupRoutes, { schedule: options.startWorker ?? true, onRestoreStaged: options.onRestoreStaged })
       await api.register(dashboardLibraries)
       await api.register(dashboardVersions)

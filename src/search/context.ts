@@ -16,6 +16,7 @@ import type { SetCacheStats } from '../index/set-cache.js'
 import type { LoadedSet } from '../index/loaded-set.js'
 import { vectorIndexPath } from '../paths.js'
 import type { Store } from '../store/index.js'
+import { requireAllowedLibrary } from '../tenancy/policy-access.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
 import type { SnippetSet } from '../store/snippets.js'
 import { questionTerms } from '../text/terms.js'
@@ -131,9 +132,10 @@ export class Retriever {
     const hit = this.resolutions.get(libraryId)
     if (hit?.at === at) {
       if (!canSeeLibrary(caller, hit.library)) throw libraryNotFound(hit.id)
+      requireAllowedLibrary(this.store, caller, hit.library)
       return hit
     }
-    const { ref, library, version, setPk } = resolveLibraryVersion(this.store.libraries, libraryId, caller)
+    const { ref, library, version, setPk } = resolveLibraryVersion(this.store.libraries, libraryId, caller, (found) => requireAllowedLibrary(this.store, caller, found))
     const set = this.store.snippets.set(setPk)
     if (!set) throw new Error(`snippet set ${setPk} vanished`)
     if (this.resolutions.size >= MAX_RESOLUTIONS) this.resolutions.clear()

@@ -7,6 +7,7 @@ import { distance } from 'fastest-levenshtein'
 import { canSeeLibrary, describeFailure, type Caller } from '../access.js'
 import { LecternError } from '../errors.js'
 import type { Store } from '../store/index.js'
+import { libraryFilterOf } from '../tenancy/policy-access.js'
 import type { Library, LibraryState, LibraryVersion } from '../store/libraries.js'
 import { questionWords } from '../text/terms.js'
 
@@ -146,8 +147,9 @@ export class LibraryCatalogue {
 
   search(libraryName: string, query: string | undefined, options: SearchOptions): LibrarySummary[] {
     const terms = query ? questionWords(query) : []
+    const allowed = libraryFilterOf(this.store, options.caller)
     const scored = this.current()
-      .filter((e) => canSeeLibrary(options.caller, e.library))
+      .filter((e) => canSeeLibrary(options.caller, e.library) && allowed(e.library, e.versions))
       .map((entry) => ({ entry, score: nameScore(entry, libraryName) }))
       .filter((s) => s.score > 0)
       .map(({ entry, score }) => ({

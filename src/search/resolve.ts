@@ -5,6 +5,8 @@
  *
  * Visibility comes first (access.ts): a library the caller may not see, and a redirect to one,
  * answer exactly like an unknown ID, before the library's versions, state or redirects are read.
+ * Then `admit` (the teamspace's policy, for context) may refuse the visible library, before its
+ * versions or state are read either.
  */
 import { canSeeLibrary, type Caller } from '../access.js'
 import { ERROR_CODES, LecternError, type ErrorCode } from '../errors.js'
@@ -89,8 +91,14 @@ function failedVersion(name: string, version: LibraryVersion): LecternError {
   )
 }
 
-export function resolveLibraryVersion(libraries: LibrariesRepository, rawId: string, caller: Caller): ResolvedLibrary & { setPk: number } {
+export function resolveLibraryVersion(
+  libraries: LibrariesRepository,
+  rawId: string,
+  caller: Caller,
+  admit: (library: Library) => void = () => {},
+): ResolvedLibrary & { setPk: number } {
   const { ref, library } = findLibrary(libraries, rawId, caller)
+  admit(library)
   const version = findVersion(libraries, library, ref.version)
   return { ref, library, version, setPk: requireServable(library, version) }
 }

@@ -15,6 +15,7 @@ import { createJobLogsRepository, type JobLogsRepository } from './job-logs.js'
 import { createJobsRepository, type JobsRepository } from './jobs.js'
 import { createKeysRepository, type KeysRepository } from './keys.js'
 import { createLibrariesRepository, type LibrariesRepository } from './libraries.js'
+import { createPoliciesRepository, type PoliciesRepository } from './policies.js'
 import { createSettingsRepository, type SettingsRepository } from './settings.js'
 import { createSnippetsRepository, type SnippetsRepository } from './snippets.js'
 import { createTeamsRepository, type TeamsRepository } from './teams.js'
@@ -32,6 +33,7 @@ export interface Store {
   jobLogs: JobLogsRepository
   users: UsersRepository
   teams: TeamsRepository
+  policies: PoliciesRepository
   connections: ConnectionsRepository
   /**
    * Changes whenever any connection (this process or another) changes the catalogue: a
@@ -67,6 +69,7 @@ export async function openStore(dataDir: string): Promise<Store> {
     jobLogs: createJobLogsRepository(db),
     users: createUsersRepository(db),
     teams: createTeamsRepository(db),
+    policies: createPoliciesRepository(db),
     connections: createConnectionsRepository(db, secrets),
     catalogVersion: () => catalogVersionStmt.get() as number,
     close: () => {

@@ -1,0 +1,46 @@
+/**
+ * Teamspace policies, cloud mode only: `GET /v2/policies` for every key of the teamspace,
+ * `PATCH /v2/policies` (an incremental update) for keys of its owners and admins. The teamspace is
+ * the key's; a key without one has no policies (404 team_not_found).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { ANONYMOUS } from '../../src/access.js'
+import { LecternError } from '../../src/errors.js'
+import { applyPatch, countAccessible, type Policy, type PolicyPatch } from '../../src/tenancy/policies.js'
+import { policySubject } from '../../src/tenancy/policy-access.js'
+import { can } from '../../src/tenancy/roles.js'
+import { PatchPoliciesBody, PolicyResponse } from '../schemas/policies.js'
+
+export default async function policies(app: FastifyInstance): Promise<void> {
+  const { store, catalogue } = app.runtime
+
+  const teamOf = (request: FastifyRequest): { teamPk: number; userId: number | null; policy: Policy } => {
+    const { caller } = request
+    const policy = caller.kind === 'api-key' && caller.teamId !== null ? store.policies.of(caller.teamId) : undefined
+    if (caller.kind !== 'api-key' || caller.teamId === null || !policy) {
+      throw new LecternError('team_not_found', 'Policies belong to a teamspace; use an API key of the teamspace.')
+    }
+    return { teamPk: caller.teamId, userId: caller.userId, policy }
+  }
+
+  // The public libraries, as anyone may see them, are what accessibleLibraryCount counts.
+  const respond = (policy: Policy) => ({
+    ...policy,
+    accessibleLibraryCount: countAccessible(
+      policy,
+      catalogue.items({ caller: ANONYMOUS }).map((item) => policySubject(item.library, item.versions.find((v) => v.tag === ''))),
+    ),
+  })
+
+  const access = { access: 'apiKey' as const }
+  app.get('/v2/policies', { config: access, schema: { response: { 200: PolicyResponse } } }, async (request) => respond(teamOf(request).policy))
+
+  app.patch<{ Body: PolicyPatch }>('/v2/policies', { config: access, schema: { body: PatchPoliciesBody, response: { 200: PolicyResponse } } }, async (request) => {
+    const { teamPk, userId, policy } = teamOf(request)
+    const role = userId === null ? undefined : store.teams.roleOf(teamPk, userId)
+    if (!role || !can(role, 'manageLibraryAccess')) throw new LecternError('forbidden', 'Only team owners and admins may change the teamspace policies.')
+    const next = applyPatch(policy, request.body)
+    store.policies.set(teamPk, next)
+    return respond(next)
+  })
+}
