@@ -27,6 +27,7 @@ let base: string
 let tenants: Tenants
 let privateUrl: string
 let publicUrl: string
+let gitServer: string
 /** The library Acme's owner added privately. */
 let acmeLibrary: string
 
@@ -39,18 +40,20 @@ beforeAll(async () => {
   const remotes = await tmpDir('lectern-remotes-', defer)
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'widgets', defer })
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'open', defer })
+  await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'vault', defer })
   const expected = `Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`
   const server = await startGitServer(remotes, {
     defer,
-    // acme/widgets is private: without the token the host answers as GitHub does, 401.
+    // acme/widgets and acme/vault are private: without the token the host answers as GitHub does, 401.
     route: (req, res, url) => {
-      if (url.pathname.startsWith('/acme/widgets') && req.headers.authorization !== expected) {
+      if (/^\/acme\/(widgets|vault)/.test(url.pathname) && req.headers.authorization !== expected) {
         res.writeHead(401, { 'www-authenticate': 'Basic realm="git"' }).end()
         return undefined
       }
       return url.pathname
     },
   })
+  gitServer = server.url
   privateUrl = `${server.url}/acme/widgets`
   publicUrl = `${server.url}/acme/open`
   app = await buildTestApp({ mode: 'cloud', fetch: { allow: ['127.0.0.1'] }, defer })
@@ -190,6 +193,25 @@ describe("another teamspace's private library is an unknown library", () => {
       expect(hidden.text).toBe(unknown.text.replace(unknownId(), acmeLibrary))
     } finally {
       await client.close()
+    }
+  })
+})
+
+describe('a repository read through a stored git connection', () => {
+  it("is private by nature: added with a teamspace's key and no token, it belongs to the teamspace", async () => {
+    const { connections } = app.runtime.store
+    connections.create({ kind: 'git', name: 'loopback-git', baseUrl: gitServer, token: TOKEN })
+    try {
+      const res = await addGit(tenants.acme.keys.admin, `${gitServer}/acme/vault`)
+      expect(res.statusCode, res.body).toBe(200)
+      const id = res.json().libraryName
+      expect(id).toBe(`/acme/vault--t${tenants.acme.teamPk}`)
+      expect(app.runtime.store.libraries.byId(id)).toMatchObject({ isPrivate: true, teamPk: tenants.acme.teamPk })
+      expect((await waitForLibrary(app, id)).state).toBe('finalized')
+      const denied = await addGit(tenants.acme.keys.developer, `${gitServer}/acme/vault`)
+      expect(denied.json()).toMatchObject({ error: 'forbidden' })
+    } finally {
+      connections.remove('loopback-git')
     }
   })
 })
