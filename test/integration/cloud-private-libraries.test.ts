@@ -4,7 +4,8 @@
  * free plans get 403 forbidden), the same one twice is 409 duplicate_repo, and every other tenant
  * meets them exactly as an unknown library: search, context, refresh, parse-status, MCP, export.
  * The private repository is a real git server (`git http-backend`) on 127.0.0.1 that refuses
- * clones without the token.
+ * clones without the token; Confluence and Notion, which cannot run here, are loopback STAND-INS
+ * speaking the subset of their APIs Lectern reads (test/helpers/workspace-standins.ts).
  */
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -15,6 +16,7 @@ import { issueLicense } from '../../src/license/issue.js'
 import { buildTestApp, waitForLibrary } from '../helpers/app.js'
 import { makeGitRepo } from '../helpers/git.js'
 import { startGitServer } from '../helpers/git-server.js'
+import { confluenceStandIn, notionStandIn, textBlock } from '../helpers/workspace-standins.js'
 import { bearer, createTenants, type Tenants } from '../helpers/tenants.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 
@@ -212,6 +214,51 @@ describe('a repository read through a stored git connection', () => {
       expect(denied.json()).toMatchObject({ error: 'forbidden' })
     } finally {
       connections.remove('loopback-git')
+    }
+  })
+})
+
+describe('Confluence and Notion, private by nature', () => {
+  const NOTION_PAGE = '3c2e3d4c-5b6a-4798-8a1f-2e3d4c5b6a79'
+
+  beforeAll(async () => {
+    const confluence = await confluenceStandIn({ flavor: 'cloud', spaceKey: 'OPS', email: 'bot@acme.test', token: 'confluence-token-value', pages: [
+      { id: '501', title: 'Deployments', storage: '<h2>Scale a deployment</h2><p>Change the replica count of a running deployment with kubectl scale, never by editing its manifest.</p>' },
+    ] }, defer)
+    const notion = await notionStandIn({ token: 'secret_ntn_value', pages: [{ id: NOTION_PAGE, title: 'Feature flags', blocks: [
+      textBlock('heading_1', 'Toggle a flag'),
+      textBlock('paragraph', 'Flags are toggled per environment from the flags service, never by editing config files by hand.'),
+    ] }] }, defer)
+    app.runtime.store.connections.create({ kind: 'confluence', name: 'acme-wiki', baseUrl: confluence.url, email: 'bot@acme.test', token: 'confluence-token-value' })
+    app.runtime.store.connections.create({ kind: 'notion', name: 'acme-notion', baseUrl: notion.url, token: 'secret_ntn_value' })
+  })
+
+  const addConfluence = (key: string) => app.inject({ method: 'POST', url: '/api/v2/add/confluence', headers: bearer(key), payload: {
+    cloudId: 'ignored', siteUrl: app.runtime.store.connections.get('acme-wiki')!.baseUrl, spaceKey: 'OPS', spaceName: 'Operations', title: 'Ops handbook', description: 'How we run things',
+  } })
+  const addNotion = (key: string) => app.inject({ method: 'POST', url: '/api/v2/add/notion', headers: bearer(key), payload: {
+    workspaceId: 'w-1', workspaceName: 'acme-notion', pageIds: [NOTION_PAGE], title: 'Flags guide', description: 'Feature flags',
+  } })
+
+  it('belong to the adding teamspace; a developer is refused and a second add is duplicate_repo', async () => {
+    expect((await addConfluence(tenants.beta.keys.developer)).json()).toMatchObject({ error: 'forbidden' })
+    const confluence = await addConfluence(tenants.beta.keys.owner)
+    expect(confluence.statusCode, confluence.body).toBe(200)
+    const confluenceId = confluence.json().libraryName
+    expect(confluenceId).toBe(`/confluence/ops-handbook--t${tenants.beta.teamPk}`)
+    expect((await addConfluence(tenants.beta.keys.owner)).json()).toMatchObject({ error: 'duplicate_repo' })
+
+    expect((await addNotion(tenants.solo.keys.owner)).json()).toMatchObject({ error: 'forbidden', message: 'Private repositories need a pro or team plan.' })
+    const notion = await addNotion(tenants.beta.keys.owner)
+    expect(notion.statusCode, notion.body).toBe(200)
+    const notionId = notion.json().libraryName
+    expect(notionId).toBe(`/notion/flags-guide--t${tenants.beta.teamPk}`)
+
+    for (const id of [confluenceId, notionId]) {
+      expect(app.runtime.store.libraries.byId(id)).toMatchObject({ isPrivate: true, teamPk: tenants.beta.teamPk })
+      expect((await waitForLibrary(app, id)).state).toBe('finalized')
+      expect((await getJson(`/api/v2/context?libraryId=${id}&query=deployment+flags`, tenants.beta.keys.developer)).statusCode).toBe(200)
+      expect((await getJson(`/api/v2/context?libraryId=${id}&query=deployment+flags`, tenants.acme.keys.owner)).json()).toMatchObject({ error: 'library_not_found' })
     }
   })
 })
