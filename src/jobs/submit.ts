@@ -11,9 +11,9 @@ import { admitGitRemote } from '../sources/git-guard.js'
 import { parseRepoUrl, type GitSourceKind } from '../sources/repo-url.js'
 import type { SourceSubmission } from '../sources/types.js'
 import type { Store } from '../store/index.js'
-import { placeSubmission, type Submitter, type TeamOwner } from '../tenancy/private-sources.js'
 import type { Job } from '../store/jobs.js'
 import type { Library, LibraryVersion, NewLibrary } from '../store/libraries.js'
+import { placeSubmission, type Submitter, type TeamOwner } from '../tenancy/private-sources.js'
 import { gitSpecOf, queueIngest } from './queue-ingest.js'
 
 export interface RepositorySubmission {

@@ -7,8 +7,8 @@ import { distance } from 'fastest-levenshtein'
 import { canSeeLibrary, describeFailure, type Caller } from '../access.js'
 import { LecternError } from '../errors.js'
 import type { Store } from '../store/index.js'
-import { libraryFilterOf } from '../tenancy/policy-access.js'
 import type { Library, LibraryState, LibraryVersion } from '../store/libraries.js'
+import { libraryFilterOf } from '../tenancy/policy-access.js'
 import { questionWords } from '../text/terms.js'
 
 /** The Library object of Context7's openapi.json. */

@@ -26,7 +26,7 @@ const suffixOf = (teamPk: number) => `--t${teamPk}`
 /** A library ID's last segment (or a bare name) scoped to the teamspace, within the segment length. */
 export function scopedName(name: string, teamPk: number): string {
   const suffix = suffixOf(teamPk)
-  return `${name.slice(0, SEGMENT_MAX - suffix.length).replace(/[.-]+$/, '')}${suffix}`
+  return `${name.slice(0, SEGMENT_MAX - suffix.length)}${suffix}`
 }
 
 /** `/owner/name` as the teamspace's own: `/owner/name--t<team>`. */

@@ -4,10 +4,10 @@
  * (`/llmstxt/<host-path>`) and src/sources/website.ts (`/websites/<host-base-path>`).
  */
 import type { FastifyInstance } from 'fastify'
-import { submitPlaced } from '../../submitter.js'
 import { llmstxtSubmission } from '../../../src/sources/llmstxt.js'
 import { websiteSubmission } from '../../../src/sources/website.js'
 import { AddLlmsTxtBody, AddWebsiteBody, type AddLlmsTxtBodyType, type AddWebsiteBodyType } from '../../schemas/libraries.js'
+import { submitPlaced } from '../../submitter.js'
 
 export default async function addWeb(app: FastifyInstance): Promise<void> {
   app.post<{ Body: AddLlmsTxtBodyType }>('/v2/add/llmstxt', { schema: { body: AddLlmsTxtBody }, config: { access: 'apiKey' } }, async (request) => {

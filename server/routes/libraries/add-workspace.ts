@@ -7,12 +7,12 @@
  * src/sources/confluence.ts and src/sources/notion.ts.
  */
 import type { FastifyInstance } from 'fastify'
-import { submitPlaced } from '../../submitter.js'
 import { LecternError } from '../../../src/errors.js'
 import { slugifySegment } from '../../../src/library-id.js'
 import { confluenceConnectionForSite, confluenceSubmission } from '../../../src/sources/confluence.js'
 import { notionConnectionForWorkspace, notionSubmission } from '../../../src/sources/notion.js'
 import { AddConfluenceBody, AddNotionBody, type AddConfluenceBodyType, type AddNotionBodyType } from '../../schemas/workspaces.js'
+import { submitPlaced } from '../../submitter.js'
 
 export default async function addWorkspace(app: FastifyInstance): Promise<void> {
   app.post<{ Body: AddConfluenceBodyType }>('/v2/add/confluence', { schema: { body: AddConfluenceBody }, config: { access: 'apiKey' } }, async (request) => {

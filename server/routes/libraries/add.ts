@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { submitRepository } from '../../../src/jobs/submit.js'
 import type { GitSourceKind } from '../../../src/sources/repo-url.js'
-import { submitterOf } from '../../submitter.js'
 import { AddRepoBody, AddRepoParams, type AddRepoBodyType } from '../../schemas/libraries.js'
+import { submitterOf } from '../../submitter.js'
 
 export default async function add(app: FastifyInstance): Promise<void> {
   app.post<{ Params: { sourceKind: GitSourceKind }; Body: AddRepoBodyType }>(
