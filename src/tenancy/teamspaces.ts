@@ -55,6 +55,11 @@ export function createTeam(store: Store, user: User, name: string): Team {
 export function deleteTeam(store: Store, team: Team, caller: Caller, forget?: ForgetSet): { removed: string; libraries: string[] } {
   if (team.personalUserId !== null) throw new LecternError('forbidden', 'A personal space cannot be deleted.')
   const libraries = store.teams.libraryIdsOf(team.id)
+  // All checked before any goes, so a busy library leaves the team whole rather than half removed.
+  for (const id of libraries) {
+    const running = store.jobs.runningForLibrary(store.libraries.byId(id)!.pk)
+    if (running) throw new LecternError('library_busy', `Library ${id} of ${team.name} is being processed (job ${running.pk}); delete the teamspace once the job has ended.`)
+  }
   for (const id of libraries) removeLibrary(store, id, caller, forget)
   store.teams.remove(team.id)
   return { removed: team.name, libraries }

@@ -39,12 +39,18 @@ function parse(raw: string, from: string, to: string[]): ReceivedMail {
   return { from, to, subject: header('Subject'), text: text.replace(/\r\n/g, '\n') }
 }
 
-export async function startSmtpSink(defer: Defer = onTestFinished): Promise<SmtpSink> {
+/** `login`: the relay asks for this user and password (over plain text, as only a loopback test may); without it, anyone may send. */
+export async function startSmtpSink(defer: Defer = onTestFinished, login?: { user: string; pass: string }): Promise<SmtpSink> {
   const received: ReceivedMail[] = []
   const taken = new Set<ReceivedMail>()
   const waiters = new Set<() => void>()
   const server = new SMTPServer({
-    authOptional: true,
+    authOptional: login === undefined,
+    allowInsecureAuth: true,
+    onAuth(auth, _session, callback) {
+      if (login && auth.username === login.user && auth.password === login.pass) callback(null, { user: auth.username })
+      else callback(new Error('Invalid username or password'))
+    },
     disabledCommands: ['STARTTLS'],
     logger: false,
     onData(stream, session, callback) {

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/app.js'
 import { startSmtpSink, tokenIn, type SmtpSink } from '../helpers/smtp-sink.js'
+import { setProcessEnv } from '../helpers/tmp.js'
 
 const PUBLIC_URL = 'https://lectern.example.test'
 const PASSWORD = 'a long and varied passphrase'
@@ -181,13 +182,41 @@ describe('account mail without a relay', () => {
     const mail = log.find((entry) => entry.msg.includes('/verify#token='))
     expect(mail?.level).toBe(30)
     expect(lines.join('\n')).not.toContain(PASSWORD)
-    // Only the mail line holds the token: the request lines carry no body.
+    // Only the mail line holds the token: using it posts it in a body, which request lines do not log.
     const token = /\/verify#token=([A-Za-z0-9_-]+)/.exec(mail!.msg)![1]!
+    expect((await post(app, '/api/auth/verify', { token })).statusCode).toBe(200)
+    expect(lines.some((line) => line.includes('/api/auth/verify'))).toBe(true)
     expect(lines.filter((line) => line.includes(token))).toHaveLength(1)
   })
 
   it('refuses to start with a relay but no public URL for the links', async () => {
     await expect(buildTestApp({ mode: 'cloud', mail: { smtpUrl: 'smtp://127.0.0.1:25' } })).rejects.toThrow(/mail\.publicUrl/)
+  })
+})
+
+describe('account mail through a relay that wants a login', () => {
+  it('logs in as the URL\'s user with LECTERN_SMTP_PASSWORD; a refused login is logged without the mail\'s link', async () => {
+    const sink = await startSmtpSink(undefined, { user: 'lectern', pass: 'relay secret' })
+    setProcessEnv({ LECTERN_SMTP_PASSWORD: 'relay secret' })
+    const smtpUrl = sink.url.replace('smtp://', 'smtp://lectern@')
+    const app = await buildTestApp({ mode: 'cloud', mail: { smtpUrl, publicUrl: PUBLIC_URL } })
+    await post(app, '/api/auth/signup', { email: 'lou@example.com', password: PASSWORD })
+    expect(tokenIn(await sink.next('lou@example.com'), 'verify')).toBeTruthy()
+
+    setProcessEnv({ LECTERN_SMTP_PASSWORD: 'wrong' })
+    const lines: string[] = []
+    const refused = await buildTestApp({ mode: 'cloud', mail: { smtpUrl, publicUrl: PUBLIC_URL }, logStream: { write: (line: string) => void lines.push(line) } })
+    expect((await post(refused, '/api/auth/signup', { email: 'max@example.com', password: PASSWORD })).statusCode).toBe(202)
+    await refused.close()
+    const failure = lines.map((line) => JSON.parse(line) as { level: number; msg: string }).find((entry) => entry.msg.startsWith('could not send account mail'))
+    expect(failure?.level).toBe(50)
+    expect(lines.join('\n')).not.toContain('#token=')
+    expect(lines.join('\n')).not.toContain('wrong')
+    expect(sink.received.some((m) => m.to.includes('max@example.com'))).toBe(false)
+  })
+
+  it('refuses a password written into mail.smtpUrl, where `config get` would show it', async () => {
+    await expect(buildTestApp({ mode: 'cloud', mail: { smtpUrl: 'smtp://lectern:secret@127.0.0.1:25', publicUrl: PUBLIC_URL } })).rejects.toThrow(/LECTERN_SMTP_PASSWORD/)
   })
 })
 

@@ -305,13 +305,28 @@ describe('deleting a teamspace', () => {
     await seedLibrary(app, '/acme/internal', {
       'docs/deploy.md': '# Deploying\n\n## Roll out\n\nRun the deploy script with the stage name to roll the service out.\n\n```sh\n./deploy.sh staging\n```\n',
     })
-    store.db.prepare('UPDATE libraries SET team_pk = ?, is_private = 1 WHERE id = ?').run(id, '/acme/internal')
+    await seedLibrary(app, '/acme/runbook', {
+      'docs/oncall.md': '# On call\n\n## Page someone\n\nUse the pager command with the team name to page whoever is on call.\n\n```sh\npager page platform\n```\n',
+    })
+    store.db.prepare('UPDATE libraries SET team_pk = ?, is_private = 1 WHERE id IN (?, ?)').run(id, '/acme/internal', '/acme/runbook')
     const devKey = (await call(app, 'POST', `/api/teams/${id}/keys`, developer, { name: 'k' })).json().key as string
+
+    // A library being processed keeps the whole team, every library included.
+    const runbook = store.libraries.byId('/acme/runbook')!
+    const job = store.jobs.enqueue({ kind: 'ingest', libraryPk: runbook.pk, versionPk: store.libraries.version(runbook.pk, '')!.pk })
+    expect(store.jobs.claimNext()?.pk).toBe(job.pk)
+    const busy = await call(app, 'DELETE', `/api/teams/${id}`, owner)
+    expect(busy.statusCode).toBe(409)
+    expect(busy.json().error).toBe('library_busy')
+    expect(store.libraries.byId('/acme/internal')).toBeDefined()
+    expect(store.teams.byPk(id)).toBeDefined()
+    store.jobs.fail(job.pk, 'internal_error', 'test over')
 
     const deleted = await call(app, 'DELETE', `/api/teams/${id}`, owner)
     expect(deleted.statusCode, deleted.body).toBe(200)
-    expect(deleted.json()).toEqual({ removed: 'Acme Docs', libraries: ['/acme/internal'] })
+    expect(deleted.json()).toEqual({ removed: 'Acme Docs', libraries: ['/acme/internal', '/acme/runbook'] })
     expect(store.libraries.byId('/acme/internal')).toBeUndefined()
+    expect(store.libraries.byId('/acme/runbook')).toBeUndefined()
     expect(store.db.prepare('SELECT count(*) AS n FROM snippet_sets').get()).toEqual({ n: 0 })
     const refused = await app.inject({ method: 'GET', url: '/api/v2/libs/search?libraryName=a&query=b', headers: { authorization: `Bearer ${devKey}` } })
     expect(refused.statusCode).toBe(401)
