@@ -14,10 +14,12 @@ import access from './plugins/access.js'
 import auth from './plugins/auth.js'
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js'
 import jsonBody from './plugins/json-body.js'
+import mail from './plugins/mail.js'
 import rateLimit from './plugins/rate-limit.js'
 import sameOrigin from './plugins/same-origin.js'
 import session from './plugins/session.js'
 import turns from './plugins/turns.js'
+import accountsRoutes from './routes/accounts.js'
 import authRoutes from './routes/auth.js'
 import authMcp from './routes/auth-mcp.js'
 import exportRoute from './routes/airgap/export.js'
@@ -46,6 +48,8 @@ import search from './routes/libraries/search.js'
 import parseStatusRoute from './routes/parse-status.js'
 import policies from './routes/policies.js'
 import sessionRoutes from './routes/session.js'
+import teamKeysRoutes from './routes/team-keys.js'
+import teamsRoutes from './routes/teams.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -153,6 +157,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(dashboardDocPages)
       await api.register(dashboardSettings)
       await api.register(dashboardConnections)
+      // Self-service accounts and teamspaces exist only in the cloud; on-premise they answer 404.
+      if (config.mode === 'cloud') {
+        await api.register(mail)
+        await api.register(accountsRoutes)
+        await api.register(teamsRoutes)
+        await api.register(teamKeysRoutes)
+      }
     },
     { prefix: '/api' },
   )

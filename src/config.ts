@@ -47,6 +47,8 @@ export interface LecternConfig {
   chromium: { path: string }
   /** Bytes of memory for loaded snippet sets (src/index/set-cache.ts). */
   search: { cacheSize: number }
+  /** Where account mail goes (src/mail/); the SMTP password is read from LECTERN_SMTP_PASSWORD, never from here. */
+  mail: { smtpUrl: string; from: string; publicUrl: string }
 }
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] }
@@ -103,6 +105,33 @@ const trustProxyText = z.unknown().transform((value, ctx): TrustProxy => {
     }
   }
   return list.map((entry) => (entry as string).trim())
+})
+
+/** An http(s) URL without a path (`https://docs.example.com`), or empty; kept without a trailing slash. */
+const publicUrlText = z.string().transform((value, ctx) => {
+  const text = value.trim().replace(/\/+$/, '')
+  if (text === '') return ''
+  if (!/^https?:\/\/[^/?#\s]+$/i.test(text) || !URL.canParse(text)) {
+    ctx.addIssue({ code: 'custom', message: `expected the dashboard's address like https://lectern.example.com, not ${JSON.stringify(value)}` })
+    return z.NEVER
+  }
+  return text
+})
+
+/** smtp:// or smtps:// with host, port and user, or empty; a password in it would be shown by `config get`. */
+const smtpUrlText = z.string().transform((value, ctx) => {
+  const text = value.trim()
+  if (text === '') return ''
+  const url = URL.canParse(text) ? new URL(text) : undefined
+  if (!url || !['smtp:', 'smtps:'].includes(url.protocol) || url.hostname === '') {
+    ctx.addIssue({ code: 'custom', message: 'expected smtp://host:port or smtps://host:port (with user@ before the host if the relay wants a login)' })
+    return z.NEVER
+  }
+  if (url.password !== '') {
+    ctx.addIssue({ code: 'custom', message: 'the URL holds a password; put it in LECTERN_SMTP_PASSWORD instead' })
+    return z.NEVER
+  }
+  return text
 })
 
 const SIZE_UNITS: Record<string, number> = { b: 1, kb: 2 ** 10, mb: 2 ** 20, gb: 2 ** 30, tb: 2 ** 40 }
@@ -178,6 +207,9 @@ export const STARTUP_SETTINGS: readonly SettingDef[] = [
     showWritten: true,
     description: 'Memory for libraries loaded to answer questions: a share of RAM (25%) or a size (512MB, 2GB), shared among the --workers processes. The least recently asked library is dropped beyond it and loaded again when asked; the most-used are loaded at start.',
   },
+  { key: 'mail.smtpUrl', env: 'LECTERN_SMTP_URL', default: '', schema: smtpUrlText, description: 'Cloud mode: the mail relay for account mail (sign-up verification, password reset, invitations), as smtp://[user@]host:port or smtps://...; its password comes from LECTERN_SMTP_PASSWORD. Empty: the links are written to the log instead.' },
+  { key: 'mail.from', env: 'LECTERN_MAIL_FROM', default: 'Lectern <no-reply@localhost>', schema: z.string().min(3), description: 'Cloud mode: the From address of account mail.' },
+  { key: 'mail.publicUrl', env: 'LECTERN_PUBLIC_URL', default: '', schema: publicUrlText, description: "Cloud mode: the dashboard's public address (https://lectern.example.com), the start of the links in account mail; never taken from a request's Host header. Required with mail.smtpUrl." },
   { key: 'chromium.path', env: 'LECTERN_CHROMIUM_PATH', default: '/usr/bin/chromium', schema: z.string().min(1), description: 'Chromium binary for websites that need JavaScript.' },
 ]
 

@@ -4,16 +4,18 @@
  * describes the route's schema, and nothing they send is parsed. A route says what it needs in
  * its config: `{ config: { access: 'apiKey' } }` (a valid API key, or an admin session: the
  * dashboard adds and refreshes libraries with the operator's sign-in, as a script does with a key)
- * or `{ config: { access: 'admin' } }` (an admin session). The same hook settles `request.caller`
+ * or `{ config: { access: 'admin' } }` (an admin session), or `{ config: { access: 'session' } }`
+ * (any signed-in user: the cloud's accounts and teamspaces, server/routes/teams.ts). The same hook settles `request.caller`
  * (src/access.ts) once, for every route to ask what the request may see.
  */
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { ANONYMOUS, callerOf, type Caller } from '../../src/access.js'
+import { LecternError } from '../../src/errors.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    access?: 'apiKey' | 'admin'
+    access?: 'apiKey' | 'admin' | 'session'
   }
   interface FastifyRequest {
     /** Who is asking (src/access.ts): what the request may see and do. */
@@ -29,6 +31,7 @@ async function access(app: FastifyInstance): Promise<void> {
     request.caller = request.apiKeyRefusal ? ANONYMOUS : callerOf(request, mode, teams.teamIdsOf)
     const needed = request.routeOptions.config?.access
     if (needed === 'admin') await app.requireAdmin(request)
+    else if (needed === 'session' && !request.user) throw new LecternError('not_authenticated', 'This endpoint needs a session: sign in with POST /api/auth/login.')
     else if (needed === 'apiKey' && request.user?.role !== 'admin') await app.requireApiKey(request)
   })
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { LecternError } from '../../src/errors.js'
+import { acceptPendingInvitations } from '../../src/tenancy/invitations.js'
 import { SESSION_COOKIE, startSession } from '../plugins/session.js'
 
 const LoginBody = {
@@ -14,6 +15,8 @@ export default async function auth(app: FastifyInstance): Promise<void> {
     const { users } = app.runtime.store
     const user = await users.verify(request.body.email, request.body.password)
     if (!user) throw new LecternError('not_authenticated', 'Wrong email or password.')
+    // The reference's "automatically added once they sign in": invitations to this (verified) address.
+    if (app.lecternOptions.config.mode === 'cloud') acceptPendingInvitations(app.runtime.store, user)
     const { expiresAt } = startSession(request, reply, users, user)
     return { email: user.email, role: user.role, expiresAt }
   })

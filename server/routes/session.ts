@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import { completeSetup, needsSetup } from '../../src/setup.js'
 import { APP_VERSION } from '../../src/version.js'
 import { startSession } from '../plugins/session.js'
+import { teamView } from './team-view.js'
 
 const SetupBody = {
   type: 'object',
@@ -20,10 +21,13 @@ const SetupBody = {
 } as const
 
 export default async function session(app: FastifyInstance): Promise<void> {
+  const cloud = app.lecternOptions.config.mode === 'cloud'
   app.get('/session', async (request) => {
     const { store } = app.runtime
     return {
       user: request.user ? { email: request.user.email, role: request.user.role } : null,
+      // Cloud: whether the address is confirmed, and the teamspaces for the dashboard's switcher.
+      ...(cloud && request.user ? { emailVerified: request.user.emailVerified, teams: store.teams.membershipsOf(request.user.id).map(teamView) } : {}),
       setupRequired: needsSetup(store),
       mode: app.lecternOptions.config.mode,
       version: APP_VERSION,

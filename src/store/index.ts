@@ -9,8 +9,10 @@ import { dataPaths, type DataPaths } from '../paths.js'
 import { ensureSecretsCanary } from '../secrets/canary.js'
 import { createSecretBox, type SecretBox } from '../secrets/cipher.js'
 import { loadOrCreateSecretKey } from '../secrets/key.js'
+import { createAccountTokensRepository, type AccountTokensRepository } from './account-tokens.js'
 import { createConnectionsRepository, type ConnectionsRepository } from './connections.js'
 import { migrateDatabase, openConnection, type Db } from './db.js'
+import { createInvitationsRepository, type InvitationsRepository } from './invitations.js'
 import { createJobLogsRepository, type JobLogsRepository } from './job-logs.js'
 import { createJobsRepository, type JobsRepository } from './jobs.js'
 import { createKeysRepository, type KeysRepository } from './keys.js'
@@ -34,6 +36,8 @@ export interface Store {
   users: UsersRepository
   teams: TeamsRepository
   policies: PoliciesRepository
+  accountTokens: AccountTokensRepository
+  invitations: InvitationsRepository
   connections: ConnectionsRepository
   /**
    * Changes whenever any connection (this process or another) changes the catalogue: a
@@ -70,6 +74,8 @@ export async function openStore(dataDir: string): Promise<Store> {
     users: createUsersRepository(db),
     teams: createTeamsRepository(db),
     policies: createPoliciesRepository(db),
+    accountTokens: createAccountTokensRepository(db),
+    invitations: createInvitationsRepository(db),
     connections: createConnectionsRepository(db, secrets),
     catalogVersion: () => catalogVersionStmt.get() as number,
     close: () => {

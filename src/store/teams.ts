@@ -80,6 +80,10 @@ export interface TeamsRepository {
   removeMember(teamPk: number, userId: number): { revokedKeys: number }
   setPlan(teamPk: number, plan: Plan): Team
   rename(teamPk: number, name: string): Team
+  /** The IDs of the team's private libraries, which must be removed (library-admin.ts) before the team. */
+  libraryIdsOf(teamPk: number): string[]
+  /** Deletes a teamspace with its members, keys and invitations; its libraries must be gone (the foreign key refuses otherwise). */
+  remove(teamPk: number): Team
 }
 
 export function createTeamsRepository(db: Db): TeamsRepository {
@@ -193,5 +197,11 @@ export function createTeamsRepository(db: Db): TeamsRepository {
       db.prepare('UPDATE teams SET name = ? WHERE pk = ?').run(next, teamPk)
       return toTeam(byPk.get(teamPk)!)
     }),
+    libraryIdsOf: (teamPk) => db.prepare<[number], { id: string }>('SELECT id FROM libraries WHERE team_pk = ? ORDER BY id').all(teamPk).map((row) => row.id),
+    remove(teamPk) {
+      const team = toTeam(requireTeam(teamPk))
+      db.prepare('DELETE FROM teams WHERE pk = ?').run(teamPk)
+      return team
+    },
   }
 }

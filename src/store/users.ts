@@ -20,6 +20,8 @@ export interface User {
   id: number
   email: string
   role: Role
+  /** Whether the user proved the email is theirs (cloud sign-up); users the operator made are. */
+  emailVerified: boolean
   createdAt: string
 }
 
@@ -28,10 +30,11 @@ interface UserRow {
   email: string
   password_hash: string
   role: Role
+  email_verified_at: string | null
   created_at: string
 }
 
-const toUser = (r: UserRow): User => ({ id: r.pk, email: r.email, role: r.role, createdAt: r.created_at })
+const toUser = (r: UserRow): User => ({ id: r.pk, email: r.email, role: r.role, emailVerified: r.email_verified_at !== null, createdAt: r.created_at })
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
 async function hashPassword(password: string): Promise<string> {
@@ -56,7 +59,7 @@ const MIN_DISTINCT_CHARACTERS = 5
  * setup, a change of one's own): 12 characters at least, since length is what makes a password
  * hard to guess, and not a character or two repeated, which makes length worthless.
  */
-function requireStrongPassword(password: string): void {
+export function requireStrongPassword(password: string): void {
   if (password.length < 12) throw new LecternError('validation_error', 'A password must have at least 12 characters.')
   if (new Set(password).size < MIN_DISTINCT_CHARACTERS) {
     throw new LecternError('validation_error', `A password must mix at least ${MIN_DISTINCT_CHARACTERS} different characters; a repeated pattern is easy to guess.`)
@@ -68,8 +71,12 @@ let decoy: Promise<string> | undefined
 const decoyHash = () => (decoy ??= hashPassword(randomBytes(16).toString('hex')))
 
 export interface UsersRepository {
-  create(input: { email: string; password: string; role?: Role }): Promise<User>
+  /** A new user; `verified: false` for a cloud sign-up, whose email is yet to be proven. */
+  create(input: { email: string; password: string; role?: Role; verified?: boolean }): Promise<User>
   list(): User[]
+  byEmail(email: string): User | undefined
+  byPk(pk: number): User | undefined
+  markVerified(userId: number): User
   /** The user when email and password match, else undefined; always takes one scrypt. */
   verify(email: string, password: string): Promise<User | undefined>
   /** A new session token for the user (the cookie value); only its hash is stored. */
@@ -83,12 +90,14 @@ export interface UsersRepository {
    * else holds ends with the old password.
    */
   changePassword(userId: number, currentPassword: string, newPassword: string, keptToken: string): Promise<void>
+  /** Sets a new password without the old one (a reset link proved the mailbox) and ends every session of the user. */
+  resetPassword(userId: number, newPassword: string): Promise<void>
 }
 
 export function createUsersRepository(db: Db): UsersRepository {
   const byEmail = db.prepare<[string], UserRow>('SELECT * FROM users WHERE email = ?')
   const byPk = db.prepare<[number], UserRow>('SELECT * FROM users WHERE pk = ?')
-  const insert = db.prepare('INSERT INTO users (email, password_hash, role, created_at) VALUES (?, ?, ?, ?)')
+  const insert = db.prepare('INSERT INTO users (email, password_hash, role, email_verified_at, created_at) VALUES (?, ?, ?, ?, ?)')
   const insertSession = db.prepare('INSERT INTO sessions (token_hash, user_pk, created_at, expires_at) VALUES (?, ?, ?, ?)')
   const session = db.prepare<[string, string], UserRow>(
     'SELECT u.* FROM sessions s JOIN users u ON u.pk = s.user_pk WHERE s.token_hash = ? AND s.expires_at > ?',
@@ -97,17 +106,34 @@ export function createUsersRepository(db: Db): UsersRepository {
   const deleteExpired = db.prepare('DELETE FROM sessions WHERE expires_at <= ?')
   const setPasswordHash = db.prepare('UPDATE users SET password_hash = ? WHERE pk = ?')
   const deleteOtherSessions = db.prepare('DELETE FROM sessions WHERE user_pk = ? AND token_hash != ?')
+  const deleteAllSessions = db.prepare('DELETE FROM sessions WHERE user_pk = ?')
+  const setVerified = db.prepare('UPDATE users SET email_verified_at = ? WHERE pk = ? AND email_verified_at IS NULL')
 
   return {
-    async create({ email, password, role = 'admin' }) {
+    async create({ email, password, role = 'admin', verified = true }) {
       const address = email.trim()
       if (!/^[^\s@]+@[^\s@]+$/.test(address)) throw new LecternError('validation_error', `"${email}" is not an email address.`)
       requireStrongPassword(password)
       if (byEmail.get(address)) throw new LecternError('validation_error', `A user ${address} already exists.`)
-      const { lastInsertRowid } = insert.run(address, await hashPassword(password), role, nowIso())
+      const now = nowIso()
+      const { lastInsertRowid } = insert.run(address, await hashPassword(password), role, verified ? now : null, now)
       return toUser(byPk.get(Number(lastInsertRowid))!)
     },
     list: () => (db.prepare('SELECT * FROM users ORDER BY pk').all() as UserRow[]).map(toUser),
+    byEmail(email) {
+      const row = byEmail.get(email.trim())
+      return row && toUser(row)
+    },
+    byPk(pk) {
+      const row = byPk.get(pk)
+      return row && toUser(row)
+    },
+    markVerified(userId) {
+      setVerified.run(nowIso(), userId)
+      const row = byPk.get(userId)
+      if (!row) throw new LecternError('user_not_found', `No user with ID ${userId}.`)
+      return toUser(row)
+    },
     async verify(email, password) {
       const row = byEmail.get(email.trim())
       const matches = await checkPassword(password, row?.password_hash ?? (await decoyHash()))
@@ -135,6 +161,14 @@ export function createUsersRepository(db: Db): UsersRepository {
       db.transaction(() => {
         setPasswordHash.run(hash, userId)
         deleteOtherSessions.run(userId, sha256(keptToken))
+      })()
+    },
+    async resetPassword(userId, newPassword) {
+      requireStrongPassword(newPassword)
+      const hash = await hashPassword(newPassword)
+      db.transaction(() => {
+        setPasswordHash.run(hash, userId)
+        deleteAllSessions.run(userId)
       })()
     },
   }

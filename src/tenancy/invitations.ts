@@ -1,0 +1,74 @@
+/**
+ * Inviting people to a teamspace. An invitation counts toward the plan's member limit while it
+ * is pending, so a team cannot invite past its plan and have the acceptances fail later. The
+ * invitee joins when they accept the mailed link, or on their own once they sign in (or confirm
+ * their email) with the invited address: the reference's "automatically added once they sign in".
+ */
+import { LecternError } from '../errors.js'
+import type { Mailer } from '../mail/index.js'
+import { invitationMail } from '../mail/messages.js'
+import type { Store } from '../store/index.js'
+import type { Invitation, InvitedRole } from '../store/invitations.js'
+import type { Membership, Team } from '../store/teams.js'
+import type { User } from '../store/users.js'
+import { PLAN_LIMITS } from './plans.js'
+
+export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+export function invite(store: Store, mailer: Mailer, input: { team: Team; inviter: User; email: string; role: InvitedRole }): Invitation {
+  const { team, inviter, role } = input
+  const email = input.email.trim()
+  if (!EMAIL.test(email) || email.length > 320) throw new LecternError('validation_error', `"${input.email}" is not an email address.`)
+  if (team.personalUserId !== null) throw new LecternError('forbidden', `${team.name} is a personal space, which has no members: create a teamspace to invite people.`)
+  const { invitation, token } = store.db.transaction(() => {
+    const members = store.teams.members(team.id)
+    if (members.some((m) => m.email.toLowerCase() === email.toLowerCase())) throw new LecternError('validation_error', `${email} is already a member of ${team.name}.`)
+    const others = store.invitations.pending(team.id).filter((i) => i.email.toLowerCase() !== email.toLowerCase())
+    const limit = PLAN_LIMITS[team.plan].members
+    if (members.length + others.length >= limit) {
+      throw new LecternError('forbidden', `The ${team.plan} plan of ${team.name} allows ${limit} member${limit === 1 ? '' : 's'}, pending invitations included; cancel one or ask the operator for a larger plan.`)
+    }
+    return store.invitations.upsert({ teamId: team.id, email, role, invitedBy: inviter.id, ttlMs: INVITATION_TTL_MS })
+  })()
+  mailer.post(invitationMail(email, team.name, inviter.email, role, mailer.link('invitations', token)))
+  return invitation
+}
+
+/** Joins the team of one invitation and removes it. */
+function join(store: Store, user: User, invitation: Invitation): Membership {
+  return store.db.transaction(() => {
+    if (store.teams.roleOf(invitation.teamId, user.id) === undefined) store.teams.addMember(invitation.teamId, user.id, invitation.role)
+    store.invitations.remove(invitation.teamId, invitation.id)
+    return store.teams.membershipsOf(user.id).find((m) => m.team.id === invitation.teamId)!
+  })()
+}
+
+/**
+ * Accepts every pending invitation of a verified user's address (at sign-in and verification).
+ * One a team can no longer honour (its plan was lowered) stays pending rather than failing the sign-in.
+ */
+export function acceptPendingInvitations(store: Store, user: User): Membership[] {
+  if (!user.emailVerified) return []
+  const joined: Membership[] = []
+  for (const invitation of store.invitations.forEmail(user.email)) {
+    try {
+      joined.push(join(store, user, invitation))
+    } catch (err) {
+      if (!(err instanceof LecternError && err.code === 'forbidden')) throw err
+    }
+  }
+  return joined
+}
+
+/** Accepts the invitation of a mailed link, for the signed-in user it was sent to. */
+export function acceptInvitation(store: Store, user: User, token: string): Membership {
+  const invitation = store.invitations.byToken(token)
+  if (!invitation) throw new LecternError('validation_error', 'This invitation is not valid: it was accepted or cancelled, has expired, or was replaced by a newer one.')
+  if (invitation.email.toLowerCase() !== user.email.toLowerCase()) {
+    throw new LecternError('forbidden', `This invitation is for another email address; sign in as that address to accept it (you are signed in as ${user.email}).`)
+  }
+  // The link reached the invited mailbox, which proves the address as a verification link would.
+  return join(store, store.users.markVerified(user.id), invitation)
+}
