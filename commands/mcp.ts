@@ -15,7 +15,7 @@ Claude Code, for example: claude mcp add lectern -- lectern mcp --data-dir /var/
   async run(): Promise<void> {
     const { flags } = await this.parse(Mcp)
     await this.withRuntime(flags, 'read', async (runtime) => {
-      const server = createMcpServer(runtime, { caller: LOCAL, transport: 'mcp-stdio', client: 'mcp-stdio' })
+      const server = createMcpServer(runtime, { caller: LOCAL, transport: 'mcp-stdio', client: 'mcp-stdio', user: 'local' })
       const transport = new StdioServerTransport()
       const closed = new Promise<void>((resolve) => {
         transport.onclose = () => resolve()
