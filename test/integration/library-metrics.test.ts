@@ -6,9 +6,12 @@
  */
 import { readFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
+import { execa } from 'execa'
 import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp, createKey, seedLibrary } from '../helpers/app.js'
+import { codeBlocks, readmeSection } from '../helpers/readme.js'
+import { runCli } from '../helpers/cli.js'
 import { signIn } from '../helpers/session.js'
 import { tmpDataDir } from '../helpers/tmp.js'
 
@@ -161,6 +164,36 @@ describe('library metrics', () => {
     const admin = await app.inject({ url: '/api/v2/libs/metrics', query: { libraryId: '/acme/router' }, cookies: cookie })
     expect(admin.statusCode, admin.body).toBe(200)
     expect(admin.json()).toEqual({ total: { page: 0, txt: 0, mcp: 0, cli: 0 }, daily: [], mcpClients: { dailyData: [] }, topics: [], countries: [] })
+  })
+})
+
+describe('metrics.countryHeader', () => {
+  it('takes a header name, lower-cased, and refuses anything else at start-up', async () => {
+    const dataDir = await tmpDataDir()
+    expect((await runCli(['keys', 'create', '--name', 'x', '--data-dir', dataDir])).exitCode).toBe(0)
+    const accepted = await runCli(['config', 'get', '--json', '--data-dir', dataDir], { LECTERN_METRICS_COUNTRY_HEADER: 'CF-IPCountry' })
+    expect(accepted.exitCode, accepted.stderr).toBe(0)
+    expect((JSON.parse(accepted.stdout) as Array<{ name: string; value: unknown }>).find((r) => r.name === 'metrics.countryHeader')?.value).toBe('cf-ipcountry')
+    const refused = await runCli(['config', 'get', '--json', '--data-dir', dataDir], { LECTERN_METRICS_COUNTRY_HEADER: 'country: DE' })
+    expect(refused.exitCode).toBe(2)
+    expect(JSON.parse(refused.stdout)).toEqual({
+      error: 'validation_error',
+      message: expect.stringContaining('Invalid setting metrics.countryHeader (from LECTERN_METRICS_COUNTRY_HEADER): expected a header name such as cf-ipcountry'),
+    })
+  })
+})
+
+describe("the README's metrics example", () => {
+  it('answers as the README says, run with curl against a listening server', async () => {
+    const example = codeBlocks('bash', readmeSection('REST API')).find((block) => block.includes('/v2/libs/metrics'))!
+    const [, header, url] = /^curl -H "(Authorization: Bearer \$LECTERN_KEY)" '(http:\/\/127\.0\.0\.1:3000\/[^']+)'\n$/.exec(example)!
+    const app = await buildTestApp()
+    await seedLibrary(app, '/fastify/fastify', DOCS)
+    const key = createKey(app)
+    expect((await context(app, '/fastify/fastify', { headers: bearer(key) })).statusCode).toBe(200)
+    const base = await app.listen({ host: '127.0.0.1', port: 0 })
+    const { stdout } = await execa('curl', ['--silent', '--show-error', '--fail', '-H', header.replace('$LECTERN_KEY', key), url.replace('http://127.0.0.1:3000', base)])
+    expect(JSON.parse(stdout)).toMatchObject({ total: { txt: 1 }, daily: [{ date: today(), txt: 1, total: 1 }], countries: [{ country: 'unknown', count: 1 }] })
   })
 })
 
