@@ -12,8 +12,11 @@ import { describe, expect, it } from 'vitest'
 import { buildTestApp, createKey, seedLibrary } from '../helpers/app.js'
 import { codeBlocks, readmeSection } from '../helpers/readme.js'
 import { runCli } from '../helpers/cli.js'
+import { pollUntil } from '../helpers/poll.js'
+import { startServer } from '../helpers/server.js'
 import { signIn } from '../helpers/session.js'
 import { tmpDataDir } from '../helpers/tmp.js'
+import { collectLog, send, workerOf } from '../helpers/workers.js'
 
 const DOCS = {
   'docs/routing.md': '# Routing\n\n## Middleware\n\nRegister routing middleware with app.use before the routes.\n\n```js\napp.use(logger)\n```\n',
@@ -164,6 +167,47 @@ describe('library metrics', () => {
     const admin = await app.inject({ url: '/api/v2/libs/metrics', query: { libraryId: '/acme/router' }, cookies: cookie })
     expect(admin.statusCode, admin.body).toBe(200)
     expect(admin.json()).toEqual({ total: { page: 0, txt: 0, mcp: 0, cli: 0 }, daily: [], mcpClients: { dailyData: [] }, topics: [], countries: [] })
+  })
+})
+
+describe('library metrics under `serve --workers 2`', () => {
+  it('counts an MCP user once whichever process answered, a key and an address alike', async () => {
+    const dataDir = await tmpDataDir()
+    const setup = await buildTestApp({ dataDir, defer: () => {} })
+    await seedLibrary(setup, '/acme/router', DOCS)
+    const key = createKey(setup)
+    await setup.close()
+    const server = await startServer(dataDir, { LECTERN_RATE_LIMIT_ANONYMOUS: '0', LECTERN_RATE_LIMIT_KEYED: '0' }, undefined, { logLevel: 'info', args: ['--workers', '2'] })
+    const lines = collectLog(server)
+    const call = (headers: Headers) =>
+      send(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'query-docs', arguments: { libraryId: '/acme/router', query: QUESTION } } }),
+      })
+    // In pairs: connections go to the workers in turn, so each caller reaches both.
+    const keyed = []
+    const anonymous = []
+    for (let i = 0; i < 3; i++) {
+      keyed.push(await call(bearer(key)), await call(bearer(key)))
+      anonymous.push(await call({}), await call({}))
+    }
+    expect([...keyed, ...anonymous].map((a) => a.status)).toEqual(Array(12).fill(200))
+    const workersOf = async (answers: typeof keyed) => [...new Set(await Promise.all(answers.map((a) => workerOf(lines, a))))].sort()
+    expect(await workersOf(keyed)).toEqual([1, 2])
+    expect(await workersOf(anonymous)).toEqual([1, 2])
+
+    // Each process writes its counts within 5 s.
+    const body = await pollUntil(
+      'both processes to write their counts',
+      async () => {
+        const res = await send(`${server.url}/api/v2/libs/metrics?libraryId=/acme/router`, { headers: bearer(key) })
+        const json = JSON.parse(res.body) as { total: { mcp: number } }
+        return json.total.mcp === 12 ? json : undefined
+      },
+      20_000,
+    )
+    expect(body).toMatchObject({ mcpClients: { dailyData: [{ date: today(), uniqueUsersByClient: { 'mcp-client': 2 }, totalUniqueUsers: 2 }] } })
   })
 })
 
