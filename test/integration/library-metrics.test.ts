@@ -6,12 +6,14 @@
  */
 import { readFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { execa } from 'execa'
 import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp, createKey, seedLibrary } from '../helpers/app.js'
 import { codeBlocks, readmeSection } from '../helpers/readme.js'
-import { runCli } from '../helpers/cli.js'
+import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
 import { startServer } from '../helpers/server.js'
 import { signIn } from '../helpers/session.js'
@@ -208,6 +210,29 @@ describe('library metrics under `serve --workers 2`', () => {
       20_000,
     )
     expect(body).toMatchObject({ mcpClients: { dailyData: [{ date: today(), uniqueUsersByClient: { 'mcp-client': 2 }, totalUniqueUsers: 2 }] } })
+  })
+})
+
+describe('library metrics of `lectern mcp` (stdio)', () => {
+  it('names the client by the name it gave in initialize, and counts the local user', async () => {
+    const app = await buildTestApp({ startWorker: false })
+    await seedLibrary(app, '/acme/router', DOCS)
+    const key = createKey(app)
+    const client = new Client({ name: 'Claude Code', version: '1.0.0' })
+    const dataDir = app.lecternOptions.config.dataDir
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: ['bin/run.js', 'mcp', '--data-dir', dataDir], cwd: PROJECT_ROOT, stderr: 'pipe' }))
+    try {
+      const result = await client.callTool({ name: 'query-docs', arguments: { libraryId: '/acme/router', query: QUESTION } })
+      expect(result.isError).toBeFalsy()
+    } finally {
+      await client.close()
+    }
+    // The command writes its counts as it exits.
+    const body = await pollUntil('the stdio server to write its counts', async () => {
+      const json = (await metrics(app, { libraryId: '/acme/router' }, bearer(key))).json()
+      return json.total.mcp === 1 ? json : undefined
+    })
+    expect(body.mcpClients.dailyData).toEqual([{ date: today(), uniqueUsersByClient: { 'claude-code': 1 }, totalUniqueUsers: 1 }])
   })
 })
 
