@@ -297,6 +297,13 @@ describe('library metrics in the cloud', () => {
     const member = await asCarol()
     expect(member.statusCode, member.body).toBe(200)
     expect(member.json().total.txt).toBe(1)
+
+    // The operator (an admin session) reads any library's metrics.
+    const operator = await signIn(app)
+    for (const libraryId of ['/acme/router', '/public/lib']) {
+      const res = await app.inject({ url: '/api/v2/libs/metrics', query: { libraryId }, cookies: operator })
+      expect(res.statusCode, res.body).toBe(200)
+    }
   })
 
   it("answers 404 for another teamspace's private library and 403 for a library the caller's teamspace does not own", async () => {
