@@ -25,7 +25,7 @@ export interface UsageRow {
 
 /** What else a request tells the metrics; each part optional. */
 export interface Asked {
-  /** Who asks through MCP: `key:<id>`, `address:<ip>`, or `local` for the stdio server. */
+  /** Who asks through MCP: `key:<id>`, `user:<id>` (a session), `address:<ip>`, or `local` (stdio). */
   user?: string
   question?: string
   /** The edge proxy's country header, as received. */
@@ -131,11 +131,11 @@ export class UsageRecorder {
     try {
       this.db.transaction(() => {
         for (const row of taken.rows.values()) if (known(row.libraryPk)) this.upsert.run(row)
-        // Oldest day first, so a day's salt is never stored again after a newer one (usage-salt.ts).
-        for (const [key, users] of [...taken.users].sort(([a], [b]) => a.localeCompare(b))) {
+        for (const [key, users] of taken.users) {
           const [day, pk, client] = key.split('|')
           if (!known(Number(pk))) continue
           const salt = this.salt.of(day)
+          // 132 bits of the HMAC: far more than needed to keep a day's users apart.
           for (const user of users) this.insertUser.run(day, Number(pk), client, createHmac('sha256', salt).update(user).digest('base64url').slice(0, 22))
         }
         for (const [key, n] of taken.topics) {
