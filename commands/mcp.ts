@@ -1,7 +1,8 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { LecternCommand } from '../cli/run.js'
 import { LOCAL } from '../src/access.js'
-import { createMcpServer } from '../src/mcp/tools.js'
+import { createMcpServer, type McpCaller } from '../src/mcp/tools.js'
+import { clientKind } from '../src/store/usage.js'
 
 export default class Mcp extends LecternCommand {
   static override summary = 'Serve the MCP tools over stdio, on the local data directory.'
@@ -15,7 +16,12 @@ Claude Code, for example: claude mcp add lectern -- lectern mcp --data-dir /var/
   async run(): Promise<void> {
     const { flags } = await this.parse(Mcp)
     await this.withRuntime(flags, 'read', async (runtime) => {
-      const server = createMcpServer(runtime, { caller: LOCAL, transport: 'mcp-stdio', client: 'mcp-stdio' })
+      const caller: McpCaller = { caller: LOCAL, transport: 'mcp-stdio', client: 'mcp-stdio', user: 'local' }
+      const server = createMcpServer(runtime, caller)
+      // One client per process, named in its initialize: usage and metrics count under that name.
+      server.server.oninitialized = () => {
+        caller.client = clientKind(server.server.getClientVersion()?.name.replace(/\s+/g, '-'), 'mcp-stdio')
+      }
       const transport = new StdioServerTransport()
       const closed = new Promise<void>((resolve) => {
         transport.onclose = () => resolve()

@@ -17,6 +17,7 @@ import * as oneIngestJob from './0011_one_ingest_job.js'
 import * as catalogVersion from './0012_catalog_version.js'
 import * as jobLogs from './0013_job_logs.js'
 import * as teamspaces from './0014_teamspaces.js'
+import * as libraryMetrics from './0015_library_metrics.js'
 import * as accounts from './0018_accounts.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
@@ -34,6 +35,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0012_catalog_version', catalogVersion],
   ['0013_job_logs', jobLogs],
   ['0014_teamspaces', teamspaces],
+  ['0015_library_metrics', libraryMetrics],
   ['0018_accounts', accounts],
 ]
 

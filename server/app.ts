@@ -43,6 +43,7 @@ import addOpenApi from './routes/libraries/add-openapi.js'
 import addWeb from './routes/libraries/add-web.js'
 import addWorkspace from './routes/libraries/add-workspace.js'
 import context from './routes/libraries/context.js'
+import libraryMetrics from './routes/libraries/metrics.js'
 import refresh from './routes/libraries/refresh.js'
 import search from './routes/libraries/search.js'
 import parseStatusRoute from './routes/parse-status.js'
@@ -134,6 +135,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(health)
       await api.register(search)
       await api.register(context)
+      await api.register(libraryMetrics)
       await api.register(add)
       await api.register(addOpenApi)
       await api.register(addWeb)

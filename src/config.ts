@@ -42,6 +42,8 @@ export interface LecternConfig {
   server: { host: string; port: number; trustProxy: TrustProxy; supervise: boolean; workers: number }
   log: { level: LogLevel; format: LogFormat }
   rateLimit: RateLimitSettings
+  /** Where the library metrics read a request's country (src/usage-facets.ts); '' for nowhere. */
+  metrics: { countryHeader: string }
   fetch: { allow: string[] }
   license: { publicKey: string }
   chromium: { path: string }
@@ -196,6 +198,7 @@ export const STARTUP_SETTINGS: readonly SettingDef[] = [
   { key: 'rateLimit.anonymous', flag: 'rate-limit-anonymous', env: 'LECTERN_RATE_LIMIT_ANONYMOUS', default: 60, schema: z.coerce.number().int().min(0), description: 'Requests per window per client address, for calls with neither an API key nor a signed-in session (0: unlimited).' },
   { key: 'rateLimit.keyed', flag: 'rate-limit-keyed', env: 'LECTERN_RATE_LIMIT_KEYED', default: 1000, schema: z.coerce.number().int().min(0), description: 'Requests per window per API key, and per signed-in user (admin session) (0: unlimited).' },
   { key: 'rateLimit.windowSeconds', flag: 'rate-limit-window', env: 'LECTERN_RATE_LIMIT_WINDOW', default: 60, schema: z.coerce.number().int().min(1).max(86_400), description: 'Rate-limit window in seconds.' },
+  { key: 'metrics.countryHeader', env: 'LECTERN_METRICS_COUNTRY_HEADER', default: '', schema: z.string().trim().toLowerCase().regex(/^[a-z0-9-]*$/, 'expected a header name such as cf-ipcountry'), description: "The request header in which the edge proxy in front of Lectern puts the caller's ISO-2 country (cf-ipcountry behind Cloudflare), for the library metrics; empty: every country is unknown. Set it only when that proxy always sets or overwrites the header, or callers choose their country." },
   { key: 'fetch.allow', env: 'LECTERN_FETCH_ALLOW', default: [], schema: listText, description: 'Cloud mode: hosts (trusted as they are) or CIDRs that HTTP and git sources may reach although they are private addresses (comma-separated).' },
   { key: 'license.publicKey', env: 'LECTERN_LICENSE_PUBLIC_KEY', default: '', schema: z.string(), description: 'Ed25519 public key (PEM, or base64 of the 32 raw bytes) that verifies offline licenses; else the stored license.publicKeyFile.' },
   {

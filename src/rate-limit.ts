@@ -3,7 +3,8 @@
  * In memory, in exactly one process per data directory: a single-process server counts itself;
  * under `serve --workers N` the primary process holds the one RateLimiter and every worker asks
  * it (server/cluster/rate-limit-client.ts), so N processes never grant N times a limit.
- * `reset` is a Unix timestamp in seconds, as spec 8 defines RateLimit-Reset.
+ * `reset` is a Unix timestamp in seconds, as spec 8 defines RateLimit-Reset. A keyed caller's
+ * limit is `rateLimit.keyed` times its plan's multiplier (src/tenancy/plans.ts; 1 without a plan).
  */
 import type { RateLimitSettings } from './config.js'
 
@@ -19,7 +20,7 @@ export interface RateLimitDecision {
 
 /** Whatever counts requests: a RateLimiter here, or the primary's, asked over IPC. */
 export interface RateLimitCounter {
-  take(caller: string, keyed: boolean): RateLimitDecision | Promise<RateLimitDecision>
+  take(caller: string, keyed: boolean, multiplier?: number): RateLimitDecision | Promise<RateLimitDecision>
 }
 
 interface Window {
@@ -36,8 +37,8 @@ export class RateLimiter implements RateLimitCounter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  take(caller: string, keyed: boolean): RateLimitDecision {
-    const limit = keyed ? this.settings.keyed : this.settings.anonymous
+  take(caller: string, keyed: boolean, multiplier = 1): RateLimitDecision {
+    const limit = keyed ? this.settings.keyed * multiplier : this.settings.anonymous
     const windowMs = this.settings.windowSeconds * 1000
     const now = this.now()
     const start = now - (now % windowMs)

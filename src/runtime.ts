@@ -115,8 +115,9 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
  * Start-up housekeeping for the process that owns the data directory (it holds the lock, so no
  * job can be running): drop sets that a killed job left half-built and sets already replaced,
 * remove work directories left behind, and queue a rebuild of any vector index that does not
- * match its set. On a full disk the server still starts (reads need none of this); the worker
- * sweeps half-built sets once it can write.
+ * match its set; delete the usage salts of ended days (src/store/usage-salt.ts). On a full disk
+ * the server still starts (reads need none of this); the worker sweeps half-built sets once it
+ * can write.
  */
 export async function recoverDataDir(runtime: Runtime, log: JobLog = silentLog): Promise<void> {
   // Loaded here, by the one process that recovers the data directory: these modules import the
@@ -142,6 +143,7 @@ export async function recoverDataDir(runtime: Runtime, log: JobLog = silentLog):
     const orphans = sweepImportStaging(runtime.store)
     if (orphans > 0) log.info({ orphans }, 'removed staged imports that no job names')
   })
+  softly('deleting the usage salts of days that have ended', () => runtime.usage.forgetEndedDays())
   softly('checking vector indexes', () =>
     checkVectorIndexes(runtime.store, (setPk, problem) => {
       runtime.forgetSet(setPk)

@@ -11,6 +11,8 @@ export interface RateLimitQuestion {
   id: number
   caller: string
   keyed: boolean
+  /** The plan's multiple of the keyed limit (src/tenancy/plans.ts). */
+  multiplier: number
 }
 
 /** From the primary to a worker. */

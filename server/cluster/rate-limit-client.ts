@@ -31,11 +31,11 @@ export class RateLimitClient implements RateLimitCounter {
     this.unlimited = new RateLimiter(settings)
   }
 
-  take(caller: string, keyed: boolean): RateLimitDecision | Promise<RateLimitDecision> {
+  take(caller: string, keyed: boolean, multiplier = 1): RateLimitDecision | Promise<RateLimitDecision> {
     if ((keyed ? this.settings.keyed : this.settings.anonymous) <= 0) return this.unlimited.take(caller, keyed)
     const id = this.nextId++
     if (this.unsent.length === 0) setImmediate(() => this.flush())
-    this.unsent.push({ id, caller, keyed })
+    this.unsent.push({ id, caller, keyed, multiplier })
     return new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }))
   }
 

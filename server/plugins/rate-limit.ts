@@ -7,13 +7,16 @@
  * 429 with Retry-After. /mcp is counted per tool call instead (see routes/mcp.ts), so a refusal
  * reaches the model as a readable tool result. A request whose API key auth.ts refused is counted
  * as anonymous on every path, /mcp and the probes included, and then gets that 401: guessing keys
- * uses up the address's requests like any other anonymous traffic.
+ * uses up the address's requests like any other anonymous traffic. In the cloud a key of a
+ * teamspace gets its plan's multiple of the keyed limit (src/tenancy/plans.ts); keys without a
+ * teamspace and sessions get the keyed limit.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { LecternError } from '../../src/errors.js'
 import type { RateLimitSettings } from '../../src/config.js'
 import { RateLimiter, type RateLimitCounter, type RateLimitDecision } from '../../src/rate-limit.js'
+import { PLAN_LIMITS } from '../../src/tenancy/plans.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -31,9 +34,12 @@ export interface RateLimitOptions {
 
 async function rateLimit(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
   const limiter = options.counter ?? new RateLimiter(options.limits)
+  const teams = app.lecternOptions.config.mode === 'cloud' ? app.runtime.store.teams : undefined
+  /** The key's teamspace's plan multiplier; a team gone since the key was read counts as free. */
+  const multiplierOf = (teamId: number | null) => (teams && teamId !== null ? PLAN_LIMITS[teams.byPk(teamId)?.plan ?? 'free'].rateMultiplier : 1)
   const take = async (request: FastifyRequest) => {
     if (request.apiKeyRefusal) return limiter.take(`ip:${request.ip}`, false)
-    if (request.apiKey) return limiter.take(`key:${request.apiKey.id}`, true)
+    if (request.apiKey) return limiter.take(`key:${request.apiKey.id}`, true, multiplierOf(request.apiKey.teamId))
     if (request.user) return limiter.take(`user:${request.user.id}`, true)
     return limiter.take(`ip:${request.ip}`, false)
   }

@@ -26,7 +26,15 @@ interface PooledServer {
 /** Idle servers kept for reuse; more than this many concurrent requests build extra ones. */
 const POOL_SIZE = 32
 
+/** Who asks, for the metrics' unique users: the API key, else the session's user, else the address. */
+function askerOf(request: FastifyRequest): string {
+  if (request.apiKey) return `key:${request.apiKey.id}`
+  if (request.user) return `user:${request.user.id}`
+  return `address:${request.ip}`
+}
+
 async function handlePost(app: FastifyInstance, pool: PooledServer[], request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const { countryHeader } = app.lecternOptions.config.metrics
   if (!request.apiKey && readSetting(app.runtime.store.settings, 'mcp.requireKey')) {
     throw new LecternError('invalid_api_key', 'This Lectern requires an API key for MCP: send "Authorization: Bearer <API key>".')
   }
@@ -35,6 +43,8 @@ async function handlePost(app: FastifyInstance, pool: PooledServer[], request: F
     caller: request.caller,
     transport: 'mcp-http',
     client: clientKind(request.headers['x-context7-source'], 'mcp-client'),
+    user: askerOf(request),
+    country: countryHeader ? request.headers[countryHeader] : undefined,
     takeRateLimit: async () => {
       const decision = await app.rateLimiter.take(request)
       return decision.allowed ? undefined : `Rate limit exceeded: retry in ${decision.retryAfter} s${request.apiKey || request.user ? '' : ', or use an API key for a higher limit'}.`

@@ -21,6 +21,9 @@ export interface McpCaller {
   transport: UsageTransport
   /** Client kind for usage counts. */
   client: string
+  /** Who asks and from where, for the library metrics (src/store/usage.ts Asked). */
+  user?: string
+  country?: string | string[]
   /** Takes one unit of the caller's rate limit; returns a refusal message when over it. */
   takeRateLimit?: () => Promise<string | undefined>
 }
@@ -107,7 +110,8 @@ export function createMcpServer(runtime: Runtime, caller: McpCaller | { current:
   const queryDocs = (libraryId: string, query: string, tokens = DEFAULT_TOKENS) =>
     guarded(async () => {
       const answer = await runtime.retriever.getContext({ libraryId, query, tokens, caller: current().caller })
-      runtime.usage.record(answer.library.pk, current().client, current().transport)
+      const { client, transport, user, country } = current()
+      runtime.usage.record(answer.library.pk, client, transport, new Date(), { user, country, question: query })
       return text(renderText(answer.snippets, answer.library.rules))
     })
 

@@ -2,8 +2,16 @@
  * Usage counters. Requests are counted in memory and written in one transaction per flush, so
  * serving a question never turns into a database write on the request path. At most the last
  * flush interval of counts is lost if the process is killed.
+ *
+ * Besides the counts of usage_daily, a request may bring what the library metrics report
+ * (src/library-metrics.ts, migration 0015): who asked through MCP (kept in memory until the
+ * flush, then written only as an HMAC under the day's salt, src/store/usage-salt.ts), the
+ * question's topics and the caller's country (reduced by src/usage-facets.ts when recorded).
  */
+import { createHmac } from 'node:crypto'
+import { countryOf, topicsOf } from '../usage-facets.js'
 import type { Db } from './db.js'
+import { DailySalt } from './usage-salt.js'
 
 export type UsageTransport = 'rest-txt' | 'rest-json' | 'mcp-http' | 'mcp-stdio'
 
@@ -14,6 +22,17 @@ export interface UsageRow {
   transport: UsageTransport
   requests: number
 }
+
+/** What else a request tells the metrics; each part optional. */
+export interface Asked {
+  /** Who asks through MCP: `key:<id>`, `user:<id>` (a session), `address:<ip>`, or `local` (stdio). */
+  user?: string
+  question?: string
+  /** The edge proxy's country header, as received. */
+  country?: string | string[]
+}
+
+const isMcp = (transport: UsageTransport) => transport === 'mcp-http' || transport === 'mcp-stdio'
 
 const CLIENT = /^[a-z0-9][a-z0-9._-]{0,39}$/
 
@@ -26,10 +45,28 @@ export function clientKind(header: string | string[] | undefined, fallback: stri
 
 export class UsageRecorder {
   private pending = new Map<string, UsageRow>()
+  /** `day|libraryPk|client` -> the raw users asking; only in memory, hashed when written. */
+  private pendingUsers = new Map<string, Set<string>>()
+  private pendingTopics = new Map<string, number>()
+  private pendingCountries = new Map<string, number>()
   private readonly upsert
   private readonly select
+  private readonly insertUser
+  private readonly upsertTopic
+  private readonly upsertCountry
+  private readonly salt: DailySalt
+  /** The day whose older salts this process last deleted. */
+  private sweptDay = ''
 
   constructor(private readonly db: Db) {
+    this.salt = new DailySalt(db)
+    this.insertUser = db.prepare('INSERT OR IGNORE INTO usage_users (day, library_pk, client, user_hash) VALUES (?, ?, ?, ?)')
+    this.upsertTopic = db.prepare(
+      'INSERT INTO usage_topics (library_pk, topic, requests) VALUES (?, ?, ?) ON CONFLICT (library_pk, topic) DO UPDATE SET requests = requests + excluded.requests',
+    )
+    this.upsertCountry = db.prepare(
+      'INSERT INTO usage_countries (library_pk, country, requests) VALUES (?, ?, ?) ON CONFLICT (library_pk, country) DO UPDATE SET requests = requests + excluded.requests',
+    )
     this.upsert = db.prepare(
       `INSERT INTO usage_daily (day, library_pk, client, transport, requests) VALUES (@day, @libraryPk, @client, @transport, @requests)
        ON CONFLICT (day, library_pk, client, transport) DO UPDATE SET requests = requests + excluded.requests`,
@@ -55,34 +92,88 @@ export class UsageRecorder {
       .map((row) => row.setPk)
   }
 
-  record(libraryPk: number, client: string, transport: UsageTransport, now = new Date()): void {
+  record(libraryPk: number, client: string, transport: UsageTransport, now = new Date(), asked: Asked = {}): void {
     const day = now.toISOString().slice(0, 10)
     const key = `${day}|${libraryPk}|${client}|${transport}`
     const row = this.pending.get(key)
     if (row) row.requests++
     else this.pending.set(key, { day, libraryPk, client, transport, requests: 1 })
+    if (asked.user !== undefined && isMcp(transport)) {
+      const usersKey = `${day}|${libraryPk}|${client}`
+      const users = this.pendingUsers.get(usersKey)
+      if (users) users.add(asked.user)
+      else this.pendingUsers.set(usersKey, new Set([asked.user]))
+    }
+    for (const topic of asked.question === undefined ? [] : topicsOf(asked.question)) bump(this.pendingTopics, `${libraryPk}|${topic}`)
+    bump(this.pendingCountries, `${libraryPk}|${countryOf(asked.country)}`)
   }
 
   /**
    * Writes the pending counts; a library removed meanwhile simply loses its counts. When the
    * write fails (a full disk), the counts stay pending for the next flush and the error is thrown.
    */
-  flush(): void {
-    if (this.pending.size === 0 || !this.db.open) return
-    const rows = this.pending
+  flush(now = new Date()): void {
+    const today = now.toISOString().slice(0, 10)
+    // A process that has written counts before still writes once a day when idle: to delete the
+    // salt of the day that ended. One that never has (a CLI command) does not write for nothing.
+    if (!this.db.open || (this.pending.size === 0 && (this.sweptDay === today || this.sweptDay === ''))) return
+    const taken = { rows: this.pending, users: this.pendingUsers, topics: this.pendingTopics, countries: this.pendingCountries }
     this.pending = new Map()
+    this.pendingUsers = new Map()
+    this.pendingTopics = new Map()
+    this.pendingCountries = new Map()
     const existing = this.db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM libraries WHERE pk = ?')
+    const exists = new Map<number, boolean>()
+    const known = (libraryPk: number) => {
+      if (!exists.has(libraryPk)) exists.set(libraryPk, existing.get(libraryPk)!.n > 0)
+      return exists.get(libraryPk)!
+    }
     try {
       this.db.transaction(() => {
-        for (const row of rows.values()) if (existing.get(row.libraryPk)!.n > 0) this.upsert.run(row)
+        for (const row of taken.rows.values()) if (known(row.libraryPk)) this.upsert.run(row)
+        for (const [key, users] of taken.users) {
+          const [day, pk, client] = key.split('|')
+          if (!known(Number(pk))) continue
+          const salt = this.salt.of(day)
+          // 132 bits of the HMAC: far more than needed to keep a day's users apart.
+          for (const user of users) this.insertUser.run(day, Number(pk), client, createHmac('sha256', salt).update(user).digest('base64url').slice(0, 22))
+        }
+        for (const [key, n] of taken.topics) {
+          const [pk, topic] = splitOnce(key)
+          if (known(pk)) this.upsertTopic.run(pk, topic, n)
+        }
+        for (const [key, n] of taken.countries) {
+          const [pk, country] = splitOnce(key)
+          if (known(pk)) this.upsertCountry.run(pk, country, n)
+        }
+        this.salt.forgetBefore(today)
       })()
+      this.sweptDay = today
     } catch (err) {
-      for (const [key, row] of rows) {
-        const later = this.pending.get(key)
-        this.pending.set(key, later ? { ...row, requests: row.requests + later.requests } : row)
-      }
+      this.restore(taken)
       throw err
     }
+  }
+
+  /** Deletes the salts of the days that have ended: start-up housekeeping (runtime.ts recoverDataDir). */
+  forgetEndedDays(now = new Date()): void {
+    const today = now.toISOString().slice(0, 10)
+    this.salt.forgetBefore(today)
+    this.sweptDay = today
+  }
+
+  /** Puts counts whose write failed back in front of those taken since, for the next flush. */
+  private restore(taken: { rows: Map<string, UsageRow>; users: Map<string, Set<string>>; topics: Map<string, number>; countries: Map<string, number> }): void {
+    for (const [key, row] of taken.rows) {
+      const later = this.pending.get(key)
+      this.pending.set(key, later ? { ...row, requests: row.requests + later.requests } : row)
+    }
+    for (const [key, users] of taken.users) {
+      const later = this.pendingUsers.get(key)
+      this.pendingUsers.set(key, later ? new Set([...users, ...later]) : users)
+    }
+    for (const [key, n] of taken.topics) bump(this.pendingTopics, key, n)
+    for (const [key, n] of taken.countries) bump(this.pendingCountries, key, n)
   }
 
   /** Flushes if it can; reads answer from what is stored when the disk refuses the write. */
@@ -98,4 +189,14 @@ export class UsageRecorder {
     this.flushSoftly()
     return this.select.all(libraryPk).map((r) => ({ day: r.day, libraryPk: r.library_pk, client: r.client, transport: r.transport, requests: r.requests }))
   }
+}
+
+function bump(counts: Map<string, number>, key: string, by = 1): void {
+  counts.set(key, (counts.get(key) ?? 0) + by)
+}
+
+/** `pk|rest` split at its first bar: topics and countries never contain one, but a split must not care. */
+function splitOnce(key: string): [number, string] {
+  const bar = key.indexOf('|')
+  return [Number(key.slice(0, bar)), key.slice(bar + 1)]
 }

@@ -13,7 +13,11 @@ export default async function context(app: FastifyInstance): Promise<void> {
       tokens: tokens ?? DEFAULT_TOKENS,
       caller: request.caller,
     })
-    app.runtime.usage.record(answer.library.pk, clientKind(request.headers['x-context7-source'], 'api'), type === 'json' ? 'rest-json' : 'rest-txt')
+    const { countryHeader } = app.lecternOptions.config.metrics
+    app.runtime.usage.record(answer.library.pk, clientKind(request.headers['x-context7-source'], 'api'), type === 'json' ? 'rest-json' : 'rest-txt', new Date(), {
+      question: query,
+      country: countryHeader ? request.headers[countryHeader] : undefined,
+    })
     const rules = answer.library.rules
     if (type === 'json') return reply.type('application/json; charset=utf-8').send(renderJsonBuffer(answer.snippets, rules, answer.scores))
     return reply.type('text/plain; charset=utf-8').send(renderTextBuffer(answer.snippets, rules))
