@@ -70,6 +70,7 @@ const decoyHash = () => (decoy ??= hashPassword(randomBytes(16).toString('hex'))
 export interface UsersRepository {
   create(input: { email: string; password: string; role?: Role }): Promise<User>
   list(): User[]
+  byEmail(email: string): User | undefined
   /** The user when email and password match, else undefined; always takes one scrypt. */
   verify(email: string, password: string): Promise<User | undefined>
   /** A new session token for the user (the cookie value); only its hash is stored. */
@@ -108,6 +109,10 @@ export function createUsersRepository(db: Db): UsersRepository {
       return toUser(byPk.get(Number(lastInsertRowid))!)
     },
     list: () => (db.prepare('SELECT * FROM users ORDER BY pk').all() as UserRow[]).map(toUser),
+    byEmail: (email) => {
+      const row = byEmail.get(email.trim())
+      return row && toUser(row)
+    },
     async verify(email, password) {
       const row = byEmail.get(email.trim())
       const matches = await checkPassword(password, row?.password_hash ?? (await decoyHash()))
