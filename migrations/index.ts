@@ -17,6 +17,7 @@ import * as oneIngestJob from './0011_one_ingest_job.js'
 import * as catalogVersion from './0012_catalog_version.js'
 import * as jobLogs from './0013_job_logs.js'
 import * as teamspaces from './0014_teamspaces.js'
+import * as libraryAccess from './0016_library_access.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -33,6 +34,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0012_catalog_version', catalogVersion],
   ['0013_job_logs', jobLogs],
   ['0014_teamspaces', teamspaces],
+  ['0016_library_access', libraryAccess],
 ]
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Knex.Migration]> = {

@@ -15,6 +15,7 @@ import { createJobLogsRepository, type JobLogsRepository } from './job-logs.js'
 import { createJobsRepository, type JobsRepository } from './jobs.js'
 import { createKeysRepository, type KeysRepository } from './keys.js'
 import { createLibrariesRepository, type LibrariesRepository } from './libraries.js'
+import { createLibraryAccessRepository, type LibraryAccessRepository } from './library-access.js'
 import { createSettingsRepository, type SettingsRepository } from './settings.js'
 import { createSnippetsRepository, type SnippetsRepository } from './snippets.js'
 import { createTeamsRepository, type TeamsRepository } from './teams.js'
@@ -27,6 +28,7 @@ export interface Store {
   settings: SettingsRepository
   keys: KeysRepository
   libraries: LibrariesRepository
+  libraryAccess: LibraryAccessRepository
   snippets: SnippetsRepository
   jobs: JobsRepository
   jobLogs: JobLogsRepository
@@ -62,6 +64,7 @@ export async function openStore(dataDir: string): Promise<Store> {
     settings,
     keys: createKeysRepository(db),
     libraries: createLibrariesRepository(db),
+    libraryAccess: createLibraryAccessRepository(db),
     snippets: createSnippetsRepository(db),
     jobs: createJobsRepository(db),
     jobLogs: createJobLogsRepository(db),
