@@ -9,24 +9,24 @@
  * are read once per catalogue version (grants move it too, migration 0016) and per value of the
  * default, and each user's closed set is kept with them, so search does not query per library.
  */
-import type { Caller } from '../access.js'
+import { LOCAL, type Caller } from '../access.js'
 import { LecternError } from '../errors.js'
-import { LOCAL } from '../access.js'
+import { unpinned } from '../library-admin.js'
 import { findLibrary } from '../search/resolve.js'
 import { readSetting } from '../settings.js'
 import type { Store } from '../store/index.js'
-import type { LibraryAccess, LibraryAccessEntry } from '../store/library-access.js'
+import type { AccessRules, LibraryAccess, LibraryAccessEntry } from '../store/library-access.js'
 import { SETTING_KEYS } from '../store/settings.js'
-import { unpinned } from '../library-admin.js'
 import { userByEmail } from './operators.js'
 
 const NOTHING_CLOSED: ReadonlySet<number> = new Set()
 
 /** Settles which libraries are closed to a request's caller; the caller itself otherwise unchanged. */
 export function createLibraryGate(store: Store): (caller: Caller) => Caller {
-  let cache: { version: number; restrictByDefault: boolean; restricted: ReadonlySet<number>; grants: ReadonlyMap<number, ReadonlySet<number>>; closed: Map<number | null, ReadonlySet<number>> } | undefined
+  let cache: (AccessRules & { version: number; restrictByDefault: boolean; closed: Map<number | null, ReadonlySet<number>> }) | undefined
 
   const closedTo = (userId: number | null): ReadonlySet<number> => {
+    // The version is read before the rules: a change in between moves it, and the next request reloads.
     const version = store.catalogVersion()
     const restrictByDefault = readSetting(store.settings, 'access.restrictNewLibraries')
     if (!cache || cache.version !== version || cache.restrictByDefault !== restrictByDefault) {

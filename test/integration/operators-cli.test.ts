@@ -93,7 +93,12 @@ describe('lectern users and teams (cloud)', () => {
     expect(await ok(dataDir, ['users', 'create', 'alice@example.com'], PASSWORD, {})).toMatchObject({ role: 'member', personalTeam: null })
     expect(await ok(dataDir, ['keys', 'create', '--name', 'alice', '--user', 'alice@example.com'], undefined, {})).toMatchObject({ userId: 1, teamId: null })
     expect(await ok(dataDir, ['teams', 'list'], undefined, {})).toEqual([])
+    await ok(dataDir, ['keys', 'create', '--name', 'ci'], undefined, {})
     const people = await runCli(['users', 'list', '--data-dir', dataDir])
     expect(people.stdout).toMatch(/alice@example.com\s+member/)
+    // Keys list their owner: a key without one reaches open libraries only.
+    const keys = await runCli(['keys', 'list', '--data-dir', dataDir])
+    expect(keys.stdout).toMatch(/alice\s+lct_\S+\s+alice@example.com\s/)
+    expect(keys.stdout).toMatch(/ci\s+lct_\S+\s+-\s/)
   })
 })
