@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core'
 import { colour, table } from '../../cli/output.js'
 import { LecternCommand } from '../../cli/run.js'
 import { LecternError } from '../../src/errors.js'
-import { libraryAccessView, setLibraryAccess, type LibraryAccessView } from '../../src/tenancy/library-access.js'
+import { describeLibraryAccess, setLibraryAccess, type LibraryAccessView } from '../../src/tenancy/library-access.js'
 
 type Entry = LibraryAccessView['libraries'][number]
 
@@ -32,7 +32,7 @@ export default class LibrariesAccess extends LecternCommand {
     const access = flags.everyone ? 'everyone' : flags.restrict ? 'restricted' : flags.default ? 'default' : undefined
     if (access === undefined) {
       if (args.library !== undefined) throw new LecternError('validation_error', 'Say what to set: --everyone, --restrict [--user <email> ...] or --default.')
-      const view = await this.withRuntime(flags, 'read', (rt) => libraryAccessView(rt.store))
+      const view = await this.withRuntime(flags, 'read', (rt) => describeLibraryAccess(rt.store))
       this.log(`Default for libraries nobody configured: ${view.restrictNewLibraries ? 'restricted' : 'everyone'}.`)
       this.log(
         table(view.libraries, [

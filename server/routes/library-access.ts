@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { LibraryAccess } from '../../src/store/library-access.js'
-import { libraryAccessView, setLibraryAccess, setRestrictNewLibraries } from '../../src/tenancy/library-access.js'
+import { describeLibraryAccess, setLibraryAccess, setRestrictNewLibraries } from '../../src/tenancy/library-access.js'
 import { LibraryParams, type LibraryParamsType } from '../schemas/dashboard.js'
 import { DefaultAccessBody, LibraryAccessEntrySchema, LibraryAccessViewSchema, SetAccessBody } from '../schemas/library-access.js'
 
@@ -13,14 +13,14 @@ export default async function libraryAccess(app: FastifyInstance): Promise<void>
   const { store } = app.runtime
   const admin = { access: 'admin' as const }
 
-  app.get('/library-access', { config: admin, schema: { response: { 200: LibraryAccessViewSchema } } }, async () => libraryAccessView(store))
+  app.get('/library-access', { config: admin, schema: { response: { 200: LibraryAccessViewSchema } } }, async () => describeLibraryAccess(store))
 
   app.put<{ Body: { restrictNewLibraries: boolean } }>(
     '/library-access/default',
     { config: admin, schema: { body: DefaultAccessBody, response: { 200: LibraryAccessViewSchema } } },
     async (request) => {
       setRestrictNewLibraries(store, request.body.restrictNewLibraries)
-      return libraryAccessView(store)
+      return describeLibraryAccess(store)
     },
   )
 

@@ -17,7 +17,7 @@ import { readSetting } from '../settings.js'
 import type { Store } from '../store/index.js'
 import type { AccessRules, LibraryAccess, LibraryAccessEntry } from '../store/library-access.js'
 import { SETTING_KEYS } from '../store/settings.js'
-import { userByEmail } from './operators.js'
+import { findUser } from './operators.js'
 
 const NOTHING_CLOSED: ReadonlySet<number> = new Set()
 
@@ -66,7 +66,7 @@ export interface LibraryAccessView {
 }
 
 /** Every library's access and grantees, for the operator (CLI, admin session). */
-export function libraryAccessView(store: Store): LibraryAccessView {
+export function describeLibraryAccess(store: Store): LibraryAccessView {
   const restrictNewLibraries = readSetting(store.settings, 'access.restrictNewLibraries')
   return {
     restrictNewLibraries,
@@ -86,9 +86,9 @@ export function setLibraryAccess(store: Store, rawId: string, access: LibraryAcc
   if (access !== 'restricted' && emails.length > 0) {
     throw new LecternError('validation_error', `Users are granted a restricted library only; ${access === 'everyone' ? 'an open library reaches everyone' : 'the default grants nobody'}.`)
   }
-  const userIds = emails.map((email) => userByEmail(store, email).id)
+  const userIds = emails.map((email) => findUser(store, email).id)
   store.libraryAccess.set(library.pk, access, userIds)
-  return libraryAccessView(store).libraries.find((l) => l.libraryId === library.id)!
+  return describeLibraryAccess(store).libraries.find((l) => l.libraryId === library.id)!
 }
 
 export function setRestrictNewLibraries(store: Store, restrict: boolean): void {

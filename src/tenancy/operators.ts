@@ -17,13 +17,13 @@ export interface TeamSummary extends Team {
   members: number
 }
 
-export function userByEmail(store: Store, email: string): User {
+export function findUser(store: Store, email: string): User {
   const user = store.users.byEmail(email)
   if (!user) throw new LecternError('user_not_found', `No user ${email.trim()}. Create one with \`lectern users create ${email.trim()}\`.`)
   return user
 }
 
-export function teamByName(store: Store, name: string): Team {
+export function findTeam(store: Store, name: string): Team {
   const team = store.teams.byName(name)
   if (!team) throw new LecternError('team_not_found', `No teamspace named "${name.trim()}".`)
   return team
@@ -40,7 +40,7 @@ export async function createUser(store: Store, mode: Mode, input: { email: strin
  * A teamspace needs a plan that creates teams (pro, enterprise): a free one is refused.
  */
 export function createTeam(store: Store, input: { name: string; ownerEmail: string; plan?: Plan }): Team {
-  const owner = userByEmail(store, input.ownerEmail)
+  const owner = findUser(store, input.ownerEmail)
   const plan = input.plan ?? store.teams.personalTeam(owner.id).plan
   if (!PLAN_LIMITS[plan].createsTeams) {
     throw new LecternError('forbidden', `A teamspace needs the pro or enterprise plan, and ${input.plan ? 'the plan asked for' : `${owner.email}'s plan`} is ${plan}.`)
@@ -55,31 +55,31 @@ export function listTeams(store: Store): TeamSummary[] {
   })
 }
 
-export const teamMembers = (store: Store, teamName: string): Member[] => store.teams.members(teamByName(store, teamName).id)
+export const listMembers = (store: Store, teamName: string): Member[] => store.teams.members(findTeam(store, teamName).id)
 
 export function addMember(store: Store, teamName: string, email: string, role: Exclude<TeamRole, 'owner'>): Member {
-  return store.teams.addMember(teamByName(store, teamName).id, userByEmail(store, email).id, role)
+  return store.teams.addMember(findTeam(store, teamName).id, findUser(store, email).id, role)
 }
 
 export function removeMember(store: Store, teamName: string, email: string): { revokedKeys: number } {
-  const team = teamByName(store, teamName)
-  const user = userByEmail(store, email)
+  const team = findTeam(store, teamName)
+  const user = findUser(store, email)
   if (!store.teams.roleOf(team.id, user.id)) throw new LecternError('user_not_found', `${user.email} is not a member of ${team.name}.`)
   return store.teams.removeMember(team.id, user.id)
 }
 
-export const setPlan = (store: Store, teamName: string, plan: Plan): Team => store.teams.setPlan(teamByName(store, teamName).id, plan)
+export const setPlan = (store: Store, teamName: string, plan: Plan): Team => store.teams.setPlan(findTeam(store, teamName).id, plan)
 
 /**
  * A key of a user: within `teamName`, of which they must be a member, or else (cloud) their
  * personal space; on-premise without a team, where the key carries its user's library grants.
  */
 export function createUserKey(store: Store, mode: Mode, input: { name: string; email: string; teamName?: string }): CreatedKey {
-  const user = userByEmail(store, input.email)
+  const user = findUser(store, input.email)
   if (input.teamName === undefined) {
     return store.keys.create(input.name, { userId: user.id, teamId: mode === 'cloud' ? store.teams.personalTeam(user.id).id : null })
   }
-  const team = teamByName(store, input.teamName)
+  const team = findTeam(store, input.teamName)
   if (!store.teams.roleOf(team.id, user.id)) {
     throw new LecternError('user_not_found', `${user.email} is not a member of ${team.name}; add them first with \`lectern teams add-member\`.`)
   }
