@@ -5,7 +5,7 @@
  * refusals.
  */
 import type { FastifyInstance } from 'fastify'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { buildTestApp, createKey, seedLibrary } from '../helpers/app.js'
 import { signIn } from '../helpers/session.js'
 
@@ -91,9 +91,16 @@ describe('on-premise library access control', () => {
     expect((await reach(s.app, s.bobKey, '/acme/billing')).status).not.toContain('/acme/billing')
     expect((await reach(s.app, s.aliceKey, '/acme/billing')).status).toContain('/acme/billing')
 
+    // The dashboard's key is its admin's; grants are read once per catalogue version, not per request or library.
+    expect(s.app.runtime.store.keys.list().find((k) => k.name === 'ops')!.userId).toBe(s.app.runtime.store.users.byEmail('admin@example.com')!.id)
+    const rules = vi.spyOn(s.app.runtime.store.libraryAccess, 'rules')
+    for (const caller of [s.bob, s.aliceKey, s.installKey, s.bobKey]) await reach(s.app, caller, '/acme/billing')
+    expect(rules).not.toHaveBeenCalled()
+
     // Opened again: everyone, the key without an owner and anonymous callers included.
     expect((await restrict(s.app, s.admin, '/acme/billing', { access: 'everyone' })).json()).toMatchObject({ access: 'everyone', users: [] })
     for (const caller of [s.bob, s.installKey, {}]) expect((await reach(s.app, caller, '/acme/billing')).context.status).toBe(200)
+    expect(rules).toHaveBeenCalledTimes(1)
   })
 
   it('the default restricts libraries nobody configured, new ones included, until it is turned off', async () => {
