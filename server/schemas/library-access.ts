@@ -1,7 +1,7 @@
 /** JSON schemas of library access control (on-premise, admin session). */
 import { LIBRARY_ACCESS } from '../../src/store/library-access.js'
 
-const EntrySchema = {
+export const LibraryAccessEntrySchema = {
   type: 'object',
   required: ['libraryId', 'title', 'access', 'effective', 'users'],
   properties: {
@@ -16,12 +16,10 @@ const EntrySchema = {
   },
 } as const
 
-export const LibraryAccessEntrySchema = EntrySchema
-
 export const LibraryAccessViewSchema = {
   type: 'object',
   required: ['restrictNewLibraries', 'libraries'],
-  properties: { restrictNewLibraries: { type: 'boolean' }, libraries: { type: 'array', items: EntrySchema } },
+  properties: { restrictNewLibraries: { type: 'boolean' }, libraries: { type: 'array', items: LibraryAccessEntrySchema } },
 } as const
 
 export const SetAccessBody = {
