@@ -10,6 +10,7 @@
  * default, and each user's closed set is kept with them, so search does not query per library.
  */
 import { LOCAL, type Caller } from '../access.js'
+import type { Mode } from '../config.js'
 import { LecternError } from '../errors.js'
 import { unpinned } from '../library-admin.js'
 import { findLibrary } from '../search/resolve.js'
@@ -20,6 +21,13 @@ import { SETTING_KEYS } from '../store/settings.js'
 import { findUser } from './operators.js'
 
 const NOTHING_CLOSED: ReadonlySet<number> = new Set()
+
+/** Refuses access control in the cloud, where it would not apply: teamspaces and their policies decide there. */
+export function requireOnPremise(mode: Mode): void {
+  if (mode !== 'onprem') {
+    throw new LecternError('validation_error', 'Library access control is on-premise only; in the cloud, teamspaces and their policies decide who reaches a library.')
+  }
+}
 
 /** Settles which libraries are closed to a request's caller; the caller itself otherwise unchanged. */
 export function createLibraryGate(store: Store): (caller: Caller) => Caller {
