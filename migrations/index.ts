@@ -18,7 +18,8 @@ import * as catalogVersion from './0012_catalog_version.js'
 import * as jobLogs from './0013_job_logs.js'
 import * as teamspaces from './0014_teamspaces.js'
 import * as libraryMetrics from './0015_library_metrics.js'
-import * as accounts from './0018_accounts.js'
+import * as libraryAccess from './0016_library_access.js'
+import * as accounts from './0017_accounts.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -36,7 +37,8 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0013_job_logs', jobLogs],
   ['0014_teamspaces', teamspaces],
   ['0015_library_metrics', libraryMetrics],
-  ['0018_accounts', accounts],
+  ['0016_library_access', libraryAccess],
+  ['0017_accounts', accounts],
 ]
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Knex.Migration]> = {

@@ -37,6 +37,7 @@ import dashboardUsage from './routes/dashboard/usage.js'
 import dashboardVersions from './routes/dashboard/versions.js'
 import health from './routes/health.js'
 import jobsRoutes from './routes/jobs.js'
+import libraryAccessRoutes from './routes/library-access.js'
 import mcp from './routes/mcp.js'
 import add from './routes/libraries/add.js'
 import addOpenApi from './routes/libraries/add-openapi.js'
@@ -166,6 +167,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await api.register(teamsRoutes)
         await api.register(teamKeysRoutes)
       }
+      // Library access control is on-premise's: the cloud answers 404.
+      if (config.mode === 'onprem') await api.register(libraryAccessRoutes)
     },
     { prefix: '/api' },
   )

@@ -8,6 +8,9 @@
  * directory) is an insider and sees its private libraries. In cloud mode key holders and users are
  * tenants: a teamspace's private library (`teamPk`) is seen by the teamspace's keys and members
  * only, and only the operator (an admin session, the CLI) sees everything.
+ *
+ * On-premise library access control (src/tenancy/library-access.ts) closes restricted libraries
+ * to every caller but admins and the users granted them: `closed`, settled with the caller.
  */
 import { ERROR_CODES, type ErrorCode } from './errors.js'
 import { redact } from './sources/git.js'
@@ -15,9 +18,14 @@ import type { Mode } from './config.js'
 import type { Library } from './store/libraries.js'
 import type { Role } from './store/users.js'
 
+/** The libraries (pks) restricted to others than this caller (on-premise access control); absent: none. */
+interface Restricted {
+  closed?: ReadonlySet<number>
+}
+
 export type Caller =
-  | { kind: 'anonymous' }
-  | {
+  | ({ kind: 'anonymous' } & Restricted)
+  | ({
       kind: 'api-key'
       keyId: number
       /** The key's user and teamspace (cloud mode); null for a key of the install alone. */
@@ -25,15 +33,15 @@ export type Caller =
       teamId: number | null
       /** Whether the caller is trusted with the install's own private data (on-premise). */
       insider: boolean
-    }
-  | {
+    } & Restricted)
+  | ({
       kind: 'session'
       userId: number
       role: Role
       /** The teamspaces the user belongs to. */
       teamIds: readonly number[]
       insider: boolean
-    }
+    } & Restricted)
   /** A CLI command or the stdio MCP server, working on the data directory itself. */
   | { kind: 'local' }
 
@@ -71,7 +79,8 @@ export function isInTeam(caller: Caller, teamPk: number): boolean {
   return false
 }
 
-export function canSeeLibrary(caller: Caller, library: Pick<Library, 'isPrivate' | 'teamPk'>): boolean {
+export function canSeeLibrary(caller: Caller, library: Pick<Library, 'pk' | 'isPrivate' | 'teamPk'>): boolean {
+  if (caller.kind !== 'local' && caller.closed?.has(library.pk)) return false
   if (isInsider(caller)) return true
   if (library.teamPk !== null) return isInTeam(caller, library.teamPk)
   return !library.isPrivate

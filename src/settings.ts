@@ -38,6 +38,13 @@ export const SETTINGS = {
     parse: boolean,
     show: (value: boolean) => value,
   } satisfies StoredSettingSpec<boolean>,
+  'access.restrictNewLibraries': {
+    key: SETTING_KEYS.restrictNewLibraries,
+    description: 'On-premise library access control: whether libraries nobody has configured (`lectern libraries access`) are restricted to admins and granted users rather than open to everyone.',
+    default: false,
+    parse: boolean,
+    show: (value: boolean) => value,
+  } satisfies StoredSettingSpec<boolean>,
   'license.publicKeyFile': {
     key: SETTING_KEYS.licensePublicKeyFile,
     description: 'PEM file of the Ed25519 key that verifies offline licenses; read and checked when set (LECTERN_LICENSE_PUBLIC_KEY takes precedence). Empty to unset.',

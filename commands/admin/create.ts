@@ -1,6 +1,5 @@
-import { text } from 'node:stream/consumers'
 import { Args, Flags } from '@oclif/core'
-import password from '@inquirer/password'
+import { readPassword } from '../../cli/password.js'
 import { LecternCommand } from '../../cli/run.js'
 import type { User } from '../../src/store/users.js'
 
@@ -20,9 +19,7 @@ export default class AdminCreate extends LecternCommand {
 
   async run(): Promise<User> {
     const { args, flags } = await this.parse(AdminCreate)
-    const secret = process.stdin.isTTY
-      ? await password({ message: `Password for ${args.email}:`, mask: '*' })
-      : (await text(process.stdin)).replace(/\r?\n$/, '')
+    const secret = await readPassword(args.email)
     const user = await this.withRuntime(flags, 'write', (rt) => rt.store.users.create({ email: args.email, password: secret, role: flags.role as User['role'] }))
     this.log(`Created ${user.role} ${user.email}.`)
     return user

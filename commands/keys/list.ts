@@ -9,7 +9,10 @@ export default class KeysList extends LecternCommand {
 
   async run(): Promise<ApiKeyInfo[]> {
     const { flags } = await this.parse(KeysList)
-    const keys = await this.withRuntime(flags, 'read', (rt) => rt.store.keys.list())
+    const { keys, emails } = await this.withRuntime(flags, 'read', (rt) => ({
+      keys: rt.store.keys.list(),
+      emails: new Map(rt.store.users.list().map((u) => [u.id, u.email])),
+    }))
     if (keys.length === 0) {
       this.log('No API keys. Create one with `lectern keys create --name <name>`.')
       return keys
@@ -19,6 +22,8 @@ export default class KeysList extends LecternCommand {
         { header: 'ID', value: (k) => String(k.id), right: true },
         { header: 'NAME', value: (k) => k.name },
         { header: 'KEY', value: (k) => k.preview },
+        // A key without an owner reaches open libraries only once any is restricted (README: Library access control).
+        { header: 'OWNER', value: (k) => (k.userId === null ? '-' : (emails.get(k.userId) ?? '-')) },
         { header: 'CREATED', value: (k) => humanDate(k.createdAt) },
         { header: 'LAST USED', value: (k) => (k.lastUsedAt ? humanDate(k.lastUsedAt) : 'never') },
         { header: 'STATUS', value: (k) => (k.revokedAt ? colour.red(`revoked ${humanDate(k.revokedAt)}`) : colour.green('active')) },

@@ -12,6 +12,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { ANONYMOUS, callerOf, type Caller } from '../../src/access.js'
 import { LecternError } from '../../src/errors.js'
+import { createLibraryGate } from '../../src/tenancy/library-access.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -26,9 +27,11 @@ declare module 'fastify' {
 async function access(app: FastifyInstance): Promise<void> {
   const { mode } = app.lecternOptions.config
   const teams = app.runtime.store.teams
+  // Library access control is on-premise's; the cloud's tenants are kept apart by teamspace.
+  const gate = mode === 'onprem' ? createLibraryGate(app.runtime.store) : (caller: Caller) => caller
   app.decorateRequest('caller', null as never)
   app.addHook('onRequest', async (request) => {
-    request.caller = request.apiKeyRefusal ? ANONYMOUS : callerOf(request, mode, teams.teamIdsOf)
+    request.caller = gate(request.apiKeyRefusal ? ANONYMOUS : callerOf(request, mode, teams.teamIdsOf))
     const needed = request.routeOptions.config?.access
     if (needed === 'admin') await app.requireAdmin(request)
     else if (needed === 'session' && !request.user) throw new LecternError('not_authenticated', 'This endpoint needs a session: sign in with POST /api/auth/login.')

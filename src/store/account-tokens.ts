@@ -1,5 +1,5 @@
 /**
- * Single-use tokens that prove a mailbox (migration 0018): email verification and password
+ * Single-use tokens that prove a mailbox (migration 0017): email verification and password
  * reset. A token is 32 random bytes shown once (in the mail); the store keeps its SHA-256 and an
  * expiry, and using it deletes it, so a link works once and a leaked database holds no usable link.
  */

@@ -17,6 +17,7 @@ import { createJobLogsRepository, type JobLogsRepository } from './job-logs.js'
 import { createJobsRepository, type JobsRepository } from './jobs.js'
 import { createKeysRepository, type KeysRepository } from './keys.js'
 import { createLibrariesRepository, type LibrariesRepository } from './libraries.js'
+import { createLibraryAccessRepository, type LibraryAccessRepository } from './library-access.js'
 import { createPoliciesRepository, type PoliciesRepository } from './policies.js'
 import { createSettingsRepository, type SettingsRepository } from './settings.js'
 import { createSnippetsRepository, type SnippetsRepository } from './snippets.js'
@@ -30,6 +31,7 @@ export interface Store {
   settings: SettingsRepository
   keys: KeysRepository
   libraries: LibrariesRepository
+  libraryAccess: LibraryAccessRepository
   snippets: SnippetsRepository
   jobs: JobsRepository
   jobLogs: JobLogsRepository
@@ -68,6 +70,7 @@ export async function openStore(dataDir: string): Promise<Store> {
     settings,
     keys: createKeysRepository(db),
     libraries: createLibrariesRepository(db),
+    libraryAccess: createLibraryAccessRepository(db),
     snippets: createSnippetsRepository(db),
     jobs: createJobsRepository(db),
     jobLogs: createJobLogsRepository(db),

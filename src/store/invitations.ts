@@ -1,5 +1,5 @@
 /**
- * Invitations to a teamspace (migration 0018): pending until the invitee accepts, with a
+ * Invitations to a teamspace (migration 0017): pending until the invitee accepts, with a
  * single-use token (stored as its SHA-256) for the link in the invitation mail. One pending
  * invitation per team and email; inviting again replaces it with a fresh token and expiry.
  */

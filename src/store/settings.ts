@@ -10,6 +10,7 @@ export const SETTING_KEYS = {
   /** Operator settings (src/settings.ts). */
   mcpRequireKey: 'mcp.requireKey',
   licensePublicKeyFile: 'license.publicKeyFile',
+  restrictNewLibraries: 'access.restrictNewLibraries',
   embedding: 'embedding',
   backupConfig: 'backup.config',
   /** Sealed secrets. */

@@ -131,6 +131,22 @@ const SCENARIOS: Record<string, Scenario> = {
     check: ({ stdout }) => expect(stdout).toContain('/acme/widgets'),
   },
   'lectern admin create ops@example.com': { stdin: `${ADMIN_PASSWORD}\n` },
+  // Accounts and teamspaces: the cloud's users alice, bob (a developer of Acme) and carol.
+  'lectern users create dana@example.com': { world: 'cloud', stdin: `${ADMIN_PASSWORD}\n`, check: ({ stdout }) => expect(stdout).toContain('personal space dana@example.com (plan free)') },
+  'cat dana-password.txt | lectern users create dana@example.com --json': { world: 'cloud' },
+  'lectern teams create Platform --owner alice@example.com --plan pro': { world: 'cloud' },
+  'lectern teams create Research --owner alice@example.com --plan enterprise --json': { world: 'cloud' },
+  'lectern teams list': { world: 'cloud', check: ({ stdout }) => expect(stdout).toMatch(/Acme\s+teamspace\s+pro\s+alice@example.com\s+2/) },
+  'lectern teams list --json': { world: 'cloud' },
+  'lectern teams members Acme': { world: 'cloud', check: ({ stdout }) => expect(stdout).toMatch(/bob@example.com\s+developer/) },
+  'lectern teams members Acme --json': { world: 'cloud' },
+  'lectern teams add-member Acme carol@example.com --role developer': { world: 'cloud' },
+  'lectern teams add-member Acme carol@example.com --role admin --json': { world: 'cloud' },
+  'lectern teams remove-member Acme bob@example.com': { world: 'cloud', check: ({ stdout }) => expect(stdout).toBe('Removed bob@example.com from Acme; revoked 1 key.') },
+  'lectern teams remove-member Acme bob@example.com --json': { world: 'cloud' },
+  'lectern teams plan set Acme enterprise': { world: 'cloud' },
+  'lectern teams plan set Acme pro --json': { world: 'cloud' },
+  'lectern keys create --name cursor-bob --user bob@example.com --team Acme': { world: 'cloud' },
   'lectern libraries remove /acme/widgets': { tty: true, stdin: 'y\n' },
   [`lectern restore ./lectern-data/backups/${ARCHIVE}`]: { tty: true, stdin: 'y\n' },
   'lectern import next.json --force --url http://lectern.internal:3000 --key "$LECTERN_API_KEY"': {
@@ -289,11 +305,26 @@ beforeAll(async () => {
   await cli(['export', '/vercel/next.js', '/facebook/react', '-o', path.join(onprem.home, 'lectern-libraries.zip'), ...cloudData])
   await cli(['export', '/vercel/next.js', '--json', '-o', path.join(onprem.home, 'next.json'), ...cloudData])
 
+  // The cloud's accounts: alice owns Acme (pro), bob develops in it with a key of it, carol has no team.
+  for (const email of ['alice@example.com', 'bob@example.com', 'carol@example.com']) {
+    const created = await runCli(['users', 'create', email, ...cloudData], { ...runEnv, LECTERN_MODE: 'cloud' }, { input: `${ADMIN_PASSWORD}\n` })
+    expect(created.exitCode, created.stderr).toBe(0)
+  }
+  await cli(['teams', 'create', 'Acme', '--owner', 'alice@example.com', '--plan', 'pro', ...cloudData])
+  await cli(['teams', 'add-member', 'Acme', 'bob@example.com', '--role', 'developer', ...cloudData])
+  await cli(['keys', 'create', '--name', 'bob-ci', '--user', 'bob@example.com', '--team', 'Acme', ...cloudData])
+  await writeFile(path.join(cloud.home, 'dana-password.txt'), `${ADMIN_PASSWORD}\n`)
+
   // The on-premise install.
   await cli(['add', 'https://github.com/fastify/fastify', '--wait', ...onpremData])
   await cli(['add', 'https://github.com/acme/widgets', '--wait', ...onpremData])
   await cli(['versions', 'add', '/acme/widgets', 'v2.0.0', '--wait', ...onpremData])
   for (const name of ['ci', 'cursor-alice', 'grafana']) await cli(['keys', 'create', '--name', name, ...onpremData])
+  // Users granted restricted libraries (`lectern libraries access`).
+  for (const email of ['alice@example.com', 'bob@example.com']) {
+    const created = await runCli(['users', 'create', email, ...onpremData], runEnv, { input: `${ADMIN_PASSWORD}\n` })
+    expect(created.exitCode, created.stderr).toBe(0)
+  }
   runEnv.LECTERN_API_KEY = (await cli(['keys', 'create', '--name', 'import', ...onpremData])).trim()
   await cli(['connections', 'add', 'confluence', '--name', 'acme', '--site', confluence.url, '--token-env', 'ATLASSIAN_TOKEN', ...onpremData])
   await cli(['connections', 'add', 'notion', '--name', 'ws', '--api-url', notion.url, '--token-env', 'NOTION_TOKEN', ...onpremData])

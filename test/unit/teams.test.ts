@@ -114,9 +114,9 @@ describe('roles', () => {
 })
 
 describe('who sees a library', () => {
-  const publicLib = { isPrivate: false, teamPk: null }
-  const installPrivate = { isPrivate: true, teamPk: null }
-  const teamPrivate = { isPrivate: true, teamPk: 7 }
+  const publicLib = { pk: 1, isPrivate: false, teamPk: null }
+  const installPrivate = { pk: 2, isPrivate: true, teamPk: null }
+  const teamPrivate = { pk: 3, isPrivate: true, teamPk: 7 }
   const noTeams = () => []
 
   it('on-premise: every key and session is an insider', () => {
@@ -125,6 +125,9 @@ describe('who sees a library', () => {
     for (const caller of [key, member, LOCAL]) expect(canSeeLibrary(caller, installPrivate)).toBe(true)
     expect(canSeeLibrary(ANONYMOUS, installPrivate)).toBe(false)
     expect(canSeeLibrary(ANONYMOUS, publicLib)).toBe(true)
+    // A library closed to a caller by access control is closed whatever else holds; the CLI has none closed.
+    for (const caller of [key, member, ANONYMOUS]) expect(canSeeLibrary({ ...caller, closed: new Set([1, 2]) }, publicLib)).toBe(false)
+    expect(canSeeLibrary({ ...key, closed: new Set([2]) }, publicLib)).toBe(true)
   })
 
   it('cloud: a teamspace’s private library is seen by its keys and members, and by the operator', () => {

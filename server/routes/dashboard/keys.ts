@@ -1,7 +1,7 @@
 /**
- * The dashboard's API keys: list, create (the key is in this one answer only), revoke (admin
- * session). A revoked key is refused at once by every process: keys are read from SQLite on
- * each request (server/plugins/auth.ts).
+ * The dashboard's API keys: list, create (the key is in this one answer only, and is the
+ * signed-in admin's), revoke (admin session). A revoked key is refused at once by every
+ * process: keys are read from SQLite on each request (server/plugins/auth.ts).
  */
 import type { FastifyInstance } from 'fastify'
 import { CreateKeyBody, CreatedKeySchema, KeyListSchema, KeyParams, KeySchema } from '../../schemas/dashboard.js'
@@ -15,7 +15,8 @@ export default async function keys(app: FastifyInstance): Promise<void> {
   app.post<{ Body: { name: string } }>(
     '/keys',
     { config: admin, schema: { body: CreateKeyBody, response: { 201: CreatedKeySchema } } },
-    async (request, reply) => reply.code(201).send(repository.create(request.body.name)),
+    // The signed-in user's key: it reaches what they may (on-premise library access control).
+    async (request, reply) => reply.code(201).send(repository.create(request.body.name, { userId: request.user!.id, teamId: null })),
   )
 
   app.delete<{ Params: { id: number } }>(

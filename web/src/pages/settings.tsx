@@ -1,7 +1,8 @@
 /**
  * Settings: the embedding provider (probed by the server before it switches, then re-embedding
  * in the background), MCP (whether it needs a key, how to connect each editor, a live test),
- * the rate limits this server runs with, and on-premise the offline license.
+ * the rate limits this server runs with, and on-premise who may reach each library and the
+ * offline license.
  */
 import { useState } from 'preact/hooks'
 import { api, query } from '../api'
@@ -9,6 +10,7 @@ import { ErrorNote, formatDate } from '../components'
 import { useAction, useLoad } from '../hooks'
 import type { JobRow } from '../types'
 import { ConnectionsSection } from './settings-connections'
+import { LibraryAccessSection } from './settings-library-access'
 import { McpSection } from './settings-mcp'
 
 interface Embedding {
@@ -41,6 +43,7 @@ export function SettingsPage() {
       <EmbeddingSection />
       {settings.data ? <McpSection requireKey={settings.data.mcp.requireKey} onChange={settings.reload} /> : null}
       <ConnectionsSection />
+      {settings.data?.mode === 'onprem' ? <LibraryAccessSection /> : null}
       {settings.data ? (
         <section aria-labelledby="rate-limits">
           <h2 id="rate-limits">Rate limits</h2>

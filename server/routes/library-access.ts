@@ -1,0 +1,32 @@
+/**
+ * Library access control (on-premise, admin session): every library's access and grantees, one
+ * library's access, and the default of libraries nobody configured. Admins reach every library
+ * whatever is set here; src/tenancy/library-access.ts closes the others to everyone else.
+ */
+import type { FastifyInstance } from 'fastify'
+import type { LibraryAccess } from '../../src/store/library-access.js'
+import { describeLibraryAccess, setLibraryAccess, setRestrictNewLibraries } from '../../src/tenancy/library-access.js'
+import { LibraryParams, type LibraryParamsType } from '../schemas/dashboard.js'
+import { DefaultAccessBody, LibraryAccessEntrySchema, LibraryAccessViewSchema, SetAccessBody } from '../schemas/library-access.js'
+
+export default async function libraryAccess(app: FastifyInstance): Promise<void> {
+  const { store } = app.runtime
+  const admin = { access: 'admin' as const }
+
+  app.get('/library-access', { config: admin, schema: { response: { 200: LibraryAccessViewSchema } } }, async () => describeLibraryAccess(store))
+
+  app.put<{ Body: { restrictNewLibraries: boolean } }>(
+    '/library-access/default',
+    { config: admin, schema: { body: DefaultAccessBody, response: { 200: LibraryAccessViewSchema } } },
+    async (request) => {
+      setRestrictNewLibraries(store, request.body.restrictNewLibraries)
+      return describeLibraryAccess(store)
+    },
+  )
+
+  app.put<{ Params: LibraryParamsType; Body: { access: LibraryAccess; users?: string[] } }>(
+    '/libraries/:owner/:name/access',
+    { config: admin, schema: { params: LibraryParams, body: SetAccessBody, response: { 200: LibraryAccessEntrySchema } } },
+    async (request) => setLibraryAccess(store, `/${request.params.owner}/${request.params.name}`, request.body.access, request.body.users),
+  )
+}

@@ -1,0 +1,104 @@
+/**
+ * On-premise library access control (Context7's enterprise/library-access.mdx, without SSO
+ * groups): a library is open to everyone or restricted to named users and their keys; libraries
+ * nobody configured follow the workspace default, `access.restrictNewLibraries`. Admins (an
+ * admin session, a key of an admin, the CLI) reach everything. A restricted library is closed
+ * to everyone else, so src/access.ts answers for it exactly as for an unknown library.
+ *
+ * Requests ask `gate` for the libraries closed to their caller: the restricted set and the grants
+ * are read once per catalogue version (grants move it too, migration 0016) and per value of the
+ * default, and each user's closed set is kept with them, so search does not query per library.
+ */
+import { LOCAL, type Caller } from '../access.js'
+import type { Mode } from '../config.js'
+import { LecternError } from '../errors.js'
+import { unpinned } from '../library-admin.js'
+import { findLibrary } from '../search/resolve.js'
+import { readSetting } from '../settings.js'
+import type { Store } from '../store/index.js'
+import type { AccessRules, LibraryAccess, LibraryAccessEntry } from '../store/library-access.js'
+import { SETTING_KEYS } from '../store/settings.js'
+import { findUser } from './operators.js'
+
+const NOTHING_CLOSED: ReadonlySet<number> = new Set()
+
+/** Refuses access control in the cloud, where it would not apply: teamspaces and their policies decide there. */
+export function requireOnPremise(mode: Mode): void {
+  if (mode !== 'onprem') {
+    throw new LecternError('validation_error', 'Library access control is on-premise only; in the cloud, teamspaces and their policies decide who reaches a library.')
+  }
+}
+
+/** Settles which libraries are closed to a request's caller; the caller itself otherwise unchanged. */
+export function createLibraryGate(store: Store): (caller: Caller) => Caller {
+  let cache: (AccessRules & { version: number; restrictByDefault: boolean; closed: Map<number | null, ReadonlySet<number>> }) | undefined
+
+  const closedTo = (userId: number | null): ReadonlySet<number> => {
+    // The version is read before the rules: a change in between moves it, and the next request reloads.
+    const version = store.catalogVersion()
+    const restrictByDefault = readSetting(store.settings, 'access.restrictNewLibraries')
+    if (!cache || cache.version !== version || cache.restrictByDefault !== restrictByDefault) {
+      cache = { version, restrictByDefault, ...store.libraryAccess.rules(restrictByDefault), closed: new Map() }
+    }
+    if (cache.restricted.size === 0) return NOTHING_CLOSED
+    let closed = cache.closed.get(userId)
+    if (!closed) {
+      const granted = userId === null ? undefined : cache.grants.get(userId)
+      closed = new Set([...cache.restricted].filter((pk) => !granted?.has(pk)))
+      cache.closed.set(userId, closed)
+    }
+    return closed
+  }
+
+  return (caller) => {
+    switch (caller.kind) {
+      case 'local':
+        return caller
+      case 'anonymous':
+        return { ...caller, closed: closedTo(null) }
+      case 'session':
+        return caller.role === 'admin' ? caller : { ...caller, closed: closedTo(caller.userId) }
+      case 'api-key': {
+        if (caller.userId === null) return { ...caller, closed: closedTo(null) }
+        const closed = closedTo(caller.userId)
+        return closed.size === 0 || store.libraryAccess.isAdmin(caller.userId) ? caller : { ...caller, closed }
+      }
+    }
+  }
+}
+
+export interface LibraryAccessView {
+  /** The workspace default: whether libraries nobody configured are restricted. */
+  restrictNewLibraries: boolean
+  libraries: Array<Omit<LibraryAccessEntry, 'libraryPk'> & { effective: Exclude<LibraryAccess, 'default'> }>
+}
+
+/** Every library's access and grantees, for the operator (CLI, admin session). */
+export function describeLibraryAccess(store: Store): LibraryAccessView {
+  const restrictNewLibraries = readSetting(store.settings, 'access.restrictNewLibraries')
+  return {
+    restrictNewLibraries,
+    libraries: store.libraryAccess.list().map(({ libraryPk: _, ...entry }) => ({
+      ...entry,
+      effective: entry.access === 'default' ? (restrictNewLibraries ? 'restricted' : 'everyone') : entry.access,
+    })),
+  }
+}
+
+/**
+ * Opens a library to everyone, restricts it to `emails` (none: admins only), or hands it back
+ * to the default. Unknown users are refused (user_not_found) and nothing changes.
+ */
+export function setLibraryAccess(store: Store, rawId: string, access: LibraryAccess, emails: readonly string[] = []): LibraryAccessView['libraries'][number] {
+  const { library } = findLibrary(store.libraries, unpinned(rawId, 'The library'), LOCAL)
+  if (access !== 'restricted' && emails.length > 0) {
+    throw new LecternError('validation_error', `Users are granted a restricted library only; ${access === 'everyone' ? 'an open library reaches everyone' : 'the default grants nobody'}.`)
+  }
+  const userIds = emails.map((email) => findUser(store, email).id)
+  store.libraryAccess.set(library.pk, access, userIds)
+  return describeLibraryAccess(store).libraries.find((l) => l.libraryId === library.id)!
+}
+
+export function setRestrictNewLibraries(store: Store, restrict: boolean): void {
+  store.settings.set(SETTING_KEYS.restrictNewLibraries, restrict)
+}

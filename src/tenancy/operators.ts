@@ -1,0 +1,87 @@
+/**
+ * What the operator does to accounts and teamspaces (`lectern users ...`, `lectern teams ...`,
+ * `lectern keys create --user`), by email and team name as an operator knows them. The checks
+ * live here, not in the commands, so the HTTP API of teamspaces asks the same ones.
+ */
+import type { Mode } from '../config.js'
+import { LecternError } from '../errors.js'
+import type { Store } from '../store/index.js'
+import type { CreatedKey } from '../store/keys.js'
+import type { Member, Team } from '../store/teams.js'
+import type { User } from '../store/users.js'
+import { PLAN_LIMITS, type Plan } from './plans.js'
+import type { TeamRole } from './roles.js'
+
+export interface TeamSummary extends Team {
+  owner: string
+  members: number
+}
+
+export function findUser(store: Store, email: string): User {
+  const user = store.users.byEmail(email)
+  if (!user) throw new LecternError('user_not_found', `No user ${email.trim()}. Create one with \`lectern users create ${email.trim()}\`.`)
+  return user
+}
+
+export function findTeam(store: Store, name: string): Team {
+  const team = store.teams.byName(name)
+  if (!team) throw new LecternError('team_not_found', `No teamspace named "${name.trim()}".`)
+  return team
+}
+
+/** A user who signs in to the dashboard as a member; in the cloud with their personal space. */
+export async function createUser(store: Store, mode: Mode, input: { email: string; password: string }): Promise<{ user: User; personalTeam: Team | null }> {
+  const user = await store.users.create({ ...input, role: 'member' })
+  return { user, personalTeam: mode === 'cloud' ? store.teams.personalTeam(user.id) : null }
+}
+
+/**
+ * A teamspace owned by `ownerEmail`, on `plan` or else the plan of the owner's personal space.
+ * A teamspace needs a plan that creates teams (pro, enterprise): a free one is refused.
+ */
+export function createTeam(store: Store, input: { name: string; ownerEmail: string; plan?: Plan }): Team {
+  const owner = findUser(store, input.ownerEmail)
+  const plan = input.plan ?? store.teams.personalTeam(owner.id).plan
+  if (!PLAN_LIMITS[plan].createsTeams) {
+    throw new LecternError('forbidden', `A teamspace needs the pro or enterprise plan, and ${input.plan ? 'the plan asked for' : `${owner.email}'s plan`} is ${plan}.`)
+  }
+  return store.teams.create({ name: input.name, ownerUserId: owner.id, plan })
+}
+
+export function listTeams(store: Store): TeamSummary[] {
+  return store.teams.list().map((team) => {
+    const members = store.teams.members(team.id)
+    return { ...team, owner: members.find((m) => m.role === 'owner')?.email ?? '', members: members.length }
+  })
+}
+
+export const listMembers = (store: Store, teamName: string): Member[] => store.teams.members(findTeam(store, teamName).id)
+
+export function addMember(store: Store, teamName: string, email: string, role: Exclude<TeamRole, 'owner'>): Member {
+  return store.teams.addMember(findTeam(store, teamName).id, findUser(store, email).id, role)
+}
+
+export function removeMember(store: Store, teamName: string, email: string): { revokedKeys: number } {
+  const team = findTeam(store, teamName)
+  const user = findUser(store, email)
+  if (!store.teams.roleOf(team.id, user.id)) throw new LecternError('user_not_found', `${user.email} is not a member of ${team.name}.`)
+  return store.teams.removeMember(team.id, user.id)
+}
+
+export const setPlan = (store: Store, teamName: string, plan: Plan): Team => store.teams.setPlan(findTeam(store, teamName).id, plan)
+
+/**
+ * A key of a user: within `teamName`, of which they must be a member, or else (cloud) their
+ * personal space; on-premise without a team, where the key carries its user's library grants.
+ */
+export function createUserKey(store: Store, mode: Mode, input: { name: string; email: string; teamName?: string }): CreatedKey {
+  const user = findUser(store, input.email)
+  if (input.teamName === undefined) {
+    return store.keys.create(input.name, { userId: user.id, teamId: mode === 'cloud' ? store.teams.personalTeam(user.id).id : null })
+  }
+  const team = findTeam(store, input.teamName)
+  if (!store.teams.roleOf(team.id, user.id)) {
+    throw new LecternError('user_not_found', `${user.email} is not a member of ${team.name}; add them first with \`lectern teams add-member\`.`)
+  }
+  return store.keys.create(input.name, { userId: user.id, teamId: team.id })
+}

@@ -1,0 +1,77 @@
+/**
+ * `lectern libraries access` and the default (`lectern config set access.restrictNewLibraries`)
+ * through the real binary, on the data directory of a running server that obeys them at once.
+ */
+import { describe, expect, it, vi } from 'vitest'
+import { exitCodeOf } from '../../cli/run.js'
+import { buildTestApp, createKey, seedLibrary } from '../helpers/app.js'
+import { runCli } from '../helpers/cli.js'
+import { tmpDataDir } from '../helpers/tmp.js'
+
+vi.setConfig({ testTimeout: 120_000 })
+
+const DOCS = { 'docs/deploy.md': '# Billing\n\n## Deploy\n\nDeploy the billing service with the deploy script.\n\n```bash\n./deploy.sh v1\n```\n' }
+
+describe('lectern libraries access', () => {
+  it('restricts a library to a user and their keys, lists access, and sets the default, on a running install', async () => {
+    const dataDir = await tmpDataDir()
+    const app = await buildTestApp({ dataDir, startWorker: false })
+    await seedLibrary(app, '/acme/billing', DOCS)
+    await seedLibrary(app, '/acme/widgets', { 'docs/w.md': '# Widgets\n\n## Render\n\nRender a widget.\n\n```js\nrender(w)\n```\n' })
+    const cli = async (args: string[], input?: string) => runCli([...args, '--data-dir', dataDir], {}, input === undefined ? {} : { input })
+    const json = async (args: string[], input?: string) => {
+      const result = await cli([...args, '--json'], input)
+      expect(result.exitCode, result.stdout + result.stderr).toBe(0)
+      return JSON.parse(result.stdout)
+    }
+    await json(['users', 'create', 'alice@example.com'], 'correct horse battery staple\n')
+    const aliceKey = (await json(['keys', 'create', '--name', 'alice', '--user', 'alice@example.com'])).key as string
+    const installKey = createKey(app)
+    const status = async (key: string, id: string) => (await app.inject({ url: `/api/v2/context?libraryId=${id}&query=deploy`, headers: { authorization: `Bearer ${key}` } })).statusCode
+
+    expect(await json(['libraries', 'access', '/acme/billing', '--restrict', '--user', 'alice@example.com'])).toMatchObject({
+      libraryId: '/acme/billing',
+      access: 'restricted',
+      users: [{ email: 'alice@example.com' }],
+    })
+    expect(await status(installKey, '/acme/billing')).toBe(404)
+    expect(await status(aliceKey, '/acme/billing')).toBe(200)
+    const listed = await cli(['libraries', 'access'])
+    expect(listed.stdout).toContain('Default for libraries nobody configured: everyone.')
+    expect(listed.stdout).toMatch(/\/acme\/billing\s+Restricted\s+alice@example.com/)
+    expect(listed.stdout).toMatch(/\/acme\/widgets\s+Everyone \(default\)\s+All members/)
+    // The CLI works on the data directory itself and sees every library.
+    expect((await cli(['docs', '/acme/billing', 'deploy'])).stdout).toContain('./deploy.sh v1')
+
+    const set = await cli(['config', 'set', 'access.restrictNewLibraries', 'true'])
+    expect(set.exitCode, set.stderr).toBe(0)
+    expect(await status(installKey, '/acme/widgets')).toBe(404)
+    expect(await status(aliceKey, '/acme/widgets')).toBe(404)
+    expect(await json(['libraries', 'access', '/acme/widgets', '--everyone'])).toMatchObject({ access: 'everyone', effective: 'everyone', users: [] })
+    expect(await status(installKey, '/acme/widgets')).toBe(200)
+    expect((await json(['libraries', 'access'])).restrictNewLibraries).toBe(true)
+    expect((await cli(['libraries', 'access', '/acme/billing', '--default'])).stdout).toContain('/acme/billing: restricted (the default); who can access: Admins only.')
+    expect(await status(aliceKey, '/acme/billing')).toBe(404)
+  })
+
+  it('refuses unknown users and libraries and contradictory flags, changing nothing', async () => {
+    const dataDir = await tmpDataDir()
+    const app = await buildTestApp({ dataDir, startWorker: false })
+    await seedLibrary(app, '/acme/billing', DOCS)
+    const refused = async (args: string[], code: Parameters<typeof exitCodeOf>[0], message: RegExp) => {
+      const result = await runCli(['libraries', 'access', ...args, '--data-dir', dataDir, '--json'])
+      expect(result.exitCode, result.stdout).toBe(exitCodeOf(code))
+      expect(JSON.parse(result.stdout)).toMatchObject({ error: code, message: expect.stringMatching(message) })
+    }
+    await refused(['/acme/billing', '--restrict', '--user', 'zed@example.com'], 'user_not_found', /zed@example.com/)
+    await refused(['/acme/nothing', '--everyone'], 'library_not_found', /\/acme\/nothing/)
+    await refused(['/acme/billing'], 'validation_error', /--everyone, --restrict/)
+    await refused(['--restrict'], 'validation_error', /Name the library/)
+    await refused(['/acme/billing', '--everyone', '--restrict'], 'validation_error', /everyone|restrict/)
+    await refused(['/acme/billing', '--everyone', '--user', 'a@example.com'], 'validation_error', /restrict/)
+    const cloud = await runCli(['libraries', 'access', '/acme/billing', '--restrict', '--data-dir', dataDir, '--json'], { LECTERN_MODE: 'cloud' })
+    expect(cloud.exitCode).toBe(exitCodeOf('validation_error'))
+    expect(JSON.parse(cloud.stdout).message).toContain('on-premise only')
+    expect(app.runtime.store.libraryAccess.list()).toMatchObject([{ libraryId: '/acme/billing', access: 'default', users: [] }])
+  })
+})

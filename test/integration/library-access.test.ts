@@ -1,0 +1,158 @@
+/**
+ * On-premise library access control through HTTP (and MCP): a restricted library is reached by
+ * admins, by the users granted it and their keys, and by nobody else, to whom it answers exactly
+ * as an unknown library; the workspace default for libraries nobody configured; the admin API's
+ * refusals.
+ */
+import type { FastifyInstance } from 'fastify'
+import { describe, expect, it, vi } from 'vitest'
+import { buildTestApp, createKey, seedLibrary } from '../helpers/app.js'
+import { signIn } from '../helpers/session.js'
+
+const DOCS = { 'docs/deploy.md': '# Billing\n\n## Deploy\n\nDeploy the billing service with the deploy script and a release tag.\n\n```bash\n./deploy.sh v1\n```\n' }
+
+type Headers = Record<string, string>
+const bearer = (key: string): Headers => ({ authorization: `Bearer ${key}` })
+const cookie = (session: { lectern_session: string }): Headers => ({ cookie: `lectern_session=${session.lectern_session}` })
+
+async function setUp() {
+  const app = await buildTestApp({ startWorker: false })
+  const secret = await seedLibrary(app, '/acme/billing', DOCS)
+  await seedLibrary(app, '/acme/widgets', { 'docs/widgets.md': '# Widgets\n\n## Billing widgets\n\nRender a billing widget on the page.\n\n```js\nrender(billingWidget)\n```\n' })
+  const admin = cookie(await signIn(app, 'admin'))
+  const alice = cookie(await signIn(app, 'member', 'alice@example.com'))
+  const bob = cookie(await signIn(app, 'member', 'bob@example.com'))
+  const { users, keys } = app.runtime.store
+  const ownerOf = (email: string) => ({ userId: users.byEmail(email)!.id, teamId: null })
+  const adminKey = (await app.inject({ method: 'POST', url: '/api/keys', headers: admin, payload: { name: 'ops' } })).json().key as string
+  return {
+    app,
+    secretPk: secret.libraryPk,
+    admin,
+    alice,
+    bob,
+    aliceKey: bearer(keys.create('alice', ownerOf('alice@example.com')).key),
+    bobKey: bearer(keys.create('bob', ownerOf('bob@example.com')).key),
+    installKey: bearer(createKey(app)),
+    adminKey: bearer(adminKey),
+  }
+}
+
+/** What a caller learns of a library: search, context, MCP, parse-status. */
+async function reach(app: FastifyInstance, headers: Headers, id: string) {
+  const search = await app.inject({ url: '/api/v2/libs/search?libraryName=acme', headers })
+  const context = await app.inject({ url: `/api/v2/context?libraryId=${id}&query=deploy`, headers })
+  const mcp = await app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'query-docs', arguments: { libraryId: id, query: 'deploy' } } },
+  })
+  const status = await app.inject({ url: '/api/parse-status', headers })
+  return {
+    searchIds: search.statusCode === 200 ? (search.json().results as Array<{ id: string }>).map((r) => r.id) : [],
+    context: { status: context.statusCode, body: context.body.replaceAll(id, '<id>') },
+    mcp: JSON.stringify(mcp.json().result).replaceAll(id, '<id>'),
+    status: status.body,
+  }
+}
+
+const restrict = (app: FastifyInstance, headers: Headers, id: string, body: object) =>
+  app.inject({ method: 'PUT', url: `/api/libraries${id}/access`, headers, payload: body })
+
+describe('on-premise library access control', () => {
+  it('a restricted library: admins, granted users and their keys reach it; to anyone else it is an unknown library', async () => {
+    const s = await setUp()
+    const queued = s.app.runtime.store.jobs.enqueue({ kind: 'refresh', libraryPk: s.secretPk })
+    expect((await reach(s.app, s.bob, '/acme/billing')).searchIds).toContain('/acme/billing')
+
+    const set = await restrict(s.app, s.admin, '/acme/billing', { access: 'restricted', users: ['alice@example.com'] })
+    expect(set.statusCode, set.body).toBe(200)
+    expect(set.json()).toEqual({ libraryId: '/acme/billing', title: 'billing', access: 'restricted', effective: 'restricted', users: [{ userId: expect.any(Number), email: 'alice@example.com' }] })
+
+    const unknown = await reach(s.app, s.bob, '/acme/nothing')
+    for (const outsider of [s.bob, s.bobKey, s.installKey, {}]) {
+      const seen = await reach(s.app, outsider, '/acme/billing')
+      expect(seen.searchIds).toEqual(['/acme/widgets'])
+      expect(seen.context).toEqual(unknown.context)
+      expect(seen.context.status).toBe(404)
+      expect(seen.mcp).toBe(unknown.mcp)
+      expect(seen.status).not.toContain('/acme/billing')
+    }
+    for (const insider of [s.alice, s.aliceKey, s.admin, s.adminKey]) {
+      const seen = await reach(s.app, insider, '/acme/billing')
+      expect(seen.searchIds).toContain('/acme/billing')
+      expect(seen.context.status).toBe(200)
+      expect(seen.context.body).toContain('./deploy.sh v1')
+      expect(seen.mcp).toContain('deploy.sh v1')
+      expect(seen.status).toContain('/acme/billing')
+    }
+    s.app.runtime.store.jobs.fail(queued.pk, 'source_unreachable', 'git clone failed')
+    expect((await reach(s.app, s.bobKey, '/acme/billing')).status).not.toContain('/acme/billing')
+    expect((await reach(s.app, s.aliceKey, '/acme/billing')).status).toContain('/acme/billing')
+
+    // The dashboard's key is its admin's; grants are read once per catalogue version, not per request or library.
+    expect(s.app.runtime.store.keys.list().find((k) => k.name === 'ops')!.userId).toBe(s.app.runtime.store.users.byEmail('admin@example.com')!.id)
+    const rules = vi.spyOn(s.app.runtime.store.libraryAccess, 'rules')
+    for (const caller of [s.bob, s.aliceKey, s.installKey, s.bobKey]) await reach(s.app, caller, '/acme/billing')
+    expect(rules).not.toHaveBeenCalled()
+
+    // Opened again: everyone, the key without an owner and anonymous callers included.
+    expect((await restrict(s.app, s.admin, '/acme/billing', { access: 'everyone' })).json()).toMatchObject({ access: 'everyone', users: [] })
+    for (const caller of [s.bob, s.installKey, {}]) expect((await reach(s.app, caller, '/acme/billing')).context.status).toBe(200)
+    expect(rules).toHaveBeenCalledTimes(1)
+  })
+
+  it('the default restricts libraries nobody configured, new ones included, until it is turned off', async () => {
+    const s = await setUp()
+    const turnOn = await s.app.inject({ method: 'PUT', url: '/api/library-access/default', headers: s.admin, payload: { restrictNewLibraries: true } })
+    expect(turnOn.statusCode, turnOn.body).toBe(200)
+    expect(turnOn.json()).toMatchObject({ restrictNewLibraries: true, libraries: [{ libraryId: '/acme/billing', access: 'default', effective: 'restricted' }, { libraryId: '/acme/widgets', access: 'default', effective: 'restricted' }] })
+    await seedLibrary(s.app, '/acme/new', DOCS)
+    for (const id of ['/acme/billing', '/acme/widgets', '/acme/new']) {
+      expect((await reach(s.app, s.bobKey, id)).context.status).toBe(404)
+      expect((await reach(s.app, s.adminKey, id)).context.status).toBe(200)
+    }
+    // A library set to everyone stays open whatever the default; a grant opens one to its user.
+    await restrict(s.app, s.admin, '/acme/widgets', { access: 'everyone' })
+    await restrict(s.app, s.admin, '/acme/new', { access: 'restricted', users: ['bob@example.com'] })
+    expect((await reach(s.app, s.bobKey, '/acme/widgets')).context.status).toBe(200)
+    expect((await reach(s.app, s.bob, '/acme/new')).context.status).toBe(200)
+    expect((await reach(s.app, s.aliceKey, '/acme/new')).context.status).toBe(404)
+
+    await s.app.inject({ method: 'PUT', url: '/api/library-access/default', headers: s.admin, payload: { restrictNewLibraries: false } })
+    expect((await reach(s.app, s.bobKey, '/acme/billing')).context.status).toBe(200)
+    const view = (await s.app.inject({ url: '/api/library-access', headers: s.admin })).json()
+    expect(view.libraries.map((l: { libraryId: string; effective: string }) => [l.libraryId, l.effective])).toEqual([
+      ['/acme/billing', 'everyone'],
+      ['/acme/new', 'restricted'],
+      ['/acme/widgets', 'everyone'],
+    ])
+  })
+
+  it('only an admin session manages access; bad requests change nothing', async () => {
+    const s = await setUp()
+    const before = (await s.app.inject({ url: '/api/library-access', headers: s.admin })).json()
+    expect((await restrict(s.app, s.alice, '/acme/billing', { access: 'restricted' })).statusCode).toBe(403)
+    expect((await restrict(s.app, s.adminKey, '/acme/billing', { access: 'restricted' })).statusCode).toBe(401)
+    expect((await s.app.inject({ url: '/api/library-access', headers: s.bob })).statusCode).toBe(403)
+    expect((await s.app.inject({ method: 'PUT', url: '/api/library-access/default', payload: { restrictNewLibraries: true } })).statusCode).toBe(401)
+
+    const unknownUser = await restrict(s.app, s.admin, '/acme/billing', { access: 'restricted', users: ['alice@example.com', 'zed@example.com'] })
+    expect(unknownUser.statusCode).toBe(404)
+    expect(unknownUser.json()).toMatchObject({ error: 'user_not_found', message: expect.stringContaining('zed@example.com') })
+    expect((await restrict(s.app, s.admin, '/acme/nothing', { access: 'everyone' })).json().error).toBe('library_not_found')
+    const usersWhenOpen = await restrict(s.app, s.admin, '/acme/billing', { access: 'everyone', users: ['alice@example.com'] })
+    expect(usersWhenOpen.statusCode).toBe(400)
+    expect(usersWhenOpen.json().error).toBe('validation_error')
+    expect((await restrict(s.app, s.admin, '/acme/billing', { access: 'private' })).json().error).toBe('validation_error')
+    expect((await s.app.inject({ url: '/api/library-access', headers: s.admin })).json()).toEqual(before)
+    expect((await reach(s.app, s.bobKey, '/acme/billing')).context.status).toBe(200)
+  })
+
+  it('is on-premise only: the cloud answers 404', async () => {
+    const app = await buildTestApp({ mode: 'cloud', startWorker: false })
+    const admin = cookie(await signIn(app, 'admin'))
+    expect((await app.inject({ url: '/api/library-access', headers: admin })).statusCode).toBe(404)
+  })
+})
