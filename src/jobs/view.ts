@@ -64,7 +64,8 @@ export function viewJob(store: Store, job: Job, now = Date.now(), position?: num
  */
 export function listJobs(store: Store, states: readonly JobState[], limit: number, now = Date.now()): JobView[] {
   const wanted = (state: JobState) => states.includes(state)
-  // One read transaction: a job claimed between two of the reads would show twice, or not at all.
+  // One read transaction (deferred: it takes no write lock): a job claimed between two of the
+  // reads would show twice, or not at all.
   return store.db.transaction(() => {
     const queued = wanted('queued') ? store.jobs.list({ states: ['queued'], limit, oldestFirst: true }) : []
     const running = wanted('running') ? store.jobs.list({ states: ['running'], limit, oldestFirst: true }) : []
@@ -74,5 +75,5 @@ export function listJobs(store: Store, states: readonly JobState[], limit: numbe
       ...queued.map((job, i) => viewJob(store, job, now, i + 1)),
       ...[...running, ...finished].map((job) => viewJob(store, job, now)),
     ]
-  })()
+  }).deferred()
 }

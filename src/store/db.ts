@@ -71,8 +71,26 @@ export function openConnection(file: string, options: { readonly?: boolean } = {
     db.pragma('journal_mode = WAL')
     db.pragma('synchronous = NORMAL')
     db.pragma('foreign_keys = ON')
+    beginImmediateByDefault(db)
   }
   return db
+}
+
+/**
+ * Makes every transaction of the connection begin IMMEDIATE unless it asks for `.deferred()`.
+ * A deferred transaction that reads and then writes fails at once with SQLITE_BUSY
+ * ("database is locked", BUSY_SNAPSHOT) when another process (a CLI command, a serving worker, the
+ * job worker) committed in between: SQLite cannot upgrade a stale snapshot, and the busy timeout
+ * does not apply. Taking the write lock at BEGIN makes the transaction wait its turn instead.
+ * Read-only transactions ask for `.deferred()`, so they never hold writers up.
+ */
+function beginImmediateByDefault(db: Db): void {
+  const transaction = db.transaction.bind(db)
+  db.transaction = ((fn: (...args: never[]) => unknown) => {
+    const made = transaction(fn)
+    const run = (...args: never[]) => made.immediate(...args)
+    return Object.assign(run, { default: made.immediate, deferred: made.deferred, immediate: made.immediate, exclusive: made.exclusive })
+  }) as Db['transaction']
 }
 
 export const nowIso = (): string => new Date().toISOString()

@@ -3,6 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createSecretBox } from '../../src/secrets/cipher.js'
+import { openConnection } from '../../src/store/db.js'
 import { openStore, type Store } from '../../src/store/index.js'
 import { UsageRecorder } from '../../src/store/usage.js'
 
@@ -138,5 +139,36 @@ describe('the catalogue version', () => {
     expect(moved()).toBe(true)
     other.snippets.dropSet(set.pk)
     expect(moved()).toBe(true)
+  })
+})
+
+describe('transactions across processes', () => {
+  it('begin IMMEDIATE, so one that reads and then writes waits its turn instead of failing on a stale snapshot', async () => {
+    const store = await freshStore()
+    const other = openConnection(store.paths.database)
+    try {
+      other.pragma('busy_timeout = 0')
+      const insert = (db: typeof other, key: string) => db.prepare("INSERT INTO settings (key, value, updated_at) VALUES (?, '1', '')").run(key)
+      let othersError: unknown
+      // Another process's write arrives between the transaction's read and its write.
+      const readThenWrite = (key: string) => () => {
+        store.db.prepare('SELECT count(*) FROM settings').get()
+        try {
+          insert(other, `other.${key}`)
+        } catch (err) {
+          othersError = err
+        }
+        insert(store.db, key)
+      }
+      // Deferred, the late write fails at once: SQLite cannot upgrade the stale snapshot.
+      expect(() => store.db.transaction(readThenWrite('deferred')).deferred()).toThrow(/database is locked/)
+      expect(othersError).toBeUndefined()
+      // By default the transaction holds the write lock from BEGIN: the other writer is the one to wait.
+      store.db.transaction(readThenWrite('default'))()
+      expect(String(othersError)).toMatch(/database is locked/)
+      expect(other.prepare("SELECT key FROM settings WHERE key IN ('deferred', 'default', 'other.deferred', 'other.default') ORDER BY key").pluck().all()).toEqual(['default', 'other.deferred'])
+    } finally {
+      other.close()
+    }
   })
 })
