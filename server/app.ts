@@ -50,6 +50,7 @@ import parseStatusRoute from './routes/parse-status.js'
 import policies from './routes/policies.js'
 import sessionRoutes from './routes/session.js'
 import teamKeysRoutes from './routes/team-keys.js'
+import teamPolicies from './routes/team-policies.js'
 import teamsRoutes from './routes/teams.js'
 
 declare module 'fastify' {
@@ -105,6 +106,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler,
     frameworkErrors,
     routerOptions: { ignoreTrailingSlash: true },
+    // Fastify's default (removeAdditional: true) silently drops a property that
+    // `additionalProperties: false` names unknown, so a misspelt key was ignored: refuse it instead.
+    ajv: { customOptions: { removeAdditional: false } },
   })
   const runtime = await openRuntime({ config, log: app.log, jobRunner: options.jobRunner, onSetForgotten: options.onSetForgotten })
   app.decorate('runtime', runtime)
@@ -164,6 +168,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await api.register(mail)
         await api.register(accountsRoutes)
         await api.register(teamsRoutes)
+        await api.register(teamPolicies)
         await api.register(teamKeysRoutes)
       }
     },
