@@ -50,6 +50,7 @@ import parseStatusRoute from './routes/parse-status.js'
 import policies from './routes/policies.js'
 import sessionRoutes from './routes/session.js'
 import teamKeysRoutes from './routes/team-keys.js'
+import teamLibrariesRoute from './routes/team-libraries.js'
 import teamPolicies from './routes/team-policies.js'
 import teamsRoutes from './routes/teams.js'
 
@@ -169,6 +170,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await api.register(accountsRoutes)
         await api.register(teamsRoutes)
         await api.register(teamPolicies)
+        await api.register(teamLibrariesRoute)
         await api.register(teamKeysRoutes)
       }
     },

@@ -1,8 +1,9 @@
 /**
- * A teamspace's policies for the signed-in dashboard (cloud mode): GET, PATCH and the preview
- * under /api/teams/:team/policies, with each role, a non-member, a refused body (an unknown
- * field is 400, never dropped) and a preview that stores nothing. The API-key route
- * (/api/v2/policies) refuses a misspelt key the same way.
+ * A teamspace's policies and libraries for the signed-in dashboard (cloud mode): GET, PATCH and
+ * the preview under /api/teams/:team/policies, with each role, a non-member, a refused body (an
+ * unknown field is 400, never dropped) and a preview that stores nothing; the API-key route
+ * (/api/v2/policies) refuses a misspelt key the same way. Then /api/teams/:team/libraries: the
+ * teamspace's own libraries and the public ones its policy lets through.
  */
 import type { FastifyInstance } from 'fastify'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -25,12 +26,20 @@ const preview = (teamPk: number, cookie: { lectern_session: string }, payload: o
   app.inject({ method: 'POST', url: `${policiesUrl(teamPk)}/preview`, cookies: cookie, payload })
 const storedPolicy = (teamPk: number) => app.runtime.store.db.prepare<[number], { policies: string | null }>('SELECT policies FROM teams WHERE pk = ?').get(teamPk)!.policies
 
+const ACME_OWN = '/acme/internal--t1'
+const BETA_OWN = '/beta/secret--t2'
+
 const selectOnly = (...ids: string[]) => ({ libraryFilters: { mode: 'select', select: { allowedLibraries: { add: ids } } } })
 
 beforeAll(async () => {
   app = await buildTestApp({ mode: 'cloud', startWorker: false, defer })
   tenants = await createTenants(app)
-  for (const id of ['/acme/router', '/acme/store', '/acme/forms']) await seedLibrary(app, id, DOCS)
+  expect([tenants.acme.teamPk, tenants.beta.teamPk]).toEqual([1, 2])
+  const { libraries } = app.runtime.store
+  libraries.create({ id: ACME_OWN, title: 'internal', sourceKind: 'git', sourceUrl: 'https://git.acme.example/acme/internal.git', isPrivate: true, teamPk: tenants.acme.teamPk })
+  libraries.create({ id: BETA_OWN, title: 'secret', sourceKind: 'git', sourceUrl: 'https://git.beta.example/beta/secret.git', isPrivate: true, teamPk: tenants.beta.teamPk })
+  libraries.create({ id: '/ops/runbooks', title: 'runbooks', sourceKind: 'git', sourceUrl: 'https://git.ops.example/ops/runbooks.git', isPrivate: true })
+  for (const id of ['/acme/router', '/acme/store', '/acme/forms', ACME_OWN, BETA_OWN, '/ops/runbooks']) await seedLibrary(app, id, DOCS)
   cookies = {
     owner: await signIn(app, 'member', 'owner@acme.example'),
     admin: await signIn(app, 'member', 'admin@acme.example'),
@@ -88,7 +97,7 @@ describe('PATCH /api/teams/:team/policies', () => {
     const viaKey = await app.inject({ url: '/api/v2/policies', headers: bearer(tenants.acme.keys.developer) })
     expect(viaKey.json()).toMatchObject({ libraryFilters: { select: { allowedLibraries: ['/acme/router'] } }, accessibleLibraryCount: 1 })
     const search = await app.inject({ url: '/api/v2/libs/search?libraryName=acme', headers: bearer(tenants.acme.keys.developer) })
-    expect(search.json().results.map((r: { id: string }) => r.id)).toEqual(['/acme/router'])
+    expect(search.json().results.map((r: { id: string }) => r.id).sort()).toEqual([ACME_OWN, '/acme/router'])
     // Another teamspace is untouched.
     expect((await app.inject({ url: '/api/v2/policies', headers: bearer(tenants.beta.keys.owner) })).json()).toMatchObject({ libraryFilters: { mode: null } })
   })
@@ -118,5 +127,37 @@ describe('PATCH /api/teams/:team/policies', () => {
     const topLevel = await patch(tenants.acme.teamPk, cookies.owner, { sourceTypes: { disable: ['websites'] }, sourcetypes: {} })
     expect(topLevel.json()).toEqual({ error: 'validation_error', message: 'body must NOT have additional properties: "sourcetypes"' })
     expect(storedPolicy(tenants.acme.teamPk)).toBe(before)
+  })
+})
+
+describe('GET /api/teams/:team/libraries', () => {
+  const rows = async (teamPk: number, cookie: { lectern_session: string }) => {
+    const res = await app.inject({ url: `/api/teams/${teamPk}/libraries`, cookies: cookie })
+    expect(res.statusCode, res.body).toBe(200)
+    return res.json().libraries.map((r: { id: string; owned: boolean; allowed: boolean; state: string }) => [r.id, r.owned, r.allowed, r.state])
+  }
+
+  it("lists the teamspace's own libraries and the public ones its policy lets through, to every member", async () => {
+    expect((await patch(tenants.acme.teamPk, cookies.owner, { libraryFilters: { mode: null } })).statusCode).toBe(200)
+    for (const cookie of [cookies.owner, cookies.developer]) {
+      expect(await rows(tenants.acme.teamPk, cookie)).toEqual([
+        ['/acme/forms', false, true, 'finalized'],
+        [ACME_OWN, true, true, 'finalized'],
+        ['/acme/router', false, true, 'finalized'],
+        ['/acme/store', false, true, 'finalized'],
+      ])
+    }
+    await patch(tenants.acme.teamPk, cookies.owner, { sourceTypes: { disable: ['private_sources'] }, ...selectOnly('/acme/router') })
+    expect(await rows(tenants.acme.teamPk, cookies.developer)).toEqual([
+      [ACME_OWN, true, false, 'finalized'],
+      ['/acme/router', false, true, 'finalized'],
+    ])
+    expect((await rows(tenants.beta.teamPk, cookies.outsider)).map((r: unknown[]) => r[0])).toEqual(['/acme/forms', '/acme/router', '/acme/store', BETA_OWN])
+  })
+
+  it('is 404 team_not_found for a non-member', async () => {
+    const res = await app.inject({ url: `/api/teams/${tenants.beta.teamPk}/libraries`, cookies: cookies.owner })
+    expect(res.statusCode).toBe(404)
+    expect(res.json()).toMatchObject({ error: 'team_not_found' })
   })
 })
