@@ -65,8 +65,10 @@ describe('the teamspace pages of the cloud dashboard', () => {
     await page.getByLabel('Add to allowed libraries').fill('not a library')
     await page.getByRole('button', { name: 'Add', exact: true }).click()
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/not a library.*validation_error/)
+    expect(await count()).toBe('No count: the server refuses these changes (see below).')
     await page.getByRole('button', { name: 'Remove not a library from allowed libraries' }).click()
     await expect.poll(() => page.getByRole('alert').count()).toBe(0)
+    await expect.poll(count).toBe('1 public library accessible with these changes (not saved yet)')
 
     await screenshot(page, 'team-policies')
     await page.getByRole('button', { name: 'Save' }).click()

@@ -40,10 +40,8 @@ export function PoliciesPage({ teamId, role }: { teamId: number; role: TeamRole 
   const patch = saved && draft ? patchOf(saved, draft) : undefined
   const patchKey = JSON.stringify(patch ?? null)
   useEffect(() => {
-    if (!canEdit || !patch) {
-      setPreview({})
-      return
-    }
+    setPreview({})
+    if (!canEdit || !patch) return
     let current = true
     const timer = setTimeout(() => {
       api<PolicyView>('POST', `${url}/preview`, patch)
@@ -86,7 +84,9 @@ export function PoliciesPage({ teamId, role }: { teamId: number; role: TeamRole 
       <h1>Policies</h1>
       <p>Which documentation the teamspace's API keys reach, in search, context and MCP. {canEdit ? '' : 'Only owners and admins may change them.'}</p>
       <p role="status" aria-label="Accessible libraries">
-        {count === undefined ? (
+        {preview.error ? (
+          'No count: the server refuses these changes (see below).'
+        ) : count === undefined ? (
           <span aria-busy="true">Counting the libraries this policy lets through…</span>
         ) : (
           <>
