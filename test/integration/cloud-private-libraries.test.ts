@@ -226,7 +226,7 @@ describe("the install's stored git connection, the operator's alone", () => {
       expect((await waitForLibrary(app, '/acme/vault')).state).toBe('error')
       expect(vaultAuthorizations).toEqual([])
 
-      // The operator's refresh of every library (`lectern refresh --older-than`) runs as the CLI.
+      // The operator's refresh of every library (`lectern refresh --all`) runs as the CLI.
       const refresh = await refreshLibrary(app.runtime.store, { libraryId: '/acme/vault', force: true }, LOCAL, app.runtime.guard)
       app.runtime.worker.wake()
       expect(await waitForJobEnd(refresh.job.pk)).toBe('failed')
@@ -289,6 +289,18 @@ describe("Confluence and Notion, read only through the install's stored connecti
     expect(app.runtime.store.libraries.list()).toHaveLength(before)
     expect(confluence.requests).toEqual([])
     expect(notion.requests).toEqual([])
+  })
+
+  it("are not read for a teamspace's library added before this rule, whoever refreshes it", async () => {
+    const spec = { type: 'confluence', connection: 'acme-wiki', spaceKey: 'OPS' }
+    const { library } = app.runtime.store.libraries.create({
+      id: `/confluence/ops--t${tenants.beta.teamPk}`, title: 'Ops', sourceKind: 'confluence', sourceUrl: `${confluence.url} space OPS`, isPrivate: true, teamPk: tenants.beta.teamPk, options: { spec },
+    })
+    const refresh = await refreshLibrary(app.runtime.store, { libraryId: library.id }, LOCAL, app.runtime.guard)
+    app.runtime.worker.wake()
+    expect(await waitForJobEnd(refresh.job.pk)).toBe('failed')
+    expect(app.runtime.store.jobs.byPk(refresh.job.pk)).toMatchObject({ errorCode: 'forbidden' })
+    expect(confluence.requests).toEqual([])
   })
 
   it("serve the operator's own adds, as private libraries of the install", async () => {
