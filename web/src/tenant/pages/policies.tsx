@@ -223,7 +223,7 @@ function EntryList({ label, hint, entries, disabled, onChange }: { label: string
       {disabled ? null : (
         <fieldset role="group">
           <input
-            aria-label={`Add to ${label.toLowerCase()}`}
+            aria-label={`New entry for ${label.toLowerCase()}`}
             placeholder="/org/repo or example.com"
             value={text}
             onInput={(event) => setText(event.currentTarget.value)}
@@ -234,7 +234,7 @@ function EntryList({ label, hint, entries, disabled, onChange }: { label: string
               }
             }}
           />
-          <button type="button" onClick={add} disabled={text.trim() === ''}>
+          <button type="button" aria-label={`Add to ${label.toLowerCase()}`} onClick={add} disabled={text.trim() === ''}>
             Add
           </button>
         </fieldset>
