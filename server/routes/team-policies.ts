@@ -5,8 +5,8 @@
  * accessibleLibraryCount, saving nothing, so the editor shows the count before Save.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { TeamPermission } from '../../src/tenancy/roles.js'
 import { applyPatch, type PolicyPatch } from '../../src/tenancy/policies.js'
+import type { TeamPermission } from '../../src/tenancy/roles.js'
 import { requirePermission, teamAccess } from '../../src/tenancy/teamspaces.js'
 import { PatchPoliciesBody, PolicyResponse } from '../schemas/policies.js'
 import { TeamParams } from '../schemas/teams.js'
