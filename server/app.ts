@@ -51,6 +51,8 @@ import parseStatusRoute from './routes/parse-status.js'
 import policies from './routes/policies.js'
 import sessionRoutes from './routes/session.js'
 import teamKeysRoutes from './routes/team-keys.js'
+import teamLibrariesRoute from './routes/team-libraries.js'
+import teamPolicies from './routes/team-policies.js'
 import teamsRoutes from './routes/teams.js'
 
 declare module 'fastify' {
@@ -106,6 +108,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler,
     frameworkErrors,
     routerOptions: { ignoreTrailingSlash: true },
+    // Fastify's default (removeAdditional: true) silently drops a property that
+    // `additionalProperties: false` names unknown, so a misspelt key was ignored: refuse it instead.
+    ajv: { customOptions: { removeAdditional: false } },
   })
   const runtime = await openRuntime({ config, log: app.log, jobRunner: options.jobRunner, onSetForgotten: options.onSetForgotten })
   app.decorate('runtime', runtime)
@@ -165,6 +170,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await api.register(mail)
         await api.register(accountsRoutes)
         await api.register(teamsRoutes)
+        await api.register(teamPolicies)
+        await api.register(teamLibrariesRoute)
         await api.register(teamKeysRoutes)
       }
       // Library access control is on-premise's: the cloud answers 404.

@@ -70,7 +70,7 @@ export function callerOf(request: RequestCredentials, mode: Mode, teamIdsOf: (us
   return ANONYMOUS
 }
 
-const isInsider = (caller: Caller): boolean => caller.kind === 'local' || (caller.kind !== 'anonymous' && caller.insider)
+export const isInsider = (caller: Caller): boolean => caller.kind === 'local' || (caller.kind !== 'anonymous' && caller.insider)
 
 /** Whether the caller belongs to the teamspace: a key of it, or a member signed in. */
 export function isInTeam(caller: Caller, teamPk: number): boolean {

@@ -20,7 +20,7 @@ export default class VersionsAdd extends LecternCommand {
   async run(): Promise<{ libraryId: string; jobId: number; state?: string }> {
     const { args, flags } = await this.parse(VersionsAdd)
     return this.withRuntime(flags, 'read', async (runtime) => {
-      const queued = await addVersion(runtime.store, args.libraryId, args.tag, flags.title, LOCAL, runtime.guard)
+      const queued = await addVersion(runtime.store, args.libraryId, args.tag, flags.title, LOCAL, runtime.guard, runtime.config.mode)
       if (!flags.wait) {
         this.reportQueued(runtime, queued.message)
         return { libraryId: queued.libraryId, jobId: queued.job.pk }

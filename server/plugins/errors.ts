@@ -62,7 +62,8 @@ function frameworkMessage(err: FastifyError, request: FastifyRequest): string | 
 /** Fastify's and multipart's refusals: too large is 413, anything else the client can fix is 400. */
 function fastifyErrorBody(err: FastifyError, request: FastifyRequest): { status: number; body: { error: string; message: string } } | undefined {
   if (err.validation) {
-    return { status: 400, body: { error: 'validation_error', message: err.message } }
+    const unknown = err.validation.find((v) => v.keyword === 'additionalProperties')?.params.additionalProperty
+    return { status: 400, body: { error: 'validation_error', message: unknown === undefined ? err.message : `${err.message}: "${String(unknown)}"` } }
   }
   const message = frameworkMessage(err, request)
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.code === 'FST_REQ_FILE_TOO_LARGE') {

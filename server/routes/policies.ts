@@ -1,18 +1,19 @@
 /**
  * Teamspace policies, cloud mode only: `GET /v2/policies` for every key of the teamspace,
  * `PATCH /v2/policies` (an incremental update) for keys of its owners and admins. The teamspace is
- * the key's; a key without one has no policies (404 team_not_found).
+ * the key's; a key without one has no policies (404 team_not_found). The dashboard's session
+ * routes of the same policies are in team-policies.ts.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ANONYMOUS } from '../../src/access.js'
 import { LecternError } from '../../src/errors.js'
-import { applyPatch, countAccessible, type Policy, type PolicyPatch } from '../../src/tenancy/policies.js'
-import { policySubject } from '../../src/tenancy/policy-access.js'
+import { applyPatch, type Policy, type PolicyPatch } from '../../src/tenancy/policies.js'
 import { can } from '../../src/tenancy/roles.js'
 import { PatchPoliciesBody, PolicyResponse } from '../schemas/policies.js'
+import { policyView } from './policy-view.js'
 
 export default async function policies(app: FastifyInstance): Promise<void> {
   const { store, catalogue } = app.runtime
+  const respond = (policy: Policy) => policyView(catalogue, policy)
 
   const teamOf = (request: FastifyRequest): { teamPk: number; userId: number | null; policy: Policy } => {
     const { caller } = request
@@ -22,15 +23,6 @@ export default async function policies(app: FastifyInstance): Promise<void> {
     }
     return { teamPk: caller.teamId, userId: caller.userId, policy }
   }
-
-  // The public libraries, as anyone may see them, are what accessibleLibraryCount counts.
-  const respond = (policy: Policy) => ({
-    ...policy,
-    accessibleLibraryCount: countAccessible(
-      policy,
-      catalogue.items({ caller: ANONYMOUS }).map((item) => policySubject(item.library, item.versions.find((v) => v.tag === ''))),
-    ),
-  })
 
   const access = { access: 'apiKey' as const }
   app.get('/v2/policies', { config: access, schema: { response: { 200: PolicyResponse } } }, async (request) => respond(teamOf(request).policy))

@@ -46,6 +46,7 @@ export function createJobHandlers(s: HandlerServices): JobHandlers {
         http: s.http,
         chromiumPath: s.config.chromium.path,
         guard: addressGuard(s.config.mode, s.config.fetch.allow),
+        mode: s.config.mode,
       }),
     ),
     [REBUILD_VECTORS_JOB]: loadedOnFirstJob(async () => (await import('./vector-rebuild.js')).createVectorRebuildHandler(s.store, s.embedders, s.forgetSet)),

@@ -4,6 +4,7 @@
  * snippets and finalize a new set. A fetch the reader reports unchanged (the same commit, ETag,
  * Last-Modified or content hash) keeps the live set and does no work, unless the job was forced.
  */
+import type { Mode } from '../config.js'
 import type { EmbedderPool } from '../embed/pool.js'
 import { LecternError } from '../errors.js'
 import { jobWorkDir } from '../paths.js'
@@ -13,6 +14,7 @@ import { loadSourceReader } from '../sources/registry.js'
 import type { FetchedSource } from '../sources/types.js'
 import type { Store } from '../store/index.js'
 import type { NewSnippet } from '../store/snippets.js'
+import { libraryMayUseStoredConnections } from '../tenancy/stored-connections.js'
 import { ingestSnippets } from '../index/build.js'
 import { snippetsOf, toNewSnippet } from './ingest.js'
 import { ingestJobPayload } from './kinds.js'
@@ -27,6 +29,7 @@ export interface IngestServices {
   chromiumPath: string
   /** Cloud mode: the private-address guard. */
   guard?: AddressGuard
+  mode: Mode
 }
 
 /** A git commit is shown by its first 12 hex digits, as git's short form; other markers in full. */
@@ -54,6 +57,7 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
       tag: version.tag,
       workDir: jobWorkDir(store.paths, ctx.job.pk),
       submittedToken: ctx.job.secret ? store.secrets.open(ctx.job.secret) : undefined,
+      storedConnections: libraryMayUseStoredConnections(library, services.mode),
       guard: services.guard,
     })
     if (previousRevision !== null && (fetched.unchanged || (fetched.revision != null && fetched.revision === previousRevision))) {

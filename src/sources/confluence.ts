@@ -13,6 +13,7 @@ import { parseDocument } from '../parse/index.js'
 import type { ParsedSnippet } from '../parse/types.js'
 import { normalizeBaseUrl, type Connection } from '../store/connections.js'
 import type { Store } from '../store/index.js'
+import { storedConnectionRefusal } from '../tenancy/stored-connections.js'
 import { createTurndown, storageToMarkdown } from './confluence-storage.js'
 import type { FetchedSource, SourceContext, SourceReader, SourceSubmission } from './types.js'
 
@@ -207,6 +208,7 @@ function pageSnippets(page: Page, markdown: string): Array<{ path: string; snipp
 
 export const readConfluence: SourceReader<{ type: string } & Record<string, unknown>> = async (raw, ctx): Promise<FetchedSource> => {
   const spec = confluenceSpec.parse(raw)
+  if (!ctx.storedConnections) throw storedConnectionRefusal('Confluence')
   const connection = ctx.store.connections.get(spec.connection)
   if (!connection || connection.kind !== 'confluence') {
     throw new LecternError('validation_error', `No Confluence connection named "${spec.connection}". Add it with \`lectern connections add confluence\`.`)

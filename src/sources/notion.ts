@@ -20,6 +20,7 @@ import { LecternError } from '../errors.js'
 import { slugifySegment } from '../library-id.js'
 import type { Connection } from '../store/connections.js'
 import type { Store } from '../store/index.js'
+import { storedConnectionRefusal } from '../tenancy/stored-connections.js'
 import type { FetchedSource, SourceContext, SourceReader, SourceSubmission } from './types.js'
 
 export const notionSpec = z.object({
@@ -254,6 +255,7 @@ function revisionOf(pages: NotionPage[]): string {
 
 export const readNotion: SourceReader<{ type: string } & Record<string, unknown>> = async (raw, ctx): Promise<FetchedSource> => {
   const spec = notionSpec.parse(raw)
+  if (!ctx.storedConnections) throw storedConnectionRefusal('Notion')
   const connection = ctx.store.connections.get(spec.connection)
   if (!connection || connection.kind !== 'notion') {
     throw new LecternError('validation_error', `No Notion connection named "${spec.connection}". Add it with \`lectern connections add notion\`.`)

@@ -29,6 +29,8 @@ export interface SourceContext {
   workDir: string
   /** A token submitted with the job (kept sealed in the job's row until it runs). */
   submittedToken?: string
+  /** Whether the library may be read through the install's stored connections (tenancy/stored-connections.ts). */
+  storedConnections: boolean
   /** Cloud mode: the private-address guard, for readers that reach the network without `http` (git). */
   guard?: AddressGuard
 }

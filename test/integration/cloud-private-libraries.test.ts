@@ -3,6 +3,7 @@
  * endpoints a tenant calls. Owners and admins of a paying teamspace may add them (developers and
  * free plans get 403 forbidden), the same one twice is 409 duplicate_repo, and every other tenant
  * meets them exactly as an unknown library: search, context, refresh, parse-status, MCP, export.
+ * The install's stored connections are the operator's alone: a tenant's add never reads with them.
  * The private repository is a real git server (`git http-backend`) on 127.0.0.1 that refuses
  * clones without the token; Confluence and Notion, which cannot run here, are loopback STAND-INS
  * speaking the subset of their APIs Lectern reads (test/helpers/workspace-standins.ts).
@@ -12,11 +13,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { FastifyInstance } from 'fastify'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { LOCAL } from '../../src/access.js'
+import { refreshLibrary } from '../../src/jobs/library-jobs.js'
 import { issueLicense } from '../../src/license/issue.js'
 import { buildTestApp, waitForLibrary } from '../helpers/app.js'
 import { makeGitRepo } from '../helpers/git.js'
 import { startGitServer } from '../helpers/git-server.js'
-import { confluenceStandIn, notionStandIn, textBlock } from '../helpers/workspace-standins.js'
+import { pollUntil } from '../helpers/poll.js'
+import { signIn } from '../helpers/session.js'
+import { confluenceStandIn, notionStandIn, textBlock, type StandIn } from '../helpers/workspace-standins.js'
 import { bearer, createTenants, type Tenants } from '../helpers/tenants.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 
@@ -32,23 +37,33 @@ let publicUrl: string
 let gitServer: string
 /** The library Acme's owner added privately. */
 let acmeLibrary: string
+/** Credentials the git server was sent for acme/vault, which only the install's stored connection holds. */
+const vaultAuthorizations: string[] = []
 
 const addGit = (key: string, docsRepoUrl: string, extra: Record<string, unknown> = {}) =>
   app.inject({ method: 'POST', url: '/api/v2/add/repo/git', headers: bearer(key), payload: { docsRepoUrl, ...extra } })
 
 const getJson = (url: string, key?: string) => app.inject({ url, headers: key ? bearer(key) : {} })
 
+const waitForJobEnd = (pk: number) =>
+  pollUntil(`job ${pk} to end`, () => {
+    const state = app.runtime.store.jobs.byPk(pk)?.state
+    return state === 'succeeded' || state === 'failed' ? state : undefined
+  })
+
 beforeAll(async () => {
   const remotes = await tmpDir('lectern-remotes-', defer)
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'widgets', defer })
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'open', defer })
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'vault', defer })
+  await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'ledger', defer })
   const expected = `Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`
   const server = await startGitServer(remotes, {
     defer,
-    // acme/widgets and acme/vault are private: without the token the host answers as GitHub does, 401.
+    // acme/widgets, vault and ledger are private: without the token the host answers as GitHub does, 401.
     route: (req, res, url) => {
-      if (/^\/acme\/(widgets|vault)/.test(url.pathname) && req.headers.authorization !== expected) {
+      if (url.pathname.startsWith('/acme/vault') && req.headers.authorization !== undefined) vaultAuthorizations.push(req.headers.authorization)
+      if (/^\/acme\/(widgets|vault|ledger)/.test(url.pathname) && req.headers.authorization !== expected) {
         res.writeHead(401, { 'www-authenticate': 'Basic realm="git"' }).end()
         return undefined
       }
@@ -199,33 +214,57 @@ describe("another teamspace's private library is an unknown library", () => {
   })
 })
 
-describe('a repository read through a stored git connection', () => {
-  it("is private by nature: added with a teamspace's key and no token, it belongs to the teamspace", async () => {
+describe("the install's stored git connection, the operator's alone", () => {
+  it('never lends its token to a tenant: the add stays public and its clone is refused, now and at a later refresh', async () => {
     const { connections } = app.runtime.store
     connections.create({ kind: 'git', name: 'loopback-git', baseUrl: gitServer, token: TOKEN })
     try {
       const res = await addGit(tenants.acme.keys.admin, `${gitServer}/acme/vault`)
       expect(res.statusCode, res.body).toBe(200)
-      const id = res.json().libraryName
-      expect(id).toBe(`/acme/vault--t${tenants.acme.teamPk}`)
-      expect(app.runtime.store.libraries.byId(id)).toMatchObject({ isPrivate: true, teamPk: tenants.acme.teamPk })
-      expect((await waitForLibrary(app, id)).state).toBe('finalized')
-      const denied = await addGit(tenants.acme.keys.developer, `${gitServer}/acme/vault`)
-      expect(denied.json()).toMatchObject({ error: 'forbidden' })
+      expect(res.json().libraryName).toBe('/acme/vault')
+      expect(app.runtime.store.libraries.byId('/acme/vault')).toMatchObject({ isPrivate: false, teamPk: null })
+      expect((await waitForLibrary(app, '/acme/vault')).state).toBe('error')
+      expect(vaultAuthorizations).toEqual([])
+
+      // The operator's refresh of every library (`lectern refresh --all`) runs as the CLI.
+      const refresh = await refreshLibrary(app.runtime.store, { libraryId: '/acme/vault', force: true }, LOCAL, app.runtime.guard)
+      app.runtime.worker.wake()
+      expect(await waitForJobEnd(refresh.job.pk)).toBe('failed')
+      expect(vaultAuthorizations).toEqual([])
+      const vault = app.runtime.store.libraries.byId('/acme/vault')!
+      expect(app.runtime.store.libraries.version(vault.pk, '')!.currentSet).toBeNull()
+    } finally {
+      connections.remove('loopback-git')
+    }
+  })
+
+  it("reads the operator's own add through it, as a private library of the install", async () => {
+    const { connections } = app.runtime.store
+    connections.create({ kind: 'git', name: 'loopback-git', baseUrl: gitServer, token: TOKEN })
+    try {
+      const operator = await signIn(app)
+      const res = await app.inject({ method: 'POST', url: '/api/v2/add/repo/git', cookies: operator, payload: { docsRepoUrl: `${gitServer}/acme/ledger` } })
+      expect(res.statusCode, res.body).toBe(200)
+      expect(res.json().libraryName).toBe('/acme/ledger')
+      expect(app.runtime.store.libraries.byId('/acme/ledger')).toMatchObject({ isPrivate: true, teamPk: null })
+      expect((await waitForLibrary(app, '/acme/ledger')).state).toBe('finalized')
+      expect((await getJson('/api/v2/context?libraryId=/acme/ledger&query=widget', tenants.acme.keys.owner)).json()).toMatchObject({ error: 'library_not_found' })
     } finally {
       connections.remove('loopback-git')
     }
   })
 })
 
-describe('Confluence and Notion, private by nature', () => {
+describe("Confluence and Notion, read only through the install's stored connections", () => {
   const NOTION_PAGE = '3c2e3d4c-5b6a-4798-8a1f-2e3d4c5b6a79'
+  let confluence: StandIn
+  let notion: StandIn
 
   beforeAll(async () => {
-    const confluence = await confluenceStandIn({ flavor: 'cloud', spaceKey: 'OPS', email: 'bot@acme.test', token: 'confluence-token-value', pages: [
+    confluence = await confluenceStandIn({ flavor: 'cloud', spaceKey: 'OPS', email: 'bot@acme.test', token: 'confluence-token-value', pages: [
       { id: '501', title: 'Deployments', storage: '<h2>Scale a deployment</h2><p>Change the replica count of a running deployment with kubectl scale, never by editing its manifest.</p>' },
     ] }, defer)
-    const notion = await notionStandIn({ token: 'secret_ntn_value', pages: [{ id: NOTION_PAGE, title: 'Feature flags', blocks: [
+    notion = await notionStandIn({ token: 'secret_ntn_value', pages: [{ id: NOTION_PAGE, title: 'Feature flags', blocks: [
       textBlock('heading_1', 'Toggle a flag'),
       textBlock('paragraph', 'Flags are toggled per environment from the flags service, never by editing config files by hand.'),
     ] }] }, defer)
@@ -233,32 +272,45 @@ describe('Confluence and Notion, private by nature', () => {
     app.runtime.store.connections.create({ kind: 'notion', name: 'acme-notion', baseUrl: notion.url, token: 'secret_ntn_value' })
   })
 
-  const addConfluence = (key: string) => app.inject({ method: 'POST', url: '/api/v2/add/confluence', headers: bearer(key), payload: {
-    cloudId: 'ignored', siteUrl: app.runtime.store.connections.get('acme-wiki')!.baseUrl, spaceKey: 'OPS', spaceName: 'Operations', title: 'Ops handbook', description: 'How we run things',
-  } })
-  const addNotion = (key: string) => app.inject({ method: 'POST', url: '/api/v2/add/notion', headers: bearer(key), payload: {
-    workspaceId: 'w-1', workspaceName: 'acme-notion', pageIds: [NOTION_PAGE], title: 'Flags guide', description: 'Feature flags',
-  } })
+  const confluenceBody = () => ({
+    cloudId: 'ignored', siteUrl: confluence.url, spaceKey: 'OPS', spaceName: 'Operations', title: 'Ops handbook', description: 'How we run things',
+  })
+  const notionBody = { workspaceId: 'w-1', workspaceName: 'acme-notion', pageIds: [NOTION_PAGE], title: 'Flags guide', description: 'Feature flags' }
 
-  it('belong to the adding teamspace; a developer is refused and a second add is duplicate_repo', async () => {
-    expect((await addConfluence(tenants.beta.keys.developer)).json()).toMatchObject({ error: 'forbidden' })
-    const confluence = await addConfluence(tenants.beta.keys.owner)
-    expect(confluence.statusCode, confluence.body).toBe(200)
-    const confluenceId = confluence.json().libraryName
-    expect(confluenceId).toBe(`/confluence/ops-handbook--t${tenants.beta.teamPk}`)
-    expect((await addConfluence(tenants.beta.keys.owner)).json()).toMatchObject({ error: 'duplicate_repo' })
-
-    expect((await addNotion(tenants.solo.keys.owner)).json()).toMatchObject({ error: 'forbidden', message: 'Private repositories need a pro or team plan.' })
-    const notion = await addNotion(tenants.beta.keys.owner)
-    expect(notion.statusCode, notion.body).toBe(200)
-    const notionId = notion.json().libraryName
-    expect(notionId).toBe(`/notion/flags-guide--t${tenants.beta.teamPk}`)
-
-    for (const id of [confluenceId, notionId]) {
-      expect(app.runtime.store.libraries.byId(id)).toMatchObject({ isPrivate: true, teamPk: tenants.beta.teamPk })
-      expect((await waitForLibrary(app, id)).state).toBe('finalized')
-      expect((await getJson(`/api/v2/context?libraryId=${id}&query=deployment+flags`, tenants.beta.keys.developer)).statusCode).toBe(200)
-      expect((await getJson(`/api/v2/context?libraryId=${id}&query=deployment+flags`, tenants.acme.keys.owner)).json()).toMatchObject({ error: 'library_not_found' })
+  it('are refused to every tenant, 403 forbidden, with nothing stored and nothing read', async () => {
+    const before = app.runtime.store.libraries.list().length
+    for (const key of [tenants.beta.keys.owner, tenants.beta.keys.developer, tenants.solo.keys.owner]) {
+      for (const [source, url, payload] of [['Confluence', '/api/v2/add/confluence', confluenceBody()], ['Notion', '/api/v2/add/notion', notionBody]] as const) {
+        const res = await app.inject({ method: 'POST', url, headers: bearer(key), payload })
+        expect(res.statusCode, res.body).toBe(403)
+        expect(res.json()).toEqual({ error: 'forbidden', message: `In cloud mode the install's stored connections are the operator's; a ${source} source cannot be added with them.` })
+      }
     }
+    expect(app.runtime.store.libraries.list()).toHaveLength(before)
+    expect(confluence.requests).toEqual([])
+    expect(notion.requests).toEqual([])
+  })
+
+  it("are not read for a teamspace's library added before this rule, whoever refreshes it", async () => {
+    const spec = { type: 'confluence', connection: 'acme-wiki', spaceKey: 'OPS' }
+    const { library } = app.runtime.store.libraries.create({
+      id: `/confluence/ops--t${tenants.beta.teamPk}`, title: 'Ops', sourceKind: 'confluence', sourceUrl: `${confluence.url} space OPS`, isPrivate: true, teamPk: tenants.beta.teamPk, options: { spec },
+    })
+    const refresh = await refreshLibrary(app.runtime.store, { libraryId: library.id }, LOCAL, app.runtime.guard)
+    app.runtime.worker.wake()
+    expect(await waitForJobEnd(refresh.job.pk)).toBe('failed')
+    expect(app.runtime.store.jobs.byPk(refresh.job.pk)).toMatchObject({ errorCode: 'forbidden' })
+    expect(confluence.requests).toEqual([])
+  })
+
+  it("serve the operator's own adds, as private libraries of the install", async () => {
+    const operator = await signIn(app)
+    const added = await app.inject({ method: 'POST', url: '/api/v2/add/notion', cookies: operator, payload: notionBody })
+    expect(added.statusCode, added.body).toBe(200)
+    const id = added.json().libraryName
+    expect(id).toBe('/notion/flags-guide')
+    expect(app.runtime.store.libraries.byId(id)).toMatchObject({ isPrivate: true, teamPk: null })
+    expect((await waitForLibrary(app, id)).state).toBe('finalized')
+    expect((await getJson(`/api/v2/context?libraryId=${id}&query=flags`, tenants.beta.keys.owner)).json()).toMatchObject({ error: 'library_not_found' })
   })
 })

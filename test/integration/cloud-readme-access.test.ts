@@ -13,12 +13,18 @@ interface Documented {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
   route: string
   open: boolean
+  /** The body's fields the row names, e.g. `{email, role: admin|developer}`. */
+  fields: string[]
 }
 
+/** A value for each body field a row may name: an outsider's request sends the row's own, which its schema accepts, so it reaches the membership check. */
+const SAMPLE: Record<string, unknown> = { name: 'x', email: 'a@b.co', role: 'admin', token: 'x', libraryFilters: { mode: null } }
+
 function documented(): Documented[] {
-  return tableRows(readmeSection('Cloud accounts and teamspaces'), 'Method and path').map(([endpoint, , answer]) => {
+  return tableRows(readmeSection('Cloud accounts and teamspaces'), 'Method and path').map(([endpoint, body, answer]) => {
     const [, method, route] = /^`(GET|POST|PATCH|DELETE) (\/api\/\S+)`$/.exec(endpoint!)!
-    return { method: method as Documented['method'], route: route!, open: answer!.includes('needs no session') }
+    const fields = (/\{([^}]*)\}/.exec(body ?? '')?.[1] ?? '').split(',').flatMap((part) => /^\s*(\w+)/.exec(part)?.[1] ?? [])
+    return { method: method as Documented['method'], route: route!, open: answer!.includes('needs no session'), fields }
   })
 }
 
@@ -37,7 +43,7 @@ describe('the cloud account endpoints the README documents', () => {
     await users.create({ email: 'owner@example.com', password: 'correct horse battery staple', role: 'member' })
     const team = teams.create({ name: 'Theirs', ownerUserId: users.byEmail('owner@example.com')!.id, plan: 'pro' })
     const stranger = await signIn(cloud, 'member', 'stranger@example.com')
-    for (const { method, route, open } of endpoints) {
+    for (const { method, route, open, fields } of endpoints) {
       const url = route.replace(':team', String(team.id)).replace(/:userId|:id/, '1')
       const name = `${method} ${url}`
       const payload = method === 'GET' || method === 'DELETE' ? undefined : {}
@@ -45,7 +51,8 @@ describe('the cloud account endpoints the README documents', () => {
       if (open) expect(anonymous.statusCode, `${name}: ${anonymous.body}`).toBe(400)
       else expect([anonymous.statusCode, anonymous.json().error], name).toEqual([401, 'not_authenticated'])
       if (route.includes(':team')) {
-        const outsider = await cloud.inject({ method, url, payload: method === 'GET' || method === 'DELETE' ? undefined : { name: 'x', email: 'a@b.co', role: 'admin', token: 'x' }, cookies: stranger })
+        const body = Object.fromEntries(fields.filter((f) => f in SAMPLE).map((f) => [f, SAMPLE[f]]))
+        const outsider = await cloud.inject({ method, url, payload: method === 'GET' || method === 'DELETE' ? undefined : body, cookies: stranger })
         expect([outsider.statusCode, outsider.json().error], name).toEqual([404, 'team_not_found'])
       }
       expect((await onprem.inject({ method, url, payload })).statusCode, `${name} on-premise`).toBe(404)

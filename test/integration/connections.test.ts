@@ -89,12 +89,12 @@ describe('git job token', () => {
     try {
       store.connections.create({ kind: 'git', name: 'corp', baseUrl: 'https://git.corp.test', token: 'corp-token' })
       store.connections.create({ kind: 'confluence', name: 'wiki', baseUrl: 'https://wiki.corp.test', token: 'wiki-token' })
-      expect(gitToken(store, undefined, 'git.corp.test')).toBe('corp-token')
-      expect(gitToken(store, undefined, 'GIT.CORP.TEST')).toBe('corp-token')
-      expect(gitToken(store, 'job-token', 'git.corp.test')).toBe('job-token')
-      expect(gitToken(store, undefined, 'git.corp.test:8443')).toBeUndefined()
-      expect(gitToken(store, undefined, 'wiki.corp.test')).toBeUndefined()
-      expect(gitToken(store, undefined, 'github.com')).toBeUndefined()
+      expect(gitToken(store, undefined, 'git.corp.test', true)).toBe('corp-token')
+      expect(gitToken(store, undefined, 'GIT.CORP.TEST', true)).toBe('corp-token')
+      expect(gitToken(store, 'job-token', 'git.corp.test', true)).toBe('job-token')
+      expect(gitToken(store, undefined, 'git.corp.test:8443', true)).toBeUndefined()
+      expect(gitToken(store, undefined, 'wiki.corp.test', true)).toBeUndefined()
+      expect(gitToken(store, undefined, 'github.com', true)).toBeUndefined()
     } finally {
       store.close()
     }

@@ -60,7 +60,7 @@ describe('versions add', () => {
     expect(body.message).not.toMatch(/file:|github\.com/)
     expect(tagsOf('/acme/lib')).toEqual([''])
     expect(app.runtime.store.jobs.list()).toHaveLength(jobsBefore)
-    await expect(addVersion(app.runtime.store, '/acme/lib', 'v9.9.9', undefined, LOCAL, undefined)).rejects.toMatchObject({ code: 'tag_not_found' })
+    await expect(addVersion(app.runtime.store, '/acme/lib', 'v9.9.9', undefined, LOCAL, undefined, 'onprem')).rejects.toMatchObject({ code: 'tag_not_found' })
   })
 
   it('ingests a tag the remote has', async () => {
@@ -108,7 +108,7 @@ describe('versions remove', () => {
 
   it('refuses a version whose job is running, and changes nothing', async () => {
     const { store } = app.runtime
-    const queued = await addVersion(store, '/acme/lib', 'v0.3.0', undefined, LOCAL, undefined)
+    const queued = await addVersion(store, '/acme/lib', 'v0.3.0', undefined, LOCAL, undefined, 'onprem')
     expect(store.jobs.claimNext()?.pk).toBe(queued.job.pk)
     const result = await cli(['versions', 'remove', '/acme/lib', 'v0.3.0', '--yes', '--json'])
     expect(result.exitCode, result.stderr).toBe(5)

@@ -50,6 +50,7 @@ function context(store: Store, logs: string[] = []): SourceContext {
     libraryId: '/test/library',
     tag: '',
     workDir: '',
+    storedConnections: true,
   }
 }
 

@@ -24,6 +24,7 @@ function context(): SourceContext {
     libraryId: '/test/library',
     tag: '',
     workDir: '',
+    storedConnections: true,
   }
 }
 

@@ -53,7 +53,7 @@ async function storeWith(baseUrl: string): Promise<Store> {
 }
 
 function context(store: Store, logs: string[] = []): SourceContext {
-  return { http: new HttpClient({ retries: 0 }), store, signal: new AbortController().signal, progress: () => {}, log: (m) => void logs.push(m), previousRevision: null, libraryId: '/test/library', tag: '', workDir: '' }
+  return { http: new HttpClient({ retries: 0 }), store, signal: new AbortController().signal, progress: () => {}, log: (m) => void logs.push(m), previousRevision: null, libraryId: '/test/library', tag: '', workDir: '', storedConnections: true }
 }
 
 describe('Notion (stand-in)', () => {

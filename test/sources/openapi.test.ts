@@ -34,6 +34,7 @@ function context(previousRevision: string | null = null): SourceContext {
     libraryId: '/test/library',
     tag: '',
     workDir: '',
+    storedConnections: true,
   }
 }
 

@@ -29,6 +29,7 @@ function context(previousRevision: string | null = null): SourceContext & { logs
     libraryId: '/test/library',
     tag: '',
     workDir: '',
+    storedConnections: true,
     logs,
   }
 }

@@ -18,6 +18,7 @@ import { SettingsPage } from './pages/settings'
 import { LoginPage, SetupPage } from './pages/sign-in'
 import { TransferPage } from './pages/transfer'
 import { UsagePage } from './pages/usage'
+import { TeamRoutes } from './tenant/team-routes'
 
 const NAV = [
   { href: '/libraries', label: 'Libraries' },
@@ -50,12 +51,18 @@ export function App() {
   if (setupRequired && !user) return <SetupPage onDone={refresh} />
   if (!user) return <LoginPage onDone={refresh} />
   if (user.role !== 'admin') {
-    return (
+    const notAdmin = () => (
       <main class="container">
         <h1>Lectern</h1>
         <p>Signed in as {user.email}, who is not an admin. Ask an admin to run `lectern admin create` for you with the admin role.</p>
         <SignOut onDone={refresh} />
       </main>
+    )
+    if (session.data.mode !== 'cloud') return notAdmin()
+    return (
+      <LocationProvider>
+        <TeamRoutes fallback={notAdmin} />
+      </LocationProvider>
     )
   }
   return (

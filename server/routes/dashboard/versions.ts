@@ -23,7 +23,7 @@ export default async function versions(app: FastifyInstance): Promise<void> {
     { config: admin, schema: { params: LibraryParams, body: AddVersionBody, response: { 200: QueuedVersionSchema } } },
     async (request) => {
       const { tag } = request.body
-      const queued = await addVersion(runtime.store, idOf(request.params), tag, undefined, request.caller, runtime.guard)
+      const queued = await addVersion(runtime.store, idOf(request.params), tag, undefined, request.caller, runtime.guard, app.lecternOptions.config.mode)
       runtime.worker.wake()
       return { libraryName: queued.libraryId, version: tag, jobId: queued.job.pk }
     },

@@ -4,13 +4,15 @@
  * connections an administrator stored with `lectern connections add`, matched here by the
  * body's site URL (Confluence) or workspace name (Notion). `cloudId`, `workspaceId` and
  * `projectId` have no meaning here and are accepted only for compatibility. Library IDs follow
- * src/sources/confluence.ts and src/sources/notion.ts.
+ * src/sources/confluence.ts and src/sources/notion.ts. In cloud mode those connections are the
+ * operator's, so a tenant is refused before any is looked up (tenancy/stored-connections.ts).
  */
 import type { FastifyInstance } from 'fastify'
 import { LecternError } from '../../../src/errors.js'
 import { slugifySegment } from '../../../src/library-id.js'
 import { confluenceConnectionForSite, confluenceSubmission } from '../../../src/sources/confluence.js'
 import { notionConnectionForWorkspace, notionSubmission } from '../../../src/sources/notion.js'
+import { callerMayUseStoredConnections, storedConnectionRefusal } from '../../../src/tenancy/stored-connections.js'
 import { AddConfluenceBody, AddNotionBody, type AddConfluenceBodyType, type AddNotionBodyType } from '../../schemas/workspaces.js'
 import { submitPlaced } from '../../submitter.js'
 
@@ -18,6 +20,7 @@ export default async function addWorkspace(app: FastifyInstance): Promise<void> 
   app.post<{ Body: AddConfluenceBodyType }>('/v2/add/confluence', { schema: { body: AddConfluenceBody }, config: { access: 'apiKey' } }, async (request) => {
     const { store } = app.runtime
     const body = request.body
+    if (!callerMayUseStoredConnections(request.caller, app.lecternOptions.config.mode)) throw storedConnectionRefusal('Confluence')
     const connection = confluenceConnectionForSite(store, body.siteUrl)
     if (!connection) {
       throw new LecternError('validation_error', `No Confluence connection for ${body.siteUrl}. An administrator adds one with \`lectern connections add confluence --name <name> --site ${body.siteUrl} --email <email> --token-stdin\`.`)
@@ -31,6 +34,7 @@ export default async function addWorkspace(app: FastifyInstance): Promise<void> 
   app.post<{ Body: AddNotionBodyType }>('/v2/add/notion', { schema: { body: AddNotionBody }, config: { access: 'apiKey' } }, async (request) => {
     const { store } = app.runtime
     const body = request.body
+    if (!callerMayUseStoredConnections(request.caller, app.lecternOptions.config.mode)) throw storedConnectionRefusal('Notion')
     const connection = notionConnectionForWorkspace(store, body.workspaceName)
     if (!connection) {
       throw new LecternError('validation_error', `No Notion connection for workspace "${body.workspaceName}". An administrator adds one with \`lectern connections add notion --name ${slugifySegment(body.workspaceName)} --token-env NOTION_TOKEN\`.`)

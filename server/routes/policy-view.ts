@@ -1,0 +1,16 @@
+/** A policy as the policies API answers it: with the number of public libraries it lets through. */
+import { ANONYMOUS } from '../../src/access.js'
+import type { LibraryCatalogue } from '../../src/search/libraries.js'
+import { countAccessible, type Policy } from '../../src/tenancy/policies.js'
+import { policySubject } from '../../src/tenancy/policy-access.js'
+
+// The public libraries, as anyone may see them, are what accessibleLibraryCount counts.
+export function policyView(catalogue: LibraryCatalogue, policy: Policy) {
+  return {
+    ...policy,
+    accessibleLibraryCount: countAccessible(
+      policy,
+      catalogue.items({ caller: ANONYMOUS }).map((item) => policySubject(item.library, item.versions.find((v) => v.tag === ''))),
+    ),
+  }
+}

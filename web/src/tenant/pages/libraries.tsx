@@ -1,0 +1,76 @@
+/**
+ * A teamspace's libraries: its own private ones and the public ones its policy lets through (what
+ * its API keys find in search), each with its state. The teamspace's own libraries link to their
+ * metrics; public libraries are shared by every teamspace, so their usage is not the team's to read.
+ */
+import { api } from '../../api'
+import { Badge, Empty, ErrorNote, formatDate, formatNumber, StateBadge } from '../../components'
+import { useLoad } from '../../hooks'
+
+export interface TeamLibraryRow {
+  id: string
+  title: string
+  sourceKind: string
+  owned: boolean
+  allowed: boolean
+  state: string
+  snippets: number
+  updatedAt: string | null
+  errorCode: string | null
+  errorMessage: string | null
+}
+
+/** The dashboard path of one of the teamspace's libraries' metrics. */
+export const libraryMetricsPath = (teamId: number, libraryId: string) => `/teams/${teamId}/libraries${libraryId}`
+
+export function TeamLibrariesPage({ teamId }: { teamId: number }) {
+  const libraries = useLoad(() => api<{ libraries: TeamLibraryRow[] }>('GET', `/api/teams/${teamId}/libraries`), [teamId], 10_000)
+  const rows = libraries.data?.libraries
+  return (
+    <section>
+      <h1>Libraries</h1>
+      <p>The teamspace's own libraries, and the public libraries its policies let its API keys reach.</p>
+      <ErrorNote error={libraries.error} />
+      {!rows && !libraries.error ? <p aria-busy="true">Loading…</p> : null}
+      {rows && rows.length === 0 ? <Empty>No library is reachable: add a private repository with a teamspace key, or loosen the policies.</Empty> : null}
+      {rows && rows.length > 0 ? (
+        <table class="striped">
+          <thead>
+            <tr>
+              <th scope="col">Library</th>
+              <th scope="col">Source</th>
+              <th scope="col">Access</th>
+              <th scope="col">State</th>
+              <th scope="col" class="number">
+                Snippets
+              </th>
+              <th scope="col">Updated</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={row.id}>
+                <th scope="row">
+                  {row.owned ? <a href={libraryMetricsPath(teamId, row.id)}>{row.id}</a> : row.id}
+                  <br />
+                  <small>{row.title}</small>
+                </th>
+                <td>{row.sourceKind}</td>
+                <td>
+                  {row.owned ? <Badge>private, this teamspace's</Badge> : <Badge>public</Badge>}{' '}
+                  {row.allowed ? null : <Badge title="The policies keep this teamspace's keys from it">blocked by policy</Badge>}
+                </td>
+                <td>
+                  <StateBadge state={row.state} />
+                  {row.errorMessage ? <small> {row.errorMessage}</small> : null}
+                </td>
+                <td class="number">{formatNumber(row.snippets)}</td>
+                <td>{formatDate(row.updatedAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </section>
+  )
+}
