@@ -18,6 +18,8 @@ import { SettingsPage } from './pages/settings'
 import { LoginPage, SetupPage } from './pages/sign-in'
 import { TransferPage } from './pages/transfer'
 import { UsagePage } from './pages/usage'
+import { SignOut } from './sign-out'
+import { TenantApp } from './tenant/app'
 
 const NAV = [
   { href: '/libraries', label: 'Libraries' },
@@ -48,6 +50,8 @@ export function App() {
   }
   const { user, setupRequired } = session.data
   if (setupRequired && !user) return <SetupPage onDone={refresh} />
+  // The cloud's users other than the operator (signed out, or members) get the tenants' dashboard.
+  if (session.data.mode === 'cloud' && user?.role !== 'admin') return <TenantApp session={session.data} onSessionChange={refresh} />
   if (!user) return <LoginPage onDone={refresh} />
   if (user.role !== 'admin') {
     return (
@@ -114,19 +118,6 @@ function Shell({ session, onSignedOut }: { session: Session; onSignedOut: () => 
         </small>
       </footer>
     </>
-  )
-}
-
-function SignOut({ onDone }: { onDone: () => void }) {
-  const signOut = async () => {
-    await api('POST', '/api/auth/logout').catch(() => undefined)
-    history.replaceState(null, '', '/')
-    onDone()
-  }
-  return (
-    <button class="secondary outline small" onClick={signOut}>
-      Sign out
-    </button>
   )
 }
 
