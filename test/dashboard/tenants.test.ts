@@ -107,7 +107,7 @@ describe('the cloud dashboard for tenants', () => {
     await page.goto(firstLink)
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('validation_error')
     expect(app.runtime.store.users.byEmail(ADA)!.emailVerified).toBe(false)
-    // Opened in the same tab, where only the fragment changes: the page loads again to read it.
+    // Opened in the same tab, where only the fragment changes: the page reads it all the same.
     await page.goto(secondLink)
     await expect.poll(() => page.getByRole('status').textContent()).toBe(`${ADA} is confirmed.`)
     // The token is out of the address bar and the history entry.
@@ -143,7 +143,12 @@ describe('the cloud dashboard for tenants', () => {
     await page.getByRole('link', { name: 'Sign in with the new password' }).click()
     await signIn(page, ADA, PASSWORD)
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('Wrong email or password')
-    await signIn(page, ADA, NEW_PASSWORD)
+    // With the keyboard alone.
+    await page.getByLabel('Password', { exact: true }).fill('')
+    await page.getByLabel('Email', { exact: true }).focus()
+    await page.keyboard.press('Tab')
+    await page.keyboard.type(NEW_PASSWORD)
+    await page.keyboard.press('Enter')
     await expect.poll(() => heading(page, 'Personal space').isVisible()).toBe(true)
     settle(ada)
   })
@@ -214,7 +219,9 @@ describe('the cloud dashboard for tenants', () => {
     await expect.poll(() => heading(page, 'Members of your personal space').isVisible()).toBe(true)
     expect(new URL(page.url()).pathname).toBe(`/teams/${personal}/members`)
     expect(await page.getByLabel('Email to invite').count()).toBe(0)
-    await page.getByLabel('Teamspace', { exact: true }).selectOption(String(acme))
+    // The switcher by keyboard: the next team down the list.
+    await page.getByLabel('Teamspace', { exact: true }).focus()
+    await page.keyboard.press('ArrowDown')
     await expect.poll(() => heading(page, 'Members of Acme').isVisible()).toBe(true)
     await page.reload()
     await expect.poll(() => heading(page, 'Members of Acme').isVisible()).toBe(true)

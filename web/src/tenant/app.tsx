@@ -4,19 +4,21 @@
  * pages the mailed links open; signed in, the tenant shell (./shell.tsx).
  */
 import { LocationProvider, Route, Router } from 'preact-iso'
-import { useEffect } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { LoginForm } from '../pages/sign-in'
 import { ResetPage, SignUpPage, VerifyPage } from './pages/accounts'
-import { reloadOnLinkToken } from './link-token'
+import { onLinkToken } from './link-token'
 import { InvitationSignedOut } from './pages/invitation'
 import { TenantShell } from './shell'
 import type { TenantSession } from './types'
 
 export function TenantApp({ session, onSessionChange }: { session: TenantSession; onSessionChange: () => void }) {
-  useEffect(reloadOnLinkToken, [])
-  // Signing in or out starts the router again from the address bar (sign-out has moved it to `/`).
+  // Signing in or out, or a mailed link pasted into this tab, starts the pages again from the
+  // address bar (sign-out has moved it to `/`; the link's page reads its token).
+  const [links, setLinks] = useState(0)
+  useEffect(() => onLinkToken(() => setLinks((n) => n + 1)), [])
   return (
-    <LocationProvider key={session.user ? 'signed-in' : 'signed-out'}>
+    <LocationProvider key={`${session.user ? 'signed-in' : 'signed-out'}-${links}`}>
       {session.user ? <TenantShell session={session} onSessionChange={onSessionChange} /> : <SignedOut onSignedIn={onSessionChange} />}
     </LocationProvider>
   )

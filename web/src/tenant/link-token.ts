@@ -21,10 +21,10 @@ export function forgetLinkToken(): void {
   held = undefined
 }
 
-/** A link pasted into a tab already at its page changes the fragment only: the page loads again to read it. */
-export function reloadOnLinkToken(): () => void {
+/** A link pasted into a tab already at its page changes the fragment only: `onToken` lets the page read it again. */
+export function onLinkToken(onToken: () => void): () => void {
   const onHashChange = () => {
-    if (location.hash.startsWith('#token=')) location.reload()
+    if (location.hash.startsWith('#token=')) onToken()
   }
   window.addEventListener('hashchange', onHashChange)
   return () => window.removeEventListener('hashchange', onHashChange)
