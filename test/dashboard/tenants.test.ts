@@ -37,6 +37,8 @@ async function mailedLink(to: string, page: 'verify' | 'reset' | 'invitations'):
   return `/${page}#token=${token}`
 }
 
+/** Reloads and waits for the favicon too, so the next navigation aborts no asset of this load. */
+const reload = (page: Page) => page.reload({ waitUntil: 'networkidle' })
 const heading = (page: Page, name: string) => page.getByRole('heading', { name, level: 1 })
 const userId = (email: string) => app.runtime.store.users.byEmail(email)!.id
 const search = (key: string) => fetch(`${url}/api/v2/libs/search?libraryName=x&query=y`, { headers: { authorization: `Bearer ${key}` } })
@@ -162,7 +164,7 @@ describe('the cloud dashboard for tenants', () => {
 
     // The operator moves Ada's personal space to pro (what `lectern teams plan set` does).
     app.runtime.store.teams.setPlan(app.runtime.store.teams.personalTeam(userId(ADA)).id, 'pro')
-    await page.reload()
+    await reload(page)
     await page.getByLabel('Name of the new teamspace').fill('Acme')
     await page.getByRole('button', { name: 'Create teamspace' }).click()
     await expect.poll(() => heading(page, 'Acme').isVisible()).toBe(true)
@@ -204,7 +206,7 @@ describe('the cloud dashboard for tenants', () => {
     expect(await other.getByRole('article', { name: 'Unconfirmed email' }).count()).toBe(0)
     expect(app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
 
-    await page.reload()
+    await reload(page)
     await expect.poll(() => page.getByText('No pending invitations.').isVisible()).toBe(true)
     await expect.poll(() => page.getByRole('row', { name: new RegExp(BOB) }).getByLabel(`Role of ${BOB}`).inputValue()).toBe('developer')
     settle(ada)
@@ -223,7 +225,7 @@ describe('the cloud dashboard for tenants', () => {
     await page.getByLabel('Teamspace', { exact: true }).focus()
     await page.keyboard.press('ArrowDown')
     await expect.poll(() => heading(page, 'Members of Acme').isVisible()).toBe(true)
-    await page.reload()
+    await reload(page)
     await expect.poll(() => heading(page, 'Members of Acme').isVisible()).toBe(true)
     expect(await page.getByLabel('Teamspace', { exact: true }).inputValue()).toBe(String(acme))
     // A team the user is not in, by its URL: nothing of it shows.
@@ -249,7 +251,7 @@ describe('the cloud dashboard for tenants', () => {
     await ada.page.goto(`/teams/${acme}/members`)
     await ada.page.getByLabel(`Role of ${BOB}`).selectOption('admin')
     await expect.poll(() => app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('admin')
-    await other.reload()
+    await reload(other)
     await other.getByLabel('Email to invite').fill('carol@example.com')
     await ada.page.getByLabel(`Role of ${BOB}`).selectOption('developer')
     await expect.poll(() => app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
@@ -282,12 +284,12 @@ describe('the cloud dashboard for tenants', () => {
     expect(await unlabelledControls(page), 'keys').toEqual([])
     await screenshot(page, 'cloud-keys')
     // The key is in the page that created it only: a reload shows its preview, not the key.
-    await page.reload()
+    await reload(page)
     await expect.poll(() => page.getByRole('row', { name: /^ci/ }).isVisible()).toBe(true)
     expect(await page.content()).not.toContain(adaKey)
 
     // Bob sees his own key only.
-    await other.reload()
+    await reload(other)
     await expect.poll(() => other.getByRole('row', { name: /bob-laptop/ }).isVisible()).toBe(true)
     expect(await other.getByRole('row', { name: /^ci/ }).count()).toBe(0)
 
@@ -316,7 +318,7 @@ describe('the cloud dashboard for tenants', () => {
     expect(app.runtime.store.teams.byPk(acme)).toBeUndefined()
     expect(await page.getByLabel('Teamspace', { exact: true }).locator('option').allTextContents()).toEqual([`Personal space (${ADA})`])
 
-    await bob.page.reload()
+    await reload(bob.page)
     await expect.poll(() => heading(bob.page, 'No such teamspace').isVisible()).toBe(true)
     await bob.page.getByRole('link', { name: 'your personal space' }).click()
     await expect.poll(() => heading(bob.page, 'Personal space').isVisible()).toBe(true)
