@@ -206,8 +206,15 @@ describe('the cloud dashboard for tenants', () => {
     expect(await other.getByRole('article', { name: 'Unconfirmed email' }).count()).toBe(0)
     expect(app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
 
+    // An invitation mailed, then cancelled before it is accepted.
     await reload(page)
+    await page.getByLabel('Email to invite').fill('carol@example.com')
+    await page.getByRole('button', { name: 'Invite' }).click()
+    await mailedLink('carol@example.com', 'invitations')
+    await page.getByRole('button', { name: 'Cancel the invitation of carol@example.com' }).click()
     await expect.poll(() => page.getByText('No pending invitations.').isVisible()).toBe(true)
+    expect(app.runtime.store.invitations.pending(acme)).toEqual([])
+    await reload(page)
     await expect.poll(() => page.getByRole('row', { name: new RegExp(BOB) }).getByLabel(`Role of ${BOB}`).inputValue()).toBe('developer')
     settle(ada)
     settle(bob)
@@ -305,14 +312,25 @@ describe('the cloud dashboard for tenants', () => {
     settle(bob)
   })
 
-  it('deletes the teamspace only after its name is typed, and its members are back in their own space', async () => {
+  it('removes a member after a second click, renames the teamspace, and deletes it only after its name is typed', async () => {
     const { page } = ada
     const acme = app.runtime.store.teams.byName('Acme')!.id
+    await page.getByRole('link', { name: 'Members' }).click()
+    await page.getByRole('button', { name: `Remove ${BOB}`, exact: true }).click()
+    expect(app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
+    await page.getByRole('button', { name: `Remove ${BOB} now` }).click()
+    await expect.poll(() => page.getByRole('row', { name: new RegExp(BOB) }).count()).toBe(0)
+    expect(app.runtime.store.teams.roleOf(acme, userId(BOB))).toBeUndefined()
+
     await page.getByRole('link', { name: 'Overview' }).click()
-    const confirm = page.getByLabel('Type Acme to confirm')
-    await confirm.fill('acme')
-    expect(await page.getByRole('button', { name: 'Delete teamspace' }).isDisabled()).toBe(true)
+    await page.getByLabel('New name of the teamspace').fill('Acme Docs')
+    await page.getByRole('button', { name: 'Rename' }).click()
+    await expect.poll(() => heading(page, 'Acme Docs').isVisible()).toBe(true)
+    expect(await page.getByLabel('Teamspace', { exact: true }).locator('option:checked').textContent()).toBe('Acme Docs')
+    const confirm = page.getByLabel('Type Acme Docs to confirm')
     await confirm.fill('Acme')
+    expect(await page.getByRole('button', { name: 'Delete teamspace' }).isDisabled()).toBe(true)
+    await confirm.fill('Acme Docs')
     await page.getByRole('button', { name: 'Delete teamspace' }).click()
     await expect.poll(() => heading(page, 'Personal space').isVisible()).toBe(true)
     expect(app.runtime.store.teams.byPk(acme)).toBeUndefined()
