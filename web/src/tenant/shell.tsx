@@ -9,9 +9,9 @@ import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api'
 import { ErrorNote } from '../components'
 import { useAction, useLoad } from '../hooks'
-import { AccountPage } from '../pages/account'
 import { SignOut } from '../sign-out'
 import { NAV, type TenantNavItem } from './nav'
+import { TenantAccountPage } from './pages/account'
 import { ResetPage, VerifyPage } from './pages/accounts'
 import { InvitationPage } from './pages/invitation'
 import type { Team, TeamList, TenantSession } from './types'
@@ -84,7 +84,7 @@ export function TenantShell({ session, onSessionChange }: { session: TenantSessi
           {NAV.map((item) => (
             <Route key={item.path} path={`/teams/:teamId/${item.path}/:sub*`} component={TeamPage} item={item} {...pageProps} />
           ))}
-          <Route path="/account" component={AccountPage} email={email} />
+          <Route path="/account" component={TenantAccountPage} email={email} emailVerified={pageProps.emailVerified} />
           <Route path="/verify" component={VerifyPage} signedIn onVerified={onSessionChange} />
           <Route path="/invitations" component={InvitationPage} email={email} onJoined={onSessionChange} />
           <Route path="/reset" component={ResetPage} />
