@@ -37,7 +37,8 @@ async function mailedLink(to: string, page: 'verify' | 'reset' | 'invitations'):
   return `/${page}#token=${token}`
 }
 
-/** Reloads and waits for the favicon too, so the next navigation aborts no asset of this load. */
+/** Opens or reloads and waits for the favicon too, so the next navigation aborts no asset of this load. */
+const go = (page: Page, path: string) => page.goto(path, { waitUntil: 'networkidle' })
 const reload = (page: Page) => page.reload({ waitUntil: 'networkidle' })
 const heading = (page: Page, name: string) => page.getByRole('heading', { name, level: 1 })
 const userId = (email: string) => app.runtime.store.users.byEmail(email)!.id
@@ -69,7 +70,7 @@ describe('the cloud dashboard for tenants', () => {
 
   it('signs up, shows the unconfirmed banner, and confirms the address from the newest mailed link', async () => {
     const { page } = ada
-    await page.goto('/')
+    await go(page, '/')
     await expect.poll(() => heading(page, 'Sign in to Lectern').isVisible()).toBe(true)
     expect(await unlabelledControls(page), 'sign-in').toEqual([])
     await page.getByRole('link', { name: 'Create an account' }).click()
@@ -106,11 +107,11 @@ describe('the cloud dashboard for tenants', () => {
     await expect.poll(() => banner.getByRole('status').textContent()).toContain('a message with a link is on its way')
     const secondLink = await mailedLink(ADA, 'verify')
     // The older link stopped working: the page says so, and the address stays unconfirmed.
-    await page.goto(firstLink)
+    await go(page, firstLink)
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('validation_error')
     expect(app.runtime.store.users.byEmail(ADA)!.emailVerified).toBe(false)
     // Opened in the same tab, where only the fragment changes: the page reads it all the same.
-    await page.goto(secondLink)
+    await go(page, secondLink)
     await expect.poll(() => page.getByRole('status').textContent()).toBe(`${ADA} is confirmed.`)
     // The token is out of the address bar and the history entry.
     expect(page.url()).toBe(`${url}/verify`)
@@ -136,7 +137,7 @@ describe('the cloud dashboard for tenants', () => {
     await page.getByRole('button', { name: 'Mail me a link' }).click()
     await expect.poll(() => page.getByRole('status').textContent()).toContain('a message with a link is on its way')
 
-    await page.goto(await mailedLink(ADA, 'reset'))
+    await go(page, await mailedLink(ADA, 'reset'))
     await expect.poll(() => heading(page, 'Set a new password').isVisible()).toBe(true)
     expect(page.url()).toBe(`${url}/reset`)
     expect(await unlabelledControls(page), 'reset').toEqual([])
@@ -193,10 +194,15 @@ describe('the cloud dashboard for tenants', () => {
     expect(await unlabelledControls(page), 'members').toEqual([])
     await screenshot(page, 'cloud-members')
     const invitation = await mailedLink(BOB, 'invitations')
+    // Opened while signed in as another address: the server's refusal shows, and the link stays good.
+    await go(page, invitation)
+    await page.getByRole('button', { name: 'Accept the invitation' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('This invitation is for another email address')
+    await go(page, `/teams/${acme}/members`)
 
     // Bob has no account: he opens the link, creates one on the same page, and accepts.
     const other = bob.page
-    await other.goto(invitation)
+    await go(other, invitation)
     await expect.poll(() => heading(other, 'Join a teamspace').isVisible()).toBe(true)
     expect(other.url()).toBe(`${url}/invitations`)
     expect(await unlabelledControls(other), 'invitation, signed out').toEqual([])
@@ -243,7 +249,7 @@ describe('the cloud dashboard for tenants', () => {
     await expect.poll(() => heading(page, 'Members of Acme').isVisible()).toBe(true)
     expect(await page.getByLabel('Teamspace', { exact: true }).inputValue()).toBe(String(acme))
     // A team the user is not in, by its URL: nothing of it shows.
-    await page.goto(`/teams/${acme + 100}/overview`)
+    await go(page, `/teams/${acme + 100}/overview`)
     await expect.poll(() => heading(page, 'No such teamspace').isVisible()).toBe(true)
     settle(ada)
   })
@@ -262,7 +268,7 @@ describe('the cloud dashboard for tenants', () => {
     expect(await other.getByRole('button', { name: 'Delete teamspace' }).count()).toBe(0)
 
     // Promoted to admin, Bob's page shows the controls; demoted while it is open, the server refuses.
-    await ada.page.goto(`/teams/${acme}/members`)
+    await go(ada.page, `/teams/${acme}/members`)
     await ada.page.getByLabel(`Role of ${BOB}`).selectOption('admin')
     await expect.poll(() => app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('admin')
     await reload(other)
