@@ -1,13 +1,14 @@
 /** What the cloud's account and teamspace API answers (README "Cloud accounts and teamspaces"). */
+import type { Plan } from '../../../src/tenancy/plans'
+import type { TeamRole } from '../../../src/tenancy/roles'
 import type { Session } from '../api'
 
-export type TeamRole = 'owner' | 'admin' | 'developer'
 export type InvitedRole = Exclude<TeamRole, 'owner'>
 
 export interface Team {
   id: number
   name: string
-  plan: 'free' | 'pro' | 'enterprise'
+  plan: Plan
   personal: boolean
   role: TeamRole
   /** `members: null` is unlimited; `rateMultiplier` multiplies the install's keyed rate limit. */
