@@ -183,6 +183,7 @@ describe('the cloud dashboard for tenants', () => {
     await expect.poll(() => limits.getByRole('row', { name: /Members/ }).textContent()).toBe('Members1 of 10')
     expect(await limits.getByRole('row', { name: /Requests per API key/ }).textContent()).toContain('5,000 per 60 s')
     expect(await limits.getByRole('row', { name: /Private sources/ }).textContent()).toContain('allowed')
+    expect(await unlabelledControls(page), 'overview').toEqual([])
     await screenshot(page, 'cloud-overview')
 
     await page.getByRole('link', { name: 'Members' }).click()
