@@ -10,7 +10,12 @@ export function teamView({ team, role }: Membership) {
     plan: team.plan,
     personal: team.personalUserId !== null,
     role,
-    limits: { members: Number.isFinite(limits.members) ? limits.members : null, privateSources: limits.privateSources, createsTeams: limits.createsTeams },
+    limits: {
+      members: Number.isFinite(limits.members) ? limits.members : null,
+      privateSources: limits.privateSources,
+      createsTeams: limits.createsTeams,
+      rateMultiplier: limits.rateMultiplier,
+    },
     createdAt: team.createdAt,
   }
 }

@@ -32,7 +32,8 @@ export default async function teams(app: FastifyInstance): Promise<void> {
   app.get('/teams', { config: session, schema: { response: { 200: TeamListSchema } } }, async (request) => {
     const user = request.user!
     store.teams.personalTeam(user.id)
-    return { teams: store.teams.membershipsOf(user.id).map(teamView) }
+    const { keyed, windowSeconds } = app.lecternOptions.config.rateLimit
+    return { teams: store.teams.membershipsOf(user.id).map(teamView), rateLimit: { keyed, windowSeconds } }
   })
 
   app.post<{ Body: { name: string } }>('/teams', { config: session, schema: { body: TeamNameBody, response: { 201: TeamSchema } } }, async (request, reply) => {

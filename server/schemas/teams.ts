@@ -35,15 +35,23 @@ export const TeamSchema = {
     role: { type: 'string' },
     limits: {
       type: 'object',
-      required: ['members', 'privateSources', 'createsTeams'],
+      required: ['members', 'privateSources', 'createsTeams', 'rateMultiplier'],
       // members: null for no limit (JSON has no Infinity).
-      properties: { members: { type: ['integer', 'null'] }, privateSources: { type: 'boolean' }, createsTeams: { type: 'boolean' } },
+      properties: { members: { type: ['integer', 'null'] }, privateSources: { type: 'boolean' }, createsTeams: { type: 'boolean' }, rateMultiplier: { type: 'number' } },
     },
     createdAt: { type: 'string' },
   },
 } as const
 
-export const TeamListSchema = { type: 'object', required: ['teams'], properties: { teams: { type: 'array', items: TeamSchema } } } as const
+/** The teams, and the install's keyed rate limit that each plan's `rateMultiplier` multiplies (0: none). */
+export const TeamListSchema = {
+  type: 'object',
+  required: ['teams', 'rateLimit'],
+  properties: {
+    teams: { type: 'array', items: TeamSchema },
+    rateLimit: { type: 'object', required: ['keyed', 'windowSeconds'], properties: { keyed: { type: 'integer' }, windowSeconds: { type: 'integer' } } },
+  },
+} as const
 
 export const MemberSchema = {
   type: 'object',

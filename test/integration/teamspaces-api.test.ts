@@ -64,8 +64,10 @@ describe('creating teamspaces', () => {
     setPersonalPlan(app, 'pat@example.com', 'pro')
     const created = await call(app, 'POST', '/api/teams', cookies, { name: 'Pat Team' })
     expect(created.statusCode).toBe(201)
-    expect(created.json()).toMatchObject({ name: 'Pat Team', plan: 'pro', personal: false, role: 'owner', limits: { members: 10, privateSources: true, createsTeams: true } })
+    expect(created.json()).toMatchObject({ name: 'Pat Team', plan: 'pro', personal: false, role: 'owner', limits: { members: 10, privateSources: true, createsTeams: true, rateMultiplier: 5 } })
     const list = await call(app, 'GET', '/api/teams', cookies)
+    // The install's keyed limit comes along: the dashboard shows each plan's requests per key (buildTestApp turns limits off).
+    expect(list.json().rateLimit).toEqual({ keyed: 0, windowSeconds: 60 })
     expect(list.json().teams.map((t: { name: string; role: string }) => [t.name, t.role])).toEqual([
       ['pat@example.com', 'owner'],
       ['Pat Team', 'owner'],

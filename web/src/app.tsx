@@ -18,7 +18,8 @@ import { SettingsPage } from './pages/settings'
 import { LoginPage, SetupPage } from './pages/sign-in'
 import { TransferPage } from './pages/transfer'
 import { UsagePage } from './pages/usage'
-import { TeamRoutes } from './tenant/team-routes'
+import { SignOut } from './sign-out'
+import { TenantApp } from './tenant/app'
 
 const NAV = [
   { href: '/libraries', label: 'Libraries' },
@@ -49,20 +50,16 @@ export function App() {
   }
   const { user, setupRequired } = session.data
   if (setupRequired && !user) return <SetupPage onDone={refresh} />
+  // The cloud's users other than the operator (signed out, or members) get the tenants' dashboard.
+  if (session.data.mode === 'cloud' && user?.role !== 'admin') return <TenantApp session={session.data} onSessionChange={refresh} />
   if (!user) return <LoginPage onDone={refresh} />
   if (user.role !== 'admin') {
-    const notAdmin = () => (
+    return (
       <main class="container">
         <h1>Lectern</h1>
         <p>Signed in as {user.email}, who is not an admin. Ask an admin to run `lectern admin create` for you with the admin role.</p>
         <SignOut onDone={refresh} />
       </main>
-    )
-    if (session.data.mode !== 'cloud') return notAdmin()
-    return (
-      <LocationProvider>
-        <TeamRoutes fallback={notAdmin} />
-      </LocationProvider>
     )
   }
   return (
@@ -121,19 +118,6 @@ function Shell({ session, onSignedOut }: { session: Session; onSignedOut: () => 
         </small>
       </footer>
     </>
-  )
-}
-
-function SignOut({ onDone }: { onDone: () => void }) {
-  const signOut = async () => {
-    await api('POST', '/api/auth/logout').catch(() => undefined)
-    history.replaceState(null, '', '/')
-    onDone()
-  }
-  return (
-    <button class="secondary outline small" onClick={signOut}>
-      Sign out
-    </button>
   )
 }
 

@@ -6,7 +6,7 @@ import { useAction } from '../hooks'
 /** At least what `lectern admin create` and the server require. */
 export const MIN_PASSWORD = 12
 
-const formValues = (event: Event) => Object.fromEntries(new FormData(event.currentTarget as HTMLFormElement)) as Record<string, string>
+export const formValues = (event: Event) => Object.fromEntries(new FormData(event.currentTarget as HTMLFormElement)) as Record<string, string>
 
 export function SetupPage({ onDone }: { onDone: () => void }) {
   const [mismatch, setMismatch] = useState(false)
@@ -56,32 +56,38 @@ export function SetupPage({ onDone }: { onDone: () => void }) {
 }
 
 export function LoginPage({ onDone }: { onDone: () => void }) {
+  return (
+    <main class="container narrow">
+      <h1>Sign in to Lectern</h1>
+      <LoginForm onDone={onDone} />
+    </main>
+  )
+}
+
+export function LoginForm({ onDone }: { onDone: () => void }) {
   const login = useAction(async (values: Record<string, string>) => {
     await api('POST', '/api/auth/login', { email: values.email!, password: values.password! })
     onDone()
   })
   return (
-    <main class="container narrow">
-      <h1>Sign in to Lectern</h1>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault()
-          void login.run(formValues(event))
-        }}
-      >
-        <label>
-          Email
-          <input name="email" type="email" required autocomplete="username" />
-        </label>
-        <label>
-          Password
-          <input name="password" type="password" required autocomplete="current-password" />
-        </label>
-        <ErrorNote error={login.error} />
-        <button type="submit" aria-busy={login.busy} disabled={login.busy}>
-          Sign in
-        </button>
-      </form>
-    </main>
+    <form
+      onSubmit={(event) => {
+        event.preventDefault()
+        void login.run(formValues(event))
+      }}
+    >
+      <label>
+        Email
+        <input name="email" type="email" required autocomplete="username" />
+      </label>
+      <label>
+        Password
+        <input name="password" type="password" required autocomplete="current-password" />
+      </label>
+      <ErrorNote error={login.error} />
+      <button type="submit" aria-busy={login.busy} disabled={login.busy}>
+        Sign in
+      </button>
+    </form>
   )
 }

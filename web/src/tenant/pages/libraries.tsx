@@ -6,6 +6,8 @@
 import { api } from '../../api'
 import { Badge, Empty, ErrorNote, formatDate, formatNumber, StateBadge } from '../../components'
 import { useLoad } from '../../hooks'
+import type { TenantPageProps } from '../types'
+import { LibraryMetricsPage } from './library-metrics'
 
 export interface TeamLibraryRow {
   id: string
@@ -23,7 +25,13 @@ export interface TeamLibraryRow {
 /** The dashboard path of one of the teamspace's libraries' metrics. */
 export const libraryMetricsPath = (teamId: number, libraryId: string) => `/teams/${teamId}/libraries${libraryId}`
 
-export function TeamLibrariesPage({ teamId }: { teamId: number }) {
+/** The team's libraries; a path below it (`/teams/<ID>/libraries/<owner>/<name>`) is one library's metrics. */
+export function TeamLibrariesPage({ team, sub }: TenantPageProps) {
+  if (sub) return <LibraryMetricsPage teamId={team.id} libraryId={`/${sub}`} />
+  return <LibraryList teamId={team.id} />
+}
+
+function LibraryList({ teamId }: { teamId: number }) {
   const libraries = useLoad(() => api<{ libraries: TeamLibraryRow[] }>('GET', `/api/teams/${teamId}/libraries`), [teamId], 10_000)
   const rows = libraries.data?.libraries
   return (

@@ -8,12 +8,12 @@ import { useEffect, useState } from 'preact/hooks'
 import { api, ApiError } from '../../api'
 import { ErrorNote, formatNumber } from '../../components'
 import { useAction, useLoad } from '../../hooks'
+import { can } from '../../../../src/tenancy/roles'
 import { patchOf, policyOf, SOURCE_TYPE_LABELS, SOURCE_TYPES, type FilterMode, type Policy, type PolicyView } from '../policy'
+import type { TenantPageProps } from '../types'
 
 /** Waits for typing to pause before asking for a preview. */
 const PREVIEW_DELAY_MS = 300
-
-export type TeamRole = 'owner' | 'admin' | 'developer'
 
 const MODES: Array<{ value: FilterMode; label: string }> = [
   { value: null, label: 'None: every library of an enabled source type' },
@@ -23,13 +23,14 @@ const MODES: Array<{ value: FilterMode; label: string }> = [
 
 const threshold = (text: string): number | null => (text.trim() === '' ? null : Number(text))
 
-export function PoliciesPage({ teamId, role }: { teamId: number; role: TeamRole }) {
+export function PoliciesPage({ team }: TenantPageProps) {
+  const { id: teamId, role } = team
   const url = `/api/teams/${teamId}/policies`
   const loaded = useLoad(() => api<PolicyView>('GET', url), [teamId])
   const [saved, setSaved] = useState<PolicyView>()
   const [draft, setDraft] = useState<Policy>()
   const [preview, setPreview] = useState<{ count?: number; error?: ApiError }>({})
-  const canEdit = role === 'owner' || role === 'admin'
+  const canEdit = can(role, 'manageLibraryAccess')
 
   useEffect(() => {
     if (!loaded.data) return

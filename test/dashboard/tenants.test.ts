@@ -1,0 +1,360 @@
+/**
+ * The cloud's dashboard for its users, in Debian's Chromium against a real HTTP server (buildApp in
+ * cloud mode listening on 127.0.0.1, port 0) whose account mail goes over SMTP to a local sink
+ * (the stand-in for the operator's relay): sign-up and the mailed confirmation link, a password
+ * reset through its link, a teamspace created once the plan allows it, an invitation mailed to
+ * someone who signs up from its link and lands in the team, the teamspace switcher, what a
+ * developer may not do, and keys created and revoked. One server and one browser for the file;
+ * the steps build on each other.
+ */
+import type { FastifyInstance } from 'fastify'
+import type { Page } from 'playwright-core'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { buildTestApp } from '../helpers/app.js'
+import { openPage, screenshot, unlabelledControls, type WatchedPage } from '../helpers/browser.js'
+import { startSmtpSink, tokenIn, type SmtpSink } from '../helpers/smtp-sink.js'
+import { suiteTeardown } from '../helpers/tmp.js'
+
+const PUBLIC_URL = 'https://lectern.example.test'
+const ADA = 'ada@example.com'
+const BOB = 'bob@example.com'
+const PASSWORD = 'a long and varied passphrase'
+const NEW_PASSWORD = 'another quite different passphrase'
+
+let app: FastifyInstance
+let sink: SmtpSink
+let url: string
+let ada: WatchedPage
+let bob: WatchedPage
+
+const settle = (watched: WatchedPage) => expect(watched.problems, 'CSP violations or script errors in the browser').toEqual([])
+
+/** The path and fragment of the mail's link to a dashboard page, checked to be under the public URL, to open on this server. */
+async function mailedLink(to: string, page: 'verify' | 'reset' | 'invitations'): Promise<string> {
+  const mail = await sink.next(to)
+  const token = tokenIn(mail, page)
+  expect(mail.text).toContain(`${PUBLIC_URL}/${page}#token=${token}`)
+  return `/${page}#token=${token}`
+}
+
+/** Opens or reloads and waits for the favicon too, so the next navigation aborts no asset of this load. */
+const go = (page: Page, path: string) => page.goto(path, { waitUntil: 'networkidle' })
+const reload = (page: Page) => page.reload({ waitUntil: 'networkidle' })
+const heading = (page: Page, name: string) => page.getByRole('heading', { name, level: 1 })
+const userId = (email: string) => app.runtime.store.users.byEmail(email)!.id
+const search = (key: string) => fetch(`${url}/api/v2/libs/search?libraryName=x&query=y`, { headers: { authorization: `Bearer ${key}` } })
+
+async function signIn(page: Page, email: string, password: string) {
+  await page.getByLabel('Email', { exact: true }).fill(email)
+  await page.getByLabel('Password', { exact: true }).fill(password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+}
+
+describe('the cloud dashboard for tenants', () => {
+  beforeAll(async () => {
+    const teardown = suiteTeardown()
+    sink = await startSmtpSink(teardown)
+    app = await buildTestApp({
+      mode: 'cloud',
+      mail: { smtpUrl: sink.url, publicUrl: PUBLIC_URL },
+      rateLimit: { anonymous: 0, keyed: 1000, windowSeconds: 60 },
+      startWorker: false,
+      defer: teardown,
+    })
+    // The operator exists (the first-run setup is done); tenants sign themselves up.
+    await app.runtime.store.users.create({ email: 'ops@example.com', password: PASSWORD, role: 'admin' })
+    url = await app.listen({ port: 0, host: '127.0.0.1' })
+    ada = await openPage(url)
+    bob = await openPage(url)
+  }, 60_000)
+
+  it('signs up, shows the unconfirmed banner, and confirms the address from the newest mailed link', async () => {
+    const { page } = ada
+    await go(page, '/')
+    await expect.poll(() => heading(page, 'Sign in to Lectern').isVisible()).toBe(true)
+    expect(await unlabelledControls(page), 'sign-in').toEqual([])
+    await page.getByRole('link', { name: 'Create an account' }).click()
+    await expect.poll(() => heading(page, 'Create an account').isVisible()).toBe(true)
+    expect(await unlabelledControls(page), 'sign-up').toEqual([])
+    await screenshot(page, 'cloud-sign-up')
+    await page.getByLabel('Email', { exact: true }).fill(ADA)
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
+    await page.getByLabel('Password again').fill('not the same passphrase')
+    await page.getByRole('button', { name: 'Create the account' }).click()
+    await expect.poll(() => page.getByText('The two passwords differ.').isVisible()).toBe(true)
+    expect(app.runtime.store.users.byEmail(ADA)).toBeUndefined()
+    await page.getByLabel('Password again').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Create the account' }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('a message with a link is on its way')
+    const firstLink = await mailedLink(ADA, 'verify')
+
+    await page.getByRole('link', { name: 'Sign in' }).click()
+    await signIn(page, ADA, PASSWORD)
+    // Signed in, the personal space's overview, at a URL that names the team.
+    await expect.poll(() => heading(page, 'Personal space').isVisible()).toBe(true)
+    const personal = app.runtime.store.teams.personalTeam(userId(ADA)).id
+    expect(new URL(page.url()).pathname).toBe(`/teams/${personal}/overview`)
+    const banner = page.getByRole('article', { name: 'Unconfirmed email' })
+    expect(await banner.textContent()).toContain(`open the link we mailed to ${ADA}`)
+    // What needs a confirmed address shows the server's refusal.
+    await page.getByRole('link', { name: 'API keys' }).click()
+    await page.getByLabel('Name of the new key').fill('laptop')
+    await page.getByRole('button', { name: 'Create key' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Confirm your email first')
+    expect(app.runtime.store.keys.list({ userId: userId(ADA) })).toEqual([])
+
+    await banner.getByRole('button', { name: 'Send the link again' }).click()
+    await expect.poll(() => banner.getByRole('status').textContent()).toContain('a message with a link is on its way')
+    const secondLink = await mailedLink(ADA, 'verify')
+    // The older link stopped working: the page says so, and the address stays unconfirmed.
+    await go(page, firstLink)
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('validation_error')
+    expect(app.runtime.store.users.byEmail(ADA)!.emailVerified).toBe(false)
+    // Opened in the same tab, where only the fragment changes: the page reads it all the same.
+    await go(page, secondLink)
+    await expect.poll(() => page.getByRole('status').textContent()).toBe(`${ADA} is confirmed.`)
+    // The token is out of the address bar and the history entry.
+    expect(page.url()).toBe(`${url}/verify`)
+    expect(await page.evaluate(() => location.hash)).toBe('')
+    await expect.poll(() => page.getByRole('article', { name: 'Unconfirmed email' }).count()).toBe(0)
+    expect(app.runtime.store.users.byEmail(ADA)!.emailVerified).toBe(true)
+    settle(ada)
+  }, 60_000)
+
+  it('resets a forgotten password through the mailed link, keeping the link through a refused password', async () => {
+    const { page } = ada
+    // Signed in, Account mails a reset link too; the newest link is the one that works.
+    await page.getByRole('link', { name: 'Account' }).click()
+    await page.getByRole('button', { name: 'Mail me a link' }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('a message with a link is on its way')
+    await mailedLink(ADA, 'reset')
+    expect(await unlabelledControls(page), 'account').toEqual([])
+
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('link', { name: 'Forgot password?' }).click()
+    await expect.poll(() => heading(page, 'Reset your password').isVisible()).toBe(true)
+    await page.getByLabel('Email', { exact: true }).fill(ADA)
+    await page.getByRole('button', { name: 'Mail me a link' }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('a message with a link is on its way')
+
+    await go(page, await mailedLink(ADA, 'reset'))
+    await expect.poll(() => heading(page, 'Set a new password').isVisible()).toBe(true)
+    expect(page.url()).toBe(`${url}/reset`)
+    expect(await unlabelledControls(page), 'reset').toEqual([])
+    await page.getByLabel('New password').fill('aaaaaaaaaaaaaaaa')
+    await page.getByLabel('Password again').fill('aaaaaaaaaaaaaaaa')
+    await page.getByRole('button', { name: 'Set the password' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('different characters')
+    await page.getByLabel('New password').fill(NEW_PASSWORD)
+    await page.getByLabel('Password again').fill(NEW_PASSWORD)
+    await page.getByRole('button', { name: 'Set the password' }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Your password is changed')
+
+    await page.getByRole('link', { name: 'Sign in with the new password' }).click()
+    await signIn(page, ADA, PASSWORD)
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Wrong email or password')
+    // With the keyboard alone.
+    await page.getByLabel('Password', { exact: true }).fill('')
+    await page.getByLabel('Email', { exact: true }).focus()
+    await page.keyboard.press('Tab')
+    await page.keyboard.type(NEW_PASSWORD)
+    await page.keyboard.press('Enter')
+    await expect.poll(() => heading(page, 'Personal space').isVisible()).toBe(true)
+    settle(ada)
+  })
+
+  it('creates a teamspace once the plan allows it, invites by mail, and the invitee signs up from the link and lands in the team', async () => {
+    const { page } = ada
+    await page.getByLabel('Name of the new teamspace').fill('Acme')
+    await page.getByRole('button', { name: 'Create teamspace' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Creating a teamspace needs a pro or enterprise plan.')
+    expect(app.runtime.store.teams.byName('Acme')).toBeUndefined()
+
+    // The operator moves Ada's personal space to pro (what `lectern teams plan set` does).
+    app.runtime.store.teams.setPlan(app.runtime.store.teams.personalTeam(userId(ADA)).id, 'pro')
+    await reload(page)
+    await page.getByLabel('Name of the new teamspace').fill('Acme')
+    await page.getByRole('button', { name: 'Create teamspace' }).click()
+    await expect.poll(() => heading(page, 'Acme').isVisible()).toBe(true)
+    const acme = app.runtime.store.teams.byName('Acme')!.id
+    expect(new URL(page.url()).pathname).toBe(`/teams/${acme}/overview`)
+    expect(await page.getByLabel('Teamspace', { exact: true }).inputValue()).toBe(String(acme))
+    const limits = page.getByRole('table')
+    await expect.poll(() => limits.getByRole('row', { name: /Members/ }).textContent()).toBe('Members1 of 10')
+    expect(await limits.getByRole('row', { name: /Requests per API key/ }).textContent()).toContain('5,000 per 60 s')
+    expect(await limits.getByRole('row', { name: /Private sources/ }).textContent()).toContain('allowed')
+    expect(await unlabelledControls(page), 'overview').toEqual([])
+    await screenshot(page, 'cloud-overview')
+
+    await page.getByRole('link', { name: 'Members' }).click()
+    await page.getByLabel('Email to invite').fill(BOB)
+    await page.getByLabel('Role of the invitee').selectOption('developer')
+    await page.getByRole('button', { name: 'Invite' }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toBe(`Invitation mailed to ${BOB} as developer.`)
+    await expect.poll(() => page.getByRole('row', { name: new RegExp(BOB) }).textContent()).toContain('developer')
+    expect(await unlabelledControls(page), 'members').toEqual([])
+    await screenshot(page, 'cloud-members')
+    const invitation = await mailedLink(BOB, 'invitations')
+    // Opened while signed in as another address: the server's refusal shows, and the link stays good.
+    await go(page, invitation)
+    await page.getByRole('button', { name: 'Accept the invitation' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('This invitation is for another email address')
+    await go(page, `/teams/${acme}/members`)
+
+    // Bob has no account: he opens the link, creates one on the same page, and accepts.
+    const other = bob.page
+    await go(other, invitation)
+    await expect.poll(() => heading(other, 'Join a teamspace').isVisible()).toBe(true)
+    expect(other.url()).toBe(`${url}/invitations`)
+    expect(await unlabelledControls(other), 'invitation, signed out').toEqual([])
+    const signUp = other.locator('form').filter({ has: other.getByRole('button', { name: 'Create the account' }) })
+    await signUp.getByLabel('Email', { exact: true }).fill(BOB)
+    await signUp.getByLabel('Password', { exact: true }).fill(PASSWORD)
+    await signUp.getByLabel('Password again').fill(PASSWORD)
+    await signUp.getByRole('button', { name: 'Create the account' }).click()
+    await other.getByRole('button', { name: 'Accept the invitation' }).click()
+    await expect.poll(() => heading(other, 'Acme').isVisible()).toBe(true)
+    expect(new URL(other.url()).pathname).toBe(`/teams/${acme}/overview`)
+    expect(await other.getByText('Your role:').textContent()).toContain('developer')
+    // Accepting the mailed link confirmed the address: no banner.
+    expect(await other.getByRole('article', { name: 'Unconfirmed email' }).count()).toBe(0)
+    expect(app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
+
+    // An invitation mailed, then cancelled before it is accepted.
+    await reload(page)
+    await page.getByLabel('Email to invite').fill('carol@example.com')
+    await page.getByRole('button', { name: 'Invite' }).click()
+    await mailedLink('carol@example.com', 'invitations')
+    await page.getByRole('button', { name: 'Cancel the invitation of carol@example.com' }).click()
+    await expect.poll(() => page.getByText('No pending invitations.').isVisible()).toBe(true)
+    expect(app.runtime.store.invitations.pending(acme)).toEqual([])
+    await reload(page)
+    await expect.poll(() => page.getByRole('row', { name: new RegExp(BOB) }).getByLabel(`Role of ${BOB}`).inputValue()).toBe('developer')
+    settle(ada)
+    settle(bob)
+  })
+
+  it('switches between the personal space and the teamspace, and a reload keeps the team of the URL', async () => {
+    const { page } = ada
+    const acme = app.runtime.store.teams.byName('Acme')!.id
+    const personal = app.runtime.store.teams.personalTeam(userId(ADA)).id
+    await page.getByLabel('Teamspace', { exact: true }).selectOption(String(personal))
+    await expect.poll(() => heading(page, 'Members of your personal space').isVisible()).toBe(true)
+    expect(new URL(page.url()).pathname).toBe(`/teams/${personal}/members`)
+    expect(await page.getByLabel('Email to invite').count()).toBe(0)
+    // The switcher by keyboard: the next team down the list.
+    await page.getByLabel('Teamspace', { exact: true }).focus()
+    await page.keyboard.press('ArrowDown')
+    await expect.poll(() => heading(page, 'Members of Acme').isVisible()).toBe(true)
+    await reload(page)
+    await expect.poll(() => heading(page, 'Members of Acme').isVisible()).toBe(true)
+    expect(await page.getByLabel('Teamspace', { exact: true }).inputValue()).toBe(String(acme))
+    // A team the user is not in, by its URL: nothing of it shows.
+    await go(page, `/teams/${acme + 100}/overview`)
+    await expect.poll(() => heading(page, 'No such teamspace').isVisible()).toBe(true)
+    settle(ada)
+  })
+
+  it('shows a developer no member controls, and the server\'s refusal when a control outlives the role', async () => {
+    const other = bob.page
+    const acme = app.runtime.store.teams.byName('Acme')!.id
+    await other.getByRole('link', { name: 'Members' }).click()
+    await expect.poll(() => heading(other, 'Members of Acme').isVisible()).toBe(true)
+    await expect.poll(() => other.getByRole('row', { name: new RegExp(ADA) }).textContent()).toContain('owner')
+    expect(await other.getByLabel('Email to invite').count()).toBe(0)
+    expect(await other.getByRole('combobox', { name: /Role of/ }).count()).toBe(0)
+    expect(await other.getByRole('button', { name: /^Remove/ }).count()).toBe(0)
+    expect(await other.getByText('Pending invitations').count()).toBe(0)
+    expect(await other.getByRole('button', { name: 'Leave the teamspace' }).isVisible()).toBe(true)
+    expect(await other.getByRole('button', { name: 'Delete teamspace' }).count()).toBe(0)
+
+    // Promoted to admin, Bob's page shows the controls; demoted while it is open, the server refuses.
+    await go(ada.page, `/teams/${acme}/members`)
+    await ada.page.getByLabel(`Role of ${BOB}`).selectOption('admin')
+    await expect.poll(() => app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('admin')
+    await reload(other)
+    await other.getByLabel('Email to invite').fill('carol@example.com')
+    await ada.page.getByLabel(`Role of ${BOB}`).selectOption('developer')
+    await expect.poll(() => app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
+    await other.getByRole('button', { name: 'Invite' }).click()
+    await expect.poll(() => other.getByRole('alert').textContent()).toContain('forbidden')
+    expect(app.runtime.store.invitations.pending(acme)).toEqual([])
+    settle(bob)
+    settle(ada)
+  })
+
+  it('creates keys shown once that work until revoked; a developer sees their own, the owner everyone\'s with whose', async () => {
+    const acme = app.runtime.store.teams.byName('Acme')!.id
+    const other = bob.page
+    await other.getByRole('link', { name: 'API keys' }).click()
+    await other.getByLabel('Name of the new key').fill('bob-laptop')
+    await other.getByRole('button', { name: 'Create key' }).click()
+    const bobKey = await other.getByTestId('new-key').inputValue()
+    expect(bobKey).toMatch(/^lct_/)
+    expect((await search(bobKey)).status).not.toBe(401)
+
+    const { page } = ada
+    await page.getByRole('link', { name: 'API keys' }).click()
+    await page.getByLabel('Name of the new key').fill('ci')
+    await page.getByRole('button', { name: 'Create key' }).click()
+    const adaKey = await page.getByTestId('new-key').inputValue()
+    await page.getByRole('button', { name: 'Copy' }).click()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(adaKey)
+    await expect.poll(() => page.getByRole('row', { name: /bob-laptop/ }).textContent()).toContain(BOB)
+    expect(await page.getByRole('row', { name: /^ci/ }).textContent()).toContain(ADA)
+    expect(await unlabelledControls(page), 'keys').toEqual([])
+    await screenshot(page, 'cloud-keys')
+    // The key is in the page that created it only: a reload shows its preview, not the key.
+    await reload(page)
+    await expect.poll(() => page.getByRole('row', { name: /^ci/ }).isVisible()).toBe(true)
+    expect(await page.content()).not.toContain(adaKey)
+
+    // Bob sees his own key only.
+    await reload(other)
+    await expect.poll(() => other.getByRole('row', { name: /bob-laptop/ }).isVisible()).toBe(true)
+    expect(await other.getByRole('row', { name: /^ci/ }).count()).toBe(0)
+
+    // The owner revokes Bob's key, after a second click.
+    await page.getByRole('button', { name: 'Revoke key bob-laptop' }).click()
+    expect((await search(bobKey)).status).not.toBe(401)
+    await page.getByRole('button', { name: 'Revoke bob-laptop now' }).click()
+    await expect.poll(() => page.getByRole('row', { name: /bob-laptop/ }).count()).toBe(0)
+    expect((await search(bobKey)).status).toBe(401)
+    expect((await search(adaKey)).status).not.toBe(401)
+    expect(app.runtime.store.keys.list({ teamId: acme }).filter((k) => !k.revokedAt).map((k) => k.name)).toEqual(['ci'])
+    settle(ada)
+    settle(bob)
+  })
+
+  it('removes a member after a second click, renames the teamspace, and deletes it only after its name is typed', async () => {
+    const { page } = ada
+    const acme = app.runtime.store.teams.byName('Acme')!.id
+    await page.getByRole('link', { name: 'Members' }).click()
+    await page.getByRole('button', { name: `Remove ${BOB}`, exact: true }).click()
+    expect(app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
+    await page.getByRole('button', { name: `Remove ${BOB} now` }).click()
+    await expect.poll(() => page.getByRole('row', { name: new RegExp(BOB) }).count()).toBe(0)
+    expect(app.runtime.store.teams.roleOf(acme, userId(BOB))).toBeUndefined()
+
+    await page.getByRole('link', { name: 'Overview' }).click()
+    await page.getByLabel('New name of the teamspace').fill('Acme Docs')
+    await page.getByRole('button', { name: 'Rename' }).click()
+    await expect.poll(() => heading(page, 'Acme Docs').isVisible()).toBe(true)
+    expect(await page.getByLabel('Teamspace', { exact: true }).locator('option:checked').textContent()).toBe('Acme Docs')
+    const confirm = page.getByLabel('Type Acme Docs to confirm')
+    await confirm.fill('Acme')
+    expect(await page.getByRole('button', { name: 'Delete teamspace' }).isDisabled()).toBe(true)
+    await confirm.fill('Acme Docs')
+    await page.getByRole('button', { name: 'Delete teamspace' }).click()
+    await expect.poll(() => heading(page, 'Personal space').isVisible()).toBe(true)
+    expect(app.runtime.store.teams.byPk(acme)).toBeUndefined()
+    expect(await page.getByLabel('Teamspace', { exact: true }).locator('option').allTextContents()).toEqual([`Personal space (${ADA})`])
+
+    await reload(bob.page)
+    await expect.poll(() => heading(bob.page, 'No such teamspace').isVisible()).toBe(true)
+    await bob.page.getByRole('link', { name: 'your personal space' }).click()
+    await expect.poll(() => heading(bob.page, 'Personal space').isVisible()).toBe(true)
+    settle(ada)
+    settle(bob)
+  })
+})
