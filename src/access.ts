@@ -7,7 +7,9 @@
  * On-premise every caller of the install (an API key, a signed-in user, the CLI on the data
  * directory) is an insider and sees its private libraries. In cloud mode key holders and users are
  * tenants: a teamspace's private library (`teamPk`) is seen by the teamspace's keys and members
- * only, and only the operator (an admin session, the CLI) sees everything.
+ * only, and only the operator (an admin session, a key of no teamspace, the CLI) sees everything.
+ * A key of no teamspace is the operator's in cloud mode: only the CLI (`lectern keys create`
+ * without `--user`) and the admin's dashboard create one, and a teamspace's keys go with it.
  *
  * On-premise library access control (src/tenancy/library-access.ts) closes restricted libraries
  * to every caller but admins and the users granted them: `closed`, settled with the caller.
@@ -31,7 +33,7 @@ export type Caller =
       /** The key's user and teamspace (cloud mode); null for a key of the install alone. */
       userId: number | null
       teamId: number | null
-      /** Whether the caller is trusted with the install's own private data (on-premise). */
+      /** Whether the caller is trusted with the install's own private data (on-premise, or the operator's key). */
       insider: boolean
     } & Restricted)
   | ({
@@ -60,7 +62,7 @@ interface RequestCredentials {
 export function callerOf(request: RequestCredentials, mode: Mode, teamIdsOf: (userId: number) => readonly number[]): Caller {
   if (request.apiKey) {
     const { id, userId, teamId } = request.apiKey
-    return { kind: 'api-key', keyId: id, userId, teamId, insider: mode === 'onprem' }
+    return { kind: 'api-key', keyId: id, userId, teamId, insider: mode === 'onprem' || teamId === null }
   }
   if (request.user) {
     const { id, role } = request.user

@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { FastifyInstance } from 'fastify'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { issueLicense } from '../../src/license/issue.js'
-import { buildTestApp, waitForLibrary } from '../helpers/app.js'
+import { buildTestApp, createKey, waitForLibrary } from '../helpers/app.js'
 import { makeGitRepo } from '../helpers/git.js'
 import { startGitServer } from '../helpers/git-server.js'
 import { confluenceStandIn, notionStandIn, textBlock } from '../helpers/workspace-standins.js'
@@ -138,6 +138,35 @@ describe('adding a private repository', () => {
     const reserved = await addGit(tenants.acme.keys.owner, `${publicUrl}--t${tenants.beta.teamPk}`)
     expect(reserved.statusCode).toBe(400)
     expect(reserved.json()).toMatchObject({ error: 'validation_error' })
+  })
+})
+
+describe("the operator's key (of no teamspace: `lectern keys create`, the dashboard's keys)", () => {
+  it("adds a private repository as the install's own, which it sees and no tenant does", async () => {
+    const operatorKey = createKey(app, 'ops')
+    const added = await addGit(operatorKey, `${gitServer}/acme/vault`, { gitToken: TOKEN })
+    expect(added.statusCode, added.body).toBe(200)
+    const vault = added.json().libraryName
+    expect(vault).toBe('/acme/vault')
+    expect(app.runtime.store.libraries.byId(vault)).toMatchObject({ isPrivate: true, teamPk: null })
+    expect((await waitForLibrary(app, vault)).state).toBe('finalized')
+
+    const own = await getJson(`/api/v2/context?libraryId=${vault}&query=mount+a+widget&type=json`, operatorKey)
+    expect(own.statusCode, own.body).toBe(200)
+    expect(own.body).toContain('render(el')
+    const search = await getJson('/api/v2/libs/search?libraryName=vault', operatorKey)
+    expect(search.json().results.map((r: { id: string }) => r.id)).toContain(vault)
+    for (const key of [tenants.acme.keys.owner, tenants.beta.keys.developer, undefined]) {
+      expect((await getJson(`/api/v2/context?libraryId=${vault}&query=widget`, key)).statusCode).toBe(404)
+    }
+  })
+
+  it("sees every teamspace's private library, as the operator's admin session does", async () => {
+    const operatorKey = createKey(app, 'ops')
+    const context = await getJson(`/api/v2/context?libraryId=${acmeLibrary}&query=mount+a+widget&type=json`, operatorKey)
+    expect(context.statusCode, context.body).toBe(200)
+    const search = await getJson('/api/v2/libs/search?libraryName=widgets', operatorKey)
+    expect(search.json().results.map((r: { id: string }) => r.id)).toContain(acmeLibrary)
   })
 })
 
