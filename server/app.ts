@@ -95,7 +95,7 @@ function trustedProxies(trust: TrustProxy): boolean | string[] | ((address: stri
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = resolveConfig(options)
   const app = Fastify({
-    logger: options.logStream ? { ...loggerOptions(config.log.level, options.worker), stream: options.logStream } : false,
+    logger: options.logStream ? { ...loggerOptions(config.log.level, options.worker, config.mode), stream: options.logStream } : false,
     logController: new RequestLogController(),
     trustProxy: trustedProxies(config.server.trustProxy),
     requestIdHeader: 'x-request-id',
