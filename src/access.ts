@@ -88,15 +88,26 @@ export function canSeeLibrary(caller: Caller, library: Pick<Library, 'pk' | 'isP
   return !library.isPrivate
 }
 
+/** A job's library, as far as reading its jobs' details goes; undefined for a job of no library. */
+type JobLibrary = Pick<Library, 'teamPk'> | undefined
+
 /**
- * Why a job failed, as this caller may read it. A stored reason is raw (git's stderr, an
- * exception message) and may name clone URLs, hosts or server paths: outsiders get the code and
- * its catalogue summary, insiders the reason with any credentials redacted.
+ * Whether the caller may read a job's details (raw failure reasons, progress lines), which name
+ * clone URLs, hosts and server paths: insiders for any job, a teamspace's keys and members for
+ * the jobs of its own libraries, whose sources it gave. Others (tenants reading a public library
+ * the operator added) would learn the operator's hosts and paths.
  */
-export function describeFailure(caller: Caller, code: string, reason: string | null): { error: string; message: string } {
-  if (isInsider(caller) && reason) return { error: code, message: redact(reason) }
-  return { error: code, message: code in ERROR_CODES ? ERROR_CODES[code as ErrorCode].summary : ERROR_CODES.internal_error.summary }
+export function canSeeJobDetails(caller: Caller, library: JobLibrary): boolean {
+  if (isInsider(caller)) return true
+  return library?.teamPk != null && isInTeam(caller, library.teamPk)
 }
 
-/** Whether the caller may read a running job's progress lines, which name clone URLs and files. */
-export const canSeeJobProgress = isInsider
+/**
+ * Why a job failed, as this caller may read it. A stored reason is raw (git's stderr, an
+ * exception message): those who may read the job's details (canSeeJobDetails) get the reason
+ * with any credentials redacted, others the code and its catalogue summary.
+ */
+export function describeFailure(caller: Caller, library: JobLibrary, code: string, reason: string | null): { error: string; message: string } {
+  if (canSeeJobDetails(caller, library) && reason) return { error: code, message: redact(reason) }
+  return { error: code, message: code in ERROR_CODES ? ERROR_CODES[code as ErrorCode].summary : ERROR_CODES.internal_error.summary }
+}
