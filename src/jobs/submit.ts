@@ -8,6 +8,7 @@
 import { LecternError } from '../errors.js'
 import type { AddressGuard } from '../sources/address-guard.js'
 import { admitGitRemote } from '../sources/git-guard.js'
+import { gitToken, refuseCleartextToken } from '../sources/git-token.js'
 import { parseRepoUrl, type GitSourceKind } from '../sources/repo-url.js'
 import type { SourceSubmission } from '../sources/types.js'
 import type { Store } from '../store/index.js'
@@ -81,6 +82,7 @@ function createOrRetry(store: Store, input: NewLibrary, refusal: LecternError): 
 export async function submitRepository(store: Store, input: RepositorySubmission, guard: AddressGuard | undefined, submitter?: Submitter): Promise<Submitted> {
   const repo = parseRepoUrl(input.docsRepoUrl, input.sourceKind, { httpOnly: guard !== undefined })
   const token = input.gitToken?.trim() ? input.gitToken.trim() : undefined
+  refuseCleartextToken(repo.cloneUrl, gitToken(store, token, repo.host), guard)
   const withCredentials = token !== undefined || store.connections.forGitHost(repo.host) !== undefined
   const isPrivate = input.private === true || (submitter?.mode === 'cloud' && withCredentials)
   const { id, owner } = placeSubmission(store.teams, submitter, repo.libraryId, isPrivate)

@@ -3,10 +3,12 @@
  * endpoints a tenant calls. Owners and admins of a paying teamspace may add them (developers and
  * free plans get 403 forbidden), the same one twice is 409 duplicate_repo, and every other tenant
  * meets them exactly as an unknown library: search, context, refresh, parse-status, MCP, export.
- * The private repository is a real git server (`git http-backend`) on 127.0.0.1 that refuses
+ * The private repository is a real git server (`git http-backend`) on 127.0.0.1, over https with
+ * a certificate of a CA made for the run (a token goes only over https in the cloud), that refuses
  * clones without the token; Confluence and Notion, which cannot run here, are loopback STAND-INS
  * speaking the subset of their APIs Lectern reads (test/helpers/workspace-standins.ts).
  */
+import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -18,6 +20,7 @@ import { makeGitRepo } from '../helpers/git.js'
 import { startGitServer } from '../helpers/git-server.js'
 import { confluenceStandIn, notionStandIn, textBlock } from '../helpers/workspace-standins.js'
 import { bearer, createTenants, type Tenants } from '../helpers/tenants.js'
+import { createTestCa } from '../helpers/tls.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 
 const defer = suiteTeardown()
@@ -43,9 +46,20 @@ beforeAll(async () => {
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'widgets', defer })
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'open', defer })
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'vault', defer })
+  // git trusts the run's CA through GIT_SSL_CAINFO, inherited by the git commands the server runs.
+  const ca = await createTestCa()
+  const caFile = path.join(remotes, 'ca.pem')
+  await writeFile(caFile, ca.certPem)
+  const before = process.env.GIT_SSL_CAINFO
+  process.env.GIT_SSL_CAINFO = caFile
+  defer(() => {
+    if (before === undefined) delete process.env.GIT_SSL_CAINFO
+    else process.env.GIT_SSL_CAINFO = before
+  })
   const expected = `Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`
   const server = await startGitServer(remotes, {
     defer,
+    tls: await ca.issue(['127.0.0.1']),
     // acme/widgets and acme/vault are private: without the token the host answers as GitHub does, 401.
     route: (req, res, url) => {
       if (/^\/acme\/(widgets|vault)/.test(url.pathname) && req.headers.authorization !== expected) {
@@ -138,6 +152,55 @@ describe('adding a private repository', () => {
     const reserved = await addGit(tenants.acme.keys.owner, `${publicUrl}--t${tenants.beta.teamPk}`)
     expect(reserved.statusCode).toBe(400)
     expect(reserved.json()).toMatchObject({ error: 'validation_error' })
+  })
+})
+
+describe('a token over plain http', () => {
+  const plainUrl = () => gitServer.replace('https://', 'http://')
+  const refusal = { error: 'validation_error', message: 'A token is sent only over https: use the https:// URL of the repository.' }
+
+  it('is refused at add with 400 validation_error, nothing stored, whoever adds', async () => {
+    const before = app.runtime.store.libraries.list().length
+    for (const key of [tenants.acme.keys.owner, createKey(app, 'ops')]) {
+      const res = await addGit(key, `${plainUrl()}/acme/vault`, { gitToken: TOKEN })
+      expect(res.statusCode).toBe(400)
+      expect(res.json()).toEqual(refusal)
+    }
+    expect(app.runtime.store.libraries.list()).toHaveLength(before)
+  })
+
+  it("is refused at refresh, and for a host whose stored git connection would send its token", async () => {
+    const { store } = app.runtime
+    store.libraries.create({ id: '/acme/plain', title: 'plain', sourceKind: 'git', sourceUrl: `${plainUrl()}/acme/plain` })
+    const refresh = (payload: Record<string, unknown>) =>
+      app.inject({ method: 'POST', url: '/api/v1/refresh', headers: bearer(createKey(app, 'ops')), payload: { libraryName: '/acme/plain', ...payload } })
+    const withToken = await refresh({ gitToken: TOKEN })
+    expect(withToken.statusCode).toBe(400)
+    expect(withToken.json()).toEqual(refusal)
+
+    store.connections.create({ kind: 'git', name: 'plain-host', baseUrl: plainUrl(), token: TOKEN })
+    try {
+      const viaConnection = await refresh({})
+      expect(viaConnection.statusCode).toBe(400)
+      expect(viaConnection.json()).toEqual(refusal)
+      const added = await addGit(tenants.acme.keys.owner, `${plainUrl()}/acme/other`)
+      expect(added.statusCode).toBe(400)
+      expect(added.json()).toEqual(refusal)
+    } finally {
+      store.connections.remove('plain-host')
+    }
+    expect(store.jobs.list({ states: ['queued', 'running'], limit: 100 }).filter((j) => j.libraryPk === store.libraries.byId('/acme/plain')!.pk)).toEqual([])
+  })
+
+  it('is sent on-premise, as asked', async () => {
+    const onprem = await buildTestApp({ startWorker: false, defer })
+    const res = await onprem.inject({
+      method: 'POST',
+      url: '/api/v2/add/repo/git',
+      headers: bearer(createKey(onprem)),
+      payload: { docsRepoUrl: `${plainUrl()}/acme/widgets`, gitToken: TOKEN },
+    })
+    expect(res.statusCode, res.body).toBe(200)
   })
 })
 
