@@ -125,7 +125,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(errors)
   await app.register(jsonBody)
-  await app.register(auth, { keys: runtime.store.keys })
+  await app.register(auth, { keys: runtime.store.keys, mode: config.mode })
   await app.register(session, { users: runtime.store.users })
   await app.register(sameOrigin)
   await app.register(rateLimit, { limits: config.rateLimit, counter: options.rateLimitCounter })
