@@ -19,6 +19,7 @@ import { buildTestApp, createKey, waitForLibrary } from '../helpers/app.js'
 import { makeGitRepo } from '../helpers/git.js'
 import { startGitServer } from '../helpers/git-server.js'
 import { confluenceStandIn, notionStandIn, textBlock } from '../helpers/workspace-standins.js'
+import { signIn } from '../helpers/session.js'
 import { bearer, createTenants, type Tenants } from '../helpers/tenants.js'
 import { createTestCa } from '../helpers/tls.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
@@ -186,6 +187,10 @@ describe('a token over plain http', () => {
       const added = await addGit(tenants.acme.keys.owner, `${plainUrl()}/acme/other`)
       expect(added.statusCode).toBe(400)
       expect(added.json()).toEqual(refusal)
+      // A version (the operator's dashboard) checks the remote's tag with the connection's token.
+      const version = await app.inject({ method: 'POST', url: '/api/libraries/acme/plain/versions', cookies: await signIn(app), payload: { tag: 'v1.0.0' } })
+      expect(version.statusCode).toBe(400)
+      expect(version.json()).toEqual(refusal)
     } finally {
       store.connections.remove('plain-host')
     }
