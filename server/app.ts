@@ -97,7 +97,7 @@ function trustedProxies(trust: TrustProxy): boolean | string[] | ((address: stri
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = resolveConfig(options)
   const app = Fastify({
-    logger: options.logStream ? { ...loggerOptions(config.log.level, options.worker), stream: options.logStream } : false,
+    logger: options.logStream ? { ...loggerOptions(config.log.level, options.worker, config.mode), stream: options.logStream } : false,
     logController: new RequestLogController(),
     trustProxy: trustedProxies(config.server.trustProxy),
     requestIdHeader: 'x-request-id',
@@ -130,7 +130,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(errors)
   await app.register(jsonBody)
-  await app.register(auth, { keys: runtime.store.keys })
+  await app.register(auth, { keys: runtime.store.keys, mode: config.mode })
   await app.register(session, { users: runtime.store.users })
   await app.register(sameOrigin)
   await app.register(rateLimit, { limits: config.rateLimit, counter: options.rateLimitCounter })

@@ -8,10 +8,10 @@
  */
 import os from 'node:os'
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
-import type { DestinationStream, LoggerOptions } from 'pino'
+import type { DestinationStream, LoggerOptions, SerializerFn } from 'pino'
 import pino from 'pino'
 import pretty from 'pino-pretty'
-import type { LogFormat, LogLevel } from '../src/config.js'
+import type { LogFormat, LogLevel, Mode } from '../src/config.js'
 
 /** Past this many buffered bytes, new lines are dropped until the destination catches up. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024
@@ -21,6 +21,45 @@ export const REDACT = {
   paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-setup-token"]', 'gitToken', '*.gitToken', 'token', '*.token', 'password', '*.password'],
   censor: '[redacted]',
 }
+
+/**
+ * Query parameters that carry a caller's question (context's `query` and `topic`, search's
+ * `libraryName` and `query`). In cloud mode questions are tenants' data, so the request log keeps
+ * only the parameter's name; the path and the other parameters stay, to show the traffic's shape.
+ */
+const QUESTION_PARAMETERS = new Set(['query', 'topic', 'libraryname'])
+
+const decodedName = (raw: string): string => {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' ')).toLowerCase()
+  } catch {
+    return raw.toLowerCase()
+  }
+}
+
+/** The URL with the values of question-carrying query parameters replaced by `[redacted]`. */
+export function redactQuestions(url: string): string {
+  const at = url.indexOf('?')
+  if (at === -1) return url
+  const fields = url
+    .slice(at + 1)
+    .split('&')
+    .map((field) => {
+      const name = field.split('=', 1)[0]!
+      return QUESTION_PARAMETERS.has(decodedName(name)) ? `${name}=${REDACT.censor}` : field
+    })
+  return `${url.slice(0, at + 1)}${fields.join('&')}`
+}
+
+/** Fastify's request serializer (its fields), with questions redacted from the URL. */
+const cloudRequest: SerializerFn = (req: FastifyRequest) => ({
+  method: req.method,
+  url: redactQuestions(req.url),
+  version: req.headers?.['accept-version'],
+  host: req.host,
+  remoteAddress: req.ip,
+  remotePort: req.socket?.remotePort,
+})
 
 export interface LogDestination {
   stream: DestinationStream
@@ -91,7 +130,13 @@ export class RequestLogController extends LogController {
 /**
  * `worker`: the process of `serve --workers N` that logs, 0 for the primary and 1..N for the
  * serving processes, on every line besides pino's pid and hostname; absent in a single process.
+ * `mode`: in cloud mode request lines keep no question (redactQuestions).
  */
-export function loggerOptions(level: LogLevel, worker?: number): LoggerOptions {
-  return { level, redact: REDACT, ...(worker === undefined ? {} : { base: { pid: process.pid, hostname: os.hostname(), worker } }) }
+export function loggerOptions(level: LogLevel, worker?: number, mode: Mode = 'onprem'): LoggerOptions {
+  return {
+    level,
+    redact: REDACT,
+    ...(mode === 'cloud' ? { serializers: { req: cloudRequest } } : {}),
+    ...(worker === undefined ? {} : { base: { pid: process.pid, hostname: os.hostname(), worker } }),
+  }
 }

@@ -7,7 +7,9 @@
  * On-premise every caller of the install (an API key, a signed-in user, the CLI on the data
  * directory) is an insider and sees its private libraries. In cloud mode key holders and users are
  * tenants: a teamspace's private library (`teamPk`) is seen by the teamspace's keys and members
- * only, and only the operator (an admin session, the CLI) sees everything.
+ * only, and only the operator (an admin session, a key of no teamspace, the CLI) sees everything.
+ * A key of no teamspace is the operator's in cloud mode: only the CLI (`lectern keys create`
+ * without `--user`) and the admin's dashboard create one, and a teamspace's keys go with it.
  *
  * On-premise library access control (src/tenancy/library-access.ts) closes restricted libraries
  * to every caller but admins and the users granted them: `closed`, settled with the caller.
@@ -31,7 +33,7 @@ export type Caller =
       /** The key's user and teamspace (cloud mode); null for a key of the install alone. */
       userId: number | null
       teamId: number | null
-      /** Whether the caller is trusted with the install's own private data (on-premise). */
+      /** Whether the caller is trusted with the install's own private data (on-premise, or the operator's key). */
       insider: boolean
     } & Restricted)
   | ({
@@ -60,7 +62,7 @@ interface RequestCredentials {
 export function callerOf(request: RequestCredentials, mode: Mode, teamIdsOf: (userId: number) => readonly number[]): Caller {
   if (request.apiKey) {
     const { id, userId, teamId } = request.apiKey
-    return { kind: 'api-key', keyId: id, userId, teamId, insider: mode === 'onprem' }
+    return { kind: 'api-key', keyId: id, userId, teamId, insider: mode === 'onprem' || teamId === null }
   }
   if (request.user) {
     const { id, role } = request.user
@@ -86,15 +88,26 @@ export function canSeeLibrary(caller: Caller, library: Pick<Library, 'pk' | 'isP
   return !library.isPrivate
 }
 
+/** A job's library, as far as reading its jobs' details goes; undefined for a job of no library. */
+type JobLibrary = Pick<Library, 'teamPk'> | undefined
+
 /**
- * Why a job failed, as this caller may read it. A stored reason is raw (git's stderr, an
- * exception message) and may name clone URLs, hosts or server paths: outsiders get the code and
- * its catalogue summary, insiders the reason with any credentials redacted.
+ * Whether the caller may read a job's details (raw failure reasons, progress lines), which name
+ * clone URLs, hosts and server paths: insiders for any job, a teamspace's keys and members for
+ * the jobs of its own libraries, whose sources it gave. Others (tenants reading a public library
+ * the operator added) would learn the operator's hosts and paths.
  */
-export function describeFailure(caller: Caller, code: string, reason: string | null): { error: string; message: string } {
-  if (isInsider(caller) && reason) return { error: code, message: redact(reason) }
-  return { error: code, message: code in ERROR_CODES ? ERROR_CODES[code as ErrorCode].summary : ERROR_CODES.internal_error.summary }
+export function canSeeJobDetails(caller: Caller, library: JobLibrary): boolean {
+  if (isInsider(caller)) return true
+  return library?.teamPk != null && isInTeam(caller, library.teamPk)
 }
 
-/** Whether the caller may read a running job's progress lines, which name clone URLs and files. */
-export const canSeeJobProgress = isInsider
+/**
+ * Why a job failed, as this caller may read it. A stored reason is raw (git's stderr, an
+ * exception message): those who may read the job's details (canSeeJobDetails) get the reason
+ * with any credentials redacted, others the code and its catalogue summary.
+ */
+export function describeFailure(caller: Caller, library: JobLibrary, code: string, reason: string | null): { error: string; message: string } {
+  if (canSeeJobDetails(caller, library) && reason) return { error: code, message: redact(reason) }
+  return { error: code, message: code in ERROR_CODES ? ERROR_CODES[code as ErrorCode].summary : ERROR_CODES.internal_error.summary }
+}

@@ -11,8 +11,8 @@
  *
  * Who may read: a library the caller cannot see is unknown (404 library_not_found) as anywhere
  * else. On-premise every key holder and signed-in user is an insider and reads any library's
- * metrics. In the cloud the operator (an admin session) reads any; a tenant's key, or a member
- * signed in, reads only the libraries of its own teamspace.
+ * metrics. In the cloud the operator (an admin session or a key of no teamspace) reads any; a
+ * tenant's key, or a member signed in, reads only the libraries of its own teamspace.
  */
 import { isInTeam, type Caller } from './access.js'
 import { LecternError } from './errors.js'
@@ -57,13 +57,14 @@ export function refuseAnonymous(caller: Caller): void {
 }
 
 /**
- * The library, when this caller may read its metrics; else the error that says why not. A cloud
- * key's own standing is settled first: one of no teamspace, or whose user has left it, reads
- * nothing, whichever library it names.
+ * The library, when this caller may read its metrics; else the error that says why not. The
+ * operator (an insider: its admin session, a key of no teamspace, the CLI) reads any library's. A
+ * teamspace key's own standing is settled first: one whose teamspace is gone or whose user has
+ * left it reads nothing, whichever library it names.
  */
 export function libraryForMetrics(store: Store, mode: Mode, caller: Caller, libraryId: string): Library {
   refuseAnonymous(caller)
-  if (mode === 'cloud' && caller.kind === 'api-key') {
+  if (mode === 'cloud' && caller.kind === 'api-key' && !caller.insider) {
     if (caller.teamId === null || caller.userId === null || !store.teams.byPk(caller.teamId)) {
       throw new LecternError('team_not_found', 'This API key belongs to no teamspace: library metrics are read with a key of the teamspace that owns the library.')
     }
@@ -72,8 +73,11 @@ export function libraryForMetrics(store: Store, mode: Mode, caller: Caller, libr
     }
   }
   const { library } = findLibrary(store.libraries, libraryId, caller)
-  if (mode === 'onprem' || caller.kind === 'local' || (caller.kind === 'session' && caller.insider)) return library
-  if (library.teamPk === null || !isInTeam(caller, library.teamPk)) {
+  if (mode === 'onprem' || caller.kind === 'local' || (caller.kind !== 'anonymous' && caller.insider)) return library
+  if (library.teamPk === null) {
+    throw new LecternError('forbidden', `No teamspace owns ${library.id}: only the operator reads the metrics of libraries no teamspace owns.`)
+  }
+  if (!isInTeam(caller, library.teamPk)) {
     throw new LecternError('forbidden', `Only members of the teamspace that owns ${library.id} may read its metrics.`)
   }
   return library

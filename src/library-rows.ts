@@ -5,7 +5,7 @@
  * `lectern libraries list` show them; jobs are read live, since queueing one does not change the
  * catalogue. Nothing secret is in a row: no token, no connection, no credentials in a URL.
  */
-import { canSeeJobProgress, type Caller } from './access.js'
+import { canSeeJobDetails, type Caller } from './access.js'
 import { refreshRefusal } from './jobs/library-jobs.js'
 import { unpinned } from './library-admin.js'
 import { findLibrary, libraryNotFound } from './search/resolve.js'
@@ -87,7 +87,7 @@ function toRow(store: Store, item: CatalogueItem, caller: Caller): LibraryRow {
     private: library.isPrivate,
     imported: library.isImported,
     state: main ? stateOf(main, active) : summary.state,
-    progress: active?.state === 'running' && canSeeJobProgress(caller) ? active.statusMessage : null,
+    progress: active?.state === 'running' && canSeeJobDetails(caller, library) ? active.statusMessage : null,
     errorCode: summary.failure?.error ?? null,
     errorMessage: summary.failure?.message ?? null,
     snippets: summary.totalSnippets,

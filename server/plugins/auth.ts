@@ -9,7 +9,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { isLecternError, LecternError } from '../../src/errors.js'
-import type { ApiKeyInfo, KeysRepository } from '../../src/store/keys.js'
+import type { Mode } from '../../src/config.js'
+import { isWellFormedKey, type ApiKeyInfo, type KeysRepository } from '../../src/store/keys.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -36,7 +37,23 @@ export function bearerToken(header: string | undefined): string | undefined {
   return match[1]
 }
 
-async function auth(app: FastifyInstance, options: { keys: KeysRepository }): Promise<void> {
+/** Where a caller gets a key, in each mode. */
+const WHERE_KEYS_COME_FROM: Record<Mode, string> = {
+  cloud: "create one on the dashboard's API keys page or with POST /api/teams/:team/keys",
+  onprem: 'create one on the dashboard or with `lectern keys create`',
+}
+
+/**
+ * Why a key was refused: not of a key's form, or of the form but unknown or revoked. Unknown and
+ * revoked read alike, so the answer does not tell a guesser which keys once existed.
+ */
+export function refusedKeyMessage(token: string, mode: Mode): string {
+  const where = WHERE_KEYS_COME_FROM[mode]
+  if (!isWellFormedKey(token)) return `This is not an API key: keys start with "lct_" followed by letters and digits; ${where}.`
+  return `This API key is unknown or has been revoked; ${where}.`
+}
+
+async function auth(app: FastifyInstance, options: { keys: KeysRepository; mode: Mode }): Promise<void> {
   app.decorateRequest('apiKey', null)
   app.decorateRequest('apiKeyRefusal', null)
   app.addHook('onRequest', async (request) => {
@@ -45,7 +62,7 @@ async function auth(app: FastifyInstance, options: { keys: KeysRepository }): Pr
       const token = bearerToken(request.headers.authorization)
       if (token === undefined) return
       const key = options.keys.verify(token)
-      if (!key) throw invalidKey('Invalid API key. Keys start with "lct_"; create one with `lectern keys create`.')
+      if (!key) throw invalidKey(refusedKeyMessage(token, options.mode))
       request.apiKey = key
     } catch (err) {
       if (!isLecternError(err)) throw err

@@ -11,7 +11,7 @@ import { findLibrary, findVersion } from '../search/resolve.js'
 import type { AddressGuard } from '../sources/address-guard.js'
 import { admitGitRemote } from '../sources/git-guard.js'
 import { requireRemoteTag } from '../sources/git-tags.js'
-import { gitToken } from '../sources/git-token.js'
+import { gitToken, refuseCleartextToken } from '../sources/git-token.js'
 import { GIT_SOURCE_KINDS, isSafeRefName, parseRepoUrl, type GitSourceKind } from '../sources/repo-url.js'
 import type { SourceSpec } from '../sources/types.js'
 import type { Store } from '../store/index.js'
@@ -70,7 +70,9 @@ export async function addVersion(
   }
   if (!isValidVersion(tag) || !isSafeRefName(tag)) throw new LecternError('validation_error', `"${tag}" is not a valid version tag.`)
   const repo = parseRepoUrl(library.sourceUrl, library.sourceKind as GitSourceKind, { httpOnly: guard !== undefined })
-  await requireRemoteTag({ cloneUrl: repo.cloneUrl, tag, token: gitToken(store, undefined, repo.host, libraryMayUseStoredConnections(library, mode)), libraryId: library.id, guard })
+  const token = gitToken(store, undefined, repo.host, libraryMayUseStoredConnections(library, mode))
+  refuseCleartextToken(repo.cloneUrl, token, guard)
+  await requireRemoteTag({ cloneUrl: repo.cloneUrl, tag, token, libraryId: library.id, guard })
   const version = store.libraries.ensureVersion(library.pk, tag, title)
   refuseIfBusy(store, library, version)
   const job = queueIngest(store, version, gitSpecOf(library, tag))
@@ -112,6 +114,9 @@ export async function refreshLibrary(store: Store, request: RefreshRequest, call
       throw new LecternError('validation_error', `"${request.branch}" is not a valid branch name.`)
     }
     const repo = parseRepoUrl(library.sourceUrl, library.sourceKind as GitSourceKind, { httpOnly: guard !== undefined })
+    // The guard is cloud mode's: a library there reads through stored connections only as its own.
+    const storedConnections = libraryMayUseStoredConnections(library, guard === undefined ? 'onprem' : 'cloud')
+    refuseCleartextToken(repo.cloneUrl, gitToken(store, request.gitToken?.trim() || undefined, repo.host, storedConnections), guard)
     await admitGitRemote(repo.cloneUrl, guard)
     // Again: another job may have been queued while the host was resolved.
     refuseIfBusy(store, library, version)

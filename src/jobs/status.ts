@@ -4,14 +4,16 @@
  * recent failures.
  *
  * What a caller sees depends on who they are (access.ts): jobs of libraries they may not see are
- * left out as if they did not exist (queue positions count only the jobs shown); outsiders get a
- * failure's code with its catalogue summary and no progress lines, since raw reasons and progress
- * name clone URLs, hosts and server paths; insiders get the reasons, credentials redacted.
+ * left out as if they did not exist (queue positions count only the jobs shown). Raw reasons and
+ * progress name clone URLs, hosts and server paths: insiders, and a teamspace for its own
+ * libraries, get the reasons (credentials redacted) and progress lines; others a failure's code
+ * with its catalogue summary and no progress (access.ts canSeeJobDetails).
  */
-import { canSeeJobProgress, canSeeLibrary, describeFailure, type Caller } from '../access.js'
+import { canSeeJobDetails, canSeeLibrary, describeFailure, type Caller } from '../access.js'
 import { formatLibraryId } from '../library-id.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
+import type { Library } from '../store/libraries.js'
 
 export interface ParseJobStatus {
   jobId: number
@@ -44,13 +46,16 @@ export interface ParseStatusResponse {
   recentFailures: FailedParse[]
 }
 
-/** The library ID (with the version) of a job the caller may see; undefined for a job of a library hidden from them. */
-function libraryIdOf(store: Store, job: Job, caller: Caller): string | undefined {
+/**
+ * The library ID (with the version) of a job the caller may see, and its library; undefined for a
+ * job of a library hidden from them.
+ */
+function libraryOf(store: Store, job: Job, caller: Caller): { libraryId: string; library?: Library } | undefined {
   const library = job.libraryPk === null ? undefined : store.libraries.byPk(job.libraryPk)
-  if (!library) return `job-${job.pk}`
+  if (!library) return { libraryId: `job-${job.pk}` }
   if (!canSeeLibrary(caller, library)) return undefined
   const version = job.versionPk === null ? undefined : store.libraries.versionByPk(job.versionPk)
-  return formatLibraryId({ id: library.id, version: version?.tag || undefined })
+  return { libraryId: formatLibraryId({ id: library.id, version: version?.tag || undefined }), library }
 }
 
 export function parseStatus(store: Store, caller: Caller, now = Date.now()): ParseStatusResponse {
@@ -58,8 +63,9 @@ export function parseStatus(store: Store, caller: Caller, now = Date.now()): Par
   const active = store.jobs.list({ states: ['queued', 'running'], limit: 1000 }).reverse()
   let position = 0
   for (const job of active) {
-    const libraryId = libraryIdOf(store, job, caller)
-    if (libraryId === undefined) continue
+    const seen = libraryOf(store, job, caller)
+    if (seen === undefined) continue
+    const { libraryId, library } = seen
     if (job.state === 'queued') {
       position++
       activeParses[libraryId] = { jobId: job.pk, kind: job.kind, status: 'queued', position, createdAt: job.createdAt }
@@ -70,16 +76,16 @@ export function parseStatus(store: Store, caller: Caller, now = Date.now()): Par
         status: 'parsing',
         startedAt: job.startedAt ?? undefined,
         duration: job.startedAt ? Math.max(0, (now - Date.parse(job.startedAt)) / 1000) : 0,
-        statusMessage: canSeeJobProgress(caller) ? (job.statusMessage ?? undefined) : undefined,
+        statusMessage: canSeeJobDetails(caller, library) ? (job.statusMessage ?? undefined) : undefined,
       }
     }
   }
   const recentFailures: FailedParse[] = []
   for (const job of store.jobs.list({ states: ['failed'], limit: FAILURES_SCANNED })) {
-    const libraryId = libraryIdOf(store, job, caller)
-    if (libraryId === undefined) continue
-    const failure = describeFailure(caller, job.errorCode ?? 'internal_error', job.errorMessage)
-    recentFailures.push({ project: libraryId, jobId: job.pk, kind: job.kind, ...failure, finishedAt: job.finishedAt })
+    const seen = libraryOf(store, job, caller)
+    if (seen === undefined) continue
+    const failure = describeFailure(caller, seen.library, job.errorCode ?? 'internal_error', job.errorMessage)
+    recentFailures.push({ project: seen.libraryId, jobId: job.pk, kind: job.kind, ...failure, finishedAt: job.finishedAt })
     if (recentFailures.length === RECENT_FAILURES) break
   }
   return { activeParses, recentFailures }

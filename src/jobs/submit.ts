@@ -8,6 +8,7 @@
 import { LecternError } from '../errors.js'
 import type { AddressGuard } from '../sources/address-guard.js'
 import { admitGitRemote } from '../sources/git-guard.js'
+import { gitToken, refuseCleartextToken } from '../sources/git-token.js'
 import { parseRepoUrl, type GitSourceKind } from '../sources/repo-url.js'
 import type { SourceSubmission } from '../sources/types.js'
 import type { Store } from '../store/index.js'
@@ -83,6 +84,7 @@ export async function submitRepository(store: Store, input: RepositorySubmission
   const repo = parseRepoUrl(input.docsRepoUrl, input.sourceKind, { httpOnly: guard !== undefined })
   const token = input.gitToken?.trim() ? input.gitToken.trim() : undefined
   const storedConnections = !submitter || callerMayUseStoredConnections(submitter.caller, submitter.mode)
+  refuseCleartextToken(repo.cloneUrl, gitToken(store, token, repo.host, storedConnections), guard)
   const withCredentials = token !== undefined || (storedConnections && store.connections.forGitHost(repo.host) !== undefined)
   const isPrivate = input.private === true || (submitter?.mode === 'cloud' && withCredentials)
   const { id, owner } = placeSubmission(store.teams, submitter, repo.libraryId, isPrivate)

@@ -118,7 +118,7 @@ export interface SearchOptions {
 /** An entry's summary as the caller may read it. */
 function present(entry: CatalogueEntry, caller: Caller): LibrarySummary {
   if (!entry.failure) return entry.summary
-  return { ...entry.summary, failure: describeFailure(caller, entry.failure.code, entry.failure.reason) }
+  return { ...entry.summary, failure: describeFailure(caller, entry.library, entry.failure.code, entry.failure.reason) }
 }
 
 /** A library the caller may see, with its versions and its summary as the caller may read it. */

@@ -17,7 +17,7 @@ import { discoverDocs, readRepoConfig, type DiscoveredFile, type RepoConfig } fr
 import { discoverSourceFiles } from './discover-source.js'
 import { cloneRepo, lsRemoteHead } from './git.js'
 import { requireRemoteTag } from './git-tags.js'
-import { gitToken } from './git-token.js'
+import { gitToken, refuseCleartextToken } from './git-token.js'
 import { GIT_SOURCE_KINDS, parseRepoUrl } from './repo-url.js'
 import { siteContext } from './site-layout.js'
 import type { FetchedSource, SourceReader, SourceSpec } from './types.js'
@@ -41,6 +41,8 @@ export const readGitRepository: SourceReader<SourceSpec> = async (raw, ctx): Pro
   const spec = gitSpec.parse(raw)
   const repo = parseRepoUrl(spec.url, spec.sourceKind, { httpOnly: ctx.guard !== undefined })
   const token = gitToken(ctx.store, ctx.submittedToken, repo.host, ctx.storedConnections)
+  // Also here, for the jobs no request checked (refresh --all) and connections added since.
+  refuseCleartextToken(repo.cloneUrl, token, ctx.guard)
   const remote = { signal: ctx.signal, guard: ctx.guard }
   if (ctx.tag !== '') {
     // A version is a tag: one the remote lacks fails as tag_not_found, naming the tags there are.

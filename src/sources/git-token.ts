@@ -4,11 +4,23 @@
  * so private repositories of a known host need no token on every add. `storedConnections` says
  * whether the library may read through the install's connections (tenancy/stored-connections.ts).
  */
+import { LecternError } from '../errors.js'
 import type { Store } from '../store/index.js'
+import type { AddressGuard } from './address-guard.js'
 
 export function gitToken(store: Store, submitted: string | undefined, host: string, storedConnections: boolean): string | undefined {
   if (submitted) return submitted
   if (!storedConnections) return undefined
   const connection = store.connections.forGitHost(host)
   return connection ? store.connections.token(connection.name) : undefined
+}
+
+/**
+ * In cloud mode (`guard`) a token goes only over https: git sends it as Basic auth, which on a
+ * plain `http://` remote anyone on the path reads. On-premise it is sent as asked (README).
+ */
+export function refuseCleartextToken(cloneUrl: string, token: string | undefined, guard: AddressGuard | undefined): void {
+  if (guard && token !== undefined && new URL(cloneUrl).protocol === 'http:') {
+    throw new LecternError('validation_error', 'A token is sent only over https: use the https:// URL of the repository.')
+  }
 }

@@ -3,7 +3,8 @@
  * serving the repositories under one directory. Every request is recorded with its Host header,
  * so a test can tell which name git connected with, and whether it connected at all.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http'
+import { createServer as createTlsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { execa } from 'execa'
 import { onTestFinished } from 'vitest'
@@ -16,7 +17,7 @@ export interface GitServerRequest {
 }
 
 export interface GitServer {
-  /** `http://127.0.0.1:<port>` */
+  /** `http://127.0.0.1:<port>` (`https://` with `tls`) */
   url: string
   port: number
   requests: GitServerRequest[]
@@ -31,12 +32,14 @@ export type GitRoute = (req: IncomingMessage, res: ServerResponse, url: URL) => 
 export interface GitServerOptions {
   route?: GitRoute
   defer?: Defer
+  /** Serve over https with this key and certificate (test/helpers/tls.ts); git must trust its CA (GIT_SSL_CAINFO). */
+  tls?: { key: string; cert: string }
 }
 
 export async function startGitServer(projectRoot: string, options: GitServerOptions = {}): Promise<GitServer> {
   const route = options.route ?? ((_req, _res, url) => url.pathname)
   const requests: GitServerRequest[] = []
-  const server = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost')
     requests.push({ method: req.method ?? 'GET', host: req.headers.host ?? '', path: url.pathname })
     const pathInfo = route(req, res, url)
@@ -44,14 +47,15 @@ export async function startGitServer(projectRoot: string, options: GitServerOpti
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => void runHttpBackend(projectRoot, req, url, pathInfo, Buffer.concat(chunks), res))
-  })
+  }
+  const server = options.tls ? createTlsServer(options.tls, handler) : createServer(handler)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   ;(options.defer ?? onTestFinished)(async () => {
     server.closeAllConnections()
     await new Promise((resolve) => server.close(resolve))
   })
   const { port } = server.address() as AddressInfo
-  return { url: `http://127.0.0.1:${port}`, port, requests }
+  return { url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`, port, requests }
 }
 
 async function runHttpBackend(projectRoot: string, req: IncomingMessage, url: URL, pathInfo: string, body: Buffer, res: ServerResponse): Promise<void> {

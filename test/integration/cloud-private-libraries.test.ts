@@ -4,10 +4,12 @@
  * free plans get 403 forbidden), the same one twice is 409 duplicate_repo, and every other tenant
  * meets them exactly as an unknown library: search, context, refresh, parse-status, MCP, export.
  * The install's stored connections are the operator's alone: a tenant's add never reads with them.
- * The private repository is a real git server (`git http-backend`) on 127.0.0.1 that refuses
+ * The private repository is a real git server (`git http-backend`) on 127.0.0.1, over https with
+ * a certificate of a CA made for the run (a token goes only over https in the cloud), that refuses
  * clones without the token; Confluence and Notion, which cannot run here, are loopback STAND-INS
  * speaking the subset of their APIs Lectern reads (test/helpers/workspace-standins.ts).
  */
+import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -16,13 +18,14 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { LOCAL } from '../../src/access.js'
 import { refreshLibrary } from '../../src/jobs/library-jobs.js'
 import { issueLicense } from '../../src/license/issue.js'
-import { buildTestApp, waitForLibrary } from '../helpers/app.js'
+import { buildTestApp, createKey, waitForLibrary } from '../helpers/app.js'
 import { makeGitRepo } from '../helpers/git.js'
 import { startGitServer } from '../helpers/git-server.js'
 import { pollUntil } from '../helpers/poll.js'
 import { signIn } from '../helpers/session.js'
 import { confluenceStandIn, notionStandIn, textBlock, type StandIn } from '../helpers/workspace-standins.js'
 import { bearer, createTenants, type Tenants } from '../helpers/tenants.js'
+import { createTestCa } from '../helpers/tls.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 
 const defer = suiteTeardown()
@@ -57,9 +60,20 @@ beforeAll(async () => {
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'open', defer })
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'vault', defer })
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'ledger', defer })
+  // git trusts the run's CA through GIT_SSL_CAINFO, inherited by the git commands the server runs.
+  const ca = await createTestCa()
+  const caFile = path.join(remotes, 'ca.pem')
+  await writeFile(caFile, ca.certPem)
+  const before = process.env.GIT_SSL_CAINFO
+  process.env.GIT_SSL_CAINFO = caFile
+  defer(() => {
+    if (before === undefined) delete process.env.GIT_SSL_CAINFO
+    else process.env.GIT_SSL_CAINFO = before
+  })
   const expected = `Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`
   const server = await startGitServer(remotes, {
     defer,
+    tls: await ca.issue(['127.0.0.1']),
     // acme/widgets, vault and ledger are private: without the token the host answers as GitHub does, 401.
     route: (req, res, url) => {
       if (url.pathname.startsWith('/acme/vault') && req.headers.authorization !== undefined) vaultAuthorizations.push(req.headers.authorization)
@@ -153,6 +167,88 @@ describe('adding a private repository', () => {
     const reserved = await addGit(tenants.acme.keys.owner, `${publicUrl}--t${tenants.beta.teamPk}`)
     expect(reserved.statusCode).toBe(400)
     expect(reserved.json()).toMatchObject({ error: 'validation_error' })
+  })
+})
+
+describe('a token over plain http', () => {
+  const plainUrl = () => gitServer.replace('https://', 'http://')
+  const refusal = { error: 'validation_error', message: 'A token is sent only over https: use the https:// URL of the repository.' }
+
+  it('is refused at add with 400 validation_error, nothing stored, whoever adds', async () => {
+    const before = app.runtime.store.libraries.list().length
+    for (const key of [tenants.acme.keys.owner, createKey(app, 'ops')]) {
+      const res = await addGit(key, `${plainUrl()}/acme/vault`, { gitToken: TOKEN })
+      expect(res.statusCode).toBe(400)
+      expect(res.json()).toEqual(refusal)
+    }
+    expect(app.runtime.store.libraries.list()).toHaveLength(before)
+  })
+
+  it("is refused at refresh, and for a host whose stored git connection would send its token", async () => {
+    const { store } = app.runtime
+    store.libraries.create({ id: '/acme/plain', title: 'plain', sourceKind: 'git', sourceUrl: `${plainUrl()}/acme/plain` })
+    const refresh = (payload: Record<string, unknown>) =>
+      app.inject({ method: 'POST', url: '/api/v1/refresh', headers: bearer(createKey(app, 'ops')), payload: { libraryName: '/acme/plain', ...payload } })
+    const withToken = await refresh({ gitToken: TOKEN })
+    expect(withToken.statusCode).toBe(400)
+    expect(withToken.json()).toEqual(refusal)
+
+    store.connections.create({ kind: 'git', name: 'plain-host', baseUrl: plainUrl(), token: TOKEN })
+    try {
+      const viaConnection = await refresh({})
+      expect(viaConnection.statusCode).toBe(400)
+      expect(viaConnection.json()).toEqual(refusal)
+      const added = await addGit(tenants.acme.keys.owner, `${plainUrl()}/acme/other`)
+      expect(added.statusCode).toBe(400)
+      expect(added.json()).toEqual(refusal)
+      // A version (the operator's dashboard) checks the remote's tag with the connection's token.
+      const version = await app.inject({ method: 'POST', url: '/api/libraries/acme/plain/versions', cookies: await signIn(app), payload: { tag: 'v1.0.0' } })
+      expect(version.statusCode).toBe(400)
+      expect(version.json()).toEqual(refusal)
+    } finally {
+      store.connections.remove('plain-host')
+    }
+    expect(store.jobs.list({ states: ['queued', 'running'], limit: 100 }).filter((j) => j.libraryPk === store.libraries.byId('/acme/plain')!.pk)).toEqual([])
+  })
+
+  it('is sent on-premise, as asked', async () => {
+    const onprem = await buildTestApp({ startWorker: false, defer })
+    const res = await onprem.inject({
+      method: 'POST',
+      url: '/api/v2/add/repo/git',
+      headers: bearer(createKey(onprem)),
+      payload: { docsRepoUrl: `${plainUrl()}/acme/widgets`, gitToken: TOKEN },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+  })
+})
+
+describe("the operator's key (of no teamspace: `lectern keys create`, the dashboard's keys)", () => {
+  it("adds a private repository as the install's own, which it sees and no tenant does", async () => {
+    const operatorKey = createKey(app, 'ops')
+    const added = await addGit(operatorKey, `${gitServer}/acme/vault`, { gitToken: TOKEN })
+    expect(added.statusCode, added.body).toBe(200)
+    const vault = added.json().libraryName
+    expect(vault).toBe('/acme/vault')
+    expect(app.runtime.store.libraries.byId(vault)).toMatchObject({ isPrivate: true, teamPk: null })
+    expect((await waitForLibrary(app, vault)).state).toBe('finalized')
+
+    const own = await getJson(`/api/v2/context?libraryId=${vault}&query=mount+a+widget&type=json`, operatorKey)
+    expect(own.statusCode, own.body).toBe(200)
+    expect(own.body).toContain('render(el')
+    const search = await getJson('/api/v2/libs/search?libraryName=vault', operatorKey)
+    expect(search.json().results.map((r: { id: string }) => r.id)).toContain(vault)
+    for (const key of [tenants.acme.keys.owner, tenants.beta.keys.developer, undefined]) {
+      expect((await getJson(`/api/v2/context?libraryId=${vault}&query=widget`, key)).statusCode).toBe(404)
+    }
+  })
+
+  it("sees every teamspace's private library, as the operator's admin session does", async () => {
+    const operatorKey = createKey(app, 'ops')
+    const context = await getJson(`/api/v2/context?libraryId=${acmeLibrary}&query=mount+a+widget&type=json`, operatorKey)
+    expect(context.statusCode, context.body).toBe(200)
+    const search = await getJson('/api/v2/libs/search?libraryName=widgets', operatorKey)
+    expect(search.json().results.map((r: { id: string }) => r.id)).toContain(acmeLibrary)
   })
 })
 

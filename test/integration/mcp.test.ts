@@ -145,7 +145,7 @@ describe('MCP over streamable HTTP', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     })
     expect(res.status).toBe(401)
-    expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringContaining('Invalid API key') } })
+    expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringContaining('This is not an API key') } })
     const keyed = await connectHttp(base, { authorization: `Bearer ${createKey(app)}` })
     expect((await keyed.listTools()).tools).toHaveLength(3)
     await keyed.close()

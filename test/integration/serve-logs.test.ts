@@ -103,6 +103,35 @@ describe('server logs', () => {
     expect(completed?.level).toBe(20)
   })
 
+  it("in cloud mode: request lines keep the path and parameter names but no question; on-premise the whole URL", async () => {
+    const asked = [
+      '/api/v2/context?libraryId=/acme/thing&query=how+do+I+rotate+the+ACME+payroll+keys&type=json',
+      '/api/v2/libs/search?libraryName=acme-payroll-internal&query=rotate%20keys',
+      '/api/v1/acme/thing?topic=payroll%20secrets&tokens=500',
+      '/api/v2/context?libraryId=/acme/thing&Query=payroll+again',
+    ]
+    const logsOf = async (mode: string) => {
+      const server = await startServer(await tmpDataDir(), serverEnv, defer, { logLevel: 'info', args: ['--mode', mode] })
+      for (const url of asked) await get(server, url)
+      return stopAndReadLines(server)
+    }
+
+    const cloud = await logsOf('cloud')
+    const cloudUrls = cloud.filter((l) => l.msg === 'incoming request').map(urlOf)
+    expect(cloudUrls).toEqual([
+      '/api/v2/context?libraryId=/acme/thing&query=[redacted]&type=json',
+      '/api/v2/libs/search?libraryName=[redacted]&query=[redacted]',
+      '/api/v1/acme/thing?topic=[redacted]&tokens=500',
+      '/api/v2/context?libraryId=/acme/thing&Query=[redacted]',
+    ])
+    // The caller's address is kept, for the operator's abuse handling; no question is anywhere.
+    expect(cloud.find((l) => l.msg === 'incoming request')).toMatchObject({ req: { remoteAddress: '127.0.0.1' } })
+    expect(JSON.stringify(cloud)).not.toMatch(/payroll|rotate/i)
+
+    const onprem = await logsOf('onprem')
+    expect(onprem.filter((l) => l.msg === 'incoming request').map(urlOf)).toEqual(asked)
+  })
+
   it('on a terminal: pretty lines and the setup token, unless --log-format json', async () => {
     const { output: pretty, dataDir } = await serveOnTerminal([])
     // A fresh install: a person at the terminal is shown the setup token, which is also in its file.

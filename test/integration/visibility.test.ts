@@ -15,6 +15,8 @@ import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { renameLibrary } from '../../src/library-admin.js'
 import { buildTestApp, createKey, seedLibrary } from '../helpers/app.js'
 import { PROJECT_ROOT } from '../helpers/cli.js'
+import { signIn } from '../helpers/session.js'
+import { bearer, createTenants } from '../helpers/tenants.js'
 import { suiteTeardown } from '../helpers/tmp.js'
 
 // The stdio MCP step spawns the CLI; on a loaded two-core machine a spawn can take seconds.
@@ -203,6 +205,49 @@ describe('/api/parse-status', () => {
       expect(body.recentFailures[0].message).toBe('git ls-remote of https://[REDACTED]@git.internal.example/acme/open.git failed: not found at /srv/git/acme/open.git')
       expect(body.activeParses['/acme/open'].statusMessage).toMatch(/^cloning https:\/\/git\.internal\.example/)
     }
+  })
+})
+
+describe('/api/parse-status in cloud mode', () => {
+  it("gives a teamspace's keys and members its own libraries' reasons and progress, the public libraries' summary only", async () => {
+    const cloud = await buildTestApp({ mode: 'cloud', startWorker: false, defer })
+    const { store } = cloud.runtime
+    const tenants = await createTenants(cloud)
+    const REASON = 'git ls-remote of https://deploy:hunter2-token@git.internal.example/acme/%s.git failed: not found at /srv/git/acme/%s.git'
+    const jobsOf = (id: string, teamPk: number | null) => {
+      const { library, version } = store.libraries.create({ id, title: id, sourceKind: 'git', sourceUrl: `https://git.internal.example${id}.git`, isPrivate: teamPk !== null, teamPk })
+      const failed = store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk, payload: {} })
+      store.jobs.claimNext()
+      store.jobs.fail(failed.pk, 'source_unreachable', REASON.replaceAll('%s', id.split('/')[2]!))
+      const running = store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk, payload: {} })
+      store.jobs.claimNext()
+      store.jobs.setStatus(running.pk, `cloning https://git.internal.example${id}.git into /var/lib/lectern/repos`)
+    }
+    const own = `/acme/tools--t${tenants.acme.teamPk}`
+    jobsOf(own, tenants.acme.teamPk)
+    jobsOf('/acme/public', null)
+    const statusOf = async (headers: Record<string, string>) => {
+      const body = (await cloud.inject({ url: '/api/parse-status', headers })).json()
+      const failure = (id: string) => body.recentFailures.find((f: { project: string }) => f.project === id)?.message
+      return { failure, progress: (id: string) => body.activeParses[id]?.statusMessage, projects: Object.keys(body.activeParses).sort() }
+    }
+    const SUMMARY = 'The source (git host, URL) could not be read.'
+    const member = await signIn(cloud, 'member', 'dev@acme.example')
+
+    for (const headers of [bearer(tenants.acme.keys.developer), { cookie: `lectern_session=${member.lectern_session}` }]) {
+      const seen = await statusOf(headers)
+      expect(seen.failure(own)).toBe(`git ls-remote of https://[REDACTED]@git.internal.example${own}.git failed: not found at /srv/git${own}.git`)
+      expect(seen.progress(own)).toMatch(/^cloning https:\/\/git\.internal\.example\/acme\/tools/)
+      expect(seen.failure('/acme/public')).toBe(SUMMARY)
+      expect(seen.progress('/acme/public')).toBeUndefined()
+    }
+    const other = await statusOf(bearer(tenants.beta.keys.owner))
+    expect(other.projects).toEqual(['/acme/public'])
+    expect([other.failure('/acme/public'), other.progress('/acme/public')]).toEqual([SUMMARY, undefined])
+    const operator = await statusOf(bearer(createKey(cloud, 'ops')))
+    expect(operator.projects).toEqual(['/acme/public', own].sort())
+    expect(operator.failure('/acme/public')).toContain('[REDACTED]@git.internal.example/acme/public.git')
+    expect(operator.progress('/acme/public')).toMatch(/^cloning /)
   })
 })
 

@@ -140,6 +140,11 @@ describe('who sees a library', () => {
     expect([otherKey, stranger, ANONYMOUS].map((c) => canSeeLibrary(c, teamPrivate))).toEqual([false, false, false])
     // A private library with no team (added by the operator) is the operator's alone.
     expect([teamKey, member, operator].map((c) => canSeeLibrary(c, installPrivate))).toEqual([false, false, true])
+    // A key of no teamspace is the operator's: an insider like its admin session.
+    const operatorKey = callerOf({ apiKey: { id: 9, userId: null, teamId: null }, user: null }, 'cloud', noTeams)
+    expect(operatorKey).toMatchObject({ insider: true })
+    expect([installPrivate, teamPrivate].every((l) => canSeeLibrary(operatorKey, l))).toBe(true)
+    expect(teamKey).toMatchObject({ insider: false })
     expect([teamKey, stranger, ANONYMOUS].every((c) => canSeeLibrary(c, publicLib))).toBe(true)
   })
 })
