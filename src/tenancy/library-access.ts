@@ -25,7 +25,10 @@ const NOTHING_CLOSED: ReadonlySet<number> = new Set()
 /** Refuses access control in the cloud, where it would not apply: teamspaces and their policies decide there. */
 export function requireOnPremise(mode: Mode): void {
   if (mode !== 'onprem') {
-    throw new LecternError('validation_error', 'Library access control is on-premise only; in the cloud, teamspaces and their policies decide who reaches a library.')
+    throw new LecternError(
+      'forbidden',
+      'Library access control is on-premise only, and this data directory runs in cloud mode (`lectern config get mode` says why): in the cloud, teamspaces and their policies decide who reaches a library.',
+    )
   }
 }
 

@@ -17,6 +17,16 @@ export interface TeamSummary extends Team {
   members: number
 }
 
+/** Refuses teamspaces on-premise, where nothing would honour them: they exist in the cloud alone. */
+export function requireCloud(mode: Mode): void {
+  if (mode !== 'cloud') {
+    throw new LecternError(
+      'forbidden',
+      'Teamspaces are a cloud feature, and this data directory runs on-premise. Run the command on a cloud install\'s data directory (its mode is recorded by `lectern serve --mode cloud`), or with LECTERN_MODE=cloud (or mode: cloud in lectern.yaml).',
+    )
+  }
+}
+
 export function findUser(store: Store, email: string): User {
   const user = store.users.byEmail(email)
   if (!user) throw new LecternError('user_not_found', `No user ${email.trim()}. Create one with \`lectern users create ${email.trim()}\`.`)

@@ -70,7 +70,7 @@ describe('lectern libraries access', () => {
     await refused(['/acme/billing', '--everyone', '--restrict'], 'validation_error', /everyone|restrict/)
     await refused(['/acme/billing', '--everyone', '--user', 'a@example.com'], 'validation_error', /restrict/)
     const cloud = await runCli(['libraries', 'access', '/acme/billing', '--restrict', '--data-dir', dataDir, '--json'], { LECTERN_MODE: 'cloud' })
-    expect(cloud.exitCode).toBe(exitCodeOf('validation_error'))
+    expect(cloud.exitCode).toBe(exitCodeOf('forbidden'))
     expect(JSON.parse(cloud.stdout).message).toContain('on-premise only')
     expect(app.runtime.store.libraryAccess.list()).toMatchObject([{ libraryId: '/acme/billing', access: 'default', users: [] }])
   })

@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core'
 import { LecternCommand } from '../../../cli/run.js'
 import type { Team } from '../../../src/store/teams.js'
-import { setPlan } from '../../../src/tenancy/operators.js'
+import { requireCloud, setPlan } from '../../../src/tenancy/operators.js'
 import { PLANS, type Plan } from '../../../src/tenancy/plans.js'
 
 export default class TeamsPlanSet extends LecternCommand {
@@ -16,7 +16,10 @@ export default class TeamsPlanSet extends LecternCommand {
 
   async run(): Promise<Team> {
     const { args, flags } = await this.parse(TeamsPlanSet)
-    const team = await this.withRuntime(flags, 'write', (rt) => setPlan(rt.store, args.team, args.plan as Plan))
+    const team = await this.withRuntime(flags, 'write', (rt) => {
+      requireCloud(rt.config.mode)
+      return setPlan(rt.store, args.team, args.plan as Plan)
+    })
     this.log(`${team.name} is now on the ${team.plan} plan.`)
     return team
   }
