@@ -92,7 +92,7 @@ describe('lectern users and teams (cloud)', () => {
     const dataDir = await tmpDataDir()
     expect(await ok(dataDir, ['users', 'create', 'alice@example.com'], PASSWORD, {})).toMatchObject({ role: 'member', personalTeam: null })
     expect(await ok(dataDir, ['keys', 'create', '--name', 'alice', '--user', 'alice@example.com'], undefined, {})).toMatchObject({ userId: 1, teamId: null })
-    expect(await ok(dataDir, ['teams', 'list'], undefined, {})).toEqual([])
+    expect((await run(dataDir, ['teams', 'list'], undefined, {})).json).toMatchObject({ error: 'forbidden', message: expect.stringContaining('Teamspaces are a cloud feature') })
     await ok(dataDir, ['keys', 'create', '--name', 'ci'], undefined, {})
     const people = await runCli(['users', 'list', '--data-dir', dataDir])
     expect(people.stdout).toMatch(/alice@example.com\s+member/)
