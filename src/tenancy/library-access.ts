@@ -102,6 +102,30 @@ export function setLibraryAccess(store: Store, rawId: string, access: LibraryAcc
   return describeLibraryAccess(store).libraries.find((l) => l.libraryId === library.id)!
 }
 
+/** One library's access and grantees, by ID (a pinned version names its library). */
+export function describeOneLibrary(store: Store, rawId: string): LibraryAccessView['libraries'][number] {
+  const { library } = findLibrary(store.libraries, unpinned(rawId, 'The library'), LOCAL)
+  return describeLibraryAccess(store).libraries.find((l) => l.libraryId === library.id)!
+}
+
+/**
+ * Adds and removes grantees of a restricted library, keeping the others. A library following a
+ * restrictive default becomes restricted with them, which closes it to nobody new; an open one is
+ * refused, since granting one user would close it to everyone else.
+ */
+export function changeGrants(store: Store, rawId: string, change: { grant: readonly string[]; revoke: readonly string[] }): LibraryAccessView['libraries'][number] {
+  const entry = describeOneLibrary(store, rawId)
+  if (entry.effective === 'everyone') {
+    throw new LecternError(
+      'validation_error',
+      `${entry.libraryId} is open to everyone, so there is nothing to grant: restrict it with \`lectern libraries access ${entry.libraryId} --restrict --user <email>\` (which closes it to everyone else).`,
+    )
+  }
+  const revoked = new Set(change.revoke.map((email) => findUser(store, email).email))
+  const emails = new Set([...entry.users.map((u) => u.email), ...change.grant.map((email) => findUser(store, email).email)].filter((email) => !revoked.has(email)))
+  return setLibraryAccess(store, entry.libraryId, 'restricted', [...emails])
+}
+
 export function setRestrictNewLibraries(store: Store, restrict: boolean): void {
   store.settings.set(SETTING_KEYS.restrictNewLibraries, restrict)
 }
