@@ -126,6 +126,25 @@ export function changeGrants(store: Store, rawId: string, change: { grant: reado
   return setLibraryAccess(store, entry.libraryId, 'restricted', [...emails])
 }
 
+/**
+ * What an add's answer says when the new library is closed to the one who added it: otherwise
+ * "submitted" reads as done and the library then answers 404. The CLI, an admin, is told who
+ * else it is closed to. Undefined when the caller reaches it, and in the cloud.
+ */
+export function restrictionNotice(store: Store, mode: Mode, caller: Caller, libraryId: string): string | undefined {
+  if (mode !== 'onprem') return undefined
+  const entry = describeOneLibrary(store, libraryId)
+  if (entry.effective !== 'restricted') return undefined
+  const grant = `\`lectern libraries access ${entry.libraryId} --grant <email>\``
+  const why = entry.access === 'default' ? 'new libraries are restricted on this install (access.restrictNewLibraries)' : 'it is restricted'
+  if (caller.kind === 'local') return `${entry.libraryId} is reached by admins only until you grant users access: ${why}; ${grant}.`
+  if (caller.kind === 'anonymous') return `${entry.libraryId} stays unknown to you until an admin grants you access: ${why}.`
+  const userId = caller.userId
+  const reaches = userId !== null && (store.libraryAccess.isAdmin(userId) || entry.users.some((u) => u.userId === userId))
+  if (reaches) return undefined
+  return `${entry.libraryId} stays unknown to you (404) until an admin grants you access (${grant}, or Library access in the dashboard's Settings): ${why}.`
+}
+
 export function setRestrictNewLibraries(store: Store, restrict: boolean): void {
   store.settings.set(SETTING_KEYS.restrictNewLibraries, restrict)
 }
