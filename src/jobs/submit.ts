@@ -83,7 +83,7 @@ export async function submitRepository(store: Store, input: RepositorySubmission
   const token = input.gitToken?.trim() ? input.gitToken.trim() : undefined
   const withCredentials = token !== undefined || store.connections.forGitHost(repo.host) !== undefined
   const isPrivate = input.private === true || (submitter?.mode === 'cloud' && withCredentials)
-  const { id, owner } = placeSubmission(store.teams, submitter, repo.libraryId, isPrivate)
+  const { id, owner } = placeSubmission(store.teams, submitter, repo.libraryId, isPrivate, 'repository')
   await admitGitRemote(repo.cloneUrl, guard)
   const submit = store.db.transaction(() => {
     const newLibrary: NewLibrary = {

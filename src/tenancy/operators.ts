@@ -53,7 +53,10 @@ export function createTeam(store: Store, input: { name: string; ownerEmail: stri
   const owner = findUser(store, input.ownerEmail)
   const plan = input.plan ?? store.teams.personalTeam(owner.id).plan
   if (!PLAN_LIMITS[plan].createsTeams) {
-    throw new LecternError('forbidden', `A teamspace needs the pro or enterprise plan, and ${input.plan ? 'the plan asked for' : `${owner.email}'s plan`} is ${plan}.`)
+    throw new LecternError(
+      'forbidden',
+      `A teamspace needs the pro or enterprise plan, and ${input.plan ? 'the plan asked for' : `${owner.email}'s plan`} is ${plan}: create it with --plan pro (or --plan enterprise).`,
+    )
   }
   return store.teams.create({ name: input.name, ownerUserId: owner.id, plan })
 }

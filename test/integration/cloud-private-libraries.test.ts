@@ -248,7 +248,11 @@ describe('Confluence and Notion, private by nature', () => {
     expect(confluenceId).toBe(`/confluence/ops-handbook--t${tenants.beta.teamPk}`)
     expect((await addConfluence(tenants.beta.keys.owner)).json()).toMatchObject({ error: 'duplicate_repo' })
 
-    expect((await addNotion(tenants.solo.keys.owner)).json()).toMatchObject({ error: 'forbidden', message: 'Private repositories need a pro or team plan.' })
+    expect((await addNotion(tenants.solo.keys.owner)).json()).toEqual({
+      error: 'forbidden',
+      message: 'Private sources (uploads, Confluence, Notion) need a pro or enterprise plan; the operator sets plans with `lectern teams plan set`.',
+    })
+    expect((await addConfluence(tenants.beta.keys.developer)).json()).toEqual({ error: 'forbidden', message: 'Only team owners and admins may add private sources.' })
     const notion = await addNotion(tenants.beta.keys.owner)
     expect(notion.statusCode, notion.body).toBe(200)
     const notionId = notion.json().libraryName
