@@ -41,6 +41,17 @@ describe('lectern teams plan set', () => {
     expect(added.status).toBe(200)
     const { libraryName } = (await added.json()) as { libraryName: string }
     await waitForLibrary(app, libraryName)
+    // A pending invitation counts like a member: accepting it would pass the limit.
+    const { users, invitations } = app.runtime.store
+    const acmePk = app.runtime.store.teams.byName('Acme')!.id
+    const invited = invitations.upsert({ teamId: acmePk, email: 'dave@example.com', role: 'developer', invitedBy: users.byEmail('alice@example.com')!.id, ttlMs: 3_600_000 })
+
+    const withInvitation = await runCli(['teams', 'plan', 'set', 'Acme', 'free', '--data-dir', dataDir, '--json'], CLOUD)
+    expect(JSON.parse(withInvitation.stdout)).toEqual({
+      error: 'forbidden',
+      message: 'The free plan allows 1 member, and Acme has 3 members and 1 pending invitation: remove 3 first (`lectern teams remove-member Acme <email>`, or cancel invitations in the dashboard), or choose a larger plan.',
+    })
+    invitations.remove(acmePk, invited.invitation.id)
     await app.close()
 
     const refused = await runCli(['teams', 'plan', 'set', 'Acme', 'free', '--data-dir', dataDir, '--json'], CLOUD)
