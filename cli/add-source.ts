@@ -1,8 +1,10 @@
 /**
  * What the `add` commands share: report the submitted job, and with --wait follow it to the end.
  */
+import { LOCAL } from '../src/access.js'
 import type { Submitted } from '../src/jobs/submit.js'
 import type { Runtime } from '../src/runtime.js'
+import { restrictionNotice } from '../src/tenancy/library-access.js'
 import { LecternCommand } from './run.js'
 
 export interface AddSourceResult {
@@ -14,13 +16,16 @@ export interface AddSourceResult {
 
 export abstract class AddSourceCommand extends LecternCommand {
   protected async follow(runtime: Runtime, submitted: Submitted, wait: boolean): Promise<AddSourceResult> {
-    const result: AddSourceResult = { libraryName: submitted.libraryId, message: submitted.message, jobId: submitted.job.pk }
+    const notice = restrictionNotice(runtime.store, runtime.mode, LOCAL, submitted.libraryId)
+    const message = notice ? `${submitted.message} ${notice}` : submitted.message
+    const result: AddSourceResult = { libraryName: submitted.libraryId, message, jobId: submitted.job.pk }
     if (!wait) {
-      this.reportQueued(runtime, `${submitted.message} Follow it with \`lectern jobs\`.`)
+      this.reportQueued(runtime, `${message} Follow it with \`lectern jobs\`.`)
       return result
     }
     const job = await this.followJob(runtime, submitted.job.pk, submitted.libraryId)
     this.log(`${submitted.libraryId} is ready: lectern docs ${submitted.libraryId} "<your question>"`)
+    if (notice) this.log(notice)
     return { ...result, state: job.state }
   }
 }

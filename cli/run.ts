@@ -10,6 +10,7 @@ import { loadConfig, type ConfigOverrides, type ResolvedConfig } from '../src/co
 import { asDiskFull, isDiskFull } from '../src/disk-full.js'
 import { ERROR_CODES, LecternError, isLecternError, type ErrorCode } from '../src/errors.js'
 import { jobError, waitForJob } from '../src/jobs/wait.js'
+import { withRecordedMode } from '../src/install-mode.js'
 import { dataPaths } from '../src/paths.js'
 import { openRuntime, type Runtime } from '../src/runtime.js'
 import type { Job } from '../src/store/jobs.js'
@@ -56,9 +57,9 @@ export abstract class LecternCommand extends Command {
     }
   }
 
-  /** The start-up settings for this command: its flags, then the environment, then lectern.yaml. */
+  /** The start-up settings for this command: its flags, then the environment, then lectern.yaml, then (the mode) the data directory's recorded one. */
   protected resolveConfig(flags: { 'data-dir'?: string; config?: string }, overrides: ConfigOverrides = {}): ResolvedConfig {
-    return loadConfig({ ...overrides, dataDir: flags['data-dir'] ?? overrides.dataDir }, flags.config)
+    return withRecordedMode(loadConfig({ ...overrides, dataDir: flags['data-dir'] ?? overrides.dataDir }, flags.config))
   }
 
   /** Opens the data directory for `work` and closes it afterwards. */

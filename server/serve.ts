@@ -22,6 +22,7 @@ import os from 'node:os'
 import pino, { type Logger } from 'pino'
 import { applyStagedRestore } from '../src/backup/restore.js'
 import type { LogFormat, ResolvedConfig } from '../src/config.js'
+import { claimInstallMode } from '../src/install-mode.js'
 import { makeDirectory } from '../src/make-dir.js'
 import { dataPaths, type DataPaths } from '../src/paths.js'
 import { prepareSetup } from '../src/setup.js'
@@ -93,6 +94,7 @@ async function runCluster(resolved: ResolvedConfig, paths: DataPaths, logs: LogD
   const store = await openStore(config.dataDir)
   const setup = (() => {
     try {
+      claimInstallMode(store.settings, config.mode)
       return prepareSetup(store, paths)
     } finally {
       store.close()
@@ -109,6 +111,12 @@ async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDe
   if (staged?.state === 'failed' && !config.server.supervise) return 'restore-failed'
   let stopForRestore = () => {}
   const app = await buildApp({ ...config, jobRunner: 'thread', logStream: logs.stream, onRestoreStaged: () => stopForRestore() })
+  try {
+    claimInstallMode(app.runtime.store.settings, config.mode)
+  } catch (err) {
+    await app.close()
+    throw err
+  }
   const setup = prepareSetup(app.runtime.store, paths)
   const port = await listenOn(app, config.server)
   const url = `http://${config.server.host}:${port}`

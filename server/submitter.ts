@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { submitSource, type Submitted } from '../src/jobs/submit.js'
 import type { SourceSubmission } from '../src/sources/types.js'
+import { restrictionNotice } from '../src/tenancy/library-access.js'
 import { placeSubmission, type Submitter } from '../src/tenancy/private-sources.js'
 
 export const submitterOf = (app: FastifyInstance, request: FastifyRequest): Submitter => ({ caller: request.caller, mode: app.lecternOptions.config.mode })
@@ -14,4 +15,10 @@ export function submitPlaced(app: FastifyInstance, request: FastifyRequest, subm
   const { store } = app.runtime
   const { id, owner } = placeSubmission(store.teams, submitterOf(app, request), submission.libraryId, submission.isPrivate === true)
   return submitSource(store, { ...submission, libraryId: id }, owner)
+}
+
+/** An add's answer: the library's ID and what happens next, with a word when the library will be closed to the caller. */
+export function addAnswer(app: FastifyInstance, request: FastifyRequest, submitted: Submitted): { libraryName: string; message: string } {
+  const notice = restrictionNotice(app.runtime.store, app.lecternOptions.config.mode, request.caller, submitted.libraryId)
+  return { libraryName: submitted.libraryId, message: notice ? `${submitted.message} ${notice}` : submitted.message }
 }

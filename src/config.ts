@@ -217,7 +217,7 @@ export const STARTUP_SETTINGS: readonly SettingDef[] = [
 ]
 
 /** Where a setting's value came from, as `lectern config get` reports it. */
-export type SettingSource = 'flag' | 'env' | 'file' | 'default'
+export type SettingSource = 'flag' | 'env' | 'file' | 'data-dir' | 'default'
 
 export interface ResolvedConfig {
   config: LecternConfig

@@ -7,7 +7,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { viewBackupConfig } from './backup/config.js'
-import { STARTUP_SETTINGS, type ResolvedConfig, type SettingDef } from './config.js'
+import { MODES, STARTUP_SETTINGS, type Mode, type ResolvedConfig, type SettingDef } from './config.js'
 import { configuredEmbedding } from './embed/pool.js'
 import { LecternError } from './errors.js'
 import { parsePublicKey, type StoredPublicKey } from './license/keys.js'
@@ -45,6 +45,16 @@ export const SETTINGS = {
     parse: boolean,
     show: (value: boolean) => value,
   } satisfies StoredSettingSpec<boolean>,
+  'install.mode': {
+    key: SETTING_KEYS.installMode,
+    description: 'The mode this data directory runs in, recorded by the first `lectern serve`; commands told no mode (--mode, LECTERN_MODE, lectern.yaml) run in it, and `serve` refuses another. Set it to switch the install deliberately.',
+    default: null as Mode | null,
+    parse(text: string): Mode | null {
+      if ((MODES as readonly string[]).includes(text)) return text as Mode
+      throw new LecternError('validation_error', `Expected ${MODES.join(' or ')}, got "${text}".`)
+    },
+    show: (value: Mode | null) => value ?? '',
+  } satisfies StoredSettingSpec<Mode | null>,
   'license.publicKeyFile': {
     key: SETTING_KEYS.licensePublicKeyFile,
     description: 'PEM file of the Ed25519 key that verifies offline licenses; read and checked when set (LECTERN_LICENSE_PUBLIC_KEY takes precedence). Empty to unset.',
@@ -96,7 +106,7 @@ export function writeSetting(settings: SettingsRepository, name: string, text: s
 export interface SettingRow {
   name: string
   value: unknown
-  /** `flag --port`, `env PORT`, `file <path>`, default (start-up settings) or stored (changed with `lectern config set`). */
+  /** `flag --port`, `env PORT`, `file <path>`, `data directory (install.mode)`, default (start-up settings) or stored (changed with `lectern config set`). */
   source: string
   description: string
 }
@@ -107,6 +117,7 @@ function describeSource(def: SettingDef, resolved: ResolvedConfig): string {
   if (source === 'flag') return `flag --${def.flag}`
   if (source === 'env') return `env ${def.env}`
   if (source === 'file') return `file ${resolved.file}`
+  if (source === 'data-dir') return 'data directory (install.mode)'
   return source
 }
 

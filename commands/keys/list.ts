@@ -9,9 +9,10 @@ export default class KeysList extends LecternCommand {
 
   async run(): Promise<ApiKeyInfo[]> {
     const { flags } = await this.parse(KeysList)
-    const { keys, emails } = await this.withRuntime(flags, 'read', (rt) => ({
+    const { keys, emails, teams } = await this.withRuntime(flags, 'read', (rt) => ({
       keys: rt.store.keys.list(),
       emails: new Map(rt.store.users.list().map((u) => [u.id, u.email])),
+      teams: new Map(rt.store.teams.list().map((t) => [t.id, t.name])),
     }))
     if (keys.length === 0) {
       this.log('No API keys. Create one with `lectern keys create --name <name>`.')
@@ -24,6 +25,8 @@ export default class KeysList extends LecternCommand {
         { header: 'KEY', value: (k) => k.preview },
         // A key without an owner reaches open libraries only once any is restricted (README: Library access control).
         { header: 'OWNER', value: (k) => (k.userId === null ? '-' : (emails.get(k.userId) ?? '-')) },
+        // The teamspace a cloud key works in (its personal space is named by its email); none on-premise.
+        { header: 'TEAM', value: (k) => (k.teamId === null ? '-' : (teams.get(k.teamId) ?? '-')) },
         { header: 'CREATED', value: (k) => humanDate(k.createdAt) },
         { header: 'LAST USED', value: (k) => (k.lastUsedAt ? humanDate(k.lastUsedAt) : 'never') },
         { header: 'STATUS', value: (k) => (k.revokedAt ? colour.red(`revoked ${humanDate(k.revokedAt)}`) : colour.green('active')) },

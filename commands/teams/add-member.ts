@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import { LecternCommand } from '../../cli/run.js'
 import type { Member } from '../../src/store/teams.js'
-import { addMember } from '../../src/tenancy/operators.js'
+import { addMember, requireCloud } from '../../src/tenancy/operators.js'
 
 export default class TeamsAddMember extends LecternCommand {
   static override summary = 'Add a user to a teamspace as admin or developer.'
@@ -21,7 +21,10 @@ export default class TeamsAddMember extends LecternCommand {
 
   async run(): Promise<Member> {
     const { args, flags } = await this.parse(TeamsAddMember)
-    const member = await this.withRuntime(flags, 'write', (rt) => addMember(rt.store, args.team, args.email, flags.role as 'admin' | 'developer'))
+    const member = await this.withRuntime(flags, 'write', (rt) => {
+      requireCloud(rt.config.mode)
+      return addMember(rt.store, args.team, args.email, flags.role as 'admin' | 'developer')
+    })
     this.log(`Added ${member.email} to ${args.team.trim()} as ${member.role}.`)
     return member
   }

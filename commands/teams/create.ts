@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import { LecternCommand } from '../../cli/run.js'
 import type { Team } from '../../src/store/teams.js'
-import { createTeam } from '../../src/tenancy/operators.js'
+import { createTeam, requireCloud } from '../../src/tenancy/operators.js'
 import { PLANS, type Plan } from '../../src/tenancy/plans.js'
 
 export default class TeamsCreate extends LecternCommand {
@@ -21,7 +21,10 @@ export default class TeamsCreate extends LecternCommand {
 
   async run(): Promise<Team> {
     const { args, flags } = await this.parse(TeamsCreate)
-    const team = await this.withRuntime(flags, 'write', (rt) => createTeam(rt.store, { name: args.name, ownerEmail: flags.owner, plan: flags.plan as Plan | undefined }))
+    const team = await this.withRuntime(flags, 'write', (rt) => {
+      requireCloud(rt.config.mode)
+      return createTeam(rt.store, { name: args.name, ownerEmail: flags.owner, plan: flags.plan as Plan | undefined })
+    })
     this.log(`Created teamspace ${team.name} (plan ${team.plan}), owned by ${flags.owner.trim()}.`)
     return team
   }

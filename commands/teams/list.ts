@@ -1,6 +1,6 @@
 import { humanDate, table } from '../../cli/output.js'
 import { LecternCommand } from '../../cli/run.js'
-import { listTeams, type TeamSummary } from '../../src/tenancy/operators.js'
+import { listTeams, requireCloud, type TeamSummary } from '../../src/tenancy/operators.js'
 
 export default class TeamsList extends LecternCommand {
   static override summary = 'List teamspaces and personal spaces, with their plan, owner and member count.'
@@ -9,7 +9,10 @@ export default class TeamsList extends LecternCommand {
 
   async run(): Promise<TeamSummary[]> {
     const { flags } = await this.parse(TeamsList)
-    const teams = await this.withRuntime(flags, 'read', (rt) => listTeams(rt.store))
+    const teams = await this.withRuntime(flags, 'read', (rt) => {
+      requireCloud(rt.config.mode)
+      return listTeams(rt.store)
+    })
     if (teams.length === 0) {
       this.log('No teamspaces. Create one with `lectern teams create <name> --owner <email>`.')
       return teams

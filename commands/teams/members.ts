@@ -2,7 +2,7 @@ import { Args } from '@oclif/core'
 import { humanDate, table } from '../../cli/output.js'
 import { LecternCommand } from '../../cli/run.js'
 import type { Member } from '../../src/store/teams.js'
-import { listMembers } from '../../src/tenancy/operators.js'
+import { listMembers, requireCloud } from '../../src/tenancy/operators.js'
 
 export default class TeamsMembers extends LecternCommand {
   static override summary = 'List the members of a teamspace with their roles.'
@@ -12,7 +12,10 @@ export default class TeamsMembers extends LecternCommand {
 
   async run(): Promise<Member[]> {
     const { args, flags } = await this.parse(TeamsMembers)
-    const members = await this.withRuntime(flags, 'read', (rt) => listMembers(rt.store, args.team))
+    const members = await this.withRuntime(flags, 'read', (rt) => {
+      requireCloud(rt.config.mode)
+      return listMembers(rt.store, args.team)
+    })
     this.log(
       table(members, [
         { header: 'EMAIL', value: (m) => m.email },

@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core'
 import { LecternCommand } from '../../cli/run.js'
-import { removeMember } from '../../src/tenancy/operators.js'
+import { removeMember, requireCloud } from '../../src/tenancy/operators.js'
 
 export default class TeamsRemoveMember extends LecternCommand {
   static override summary = 'Remove a member from a teamspace, revoking their keys for it.'
@@ -13,7 +13,10 @@ export default class TeamsRemoveMember extends LecternCommand {
 
   async run(): Promise<{ team: string; email: string; revokedKeys: number }> {
     const { args, flags } = await this.parse(TeamsRemoveMember)
-    const { revokedKeys } = await this.withRuntime(flags, 'write', (rt) => removeMember(rt.store, args.team, args.email))
+    const { revokedKeys } = await this.withRuntime(flags, 'write', (rt) => {
+      requireCloud(rt.config.mode)
+      return removeMember(rt.store, args.team, args.email)
+    })
     this.log(`Removed ${args.email.trim()} from ${args.team.trim()}; revoked ${revokedKeys} key${revokedKeys === 1 ? '' : 's'}.`)
     return { team: args.team.trim(), email: args.email.trim(), revokedKeys }
   }

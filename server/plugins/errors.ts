@@ -59,11 +59,64 @@ function frameworkMessage(err: FastifyError, request: FastifyRequest): string | 
   }
 }
 
+/** What the validator reports of one failed check (Ajv's error object, the part read here). */
+interface SchemaIssue {
+  keyword: string
+  instancePath: string
+  params: Record<string, unknown>
+}
+
+const CONTEXT_NAMES: Record<string, string> = { body: 'Field', querystring: 'Query parameter', params: 'Path parameter', headers: 'Header' }
+
+/** The part of a route's schema at a JSON pointer into the request part it checks. */
+function schemaAt(schema: unknown, instancePath: string): Record<string, unknown> | undefined {
+  let node = schema as Record<string, unknown> | undefined
+  for (const segment of instancePath.split('/').slice(1)) {
+    const properties = node?.properties as Record<string, Record<string, unknown>> | undefined
+    node = properties?.[segment] ?? (node?.items as Record<string, unknown> | undefined)
+  }
+  return node
+}
+
+/**
+ * A failed schema check said plainly: the parameter by its name (`Query parameter days`, not
+ * `querystring/days`), the allowed values of an enum, the fields an object may set, the field it
+ * does not take (a misspelt one is refused, not dropped: see app.ts). Other
+ * checks keep the validator's wording, which already names what it wants.
+ */
+function validationMessage(err: FastifyError, request: FastifyRequest): string {
+  const issue = (err.validation as SchemaIssue[] | undefined)?.[0]
+  const context = (err as FastifyError & { validationContext?: string }).validationContext ?? 'body'
+  if (!issue) return err.message
+  const field = issue.instancePath.slice(1).replaceAll('/', '.')
+  const subject = field === '' ? (context === 'body' ? 'The body' : `The ${CONTEXT_NAMES[context]?.toLowerCase() ?? context}`) : `${CONTEXT_NAMES[context] ?? context} ${field}`
+  switch (issue.keyword) {
+    case 'enum':
+      return `${subject} must be one of: ${(issue.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.`
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum': {
+      const bound = { minimum: 'at least', maximum: 'at most', exclusiveMinimum: 'more than', exclusiveMaximum: 'less than' }[issue.keyword]
+      return `${subject} must be ${bound} ${String(issue.params.limit)}.`
+    }
+    case 'additionalProperties':
+      return `${subject} has a field it does not take: "${String(issue.params.additionalProperty)}".`
+    case 'minProperties': {
+      const routeSchema = (request.routeOptions.schema as Record<string, unknown> | undefined)?.[context]
+      const fields = Object.keys((schemaAt(routeSchema, issue.instancePath)?.properties as object | undefined) ?? {})
+      const min = Number(issue.params.limit)
+      return `${subject} must set at least ${min === 1 ? 'one field' : `${min} fields`}${fields.length > 0 ? ` of: ${fields.join(', ')}` : ''}.`
+    }
+    default:
+      return err.message
+  }
+}
+
 /** Fastify's and multipart's refusals: too large is 413, anything else the client can fix is 400. */
 function fastifyErrorBody(err: FastifyError, request: FastifyRequest): { status: number; body: { error: string; message: string } } | undefined {
   if (err.validation) {
-    const unknown = err.validation.find((v) => v.keyword === 'additionalProperties')?.params.additionalProperty
-    return { status: 400, body: { error: 'validation_error', message: unknown === undefined ? err.message : `${err.message}: "${String(unknown)}"` } }
+    return { status: 400, body: { error: 'validation_error', message: validationMessage(err, request) } }
   }
   const message = frameworkMessage(err, request)
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.code === 'FST_REQ_FILE_TOO_LARGE') {

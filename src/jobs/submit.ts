@@ -87,7 +87,7 @@ export async function submitRepository(store: Store, input: RepositorySubmission
   refuseCleartextToken(repo.cloneUrl, gitToken(store, token, repo.host, storedConnections), guard)
   const withCredentials = token !== undefined || (storedConnections && store.connections.forGitHost(repo.host) !== undefined)
   const isPrivate = input.private === true || (submitter?.mode === 'cloud' && withCredentials)
-  const { id, owner } = placeSubmission(store.teams, submitter, repo.libraryId, isPrivate)
+  const { id, owner } = placeSubmission(store.teams, submitter, repo.libraryId, isPrivate, 'repository')
   await admitGitRemote(repo.cloneUrl, guard)
   const submit = store.db.transaction(() => {
     const newLibrary: NewLibrary = {

@@ -25,7 +25,10 @@ const NOTHING_CLOSED: ReadonlySet<number> = new Set()
 /** Refuses access control in the cloud, where it would not apply: teamspaces and their policies decide there. */
 export function requireOnPremise(mode: Mode): void {
   if (mode !== 'onprem') {
-    throw new LecternError('validation_error', 'Library access control is on-premise only; in the cloud, teamspaces and their policies decide who reaches a library.')
+    throw new LecternError(
+      'forbidden',
+      'Library access control is on-premise only, and this data directory runs in cloud mode (`lectern config get mode` says why): in the cloud, teamspaces and their policies decide who reaches a library.',
+    )
   }
 }
 
@@ -97,6 +100,49 @@ export function setLibraryAccess(store: Store, rawId: string, access: LibraryAcc
   const userIds = emails.map((email) => findUser(store, email).id)
   store.libraryAccess.set(library.pk, access, userIds)
   return describeLibraryAccess(store).libraries.find((l) => l.libraryId === library.id)!
+}
+
+/** One library's access and grantees, by ID (a pinned version names its library). */
+export function describeOneLibrary(store: Store, rawId: string): LibraryAccessView['libraries'][number] {
+  const { library } = findLibrary(store.libraries, unpinned(rawId, 'The library'), LOCAL)
+  return describeLibraryAccess(store).libraries.find((l) => l.libraryId === library.id)!
+}
+
+/**
+ * Adds and removes grantees of a restricted library, keeping the others. A library following a
+ * restrictive default becomes restricted with them, which closes it to nobody new; an open one is
+ * refused, since granting one user would close it to everyone else.
+ */
+export function changeGrants(store: Store, rawId: string, change: { grant: readonly string[]; revoke: readonly string[] }): LibraryAccessView['libraries'][number] {
+  const entry = describeOneLibrary(store, rawId)
+  if (entry.effective === 'everyone') {
+    throw new LecternError(
+      'validation_error',
+      `${entry.libraryId} is open to everyone, so there is nothing to grant: restrict it with \`lectern libraries access ${entry.libraryId} --restrict --user <email>\` (which closes it to everyone else).`,
+    )
+  }
+  const revoked = new Set(change.revoke.map((email) => findUser(store, email).email))
+  const emails = new Set([...entry.users.map((u) => u.email), ...change.grant.map((email) => findUser(store, email).email)].filter((email) => !revoked.has(email)))
+  return setLibraryAccess(store, entry.libraryId, 'restricted', [...emails])
+}
+
+/**
+ * What an add's answer says when the new library is closed to the one who added it: otherwise
+ * "submitted" reads as done and the library then answers 404. The CLI, an admin, is told who
+ * else it is closed to. Undefined when the caller reaches it, and in the cloud.
+ */
+export function restrictionNotice(store: Store, mode: Mode, caller: Caller, libraryId: string): string | undefined {
+  if (mode !== 'onprem') return undefined
+  const entry = describeOneLibrary(store, libraryId)
+  if (entry.effective !== 'restricted') return undefined
+  const grant = `\`lectern libraries access ${entry.libraryId} --grant <email>\``
+  const why = entry.access === 'default' ? 'new libraries are restricted on this install (access.restrictNewLibraries)' : 'it is restricted'
+  if (caller.kind === 'local') return `${entry.libraryId} is reached by admins only until you grant users access: ${why}; ${grant}.`
+  if (caller.kind === 'anonymous') return `${entry.libraryId} stays unknown to you until an admin grants you access: ${why}.`
+  const userId = caller.userId
+  const reaches = userId !== null && (store.libraryAccess.isAdmin(userId) || entry.users.some((u) => u.userId === userId))
+  if (reaches) return undefined
+  return `${entry.libraryId} stays unknown to you (404) until an admin grants you access (${grant}, or Library access in the dashboard's Settings): ${why}.`
 }
 
 export function setRestrictNewLibraries(store: Store, restrict: boolean): void {

@@ -17,6 +17,16 @@ export interface TeamSummary extends Team {
   members: number
 }
 
+/** Refuses teamspaces on-premise, where nothing would honour them: they exist in the cloud alone. */
+export function requireCloud(mode: Mode): void {
+  if (mode !== 'cloud') {
+    throw new LecternError(
+      'forbidden',
+      'Teamspaces are a cloud feature, and this data directory runs on-premise. Run the command on a cloud install\'s data directory (its mode is recorded by `lectern serve --mode cloud`), or with LECTERN_MODE=cloud (or mode: cloud in lectern.yaml).',
+    )
+  }
+}
+
 export function findUser(store: Store, email: string): User {
   const user = store.users.byEmail(email)
   if (!user) throw new LecternError('user_not_found', `No user ${email.trim()}. Create one with \`lectern users create ${email.trim()}\`.`)
@@ -43,7 +53,10 @@ export function createTeam(store: Store, input: { name: string; ownerEmail: stri
   const owner = findUser(store, input.ownerEmail)
   const plan = input.plan ?? store.teams.personalTeam(owner.id).plan
   if (!PLAN_LIMITS[plan].createsTeams) {
-    throw new LecternError('forbidden', `A teamspace needs the pro or enterprise plan, and ${input.plan ? 'the plan asked for' : `${owner.email}'s plan`} is ${plan}.`)
+    throw new LecternError(
+      'forbidden',
+      `A teamspace needs the pro or enterprise plan, and ${input.plan ? 'the plan asked for' : `${owner.email}'s plan`} is ${plan}: create it with --plan pro (or --plan enterprise).`,
+    )
   }
   return store.teams.create({ name: input.name, ownerUserId: owner.id, plan })
 }
@@ -68,7 +81,35 @@ export function removeMember(store: Store, teamName: string, email: string): { r
   return store.teams.removeMember(team.id, user.id)
 }
 
-export const setPlan = (store: Store, teamName: string, plan: Plan): Team => store.teams.setPlan(findTeam(store, teamName).id, plan)
+export interface PlanChange {
+  team: Team
+  /** The team's private libraries; on a plan without private sources they stay readable, and new ones are refused. */
+  privateLibraries: string[]
+}
+
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`
+
+/**
+ * Sets a team's plan. A plan whose member limit is below the team's members and pending
+ * invitations is refused, saying how many to remove: the limit would otherwise hold only for the
+ * next addition. Private libraries stay readable on a plan without private sources (taking them
+ * away would lose the team's work); adding new ones is refused there (src/tenancy/private-sources.ts).
+ */
+export function setPlan(store: Store, teamName: string, plan: Plan): PlanChange {
+  const team = findTeam(store, teamName)
+  const limit = PLAN_LIMITS[plan].members
+  const members = store.teams.members(team.id).length
+  const invited = store.invitations.pending(team.id).length
+  if (members + invited > limit) {
+    const over = members + invited - limit
+    throw new LecternError(
+      'forbidden',
+      `The ${plan} plan allows ${count(limit, 'member')}, and ${team.name} has ${count(members, 'member')}${invited > 0 ? ` and ${count(invited, 'pending invitation')}` : ''}: ` +
+        `remove ${over} first (\`lectern teams remove-member ${team.name} <email>\`${invited > 0 ? ', or cancel invitations in the dashboard' : ''}), or choose a larger plan.`,
+    )
+  }
+  return { team: store.teams.setPlan(team.id, plan), privateLibraries: store.teams.libraryIdsOf(team.id) }
+}
 
 /**
  * A key of a user: within `teamName`, of which they must be a member, or else (cloud) their

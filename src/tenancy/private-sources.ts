@@ -52,13 +52,22 @@ export interface Submitter {
  * Where a submission goes: its final library ID and, for a private source of a teamspace, its
  * owner. Without a submitter (the CLI on the data directory) the ID is kept as it is.
  */
-export function placeSubmission(teams: TeamsRepository, submitter: Submitter | undefined, id: string, isPrivate: boolean): { id: string; owner?: TeamOwner } {
+export function placeSubmission(
+  teams: TeamsRepository,
+  submitter: Submitter | undefined,
+  id: string,
+  isPrivate: boolean,
+  source: PrivateSourceKind = 'other',
+): { id: string; owner?: TeamOwner } {
   if (!submitter) return { id }
-  const owner = isPrivate ? privateSourceOwner(teams, submitter.caller, submitter.mode) : undefined
+  const owner = isPrivate ? privateSourceOwner(teams, submitter.caller, submitter.mode, source) : undefined
   if (owner) return { id: scopedLibraryId(id, owner.teamPk), owner }
   refuseReservedId(id, submitter.mode)
   return { id }
 }
+
+/** A git repository, whose refusals keep the spec's wording, or any other private source. */
+export type PrivateSourceKind = 'repository' | 'other'
 
 /**
  * The teamspace a private source is added for, after checking the caller may: cloud mode, an API
@@ -66,12 +75,22 @@ export function placeSubmission(teams: TeamsRepository, submitter: Submitter | u
  * Undefined when the caller has no teamspace (on-premise, or a key of the install alone): the
  * library is then private to the install, as before teamspaces.
  */
-export function privateSourceOwner(teams: TeamsRepository, caller: Caller, mode: Mode): TeamOwner | undefined {
+export function privateSourceOwner(teams: TeamsRepository, caller: Caller, mode: Mode, source: PrivateSourceKind = 'other'): TeamOwner | undefined {
   if (mode !== 'cloud' || caller.kind !== 'api-key' || caller.teamId === null) return undefined
   const team = teams.byPk(caller.teamId)
   if (!team) throw new LecternError('team_not_found', 'The teamspace of this API key no longer exists.')
   const role = caller.userId === null ? undefined : teams.roleOf(team.id, caller.userId)
-  if (!role || !can(role, 'managePrivateSources')) throw new LecternError('forbidden', 'Only team owners and admins may add private repositories.')
-  if (!PLAN_LIMITS[team.plan].privateSources) throw new LecternError('forbidden', 'Private repositories need a pro or team plan.')
+  if (!role || !can(role, 'managePrivateSources')) {
+    throw new LecternError('forbidden', `Only team owners and admins may add private ${source === 'repository' ? 'repositories' : 'sources'}.`)
+  }
+  if (!PLAN_LIMITS[team.plan].privateSources) {
+    // The spec's wording for repositories; other private sources say what they are and who changes the plan.
+    throw new LecternError(
+      'forbidden',
+      source === 'repository'
+        ? 'Private repositories need a pro or team plan.'
+        : 'Private sources (uploads, Confluence, Notion) need a pro or enterprise plan; the operator sets plans with `lectern teams plan set`.',
+    )
+  }
   return { teamPk: team.id }
 }

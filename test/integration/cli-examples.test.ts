@@ -122,6 +122,14 @@ const SCENARIOS: Record<string, Scenario> = {
     prepare: queueJob4,
     check: ({ stdout }) => expect(stdout).toBe('Cancelled job 4 of /acme/widgets.'),
   },
+  'lectern libraries access /acme/widgets --grant bob@example.com': {
+    prepare: async (sandbox) => {
+      const restricted = await runCli(['libraries', 'access', '/acme/widgets', '--restrict', '--user', 'alice@example.com', '--data-dir', path.join(sandbox.home, 'lectern-data')], runEnv)
+      expect(restricted.exitCode, restricted.stderr).toBe(0)
+    },
+    check: ({ stdout }) => expect(stdout).toBe('/acme/widgets: restricted; who can access: alice@example.com, bob@example.com.'),
+  },
+  'lectern libraries access /acme/widgets --json': { check: ({ stdout }) => expect(JSON.parse(stdout)).toMatchObject({ libraryId: '/acme/widgets', access: 'default', effective: 'everyone', users: [] }) },
   'lectern jobs cancel 4 --json': {
     prepare: queueJob4,
     check: ({ stdout }) => expect(JSON.parse(stdout)).toMatchObject({ id: 4, state: 'failed', errorCode: 'cancelled', libraryId: '/acme/widgets' }),

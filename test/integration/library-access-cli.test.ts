@@ -52,6 +52,21 @@ describe('lectern libraries access', () => {
     expect((await json(['libraries', 'access'])).restrictNewLibraries).toBe(true)
     expect((await cli(['libraries', 'access', '/acme/billing', '--default'])).stdout).toContain('/acme/billing: restricted (the default); who can access: Admins only.')
     expect(await status(aliceKey, '/acme/billing')).toBe(404)
+
+    // A library ID alone shows its access; --grant and --revoke keep the other grantees, --restrict --user replaces them.
+    await json(['users', 'create', 'bob@example.com'], 'correct horse battery staple\n')
+    await json(['users', 'create', 'carol@example.com'], 'correct horse battery staple\n')
+    expect((await cli(['libraries', 'access', '/acme/billing'])).stdout).toBe('/acme/billing: restricted (the default); who can access: Admins only.')
+    expect(await json(['libraries', 'access', '/acme/billing'])).toMatchObject({ libraryId: '/acme/billing', access: 'default', effective: 'restricted', users: [] })
+    expect((await cli(['libraries', 'access', '/acme/billing', '--grant', 'alice@example.com', '--grant', 'bob@example.com'])).stdout).toBe(
+      '/acme/billing: restricted; who can access: alice@example.com, bob@example.com.',
+    )
+    expect(await status(aliceKey, '/acme/billing')).toBe(200)
+    expect((await cli(['libraries', 'access', '/acme/billing', '--grant', 'carol@example.com', '--revoke', 'bob@example.com'])).stdout).toContain('who can access: alice@example.com, carol@example.com.')
+    expect((await cli(['libraries', 'access', '/acme/billing', '--revoke', 'alice@example.com'])).stdout).toContain('who can access: carol@example.com.')
+    expect(await status(aliceKey, '/acme/billing')).toBe(404)
+    expect((await cli(['libraries', 'access', '/acme/billing', '--restrict', '--user', 'bob@example.com'])).stdout).toContain('who can access: bob@example.com.')
+    expect((await json(['libraries', 'access', '/acme/billing'])).users.map((u: { email: string }) => u.email)).toEqual(['bob@example.com'])
   })
 
   it('refuses unknown users and libraries and contradictory flags, changing nothing', async () => {
@@ -65,12 +80,14 @@ describe('lectern libraries access', () => {
     }
     await refused(['/acme/billing', '--restrict', '--user', 'zed@example.com'], 'user_not_found', /zed@example.com/)
     await refused(['/acme/nothing', '--everyone'], 'library_not_found', /\/acme\/nothing/)
-    await refused(['/acme/billing'], 'validation_error', /--everyone, --restrict/)
+    await refused(['/acme/billing', '--grant', 'alice@example.com'], 'validation_error', /open to everyone, so there is nothing to grant/)
+    await refused(['--grant', 'alice@example.com'], 'validation_error', /Name the library/)
+    await refused(['/acme/billing', '--restrict', '--grant', 'alice@example.com'], 'validation_error', /grant|restrict/)
     await refused(['--restrict'], 'validation_error', /Name the library/)
     await refused(['/acme/billing', '--everyone', '--restrict'], 'validation_error', /everyone|restrict/)
     await refused(['/acme/billing', '--everyone', '--user', 'a@example.com'], 'validation_error', /restrict/)
     const cloud = await runCli(['libraries', 'access', '/acme/billing', '--restrict', '--data-dir', dataDir, '--json'], { LECTERN_MODE: 'cloud' })
-    expect(cloud.exitCode).toBe(exitCodeOf('validation_error'))
+    expect(cloud.exitCode).toBe(exitCodeOf('forbidden'))
     expect(JSON.parse(cloud.stdout).message).toContain('on-premise only')
     expect(app.runtime.store.libraryAccess.list()).toMatchObject([{ libraryId: '/acme/billing', access: 'default', users: [] }])
   })

@@ -39,7 +39,7 @@ describe('lectern users and teams (cloud)', () => {
     expect((await ok(dataDir, ['users', 'list'])).map((u) => u.email)).toEqual(['alice@example.com', 'bob@example.com'])
 
     // alice's personal plan is free: a teamspace needs --plan pro or enterprise.
-    await refused(dataDir, ['teams', 'create', 'Acme', '--owner', 'alice@example.com'], 'forbidden', /pro or enterprise.*alice@example.com's plan is free/)
+    await refused(dataDir, ['teams', 'create', 'Acme', '--owner', 'alice@example.com'], 'forbidden', /pro or enterprise.*alice@example.com's plan is free: create it with --plan pro/)
     await refused(dataDir, ['teams', 'create', 'Acme', '--owner', 'alice@example.com', '--plan', 'free'], 'forbidden', /pro or enterprise/)
     await refused(dataDir, ['teams', 'create', 'Acme', '--owner', 'nobody@example.com', '--plan', 'pro'], 'user_not_found', /nobody@example.com/)
     expect(await ok(dataDir, ['teams', 'create', 'Acme', '--owner', 'alice@example.com', '--plan', 'pro'])).toMatchObject({ name: 'Acme', plan: 'pro', personalUserId: null })
@@ -62,10 +62,14 @@ describe('lectern users and teams (cloud)', () => {
     // Removing bob revokes his key for Acme, not his personal one.
     expect(await ok(dataDir, ['teams', 'remove-member', 'Acme', 'bob@example.com'])).toEqual({ team: 'Acme', email: 'bob@example.com', revokedKeys: 1 })
     const keys = await ok(dataDir, ['keys', 'list'])
+    // The TEAM column: the teamspace a key works in, a personal space by its email.
+    const table = await runCli(['keys', 'list', '--data-dir', dataDir], CLOUD)
+    expect(table.stdout).toMatch(/cursor-bob\s+lct_\S+\s+bob@example.com\s+Acme\s/)
+    expect(table.stdout).toMatch(/laptop\s+lct_\S+\s+bob@example.com\s+bob@example.com\s/)
     expect(keys.find((k) => k.id === teamKey.id)!.revokedAt).not.toBeNull()
     expect(keys.find((k) => k.id === personalKey.id)!.revokedAt).toBeNull()
     await refused(dataDir, ['teams', 'remove-member', 'Acme', 'bob@example.com'], 'user_not_found', /not a member of Acme/)
-    await refused(dataDir, ['teams', 'remove-member', 'Acme', 'alice@example.com'], 'forbidden', /owner/)
+    await refused(dataDir, ['teams', 'remove-member', 'Acme', 'alice@example.com'], 'forbidden', /owner cannot be removed; .*`DELETE \/api\/teams\/:team` \(signed in as the owner\)/)
   })
 
   it('refuses unknown teams and users, members past the plan, and bad plans and roles', async () => {
@@ -92,13 +96,13 @@ describe('lectern users and teams (cloud)', () => {
     const dataDir = await tmpDataDir()
     expect(await ok(dataDir, ['users', 'create', 'alice@example.com'], PASSWORD, {})).toMatchObject({ role: 'member', personalTeam: null })
     expect(await ok(dataDir, ['keys', 'create', '--name', 'alice', '--user', 'alice@example.com'], undefined, {})).toMatchObject({ userId: 1, teamId: null })
-    expect(await ok(dataDir, ['teams', 'list'], undefined, {})).toEqual([])
+    expect((await run(dataDir, ['teams', 'list'], undefined, {})).json).toMatchObject({ error: 'forbidden', message: expect.stringContaining('Teamspaces are a cloud feature') })
     await ok(dataDir, ['keys', 'create', '--name', 'ci'], undefined, {})
     const people = await runCli(['users', 'list', '--data-dir', dataDir])
     expect(people.stdout).toMatch(/alice@example.com\s+member/)
     // Keys list their owner: a key without one reaches open libraries only.
     const keys = await runCli(['keys', 'list', '--data-dir', dataDir])
-    expect(keys.stdout).toMatch(/alice\s+lct_\S+\s+alice@example.com\s/)
-    expect(keys.stdout).toMatch(/ci\s+lct_\S+\s+-\s/)
+    expect(keys.stdout).toMatch(/alice\s+lct_\S+\s+alice@example.com\s+-\s/)
+    expect(keys.stdout).toMatch(/ci\s+lct_\S+\s+-\s+-\s/)
   })
 })

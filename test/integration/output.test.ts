@@ -35,9 +35,9 @@ describe('keys list', () => {
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NO_COLOR' && name !== 'FORCE_COLOR'))
     const result = await execa('node', ['bin/run.js', 'keys', 'list', '--data-dir', dataDir], { cwd: PROJECT_ROOT, env, extendEnv: false, stdin: 'ignore' })
     const [header, ...rows] = result.stdout.split('\n')
-    expect(header).toMatch(/^ID\s+NAME\s+KEY\s+OWNER\s+CREATED\s+LAST USED\s+STATUS$/)
+    expect(header).toMatch(/^ID\s+NAME\s+KEY\s+OWNER\s+TEAM\s+CREATED\s+LAST USED\s+STATUS$/)
     expect(rows).toHaveLength(2)
-    expect(rows[0]).toMatch(/^\s*1\s+ci\s+lct_\w+\.\.\.\s+-\s+\d+ seconds? ago\s+never\s+active$/)
+    expect(rows[0]).toMatch(/^\s*1\s+ci\s+lct_\w+\.\.\.\s+-\s+-\s+\d+ seconds? ago\s+never\s+active$/)
     expect(result.stdout).not.toContain('\x1b')
   })
 

@@ -122,10 +122,10 @@ describe('PATCH /api/teams/:team/policies', () => {
       await app.inject({ method: 'PATCH', url: '/api/v2/policies', headers: bearer(tenants.acme.keys.owner), payload: misspelt }),
     ]) {
       expect(res.statusCode, res.body).toBe(400)
-      expect(res.json()).toEqual({ error: 'validation_error', message: 'body/libraryFilters must NOT have additional properties: "qualty"' })
+      expect(res.json()).toEqual({ error: 'validation_error', message: 'Field libraryFilters has a field it does not take: "qualty".' })
     }
     const topLevel = await patch(tenants.acme.teamPk, cookies.owner, { sourceTypes: { disable: ['websites'] }, sourcetypes: {} })
-    expect(topLevel.json()).toEqual({ error: 'validation_error', message: 'body must NOT have additional properties: "sourcetypes"' })
+    expect(topLevel.json()).toEqual({ error: 'validation_error', message: 'The body has a field it does not take: "sourcetypes".' })
     expect(storedPolicy(tenants.acme.teamPk)).toBe(before)
   })
 })

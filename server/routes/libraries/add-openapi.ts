@@ -9,7 +9,7 @@ import { LecternError } from '../../../src/errors.js'
 import { submitOpenApiUpload, submitOpenApiUrl, type OpenApiUpload } from '../../../src/jobs/submit-openapi.js'
 import { UPLOAD_MAX_BYTES } from '../../../src/sources/uploads.js'
 import { AddOpenApiBody, type AddOpenApiBodyType } from '../../schemas/libraries.js'
-import { submitterOf } from '../../submitter.js'
+import { addAnswer, submitterOf } from '../../submitter.js'
 import { forEachPart, registerUploads, type UploadLimits } from '../../uploads.js'
 
 const FIELDS = ['libraryTitle', 'description', 'force'] as const
@@ -22,13 +22,13 @@ export default async function addOpenApi(app: FastifyInstance): Promise<void> {
   app.post<{ Body: AddOpenApiBodyType }>('/v2/add/openapi', { schema: { body: AddOpenApiBody }, config: { access: 'apiKey' } }, async (request) => {
     const submitted = submitOpenApiUrl(app.runtime.store, { url: request.body.openApiUrl }, submitterOf(app, request))
     app.runtime.worker.wake()
-    return { libraryName: submitted.libraryId, message: submitted.message }
+    return addAnswer(app, request, submitted)
   })
 
   app.post('/v2/add/openapi-upload', { config: { access: 'apiKey', uploadLimits: LIMITS } }, async (request) => {
     const submitted = await submitOpenApiUpload(app.runtime.store, await readUpload(request), submitterOf(app, request))
     app.runtime.worker.wake()
-    return { libraryName: submitted.libraryId, message: submitted.message }
+    return addAnswer(app, request, submitted)
   })
 }
 

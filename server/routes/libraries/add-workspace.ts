@@ -14,7 +14,7 @@ import { confluenceConnectionForSite, confluenceSubmission } from '../../../src/
 import { notionConnectionForWorkspace, notionSubmission } from '../../../src/sources/notion.js'
 import { callerMayUseStoredConnections, storedConnectionRefusal } from '../../../src/tenancy/stored-connections.js'
 import { AddConfluenceBody, AddNotionBody, type AddConfluenceBodyType, type AddNotionBodyType } from '../../schemas/workspaces.js'
-import { submitPlaced } from '../../submitter.js'
+import { addAnswer, submitPlaced } from '../../submitter.js'
 
 export default async function addWorkspace(app: FastifyInstance): Promise<void> {
   app.post<{ Body: AddConfluenceBodyType }>('/v2/add/confluence', { schema: { body: AddConfluenceBody }, config: { access: 'apiKey' } }, async (request) => {
@@ -28,7 +28,7 @@ export default async function addWorkspace(app: FastifyInstance): Promise<void> 
     const submission = confluenceSubmission(store, { connection: connection.name, spaceKey: body.spaceKey, pageIds: body.pageIds, title: body.title || body.spaceName, description: body.description })
     const submitted = submitPlaced(app, request, submission)
     app.runtime.worker.wake()
-    return { libraryName: submitted.libraryId, message: submitted.message }
+    return addAnswer(app, request, submitted)
   })
 
   app.post<{ Body: AddNotionBodyType }>('/v2/add/notion', { schema: { body: AddNotionBody }, config: { access: 'apiKey' } }, async (request) => {
@@ -42,6 +42,6 @@ export default async function addWorkspace(app: FastifyInstance): Promise<void> 
     const submission = notionSubmission(store, { connection: connection.name, pageIds: body.pageIds, title: body.title, description: body.description })
     const submitted = submitPlaced(app, request, submission)
     app.runtime.worker.wake()
-    return { libraryName: submitted.libraryId, message: submitted.message }
+    return addAnswer(app, request, submitted)
   })
 }

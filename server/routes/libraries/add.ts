@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { submitRepository } from '../../../src/jobs/submit.js'
 import type { GitSourceKind } from '../../../src/sources/repo-url.js'
 import { AddRepoBody, AddRepoParams, type AddRepoBodyType } from '../../schemas/libraries.js'
-import { submitterOf } from '../../submitter.js'
+import { addAnswer, submitterOf } from '../../submitter.js'
 
 export default async function add(app: FastifyInstance): Promise<void> {
   app.post<{ Params: { sourceKind: GitSourceKind }; Body: AddRepoBodyType }>(
@@ -11,7 +11,7 @@ export default async function add(app: FastifyInstance): Promise<void> {
     async (request) => {
       const submitted = await submitRepository(app.runtime.store, { sourceKind: request.params.sourceKind, ...request.body }, app.runtime.guard, submitterOf(app, request))
       app.runtime.worker.wake()
-      return { libraryName: submitted.libraryId, message: submitted.message }
+      return addAnswer(app, request, submitted)
     },
   )
 }

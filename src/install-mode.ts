@@ -1,0 +1,59 @@
+/**
+ * The mode is a property of the data directory: `lectern serve` records the mode it runs in
+ * (the stored setting install.mode), and a command told no mode (no --mode, LECTERN_MODE or
+ * lectern.yaml) runs in the recorded one, so `lectern users create` on a cloud install's data
+ * directory makes a cloud user with a personal space. Precedence: flag > env > lectern.yaml >
+ * the data directory's recorded mode > onprem.
+ */
+import fs from 'node:fs'
+import { MODES, type Mode, type ResolvedConfig } from './config.js'
+import { LecternError } from './errors.js'
+import { dataPaths } from './paths.js'
+import { openConnection } from './store/db.js'
+import { SETTING_KEYS, type SettingsRepository } from './store/settings.js'
+
+const isMode = (value: unknown): value is Mode => MODES.includes(value as Mode)
+
+/** The mode recorded in a data directory, read without migrating or creating anything; undefined for a new directory. */
+export function recordedMode(dataDir: string): Mode | undefined {
+  const file = dataPaths(dataDir).database
+  if (!fs.existsSync(file)) return undefined
+  const db = openConnection(file, { readonly: true })
+  try {
+    const hasSettings = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settings'").get()
+    if (!hasSettings) return undefined
+    const row = db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?').get(SETTING_KEYS.installMode)
+    const value: unknown = row ? JSON.parse(row.value) : undefined
+    return isMode(value) ? value : undefined
+  } finally {
+    db.close()
+  }
+}
+
+/** `resolved` with the data directory's recorded mode when nothing else set one. */
+export function withRecordedMode(resolved: ResolvedConfig): ResolvedConfig {
+  if (resolved.sources.mode !== 'default') return resolved
+  const mode = recordedMode(resolved.config.dataDir)
+  if (mode === undefined) return resolved
+  return { ...resolved, config: { ...resolved.config, mode }, sources: { ...resolved.sources, mode: 'data-dir' }, written: { ...resolved.written, mode } }
+}
+
+/**
+ * At `lectern serve`'s start: records the mode of a data directory that has none yet, and
+ * refuses a mode other than the recorded one. A cloud data directory served on-premise (or the
+ * reverse) would leave users without personal spaces or libraries open that teamspaces closed;
+ * switching is deliberate: `lectern config set install.mode <mode>`.
+ */
+export function claimInstallMode(settings: SettingsRepository, mode: Mode): void {
+  const recorded = settings.get<unknown>(SETTING_KEYS.installMode)
+  if (!isMode(recorded)) {
+    settings.set(SETTING_KEYS.installMode, mode)
+    return
+  }
+  if (recorded !== mode) {
+    throw new LecternError(
+      'validation_error',
+      `This data directory was set up in ${recorded} mode and is being started in ${mode} mode. Start it without --mode (and without LECTERN_MODE or mode in lectern.yaml) to run in ${recorded} mode; to switch it to ${mode} for good, run \`lectern config set install.mode ${mode}\` first.`,
+    )
+  }
+}
