@@ -50,6 +50,7 @@ import search from './routes/libraries/search.js'
 import parseStatusRoute from './routes/parse-status.js'
 import policies from './routes/policies.js'
 import sessionRoutes from './routes/session.js'
+import teamConnectionsRoutes from './routes/team-connections.js'
 import teamKeysRoutes from './routes/team-keys.js'
 import teamLibrariesRoute from './routes/team-libraries.js'
 import teamPolicies from './routes/team-policies.js'
@@ -173,6 +174,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await api.register(teamPolicies)
         await api.register(teamLibrariesRoute)
         await api.register(teamKeysRoutes)
+        await api.register(teamConnectionsRoutes)
       }
       // Library access control is on-premise's: the cloud answers 404.
       if (config.mode === 'onprem') await api.register(libraryAccessRoutes)

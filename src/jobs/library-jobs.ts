@@ -17,7 +17,7 @@ import type { SourceSpec } from '../sources/types.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
-import { libraryMayUseStoredConnections } from '../tenancy/stored-connections.js'
+import { libraryConnectionScope } from '../tenancy/stored-connections.js'
 import { gitSpecOf, queueIngest } from './queue-ingest.js'
 
 export const isGitLibrary = (library: Library): boolean => (GIT_SOURCE_KINDS as readonly string[]).includes(library.sourceKind)
@@ -70,7 +70,7 @@ export async function addVersion(
   }
   if (!isValidVersion(tag) || !isSafeRefName(tag)) throw new LecternError('validation_error', `"${tag}" is not a valid version tag.`)
   const repo = parseRepoUrl(library.sourceUrl, library.sourceKind as GitSourceKind, { httpOnly: guard !== undefined })
-  await requireRemoteTag({ cloneUrl: repo.cloneUrl, tag, token: gitToken(store, undefined, repo.host, libraryMayUseStoredConnections(library, mode)), libraryId: library.id, guard })
+  await requireRemoteTag({ cloneUrl: repo.cloneUrl, tag, token: gitToken(store, undefined, repo.host, libraryConnectionScope(library, mode)), libraryId: library.id, guard })
   const version = store.libraries.ensureVersion(library.pk, tag, title)
   refuseIfBusy(store, library, version)
   const job = queueIngest(store, version, gitSpecOf(library, tag))

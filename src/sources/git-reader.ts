@@ -40,7 +40,7 @@ const DESCRIPTION_CHARS = 300
 export const readGitRepository: SourceReader<SourceSpec> = async (raw, ctx): Promise<FetchedSource> => {
   const spec = gitSpec.parse(raw)
   const repo = parseRepoUrl(spec.url, spec.sourceKind, { httpOnly: ctx.guard !== undefined })
-  const token = gitToken(ctx.store, ctx.submittedToken, repo.host, ctx.storedConnections)
+  const token = gitToken(ctx.store, ctx.submittedToken, repo.host, ctx.connections)
   const remote = { signal: ctx.signal, guard: ctx.guard }
   if (ctx.tag !== '') {
     // A version is a tag: one the remote lacks fails as tag_not_found, naming the tags there are.
