@@ -36,3 +36,17 @@ export const TeamConnectionParams = {
   required: ['team', 'name'],
   properties: { team: { type: 'integer', minimum: 1 }, name },
 } as const
+
+/** A Confluence space or Notion pages added through one of a teamspace's connections, from its dashboard. */
+export const TeamSourceBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['connection'],
+  properties: {
+    connection: name,
+    spaceKey: { type: 'string', minLength: 1, maxLength: 255 },
+    pageIds: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 36 } },
+    title: { type: 'string', maxLength: 200 },
+    description: { type: 'string', maxLength: 2000 },
+  },
+} as const

@@ -7,19 +7,27 @@
  * which cannot run here, are loopback STAND-INS speaking the subset of their APIs Lectern reads
  * (test/helpers/workspace-standins.ts).
  */
+import fs from 'node:fs'
 import path from 'node:path'
+import Database from 'better-sqlite3'
 import type { FastifyInstance } from 'fastify'
+import knexFactory from 'knex'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { MIGRATIONS } from '../../migrations/index.js'
 import { LOCAL } from '../../src/access.js'
 import { refreshLibrary } from '../../src/jobs/library-jobs.js'
+import { dataPaths } from '../../src/paths.js'
+import { createSecretBox } from '../../src/secrets/cipher.js'
+import { loadOrCreateSecretKey } from '../../src/secrets/key.js'
 import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
+import { openStore } from '../../src/store/index.js'
 import { buildTestApp, waitForLibrary } from '../helpers/app.js'
 import { makeGitRepo } from '../helpers/git.js'
 import { startGitServer } from '../helpers/git-server.js'
 import { pollUntil } from '../helpers/poll.js'
 import { signIn } from '../helpers/session.js'
 import { bearer, createTenants, type Tenants } from '../helpers/tenants.js'
-import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
+import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 import { confluenceStandIn, notionStandIn, textBlock, type StandIn } from '../helpers/workspace-standins.js'
 
 const defer = suiteTeardown()
@@ -272,6 +280,51 @@ describe("a teamspace's adds and jobs read through its own connections only", ()
 
 })
 
+describe("the dashboard's add through a teamspace's connection (a session, no key)", () => {
+  const addFromDashboard = (cookies: { lectern_session: string }, teamPk: number, payload: Record<string, unknown>) =>
+    app.inject({ method: 'POST', url: `/api/teams/${teamPk}/libraries`, cookies, payload })
+
+  it("adds a Confluence space through the named connection as the teamspace's private library", async () => {
+    const res = await addFromDashboard(sessions.acmeAdmin, tenants.acme.teamPk, { connection: 'wiki', spaceKey: 'OPS', title: 'Dashboard ops' })
+    expect(res.statusCode, res.body).toBe(200)
+    const id = res.json().libraryName
+    expect(id).toBe(`/confluence/dashboard-ops--t${tenants.acme.teamPk}`)
+    expect(app.runtime.store.libraries.byId(id)).toMatchObject({ isPrivate: true, teamPk: tenants.acme.teamPk, sourceKind: 'confluence' })
+    expect((await waitForLibrary(app, id)).state).toBe('finalized')
+    const listed = await app.inject({ url: `/api/teams/${tenants.acme.teamPk}/libraries`, cookies: sessions.acmeDev })
+    expect(listed.json().libraries).toContainEqual(expect.objectContaining({ id, owned: true }))
+  })
+
+  it('adds Notion pages through a Notion connection', async () => {
+    const res = await addFromDashboard(sessions.acmeOwner, tenants.acme.teamPk, { connection: 'notes', pageIds: [NOTION_PAGE], title: 'Dashboard flags' })
+    expect(res.statusCode, res.body).toBe(200)
+    expect((await waitForLibrary(app, res.json().libraryName)).state).toBe('finalized')
+  })
+
+  it("refuses a developer and a free plan 403, another teamspace's connection or member 400 or 404, a git connection 400; nothing stored", async () => {
+    const before = app.runtime.store.libraries.list().length
+    const developer = await addFromDashboard(sessions.acmeDev, tenants.acme.teamPk, { connection: 'wiki', spaceKey: 'OPS', title: 'Dev' })
+    expect(developer.statusCode).toBe(403)
+    expect(developer.json()).toEqual({ error: 'forbidden', message: 'Only team owners and admins may add private repositories.' })
+    const free = await addFromDashboard(sessions.solo, tenants.solo.teamPk, { connection: 'wiki', spaceKey: 'OPS' })
+    expect(free.statusCode).toBe(403)
+    expect(free.json()).toEqual({ error: 'forbidden', message: 'Private repositories need a pro or team plan.' })
+    // Beta's own "wiki" is Beta's: Acme's "notes" is no connection of Beta's.
+    const foreign = await addFromDashboard(sessions.betaOwner, tenants.beta.teamPk, { connection: 'notes', pageIds: [NOTION_PAGE], title: 'Stolen' })
+    expect(foreign.statusCode).toBe(400)
+    expect(foreign.json()).toEqual({ error: 'validation_error', message: 'This teamspace has no connection named "notes".' })
+    const outsider = await addFromDashboard(sessions.betaOwner, tenants.acme.teamPk, { connection: 'wiki', spaceKey: 'OPS', title: 'Outsider' })
+    expect(outsider.statusCode).toBe(404)
+    expect(outsider.json()).toMatchObject({ error: 'team_not_found' })
+    const git = await addFromDashboard(sessions.acmeAdmin, tenants.acme.teamPk, { connection: 'ledger-host', spaceKey: 'OPS' })
+    expect(git.statusCode).toBe(400)
+    expect(git.json().message).toContain('is a git connection')
+    const noSpace = await addFromDashboard(sessions.acmeAdmin, tenants.acme.teamPk, { connection: 'wiki' })
+    expect(noSpace.statusCode).toBe(400)
+    expect(app.runtime.store.libraries.list()).toHaveLength(before)
+  })
+})
+
 describe('deleting a teamspace', () => {
   it('deletes its connections after its libraries', async () => {
     const owner = await app.runtime.store.users.create({ email: 'owner@gamma.example', password: 'correct horse battery staple', role: 'member' })
@@ -288,5 +341,35 @@ describe('deleting a teamspace', () => {
     expect(removed.json().libraries).toEqual([added.json().libraryName])
     expect(app.runtime.store.connections.list({ teamPk: gamma.id })).toEqual([])
     expect(app.runtime.store.connections.list({ teamPk: tenants.acme.teamPk })).toHaveLength(3)
+  })
+})
+
+describe('upgrading a data directory to teamspace connections', () => {
+  it("keeps the install's connections, their tokens and their names unique among the install's", async () => {
+    const dataDir = await tmpDataDir()
+    const paths = dataPaths(dataDir)
+    fs.mkdirSync(paths.vectors, { recursive: true })
+    const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: paths.database }, useNullAsDefault: true })
+    await knex.migrate.latest({
+      migrationSource: {
+        getMigrations: async () => MIGRATIONS.slice(0, MIGRATIONS.findIndex(([name]) => name === '0017_accounts') + 1),
+        getMigrationName: ([name]) => name,
+        getMigration: async ([, migration]) => migration,
+      },
+    })
+    await knex.destroy()
+    const sealed = createSecretBox(loadOrCreateSecretKey(paths.secretKey)).seal(GIT_TOKEN)
+    const db = new Database(paths.database)
+    db.prepare("INSERT INTO connections (kind, name, base_url, token_sealed, created_at) VALUES ('git', 'gitlab', 'https://gitlab.example.com', ?, '2026-01-01T00:00:00.000Z')").run(sealed)
+    db.close()
+
+    const store = await openStore(dataDir)
+    try {
+      expect(store.connections.list(INSTALL_CONNECTIONS)).toEqual([expect.objectContaining({ kind: 'git', name: 'gitlab', baseUrl: 'https://gitlab.example.com' })])
+      expect(store.connections.token(INSTALL_CONNECTIONS, 'gitlab')).toBe(GIT_TOKEN)
+      expect(() => store.connections.create(INSTALL_CONNECTIONS, { kind: 'git', name: 'gitlab', baseUrl: 'https://other.example.com', token: 'x' })).toThrow(/already exists/)
+    } finally {
+      store.close()
+    }
   })
 })
