@@ -62,7 +62,7 @@ describe("a teamspace's connections in the cloud dashboard", () => {
     expect(await page.getByLabel('Token (write-only)').inputValue()).toBe('')
     expect(await page.content()).not.toContain(TOKEN)
     expect(await unlabelledControls(page)).toEqual([])
-    await screenshot(page, 'team-connections')
+    await screenshot(page, 'cloud-connections')
 
     await page.getByRole('link', { name: 'Libraries' }).click()
     await page.getByText('Add a private source').click()
