@@ -10,11 +10,11 @@ import type { AddressGuard } from '../sources/address-guard.js'
 import { admitGitRemote } from '../sources/git-guard.js'
 import { parseRepoUrl, type GitSourceKind } from '../sources/repo-url.js'
 import type { SourceSubmission } from '../sources/types.js'
+import { INSTALL_CONNECTIONS } from '../store/connections.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
 import type { Library, LibraryVersion, NewLibrary } from '../store/libraries.js'
 import { placeSubmission, type Submitter, type TeamOwner } from '../tenancy/private-sources.js'
-import { INSTALL_CONNECTIONS } from '../store/connections.js'
 import { callerConnectionScope } from '../tenancy/stored-connections.js'
 import { gitSpecOf, queueIngest } from './queue-ingest.js'
 
@@ -78,7 +78,8 @@ function createOrRetry(store: Store, input: NewLibrary, refusal: LecternError): 
 /**
  * In cloud mode (`guard`) the remote must be http(s) and not resolve to a private address, and a
  * repository read with credentials (a `gitToken`, or the stored git connection of its host among
- * the caller's: the operator's for the operator, its teamspace's for a tenant) is private by nature: submitted with a teamspace's key, it belongs to that teamspace.
+ * the caller's: the operator's for the operator, its teamspace's for a tenant) is private by
+ * nature: submitted with a teamspace's key, it belongs to that teamspace.
  */
 export async function submitRepository(store: Store, input: RepositorySubmission, guard: AddressGuard | undefined, submitter?: Submitter): Promise<Submitted> {
   const repo = parseRepoUrl(input.docsRepoUrl, input.sourceKind, { httpOnly: guard !== undefined })

@@ -13,14 +13,14 @@ import { LecternError } from '../../../src/errors.js'
 import { slugifySegment } from '../../../src/library-id.js'
 import { confluenceConnectionForSite, confluenceSubmission } from '../../../src/sources/confluence.js'
 import { notionConnectionForWorkspace, notionSubmission } from '../../../src/sources/notion.js'
-import { INSTALL_CONNECTIONS, type ConnectionScope } from '../../../src/store/connections.js'
+import type { ConnectionScope } from '../../../src/store/connections.js'
 import { callerConnectionScope, storedConnectionRefusal } from '../../../src/tenancy/stored-connections.js'
 import { AddConfluenceBody, AddNotionBody, type AddConfluenceBodyType, type AddNotionBodyType } from '../../schemas/workspaces.js'
 import { submitPlaced } from '../../submitter.js'
 
 /** Who adds the missing connection: an administrator for the install, the teamspace's owners and admins for theirs. */
 const whereToConnect = (scope: ConnectionScope, command: string) =>
-  scope === INSTALL_CONNECTIONS ? `An administrator adds one with \`${command}\`.` : "A teamspace owner or admin adds one under the teamspace's Connections."
+  scope.teamPk === null ? `An administrator adds one with \`${command}\`.` : "A teamspace owner or admin adds one under the teamspace's Connections."
 
 export default async function addWorkspace(app: FastifyInstance): Promise<void> {
   app.post<{ Body: AddConfluenceBodyType }>('/v2/add/confluence', { schema: { body: AddConfluenceBody }, config: { access: 'apiKey' } }, async (request) => {
