@@ -278,6 +278,16 @@ describe("a teamspace's adds and jobs read through its own connections only", ()
     expect(ledgerAuthorizations.slice(sent).every((a) => a === '')).toBe(true)
   })
 
+  it('refuses a key of no teamspace, 403 forbidden, and a tenant session, which is no key, 401; nothing read', async () => {
+    const requests = acmeWiki.requests.length
+    const installKey = app.runtime.store.keys.create('no teamspace').key
+    const keyed = await addWith(installKey, 'confluence', confluenceBody(acmeWiki.url))
+    expect(keyed.statusCode).toBe(403)
+    expect(keyed.json()).toMatchObject({ error: 'forbidden', message: expect.stringContaining("the install's stored connections are the operator's") })
+    const session = await app.inject({ method: 'POST', url: '/api/v2/add/confluence', cookies: sessions.acmeOwner, payload: confluenceBody(acmeWiki.url) })
+    expect(session.statusCode).toBe(401)
+    expect(acmeWiki.requests).toHaveLength(requests)
+  })
 })
 
 describe("the dashboard's add through a teamspace's connection (a session, no key)", () => {
