@@ -20,6 +20,7 @@ import * as teamspaces from './0014_teamspaces.js'
 import * as libraryMetrics from './0015_library_metrics.js'
 import * as libraryAccess from './0016_library_access.js'
 import * as accounts from './0017_accounts.js'
+import * as teamConnections from './0018_team_connections.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -39,6 +40,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0015_library_metrics', libraryMetrics],
   ['0016_library_access', libraryAccess],
   ['0017_accounts', accounts],
+  ['0018_team_connections', teamConnections],
 ]
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Knex.Migration]> = {

@@ -50,9 +50,11 @@ import search from './routes/libraries/search.js'
 import parseStatusRoute from './routes/parse-status.js'
 import policies from './routes/policies.js'
 import sessionRoutes from './routes/session.js'
+import teamConnectionsRoutes from './routes/team-connections.js'
 import teamKeysRoutes from './routes/team-keys.js'
 import teamLibrariesRoute from './routes/team-libraries.js'
 import teamPolicies from './routes/team-policies.js'
+import teamSourcesRoutes from './routes/team-sources.js'
 import teamsRoutes from './routes/teams.js'
 
 declare module 'fastify' {
@@ -173,6 +175,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await api.register(teamPolicies)
         await api.register(teamLibrariesRoute)
         await api.register(teamKeysRoutes)
+        await api.register(teamConnectionsRoutes)
+        await api.register(teamSourcesRoutes)
       }
       // Library access control is on-premise's: the cloud answers 404.
       if (config.mode === 'onprem') await api.register(libraryAccessRoutes)

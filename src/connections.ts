@@ -1,10 +1,11 @@
 /**
- * Storing a connection, whoever asks (`lectern connections add`, the dashboard's Settings): the
- * base URL each kind needs, checked the same way for both. The token is sealed by the store.
+ * Storing a connection, whoever asks (`lectern connections add`, the dashboard's Settings, a
+ * teamspace's Connections): the base URL each kind needs, checked the same way for all. The token
+ * is sealed by the store.
  */
 import { LecternError } from './errors.js'
 import type { Store } from './store/index.js'
-import { NOTION_API_URL, type Connection, type ConnectionKind } from './store/connections.js'
+import { NOTION_API_URL, type Connection, type ConnectionKind, type ConnectionScope } from './store/connections.js'
 
 export interface ConnectionInput {
   kind: ConnectionKind
@@ -20,7 +21,7 @@ export interface ConnectionInput {
   apiUrl?: string
 }
 
-function baseUrlOf(input: ConnectionInput): string {
+export function baseUrlOf(input: ConnectionInput): string {
   if (input.kind === 'confluence') {
     if (!input.site) throw new LecternError('validation_error', 'A Confluence connection needs its site URL (--site, or "site").')
     if (/\.atlassian\.net/i.test(input.site) && !input.email) throw new LecternError('validation_error', 'Confluence Cloud API tokens need the account email (--email, or "email").')
@@ -33,6 +34,6 @@ function baseUrlOf(input: ConnectionInput): string {
   return input.apiUrl ?? NOTION_API_URL
 }
 
-export function addConnection(store: Store, input: ConnectionInput): Connection {
-  return store.connections.create({ kind: input.kind, name: input.name, baseUrl: baseUrlOf(input), email: input.email, token: input.token })
+export function addConnection(store: Store, scope: ConnectionScope, input: ConnectionInput): Connection {
+  return store.connections.create(scope, { kind: input.kind, name: input.name, baseUrl: baseUrlOf(input), email: input.email, token: input.token })
 }

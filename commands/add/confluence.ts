@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core'
 import { AddSourceCommand, type AddSourceResult } from '../../cli/add-source.js'
 import { submitSource } from '../../src/jobs/submit.js'
 import { confluenceSubmission } from '../../src/sources/confluence.js'
+import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
 
 export default class AddConfluence extends AddSourceCommand {
   static override summary = 'Add a library from a Confluence space (Cloud or Data Center), or some of its pages.'
@@ -25,7 +26,7 @@ Library ID: /confluence/<slug of --title>, or /confluence/<space key, lower-case
   async run(): Promise<AddSourceResult> {
     const { flags } = await this.parse(AddConfluence)
     return this.withRuntime(flags, 'write', (runtime) => {
-      const submission = confluenceSubmission(runtime.store, {
+      const submission = confluenceSubmission(runtime.store, INSTALL_CONNECTIONS, {
         connection: flags.connection,
         spaceKey: flags.space,
         pageIds: flags.page,

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core'
 import { AddSourceCommand, type AddSourceResult } from '../../cli/add-source.js'
 import { submitSource } from '../../src/jobs/submit.js'
 import { notionSubmission } from '../../src/sources/notion.js'
+import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
 
 export default class AddNotion extends AddSourceCommand {
   static override summary = 'Add a library from Notion pages and their child pages.'
@@ -21,7 +22,7 @@ Library ID: /notion/<slug of --title>, or /notion/<connection name> without --ti
   async run(): Promise<AddSourceResult> {
     const { flags } = await this.parse(AddNotion)
     return this.withRuntime(flags, 'write', (runtime) => {
-      const submission = notionSubmission(runtime.store, { connection: flags.connection, pageIds: flags.page, title: flags.title, description: flags.description })
+      const submission = notionSubmission(runtime.store, INSTALL_CONNECTIONS, { connection: flags.connection, pageIds: flags.page, title: flags.title, description: flags.description })
       return this.follow(runtime, submitSource(runtime.store, submission), flags.wait)
     })
   }

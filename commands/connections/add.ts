@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core'
 import { LecternCommand } from '../../cli/run.js'
 import { LecternError } from '../../src/errors.js'
 import { addConnection } from '../../src/connections.js'
-import { NOTION_API_URL, type Connection, type ConnectionKind } from '../../src/store/connections.js'
+import { INSTALL_CONNECTIONS, NOTION_API_URL, type Connection, type ConnectionKind } from '../../src/store/connections.js'
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = []
@@ -38,7 +38,7 @@ Confluence Cloud (atlassian.net) needs --email with an API token; Data Center ta
     const kind = args.kind as ConnectionKind
     const token = await this.readToken(flags)
     const created = await this.withRuntime(flags, 'write', (rt) =>
-      addConnection(rt.store, { kind, name: flags.name, token, site: flags.site, email: flags.email, host: flags.host, apiUrl: flags['api-url'] }),
+      addConnection(rt.store, INSTALL_CONNECTIONS, { kind, name: flags.name, token, site: flags.site, email: flags.email, host: flags.host, apiUrl: flags['api-url'] }),
     )
     this.log(`Stored ${kind} connection "${created.name}" for ${created.baseUrl}.`)
     return created

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core'
 import { humanDate, table } from '../../cli/output.js'
 import { LecternCommand } from '../../cli/run.js'
-import type { Connection } from '../../src/store/connections.js'
+import { INSTALL_CONNECTIONS, type Connection } from '../../src/store/connections.js'
 
 export default class ConnectionsList extends LecternCommand {
   static override summary = 'List stored connections (never their tokens).'
@@ -11,7 +11,7 @@ export default class ConnectionsList extends LecternCommand {
 
   async run(): Promise<Connection[]> {
     const { flags } = await this.parse(ConnectionsList)
-    const connections = await this.withRuntime(flags, 'read', (rt) => rt.store.connections.list(flags.kind as Connection['kind'] | undefined))
+    const connections = await this.withRuntime(flags, 'read', (rt) => rt.store.connections.list(INSTALL_CONNECTIONS, flags.kind as Connection['kind'] | undefined))
     if (connections.length === 0) {
       this.log('No connections. Add one with `lectern connections add`.')
       return connections

@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core'
 import { LecternCommand } from '../../cli/run.js'
-import type { Connection } from '../../src/store/connections.js'
+import { INSTALL_CONNECTIONS, type Connection } from '../../src/store/connections.js'
 
 export default class ConnectionsRemove extends LecternCommand {
   static override summary = 'Remove a stored connection and its token.'
@@ -11,7 +11,7 @@ export default class ConnectionsRemove extends LecternCommand {
   
   async run(): Promise<Connection> {
     const { args, flags } = await this.parse(ConnectionsRemove)
-    const removed = await this.withRuntime(flags, 'read', (rt) => rt.store.connections.remove(args.name))
+    const removed = await this.withRuntime(flags, 'read', (rt) => rt.store.connections.remove(INSTALL_CONNECTIONS, args.name))
     this.log(`Removed connection "${removed.name}".`)
     return removed
   }

@@ -17,7 +17,7 @@ import type { SourceSpec } from '../sources/types.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
-import { libraryMayUseStoredConnections } from '../tenancy/stored-connections.js'
+import { libraryConnectionScope } from '../tenancy/stored-connections.js'
 import { gitSpecOf, queueIngest } from './queue-ingest.js'
 
 export const isGitLibrary = (library: Library): boolean => (GIT_SOURCE_KINDS as readonly string[]).includes(library.sourceKind)
@@ -70,7 +70,7 @@ export async function addVersion(
   }
   if (!isValidVersion(tag) || !isSafeRefName(tag)) throw new LecternError('validation_error', `"${tag}" is not a valid version tag.`)
   const repo = parseRepoUrl(library.sourceUrl, library.sourceKind as GitSourceKind, { httpOnly: guard !== undefined })
-  const token = gitToken(store, undefined, repo.host, libraryMayUseStoredConnections(library, mode))
+  const token = gitToken(store, undefined, repo.host, libraryConnectionScope(library, mode))
   refuseCleartextToken(repo.cloneUrl, token, guard)
   await requireRemoteTag({ cloneUrl: repo.cloneUrl, tag, token, libraryId: library.id, guard })
   const version = store.libraries.ensureVersion(library.pk, tag, title)
@@ -114,9 +114,9 @@ export async function refreshLibrary(store: Store, request: RefreshRequest, call
       throw new LecternError('validation_error', `"${request.branch}" is not a valid branch name.`)
     }
     const repo = parseRepoUrl(library.sourceUrl, library.sourceKind as GitSourceKind, { httpOnly: guard !== undefined })
-    // The guard is cloud mode's: a library there reads through stored connections only as its own.
-    const storedConnections = libraryMayUseStoredConnections(library, guard === undefined ? 'onprem' : 'cloud')
-    refuseCleartextToken(repo.cloneUrl, gitToken(store, request.gitToken?.trim() || undefined, repo.host, storedConnections), guard)
+    // The guard is cloud mode's: there a library reads through its own teamspace's connections only.
+    const scope = libraryConnectionScope(library, guard === undefined ? 'onprem' : 'cloud')
+    refuseCleartextToken(repo.cloneUrl, gitToken(store, request.gitToken?.trim() || undefined, repo.host, scope), guard)
     await admitGitRemote(repo.cloneUrl, guard)
     // Again: another job may have been queued while the host was resolved.
     refuseIfBusy(store, library, version)

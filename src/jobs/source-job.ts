@@ -14,7 +14,7 @@ import { loadSourceReader } from '../sources/registry.js'
 import type { FetchedSource } from '../sources/types.js'
 import type { Store } from '../store/index.js'
 import type { NewSnippet } from '../store/snippets.js'
-import { libraryMayUseStoredConnections } from '../tenancy/stored-connections.js'
+import { libraryConnectionScope } from '../tenancy/stored-connections.js'
 import { ingestSnippets } from '../index/build.js'
 import { snippetsOf, toNewSnippet } from './ingest.js'
 import { ingestJobPayload } from './kinds.js'
@@ -57,7 +57,7 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
       tag: version.tag,
       workDir: jobWorkDir(store.paths, ctx.job.pk),
       submittedToken: ctx.job.secret ? store.secrets.open(ctx.job.secret) : undefined,
-      storedConnections: libraryMayUseStoredConnections(library, services.mode),
+      connections: libraryConnectionScope(library, services.mode),
       guard: services.guard,
     })
     if (previousRevision !== null && (fetched.unchanged || (fetched.revision != null && fetched.revision === previousRevision))) {

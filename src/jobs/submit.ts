@@ -11,11 +11,12 @@ import { admitGitRemote } from '../sources/git-guard.js'
 import { gitToken, refuseCleartextToken } from '../sources/git-token.js'
 import { parseRepoUrl, type GitSourceKind } from '../sources/repo-url.js'
 import type { SourceSubmission } from '../sources/types.js'
+import { INSTALL_CONNECTIONS } from '../store/connections.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
 import type { Library, LibraryVersion, NewLibrary } from '../store/libraries.js'
 import { placeSubmission, type Submitter, type TeamOwner } from '../tenancy/private-sources.js'
-import { callerMayUseStoredConnections } from '../tenancy/stored-connections.js'
+import { callerConnectionScope } from '../tenancy/stored-connections.js'
 import { gitSpecOf, queueIngest } from './queue-ingest.js'
 
 export interface RepositorySubmission {
@@ -77,15 +78,16 @@ function createOrRetry(store: Store, input: NewLibrary, refusal: LecternError): 
 
 /**
  * In cloud mode (`guard`) the remote must be http(s) and not resolve to a private address, and a
- * repository read with credentials (a `gitToken`, or for the operator the stored git connection
- * of its host) is private by nature: submitted with a teamspace's key, it belongs to that teamspace.
+ * repository read with credentials (a `gitToken`, or the stored git connection of its host among
+ * the caller's: the operator's for the operator, its teamspace's for a tenant) is private by
+ * nature: submitted with a teamspace's key, it belongs to that teamspace.
  */
 export async function submitRepository(store: Store, input: RepositorySubmission, guard: AddressGuard | undefined, submitter?: Submitter): Promise<Submitted> {
   const repo = parseRepoUrl(input.docsRepoUrl, input.sourceKind, { httpOnly: guard !== undefined })
   const token = input.gitToken?.trim() ? input.gitToken.trim() : undefined
-  const storedConnections = !submitter || callerMayUseStoredConnections(submitter.caller, submitter.mode)
-  refuseCleartextToken(repo.cloneUrl, gitToken(store, token, repo.host, storedConnections), guard)
-  const withCredentials = token !== undefined || (storedConnections && store.connections.forGitHost(repo.host) !== undefined)
+  const scope = submitter ? callerConnectionScope(submitter.caller, submitter.mode) : INSTALL_CONNECTIONS
+  refuseCleartextToken(repo.cloneUrl, gitToken(store, token, repo.host, scope), guard)
+  const withCredentials = token !== undefined || (scope !== undefined && store.connections.forGitHost(scope, repo.host) !== undefined)
   const isPrivate = input.private === true || (submitter?.mode === 'cloud' && withCredentials)
   const { id, owner } = placeSubmission(store.teams, submitter, repo.libraryId, isPrivate, 'repository')
   await admitGitRemote(repo.cloneUrl, guard)

@@ -11,7 +11,7 @@ import { LecternError } from '../errors.js'
 import { slugifySegment } from '../library-id.js'
 import { parseDocument } from '../parse/index.js'
 import type { ParsedSnippet } from '../parse/types.js'
-import { normalizeBaseUrl, type Connection } from '../store/connections.js'
+import { normalizeBaseUrl, type Connection, type ConnectionScope } from '../store/connections.js'
 import type { Store } from '../store/index.js'
 import { storedConnectionRefusal } from '../tenancy/stored-connections.js'
 import { createTurndown, storageToMarkdown } from './confluence-storage.js'
@@ -208,15 +208,15 @@ function pageSnippets(page: Page, markdown: string): Array<{ path: string; snipp
 
 export const readConfluence: SourceReader<{ type: string } & Record<string, unknown>> = async (raw, ctx): Promise<FetchedSource> => {
   const spec = confluenceSpec.parse(raw)
-  if (!ctx.storedConnections) throw storedConnectionRefusal('Confluence')
-  const connection = ctx.store.connections.get(spec.connection)
+  if (!ctx.connections) throw storedConnectionRefusal('Confluence')
+  const connection = ctx.store.connections.get(ctx.connections, spec.connection)
   if (!connection || connection.kind !== 'confluence') {
     throw new LecternError('validation_error', `No Confluence connection named "${spec.connection}". Add it with \`lectern connections add confluence\`.`)
   }
   const site: Site = {
     connection,
     root: connection.baseUrl.replace(/\/wiki$/, ''),
-    headers: authHeaders(connection, ctx.store.connections.token(connection.name)),
+    headers: authHeaders(connection, ctx.store.connections.token(ctx.connections, connection.name)),
     ctx,
   }
   ctx.progress(`reading Confluence space ${spec.spaceKey}`)
@@ -251,15 +251,15 @@ export function confluenceLibraryId(spaceKey: string, title?: string): string {
   return `/confluence/${slugifySegment(title?.trim() || spaceKey)}`
 }
 
-/** The stored Confluence connection for a site URL, compared without `/wiki` and trailing slashes. */
-export function confluenceConnectionForSite(store: Store, siteUrl: string): Connection | undefined {
+/** The stored Confluence connection of `scope` for a site URL, compared without `/wiki` and trailing slashes. */
+export function confluenceConnectionForSite(store: Store, scope: ConnectionScope, siteUrl: string): Connection | undefined {
   const site = normalizeBaseUrl(siteUrl).replace(/\/wiki$/, '').toLowerCase()
-  return store.connections.list('confluence').find((c) => c.baseUrl.replace(/\/wiki$/, '').toLowerCase() === site)
+  return store.connections.list(scope, 'confluence').find((c) => c.baseUrl.replace(/\/wiki$/, '').toLowerCase() === site)
 }
 
 /** Checks the input and its connection now, so a mistake is a 400 at submit rather than a failed job. */
-export function confluenceSubmission(store: Store, input: ConfluenceInput): SourceSubmission {
-  const connection = store.connections.get(input.connection)
+export function confluenceSubmission(store: Store, scope: ConnectionScope, input: ConfluenceInput): SourceSubmission {
+  const connection = store.connections.get(scope, input.connection)
   if (!connection || connection.kind !== 'confluence') {
     throw new LecternError('validation_error', `No Confluence connection named "${input.connection}". Add it with \`lectern connections add confluence --name ${input.connection} --site <url> --token-stdin\`.`)
   }

@@ -1,18 +1,19 @@
 /**
  * The token a git command sends (as an `http.extraHeader`, see git.ts): the one submitted with the
  * job, else the stored git connection for the repository's host (`lectern connections add git`),
- * so private repositories of a known host need no token on every add. `storedConnections` says
- * whether the library may read through the install's connections (tenancy/stored-connections.ts).
+ * so private repositories of a known host need no token on every add. `scope` says whose
+ * connections the library reads through, if any (tenancy/stored-connections.ts).
  */
 import { LecternError } from '../errors.js'
+import type { ConnectionScope } from '../store/connections.js'
 import type { Store } from '../store/index.js'
 import type { AddressGuard } from './address-guard.js'
 
-export function gitToken(store: Store, submitted: string | undefined, host: string, storedConnections: boolean): string | undefined {
+export function gitToken(store: Store, submitted: string | undefined, host: string, scope: ConnectionScope | undefined): string | undefined {
   if (submitted) return submitted
-  if (!storedConnections) return undefined
-  const connection = store.connections.forGitHost(host)
-  return connection ? store.connections.token(connection.name) : undefined
+  if (!scope) return undefined
+  const connection = store.connections.forGitHost(scope, host)
+  return connection ? store.connections.token(scope, connection.name) : undefined
 }
 
 /**

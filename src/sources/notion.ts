@@ -18,7 +18,7 @@ import {
 import { z } from 'zod'
 import { LecternError } from '../errors.js'
 import { slugifySegment } from '../library-id.js'
-import type { Connection } from '../store/connections.js'
+import type { Connection, ConnectionScope } from '../store/connections.js'
 import type { Store } from '../store/index.js'
 import { storedConnectionRefusal } from '../tenancy/stored-connections.js'
 import type { FetchedSource, SourceContext, SourceReader, SourceSubmission } from './types.js'
@@ -255,13 +255,13 @@ function revisionOf(pages: NotionPage[]): string {
 
 export const readNotion: SourceReader<{ type: string } & Record<string, unknown>> = async (raw, ctx): Promise<FetchedSource> => {
   const spec = notionSpec.parse(raw)
-  if (!ctx.storedConnections) throw storedConnectionRefusal('Notion')
-  const connection = ctx.store.connections.get(spec.connection)
+  if (!ctx.connections) throw storedConnectionRefusal('Notion')
+  const connection = ctx.store.connections.get(ctx.connections, spec.connection)
   if (!connection || connection.kind !== 'notion') {
     throw new LecternError('validation_error', `No Notion connection named "${spec.connection}". Add it with \`lectern connections add notion\`.`)
   }
   const client = new Client({
-    auth: ctx.store.connections.token(connection.name),
+    auth: ctx.store.connections.token(ctx.connections, connection.name),
     baseUrl: connection.baseUrl,
     fetch: notionFetch(ctx),
     // Lectern's HTTP client already retries 429 and 5xx with backoff.
@@ -297,16 +297,16 @@ export function notionLibraryId(connection: string, title?: string): string {
   return `/notion/${slugifySegment(title?.trim() || connection)}`
 }
 
-/** The connection for a workspace: the one named like it (or like its slug), else the only Notion connection. */
-export function notionConnectionForWorkspace(store: Store, workspaceName: string): Connection | undefined {
-  const all = store.connections.list('notion')
+/** The connection of `scope` for a workspace: the one named like it (or like its slug), else its only Notion connection. */
+export function notionConnectionForWorkspace(store: Store, scope: ConnectionScope, workspaceName: string): Connection | undefined {
+  const all = store.connections.list(scope, 'notion')
   const named = all.find((c) => c.name === workspaceName || c.name.toLowerCase() === slugifySegment(workspaceName))
   return named ?? (all.length === 1 ? all[0] : undefined)
 }
 
 /** Checks the input and its connection now, so a mistake is a 400 at submit rather than a failed job. */
-export function notionSubmission(store: Store, input: NotionInput): SourceSubmission {
-  const connection = store.connections.get(input.connection)
+export function notionSubmission(store: Store, scope: ConnectionScope, input: NotionInput): SourceSubmission {
+  const connection = store.connections.get(scope, input.connection)
   if (!connection || connection.kind !== 'notion') {
     throw new LecternError('validation_error', `No Notion connection named "${input.connection}". Add it with \`lectern connections add notion --name ${input.connection} --token-env NOTION_TOKEN\`.`)
   }

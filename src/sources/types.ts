@@ -4,6 +4,7 @@
  * itself; the job does the rest (tokens, de-duplication, embedding, the atomic swap).
  */
 import type { ParseContext, ParsedSnippet, SourceDocument } from '../parse/types.js'
+import type { ConnectionScope } from '../store/connections.js'
 import type { Store } from '../store/index.js'
 import type { AddressGuard } from './address-guard.js'
 import type { HttpClient } from './http.js'
@@ -29,8 +30,8 @@ export interface SourceContext {
   workDir: string
   /** A token submitted with the job (kept sealed in the job's row until it runs). */
   submittedToken?: string
-  /** Whether the library may be read through the install's stored connections (tenancy/stored-connections.ts). */
-  storedConnections: boolean
+  /** The stored connections the library reads through, undefined for none (tenancy/stored-connections.ts). */
+  connections?: ConnectionScope
   /** Cloud mode: the private-address guard, for readers that reach the network without `http` (git). */
   guard?: AddressGuard
 }

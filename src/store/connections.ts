@@ -2,7 +2,9 @@
  * Connections: the credentials Lectern holds for Confluence sites, Notion workspaces and private
  * git hosts, so a source spec names a connection instead of carrying a token. The token is sealed
  * (AES-GCM) on the way in and opened only by `token()`, which jobs call when they fetch; nothing
- * that lists or describes a connection ever returns it.
+ * that lists or describes a connection ever returns it. A connection is the install's or, in cloud
+ * mode, a teamspace's; every lookup names whose (a `ConnectionScope`), so one owner never reaches
+ * another's.
  */
 import { LecternError } from '../errors.js'
 import type { SecretBox } from '../secrets/cipher.js'
@@ -13,6 +15,13 @@ export const CONNECTION_KINDS = ['confluence', 'notion', 'git'] as const
 export type ConnectionKind = (typeof CONNECTION_KINDS)[number]
 
 export const NOTION_API_URL = 'https://api.notion.com'
+
+/** Whose connections: the install's (`teamPk: null`) or a teamspace's. */
+export interface ConnectionScope {
+  teamPk: number | null
+}
+
+export const INSTALL_CONNECTIONS: ConnectionScope = { teamPk: null }
 
 export interface Connection {
   id: number
@@ -34,14 +43,14 @@ export interface NewConnection {
 }
 
 export interface ConnectionsRepository {
-  create(input: NewConnection): Connection
-  list(kind?: ConnectionKind): Connection[]
-  get(name: string): Connection | undefined
-  remove(name: string): Connection
+  create(scope: ConnectionScope, input: NewConnection): Connection
+  list(scope: ConnectionScope, kind?: ConnectionKind): Connection[]
+  get(scope: ConnectionScope, name: string): Connection | undefined
+  remove(scope: ConnectionScope, name: string): Connection
   /** The plain token of a connection; call it only where a request is about to be sent. */
-  token(name: string): string
+  token(scope: ConnectionScope, name: string): string
   /** The git connection for a host (`gitlab.example.com`, with a port when not the default). */
-  forGitHost(host: string): Connection | undefined
+  forGitHost(scope: ConnectionScope, host: string): Connection | undefined
 }
 
 interface ConnectionRow {
@@ -52,6 +61,7 @@ interface ConnectionRow {
   email: string | null
   token_sealed: string
   created_at: string
+  team_pk: number | null
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/
@@ -79,45 +89,46 @@ export function hostOf(baseUrl: string): string {
 }
 
 export function createConnectionsRepository(db: Db, secrets: SecretBox): ConnectionsRepository {
-  const insert = db.prepare('INSERT INTO connections (kind, name, base_url, email, token_sealed, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+  const insert = db.prepare('INSERT INTO connections (kind, name, base_url, email, token_sealed, created_at, team_pk) VALUES (?, ?, ?, ?, ?, ?, ?)')
   const byPk = db.prepare<[number], ConnectionRow>('SELECT * FROM connections WHERE pk = ?')
-  const byName = db.prepare<[string], ConnectionRow>('SELECT * FROM connections WHERE name = ?')
-  const all = db.prepare<[], ConnectionRow>('SELECT * FROM connections ORDER BY name')
-  const ofKind = db.prepare<[string], ConnectionRow>('SELECT * FROM connections WHERE kind = ? ORDER BY name')
+  // `IS` compares NULL with NULL as equal: the install's scope is team_pk NULL.
+  const byName = db.prepare<[number | null, string], ConnectionRow>('SELECT * FROM connections WHERE team_pk IS ? AND name = ?')
+  const all = db.prepare<[number | null], ConnectionRow>('SELECT * FROM connections WHERE team_pk IS ? ORDER BY name')
+  const ofKind = db.prepare<[number | null, string], ConnectionRow>('SELECT * FROM connections WHERE team_pk IS ? AND kind = ? ORDER BY name')
   const deleteByPk = db.prepare('DELETE FROM connections WHERE pk = ?')
 
-  const row = (name: string): ConnectionRow => {
-    const found = byName.get(name)
+  const row = (scope: ConnectionScope, name: string): ConnectionRow => {
+    const found = byName.get(scope.teamPk, name)
     if (!found) throw new LecternError('validation_error', `No connection named "${name}". Add one with \`lectern connections add\`.`)
     return found
   }
 
   return {
-    create(input) {
+    create(scope, input) {
       if (!NAME.test(input.name)) throw new LecternError('validation_error', 'A connection name is 1 to 63 letters, digits, ".", "_" or "-".')
       if (!CONNECTION_KINDS.includes(input.kind)) throw new LecternError('validation_error', `Unknown connection kind "${input.kind}".`)
       const token = input.token.trim()
       if (token === '') throw new LecternError('validation_error', 'The connection token is empty.')
-      if (byName.get(input.name)) throw new LecternError('validation_error', `A connection named "${input.name}" already exists; remove it first.`)
+      if (byName.get(scope.teamPk, input.name)) throw new LecternError('validation_error', `A connection named "${input.name}" already exists; remove it first.`)
       const baseUrl = normalizeBaseUrl(input.baseUrl)
-      const { lastInsertRowid } = insert.run(input.kind, input.name, baseUrl, input.email?.trim() || null, secrets.seal(token), nowIso())
+      const { lastInsertRowid } = insert.run(input.kind, input.name, baseUrl, input.email?.trim() || null, secrets.seal(token), nowIso(), scope.teamPk)
       return toConnection(byPk.get(Number(lastInsertRowid))!)
     },
-    list: (kind) => (kind ? ofKind.all(kind) : all.all()).map(toConnection),
-    get(name) {
-      const found = byName.get(name)
+    list: (scope, kind) => (kind ? ofKind.all(scope.teamPk, kind) : all.all(scope.teamPk)).map(toConnection),
+    get(scope, name) {
+      const found = byName.get(scope.teamPk, name)
       return found && toConnection(found)
     },
-    remove(name) {
-      const found = byName.get(name)
+    remove(scope, name) {
+      const found = byName.get(scope.teamPk, name)
       if (!found) throw new LecternError('not_found', `No connection named "${name}".`)
       deleteByPk.run(found.pk)
       return toConnection(found)
     },
-    token: (name) => secrets.open(row(name).token_sealed),
-    forGitHost(host) {
+    token: (scope, name) => secrets.open(row(scope, name).token_sealed),
+    forGitHost(scope, host) {
       const wanted = host.toLowerCase()
-      return ofKind.all('git').map(toConnection).find((c) => hostOf(c.baseUrl) === wanted)
+      return ofKind.all(scope.teamPk, 'git').map(toConnection).find((c) => hostOf(c.baseUrl) === wanted)
     },
   }
 }

@@ -9,9 +9,9 @@
 import type { Caller } from '../access.js'
 import type { Mode } from '../config.js'
 import { LecternError } from '../errors.js'
-import type { TeamsRepository } from '../store/teams.js'
+import type { Team, TeamsRepository } from '../store/teams.js'
 import { PLAN_LIMITS } from './plans.js'
-import { can } from './roles.js'
+import { can, type TeamRole } from './roles.js'
 
 /** The teamspace a private library is added for. */
 export interface TeamOwner {
@@ -79,7 +79,11 @@ export function privateSourceOwner(teams: TeamsRepository, caller: Caller, mode:
   if (mode !== 'cloud' || caller.kind !== 'api-key' || caller.teamId === null) return undefined
   const team = teams.byPk(caller.teamId)
   if (!team) throw new LecternError('team_not_found', 'The teamspace of this API key no longer exists.')
-  const role = caller.userId === null ? undefined : teams.roleOf(team.id, caller.userId)
+  return teamPrivateSourceOwner(team, caller.userId === null ? undefined : teams.roleOf(team.id, caller.userId), source)
+}
+
+/** The teamspace as the owner of a private source its member (of `role`) adds: owners and admins, on a plan with private sources. */
+export function teamPrivateSourceOwner(team: Team, role: TeamRole | undefined, source: PrivateSourceKind = 'other'): TeamOwner {
   if (!role || !can(role, 'managePrivateSources')) {
     throw new LecternError('forbidden', `Only team owners and admins may add private ${source === 'repository' ? 'repositories' : 'sources'}.`)
   }

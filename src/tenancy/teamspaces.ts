@@ -50,7 +50,7 @@ export function createTeam(store: Store, user: User, name: string): Team {
 /**
  * Deletes a teamspace: its private libraries first, through the one library-removal path (their
  * snippet sets and vector files go too; one being processed refuses with 409 library_busy and
- * the team stays), then the team with its members, keys and invitations.
+ * the team stays), then the team with its members, keys, invitations and connections.
  */
 export function deleteTeam(store: Store, team: Team, caller: Caller, forget?: ForgetSet): { removed: string; libraries: string[] } {
   if (team.personalUserId !== null) throw new LecternError('forbidden', 'A personal space cannot be deleted.')

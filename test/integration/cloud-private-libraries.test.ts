@@ -3,7 +3,8 @@
  * endpoints a tenant calls. Owners and admins of a paying teamspace may add them (developers and
  * free plans get 403 forbidden), the same one twice is 409 duplicate_repo, and every other tenant
  * meets them exactly as an unknown library: search, context, refresh, parse-status, MCP, export.
- * The install's stored connections are the operator's alone: a tenant's add never reads with them.
+ * The install's stored connections are the operator's alone: a tenant's add never reads with them
+ * (a teamspace's own connections are test/integration/team-connections.test.ts).
  * The private repository is a real git server (`git http-backend`) on 127.0.0.1, over https with
  * a certificate of a CA made for the run (a token goes only over https in the cloud), that refuses
  * clones without the token; Confluence and Notion, which cannot run here, are loopback STAND-INS
@@ -27,6 +28,7 @@ import { confluenceStandIn, notionStandIn, textBlock, type StandIn } from '../he
 import { bearer, createTenants, type Tenants } from '../helpers/tenants.js'
 import { createTestCa } from '../helpers/tls.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
+import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
 
 const defer = suiteTeardown()
 const TOKEN = 'ghp_private_widgets_token'
@@ -313,7 +315,7 @@ describe("another teamspace's private library is an unknown library", () => {
 describe("the install's stored git connection, the operator's alone", () => {
   it('never lends its token to a tenant: the add stays public and its clone is refused, now and at a later refresh', async () => {
     const { connections } = app.runtime.store
-    connections.create({ kind: 'git', name: 'loopback-git', baseUrl: gitServer, token: TOKEN })
+    connections.create(INSTALL_CONNECTIONS, { kind: 'git', name: 'loopback-git', baseUrl: gitServer, token: TOKEN })
     try {
       const res = await addGit(tenants.acme.keys.admin, `${gitServer}/acme/vault`)
       expect(res.statusCode, res.body).toBe(200)
@@ -330,13 +332,13 @@ describe("the install's stored git connection, the operator's alone", () => {
       const vault = app.runtime.store.libraries.byId('/acme/vault')!
       expect(app.runtime.store.libraries.version(vault.pk, '')!.currentSet).toBeNull()
     } finally {
-      connections.remove('loopback-git')
+      connections.remove(INSTALL_CONNECTIONS, 'loopback-git')
     }
   })
 
   it("reads the operator's own add through it, as a private library of the install", async () => {
     const { connections } = app.runtime.store
-    connections.create({ kind: 'git', name: 'loopback-git', baseUrl: gitServer, token: TOKEN })
+    connections.create(INSTALL_CONNECTIONS, { kind: 'git', name: 'loopback-git', baseUrl: gitServer, token: TOKEN })
     try {
       const operator = await signIn(app)
       const res = await app.inject({ method: 'POST', url: '/api/v2/add/repo/git', cookies: operator, payload: { docsRepoUrl: `${gitServer}/acme/ledger` } })
@@ -346,7 +348,7 @@ describe("the install's stored git connection, the operator's alone", () => {
       expect((await waitForLibrary(app, '/acme/ledger')).state).toBe('finalized')
       expect((await getJson('/api/v2/context?libraryId=/acme/ledger&query=widget', tenants.acme.keys.owner)).json()).toMatchObject({ error: 'library_not_found' })
     } finally {
-      connections.remove('loopback-git')
+      connections.remove(INSTALL_CONNECTIONS, 'loopback-git')
     }
   })
 })
@@ -364,8 +366,8 @@ describe("Confluence and Notion, read only through the install's stored connecti
       textBlock('heading_1', 'Toggle a flag'),
       textBlock('paragraph', 'Flags are toggled per environment from the flags service, never by editing config files by hand.'),
     ] }] }, defer)
-    app.runtime.store.connections.create({ kind: 'confluence', name: 'acme-wiki', baseUrl: confluence.url, email: 'bot@acme.test', token: 'confluence-token-value' })
-    app.runtime.store.connections.create({ kind: 'notion', name: 'acme-notion', baseUrl: notion.url, token: 'secret_ntn_value' })
+    app.runtime.store.connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'acme-wiki', baseUrl: confluence.url, email: 'bot@acme.test', token: 'confluence-token-value' })
+    app.runtime.store.connections.create(INSTALL_CONNECTIONS, { kind: 'notion', name: 'acme-notion', baseUrl: notion.url, token: 'secret_ntn_value' })
   })
 
   const confluenceBody = () => ({
@@ -373,13 +375,13 @@ describe("Confluence and Notion, read only through the install's stored connecti
   })
   const notionBody = { workspaceId: 'w-1', workspaceName: 'acme-notion', pageIds: [NOTION_PAGE], title: 'Flags guide', description: 'Feature flags' }
 
-  it('are refused to every tenant, 403 forbidden, with nothing stored and nothing read', async () => {
+  it("are not found for any tenant, whose adds look among its own teamspace's connections: nothing stored and nothing read", async () => {
     const before = app.runtime.store.libraries.list().length
     for (const key of [tenants.beta.keys.owner, tenants.beta.keys.developer, tenants.solo.keys.owner]) {
-      for (const [source, url, payload] of [['Confluence', '/api/v2/add/confluence', confluenceBody()], ['Notion', '/api/v2/add/notion', notionBody]] as const) {
+      for (const [url, payload] of [['/api/v2/add/confluence', confluenceBody()], ['/api/v2/add/notion', notionBody]] as const) {
         const res = await app.inject({ method: 'POST', url, headers: bearer(key), payload })
-        expect(res.statusCode, res.body).toBe(403)
-        expect(res.json()).toEqual({ error: 'forbidden', message: `In cloud mode the install's stored connections are the operator's; a ${source} source cannot be added with them.` })
+        expect(res.statusCode, res.body).toBe(400)
+        expect(res.json()).toMatchObject({ error: 'validation_error', message: expect.stringContaining("A teamspace owner or admin adds one under the teamspace's Connections.") })
       }
     }
     expect(app.runtime.store.libraries.list()).toHaveLength(before)
@@ -395,7 +397,8 @@ describe("Confluence and Notion, read only through the install's stored connecti
     const refresh = await refreshLibrary(app.runtime.store, { libraryId: library.id }, LOCAL, app.runtime.guard)
     app.runtime.worker.wake()
     expect(await waitForJobEnd(refresh.job.pk)).toBe('failed')
-    expect(app.runtime.store.jobs.byPk(refresh.job.pk)).toMatchObject({ errorCode: 'forbidden' })
+    // The job looks the name up among Beta's connections, which hold no "acme-wiki".
+    expect(app.runtime.store.jobs.byPk(refresh.job.pk)).toMatchObject({ errorCode: 'validation_error' })
     expect(confluence.requests).toEqual([])
   })
 

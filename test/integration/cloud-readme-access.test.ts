@@ -18,7 +18,7 @@ interface Documented {
 }
 
 /** A value for each body field a row may name: an outsider's request sends the row's own, which its schema accepts, so it reaches the membership check. */
-const SAMPLE: Record<string, unknown> = { name: 'x', email: 'a@b.co', role: 'admin', token: 'x', libraryFilters: { mode: null } }
+const SAMPLE: Record<string, unknown> = { name: 'x', email: 'a@b.co', role: 'admin', token: 'x', libraryFilters: { mode: null }, kind: 'git', connection: 'x' }
 
 function documented(): Documented[] {
   return tableRows(readmeSection('Cloud accounts and teamspaces'), 'Method and path').map(([endpoint, body, answer]) => {

@@ -15,6 +15,7 @@ import { gitToken } from '../../src/sources/git-token.js'
 import { openStore } from '../../src/store/index.js'
 import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
 import { setProcessEnv, suiteTeardown, tmpDataDir } from '../helpers/tmp.js'
+import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
 
 const defer = suiteTeardown()
 const CONFLUENCE_TOKEN = 'ATATT-cli-confluence-3e8d1a'
@@ -77,7 +78,7 @@ describe('lectern connections', () => {
     expect(await run(ConnectionsRemove, ['ws'])).toEqual({ exit: 0, message: '' })
     expect(await run(ConnectionsRemove, ['ws'])).toMatchObject({ exit: 4 })
     const store = await openStore(dataDir)
-    expect(store.connections.list().map((c) => c.name)).toEqual(['acme', 'gitlab'])
+    expect(store.connections.list(INSTALL_CONNECTIONS).map((c) => c.name)).toEqual(['acme', 'gitlab'])
     store.close()
   })
 })
@@ -87,8 +88,8 @@ describe('git job token', () => {
   it('uses the job token first, else the git connection of the repository host', async () => {
     const store = await openStore(await tmpDataDir())
     try {
-      store.connections.create({ kind: 'git', name: 'corp', baseUrl: 'https://git.corp.test', token: 'corp-token' })
-      store.connections.create({ kind: 'confluence', name: 'wiki', baseUrl: 'https://wiki.corp.test', token: 'wiki-token' })
+      store.connections.create(INSTALL_CONNECTIONS, { kind: 'git', name: 'corp', baseUrl: 'https://git.corp.test', token: 'corp-token' })
+      store.connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'wiki', baseUrl: 'https://wiki.corp.test', token: 'wiki-token' })
       expect(gitToken(store, undefined, 'git.corp.test', true)).toBe('corp-token')
       expect(gitToken(store, undefined, 'GIT.CORP.TEST', true)).toBe('corp-token')
       expect(gitToken(store, 'job-token', 'git.corp.test', true)).toBe('job-token')

@@ -11,6 +11,7 @@ import type { SourceContext } from '../../src/sources/types.js'
 import { openStore, type Store } from '../../src/store/index.js'
 import { tmpDataDir } from '../helpers/tmp.js'
 import { confluenceStandIn, type ConfluencePageFixture } from '../helpers/workspace-standins.js'
+import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
 
 const TOKEN = 'atl-secret-token-7f3a9c'
 const EMAIL = 'docs-bot@acme.test'
@@ -35,7 +36,7 @@ function pages(): ConfluencePageFixture[] {
 
 async function storeWith(baseUrl: string, email?: string): Promise<Store> {
   const store = await openStore(await tmpDataDir())
-  store.connections.create({ kind: 'confluence', name: 'acme', baseUrl, email, token: TOKEN })
+  store.connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'acme', baseUrl, email, token: TOKEN })
   return store
 }
 
@@ -50,7 +51,7 @@ function context(store: Store, logs: string[] = []): SourceContext {
     libraryId: '/test/library',
     tag: '',
     workDir: '',
-    storedConnections: true,
+    connections: INSTALL_CONNECTIONS,
   }
 }
 

@@ -5,6 +5,7 @@ import { isLinkIndex, llmstxtLibraryId, parseLlmsTxt, readLlmsTxt } from '../../
 import type { SourceContext } from '../../src/sources/types.js'
 import { FOOTER_MARK, startDocsSite, type DocsSite } from '../helpers/docs-site.js'
 import { suiteTeardown } from '../helpers/tmp.js'
+import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
 
 const defer = suiteTeardown()
 let site: DocsSite
@@ -24,7 +25,7 @@ function context(): SourceContext {
     libraryId: '/test/library',
     tag: '',
     workDir: '',
-    storedConnections: true,
+    connections: INSTALL_CONNECTIONS,
   }
 }
 

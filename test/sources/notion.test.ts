@@ -8,6 +8,7 @@ import { readNotion } from '../../src/sources/notion.js'
 import { HttpClient } from '../../src/sources/http.js'
 import type { SourceContext } from '../../src/sources/types.js'
 import { openStore, type Store } from '../../src/store/index.js'
+import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
 import { tmpDataDir } from '../helpers/tmp.js'
 import { block, notionStandIn, rich, textBlock, type NotionPageFixture } from '../helpers/workspace-standins.js'
 
@@ -48,12 +49,12 @@ function fixture(): NotionPageFixture[] {
 
 async function storeWith(baseUrl: string): Promise<Store> {
   const store = await openStore(await tmpDataDir())
-  store.connections.create({ kind: 'notion', name: 'ws', baseUrl, token: TOKEN })
+  store.connections.create(INSTALL_CONNECTIONS, { kind: 'notion', name: 'ws', baseUrl, token: TOKEN })
   return store
 }
 
 function context(store: Store, logs: string[] = []): SourceContext {
-  return { http: new HttpClient({ retries: 0 }), store, signal: new AbortController().signal, progress: () => {}, log: (m) => void logs.push(m), previousRevision: null, libraryId: '/test/library', tag: '', workDir: '', storedConnections: true }
+  return { http: new HttpClient({ retries: 0 }), store, signal: new AbortController().signal, progress: () => {}, log: (m) => void logs.push(m), previousRevision: null, libraryId: '/test/library', tag: '', workDir: '', connections: INSTALL_CONNECTIONS }
 }
 
 describe('Notion (stand-in)', () => {

@@ -12,6 +12,7 @@ import type { FetchedSource, SourceContext } from '../../src/sources/types.js'
 import type { Store } from '../../src/store/index.js'
 import { PETSHOP_YAML, serveOpenApiFixtures } from '../helpers/openapi-fixtures.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
+import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
 
 const defer = suiteTeardown()
 let base: string
@@ -34,7 +35,7 @@ function context(previousRevision: string | null = null): SourceContext {
     libraryId: '/test/library',
     tag: '',
     workDir: '',
-    storedConnections: true,
+    connections: INSTALL_CONNECTIONS,
   }
 }
 

@@ -9,6 +9,7 @@ import type { FetchedSource, SourceContext } from '../../src/sources/types.js'
 import { pagePath, readWebsite, scopeOf, websiteLibraryId } from '../../src/sources/website.js'
 import { FOOTER_MARK, NAV_MARK, SECRET_MARK, startDocsSite, type DocsSite } from '../helpers/docs-site.js'
 import { suiteTeardown } from '../helpers/tmp.js'
+import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
 
 const defer = suiteTeardown()
 let site: DocsSite
@@ -29,7 +30,7 @@ function context(previousRevision: string | null = null): SourceContext & { logs
     libraryId: '/test/library',
     tag: '',
     workDir: '',
-    storedConnections: true,
+    connections: INSTALL_CONNECTIONS,
     logs,
   }
 }

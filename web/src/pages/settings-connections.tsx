@@ -1,10 +1,14 @@
-/** Stored connections: what Confluence, Notion and private git sources read through; tokens write-only. */
+/**
+ * Stored connections: what Confluence, Notion and private git sources read through; tokens
+ * write-only. The install's (Settings, at /api/connections) and a teamspace's (its Connections
+ * page, at /api/teams/<ID>/connections, where developers only read) share this section.
+ */
 import { useState } from 'preact/hooks'
 import { api } from '../api'
 import { ActionsHeader, Empty, ErrorNote, formatDate } from '../components'
 import { useAction, useLoad } from '../hooks'
 
-interface Connection {
+export interface Connection {
   id: number
   kind: 'confluence' | 'notion' | 'git'
   name: string
@@ -13,8 +17,21 @@ interface Connection {
   createdAt: string
 }
 
-export function ConnectionsSection() {
-  const list = useLoad(() => api<{ connections: Connection[] }>('GET', '/api/connections'), [])
+interface ConnectionsSectionProps {
+  /** The API path of the connections. */
+  base?: string
+  /** Whether the user may add and remove them (else the list alone). */
+  manage?: boolean
+  /** What the connections serve, said above the list. */
+  intro?: string
+}
+
+export function ConnectionsSection({
+  base = '/api/connections',
+  manage = true,
+  intro = 'Confluence sites, Notion workspaces and private git hosts that sources read through.',
+}: ConnectionsSectionProps) {
+  const list = useLoad(() => api<{ connections: Connection[] }>('GET', base), [base])
   const [kind, setKind] = useState<Connection['kind']>('git')
   const add = useAction(async (form: HTMLFormElement) => {
     const data = new FormData(form)
@@ -23,18 +40,18 @@ export function ConnectionsSection() {
       const value = String(data.get(field) ?? '').trim()
       if (value) body[field] = value
     }
-    await api('POST', '/api/connections', body)
+    await api('POST', base, body)
     form.reset()
     list.reload()
   })
   const remove = useAction(async (name: string) => {
-    await api('DELETE', `/api/connections/${encodeURIComponent(name)}`)
+    await api('DELETE', `${base}/${encodeURIComponent(name)}`)
     list.reload()
   })
   return (
     <section aria-labelledby="connections">
       <h2 id="connections">Connections</h2>
-      <p class="muted">Confluence sites, Notion workspaces and private git hosts that sources read through. Tokens are stored encrypted and never shown again.</p>
+      <p class="muted">{intro} Tokens are stored encrypted and never shown again.</p>
       {list.data && list.data.connections.length === 0 ? <Empty>No connections yet.</Empty> : null}
       {list.data && list.data.connections.length > 0 ? (
         <table>
@@ -44,7 +61,7 @@ export function ConnectionsSection() {
               <th scope="col">Kind</th>
               <th scope="col">Where</th>
               <th scope="col">Added</th>
-              <ActionsHeader />
+              {manage ? <ActionsHeader /> : null}
             </tr>
           </thead>
           <tbody>
@@ -57,69 +74,74 @@ export function ConnectionsSection() {
                   {c.email ? ` (${c.email})` : ''}
                 </td>
                 <td>{formatDate(c.createdAt)}</td>
-                <td>
-                  <button class="secondary outline small" onClick={() => void remove.run(c.name)} aria-label={`Remove connection ${c.name}`}>
-                    Remove
-                  </button>
-                </td>
+                {manage ? (
+                  <td>
+                    <button class="secondary outline small" onClick={() => void remove.run(c.name)} aria-label={`Remove connection ${c.name}`}>
+                      Remove
+                    </button>
+                  </td>
+                ) : null}
               </tr>
             ))}
           </tbody>
         </table>
       ) : null}
-      <form
-        onSubmit={(event) => {
-          event.preventDefault()
-          void add.run(event.currentTarget)
-        }}
-      >
-        <fieldset class="grid">
-          <label>
-            Kind
-            <select aria-label="Connection kind" value={kind} onChange={(event) => setKind(event.currentTarget.value as Connection['kind'])}>
-              <option value="git">Git host</option>
-              <option value="confluence">Confluence</option>
-              <option value="notion">Notion</option>
-            </select>
-          </label>
-          <label>
-            Name
-            <input name="name" required pattern="[A-Za-z0-9._\-]+" placeholder="e.g. gitlab" />
-          </label>
-        </fieldset>
-        {kind === 'git' ? (
-          <label>
-            Host
-            <input name="host" required placeholder="gitlab.example.com" />
-          </label>
-        ) : null}
-        {kind === 'confluence' ? (
+      {manage ? null : <ErrorNote error={list.error} />}
+      {manage ? (
+        <form
+          onSubmit={(event) => {
+            event.preventDefault()
+            void add.run(event.currentTarget)
+          }}
+        >
           <fieldset class="grid">
             <label>
-              Site URL
-              <input name="site" type="url" required placeholder="https://acme.atlassian.net" />
+              Kind
+              <select aria-label="Connection kind" value={kind} onChange={(event) => setKind(event.currentTarget.value as Connection['kind'])}>
+                <option value="git">Git host</option>
+                <option value="confluence">Confluence</option>
+                <option value="notion">Notion</option>
+              </select>
             </label>
             <label>
-              Email (Confluence Cloud)
-              <input name="email" type="email" />
+              Name
+              <input name="name" required pattern="[A-Za-z0-9._\-]+" placeholder="e.g. gitlab" />
             </label>
           </fieldset>
-        ) : null}
-        {kind === 'notion' ? (
+          {kind === 'git' ? (
+            <label>
+              Host
+              <input name="host" required placeholder="gitlab.example.com" />
+            </label>
+          ) : null}
+          {kind === 'confluence' ? (
+            <fieldset class="grid">
+              <label>
+                Site URL
+                <input name="site" type="url" required placeholder="https://acme.atlassian.net" />
+              </label>
+              <label>
+                Email (Confluence Cloud)
+                <input name="email" type="email" />
+              </label>
+            </fieldset>
+          ) : null}
+          {kind === 'notion' ? (
+            <label>
+              API URL (optional, e.g. a proxy)
+              <input name="apiUrl" type="url" placeholder="https://api.notion.com" />
+            </label>
+          ) : null}
           <label>
-            API URL (optional, e.g. a proxy)
-            <input name="apiUrl" type="url" placeholder="https://api.notion.com" />
+            Token (write-only)
+            <input name="token" type="password" required autocomplete="off" />
           </label>
-        ) : null}
-        <label>
-          Token (write-only)
-          <input name="token" type="password" required autocomplete="off" />
-        </label>
-        <ErrorNote error={add.error ?? remove.error ?? list.error} />
-        <button type="submit" aria-busy={add.busy} disabled={add.busy}>
-          Add connection
-        </button>
-      </form>
+          <ErrorNote error={add.error ?? remove.error ?? list.error} />
+          <button type="submit" aria-busy={add.busy} disabled={add.busy}>
+            Add connection
+          </button>
+        </form>
+      ) : null}
     </section>
   )
 }

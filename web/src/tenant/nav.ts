@@ -3,6 +3,7 @@
  * served at `/teams/<team ID>/<path>` (and any path below it, given to the page as `sub`).
  */
 import type { FunctionComponent } from 'preact'
+import { TeamConnectionsPage } from './pages/connections'
 import { TeamKeysPage } from './pages/keys'
 import { TeamLibrariesPage } from './pages/libraries'
 import { MembersPage } from './pages/members'
@@ -21,5 +22,6 @@ export const NAV: TenantNavItem[] = [
   { path: 'members', label: 'Members', page: MembersPage },
   { path: 'keys', label: 'API keys', page: TeamKeysPage },
   { path: 'libraries', label: 'Libraries', page: TeamLibrariesPage },
+  { path: 'connections', label: 'Connections', page: TeamConnectionsPage },
   { path: 'policies', label: 'Policies', page: PoliciesPage },
 ]

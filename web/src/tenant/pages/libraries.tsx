@@ -3,10 +3,12 @@
  * its API keys find in search), each with its state. The teamspace's own libraries link to their
  * metrics; public libraries are shared by every teamspace, so their usage is not the team's to read.
  */
+import { can } from '../../../../src/tenancy/roles'
 import { api } from '../../api'
 import { Badge, Empty, ErrorNote, formatDate, formatNumber, StateBadge } from '../../components'
 import { useLoad } from '../../hooks'
-import type { TenantPageProps } from '../types'
+import type { Team, TenantPageProps } from '../types'
+import { AddSourceForm } from './add-source'
 import { LibraryMetricsPage } from './library-metrics'
 
 export interface TeamLibraryRow {
@@ -28,16 +30,18 @@ export const libraryMetricsPath = (teamId: number, libraryId: string) => `/teams
 /** The team's libraries; a path below it (`/teams/<ID>/libraries/<owner>/<name>`) is one library's metrics. */
 export function TeamLibrariesPage({ team, sub }: TenantPageProps) {
   if (sub) return <LibraryMetricsPage teamId={team.id} libraryId={`/${sub}`} />
-  return <LibraryList teamId={team.id} />
+  return <LibraryList team={team} />
 }
 
-function LibraryList({ teamId }: { teamId: number }) {
+function LibraryList({ team }: { team: Team }) {
+  const teamId = team.id
   const libraries = useLoad(() => api<{ libraries: TeamLibraryRow[] }>('GET', `/api/teams/${teamId}/libraries`), [teamId], 10_000)
   const rows = libraries.data?.libraries
   return (
     <section>
       <h1>Libraries</h1>
       <p>The teamspace's own libraries, and the public libraries its policies let its API keys reach.</p>
+      {can(team.role, 'managePrivateSources') && team.limits.privateSources ? <AddSourceForm teamId={teamId} onAdded={libraries.reload} /> : null}
       <ErrorNote error={libraries.error} />
       {!rows && !libraries.error ? <p aria-busy="true">Loading…</p> : null}
       {rows && rows.length === 0 ? <Empty>No library is reachable: add a private repository with a teamspace key, or loosen the policies.</Empty> : null}
