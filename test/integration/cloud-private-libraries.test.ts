@@ -62,6 +62,7 @@ beforeAll(async () => {
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'open', defer })
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'vault', defer })
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'ledger', defer })
+  await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'strongbox', defer })
   // git trusts the run's CA through GIT_SSL_CAINFO, inherited by the git commands the server runs.
   const ca = await createTestCa()
   const caFile = path.join(remotes, 'ca.pem')
@@ -76,10 +77,10 @@ beforeAll(async () => {
   const server = await startGitServer(remotes, {
     defer,
     tls: await ca.issue(['127.0.0.1']),
-    // acme/widgets, vault and ledger are private: without the token the host answers as GitHub does, 401.
+    // acme/widgets, vault, ledger and strongbox are private: without the token the host answers as GitHub does, 401.
     route: (req, res, url) => {
       if (url.pathname.startsWith('/acme/vault') && req.headers.authorization !== undefined) vaultAuthorizations.push(req.headers.authorization)
-      if (/^\/acme\/(widgets|vault|ledger)/.test(url.pathname) && req.headers.authorization !== expected) {
+      if (/^\/acme\/(widgets|vault|ledger|strongbox)/.test(url.pathname) && req.headers.authorization !== expected) {
         res.writeHead(401, { 'www-authenticate': 'Basic realm="git"' }).end()
         return undefined
       }
@@ -188,19 +189,19 @@ describe('a token over plain http', () => {
 
   it("is refused at refresh, and for a host whose stored git connection would send its token", async () => {
     const { store } = app.runtime
-    store.libraries.create({ id: '/acme/plain', title: 'plain', sourceKind: 'git', sourceUrl: `${plainUrl()}/acme/plain` })
+    store.libraries.create({ id: '/acme/plain', title: 'plain', sourceKind: 'git', sourceUrl: `${plainUrl()}/acme/plain`, isPrivate: true })
     const refresh = (payload: Record<string, unknown>) =>
       app.inject({ method: 'POST', url: '/api/v1/refresh', headers: bearer(createKey(app, 'ops')), payload: { libraryName: '/acme/plain', ...payload } })
     const withToken = await refresh({ gitToken: TOKEN })
     expect(withToken.statusCode).toBe(400)
     expect(withToken.json()).toEqual(refusal)
 
-    store.connections.create({ kind: 'git', name: 'plain-host', baseUrl: plainUrl(), token: TOKEN })
+    store.connections.create(INSTALL_CONNECTIONS, { kind: 'git', name: 'plain-host', baseUrl: plainUrl(), token: TOKEN })
     try {
       const viaConnection = await refresh({})
       expect(viaConnection.statusCode).toBe(400)
       expect(viaConnection.json()).toEqual(refusal)
-      const added = await addGit(tenants.acme.keys.owner, `${plainUrl()}/acme/other`)
+      const added = await addGit(createKey(app, 'ops'), `${plainUrl()}/acme/other`)
       expect(added.statusCode).toBe(400)
       expect(added.json()).toEqual(refusal)
       // A version (the operator's dashboard) checks the remote's tag with the connection's token.
@@ -208,7 +209,7 @@ describe('a token over plain http', () => {
       expect(version.statusCode).toBe(400)
       expect(version.json()).toEqual(refusal)
     } finally {
-      store.connections.remove('plain-host')
+      store.connections.remove(INSTALL_CONNECTIONS, 'plain-host')
     }
     expect(store.jobs.list({ states: ['queued', 'running'], limit: 100 }).filter((j) => j.libraryPk === store.libraries.byId('/acme/plain')!.pk)).toEqual([])
   })
@@ -228,20 +229,20 @@ describe('a token over plain http', () => {
 describe("the operator's key (of no teamspace: `lectern keys create`, the dashboard's keys)", () => {
   it("adds a private repository as the install's own, which it sees and no tenant does", async () => {
     const operatorKey = createKey(app, 'ops')
-    const added = await addGit(operatorKey, `${gitServer}/acme/vault`, { gitToken: TOKEN })
+    const added = await addGit(operatorKey, `${gitServer}/acme/strongbox`, { gitToken: TOKEN })
     expect(added.statusCode, added.body).toBe(200)
-    const vault = added.json().libraryName
-    expect(vault).toBe('/acme/vault')
-    expect(app.runtime.store.libraries.byId(vault)).toMatchObject({ isPrivate: true, teamPk: null })
-    expect((await waitForLibrary(app, vault)).state).toBe('finalized')
+    const strongbox = added.json().libraryName
+    expect(strongbox).toBe('/acme/strongbox')
+    expect(app.runtime.store.libraries.byId(strongbox)).toMatchObject({ isPrivate: true, teamPk: null })
+    expect((await waitForLibrary(app, strongbox)).state).toBe('finalized')
 
-    const own = await getJson(`/api/v2/context?libraryId=${vault}&query=mount+a+widget&type=json`, operatorKey)
+    const own = await getJson(`/api/v2/context?libraryId=${strongbox}&query=mount+a+widget&type=json`, operatorKey)
     expect(own.statusCode, own.body).toBe(200)
     expect(own.body).toContain('render(el')
-    const search = await getJson('/api/v2/libs/search?libraryName=vault', operatorKey)
-    expect(search.json().results.map((r: { id: string }) => r.id)).toContain(vault)
+    const search = await getJson('/api/v2/libs/search?libraryName=strongbox', operatorKey)
+    expect(search.json().results.map((r: { id: string }) => r.id)).toContain(strongbox)
     for (const key of [tenants.acme.keys.owner, tenants.beta.keys.developer, undefined]) {
-      expect((await getJson(`/api/v2/context?libraryId=${vault}&query=widget`, key)).statusCode).toBe(404)
+      expect((await getJson(`/api/v2/context?libraryId=${strongbox}&query=widget`, key)).statusCode).toBe(404)
     }
   })
 

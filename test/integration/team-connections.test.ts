@@ -8,6 +8,7 @@
  * (test/helpers/workspace-standins.ts).
  */
 import fs from 'node:fs'
+import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import type { FastifyInstance } from 'fastify'
@@ -27,6 +28,7 @@ import { startGitServer } from '../helpers/git-server.js'
 import { pollUntil } from '../helpers/poll.js'
 import { signIn } from '../helpers/session.js'
 import { bearer, createTenants, type Tenants } from '../helpers/tenants.js'
+import { createTestCa } from '../helpers/tls.js'
 import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 import { confluenceStandIn, notionStandIn, textBlock, type StandIn } from '../helpers/workspace-standins.js'
 
@@ -72,9 +74,21 @@ const wikiPage = (title: string, text: string) => [{ id: '501', title, storage: 
 beforeAll(async () => {
   const remotes = await tmpDir('lectern-remotes-', defer)
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'ledger', defer })
+  // Over https (a token goes only over https in the cloud), with a certificate of a CA made for the
+  // run that git trusts through GIT_SSL_CAINFO, inherited by the git commands the server runs.
+  const ca = await createTestCa()
+  const caFile = path.join(remotes, 'ca.pem')
+  await writeFile(caFile, ca.certPem)
+  const before = process.env.GIT_SSL_CAINFO
+  process.env.GIT_SSL_CAINFO = caFile
+  defer(() => {
+    if (before === undefined) delete process.env.GIT_SSL_CAINFO
+    else process.env.GIT_SSL_CAINFO = before
+  })
   const expected = `Basic ${Buffer.from(`x-access-token:${GIT_TOKEN}`).toString('base64')}`
   const server = await startGitServer(remotes, {
     defer,
+    tls: await ca.issue(['127.0.0.1']),
     // acme/ledger is private: without Acme's token the host answers as GitLab does, 401.
     route: (req, res, url) => {
       if (url.pathname.startsWith('/acme/ledger')) ledgerAuthorizations.push(req.headers.authorization ?? '')
@@ -278,15 +292,23 @@ describe("a teamspace's adds and jobs read through its own connections only", ()
     expect(ledgerAuthorizations.slice(sent).every((a) => a === '')).toBe(true)
   })
 
-  it('refuses a key of no teamspace, 403 forbidden, and a tenant session, which is no key, 401; nothing read', async () => {
-    const requests = acmeWiki.requests.length
-    const installKey = app.runtime.store.keys.create('no teamspace').key
-    const keyed = await addWith(installKey, 'confluence', confluenceBody(acmeWiki.url))
-    expect(keyed.statusCode).toBe(403)
-    expect(keyed.json()).toMatchObject({ error: 'forbidden', message: expect.stringContaining("the install's stored connections are the operator's") })
+  it("takes a key of no teamspace for the operator's: it reads through the install's connection, never a teamspace's; a tenant session, which is no key, gets 401", async () => {
+    const before = acmeWiki.requests.length
+    const operatorKey = app.runtime.store.keys.create('no teamspace').key
+    const keyed = await addWith(operatorKey, 'confluence', { ...confluenceBody(acmeWiki.url), title: 'Operator handbook' })
+    expect(keyed.statusCode, keyed.body).toBe(200)
+    const id = keyed.json().libraryName
+    expect(id).toBe('/confluence/operator-handbook')
+    expect(app.runtime.store.libraries.byId(id)).toMatchObject({ isPrivate: true, teamPk: null })
+    // The site takes Acme's token only: the operator's is sent, and refused.
+    expect(await waitForLibrary(app, id)).toMatchObject({ state: 'error', errorMessage: expect.stringContaining('connection "ops-wiki"') })
+    const read = acmeWiki.requests.slice(before)
+    expect(read.length).toBeGreaterThan(0)
+    expect(read.every((r) => r.authorization?.includes(OPERATOR_WIKI_TOKEN))).toBe(true)
+    const afterKey = acmeWiki.requests.length
     const session = await app.inject({ method: 'POST', url: '/api/v2/add/confluence', cookies: sessions.acmeOwner, payload: confluenceBody(acmeWiki.url) })
     expect(session.statusCode).toBe(401)
-    expect(acmeWiki.requests).toHaveLength(requests)
+    expect(acmeWiki.requests).toHaveLength(afterKey)
   })
 })
 
@@ -315,10 +337,13 @@ describe("the dashboard's add through a teamspace's connection (a session, no ke
     const before = app.runtime.store.libraries.list().length
     const developer = await addFromDashboard(sessions.acmeDev, tenants.acme.teamPk, { connection: 'wiki', spaceKey: 'OPS', title: 'Dev' })
     expect(developer.statusCode).toBe(403)
-    expect(developer.json()).toEqual({ error: 'forbidden', message: 'Only team owners and admins may add private repositories.' })
+    expect(developer.json()).toEqual({ error: 'forbidden', message: 'Only team owners and admins may add private sources.' })
     const free = await addFromDashboard(sessions.solo, tenants.solo.teamPk, { connection: 'wiki', spaceKey: 'OPS' })
     expect(free.statusCode).toBe(403)
-    expect(free.json()).toEqual({ error: 'forbidden', message: 'Private repositories need a pro or team plan.' })
+    expect(free.json()).toEqual({
+      error: 'forbidden',
+      message: 'Private sources (uploads, Confluence, Notion) need a pro or enterprise plan; the operator sets plans with `lectern teams plan set`.',
+    })
     // Beta's own "wiki" is Beta's: Acme's "notes" is no connection of Beta's.
     const foreign = await addFromDashboard(sessions.betaOwner, tenants.beta.teamPk, { connection: 'notes', pageIds: [NOTION_PAGE], title: 'Stolen' })
     expect(foreign.statusCode).toBe(400)
