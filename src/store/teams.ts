@@ -179,7 +179,7 @@ export function createTeamsRepository(db: Db): TeamsRepository {
       requireTeam(teamPk)
       const current = memberRow.get(teamPk, userId)
       if (!current) throw new LecternError('user_not_found', `User ${userId} is not a member of this teamspace.`)
-      if (current.role === 'owner') throw new LecternError('forbidden', 'The owner cannot be removed; to end the teamspace, its owner deletes it with `DELETE /api/teams/:team` (signed in as the owner).')
+      if (current.role === 'owner') throw new LecternError('forbidden', 'The owner cannot be removed; to end the teamspace, its owner deletes it with `DELETE /api/teams/:team` (signed in as the owner), or the operator with `lectern teams delete <team>`.')
       deleteMember.run(teamPk, userId)
       return { revokedKeys: revokeKeys.run(nowIso(), teamPk, userId).changes }
     }),

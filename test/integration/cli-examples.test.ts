@@ -152,6 +152,8 @@ const SCENARIOS: Record<string, Scenario> = {
   'lectern teams add-member Acme carol@example.com --role admin --json': { world: 'cloud' },
   'lectern teams remove-member Acme bob@example.com': { world: 'cloud', check: ({ stdout }) => expect(stdout).toBe('Removed bob@example.com from Acme; revoked 1 key.') },
   'lectern teams remove-member Acme bob@example.com --json': { world: 'cloud' },
+  'lectern teams delete Acme --yes': { world: 'cloud', check: ({ stdout }) => expect(stdout).toBe('Deleted the teamspace Acme.') },
+  'lectern teams delete Acme --yes --json': { world: 'cloud', check: ({ stdout }) => expect(JSON.parse(stdout)).toEqual({ removed: 'Acme', libraries: [] }) },
   'lectern teams plan set Acme enterprise': { world: 'cloud' },
   'lectern teams plan set Acme pro --json': { world: 'cloud' },
   'lectern keys create --name cursor-bob --user bob@example.com --team Acme': { world: 'cloud' },

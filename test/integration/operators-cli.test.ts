@@ -69,7 +69,16 @@ describe('lectern users and teams (cloud)', () => {
     expect(keys.find((k) => k.id === teamKey.id)!.revokedAt).not.toBeNull()
     expect(keys.find((k) => k.id === personalKey.id)!.revokedAt).toBeNull()
     await refused(dataDir, ['teams', 'remove-member', 'Acme', 'bob@example.com'], 'user_not_found', /not a member of Acme/)
-    await refused(dataDir, ['teams', 'remove-member', 'Acme', 'alice@example.com'], 'forbidden', /owner cannot be removed; .*`DELETE \/api\/teams\/:team` \(signed in as the owner\)/)
+    await refused(dataDir, ['teams', 'remove-member', 'Acme', 'alice@example.com'], 'forbidden', /owner cannot be removed; .*`DELETE \/api\/teams\/:team` \(signed in as the owner\), or the operator with `lectern teams delete <team>`/)
+
+    // Deleting the teamspace: refused without --yes off a terminal, then gone with its keys.
+    const unconfirmed = await runCli(['teams', 'delete', 'Acme', '--data-dir', dataDir], CLOUD)
+    expect(unconfirmed.exitCode).toBe(2)
+    expect(unconfirmed.stderr).toContain('pass --yes')
+    expect(await ok(dataDir, ['teams', 'delete', 'Acme', '--yes'])).toEqual({ removed: 'Acme', libraries: [] })
+    expect((await ok(dataDir, ['teams', 'list'])).map((t) => t.name)).not.toContain('Acme')
+    await refused(dataDir, ['teams', 'delete', 'Acme', '--yes'], 'team_not_found', /Acme/)
+    await refused(dataDir, ['teams', 'delete', 'alice@example.com', '--yes'], 'forbidden', /personal space cannot be deleted/)
   })
 
   it('refuses unknown teams and users, members past the plan, and bad plans and roles', async () => {
