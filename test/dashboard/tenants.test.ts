@@ -198,7 +198,7 @@ describe('the cloud dashboard for tenants', () => {
 
   it('creates a teamspace once the plan allows it, invites by mail, and the invitee signs up from the link and lands in the team', async () => {
     const { page } = ada
-    expect(await page.getByTestId('creates-teams').textContent()).toBe(' Your personal plan (free) does not include creating teamspaces.')
+    expect(await page.getByTestId('creates-teams').textContent()).toBe('Your personal plan (free) does not include creating teamspaces.')
     await page.getByLabel('Name of the new teamspace').fill('Acme')
     await page.getByRole('button', { name: 'Create teamspace' }).click()
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('Creating a teamspace needs a pro or enterprise plan.')
@@ -219,7 +219,7 @@ describe('the cloud dashboard for tenants', () => {
     expect(await limits.getByRole('row', { name: /Private sources/ }).textContent()).toContain('allowed')
     // Creating teamspaces is the user's (their personal plan), not a limit of this team.
     expect(await limits.getByRole('row', { name: /Creating teamspaces/ }).count()).toBe(0)
-    expect(await page.getByTestId('creates-teams').textContent()).toBe(' Your personal plan (pro) includes creating teamspaces.')
+    expect(await page.getByTestId('creates-teams').textContent()).toBe('Your personal plan (pro) includes creating teamspaces.')
     expect(await unlabelledControls(page), 'overview').toEqual([])
     await screenshot(page, 'cloud-overview')
 
@@ -254,7 +254,7 @@ describe('the cloud dashboard for tenants', () => {
     expect(new URL(other.url()).pathname).toBe(`/teams/${acme}/overview`)
     expect(await other.getByText('Your role:').textContent()).toContain('developer')
     // Bob's own plan, not Acme's, decides whether he may create teamspaces.
-    expect(await other.getByTestId('creates-teams').textContent()).toBe(' Your personal plan (free) does not include creating teamspaces.')
+    expect(await other.getByTestId('creates-teams').textContent()).toBe('Your personal plan (free) does not include creating teamspaces.')
     // Accepting the mailed link confirmed the address: no banner.
     expect(await other.getByRole('article', { name: 'Unconfirmed email' }).count()).toBe(0)
     expect(app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')

@@ -89,10 +89,12 @@ function CreateTeam({ personal, emailVerified, onTeamsChanged }: { personal: Tea
       <p>
         A teamspace shares private libraries, policies and members; it takes the plan of your personal space.
         {personal ? (
-          <span data-testid="creates-teams">
+          <>
             {' '}
-            Your personal plan ({personal.plan}) {personal.limits.createsTeams ? 'includes creating teamspaces.' : 'does not include creating teamspaces.'}
-          </span>
+            <span data-testid="creates-teams">
+              Your personal plan ({personal.plan}) {personal.limits.createsTeams ? 'includes creating teamspaces.' : 'does not include creating teamspaces.'}
+            </span>
+          </>
         ) : null}
       </p>
       <form
