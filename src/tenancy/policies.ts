@@ -18,6 +18,7 @@
  * nothing, and a repo filter concerns repositories only, a website filter websites only.
  */
 import { LecternError } from '../errors.js'
+import { policyEntry } from './policy-entry.js'
 
 export const SOURCE_TYPES = ['public_repos', 'private_sources', 'confluence', 'uploaded_files', 'websites', 'llmstxt'] as const
 export type SourceType = (typeof SOURCE_TYPES)[number]
@@ -102,13 +103,10 @@ export function isOpen(policy: Policy): boolean {
   return policy.libraryFilters.mode === null && SOURCE_TYPES.every((type) => policy.sourceTypes[type].enabled)
 }
 
-const LIBRARY_PATH = /^\/[a-z0-9_][a-z0-9._-]{0,99}(\/[a-z0-9_][a-z0-9._-]{0,99})?$/
-const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/
-
 /** A list entry as stored: a library path (`/org` or `/org/repo`) or a domain, lower case. */
 function normaliseEntry(raw: string, list: string): string {
-  const entry = raw.trim().toLowerCase()
-  if (LIBRARY_PATH.test(entry) || DOMAIN.test(entry)) return entry
+  const entry = policyEntry(raw)
+  if (entry !== undefined) return entry
   throw new LecternError('validation_error', `"${raw}" in ${list} is neither a library path (/org or /org/repo) nor a domain (example.com).`)
 }
 

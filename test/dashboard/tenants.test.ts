@@ -44,6 +44,30 @@ const heading = (page: Page, name: string) => page.getByRole('heading', { name, 
 const userId = (email: string) => app.runtime.store.users.byEmail(email)!.id
 const search = (key: string) => fetch(`${url}/api/v2/libs/search?libraryName=x&query=y`, { headers: { authorization: `Bearer ${key}` } })
 
+/**
+ * How the header lays out: the links and buttons whose text breaks over lines, and whether the
+ * teamspace switcher is too narrow for its longest name (measured in its own font).
+ */
+const headerLayout = (page: Page) =>
+  page.evaluate(() => {
+    const lines = (element: Element) => {
+      const range = document.createRange()
+      range.selectNodeContents(element)
+      return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size
+    }
+    const broken = [...document.querySelectorAll('header nav a, header nav button')].filter((element) => lines(element) > 1).map((element) => element.textContent)
+    const select = document.querySelector<HTMLSelectElement>('header select')!
+    const style = getComputedStyle(select)
+    const context = document.createElement('canvas').getContext('2d')!
+    context.font = style.font
+    const widest = Math.max(...[...select.options].map((option) => context.measureText(option.textContent ?? '').width))
+    return { broken, switcherCut: widest > select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) }
+  })
+
+/** The space between the bottom of one element and the top of the next. */
+const gapBetween = async (page: Page, above: string, below: string) =>
+  page.evaluate(([a, b]) => document.querySelector(b!)!.getBoundingClientRect().top - document.querySelector(a!)!.getBoundingClientRect().bottom, [above, below])
+
 async function signIn(page: Page, email: string, password: string) {
   await page.getByLabel('Email', { exact: true }).fill(email)
   await page.getByLabel('Password', { exact: true }).fill(password)
@@ -77,6 +101,12 @@ describe('the cloud dashboard for tenants', () => {
     await expect.poll(() => heading(page, 'Create an account').isVisible()).toBe(true)
     expect(await unlabelledControls(page), 'sign-up').toEqual([])
     await screenshot(page, 'cloud-sign-up')
+    // The password's hint is closer to its field than to the next field's label.
+    const hint = await page.evaluate(() => {
+      const box = (selector: string) => document.querySelector(selector)!.getBoundingClientRect()
+      return { fromField: box('#password-help').top - box('input[name=password]').bottom, toNext: box('label:has(input[name=confirm])').top - box('#password-help').bottom }
+    })
+    expect(hint.fromField).toBeLessThan(hint.toNext)
     await page.getByLabel('Email', { exact: true }).fill(ADA)
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
     await page.getByLabel('Password again').fill('not the same passphrase')
@@ -96,11 +126,14 @@ describe('the cloud dashboard for tenants', () => {
     expect(new URL(page.url()).pathname).toBe(`/teams/${personal}/overview`)
     const banner = page.getByRole('article', { name: 'Unconfirmed email' })
     expect(await banner.textContent()).toContain(`open the link we mailed to ${ADA}`)
+    expect(await gapBetween(page, 'article.banner', 'main h1')).toBeGreaterThanOrEqual(16)
     // What needs a confirmed address shows the server's refusal.
     await page.getByRole('link', { name: 'API keys' }).click()
     await page.getByLabel('Name of the new key').fill('laptop')
     await page.getByRole('button', { name: 'Create key' }).click()
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Confirm your email first')
+    // In the page's words, not the API's (which names the route that resends the link); the code in small print.
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Confirm your address first: use the link we mailed, or "Send the link again" above. (code: forbidden)')
+    expect(await page.getByRole('alert').locator('small').textContent()).toBe('(code: forbidden)')
     expect(app.runtime.store.keys.list({ userId: userId(ADA) })).toEqual([])
 
     await banner.getByRole('button', { name: 'Send the link again' }).click()
@@ -165,6 +198,7 @@ describe('the cloud dashboard for tenants', () => {
 
   it('creates a teamspace once the plan allows it, invites by mail, and the invitee signs up from the link and lands in the team', async () => {
     const { page } = ada
+    expect(await page.getByTestId('creates-teams').textContent()).toBe('Your personal plan (free) does not include creating teamspaces.')
     await page.getByLabel('Name of the new teamspace').fill('Acme')
     await page.getByRole('button', { name: 'Create teamspace' }).click()
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('Creating a teamspace needs a pro or enterprise plan.')
@@ -183,6 +217,9 @@ describe('the cloud dashboard for tenants', () => {
     await expect.poll(() => limits.getByRole('row', { name: /Members/ }).textContent()).toBe('Members1 of 10')
     expect(await limits.getByRole('row', { name: /Requests per API key/ }).textContent()).toContain('5,000 per 60 s')
     expect(await limits.getByRole('row', { name: /Private sources/ }).textContent()).toContain('allowed')
+    // Creating teamspaces is the user's (their personal plan), not a limit of this team.
+    expect(await limits.getByRole('row', { name: /Creating teamspaces/ }).count()).toBe(0)
+    expect(await page.getByTestId('creates-teams').textContent()).toBe('Your personal plan (pro) includes creating teamspaces.')
     expect(await unlabelledControls(page), 'overview').toEqual([])
     await screenshot(page, 'cloud-overview')
 
@@ -190,7 +227,7 @@ describe('the cloud dashboard for tenants', () => {
     await page.getByLabel('Email to invite').fill(BOB)
     await page.getByLabel('Role of the invitee').selectOption('developer')
     await page.getByRole('button', { name: 'Invite' }).click()
-    await expect.poll(() => page.getByRole('status').textContent()).toBe(`Invitation mailed to ${BOB} as developer.`)
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Invitation' }).textContent()).toBe(`Invitation mailed to ${BOB} as developer.`)
     await expect.poll(() => page.getByRole('row', { name: new RegExp(BOB) }).textContent()).toContain('developer')
     expect(await unlabelledControls(page), 'members').toEqual([])
     await screenshot(page, 'cloud-members')
@@ -216,6 +253,8 @@ describe('the cloud dashboard for tenants', () => {
     await expect.poll(() => heading(other, 'Acme').isVisible()).toBe(true)
     expect(new URL(other.url()).pathname).toBe(`/teams/${acme}/overview`)
     expect(await other.getByText('Your role:').textContent()).toContain('developer')
+    // Bob's own plan, not Acme's, decides whether he may create teamspaces.
+    expect(await other.getByTestId('creates-teams').textContent()).toBe('Your personal plan (free) does not include creating teamspaces.')
     // Accepting the mailed link confirmed the address: no banner.
     expect(await other.getByRole('article', { name: 'Unconfirmed email' }).count()).toBe(0)
     expect(app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
@@ -227,9 +266,10 @@ describe('the cloud dashboard for tenants', () => {
     await mailedLink('carol@example.com', 'invitations')
     await page.getByRole('button', { name: 'Cancel the invitation of carol@example.com' }).click()
     await expect.poll(() => page.getByText('No pending invitations.').isVisible()).toBe(true)
+    expect(await page.getByRole('status', { name: 'Members changes' }).textContent()).toBe('Cancelled the invitation of carol@example.com.')
     expect(app.runtime.store.invitations.pending(acme)).toEqual([])
     await reload(page)
-    await expect.poll(() => page.getByRole('row', { name: new RegExp(BOB) }).getByLabel(`Role of ${BOB}`).inputValue()).toBe('developer')
+    await expect.poll(() => page.getByRole('row', { name: new RegExp(BOB) }).getByLabel(`Role of ${BOB}`, { exact: true }).inputValue()).toBe('developer')
     settle(ada)
     settle(bob)
   })
@@ -249,6 +289,12 @@ describe('the cloud dashboard for tenants', () => {
     await reload(page)
     await expect.poll(() => heading(page, 'Members of Acme').isVisible()).toBe(true)
     expect(await page.getByLabel('Teamspace', { exact: true }).inputValue()).toBe(String(acme))
+    // At 1280 and at 1024 px no link or button of the header breaks, and the switcher shows whole names.
+    for (const width of [1280, 1024]) {
+      await page.setViewportSize({ width, height: 900 })
+      expect(await headerLayout(page), `at ${width} px`).toEqual({ broken: [], switcherCut: false })
+    }
+    await page.setViewportSize({ width: 1280, height: 900 })
     // A team the user is not in, by its URL: nothing of it shows.
     await go(page, `/teams/${acme + 100}/overview`)
     await expect.poll(() => heading(page, 'No such teamspace').isVisible()).toBe(true)
@@ -268,14 +314,31 @@ describe('the cloud dashboard for tenants', () => {
     expect(await other.getByRole('button', { name: 'Leave the teamspace' }).isVisible()).toBe(true)
     expect(await other.getByRole('button', { name: 'Delete teamspace' }).count()).toBe(0)
 
-    // Promoted to admin, Bob's page shows the controls; demoted while it is open, the server refuses.
+    // A role changes on "Change role" only: arrowing through the select saves nothing.
     await go(ada.page, `/teams/${acme}/members`)
-    await ada.page.getByLabel(`Role of ${BOB}`).selectOption('admin')
-    await expect.poll(() => app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('admin')
+    const role = ada.page.getByLabel(`Role of ${BOB}`, { exact: true })
+    const change = ada.page.getByRole('button', { name: `Change the role of ${BOB}` })
+    expect(await change.isDisabled()).toBe(true)
+    await role.focus()
+    await ada.page.keyboard.press('ArrowDown')
+    expect(await role.inputValue()).toBe('admin')
+    expect(await change.isDisabled()).toBe(false)
+    expect(app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
+    await ada.page.keyboard.press('Tab')
+    await ada.page.keyboard.press('Enter')
+    // Promoted to admin: said so, and the focus stays on his row's role once the table is redrawn.
+    const changes = ada.page.getByRole('status', { name: 'Members changes' })
+    await expect.poll(() => changes.textContent()).toBe(`${BOB} is now admin.`)
+    expect(app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('admin')
+    await expect.poll(() => ada.page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Role of ${BOB}`)
+    expect(await change.isDisabled()).toBe(true)
+    // Bob's page shows the controls; demoted while it is open, the server refuses.
     await reload(other)
     await other.getByLabel('Email to invite').fill('carol@example.com')
-    await ada.page.getByLabel(`Role of ${BOB}`).selectOption('developer')
-    await expect.poll(() => app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
+    await role.selectOption('developer')
+    await change.click()
+    await expect.poll(() => changes.textContent()).toBe(`${BOB} is now developer.`)
+    expect(app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
     await other.getByRole('button', { name: 'Invite' }).click()
     await expect.poll(() => other.getByRole('alert').textContent()).toContain('forbidden')
     expect(app.runtime.store.invitations.pending(acme)).toEqual([])
@@ -319,6 +382,7 @@ describe('the cloud dashboard for tenants', () => {
     expect((await search(bobKey)).status).not.toBe(401)
     await page.getByRole('button', { name: 'Revoke bob-laptop now' }).click()
     await expect.poll(() => page.getByRole('row', { name: /bob-laptop/ }).count()).toBe(0)
+    expect(await page.getByRole('status', { name: 'Revoked' }).textContent()).toBe('Revoked bob-laptop: requests with it are refused from now on.')
     expect((await search(bobKey)).status).toBe(401)
     expect((await search(adaKey)).status).not.toBe(401)
     expect(app.runtime.store.keys.list({ teamId: acme }).filter((k) => !k.revokedAt).map((k) => k.name)).toEqual(['ci'])
@@ -334,6 +398,7 @@ describe('the cloud dashboard for tenants', () => {
     expect(app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
     await page.getByRole('button', { name: `Remove ${BOB} now` }).click()
     await expect.poll(() => page.getByRole('row', { name: new RegExp(BOB) }).count()).toBe(0)
+    expect(await page.getByRole('status', { name: 'Members changes' }).textContent()).toBe(`Removed ${BOB}; their API keys for this teamspace are revoked.`)
     expect(app.runtime.store.teams.roleOf(acme, userId(BOB))).toBeUndefined()
 
     await page.getByRole('link', { name: 'Overview' }).click()
@@ -347,6 +412,7 @@ describe('the cloud dashboard for tenants', () => {
     await confirm.fill('Acme Docs')
     await page.getByRole('button', { name: 'Delete teamspace' }).click()
     await expect.poll(() => heading(page, 'Personal space').isVisible()).toBe(true)
+    expect(await page.getByRole('status', { name: 'Notice' }).textContent()).toBe('Deleted Acme Docs; it had no private libraries.')
     expect(app.runtime.store.teams.byPk(acme)).toBeUndefined()
     expect(await page.getByLabel('Teamspace', { exact: true }).locator('option').allTextContents()).toEqual([`Personal space (${ADA})`])
 

@@ -1,12 +1,23 @@
 import type { ComponentChildren } from 'preact'
 import type { ApiError } from './api'
 
-/** An API refusal, as the API worded it; `role="alert"` so screen readers announce it. */
+/**
+ * An API refusal, as the API worded it; `role="alert"` so screen readers announce it. The code
+ * follows in small print, for a support request, not as part of the sentence.
+ */
 export function ErrorNote({ error }: { error: ApiError | undefined }) {
   if (!error) return null
   return (
     <p class="error-note" role="alert">
-      {error.message} {error.code !== 'internal_error' && error.code !== 'unreachable' ? <code>{error.code}</code> : null}
+      {error.message}
+      {error.code !== 'internal_error' && error.code !== 'unreachable' ? (
+        <>
+          {' '}
+          <small class="error-code">
+            (code: <code>{error.code}</code>)
+          </small>
+        </>
+      ) : null}
     </p>
   )
 }

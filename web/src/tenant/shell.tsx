@@ -30,6 +30,11 @@ export function TenantShell({ session, onSessionChange }: { session: TenantSessi
   useEffect(() => {
     if (inPath !== undefined) setLastTeam(inPath)
   }, [inPath])
+  // An outcome told on the page it leads to (a deleted team's, on the personal space); gone once the user moves on.
+  const [notice, setNotice] = useState<{ text: string; path: string }>()
+  useEffect(() => {
+    if (notice && notice.path !== path) setNotice(undefined)
+  }, [path])
   const list = teams.data?.teams ?? []
   const current = inPath ?? lastTeam ?? list[0]?.id
   const email = session.user!.email
@@ -39,6 +44,7 @@ export function TenantShell({ session, onSessionChange }: { session: TenantSessi
     emailVerified: session.emailVerified !== false,
     onTeamsChanged: teams.reload,
     teamsLoading: teams.loading,
+    onNotice: (text: string, at: string) => setNotice({ text, path: at }),
   }
   return (
     <>
@@ -78,6 +84,11 @@ export function TenantShell({ session, onSessionChange }: { session: TenantSessi
       {session.emailVerified === false ? <UnconfirmedBanner email={email} /> : null}
       <main class="container">
         <ErrorNote error={teams.error} />
+        {notice?.path === path ? (
+          <p role="status" aria-label="Notice">
+            {notice.text}
+          </p>
+        ) : null}
         <Router>
           <Route path="/" component={Home} teams={teams.data} />
           <Route path="/teams/:teamId" component={Home} teams={teams.data} />
@@ -134,6 +145,7 @@ interface TeamPageProps {
   email: string
   emailVerified: boolean
   onTeamsChanged: () => void
+  onNotice: (text: string, path: string) => void
   teamsLoading: boolean
 }
 

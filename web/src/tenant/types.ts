@@ -66,6 +66,8 @@ export interface TenantPageProps {
   teams: Team[]
   /** After a change to the user's teams (created, renamed, deleted, left): reloads them and the switcher. */
   onTeamsChanged: () => void
+  /** Announces an outcome on the page at `path` once the shell shows it (a deleted team's, on the personal space). */
+  onNotice: (text: string, path: string) => void
   /** The path below the page's own (`/teams/7/<page>/<sub>`), for a page with pages of its own. */
   sub?: string
 }

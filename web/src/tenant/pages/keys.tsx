@@ -7,6 +7,7 @@ import { can } from '../../../../src/tenancy/roles'
 import { api } from '../../api'
 import { ActionsHeader, Empty, ErrorNote, formatDate } from '../../components'
 import { useAction, useLoad } from '../../hooks'
+import { inPageWords } from '../confirm-first'
 import type { Member, TeamKey, TenantPageProps } from '../types'
 
 export function TeamKeysPage({ team, emailVerified }: TenantPageProps) {
@@ -24,9 +25,12 @@ export function TeamKeysPage({ team, emailVerified }: TenantPageProps) {
     form.reset()
     keys.reload()
   })
-  const revoke = useAction(async (id: number) => {
-    await api('DELETE', `/api/teams/${team.id}/keys/${id}`)
+  const [revoked, setRevoked] = useState<string>()
+  const revoke = useAction(async (key: TeamKey) => {
+    setRevoked(undefined)
+    await api('DELETE', `/api/teams/${team.id}/keys/${key.id}`)
     setConfirming(undefined)
+    setRevoked(`Revoked ${key.name}: requests with it are refused from now on.`)
     keys.reload()
   })
   const copy = async () => {
@@ -57,7 +61,10 @@ export function TeamKeysPage({ team, emailVerified }: TenantPageProps) {
           </button>
         </fieldset>
       </form>
-      <ErrorNote error={create.error ?? revoke.error ?? keys.error} />
+      <ErrorNote error={inPageWords(create.error, emailVerified) ?? revoke.error ?? keys.error} />
+      <p role="status" aria-label="Revoked">
+        {revoked}
+      </p>
       {created ? (
         <article role="status" aria-label="New key">
           <p>
@@ -95,7 +102,7 @@ export function TeamKeysPage({ team, emailVerified }: TenantPageProps) {
                 <td>
                   {confirming === k.id ? (
                     <span role="group" aria-label={`Confirm revoking ${k.name}`}>
-                      <button class="contrast small" onClick={() => void revoke.run(k.id)} aria-label={`Revoke ${k.name} now`}>
+                      <button class="contrast small" onClick={() => void revoke.run(k)} aria-label={`Revoke ${k.name} now`}>
                         Revoke now
                       </button>{' '}
                       <button class="secondary outline small" onClick={() => setConfirming(undefined)}>

@@ -1,6 +1,7 @@
 /**
  * A teamspace's overview: its plan and what the plan allows (members, private sources, the
- * request rate of its keys), creating a teamspace, and for the owner renaming or deleting this one.
+ * request rate of its keys), for the owner renaming or deleting this one, and creating a
+ * teamspace, which the user's personal plan allows or not.
  */
 import { useLocation } from 'preact-iso'
 import { useState } from 'preact/hooks'
@@ -8,9 +9,10 @@ import { can } from '../../../../src/tenancy/roles'
 import { api } from '../../api'
 import { Badge, ErrorNote, formatDate, formatNumber } from '../../components'
 import { useAction, useLoad } from '../../hooks'
+import { inPageWords } from '../confirm-first'
 import type { Invitation, Member, Team, TenantPageProps } from '../types'
 
-export function OverviewPage({ team, teams, rateLimit, onTeamsChanged }: TenantPageProps) {
+export function OverviewPage({ team, teams, rateLimit, emailVerified, onTeamsChanged, onNotice }: TenantPageProps) {
   return (
     <section>
       <h1>{team.personal ? 'Personal space' : team.name}</h1>
@@ -19,8 +21,8 @@ export function OverviewPage({ team, teams, rateLimit, onTeamsChanged }: TenantP
         Your role: <Badge>{team.role}</Badge> · created {formatDate(team.createdAt)}
       </p>
       <PlanLimits team={team} rateLimit={rateLimit} />
-      {!team.personal && team.role === 'owner' ? <ManageTeam key={team.id} team={team} onTeamsChanged={onTeamsChanged} /> : null}
-      <CreateTeam personal={teams[0]} onTeamsChanged={onTeamsChanged} />
+      {!team.personal && team.role === 'owner' ? <ManageTeam key={team.id} team={team} personal={teams[0]} onTeamsChanged={onTeamsChanged} onNotice={onNotice} /> : null}
+      <CreateTeam personal={teams[0]} emailVerified={emailVerified} onTeamsChanged={onTeamsChanged} />
     </section>
   )
 }
@@ -65,10 +67,6 @@ function PlanLimits({ team, rateLimit }: Pick<TenantPageProps, 'team' | 'rateLim
                 : `${formatNumber(perKey)} per ${formatNumber(rateLimit.windowSeconds)} s (${limits.rateMultiplier} × the install's limit for keys)`}
             </td>
           </tr>
-          <tr>
-            <th scope="row">Creating teamspaces</th>
-            <td>{limits.createsTeams ? 'included' : 'not on this plan'}</td>
-          </tr>
         </tbody>
       </table>
       <p class="muted">The operator of this service changes plans.</p>
@@ -76,7 +74,8 @@ function PlanLimits({ team, rateLimit }: Pick<TenantPageProps, 'team' | 'rateLim
   )
 }
 
-function CreateTeam({ personal, onTeamsChanged }: { personal: Team | undefined; onTeamsChanged: () => void }) {
+/** Creating a teamspace is the user's, on their personal plan, whichever team's page shows it. */
+function CreateTeam({ personal, emailVerified, onTeamsChanged }: { personal: Team | undefined; emailVerified: boolean; onTeamsChanged: () => void }) {
   const { route } = useLocation()
   const create = useAction(async (form: HTMLFormElement) => {
     const team = await api<Team>('POST', '/api/teams', { name: String(new FormData(form).get('name')).trim() })
@@ -88,8 +87,15 @@ function CreateTeam({ personal, onTeamsChanged }: { personal: Team | undefined; 
     <>
       <h2>Create a teamspace</h2>
       <p>
-        A teamspace shares private libraries, policies and members; it takes the plan of your personal space
-        {personal ? ` (${personal.plan}${personal.limits.createsTeams ? '' : ', which does not include teamspaces'})` : ''}.
+        A teamspace shares private libraries, policies and members; it takes the plan of your personal space.
+        {personal ? (
+          <>
+            {' '}
+            <span data-testid="creates-teams">
+              Your personal plan ({personal.plan}) {personal.limits.createsTeams ? 'includes creating teamspaces.' : 'does not include creating teamspaces.'}
+            </span>
+          </>
+        ) : null}
       </p>
       <form
         onSubmit={(event) => {
@@ -104,13 +110,13 @@ function CreateTeam({ personal, onTeamsChanged }: { personal: Team | undefined; 
           </button>
         </fieldset>
       </form>
-      <ErrorNote error={create.error} />
+      <ErrorNote error={inPageWords(create.error, emailVerified)} />
     </>
   )
 }
 
 /** Renaming, and deleting behind the team's name typed again: deletion takes its private libraries, members and keys with it. */
-function ManageTeam({ team, onTeamsChanged }: { team: Team; onTeamsChanged: () => void }) {
+function ManageTeam({ team, personal, onTeamsChanged, onNotice }: { team: Team; personal: Team | undefined; onTeamsChanged: () => void; onNotice: TenantPageProps['onNotice'] }) {
   const { route } = useLocation()
   const [typed, setTyped] = useState('')
   const rename = useAction(async (form: HTMLFormElement) => {
@@ -118,9 +124,11 @@ function ManageTeam({ team, onTeamsChanged }: { team: Team; onTeamsChanged: () =
     onTeamsChanged()
   })
   const remove = useAction(async () => {
-    await api('DELETE', `/api/teams/${team.id}`)
+    const { removed, libraries } = await api<{ removed: string; libraries: string[] }>('DELETE', `/api/teams/${team.id}`)
+    const home = personal ? `/teams/${personal.id}/overview` : '/'
+    onNotice(libraries.length === 0 ? `Deleted ${removed}; it had no private libraries.` : `Deleted ${removed} and its ${libraries.length} private ${libraries.length === 1 ? 'library' : 'libraries'}.`, home)
     onTeamsChanged()
-    route('/', true)
+    route(home, true)
   })
   return (
     <>

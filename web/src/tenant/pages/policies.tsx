@@ -2,7 +2,9 @@
  * A teamspace's policies: which sources and libraries its API keys reach. Owners and admins edit
  * them; as the form changes, the server's preview (which saves nothing) gives the number of
  * public libraries the edited policy lets through, so the count is known before Save. Developers
- * see the same form read-only. The server's refusals are shown as it words them.
+ * see the same form read-only. The page checks each field first (./policy-fields.ts), marks the
+ * bad ones and keeps Save off until they are fixed; a refusal of the server that names a field
+ * shows next to that field.
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, ApiError } from '../../api'
@@ -10,6 +12,7 @@ import { ErrorNote, formatNumber } from '../../components'
 import { useAction, useLoad } from '../../hooks'
 import { can } from '../../../../src/tenancy/roles'
 import { patchOf, policyOf, SOURCE_TYPE_LABELS, SOURCE_TYPES, type FilterMode, type Policy, type PolicyView } from '../policy'
+import { entryProblem, fieldErrors, fieldOf, FIELD_LABELS, type PolicyField } from '../policy-fields'
 import type { TenantPageProps } from '../types'
 
 /** Waits for typing to pause before asking for a preview. */
@@ -21,7 +24,8 @@ const MODES: Array<{ value: FilterMode; label: string }> = [
   { value: 'select', label: 'Select: only the libraries listed' },
 ]
 
-const threshold = (text: string): number | null => (text.trim() === '' ? null : Number(text))
+/** A number field's value: empty is no threshold; what the browser cannot read as a number is NaN, which the checks refuse. */
+const threshold = (input: HTMLInputElement): number | null => (input.validity.badInput ? NaN : input.value.trim() === '' ? null : Number(input.value))
 
 export function PoliciesPage({ team }: TenantPageProps) {
   const { id: teamId, role } = team
@@ -30,6 +34,7 @@ export function PoliciesPage({ team }: TenantPageProps) {
   const [saved, setSaved] = useState<PolicyView>()
   const [draft, setDraft] = useState<Policy>()
   const [preview, setPreview] = useState<{ count?: number; error?: ApiError }>({})
+  const [justSaved, setJustSaved] = useState(false)
   const canEdit = can(role, 'manageLibraryAccess')
 
   useEffect(() => {
@@ -40,9 +45,11 @@ export function PoliciesPage({ team }: TenantPageProps) {
 
   const patch = saved && draft ? patchOf(saved, draft) : undefined
   const patchKey = JSON.stringify(patch ?? null)
+  const invalid = draft ? fieldErrors(draft) : {}
+  const invalidKey = Object.keys(invalid).join()
   useEffect(() => {
     setPreview({})
-    if (!canEdit || !patch) return
+    if (!canEdit || !patch || invalidKey !== '') return
     let current = true
     const timer = setTimeout(() => {
       api<PolicyView>('POST', `${url}/preview`, patch)
@@ -53,13 +60,14 @@ export function PoliciesPage({ team }: TenantPageProps) {
       current = false
       clearTimeout(timer)
     }
-  }, [patchKey, canEdit])
+  }, [patchKey, invalidKey, canEdit])
 
   const save = useAction(async () => {
-    if (!patch) return
+    if (!patch || invalidKey !== '') return
     const view = await api<PolicyView>('PATCH', url, patch)
     setSaved(view)
     setDraft(policyOf(view))
+    setJustSaved(true)
   })
 
   if (!saved || !draft) {
@@ -76,6 +84,39 @@ export function PoliciesPage({ team }: TenantPageProps) {
     const next = structuredClone(draft)
     change(next)
     setDraft(next)
+    setJustSaved(false)
+  }
+  // The server's refusal, next to the field it names; one naming none shows below the form.
+  const refusal = save.error ?? preview.error
+  const refusedField = refusal ? fieldOf(refusal.message) : undefined
+  const problem = (field: PolicyField): string | undefined => invalid[field] ?? (refusedField === field ? refusal?.message : undefined)
+  const numberField = (field: 'minTrustScore' | 'maxAgeDays' | 'minStars', value: number | null, bounds: { min: number; max?: number }, set: (next: Policy, value: number | null) => void) => {
+    const message = problem(field)
+    return (
+      <div>
+        <label>
+          {FIELD_LABELS[field]}
+          <input
+            type="number"
+            min={bounds.min}
+            max={bounds.max}
+            step={1}
+            value={value === null || Number.isNaN(value) ? '' : value}
+            aria-invalid={message ? 'true' : undefined}
+            aria-describedby={message ? `${field}-problem` : undefined}
+            onInput={(event) => {
+              const read = threshold(event.currentTarget)
+              edit((next) => set(next, read))
+            }}
+          />
+        </label>
+        {message ? (
+          <small id={`${field}-problem`} class="error-text">
+            {message}
+          </small>
+        ) : null}
+      </div>
+    )
   }
   const quality = draft.libraryFilters.quality
   const count = patch ? preview.count : saved.accessibleLibraryCount
@@ -85,8 +126,10 @@ export function PoliciesPage({ team }: TenantPageProps) {
       <h1>Policies</h1>
       <p>Which documentation the teamspace's API keys reach, in search, context and MCP. {canEdit ? '' : 'Only owners and admins may change them.'}</p>
       <p role="status" aria-label="Accessible libraries">
-        {preview.error ? (
-          'No count: the server refuses these changes (see below).'
+        {invalidKey !== '' ? (
+          'No count until the marked fields are fixed.'
+        ) : preview.error ? (
+          `No count: the server refuses these changes (${refusedField ? 'see the marked field' : 'see below'}).`
         ) : count === undefined ? (
           <span aria-busy="true">Counting the libraries this policy lets through…</span>
         ) : (
@@ -134,35 +177,36 @@ export function PoliciesPage({ team }: TenantPageProps) {
           <fieldset disabled={!canEdit}>
             <legend>Quality</legend>
             <label>
-              <input type="checkbox" checked={quality.requireVerified} onChange={(event) => edit((next) => (next.libraryFilters.quality.requireVerified = event.currentTarget.checked))} />
+              <input
+                type="checkbox"
+                checked={quality.requireVerified}
+                aria-describedby="verified-note"
+                onChange={(event) => edit((next) => (next.libraryFilters.quality.requireVerified = event.currentTarget.checked))}
+              />
               Verified libraries only
             </label>
+            <small id="verified-note" class="muted">
+              This install verifies no library, so with this on only the excepted libraries pass.
+            </small>
             <div class="grid">
-              <label>
-                Minimum trust score (0–10)
-                <input type="number" min={0} max={10} step={1} value={quality.minTrustScore ?? ''} onInput={(event) => edit((next) => (next.libraryFilters.quality.minTrustScore = threshold(event.currentTarget.value)))} />
-              </label>
-              <label>
-                Indexed within (days)
-                <input type="number" min={1} step={1} value={quality.maxAgeDays ?? ''} onInput={(event) => edit((next) => (next.libraryFilters.quality.maxAgeDays = threshold(event.currentTarget.value)))} />
-              </label>
-              <label>
-                Minimum stars (repositories)
-                <input type="number" min={0} step={1} value={quality.repoFilters.minStars ?? ''} onInput={(event) => edit((next) => (next.libraryFilters.quality.repoFilters.minStars = threshold(event.currentTarget.value)))} />
-              </label>
+              {numberField('minTrustScore', quality.minTrustScore, { min: 0, max: 10 }, (next, value) => (next.libraryFilters.quality.minTrustScore = value))}
+              {numberField('maxAgeDays', quality.maxAgeDays, { min: 1 }, (next, value) => (next.libraryFilters.quality.maxAgeDays = value))}
+              {numberField('minStars', quality.repoFilters.minStars, { min: 0 }, (next, value) => (next.libraryFilters.quality.repoFilters.minStars = value))}
             </div>
             <EntryList
-              label="Blocked libraries"
+              field="blockedLibraries"
               hint="a library path (/org/repo, or /org) or a domain"
               entries={quality.blockedLibraries}
               disabled={!canEdit}
+              problem={problem('blockedLibraries')}
               onChange={(entries) => edit((next) => (next.libraryFilters.quality.blockedLibraries = entries))}
             />
             <EntryList
-              label="Excepted libraries"
+              field="exceptedLibraries"
               hint="always allowed, whatever the filters say"
               entries={quality.exceptedLibraries}
               disabled={!canEdit}
+              problem={problem('exceptedLibraries')}
               onChange={(entries) => edit((next) => (next.libraryFilters.quality.exceptedLibraries = entries))}
             />
           </fieldset>
@@ -171,21 +215,34 @@ export function PoliciesPage({ team }: TenantPageProps) {
           <fieldset disabled={!canEdit}>
             <legend>Selected libraries</legend>
             <EntryList
-              label="Allowed libraries"
+              field="allowedLibraries"
               hint="a library path (/org/repo, or /org) or a domain"
               entries={draft.libraryFilters.select.allowedLibraries}
               disabled={!canEdit}
+              problem={problem('allowedLibraries')}
               onChange={(entries) => edit((next) => (next.libraryFilters.select.allowedLibraries = entries))}
             />
           </fieldset>
         ) : null}
-        <ErrorNote error={save.error ?? preview.error} />
+        <ErrorNote error={refusedField ? undefined : refusal} />
+        {invalidKey !== '' ? (
+          <p class="error-text">
+            Save is off until these are fixed: {(Object.keys(invalid) as PolicyField[]).map((field) => FIELD_LABELS[field]).join(', ')}.
+          </p>
+        ) : null}
+        <p role="status" aria-label="Saved">
+          {justSaved ? 'Saved.' : null}
+        </p>
         {canEdit ? (
           <div role="group">
-            <button type="submit" disabled={!patch || save.busy} aria-busy={save.busy}>
+            <button type="submit" disabled={!patch || invalidKey !== '' || save.busy} aria-busy={save.busy}>
               Save
             </button>
-            <button type="button" class="secondary outline" disabled={!patch || save.busy} onClick={() => setDraft(policyOf(saved))}>
+            <button type="button" class="secondary outline" disabled={!patch || save.busy} onClick={() => {
+                setDraft(policyOf(saved))
+                setJustSaved(false)
+              }}
+            >
               Discard changes
             </button>
           </div>
@@ -195,15 +252,22 @@ export function PoliciesPage({ team }: TenantPageProps) {
   )
 }
 
-/** A list of entries with Add and Remove; the server checks and normalises each entry. */
-function EntryList({ label, hint, entries, disabled, onChange }: { label: string; hint: string; entries: string[]; disabled: boolean; onChange: (entries: string[]) => void }) {
+/**
+ * A list of entries with Add and Remove. Add refuses an entry that is no library path or domain,
+ * or is listed already, with the reason, and adds it as the server stores it (lower case).
+ */
+function EntryList({ field, hint, entries, disabled, problem, onChange }: { field: PolicyField; hint: string; entries: string[]; disabled: boolean; problem?: string; onChange: (entries: string[]) => void }) {
+  const label = FIELD_LABELS[field]
   const [text, setText] = useState('')
+  const [refused, setRefused] = useState<string>()
   const add = () => {
-    const entry = text.trim()
-    if (entry === '' || entries.includes(entry)) return
-    onChange([...entries, entry])
+    const reason = entryProblem(text, entries)
+    setRefused(reason)
+    if (reason !== undefined) return
+    onChange([...entries, text.trim().toLowerCase()])
     setText('')
   }
+  const message = refused ?? problem
   return (
     <div>
       <p>
@@ -222,23 +286,35 @@ function EntryList({ label, hint, entries, disabled, onChange }: { label: string
         ))}
       </ul>
       {disabled ? null : (
-        <fieldset role="group">
-          <input
-            aria-label={`New entry for ${label.toLowerCase()}`}
-            placeholder="/org/repo or example.com"
-            value={text}
-            onInput={(event) => setText(event.currentTarget.value)}
-            onKeyDown={(event) => {
-              if (event.key === 'Enter') {
-                event.preventDefault()
-                add()
-              }
-            }}
-          />
-          <button type="button" aria-label={`Add to ${label.toLowerCase()}`} onClick={add} disabled={text.trim() === ''}>
-            Add
-          </button>
-        </fieldset>
+        <>
+          <fieldset role="group">
+            <input
+              aria-label={`New entry for ${label.toLowerCase()}`}
+              placeholder="/org/repo or example.com"
+              value={text}
+              aria-invalid={message ? 'true' : undefined}
+              aria-describedby={message ? `${field}-problem` : undefined}
+              onInput={(event) => {
+                setText(event.currentTarget.value)
+                setRefused(undefined)
+              }}
+              onKeyDown={(event) => {
+                if (event.key === 'Enter') {
+                  event.preventDefault()
+                  add()
+                }
+              }}
+            />
+            <button type="button" aria-label={`Add to ${label.toLowerCase()}`} onClick={add} disabled={text.trim() === ''}>
+              Add
+            </button>
+          </fieldset>
+          {message ? (
+            <small id={`${field}-problem`} class="error-text">
+              {message}
+            </small>
+          ) : null}
+        </>
       )}
     </div>
   )
