@@ -1,0 +1,72 @@
+/**
+ * What a new tenant met on a trial of the cloud dashboard, in Debian's Chromium against a real
+ * HTTP server (buildApp in cloud mode on 127.0.0.1, port 0): a library's metrics only under the
+ * teamspace that owns it. One server and one browser for the file.
+ */
+import type { FastifyInstance } from 'fastify'
+import type { Page } from 'playwright-core'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { buildTestApp, seedLibrary } from '../helpers/app.js'
+import { openPage, type WatchedPage } from '../helpers/browser.js'
+import { suiteTeardown } from '../helpers/tmp.js'
+
+const PASSWORD = 'a long and varied passphrase'
+const ADA = 'ada@example.com'
+const DOCS = { 'docs/guide.md': '# Guide\n\n## Start\n\nStart the router.\n\n```js\nrouter.start()\n```\n' }
+
+let app: FastifyInstance
+let url: string
+let acme: number
+let personal: number
+
+const go = (page: Page, path: string) => page.goto(path, { waitUntil: 'networkidle' })
+const heading = (page: Page, name: string) => page.getByRole('heading', { name, level: 1 })
+const settle = (watched: WatchedPage) => expect(watched.problems, 'CSP violations or script errors in the browser').toEqual([])
+
+async function signedIn(email: string): Promise<WatchedPage> {
+  const watched = await openPage(url)
+  await go(watched.page, '/')
+  await watched.page.getByLabel('Email', { exact: true }).fill(email)
+  await watched.page.getByLabel('Password', { exact: true }).fill(PASSWORD)
+  await watched.page.getByRole('button', { name: 'Sign in' }).click()
+  await expect.poll(() => watched.page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true)
+  return watched
+}
+
+describe('the cloud dashboard on a tenant\'s trial', () => {
+  beforeAll(async () => {
+    const teardown = suiteTeardown()
+    app = await buildTestApp({ mode: 'cloud', startWorker: false, defer: teardown })
+    const { users, teams, db } = app.runtime.store
+    await users.create({ email: 'ops@example.com', password: PASSWORD, role: 'admin' })
+    const ada = await users.create({ email: ADA, password: PASSWORD, role: 'member' })
+    acme = teams.create({ name: 'Acme Docs', ownerUserId: ada.id, plan: 'pro' }).id
+    personal = teams.personalTeam(ada.id).id
+    const { libraryPk } = await seedLibrary(app, '/acme/billing', DOCS)
+    db.prepare('UPDATE libraries SET is_private = 1, team_pk = ? WHERE pk = ?').run(acme, libraryPk)
+    await seedLibrary(app, '/public/lib', DOCS)
+    url = await app.listen({ port: 0, host: '127.0.0.1' })
+  }, 60_000)
+
+  it('shows a library\'s metrics under the teamspace that owns it only, never under another of the member\'s teamspaces', async () => {
+    const watched = await signedIn(ADA)
+    const { page } = watched
+    await go(page, `/teams/${personal}/libraries/acme/billing`)
+    await expect.poll(() => heading(page, 'No such library in this teamspace').isVisible()).toBe(true)
+    expect(await page.getByText('Requests per day').count()).toBe(0)
+    expect(await page.getByLabel('Teamspace', { exact: true }).inputValue()).toBe(String(personal))
+
+    await go(page, `/teams/${acme}/libraries/public/lib`)
+    await expect.poll(() => heading(page, 'No such library in this teamspace').isVisible()).toBe(true)
+
+    await go(page, `/teams/${acme}/libraries/acme/billing`)
+    await expect.poll(() => heading(page, '/acme/billing').isVisible()).toBe(true)
+    await expect.poll(() => page.getByRole('heading', { name: 'Requests per day' }).isVisible()).toBe(true)
+
+    // Switching teamspace on the page re-checks ownership for the new team.
+    await page.getByLabel('Teamspace', { exact: true }).selectOption(String(personal))
+    await expect.poll(() => new URL(page.url()).pathname).toContain(`/teams/${personal}/`)
+    expect(await page.getByRole('heading', { name: 'Requests per day' }).count()).toBe(0)
+    settle(watched)
+  })
+})
