@@ -41,6 +41,7 @@ async function mailedLink(to: string, page: 'verify' | 'reset' | 'invitations'):
 const go = (page: Page, path: string) => page.goto(path, { waitUntil: 'networkidle' })
 const reload = (page: Page) => page.reload({ waitUntil: 'networkidle' })
 const heading = (page: Page, name: string) => page.getByRole('heading', { name, level: 1 })
+const heading2 = (page: Page, name: string) => page.getByRole('heading', { name, level: 2 })
 const userId = (email: string) => app.runtime.store.users.byEmail(email)!.id
 const search = (key: string) => fetch(`${url}/api/v2/libs/search?libraryName=x&query=y`, { headers: { authorization: `Bearer ${key}` } })
 
@@ -206,9 +207,16 @@ describe('the cloud dashboard for tenants', () => {
     await go(other, invitation)
     await expect.poll(() => heading(other, 'Join a teamspace').isVisible()).toBe(true)
     expect(other.url()).toBe(`${url}/invitations`)
+    // Signed out, the page names the team, the role and the address, and shows one form, the invitee's choice, for that address.
+    await expect.poll(() => other.getByText(`You are invited to Acme as developer (${BOB}).`).isVisible()).toBe(true)
+    expect(await other.locator('form').count()).toBe(0)
+    await other.getByLabel('Create an account').check()
     expect(await unlabelledControls(other), 'invitation, signed out').toEqual([])
+    expect(await other.locator('form').count()).toBe(1)
+    await expect.poll(() => heading2(other, `Create an account for ${BOB}`).isVisible()).toBe(true)
     const signUp = other.locator('form').filter({ has: other.getByRole('button', { name: 'Create the account' }) })
-    await signUp.getByLabel('Email', { exact: true }).fill(BOB)
+    expect(await signUp.getByLabel('Email', { exact: true }).inputValue()).toBe(BOB)
+    expect(await signUp.getByLabel('Email', { exact: true }).isEditable()).toBe(false)
     await signUp.getByLabel('Password', { exact: true }).fill(PASSWORD)
     await signUp.getByLabel('Password again').fill(PASSWORD)
     await signUp.getByRole('button', { name: 'Create the account' }).click()
