@@ -1,7 +1,8 @@
 /**
  * What a new tenant met on a trial of the cloud dashboard, in Debian's Chromium against a real
  * HTTP server (buildApp in cloud mode on 127.0.0.1, port 0): a library's metrics only under the
- * teamspace that owns it. One server and one browser for the file.
+ * teamspace that owns it; the operator's Libraries naming whose private library each is, and the
+ * add form saying who sees a private one in the cloud. One server and one browser for the file.
  */
 import type { FastifyInstance } from 'fastify'
 import type { Page } from 'playwright-core'
@@ -12,6 +13,7 @@ import { suiteTeardown } from '../helpers/tmp.js'
 
 const PASSWORD = 'a long and varied passphrase'
 const ADA = 'ada@example.com'
+const OPS = 'ops@example.com'
 const DOCS = { 'docs/guide.md': '# Guide\n\n## Start\n\nStart the router.\n\n```js\nrouter.start()\n```\n' }
 
 let app: FastifyInstance
@@ -38,7 +40,7 @@ describe('the cloud dashboard on a tenant\'s trial', () => {
     const teardown = suiteTeardown()
     app = await buildTestApp({ mode: 'cloud', startWorker: false, defer: teardown })
     const { users, teams, db } = app.runtime.store
-    await users.create({ email: 'ops@example.com', password: PASSWORD, role: 'admin' })
+    await users.create({ email: OPS, password: PASSWORD, role: 'admin' })
     const ada = await users.create({ email: ADA, password: PASSWORD, role: 'member' })
     acme = teams.create({ name: 'Acme Docs', ownerUserId: ada.id, plan: 'pro' }).id
     personal = teams.personalTeam(ada.id).id
@@ -67,6 +69,20 @@ describe('the cloud dashboard on a tenant\'s trial', () => {
     await page.getByLabel('Teamspace', { exact: true }).selectOption(String(personal))
     await expect.poll(() => new URL(page.url()).pathname).toContain(`/teams/${personal}/`)
     expect(await page.getByRole('heading', { name: 'Requests per day' }).count()).toBe(0)
+    settle(watched)
+  })
+
+  it('shows the operator whose private library each is, and that in the cloud a private one is the operator\'s alone', async () => {
+    const watched = await signedIn(OPS)
+    const { page } = watched
+    await expect.poll(() => heading(page, 'Libraries').isVisible()).toBe(true)
+    const billing = page.getByRole('row', { name: /\/acme\/billing/ })
+    await expect.poll(() => billing.getByText('Private to Acme Docs').isVisible()).toBe(true)
+    expect(await page.getByRole('row', { name: /\/public\/lib/ }).getByText(/Private/).count()).toBe(0)
+    await page.getByText('Add a library').click()
+    expect(await page.getByRole('switch', { name: 'Private: only the operator sees it' }).isVisible()).toBe(true)
+    await page.getByRole('link', { name: '/acme/billing' }).click()
+    await expect.poll(() => page.getByText('Private to Acme Docs').isVisible()).toBe(true)
     settle(watched)
   })
 })
