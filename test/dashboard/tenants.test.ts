@@ -20,6 +20,7 @@ const ADA = 'ada@example.com'
 const BOB = 'bob@example.com'
 const PASSWORD = 'a long and varied passphrase'
 const NEW_PASSWORD = 'another quite different passphrase'
+const BETWEEN_PASSWORD = 'a passphrase changed on the account page'
 
 let app: FastifyInstance
 let sink: SmtpSink
@@ -124,11 +125,18 @@ describe('the cloud dashboard for tenants', () => {
 
   it('resets a forgotten password through the mailed link, keeping the link through a refused password', async () => {
     const { page } = ada
-    // Signed in, Account mails a reset link too; the newest link is the one that works.
+    // Signed in, Account changes the password in place with the current one; a wrong one changes nothing.
     await page.getByRole('link', { name: 'Account' }).click()
-    await page.getByRole('button', { name: 'Mail me a link' }).click()
-    await expect.poll(() => page.getByRole('status').textContent()).toContain('a message with a link is on its way')
-    await mailedLink(ADA, 'reset')
+    await page.getByLabel('Current password').fill('not the password at all')
+    await page.getByLabel('New password').fill(BETWEEN_PASSWORD)
+    await page.getByRole('button', { name: 'Change password' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('not_authenticated')
+    expect(await app.runtime.store.users.verify(ADA, PASSWORD)).toBeDefined()
+    await page.getByLabel('Current password').fill(PASSWORD)
+    await page.getByLabel('New password').fill(BETWEEN_PASSWORD)
+    await page.getByRole('button', { name: 'Change password' }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Password changed.')
+    expect(await app.runtime.store.users.verify(ADA, BETWEEN_PASSWORD)).toBeDefined()
     expect(await unlabelledControls(page), 'account').toEqual([])
 
     await page.getByRole('button', { name: 'Sign out' }).click()
