@@ -2,7 +2,8 @@
  * What a new tenant met on a trial of the cloud dashboard, in Debian's Chromium against a real
  * HTTP server (buildApp in cloud mode on 127.0.0.1, port 0): a library's metrics only under the
  * teamspace that owns it; the operator's Libraries naming whose private library each is, and the
- * add form saying who sees a private one in the cloud. One server and one browser for the file.
+ * add form saying who sees a private one in the cloud; the invitation page signed out, for an
+ * invitee with an account and for a link that no longer works. One server and one browser for the file.
  */
 import type { FastifyInstance } from 'fastify'
 import type { Page } from 'playwright-core'
@@ -83,6 +84,39 @@ describe('the cloud dashboard on a tenant\'s trial', () => {
     expect(await page.getByRole('switch', { name: 'Private: only the operator sees it' }).isVisible()).toBe(true)
     await page.getByRole('link', { name: '/acme/billing' }).click()
     await expect.poll(() => page.getByText('Private to Acme Docs').isVisible()).toBe(true)
+    settle(watched)
+  })
+
+  it('names the invitation signed out, and lets an invitee with an account sign in as the invited address and land in the team', async () => {
+    const { users, teams, invitations } = app.runtime.store
+    const bea = await users.create({ email: 'bea@example.com', password: PASSWORD, role: 'member' })
+    const { token } = invitations.upsert({ teamId: acme, email: 'bea@example.com', role: 'admin', invitedBy: users.byEmail(ADA)!.id, ttlMs: 3_600_000 })
+    const watched = await openPage(url)
+    const { page } = watched
+    await go(page, `/invitations#token=${token}`)
+    await expect.poll(() => page.getByText('You are invited to Acme Docs as admin (bea@example.com).').isVisible()).toBe(true)
+    expect(await page.locator('form').count()).toBe(0)
+    await page.getByLabel('I have an account').check()
+    await expect.poll(() => page.getByRole('heading', { name: 'Sign in as bea@example.com', level: 2 }).isVisible()).toBe(true)
+    expect(await page.getByRole('button', { name: 'Create the account' }).count()).toBe(0)
+    const email = page.getByLabel('Email', { exact: true })
+    expect([await email.inputValue(), await email.isEditable()]).toEqual(['bea@example.com', false])
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    // Signing in as the invited (confirmed) address joins at once: the page goes to the team.
+    await expect.poll(() => heading(page, 'Acme Docs').isVisible()).toBe(true)
+    expect(new URL(page.url()).pathname).toBe(`/teams/${acme}/overview`)
+    expect(teams.roleOf(acme, bea.id)).toBe('admin')
+    settle(watched)
+  })
+
+  it('shows at once that a used, cancelled or expired invitation link no longer works, with no forms', async () => {
+    const watched = await openPage(url)
+    const { page } = watched
+    await go(page, '/invitations#token=no-longer-a-valid-token')
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('This invitation is not valid')
+    expect(await page.locator('form').count()).toBe(0)
+    expect(await page.getByLabel('I have an account').count()).toBe(0)
     settle(watched)
   })
 })

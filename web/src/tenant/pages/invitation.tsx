@@ -14,7 +14,7 @@ import { ErrorNote, formatDate } from '../../components'
 import { useAction, useLoad } from '../../hooks'
 import { LoginForm } from '../../pages/sign-in'
 import { forgetLinkToken, linkToken } from '../link-token'
-import type { InvitedRole, Team } from '../types'
+import type { InvitedRole, Team, TeamList } from '../types'
 import { SignUpForm, type Credentials } from './accounts'
 
 interface InvitationPreview {
@@ -47,17 +47,29 @@ export function InvitationSignedOut({ onSignedIn }: { onSignedIn: () => void }) 
   return (
     <>
       <h1>Join a teamspace</h1>
-      {token ? <WithInvitation token={token}>{(invitation) => <SignInOrUp email={invitation.email} onSignedIn={onSignedIn} />}</WithInvitation> : NO_TOKEN}
+      {token ? <WithInvitation token={token}>{(invitation) => <SignInOrUp invitation={invitation} onSignedIn={onSignedIn} />}</WithInvitation> : NO_TOKEN}
     </>
   )
 }
 
 /** One form at a time, after the invitee's choice: the sign-in and sign-up forms ask for the same fields. */
-function SignInOrUp({ email, onSignedIn }: { email: string; onSignedIn: () => void }) {
+function SignInOrUp({ invitation, onSignedIn }: { invitation: InvitationPreview; onSignedIn: () => void }) {
+  const { email, teamName } = invitation
   const [choice, setChoice] = useState<'existing' | 'new'>()
+  const { route } = useLocation()
+  // Signing in as a confirmed invited address joins the team at once (and uses the link): go there.
+  const signedIn = async () => {
+    const { teams } = await api<TeamList>('GET', '/api/teams')
+    const joined = teams.find((team) => team.name === teamName)
+    if (joined) {
+      forgetLinkToken()
+      route(`/teams/${joined.id}/overview`, true)
+    }
+    onSignedIn()
+  }
   const signIn = async (credentials: Credentials) => {
     await api('POST', '/api/auth/login', { ...credentials })
-    onSignedIn()
+    await signedIn()
   }
   return (
     <>
@@ -75,7 +87,7 @@ function SignInOrUp({ email, onSignedIn }: { email: string; onSignedIn: () => vo
       {choice === 'existing' ? (
         <>
           <h2>Sign in as {email}</h2>
-          <LoginForm email={email} onDone={onSignedIn} />
+          <LoginForm email={email} onDone={() => void signedIn()} />
         </>
       ) : null}
       {choice === 'new' ? (
