@@ -33,6 +33,8 @@ export interface LibraryRow {
   sourceKind: string
   sourceUrl: string
   private: boolean
+  /** The name of the teamspace whose private library it is (cloud); null for the install's own. */
+  team: string | null
   imported: boolean
   /** The default version's. */
   state: RowState
@@ -85,6 +87,7 @@ function toRow(store: Store, item: CatalogueItem, caller: Caller): LibraryRow {
     // imported row from showing any.
     sourceUrl: redact(library.sourceUrl),
     private: library.isPrivate,
+    team: library.teamPk === null ? null : (store.teams.byPk(library.teamPk)?.name ?? null),
     imported: library.isImported,
     state: main ? stateOf(main, active) : summary.state,
     progress: active?.state === 'running' && canSeeJobDetails(caller, library) ? active.statusMessage : null,

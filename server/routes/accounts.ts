@@ -1,12 +1,12 @@
 /**
- * Self-service accounts (cloud only): sign-up, email verification, password reset, accepting an
- * invitation. Tokens travel in JSON bodies, never in a URL, so no request log holds one. Sign-in
+ * Self-service accounts (cloud only): sign-up, email verification, password reset, reading and
+ * accepting an invitation. Tokens travel in JSON bodies, never in a URL, so no request log holds one. Sign-in
  * itself is `POST /api/auth/login` (auth.ts), as for the operator.
  */
 import type { FastifyInstance } from 'fastify'
 import { requestPasswordReset, resetPassword, sendVerification, signUp, verifyEmail } from '../../src/tenancy/accounts.js'
-import { acceptInvitation } from '../../src/tenancy/invitations.js'
-import { EmailBody, ResetBody, SignupBody, TokenBody } from '../schemas/teams.js'
+import { acceptInvitation, previewInvitation } from '../../src/tenancy/invitations.js'
+import { EmailBody, InvitationPreviewSchema, ResetBody, SignupBody, TokenBody } from '../schemas/teams.js'
 import { teamView } from './team-view.js'
 
 const CHECK_MAIL = 'If the address can receive mail, a message with a link is on its way; open it to go on.'
@@ -39,6 +39,10 @@ export default async function accounts(app: FastifyInstance): Promise<void> {
     await resetPassword(store, request.body.token, request.body.password)
     return reply.code(204).send()
   })
+
+  app.post<{ Body: { token: string } }>('/invitations/peek', { schema: { body: TokenBody, response: { 200: InvitationPreviewSchema } } }, async (request) =>
+    previewInvitation(store, request.body.token),
+  )
 
   app.post<{ Body: { token: string } }>('/invitations/accept', { config: session, schema: { body: TokenBody } }, async (request) =>
     teamView(acceptInvitation(store, request.user!, request.body.token)),

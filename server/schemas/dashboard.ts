@@ -86,7 +86,7 @@ const rowState = { type: 'string', enum: ['initial', 'queued', 'processing', 'fi
 
 export const LibraryRowSchema = {
   type: 'object',
-  required: ['id', 'title', 'description', 'sourceKind', 'sourceUrl', 'private', 'imported', 'state', 'progress', 'errorCode', 'errorMessage', 'snippets', 'tokens', 'updatedAt', 'versions', 'refreshable', 'refreshBlockedReason'],
+  required: ['id', 'title', 'description', 'sourceKind', 'sourceUrl', 'private', 'team', 'imported', 'state', 'progress', 'errorCode', 'errorMessage', 'snippets', 'tokens', 'updatedAt', 'versions', 'refreshable', 'refreshBlockedReason'],
   properties: {
     id: { type: 'string' },
     title: { type: 'string' },
@@ -94,6 +94,7 @@ export const LibraryRowSchema = {
     sourceKind: { type: 'string' },
     sourceUrl: { type: 'string' },
     private: { type: 'boolean' },
+    team: nullable('string'),
     imported: { type: 'boolean' },
     state: rowState,
     progress: nullable('string'),

@@ -75,6 +75,13 @@ export const InvitationSchema = {
   },
 } as const
 
+/** What an invitation's token is to, for the signed-out invitation page: no IDs of the team or inviter. */
+export const InvitationPreviewSchema = {
+  type: 'object',
+  required: ['teamName', 'email', 'role', 'expiresAt'],
+  properties: { teamName: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' }, expiresAt: { type: 'string' } },
+} as const
+
 export const InvitationListSchema = { type: 'object', required: ['invitations'], properties: { invitations: { type: 'array', items: InvitationSchema } } } as const
 
 /** A team's key as its members see it: the dashboard's key, and whose it is. */

@@ -28,7 +28,7 @@ export interface Mailer {
 
 export function createMailer(mail: LecternConfig['mail'], log: MailLog, env: NodeJS.ProcessEnv = process.env): Mailer {
   let sender: MailSender
-  if (mail.smtpUrl === '') sender = logSender(log)
+  if (mail.smtpUrl === '') sender = logSender(log, mail.publicUrl)
   else if (mail.publicUrl === '') {
     throw new LecternError('validation_error', "mail.smtpUrl is set but mail.publicUrl is not: set LECTERN_PUBLIC_URL to the dashboard's address (https://lectern.example.com) for the links in account mail.")
   } else sender = smtpSender(mail.smtpUrl, mail.from, env.LECTERN_SMTP_PASSWORD)

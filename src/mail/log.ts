@@ -9,10 +9,15 @@ export interface InfoLog {
   info(fields: object, message: string): void
 }
 
-export function logSender(log: InfoLog): MailSender {
+/** Without `publicUrl` (mail.publicUrl) a link is a bare path, which the line says, lest it be handed on as it is. */
+export function logSender(log: InfoLog, publicUrl: string): MailSender {
+  const relative =
+    publicUrl === ''
+      ? " Its link is a path of the dashboard: put this server's public address before it (https://lectern.example.com/verify#token=...), or set mail.publicUrl (LECTERN_PUBLIC_URL) for whole links."
+      : ''
   return {
     async send({ to, subject, text }) {
-      log.info({ to, subject }, `account mail (no mail.smtpUrl is set, so it is logged instead of sent) to ${to}: ${subject}\n${text}`)
+      log.info({ to, subject }, `account mail (no mail.smtpUrl is set, so it is logged instead of sent) to ${to}: ${subject}.${relative}\n${text}`)
     },
     close: () => {},
   }

@@ -63,9 +63,33 @@ export function acceptPendingInvitations(store: Store, user: User): Membership[]
 }
 
 /** Accepts the invitation of a mailed link, for the signed-in user it was sent to. */
-export function acceptInvitation(store: Store, user: User, token: string): Membership {
+/** What a link's invitation is to, for its page before the invitee signs in. */
+export interface InvitationPreview {
+  teamName: string
+  email: string
+  role: InvitedRole
+  expiresAt: string
+}
+
+function validInvitation(store: Store, token: string): Invitation {
   const invitation = store.invitations.byToken(token)
   if (!invitation) throw new LecternError('validation_error', 'This invitation is not valid: it was accepted or cancelled, has expired, or was replaced by a newer one.')
+  return invitation
+}
+
+/**
+ * Needs no session: whoever holds the token may accept it, so naming its team and the address it
+ * was mailed to tells them nothing they could not learn by accepting.
+ */
+export function previewInvitation(store: Store, token: string): InvitationPreview {
+  const { teamId, email, role, expiresAt } = validInvitation(store, token)
+  const team = store.teams.byPk(teamId)
+  if (!team) throw new LecternError('validation_error', 'This invitation is not valid: its teamspace was deleted.')
+  return { teamName: team.name, email, role, expiresAt }
+}
+
+export function acceptInvitation(store: Store, user: User, token: string): Membership {
+  const invitation = validInvitation(store, token)
   if (invitation.email.toLowerCase() !== user.email.toLowerCase()) {
     throw new LecternError('forbidden', `This invitation is for another email address; sign in as that address to accept it (you are signed in as ${user.email}).`)
   }

@@ -20,6 +20,7 @@ const ADA = 'ada@example.com'
 const BOB = 'bob@example.com'
 const PASSWORD = 'a long and varied passphrase'
 const NEW_PASSWORD = 'another quite different passphrase'
+const BETWEEN_PASSWORD = 'a passphrase changed on the account page'
 
 let app: FastifyInstance
 let sink: SmtpSink
@@ -41,6 +42,7 @@ async function mailedLink(to: string, page: 'verify' | 'reset' | 'invitations'):
 const go = (page: Page, path: string) => page.goto(path, { waitUntil: 'networkidle' })
 const reload = (page: Page) => page.reload({ waitUntil: 'networkidle' })
 const heading = (page: Page, name: string) => page.getByRole('heading', { name, level: 1 })
+const heading2 = (page: Page, name: string) => page.getByRole('heading', { name, level: 2 })
 const userId = (email: string) => app.runtime.store.users.byEmail(email)!.id
 const search = (key: string) => fetch(`${url}/api/v2/libs/search?libraryName=x&query=y`, { headers: { authorization: `Bearer ${key}` } })
 
@@ -156,11 +158,18 @@ describe('the cloud dashboard for tenants', () => {
 
   it('resets a forgotten password through the mailed link, keeping the link through a refused password', async () => {
     const { page } = ada
-    // Signed in, Account mails a reset link too; the newest link is the one that works.
+    // Signed in, Account changes the password in place with the current one; a wrong one changes nothing.
     await page.getByRole('link', { name: 'Account' }).click()
-    await page.getByRole('button', { name: 'Mail me a link' }).click()
-    await expect.poll(() => page.getByRole('status').textContent()).toContain('a message with a link is on its way')
-    await mailedLink(ADA, 'reset')
+    await page.getByLabel('Current password').fill('not the password at all')
+    await page.getByLabel('New password').fill(BETWEEN_PASSWORD)
+    await page.getByRole('button', { name: 'Change password' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('not_authenticated')
+    expect(await app.runtime.store.users.verify(ADA, PASSWORD)).toBeDefined()
+    await page.getByLabel('Current password').fill(PASSWORD)
+    await page.getByLabel('New password').fill(BETWEEN_PASSWORD)
+    await page.getByRole('button', { name: 'Change password' }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Password changed.')
+    expect(await app.runtime.store.users.verify(ADA, BETWEEN_PASSWORD)).toBeDefined()
     expect(await unlabelledControls(page), 'account').toEqual([])
 
     await page.getByRole('button', { name: 'Sign out' }).click()
@@ -243,9 +252,16 @@ describe('the cloud dashboard for tenants', () => {
     await go(other, invitation)
     await expect.poll(() => heading(other, 'Join a teamspace').isVisible()).toBe(true)
     expect(other.url()).toBe(`${url}/invitations`)
+    // Signed out, the page names the team, the role and the address, and shows one form, the invitee's choice, for that address.
+    await expect.poll(() => other.getByText(`You are invited to Acme as developer (${BOB}).`).isVisible()).toBe(true)
+    expect(await other.locator('form').count()).toBe(0)
+    await other.getByLabel('Create an account').check()
     expect(await unlabelledControls(other), 'invitation, signed out').toEqual([])
+    expect(await other.locator('form').count()).toBe(1)
+    await expect.poll(() => heading2(other, `Create an account for ${BOB}`).isVisible()).toBe(true)
     const signUp = other.locator('form').filter({ has: other.getByRole('button', { name: 'Create the account' }) })
-    await signUp.getByLabel('Email', { exact: true }).fill(BOB)
+    expect(await signUp.getByLabel('Email', { exact: true }).inputValue()).toBe(BOB)
+    expect(await signUp.getByLabel('Email', { exact: true }).isEditable()).toBe(false)
     await signUp.getByLabel('Password', { exact: true }).fill(PASSWORD)
     await signUp.getByLabel('Password again').fill(PASSWORD)
     await signUp.getByRole('button', { name: 'Create the account' }).click()

@@ -187,6 +187,18 @@ describe('account mail without a relay', () => {
     expect((await post(app, '/api/auth/verify', { token })).statusCode).toBe(200)
     expect(lines.some((line) => line.includes('/api/auth/verify'))).toBe(true)
     expect(lines.filter((line) => line.includes(token))).toHaveLength(1)
+    // Without mail.publicUrl the link is a bare path, and the line says what to put before it.
+    expect(mail!.msg).toContain(`\n/verify#token=${token}\n`)
+    expect(mail!.msg).toContain("Its link is a path of the dashboard: put this server's public address before it")
+  })
+
+  it('writes whole links to the log when mail.publicUrl is set, with no note about paths', async () => {
+    const lines: string[] = []
+    const app = await buildTestApp({ mode: 'cloud', mail: { publicUrl: 'https://lectern.example.test' }, logStream: { write: (line: string) => void lines.push(line) } })
+    await post(app, '/api/auth/signup', { email: 'jo@example.com', password: PASSWORD })
+    const mail = lines.map((line) => JSON.parse(line) as { msg: string }).find((entry) => entry.msg.includes('#token='))!
+    expect(mail.msg).toMatch(/\nhttps:\/\/lectern\.example\.test\/verify#token=[A-Za-z0-9_-]+\n/)
+    expect(mail.msg).not.toContain('path of the dashboard')
   })
 
   it('refuses to start with a relay but no public URL for the links', async () => {

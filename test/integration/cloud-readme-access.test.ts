@@ -33,7 +33,7 @@ describe('the cloud account endpoints the README documents', () => {
 
   it('are found in the README (the table parses)', () => {
     expect(endpoints.length).toBeGreaterThanOrEqual(19)
-    expect(endpoints.filter((e) => e.open).map((e) => e.route)).toEqual(['/api/auth/signup', '/api/auth/verify', '/api/auth/reset-request', '/api/auth/reset'])
+    expect(endpoints.filter((e) => e.open).map((e) => e.route)).toEqual(['/api/auth/signup', '/api/auth/verify', '/api/auth/reset-request', '/api/auth/reset', '/api/invitations/peek'])
   })
 
   it('need a session (401), hide other teams (404 team_not_found) in the cloud, and do not exist on-premise', async () => {

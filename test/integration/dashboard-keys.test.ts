@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp, seedLibrary } from '../helpers/app.js'
 import { signIn, TEST_PASSWORD } from '../helpers/session.js'
+import { createTenants } from '../helpers/tenants.js'
 import { tmpDataDir } from '../helpers/tmp.js'
 
 const DOCS = { 'docs/guide.md': '# Guide\n\n## Start\n\nStart the widget.\n\n```js\nwidget.start()\n```\n' }
@@ -57,6 +58,29 @@ describe('API keys', () => {
     const res = await app.inject({ method: 'DELETE', url: '/api/keys/42', cookies: await signIn(app) })
     expect(res.statusCode).toBe(404)
     expect(res.json()).toEqual({ error: 'key_not_found', message: 'No API key with ID 42.' })
+  })
+})
+
+describe('the operator\'s keys in the cloud', () => {
+  it('lists only the install\'s keys and answers 404 for a teamspace\'s key, which keeps working', async () => {
+    const app = await buildTestApp({ mode: 'cloud', startWorker: false })
+    const tenants = await createTenants(app)
+    const operator = await signIn(app)
+    const mine = (await app.inject({ method: 'POST', url: '/api/keys', cookies: operator, payload: { name: 'operator ci' } })).json()
+    const cliKey = app.runtime.store.keys.create('made by lectern keys create')
+
+    const listed = await app.inject({ url: '/api/keys', cookies: operator })
+    expect(listed.statusCode).toBe(200)
+    expect(listed.json().keys.map((k: { name: string }) => k.name)).toEqual(['operator ci', 'made by lectern keys create'])
+
+    const acmeKey = app.runtime.store.keys.list({ teamId: tenants.acme.teamPk })[0]!
+    const refused = await app.inject({ method: 'DELETE', url: `/api/keys/${acmeKey.id}`, cookies: operator })
+    expect(refused.statusCode).toBe(404)
+    expect(refused.json()).toEqual({ error: 'key_not_found', message: `No API key with ID ${acmeKey.id}.` })
+    expect(app.runtime.store.keys.list({ teamId: tenants.acme.teamPk })[0]!.revokedAt).toBeNull()
+    expect(app.runtime.store.keys.verify(tenants.acme.keys.owner)).toBeDefined()
+
+    for (const id of [mine.id, cliKey.id]) expect((await app.inject({ method: 'DELETE', url: `/api/keys/${id}`, cookies: operator })).statusCode).toBe(200)
   })
 })
 

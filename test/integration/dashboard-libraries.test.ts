@@ -63,6 +63,7 @@ describe('listing libraries', () => {
       sourceKind: 'github',
       sourceUrl: 'https://github.com/acme/widgets',
       private: false,
+      team: null,
       imported: false,
       state: 'finalized',
       progress: null,
@@ -89,7 +90,7 @@ describe('listing libraries', () => {
   it('shows a private library to the admin, queued while its job waits and processing with progress while it runs', async () => {
     const { store } = app.runtime
     const secret = (await list('?q=secret')).libraries[0]
-    expect(secret).toMatchObject({ id: '/acme/secret', private: true, state: 'queued', progress: null, refreshable: false })
+    expect(secret).toMatchObject({ id: '/acme/secret', private: true, team: null, state: 'queued', progress: null, refreshable: false })
     expect(secret.refreshBlockedReason).toMatch(/^Library \/acme\/secret is being processed \(job \d+, queued\)/)
     const job = store.jobs.claimNext()!
     store.jobs.setStatus(job.pk, 'embedding 40 of 120 snippets')
@@ -140,6 +141,25 @@ describe('listing libraries', () => {
     const unknown = await app.inject({ url: '/api/libraries/acme/nothing', cookies: admin })
     expect(unknown.statusCode).toBe(404)
     expect(unknown.json()).toEqual({ error: 'library_not_found', message: expect.stringContaining('/acme/nothing') })
+  })
+})
+
+describe('listing libraries in the cloud', () => {
+  it('names the teamspace whose private library it is, and none for the operator\'s own', async () => {
+    const app = await buildTestApp({ mode: 'cloud', startWorker: false })
+    const { store } = app.runtime
+    const owner = await store.users.create({ email: 'owner@acme.example', password: 'correct horse battery staple', role: 'member' })
+    const acme = store.teams.create({ name: 'Acme Docs', ownerUserId: owner.id, plan: 'pro' })
+    store.libraries.create({ id: '/acme/billing', title: 'billing', sourceKind: 'github', sourceUrl: 'https://github.com/acme/billing', isPrivate: true, teamPk: acme.id })
+    store.libraries.create({ id: '/ops/runbook', title: 'runbook', sourceKind: 'github', sourceUrl: 'https://github.com/ops/runbook', isPrivate: true })
+    const admin = await signIn(app)
+    const rows = (await app.inject({ url: '/api/libraries', cookies: admin })).json().libraries
+    expect(rows.map((r: { id: string; private: boolean; team: string | null }) => [r.id, r.private, r.team])).toEqual([
+      ['/acme/billing', true, 'Acme Docs'],
+      ['/ops/runbook', true, null],
+    ])
+    const one = await app.inject({ url: '/api/libraries/acme/billing', cookies: admin })
+    expect(one.json().team).toBe('Acme Docs')
   })
 })
 

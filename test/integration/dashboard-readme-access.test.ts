@@ -1,7 +1,7 @@
 /**
  * Every endpoint the README documents for the dashboard (its "Dashboard API" and "Jobs API"
- * tables) refuses a request without a session with 401 and a member's with 403, before anything
- * else: the documentation and the access rules cannot drift apart, and a new endpoint is covered
+ * tables) refuses a request without a session with 401 and a member's with 403 (but for the few
+ * any signed-in user may call), before anything else: the documentation and the access rules cannot drift apart, and a new endpoint is covered
  * as soon as it is documented.
  */
 import { readFileSync } from 'node:fs'
@@ -13,6 +13,8 @@ import { signIn } from '../helpers/session.js'
 
 /** Endpoints of those tables that a browser asks before anyone has signed in. */
 const OPEN = new Set(['GET /api/session', 'POST /api/setup'])
+/** Endpoints of those tables for any signed-in user: a member's empty body reaches the schema. */
+const ANY_SESSION = new Set(['POST /api/auth/password'])
 
 interface Documented {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -61,7 +63,7 @@ describe('the dashboard endpoints the README documents', () => {
         expect(anonymous.statusCode, `${name} without a session: ${anonymous.body}`).toBe(401)
         expect(anonymous.json().error, name).toBe('not_authenticated')
         const refused = await app.inject({ method, url, payload, cookies: member })
-        expect(refused.statusCode, `${name} as a member: ${refused.body}`).toBe(403)
+        expect(refused.statusCode, `${name} as a member: ${refused.body}`).toBe(ANY_SESSION.has(name) ? 400 : 403)
         checked.push(name)
       }
       expect(checked.length).toBeGreaterThanOrEqual(20)

@@ -268,6 +268,54 @@ describe('invitations', () => {
     expect(app.runtime.store.teams.roleOf(id, userId(app, 'gone@example.com'))).toBeUndefined()
   })
 
+  it('are read from the mailed token without a session: team, address, role; a used, cancelled or expired one answers 400 as accepting does', async () => {
+    const { app, sink } = await cloudApp()
+    const { id, owner } = await team(app)
+    const peek = (token: string) => call(app, 'POST', '/api/invitations/peek', undefined, { token })
+    const invited = await call(app, 'POST', `/api/teams/${id}/invitations`, owner, { email: 'new@example.com', role: 'admin' })
+    const token = tokenIn(await sink.next('new@example.com'), 'invitations')
+
+    const read = await peek(token)
+    expect(read.statusCode, read.body).toBe(200)
+    expect(read.json()).toEqual({ teamName: 'Acme Docs', email: 'new@example.com', role: 'admin', expiresAt: invited.json().expiresAt })
+    // Reading it changes nothing: it is still pending and still accepted.
+    expect(app.runtime.store.invitations.pending(id)).toHaveLength(1)
+
+    const invalid = 'This invitation is not valid: it was accepted or cancelled, has expired, or was replaced by a newer one.'
+    for (const unknown of ['no-such-token', `${token}x`]) expect((await peek(unknown)).json()).toEqual({ error: 'validation_error', message: invalid })
+    expect((await call(app, 'POST', '/api/invitations/peek', undefined, {})).statusCode).toBe(400)
+
+    await call(app, 'POST', `/api/teams/${id}/invitations`, owner, { email: 'late@example.com', role: 'developer' })
+    const lateToken = tokenIn(await sink.next('late@example.com'), 'invitations')
+    app.runtime.store.db.prepare("UPDATE invitations SET expires_at = '2000-01-01T00:00:00.000Z' WHERE email = 'late@example.com'").run()
+    const expired = await peek(lateToken)
+    expect(expired.statusCode).toBe(400)
+    expect(expired.json().message).toBe(invalid)
+
+    // Signing in with the invited address joins the team: the link is used.
+    await user(app, 'new@example.com')
+    expect(app.runtime.store.teams.roleOf(id, userId(app, 'new@example.com'))).toBe('admin')
+    const used = await peek(token)
+    expect(used.statusCode).toBe(400)
+    expect(used.json()).toEqual({ error: 'validation_error', message: invalid })
+
+    await call(app, 'POST', `/api/teams/${id}/invitations`, owner, { email: 'gone@example.com', role: 'developer' })
+    const goneToken = tokenIn(await sink.next('gone@example.com'), 'invitations')
+    const gone = app.runtime.store.invitations.pending(id).find((i) => i.email === 'gone@example.com')!
+    await call(app, 'DELETE', `/api/teams/${id}/invitations/${gone.id}`, owner)
+    expect((await peek(goneToken)).statusCode).toBe(400)
+  })
+
+  it('are read under the anonymous rate limit of the caller\'s address', async () => {
+    const app = await buildTestApp({ mode: 'cloud', rateLimit: { anonymous: 2, keyed: 0, windowSeconds: 60 } })
+    const peek = () => app.inject({ method: 'POST', url: '/api/invitations/peek', payload: { token: 'guess' } })
+    expect((await peek()).statusCode).toBe(400)
+    expect((await peek()).statusCode).toBe(400)
+    const limited = await peek()
+    expect(limited.statusCode).toBe(429)
+    expect(limited.json().error).toBe('rate_limit_exceeded')
+  })
+
   it('refuse an existing member and a bad address with 400', async () => {
     const { app } = await cloudApp()
     const { id, owner } = await team(app)

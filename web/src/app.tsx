@@ -98,10 +98,10 @@ function Shell({ session, onSignedOut }: { session: Session; onSignedOut: () => 
       </header>
       <main class="container">
         <Router>
-          <Route path="/" component={LibrariesPage} />
-          <Route path="/setup" component={LibrariesPage} />
-          <Route path="/libraries" component={LibrariesPage} />
-          <Route path="/libraries/:owner/:name" component={LibraryPage} />
+          <Route path="/" component={LibrariesPage} mode={session.mode} />
+          <Route path="/setup" component={LibrariesPage} mode={session.mode} />
+          <Route path="/libraries" component={LibrariesPage} mode={session.mode} />
+          <Route path="/libraries/:owner/:name" component={LibraryPage} mode={session.mode} />
           <Route path="/queue" component={QueuePage} />
           <Route path="/keys" component={KeysPage} />
           <Route path="/settings" component={SettingsPage} />

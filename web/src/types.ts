@@ -14,6 +14,8 @@ export interface LibraryRow {
   sourceKind: string
   sourceUrl: string
   private: boolean
+  /** The teamspace whose private library it is (cloud); null for the install's own. */
+  team: string | null
   imported: boolean
   state: 'initial' | 'queued' | 'processing' | 'finalized' | 'error'
   progress: string | null

@@ -2,15 +2,19 @@
  * The dashboard's API keys: list, create (the key is in this one answer only, and is the
  * signed-in admin's), revoke (admin session). A revoked key is refused at once by every
  * process: keys are read from SQLite on each request (server/plugins/auth.ts).
+ * Only the install's keys (no teamspace) are the operator's: a teamspace's keys are its tenants'
+ * to list and revoke (server/routes/team-keys.ts), so here they are as unknown as a missing key.
  */
 import type { FastifyInstance } from 'fastify'
+import { LecternError } from '../../../src/errors.js'
 import { CreateKeyBody, CreatedKeySchema, KeyListSchema, KeyParams, KeySchema } from '../../schemas/dashboard.js'
 
 export default async function keys(app: FastifyInstance): Promise<void> {
   const repository = app.runtime.store.keys
   const admin = { access: 'admin' as const }
+  const installKeys = () => repository.list().filter((key) => key.teamId === null)
 
-  app.get('/keys', { config: admin, schema: { response: { 200: KeyListSchema } } }, async () => ({ keys: repository.list() }))
+  app.get('/keys', { config: admin, schema: { response: { 200: KeyListSchema } } }, async () => ({ keys: installKeys() }))
 
   app.post<{ Body: { name: string } }>(
     '/keys',
@@ -22,6 +26,10 @@ export default async function keys(app: FastifyInstance): Promise<void> {
   app.delete<{ Params: { id: number } }>(
     '/keys/:id',
     { config: admin, schema: { params: KeyParams, response: { 200: KeySchema } } },
-    async (request) => repository.revoke(request.params.id),
+    async (request) => {
+      const { id } = request.params
+      if (!installKeys().some((key) => key.id === id)) throw new LecternError('key_not_found', `No API key with ID ${id}.`)
+      return repository.revoke(id)
+    },
   )
 }

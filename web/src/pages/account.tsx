@@ -5,6 +5,17 @@ import { useAction } from '../hooks'
 import { MIN_PASSWORD } from './sign-in'
 
 export function AccountPage({ email }: { email: string }) {
+  return (
+    <section class="narrow">
+      <h1>Account</h1>
+      <p>Signed in as {email}.</p>
+      <ChangePasswordForm />
+    </section>
+  )
+}
+
+/** POST /api/auth/password: any signed-in user's own password, the operator's and a cloud tenant's alike. */
+export function ChangePasswordForm() {
   const [done, setDone] = useState(false)
   const change = useAction(async (form: HTMLFormElement) => {
     const data = new FormData(form)
@@ -13,9 +24,7 @@ export function AccountPage({ email }: { email: string }) {
     form.reset()
   })
   return (
-    <section class="narrow">
-      <h1>Account</h1>
-      <p>Signed in as {email}.</p>
+    <>
       <h2>Change password</h2>
       <form
         onSubmit={(event) => {
@@ -39,6 +48,6 @@ export function AccountPage({ email }: { email: string }) {
           Change password
         </button>
       </form>
-    </section>
+    </>
   )
 }

@@ -3,7 +3,7 @@
  * script would (/api/v2/add/...), with the operator's session instead of a key.
  */
 import { useState } from 'preact/hooks'
-import { api } from '../api'
+import { api, type Session } from '../api'
 import { ErrorNote } from '../components'
 import { useAction, useLoad } from '../hooks'
 
@@ -93,7 +93,7 @@ async function submit(source: Source, form: HTMLFormElement, connections: Stored
   }
 }
 
-export function AddLibrary({ onAdded }: { onAdded: (libraryName: string) => void }) {
+export function AddLibrary({ mode, onAdded }: { mode: Session['mode']; onAdded: (libraryName: string) => void }) {
   const [source, setSource] = useState<Source>('git')
   const [added, setAdded] = useState<string>()
   const connections = useLoad(() => api<{ connections: StoredConnection[] }>('GET', '/api/connections'), [])
@@ -155,7 +155,7 @@ export function AddLibrary({ onAdded }: { onAdded: (libraryName: string) => void
               <input name="gitToken" type="password" autocomplete="off" />
             </label>
             <label>
-              <input name="private" type="checkbox" role="switch" /> Private: only callers with a key see it
+              <input name="private" type="checkbox" role="switch" /> Private: {mode === 'cloud' ? 'only the operator sees it' : 'only callers with a key see it'}
             </label>
             <label>
               <input name="skipVersionFiltering" type="checkbox" role="switch" /> Keep docs of older versions (archived and versioned folders are left out by default)

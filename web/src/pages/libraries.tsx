@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { api, query } from '../api'
+import { api, query, type Session } from '../api'
 import { Badge, Empty, ErrorNote, formatDate, formatNumber, StateBadge } from '../components'
 import { useLoad } from '../hooks'
 import type { LibraryRow } from '../types'
@@ -14,7 +14,14 @@ interface LibrariesPage {
   pageSize: number
 }
 
-export function LibrariesPage() {
+/** Who sees a private library: in the cloud tenants have keys, so a key alone is not the test there. */
+export function PrivateBadge({ library, mode }: { library: Pick<LibraryRow, 'private' | 'team'>; mode: Session['mode'] }) {
+  if (!library.private) return null
+  if (library.team !== null) return <Badge title={`A private library of the teamspace ${library.team}: its members and keys see it`}>Private to {library.team}</Badge>
+  return <Badge title={mode === 'cloud' ? 'Only the operator sees it' : 'Only callers with a key see it'}>Private</Badge>
+}
+
+export function LibrariesPage({ mode }: { mode: Session['mode'] }) {
   const [q, setQ] = useState('')
   const [page, setPage] = useState(1)
   const list = useLoad(() => api<LibrariesPage>('GET', `/api/libraries${query({ q, page, pageSize: PAGE_SIZE })}`), [q, page], 3000)
@@ -25,7 +32,7 @@ export function LibrariesPage() {
         <h1>Libraries</h1>
         <p>{list.data ? `${formatNumber(list.data.total)} in this install` : ' '}</p>
       </hgroup>
-      <AddLibrary onAdded={list.reload} />
+      <AddLibrary mode={mode} onAdded={list.reload} />
       <input
         type="search"
         aria-label="Search libraries by ID or title"
@@ -64,7 +71,7 @@ export function LibrariesPage() {
                     <div class="muted">{library.title}</div>
                     <div>
                       {library.imported ? <Badge title="Imported from a bundle; it cannot be refreshed here">Imported</Badge> : null}
-                      {library.private ? <Badge title="Only callers with a key see it">Private</Badge> : null}
+                      <PrivateBadge library={library} mode={mode} />
                       {library.versions.length > 0 ? <Badge>{library.versions.length + 1} versions</Badge> : null}
                     </div>
                   </td>

@@ -1,13 +1,14 @@
 import { useLocation, useRoute } from 'preact-iso'
 import { useState } from 'preact/hooks'
-import { api, libraryPath } from '../api'
+import { api, libraryPath, type Session } from '../api'
 import { ActionsHeader, Badge, ErrorNote, formatDate, formatNumber, StateBadge } from '../components'
 import { useAction, useLoad } from '../hooks'
 import type { LibraryRow } from '../types'
 import { Browse } from './browse'
+import { PrivateBadge } from './libraries'
 import { TryIt } from './try-it'
 
-export function LibraryPage() {
+export function LibraryPage({ mode }: { mode: Session['mode'] }) {
   const { params } = useRoute()
   const { route } = useLocation()
   const id = `/${params.owner}/${params.name}`
@@ -50,7 +51,7 @@ export function LibraryPage() {
         </p>
       </hgroup>
       <p>
-        <StateBadge state={l.state} /> {l.imported ? <Badge>Imported</Badge> : null} {l.private ? <Badge>Private</Badge> : null}{' '}
+        <StateBadge state={l.state} /> {l.imported ? <Badge>Imported</Badge> : null} <PrivateBadge library={l} mode={mode} />{' '}
         {formatNumber(l.snippets)} snippets · {formatNumber(l.tokens)} tokens · updated {formatDate(l.updatedAt)}
       </p>
       {l.description ? <p>{l.description}</p> : null}

@@ -64,7 +64,17 @@ export function LoginPage({ onDone }: { onDone: () => void }) {
   )
 }
 
-export function LoginForm({ onDone }: { onDone: () => void }) {
+/** The email field of a sign-in or sign-up form; `locked` is an address the page already knows (an invitation's). */
+export function EmailField({ locked }: { locked?: string }) {
+  return (
+    <label>
+      Email
+      <input name="email" type="email" required autocomplete="username" value={locked} readOnly={locked !== undefined} />
+    </label>
+  )
+}
+
+export function LoginForm({ onDone, email }: { onDone: () => void; email?: string }) {
   const login = useAction(async (values: Record<string, string>) => {
     await api('POST', '/api/auth/login', { email: values.email!, password: values.password! })
     onDone()
@@ -76,10 +86,7 @@ export function LoginForm({ onDone }: { onDone: () => void }) {
         void login.run(formValues(event))
       }}
     >
-      <label>
-        Email
-        <input name="email" type="email" required autocomplete="username" />
-      </label>
+      <EmailField locked={email} />
       <label>
         Password
         <input name="password" type="password" required autocomplete="current-password" />

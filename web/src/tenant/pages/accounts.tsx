@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api } from '../../api'
 import { ErrorNote } from '../../components'
 import { useAction } from '../../hooks'
-import { formValues, MIN_PASSWORD } from '../../pages/sign-in'
+import { EmailField, formValues, MIN_PASSWORD } from '../../pages/sign-in'
 import { forgetLinkToken, linkToken } from '../link-token'
 
 export interface Credentials {
@@ -33,8 +33,8 @@ function PasswordFields({ mismatch, label }: { mismatch: boolean; label: string 
   )
 }
 
-/** Posts the sign-up; `onDone` gets the credentials (the invitation page signs in with them). */
-export function SignUpForm({ onDone }: { onDone: (credentials: Credentials, message: string) => Promise<void> | void }) {
+/** Posts the sign-up; `onDone` gets the credentials (the invitation page signs in with them, its address locked in `email`). */
+export function SignUpForm({ onDone, email }: { onDone: (credentials: Credentials, message: string) => Promise<void> | void; email?: string }) {
   const [mismatch, setMismatch] = useState(false)
   const signUp = useAction(async (credentials: Credentials) => {
     const { message } = await api<{ message: string }>('POST', '/api/auth/signup', { ...credentials })
@@ -48,10 +48,7 @@ export function SignUpForm({ onDone }: { onDone: (credentials: Credentials, mess
   }
   return (
     <form onSubmit={submit}>
-      <label>
-        Email
-        <input name="email" type="email" required autocomplete="username" />
-      </label>
+      <EmailField locked={email} />
       <PasswordFields mismatch={mismatch} label="Password" />
       <ErrorNote error={signUp.error} />
       <button type="submit" aria-busy={signUp.busy} disabled={signUp.busy}>

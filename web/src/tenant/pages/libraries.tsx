@@ -29,8 +29,33 @@ export const libraryMetricsPath = (teamId: number, libraryId: string) => `/teams
 
 /** The team's libraries; a path below it (`/teams/<ID>/libraries/<owner>/<name>`) is one library's metrics. */
 export function TeamLibrariesPage({ team, sub }: TenantPageProps) {
-  if (sub) return <LibraryMetricsPage teamId={team.id} libraryId={`/${sub}`} />
+  const libraryId = `/${sub}`
+  // Keyed by team and library: a switch remounts, so no answer about the previous team outlives it.
+  if (sub) return <OwnedLibraryMetrics key={`${team.id}${libraryId}`} teamId={team.id} libraryId={libraryId} />
   return <LibraryList team={team} />
+}
+
+/**
+ * The metrics endpoint answers for a library of any of the member's teamspaces, so the page itself
+ * checks that the teamspace of the URL owns the library before showing its usage under that team.
+ */
+function OwnedLibraryMetrics({ teamId, libraryId }: { teamId: number; libraryId: string }) {
+  const libraries = useLoad(() => api<{ libraries: TeamLibraryRow[] }>('GET', `/api/teams/${teamId}/libraries`), [teamId])
+  const rows = libraries.data?.libraries
+  if (libraries.error) return <ErrorNote error={libraries.error} />
+  if (!rows) return <p aria-busy="true">Loading…</p>
+  if (rows.some((row) => row.id === libraryId && row.owned)) return <LibraryMetricsPage teamId={teamId} libraryId={libraryId} />
+  return (
+    <section>
+      <p>
+        <a href={`/teams/${teamId}/libraries`}>← Libraries</a>
+      </p>
+      <h1>No such library in this teamspace</h1>
+      <Empty>
+        This teamspace owns no library <code>{libraryId}</code>: only a teamspace's own libraries have metrics here. Switch to the teamspace that owns it.
+      </Empty>
+    </section>
+  )
 }
 
 function LibraryList({ team }: { team: Team }) {
