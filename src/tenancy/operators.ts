@@ -102,10 +102,14 @@ export function setPlan(store: Store, teamName: string, plan: Plan): PlanChange 
   const invited = store.invitations.pending(team.id).length
   if (members + invited > limit) {
     const over = members + invited - limit
+    // The owner is never removed: with no other member, only cancelling invitations frees a place.
+    const remedy =
+      members > 1
+        ? `remove ${over} first (\`lectern teams remove-member ${team.name} <email>\`${invited > 0 ? ', or cancel invitations in the dashboard' : ''})`
+        : `cancel ${count(over, 'pending invitation')} first (in the dashboard; the owner is never removed)`
     throw new LecternError(
       'forbidden',
-      `The ${plan} plan allows ${count(limit, 'member')}, and ${team.name} has ${count(members, 'member')}${invited > 0 ? ` and ${count(invited, 'pending invitation')}` : ''}: ` +
-        `remove ${over} first (\`lectern teams remove-member ${team.name} <email>\`${invited > 0 ? ', or cancel invitations in the dashboard' : ''}), or choose a larger plan.`,
+      `The ${plan} plan allows ${count(limit, 'member')}, and ${team.name} has ${count(members, 'member')}${invited > 0 ? ` and ${count(invited, 'pending invitation')}` : ''}: ${remedy}, or choose a larger plan.`,
     )
   }
   return { team: store.teams.setPlan(team.id, plan), privateLibraries: store.teams.libraryIdsOf(team.id) }
@@ -120,6 +124,7 @@ export function createUserKey(store: Store, mode: Mode, input: { name: string; e
   if (input.teamName === undefined) {
     return store.keys.create(input.name, { userId: user.id, teamId: mode === 'cloud' ? store.teams.personalTeam(user.id).id : null })
   }
+  requireCloud(mode)
   const team = findTeam(store, input.teamName)
   if (!store.teams.roleOf(team.id, user.id)) {
     throw new LecternError('user_not_found', `${user.email} is not a member of ${team.name}; add them first with \`lectern teams add-member\`.`)

@@ -3,11 +3,13 @@
  * git hosts its private libraries read through (tenancy/stored-connections.ts). Its owners and
  * admins add and remove them, on a plan with private sources; every member lists them, without
  * tokens. A connection's host goes through the private-address guard when it is stored, as any
- * source's does when it is added, so a tenant cannot point one at the operator's network.
+ * source's does when it is added, so a tenant cannot point one at the operator's network; a name
+ * that does not resolve yet is stored, as an add of such a repository is accepted, and a job
+ * reading through it fails with source_unreachable while it does not.
  */
 import { addConnection, checkedBaseUrl, type ConnectionInput } from '../connections.js'
 import { LecternError } from '../errors.js'
-import { resolveAllowed, type AddressGuard } from '../sources/address-guard.js'
+import { admitHost, type AddressGuard } from '../sources/address-guard.js'
 import type { Connection } from '../store/connections.js'
 import type { Store } from '../store/index.js'
 import { PLAN_LIMITS } from './plans.js'
@@ -19,7 +21,7 @@ export async function addTeamConnection(store: Store, guard: AddressGuard | unde
   requirePermission(access, 'managePrivateSources')
   if (!PLAN_LIMITS[access.team.plan].privateSources) throw new LecternError('forbidden', 'Connections to private sources need a pro or team plan.')
   const baseUrl = checkedBaseUrl(input, guard)
-  if (guard) await resolveAllowed(new URL(baseUrl).hostname, guard, `Connecting to ${baseUrl}`)
+  if (guard) await admitHost(new URL(baseUrl).hostname, guard, `Connecting to ${baseUrl}`)
   return addConnection(store, teamScope(access), input, guard)
 }
 

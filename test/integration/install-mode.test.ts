@@ -87,10 +87,11 @@ describe('the mode of a data directory', () => {
     const dataDir = await tmpDataDir()
     await serveOnce(dataDir)
     expect((await json(dataDir, ['users', 'create', 'alice@example.com'], {}, PASSWORD)).body).toMatchObject({ personalTeam: null })
-    for (const args of [['teams', 'create', 'Acme', '--owner', 'alice@example.com', '--plan', 'pro'], ['teams', 'list'], ['teams', 'plan', 'set', 'alice@example.com', 'pro']]) {
+    for (const args of [['teams', 'create', 'Acme', '--owner', 'alice@example.com', '--plan', 'pro'], ['teams', 'list'], ['teams', 'plan', 'set', 'alice@example.com', 'pro'], ['keys', 'create', '--name', 'k', '--user', 'alice@example.com', '--team', 'Acme']]) {
       const result = await json(dataDir, args)
       expect(result.exitCode, args.join(' ')).toBe(exitCodeOf('forbidden'))
-      expect(result.body).toMatchObject({ error: 'forbidden', message: expect.stringContaining('LECTERN_MODE=cloud') })
+      expect(result.body).toMatchObject({ error: 'forbidden', message: expect.stringContaining('Teamspaces are a cloud feature') })
+      expect(result.body.message).toContain('LECTERN_MODE=cloud')
     }
     expect((await json(dataDir, ['libraries', 'access'])).exitCode).toBe(0)
   })

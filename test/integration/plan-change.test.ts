@@ -5,6 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest'
 import { exitCodeOf } from '../../cli/run.js'
+import { openStore } from '../../src/store/index.js'
 import { buildTestApp, waitForLibrary } from '../helpers/app.js'
 import { runCli } from '../helpers/cli.js'
 import { bearer } from '../helpers/tenants.js'
@@ -74,5 +75,23 @@ describe('lectern teams plan set', () => {
     const again = await upload(afterUrl, key)
     expect(again.status).toBe(403)
     expect(await again.json()).toMatchObject({ error: 'forbidden' })
+  })
+
+  it('tells an owner alone with a pending invitation to cancel it, not to remove a member', async () => {
+    const dataDir = await tmpDataDir()
+    expect((await cli(dataDir, ['users', 'create', 'alice@example.com'], PASSWORD)).exitCode).toBe(0)
+    expect((await cli(dataDir, ['teams', 'create', 'Acme', '--owner', 'alice@example.com', '--plan', 'pro'])).exitCode).toBe(0)
+    const store = await openStore(dataDir)
+    try {
+      store.invitations.upsert({ teamId: store.teams.byName('Acme')!.id, email: 'dave@example.com', role: 'developer', invitedBy: store.users.byEmail('alice@example.com')!.id, ttlMs: 3_600_000 })
+    } finally {
+      store.close()
+    }
+    const refused = await runCli(['teams', 'plan', 'set', 'Acme', 'free', '--data-dir', dataDir, '--json'], CLOUD)
+    expect(refused.exitCode).toBe(exitCodeOf('forbidden'))
+    expect(JSON.parse(refused.stdout)).toEqual({
+      error: 'forbidden',
+      message: 'The free plan allows 1 member, and Acme has 1 member and 1 pending invitation: cancel 1 pending invitation first (in the dashboard; the owner is never removed), or choose a larger plan.',
+    })
   })
 })

@@ -17,6 +17,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { MIGRATIONS } from '../../migrations/index.js'
 import { LOCAL } from '../../src/access.js'
 import { refreshLibrary } from '../../src/jobs/library-jobs.js'
+import { removeLibrary } from '../../src/library-admin.js'
 import { dataPaths } from '../../src/paths.js'
 import { createSecretBox } from '../../src/secrets/cipher.js'
 import { loadOrCreateSecretKey } from '../../src/secrets/key.js'
@@ -189,6 +190,18 @@ describe('a teamspace manages its connections over HTTP', () => {
     }
     expect(app.runtime.store.connections.list({ teamPk: tenants.beta.teamPk })).toEqual([])
     expect(app.runtime.store.connections.list(INSTALL_CONNECTIONS).map((c) => c.name)).toEqual(['operator-git', 'ops-wiki'])
+  })
+
+  it('stores a connection to a host that does not resolve yet, as an add takes such a repository; a job through it fails source_unreachable', async () => {
+    const res = await createConnection(sessions.betaOwner, tenants.beta.teamPk, { kind: 'confluence', name: 'future-wiki', site: 'https://wiki.beta.invalid', token: BETA_WIKI_TOKEN })
+    expect(res.statusCode, res.body).toBe(201)
+    const added = await addWith(tenants.beta.keys.owner, 'confluence', { cloudId: 'x', siteUrl: 'https://wiki.beta.invalid', spaceKey: 'OPS', spaceName: 'Ops', title: 'Future ops', description: 'x' })
+    expect(added.statusCode, added.body).toBe(200)
+    const job = app.runtime.store.jobs.list({}).find((j) => j.libraryPk === app.runtime.store.libraries.byId(added.json().libraryName)!.pk)!
+    expect(await waitForJobEnd(job.pk)).toBe('failed')
+    expect(app.runtime.store.jobs.byPk(job.pk)).toMatchObject({ errorCode: 'source_unreachable', errorMessage: expect.stringContaining('wiki.beta.invalid') })
+    removeLibrary(app.runtime.store, added.json().libraryName, LOCAL)
+    app.runtime.store.connections.remove({ teamPk: tenants.beta.teamPk }, 'future-wiki')
   })
 
   it('keeps names unique per owner: another teamspace may take a name, the same teamspace may not', async () => {
