@@ -6,6 +6,7 @@
 import type { Mode } from '../config.js'
 import { LecternError } from '../errors.js'
 import type { Store } from '../store/index.js'
+import type { Invitation } from '../store/invitations.js'
 import type { CreatedKey } from '../store/keys.js'
 import type { Member, Team } from '../store/teams.js'
 import type { User } from '../store/users.js'
@@ -70,6 +71,16 @@ export function listTeams(store: Store): TeamSummary[] {
 
 export const listMembers = (store: Store, teamName: string): Member[] => store.teams.members(findTeam(store, teamName).id)
 
+export const listInvitations = (store: Store, teamName: string): Invitation[] => store.invitations.pending(findTeam(store, teamName).id)
+
+/** Cancels the team's pending invitation of `email`: the link stops working and the place in the plan is freed. */
+export function cancelInvitation(store: Store, teamName: string, email: string): Invitation {
+  const team = findTeam(store, teamName)
+  const pending = store.invitations.pending(team.id).find((i) => i.email.toLowerCase() === email.trim().toLowerCase())
+  if (!pending) throw new LecternError('not_found', `${team.name} has no pending invitation of ${email}; \`lectern teams invitations ${team.name}\` lists them.`)
+  return store.invitations.remove(team.id, pending.id)
+}
+
 export function addMember(store: Store, teamName: string, email: string, role: Exclude<TeamRole, 'owner'>): Member {
   return store.teams.addMember(findTeam(store, teamName).id, findUser(store, email).id, role)
 }
@@ -105,8 +116,8 @@ export function setPlan(store: Store, teamName: string, plan: Plan): PlanChange 
     // The owner is never removed: with no other member, only cancelling invitations frees a place.
     const remedy =
       members > 1
-        ? `remove ${over} first (\`lectern teams remove-member ${team.name} <email>\`${invited > 0 ? ', or cancel invitations in the dashboard' : ''})`
-        : `cancel ${count(over, 'pending invitation')} first (in the dashboard; the owner is never removed)`
+        ? `remove ${over} first (\`lectern teams remove-member ${team.name} <email>\`${invited > 0 ? `, or cancel invitations: \`lectern teams invitations ${team.name} --cancel <email>\`` : ''})`
+        : `cancel ${count(over, 'pending invitation')} first (\`lectern teams invitations ${team.name} --cancel <email>\`; the owner is never removed)`
     throw new LecternError(
       'forbidden',
       `The ${plan} plan allows ${count(limit, 'member')}, and ${team.name} has ${count(members, 'member')}${invited > 0 ? ` and ${count(invited, 'pending invitation')}` : ''}: ${remedy}, or choose a larger plan.`,
