@@ -95,8 +95,10 @@ export abstract class LecternCommand extends Command {
     // A full data volume shows as SQLite I/O errors too (no room for the WAL index): said as disk_full.
     const runtime = await openRuntime({ config }).catch((err: unknown) => Promise.reject(asDiskFull(err, `opening ${paths.root}`, paths.root)))
     try {
+      const result = await work(runtime)
+      // After the work: a command refused on the way changes nothing, the mode included.
       if (access === 'write' && !options.switchingMode && resolved.sources.mode !== 'default') recordInstallMode(runtime.store.settings, config.mode)
-      return await work(runtime)
+      return result
     } catch (err) {
       throw asDiskFull(err, `writing to ${paths.root}`, paths.root)
     } finally {

@@ -121,6 +121,8 @@ describe('the mode of a data directory', () => {
     const read = await tmpDataDir()
     expect((await json(read, ['users', 'create', 'carol@example.com'], {}, PASSWORD)).exitCode).toBe(0)
     expect((await json(read, ['users', 'list'], { LECTERN_MODE: 'cloud' })).exitCode).toBe(0)
+    // A refused command that writes records nothing either.
+    expect((await json(read, ['teams', 'create', 'Acme', '--owner', 'carol@example.com', '--plan', 'pro'], { LECTERN_MODE: 'onprem' })).body).toMatchObject({ error: 'forbidden' })
     expect((await json(read, ['config', 'get', 'install.mode'])).body).toEqual([expect.objectContaining({ value: '' })])
 
     const dataDir = await tmpDataDir()
