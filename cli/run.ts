@@ -10,7 +10,7 @@ import { loadConfig, type ConfigOverrides, type ResolvedConfig } from '../src/co
 import { asDiskFull, isDiskFull } from '../src/disk-full.js'
 import { ERROR_CODES, LecternError, isLecternError, type ErrorCode } from '../src/errors.js'
 import { jobError, waitForJob } from '../src/jobs/wait.js'
-import { withRecordedMode } from '../src/install-mode.js'
+import { recordInstallMode, refuseOtherMode, withRecordedMode } from '../src/install-mode.js'
 import { dataPaths } from '../src/paths.js'
 import { openRuntime, type Runtime } from '../src/runtime.js'
 import type { Job } from '../src/store/jobs.js'
@@ -24,6 +24,11 @@ import { Progress, progressMode } from './progress.js'
  * directory, and says so on stderr when it does.
  */
 export type DataAccess = 'read' | 'write'
+
+export interface RuntimeOptions {
+  /** `lectern config set install.mode`: the switch itself, so a mode other than the recorded one is what it is for. */
+  switchingMode?: boolean
+}
 
 /** What oclif's parser yields for flags and arguments (its own name for this type is not exported). */
 type ParsedValues = Record<string, unknown>
@@ -62,14 +67,21 @@ export abstract class LecternCommand extends Command {
     return withRecordedMode(loadConfig({ ...overrides, dataDir: flags['data-dir'] ?? overrides.dataDir }, flags.config))
   }
 
-  /** Opens the data directory for `work` and closes it afterwards. */
+  /**
+   * Opens the data directory for `work` and closes it afterwards. A mode other than the one the
+   * directory records is refused before it opens; a command that writes, told a mode, records it
+   * in a directory that has none yet.
+   */
   protected async withRuntime<T>(
     flags: { 'data-dir'?: string; config?: string },
     access: DataAccess,
     work: (runtime: Runtime) => Promise<T> | T,
     overrides: ConfigOverrides = {},
+    options: RuntimeOptions = {},
   ): Promise<T> {
-    const { config } = this.resolveConfig(flags, overrides)
+    const resolved = this.resolveConfig(flags, overrides)
+    const { config } = resolved
+    if (!options.switchingMode) refuseOtherMode(resolved)
     const paths = dataPaths(config.dataDir)
     if (!fs.existsSync(paths.database)) {
       if (access === 'read') {
@@ -83,7 +95,10 @@ export abstract class LecternCommand extends Command {
     // A full data volume shows as SQLite I/O errors too (no room for the WAL index): said as disk_full.
     const runtime = await openRuntime({ config }).catch((err: unknown) => Promise.reject(asDiskFull(err, `opening ${paths.root}`, paths.root)))
     try {
-      return await work(runtime)
+      const result = await work(runtime)
+      // After the work: a command refused on the way changes nothing, the mode included.
+      if (access === 'write' && !options.switchingMode && resolved.sources.mode !== 'default') recordInstallMode(runtime.store.settings, config.mode)
+      return result
     } catch (err) {
       throw asDiskFull(err, `writing to ${paths.root}`, paths.root)
     } finally {

@@ -21,6 +21,7 @@ import * as libraryMetrics from './0015_library_metrics.js'
 import * as libraryAccess from './0016_library_access.js'
 import * as accounts from './0017_accounts.js'
 import * as teamConnections from './0018_team_connections.js'
+import * as teamPksNeverReused from './0019_team_pks_never_reused.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -41,6 +42,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0016_library_access', libraryAccess],
   ['0017_accounts', accounts],
   ['0018_team_connections', teamConnections],
+  ['0019_team_pks_never_reused', teamPksNeverReused],
 ]
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Knex.Migration]> = {

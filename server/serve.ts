@@ -22,7 +22,7 @@ import os from 'node:os'
 import pino, { type Logger } from 'pino'
 import { applyStagedRestore } from '../src/backup/restore.js'
 import type { LogFormat, ResolvedConfig } from '../src/config.js'
-import { claimInstallMode } from '../src/install-mode.js'
+import { recordInstallMode, refuseOtherMode } from '../src/install-mode.js'
 import { makeDirectory } from '../src/make-dir.js'
 import { dataPaths, type DataPaths } from '../src/paths.js'
 import { prepareSetup } from '../src/setup.js'
@@ -91,10 +91,11 @@ async function runCluster(resolved: ResolvedConfig, paths: DataPaths, logs: LogD
   const { config } = resolved
   const staged = await applyStagedRestore(paths, log)
   if (staged?.state === 'failed' && !config.server.supervise) return 'restore-failed'
+  refuseOtherMode(resolved)
   const store = await openStore(config.dataDir)
   const setup = (() => {
     try {
-      claimInstallMode(store.settings, config.mode)
+      recordInstallMode(store.settings, config.mode)
       return prepareSetup(store, paths)
     } finally {
       store.close()
@@ -109,14 +110,11 @@ async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDe
   // Before the store opens: a staged restore replaces the files the store would open.
   const staged = await applyStagedRestore(paths, pino(loggerOptions(config.log.level), logs.stream))
   if (staged?.state === 'failed' && !config.server.supervise) return 'restore-failed'
+  // Before buildApp: it starts the job worker, which must not run a job in the wrong mode.
+  refuseOtherMode(resolved)
   let stopForRestore = () => {}
   const app = await buildApp({ ...config, jobRunner: 'thread', logStream: logs.stream, onRestoreStaged: () => stopForRestore() })
-  try {
-    claimInstallMode(app.runtime.store.settings, config.mode)
-  } catch (err) {
-    await app.close()
-    throw err
-  }
+  recordInstallMode(app.runtime.store.settings, config.mode)
   const setup = prepareSetup(app.runtime.store, paths)
   const port = await listenOn(app, config.server)
   const url = `http://${config.server.host}:${port}`

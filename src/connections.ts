@@ -4,8 +4,9 @@
  * is sealed by the store.
  */
 import { LecternError } from './errors.js'
+import type { AddressGuard } from './sources/address-guard.js'
 import type { Store } from './store/index.js'
-import { NOTION_API_URL, type Connection, type ConnectionKind, type ConnectionScope } from './store/connections.js'
+import { NOTION_API_URL, normalizeBaseUrl, type Connection, type ConnectionKind, type ConnectionScope } from './store/connections.js'
 
 export interface ConnectionInput {
   kind: ConnectionKind
@@ -34,6 +35,35 @@ export function baseUrlOf(input: ConnectionInput): string {
   return input.apiUrl ?? NOTION_API_URL
 }
 
-export function addConnection(store: Store, scope: ConnectionScope, input: ConnectionInput): Connection {
-  return store.connections.create(scope, { kind: input.kind, name: input.name, baseUrl: baseUrlOf(input), email: input.email, token: input.token })
+const WHAT: Record<ConnectionKind, string> = { confluence: 'Confluence site', notion: 'Notion API', git: 'git host' }
+
+/**
+ * Loopback never puts a token on a network (the Secure Contexts rule for http://127.0.0.1), and
+ * cloud mode reaches it only when the operator allows it (fetch.allow). Git has no such
+ * exception: a git token goes only over https (sources/git-token.ts), so an http git host could
+ * never be used.
+ */
+const isLoopback = (url: URL, kind: ConnectionKind) => kind !== 'git' && /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i.test(url.hostname)
+
+/**
+ * Cloud mode (a guard): a connection's token goes only over https, when it is stored and when a
+ * job reads through it (a connection stored before this rule).
+ */
+export function refuseCleartextConnection(connection: { kind: ConnectionKind; baseUrl: string }, guard: AddressGuard | undefined): void {
+  if (!guard) return
+  const url = new URL(connection.baseUrl)
+  if (url.protocol === 'http:' && !isLoopback(url, connection.kind)) {
+    throw new LecternError('validation_error', `A token is sent only over https: use the https:// URL of the ${WHAT[connection.kind]} (${url.host}).`)
+  }
+}
+
+/** The base URL of a connection about to be stored, refused over plain http in cloud mode. */
+export function checkedBaseUrl(input: ConnectionInput, guard: AddressGuard | undefined): string {
+  const baseUrl = normalizeBaseUrl(baseUrlOf(input))
+  refuseCleartextConnection({ kind: input.kind, baseUrl }, guard)
+  return baseUrl
+}
+
+export function addConnection(store: Store, scope: ConnectionScope, input: ConnectionInput, guard: AddressGuard | undefined): Connection {
+  return store.connections.create(scope, { kind: input.kind, name: input.name, baseUrl: checkedBaseUrl(input, guard), email: input.email, token: input.token })
 }

@@ -3,7 +3,8 @@
  * (the stored setting install.mode), and a command told no mode (no --mode, LECTERN_MODE or
  * lectern.yaml) runs in the recorded one, so `lectern users create` on a cloud install's data
  * directory makes a cloud user with a personal space. Precedence: flag > env > lectern.yaml >
- * the data directory's recorded mode > onprem.
+ * the data directory's recorded mode > onprem. An explicit mode other than the recorded one is
+ * refused by every command (refuseOtherMode).
  */
 import fs from 'node:fs'
 import Database from 'better-sqlite3'
@@ -51,22 +52,37 @@ export function withRecordedMode(resolved: ResolvedConfig): ResolvedConfig {
   return { ...resolved, config: { ...resolved.config, mode }, sources: { ...resolved.sources, mode: 'data-dir' }, written: { ...resolved.written, mode } }
 }
 
+/** Where an explicit mode came from, as the person typed it. */
+function modeOrigin(resolved: ResolvedConfig): string {
+  const source = resolved.sources.mode
+  if (source === 'flag') return '--mode'
+  if (source === 'env') return 'LECTERN_MODE'
+  if (source === 'file') return `mode in ${resolved.file ?? 'lectern.yaml'}`
+  return 'the data directory when the command started'
+}
+
 /**
- * At `lectern serve`'s start: records the mode of a data directory that has none yet, and
- * refuses a mode other than the recorded one. A cloud data directory served on-premise (or the
- * reverse) would leave users without personal spaces or libraries open that teamspaces closed;
- * switching is deliberate: `lectern config set install.mode <mode>`.
+ * Refuses a mode other than the one the data directory records, before anything opens it: a
+ * cloud data directory run on-premise (or the reverse) would run jobs without cloud mode's
+ * private-address guard, make users without personal spaces, or open libraries that teamspaces
+ * closed. Switching is deliberate: `lectern config set install.mode <mode>` with the server stopped.
  */
-export function claimInstallMode(settings: SettingsRepository, mode: Mode): void {
-  const recorded = settings.get<unknown>(SETTING_KEYS.installMode)
-  if (!isMode(recorded)) {
-    settings.set(SETTING_KEYS.installMode, mode)
-    return
-  }
-  if (recorded !== mode) {
-    throw new LecternError(
-      'validation_error',
-      `This data directory was set up in ${recorded} mode and is being started in ${mode} mode. Start it without --mode (and without LECTERN_MODE or mode in lectern.yaml) to run in ${recorded} mode; to switch it to ${mode} for good, run \`lectern config set install.mode ${mode}\` first.`,
-    )
-  }
+export function refuseOtherMode(resolved: ResolvedConfig): void {
+  const recorded = recordedMode(resolved.config.dataDir)
+  const { mode } = resolved.config
+  if (recorded === undefined || recorded === mode) return
+  const origin = modeOrigin(resolved)
+  throw new LecternError(
+    'validation_error',
+    `This data directory was set up in ${recorded} mode and ${origin} asks for ${mode} mode. Run without --mode (and without LECTERN_MODE or mode in lectern.yaml) to use ${recorded} mode; to switch it to ${mode} for good, stop the server and run \`lectern config set install.mode ${mode}\` first.`,
+  )
+}
+
+/**
+ * Records the mode of a data directory that has none yet: at `lectern serve`'s start, and when a
+ * command that writes is told a mode (a directory set up with `LECTERN_MODE=cloud lectern users
+ * create` stays cloud at the next plain `serve`). The caller has already refused another mode.
+ */
+export function recordInstallMode(settings: SettingsRepository, mode: Mode): void {
+  if (!isMode(settings.get<unknown>(SETTING_KEYS.installMode))) settings.set(SETTING_KEYS.installMode, mode)
 }

@@ -1,15 +1,18 @@
 /**
  * Library lifecycle operations behind the `libraries` and `versions` commands and the dashboard
  * API: rename (leaving a redirect so every request naming the old ID gets 301 with the new one),
- * and removing a library or one of its versions (rows, FTS tables and vector files, nothing left
- * behind). A process that caches loaded sets passes `forget` to drop the removed ones at once;
+ * and removing a library or one of its versions (rows, FTS tables, vector files and an uploaded
+ * spec: nothing left behind). A process that caches loaded sets passes `forget` to drop the removed ones at once;
  * other processes drop them when they see the catalogue change.
  */
+import fs from 'node:fs'
+import path from 'node:path'
 import type { Caller } from './access.js'
 import { LecternError } from './errors.js'
 import { formatLibraryId, parseLibraryId } from './library-id.js'
 import { removeSetFiles } from './index/set-files.js'
 import { findLibrary, findVersion } from './search/resolve.js'
+import { uploadPath } from './sources/uploads.js'
 import type { Store } from './store/index.js'
 import type { Library } from './store/libraries.js'
 import { legacyFtsTable } from './store/snippets.js'
@@ -54,9 +57,9 @@ export interface RemovedLibrary {
 }
 
 /**
- * Removes a library with all its versions and sets. A library whose job is running is refused
- * (the job would write into rows that are gone), while queued jobs go with it; the check and the
- * delete share one transaction, so a worker cannot claim a job in between.
+ * Removes a library with all its versions and sets, and its uploaded file. A library whose job
+ * is running is refused (the job would write into rows that are gone), while queued jobs go with
+ * it; the check and the delete share one transaction, so a worker cannot claim a job in between.
  */
 export function removeLibrary(store: Store, raw: string, caller: Caller, forget?: ForgetSet): RemovedLibrary {
   const { library } = findLibrary(store.libraries, unpinned(raw, 'The ID'), caller)
@@ -71,6 +74,7 @@ export function removeLibrary(store: Store, raw: string, caller: Caller, forget?
     },
     forget,
   )
+  removeUploadOf(store, library)
   return { id: library.id, sets: sets.length }
 }
 
@@ -103,4 +107,21 @@ export function removeVersion(store: Store, rawId: string, tag: string, caller: 
     return store.libraries.removeVersion(version.pk)
   }, forget)
   return { id, tag: version.tag, sets: sets.length }
+}
+
+/** The file in uploads/ a library reads from (an uploaded OpenAPI spec); undefined for any other source. */
+function uploadOf(library: Pick<Library, 'options'>): string | undefined {
+  const spec = library.options.spec as { type?: unknown; file?: unknown } | undefined
+  return spec?.type === 'openapi' && typeof spec.file === 'string' ? spec.file : undefined
+}
+
+/**
+ * Deletes a removed library's uploaded file (named by its spec, so a renamed library's too). The
+ * name comes from a stored spec: anything but a plain file name is left alone rather than
+ * followed out of uploads/.
+ */
+function removeUploadOf(store: Store, library: Library): void {
+  const file = uploadOf(library)
+  if (file === undefined || path.basename(file) !== file || file.startsWith('.')) return
+  fs.rmSync(uploadPath(store.paths, file), { force: true })
 }

@@ -47,7 +47,7 @@ export const SETTINGS = {
   } satisfies StoredSettingSpec<boolean>,
   'install.mode': {
     key: SETTING_KEYS.installMode,
-    description: 'The mode this data directory runs in, recorded by the first `lectern serve`; commands told no mode (--mode, LECTERN_MODE, lectern.yaml) run in it, and `serve` refuses another. Set it to switch the install deliberately.',
+    description: 'The mode this data directory runs in, recorded by the first `lectern serve` (or a command that writes, told a mode); commands told no mode (--mode, LECTERN_MODE, lectern.yaml) run in it, and every command refuses another. Set it, with the server stopped, to switch the install deliberately.',
     default: null as Mode | null,
     parse(text: string): Mode | null {
       if ((MODES as readonly string[]).includes(text)) return text as Mode

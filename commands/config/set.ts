@@ -1,9 +1,12 @@
+import fs from 'node:fs'
 import { Args, Flags } from '@oclif/core'
 import { LecternCommand } from '../../cli/run.js'
 import type { EmbedderSettings } from '../../src/embed/types.js'
-import { LecternError } from '../../src/errors.js'
+import { LecternError, isLecternError } from '../../src/errors.js'
 import { switchEmbedding } from '../../src/jobs/reembed.js'
+import { dataPaths } from '../../src/paths.js'
 import { SETTINGS, writeSetting } from '../../src/settings.js'
+import { acquireDataDirLock } from '../../src/store/lock.js'
 
 const PROVIDERS = ['hash', 'ollama', 'openai'] as const
 
@@ -41,9 +44,31 @@ Start-up settings (server.port, log.level...) are not stored: give them as flags
     if (flags.model || flags.host || flags['api-key-env'] || flags.dimensions) {
       throw new LecternError('validation_error', '--model, --host, --api-key-env and --dimensions belong to embedding.provider.')
     }
-    const result = await this.withRuntime(flags, 'write', (rt) => writeSetting(rt.store.settings, args.name, args.value))
+    const result = args.name === 'install.mode' ? await this.switchMode(args.value, flags) : await this.withRuntime(flags, 'write', (rt) => writeSetting(rt.store.settings, args.name, args.value))
     this.log(`${result.name} = ${JSON.stringify(result.value)}`)
     return result
+  }
+
+  /**
+   * The switch holds the data directory's lock, so it is refused while a server runs (that server
+   * would go on in the old mode, its worker running jobs under the old mode's rules) and no server
+   * starts halfway through it.
+   */
+  private async switchMode(value: string, flags: { 'data-dir'?: string; config?: string }): Promise<{ name: string; value: unknown }> {
+    const paths = dataPaths(this.resolveConfig(flags).config.dataDir)
+    const lock = (() => {
+      try {
+        return fs.existsSync(paths.database) ? acquireDataDirLock(paths.lock, paths.root) : undefined
+      } catch (err) {
+        if (isLecternError(err) && err.code === 'data_dir_locked') throw new LecternError('data_dir_locked', `Switching install.mode needs the server stopped. ${err.message}`)
+        throw err
+      }
+    })()
+    try {
+      return await this.withRuntime(flags, 'write', (rt) => writeSetting(rt.store.settings, 'install.mode', value), {}, { switchingMode: true })
+    } finally {
+      lock?.release()
+    }
   }
 
   private async setEmbedding(

@@ -83,6 +83,19 @@ export async function resolveAllowed(host: string, guard: AddressGuard, action: 
   return addresses.map((a) => a.address)
 }
 
+/**
+ * The guard where something is stored for later (a connection): a private address is refused at
+ * once; a name that does not resolve yet is accepted, as an add of such a repository is
+ * (git-guard.ts admitGitRemote), and the job reading through it checks again.
+ */
+export async function admitHost(host: string, guard: AddressGuard, action: string): Promise<void> {
+  try {
+    await resolveAllowed(host, guard, action)
+  } catch (err) {
+    if (!(err instanceof LecternError && err.code === 'source_unreachable')) throw err
+  }
+}
+
 function unbracket(host: string): string {
   return host.replace(/^\[|\]$/g, '')
 }

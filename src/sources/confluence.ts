@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
+import { refuseCleartextConnection } from '../connections.js'
 import { LecternError } from '../errors.js'
 import { slugifySegment } from '../library-id.js'
 import { parseDocument } from '../parse/index.js'
@@ -213,6 +214,7 @@ export const readConfluence: SourceReader<{ type: string } & Record<string, unkn
   if (!connection || connection.kind !== 'confluence') {
     throw new LecternError('validation_error', `No Confluence connection named "${spec.connection}". Add it with \`lectern connections add confluence\`.`)
   }
+  refuseCleartextConnection(connection, ctx.guard)
   const site: Site = {
     connection,
     root: connection.baseUrl.replace(/\/wiki$/, ''),

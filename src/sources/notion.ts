@@ -16,6 +16,7 @@ import {
   type RichTextItemResponse,
 } from '@notionhq/client'
 import { z } from 'zod'
+import { refuseCleartextConnection } from '../connections.js'
 import { LecternError } from '../errors.js'
 import { slugifySegment } from '../library-id.js'
 import type { Connection, ConnectionScope } from '../store/connections.js'
@@ -260,6 +261,7 @@ export const readNotion: SourceReader<{ type: string } & Record<string, unknown>
   if (!connection || connection.kind !== 'notion') {
     throw new LecternError('validation_error', `No Notion connection named "${spec.connection}". Add it with \`lectern connections add notion\`.`)
   }
+  refuseCleartextConnection(connection, ctx.guard)
   const client = new Client({
     auth: ctx.store.connections.token(ctx.connections, connection.name),
     baseUrl: connection.baseUrl,

@@ -6,6 +6,7 @@
 import type { Mode } from '../config.js'
 import { LecternError } from '../errors.js'
 import type { Store } from '../store/index.js'
+import type { Invitation } from '../store/invitations.js'
 import type { CreatedKey } from '../store/keys.js'
 import type { Member, Team } from '../store/teams.js'
 import type { User } from '../store/users.js'
@@ -70,6 +71,16 @@ export function listTeams(store: Store): TeamSummary[] {
 
 export const listMembers = (store: Store, teamName: string): Member[] => store.teams.members(findTeam(store, teamName).id)
 
+export const listInvitations = (store: Store, teamName: string): Invitation[] => store.invitations.pending(findTeam(store, teamName).id)
+
+/** Cancels the team's pending invitation of `email`: the link stops working and the place in the plan is freed. */
+export function cancelInvitation(store: Store, teamName: string, email: string): Invitation {
+  const team = findTeam(store, teamName)
+  const pending = store.invitations.pending(team.id).find((i) => i.email.toLowerCase() === email.trim().toLowerCase())
+  if (!pending) throw new LecternError('not_found', `${team.name} has no pending invitation of ${email}; \`lectern teams invitations ${team.name}\` lists them.`)
+  return store.invitations.remove(team.id, pending.id)
+}
+
 export function addMember(store: Store, teamName: string, email: string, role: Exclude<TeamRole, 'owner'>): Member {
   return store.teams.addMember(findTeam(store, teamName).id, findUser(store, email).id, role)
 }
@@ -102,10 +113,14 @@ export function setPlan(store: Store, teamName: string, plan: Plan): PlanChange 
   const invited = store.invitations.pending(team.id).length
   if (members + invited > limit) {
     const over = members + invited - limit
+    // The owner is never removed: with no other member, only cancelling invitations frees a place.
+    const remedy =
+      members > 1
+        ? `remove ${over} first (\`lectern teams remove-member ${team.name} <email>\`${invited > 0 ? `, or cancel invitations: \`lectern teams invitations ${team.name} --cancel <email>\`` : ''})`
+        : `cancel ${count(over, 'pending invitation')} first (\`lectern teams invitations ${team.name} --cancel <email>\`; the owner is never removed)`
     throw new LecternError(
       'forbidden',
-      `The ${plan} plan allows ${count(limit, 'member')}, and ${team.name} has ${count(members, 'member')}${invited > 0 ? ` and ${count(invited, 'pending invitation')}` : ''}: ` +
-        `remove ${over} first (\`lectern teams remove-member ${team.name} <email>\`${invited > 0 ? ', or cancel invitations in the dashboard' : ''}), or choose a larger plan.`,
+      `The ${plan} plan allows ${count(limit, 'member')}, and ${team.name} has ${count(members, 'member')}${invited > 0 ? ` and ${count(invited, 'pending invitation')}` : ''}: ${remedy}, or choose a larger plan.`,
     )
   }
   return { team: store.teams.setPlan(team.id, plan), privateLibraries: store.teams.libraryIdsOf(team.id) }
@@ -120,6 +135,7 @@ export function createUserKey(store: Store, mode: Mode, input: { name: string; e
   if (input.teamName === undefined) {
     return store.keys.create(input.name, { userId: user.id, teamId: mode === 'cloud' ? store.teams.personalTeam(user.id).id : null })
   }
+  requireCloud(mode)
   const team = findTeam(store, input.teamName)
   if (!store.teams.roleOf(team.id, user.id)) {
     throw new LecternError('user_not_found', `${user.email} is not a member of ${team.name}; add them first with \`lectern teams add-member\`.`)

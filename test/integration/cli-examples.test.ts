@@ -22,6 +22,7 @@ import { Config } from '@oclif/core'
 // @ts-expect-error untyped module
 import S3rver from 's3rver'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
+import { openStore } from '../../src/store/index.js'
 import { ollamaStandIn } from '../airgap/ollama-standin.js'
 import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
 import { copySandbox, makeSandbox, runInSandbox, type Sandbox, type SandboxRun } from '../helpers/examples.js'
@@ -154,6 +155,21 @@ const SCENARIOS: Record<string, Scenario> = {
   'lectern teams remove-member Acme bob@example.com --json': { world: 'cloud' },
   'lectern teams delete Acme --yes': { world: 'cloud', check: ({ stdout }) => expect(stdout).toBe('Deleted the teamspace Acme.') },
   'lectern teams delete Acme --yes --json': { world: 'cloud', check: ({ stdout }) => expect(JSON.parse(stdout)).toEqual({ removed: 'Acme', libraries: [] }) },
+  'lectern teams invitations Acme': { world: 'cloud', prepare: inviteDave, check: ({ stdout }) => expect(stdout).toMatch(/dave@example.com\s+developer/) },
+  'lectern teams invitations Acme --cancel dave@example.com': {
+    world: 'cloud',
+    prepare: inviteDave,
+    check: async ({ stdout }, sandbox) => {
+      expect(stdout).toBe('Cancelled the invitation of dave@example.com to Acme.')
+      const store = await openStore(path.join(sandbox.home, 'lectern-data'))
+      try {
+        expect(store.invitations.pending(store.teams.byName('Acme')!.id)).toEqual([])
+      } finally {
+        store.close()
+      }
+    },
+  },
+  'lectern teams invitations Acme --json': { world: 'cloud', prepare: inviteDave, check: ({ stdout }) => expect(JSON.parse(stdout)).toEqual([expect.objectContaining({ email: 'dave@example.com', role: 'developer' })]) },
   'lectern teams plan set Acme enterprise': { world: 'cloud' },
   'lectern teams plan set Acme pro --json': { world: 'cloud' },
   'lectern keys create --name cursor-bob --user bob@example.com --team Acme': { world: 'cloud' },
@@ -220,6 +236,17 @@ const docs = (title: string, sections: Record<string, string>) =>
   `# ${title}\n\n${Object.entries(sections)
     .map(([heading, body]) => `## ${heading}\n\n${body}\n`)
     .join('\n')}`
+
+/** A pending invitation of dave@example.com to the cloud's Acme, as its owner alice sends from the dashboard. */
+async function inviteDave(sandbox: Sandbox): Promise<void> {
+  const store = await openStore(path.join(sandbox.home, 'lectern-data'))
+  try {
+    const acme = store.teams.byName('Acme')!
+    store.invitations.upsert({ teamId: acme.id, email: 'dave@example.com', role: 'developer', invitedBy: store.users.byEmail('alice@example.com')!.id, ttlMs: 86_400_000 })
+  } finally {
+    store.close()
+  }
+}
 
 /** A queued job for the `jobs cancel` examples: the install's fourth (it ran three while it was set up). */
 async function queueJob4(sandbox: Sandbox): Promise<void> {

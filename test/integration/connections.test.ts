@@ -74,11 +74,23 @@ describe('lectern connections', () => {
     expect(await run(AddNotion, ['--connection', 'acme', '--page', '1f2e3d4c5b6a47988a1f2e3d4c5b6a79'])).toMatchObject({ exit: 2, message: expect.stringContaining('No Notion connection named "acme"') })
   })
 
+  it('refuses a plain http site in cloud mode, storing nothing, and takes it on-premise', async () => {
+    const cloudDir = await tmpDataDir()
+    const refused = await runCli(['connections', 'add', 'confluence', '--name', 'intranet', '--site', 'http://wiki.acme.test', '--token-env', 'ACME_TOKEN', '--data-dir', cloudDir], { LECTERN_MODE: 'cloud', ACME_TOKEN: CONFLUENCE_TOKEN })
+    expect(refused.exitCode).toBe(2)
+    expect(refused.stderr.replace(/\s+/g, ' ')).toContain('A token is sent only over https: use the https:// URL of the Confluence site (wiki.acme.test).')
+    expect(refused.stderr).not.toContain(CONFLUENCE_TOKEN)
+    const store = await openStore(cloudDir)
+    expect(store.connections.list(INSTALL_CONNECTIONS)).toEqual([])
+    store.close()
+    expect(await run(ConnectionsAdd, ['confluence', '--name', 'intranet', '--site', 'http://wiki.acme.test', '--token-env', 'ACME_TOKEN'])).toEqual({ exit: 0, message: '' })
+  })
+
   it('removes a connection', async () => {
     expect(await run(ConnectionsRemove, ['ws'])).toEqual({ exit: 0, message: '' })
     expect(await run(ConnectionsRemove, ['ws'])).toMatchObject({ exit: 4 })
     const store = await openStore(dataDir)
-    expect(store.connections.list(INSTALL_CONNECTIONS).map((c) => c.name)).toEqual(['acme', 'gitlab'])
+    expect(store.connections.list(INSTALL_CONNECTIONS).map((c) => c.name)).toEqual(['acme', 'gitlab', 'intranet'])
     store.close()
   })
 })

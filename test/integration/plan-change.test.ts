@@ -5,6 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest'
 import { exitCodeOf } from '../../cli/run.js'
+import { openStore } from '../../src/store/index.js'
 import { buildTestApp, waitForLibrary } from '../helpers/app.js'
 import { runCli } from '../helpers/cli.js'
 import { bearer } from '../helpers/tenants.js'
@@ -49,7 +50,7 @@ describe('lectern teams plan set', () => {
     const withInvitation = await runCli(['teams', 'plan', 'set', 'Acme', 'free', '--data-dir', dataDir, '--json'], CLOUD)
     expect(JSON.parse(withInvitation.stdout)).toEqual({
       error: 'forbidden',
-      message: 'The free plan allows 1 member, and Acme has 3 members and 1 pending invitation: remove 3 first (`lectern teams remove-member Acme <email>`, or cancel invitations in the dashboard), or choose a larger plan.',
+      message: 'The free plan allows 1 member, and Acme has 3 members and 1 pending invitation: remove 3 first (`lectern teams remove-member Acme <email>`, or cancel invitations: `lectern teams invitations Acme --cancel <email>`), or choose a larger plan.',
     })
     invitations.remove(acmePk, invited.invitation.id)
     await app.close()
@@ -74,5 +75,30 @@ describe('lectern teams plan set', () => {
     const again = await upload(afterUrl, key)
     expect(again.status).toBe(403)
     expect(await again.json()).toMatchObject({ error: 'forbidden' })
+  })
+
+  it('tells an owner alone with a pending invitation to cancel it, which `lectern teams invitations` lists and cancels', async () => {
+    const dataDir = await tmpDataDir()
+    expect((await cli(dataDir, ['users', 'create', 'alice@example.com'], PASSWORD)).exitCode).toBe(0)
+    expect((await cli(dataDir, ['teams', 'create', 'Acme', '--owner', 'alice@example.com', '--plan', 'pro'])).exitCode).toBe(0)
+    const store = await openStore(dataDir)
+    try {
+      store.invitations.upsert({ teamId: store.teams.byName('Acme')!.id, email: 'dave@example.com', role: 'developer', invitedBy: store.users.byEmail('alice@example.com')!.id, ttlMs: 3_600_000 })
+    } finally {
+      store.close()
+    }
+    const refused = await runCli(['teams', 'plan', 'set', 'Acme', 'free', '--data-dir', dataDir, '--json'], CLOUD)
+    expect(refused.exitCode).toBe(exitCodeOf('forbidden'))
+    expect(JSON.parse(refused.stdout)).toEqual({
+      error: 'forbidden',
+      message: 'The free plan allows 1 member, and Acme has 1 member and 1 pending invitation: cancel 1 pending invitation first (`lectern teams invitations Acme --cancel <email>`; the owner is never removed), or choose a larger plan.',
+    })
+    const listed = await runCli(['teams', 'invitations', 'Acme', '--data-dir', dataDir, '--json'], CLOUD)
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ email: 'dave@example.com', role: 'developer' })])
+    const unknown = await runCli(['teams', 'invitations', 'Acme', '--cancel', 'erin@example.com', '--data-dir', dataDir, '--json'], CLOUD)
+    expect(unknown.exitCode).toBe(exitCodeOf('not_found'))
+    expect(JSON.parse(unknown.stdout)).toMatchObject({ error: 'not_found', message: expect.stringContaining('no pending invitation of erin@example.com') })
+    expect((await cli(dataDir, ['teams', 'invitations', 'Acme', '--cancel', 'DAVE@example.com'])).text).toContain('Cancelled the invitation of dave@example.com to Acme.')
+    expect((await cli(dataDir, ['teams', 'plan', 'set', 'Acme', 'free'])).exitCode).toBe(0)
   })
 })

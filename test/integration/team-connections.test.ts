@@ -17,6 +17,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { MIGRATIONS } from '../../migrations/index.js'
 import { LOCAL } from '../../src/access.js'
 import { refreshLibrary } from '../../src/jobs/library-jobs.js'
+import { removeLibrary } from '../../src/library-admin.js'
 import { dataPaths } from '../../src/paths.js'
 import { createSecretBox } from '../../src/secrets/cipher.js'
 import { loadOrCreateSecretKey } from '../../src/secrets/key.js'
@@ -167,10 +168,40 @@ describe('a teamspace manages its connections over HTTP', () => {
   })
 
   it('refuses a private address, 403 forbidden, as for any source in cloud mode', async () => {
-    const res = await createConnection(sessions.betaOwner, tenants.beta.teamPk, { kind: 'confluence', name: 'intranet', site: 'http://10.1.2.3:8090', token: 'x' })
+    const res = await createConnection(sessions.betaOwner, tenants.beta.teamPk, { kind: 'confluence', name: 'intranet', site: 'https://10.1.2.3:8090', token: 'x' })
     expect(res.statusCode).toBe(403)
     expect(res.json()).toMatchObject({ error: 'forbidden', message: expect.stringContaining('10.1.2.3 is a private address') })
     expect(app.runtime.store.connections.list({ teamPk: tenants.beta.teamPk })).toEqual([])
+  })
+
+  it('refuses a plain http URL, 400 validation_error, for a teamspace and for the install: a token goes only over https', async () => {
+    const admin = await signIn(app)
+    for (const [payload, what] of [
+      [{ kind: 'confluence', name: 'clear-wiki', site: 'http://wiki.beta.example', token: BETA_WIKI_TOKEN }, 'Confluence site (wiki.beta.example)'],
+      [{ kind: 'notion', name: 'clear-notion', apiUrl: 'http://notion-proxy.beta.example', token: ACME_NOTION_TOKEN }, 'Notion API (notion-proxy.beta.example)'],
+      // Loopback is no exception for git: a git token goes only over https, so the connection could never be used.
+      [{ kind: 'git', name: 'clear-git', host: 'http://127.0.0.1:9', token: GIT_TOKEN }, 'git host (127.0.0.1:9)'],
+    ] as const) {
+      for (const res of [await createConnection(sessions.betaOwner, tenants.beta.teamPk, payload), await app.inject({ method: 'POST', url: '/api/connections', cookies: admin, payload })]) {
+        expect(res.statusCode, res.body).toBe(400)
+        expect(res.json()).toEqual({ error: 'validation_error', message: `A token is sent only over https: use the https:// URL of the ${what}.` })
+        expectNoSecret(res.body)
+      }
+    }
+    expect(app.runtime.store.connections.list({ teamPk: tenants.beta.teamPk })).toEqual([])
+    expect(app.runtime.store.connections.list(INSTALL_CONNECTIONS).map((c) => c.name)).toEqual(['operator-git', 'ops-wiki'])
+  })
+
+  it('stores a connection to a host that does not resolve yet, as an add takes such a repository; a job through it fails source_unreachable', async () => {
+    const res = await createConnection(sessions.betaOwner, tenants.beta.teamPk, { kind: 'confluence', name: 'future-wiki', site: 'https://wiki.beta.invalid', token: BETA_WIKI_TOKEN })
+    expect(res.statusCode, res.body).toBe(201)
+    const added = await addWith(tenants.beta.keys.owner, 'confluence', { cloudId: 'x', siteUrl: 'https://wiki.beta.invalid', spaceKey: 'OPS', spaceName: 'Ops', title: 'Future ops', description: 'x' })
+    expect(added.statusCode, added.body).toBe(200)
+    const job = app.runtime.store.jobs.list({}).find((j) => j.libraryPk === app.runtime.store.libraries.byId(added.json().libraryName)!.pk)!
+    expect(await waitForJobEnd(job.pk)).toBe('failed')
+    expect(app.runtime.store.jobs.byPk(job.pk)).toMatchObject({ errorCode: 'source_unreachable', errorMessage: expect.stringContaining('wiki.beta.invalid') })
+    removeLibrary(app.runtime.store, added.json().libraryName, LOCAL)
+    app.runtime.store.connections.remove({ teamPk: tenants.beta.teamPk }, 'future-wiki')
   })
 
   it('keeps names unique per owner: another teamspace may take a name, the same teamspace may not', async () => {
@@ -265,6 +296,30 @@ describe("a teamspace's adds and jobs read through its own connections only", ()
     }
     expect(acmeWiki.requests).toHaveLength(acmeRequests)
     expect(betaWiki.requests.every((r) => r.authorization === `Bearer ${BETA_WIKI_TOKEN}`)).toBe(true)
+  })
+
+  it('refuses at job time to read through a connection stored over plain http before the rule, sending nothing', async () => {
+    const scope = { teamPk: tenants.beta.teamPk }
+    app.runtime.store.connections.create(scope, { kind: 'confluence', name: 'old-wiki', baseUrl: 'http://wiki.beta.example', token: BETA_WIKI_TOKEN })
+    app.runtime.store.connections.create(scope, { kind: 'notion', name: 'old-notion', baseUrl: 'http://notion-proxy.beta.example', token: ACME_NOTION_TOKEN })
+    const specs = [{ type: 'confluence', connection: 'old-wiki', spaceKey: 'OPS' }, { type: 'notion', connection: 'old-notion', pageIds: [NOTION_PAGE] }]
+    for (const spec of specs) {
+      const { library } = app.runtime.store.libraries.create({
+        id: `/${spec.type}/${spec.connection}--t${tenants.beta.teamPk}`,
+        title: spec.connection,
+        sourceKind: spec.type,
+        sourceUrl: spec.connection,
+        isPrivate: true,
+        teamPk: tenants.beta.teamPk,
+        options: { spec },
+      })
+      const refresh = await refreshLibrary(app.runtime.store, { libraryId: library.id }, LOCAL, app.runtime.guard)
+      app.runtime.worker.wake()
+      expect(await waitForJobEnd(refresh.job.pk)).toBe('failed')
+      expect(app.runtime.store.jobs.byPk(refresh.job.pk)).toMatchObject({ errorCode: 'validation_error', errorMessage: expect.stringContaining('A token is sent only over https') })
+      expectNoSecret(JSON.stringify(app.runtime.store.jobs.byPk(refresh.job.pk)))
+    }
+    for (const name of ['old-wiki', 'old-notion']) app.runtime.store.connections.remove(scope, name)
   })
 
   it("clones a private repository through Acme's git connection, now and at the operator's refresh; Beta's add of it gets no token", async () => {

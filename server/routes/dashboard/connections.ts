@@ -16,7 +16,7 @@ export default async function connections(app: FastifyInstance): Promise<void> {
   }))
 
   app.post<{ Body: ConnectionInput }>('/connections', { config: admin, schema: { body: ConnectionBody, response: { 201: ConnectionView } } }, async (request, reply) =>
-    reply.code(201).send(addConnection(store, INSTALL_CONNECTIONS, request.body)),
+    reply.code(201).send(addConnection(store, INSTALL_CONNECTIONS, request.body, app.runtime.guard)),
   )
 
   app.delete<{ Params: { name: string } }>('/connections/:name', { config: admin, schema: { params: NameParams, response: { 200: ConnectionView } } }, async (request) =>
