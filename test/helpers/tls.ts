@@ -4,6 +4,8 @@
  * NODE_EXTRA_CA_CERTS, Chromium through its CACertificates policy (see chromiumCaPolicy).
  */
 import { webcrypto } from 'node:crypto'
+import { writeFile } from 'node:fs/promises'
+import path from 'node:path'
 import * as x509 from '@peculiar/x509'
 
 x509.cryptoProvider.set(webcrypto as unknown as Crypto)
@@ -70,4 +72,23 @@ export async function createTestCa(): Promise<TestCa> {
 export function chromiumCaPolicy(ca: TestCa): string {
   const der = ca.certPem.replace(/-----[A-Z ]+-----|\s/g, '')
   return JSON.stringify({ CACertificates: [der] })
+}
+
+/**
+ * A certificate for 127.0.0.1 that git trusts for the rest of the suite file: the run's CA is
+ * written into `dir` and named by GIT_SSL_CAINFO, which the git commands of a test git server and
+ * of Lectern's jobs inherit; `defer` puts the variable back. For git servers over https (in cloud
+ * mode a token goes only over https).
+ */
+export async function gitTrustedCertificate(dir: string, defer: (cleanup: () => void) => void): Promise<{ key: string; cert: string }> {
+  const ca = await createTestCa()
+  const caFile = path.join(dir, 'ca.pem')
+  await writeFile(caFile, ca.certPem)
+  const before = process.env.GIT_SSL_CAINFO
+  process.env.GIT_SSL_CAINFO = caFile
+  defer(() => {
+    if (before === undefined) delete process.env.GIT_SSL_CAINFO
+    else process.env.GIT_SSL_CAINFO = before
+  })
+  return ca.issue(['127.0.0.1'])
 }

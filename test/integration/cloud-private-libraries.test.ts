@@ -10,7 +10,6 @@
  * clones without the token; Confluence and Notion, which cannot run here, are loopback STAND-INS
  * speaking the subset of their APIs Lectern reads (test/helpers/workspace-standins.ts).
  */
-import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -26,7 +25,7 @@ import { pollUntil } from '../helpers/poll.js'
 import { signIn } from '../helpers/session.js'
 import { confluenceStandIn, notionStandIn, textBlock, type StandIn } from '../helpers/workspace-standins.js'
 import { bearer, createTenants, type Tenants } from '../helpers/tenants.js'
-import { createTestCa } from '../helpers/tls.js'
+import { gitTrustedCertificate } from '../helpers/tls.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
 
@@ -63,20 +62,12 @@ beforeAll(async () => {
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'vault', defer })
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'ledger', defer })
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'strongbox', defer })
-  // git trusts the run's CA through GIT_SSL_CAINFO, inherited by the git commands the server runs.
-  const ca = await createTestCa()
-  const caFile = path.join(remotes, 'ca.pem')
-  await writeFile(caFile, ca.certPem)
-  const before = process.env.GIT_SSL_CAINFO
-  process.env.GIT_SSL_CAINFO = caFile
-  defer(() => {
-    if (before === undefined) delete process.env.GIT_SSL_CAINFO
-    else process.env.GIT_SSL_CAINFO = before
-  })
+  // Over https: in cloud mode a token goes only over https.
+  const tls = await gitTrustedCertificate(remotes, defer)
   const expected = `Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`
   const server = await startGitServer(remotes, {
     defer,
-    tls: await ca.issue(['127.0.0.1']),
+    tls,
     // acme/widgets, vault, ledger and strongbox are private: without the token the host answers as GitHub does, 401.
     route: (req, res, url) => {
       if (url.pathname.startsWith('/acme/vault') && req.headers.authorization !== undefined) vaultAuthorizations.push(req.headers.authorization)

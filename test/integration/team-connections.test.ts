@@ -8,7 +8,6 @@
  * (test/helpers/workspace-standins.ts).
  */
 import fs from 'node:fs'
-import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import type { FastifyInstance } from 'fastify'
@@ -29,7 +28,7 @@ import { startGitServer } from '../helpers/git-server.js'
 import { pollUntil } from '../helpers/poll.js'
 import { signIn } from '../helpers/session.js'
 import { bearer, createTenants, type Tenants } from '../helpers/tenants.js'
-import { createTestCa } from '../helpers/tls.js'
+import { gitTrustedCertificate } from '../helpers/tls.js'
 import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 import { confluenceStandIn, notionStandIn, textBlock, type StandIn } from '../helpers/workspace-standins.js'
 
@@ -75,21 +74,12 @@ const wikiPage = (title: string, text: string) => [{ id: '501', title, storage: 
 beforeAll(async () => {
   const remotes = await tmpDir('lectern-remotes-', defer)
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'ledger', defer })
-  // Over https (a token goes only over https in the cloud), with a certificate of a CA made for the
-  // run that git trusts through GIT_SSL_CAINFO, inherited by the git commands the server runs.
-  const ca = await createTestCa()
-  const caFile = path.join(remotes, 'ca.pem')
-  await writeFile(caFile, ca.certPem)
-  const before = process.env.GIT_SSL_CAINFO
-  process.env.GIT_SSL_CAINFO = caFile
-  defer(() => {
-    if (before === undefined) delete process.env.GIT_SSL_CAINFO
-    else process.env.GIT_SSL_CAINFO = before
-  })
+  // Over https: in cloud mode a token goes only over https.
+  const tls = await gitTrustedCertificate(remotes, defer)
   const expected = `Basic ${Buffer.from(`x-access-token:${GIT_TOKEN}`).toString('base64')}`
   const server = await startGitServer(remotes, {
     defer,
-    tls: await ca.issue(['127.0.0.1']),
+    tls,
     // acme/ledger is private: without Acme's token the host answers as GitLab does, 401.
     route: (req, res, url) => {
       if (url.pathname.startsWith('/acme/ledger')) ledgerAuthorizations.push(req.headers.authorization ?? '')

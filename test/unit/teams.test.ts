@@ -1,26 +1,14 @@
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { ANONYMOUS, callerOf, canSeeLibrary, LOCAL } from '../../src/access.js'
 import { openStore, type Store } from '../../src/store/index.js'
 import { can, TEAM_ROLES } from '../../src/tenancy/roles.js'
+import { tmpDataDir } from '../helpers/tmp.js'
 
-let dirs: string[] = []
-let stores: Store[] = []
 async function freshStore(): Promise<Store> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lectern-teams-'))
-  dirs.push(dir)
-  const store = await openStore(dir)
-  stores.push(store)
+  const store = await openStore(await tmpDataDir())
+  onTestFinished(() => store.close())
   return store
 }
-afterEach(() => {
-  stores.forEach((s) => s.close())
-  dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true }))
-  stores = []
-  dirs = []
-})
 
 const PASSWORD = 'correct horse battery staple'
 
