@@ -32,8 +32,9 @@ let page: Page
 const settle = () => expect(watched.problems, 'CSP violations or script errors in the browser').toEqual([])
 
 describe('the dashboard, as an operator uses it', () => {
+  // At suite level: a teardown registered inside beforeAll would never run.
+  const teardown = suiteTeardown()
   beforeAll(async () => {
-    const teardown = suiteTeardown()
     const repos = await tmpDir('lectern-repos-', teardown)
     await makeGitRepo(WIDGETS, { parent: repos, name: 'widgets' })
     dataDir = await tmpDataDir(teardown)

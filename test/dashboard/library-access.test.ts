@@ -24,8 +24,9 @@ const contextStatus = async (key: string, id: string) =>
   (await fetch(`${server.url}/api/v2/context?libraryId=${id}&query=draw+a+widget`, { headers: { authorization: `Bearer ${key}` } })).status
 
 describe('the Library access section of Settings', () => {
+  // At suite level: a teardown registered inside beforeAll would never run.
+  const teardown = suiteTeardown()
   beforeAll(async () => {
-    const teardown = suiteTeardown()
     const repos = await tmpDir('lectern-repos-', teardown)
     await makeGitRepo({ 'docs/guide.md': '# Guide\n\n## Draw\n\nDraw a widget.\n\n```js\ndrawWidget()\n```\n' }, { parent: repos, name: 'widgets' })
     await makeGitRepo({ 'docs/guide.md': '# Gadgets\n\n## Draw\n\nDraw a gadget.\n\n```js\ndrawGadget()\n```\n' }, { parent: repos, name: 'gadgets' })

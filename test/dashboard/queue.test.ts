@@ -18,8 +18,9 @@ let git: HeldGitHost
 let watched: WatchedPage
 
 describe('the Parse Queue', () => {
+  // At suite level: a teardown registered inside beforeAll would never run.
+  const teardown = suiteTeardown()
   beforeAll(async () => {
-    const teardown = suiteTeardown()
     const remotes = await tmpDir('lectern-remotes-', teardown)
     await makeGitRepo({ 'docs/guide.md': '# Guide\n\n## Draw\n\nDraw a widget.\n\n```js\ndrawWidget()\n```\n' }, { parent: remotes, name: 'vault' })
     git = await startHeldGitHost(remotes, teardown)

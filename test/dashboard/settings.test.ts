@@ -25,8 +25,9 @@ const ATLASSIAN_TOKEN = 'atlassianDashboardT0ken'
 const lectern = (...args: string[]) => execa(process.execPath, ['bin/run.js', ...args, '--data-dir', dataDir], { cwd: PROJECT_ROOT })
 
 describe('the Settings page', () => {
+  // At suite level: a teardown registered inside beforeAll would never run.
+  const teardown = suiteTeardown()
   beforeAll(async () => {
-    const teardown = suiteTeardown()
     const stand = ollamaStandIn({ models: { 'nomic-embed-text': 16 } })
     await new Promise<void>((resolve) => stand.server.listen(0, '127.0.0.1', resolve))
     teardown(() => new Promise<void>((resolve) => stand.server.close(() => resolve())))

@@ -37,8 +37,9 @@ async function signInAs(email: string, path: string) {
 }
 
 describe("a teamspace's connections in the cloud dashboard", () => {
+  // At suite level: a teardown registered inside beforeAll would never run.
+  const teardown = suiteTeardown()
   beforeAll(async () => {
-    const teardown = suiteTeardown()
     wiki = await confluenceStandIn({ flavor: 'datacenter', spaceKey: 'OPS', token: TOKEN, pages: [
       { id: '501', title: 'Deployments', storage: '<h2>Scale a deployment</h2><p>Change the replica count of a running deployment with kubectl scale, never by editing its manifest by hand.</p>' },
     ] }, teardown)

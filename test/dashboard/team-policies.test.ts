@@ -38,8 +38,9 @@ async function signInAs(email: string, path: string) {
 }
 
 describe('the teamspace pages of the cloud dashboard', () => {
+  // At suite level: a teardown registered inside beforeAll would never run.
+  const teardown = suiteTeardown()
   beforeAll(async () => {
-    const teardown = suiteTeardown()
     const dataDir = await tmpDataDir(teardown)
     const seeding = await buildTestApp({ dataDir, mode: 'cloud', startWorker: false, defer: teardown })
     tenants = await createTenants(seeding)

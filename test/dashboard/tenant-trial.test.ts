@@ -37,8 +37,9 @@ async function signedIn(email: string): Promise<WatchedPage> {
 }
 
 describe('the cloud dashboard on a tenant\'s trial', () => {
+  // At suite level: a teardown registered inside beforeAll would never run.
+  const teardown = suiteTeardown()
   beforeAll(async () => {
-    const teardown = suiteTeardown()
     app = await buildTestApp({ mode: 'cloud', startWorker: false, defer: teardown })
     const { users, teams, db } = app.runtime.store
     await users.create({ email: OPS, password: PASSWORD, role: 'admin' })

@@ -77,8 +77,9 @@ async function signIn(page: Page, email: string, password: string) {
 }
 
 describe('the cloud dashboard for tenants', () => {
+  // At suite level: a teardown registered inside beforeAll would never run.
+  const teardown = suiteTeardown()
   beforeAll(async () => {
-    const teardown = suiteTeardown()
     sink = await startSmtpSink(teardown)
     app = await buildTestApp({
       mode: 'cloud',

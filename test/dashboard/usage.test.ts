@@ -21,8 +21,9 @@ let page: Page
 const cells = (row: string) => page.getByRole('row', { name: new RegExp(row) }).getByRole('cell').allTextContents()
 
 describe('the Usage page', () => {
+  // At suite level: a teardown registered inside beforeAll would never run.
+  const teardown = suiteTeardown()
   beforeAll(async () => {
-    const teardown = suiteTeardown()
     const dataDir = await tmpDataDir(teardown)
     const seeding = await buildTestApp({ dataDir, startWorker: false, defer: teardown })
     await seedLibrary(seeding, '/acme/widgets', DOCS)

@@ -9,7 +9,9 @@ export type Defer = (step: () => Promise<void> | void) => void
 
 /**
  * A teardown collector for work done in `beforeAll`, where `onTestFinished` is not available.
- * Call it at suite level; its steps run in reverse order after the suite.
+ * Call it at suite level (a describe body or the module), never inside `beforeAll`: vitest does
+ * not run an `afterAll` registered from a hook, so servers and directories would outlive the run.
+ * Its steps run in reverse order after the suite.
  */
 export function suiteTeardown(): Defer {
   const steps: Array<() => Promise<void> | void> = []

@@ -168,8 +168,11 @@ describe('renaming and removing libraries', () => {
   let app: FastifyInstance
   let admin: Cookies
 
+  // At suite level: a teardown registered inside beforeAll would never run.
+
+  const defer = suiteTeardown()
+
   beforeAll(async () => {
-    const defer = suiteTeardown()
     app = await buildTestApp({ defer, startWorker: false, onSetForgotten: (setPk) => forgotten.push(setPk) })
     admin = await signIn(app)
   })
