@@ -40,8 +40,11 @@ export async function openPage(baseURL: string): Promise<WatchedPage> {
   })
   // An API call may fail on purpose (a server restarting after a restore): the page handles those.
   const isAsset = (url: string) => new URL(url).pathname.startsWith('/assets/')
+  // A fetch the browser dropped because the page navigated on (net::ERR_ABORTED) is no broken
+  // asset; a missing one answers 4xx, which the response listener catches.
   page.on('requestfailed', (request) => {
-    if (isAsset(request.url())) problems.push(`asset ${request.url()}: ${request.failure()?.errorText ?? 'failed'}`)
+    const why = request.failure()?.errorText ?? 'failed'
+    if (isAsset(request.url()) && why !== 'net::ERR_ABORTED') problems.push(`asset ${request.url()}: ${why}`)
   })
   page.on('response', (response) => {
     if (isAsset(response.url()) && response.status() >= 400) problems.push(`asset ${response.url()}: ${response.status()}`)

@@ -42,6 +42,30 @@ export function Badge({ children, title }: { children: ComponentChildren; title?
   )
 }
 
+/**
+ * A key's revocation behind a second click, for a row's button column: "Revoke…", then "Revoke
+ * now" and "Keep" in a labelled group. The page keeps which row is asking (one at a time).
+ */
+export function RevokeKeyStep({ name, asking, onAsk, onKeep, onRevoke }: { name: string; asking: boolean; onAsk: () => void; onKeep: () => void; onRevoke: () => void }) {
+  if (!asking) {
+    return (
+      <button class="secondary outline small" onClick={onAsk} aria-label={`Revoke key ${name}`}>
+        Revoke…
+      </button>
+    )
+  }
+  return (
+    <span role="group" aria-label={`Confirm revoking ${name}`}>
+      <button class="contrast small" onClick={onRevoke} aria-label={`Revoke ${name} now`}>
+        Revoke now
+      </button>{' '}
+      <button class="secondary outline small" onClick={onKeep}>
+        Keep
+      </button>
+    </span>
+  )
+}
+
 /** The header of a table's last column, which holds each row's buttons: named for screen readers only. */
 export function ActionsHeader() {
   return (

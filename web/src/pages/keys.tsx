@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { api } from '../api'
-import { ActionsHeader, Empty, ErrorNote, formatDate } from '../components'
+import { ActionsHeader, Empty, ErrorNote, formatDate, RevokeKeyStep } from '../components'
 import { useAction, useLoad } from '../hooks'
 import type { KeyRow } from '../types'
 
@@ -80,20 +80,13 @@ export function KeysPage() {
                 <td>{formatDate(k.createdAt)}</td>
                 <td>{formatDate(k.lastUsedAt)}</td>
                 <td>
-                  {confirming === k.id ? (
-                    <span role="group" aria-label={`Confirm revoking ${k.name}`}>
-                      <button class="contrast small" onClick={() => void revoke.run(k.id)} aria-label={`Revoke ${k.name} now`}>
-                        Revoke now
-                      </button>{' '}
-                      <button class="secondary outline small" onClick={() => setConfirming(undefined)}>
-                        Keep
-                      </button>
-                    </span>
-                  ) : (
-                    <button class="secondary outline small" onClick={() => setConfirming(k.id)} aria-label={`Revoke key ${k.name}`}>
-                      Revoke…
-                    </button>
-                  )}
+                  <RevokeKeyStep
+                    name={k.name}
+                    asking={confirming === k.id}
+                    onAsk={() => setConfirming(k.id)}
+                    onKeep={() => setConfirming(undefined)}
+                    onRevoke={() => void revoke.run(k.id)}
+                  />
                 </td>
               </tr>
             ))}

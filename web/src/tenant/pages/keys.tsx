@@ -5,7 +5,7 @@
 import { useState } from 'preact/hooks'
 import { can } from '../../../../src/tenancy/roles'
 import { api } from '../../api'
-import { ActionsHeader, Empty, ErrorNote, formatDate } from '../../components'
+import { ActionsHeader, Empty, ErrorNote, formatDate, RevokeKeyStep } from '../../components'
 import { useAction, useLoad } from '../../hooks'
 import { inPageWords } from '../confirm-first'
 import type { Member, TeamKey, TenantPageProps } from '../types'
@@ -100,20 +100,13 @@ export function TeamKeysPage({ team, emailVerified }: TenantPageProps) {
                 <td>{formatDate(k.createdAt)}</td>
                 <td>{formatDate(k.lastUsedAt)}</td>
                 <td>
-                  {confirming === k.id ? (
-                    <span role="group" aria-label={`Confirm revoking ${k.name}`}>
-                      <button class="contrast small" onClick={() => void revoke.run(k)} aria-label={`Revoke ${k.name} now`}>
-                        Revoke now
-                      </button>{' '}
-                      <button class="secondary outline small" onClick={() => setConfirming(undefined)}>
-                        Keep
-                      </button>
-                    </span>
-                  ) : (
-                    <button class="secondary outline small" onClick={() => setConfirming(k.id)} aria-label={`Revoke key ${k.name}`}>
-                      Revoke…
-                    </button>
-                  )}
+                  <RevokeKeyStep
+                    name={k.name}
+                    asking={confirming === k.id}
+                    onAsk={() => setConfirming(k.id)}
+                    onKeep={() => setConfirming(undefined)}
+                    onRevoke={() => void revoke.run(k)}
+                  />
                 </td>
               </tr>
             ))}
