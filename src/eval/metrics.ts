@@ -72,7 +72,7 @@ export function scoreAnswer(question: EvalQuestion, snippets: RankedSnippet[], m
   let codeHit5: number | null = null
   if (question.codeMustContain) {
     const wanted = normalise(question.codeMustContain)
-    codeHit5 = snippets.slice(0, 5).some((s) => s.kind === 'code' && normalise(s.code ?? '').includes(wanted)) ? 1 : 0
+    codeHit5 = snippets.filter((s) => s.kind === 'code').slice(0, 5).some((s) => normalise(s.code ?? '').includes(wanted)) ? 1 : 0
   }
   return {
     library: question.library,

@@ -26,6 +26,15 @@ describe('eval metrics', () => {
     expect(score.ndcg5).toBeLessThan(1)
   })
 
+  it('looks for the expected code in the first five code snippets, wherever the info snippets rank', () => {
+    const info = (n: number) => Array.from({ length: n }, (_, i) => ({ kind: 'info' as const, files: [`docs/info${i}.md`] }))
+    const code = (text: string) => ({ kind: 'code' as const, files: ['docs/x.md'], code: text })
+    const fifthCode = [...info(6), code('a'), code('b'), code('c'), code('d'), code('app.mount(y)')]
+    expect(scoreAnswer(question, fifthCode, 1).codeHit5).toBe(1)
+    const sixthCode = [code('a'), code('b'), code('c'), code('d'), code('e'), code('app.mount(y)')]
+    expect(scoreAnswer(question, sixthCode, 1).codeHit5).toBe(0)
+  })
+
   it('summarizes hits, MRR@10, code hits over code questions only, and latency percentiles', () => {
     const hit = scoreAnswer(question, [{ kind: 'code', files: ['docs/mount.md'], code: 'app.mount(x)' }], 10)
     const miss = scoreAnswer({ ...question, codeMustContain: undefined }, [{ kind: 'info', files: ['docs/no.md'] }], 30)
