@@ -10,7 +10,7 @@ import { EmbedderPool } from './embed/pool.js'
 import { failSoftly } from './housekeeping.js'
 import { createJobHandlers, SetSweeper } from './jobs/handlers.js'
 import { removeLegacyLexicalFiles } from './index/set-files.js'
-import { sweepSets, sweepStrayEngineFiles } from './index/sweep.js'
+import { sweepSets, sweepStrayEngineFiles, sweepStrayVectorFiles } from './index/sweep.js'
 import type { JobRunner } from './jobs/runner.js'
 import { ThreadedWorker } from './jobs/thread.js'
 import { addressGuard, type AddressGuard } from './sources/address-guard.js'
@@ -134,6 +134,10 @@ export async function recoverDataDir(runtime: Runtime, log: JobLog = silentLog):
   softly('removing stray engine files', () => {
     const strays = sweepStrayEngineFiles(runtime.store)
     if (strays > 0) log.info({ strays }, 'removed engine files of sets that are gone, and unfinished writes')
+  })
+  softly('removing stray vector files', () => {
+    const strays = sweepStrayVectorFiles(runtime.store)
+    if (strays > 0) log.info({ strays }, 'removed vector files of sets that are gone, and unfinished writes')
   })
   softly('removing work directories of ended jobs', () => {
     const workDirs = sweepWorkDirs(runtime.store)

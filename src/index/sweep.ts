@@ -48,3 +48,41 @@ export function sweepStrayEngineFiles(store: Store): number {
   return removed
 }
 
+
+/** Whether a process of that id runs on this host (signal 0 checks without signalling). */
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    // EPERM: it runs, under another user.
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Removes what `vectors/` holds for sets that are gone (removed while a process was down) and the
+ * temporary files of writes a kill cut short (`<file>.<pid>.tmp`, written by vector-index.ts).
+ * Unlike engine files, a vector index is written by jobs, which another process (a CLI command)
+ * may be running right now: a temporary file is removed only when the process that named it is
+ * gone. Other names are left alone.
+ */
+export function sweepStrayVectorFiles(store: Store): number {
+  let names: string[]
+  try {
+    names = fs.readdirSync(store.paths.vectors)
+  } catch {
+    return 0
+  }
+  let removed = 0
+  for (const name of names) {
+    const setPk = /^set-(\d+)\./.exec(name)?.[1]
+    if (setPk === undefined) continue
+    const writer = /\.(\d+)\.tmp$/.exec(name)?.[1]
+    const gone = !store.snippets.set(Number(setPk))
+    if (!gone && (writer === undefined || processRuns(Number(writer)))) continue
+    fs.rmSync(path.join(store.paths.vectors, name), { recursive: true, force: true })
+    removed++
+  }
+  return removed
+}

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -162,6 +163,26 @@ describe('ingest and retrieval', () => {
     expect(strays.filter((stray) => fs.existsSync(stray))).toEqual([])
     expect(fs.readFileSync(live).equals(kept)).toBe(true)
     expect(lines).toContainEqual({ obj: { strays: 3 }, msg: 'removed engine files of sets that are gone, and unfinished writes' })
+  })
+
+  it('removes stray vector files at start: sets that are gone and writes of processes that are gone, not a running write', async () => {
+    const { result } = await addLibrary('/acme/vector-strays', DOCS)
+    const vectors = runtime.store.paths.vectors
+    const live = vectorIndexPath(runtime.store.paths, result.setPk)
+    const deadWriter = spawnSync(process.execPath, ['-e', '0']).pid
+    const strays = ['set-99999.usearch', 'set-99999.usearch.json', `set-${result.setPk}.usearch.${deadWriter}.tmp`].map((name) => path.join(vectors, name))
+    const running = path.join(vectors, `set-${result.setPk}.usearch.${process.pid}.tmp`)
+    const unknown = path.join(vectors, 'README')
+    for (const file of [...strays, running, unknown]) fs.writeFileSync(file, 'left behind')
+    const kept = fs.readFileSync(live)
+    const lines: Array<{ obj: object; msg: string }> = []
+    await recoverDataDir(runtime, { info: (obj: object, msg: string) => lines.push({ obj, msg }), warn: () => {}, error: () => {} })
+    expect(strays.filter((stray) => fs.existsSync(stray))).toEqual([])
+    expect([running, unknown].filter((file) => fs.existsSync(file))).toEqual([running, unknown])
+    expect(fs.readFileSync(live).equals(kept)).toBe(true)
+    expect(lines).toContainEqual({ obj: { strays: 3 }, msg: 'removed vector files of sets that are gone, and unfinished writes' })
+    fs.rmSync(running)
+    fs.rmSync(unknown)
   })
 
   it('removes the lexical/ directory of an earlier build at start, keeping every set answerable', async () => {
