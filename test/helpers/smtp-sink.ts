@@ -53,6 +53,8 @@ export async function startSmtpSink(defer: Defer = onTestFinished, login?: { use
     },
     disabledCommands: ['STARTTLS'],
     logger: false,
+    // close() waits this long for clients to say QUIT (30 s by default, as long as a hook may take).
+    closeTimeout: 1000,
     onData(stream, session, callback) {
       const chunks: Buffer[] = []
       stream.on('data', (chunk: Buffer) => chunks.push(chunk))
