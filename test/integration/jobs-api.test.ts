@@ -133,6 +133,19 @@ describe('the jobs API refuses callers who are not admins, and bad input', () =>
 })
 
 describe('listing and cancelling jobs', () => {
+  it("never reuses a job ID: after the library of the newest job is removed, the next job gets a new ID and the old one stays unknown", async () => {
+    const s = await setup()
+    const first = jobIdOf(await add(s, 'thing'))
+    await waitForLibrary(s.app, '/acme/thing')
+    const removed = await s.app.inject({ method: 'DELETE', url: '/api/libraries/acme/thing', headers: { cookie: s.admin } })
+    expect(removed.statusCode, removed.body).toBe(200)
+    expect((await get(s, `/api/jobs/${first}`)).statusCode).toBe(404)
+    const second = jobIdOf(await add(s, 'other'))
+    expect(second).toBeGreaterThan(first)
+    await waitForLibrary(s.app, '/acme/other')
+    expect((await get(s, `/api/jobs/${first}`)).json()).toMatchObject({ error: 'job_not_found' })
+  })
+
   it('cancels a running refresh: the library keeps its previous answers and state, the job fails cancelled within a second, its work directory goes', async () => {
     const s = await setup()
     const first = jobIdOf(await add(s, 'thing'))
