@@ -36,7 +36,7 @@ async function zipOf(file: string, entries: Entry[]): Promise<string> {
   zip.end()
   const out = fs.createWriteStream(file)
   zip.outputStream.pipe(out)
-  await new Promise((resolve) => out.on('close', resolve))
+  await new Promise<void>((resolve) => out.on('close', resolve))
   return file
 }
 

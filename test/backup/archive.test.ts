@@ -48,7 +48,7 @@ describe('backup archive', () => {
     expect(fs.readdirSync(out)).toEqual([archive.name])
     const dir = await unpack(archive.file)
     const db = new Database(path.join(dir, 'lectern.db'), { readonly: true })
-    onTestFinished(() => db.close())
+    onTestFinished(() => void db.close())
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok')
     // Pairs are committed in one transaction each: a consistent snapshot holds whole pairs, 0..n-1.
     const load = db.prepare("SELECT count(*) AS n, max(key) AS last FROM settings WHERE key LIKE 'load.%'").get() as { n: number; last: string }

@@ -13,6 +13,7 @@ import { createArchive } from '../../src/backup/archive.js'
 import { archiveName } from '../../src/backup/names.js'
 import { openStore } from '../../src/store/index.js'
 import { runCli } from '../helpers/cli.js'
+import { testSettingKey } from '../helpers/settings.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { fingerprintDir, repack, seededApp, sessionCookie, unpack } from './helpers.js'
 
@@ -94,7 +95,7 @@ describe('a database member that is not a usable Lectern database', () => {
     const archive = await withDatabase(damage)
     const dataDir = await tmpDir('lectern-data-')
     const store = await openStore(dataDir)
-    store.settings.set('marker' as never, 'current')
+    store.settings.set(testSettingKey('marker'), 'current')
     store.close()
     const before = fingerprintDir(dataDir)
     const result = await runCli(['restore', archive, '--yes', '--json', '--data-dir', dataDir])

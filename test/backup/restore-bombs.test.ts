@@ -16,6 +16,7 @@ import { createArchive } from '../../src/backup/archive.js'
 import type { Manifest } from '../../src/backup/manifest.js'
 import { openStore } from '../../src/store/index.js'
 import { PROJECT_ROOT } from '../helpers/cli.js'
+import { testSettingKey } from '../helpers/settings.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { fingerprintDir, seededApp } from './helpers.js'
 
@@ -58,7 +59,7 @@ async function writeBomb(head: Buffer, mebibytes: number): Promise<string> {
 async function restoreMeasured(archive: string) {
   const dataDir = await tmpDir('lectern-data-', teardown)
   const store = await openStore(dataDir)
-  store.settings.set('marker' as never, 'current')
+  store.settings.set(testSettingKey('marker'), 'current')
   store.close()
   const before = fingerprintDir(dataDir)
   const started = Date.now()

@@ -23,6 +23,7 @@ import { createSettingsRepository } from '../../src/store/settings.js'
 import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
 import { startServer } from '../helpers/server.js'
+import { testSettingKey } from '../helpers/settings.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { fingerprintDir, repack, seededApp, unpack } from './helpers.js'
 
@@ -39,7 +40,7 @@ beforeAll(async () => {
 async function currentDataDir(): Promise<string> {
   const dir = await tmpDir('lectern-data-')
   const store = await openStore(dir)
-  store.settings.set('marker', 'current')
+  store.settings.set(testSettingKey('marker'), 'current')
   store.close()
   return dir
 }
@@ -172,7 +173,7 @@ describe('restore', () => {
     const store = await openStore(dir)
     onTestFinished(() => store.close())
     expect(store.libraries.byId('/acme/widgets')).toBeTruthy()
-    expect(store.settings.get('marker')).toBeUndefined()
+    expect(store.settings.get(testSettingKey('marker'))).toBeUndefined()
     expect(viewBackupConfig(store).destination).toMatchObject({ type: 's3', secretSet: true })
     expect(store.secrets.open(store.settings.get<string>('backup.s3Secret')!)).toBe('s3-secret-value')
   })
@@ -185,7 +186,7 @@ describe('restore', () => {
     const store = await openStore(dir)
     onTestFinished(() => store.close())
     expect(appliedMigrations(store.db)).toEqual(MIGRATIONS.map(([name]) => name))
-    expect(store.settings.get('older')).toBe(true)
+    expect(store.settings.get(testSettingKey('older'))).toBe(true)
   })
 
   it('refuses when the disk lacks room for the restored files, changing nothing', async (ctx) => {
@@ -197,7 +198,7 @@ describe('restore', () => {
     }
     onTestFinished(() => void execFileSync('umount', [mountPoint]))
     const app = await seededApp()
-    app.runtime.store.settings.set('bulk', randomBytes(6 * 1024 * 1024).toString('base64'))
+    app.runtime.store.settings.set(testSettingKey('bulk'), randomBytes(6 * 1024 * 1024).toString('base64'))
     const big = (await createArchive(app.runtime.store, await tmpDir())).file
     const dir = path.join(mountPoint, 'data')
     const store = await openStore(dir)
@@ -237,7 +238,7 @@ describe('restore', () => {
 
   it('a CLI restore killed with SIGKILL mid-way leaves the old or the new data fully in place, and pre-restore intact', async () => {
     const app = await seededApp()
-    app.runtime.store.settings.set('bulk', randomBytes(12 * 1024 * 1024).toString('base64'))
+    app.runtime.store.settings.set(testSettingKey('bulk'), randomBytes(12 * 1024 * 1024).toString('base64'))
     const big = (await createArchive(app.runtime.store, await tmpDir())).file
     const dir = await currentDataDir()
     const oldKey = fs.readFileSync(path.join(dir, 'secret.key'))
@@ -251,7 +252,7 @@ describe('restore', () => {
     const store = await openStore(dir)
     onTestFinished(() => store.close())
     const key = fs.readFileSync(path.join(dir, 'secret.key'))
-    if (store.settings.get('marker') === 'current') {
+    if (store.settings.get(testSettingKey('marker')) === 'current') {
       expect(key.equals(oldKey)).toBe(true)
       expect(store.libraries.byId('/acme/widgets')).toBeUndefined()
     } else {
@@ -303,7 +304,7 @@ async function olderArchive(): Promise<string> {
   await knex.destroy()
   const db = new Database(paths.database)
   const settings = createSettingsRepository(db)
-  settings.set('older', true)
+  settings.set(testSettingKey('older'), true)
   const fakeStore = { paths, settings, secrets: createSecretBox(loadOrCreateSecretKey(paths.secretKey)) } as unknown as Store
   const archive = await createArchive(fakeStore, path.join(dir, 'out'))
   db.close()

@@ -22,6 +22,7 @@ import { openDestination, updateBackupConfig } from '../../src/backup/config.js'
 import { s3ClientConfig } from '../../src/backup/destinations.js'
 import { BackupRunner } from '../../src/backup/runner.js'
 import { scanArchive } from '../../src/backup/verify.js'
+import { testSettingKey } from '../helpers/settings.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { seededApp } from './helpers.js'
 
@@ -93,7 +94,7 @@ describe('S3 upload failure (aws-sdk-client-mock)', () => {
     const app = await seededApp()
     const { store } = app.runtime
     // Incompressible data, so the archive needs more than one 5 MiB part.
-    store.settings.set('bulk', randomBytes(9 * 1024 * 1024).toString('base64'))
+    store.settings.set(testSettingKey('bulk'), randomBytes(9 * 1024 * 1024).toString('base64'))
     updateBackupConfig(store, { destination: s3Settings('p'), retention: { keep: 1 } })
     const s3 = mockClient(S3Client)
     try {

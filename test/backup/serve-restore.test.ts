@@ -9,6 +9,7 @@ import { openStore } from '../../src/store/index.js'
 import { PROJECT_ROOT } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
 import { freePort } from '../helpers/server.js'
+import { testSettingKey } from '../helpers/settings.js'
 import { tmpDataDir } from '../helpers/tmp.js'
 import { PASSWORD } from './helpers.js'
 
@@ -48,7 +49,7 @@ async function prepare(): Promise<string> {
   const dataDir = await tmpDataDir()
   const store = await openStore(dataDir)
   await store.users.create({ email: 'ops@example.com', password: PASSWORD, role: 'admin' })
-  store.settings.set('marker', 'before-backup')
+  store.settings.set(testSettingKey('marker'), 'before-backup')
   store.close()
   await saveUpload(dataPaths(dataDir), 'spec', 'yaml', Buffer.from('before-backup'))
   return dataDir
@@ -56,7 +57,7 @@ async function prepare(): Promise<string> {
 
 async function markAfterBackup(dataDir: string) {
   const store = await openStore(dataDir)
-  store.settings.set('marker', 'after-backup')
+  store.settings.set(testSettingKey('marker'), 'after-backup')
   store.close()
   await saveUpload(dataPaths(dataDir), 'spec', 'yaml', Buffer.from('after-backup'))
   await saveUpload(dataPaths(dataDir), 'later', 'yaml', Buffer.from('after-backup'))
@@ -86,7 +87,7 @@ function damageStaged(dataDir: string, name: string) {
 async function marker(dataDir: string) {
   const store = await openStore(dataDir)
   try {
-    return store.settings.get('marker')
+    return store.settings.get(testSettingKey('marker'))
   } finally {
     store.close()
   }

@@ -10,6 +10,7 @@ import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { openPage, screenshot, unlabelledControls, type WatchedPage } from '../helpers/browser.js'
+import type { InPage } from '../helpers/in-page.js'
 import { gitRedirectEnv, makeGitRepo } from '../helpers/git.js'
 import { startServer, type ServerProcess } from '../helpers/server.js'
 import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
@@ -109,7 +110,7 @@ describe('the dashboard, as an operator uses it', () => {
     const key = await page.getByTestId('new-key').inputValue()
     expect(key).toMatch(/^lct_[A-Za-z0-9]{32,}$/)
     await page.getByRole('button', { name: 'Copy' }).click()
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key)
+    expect(await page.evaluate(() => (globalThis as unknown as InPage).navigator.clipboard.readText())).toBe(key)
     const ask = () => fetch(`${server.url}/api/v2/context?libraryId=/acme/widgets&query=widget`, { headers: { authorization: `Bearer ${key}` } })
     expect((await ask()).status).toBe(200)
     await expect.poll(() => page.getByRole('row', { name: /cursor-laptop/ }).textContent()).toContain(key.slice(0, 8))

@@ -12,6 +12,7 @@ import type { Page } from 'playwright-core'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/app.js'
 import { openPage, screenshot, unlabelledControls, type WatchedPage } from '../helpers/browser.js'
+import type { Element, HTMLSelectElement, InPage } from '../helpers/in-page.js'
 import { startSmtpSink, tokenIn, type SmtpSink } from '../helpers/smtp-sink.js'
 import { suiteTeardown } from '../helpers/tmp.js'
 
@@ -52,6 +53,7 @@ const search = (key: string) => fetch(`${url}/api/v2/libs/search?libraryName=x&q
  */
 const headerLayout = (page: Page) =>
   page.evaluate(() => {
+    const { document, getComputedStyle } = globalThis as unknown as InPage
     const lines = (element: Element) => {
       const range = document.createRange()
       range.selectNodeContents(element)
@@ -68,7 +70,10 @@ const headerLayout = (page: Page) =>
 
 /** The space between the bottom of one element and the top of the next. */
 const gapBetween = async (page: Page, above: string, below: string) =>
-  page.evaluate(([a, b]) => document.querySelector(b!)!.getBoundingClientRect().top - document.querySelector(a!)!.getBoundingClientRect().bottom, [above, below])
+  page.evaluate(([a, b]) => {
+    const { document } = globalThis as unknown as InPage
+    return document.querySelector(b!)!.getBoundingClientRect().top - document.querySelector(a!)!.getBoundingClientRect().bottom
+  }, [above, below])
 
 async function signIn(page: Page, email: string, password: string) {
   await page.getByLabel('Email', { exact: true }).fill(email)
@@ -106,6 +111,7 @@ describe('the cloud dashboard for tenants', () => {
     await screenshot(page, 'cloud-sign-up')
     // The password's hint is closer to its field than to the next field's label.
     const hint = await page.evaluate(() => {
+      const { document } = globalThis as unknown as InPage
       const box = (selector: string) => document.querySelector(selector)!.getBoundingClientRect()
       return { fromField: box('#password-help').top - box('input[name=password]').bottom, toNext: box('label:has(input[name=confirm])').top - box('#password-help').bottom }
     })
@@ -151,7 +157,7 @@ describe('the cloud dashboard for tenants', () => {
     await expect.poll(() => page.getByRole('status').textContent()).toBe(`${ADA} is confirmed.`)
     // The token is out of the address bar and the history entry.
     expect(page.url()).toBe(`${url}/verify`)
-    expect(await page.evaluate(() => location.hash)).toBe('')
+    expect(await page.evaluate(() => (globalThis as unknown as InPage).location.hash)).toBe('')
     await expect.poll(() => page.getByRole('article', { name: 'Unconfirmed email' }).count()).toBe(0)
     expect(app.runtime.store.users.byEmail(ADA)!.emailVerified).toBe(true)
     settle(ada)
@@ -347,7 +353,7 @@ describe('the cloud dashboard for tenants', () => {
     const changes = ada.page.getByRole('status', { name: 'Members changes' })
     await expect.poll(() => changes.textContent()).toBe(`${BOB} is now admin.`)
     expect(app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('admin')
-    await expect.poll(() => ada.page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Role of ${BOB}`)
+    await expect.poll(() => ada.page.evaluate(() => (globalThis as unknown as InPage).document.activeElement?.getAttribute('aria-label'))).toBe(`Role of ${BOB}`)
     expect(await change.isDisabled()).toBe(true)
     // Bob's page shows the controls; demoted while it is open, the server refuses.
     await reload(other)
@@ -379,7 +385,7 @@ describe('the cloud dashboard for tenants', () => {
     await page.getByRole('button', { name: 'Create key' }).click()
     const adaKey = await page.getByTestId('new-key').inputValue()
     await page.getByRole('button', { name: 'Copy' }).click()
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(adaKey)
+    expect(await page.evaluate(() => (globalThis as unknown as InPage).navigator.clipboard.readText())).toBe(adaKey)
     await expect.poll(() => page.getByRole('row', { name: /bob-laptop/ }).textContent()).toContain(BOB)
     expect(await page.getByRole('row', { name: /^ci/ }).textContent()).toContain(ADA)
     expect(await unlabelledControls(page), 'keys').toEqual([])

@@ -29,8 +29,9 @@ describe('deploy/Dockerfile', () => {
   const dockerfile = DockerfileParser.parse(text)
   const instructions = dockerfile.getInstructions()
   const froms = dockerfile.getFROMs()
-  /** The instructions of the final stage: the image that runs. */
-  const final = instructions.filter((i) => i.getRange().start.line >= froms.at(-1)!.getRange().start.line)
+  /** Whether an instruction is in the final stage: the image that runs. */
+  const inFinal = (i: Instruction) => i.getRange().start.line >= froms.at(-1)!.getRange().start.line
+  const final = instructions.filter(inFinal)
   const args = (i: Instruction) => i.getArgumentsContent() ?? ''
   const keyword = (name: string) => final.filter((i) => i.getKeyword() === name)
 
@@ -106,7 +107,9 @@ describe('deploy/Dockerfile', () => {
 
   it('puts every path the package publishes into the image (the oclif manifest too)', () => {
     const { files } = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { files: string[] }
-    const fromBuild = keyword('COPY')
+    const fromBuild = dockerfile
+      .getCOPYs()
+      .filter(inFinal)
       .filter((copy) => copy.getFlags().some((flag) => flag.getName() === 'from' && flag.getValue() === 'build'))
       .map((copy) => copy.getArguments()[0]!.getValue())
     expect(files).toContain('oclif.manifest.json')

@@ -9,6 +9,7 @@ import path from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll } from 'vitest'
 import { PROJECT_ROOT } from './cli.js'
+import type { HTMLInputElement, InPage } from './in-page.js'
 
 const CHROMIUM = process.env.LECTERN_CHROMIUM_PATH ?? '/usr/bin/chromium'
 
@@ -63,12 +64,13 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /** Form controls on the page that a screen reader could not name: no label, no aria-label, no text. */
 export function unlabelledControls(page: Page): Promise<string[]> {
-  return page.evaluate(() =>
-    [...document.querySelectorAll<HTMLElement>('input:not([type=hidden]), select, textarea, button')]
+  return page.evaluate(() => {
+    const { document } = globalThis as unknown as InPage
+    return [...document.querySelectorAll('input:not([type=hidden]), select, textarea, button')]
       .filter((control) => {
         const labelled = (control as HTMLInputElement).labels?.length || control.getAttribute('aria-label') || control.getAttribute('aria-labelledby')
         return !labelled && !(control.tagName === 'BUTTON' && control.textContent?.trim())
       })
-      .map((control) => control.outerHTML.slice(0, 120)),
-  )
+      .map((control) => control.outerHTML.slice(0, 120))
+  })
 }

@@ -8,7 +8,7 @@ import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import * as x509 from '@peculiar/x509'
 
-x509.cryptoProvider.set(webcrypto as unknown as Crypto)
+x509.cryptoProvider.set(webcrypto)
 
 const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' }
 const DAY = 86_400_000

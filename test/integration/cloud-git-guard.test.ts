@@ -34,7 +34,7 @@ beforeAll(async () => {
   server = await startGitServer(remotes, {
     defer,
     // A moved repository: a redirect to the same server under a name fetch.allow does not list.
-    route: (req, res, url) => {
+    route: (_req, res, url) => {
       if (!url.pathname.startsWith('/moved/')) return url.pathname
       res.writeHead(301, { location: `http://localhost:${server.port}${url.pathname.slice('/moved'.length)}${url.search}` }).end()
       return undefined

@@ -4,7 +4,6 @@
  * refusing unknown connections, and the git job's fallback to a stored git connection.
  */
 import fs from 'node:fs'
-import type { Command } from '@oclif/core'
 import { execa } from 'execa'
 import { beforeAll, describe, expect, it } from 'vitest'
 import AddConfluence from '../../commands/add/confluence.js'
@@ -27,7 +26,7 @@ let dataDir: string
  * Commands in this process: a CLI process costs seconds of start-up on a loaded machine, so only
  * the two paths that depend on the process (stdin, JSON on stdout) spawn one.
  */
-async function run(command: typeof Command, args: string[]): Promise<{ exit: number; message: string }> {
+async function run(command: { run(argv: string[], opts: string): Promise<unknown> }, args: string[]): Promise<{ exit: number; message: string }> {
   try {
     await command.run([...args, '--data-dir', dataDir], PROJECT_ROOT)
     return { exit: 0, message: '' }
@@ -102,12 +101,14 @@ describe('git job token', () => {
     try {
       store.connections.create(INSTALL_CONNECTIONS, { kind: 'git', name: 'corp', baseUrl: 'https://git.corp.test', token: 'corp-token' })
       store.connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'wiki', baseUrl: 'https://wiki.corp.test', token: 'wiki-token' })
-      expect(gitToken(store, undefined, 'git.corp.test', true)).toBe('corp-token')
-      expect(gitToken(store, undefined, 'GIT.CORP.TEST', true)).toBe('corp-token')
-      expect(gitToken(store, 'job-token', 'git.corp.test', true)).toBe('job-token')
-      expect(gitToken(store, undefined, 'git.corp.test:8443', true)).toBeUndefined()
-      expect(gitToken(store, undefined, 'wiki.corp.test', true)).toBeUndefined()
-      expect(gitToken(store, undefined, 'github.com', true)).toBeUndefined()
+      expect(gitToken(store, undefined, 'git.corp.test', INSTALL_CONNECTIONS)).toBe('corp-token')
+      expect(gitToken(store, undefined, 'GIT.CORP.TEST', INSTALL_CONNECTIONS)).toBe('corp-token')
+      expect(gitToken(store, 'job-token', 'git.corp.test', INSTALL_CONNECTIONS)).toBe('job-token')
+      expect(gitToken(store, undefined, 'git.corp.test:8443', INSTALL_CONNECTIONS)).toBeUndefined()
+      expect(gitToken(store, undefined, 'wiki.corp.test', INSTALL_CONNECTIONS)).toBeUndefined()
+      expect(gitToken(store, undefined, 'github.com', INSTALL_CONNECTIONS)).toBeUndefined()
+      // A library that reads through no connections gets no stored token, even for a known host.
+      expect(gitToken(store, undefined, 'git.corp.test', undefined)).toBeUndefined()
     } finally {
       store.close()
     }

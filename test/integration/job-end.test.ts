@@ -104,7 +104,7 @@ describe('every job end', () => {
     const job = store.jobs.list({ states: ['queued'] })[0]!
 
     // The real handler builds and finalizes the set; the worker records the job's end after it.
-    const ingest = createIngestJobHandler({ store, embedders, http: app.runtime.http, chromiumPath: '' })
+    const ingest = createIngestJobHandler({ store, embedders, http: app.runtime.http, chromiumPath: '', mode: app.runtime.mode })
     const seen: { state?: string; refresh?: number } = {}
     const log: JobLog = { info: () => {}, warn: () => {}, error: () => {} }
     const worker = new Worker(store, { [INGEST_JOB]: async (ctx) => {
@@ -140,7 +140,7 @@ describe('every job end', () => {
     const job = store.jobs.byPk(refresh.json().jobId)!
 
     // The real git handler finds no new commit; the disk fills the moment it returns.
-    const ingest = createIngestJobHandler({ store, embedders, http: app.runtime.http, chromiumPath: '' })
+    const ingest = createIngestJobHandler({ store, embedders, http: app.runtime.http, chromiumPath: '', mode: app.runtime.mode })
     let free: (() => void) | undefined
     const errors: string[] = []
     const log: JobLog = { info: () => {}, warn: () => {}, error: (_fields, message) => void errors.push(message) }

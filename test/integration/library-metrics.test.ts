@@ -18,7 +18,7 @@ import { pollUntil } from '../helpers/poll.js'
 import { startServer } from '../helpers/server.js'
 import { signIn } from '../helpers/session.js'
 import { tmpDataDir } from '../helpers/tmp.js'
-import { collectLog, send, workerOf } from '../helpers/workers.js'
+import { collectLog, send, workerOf, type Answer } from '../helpers/workers.js'
 
 const DOCS = {
   'docs/routing.md': '# Routing\n\n## Middleware\n\nRegister routing middleware with app.use before the routes.\n\n```js\napp.use(logger)\n```\n',
@@ -188,14 +188,14 @@ describe('library metrics under `serve --workers 2`', () => {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'query-docs', arguments: { libraryId: '/acme/router', query: QUESTION } } }),
       })
     // In pairs: connections go to the workers in turn, so each caller reaches both.
-    const keyed = []
-    const anonymous = []
+    const keyed: Answer[] = []
+    const anonymous: Answer[] = []
     for (let i = 0; i < 3; i++) {
       keyed.push(await call(bearer(key)), await call(bearer(key)))
       anonymous.push(await call({}), await call({}))
     }
     expect([...keyed, ...anonymous].map((a) => a.status)).toEqual(Array(12).fill(200))
-    const workersOf = async (answers: typeof keyed) => [...new Set(await Promise.all(answers.map((a) => workerOf(lines, a))))].sort()
+    const workersOf = async (answers: Answer[]) => [...new Set(await Promise.all(answers.map((a) => workerOf(lines, a))))].sort()
     expect(await workersOf(keyed)).toEqual([1, 2])
     expect(await workersOf(anonymous)).toEqual([1, 2])
 

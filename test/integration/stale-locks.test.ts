@@ -17,6 +17,7 @@ import { acquireDataDirLock, lockState } from '../../src/store/lock.js'
 import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
 import { freePort, startServer } from '../helpers/server.js'
+import { testSettingKey } from '../helpers/settings.js'
 import { tmpDataDir } from '../helpers/tmp.js'
 
 // Spawned servers and CLIs: slow on a loaded two-core machine.
@@ -86,7 +87,7 @@ describe('backup lock', () => {
     const dataDir = await tmpDataDir()
     const store = await openStore(dataDir)
     // Enough data that the backup is still writing when it is killed.
-    store.settings.set('bulk' as never, randomBytes(30 * 1024 * 1024).toString('base64'))
+    store.settings.set(testSettingKey('bulk'), randomBytes(30 * 1024 * 1024).toString('base64'))
     await store.users.create({ email: 'ops@example.com', password: 'correct horse battery staple' })
     store.close()
 

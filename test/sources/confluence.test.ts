@@ -52,6 +52,8 @@ function context(store: Store, logs: string[] = []): SourceContext {
     tag: '',
     workDir: '',
     connections: INSTALL_CONNECTIONS,
+    // Confluence pages come from its API; no browser renders them.
+    chromiumPath: '',
   }
 }
 

@@ -1,7 +1,8 @@
 /** The llms.txt reader: the format, the linked pages it fetches, its budget and its ID rule. */
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { z } from 'zod'
 import { HttpClient } from '../../src/sources/http.js'
-import { isLinkIndex, llmstxtLibraryId, parseLlmsTxt, readLlmsTxt } from '../../src/sources/llmstxt.js'
+import { isLinkIndex, llmstxtLibraryId, parseLlmsTxt, readLlmsTxt, type llmstxtSpec } from '../../src/sources/llmstxt.js'
 import type { SourceContext } from '../../src/sources/types.js'
 import { FOOTER_MARK, startDocsSite, type DocsSite } from '../helpers/docs-site.js'
 import { suiteTeardown } from '../helpers/tmp.js'
@@ -26,8 +27,13 @@ function context(): SourceContext {
     tag: '',
     workDir: '',
     connections: INSTALL_CONNECTIONS,
+    // No page is rendered: an llms.txt and its pages are fetched as they are.
+    chromiumPath: '',
   }
 }
+
+/** The reader takes any `{ type }`; the tests' specs are checked against its schema's input. */
+const read = (spec: Omit<z.input<typeof llmstxtSpec>, 'type'>) => readLlmsTxt({ type: 'llmstxt', ...spec }, context())
 
 describe('the llms.txt format', () => {
   const text = `# Title\n\n> One line summary\n> that wraps.\n\nFree text.\n\n## Docs\n\n- [A](/a.md): first\n- [B](https://x.test/b.md)\n\n## Optional\n\n- [C](c.md): later\n`
@@ -59,7 +65,7 @@ describe('the llms.txt format', () => {
 
 describe('reading an llms.txt', () => {
   it('fetches the linked pages of the same site, HTML converted, Optional included within budget', async () => {
-    const fetched = await readLlmsTxt({ type: 'llmstxt', url: `${site.url}/llms.txt` }, context())
+    const fetched = await read({ url: `${site.url}/llms.txt` })
     expect(fetched.title).toBe('Acme Widgets')
     expect(fetched.description).toBe('Acme Widgets draws gauges and charts in the browser.')
     const paths = fetched.documents.map((d) => d.path)
@@ -72,18 +78,18 @@ describe('reading an llms.txt', () => {
   })
 
   it('drops the Optional section first when the page budget is spent', async () => {
-    const fetched = await readLlmsTxt({ type: 'llmstxt', url: `${site.url}/llms.txt`, maxPages: 3 }, context())
+    const fetched = await read({ url: `${site.url}/llms.txt`, maxPages: 3 })
     expect(fetched.documents.map((d) => d.path)).toEqual(['llms.md', 'docs/gauges.md', 'docs/install.md', 'guide/configure.md'])
   })
 
   it('takes llms-full.txt as one Markdown document', async () => {
-    const fetched = await readLlmsTxt({ type: 'llmstxt', url: `${site.url}/llms-full.txt` }, context())
+    const fetched = await read({ url: `${site.url}/llms-full.txt` })
     expect(fetched.documents).toHaveLength(1)
     expect(fetched.documents[0].path).toBe('llms-full.md')
     expect(fetched.documents[0].text).toContain("gauge.animate({ duration: 400, easing: 'ease-out' })")
   })
 
   it('fails on a missing file', async () => {
-    await expect(readLlmsTxt({ type: 'llmstxt', url: `${site.url}/nope/llms.txt` }, context())).rejects.toMatchObject({ code: 'source_unreachable', message: expect.stringContaining('404') })
+    await expect(read({ url: `${site.url}/nope/llms.txt` })).rejects.toMatchObject({ code: 'source_unreachable', message: expect.stringContaining('404') })
   })
 })

@@ -54,7 +54,7 @@ async function storeWith(baseUrl: string): Promise<Store> {
 }
 
 function context(store: Store, logs: string[] = []): SourceContext {
-  return { http: new HttpClient({ retries: 0 }), store, signal: new AbortController().signal, progress: () => {}, log: (m) => void logs.push(m), previousRevision: null, libraryId: '/test/library', tag: '', workDir: '', connections: INSTALL_CONNECTIONS }
+  return { http: new HttpClient({ retries: 0 }), store, signal: new AbortController().signal, progress: () => {}, log: (m) => void logs.push(m), previousRevision: null, libraryId: '/test/library', tag: '', workDir: '', connections: INSTALL_CONNECTIONS, chromiumPath: '' }
 }
 
 describe('Notion (stand-in)', () => {

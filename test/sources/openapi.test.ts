@@ -36,6 +36,8 @@ function context(previousRevision: string | null = null): SourceContext {
     tag: '',
     workDir: '',
     connections: INSTALL_CONNECTIONS,
+    // A spec is read as it is; no browser renders it.
+    chromiumPath: '',
   }
 }
 

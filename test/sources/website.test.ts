@@ -3,10 +3,11 @@
  * de-duplication, crawl-trap bounds, size caps, chrome removal and code languages.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { z } from 'zod'
 import { readHtmlPage } from '../../src/parse/html.js'
 import { HttpClient } from '../../src/sources/http.js'
 import type { FetchedSource, SourceContext } from '../../src/sources/types.js'
-import { pagePath, readWebsite, scopeOf, websiteLibraryId } from '../../src/sources/website.js'
+import { pagePath, readWebsite, scopeOf, websiteLibraryId, type websiteSpec } from '../../src/sources/website.js'
 import { FOOTER_MARK, NAV_MARK, SECRET_MARK, startDocsSite, type DocsSite } from '../helpers/docs-site.js'
 import { suiteTeardown } from '../helpers/tmp.js'
 import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
@@ -31,9 +32,14 @@ function context(previousRevision: string | null = null): SourceContext & { logs
     tag: '',
     workDir: '',
     connections: INSTALL_CONNECTIONS,
+    // No page is rendered here: a browser started by mistake fails on the empty path.
+    chromiumPath: '',
     logs,
   }
 }
+
+/** The reader takes any `{ type }`; the tests' specs are checked against its schema's input. */
+const read = (spec: Omit<z.input<typeof websiteSpec>, 'type'>, ctx: SourceContext) => readWebsite({ type: 'website', ...spec }, ctx)
 
 describe('ID and path rules', () => {
   it('names the library after the scope host and path', () => {
@@ -82,7 +88,7 @@ describe('crawling a docs site', () => {
 
   beforeAll(async () => {
     const ctx = context()
-    fetched = await readWebsite({ type: 'website', url: `${site.url}/`, maxPerPattern: 10 }, ctx)
+    fetched = await read({ url: `${site.url}/`, maxPerPattern: 10 }, ctx)
     logs = ctx.logs
     paths = fetched.documents.map((d) => d.path)
   })
@@ -135,27 +141,27 @@ describe('crawling a docs site', () => {
 
   it('reports unchanged when the start page answers 304 to its ETag', async () => {
     expect(fetched.revision).toMatch(/^etag:"v1"\|sha256:[0-9a-f]{64}$/)
-    const again = await readWebsite({ type: 'website', url: `${site.url}/` }, context(fetched.revision!))
+    const again = await read({ url: `${site.url}/` }, context(fetched.revision!))
     expect(again).toMatchObject({ unchanged: true, documents: [] })
   })
 
   it('stays within the base URL', async () => {
-    const guide = await readWebsite({ type: 'website', url: `${site.url}/guide/` }, context())
+    const guide = await read({ url: `${site.url}/guide/` }, context())
     expect(guide.documents.map((d) => d.path).sort()).toEqual(['guide/configure.md', 'guide/index.md', 'guide/install.md'])
   })
 
   it('bounds the crawl by page count and depth', async () => {
-    const few = await readWebsite({ type: 'website', url: `${site.url}/`, maxPages: 3 }, context())
+    const few = await read({ url: `${site.url}/`, maxPages: 3 }, context())
     expect(few.documents.length).toBeLessThanOrEqual(3)
-    const shallow = await readWebsite({ type: 'website', url: `${site.url}/guide/`, maxDepth: 0 }, context())
+    const shallow = await read({ url: `${site.url}/guide/`, maxDepth: 0 }, context())
     expect(shallow.documents.map((d) => d.path)).toEqual(['guide/index.md'])
   })
 })
 
 describe('bad start URLs', () => {
   it('fails on a 404 start page, a redirect loop, and a non-http URL', async () => {
-    await expect(readWebsite({ type: 'website', url: `${site.url}/missing/` }, context())).rejects.toMatchObject({ code: 'source_unreachable', message: expect.stringContaining('404') })
-    await expect(readWebsite({ type: 'website', url: `${site.url}/loop/` }, context())).rejects.toMatchObject({ message: expect.stringContaining('redirects') })
-    await expect(readWebsite({ type: 'website', url: 'ftp://x.test/' }, context())).rejects.toMatchObject({ code: 'validation_error' })
+    await expect(read({ url: `${site.url}/missing/` }, context())).rejects.toMatchObject({ code: 'source_unreachable', message: expect.stringContaining('404') })
+    await expect(read({ url: `${site.url}/loop/` }, context())).rejects.toMatchObject({ message: expect.stringContaining('redirects') })
+    await expect(read({ url: 'ftp://x.test/' }, context())).rejects.toMatchObject({ code: 'validation_error' })
   })
 })

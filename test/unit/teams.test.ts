@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { ANONYMOUS, callerOf, canSeeLibrary, LOCAL } from '../../src/access.js'
+import { ANONYMOUS, callerOf, canSeeLibrary, LOCAL, type Caller } from '../../src/access.js'
 import { openStore, type Store } from '../../src/store/index.js'
 import { can, TEAM_ROLES } from '../../src/tenancy/roles.js'
 import { tmpDataDir } from '../helpers/tmp.js'
@@ -101,6 +101,12 @@ describe('roles', () => {
   })
 })
 
+/** `caller` with libraries closed to it by access control; a local caller (the CLI) has none to close. */
+function withClosed(caller: Caller, pks: number[]): Caller {
+  if (caller.kind === 'local') throw new Error('a local caller has no libraries closed to it')
+  return { ...caller, closed: new Set(pks) }
+}
+
 describe('who sees a library', () => {
   const publicLib = { pk: 1, isPrivate: false, teamPk: null }
   const installPrivate = { pk: 2, isPrivate: true, teamPk: null }
@@ -114,8 +120,8 @@ describe('who sees a library', () => {
     expect(canSeeLibrary(ANONYMOUS, installPrivate)).toBe(false)
     expect(canSeeLibrary(ANONYMOUS, publicLib)).toBe(true)
     // A library closed to a caller by access control is closed whatever else holds; the CLI has none closed.
-    for (const caller of [key, member, ANONYMOUS]) expect(canSeeLibrary({ ...caller, closed: new Set([1, 2]) }, publicLib)).toBe(false)
-    expect(canSeeLibrary({ ...key, closed: new Set([2]) }, publicLib)).toBe(true)
+    for (const caller of [key, member, ANONYMOUS]) expect(canSeeLibrary(withClosed(caller, [1, 2]), publicLib)).toBe(false)
+    expect(canSeeLibrary(withClosed(key, [2]), publicLib)).toBe(true)
   })
 
   it('cloud: a teamspace’s private library is seen by its keys and members, and by the operator', () => {
