@@ -8,7 +8,8 @@ import path from 'node:path'
 import type { LecternConfig, Mode } from './config.js'
 import { EmbedderPool } from './embed/pool.js'
 import { failSoftly } from './housekeeping.js'
-import { createJobHandlers, SetSweeper } from './jobs/handlers.js'
+import { pruneEndedJobs } from './jobs/retention.js'
+import { createJobHandlers, WorkerTidying } from './jobs/handlers.js'
 import { removeLegacyLexicalFiles } from './index/set-files.js'
 import { sweepSets, sweepStrayEngineFiles, sweepStrayVectorFiles } from './index/sweep.js'
 import type { JobRunner } from './jobs/runner.js'
@@ -77,13 +78,13 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   }
   const mode = config.mode
   const http = createHttpClient(mode, config.fetch.allow)
-  const sweeper = new SetSweeper(store, forgetSet, log)
+  const tidying = new WorkerTidying(store, forgetSet, log)
   const worker: JobRunner =
     typeof options.jobRunner === 'object'
       ? options.jobRunner
       : options.jobRunner === 'thread'
         ? new ThreadedWorker({ config, log, forgetSet })
-        : new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, sweeper.workerOptions)
+        : new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, tidying.workerOptions)
   const usage = new UsageRecorder(store.db)
   const softly = failSoftly(log)
   // Counts the disk refuses stay pending for the next flush.
@@ -103,7 +104,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     forgetSet,
     async close() {
       await worker.stop()
-      sweeper.cancel()
+      tidying.cancel()
       clearInterval(usageTimer)
       softly('writing usage counts', () => usage.flush())
       store.close()
@@ -148,6 +149,10 @@ export async function recoverDataDir(runtime: Runtime, log: JobLog = silentLog):
     if (orphans > 0) log.info({ orphans }, 'removed staged imports that no job names')
   })
   softly('deleting the usage salts of days that have ended', () => runtime.usage.forgetEndedDays())
+  softly('removing ended jobs past their retention', () => {
+    const jobs = pruneEndedJobs(runtime.store)
+    if (jobs > 0) log.info({ jobs }, 'removed ended jobs past their retention (jobs.retentionDays)')
+  })
   softly('checking vector indexes', () =>
     checkVectorIndexes(runtime.store, (setPk, problem) => {
       runtime.forgetSet(setPk)

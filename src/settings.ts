@@ -45,6 +45,17 @@ export const SETTINGS = {
     parse: boolean,
     show: (value: boolean) => value,
   } satisfies StoredSettingSpec<boolean>,
+  'jobs.retentionDays': {
+    key: SETTING_KEYS.jobsRetentionDays,
+    description: 'Days an ended job (and its log lines) is kept; each library keeps its newest ended job however old. 0 keeps every job.',
+    default: 30,
+    parse(text: string): number {
+      const days = Number(text)
+      if (/^\d+$/.test(text.trim()) && days <= 3650) return days
+      throw new LecternError('validation_error', `Expected a whole number of days from 0 to 3650, got "${text}".`)
+    },
+    show: (value: number) => value,
+  } satisfies StoredSettingSpec<number>,
   'install.mode': {
     key: SETTING_KEYS.installMode,
     description: 'The mode this data directory runs in, recorded by the first `lectern serve` (or a command that writes, told a mode); commands told no mode (--mode, LECTERN_MODE, lectern.yaml) run in it, and every command refuses another. Set it, with the server stopped, to switch the install deliberately.',

@@ -11,6 +11,7 @@ import type { HttpClient } from '../sources/http.js'
 import type { Store } from '../store/index.js'
 import { sweepSets } from '../index/sweep.js'
 import { IMPORT_JOB, INGEST_JOB, REBUILD_VECTORS_JOB, REEMBED_JOB } from './kinds.js'
+import { pruneEndedJobs } from './retention.js'
 import type { JobHandler, JobHandlers, JobLog, WorkerOptions } from './worker.js'
 
 /** Retired sets linger this long after a job so in-flight requests can finish reading them. */
@@ -56,11 +57,12 @@ export function createJobHandlers(s: HandlerServices): JobHandlers {
 }
 
 /**
- * The snippet sets a worker tidies: a set a job retired is removed a grace period after the job
- * ends; between jobs, when no set is being built, a `building` set is one a failed job could not
- * drop (a full disk refused the delete) and goes as soon as writing works again. Both fail soft.
+ * What a worker tidies after and between jobs: a snippet set a job retired is removed a grace
+ * period after the job ends; between jobs, when no set is being built, a `building` set is one a
+ * failed job could not drop (a full disk refused the delete) and goes as soon as writing works
+ * again; after each job, ended jobs past their retention go (retention.ts). All fail soft.
  */
-export class SetSweeper {
+export class WorkerTidying {
   private readonly timers = new Set<NodeJS.Timeout>()
   private readonly softly: Softly
 
@@ -72,9 +74,15 @@ export class SetSweeper {
     this.softly = failSoftly(log)
   }
 
-  /** The worker options that run this sweeper. */
+  /** The worker options that run this tidying. */
   get workerOptions(): WorkerOptions {
-    return { onJobEnd: () => this.schedule(), betweenJobs: () => this.sweepAbandoned() }
+    return {
+      onJobEnd: () => {
+        this.schedule()
+        this.softly('removing ended jobs past their retention', () => pruneEndedJobs(this.store))
+      },
+      betweenJobs: () => this.sweepAbandoned(),
+    }
   }
 
   private schedule(): void {

@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { EmbedderPool } from '../embed/pool.js'
 import { createHttpClient } from '../sources/http.js'
 import { openStore } from '../store/index.js'
-import { createJobHandlers, SetSweeper } from './handlers.js'
+import { createJobHandlers, WorkerTidying } from './handlers.js'
 import { yieldCpuToRequests } from './priority.js'
 import type { FromThread, LogLevel, ThreadData, ToThread } from './thread.js'
 import { Worker, type JobLog } from './worker.js'
@@ -34,8 +34,8 @@ if (nice !== undefined) log.info({ nice }, 'the job thread runs at the lowest sc
 const store = await openStore(config.dataDir)
 const embedders = new EmbedderPool(store)
 const http = createHttpClient(config.mode, config.fetch.allow)
-const sweeper = new SetSweeper(store, forgetSet, log)
-const worker = new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, sweeper.workerOptions)
+const tidying = new WorkerTidying(store, forgetSet, log)
+const worker = new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, tidying.workerOptions)
 
 port.on('message', (message: ToThread) => {
   switch (message.type) {
@@ -51,7 +51,7 @@ port.on('message', (message: ToThread) => {
       return
     case 'stop':
       void worker.stop().then(() => {
-        sweeper.cancel()
+        tidying.cancel()
         store.close()
         post({ type: 'stopped' })
       })

@@ -100,6 +100,11 @@ export interface JobsRepository {
   queuePosition(pk: number): number
   /** Unlinks a job from its library, so removing the library keeps the job's record. */
   detach(pk: number): void
+  /**
+   * Deletes the jobs that ended before `before` (their log lines go with them), except each
+   * library's newest ended job, whose outcome says how the library got its snippets; returns how many.
+   */
+  pruneEnded(before: Date): number
 }
 
 export function createJobsRepository(db: Db): JobsRepository {
@@ -127,6 +132,10 @@ export function createJobsRepository(db: Db): JobsRepository {
     `SELECT * FROM jobs WHERE version_pk = ? AND state IN ('queued', 'running') ORDER BY pk LIMIT 1`,
   )
   const runningOfLibrary = db.prepare<[number], JobRow>(`SELECT * FROM jobs WHERE library_pk = ? AND state = 'running' ORDER BY pk LIMIT 1`)
+  const prune = db.prepare(
+    `DELETE FROM jobs WHERE state IN ('succeeded', 'failed') AND finished_at < ?
+       AND pk NOT IN (SELECT max(pk) FROM jobs WHERE library_pk IS NOT NULL AND state IN ('succeeded', 'failed') GROUP BY library_pk)`,
+  )
   const position = db.prepare<[number], { n: number }>(`SELECT count(*) AS n FROM jobs WHERE state = 'queued' AND pk <= ?`)
   const claim = db.transaction((): Job | undefined => {
     const row = oldestQueued.get()
@@ -180,6 +189,7 @@ export function createJobsRepository(db: Db): JobsRepository {
     },
     queuePosition: (pk) => position.get(pk)!.n,
     detach: (pk) => void db.prepare('UPDATE jobs SET library_pk = NULL, version_pk = NULL WHERE pk = ?').run(pk),
+    pruneEnded: (before) => prune.run(before.toISOString()).changes,
   }
 }
 

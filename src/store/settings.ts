@@ -11,6 +11,7 @@ export const SETTING_KEYS = {
   mcpRequireKey: 'mcp.requireKey',
   licensePublicKeyFile: 'license.publicKeyFile',
   restrictNewLibraries: 'access.restrictNewLibraries',
+  jobsRetentionDays: 'jobs.retentionDays',
   /** The mode `lectern serve` runs the data directory in (src/install-mode.ts). */
   installMode: 'install.mode',
   embedding: 'embedding',
