@@ -76,7 +76,16 @@ function named(input: { title?: string; description?: string }): Pick<OpenApiSpe
 
 function refuseUnlessReplaceable(store: Store, libraryId: string, force: boolean, ownedByTeam: boolean): void {
   const existing = store.libraries.byId(libraryId)
-  if (!existing) return
+  if (!existing) {
+    // A library renamed away from this ID still refreshes from the file saved under its old slug.
+    const moved = store.libraries.redirectOf(libraryId)
+    const renamed = moved === undefined ? undefined : store.libraries.byId(moved)
+    const slug = libraryId.slice('/docs/'.length)
+    if (renamed?.sourceUrl.startsWith(`upload:${slug}.`)) {
+      throw new LecternError('library_exists', `Library ${libraryId} was renamed to ${renamed.id}, which still refreshes from the file uploaded as ${slug}; refresh ${renamed.id}, or upload this spec under another title.`)
+    }
+    return
+  }
   if (existing.sourceKind === 'openapi' && failedVersionOf(store, existing)) return
   if (!force) throw new LecternError(ownedByTeam ? 'duplicate_repo' : 'library_exists', `Library ${libraryId} was already added. Refresh it, or upload it again with force.`)
   if (existing.sourceKind !== 'openapi') throw new LecternError('library_exists', `Library ${libraryId} already exists with another source (${existing.sourceKind}).`)

@@ -3,7 +3,8 @@
  * ingested by the worker and answer questions with the right operation first; bad sources fail
  * their job with a clear reason and serve nothing.
  */
-import { readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -13,6 +14,7 @@ import { buildTestApp, createKey, waitForLibrary } from '../helpers/app.js'
 import { runCli } from '../helpers/cli.js'
 import { PETSHOP_YAML, PETSTORE_JSON, serveOpenApiFixtures } from '../helpers/openapi-fixtures.js'
 import { pollUntil } from '../helpers/poll.js'
+import { signIn } from '../helpers/session.js'
 import { suiteTeardown, tmpDataDir } from '../helpers/tmp.js'
 
 const defer = suiteTeardown()
@@ -158,6 +160,23 @@ describe('uploading an OpenAPI spec', () => {
     expect(readdirSync(app.runtime.store.paths.uploads).filter((name) => name.startsWith('acme-shop'))).toEqual(['acme-shop.json'])
     const [swagger] = (await context('/docs/acme-shop', 'how do I add a new pet to the store')).codeSnippets
     expect(swagger).toMatchObject({ codeTitle: 'POST /pet: Add a new pet to the store', codeId: 'upload:acme-shop.json#addPet' })
+  })
+
+  it('refuses an upload under the old ID of a renamed library before touching the file that library refreshes from', async () => {
+    expect((await upload({ name: 'petshop.yaml', data: PETSHOP_YAML }, { libraryTitle: 'Old Shop' })).statusCode).toBe(200)
+    expect(await waitForLibrary(app, '/docs/old-shop')).toMatchObject({ state: 'finalized' })
+    const renamed = await app.inject({ method: 'PATCH', url: '/api/libraries/docs/old-shop', cookies: await signIn(app), payload: { id: '/docs/shop-core' } })
+    expect(renamed.statusCode, renamed.body).toBe(200)
+    const saved = path.join(app.runtime.store.paths.uploads, 'old-shop.yaml')
+    const before = readFileSync(saved)
+    for (const force of [{}, { force: 'true' }] as Array<Record<string, string>>) {
+      const again = await upload({ name: 'other.yaml', data: PETSTORE_JSON }, { libraryTitle: 'Old Shop', ...force })
+      expect(again.statusCode, again.body).toBe(409)
+      expect(again.json()).toMatchObject({ error: 'library_exists', message: expect.stringContaining('renamed to /docs/shop-core') })
+    }
+    expect(readFileSync(saved).equals(before)).toBe(true)
+    expect(app.runtime.store.libraries.byId('/docs/shop-core')).toMatchObject({ sourceUrl: 'upload:old-shop.yaml' })
+    expect(app.runtime.store.libraries.byId('/docs/old-shop')).toBeUndefined()
   })
 
   it('names the library after the file when no title is given', async () => {
