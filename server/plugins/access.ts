@@ -6,13 +6,15 @@
  * dashboard adds and refreshes libraries with the operator's sign-in, as a script does with a key)
  * or `{ config: { access: 'admin' } }` (an admin session), or `{ config: { access: 'session' } }`
  * (any signed-in user: the cloud's accounts and teamspaces, server/routes/teams.ts). The same hook settles `request.caller`
- * (src/access.ts) once, for every route to ask what the request may see.
+ * (src/access.ts) once, for every route to ask what the request may see, and reads the catalogue
+ * version once (`request.catalogVersion`): the access gate and the retriever check what they cache
+ * against it, so a request reads it from the database once, not once per cache.
  */
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { ANONYMOUS, callerOf, type Caller } from '../../src/access.js'
 import { LecternError } from '../../src/errors.js'
-import { createLibraryGate } from '../../src/tenancy/library-access.js'
+import { createLibraryGate, type LibraryGate } from '../../src/tenancy/library-access.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -21,17 +23,21 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Who is asking (src/access.ts): what the request may see and do. */
     caller: Caller
+    /** store.catalogVersion() as the request arrived. */
+    catalogVersion: number
   }
 }
 
 async function access(app: FastifyInstance): Promise<void> {
   const { mode } = app.lecternOptions.config
-  const teams = app.runtime.store.teams
+  const { store } = app.runtime
   // Library access control is on-premise's; the cloud's tenants are kept apart by teamspace.
-  const gate = mode === 'onprem' ? createLibraryGate(app.runtime.store) : (caller: Caller) => caller
+  const gate: LibraryGate = mode === 'onprem' ? createLibraryGate(store) : (caller) => caller
   app.decorateRequest('caller', null as never)
+  app.decorateRequest('catalogVersion', 0)
   app.addHook('onRequest', async (request) => {
-    request.caller = gate(request.apiKeyRefusal ? ANONYMOUS : callerOf(request, mode, teams.teamIdsOf))
+    request.catalogVersion = store.catalogVersion()
+    request.caller = gate(request.apiKeyRefusal ? ANONYMOUS : callerOf(request, mode, store.teams.teamIdsOf), request.catalogVersion)
     const needed = request.routeOptions.config?.access
     if (needed === 'admin') await app.requireAdmin(request)
     else if (needed === 'session' && !request.user) throw new LecternError('not_authenticated', 'This endpoint needs a session: sign in with POST /api/auth/login.')

@@ -39,6 +39,8 @@ export interface ContextRequest {
   tokens: number
   /** Who asks: decides which libraries exist for them (access.ts). */
   caller: Caller
+  /** The catalogue version the request already read (the server reads it once per request); read here when absent. */
+  catalogVersion?: number
 }
 
 export interface ContextAnswer {
@@ -91,7 +93,7 @@ export class Retriever {
 
   async getContext(request: ContextRequest): Promise<ContextAnswer> {
     checkTokenBudget(request.tokens)
-    const { library, version, set } = this.resolve(request.libraryId, request.caller)
+    const { library, version, set } = this.resolve(request.libraryId, request.caller, request.catalogVersion ?? this.store.catalogVersion())
     const setPk = set.pk
     let snippets: RenderedSnippet[]
     let scores: number[]
@@ -124,11 +126,10 @@ export class Retriever {
   /**
    * The library, version and live set a client's library ID names. Resolving costs a few
    * queries; a request rate of thousands per second makes them worth remembering until the
-   * next write to the database. Refusals (404, 301, 202...) are not remembered. A remembered
-   * resolution is checked against the caller first, as resolving would.
+   * catalogue changes (`at`, the version the request read). Refusals (404, 301, 202...) are not
+   * remembered. A remembered resolution is checked against the caller first, as resolving would.
    */
-  private resolve(libraryId: string, caller: Caller): Resolution {
-    const at = this.store.catalogVersion()
+  private resolve(libraryId: string, caller: Caller, at: number): Resolution {
     const hit = this.resolutions.get(libraryId)
     if (hit?.at === at) {
       if (!canSeeLibrary(caller, hit.library)) throw libraryNotFound(hit.id)
