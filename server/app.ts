@@ -228,10 +228,14 @@ function warmSets(app: FastifyInstance, runtime: Runtime): () => void {
   }
 }
 
-/** Whether a query string's percent-encoding decodes: every `%` starts two hex digits, and the bytes are UTF-8. */
+/**
+ * Whether a query string's percent-encoding decodes: every `%` starts two hex digits, and the
+ * bytes are UTF-8. A `+` (a space) never fails to decode, so it needs no replacing to check.
+ */
 function isDecodable(query: string): boolean {
+  if (!query.includes('%')) return true
   try {
-    decodeURIComponent(query.replace(/\+/g, ' '))
+    decodeURIComponent(query)
     return true
   } catch {
     return false
