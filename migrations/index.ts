@@ -22,7 +22,7 @@ import * as libraryAccess from './0016_library_access.js'
 import * as accounts from './0017_accounts.js'
 import * as teamConnections from './0018_team_connections.js'
 import * as teamPksNeverReused from './0019_team_pks_never_reused.js'
-import * as accessDefaultMovesCatalog from './0020_access_default_moves_catalog.js'
+import * as cachedRowsMoveCatalog from './0020_cached_rows_move_catalog.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -44,7 +44,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0017_accounts', accounts],
   ['0018_team_connections', teamConnections],
   ['0019_team_pks_never_reused', teamPksNeverReused],
-  ['0020_access_default_moves_catalog', accessDefaultMovesCatalog],
+  ['0020_cached_rows_move_catalog', cachedRowsMoveCatalog],
 ]
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Knex.Migration]> = {

@@ -6,9 +6,8 @@
  * dashboard adds and refreshes libraries with the operator's sign-in, as a script does with a key)
  * or `{ config: { access: 'admin' } }` (an admin session), or `{ config: { access: 'session' } }`
  * (any signed-in user: the cloud's accounts and teamspaces, server/routes/teams.ts). The same hook settles `request.caller`
- * (src/access.ts) once, for every route to ask what the request may see, and reads the catalogue
- * version once (`request.catalogVersion`): the access gate and the retriever check what they cache
- * against it, so a request reads it from the database once, not once per cache.
+ * (src/access.ts) once, for every route to ask what the request may see; the access gate checks
+ * what it caches against the request's catalogue version (catalog-version.ts).
  */
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
@@ -23,8 +22,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Who is asking (src/access.ts): what the request may see and do. */
     caller: Caller
-    /** store.catalogVersion() as the request arrived. */
-    catalogVersion: number
   }
 }
 
@@ -34,9 +31,7 @@ async function access(app: FastifyInstance): Promise<void> {
   // Library access control is on-premise's; the cloud's tenants are kept apart by teamspace.
   const gate: LibraryGate = mode === 'onprem' ? createLibraryGate(store) : (caller) => caller
   app.decorateRequest('caller', null as never)
-  app.decorateRequest('catalogVersion', 0)
   app.addHook('onRequest', async (request) => {
-    request.catalogVersion = store.catalogVersion()
     request.caller = gate(request.apiKeyRefusal ? ANONYMOUS : callerOf(request, mode, store.teams.teamIdsOf), request.catalogVersion)
     const needed = request.routeOptions.config?.access
     if (needed === 'admin') await app.requireAdmin(request)
@@ -46,4 +41,4 @@ async function access(app: FastifyInstance): Promise<void> {
 }
 
 // After the rate limit, so refused callers are counted like any other.
-export default fp(access, { name: 'lectern-access', dependencies: ['lectern-auth', 'lectern-session', 'lectern-rate-limit'] })
+export default fp(access, { name: 'lectern-access', dependencies: ['lectern-catalog-version', 'lectern-auth', 'lectern-session', 'lectern-rate-limit'] })

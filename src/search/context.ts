@@ -18,7 +18,8 @@ import { vectorIndexPath } from '../paths.js'
 import type { Store } from '../store/index.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
 import type { SnippetSet } from '../store/snippets.js'
-import { requireAllowedLibrary } from '../tenancy/policy-access.js'
+import type { PolicySubject } from '../tenancy/policies.js'
+import { policySubject, requireAllowedLibrary } from '../tenancy/policy-access.js'
 import { questionTerms } from '../text/terms.js'
 import { checkTokenBudget, packSnippets } from './budget.js'
 import { fuseRankings, HASH_VECTOR_WEIGHT, rescoreByHashSimilarity, type RankedDoc, type RankedPk } from './fusion.js'
@@ -70,6 +71,8 @@ interface Resolution {
   library: Library
   version: LibraryVersion
   set: SnippetSet
+  /** The library as teamspace policies see it, read at the first check that needs it. */
+  subject?: PolicySubject
 }
 
 /** Resolutions kept per library ID as written; a bound, since IDs come from clients. */
@@ -133,14 +136,17 @@ export class Retriever {
     const hit = this.resolutions.get(libraryId)
     if (hit?.at === at) {
       if (!canSeeLibrary(caller, hit.library)) throw libraryNotFound(hit.id)
-      requireAllowedLibrary(this.store, caller, hit.library)
+      requireAllowedLibrary(this.store, caller, hit.library, at, () => (hit.subject ??= policySubject(hit.library, this.store.libraries.version(hit.library.pk, ''))))
       return hit
     }
-    const { ref, library, version, setPk } = resolveLibraryVersion(this.store.libraries, libraryId, caller, (found) => requireAllowedLibrary(this.store, caller, found))
+    let subject: PolicySubject | undefined
+    const { ref, library, version, setPk } = resolveLibraryVersion(this.store.libraries, libraryId, caller, (found) =>
+      requireAllowedLibrary(this.store, caller, found, at, () => (subject = policySubject(found, this.store.libraries.version(found.pk, '')))),
+    )
     const set = this.store.snippets.set(setPk)
     if (!set) throw new Error(`snippet set ${setPk} vanished`)
     if (this.resolutions.size >= MAX_RESOLUTIONS) this.resolutions.clear()
-    const resolution = { at, id: ref.id, library, version, set }
+    const resolution: Resolution = { at, id: ref.id, library, version, set, subject }
     this.resolutions.set(libraryId, resolution)
     return resolution
   }
