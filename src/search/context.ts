@@ -19,7 +19,7 @@ import type { Store } from '../store/index.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
 import type { SnippetSet } from '../store/snippets.js'
 import type { PolicySubject } from '../tenancy/policies.js'
-import { policySubject, requireAllowedLibrary } from '../tenancy/policy-access.js'
+import { requireAllowedLibrary, storedPolicySubject } from '../tenancy/policy-access.js'
 import { questionTerms } from '../text/terms.js'
 import { checkTokenBudget, packSnippets } from './budget.js'
 import { fuseRankings, HASH_VECTOR_WEIGHT, rescoreByHashSimilarity, type RankedDoc, type RankedPk } from './fusion.js'
@@ -136,12 +136,12 @@ export class Retriever {
     const hit = this.resolutions.get(libraryId)
     if (hit?.at === at) {
       if (!canSeeLibrary(caller, hit.library)) throw libraryNotFound(hit.id)
-      requireAllowedLibrary(this.store, caller, hit.library, at, () => (hit.subject ??= policySubject(hit.library, this.store.libraries.version(hit.library.pk, ''))))
+      requireAllowedLibrary(this.store, caller, hit.library, at, () => (hit.subject ??= storedPolicySubject(this.store, hit.library)))
       return hit
     }
     let subject: PolicySubject | undefined
     const { ref, library, version, setPk } = resolveLibraryVersion(this.store.libraries, libraryId, caller, (found) =>
-      requireAllowedLibrary(this.store, caller, found, at, () => (subject = policySubject(found, this.store.libraries.version(found.pk, '')))),
+      requireAllowedLibrary(this.store, caller, found, at, () => (subject = storedPolicySubject(this.store, found))),
     )
     const set = this.store.snippets.set(setPk)
     if (!set) throw new Error(`snippet set ${setPk} vanished`)

@@ -36,6 +36,9 @@ export function policySubject(library: Library, defaultVersion: Pick<LibraryVers
   }
 }
 
+/** The library as policies see it, its default version read from the store. */
+export const storedPolicySubject = (store: Store, library: Library): PolicySubject => policySubject(library, store.libraries.version(library.pk, ''))
+
 /** For search: whether a visible library may be listed to the caller. */
 export function libraryFilterOf(store: Store, caller: Caller, catalogVersion?: number): (library: Library, versions: readonly LibraryVersion[]) => boolean {
   const policy = policyOf(store, caller, catalogVersion)
@@ -53,7 +56,7 @@ export function requireAllowedLibrary(
   caller: Caller,
   library: Library,
   catalogVersion?: number,
-  subject: () => PolicySubject = () => policySubject(library, store.libraries.version(library.pk, '')),
+  subject: () => PolicySubject = () => storedPolicySubject(store, library),
 ): void {
   const policy = policyOf(store, caller, catalogVersion)
   if (!policy) return
