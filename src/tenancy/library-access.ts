@@ -41,21 +41,35 @@ export function requireOnPremise(mode: Mode): void {
 export type LibraryGate = (caller: Caller, catalogVersion?: number) => Caller
 
 export function createLibraryGate(store: Store): LibraryGate {
-  let cache: (AccessRules & { version: number; closed: Map<number | null, ReadonlySet<number>> }) | undefined
+  type Cache = AccessRules & { version: number; closed: Map<number | null, ReadonlySet<number>>; admins: Map<number, boolean> }
+  let cache: Cache | undefined
 
-  const closedTo = (userId: number | null, version: number): ReadonlySet<number> => {
+  const rulesAt = (version: number): Cache => {
     // The version is read before the rules: a change in between moves it, and the next request reloads.
     if (cache?.version !== version) {
-      cache = { version, ...store.libraryAccess.rules(readSetting(store.settings, 'access.restrictNewLibraries')), closed: new Map() }
+      cache = { version, ...store.libraryAccess.rules(readSetting(store.settings, 'access.restrictNewLibraries')), closed: new Map(), admins: new Map() }
     }
-    if (cache.restricted.size === 0) return NOTHING_CLOSED
-    let closed = cache.closed.get(userId)
+    return cache
+  }
+
+  const closedTo = (userId: number | null, version: number): ReadonlySet<number> => {
+    const rules = rulesAt(version)
+    if (rules.restricted.size === 0) return NOTHING_CLOSED
+    let closed = rules.closed.get(userId)
     if (!closed) {
-      const granted = userId === null ? undefined : cache.grants.get(userId)
-      closed = new Set([...cache.restricted].filter((pk) => !granted?.has(pk)))
-      cache.closed.set(userId, closed)
+      const granted = userId === null ? undefined : rules.grants.get(userId)
+      closed = new Set([...rules.restricted].filter((pk) => !granted?.has(pk)))
+      rules.closed.set(userId, closed)
     }
     return closed
+  }
+
+  /** Whether a key's user is an admin, read once per catalogue version (a role change moves it, migration 0020). */
+  const isAdmin = (userId: number, version: number): boolean => {
+    const { admins } = rulesAt(version)
+    let admin = admins.get(userId)
+    if (admin === undefined) admins.set(userId, (admin = store.libraryAccess.isAdmin(userId)))
+    return admin
   }
 
   return (caller, version = store.catalogVersion()) => {
@@ -69,7 +83,7 @@ export function createLibraryGate(store: Store): LibraryGate {
       case 'api-key': {
         if (caller.userId === null) return { ...caller, closed: closedTo(null, version) }
         const closed = closedTo(caller.userId, version)
-        return closed.size === 0 || store.libraryAccess.isAdmin(caller.userId) ? caller : { ...caller, closed }
+        return closed.size === 0 || isAdmin(caller.userId, version) ? caller : { ...caller, closed }
       }
     }
   }

@@ -64,20 +64,23 @@ async function ask(app: FastifyInstance, headers: Record<string, string> = {}, s
 }
 
 describe('one /v2/context request', () => {
-  it('on-premise, anonymous or with a key, reads the catalogue version and nothing else', async () => {
+  it("on-premise, anonymous or with a key (the install's, a member's, an admin's), reads the catalogue version and nothing else", async () => {
     const app = await buildTestApp({ startWorker: false })
     await seedLibrary(app, '/acme/billing', DOCS)
     // A restricted library, so the access rules have something to say.
     await seedLibrary(app, '/acme/secret', DOCS)
     app.runtime.store.libraryAccess.set(app.runtime.store.libraries.byId('/acme/secret')!.pk, 'restricted', [])
-    const key = bearer(createKey(app))
-    await ask(app)
-    await ask(app, key)
+    const { users, keys } = app.runtime.store
+    const userKey = async (email: string, role: 'admin' | 'member') => {
+      const user = await users.create({ email, password: 'correct horse battery staple', role })
+      return bearer(keys.create(email, { userId: user.id, teamId: null }).key)
+    }
+    const callers = [{}, bearer(createKey(app)), await userKey('alice@example.com', 'member'), await userKey('root@example.com', 'admin')]
+    for (const headers of callers) await ask(app, headers)
 
     const seen = recordStatements(app)
-    for (let i = 0; i < 3; i++) await ask(app)
-    for (let i = 0; i < 3; i++) await ask(app, key)
-    expect(seen).toEqual(Array(6).fill(CATALOG_READ))
+    for (let i = 0; i < 3; i++) for (const headers of callers) await ask(app, headers)
+    expect(seen).toEqual(Array(12).fill(CATALOG_READ))
   })
 
   it("in the cloud, with a teamspace's key under a policy and a plan, reads the catalogue version and nothing else", async () => {
