@@ -23,6 +23,7 @@ import * as accounts from './0017_accounts.js'
 import * as teamConnections from './0018_team_connections.js'
 import * as teamPksNeverReused from './0019_team_pks_never_reused.js'
 import * as jobPksNeverReused from './0020_job_pks_never_reused.js'
+import * as cachedRowsMoveCatalog from './0021_cached_rows_move_catalog.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -45,6 +46,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0018_team_connections', teamConnections],
   ['0019_team_pks_never_reused', teamPksNeverReused],
   ['0020_job_pks_never_reused', jobPksNeverReused],
+  ['0021_cached_rows_move_catalog', cachedRowsMoveCatalog],
 ]
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Knex.Migration]> = {

@@ -12,6 +12,7 @@ import { openRuntime, recoverDataDir, type JobRunnerKind, type Runtime } from '.
 import { loggerOptions, RequestLogController } from './logger.js'
 import access from './plugins/access.js'
 import auth from './plugins/auth.js'
+import catalogVersion from './plugins/catalog-version.js'
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js'
 import jsonBody from './plugins/json-body.js'
 import mail from './plugins/mail.js'
@@ -132,6 +133,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(errors)
   await app.register(jsonBody)
+  await app.register(catalogVersion)
   await app.register(auth, { keys: runtime.store.keys, mode: config.mode })
   await app.register(session, { users: runtime.store.users })
   await app.register(sameOrigin)
@@ -228,10 +230,14 @@ function warmSets(app: FastifyInstance, runtime: Runtime): () => void {
   }
 }
 
-/** Whether a query string's percent-encoding decodes: every `%` starts two hex digits, and the bytes are UTF-8. */
+/**
+ * Whether a query string's percent-encoding decodes: every `%` starts two hex digits, and the
+ * bytes are UTF-8. A `+` (a space) never fails to decode, so it needs no replacing to check.
+ */
 function isDecodable(query: string): boolean {
+  if (!query.includes('%')) return true
   try {
-    decodeURIComponent(query.replace(/\+/g, ' '))
+    decodeURIComponent(query)
     return true
   } catch {
     return false

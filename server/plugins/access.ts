@@ -6,13 +6,14 @@
  * dashboard adds and refreshes libraries with the operator's sign-in, as a script does with a key)
  * or `{ config: { access: 'admin' } }` (an admin session), or `{ config: { access: 'session' } }`
  * (any signed-in user: the cloud's accounts and teamspaces, server/routes/teams.ts). The same hook settles `request.caller`
- * (src/access.ts) once, for every route to ask what the request may see.
+ * (src/access.ts) once, for every route to ask what the request may see; the access gate checks
+ * what it caches against the request's catalogue version (catalog-version.ts).
  */
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { ANONYMOUS, callerOf, type Caller } from '../../src/access.js'
 import { LecternError } from '../../src/errors.js'
-import { createLibraryGate } from '../../src/tenancy/library-access.js'
+import { createLibraryGate, type LibraryGate } from '../../src/tenancy/library-access.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -26,12 +27,12 @@ declare module 'fastify' {
 
 async function access(app: FastifyInstance): Promise<void> {
   const { mode } = app.lecternOptions.config
-  const teams = app.runtime.store.teams
+  const { store } = app.runtime
   // Library access control is on-premise's; the cloud's tenants are kept apart by teamspace.
-  const gate = mode === 'onprem' ? createLibraryGate(app.runtime.store) : (caller: Caller) => caller
+  const gate: LibraryGate = mode === 'onprem' ? createLibraryGate(store) : (caller) => caller
   app.decorateRequest('caller', null as never)
   app.addHook('onRequest', async (request) => {
-    request.caller = gate(request.apiKeyRefusal ? ANONYMOUS : callerOf(request, mode, teams.teamIdsOf))
+    request.caller = gate(request.apiKeyRefusal ? ANONYMOUS : callerOf(request, mode, store.teams.teamIdsOf), request.catalogVersion)
     const needed = request.routeOptions.config?.access
     if (needed === 'admin') await app.requireAdmin(request)
     else if (needed === 'session' && !request.user) throw new LecternError('not_authenticated', 'This endpoint needs a session: sign in with POST /api/auth/login.')
@@ -40,4 +41,4 @@ async function access(app: FastifyInstance): Promise<void> {
 }
 
 // After the rate limit, so refused callers are counted like any other.
-export default fp(access, { name: 'lectern-access', dependencies: ['lectern-auth', 'lectern-session', 'lectern-rate-limit'] })
+export default fp(access, { name: 'lectern-access', dependencies: ['lectern-catalog-version', 'lectern-auth', 'lectern-session', 'lectern-rate-limit'] })

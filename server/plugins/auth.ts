@@ -61,7 +61,7 @@ async function auth(app: FastifyInstance, options: { keys: KeysRepository; mode:
     try {
       const token = bearerToken(request.headers.authorization)
       if (token === undefined) return
-      const key = options.keys.verify(token)
+      const key = options.keys.verify(token, request.catalogVersion)
       if (!key) throw invalidKey(refusedKeyMessage(token, options.mode))
       request.apiKey = key
     } catch (err) {
@@ -74,4 +74,4 @@ async function auth(app: FastifyInstance, options: { keys: KeysRepository; mode:
   })
 }
 
-export default fp(auth, { name: 'lectern-auth', dependencies: ['lectern-errors'] })
+export default fp(auth, { name: 'lectern-auth', dependencies: ['lectern-errors', 'lectern-catalog-version'] })

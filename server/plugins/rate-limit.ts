@@ -36,10 +36,11 @@ async function rateLimit(app: FastifyInstance, options: RateLimitOptions): Promi
   const limiter = options.counter ?? new RateLimiter(options.limits)
   const teams = app.lecternOptions.config.mode === 'cloud' ? app.runtime.store.teams : undefined
   /** The key's teamspace's plan multiplier; a team gone since the key was read counts as free. */
-  const multiplierOf = (teamId: number | null) => (teams && teamId !== null ? PLAN_LIMITS[teams.byPk(teamId)?.plan ?? 'free'].rateMultiplier : 1)
+  const multiplierOf = (teamId: number | null, catalogVersion: number) =>
+    teams && teamId !== null ? PLAN_LIMITS[teams.planOf(teamId, catalogVersion) ?? 'free'].rateMultiplier : 1
   const take = async (request: FastifyRequest) => {
     if (request.apiKeyRefusal) return limiter.take(`ip:${request.ip}`, false)
-    if (request.apiKey) return limiter.take(`key:${request.apiKey.id}`, true, multiplierOf(request.apiKey.teamId))
+    if (request.apiKey) return limiter.take(`key:${request.apiKey.id}`, true, multiplierOf(request.apiKey.teamId, request.catalogVersion))
     if (request.user) return limiter.take(`user:${request.user.id}`, true)
     return limiter.take(`ip:${request.ip}`, false)
   }
@@ -63,4 +64,4 @@ async function rateLimit(app: FastifyInstance, options: RateLimitOptions): Promi
   })
 }
 
-export default fp(rateLimit, { name: 'lectern-rate-limit', dependencies: ['lectern-auth', 'lectern-session'] })
+export default fp(rateLimit, { name: 'lectern-rate-limit', dependencies: ['lectern-catalog-version', 'lectern-auth', 'lectern-session'] })

@@ -18,7 +18,8 @@ import { vectorIndexPath } from '../paths.js'
 import type { Store } from '../store/index.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
 import type { SnippetSet } from '../store/snippets.js'
-import { requireAllowedLibrary } from '../tenancy/policy-access.js'
+import type { PolicySubject } from '../tenancy/policies.js'
+import { requireAllowedLibrary, storedPolicySubject } from '../tenancy/policy-access.js'
 import { questionTerms } from '../text/terms.js'
 import { checkTokenBudget, packSnippets } from './budget.js'
 import { fuseRankings, HASH_VECTOR_WEIGHT, rescoreByHashSimilarity, type RankedDoc, type RankedPk } from './fusion.js'
@@ -39,6 +40,8 @@ export interface ContextRequest {
   tokens: number
   /** Who asks: decides which libraries exist for them (access.ts). */
   caller: Caller
+  /** The catalogue version the request already read (the server reads it once per request); read here when absent. */
+  catalogVersion?: number
 }
 
 export interface ContextAnswer {
@@ -68,6 +71,8 @@ interface Resolution {
   library: Library
   version: LibraryVersion
   set: SnippetSet
+  /** The library as teamspace policies see it, read at the first check that needs it. */
+  subject?: PolicySubject
 }
 
 /** Resolutions kept per library ID as written; a bound, since IDs come from clients. */
@@ -91,7 +96,7 @@ export class Retriever {
 
   async getContext(request: ContextRequest): Promise<ContextAnswer> {
     checkTokenBudget(request.tokens)
-    const { library, version, set } = this.resolve(request.libraryId, request.caller)
+    const { library, version, set } = this.resolve(request.libraryId, request.caller, request.catalogVersion ?? this.store.catalogVersion())
     const setPk = set.pk
     let snippets: RenderedSnippet[]
     let scores: number[]
@@ -124,22 +129,24 @@ export class Retriever {
   /**
    * The library, version and live set a client's library ID names. Resolving costs a few
    * queries; a request rate of thousands per second makes them worth remembering until the
-   * next write to the database. Refusals (404, 301, 202...) are not remembered. A remembered
-   * resolution is checked against the caller first, as resolving would.
+   * catalogue changes (`at`, the version the request read). Refusals (404, 301, 202...) are not
+   * remembered. A remembered resolution is checked against the caller first, as resolving would.
    */
-  private resolve(libraryId: string, caller: Caller): Resolution {
-    const at = this.store.catalogVersion()
+  private resolve(libraryId: string, caller: Caller, at: number): Resolution {
     const hit = this.resolutions.get(libraryId)
     if (hit?.at === at) {
       if (!canSeeLibrary(caller, hit.library)) throw libraryNotFound(hit.id)
-      requireAllowedLibrary(this.store, caller, hit.library)
+      requireAllowedLibrary(this.store, caller, hit.library, at, () => (hit.subject ??= storedPolicySubject(this.store, hit.library)))
       return hit
     }
-    const { ref, library, version, setPk } = resolveLibraryVersion(this.store.libraries, libraryId, caller, (found) => requireAllowedLibrary(this.store, caller, found))
+    let subject: PolicySubject | undefined
+    const { ref, library, version, setPk } = resolveLibraryVersion(this.store.libraries, libraryId, caller, (found) =>
+      requireAllowedLibrary(this.store, caller, found, at, () => (subject = storedPolicySubject(this.store, found))),
+    )
     const set = this.store.snippets.set(setPk)
     if (!set) throw new Error(`snippet set ${setPk} vanished`)
     if (this.resolutions.size >= MAX_RESOLUTIONS) this.resolutions.clear()
-    const resolution = { at, id: ref.id, library, version, set }
+    const resolution: Resolution = { at, id: ref.id, library, version, set, subject }
     this.resolutions.set(libraryId, resolution)
     return resolution
   }

@@ -43,6 +43,8 @@ export class LexicalIndex {
   /** Per query scratch, reused: one allocation per index instead of one per request. */
   private readonly scores: Float64Array
   private readonly matched: Uint8Array
+  /** The documents a query matched, in the order first matched. */
+  private readonly touched: Int32Array
 
   private constructor(
     private readonly postings: Map<string, Postings>,
@@ -52,6 +54,7 @@ export class LexicalIndex {
   ) {
     this.scores = new Float64Array(size)
     this.matched = new Uint8Array(size)
+    this.touched = new Int32Array(size)
   }
 
   static build(rows: readonly IndexedText[]): LexicalIndex {
@@ -143,7 +146,7 @@ export class LexicalIndex {
 
   /** Bytes this index holds in memory, roughly: what a cache bounded by bytes counts. */
   get bytes(): number {
-    let sum = this.scores.byteLength + this.matched.byteLength + this.simhashes.byteLength
+    let sum = this.scores.byteLength + this.matched.byteLength + this.touched.byteLength + this.simhashes.byteLength
     for (const [term, list] of this.postings) sum += term.length * 2 + 64 + list.docs.byteLength + list.impacts.byteLength
     return sum
   }
@@ -151,15 +154,15 @@ export class LexicalIndex {
   /** The best `limit` snippets for the question's terms, best first; only snippets matching a term. */
   search(questionTerms: readonly string[], limit: number): LexicalHit[] {
     if (questionTerms.length === 0 || this.size === 0 || limit <= 0) return []
-    const { scores, matched } = this
-    const touched: number[] = []
+    const { scores, matched, touched } = this
+    let count = 0
     for (const term of questionTerms) {
       const list = this.postings.get(term)
       if (!list) continue
       const { docs, impacts } = list
       for (let i = 0; i < docs.length; i++) {
         const doc = docs[i]
-        if (matched[doc] === 0) touched.push(doc)
+        if (matched[doc] === 0) touched[count++] = doc
         scores[doc] += impacts[i]
         matched[doc]++
       }
@@ -168,7 +171,8 @@ export class LexicalIndex {
     // where it was written, so a query costs its matches, not the set's size.
     const heap = new TopK(limit)
     const coverage = Array.from({ length: questionTerms.length + 1 }, (_, n) => (n / questionTerms.length) ** COVERAGE_EXPONENT)
-    for (const doc of touched) {
+    for (let t = 0; t < count; t++) {
+      const doc = touched[t]
       heap.offer(doc, scores[doc] * coverage[Math.min(matched[doc], questionTerms.length)])
       scores[doc] = 0
       matched[doc] = 0

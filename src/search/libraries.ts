@@ -113,6 +113,8 @@ export interface SearchOptions {
   /** Who asks: only the libraries they may see exist for them (access.ts). */
   caller: Caller
   limit?: number
+  /** The catalogue version the request already read (the server reads it once per request); read here when absent. */
+  catalogVersion?: number
 }
 
 /** An entry's summary as the caller may read it. */
@@ -136,7 +138,7 @@ export class LibraryCatalogue {
 
   /** The libraries the caller may see, ordered by ID. */
   items(options: SearchOptions): CatalogueItem[] {
-    return this.current()
+    return this.current(options.catalogVersion)
       .filter((e) => canSeeLibrary(options.caller, e.library))
       .map((e) => ({ library: e.library, versions: e.versions, summary: present(e, options.caller) }))
   }
@@ -147,8 +149,8 @@ export class LibraryCatalogue {
 
   search(libraryName: string, query: string | undefined, options: SearchOptions): LibrarySummary[] {
     const terms = query ? questionWords(query) : []
-    const allowed = libraryFilterOf(this.store, options.caller)
-    const scored = this.current()
+    const allowed = libraryFilterOf(this.store, options.caller, options.catalogVersion)
+    const scored = this.current(options.catalogVersion)
       .filter((e) => canSeeLibrary(options.caller, e.library) && allowed(e.library, e.versions))
       .map((entry) => ({ entry, score: nameScore(entry, libraryName) }))
       .filter((s) => s.score > 0)
@@ -163,8 +165,7 @@ export class LibraryCatalogue {
     return scored.slice(0, options.limit ?? 10).map((s) => present(s.entry, options.caller))
   }
 
-  private current(): CatalogueEntry[] {
-    const version = this.store.catalogVersion()
+  private current(version = this.store.catalogVersion()): CatalogueEntry[] {
     if (version !== this.builtAt) {
       this.entries = this.store.libraries.list().map((l) => toEntry(l, this.store.libraries.versions(l.pk)))
       this.builtAt = version

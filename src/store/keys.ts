@@ -8,6 +8,7 @@ import { createHash, randomInt, timingSafeEqual } from 'node:crypto'
 import { LecternError } from '../errors.js'
 import type { Db } from './db.js'
 import { nowIso } from './db.js'
+import { VersionCache } from './version-cache.js'
 
 export const KEY_PREFIX = 'lct_'
 const KEY_BODY_LENGTH = 40
@@ -45,8 +46,12 @@ export interface KeysRepository {
   /** Every key, or those of one teamspace and/or one user. */
   list(filter?: { teamId?: number; userId?: number }): ApiKeyInfo[]
   revoke(id: number): ApiKeyInfo
-  /** The key's row when the key is well formed, known and not revoked; otherwise undefined. */
-  verify(key: string): ApiKeyInfo | undefined
+  /**
+   * The key's row when the key is well formed, known and not revoked; otherwise undefined. Given
+   * the catalogue version the request read, a key verified at that version is not read again: a
+   * key revoked, deleted or given another owner moves it (migration 0021).
+   */
+  verify(key: string, catalogVersion?: number): ApiKeyInfo | undefined
 }
 
 interface KeyRow {
@@ -95,6 +100,7 @@ export function createKeysRepository(db: Db): KeysRepository {
   const touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE pk = ?')
   // Writing last_used_at on every request would turn each read into a write; once a minute is plenty.
   const lastTouched = new Map<number, number>()
+  const live = new VersionCache<string, KeyRow>()
 
   return {
     create(name, owner) {
@@ -118,10 +124,14 @@ export function createKeysRepository(db: Db): KeysRepository {
       markRevoked.run(nowIso(), id)
       return toInfo(byPk.get(id)!)
     },
-    verify(key) {
+    verify(key, catalogVersion) {
       if (!isWellFormedKey(key)) return undefined
-      const row = byLookup.get(key.slice(KEY_PREFIX.length, KEY_PREFIX.length + LOOKUP_LENGTH))
-      if (!row || row.revoked_at) return undefined
+      const lookup = key.slice(KEY_PREFIX.length, KEY_PREFIX.length + LOOKUP_LENGTH)
+      const row = live.get(lookup, catalogVersion, () => {
+        const found = byLookup.get(lookup)
+        return found && !found.revoked_at ? found : undefined
+      })
+      if (!row) return undefined
       if (!timingSafeEqual(sha256(key), Buffer.from(row.hash, 'hex'))) return undefined
       const now = Date.now()
       if (now - (lastTouched.get(row.pk) ?? 0) > 60_000) {

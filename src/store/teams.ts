@@ -10,6 +10,7 @@ import { isPlan, PLAN_LIMITS, type Plan } from '../tenancy/plans.js'
 import type { TeamRole } from '../tenancy/roles.js'
 import type { Db } from './db.js'
 import { nowIso } from './db.js'
+import { VersionCache } from './version-cache.js'
 
 export interface Team {
   id: number
@@ -66,6 +67,8 @@ export interface TeamsRepository {
   personalTeam(userId: number): Team
   byName(name: string): Team | undefined
   byPk(pk: number): Team | undefined
+  /** The teamspace's plan; undefined when there is no such teamspace. Given the request's catalogue version, read once per version (migration 0021). */
+  planOf(pk: number, catalogVersion?: number): Plan | undefined
   list(): Team[]
   /** The teams the user belongs to, personal team first. */
   membershipsOf(userId: number): Membership[]
@@ -106,6 +109,7 @@ export function createTeamsRepository(db: Db): TeamsRepository {
   const updateRole = db.prepare('UPDATE team_members SET role = ? WHERE team_pk = ? AND user_pk = ?')
   const deleteMember = db.prepare('DELETE FROM team_members WHERE team_pk = ? AND user_pk = ?')
   const revokeKeys = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE team_pk = ? AND user_pk = ? AND revoked_at IS NULL')
+  const plans = new VersionCache<number, Plan>()
 
   const requireTeam = (pk: number): TeamRow => {
     const row = byPk.get(pk)
@@ -147,6 +151,11 @@ export function createTeamsRepository(db: Db): TeamsRepository {
       const row = byPk.get(pk)
       return row && toTeam(row)
     },
+    planOf: (pk, catalogVersion) =>
+      plans.get(pk, catalogVersion, () => {
+        const row = byPk.get(pk)
+        return row && toTeam(row).plan
+      }),
     list: () => (db.prepare('SELECT * FROM teams ORDER BY personal_user_pk IS NULL DESC, name').all() as TeamRow[]).map(toTeam),
     membershipsOf: (userId) => membershipsOf.all(userId).map((row) => ({ team: toTeam(row), role: row.role })),
     teamIdsOf: (userId) => membershipsOf.all(userId).map((row) => row.pk),

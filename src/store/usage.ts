@@ -47,8 +47,9 @@ export class UsageRecorder {
   private pending = new Map<string, UsageRow>()
   /** `day|libraryPk|client` -> the raw users asking; only in memory, hashed when written. */
   private pendingUsers = new Map<string, Set<string>>()
-  private pendingTopics = new Map<string, number>()
-  private pendingCountries = new Map<string, number>()
+  /** libraryPk -> topic (or country) -> requests: counted per library, so a request builds no key strings. */
+  private pendingTopics: Facets = new Map()
+  private pendingCountries: Facets = new Map()
   private readonly upsert
   private readonly select
   private readonly insertUser
@@ -104,8 +105,14 @@ export class UsageRecorder {
       if (users) users.add(asked.user)
       else this.pendingUsers.set(usersKey, new Set([asked.user]))
     }
-    for (const topic of asked.question === undefined ? [] : topicsOf(asked.question)) bump(this.pendingTopics, `${libraryPk}|${topic}`)
-    bump(this.pendingCountries, `${libraryPk}|${countryOf(asked.country)}`)
+    if (asked.question !== undefined) {
+      const topics = topicsOf(asked.question)
+      if (topics.length > 0) {
+        const counts = facetsOf(this.pendingTopics, libraryPk)
+        for (const topic of topics) bump(counts, topic)
+      }
+    }
+    bump(facetsOf(this.pendingCountries, libraryPk), countryOf(asked.country))
   }
 
   /**
@@ -138,14 +145,8 @@ export class UsageRecorder {
           // 132 bits of the HMAC: far more than needed to keep a day's users apart.
           for (const user of users) this.insertUser.run(day, Number(pk), client, createHmac('sha256', salt).update(user).digest('base64url').slice(0, 22))
         }
-        for (const [key, n] of taken.topics) {
-          const [pk, topic] = splitOnce(key)
-          if (known(pk)) this.upsertTopic.run(pk, topic, n)
-        }
-        for (const [key, n] of taken.countries) {
-          const [pk, country] = splitOnce(key)
-          if (known(pk)) this.upsertCountry.run(pk, country, n)
-        }
+        for (const [pk, topics] of taken.topics) if (known(pk)) for (const [topic, n] of topics) this.upsertTopic.run(pk, topic, n)
+        for (const [pk, countries] of taken.countries) if (known(pk)) for (const [country, n] of countries) this.upsertCountry.run(pk, country, n)
         this.salt.forgetBefore(today)
       })()
       this.sweptDay = today
@@ -163,7 +164,7 @@ export class UsageRecorder {
   }
 
   /** Puts counts whose write failed back in front of those taken since, for the next flush. */
-  private restore(taken: { rows: Map<string, UsageRow>; users: Map<string, Set<string>>; topics: Map<string, number>; countries: Map<string, number> }): void {
+  private restore(taken: { rows: Map<string, UsageRow>; users: Map<string, Set<string>>; topics: Facets; countries: Facets }): void {
     for (const [key, row] of taken.rows) {
       const later = this.pending.get(key)
       this.pending.set(key, later ? { ...row, requests: row.requests + later.requests } : row)
@@ -172,8 +173,8 @@ export class UsageRecorder {
       const later = this.pendingUsers.get(key)
       this.pendingUsers.set(key, later ? new Set([...users, ...later]) : users)
     }
-    for (const [key, n] of taken.topics) bump(this.pendingTopics, key, n)
-    for (const [key, n] of taken.countries) bump(this.pendingCountries, key, n)
+    for (const [pk, topics] of taken.topics) for (const [topic, n] of topics) bump(facetsOf(this.pendingTopics, pk), topic, n)
+    for (const [pk, countries] of taken.countries) for (const [country, n] of countries) bump(facetsOf(this.pendingCountries, pk), country, n)
   }
 
   /** Flushes if it can; reads answer from what is stored when the disk refuses the write. */
@@ -191,12 +192,14 @@ export class UsageRecorder {
   }
 }
 
-function bump(counts: Map<string, number>, key: string, by = 1): void {
-  counts.set(key, (counts.get(key) ?? 0) + by)
+type Facets = Map<number, Map<string, number>>
+
+function facetsOf(facets: Facets, libraryPk: number): Map<string, number> {
+  let counts = facets.get(libraryPk)
+  if (!counts) facets.set(libraryPk, (counts = new Map()))
+  return counts
 }
 
-/** `pk|rest` split at its first bar: topics and countries never contain one, but a split must not care. */
-function splitOnce(key: string): [number, string] {
-  const bar = key.indexOf('|')
-  return [Number(key.slice(0, bar)), key.slice(bar + 1)]
+function bump(counts: Map<string, number>, key: string, by = 1): void {
+  counts.set(key, (counts.get(key) ?? 0) + by)
 }

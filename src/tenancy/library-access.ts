@@ -5,9 +5,10 @@
  * admin session, a key of an admin, the CLI) reach everything. A restricted library is closed
  * to everyone else, so src/access.ts answers for it exactly as for an unknown library.
  *
- * Requests ask `gate` for the libraries closed to their caller: the restricted set and the grants
- * are read once per catalogue version (grants move it too, migration 0016) and per value of the
- * default, and each user's closed set is kept with them, so search does not query per library.
+ * Requests ask `gate` for the libraries closed to their caller: the default, the restricted set
+ * and the grants are read once per catalogue version (grants and the default move it too,
+ * migrations 0016 and 0021), and each user's closed set is kept with them, so neither a request
+ * nor search queries per library.
  */
 import { LOCAL, type Caller } from '../access.js'
 import type { Mode } from '../config.js'
@@ -32,39 +33,57 @@ export function requireOnPremise(mode: Mode): void {
   }
 }
 
-/** Settles which libraries are closed to a request's caller; the caller itself otherwise unchanged. */
-export function createLibraryGate(store: Store): (caller: Caller) => Caller {
-  let cache: (AccessRules & { version: number; restrictByDefault: boolean; closed: Map<number | null, ReadonlySet<number>> }) | undefined
+/**
+ * Settles which libraries are closed to a request's caller; the caller itself otherwise unchanged.
+ * `catalogVersion` is the catalogue version the request reads once for all its caches (read here
+ * when not given); at an unchanged version the gate reads nothing from the database.
+ */
+export type LibraryGate = (caller: Caller, catalogVersion?: number) => Caller
 
-  const closedTo = (userId: number | null): ReadonlySet<number> => {
+export function createLibraryGate(store: Store): LibraryGate {
+  type Cache = AccessRules & { version: number; closed: Map<number | null, ReadonlySet<number>>; admins: Map<number, boolean> }
+  let cache: Cache | undefined
+
+  const rulesAt = (version: number): Cache => {
     // The version is read before the rules: a change in between moves it, and the next request reloads.
-    const version = store.catalogVersion()
-    const restrictByDefault = readSetting(store.settings, 'access.restrictNewLibraries')
-    if (!cache || cache.version !== version || cache.restrictByDefault !== restrictByDefault) {
-      cache = { version, restrictByDefault, ...store.libraryAccess.rules(restrictByDefault), closed: new Map() }
+    if (cache?.version !== version) {
+      cache = { version, ...store.libraryAccess.rules(readSetting(store.settings, 'access.restrictNewLibraries')), closed: new Map(), admins: new Map() }
     }
-    if (cache.restricted.size === 0) return NOTHING_CLOSED
-    let closed = cache.closed.get(userId)
+    return cache
+  }
+
+  const closedTo = (userId: number | null, version: number): ReadonlySet<number> => {
+    const rules = rulesAt(version)
+    if (rules.restricted.size === 0) return NOTHING_CLOSED
+    let closed = rules.closed.get(userId)
     if (!closed) {
-      const granted = userId === null ? undefined : cache.grants.get(userId)
-      closed = new Set([...cache.restricted].filter((pk) => !granted?.has(pk)))
-      cache.closed.set(userId, closed)
+      const granted = userId === null ? undefined : rules.grants.get(userId)
+      closed = new Set([...rules.restricted].filter((pk) => !granted?.has(pk)))
+      rules.closed.set(userId, closed)
     }
     return closed
   }
 
-  return (caller) => {
+  /** Whether a key's user is an admin, read once per catalogue version (a role change moves it, migration 0021). */
+  const isAdmin = (userId: number, version: number): boolean => {
+    const { admins } = rulesAt(version)
+    let admin = admins.get(userId)
+    if (admin === undefined) admins.set(userId, (admin = store.libraryAccess.isAdmin(userId)))
+    return admin
+  }
+
+  return (caller, version = store.catalogVersion()) => {
     switch (caller.kind) {
       case 'local':
         return caller
       case 'anonymous':
-        return { ...caller, closed: closedTo(null) }
+        return { ...caller, closed: closedTo(null, version) }
       case 'session':
-        return caller.role === 'admin' ? caller : { ...caller, closed: closedTo(caller.userId) }
+        return caller.role === 'admin' ? caller : { ...caller, closed: closedTo(caller.userId, version) }
       case 'api-key': {
-        if (caller.userId === null) return { ...caller, closed: closedTo(null) }
-        const closed = closedTo(caller.userId)
-        return closed.size === 0 || store.libraryAccess.isAdmin(caller.userId) ? caller : { ...caller, closed }
+        if (caller.userId === null) return { ...caller, closed: closedTo(null, version) }
+        const closed = closedTo(caller.userId, version)
+        return closed.size === 0 || isAdmin(caller.userId, version) ? caller : { ...caller, closed }
       }
     }
   }

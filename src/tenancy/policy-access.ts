@@ -13,10 +13,13 @@ import type { Store } from '../store/index.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
 import { isAllowed, isOpen, type Policy, type PolicySubject } from './policies.js'
 
-/** The policy the caller's requests go through; undefined when none filters them. */
-export function policyOf(store: Store, caller: Caller): Policy | undefined {
+/**
+ * The policy the caller's requests go through; undefined when none filters them. `catalogVersion`:
+ * the one the request read, against which the policy is kept (PoliciesRepository.of).
+ */
+export function policyOf(store: Store, caller: Caller, catalogVersion?: number): Policy | undefined {
   if (caller.kind !== 'api-key' || caller.insider || caller.teamId === null) return undefined
-  const policy = store.policies.of(caller.teamId)
+  const policy = store.policies.of(caller.teamId, catalogVersion)
   return policy && !isOpen(policy) ? policy : undefined
 }
 
@@ -33,19 +36,31 @@ export function policySubject(library: Library, defaultVersion: Pick<LibraryVers
   }
 }
 
+/** The library as policies see it, its default version read from the store. */
+export const storedPolicySubject = (store: Store, library: Library): PolicySubject => policySubject(library, store.libraries.version(library.pk, ''))
+
 /** For search: whether a visible library may be listed to the caller. */
-export function libraryFilterOf(store: Store, caller: Caller): (library: Library, versions: readonly LibraryVersion[]) => boolean {
-  const policy = policyOf(store, caller)
+export function libraryFilterOf(store: Store, caller: Caller, catalogVersion?: number): (library: Library, versions: readonly LibraryVersion[]) => boolean {
+  const policy = policyOf(store, caller, catalogVersion)
   if (!policy) return () => true
   const now = Date.now()
   return (library, versions) => isAllowed(policy, policySubject(library, versions.find((v) => v.tag === '')), now)
 }
 
-/** For context: refuses a visible library outside the caller's policy with 403 access_denied. */
-export function requireAllowedLibrary(store: Store, caller: Caller, library: Library): void {
-  const policy = policyOf(store, caller)
+/**
+ * For context: refuses a visible library outside the caller's policy with 403 access_denied.
+ * `subject`: the library as policies see it, when the caller already has it (read otherwise).
+ */
+export function requireAllowedLibrary(
+  store: Store,
+  caller: Caller,
+  library: Library,
+  catalogVersion?: number,
+  subject: () => PolicySubject = () => storedPolicySubject(store, library),
+): void {
+  const policy = policyOf(store, caller, catalogVersion)
   if (!policy) return
-  if (!isAllowed(policy, policySubject(library, store.libraries.version(library.pk, '')))) {
+  if (!isAllowed(policy, subject())) {
     throw new LecternError('access_denied', `Library ${library.id} is not among the libraries your teamspace's policies allow; a teamspace owner or admin can allow it.`)
   }
 }

@@ -172,3 +172,40 @@ describe('transactions across processes', () => {
     }
   })
 })
+
+describe('usage counts', () => {
+  it('keep the topics and countries of each library through a failed flush and write them at the next', async () => {
+    const store = await freshStore()
+    const one = store.libraries.create({ id: '/a/one', title: 'one', sourceKind: 'github', sourceUrl: 'https://github.com/a/one' }).library
+    const two = store.libraries.create({ id: '/a/two', title: 'two', sourceKind: 'github', sourceUrl: 'https://github.com/a/two' }).library
+    const usage = new UsageRecorder(store.db)
+    const topics = () => store.db.prepare('SELECT library_pk AS pk, topic, requests FROM usage_topics ORDER BY pk, topic').all()
+    const countries = () => store.db.prepare('SELECT library_pk AS pk, country, requests FROM usage_countries ORDER BY pk, country').all()
+    usage.record(one.pk, 'api', 'rest-txt', new Date(), { question: 'register a route plugin', country: 'de' })
+    usage.record(two.pk, 'api', 'rest-txt', new Date(), { question: 'route hooks' })
+
+    // A full disk: the transaction fails and the counts stay pending, with those taken since.
+    const transaction = store.db.transaction.bind(store.db)
+    store.db.transaction = (() => () => {
+      throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })
+    }) as unknown as typeof store.db.transaction
+    expect(() => usage.flush()).toThrow(/disk is full/)
+    store.db.transaction = transaction
+    usage.record(one.pk, 'api', 'rest-txt', new Date(), { question: 'route options' })
+    usage.flush()
+
+    expect(topics()).toEqual([
+      { pk: one.pk, topic: 'options', requests: 1 },
+      { pk: one.pk, topic: 'plugin', requests: 1 },
+      { pk: one.pk, topic: 'register', requests: 1 },
+      { pk: one.pk, topic: 'route', requests: 2 },
+      { pk: two.pk, topic: 'hooks', requests: 1 },
+      { pk: two.pk, topic: 'route', requests: 1 },
+    ])
+    expect(countries()).toEqual([
+      { pk: one.pk, country: 'DE', requests: 1 },
+      { pk: one.pk, country: 'unknown', requests: 1 },
+      { pk: two.pk, country: 'unknown', requests: 1 },
+    ])
+  })
+})

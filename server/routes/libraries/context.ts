@@ -12,6 +12,7 @@ export default async function context(app: FastifyInstance): Promise<void> {
       query,
       tokens: tokens ?? DEFAULT_TOKENS,
       caller: request.caller,
+      catalogVersion: request.catalogVersion,
     })
     const { countryHeader } = app.lecternOptions.config.metrics
     app.runtime.usage.record(answer.library.pk, clientKind(request.headers['x-context7-source'], 'api'), type === 'json' ? 'rest-json' : 'rest-txt', new Date(), {

@@ -5,6 +5,7 @@ export default async function search(app: FastifyInstance): Promise<void> {
   app.get<{ Querystring: SearchQueryType }>('/v2/libs/search', { schema: { querystring: SearchQuery } }, async (request) => {
     const results = app.runtime.catalogue.search(request.query.libraryName, request.query.query, {
       caller: request.caller,
+      catalogVersion: request.catalogVersion,
     })
     return { results, searchFilterApplied: false }
   })
