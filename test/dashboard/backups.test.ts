@@ -117,7 +117,7 @@ for (const workers of [1, 2]) {
     beforeAll(async () => {
       ;({ dataDir, key: keptKey } = await preparedDataDir())
       server = await startServer(dataDir, {}, teardown, { args: ['--workers', String(workers)] })
-      watched = await openPage(server.url)
+      watched = await openPage(server.url, teardown)
       page = watched.page
       // An action that cannot happen fails with the step named, within the test's time.
       page.setDefaultTimeout(15_000)

@@ -40,7 +40,7 @@ describe('the dashboard, as an operator uses it', () => {
     await makeGitRepo(WIDGETS, { parent: repos, name: 'widgets' })
     dataDir = await tmpDataDir(teardown)
     server = await startServer(dataDir, gitRedirectEnv(repos), teardown, { args: ['--workers', '2'] })
-    watched = await openPage(server.url)
+    watched = await openPage(server.url, teardown)
     page = watched.page
   }, 90_000)
 

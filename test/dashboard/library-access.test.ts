@@ -38,7 +38,7 @@ describe('the Library access section of Settings', () => {
     server = await startServer(dataDir, gitRedirectEnv(repos), teardown, { args: ['--workers', '1'] })
     await lectern(['add', 'https://github.com/acme/widgets', '--wait'])
     await lectern(['add', 'https://github.com/acme/gadgets', '--wait'])
-    watched = await openPage(server.url)
+    watched = await openPage(server.url, teardown)
   }, 90_000)
 
   it('restricts a library to a user, refuses an unknown one, and restricts by default', async () => {

@@ -27,7 +27,7 @@ describe('the Parse Queue', () => {
     dataDir = await tmpDataDir(teardown)
     await createAdmin(dataDir)
     server = await startServer(dataDir, git.env, teardown, { args: ['--workers', '2'] })
-    watched = await openPage(server.url)
+    watched = await openPage(server.url, teardown)
   }, 90_000)
 
   it('follows a running job live and cancels it; the library says why, and the token is never shown', async () => {

@@ -43,7 +43,7 @@ describe('the Settings page', () => {
     server = await startServer(dataDir, gitRedirectEnv(repos), teardown, { args: ['--workers', '1'] })
     // Queued through the data directory and run by the server's job worker.
     await lectern('add', 'https://github.com/acme/widgets', '--wait')
-    watched = await openPage(server.url)
+    watched = await openPage(server.url, teardown)
   }, 90_000)
 
   it('switches the embedding provider to Ollama after refusing a model the server lacks, and re-embeds', async () => {

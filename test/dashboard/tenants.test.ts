@@ -96,8 +96,8 @@ describe('the cloud dashboard for tenants', () => {
     // The operator exists (the first-run setup is done); tenants sign themselves up.
     await app.runtime.store.users.create({ email: 'ops@example.com', password: PASSWORD, role: 'admin' })
     url = await app.listen({ port: 0, host: '127.0.0.1' })
-    ada = await openPage(url)
-    bob = await openPage(url)
+    ada = await openPage(url, teardown)
+    bob = await openPage(url, teardown)
   }, 60_000)
 
   it('signs up, shows the unconfirmed banner, and confirms the address from the newest mailed link', async () => {

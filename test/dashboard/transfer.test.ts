@@ -79,7 +79,7 @@ describe('the Import / export page', () => {
       dataDir = await tmpDataDir(teardown)
       await createAdmin(dataDir)
       server = await startServer(dataDir, keys.env, teardown, { args: ['--workers', '1'] })
-      watched = await openPage(server.url)
+      watched = await openPage(server.url, teardown)
       page = watched.page
     }, 90_000)
 
@@ -155,7 +155,7 @@ describe('the Import / export page', () => {
 
     beforeAll(async () => {
       const server = await startServer(cloudDir, {}, teardown, { args: ['--mode', 'cloud', '--workers', '1'] })
-      watched = await openPage(server.url)
+      watched = await openPage(server.url, teardown)
       page = watched.page
     }, 90_000)
 

@@ -32,7 +32,7 @@ describe('the Usage page', () => {
     await createAdmin(dataDir)
     // One process: its own pending counts are flushed for the report; other workers' land within 5 s.
     server = await startServer(dataDir, {}, teardown, { args: ['--workers', '1'] })
-    watched = await openPage(server.url)
+    watched = await openPage(server.url, teardown)
     page = watched.page
   }, 90_000)
 

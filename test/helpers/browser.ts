@@ -7,9 +7,10 @@
 import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { afterAll } from 'vitest'
+import { afterAll, onTestFinished } from 'vitest'
 import { PROJECT_ROOT } from './cli.js'
 import type { HTMLInputElement, InPage } from './in-page.js'
+import type { Defer } from './tmp.js'
 
 const CHROMIUM = process.env.LECTERN_CHROMIUM_PATH ?? '/usr/bin/chromium'
 
@@ -21,7 +22,12 @@ export interface WatchedPage {
   problems: string[]
 }
 
-export async function openPage(baseURL: string): Promise<WatchedPage> {
+/**
+ * A page in a fresh context, closed by `defer` (the test's end by default; a suite's teardown for
+ * a page opened in beforeAll, registered after its server so it closes first): a page left open
+ * keeps a keep-alive connection, and an in-process server's close would wait for it.
+ */
+export async function openPage(baseURL: string, defer: Defer = onTestFinished): Promise<WatchedPage> {
   if (!browser) {
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] })
     afterAll(async () => {
@@ -30,6 +36,7 @@ export async function openPage(baseURL: string): Promise<WatchedPage> {
     })
   }
   const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 900 } })
+  defer(() => context.close())
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL })
   // Below the test timeout, so a missing element fails with playwright's own message.
   context.setDefaultTimeout(15_000)
