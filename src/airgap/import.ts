@@ -154,7 +154,7 @@ export function createImportJobHandler(store: Store, embedders: EmbedderPool): J
       const valid = JSON.parse(fs.readFileSync(staged, 'utf8')) as ValidLibrary
       ctx.progress(`re-embedding ${valid.snippets.length} snippets`)
       const result = await ingestSnippets(
-        { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log },
+        { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log, pace: ctx.pace },
         { versionPk: version.pk, commitSha: null },
         valid.snippets,
       )
