@@ -16,7 +16,7 @@ import { VectorIndexBuilder } from '../search/vector-index.js'
 import type { Store } from '../store/index.js'
 import type { NewSnippet } from '../store/snippets.js'
 import { embedText } from './embed-text.js'
-import { engineFileKind, writeEngineFile } from './loaded-set.js'
+import { engineFileKind, writeEngineFilePaced } from './loaded-set.js'
 import { removeSetFiles } from './set-files.js'
 
 /** Caps that keep one library from exhausting the host; over them the job fails `library_too_large`. */
@@ -92,7 +92,7 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
     deps.progress?.('indexing the snippets for search')
     try {
       const byPk = new Map(keys.map((pk, i) => [pk, vectors[i]]))
-      writeEngineFile(engineFilePath(store.paths, set.pk), store.snippets.allOfSet(set.pk), engineFileKind(set), byPk)
+      await writeEngineFilePaced(engineFilePath(store.paths, set.pk), store.snippets.allOfSet(set.pk), engineFileKind(set), byPk, pace)
     } catch (err) {
       // Derived data: the set's first load builds the file from the rows (and writes it if it can).
       deps.log?.warn({ setPk: set.pk, err }, 'could not write the engine file; the first question will build it')
