@@ -22,7 +22,7 @@ import { removeSetFiles } from './set-files.js'
 /** Caps that keep one library from exhausting the host; over them the job fails `library_too_large`. */
 export const LIMITS = { maxSnippets: 200_000, maxTokens: 50_000_000 }
 const BATCH = 256
-/** Vectors added to the vector index at a time, a pace between: about 20 ms of work each on a 2-core host. */
+/** Vectors added to the vector index at a time, with the job's pace between: in one call, a large set's index is a second of native work and more. */
 const INDEX_CHUNK = 1024
 
 export interface IngestTarget {
