@@ -60,7 +60,7 @@ describe("a job's pace", () => {
     await pace()
     let pauses = 0
     for (let i = 0; i < 3; i++) {
-      work(MAX_PAUSE_MS * 2)
+      work(MAX_PAUSE_MS)
       const paused = pace()
       if (!(await settlesAtOnce(paused))) pauses++
       await paused
