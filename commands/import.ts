@@ -5,7 +5,6 @@ import { Args, Flags } from '@oclif/core'
 import { LecternCommand } from '../cli/run.js'
 import { importBundle, importPayload, MAX_IMPORT_BYTES, type ImportResult } from '../src/airgap/import.js'
 import { LecternError } from '../src/errors.js'
-import { parseJsonBytes } from '../src/json-text.js'
 import { jobError, waitForJob } from '../src/jobs/wait.js'
 import { requireOfflineLicense } from '../src/license/state.js'
 
@@ -63,7 +62,7 @@ export default class Import extends LecternCommand {
   private async direct(file: string, zip: boolean, dataDir: string | undefined, configFile: string | undefined, force: boolean): Promise<ImportOutcome> {
     return this.withRuntime({ 'data-dir': dataDir, config: configFile }, 'write', async (runtime) => {
       requireOfflineLicense(runtime, 'Library import')
-      const result = zip ? await importBundle(runtime.store, file, force) : importPayload(runtime.store, parseJsonBytes(fs.readFileSync(file), file), force)
+      const result = zip ? await importBundle(runtime.store, file, force) : importPayload(runtime.store, fs.readFileSync(file), file, force)
       this.report(result)
       const failed: ImportOutcome['failed'] = []
       for (const [i, job] of result.jobs.entries()) {

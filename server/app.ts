@@ -117,6 +117,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   const runtime = await openRuntime({ config, log: app.log, jobRunner: options.jobRunner, onSetForgotten: options.onSetForgotten })
   app.decorate('runtime', runtime)
+  // Jobs on a thread of their own give way to requests in flight (src/jobs/pace.ts): each request
+  // counts from its arrival to its response's close, however it ends.
+  const gauge = runtime.worker.requests
+  if (gauge) {
+    app.server.on('request', (_request, response) => {
+      gauge.started()
+      response.once('close', () => gauge.ended())
+    })
+  }
   app.decorate('lecternOptions', { ...options, startWorker: options.startWorker ?? true, config })
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)

@@ -6,8 +6,8 @@
  *
  * Installs the license, then imports the file with the calls `lectern import <file>` makes on a
  * data directory no server holds (commands/import.ts): the offline-license check, `importBundle`
- * for a bundle (validate and stage entry by entry) or `importPayload` of the parsed JSON text
- * for a payload (queue one job per library), then `waitForJob` for each job, which takes the
+ * for a bundle (validate and stage entry by entry) or `importPayload` of the file's bytes for
+ * a payload (validate and stage library by library), then `waitForJob` for each job, which takes the
  * data-directory lock and runs the queue in this process. Then it answers one question from the
  * first library. Sends one `ImportChildReport` over IPC; a failure is a
  * message on stderr and exit code 1.
@@ -16,7 +16,6 @@ import fs from 'node:fs'
 import { ANONYMOUS } from '../../src/access.js'
 import { importBundle, importPayload } from '../../src/airgap/import.js'
 import { resolveConfig } from '../../src/config.js'
-import { parseJsonText } from '../../src/json-text.js'
 import { waitForJob } from '../../src/jobs/wait.js'
 import { installLicense, requireOfflineLicense } from '../../src/license/state.js'
 import { openRuntime } from '../../src/runtime.js'
@@ -54,7 +53,7 @@ async function main(): Promise<ImportChildReport> {
     try {
       const start = performance.now()
       requireOfflineLicense(runtime, 'Library import')
-      const result = file.endsWith('.zip') ? await importBundle(runtime.store, file, false) : importPayload(runtime.store, parseJsonText(fs.readFileSync(file, 'utf8'), file), false)
+      const result = file.endsWith('.zip') ? await importBundle(runtime.store, file, false) : importPayload(runtime.store, fs.readFileSync(file), file, false)
       const queuedMs = performance.now() - start
       if (result.skipped.length > 0) throw new Error(`the bundle was not imported whole: ${JSON.stringify(result.skipped.slice(0, 3))}`)
       for (const job of result.jobs) {

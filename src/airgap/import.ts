@@ -21,7 +21,8 @@ import type { JobHandler } from '../jobs/worker.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
 import { readBundle } from './bundle.js'
-import { checkLibrary, librariesOf, projectOf, type ValidLibrary } from './payload.js'
+import { checkLibrary, projectOf, type ValidLibrary } from './payload.js'
+import { forEachPayloadLibrary } from './payload-bytes.js'
 
 /** Spec 8: at most 100 MB per import, JSON body or bundle. */
 export const MAX_IMPORT_BYTES = 100 * 1024 * 1024
@@ -113,12 +114,15 @@ export class ImportBatch {
   }
 }
 
-/** Validates a parsed JSON payload and queues it. */
-export function importPayload(store: Store, body: unknown, force: boolean): ImportResult {
+/**
+ * Validates the bytes of a JSON payload library by library (payload-bytes.ts: never the whole
+ * payload parsed at once) and queues it; `what` names the bytes in refusals ("The body").
+ */
+export function importPayload(store: Store, bytes: Buffer, what: string, force: boolean): ImportResult {
   const batch = new ImportBatch(store)
   try {
-    for (const raw of librariesOf(body)) batch.add(raw)
-    return batch.commit(force || (body as { force?: unknown }).force === true)
+    const payload = forEachPayloadLibrary(bytes, what, (raw) => batch.add(raw))
+    return batch.commit(force || payload.force)
   } catch (err) {
     batch.discard()
     throw err
@@ -150,7 +154,7 @@ export function createImportJobHandler(store: Store, embedders: EmbedderPool): J
       const valid = JSON.parse(fs.readFileSync(staged, 'utf8')) as ValidLibrary
       ctx.progress(`re-embedding ${valid.snippets.length} snippets`)
       const result = await ingestSnippets(
-        { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log },
+        { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log, pace: ctx.pace },
         { versionPk: version.pk, commitSha: null },
         valid.snippets,
       )

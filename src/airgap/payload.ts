@@ -189,13 +189,9 @@ export function checkLibrary(raw: unknown): Checked {
   }
 }
 
-/** `{libraries: [...]}` of a parsed JSON body; anything else is a whole-request error. */
-export function librariesOf(body: unknown): unknown[] {
-  const libraries = body !== null && typeof body === 'object' ? (body as { libraries?: unknown }).libraries : undefined
-  if (!Array.isArray(libraries)) throw new LecternError('validation_error', 'The body must be {"libraries": [...], "force": false}: the export payload.')
-  if (libraries.length === 0) throw new LecternError('validation_error', 'The payload holds no libraries.')
-  return libraries
-}
+/** The refusals of a JSON body that is not the payload `{libraries: [...]}`, or holds no library (payload-bytes.ts). */
+export const notAPayload = () => new LecternError('validation_error', 'The body must be {"libraries": [...], "force": false}: the export payload.')
+export const noLibraries = () => new LecternError('validation_error', 'The payload holds no libraries.')
 
 const GIT_TYPES = new Set(['github', 'gitlab', 'bitbucket', 'git'])
 

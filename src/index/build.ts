@@ -12,16 +12,18 @@ import { asDiskFull } from '../disk-full.js'
 import type { Embedder } from '../embed/types.js'
 import { LecternError } from '../errors.js'
 import { engineFilePath, vectorIndexPath } from '../paths.js'
-import { writeVectorIndex } from '../search/vector-index.js'
+import { VectorIndexBuilder } from '../search/vector-index.js'
 import type { Store } from '../store/index.js'
 import type { NewSnippet } from '../store/snippets.js'
 import { embedText } from './embed-text.js'
-import { engineFileKind, writeEngineFile } from './loaded-set.js'
+import { engineFileKind, writeEngineFilePaced } from './loaded-set.js'
 import { removeSetFiles } from './set-files.js'
 
 /** Caps that keep one library from exhausting the host; over them the job fails `library_too_large`. */
 export const LIMITS = { maxSnippets: 200_000, maxTokens: 50_000_000 }
 const BATCH = 256
+/** Vectors added to the vector index at a time, with the job's pace between: in one call, a large set's index is a second of native work and more. */
+const INDEX_CHUNK = 1024
 
 export interface IngestTarget {
   versionPk: number
@@ -34,6 +36,8 @@ export interface IngestDeps {
   signal?: AbortSignal
   progress?: (message: string) => void
   log?: { warn(obj: object, msg: string): void }
+  /** Awaited between batches and index chunks: a job's pace (src/jobs/pace.ts); by default a turn of the event loop. */
+  pace?: () => Promise<void>
 }
 
 export interface IngestResult {
@@ -47,6 +51,7 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
 
 export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, snippets: NewSnippet[]): Promise<IngestResult> {
   const { store, embedder } = deps
+  const pace = deps.pace ?? yieldToEventLoop
   const tokens = snippets.reduce((sum, s) => sum + s.tokens, 0)
   if (snippets.length === 0) {
     throw new LecternError('no_code_found', 'No documentation or code snippets were found in the source.')
@@ -74,14 +79,20 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
         vectors.push(embedded[j])
       })
       deps.progress?.(`embedded ${Math.min(i + BATCH, snippets.length)} of ${snippets.length} snippets`)
-      await yieldToEventLoop()
+      await pace()
+    }
+    const index = new VectorIndexBuilder(dimensions)
+    for (let i = 0; i < keys.length; i += INDEX_CHUNK) {
+      deps.signal?.throwIfAborted()
+      index.add(keys.slice(i, i + INDEX_CHUNK), vectors.slice(i, i + INDEX_CHUNK))
+      await pace()
     }
     deps.signal?.throwIfAborted()
-    writeVectorIndex(vectorFile, embedder, dimensions, keys, vectors)
+    index.write(vectorFile, embedder)
     deps.progress?.('indexing the snippets for search')
     try {
       const byPk = new Map(keys.map((pk, i) => [pk, vectors[i]]))
-      writeEngineFile(engineFilePath(store.paths, set.pk), store.snippets.allOfSet(set.pk), engineFileKind(set), byPk)
+      await writeEngineFilePaced(engineFilePath(store.paths, set.pk), store.snippets.allOfSet(set.pk), engineFileKind(set), byPk, pace)
     } catch (err) {
       // Derived data: the set's first load builds the file from the rows (and writes it if it can).
       deps.log?.warn({ setPk: set.pk, err }, 'could not write the engine file; the first question will build it')

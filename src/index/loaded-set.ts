@@ -90,6 +90,15 @@ export function writeEngineFile(file: string, rows: readonly Row[], kind: Engine
   writeFileAtomically(file, encode(fingerprint(rows), rows, kind, vectors))
 }
 
+/** As writeEngineFile, awaiting `pace` between steps of ENCODE_STEP rows: a job's (src/jobs/pace.ts). */
+export async function writeEngineFilePaced(file: string, rows: readonly Row[], kind: EngineFileKind, vectors: ReadonlyMap<number, Float32Array>, pace: () => Promise<void>): Promise<void> {
+  const steps = encoding(fingerprint(rows), rows, kind, vectors)
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return writeFileAtomically(file, step.value)
+    await pace()
+  }
+}
+
 export function removeEngineFile(file: string): void {
   fs.rmSync(file, { force: true })
 }
@@ -122,10 +131,29 @@ function layoutOf(header: Buffer) {
 }
 
 function encode(stamp: readonly number[], rows: readonly Row[], kind: EngineFileKind, known?: ReadonlyMap<number, Float32Array>): Buffer {
-  const lexical = LexicalIndex.build(rows.map(indexedTextOf))
-  const lexicalBytes = lexical.toBytes()
-  const txt = rows.map((row) => Buffer.from(renderSnippetText(row)))
-  const json = rows.map((row) => Buffer.from(renderSnippetJson(row)))
+  const steps = encoding(stamp, rows, kind, known)
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value
+}
+
+/** Rows tokenized or rendered in one step of `encoding`. */
+const ENCODE_STEP = 512
+
+/** The file's bytes, built in steps (each `yield`) that a paced job can pause between. */
+function* encoding(stamp: readonly number[], rows: readonly Row[], kind: EngineFileKind, known?: ReadonlyMap<number, Float32Array>): Generator<void, Buffer> {
+  const terms: string[][][] = []
+  for (const row of rows) {
+    terms.push(LexicalIndex.termsOf(indexedTextOf(row)))
+    if (terms.length % ENCODE_STEP === 0) yield
+  }
+  const lexicalBytes = LexicalIndex.fromTerms(terms).toBytes()
+  yield
+  const txt: Buffer[] = []
+  const json: Buffer[] = []
+  for (const row of rows) {
+    txt.push(Buffer.from(renderSnippetText(row)))
+    json.push(Buffer.from(renderSnippetJson(row)))
+    if (txt.length % ENCODE_STEP === 0) yield
+  }
   const ends = (texts: Buffer[]) => {
     let at = 0
     return Uint32Array.from(texts, (text) => (at += text.length))

@@ -67,24 +67,41 @@ function explanationScore(snippet: NewSnippet, path: string): number {
 }
 
 /**
- * Parses documents into snippets. Identical content found on several pages is kept once, in the
- * occurrence that best explains it (the earliest on a tie); the others are remembered in `alsoAt`.
+ * Parses documents into snippets, one document at a time (a job gives way to requests between
+ * them). Identical content found on several pages is kept once, in the occurrence that best
+ * explains it (the earliest on a tie); the others are remembered in `alsoAt`.
  */
-export function snippetsOf(documents: SourceDocument[], locate: SourceLocator, context: ParseContext = {}): NewSnippet[] {
-  const byHash = new Map<string, { snippet: NewSnippet; score: number; others: string[] }>()
-  for (const doc of documents) {
-    for (const parsed of parseDocument(doc, context)) {
-      const snippet = toNewSnippet(parsed, locate(doc.path, parsed.anchor))
+export class DocumentSnippets {
+  private readonly byHash = new Map<string, { snippet: NewSnippet; score: number; others: string[] }>()
+
+  constructor(
+    private readonly locate: SourceLocator,
+    private readonly context: ParseContext = {},
+  ) {}
+
+  add(doc: SourceDocument): void {
+    for (const parsed of parseDocument(doc, this.context)) {
+      const snippet = toNewSnippet(parsed, this.locate(doc.path, parsed.anchor))
       const score = explanationScore(snippet, doc.path)
-      const kept = byHash.get(snippet.hash)
-      if (!kept) byHash.set(snippet.hash, { snippet, score, others: [] })
-      else if (score > kept.score) byHash.set(snippet.hash, { snippet, score, others: [...kept.others, kept.snippet.source] })
+      const kept = this.byHash.get(snippet.hash)
+      if (!kept) this.byHash.set(snippet.hash, { snippet, score, others: [] })
+      else if (score > kept.score) this.byHash.set(snippet.hash, { snippet, score, others: [...kept.others, kept.snippet.source] })
       else kept.others.push(snippet.source)
     }
   }
-  return [...byHash.values()].map(({ snippet, others }) => {
-    const alsoAt = [...new Set(others)].filter((source) => source !== snippet.source)
-    return alsoAt.length > 0 ? { ...snippet, alsoAt } : snippet
-  })
+
+  /** The snippets of the documents added so far, in the order they were first found. */
+  snippets(): NewSnippet[] {
+    return [...this.byHash.values()].map(({ snippet, others }) => {
+      const alsoAt = [...new Set(others)].filter((source) => source !== snippet.source)
+      return alsoAt.length > 0 ? { ...snippet, alsoAt } : snippet
+    })
+  }
 }
 
+/** The snippets of all these documents (DocumentSnippets at once). */
+export function snippetsOf(documents: SourceDocument[], locate: SourceLocator, context: ParseContext = {}): NewSnippet[] {
+  const parsed = new DocumentSnippets(locate, context)
+  for (const doc of documents) parsed.add(doc)
+  return parsed.snippets()
+}

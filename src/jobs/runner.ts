@@ -2,6 +2,8 @@
  * What the server, the CLI and the routes need from whatever runs jobs: the worker in this
  * thread (`Worker`), or the same worker on a thread of its own (`ThreadedWorker`, for `serve`).
  */
+import type { RequestGauge } from './pace.js'
+
 export interface JobRunner {
   /** True while jobs are being taken from the queue (readiness reports it). */
   readonly isRunning: boolean
@@ -12,4 +14,6 @@ export interface JobRunner {
   stop(): Promise<void>
   /** Runs queued jobs until none is left or `until()` holds; for a CLI that works without a server. */
   drain(until?: () => boolean): Promise<void>
+  /** Where a runner whose jobs give way to requests (pace.ts) wants the server's requests in flight counted. */
+  readonly requests?: RequestGauge
 }

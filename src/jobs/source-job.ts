@@ -16,7 +16,7 @@ import type { Store } from '../store/index.js'
 import type { NewSnippet } from '../store/snippets.js'
 import { libraryConnectionScope } from '../tenancy/stored-connections.js'
 import { ingestSnippets } from '../index/build.js'
-import { snippetsOf, toNewSnippet } from './ingest.js'
+import { DocumentSnippets, toNewSnippet } from './ingest.js'
 import { ingestJobPayload } from './kinds.js'
 import { queueDeclaredVersions } from './library-jobs.js'
 import type { JobContext, JobHandler } from './worker.js'
@@ -65,9 +65,9 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
     }
     ctx.progress(`parsing ${fetched.documents.length} documents`)
     const result = await ingestSnippets(
-      { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log },
+      { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log, pace: ctx.pace },
       { versionPk: version.pk, commitSha: fetched.revision ?? null },
-      snippetsFrom(fetched),
+      await snippetsFrom(fetched, ctx),
     )
     if (version.tag === '') {
       store.libraries.update(library.pk, {
@@ -87,12 +87,19 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
 
 /**
  * The snippets of a fetch, each content once: a reader's own snippets first, then the documents'
- * (parseDocument), then those generated from source code, the first of identical ones kept.
+ * (parseDocument, pacing between documents), then those generated from source code, the first of
+ * identical ones kept.
  */
-function snippetsFrom(fetched: FetchedSource): NewSnippet[] {
+async function snippetsFrom(fetched: FetchedSource, ctx: Pick<JobContext, 'pace' | 'signal'>): Promise<NewSnippet[]> {
   const located = (items: FetchedSource['built']) => (items ?? []).map(({ path, snippet }) => toNewSnippet(snippet, fetched.locate(path, snippet.anchor)))
+  const documents = new DocumentSnippets(fetched.locate, fetched.parseContext)
+  for (const doc of fetched.documents) {
+    ctx.signal.throwIfAborted()
+    documents.add(doc)
+    await ctx.pace()
+  }
   const byHash = new Map<string, NewSnippet>()
-  for (const snippet of [...located(fetched.built), ...snippetsOf(fetched.documents, fetched.locate, fetched.parseContext), ...located(fetched.generated)]) {
+  for (const snippet of [...located(fetched.built), ...documents.snippets(), ...located(fetched.generated)]) {
     if (!byHash.has(snippet.hash)) byHash.set(snippet.hash, snippet)
   }
   return [...byHash.values()]

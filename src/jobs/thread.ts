@@ -3,13 +3,15 @@
  * parse, tokenize, embed and write for seconds at a time, and on the serving thread that work
  * would hold every request behind it. The thread opens its own store connection and runs the
  * same Worker and handlers (src/jobs/handlers.ts); this side relays wake-ups and stop, takes
- * the thread's log lines into the server's log, and drops cached sets the thread retired.
+ * the thread's log lines into the server's log, drops cached sets the thread retired, and
+ * shares the gauge of requests in flight that the thread's jobs give way to (pace.ts).
  *
  * The thread runs compiled JavaScript (worker-thread.js beside this file), so only a process
  * started from dist/ can use it; buildApp() runs the worker in-process unless told otherwise.
  */
 import { Worker as Thread } from 'node:worker_threads'
 import type { LecternConfig } from '../config.js'
+import { RequestGauge } from './pace.js'
 import type { JobRunner } from './runner.js'
 import type { JobLog } from './worker.js'
 
@@ -28,6 +30,8 @@ export type FromThread =
 
 export interface ThreadData {
   config: LecternConfig
+  /** The serving side's requests in flight (RequestGauge), which the thread's jobs give way to. */
+  requests: SharedArrayBuffer
 }
 
 export interface ThreadedWorkerOptions {
@@ -43,6 +47,7 @@ export class ThreadedWorker implements JobRunner {
   private exited: Promise<void> = Promise.resolve()
   private nextId = 0
   private readonly pendingRuns = new Map<number, { resolve(ran: boolean): void; reject(err: Error): void }>()
+  readonly requests = new RequestGauge()
 
   constructor(private readonly options: ThreadedWorkerOptions) {}
 
@@ -77,7 +82,7 @@ export class ThreadedWorker implements JobRunner {
   private ensureThread(): Thread {
     if (this.thread) return this.thread
     const { config, log } = this.options
-    const thread = new Thread(new URL('./worker-thread.js', import.meta.url), { workerData: { config } satisfies ThreadData })
+    const thread = new Thread(new URL('./worker-thread.js', import.meta.url), { workerData: { config, requests: this.requests.memory } satisfies ThreadData })
     this.thread = thread
     thread.on('message', (message: FromThread) => this.receive(thread, message))
     thread.on('error', (err) => log.error({ err }, 'the job worker thread failed; no job runs until the server restarts'))

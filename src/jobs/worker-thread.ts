@@ -7,13 +7,14 @@ import { EmbedderPool } from '../embed/pool.js'
 import { createHttpClient } from '../sources/http.js'
 import { openStore } from '../store/index.js'
 import { createJobHandlers, WorkerTidying } from './handlers.js'
+import { pacer } from './pace.js'
 import { yieldCpuToRequests } from './priority.js'
 import type { FromThread, LogLevel, ThreadData, ToThread } from './thread.js'
 import { Worker, type JobLog } from './worker.js'
 
 const port = parentPort!
 const post = (message: FromThread) => port.postMessage(message)
-const { config } = workerData as ThreadData
+const { config, requests } = workerData as ThreadData
 
 /** Errors do not cross threads with their fields; send what a log line of one shows. */
 function cloneable(obj: object): object {
@@ -35,7 +36,7 @@ const store = await openStore(config.dataDir)
 const embedders = new EmbedderPool(store)
 const http = createHttpClient(config.mode, config.fetch.allow)
 const tidying = new WorkerTidying(store, forgetSet, log)
-const worker = new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, tidying.workerOptions)
+const worker = new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, { ...tidying.workerOptions, pace: pacer(requests) })
 
 port.on('message', (message: ToThread) => {
   switch (message.type) {

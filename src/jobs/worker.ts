@@ -24,6 +24,7 @@ import type { Job } from '../store/jobs.js'
 import type { Store } from '../store/index.js'
 import { cancelledReason } from './cancel.js'
 import { JobLogRecorder } from './job-log.js'
+import { nextTurn, type Pace } from './pace.js'
 import { markVersionFailed, settleVersion } from './version-outcome.js'
 
 /**
@@ -44,6 +45,8 @@ export interface JobContext {
   /** Records a human-readable status line (shown by `lectern jobs` and /api/parse-status). */
   progress(message: string): void
   log: JobLog
+  /** Awaited between pieces of work (documents, batches): gives way to requests in flight (pace.ts). */
+  pace: Pace
 }
 
 export type JobHandler = (ctx: JobContext) => Promise<string | void>
@@ -57,6 +60,8 @@ export interface WorkerOptions {
   onJobEnd?: (job: Job) => void
   /** Called before each claim, while no job runs: housekeeping that must not race a job. */
   betweenJobs?: () => void
+  /** The jobs' pace (default: a turn of the event loop, no pauses). */
+  pace?: Pace
 }
 
 export class Worker {
@@ -198,6 +203,7 @@ export class Worker {
         signal: controller.signal,
         progress: (m) => this.store.jobs.setStatus(job.pk, m),
         log,
+        pace: this.options.pace ?? nextTurn,
       })
       outcome = () => this.store.jobs.succeed(job.pk, message || 'done')
       log.info({ ms: Date.now() - started }, 'job succeeded')

@@ -39,6 +39,8 @@ const MAGIC = 0x4c58_4958 // "LXIX"
 const FORMAT = 1
 const HEADER_WORDS = 6
 
+const INDEXED_FIELDS = ['title', 'context', 'body'] as const
+
 export class LexicalIndex {
   /** Per query scratch, reused: one allocation per index instead of one per request. */
   private readonly scores: Float64Array
@@ -58,9 +60,18 @@ export class LexicalIndex {
   }
 
   static build(rows: readonly IndexedText[]): LexicalIndex {
-    const fields = ['title', 'context', 'body'] as const
-    const n = rows.length
-    const terms = rows.map((row) => fields.map((f) => indexTerms(row[f])))
+    return LexicalIndex.fromTerms(rows.map(LexicalIndex.termsOf))
+  }
+
+  /** One document's terms, by field: the tokenizing half of `build`, done a document at a time by a job that paces itself. */
+  static termsOf(row: IndexedText): string[][] {
+    return INDEXED_FIELDS.map((f) => indexTerms(row[f]))
+  }
+
+  /** The index of documents whose terms `termsOf` gave, in document order. */
+  static fromTerms(terms: readonly string[][][]): LexicalIndex {
+    const fields = INDEXED_FIELDS
+    const n = terms.length
     const average = fields.map((_, fi) => terms.reduce((sum, t) => sum + t[fi].length, 0) / Math.max(1, n) || 1)
     // Per document: term -> field-weighted, length-normalised frequency.
     const weighted = new Map<string, Array<[number, number]>>()

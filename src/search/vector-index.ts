@@ -102,6 +102,37 @@ export function inspectVectorFile(file: string, expected: { dimensions: number; 
   }
 }
 
+/**
+ * An index built in parts, so that a job can give way to requests between them (src/jobs/pace.ts),
+ * then written with its sidecar.
+ */
+export class VectorIndexBuilder {
+  private readonly index: UsearchIndex
+  private count = 0
+
+  constructor(private readonly dimensions: number) {
+    this.index = newIndex(dimensions)
+  }
+
+  add(keys: number[], vectors: Float32Array[]): void {
+    if (keys.length === 0) return
+    const { dimensions } = this
+    const matrix = new Float32Array(keys.length * dimensions)
+    vectors.forEach((v, i) => {
+      if (v.length !== dimensions) throw new Error(`vector ${this.count + i} has ${v.length} dimensions, expected ${dimensions}`)
+      matrix.set(v, i * dimensions)
+    })
+    this.index.add(BigUint64Array.from(keys, (k) => BigInt(k)), matrix)
+    this.count += keys.length
+  }
+
+  write(file: string, embedder: { provider: string; model: string }): void {
+    writeAtomically(file, (tmp) => this.index.save(tmp))
+    const info: VectorFileInfo = { ...embedder, dimensions: this.dimensions, count: this.count, bytes: fs.statSync(file).size }
+    writeAtomically(sidecarOf(file), (tmp) => fs.writeFileSync(tmp, JSON.stringify(info)))
+  }
+}
+
 export function writeVectorIndex(
   file: string,
   embedder: { provider: string; model: string },
@@ -109,18 +140,9 @@ export function writeVectorIndex(
   keys: number[],
   vectors: Float32Array[],
 ): void {
-  const index = newIndex(dimensions)
-  if (keys.length > 0) {
-    const matrix = new Float32Array(keys.length * dimensions)
-    vectors.forEach((v, i) => {
-      if (v.length !== dimensions) throw new Error(`vector ${i} has ${v.length} dimensions, expected ${dimensions}`)
-      matrix.set(v, i * dimensions)
-    })
-    index.add(BigUint64Array.from(keys, (k) => BigInt(k)), matrix)
-  }
-  writeAtomically(file, (tmp) => index.save(tmp))
-  const info: VectorFileInfo = { ...embedder, dimensions, count: keys.length, bytes: fs.statSync(file).size }
-  writeAtomically(sidecarOf(file), (tmp) => fs.writeFileSync(tmp, JSON.stringify(info)))
+  const builder = new VectorIndexBuilder(dimensions)
+  builder.add(keys, vectors)
+  builder.write(file, embedder)
 }
 
 export interface VectorHit {

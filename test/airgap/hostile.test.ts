@@ -235,6 +235,38 @@ describe('hostile imports', () => {
     expect(noKey.statusCode).toBe(401)
     expectNothingImported()
   })
+
+  it('reads a payload one library at a time: broken JSON after valid libraries, trailing bytes or libraries named twice leave nothing behind', async () => {
+    const post = (payload: string | Buffer) =>
+      app.inject({ method: 'POST', url: '/api/import-libraries', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload })
+    const good = JSON.stringify(library('/acme/staged'))
+    const refusals: Array<[string, RegExp]> = [
+      [`{"libraries":[${good},{"project":"/acme/cut"`, /^The body is not valid JSON\.$/],
+      [`{"libraries":[${good},]}`, /^The body is not valid JSON\.$/],
+      [`{"libraries":[${good}]} []`, /^The body is not valid JSON\.$/],
+      [`{"libraries":[${good}] "force":true}`, /^The body is not valid JSON\.$/],
+      [`{"libraries":[${good}],"libraries":[${good}]}`, /^The body names "libraries" twice\.$/],
+      [`{"libraries":[${good}],"\\u005f_proto__":{}}`, /^The body may not contain __proto__ or constructor keys\.$/],
+      [`{"libraries":{"0":${good}}}`, /\{"libraries": \[\.\.\.\], "force": false\}/],
+      ['{"force":true}', /\{"libraries": \[\.\.\.\], "force": false\}/],
+      ['{"libraries":[ ]}', /^The payload holds no libraries\.$/],
+      ['  ', /^The body is not valid JSON\.$/],
+    ]
+    for (const [payload, message] of refusals) {
+      const res = await post(payload)
+      expect(res.statusCode, payload.slice(-40)).toBe(400)
+      expect(res.json()).toMatchObject({ error: 'validation_error', message: expect.stringMatching(message) })
+      expectNothingImported()
+    }
+    // A byte order mark, whitespace anywhere between values and the body's own force after the libraries are read as before.
+    app.runtime.store.libraries.create({ id: '/acme/bom', title: 'bom', sourceKind: 'import', sourceUrl: '', isImported: true })
+    const forced = await post(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`\n{ "libraries" :\t[ ${JSON.stringify(library('/acme/bom'))} ] ,\r\n "force" : true }\n`)]))
+    expect(forced.statusCode, forced.body).toBe(202)
+    expect(forced.json()).toMatchObject({ queued: ['/acme/bom'], skipped: [] })
+    expect(app.runtime.store.jobs.list()).toHaveLength(1)
+    app.runtime.store.libraries.remove(app.runtime.store.libraries.byId('/acme/bom')!.pk)
+    fs.rmSync(path.join(app.runtime.store.paths.root, 'imports'), { recursive: true, force: true })
+  })
 })
 
 describe('a failing import job', () => {

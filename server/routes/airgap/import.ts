@@ -13,7 +13,6 @@ import path from 'node:path'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { importBundle, importPayload, importsDir, MAX_IMPORT_BYTES, type ImportResult } from '../../../src/airgap/import.js'
 import { LecternError } from '../../../src/errors.js'
-import { parseJsonBytes } from '../../../src/json-text.js'
 import { licenseStatus, requireOfflineLicense } from '../../../src/license/state.js'
 import { forEachPart, registerUploads, type UploadLimits } from '../../uploads.js'
 
@@ -26,15 +25,10 @@ export default async function importRoute(app: FastifyInstance): Promise<void> {
   if (status.state === 'invalid' || status.state === 'expired') app.log.error({ license: status.reason }, 'the installed license is not valid; import is disabled')
 
   await registerUploads(app, LIMITS)
-  // Only in this plugin: JSON must be UTF-8 (Fastify's parser would quietly turn bad bytes into U+FFFD).
+  // Only in this plugin: the JSON body stays bytes, which importPayload reads one library at a
+  // time, as UTF-8 only (Fastify's parser would quietly turn bad bytes into U+FFFD).
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: MAX_IMPORT_BYTES }, (_request, body, done) => {
-    try {
-      done(null, parseJsonBytes(body as Buffer, 'The body'))
-    } catch (err) {
-      done(err as LecternError, undefined)
-    }
-  })
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: MAX_IMPORT_BYTES }, (_request, body, done) => done(null, body))
 
   app.post<{ Querystring: { force?: string } }>(
     '/import-libraries',
@@ -48,7 +42,7 @@ export default async function importRoute(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const force = request.query.force === 'true'
-      const result = request.isMultipart() ? await importUpload(app, request, force) : importPayload(store, request.body, force)
+      const result = request.isMultipart() ? await importUpload(app, request, force) : importPayload(store, request.body as Buffer, 'The body', force)
       app.runtime.worker.wake()
       return reply.code(202).send(answer(result))
     },
