@@ -8,7 +8,8 @@ import type { Knex } from 'knex'
  * libraries, connections, invitations) keep their references by name; foreign keys are off during
  * the rebuild, since dropping the old table would otherwise delete, by cascade, every row that
  * references it. The sequence starts above the highest team pk a redirect still names, for teams
- * deleted before this migration.
+ * deleted before this migration. Harmless to run twice (see 0020): a second run finds the table
+ * rebuilt.
  */
 export const config = { transaction: false }
 
@@ -18,6 +19,8 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('PRAGMA foreign_keys = OFF')
   try {
     await knex.transaction(async (trx) => {
+      const [teams] = (await trx.raw("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'teams'")) as Array<{ sql: string }>
+      if (/\bpk INTEGER PRIMARY KEY AUTOINCREMENT\b/.test(teams.sql)) return
       await trx.raw(`CREATE TABLE teams_new (
         pk INTEGER PRIMARY KEY AUTOINCREMENT,
         name TEXT NOT NULL UNIQUE COLLATE NOCASE,

@@ -8,6 +8,10 @@ import type { Knex } from 'knex'
  * stored definition (columns were added by later migrations), and its indexes are made again.
  * `job_logs` keeps its reference by name; foreign keys are off during the rebuild, since dropping
  * the old table would otherwise delete every job's log lines by cascade.
+ *
+ * Like every migration that runs outside a transaction, it must be harmless to run twice: knex
+ * re-reads the applied migrations after taking its lock only inside a wrapping transaction, so
+ * two processes migrating together can both run it. The second finds the table rebuilt.
  */
 export const config = { transaction: false }
 
@@ -17,8 +21,9 @@ export async function up(knex: Knex): Promise<void> {
     await knex.transaction(async (trx) => {
       const objects = (await trx.raw("SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'jobs' AND sql IS NOT NULL")) as Array<{ type: string; name: string; sql: string }>
       const table = objects.find((o) => o.type === 'table')
+      if (table && /\bpk INTEGER PRIMARY KEY AUTOINCREMENT,/.test(table.sql)) return
       if (!table || !/\bpk INTEGER PRIMARY KEY,/.test(table.sql)) throw new Error('The jobs table is not the one this migration knows; nothing was changed.')
-      await trx.raw(table.sql.replace(/^CREATE TABLE jobs\b/, 'CREATE TABLE jobs_new').replace(/\bpk INTEGER PRIMARY KEY,/, 'pk INTEGER PRIMARY KEY AUTOINCREMENT,'))
+      await trx.raw(table.sql.replace(/^CREATE TABLE "?jobs"?/, 'CREATE TABLE jobs_new').replace(/\bpk INTEGER PRIMARY KEY,/, 'pk INTEGER PRIMARY KEY AUTOINCREMENT,'))
       await trx.raw('INSERT INTO jobs_new SELECT * FROM jobs')
       await trx.raw('DROP TABLE jobs')
       await trx.raw('ALTER TABLE jobs_new RENAME TO jobs')

@@ -1,6 +1,8 @@
 /**
  * Opens the SQLite database: migrations first (knex, with its migration lock so a CLI and a
- * server starting together never migrate twice), then one better-sqlite3 connection that all
+ * server starting together never run a migration at the same time; a migration without a
+ * transaction may still run twice, one process after the other, and is written to be harmless
+ * then: see migrations/0020), then one better-sqlite3 connection that all
  * repositories share. Queries are synchronous and prepared once: the read path of /v2/context
  * must stay in the tens of microseconds, which an async query builder cannot do.
  */

@@ -54,6 +54,18 @@ describe('job pks', () => {
       expect(next).toBe(3)
       store.db.prepare('DELETE FROM jobs WHERE pk = ?').run(next)
       expect(Number(insert.run(now).lastInsertRowid)).toBe(4)
+      const jobPks = () => store.db.prepare('SELECT pk FROM jobs ORDER BY pk').pluck().all()
+      // Two processes migrating together can both run a migration that has no transaction (knex
+      // re-reads what is applied only inside one): running 0019 and 0020 again changes nothing.
+      const again = knexFactory({ client: 'better-sqlite3', connection: { filename: paths.database }, useNullAsDefault: true })
+      try {
+        for (const name of ['0019_team_pks_never_reused', '0020_job_pks_never_reused']) await MIGRATIONS.find(([n]) => n === name)![1].up(again)
+      } finally {
+        await again.destroy()
+      }
+      expect(jobPks()).toEqual([1, 2, 4])
+      expect(store.db.prepare('SELECT count(*) AS n FROM job_logs').get()).toEqual({ n: 2 })
+      expect(Number(insert.run(now).lastInsertRowid)).toBe(5)
       // The cascades hold after the rebuild: removing the library removes its jobs and their lines.
       store.db.prepare('DELETE FROM libraries WHERE pk = 1').run()
       expect(store.db.prepare('SELECT (SELECT count(*) FROM jobs) AS jobs, (SELECT count(*) FROM job_logs) AS lines').get()).toEqual({ jobs: 0, lines: 0 })
