@@ -7,13 +7,16 @@
  *   --holdout        also split the figures into tuning and holdout questions
  *   --misses         list the questions with no relevant snippet in the first five
  *   --record         (ci) write the figures to bench/eval-baseline.json, the floor test/eval.test.ts guards
+ *   --embedding ollama|openai --embedding-model <name> [--embedding-host <url>]
+ *                    ingest with a real embedder instead of the built-in hash one (the API key of
+ *                    an OpenAI-compatible server from LECTERN_EVAL_EMBEDDING_KEY)
  */
 import { existsSync } from 'node:fs'
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { report, reportTable, type EvalReport } from '../src/eval/metrics.js'
 import type { Signals } from '../src/search/context.js'
-import { baselinePath, runBench, type Baseline, type QuestionSet } from './eval/run-eval.js'
+import { baselinePath, embeddingFromArgs, runBench, type Baseline, type QuestionSet } from './eval/run-eval.js'
 import { defaultReposRoot } from './eval/dev-corpora.js'
 
 function misses(result: EvalReport): string {
@@ -28,7 +31,7 @@ async function main(args: string[]): Promise<void> {
   if (set !== 'ci' && set !== 'dev') throw new Error(`--set takes ci or dev, not ${setArg}`)
   const signals: Signals[] = flag('signals') ? ['lexical', 'vector', 'fused'] : ['fused']
   const started = Date.now()
-  const result = await runBench({ set, signals })
+  const result = await runBench({ set, signals, embedding: embeddingFromArgs(args) })
   console.log(`${set} set: ${result.questions.length} questions; ingest ${result.ingestSeconds.toFixed(1)} s; ${((Date.now() - started) / 1000).toFixed(1)} s in all\n`)
   for (const [name, scored] of result.reports) {
     console.log(`### ${name === 'fused' && !flag('signals') ? 'default ranking' : name}\n\n${reportTable(scored)}\n`)

@@ -16,6 +16,8 @@ import { resolveConfig } from '../../src/config.js'
 import type { EvalReport } from '../../src/eval/metrics.js'
 import { readQuestions, type EvalQuestion } from '../../src/eval/questions.js'
 import { runEval, DEFAULT_EVAL_TOKENS } from '../../src/eval/run.js'
+import { saveEmbedding } from '../../src/embed/pool.js'
+import type { EmbedderSettings } from '../../src/embed/types.js'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { Retriever, type Signals } from '../../src/search/context.js'
 import { renderJson } from '../../src/search/render.js'
@@ -31,6 +33,8 @@ export interface BenchOptions {
   tokens?: number
   /** Where the dev repositories were prepared (default bench/.work/dev-repos). */
   reposRoot?: string
+  /** The embedder the corpora are ingested with (default the built-in hash embedder). */
+  embedding?: EmbedderSettings
 }
 
 export interface BenchResult {
@@ -52,6 +56,31 @@ export const baselinePath = () => path.join(projectRoot(), 'bench', 'eval-baseli
 
 export async function readBaseline(): Promise<Baseline> {
   return JSON.parse(await fs.readFile(baselinePath(), 'utf8')) as Baseline
+}
+
+/**
+ * `--embedding ollama|openai --embedding-model <name> [--embedding-host <url>]`: the embedder to
+ * ingest with instead of the built-in hash one, so a host that runs an embedding server measures
+ * the fusion a real embedder gets. An OpenAI-compatible server's key comes from the environment
+ * (LECTERN_EVAL_EMBEDDING_KEY), never from the command line.
+ */
+export function embeddingFromArgs(args: readonly string[], env: NodeJS.ProcessEnv = process.env): EmbedderSettings | undefined {
+  const value = (name: string) => {
+    const at = args.indexOf(`--${name}`)
+    if (at === -1) return undefined
+    const given = args[at + 1]
+    if (given === undefined || given.startsWith('--')) throw new Error(`--${name} needs a value`)
+    return given
+  }
+  const provider = value('embedding')
+  if (provider === undefined) {
+    const stray = ['embedding-model', 'embedding-host'].find((name) => args.includes(`--${name}`))
+    if (stray) throw new Error(`--${stray} goes with --embedding ollama|openai`)
+    return undefined
+  }
+  if (provider !== 'ollama' && provider !== 'openai') throw new Error(`--embedding takes ollama or openai, not ${provider}`)
+  const apiKey = env.LECTERN_EVAL_EMBEDDING_KEY
+  return { provider, model: value('embedding-model'), host: value('embedding-host'), ...(apiKey ? { apiKey } : {}) }
 }
 
 const questionsFile = (set: QuestionSet) => path.join(projectRoot(), 'bench', 'eval', set === 'ci' ? 'questions.json' : 'dev-questions.json')
@@ -82,6 +111,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     const unknown = questions.find((q) => !names.includes(q.library))
     if (unknown) throw new Error(`question "${unknown.question}" names unknown library "${unknown.library}"`)
     runtime = await openRuntime({ config: resolveConfig({ dataDir: path.join(workDir, 'data') }).config })
+    if (options.embedding) saveEmbedding(runtime.store, options.embedding)
     const started = Date.now()
     await ingestCorpora(runtime, names)
     const ingestSeconds = (Date.now() - started) / 1000
