@@ -48,12 +48,27 @@ export function indexTerms(text: string): string[] {
   return wordsOf(text).map(stem)
 }
 
+/**
+ * The words of the question asked last. A request reads its question's words more than once (its
+ * terms for the ranking, its topics for the metrics): the second time costs a comparison.
+ */
+let lastQuestion: string | undefined
+let lastWords: readonly string[] = []
+
+function wordsOfQuestion(question: string): readonly string[] {
+  if (question !== lastQuestion) {
+    lastWords = wordsOf(question)
+    lastQuestion = question
+  }
+  return lastWords
+}
+
 /** The distinct meaningful words of a question, unstemmed (library names match them as written). */
 export function questionWords(question: string, max = MAX_QUESTION_TERMS): string[] {
-  return [...new Set(wordsOf(question))].slice(0, max)
+  return [...new Set(wordsOfQuestion(question))].slice(0, max)
 }
 
 /** The distinct stemmed terms of a question. */
 export function questionTerms(question: string, max = MAX_QUESTION_TERMS): string[] {
-  return [...new Set(wordsOf(question).map(stem))].slice(0, max)
+  return [...new Set(wordsOfQuestion(question).map(stem))].slice(0, max)
 }

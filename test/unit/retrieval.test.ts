@@ -13,7 +13,7 @@ import { engineFilePath, vectorIndexPath } from '../../src/paths.js'
 import { openRuntime, recoverDataDir, type Runtime } from '../../src/runtime.js'
 import { resolveConfig } from '../../src/config.js'
 import { packSnippets } from '../../src/search/budget.js'
-import { fuseRankings } from '../../src/search/fusion.js'
+import { fuseRankings, HASH_RESCORED, HASH_VECTOR_WEIGHT, rescoreByHashSimilarity, type RankedDoc } from '../../src/search/fusion.js'
 import { LexicalIndex } from '../../src/search/lexical-index.js'
 import { renderSnippetText } from '../../src/search/render.js'
 import type { StoredSnippet } from '../../src/store/snippets.js'
@@ -202,6 +202,28 @@ describe('ingest and retrieval', () => {
 describe('fusion and packing', () => {
   it('rewards documents that rank well in both lists', () => {
     expect(fuseRankings([{ pks: [1, 2, 3], weight: 1 }, { pks: [4, 2, 5], weight: 1 }])[0].pk).toBe(2)
+  })
+
+  it('gives the cosine bonus to exactly the HASH_RESCORED candidates most similar to the question, ties to the lower doc', () => {
+    // The definition, by sorting everything: what the selection in rescoreByHashSimilarity must equal.
+    const reference = (candidates: RankedDoc[], cosineOf: (doc: number) => number): RankedDoc[] => {
+      const top = candidates[0]?.score ?? 0
+      const scored = candidates.map((hit) => ({ doc: hit.doc, score: top > 0 ? hit.score / top : 0, cosine: cosineOf(hit.doc) }))
+      const similar = [...scored].sort((a, b) => b.cosine - a.cosine || a.doc - b.doc).slice(0, HASH_RESCORED)
+      for (const hit of similar) hit.score += HASH_VECTOR_WEIGHT * hit.cosine
+      return scored.sort((a, b) => b.score - a.score || a.doc - b.doc).map(({ doc, score }) => ({ doc, score }))
+    }
+    let seed = 7
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+    for (let round = 0; round < 200; round++) {
+      const n = Math.floor(random() * 60)
+      const docs = [...new Set(Array.from({ length: n }, () => Math.floor(random() * 500)))]
+      // Scores and cosines from a few values only, so ties are common.
+      const candidates = docs.map((doc) => ({ doc, score: Math.floor(random() * 5) + 1 })).sort((a, b) => b.score - a.score || a.doc - b.doc)
+      const cosines = new Map(docs.map((doc) => [doc, Math.floor(random() * 4) / 4]))
+      const cosineOf = (doc: number) => cosines.get(doc)!
+      expect(rescoreByHashSimilarity(candidates, cosineOf)).toEqual(reference(candidates, cosineOf))
+    }
   })
 
   const snippet = (pk: number, tokens: number, body: string): StoredSnippet => ({
