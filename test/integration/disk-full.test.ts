@@ -242,6 +242,7 @@ describe('a full log destination', () => {
     expect((await fetch(`${url}/api/health`)).status).toBe(200)
     expect(Date.now() - started).toBeLessThan(1000)
     server.kill('SIGTERM')
-    expect((await server).exitCode).toBe(0)
+    const ended = await server
+    expect(ended.exitCode, `${ended.signal ?? ''} ${String(ended.stderr).slice(0, 2000)}`).toBe(0)
   })
 })

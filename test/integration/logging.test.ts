@@ -42,7 +42,9 @@ describe('structured logs', () => {
     await waitForLibrary(app, '/acme/thing')
 
     const requestLines = logs.lines.filter((l) => l.reqId === 'req-abc')
-    expect(requestLines.map((l) => l.msg)).toEqual(['incoming request', 'request completed'])
+    // One line a request at info, naming the request and its outcome.
+    expect(requestLines.map((l) => l.msg)).toEqual(['request completed'])
+    expect(requestLines[0]).toMatchObject({ level: 30, req: { method: 'GET', url: '/api/v2/libs/search?libraryName=x' }, res: { statusCode: 404 }, responseTime: expect.any(Number) })
 
     // MCP answers on the raw response (the SDK's transport), with the same ID and lines.
     const mcp = await app.inject({
@@ -54,8 +56,8 @@ describe('structured logs', () => {
     expect(mcp.statusCode).toBe(200)
     expect(mcp.headers['x-request-id']).toBe('req-mcp')
     const mcpLines = logs.lines.filter((l) => l.reqId === 'req-mcp')
-    expect(mcpLines.map((l) => l.msg)).toEqual(['incoming request', 'request completed'])
-    expect(mcpLines[1]).toMatchObject({ res: { statusCode: 200 }, responseTime: expect.any(Number) })
+    expect(mcpLines.map((l) => l.msg)).toEqual(['request completed'])
+    expect(mcpLines[0]).toMatchObject({ req: { method: 'POST', url: '/mcp' }, res: { statusCode: 200 }, responseTime: expect.any(Number) })
     expect(logs.lines.some((l) => l.msg === 'job failed' && typeof l.reason === 'string')).toBe(true)
     expect(logs.text()).not.toContain(key)
     expect(logs.text()).not.toContain(token)

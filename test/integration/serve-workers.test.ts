@@ -76,8 +76,8 @@ class Served {
 const hasStatus = (status: number) => (answer: Answer) => answer.status === status
 const workersOf = (answers: Array<{ worker: number }>) => [...new Set(answers.map((a) => a.worker))].sort()
 
-async function startWorkers(dataDir: string, env: Record<string, string>, args: string[] = [], cpus?: number): Promise<Served> {
-  const server = await startServer(dataDir, env, defer, { logLevel: 'info', args: ['--workers', '2', ...args], ...(cpus === undefined ? {} : { cpus }) })
+async function startWorkers(dataDir: string, env: Record<string, string>, args: string[] = [], options: { cpus?: number; logLevel?: 'info' | 'debug' } = {}): Promise<Served> {
+  const server = await startServer(dataDir, env, defer, { logLevel: options.logLevel ?? 'info', args: ['--workers', '2', ...args], ...(options.cpus === undefined ? {} : { cpus: options.cpus }) })
   return new Served(server, collectLog(server))
 }
 
@@ -260,7 +260,8 @@ describe('lectern serve --workers 2', () => {
 
 describe('lectern serve --workers 2, stopping', () => {
   it('on SIGTERM finishes a request in flight, stops every worker and exits 0', async () => {
-    const served = await startWorkers(await tmpDataDir(), {})
+    // At debug a request's arrival is logged: the test knows the request is in flight.
+    const served = await startWorkers(await tmpDataDir(), {}, [], { logLevel: 'debug' })
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
     const half = Math.floor(body.length / 2)
     const answer = new Promise<Answer>((resolve, reject) => {
@@ -314,7 +315,7 @@ describe('lectern serve --workers 1', () => {
 
 describe('lectern serve --workers 2 on one CPU', () => {
   it('starts both workers, warning once at start that more workers than CPUs only adds contention', async () => {
-    const served = await startWorkers(await tmpDataDir(), {}, [], 1)
+    const served = await startWorkers(await tmpDataDir(), {}, [], { cpus: 1 })
     expect(served.children()).toHaveLength(2)
     expect(workersOf(await served.batch(4, '/api/v2/libs/search?libraryName=x'))).toEqual([1, 2])
     served.server.process.kill('SIGTERM')
