@@ -129,6 +129,21 @@ async function loadPathRows(label: string, corpus: Pick<Corpus, 'dataDir' | 'lib
   ]
 }
 
+/**
+ * What `lectern serve`'s request log (JSON lines at info, its defaults) costs: the same load with
+ * and without it, in the same run. The load rows above measure the engine, with no logger.
+ */
+async function requestLogRows(corpus: Pick<Corpus, 'dataDir'>, paths: string[], plan: Plan): Promise<Row[]> {
+  log(`  Lectern (docs) logging every request as \`lectern serve\` does (JSON at info, to /dev/null), next to the same without a log`)
+  const run = async (requestLog: boolean) => withServer(await startServer({ kind: 'lectern', dataDir: corpus.dataDir, processes: plan.processes, requestLog }), (server) => measure(server, paths, plan))
+  const quiet = await run(false)
+  const logged = await run(true)
+  return [
+    row('Context docs: Lectern with its request log, req/s (p99)', `${int(logged.reqPerSec)} (${latency(logged.p99Ms)}) against ${int(quiet.reqPerSec)} (${latency(quiet.p99Ms)}) without`),
+    row('Context docs: request log on / off', (logged.reqPerSec / quiet.reqPerSec).toFixed(3)),
+  ]
+}
+
 async function mcpRows(corpus: Corpus, asked: string[], requests: number): Promise<Row[]> {
   const pairs = Array.from({ length: requests }, (_, i) => ({ libraryId: corpus.libraryIds[i % corpus.libraryIds.length], question: asked[i % asked.length] }))
   const m = await withServer(await startServer({ kind: 'lectern', dataDir: corpus.dataDir }), (server) => measureMcpOverhead(server.port, pairs))
@@ -189,7 +204,9 @@ async function main(): Promise<void> {
   if (docs) {
     log(`  store docs: ${int(docs.snippets)} snippets in ${docs.libraryIds.length} libraries, ${docs.reused ? `reused (built earlier in ${seconds(docs.buildMs)})` : `built in ${seconds(docs.buildMs)}`}`)
     rows.push(row('Store docs', `${int(docs.snippets)} snippets / ${docs.libraryIds.length} libraries, ${docs.asked.length} distinct questions`))
-    rows.push(...(await loadPathRows('docs', docs, docs.asked.map((a) => contextPath(a.libraryId, a.question)), plan, false)))
+    const docsPaths = docs.asked.map((a) => contextPath(a.libraryId, a.question))
+    rows.push(...(await loadPathRows('docs', docs, docsPaths, plan, false)))
+    rows.push(...(await requestLogRows(docs, docsPaths, plan)))
   }
 
   log('== 2c. MCP overhead: tools/call query-docs vs REST, one request at a time (10k store)')

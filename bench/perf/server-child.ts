@@ -2,7 +2,7 @@
  * Child-process entry for the load tests: each server under test runs in its own process, so
  * neither Lectern nor the baseline shares an event loop with autocannon (or with each other).
  *
- *   node server-child.js lectern <dataDir> [processes] [cacheBytes per process, 0 for the default]
+ *   node server-child.js lectern <dataDir> [processes] [cacheBytes per process, 0 for the default] [log|quiet]
  *   node server-child.js baseline <bodyBytes> [processes]
  *
  * With `processes` > 1 this process is a node:cluster primary whose workers (each one server as
@@ -14,9 +14,11 @@
  */
 import cluster from 'node:cluster'
 import { once } from 'node:events'
+import fs from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { buildApp } from '../../server/app.js'
+import { createLogDestination } from '../../server/logger.js'
 import { CONTEXT_PATH } from './servers.js'
 
 /** A bare Fastify route answering every question with the same body: the framework's ceiling. */
@@ -28,10 +30,11 @@ async function baselineApp(bodyBytes: number): Promise<FastifyInstance> {
 }
 
 /** One server: listens (on the port the cluster shares, in a worker) and reports its port to whoever forked it. */
-async function serveOne(kind: string, arg: string, cacheBytes: number): Promise<void> {
+async function serveOne(kind: string, arg: string, cacheBytes: number, requestLog: boolean): Promise<void> {
+  const logStream = requestLog ? createLogDestination('json', fs.openSync('/dev/null', 'w')).stream : undefined
   const app =
     kind === 'lectern'
-      ? await buildApp({ dataDir: arg, startWorker: false, rateLimit: { anonymous: 0, keyed: 0 }, ...(cacheBytes > 0 ? { search: { cacheSize: cacheBytes } } : {}) })
+      ? await buildApp({ dataDir: arg, startWorker: false, rateLimit: { anonymous: 0, keyed: 0 }, ...(cacheBytes > 0 ? { search: { cacheSize: cacheBytes } } : {}), ...(logStream ? { logStream } : {}) })
       : await baselineApp(Number(arg))
   await app.listen({ port: 0, host: '127.0.0.1' })
   process.once('SIGTERM', () => {
@@ -56,5 +59,5 @@ async function servePrimary(processes: number): Promise<void> {
   process.send?.({ port: ports[0] })
 }
 
-const [kind, arg, processes = '1', cacheBytes = '0'] = process.argv.slice(2)
-await (Number(processes) > 1 && cluster.isPrimary ? servePrimary(Number(processes)) : serveOne(kind, arg, Number(cacheBytes)))
+const [kind, arg, processes = '1', cacheBytes = '0', log = 'quiet'] = process.argv.slice(2)
+await (Number(processes) > 1 && cluster.isPrimary ? servePrimary(Number(processes)) : serveOne(kind, arg, Number(cacheBytes), log === 'log'))

@@ -17,15 +17,19 @@ export interface RunningServer {
  * `processes` (default 1): how many processes serve on the one port (node:cluster, as `lectern
  * serve --workers N`); give Lectern and the baseline the same number to compare like with like.
  */
-export type ServerKind = ({ kind: 'lectern'; dataDir: string; cacheBytes?: number } | { kind: 'baseline'; bodyBytes: number }) & { processes?: number }
+export type ServerKind = ({ kind: 'lectern'; dataDir: string; cacheBytes?: number; requestLog?: boolean } | { kind: 'baseline'; bodyBytes: number }) & { processes?: number }
 
 /**
  * `cacheBytes` (Lectern only): the memory for loaded libraries over all the processes, as
- * `--cache-size` (default a quarter of RAM); each process gets its share.
+ * `--cache-size` (default a quarter of RAM); each process gets its share. `requestLog` (Lectern
+ * only): log as `lectern serve` does at its defaults (JSON lines at info), to /dev/null.
  */
 export async function startServer(server: ServerKind): Promise<RunningServer> {
   const processes = server.processes ?? 1
-  const args = server.kind === 'lectern' ? [server.dataDir, String(processes), String(Math.floor((server.cacheBytes ?? 0) / processes))] : [String(server.bodyBytes), String(processes)]
+  const args =
+    server.kind === 'lectern'
+      ? [server.dataDir, String(processes), String(Math.floor((server.cacheBytes ?? 0) / processes)), server.requestLog ? 'log' : 'quiet']
+      : [String(server.bodyBytes), String(processes)]
   const child = fork(siblingModule('server-child'), [server.kind, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (message: { port: number }) => resolve(message.port))
