@@ -4,11 +4,16 @@
  *
  * Guarantee: logging never stalls or stops the server. Lines are written asynchronously through
  * a bounded buffer: when the destination does not keep up (a stuck pipe) or fails (a full disk),
- * lines are dropped and counted instead of blocking the event loop or raising an error. JSON
- * lines are written in batches (BATCH_BYTES, or FLUSH_MS after the first line waiting), since a
- * write per line cost busy servers a third of their throughput; what is buffered is written at
- * exit.
+ * lines are dropped and counted instead of blocking the event loop or raising an error.
+ *
+ * JSON lines are written in batches, at most FLUSH_MS after the first line of a batch was logged:
+ * with a write per line, and two lines a request, logging took 28 % of a busy server's
+ * throughput; batched, one line a request, 13 % (bench/RESULTS.md). A batch ends at a line and
+ * holds at most PIPE_BUF bytes (a longer line goes alone), so the processes of `serve --workers`,
+ * which share stdout, do not interleave within a line. What waits is written at a normal exit; a
+ * crash that skips 'exit' (SIGKILL, an out-of-memory abort) loses at most FLUSH_MS of lines.
  */
+import fs from 'node:fs'
 import os from 'node:os'
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { DestinationStream, LoggerOptions, SerializerFn } from 'pino'
@@ -18,9 +23,9 @@ import type { LogFormat, LogLevel, Mode } from '../src/config.js'
 
 /** Past this many buffered bytes, new lines are dropped until the destination catches up. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024
-/** JSON lines are written once this many bytes wait... */
-const BATCH_BYTES = 4096
-/** ...or this long after the first of them was logged, so a quiet server's lines are not held. */
+/** The most one write to a pipe holds and stays whole beside other processes' writes (Linux). */
+const PIPE_BUF = 4096
+/** How long the first line of a batch waits for others, so a quiet server's lines are not held. */
 const FLUSH_MS = 100
 
 /** Secrets that could reach a log line through a request or an error object. */
@@ -72,43 +77,60 @@ export interface LogDestination {
   stream: DestinationStream
   /** Lines lost to a full or stuck destination since the start. */
   dropped(): number
-  /** Writes what is buffered, when the destination accepts it (at exit). */
+  /** Writes what is buffered, synchronously, when the destination accepts it (at stop). */
   flush(): void
 }
 
-/**
- * JSON lines gathered into writes of about BATCH_BYTES, the first line waiting at most FLUSH_MS.
- * What waits is handed on when the process exits, whatever ends it.
- */
-function batched(boom: ReturnType<typeof pino.destination>): { stream: DestinationStream; handOn(): void } {
+/** JSON lines gathered into line-aligned writes of at most PIPE_BUF bytes (see the header). */
+function batched(boom: ReturnType<typeof pino.destination>, fd: number, onLost: (lines: string) => void) {
   let waiting = ''
+  let bytes = 0
   let timer: NodeJS.Timeout | undefined
-  const handOn = () => {
+  const take = () => {
     clearTimeout(timer)
     timer = undefined
-    if (waiting === '') return
     const lines = waiting
     waiting = ''
-    boom.write(lines)
+    bytes = 0
+    return lines
   }
-  process.once('exit', () => {
-    handOn()
+  const handOn = () => {
+    const lines = take()
+    if (lines === '') return
+    try {
+      boom.write(lines)
+    } catch {
+      // Ended at exit: the exit handler wrote what it could.
+      onLost(lines)
+    }
+  }
+  /** Everything, synchronously: what the destination holds, then what waits here. */
+  const writeAll = () => {
+    const lines = take()
     try {
       boom.flushSync()
     } catch {
-      // The destination is full or gone: what is left is lost, as the guarantee says.
+      // The destination is still full or gone: what is left is lost, as the guarantee says.
     }
-  })
-  return {
-    stream: {
-      write(line: string) {
-        waiting += line
-        if (waiting.length >= BATCH_BYTES) handOn()
-        else timer ??= setTimeout(handOn, FLUSH_MS).unref()
-      },
-    },
-    handOn,
+    if (lines === '') return
+    try {
+      fs.writeSync(fd, lines)
+    } catch {
+      onLost(lines)
+    }
   }
+  process.once('exit', writeAll)
+  const stream: DestinationStream = {
+    write(line: string) {
+      const size = Buffer.byteLength(line)
+      if (bytes + size > PIPE_BUF) handOn()
+      waiting += line
+      bytes += size
+      if (bytes >= PIPE_BUF) handOn()
+      else timer ??= setTimeout(handOn, FLUSH_MS).unref()
+    },
+  }
+  return { stream, writeAll }
 }
 
 export function isPretty(format: LogFormat, isTTY = process.stdout.isTTY === true): boolean {
@@ -118,12 +140,14 @@ export function isPretty(format: LogFormat, isTTY = process.stdout.isTTY === tru
 /** A log destination on a file descriptor (stdout by default) that cannot block or crash the process. */
 export function createLogDestination(format: LogFormat, fd = 1): LogDestination {
   let dropped = 0
-  const boom = pino.destination({ dest: fd, sync: false, maxLength: MAX_BUFFERED_BYTES })
-  // A dropped write holds a batch of lines: each counts.
-  boom.on('drop', (data: string | Buffer) => (dropped += Math.max(1, String(data).split('\n').length - 1)))
+  // A lost write may hold a batch of lines: each counts.
+  const lost = (data: string | Buffer) => (dropped += Math.max(1, String(data).split('\n').length - 1))
+  // maxWrite: SonicBoom joins waiting writes up to it; kept at PIPE_BUF, batches stay whole.
+  const boom = pino.destination({ dest: fd, sync: false, maxLength: MAX_BUFFERED_BYTES, maxWrite: PIPE_BUF })
+  boom.on('drop', lost)
   // A failed write (ENOSPC, EPIPE) keeps its lines buffered for the next attempt; maxLength bounds them.
   boom.on('error', () => dropped++)
-  const json = isPretty(format) ? undefined : batched(boom)
+  const json = isPretty(format) ? undefined : batched(boom, fd, lost)
   const stream =
     json?.stream ??
     pretty({
@@ -138,7 +162,7 @@ export function createLogDestination(format: LogFormat, fd = 1): LogDestination 
     stream,
     dropped: () => dropped,
     flush: () => {
-      json?.handOn()
+      if (json) return json.writeAll()
       try {
         boom.flushSync()
       } catch {
@@ -157,18 +181,25 @@ declare module 'fastify' {
 
 /**
  * One line per request, as an access log has: "request completed" at info with the request
- * (method, URL, host, caller's address), its status and duration. Fastify's "incoming request"
- * line is kept at debug, where a request that never completes can still be found: at info it
- * doubled the log's volume and cost a quarter of a small request's CPU (bench/RESULTS.md).
- * Probes (an orchestrator polls /api/ready every few seconds) are logged at debug only; a request
- * that errors is logged at error whatever it was.
+ * (method, URL, host, caller's address), its status and duration; "request aborted" for one whose
+ * client left before its answer was sent; "request errored" at error. Fastify's "incoming request"
+ * line is at debug: at info it doubled the log's volume for no more information. Probes (an
+ * orchestrator polls /api/ready every few seconds) are logged at debug only.
  */
+/** Requests whose completion or error was logged; any other, at its response's close, was left by its client. */
+const completed = new WeakSet<FastifyRequest>()
+
 export class RequestLogController extends LogController {
-  override incomingRequest(request: FastifyRequest): void {
+  override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
     request.log.debug({ req: request }, 'incoming request')
+    // A client that leaves before its answer is sent completes no request: it is logged here.
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished && !completed.has(request)) request.log.info({ req: request, responseTime: reply.elapsedTime }, 'request aborted')
+    })
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    completed.add(request)
     const line = { req: request, res: reply, responseTime: reply.elapsedTime }
     if (error) reply.log.error({ ...line, err: error }, 'request errored')
     else if (request.routeOptions.config?.probe) reply.log.debug(line, 'request completed')

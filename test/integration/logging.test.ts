@@ -1,7 +1,10 @@
+import net from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { PassThrough } from 'node:stream'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { addRepo, buildTestApp, createKey, waitForLibrary } from '../helpers/app.js'
 import { makeGitRepo, redirectGitHub } from '../helpers/git.js'
+import { pollUntil } from '../helpers/poll.js'
 import { tmpDir } from '../helpers/tmp.js'
 
 /** Collects the JSON log lines the app writes. */
@@ -63,6 +66,22 @@ describe('structured logs', () => {
     expect(logs.text()).not.toContain(token)
     const stored = app.runtime.store.db.prepare('SELECT payload, secret FROM jobs').all()
     expect(JSON.stringify(stored)).not.toContain(token)
+  })
+
+  it('logs a request whose client left before the answer at info, as aborted', async () => {
+    const logs = logCollector()
+    const app = await buildTestApp({ logStream: logs.stream, log: { level: 'debug' } })
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    const { port } = app.server.address() as AddressInfo
+    const socket = net.connect(port, '127.0.0.1')
+    onTestFinished(() => void socket.destroy())
+    // Half a body: the server waits for the rest, and the client leaves.
+    socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\nx-request-id: req-gone\r\n\r\n{"jsonrpc"')
+    await pollUntil('the request to arrive', () => (logs.lines.some((l) => l.reqId === 'req-gone' && l.msg === 'incoming request') ? true : undefined))
+    socket.destroy()
+    const aborted = await pollUntil('the aborted line', () => logs.lines.find((l) => l.reqId === 'req-gone' && l.msg === 'request aborted'))
+    expect(aborted).toMatchObject({ level: 30, req: { method: 'POST', url: '/mcp' }, responseTime: expect.any(Number) })
+    expect(logs.lines.filter((l) => l.reqId === 'req-gone').map((l) => l.msg)).toEqual(['incoming request', 'request aborted'])
   })
 
   it('hides the internals of an unexpected error behind the request ID', async () => {
