@@ -75,6 +75,8 @@ export interface AppOptions extends ConfigOverrides {
    * another process (`serve --workers`): it relays wake-ups, and readiness follows it.
    */
   jobRunner?: JobRunnerKind | JobRunner
+  /** Where engine files that do not match their rows are rebuilt (RuntimeOptions.engineRebuild). */
+  engineRebuild?: 'thread' | 'in-process'
   /** Where requests are counted against the rate limits (default: in this process). */
   rateLimitCounter?: RateLimitCounter
   /** Called after this process dropped its cache of a snippet set, for the other processes to drop theirs. */
@@ -115,7 +117,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // `additionalProperties: false` names unknown, so a misspelt key was ignored: refuse it instead.
     ajv: { customOptions: { removeAdditional: false } },
   })
-  const runtime = await openRuntime({ config, log: app.log, jobRunner: options.jobRunner, onSetForgotten: options.onSetForgotten })
+  const runtime = await openRuntime({ config, log: app.log, jobRunner: options.jobRunner, onSetForgotten: options.onSetForgotten, engineRebuild: options.engineRebuild })
   app.decorate('runtime', runtime)
   // Jobs on a thread of their own give way to requests in flight (src/jobs/pace.ts): each request
   // counts from its arrival to its response's close, however it ends.

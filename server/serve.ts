@@ -113,7 +113,7 @@ async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDe
   // Before buildApp: it starts the job worker, which must not run a job in the wrong mode.
   refuseOtherMode(resolved)
   let stopForRestore = () => {}
-  const app = await buildApp({ ...config, jobRunner: 'thread', logStream: logs.stream, onRestoreStaged: () => stopForRestore() })
+  const app = await buildApp({ ...config, jobRunner: 'thread', engineRebuild: 'thread', logStream: logs.stream, onRestoreStaged: () => stopForRestore() })
   recordInstallMode(app.runtime.store.settings, config.mode)
   const setup = prepareSetup(app.runtime.store, paths)
   const port = await listenOn(app, config.server)

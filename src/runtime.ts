@@ -18,6 +18,7 @@ import { addressGuard, type AddressGuard } from './sources/address-guard.js'
 import { createHttpClient, type HttpClient } from './sources/http.js'
 import { Worker, type JobLog } from './jobs/worker.js'
 import { jobOfWorkDir } from './paths.js'
+import { EngineFileRebuilder } from './index/rebuilder.js'
 import { Retriever } from './search/context.js'
 import { LibraryCatalogue } from './search/libraries.js'
 import { openStore, type Store } from './store/index.js'
@@ -39,6 +40,11 @@ export interface RuntimeOptions {
    * replaced or removed, so the other processes serving the data directory drop theirs.
    */
   onSetForgotten?: (setPk: number) => void
+  /**
+   * Where an engine file that does not match its rows is rebuilt (default 'in-process'): 'thread'
+   * keeps the rebuild off the serving thread (src/index/rebuilder.ts; compiled dist/ only).
+   */
+  engineRebuild?: 'thread' | 'in-process'
 }
 
 export interface Runtime {
@@ -70,7 +76,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config } = options
   const store = await openStore(config.dataDir)
   const embedders = new EmbedderPool(store)
-  const retriever = new Retriever(store, embedders, log, 'fused', config.search.cacheSize)
+  const rebuilder = options.engineRebuild === 'thread' ? new EngineFileRebuilder(store.paths.database) : undefined
+  const retriever = new Retriever(store, embedders, log, 'fused', config.search.cacheSize, rebuilder)
   const catalogue = new LibraryCatalogue(store)
   const forgetSet = (setPk: number) => {
     retriever.forgetSet(setPk)
@@ -106,6 +113,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       await worker.stop()
       tidying.cancel()
       clearInterval(usageTimer)
+      await rebuilder?.close()
       softly('writing usage counts', () => usage.flush())
       store.close()
     },

@@ -79,6 +79,7 @@ class WorkerProcess {
         logStream: logs.stream,
         startWorker: runsJobs,
         jobRunner: this.remoteJobs ?? 'thread',
+        engineRebuild: 'thread',
         rateLimitCounter: this.rateLimits,
         onSetForgotten: (setPk) => send({ type: 'forget-set', setPk }),
         onRestoreStaged: () => send({ type: 'restore-staged' }),

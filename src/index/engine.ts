@@ -6,7 +6,8 @@
 import v8 from 'node:v8'
 import { engineFilePath } from '../paths.js'
 import type { Store } from '../store/index.js'
-import { engineFileKind, loadSet, type LoadLog, type LoadedSet } from './loaded-set.js'
+import { engineFileKind, loadSet, loadSetFromFile, type LoadLog, type LoadedSet } from './loaded-set.js'
+import type { EngineFileRebuilder } from './rebuilder.js'
 import { SetCache, type SetCacheStats } from './set-cache.js'
 
 /** How often, at most, loaded sets are checked against the database for sets no longer live. */
@@ -33,6 +34,8 @@ export class SetEngine {
     private readonly store: Store,
     maxBytes: number,
     private readonly log?: LoadLog,
+    /** Where engine files that do not match their rows are rebuilt; else on this thread. */
+    private readonly rebuilder?: EngineFileRebuilder,
   ) {
     this.cache = new SetCache(maxBytes, heapBound())
   }
@@ -48,6 +51,23 @@ export class SetEngine {
   }
 
   /**
+   * As `loaded`, except that a set whose engine file must be rebuilt is rebuilt by the
+   * rebuilder, while this thread serves other requests; should the rebuilder fail, here.
+   */
+  async loadedSoon(setPk: number): Promise<LoadedSet> {
+    if (!this.rebuilder) return this.loaded(setPk)
+    this.pruneSometimes()
+    const hit = this.cache.get(setPk)
+    if (hit) return hit
+    const loaded = await this.loadOffThread(setPk, this.rebuilder)
+    // Another request may have loaded it while this one waited.
+    const meanwhile = this.cache.get(setPk)
+    if (meanwhile) return meanwhile
+    this.cache.put(loaded)
+    return loaded
+  }
+
+  /**
    * Loads the given sets ahead of their first request, most wanted first, while they fit the
    * bound; yields to the event loop before each set, so requests are served meanwhile. Returns
    * how many were loaded.
@@ -58,14 +78,34 @@ export class SetEngine {
       await new Promise<void>((resolve) => setImmediate(resolve))
       if (signal?.aborted) break
       if (this.cache.has(setPk) || this.store.snippets.set(setPk)?.status !== 'live') continue
+      const next = this.rebuilder ? await this.loadOffThread(setPk, this.rebuilder) : this.load(setPk)
+      if (signal?.aborted || this.cache.has(setPk)) continue
       const room = this.cache.stats()
-      const next = this.load(setPk)
       // Full: keeping it would drop what was loaded first, the most wanted.
       if (room.bytes + next.bytes > room.maxBytes || room.heapBytes + next.heapBytes > room.maxHeapBytes) break
       this.cache.put(next)
       loaded++
     }
     return loaded
+  }
+
+  /** Loads the set from its engine file, once the rebuilder has rebuilt it if it did not match. */
+  private async loadOffThread(setPk: number, rebuilder: EngineFileRebuilder): Promise<LoadedSet> {
+    const { snippets, paths } = this.store
+    const set = snippets.set(setPk)
+    if (!set) throw new Error(`snippet set ${setPk} vanished`)
+    const file = engineFilePath(paths, setPk)
+    const kind = engineFileKind(set)
+    const fromFile = loadSetFromFile(setPk, snippets.headsOfSet(setPk), kind, file, this.log)
+    if (fromFile) return fromFile
+    try {
+      await rebuilder.rebuild(setPk, file, kind)
+    } catch (err) {
+      // Closed with the server: nothing is left to answer.
+      if (rebuilder.closed) throw err
+      this.log?.warn({ setPk, err }, 'the engine file could not be rebuilt on its thread; rebuilding it here')
+    }
+    return this.load(setPk)
   }
 
   private load(setPk: number): LoadedSet {

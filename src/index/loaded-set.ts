@@ -58,21 +58,26 @@ export const engineFileKind = (set: Pick<SnippetSet, 'embedProvider' | 'dimensio
   hashDimensions: set.embedProvider === 'hash' ? set.dimensions : 0,
 })
 
+/** Loads a set from its rows' heads (pk order) and its engine file; undefined when the file does not match them. */
+export function loadSetFromFile(setPk: number, heads: readonly SnippetHead[], kind: EngineFileKind, file: string, log?: LoadLog): LoadedSet | undefined {
+  const read = readEngineFile(file, fingerprint(heads), heads.length, kind, log)
+  if (!read) return undefined
+  try {
+    return decode(setPk, heads, read, 'file')
+  } catch (err) {
+    log?.warn({ file, err }, 'the engine file has a damaged lexical index; rebuilding it')
+    return undefined
+  }
+}
+
 /**
  * Loads a set from its rows' heads (pk order) and its engine file; when the file does not match,
  * from `rowsOf()` (the full rows, same order), writing the file again.
  */
 export function loadSet(setPk: number, heads: readonly SnippetHead[], kind: EngineFileKind, file: string, rowsOf: () => readonly Row[], log?: LoadLog): LoadedSet {
-  const stamp = fingerprint(heads)
-  const read = readEngineFile(file, stamp, heads.length, kind, log)
-  if (read) {
-    try {
-      return decode(setPk, heads, read, 'file')
-    } catch (err) {
-      log?.warn({ file, err }, 'the engine file has a damaged lexical index; rebuilding it')
-    }
-  }
-  const bytes = encode(stamp, rowsOf(), kind)
+  const fromFile = loadSetFromFile(setPk, heads, kind, file, log)
+  if (fromFile) return fromFile
+  const bytes = encode(fingerprint(heads), rowsOf(), kind)
   try {
     writeFileAtomically(file, bytes)
   } catch (err) {

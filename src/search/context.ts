@@ -14,6 +14,7 @@ import { LecternError, isLecternError } from '../errors.js'
 import { SetEngine } from '../index/engine.js'
 import type { SetCacheStats } from '../index/set-cache.js'
 import type { LoadedSet } from '../index/loaded-set.js'
+import type { EngineFileRebuilder } from '../index/rebuilder.js'
 import { vectorIndexPath } from '../paths.js'
 import type { Store } from '../store/index.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
@@ -90,8 +91,9 @@ export class Retriever {
     private readonly log: RetrieverLog = { warn: () => {} },
     private readonly signals: Signals = 'fused',
     cacheBytes = DEFAULT_SET_CACHE_BYTES,
+    rebuilder?: EngineFileRebuilder,
   ) {
-    this.sets = new SetEngine(store, cacheBytes, log)
+    this.sets = new SetEngine(store, cacheBytes, log, rebuilder)
   }
 
   async getContext(request: ContextRequest): Promise<ContextAnswer> {
@@ -101,7 +103,7 @@ export class Retriever {
     let snippets: RenderedSnippet[]
     let scores: number[]
     try {
-      const loaded = this.sets.loaded(set.pk)
+      const loaded = await this.sets.loadedSoon(set.pk)
       const ranked = await this.rankSet(set, loaded, request.query)
       const candidates = ranked.map((r) => ({ doc: r.doc, score: r.score, tokens: loaded.snippets[r.doc].tokens }))
       const picked = packSnippets(candidates, request.tokens, (a, b) => loaded.lexical.nearDuplicates(a.doc, b.doc))
@@ -122,7 +124,7 @@ export class Retriever {
   async rank(setPk: number, question: string): Promise<number[]> {
     const set = this.store.snippets.set(setPk)
     if (!set) throw new Error(`snippet set ${setPk} vanished`)
-    const loaded = this.sets.loaded(set.pk)
+    const loaded = await this.sets.loadedSoon(set.pk)
     return (await this.rankSet(set, loaded, question)).map((r) => loaded.snippets[r.doc].pk)
   }
 

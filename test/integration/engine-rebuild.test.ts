@@ -1,0 +1,72 @@
+/**
+ * A set whose engine file does not match its rows (every set after a restore) is rebuilt from
+ * its rows off the serving thread: the request that needs it waits, the others are answered
+ * meanwhile (`lectern serve`); should the rebuild thread fail, the set is rebuilt where it is asked.
+ */
+import fs from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { buildApp } from '../../server/app.js'
+import { ANONYMOUS } from '../../src/access.js'
+import { EngineFileRebuilder } from '../../src/index/rebuilder.js'
+import { engineFilePath } from '../../src/paths.js'
+import { Retriever } from '../../src/search/context.js'
+import { seedLibrary } from '../helpers/app.js'
+import { largeDocs } from '../helpers/large-docs.js'
+import { startServer } from '../helpers/server.js'
+import { suiteTeardown, tmpDataDir } from '../helpers/tmp.js'
+
+const defer = suiteTeardown()
+const SMALL = { 'docs/guide.md': '# Small\n\n## Start\n\nCall `start()` to begin.\n\n```js\nstart({ fast: true })\n```\n' }
+
+describe('rebuilding an engine file', () => {
+  it('lectern serve: answers other requests while a large set is rebuilt for the one that asked it', async () => {
+    const dataDir = await tmpDataDir()
+    const seeding = await buildApp({ dataDir })
+    const { setPk } = await seedLibrary(seeding, '/acme/large', largeDocs(700))
+    await seedLibrary(seeding, '/acme/small', SMALL)
+    const file = engineFilePath(seeding.runtime.store.paths, setPk)
+    await seeding.close()
+    fs.rmSync(file)
+
+    const server = await startServer(dataDir, {}, defer, { args: ['--workers', '1'] })
+    const health = async () => (await fetch(`${server.url}/api/health`)).status
+    expect(await health()).toBe(200)
+    let answered = false
+    const large = fetch(`${server.url}/api/v2/context?libraryId=/acme/large&query=configure%20feature12x1%20retries`).then(async (res) => {
+      answered = true
+      return { status: res.status, text: await res.text() }
+    })
+    // While the set is rebuilt, probes keep being answered; on the serving thread they would wait.
+    let answeredMeanwhile = 0
+    while (!answered) {
+      expect(await health()).toBe(200)
+      if (!answered) answeredMeanwhile++
+    }
+    const answer = await large
+    expect(answer.status, answer.text).toBe(200)
+    expect(answer.text).toContain('feature12x1')
+    expect(answeredMeanwhile).toBeGreaterThanOrEqual(5)
+    expect(fs.existsSync(file)).toBe(true)
+  })
+
+  it('rebuilds where the set is asked when the rebuild thread cannot run', async () => {
+    const dataDir = await tmpDataDir()
+    const app = await buildApp({ dataDir })
+    try {
+      const { setPk } = await seedLibrary(app, '/acme/small', SMALL)
+      const file = engineFilePath(app.runtime.store.paths, setPk)
+      fs.rmSync(file)
+      const warnings: string[] = []
+      // Run from the TypeScript sources, its thread's compiled script does not exist: the thread fails.
+      const rebuilder = new EngineFileRebuilder(app.runtime.store.paths.database)
+      const retriever = new Retriever(app.runtime.store, app.runtime.embedders, { warn: (_obj, msg) => warnings.push(msg) }, 'fused', 2 ** 30, rebuilder)
+      const answer = await retriever.getContext({ libraryId: '/acme/small', query: 'start', tokens: 5000, caller: ANONYMOUS })
+      expect(answer.snippets.map((s) => s.title).join(' ')).toContain('Start')
+      expect(warnings).toEqual(['the engine file could not be rebuilt on its thread; rebuilding it here'])
+      expect(fs.existsSync(file)).toBe(true)
+      await rebuilder.close()
+    } finally {
+      await app.close()
+    }
+  })
+})
