@@ -29,6 +29,8 @@ export class SetEngine {
   private readonly cache: SetCache
   private prunedAt = 0
   private prunedVersion = -1
+  /** Sets being loaded off the serving thread (loadedSoon). */
+  private readonly loading = new Map<number, Promise<LoadedSet>>()
 
   constructor(
     private readonly store: Store,
@@ -59,12 +61,23 @@ export class SetEngine {
     this.pruneSometimes()
     const hit = this.cache.get(setPk)
     if (hit) return hit
-    const loaded = await this.loadOffThread(setPk, this.rebuilder)
-    // Another request may have loaded it while this one waited.
-    const meanwhile = this.cache.get(setPk)
-    if (meanwhile) return meanwhile
-    this.cache.put(loaded)
+    return this.sharedLoad(setPk, this.rebuilder)
+  }
+
+  private async sharedLoad(setPk: number, rebuilder: EngineFileRebuilder): Promise<LoadedSet> {
+    const loaded = await this.loadOnce(setPk, rebuilder)
+    if (!this.cache.has(setPk)) this.cache.put(loaded)
     return loaded
+  }
+
+  /** One load per set at a time: whoever asks for a set while it loads waits for that load. */
+  private loadOnce(setPk: number, rebuilder: EngineFileRebuilder): Promise<LoadedSet> {
+    let loading = this.loading.get(setPk)
+    if (!loading) {
+      loading = this.loadOffThread(setPk, rebuilder).finally(() => this.loading.delete(setPk))
+      this.loading.set(setPk, loading)
+    }
+    return loading
   }
 
   /**
@@ -78,7 +91,7 @@ export class SetEngine {
       await new Promise<void>((resolve) => setImmediate(resolve))
       if (signal?.aborted) break
       if (this.cache.has(setPk) || this.store.snippets.set(setPk)?.status !== 'live') continue
-      const next = this.rebuilder ? await this.loadOffThread(setPk, this.rebuilder) : this.load(setPk)
+      const next = this.rebuilder ? await this.loadOnce(setPk, this.rebuilder) : this.load(setPk)
       if (signal?.aborted || this.cache.has(setPk)) continue
       const room = this.cache.stats()
       // Full: keeping it would drop what was loaded first, the most wanted.

@@ -7,6 +7,8 @@ import fs from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { buildApp } from '../../server/app.js'
 import { ANONYMOUS } from '../../src/access.js'
+import { SetEngine } from '../../src/index/engine.js'
+import { engineFileKind, writeEngineFile } from '../../src/index/loaded-set.js'
 import { EngineFileRebuilder } from '../../src/index/rebuilder.js'
 import { engineFilePath } from '../../src/paths.js'
 import { Retriever } from '../../src/search/context.js'
@@ -47,6 +49,39 @@ describe('rebuilding an engine file', () => {
     expect(answer.text).toContain('feature12x1')
     expect(answeredMeanwhile).toBeGreaterThanOrEqual(5)
     expect(fs.existsSync(file)).toBe(true)
+  })
+
+  it('questions that ask for a set while it is rebuilt share one rebuild and one load', async () => {
+    const dataDir = await tmpDataDir()
+    const app = await buildApp({ dataDir })
+    try {
+      const { store } = app.runtime
+      const { setPk } = await seedLibrary(app, '/acme/small', SMALL)
+      const file = engineFilePath(store.paths, setPk)
+      fs.rmSync(file)
+      let release!: () => void
+      const released = new Promise<void>((resolve) => (release = resolve))
+      const rebuilds: number[] = []
+      // Stands in for the thread: rebuilds the file from the rows once released.
+      const rebuilder = {
+        closed: false,
+        async rebuild(pk: number, at: string) {
+          rebuilds.push(pk)
+          await released
+          writeEngineFile(at, store.snippets.allOfSet(pk), engineFileKind(store.snippets.set(pk)!))
+        },
+      } as unknown as EngineFileRebuilder
+      const engine = new SetEngine(store, 2 ** 30, undefined, rebuilder)
+      const asked = Array.from({ length: 10 }, () => engine.loadedSoon(setPk))
+      release()
+      const loaded = await Promise.all(asked)
+      expect(rebuilds).toEqual([setPk])
+      expect(new Set(loaded).size).toBe(1)
+      expect(loaded[0].builtFrom).toBe('file')
+      expect(await engine.loadedSoon(setPk)).toBe(loaded[0])
+    } finally {
+      await app.close()
+    }
   })
 
   it('rebuilds where the set is asked when the rebuild thread cannot run', async () => {
