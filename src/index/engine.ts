@@ -66,7 +66,8 @@ export class SetEngine {
 
   private async sharedLoad(setPk: number, rebuilder: EngineFileRebuilder): Promise<LoadedSet> {
     const loaded = await this.loadOnce(setPk, rebuilder)
-    if (!this.cache.has(setPk)) this.cache.put(loaded)
+    // Retired while it loaded: answered from, not kept (pruneSometimes may have passed already).
+    if (!this.cache.has(setPk) && this.store.snippets.set(setPk)?.status === 'live') this.cache.put(loaded)
     return loaded
   }
 
@@ -112,7 +113,7 @@ export class SetEngine {
     const fromFile = loadSetFromFile(setPk, snippets.headsOfSet(setPk), kind, file, this.log)
     if (fromFile) return fromFile
     try {
-      await rebuilder.rebuild(setPk, file, kind)
+      await rebuilder.rebuild(setPk, file)
     } catch (err) {
       // Closed with the server: nothing is left to answer.
       if (rebuilder.closed) throw err

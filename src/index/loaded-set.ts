@@ -13,6 +13,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import { threadId } from 'node:worker_threads'
 import zlib from 'node:zlib'
 import { HashEmbedder } from '../embed/hash.js'
 import { LexicalIndex } from '../search/lexical-index.js'
@@ -88,8 +89,9 @@ export function loadSet(setPk: number, heads: readonly SnippetHead[], kind: Engi
 }
 
 /**
- * Builds a set's engine file from its rows (pk order): done once, when the set is built. A
- * hash-embedded set's vectors are taken from `vectors` (by pk) when given, else embedded again.
+ * Builds a set's engine file from its rows (pk order): when the set is built or re-embedded, and
+ * when its file no longer matches its rows (rebuild-thread.ts). A hash-embedded set's vectors are
+ * taken from `vectors` (by pk) when given, else embedded again.
  */
 export function writeEngineFile(file: string, rows: readonly Row[], kind: EngineFileKind, vectors?: ReadonlyMap<number, Float32Array>): void {
   writeFileAtomically(file, encode(fingerprint(rows), rows, kind, vectors))
@@ -229,7 +231,8 @@ function decode(setPk: number, heads: readonly SnippetHead[], bytes: Buffer, bui
 
 function writeFileAtomically(file: string, bytes: Buffer): void {
   fs.mkdirSync(path.dirname(file), { recursive: true })
-  const tmp = `${file}.${process.pid}.tmp`
+  // The process and its thread: the serving, job and rebuild threads of one process write here.
+  const tmp = `${file}.${process.pid}-${threadId}.tmp`
   try {
     fs.writeFileSync(tmp, bytes)
     fs.renameSync(tmp, file)

@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { openConnection } from '../store/db.js'
 import { createSnippetsRepository } from '../store/snippets.js'
-import { writeEngineFile, type EngineFileKind } from './loaded-set.js'
+import { engineFileKind, writeEngineFile } from './loaded-set.js'
 
 export interface RebuildThreadData {
   database: string
@@ -17,7 +17,6 @@ export interface RebuildRequest {
   id: number
   setPk: number
   file: string
-  kind: EngineFileKind
 }
 
 export type RebuildReply = { id: number; ok: true } | { id: number; ok: false; error: string }
@@ -28,7 +27,10 @@ const snippets = createSnippetsRepository(openConnection(database, { readonly: t
 parentPort!.on('message', (request: RebuildRequest) => {
   let reply: RebuildReply
   try {
-    writeEngineFile(request.file, snippets.allOfSet(request.setPk), request.kind)
+    // Read now, not when asked: the set may have been replaced, or re-embedded, while it waited.
+    const set = snippets.set(request.setPk)
+    if (set?.status !== 'live') throw new Error(`snippet set ${request.setPk} is no longer live`)
+    writeEngineFile(request.file, snippets.allOfSet(request.setPk), engineFileKind(set))
     reply = { id: request.id, ok: true }
   } catch (err) {
     reply = { id: request.id, ok: false, error: err instanceof Error ? err.message : String(err) }

@@ -11,7 +11,6 @@
  * started from dist/ uses it (`lectern serve`); others rebuild on their own thread (engine.ts).
  */
 import { Worker } from 'node:worker_threads'
-import type { EngineFileKind } from './loaded-set.js'
 import type { RebuildReply, RebuildRequest, RebuildThreadData } from './rebuild-thread.js'
 
 export class EngineFileRebuilder {
@@ -22,18 +21,25 @@ export class EngineFileRebuilder {
   private readonly pending = new Map<number, { resolve(): void; reject(err: Error): void }>()
   private readonly bySet = new Map<number, Promise<void>>()
 
-  constructor(private readonly database: string) {}
+  constructor(
+    private readonly database: string,
+    /** The thread's script; tests give another. */
+    private readonly script: URL = new URL('./rebuild-thread.js', import.meta.url),
+  ) {}
 
   /** Rebuilds the set's engine file; resolves once it is written, rejects if the thread could not. */
-  rebuild(setPk: number, file: string, kind: EngineFileKind): Promise<void> {
+  rebuild(setPk: number, file: string): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the engine file thread is closed'))
     const running = this.bySet.get(setPk)
     if (running) return running
     const done = new Promise<void>((resolve, reject) => {
       const id = this.nextId++
       this.pending.set(id, { resolve, reject })
-      const request: RebuildRequest = { id, setPk, file, kind }
-      this.started().postMessage(request)
+      const request: RebuildRequest = { id, setPk, file }
+      const thread = this.started()
+      // Busy, it keeps the process alive until it answers; idle, it does not.
+      thread.ref()
+      thread.postMessage(request)
     }).finally(() => this.bySet.delete(setPk))
     this.bySet.set(setPk, done)
     return done
@@ -49,12 +55,11 @@ export class EngineFileRebuilder {
   private started(): Worker {
     if (this.thread) return this.thread
     const data: RebuildThreadData = { database: this.database }
-    const thread = new Worker(new URL('./rebuild-thread.js', import.meta.url), { workerData: data })
-    // Idle, it keeps no process alive.
-    thread.unref()
+    const thread = new Worker(this.script, { workerData: data })
     thread.on('message', (reply: RebuildReply) => {
       const waiting = this.pending.get(reply.id)
       this.pending.delete(reply.id)
+      if (this.pending.size === 0) thread.unref()
       if (reply.ok) waiting?.resolve()
       else waiting?.reject(new Error(reply.error))
     })

@@ -29,7 +29,7 @@ export function sweepSets(store: Store, statuses: Array<'retired' | 'building'>,
  * Removes what `engine/` holds besides the engine files of existing sets: the temporary file of
  * a write that a kill cut short, and files of sets that are gone (removed while a process was
  * down). Run at start, by the process that recovers the data directory; a worker writing an
- * engine file at that moment loses its temporary file and rebuilds it at its next load.
+ * engine file at that moment loses its temporary file, and the set is rebuilt where it is asked.
  */
 export function sweepStrayEngineFiles(store: Store): number {
   let names: string[]

@@ -4,6 +4,8 @@
  * meanwhile (`lectern serve`); should the rebuild thread fail, the set is rebuilt where it is asked.
  */
 import fs from 'node:fs'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { buildApp } from '../../server/app.js'
 import { ANONYMOUS } from '../../src/access.js'
@@ -13,9 +15,10 @@ import { EngineFileRebuilder } from '../../src/index/rebuilder.js'
 import { engineFilePath } from '../../src/paths.js'
 import { Retriever } from '../../src/search/context.js'
 import { seedLibrary } from '../helpers/app.js'
+import { PROJECT_ROOT } from '../helpers/cli.js'
 import { largeDocs } from '../helpers/large-docs.js'
 import { startServer } from '../helpers/server.js'
-import { suiteTeardown, tmpDataDir } from '../helpers/tmp.js'
+import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 
 const defer = suiteTeardown()
 const SMALL = { 'docs/guide.md': '# Small\n\n## Start\n\nCall `start()` to begin.\n\n```js\nstart({ fast: true })\n```\n' }
@@ -84,7 +87,28 @@ describe('rebuilding an engine file', () => {
     }
   })
 
-  it('rebuilds where the set is asked when the rebuild thread cannot run', async () => {
+  it('the rebuild thread writes nothing for a set that is no longer live', async () => {
+    const dataDir = await tmpDataDir()
+    const app = await buildApp({ dataDir })
+    try {
+      const { store } = app.runtime
+      const { setPk } = await seedLibrary(app, '/acme/small', SMALL)
+      const file = engineFilePath(store.paths, setPk)
+      // The compiled thread, as lectern serve runs it.
+      const rebuilder = new EngineFileRebuilder(store.paths.database, pathToFileURL(path.join(PROJECT_ROOT, 'dist/src/index/rebuild-thread.js')))
+      const gone = engineFilePath(store.paths, setPk + 1000)
+      await expect(rebuilder.rebuild(setPk + 1000, gone)).rejects.toThrow(`snippet set ${setPk + 1000} is no longer live`)
+      expect(fs.existsSync(gone)).toBe(false)
+      fs.rmSync(file)
+      await rebuilder.rebuild(setPk, file)
+      expect(fs.existsSync(file)).toBe(true)
+      await rebuilder.close()
+    } finally {
+      await app.close()
+    }
+  })
+
+  it('rebuilds where the set is asked when the rebuild thread dies, and refuses once closed', async () => {
     const dataDir = await tmpDataDir()
     const app = await buildApp({ dataDir })
     try {
@@ -92,14 +116,17 @@ describe('rebuilding an engine file', () => {
       const file = engineFilePath(app.runtime.store.paths, setPk)
       fs.rmSync(file)
       const warnings: string[] = []
-      // Run from the TypeScript sources, its thread's compiled script does not exist: the thread fails.
-      const rebuilder = new EngineFileRebuilder(app.runtime.store.paths.database)
+      // A thread that dies on its first request.
+      const script = path.join(await tmpDir(), 'dying-thread.mjs')
+      fs.writeFileSync(script, "import { parentPort } from 'node:worker_threads'\nparentPort.on('message', () => process.exit(3))\n")
+      const rebuilder = new EngineFileRebuilder(app.runtime.store.paths.database, pathToFileURL(script))
       const retriever = new Retriever(app.runtime.store, app.runtime.embedders, { warn: (_obj, msg) => warnings.push(msg) }, 'fused', 2 ** 30, rebuilder)
       const answer = await retriever.getContext({ libraryId: '/acme/small', query: 'start', tokens: 5000, caller: ANONYMOUS })
       expect(answer.snippets.map((s) => s.title).join(' ')).toContain('Start')
       expect(warnings).toEqual(['the engine file could not be rebuilt on its thread; rebuilding it here'])
       expect(fs.existsSync(file)).toBe(true)
       await rebuilder.close()
+      await expect(rebuilder.rebuild(setPk, file)).rejects.toThrow('the engine file thread is closed')
     } finally {
       await app.close()
     }
