@@ -6,6 +6,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
+import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { buildApp } from '../../server/app.js'
 import { ANONYMOUS } from '../../src/access.js'
@@ -21,6 +22,19 @@ import { startServer } from '../helpers/server.js'
 import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 
 const defer = suiteTeardown()
+/** A server's app with one small library whose engine file is gone; closed after `use`. */
+async function withSmallLibrary(use: (app: FastifyInstance, setPk: number, file: string) => Promise<void>): Promise<void> {
+  const app = await buildApp({ dataDir: await tmpDataDir() })
+  try {
+    const { setPk } = await seedLibrary(app, '/acme/small', SMALL)
+    const file = engineFilePath(app.runtime.store.paths, setPk)
+    fs.rmSync(file)
+    await use(app, setPk, file)
+  } finally {
+    await app.close()
+  }
+}
+
 const SMALL = { 'docs/guide.md': '# Small\n\n## Start\n\nCall `start()` to begin.\n\n```js\nstart({ fast: true })\n```\n' }
 
 describe('rebuilding an engine file', () => {
@@ -55,13 +69,8 @@ describe('rebuilding an engine file', () => {
   })
 
   it('questions that ask for a set while it is rebuilt share one rebuild and one load', async () => {
-    const dataDir = await tmpDataDir()
-    const app = await buildApp({ dataDir })
-    try {
+    await withSmallLibrary(async (app, setPk) => {
       const { store } = app.runtime
-      const { setPk } = await seedLibrary(app, '/acme/small', SMALL)
-      const file = engineFilePath(store.paths, setPk)
-      fs.rmSync(file)
       let release!: () => void
       const released = new Promise<void>((resolve) => (release = resolve))
       const rebuilds: number[] = []
@@ -82,39 +91,25 @@ describe('rebuilding an engine file', () => {
       expect(new Set(loaded).size).toBe(1)
       expect(loaded[0].builtFrom).toBe('file')
       expect(await engine.loadedSoon(setPk)).toBe(loaded[0])
-    } finally {
-      await app.close()
-    }
+    })
   })
 
   it('the rebuild thread writes nothing for a set that is no longer live', async () => {
-    const dataDir = await tmpDataDir()
-    const app = await buildApp({ dataDir })
-    try {
+    await withSmallLibrary(async (app, setPk, file) => {
       const { store } = app.runtime
-      const { setPk } = await seedLibrary(app, '/acme/small', SMALL)
-      const file = engineFilePath(store.paths, setPk)
       // The compiled thread, as lectern serve runs it.
       const rebuilder = new EngineFileRebuilder(store.paths.database, pathToFileURL(path.join(PROJECT_ROOT, 'dist/src/index/rebuild-thread.js')))
       const gone = engineFilePath(store.paths, setPk + 1000)
       await expect(rebuilder.rebuild(setPk + 1000, gone)).rejects.toThrow(`snippet set ${setPk + 1000} is no longer live`)
       expect(fs.existsSync(gone)).toBe(false)
-      fs.rmSync(file)
       await rebuilder.rebuild(setPk, file)
       expect(fs.existsSync(file)).toBe(true)
       await rebuilder.close()
-    } finally {
-      await app.close()
-    }
+    })
   })
 
   it('rebuilds where the set is asked when the rebuild thread dies, and refuses once closed', async () => {
-    const dataDir = await tmpDataDir()
-    const app = await buildApp({ dataDir })
-    try {
-      const { setPk } = await seedLibrary(app, '/acme/small', SMALL)
-      const file = engineFilePath(app.runtime.store.paths, setPk)
-      fs.rmSync(file)
+    await withSmallLibrary(async (app, setPk, file) => {
       const warnings: string[] = []
       // A thread that dies on its first request.
       const script = path.join(await tmpDir(), 'dying-thread.mjs')
@@ -127,8 +122,6 @@ describe('rebuilding an engine file', () => {
       expect(fs.existsSync(file)).toBe(true)
       await rebuilder.close()
       await expect(rebuilder.rebuild(setPk, file)).rejects.toThrow('the engine file thread is closed')
-    } finally {
-      await app.close()
-    }
+    })
   })
 })
