@@ -6,7 +6,7 @@
 import v8 from 'node:v8'
 import { engineFilePath } from '../paths.js'
 import type { Store } from '../store/index.js'
-import { engineFileKind, loadSet, loadSetFromFile, type LoadLog, type LoadedSet } from './loaded-set.js'
+import { engineFileKind, loadSet, loadSetFromBytes, loadSetFromFile, type LoadLog, type LoadedSet } from './loaded-set.js'
 import type { EngineFileRebuilder } from './rebuilder.js'
 import { SetCache, type SetCacheStats } from './set-cache.js'
 
@@ -113,7 +113,11 @@ export class SetEngine {
     const fromFile = loadSetFromFile(setPk, snippets.headsOfSet(setPk), kind, file, this.log)
     if (fromFile) return fromFile
     try {
-      await rebuilder.rebuild(setPk, file)
+      const { bytes, writeError } = await rebuilder.rebuild(setPk, file)
+      if (writeError) this.log?.warn({ setPk, file, writeError }, 'could not write the engine file; it is rebuilt at the next load')
+      // Undefined when the rows changed while it was built: loaded from them here.
+      const built = loadSetFromBytes(setPk, snippets.headsOfSet(setPk), kind, bytes)
+      if (built) return built
     } catch (err) {
       // Closed with the server: nothing is left to answer.
       if (rebuilder.closed) throw err

@@ -59,6 +59,23 @@ export const engineFileKind = (set: Pick<SnippetSet, 'embedProvider' | 'dimensio
   hashDimensions: set.embedProvider === 'hash' ? set.dimensions : 0,
 })
 
+/**
+ * Loads a set from its rows' heads (pk order) and an engine file's bytes built elsewhere
+ * (rebuild-thread.ts); undefined when they do not match the heads (the rows changed meanwhile).
+ */
+export function loadSetFromBytes(setPk: number, heads: readonly SnippetHead[], kind: EngineFileKind, bytes: Buffer): LoadedSet | undefined {
+  if (bytes.length < HEADER_BYTES) return undefined
+  const header = bytes.subarray(0, HEADER_BYTES)
+  if (checkHeader(header, fingerprint(heads), heads.length, kind, bytes.length) !== undefined) return undefined
+  if (checksum(bytes) !== header.readUInt32LE(HEADER.crc * 4)) return undefined
+  return decode(setPk, heads, bytes, 'rows')
+}
+
+/** A set's engine file as bytes, built from its rows (pk order), embedding a hash-embedded set's vectors again. */
+export function encodeEngineFile(rows: readonly Row[], kind: EngineFileKind): Buffer {
+  return encode(fingerprint(rows), rows, kind)
+}
+
 /** Loads a set from its rows' heads (pk order) and its engine file; undefined when the file does not match them. */
 export function loadSetFromFile(setPk: number, heads: readonly SnippetHead[], kind: EngineFileKind, file: string, log?: LoadLog): LoadedSet | undefined {
   const read = readEngineFile(file, fingerprint(heads), heads.length, kind, log)
@@ -229,7 +246,7 @@ function decode(setPk: number, heads: readonly SnippetHead[], bytes: Buffer, bui
   return { setPk, lexical, snippets, docOf, vectors, bytes: held, heapBytes, builtFrom }
 }
 
-function writeFileAtomically(file: string, bytes: Buffer): void {
+export function writeFileAtomically(file: string, bytes: Buffer): void {
   fs.mkdirSync(path.dirname(file), { recursive: true })
   // The process and its thread: the serving, job and rebuild threads of one process write here.
   const tmp = `${file}.${process.pid}-${threadId}.tmp`

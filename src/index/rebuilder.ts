@@ -13,13 +13,19 @@
 import { Worker } from 'node:worker_threads'
 import type { RebuildReply, RebuildRequest, RebuildThreadData } from './rebuild-thread.js'
 
+export interface Rebuilt {
+  bytes: Buffer
+  /** Why the file could not be written (a full or read-only disk); the next load rebuilds it again. */
+  writeError?: string
+}
+
 export class EngineFileRebuilder {
   private thread: Worker | undefined
   /** Once closed, a rebuild is refused, and one under way fails. */
   closed = false
   private nextId = 0
-  private readonly pending = new Map<number, { resolve(): void; reject(err: Error): void }>()
-  private readonly bySet = new Map<number, Promise<void>>()
+  private readonly pending = new Map<number, { resolve(built: Rebuilt): void; reject(err: Error): void }>()
+  private readonly bySet = new Map<number, Promise<Rebuilt>>()
 
   constructor(
     private readonly database: string,
@@ -27,12 +33,12 @@ export class EngineFileRebuilder {
     private readonly script: URL = new URL('./rebuild-thread.js', import.meta.url),
   ) {}
 
-  /** Rebuilds the set's engine file; resolves once it is written, rejects if the thread could not. */
-  rebuild(setPk: number, file: string): Promise<void> {
+  /** Rebuilds the set's engine file: its bytes, written to `file` unless `writeError` says why not; rejects if the thread could not build them. */
+  rebuild(setPk: number, file: string): Promise<Rebuilt> {
     if (this.closed) return Promise.reject(new Error('the engine file thread is closed'))
     const running = this.bySet.get(setPk)
     if (running) return running
-    const done = new Promise<void>((resolve, reject) => {
+    const done = new Promise<Rebuilt>((resolve, reject) => {
       const id = this.nextId++
       this.pending.set(id, { resolve, reject })
       const request: RebuildRequest = { id, setPk, file }
@@ -60,7 +66,7 @@ export class EngineFileRebuilder {
       const waiting = this.pending.get(reply.id)
       this.pending.delete(reply.id)
       if (this.pending.size === 0) thread.unref()
-      if (reply.ok) waiting?.resolve()
+      if (reply.ok) waiting?.resolve({ bytes: Buffer.from(reply.bytes), writeError: reply.writeError })
       else waiting?.reject(new Error(reply.error))
     })
     const failed = (err: Error) => {

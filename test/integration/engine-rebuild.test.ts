@@ -35,6 +35,9 @@ async function withSmallLibrary(use: (app: FastifyInstance, setPk: number, file:
   }
 }
 
+/** The compiled thread, as lectern serve runs it (npm test builds dist/ first). */
+const compiledThread = pathToFileURL(path.join(PROJECT_ROOT, 'dist/src/index/rebuild-thread.js'))
+
 const SMALL = { 'docs/guide.md': '# Small\n\n## Start\n\nCall `start()` to begin.\n\n```js\nstart({ fast: true })\n```\n' }
 
 describe('rebuilding an engine file', () => {
@@ -81,6 +84,7 @@ describe('rebuilding an engine file', () => {
           rebuilds.push(pk)
           await released
           writeEngineFile(at, store.snippets.allOfSet(pk), engineFileKind(store.snippets.set(pk)!))
+          return { bytes: fs.readFileSync(at) }
         },
       } as unknown as EngineFileRebuilder
       const engine = new SetEngine(store, 2 ** 30, undefined, rebuilder)
@@ -89,7 +93,7 @@ describe('rebuilding an engine file', () => {
       const loaded = await Promise.all(asked)
       expect(rebuilds).toEqual([setPk])
       expect(new Set(loaded).size).toBe(1)
-      expect(loaded[0].builtFrom).toBe('file')
+      expect(loaded[0].builtFrom).toBe('rows')
       expect(await engine.loadedSoon(setPk)).toBe(loaded[0])
     })
   })
@@ -97,13 +101,26 @@ describe('rebuilding an engine file', () => {
   it('the rebuild thread writes nothing for a set that is no longer live', async () => {
     await withSmallLibrary(async (app, setPk, file) => {
       const { store } = app.runtime
-      // The compiled thread, as lectern serve runs it.
-      const rebuilder = new EngineFileRebuilder(store.paths.database, pathToFileURL(path.join(PROJECT_ROOT, 'dist/src/index/rebuild-thread.js')))
+      const rebuilder = new EngineFileRebuilder(store.paths.database, compiledThread)
       const gone = engineFilePath(store.paths, setPk + 1000)
       await expect(rebuilder.rebuild(setPk + 1000, gone)).rejects.toThrow(`snippet set ${setPk + 1000} is no longer live`)
       expect(fs.existsSync(gone)).toBe(false)
       await rebuilder.rebuild(setPk, file)
       expect(fs.existsSync(file)).toBe(true)
+      await rebuilder.close()
+    })
+  })
+
+  it('answers from the rebuilt bytes when the file cannot be written (a full or read-only disk), without rebuilding here', async () => {
+    await withSmallLibrary(async (app, _setPk, file) => {
+      // A directory where the file goes: no write or rename can replace it, not even root's.
+      fs.mkdirSync(path.join(file, 'blocked'), { recursive: true })
+      const warnings: string[] = []
+      const rebuilder = new EngineFileRebuilder(app.runtime.store.paths.database, compiledThread)
+      const retriever = new Retriever(app.runtime.store, app.runtime.embedders, { warn: (_obj, msg) => warnings.push(msg) }, 'fused', 2 ** 30, rebuilder)
+      const answer = await retriever.getContext({ libraryId: '/acme/small', query: 'start', tokens: 5000, caller: ANONYMOUS })
+      expect(answer.snippets.map((s) => s.title).join(' ')).toContain('Start')
+      expect(warnings).toEqual(['the engine file is not a regular file; rebuilding it', 'could not write the engine file; it is rebuilt at the next load'])
       await rebuilder.close()
     })
   })
