@@ -6,7 +6,7 @@
 import v8 from 'node:v8'
 import { engineFilePath } from '../paths.js'
 import type { Store } from '../store/index.js'
-import { engineFileKind, loadSet, loadSetFromBytes, loadSetFromFile, type LoadLog, type LoadedSet } from './loaded-set.js'
+import { engineFileKind, loadSet, loadSetFromBytes, loadSetFromFile, type EngineFileKind, type LoadLog, type LoadedSet } from './loaded-set.js'
 import type { EngineFileRebuilder } from './rebuilder.js'
 import { SetCache, type SetCacheStats } from './set-cache.js'
 
@@ -29,7 +29,7 @@ export class SetEngine {
   private readonly cache: SetCache
   private prunedAt = 0
   private prunedVersion = -1
-  /** Sets being loaded off the serving thread (loadedSoon). */
+  /** Sets being loaded off the serving thread (with a rebuilder). */
   private readonly loading = new Map<number, Promise<LoadedSet>>()
 
   constructor(
@@ -42,26 +42,18 @@ export class SetEngine {
     this.cache = new SetCache(maxBytes, heapBound())
   }
 
-  /** The set, loaded now if it is not yet. */
-  loaded(setPk: number): LoadedSet {
+  /**
+   * The set, loaded now if it is not yet. With a rebuilder, a set whose engine file must be
+   * rebuilt is rebuilt by it while this thread serves other requests (should it fail, here).
+   */
+  async loaded(setPk: number): Promise<LoadedSet> {
     this.pruneSometimes()
     const hit = this.cache.get(setPk)
     if (hit) return hit
+    if (this.rebuilder) return this.sharedLoad(setPk, this.rebuilder)
     const loaded = this.load(setPk)
     this.cache.put(loaded)
     return loaded
-  }
-
-  /**
-   * As `loaded`, except that a set whose engine file must be rebuilt is rebuilt by the
-   * rebuilder, while this thread serves other requests; should the rebuilder fail, here.
-   */
-  async loadedSoon(setPk: number): Promise<LoadedSet> {
-    if (!this.rebuilder) return this.loaded(setPk)
-    this.pruneSometimes()
-    const hit = this.cache.get(setPk)
-    if (hit) return hit
-    return this.sharedLoad(setPk, this.rebuilder)
   }
 
   private async sharedLoad(setPk: number, rebuilder: EngineFileRebuilder): Promise<LoadedSet> {
@@ -105,11 +97,8 @@ export class SetEngine {
 
   /** Loads the set from its engine file, once the rebuilder has rebuilt it if it did not match. */
   private async loadOffThread(setPk: number, rebuilder: EngineFileRebuilder): Promise<LoadedSet> {
-    const { snippets, paths } = this.store
-    const set = snippets.set(setPk)
-    if (!set) throw new Error(`snippet set ${setPk} vanished`)
-    const file = engineFilePath(paths, setPk)
-    const kind = engineFileKind(set)
+    const { snippets } = this.store
+    const { file, kind } = this.engineFileOf(setPk)
     const fromFile = loadSetFromFile(setPk, snippets.headsOfSet(setPk), kind, file, this.log)
     if (fromFile) return fromFile
     try {
@@ -127,10 +116,16 @@ export class SetEngine {
   }
 
   private load(setPk: number): LoadedSet {
-    const { snippets, paths } = this.store
-    const set = snippets.set(setPk)
+    const { snippets } = this.store
+    const { file, kind } = this.engineFileOf(setPk)
+    return loadSet(setPk, snippets.headsOfSet(setPk), kind, file, () => snippets.allOfSet(setPk), this.log)
+  }
+
+  /** Where the set's engine file is, and what it holds. */
+  private engineFileOf(setPk: number): { file: string; kind: EngineFileKind } {
+    const set = this.store.snippets.set(setPk)
     if (!set) throw new Error(`snippet set ${setPk} vanished`)
-    return loadSet(setPk, snippets.headsOfSet(setPk), engineFileKind(set), engineFilePath(paths, setPk), () => snippets.allOfSet(setPk), this.log)
+    return { file: engineFilePath(this.store.paths, setPk), kind: engineFileKind(set) }
   }
 
   forget(setPk: number): void {

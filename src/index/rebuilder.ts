@@ -4,8 +4,8 @@
  * rebuilt from its rows: about 80 ms per 1,000 snippets of tokenizing, rendering and embedding,
  * which on the serving thread would hold every other request behind the one that asked for it.
  * The rebuild runs on a thread of its own; the request that needs the set waits for it, the
- * others are served meanwhile. One thread, started at the first rebuild, one set at a time, and
- * concurrent requests for the same set share its rebuild.
+ * others are served meanwhile. One thread, started at the first rebuild, one set at a time
+ * (SetEngine asks once per set, however many requests wait for it).
  *
  * The thread runs compiled JavaScript (rebuild-thread.js beside this file), so only a process
  * started from dist/ uses it (`lectern serve`); others rebuild on their own thread (engine.ts).
@@ -25,7 +25,6 @@ export class EngineFileRebuilder {
   closed = false
   private nextId = 0
   private readonly pending = new Map<number, { resolve(built: Rebuilt): void; reject(err: Error): void }>()
-  private readonly bySet = new Map<number, Promise<Rebuilt>>()
 
   constructor(
     private readonly database: string,
@@ -36,9 +35,7 @@ export class EngineFileRebuilder {
   /** Rebuilds the set's engine file: its bytes, written to `file` unless `writeError` says why not; rejects if the thread could not build them. */
   rebuild(setPk: number, file: string): Promise<Rebuilt> {
     if (this.closed) return Promise.reject(new Error('the engine file thread is closed'))
-    const running = this.bySet.get(setPk)
-    if (running) return running
-    const done = new Promise<Rebuilt>((resolve, reject) => {
+    return new Promise<Rebuilt>((resolve, reject) => {
       const id = this.nextId++
       this.pending.set(id, { resolve, reject })
       const request: RebuildRequest = { id, setPk, file }
@@ -46,9 +43,7 @@ export class EngineFileRebuilder {
       // Busy, it keeps the process alive until it answers; idle, it does not.
       thread.ref()
       thread.postMessage(request)
-    }).finally(() => this.bySet.delete(setPk))
-    this.bySet.set(setPk, done)
-    return done
+    })
   }
 
   async close(): Promise<void> {

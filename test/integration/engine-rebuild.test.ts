@@ -88,13 +88,13 @@ describe('rebuilding an engine file', () => {
         },
       } as unknown as EngineFileRebuilder
       const engine = new SetEngine(store, 2 ** 30, undefined, rebuilder)
-      const asked = Array.from({ length: 10 }, () => engine.loadedSoon(setPk))
+      const asked = Array.from({ length: 10 }, () => engine.loaded(setPk))
       release()
       const loaded = await Promise.all(asked)
       expect(rebuilds).toEqual([setPk])
       expect(new Set(loaded).size).toBe(1)
       expect(loaded[0].builtFrom).toBe('rows')
-      expect(await engine.loadedSoon(setPk)).toBe(loaded[0])
+      expect(await engine.loaded(setPk)).toBe(loaded[0])
     })
   })
 
