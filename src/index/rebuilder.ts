@@ -1,7 +1,7 @@
 /**
  * Rebuilding a set's engine file off the serving thread. A set whose file is missing or does not
  * match its rows (every set after a restore, whose files are removed; a file damaged on disk) is
- * rebuilt from its rows: about 80 ms per 1,000 snippets of tokenizing, rendering and embedding,
+ * rebuilt from its rows: 80 to 120 ms per 1,000 snippets of tokenizing, rendering and embedding,
  * which on the serving thread would hold every other request behind the one that asked for it.
  * The rebuild runs on a thread of its own; the request that needs the set waits for it, the
  * others are served meanwhile. One thread, started at the first rebuild, one set at a time
