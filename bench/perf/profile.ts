@@ -104,7 +104,7 @@ async function replay(runtime: Runtime, caches: Caches, t: PartTimer, request: P
   const [vector] = await t.timeAsync('query embedding', () => embedder.embed([request.question]))
   const vectors = loaded.vectors!
   const ranked = t.time('fusion (cosines of the lexical candidates)', () =>
-    rescoreByHashSimilarity(lexical, vectors.similarityTo(vector)).map((hit) => loaded.snippets[hit.doc]),
+    rescoreByHashSimilarity(lexical, vectors.similarities(vector, lexical.map((hit) => hit.doc))).map((hit) => loaded.snippets[hit.doc]),
   )
   const picked = t.time('packing (packSnippets)', () =>
     packSnippets(ranked, DEFAULT_TOKENS, (a, b) => loaded.lexical.nearDuplicates(a.doc, b.doc)),

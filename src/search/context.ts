@@ -162,7 +162,7 @@ export class Retriever {
     if (this.signals === 'fused' && loaded.vectors && lexical.length > 0) {
       const { vectors } = loaded
       const [vector] = await this.embedders.forSet(set).embed([question])
-      return rescoreByHashSimilarity(lexical, vectors.similarityTo(vector))
+      return rescoreByHashSimilarity(lexical, vectors.similarities(vector, lexical.map((hit) => hit.doc)))
     }
     // The vector index answers by pk; a pk not in the loaded set cannot be answered with.
     const inSet = (ranked: RankedPk[]) => ranked.flatMap(({ pk, score }) => {

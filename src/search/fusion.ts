@@ -40,11 +40,11 @@ export interface RankedDoc {
  * question add HASH_VECTOR_WEIGHT x their cosine. On the development set this ranks as well as
  * adding the cosine of the vector index's 50 nearest neighbours, which it replaced, for a few
  * dozen dot products instead of a graph walk, and the same on every run (bench/RESULTS.md).
- * The best first.
+ * `cosines[i]` is the cosine of `candidates[i]`. The best first.
  */
-export function rescoreByHashSimilarity(candidates: readonly RankedDoc[], cosineOf: (doc: number) => number): RankedDoc[] {
+export function rescoreByHashSimilarity(candidates: readonly RankedDoc[], cosines: ArrayLike<number>): RankedDoc[] {
   const top = candidates[0]?.score ?? 0
-  const scored = candidates.map((hit) => ({ doc: hit.doc, score: top > 0 ? hit.score / top : 0, cosine: cosineOf(hit.doc) }))
+  const scored = candidates.map((hit, i) => ({ doc: hit.doc, score: top > 0 ? hit.score / top : 0, cosine: cosines[i] }))
   for (const hit of mostSimilar(scored, HASH_RESCORED)) hit.score += HASH_VECTOR_WEIGHT * hit.cosine
   return scored.sort((a, b) => b.score - a.score || a.doc - b.doc).map(({ doc, score }) => ({ doc, score }))
 }

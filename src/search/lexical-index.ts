@@ -180,8 +180,8 @@ export class LexicalIndex {
     }
     // Top `limit` by a bounded min-heap (worst kept at the root), then the scratch is cleared
     // where it was written, so a query costs its matches, not the set's size.
-    const heap = new TopK(limit)
-    const coverage = Array.from({ length: questionTerms.length + 1 }, (_, n) => (n / questionTerms.length) ** COVERAGE_EXPONENT)
+    const heap = new TopK(Math.min(limit, count))
+    const coverage = Float64Array.from({ length: questionTerms.length + 1 }, (_, n) => (n / questionTerms.length) ** COVERAGE_EXPONENT)
     for (let t = 0; t < count; t++) {
       const doc = touched[t]
       heap.offer(doc, scores[doc] * coverage[Math.min(matched[doc], questionTerms.length)])
@@ -198,49 +198,61 @@ export class LexicalIndex {
   }
 }
 
-/** Whether hit a ranks before hit b: higher score, then the earlier document. */
-const before = (a: LexicalHit, b: LexicalHit) => a.score > b.score || (a.score === b.score && a.doc < b.doc)
-
-/** The best k hits seen, in a binary min-heap whose root is the worst of them. */
+/**
+ * The best k hits seen, in a binary min-heap whose root is the worst of them ("worst": the lower
+ * score, then the later document). Kept in typed arrays, not objects: a query offers every
+ * document it matched, hundreds, and most are turned away by one comparison with the root.
+ */
 class TopK {
-  private readonly items: LexicalHit[] = []
+  private readonly docs: Int32Array
+  private readonly scores: Float64Array
+  private size = 0
 
-  constructor(private readonly k: number) {}
+  constructor(private readonly k: number) {
+    this.docs = new Int32Array(k)
+    this.scores = new Float64Array(k)
+  }
 
   offer(doc: number, score: number): void {
-    const items = this.items
-    if (items.length < this.k) {
-      items.push({ doc, score })
-      let i = items.length - 1
+    const { docs, scores, k } = this
+    if (this.size < k) {
+      let i = this.size++
       while (i > 0) {
         const parent = (i - 1) >> 1
-        if (!before(items[parent], items[i])) break
-        ;[items[parent], items[i]] = [items[i], items[parent]]
+        if (!worse(doc, score, docs[parent], scores[parent])) break
+        docs[i] = docs[parent]
+        scores[i] = scores[parent]
         i = parent
       }
+      docs[i] = doc
+      scores[i] = score
       return
     }
-    // Most matches rank below the worst kept: they are turned away before any allocation.
-    const root = items[0]
-    if (score < root.score || (score === root.score && doc > root.doc)) return
-    items[0] = { doc, score }
+    if (worse(doc, score, docs[0], scores[0])) return
     let i = 0
     for (;;) {
       const left = 2 * i + 1
+      if (left >= k) break
       const right = left + 1
-      let worst = i
-      if (left < items.length && before(items[worst], items[left])) worst = left
-      if (right < items.length && before(items[worst], items[right])) worst = right
-      if (worst === i) break
-      ;[items[worst], items[i]] = [items[i], items[worst]]
-      i = worst
+      const child = right < k && worse(docs[right], scores[right], docs[left], scores[left]) ? right : left
+      if (!worse(docs[child], scores[child], doc, score)) break
+      docs[i] = docs[child]
+      scores[i] = scores[child]
+      i = child
     }
+    docs[i] = doc
+    scores[i] = score
   }
 
   sorted(): LexicalHit[] {
-    return this.items.sort((a, b) => (before(a, b) ? -1 : 1))
+    const hits: LexicalHit[] = []
+    for (let i = 0; i < this.size; i++) hits.push({ doc: this.docs[i], score: this.scores[i] })
+    return hits.sort((a, b) => b.score - a.score || a.doc - b.doc)
   }
 }
+
+/** Whether a hit ranks after another: a lower score, then the later document. */
+const worse = (doc: number, score: number, otherDoc: number, otherScore: number) => score < otherScore || (score === otherScore && doc > otherDoc)
 
 function popcount(x: number): number {
   let v = x >>> 0

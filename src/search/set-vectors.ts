@@ -37,30 +37,42 @@ export class SetVectors {
   }
 
   /**
-   * The cosine similarity of a question's vector to the snippet at each index position. A
-   * question's hash vector has few non-zero dimensions (its words and their 3-grams), so each
-   * cosine only reads those.
+   * The cosine similarity of a question's vector to the snippets at the given index positions,
+   * in their order. A question's hash vector has few non-zero dimensions (its words and their
+   * 3-grams), so each cosine only reads those. The loop runs over dimensions, then snippets:
+   * the rows are scattered over the set, and reading the same dimension of every row in a row
+   * lets the processor fetch their cache lines at once instead of one row after another (a
+   * third less time on the 1M store). Each dot product still adds its terms in dimension order,
+   * so the cosines are exactly those of one row at a time.
    */
-  similarityTo(query: Float32Array): (doc: number) => number {
+  similarities(query: Float32Array, docs: readonly number[]): Float64Array {
     const { rows, dimensions, norms } = this
+    // Indexed loops, not for-of: iterating a typed array cost as much as all the dot products.
+    const at = new Int32Array(query.length)
+    const weights = new Float64Array(query.length)
     let nonZero = 0
-    for (const value of query) if (value !== 0) nonZero++
-    const at = new Int32Array(nonZero)
-    const weights = new Float64Array(nonZero)
     let queryNorm = 0
-    for (let i = 0, n = 0; i < query.length; i++) {
-      if (query[i] === 0) continue
-      at[n] = i
-      weights[n++] = query[i]
-      queryNorm += query[i] * query[i]
+    for (let i = 0; i < query.length; i++) {
+      const value = query[i]
+      if (value === 0) continue
+      at[nonZero] = i
+      weights[nonZero++] = value
+      queryNorm += value * value
     }
     queryNorm = Math.sqrt(queryNorm)
-    return (doc) => {
-      const row = doc * dimensions
-      let dot = 0
-      for (let i = 0; i < at.length; i++) dot += weights[i] * rows[row + at[i]]
-      const product = queryNorm * norms[doc]
-      return product > 0 ? dot / product : 0
+    const count = docs.length
+    const starts = new Int32Array(count)
+    for (let c = 0; c < count; c++) starts[c] = docs[c] * dimensions
+    const dots = new Float64Array(count)
+    for (let n = 0; n < nonZero; n++) {
+      const dimension = at[n]
+      const weight = weights[n]
+      for (let c = 0; c < count; c++) dots[c] += weight * rows[starts[c] + dimension]
     }
+    for (let c = 0; c < count; c++) {
+      const product = queryNorm * norms[docs[c]]
+      dots[c] = product > 0 ? dots[c] / product : 0
+    }
+    return dots
   }
 }

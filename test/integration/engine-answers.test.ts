@@ -65,7 +65,7 @@ async function reference(question: string, tokens: number): Promise<{ txt: strin
     const [own] = await embedder.embed([embedText(row)])
     const stored = new Int8Array(own.length)
     quantizeInto(own, stored, 0)
-    return new SetVectors(stored, own.length).similarityTo(vector)(0)
+    return new SetVectors(stored, own.length).similarities(vector, [0])[0]
   }
   const top = lexical[0]?.score ?? 0
   const scored = await Promise.all(lexical.map(async (hit) => ({ pk: rows[hit.doc].pk, score: top > 0 ? hit.score / top : 0, cosine: await cosine(rows[hit.doc]) })))

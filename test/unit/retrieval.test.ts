@@ -15,6 +15,7 @@ import { resolveConfig } from '../../src/config.js'
 import { packSnippets } from '../../src/search/budget.js'
 import { fuseRankings, HASH_RESCORED, HASH_VECTOR_WEIGHT, rescoreByHashSimilarity, type RankedDoc } from '../../src/search/fusion.js'
 import { LexicalIndex } from '../../src/search/lexical-index.js'
+import { quantizeInto, SetVectors } from '../../src/search/set-vectors.js'
 import { renderSnippetText } from '../../src/search/render.js'
 import type { StoredSnippet } from '../../src/store/snippets.js'
 import { questionTerms } from '../../src/text/terms.js'
@@ -206,9 +207,9 @@ describe('fusion and packing', () => {
 
   it('gives the cosine bonus to exactly the HASH_RESCORED candidates most similar to the question, ties to the lower doc', () => {
     // The definition, by sorting everything: what the selection in rescoreByHashSimilarity must equal.
-    const reference = (candidates: RankedDoc[], cosineOf: (doc: number) => number): RankedDoc[] => {
+    const reference = (candidates: RankedDoc[], cosines: number[]): RankedDoc[] => {
       const top = candidates[0]?.score ?? 0
-      const scored = candidates.map((hit) => ({ doc: hit.doc, score: top > 0 ? hit.score / top : 0, cosine: cosineOf(hit.doc) }))
+      const scored = candidates.map((hit, i) => ({ doc: hit.doc, score: top > 0 ? hit.score / top : 0, cosine: cosines[i] }))
       const similar = [...scored].sort((a, b) => b.cosine - a.cosine || a.doc - b.doc).slice(0, HASH_RESCORED)
       for (const hit of similar) hit.score += HASH_VECTOR_WEIGHT * hit.cosine
       return scored.sort((a, b) => b.score - a.score || a.doc - b.doc).map(({ doc, score }) => ({ doc, score }))
@@ -220,10 +221,34 @@ describe('fusion and packing', () => {
       const docs = [...new Set(Array.from({ length: n }, () => Math.floor(random() * 500)))]
       // Scores and cosines from a few values only, so ties are common.
       const candidates = docs.map((doc) => ({ doc, score: Math.floor(random() * 5) + 1 })).sort((a, b) => b.score - a.score || a.doc - b.doc)
-      const cosines = new Map(docs.map((doc) => [doc, Math.floor(random() * 4) / 4]))
-      const cosineOf = (doc: number) => cosines.get(doc)!
-      expect(rescoreByHashSimilarity(candidates, cosineOf)).toEqual(reference(candidates, cosineOf))
+      const cosines = candidates.map(() => Math.floor(random() * 4) / 4)
+      expect(rescoreByHashSimilarity(candidates, cosines)).toEqual(reference(candidates, cosines))
     }
+  })
+
+  it('computes the cosines of many rows at once exactly as one row at a time, in the order asked', () => {
+    let seed = 11
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1
+    const dimensions = 96
+    const vectors = Array.from({ length: 40 }, (_, doc) => Float32Array.from({ length: dimensions }, () => (doc === 7 ? 0 : random())))
+    const rows = new Int8Array(vectors.length * dimensions)
+    vectors.forEach((vector, row) => quantizeInto(vector, rows, row))
+    const set = new SetVectors(rows, dimensions)
+    // A question's hash vector is sparse: most dimensions zero.
+    const question = Float32Array.from({ length: dimensions }, (_, i) => (i % 5 === 0 ? random() : 0))
+    const docs = [31, 0, 7, 12, 39, 12, 5]
+    const batch = set.similarities(question, docs)
+    expect([...batch]).toEqual(docs.map((doc) => set.similarities(question, [doc])[0]))
+    const plain = (doc: number) => {
+      const row = rows.subarray(doc * dimensions, (doc + 1) * dimensions)
+      const dot = row.reduce((sum, value, i) => sum + value * question[i], 0)
+      const norm = (v: ArrayLike<number>) => Math.hypot(...Array.from(v))
+      return norm(row) === 0 ? 0 : dot / (norm(row) * norm(question))
+    }
+    // Norms are kept as 32-bit floats.
+    docs.forEach((doc, i) => expect(batch[i]).toBeCloseTo(plain(doc), 6))
+    expect(batch[2]).toBe(0)
+    expect(set.similarities(question, []).length).toBe(0)
   })
 
   const snippet = (pk: number, tokens: number, body: string): StoredSnippet => ({
