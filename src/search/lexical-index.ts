@@ -229,12 +229,29 @@ class TopK {
       return
     }
     if (worse(doc, score, docs[0], scores[0])) return
+    this.replaceRoot(doc, score, k)
+  }
+
+  /** The hits best first, emptying the heap: its root (the worst) taken off until none is left, no comparator calls. */
+  sorted(): LexicalHit[] {
+    const hits = new Array<LexicalHit>(this.size)
+    while (this.size > 0) {
+      const last = --this.size
+      hits[last] = { doc: this.docs[0], score: this.scores[0] }
+      this.replaceRoot(this.docs[last], this.scores[last], last)
+    }
+    return hits
+  }
+
+  /** Puts a hit at the root of the heap's first `size` entries and sifts it down to its place. */
+  private replaceRoot(doc: number, score: number, size: number): void {
+    const { docs, scores } = this
     let i = 0
     for (;;) {
       const left = 2 * i + 1
-      if (left >= k) break
+      if (left >= size) break
       const right = left + 1
-      const child = right < k && worse(docs[right], scores[right], docs[left], scores[left]) ? right : left
+      const child = right < size && worse(docs[right], scores[right], docs[left], scores[left]) ? right : left
       if (!worse(docs[child], scores[child], doc, score)) break
       docs[i] = docs[child]
       scores[i] = scores[child]
@@ -242,12 +259,6 @@ class TopK {
     }
     docs[i] = doc
     scores[i] = score
-  }
-
-  sorted(): LexicalHit[] {
-    const hits: LexicalHit[] = []
-    for (let i = 0; i < this.size; i++) hits.push({ doc: this.docs[i], score: this.scores[i] })
-    return hits.sort((a, b) => b.score - a.score || a.doc - b.doc)
   }
 }
 
