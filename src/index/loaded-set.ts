@@ -43,6 +43,7 @@ export interface LoadedSet {
 type Row = Pick<StoredSnippet, 'pk' | 'kind' | 'title' | 'description' | 'breadcrumb' | 'pageTitle' | 'language' | 'body' | 'source' | 'tokens' | 'hash' | 'includes' | 'alsoAt'>
 
 export interface LoadLog {
+  info(obj: object, msg: string): void
   warn(obj: object, msg: string): void
 }
 

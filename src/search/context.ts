@@ -61,6 +61,7 @@ export interface ContextAnswer {
 export type Signals = 'lexical' | 'vector' | 'fused'
 
 export interface RetrieverLog {
+  info(obj: object, msg: string): void
   warn(obj: object, msg: string): void
 }
 
@@ -88,7 +89,7 @@ export class Retriever {
   constructor(
     private readonly store: Store,
     private readonly embedders: EmbedderPool,
-    private readonly log: RetrieverLog = { warn: () => {} },
+    private readonly log: RetrieverLog = { info: () => {}, warn: () => {} },
     private readonly signals: Signals = 'fused',
     cacheBytes = DEFAULT_SET_CACHE_BYTES,
     rebuilder?: EngineFileRebuilder,

@@ -50,7 +50,7 @@ describe('rebuilding an engine file', () => {
     await seeding.close()
     fs.rmSync(file)
 
-    const server = await startServer(dataDir, {}, defer, { args: ['--workers', '1'] })
+    const server = await startServer(dataDir, {}, defer, { args: ['--workers', '1'], logLevel: 'info' })
     const health = async () => (await fetch(`${server.url}/api/health`)).status
     expect(await health()).toBe(200)
     let answered = false
@@ -69,6 +69,12 @@ describe('rebuilding an engine file', () => {
     expect(answer.text).toContain('feature12x1')
     expect(answeredMeanwhile).toBeGreaterThanOrEqual(5)
     expect(fs.existsSync(file)).toBe(true)
+    // The operator learns of the rebuild and its cost.
+    server.process.kill('SIGTERM')
+    const lines = String((await server.process).stdout).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { msg: string; setPk?: number; snippets?: number; ms?: number })
+    const rebuilt = lines.filter((line) => line.msg.startsWith('rebuilt the engine file'))
+    expect(rebuilt).toEqual([expect.objectContaining({ setPk, snippets: expect.any(Number), ms: expect.any(Number) })])
+    expect(rebuilt[0].msg).toMatch(new RegExp(`^rebuilt the engine file of snippet set ${setPk} \\(\\d+ snippets\\) from its rows in \\d+ ms, on its own thread$`))
   })
 
   it('questions that ask for a set while it is rebuilt share one rebuild and one load', async () => {
@@ -87,11 +93,13 @@ describe('rebuilding an engine file', () => {
           return { bytes: fs.readFileSync(at) }
         },
       } as unknown as EngineFileRebuilder
-      const engine = new SetEngine(store, 2 ** 30, undefined, rebuilder)
+      const rebuilt: string[] = []
+      const engine = new SetEngine(store, 2 ** 30, { info: (_obj, msg) => rebuilt.push(msg), warn: () => {} }, rebuilder)
       const asked = Array.from({ length: 10 }, () => engine.loaded(setPk))
       release()
       const loaded = await Promise.all(asked)
       expect(rebuilds).toEqual([setPk])
+      expect(rebuilt).toEqual([expect.stringMatching(new RegExp(`^rebuilt the engine file of snippet set ${setPk} \\(\\d+ snippets\\)`))])
       expect(new Set(loaded).size).toBe(1)
       expect(loaded[0].builtFrom).toBe('rows')
       expect(await engine.loaded(setPk)).toBe(loaded[0])
@@ -117,7 +125,7 @@ describe('rebuilding an engine file', () => {
       fs.mkdirSync(path.join(file, 'blocked'), { recursive: true })
       const warnings: string[] = []
       const rebuilder = new EngineFileRebuilder(app.runtime.store.paths.database, compiledThread)
-      const retriever = new Retriever(app.runtime.store, app.runtime.embedders, { warn: (_obj, msg) => warnings.push(msg) }, 'fused', 2 ** 30, rebuilder)
+      const retriever = new Retriever(app.runtime.store, app.runtime.embedders, { info: () => {}, warn: (_obj, msg) => warnings.push(msg) }, 'fused', 2 ** 30, rebuilder)
       const answer = await retriever.getContext({ libraryId: '/acme/small', query: 'start', tokens: 5000, caller: ANONYMOUS })
       expect(answer.snippets.map((s) => s.title).join(' ')).toContain('Start')
       expect(warnings).toEqual(['the engine file is not a regular file; rebuilding it', 'could not write the engine file; it is rebuilt at the next load'])
@@ -127,15 +135,18 @@ describe('rebuilding an engine file', () => {
 
   it('rebuilds where the set is asked when the rebuild thread dies, and refuses once closed', async () => {
     await withSmallLibrary(async (app, setPk, file) => {
-      const warnings: string[] = []
+      const logged: string[] = []
       // A thread that dies on its first request.
       const script = path.join(await tmpDir(), 'dying-thread.mjs')
       fs.writeFileSync(script, "import { parentPort } from 'node:worker_threads'\nparentPort.on('message', () => process.exit(3))\n")
       const rebuilder = new EngineFileRebuilder(app.runtime.store.paths.database, pathToFileURL(script))
-      const retriever = new Retriever(app.runtime.store, app.runtime.embedders, { warn: (_obj, msg) => warnings.push(msg) }, 'fused', 2 ** 30, rebuilder)
+      const retriever = new Retriever(app.runtime.store, app.runtime.embedders, { info: (_obj, msg) => logged.push(msg), warn: (_obj, msg) => logged.push(msg) }, 'fused', 2 ** 30, rebuilder)
       const answer = await retriever.getContext({ libraryId: '/acme/small', query: 'start', tokens: 5000, caller: ANONYMOUS })
       expect(answer.snippets.map((s) => s.title).join(' ')).toContain('Start')
-      expect(warnings).toEqual(['the engine file could not be rebuilt on its thread; rebuilding it here'])
+      expect(logged).toEqual([
+        'the engine file could not be rebuilt on its thread; rebuilding it here',
+        expect.stringMatching(new RegExp(`^rebuilt the engine file of snippet set ${setPk} \\(\\d+ snippets\\) from its rows in \\d+ ms, while its request waited$`)),
+      ])
       expect(fs.existsSync(file)).toBe(true)
       await rebuilder.close()
       await expect(rebuilder.rebuild(setPk, file)).rejects.toThrow('the engine file thread is closed')
