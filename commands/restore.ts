@@ -49,7 +49,8 @@ For S3 backups, download the archive first. Without --yes it asks for confirmati
     const progress = this.progress('Restoring').start()
     try {
       const result = await restoreArchive(paths.root, archive)
-      progress.succeed(`Restored ${result.name}. The previous data is in ${result.preRestoreDir}; start the server to use the restored data.`)
+      const previous = result.preRestoreDir ? `The previous data is in ${result.preRestoreDir}` : `${paths.root} held no data to set aside`
+      progress.succeed(`Restored ${result.name}. ${previous}; start the server to use the restored data.`)
       return result
     } catch (err) {
       progress.fail('Restore failed')

@@ -47,7 +47,8 @@ interface Journal {
 }
 
 export interface RestoreResult extends ArchiveSummary {
-  preRestoreDir: string
+  /** Where the replaced data was set aside; null when the data directory held none (a new one). */
+  preRestoreDir: string | null
 }
 
 const stamp = (at: Date) => at.toISOString().slice(0, 19).replaceAll(':', '-')
@@ -115,7 +116,7 @@ export async function restoreArchive(dataDir: string, archive: string, options: 
     // Engine files are derived from the rows they were built from, and the restored rows are
     // others: the first query of each set rebuilds its file.
     await fsp.rm(paths.engine, { recursive: true, force: true })
-    return { ...summary, preRestoreDir: journal.preRestoreDir }
+    return { ...summary, preRestoreDir: fs.existsSync(journal.preRestoreDir) ? journal.preRestoreDir : null }
   } finally {
     lock?.release()
   }
@@ -169,6 +170,8 @@ async function completeMoves(paths: DataPaths, journal: Journal): Promise<void> 
   await fsp.mkdir(journal.preRestoreDir, { recursive: true, mode: 0o700 })
   for (const [from, to] of pendingMoves(paths, journal)) await fsp.rename(from, to)
   await fsyncDir(journal.preRestoreDir)
+  // Nothing was set aside (a new data directory): no empty directory to puzzle over.
+  if ((await fsp.readdir(journal.preRestoreDir)).length === 0) await fsp.rmdir(journal.preRestoreDir)
   await fsyncDir(paths.root)
   await fsp.rm(paths.restoreJournal, { force: true })
   await fsp.rm(journal.tempDir, { recursive: true, force: true })
@@ -253,7 +256,7 @@ export async function applyStagedRestore(paths: DataPaths, log: StartLog): Promi
     const result = await restoreArchive(paths.root, path.join(paths.restoreStaged, newest), { lockHeld: true })
     await fsp.rm(paths.restoreStaged, { recursive: true, force: true })
     log.info({ archive: newest, preRestoreDir: result.preRestoreDir }, 'applied the staged restore')
-    record(paths, log, { state: 'applied', archive: newest, at: at.toISOString(), movedTo: result.preRestoreDir })
+    record(paths, log, { state: 'applied', archive: newest, at: at.toISOString(), movedTo: result.preRestoreDir ?? undefined })
     return { state: 'applied', result }
   } catch (caught) {
     const error = isLecternError(caught) ? caught : new LecternError('internal_error', (caught as Error).message, {}, { cause: caught })

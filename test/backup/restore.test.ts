@@ -279,6 +279,20 @@ describe('restore', () => {
     expect(res.exitCode, res.stderr).toBe(0)
     expect(JSON.parse(res.stdout)).toMatchObject({ name: path.basename(good), preRestoreDir: expect.stringContaining('pre-restore-') })
   })
+
+  it('into a new data directory, the CLI restores without naming an empty pre-restore directory', async () => {
+    const json = path.join(await tmpDir('lectern-new-'), 'data')
+    const res = await runCli(['restore', good, '--data-dir', json, '--yes', '--json'])
+    expect(res.exitCode, res.stderr).toBe(0)
+    expect(JSON.parse(res.stdout)).toMatchObject({ name: path.basename(good), preRestoreDir: null })
+    expect(fs.readdirSync(json).filter((entry) => entry.startsWith('pre-restore-'))).toEqual([])
+    expect(fs.existsSync(path.join(json, 'lectern.db'))).toBe(true)
+    const text = await tmpDir('lectern-new-')
+    const told = await runCli(['restore', good, '--data-dir', text, '--yes'])
+    expect(told.exitCode, told.stderr).toBe(0)
+    expect(`${told.stdout}${told.stderr}`).toContain(`${text} held no data to set aside; start the server to use the restored data.`)
+    expect(fs.readdirSync(text).filter((entry) => entry.startsWith('pre-restore-'))).toEqual([])
+  })
 })
 
 async function countMoves(): Promise<number> {

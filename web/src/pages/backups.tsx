@@ -157,7 +157,13 @@ function RestoreState({ restore }: { restore: LastRestore }) {
   }
   return (
     <p aria-label="Last restore">
-      Restored <code>{restore.archive}</code> at {formatDate(restore.at)}. The data it replaced is in <code>{restore.movedTo}</code>.
+      Restored <code>{restore.archive}</code> at {formatDate(restore.at)}.
+      {restore.movedTo ? (
+        <>
+          {' '}
+          The data it replaced is in <code>{restore.movedTo}</code>.
+        </>
+      ) : null}
     </p>
   )
 }
