@@ -192,6 +192,9 @@ const completed = new WeakSet<FastifyRequest>()
 export class RequestLogController extends LogController {
   override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
     request.log.debug({ req: request }, 'incoming request')
+    // Read now, the caller's address is kept by the socket (net.Socket caches it): once the client
+    // has left, an unread one is gone, and its "request aborted" line would not say who it was.
+    void request.socket?.remoteAddress
     // A client that leaves before its answer is sent completes no request: it is logged here.
     reply.raw.once('close', () => {
       if (!reply.raw.writableFinished && !completed.has(request)) request.log.info({ req: request, responseTime: reply.elapsedTime }, 'request aborted')

@@ -1,3 +1,4 @@
+import { once } from 'node:events'
 import net from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { PassThrough } from 'node:stream'
@@ -68,20 +69,24 @@ describe('structured logs', () => {
     expect(JSON.stringify(stored)).not.toContain(token)
   })
 
-  it('logs a request whose client left before the answer at info, as aborted', async () => {
+  it('logs a request whose client left before the answer at info, as aborted, with its address', async () => {
     const logs = logCollector()
-    const app = await buildTestApp({ logStream: logs.stream, log: { level: 'debug' } })
+    // At info, as `lectern serve` logs by default: no "incoming request" line has read the caller's address before it leaves.
+    const app = await buildTestApp({ logStream: logs.stream, log: { level: 'info' } })
     await app.listen({ port: 0, host: '127.0.0.1' })
     const { port } = app.server.address() as AddressInfo
     const socket = net.connect(port, '127.0.0.1')
     onTestFinished(() => void socket.destroy())
+    await once(socket, 'connect')
+    const clientPort = socket.localPort
+    const arrived = once(app.server, 'request')
     // Half a body: the server waits for the rest, and the client leaves.
     socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\nx-request-id: req-gone\r\n\r\n{"jsonrpc"')
-    await pollUntil('the request to arrive', () => (logs.lines.some((l) => l.reqId === 'req-gone' && l.msg === 'incoming request') ? true : undefined))
+    await arrived
     socket.destroy()
     const aborted = await pollUntil('the aborted line', () => logs.lines.find((l) => l.reqId === 'req-gone' && l.msg === 'request aborted'))
-    expect(aborted).toMatchObject({ level: 30, req: { method: 'POST', url: '/mcp' }, responseTime: expect.any(Number) })
-    expect(logs.lines.filter((l) => l.reqId === 'req-gone').map((l) => l.msg)).toEqual(['incoming request', 'request aborted'])
+    expect(aborted).toMatchObject({ level: 30, req: { method: 'POST', url: '/mcp', remoteAddress: '127.0.0.1', remotePort: clientPort }, responseTime: expect.any(Number) })
+    expect(logs.lines.filter((l) => l.reqId === 'req-gone').map((l) => l.msg)).toEqual(['request aborted'])
   })
 
   it('hides the internals of an unexpected error behind the request ID', async () => {
