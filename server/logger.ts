@@ -18,7 +18,7 @@ import os from 'node:os'
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { DestinationStream, LoggerOptions, SerializerFn } from 'pino'
 import pino from 'pino'
-import pretty from 'pino-pretty'
+import pretty, { type MessageFormatFunc } from 'pino-pretty'
 import type { LogFormat, LogLevel, Mode } from '../src/config.js'
 
 /** Past this many buffered bytes, new lines are dropped until the destination catches up. */
@@ -137,6 +137,23 @@ export function isPretty(format: LogFormat, isTTY = process.stdout.isTTY === tru
   return format === 'pretty' || (format === 'auto' && isTTY)
 }
 
+/**
+ * A pretty line's message. Serving processes of `serve --workers N` (1..N) say who they are; the
+ * primary (0) and a single process do not. A request's line says it in one line, as an access
+ * log does, where pino-pretty would print its req and res objects as a dozen lines.
+ */
+const prettyMessage: MessageFormatFunc = (log, messageKey) => {
+  const worker = log.worker ? `[worker ${String(log.worker)}] ` : ''
+  const req = log.req as { method?: string; url?: string; remoteAddress?: string } | undefined
+  const res = log.res as { statusCode?: number } | undefined
+  const request = req
+    ? [` ${req.method} ${req.url}`, res?.statusCode === undefined ? '' : ` ${res.statusCode}`, typeof log.responseTime === 'number' ? ` ${log.responseTime.toFixed(1)} ms` : ''].join('')
+    : ''
+  // Any line logged for a request names it, whether or not it carries the request.
+  const context = [log.reqId, req?.remoteAddress].filter((part) => part !== undefined)
+  return `${worker}${String(log[messageKey])}${request}${context.length > 0 ? ` (${context.join(', ')})` : ''}`
+}
+
 /** A log destination on a file descriptor (stdout by default) that cannot block or crash the process. */
 export function createLogDestination(format: LogFormat, fd = 1): LogDestination {
   let dropped = 0
@@ -154,9 +171,8 @@ export function createLogDestination(format: LogFormat, fd = 1): LogDestination 
       destination: boom,
       colorize: process.stdout.isTTY === true,
       translateTime: 'SYS:HH:MM:ss.l',
-      ignore: 'pid,hostname,worker',
-      // Serving processes of `serve --workers N` (1..N) say who they are; the primary (0) and a single process do not.
-      messageFormat: '{if worker}[worker {worker}] {end}{msg}',
+      ignore: 'pid,hostname,worker,req,res,responseTime,reqId',
+      messageFormat: prettyMessage,
     })
   return {
     stream,

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
+import { stripVTControlCharacters } from 'node:util'
 import { execa } from 'execa'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { openStore } from '../../src/store/index.js'
@@ -144,6 +145,10 @@ describe('server logs', () => {
     expect(pretty).toContain(`Lectern ${APP_VERSION} starting`)
     expect(pretty).toContain('Lectern stopped')
     expect(pretty.split(/\r?\n/).filter((l) => l.startsWith('{'))).toEqual([])
+    // A request is one line, as in an access log: method, URL, status, time, request ID and address.
+    const plain = stripVTControlCharacters(pretty)
+    expect(plain).toMatch(/INFO: (\[worker \d+\] )?request completed GET \/api\/v2\/libs\/search\?libraryName=widgets 404 \d+\.\d ms \([\w-]+, 127\.0\.0\.1\)\r?\n/)
+    expect(plain).not.toMatch(/^\s+(req|res): \{/m)
 
     const { output: json } = await serveOnTerminal(['--log-format', 'json'])
     const lines = json.split(/\r?\n/).filter((l) => l.trim() !== '')
@@ -171,6 +176,8 @@ async function serveOnTerminal(args: string[]): Promise<{ output: string; dataDi
     const res = await fetch(`http://127.0.0.1:${port}/api/ready`).catch(() => undefined)
     return res?.status === 200 ? true : undefined
   }, 60_000)
+  // No library yet: answered 404, a request like any other.
+  expect((await fetch(`http://127.0.0.1:${port}/api/v2/libs/search?libraryName=widgets`)).status).toBe(404)
   const serverPid = Number(readFileSync(`/proc/${script.pid}/task/${script.pid}/children`, 'utf8').trim())
   process.kill(serverPid, 'SIGTERM')
   const { exitCode, stdout } = await script
