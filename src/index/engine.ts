@@ -7,6 +7,7 @@ import v8 from 'node:v8'
 import { engineFilePath } from '../paths.js'
 import type { Store } from '../store/index.js'
 import { engineFileKind, loadSet, loadSetFromBytes, loadSetFromFile, type EngineFileKind, type LoadLog, type LoadedSet } from './loaded-set.js'
+import { claimRebuild, claimReleased } from './rebuild-claim.js'
 import type { EngineFileRebuilder } from './rebuilder.js'
 import { SetCache, type SetCacheStats } from './set-cache.js'
 
@@ -95,12 +96,32 @@ export class SetEngine {
     return loaded
   }
 
-  /** Loads the set from its engine file, once the rebuilder has rebuilt it if it did not match. */
+  /**
+   * Loads the set from its engine file, once the rebuilder has rebuilt it if it did not match. Of
+   * the processes serving the data directory, one rebuilds it; the others wait and load its file.
+   */
   private async loadOffThread(setPk: number, rebuilder: EngineFileRebuilder): Promise<LoadedSet> {
     const { snippets } = this.store
     const { file, kind } = this.engineFileOf(setPk)
-    const fromFile = loadSetFromFile(setPk, snippets.headsOfSet(setPk), kind, file, this.log)
-    if (fromFile) return fromFile
+    for (;;) {
+      const fromFile = loadSetFromFile(setPk, snippets.headsOfSet(setPk), kind, file, this.log)
+      if (fromFile) return fromFile
+      const claim = claimRebuild(file)
+      if (claim) {
+        try {
+          return await this.rebuildOffThread(setPk, rebuilder, file, kind)
+        } finally {
+          claim.release()
+        }
+      }
+      // Another process rebuilds it; should it fail or leave, the next turn claims the rebuild here.
+      await claimReleased(file, () => rebuilder.closed)
+      if (rebuilder.closed) throw new Error('the engine file thread is closed')
+    }
+  }
+
+  private async rebuildOffThread(setPk: number, rebuilder: EngineFileRebuilder, file: string, kind: EngineFileKind): Promise<LoadedSet> {
+    const { snippets } = this.store
     try {
       const started = performance.now()
       const { bytes, writeError } = await rebuilder.rebuild(setPk, file)

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import { processRuns } from './process-runs.js'
 import { removeSetFiles } from './set-files.js'
 import type { Store } from '../store/index.js'
 
@@ -29,7 +30,8 @@ export function sweepSets(store: Store, statuses: Array<'retired' | 'building'>,
  * Removes what `engine/` holds besides the engine files of existing sets: the temporary file of
  * a write that a kill cut short, and files of sets that are gone (removed while a process was
  * down). Run at start, by the process that recovers the data directory; a worker writing an
- * engine file at that moment loses its temporary file, and the set is rebuilt where it is asked.
+ * engine file at that moment loses its temporary file or its claim (rebuild-claim.ts), and the set
+ * is rebuilt where it is asked.
  */
 export function sweepStrayEngineFiles(store: Store): number {
   let names: string[]
@@ -46,18 +48,6 @@ export function sweepStrayEngineFiles(store: Store): number {
     removed++
   }
   return removed
-}
-
-
-/** Whether a process of that id runs on this host (signal 0 checks without signalling). */
-function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    // EPERM: it runs, under another user.
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }
 
 /**

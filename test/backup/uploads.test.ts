@@ -73,7 +73,7 @@ describe('uploaded specs in a backup', () => {
     const current = fs.readFileSync(path.join(dir, 'uploads', 'current.yaml'))
     const result = await restoreArchive(dir, archive)
     expect(fs.readdirSync(path.join(dir, 'uploads'))).toEqual(['pet-shop.yaml'])
-    expect(fs.readFileSync(path.join(result.preRestoreDir, 'uploads', 'current.yaml')).equals(current)).toBe(true)
+    expect(fs.readFileSync(path.join(result.preRestoreDir!, 'uploads', 'current.yaml')).equals(current)).toBe(true)
   })
 
   it('are checked like every member: a tampered upload is refused and nothing changes', async () => {

@@ -12,13 +12,15 @@ import { buildApp } from '../../server/app.js'
 import { ANONYMOUS } from '../../src/access.js'
 import { SetEngine } from '../../src/index/engine.js'
 import { engineFileKind, writeEngineFile } from '../../src/index/loaded-set.js'
+import { claimFileOf } from '../../src/index/rebuild-claim.js'
 import { EngineFileRebuilder } from '../../src/index/rebuilder.js'
 import { engineFilePath } from '../../src/paths.js'
 import { Retriever } from '../../src/search/context.js'
 import { seedLibrary } from '../helpers/app.js'
 import { PROJECT_ROOT } from '../helpers/cli.js'
+import { pollUntil } from '../helpers/poll.js'
 import { largeDocs } from '../helpers/large-docs.js'
-import { startServer } from '../helpers/server.js'
+import { startServer, type ServerProcess } from '../helpers/server.js'
 import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 
 const defer = suiteTeardown()
@@ -35,6 +37,26 @@ async function withSmallLibrary(use: (app: FastifyInstance, setPk: number, file:
   }
 }
 
+/** A data directory with a large library (and a small one) whose engine file is gone, as after a restore. */
+async function largeLibraryWithoutEngineFile(): Promise<{ dataDir: string; setPk: number; file: string }> {
+  const dataDir = await tmpDataDir()
+  const seeding = await buildApp({ dataDir })
+  const { setPk } = await seedLibrary(seeding, '/acme/large', largeDocs(700))
+  await seedLibrary(seeding, '/acme/small', SMALL)
+  const file = engineFilePath(seeding.runtime.store.paths, setPk)
+  await seeding.close()
+  fs.rmSync(file)
+  return { dataDir, setPk, file }
+}
+
+type LogLine = { msg: string; worker?: number; setPk?: number; snippets?: number; ms?: number; req?: { url?: string } }
+
+/** Stops the server and returns its JSON log lines. */
+async function stopAndReadLines(server: ServerProcess): Promise<LogLine[]> {
+  server.process.kill('SIGTERM')
+  return String((await server.process).stdout).split('\n').filter(Boolean).map((line) => JSON.parse(line) as LogLine)
+}
+
 /** The compiled thread, as lectern serve runs it (npm test builds dist/ first). */
 const compiledThread = pathToFileURL(path.join(PROJECT_ROOT, 'dist/src/index/rebuild-thread.js'))
 
@@ -42,14 +64,7 @@ const SMALL = { 'docs/guide.md': '# Small\n\n## Start\n\nCall `start()` to begin
 
 describe('rebuilding an engine file', () => {
   it('lectern serve: answers other requests while a large set is rebuilt for the one that asked it', async () => {
-    const dataDir = await tmpDataDir()
-    const seeding = await buildApp({ dataDir })
-    const { setPk } = await seedLibrary(seeding, '/acme/large', largeDocs(700))
-    await seedLibrary(seeding, '/acme/small', SMALL)
-    const file = engineFilePath(seeding.runtime.store.paths, setPk)
-    await seeding.close()
-    fs.rmSync(file)
-
+    const { dataDir, setPk, file } = await largeLibraryWithoutEngineFile()
     const server = await startServer(dataDir, {}, defer, { args: ['--workers', '1'], logLevel: 'info' })
     const health = async () => (await fetch(`${server.url}/api/health`)).status
     expect(await health()).toBe(200)
@@ -70,11 +85,30 @@ describe('rebuilding an engine file', () => {
     expect(answeredMeanwhile).toBeGreaterThanOrEqual(5)
     expect(fs.existsSync(file)).toBe(true)
     // The operator learns of the rebuild and its cost.
-    server.process.kill('SIGTERM')
-    const lines = String((await server.process).stdout).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { msg: string; setPk?: number; snippets?: number; ms?: number })
+    const lines = await stopAndReadLines(server)
     const rebuilt = lines.filter((line) => line.msg.startsWith('rebuilt the engine file'))
     expect(rebuilt).toEqual([expect.objectContaining({ setPk, snippets: expect.any(Number), ms: expect.any(Number) })])
     expect(rebuilt[0].msg).toMatch(new RegExp(`^rebuilt the engine file of snippet set ${setPk} \\(\\d+ snippets\\) from its rows in \\d+ ms, on its own thread$`))
+  })
+
+  it('lectern serve --workers 2: one process rebuilds the set, the other loads the file it wrote', async () => {
+    const { dataDir, setPk } = await largeLibraryWithoutEngineFile()
+    const server = await startServer(dataDir, {}, defer, { args: ['--workers', '2'], logLevel: 'info' })
+    // Connections go to the workers in turn: four at once reach both.
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, async (_, i) => {
+        const res = await fetch(`${server.url}/api/v2/context?libraryId=/acme/large&query=configure%20feature${i}x1%20retries`)
+        return { status: res.status, text: await res.text() }
+      }),
+    )
+    for (const [i, answer] of answers.entries()) {
+      expect(answer.status, answer.text).toBe(200)
+      expect(answer.text).toContain(`feature${i}x1`)
+    }
+    const lines = await stopAndReadLines(server)
+    const answeredBy = new Set(lines.filter((l) => l.msg === 'request completed' && l.req?.url?.startsWith('/api/v2/context')).map((l) => l.worker))
+    expect(answeredBy).toEqual(new Set([1, 2]))
+    expect(lines.filter((l) => l.msg.startsWith('rebuilt the engine file'))).toEqual([expect.objectContaining({ setPk })])
   })
 
   it('questions that ask for a set while it is rebuilt share one rebuild and one load', async () => {
@@ -103,6 +137,38 @@ describe('rebuilding an engine file', () => {
       expect(new Set(loaded).size).toBe(1)
       expect(loaded[0].builtFrom).toBe('rows')
       expect(await engine.loaded(setPk)).toBe(loaded[0])
+    })
+  })
+
+  it('of two processes asking for the same set, one rebuilds it and the other loads its file', async () => {
+    await withSmallLibrary(async (app, setPk, file) => {
+      const { store } = app.runtime
+      let release!: () => void
+      const released = new Promise<void>((resolve) => (release = resolve))
+      const rebuilds: string[] = []
+      // Stand-ins for each process's thread; both engines share the data directory, as `--workers 2` does.
+      const rebuilderOf = (name: string, wait: Promise<void>) =>
+        ({
+          closed: false,
+          async rebuild(pk: number, at: string) {
+            rebuilds.push(name)
+            await wait
+            writeEngineFile(at, store.snippets.allOfSet(pk), engineFileKind(store.snippets.set(pk)!))
+            return { bytes: fs.readFileSync(at) }
+          },
+        }) as unknown as EngineFileRebuilder
+      const quiet = { info: () => {}, warn: () => {} }
+      const first = new SetEngine(store, 2 ** 30, quiet, rebuilderOf('first', released))
+      const second = new SetEngine(store, 2 ** 30, quiet, rebuilderOf('second', Promise.resolve()))
+      const firstLoad = first.loaded(setPk)
+      await pollUntil('the first to claim the rebuild', () => (rebuilds.length === 1 ? true : undefined))
+      const secondLoad = second.loaded(setPk)
+      release()
+      const [a, b] = await Promise.all([firstLoad, secondLoad])
+      expect(rebuilds).toEqual(['first'])
+      expect([a.builtFrom, b.builtFrom]).toEqual(['rows', 'file'])
+      expect(b.snippets.map((s) => s.pk)).toEqual(a.snippets.map((s) => s.pk))
+      expect(fs.existsSync(claimFileOf(file))).toBe(false)
     })
   })
 
