@@ -146,12 +146,14 @@ const prettyMessage: MessageFormatFunc = (log, messageKey) => {
   const worker = log.worker ? `[worker ${String(log.worker)}] ` : ''
   const req = log.req as { method?: string; url?: string; remoteAddress?: string } | undefined
   const res = log.res as { statusCode?: number } | undefined
-  const request = req
-    ? [` ${req.method} ${req.url}`, res?.statusCode === undefined ? '' : ` ${res.statusCode}`, typeof log.responseTime === 'number' ? ` ${log.responseTime.toFixed(1)} ms` : ''].join('')
-    : ''
+  const request = [
+    req ? ` ${req.method} ${req.url}` : '',
+    res?.statusCode === undefined ? '' : ` ${res.statusCode}`,
+    typeof log.responseTime === 'number' ? ` ${log.responseTime.toFixed(1)} ms` : '',
+  ].join('')
   // Any line logged for a request names it, whether or not it carries the request.
   const context = [log.reqId, req?.remoteAddress].filter((part) => part !== undefined)
-  return `${worker}${String(log[messageKey])}${request}${context.length > 0 ? ` (${context.join(', ')})` : ''}`
+  return `${worker}${String(log[messageKey] ?? '')}${request}${context.length > 0 ? ` (${context.join(', ')})` : ''}`
 }
 
 /** A log destination on a file descriptor (stdout by default) that cannot block or crash the process. */

@@ -180,7 +180,7 @@ export class LexicalIndex {
     }
     // Top `limit` by a bounded min-heap (worst kept at the root), then the scratch is cleared
     // where it was written, so a query costs its matches, not the set's size.
-    const heap = new TopK(Math.min(limit, count))
+    const heap = new TopK(Math.min(Math.floor(limit), count))
     const coverage = Float64Array.from({ length: questionTerms.length + 1 }, (_, n) => (n / questionTerms.length) ** COVERAGE_EXPONENT)
     for (let t = 0; t < count; t++) {
       const doc = touched[t]

@@ -238,7 +238,16 @@ describe('fusion and packing', () => {
     const question = Float32Array.from({ length: dimensions }, (_, i) => (i % 5 === 0 ? random() : 0))
     const docs = [31, 0, 7, 12, 39, 12, 5]
     const batch = set.similarities(question, docs)
-    expect([...batch]).toEqual(docs.map((doc) => set.similarities(question, [doc])[0]))
+    // One row at a time, dimension after dimension, as before the batch: the same floats, bit for bit.
+    const norms = Array.from({ length: vectors.length }, (_, doc) => Math.fround(Math.sqrt(rows.subarray(doc * dimensions, (doc + 1) * dimensions).reduce((sum, value) => sum + value * value, 0))))
+    const queryNorm = Math.sqrt(question.reduce((sum, value) => sum + value * value, 0))
+    const rowAtATime = (doc: number) => {
+      let dot = 0
+      for (let i = 0; i < dimensions; i++) if (question[i] !== 0) dot += question[i] * rows[doc * dimensions + i]
+      const product = queryNorm * norms[doc]
+      return product > 0 ? dot / product : 0
+    }
+    docs.forEach((doc, i) => expect(Object.is(batch[i], rowAtATime(doc)), `doc ${doc}`).toBe(true))
     const plain = (doc: number) => {
       const row = rows.subarray(doc * dimensions, (doc + 1) * dimensions)
       const dot = row.reduce((sum, value, i) => sum + value * question[i], 0)
