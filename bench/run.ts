@@ -168,7 +168,7 @@ function profileRows(label: string, p: ProfileResult): Row[] {
   log(`  ${p.requests} requests on ${label}; ranked ${p.fetched.toFixed(1)} candidates, packing kept ${p.packed.toFixed(1)}`)
   for (const part of p.parts) log(`  ${part.name.padEnd(32)} ${us(part.us).padStart(10)}  ${((part.us / sum) * 100).toFixed(1).padStart(5)} %`)
   log(`  ${'sum of parts'.padEnd(32)} ${us(sum).padStart(10)}`)
-  log(`  ${'getContext + renderText (real)'.padEnd(32)} ${us(p.endToEndUs).padStart(10)}`)
+  log(`  ${'getContext + renderTextBuffer (real)'.padEnd(32)} ${us(p.endToEndUs).padStart(10)}`)
   return [
     ...p.parts.map((part) => row(`Profile (${label}): ${part.name}`, `${us(part.us)} (${((part.us / sum) * 100).toFixed(1)} %)`)),
     row(`Profile (${label}): sum of parts / real getContext+render`, `${us(sum)} / ${us(p.endToEndUs)}`),

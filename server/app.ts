@@ -231,8 +231,7 @@ function warmSets(app: FastifyInstance, runtime: Runtime): () => void {
         const mb = (bytes: number) => Math.round(bytes / 2 ** 20)
         app.log.info(
           { loaded, ms: Math.round(performance.now() - started), cache },
-          `loaded ${loaded} of the libraries asked in the last ${WARM_DAYS} days, most asked first; up to ${mb(cache.maxBytes)} MB of libraries stay loaded in this process (--cache-size), ` +
-            `of which at most ${mb(cache.maxHeapBytes)} MB on the JavaScript heap (half of what V8 allows; raise it with NODE_OPTIONS=--max-old-space-size)`,
+          `loaded ${loaded} of the libraries asked in the last ${WARM_DAYS} days, most asked first; up to ${mb(cache.maxBytes)} MB of libraries stay loaded in this process (--cache-size)`,
         )
       })
       .catch((err: unknown) => {

@@ -1,7 +1,7 @@
 /**
  * Where one /v2/context request spends its time, in-process: the steps of
- * `Retriever.getContext` + `renderText` replayed through the same public functions, each timed
- * with performance.now(), then the real `getContext` + `renderText` timed whole for comparison.
+ * `Retriever.getContext` + `renderTextBuffer` (the route's) replayed through the same public functions, each timed
+ * with performance.now(), then the real `getContext` + `renderTextBuffer` timed whole for comparison.
  */
 import { ANONYMOUS } from '../../src/access.js'
 import { engineFileKind, loadSet, type LoadedSet } from '../../src/index/loaded-set.js'
@@ -11,7 +11,7 @@ import { resolveConfig } from '../../src/config.js'
 import { DEFAULT_TOKENS, packSnippets } from '../../src/search/budget.js'
 import { CANDIDATES } from '../../src/search/context.js'
 import { rescoreByHashSimilarity } from '../../src/search/fusion.js'
-import { renderText } from '../../src/search/render.js'
+import { renderTextBuffer } from '../../src/search/render.js'
 import { resolveLibraryVersion } from '../../src/search/resolve.js'
 import { questionTerms } from '../../src/text/terms.js'
 
@@ -24,7 +24,7 @@ export interface ProfileResult {
   requests: number
   /** Mean µs per request for each step, in pipeline order. */
   parts: Array<{ name: string; us: number }>
-  /** Mean µs of the real Retriever.getContext + renderText over the same requests. */
+  /** Mean µs of the real Retriever.getContext + renderTextBuffer over the same requests. */
   endToEndUs: number
   /** Mean candidates ranked vs snippets the packer kept. */
   fetched: number
@@ -85,7 +85,7 @@ interface Caches {
   sets: Map<number, LoadedSet>
 }
 
-/** The steps of Retriever.getContext (hash-embedded sets) and the route's renderText, one timer each. */
+/** The steps of Retriever.getContext (hash-embedded sets) and the route's renderTextBuffer, one timer each. */
 async function replay(runtime: Runtime, caches: Caches, t: PartTimer, request: ProfileRequest) {
   const { store, embedders } = runtime
   const { library, setPk } = t.time('resolve library + version', () => resolveLibraryVersion(store.libraries, request.libraryId, ANONYMOUS))
@@ -103,13 +103,13 @@ async function replay(runtime: Runtime, caches: Caches, t: PartTimer, request: P
   const embedder = t.time('embedder lookup (forSet)', () => embedders.forSet(set))
   const [vector] = await t.timeAsync('query embedding', () => embedder.embed([request.question]))
   const vectors = loaded.vectors!
-  const ranked = t.time('fusion (cosines of the lexical candidates)', () =>
-    rescoreByHashSimilarity(lexical, vectors.similarities(vector, lexical.map((hit) => hit.doc))).map((hit) => loaded.snippets[hit.doc]),
-  )
-  const picked = t.time('packing (packSnippets)', () =>
-    packSnippets(ranked, DEFAULT_TOKENS, (a, b) => loaded.lexical.nearDuplicates(a.doc, b.doc)),
-  )
-  t.time('rendering (renderText)', () => renderText(picked, library.rules))
+  const ranked = t.time('fusion (cosines of the lexical candidates)', () => rescoreByHashSimilarity(lexical, vectors.similarities(vector, lexical.map((hit) => hit.doc))))
+  const picked = t.time('packing (packSnippets)', () => {
+    const candidates = ranked.map((r) => ({ doc: r.doc, score: r.score, tokens: loaded.snippets.tokens(r.doc) }))
+    return packSnippets(candidates, DEFAULT_TOKENS, (a, b) => loaded.lexical.nearDuplicates(a.doc, b.doc))
+  })
+  const snippets = t.time('the packed snippets (SetSnippets.at)', () => picked.map((p) => loaded.snippets.at(p.doc)))
+  t.time('rendering (renderTextBuffer)', () => renderTextBuffer(snippets, library.rules))
   return { fetched: ranked.length, packed: picked.length }
 }
 
@@ -117,7 +117,7 @@ async function timeEndToEnd(runtime: Runtime, requests: ProfileRequest[]): Promi
   const run = async () => {
     for (const request of requests) {
       const answer = await runtime.retriever.getContext({ libraryId: request.libraryId, query: request.question, tokens: DEFAULT_TOKENS, caller: ANONYMOUS })
-      renderText(answer.snippets, answer.library.rules)
+      renderTextBuffer(answer.snippets, answer.library.rules)
     }
   }
   // The retriever keeps its own index cache: fill it before timing, like the replay's warm pass.

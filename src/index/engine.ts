@@ -3,7 +3,6 @@
  * kept while they fit the memory bound, and forgotten when swept or no longer live. SQLite stays
  * the source of truth: a set is loaded from its engine file, rebuilt from its rows when it does not match.
  */
-import v8 from 'node:v8'
 import { engineFilePath } from '../paths.js'
 import type { Store } from '../store/index.js'
 import { engineFileKind, loadSet, loadSetFromBytes, loadSetFromFile, type EngineFileKind, type LoadLog, type LoadedSet } from './loaded-set.js'
@@ -13,19 +12,6 @@ import { SetCache, type SetCacheStats } from './set-cache.js'
 
 /** How often, at most, loaded sets are checked against the database for sets no longer live. */
 const PRUNE_INTERVAL_MS = 1000
-/**
- * Part of a loaded set lives on the JavaScript heap (its index's terms, an object per snippet),
- * whose size V8 caps (`--max-old-space-size`, by default a few GB whatever the RAM): past this
- * share of the cap the process would spend its time collecting garbage, then crash, so the
- * loaded sets' heap part never goes beyond it, whatever the cache setting.
- */
-export const HEAP_SHARE = 0.5
-
-/** The bound on the loaded sets' JavaScript-heap part: half of V8's heap cap. */
-export function heapBound(): number {
-  return Math.floor(v8.getHeapStatistics().heap_size_limit * HEAP_SHARE)
-}
-
 export class SetEngine {
   private readonly cache: SetCache
   private prunedAt = 0
@@ -40,7 +26,7 @@ export class SetEngine {
     /** Where engine files that do not match their rows are rebuilt; else on this thread. */
     private readonly rebuilder?: EngineFileRebuilder,
   ) {
-    this.cache = new SetCache(maxBytes, heapBound())
+    this.cache = new SetCache(maxBytes)
   }
 
   /**
@@ -52,7 +38,7 @@ export class SetEngine {
     const hit = this.cache.get(setPk)
     if (hit) return hit
     if (this.rebuilder) return this.sharedLoad(setPk, this.rebuilder)
-    const loaded = this.load(setPk)
+    const loaded = this.load(setPk, 'while its request waited')
     this.cache.put(loaded)
     return loaded
   }
@@ -85,11 +71,11 @@ export class SetEngine {
       await new Promise<void>((resolve) => setImmediate(resolve))
       if (signal?.aborted) break
       if (this.cache.has(setPk) || this.store.snippets.set(setPk)?.status !== 'live') continue
-      const next = this.rebuilder ? await this.loadOnce(setPk, this.rebuilder) : this.load(setPk)
+      const next = this.rebuilder ? await this.loadOnce(setPk, this.rebuilder) : this.load(setPk, 'before its first request')
       if (signal?.aborted || this.cache.has(setPk)) continue
       const room = this.cache.stats()
       // Full: keeping it would drop what was loaded first, the most wanted.
-      if (room.bytes + next.bytes > room.maxBytes || room.heapBytes + next.heapBytes > room.maxHeapBytes) break
+      if (room.bytes + next.bytes > room.maxBytes) break
       this.cache.put(next)
       loaded++
     }
@@ -137,22 +123,26 @@ export class SetEngine {
       if (rebuilder.closed) throw err
       this.log?.warn({ setPk, err }, 'the engine file could not be rebuilt on its thread; rebuilding it here')
     }
-    return this.load(setPk)
+    return this.load(setPk, 'on the serving thread')
   }
 
-  private load(setPk: number): LoadedSet {
+  private load(setPk: number, where: string): LoadedSet {
     const { snippets } = this.store
     const { file, kind } = this.engineFileOf(setPk)
     const started = performance.now()
     const loaded = loadSet(setPk, snippets.headsOfSet(setPk), kind, file, () => snippets.allOfSet(setPk), this.log)
-    if (loaded.builtFrom === 'rows') this.logRebuilt(loaded, started, 'while its request waited')
+    if (loaded.builtFrom === 'rows') this.logRebuilt(loaded, started, where)
     return loaded
   }
 
-  /** A rebuild is worth a line: it costs about 100 ms per 1,000 snippets, and follows a restore or a damaged file. */
+  /**
+   * A rebuild is worth a line: it costs about 100 ms per 1,000 snippets, and follows a restore or a
+   * damaged file. It says "engine data", not "file": should the file not be written, a warning
+   * says so before this line, and the set is served from what was rebuilt in memory.
+   */
   private logRebuilt(loaded: LoadedSet, started: number, where: string): void {
     const ms = Math.round(performance.now() - started)
-    this.log?.info({ setPk: loaded.setPk, snippets: loaded.snippets.length, ms }, `rebuilt the engine file of snippet set ${loaded.setPk} (${loaded.snippets.length} snippets) from its rows in ${ms} ms, ${where}`)
+    this.log?.info({ setPk: loaded.setPk, snippets: loaded.snippets.length, ms }, `rebuilt the engine data of snippet set ${loaded.setPk} (${loaded.snippets.length} snippets) from its rows in ${ms} ms, ${where}`)
   }
 
   /** Where the set's engine file is, and what it holds. */

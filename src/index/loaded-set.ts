@@ -17,25 +17,22 @@ import { threadId } from 'node:worker_threads'
 import zlib from 'node:zlib'
 import { HashEmbedder } from '../embed/hash.js'
 import { LexicalIndex } from '../search/lexical-index.js'
-import { renderSnippetJson, renderSnippetText, type RenderedSnippet } from '../search/render.js'
+import { renderSnippetJson, renderSnippetText } from '../search/render.js'
 import { quantizeInto, SetVectors } from '../search/set-vectors.js'
 import { indexedTextOf } from '../search/terms.js'
 import type { SnippetHead, SnippetSet, StoredSnippet } from '../store/snippets.js'
 import { embedText } from './embed-text.js'
+import { SetSnippets } from './set-snippets.js'
 
 export interface LoadedSet {
   setPk: number
   lexical: LexicalIndex
   /** The set's snippets in index order (a lexical hit's `doc` is a position here). */
-  snippets: RenderedSnippet[]
-  /** Position of a snippet pk in `snippets`. */
-  docOf: Map<number, number>
+  snippets: SetSnippets
   /** A hash-embedded set's vectors, in index order; undefined for other embedders. */
   vectors: SetVectors | undefined
   /** What the set holds in memory, roughly: what the set cache is bounded by. */
   bytes: number
-  /** The part of `bytes` on the JavaScript heap, which V8 caps (engine.ts). */
-  heapBytes: number
   /** Whether the engine file was read as it was, or rebuilt from the rows; for logs and tests. */
   builtFrom: 'file' | 'rows'
 }
@@ -214,7 +211,12 @@ function* encoding(stamp: readonly number[], rows: readonly Row[], kind: EngineF
   return file
 }
 
-const HEAP_BYTES_PER_SNIPPET = 1300
+/**
+ * What a loaded set keeps on the JavaScript heap, counted in its bytes: a few objects and
+ * typed-array headers, whatever its size; its snippets, index and vectors are outside the heap
+ * (set-snippets.ts, lexical-index.ts).
+ */
+const HEAP_BYTES_PER_SET = 4096
 
 /**
  * The set as the engine holds it; `bytes` is a file checked by `readEngineFile` or just encoded.
@@ -224,27 +226,11 @@ function decode(setPk: number, heads: readonly SnippetHead[], bytes: Buffer, bui
   const { count, dimensions, lexicalBytes, txtEndsAt, jsonEndsAt, txtAt, jsonAt, vectorsAt } = layoutOf(bytes)
   const lexical = LexicalIndex.fromBytes(bytes.subarray(HEADER_BYTES, HEADER_BYTES + lexicalBytes))
   if (lexical.size !== count || count !== heads.length) throw new Error(`the lexical index has ${lexical.size} snippets, the set ${heads.length}`)
-  const snippets = heads.map((head, i): RenderedSnippet => {
-    const txtFrom = i === 0 ? 0 : bytes.readUInt32LE(txtEndsAt + (i - 1) * 4)
-    const jsonFrom = i === 0 ? 0 : bytes.readUInt32LE(jsonEndsAt + (i - 1) * 4)
-    return {
-      pk: head.pk,
-      doc: i,
-      kind: head.kind,
-      title: head.title,
-      tokens: head.tokens,
-      txt: bytes.subarray(txtAt + txtFrom, txtAt + bytes.readUInt32LE(txtEndsAt + i * 4)),
-      json: bytes.subarray(jsonAt + jsonFrom, jsonAt + bytes.readUInt32LE(jsonEndsAt + i * 4)),
-    }
-  })
-  const docOf = new Map(heads.map((head, doc) => [head.pk, doc]))
+  const ends = (at: number) => (bytes.byteOffset % 4 === 0 ? new Uint32Array(bytes.buffer, bytes.byteOffset + at, count) : Uint32Array.from({ length: count }, (_, i) => bytes.readUInt32LE(at + i * 4)))
+  const snippets = new SetSnippets(heads, { bytes, txtEnds: ends(txtEndsAt), txtAt, jsonEnds: ends(jsonEndsAt), jsonAt })
   const vectors = dimensions > 0 ? new SetVectors(new Int8Array(bytes.buffer, bytes.byteOffset + vectorsAt, count * dimensions), dimensions) : undefined
-  // On the heap: per snippet its object, two views, its title and map entry, and its share of
-  // the index's terms (1,300 bytes, measured on the development corpora and the 1M store,
-  // bench/RESULTS.md). Outside: the file's bytes, the index's arrays, the vectors' norms.
-  const heapBytes = heads.reduce((sum, head) => sum + HEAP_BYTES_PER_SNIPPET + head.title.length * 2, 0)
-  const held = bytes.length + lexical.bytes + (vectors?.ownBytes ?? 0) + heapBytes
-  return { setPk, lexical, snippets, docOf, vectors, bytes: held, heapBytes, builtFrom }
+  const held = bytes.length + lexical.bytes + snippets.ownBytes + (vectors?.ownBytes ?? 0) + HEAP_BYTES_PER_SET
+  return { setPk, lexical, snippets, vectors, bytes: held, builtFrom }
 }
 
 export function writeFileAtomically(file: string, bytes: Buffer): void {

@@ -1,8 +1,8 @@
 /**
- * The loaded sets of one process, bounded twice: by all the bytes they hold (the cache setting)
- * and by the part of those on the JavaScript heap (which V8 caps whatever the RAM). The least
- * recently used set is dropped while either is over its bound (the set just loaded always
- * stays, even alone over it, since the request that loaded it needs it). Set pks are never
+ * The loaded sets of one process, bounded by the bytes they hold (the cache setting; almost all
+ * outside the JavaScript heap, so V8's heap cap does not bound them). The least recently used set
+ * is dropped while they are over it (the set just loaded always stays, even alone over it, since
+ * the request that loaded it needs it). Set pks are never
  * reused and a loaded set never changes, so an entry is never stale; a set that is swept is
  * forgotten.
  */
@@ -10,21 +10,15 @@ import type { LoadedSet } from './loaded-set.js'
 
 export interface SetCacheStats {
   bytes: number
-  heapBytes: number
   sets: number
   maxBytes: number
-  maxHeapBytes: number
 }
 
 export class SetCache {
   private readonly entries = new Map<number, LoadedSet>()
   private total = 0
-  private heap = 0
 
-  constructor(
-    private readonly maxBytes: number,
-    private readonly maxHeapBytes: number,
-  ) {}
+  constructor(private readonly maxBytes: number) {}
 
   /** The loaded set, moved to most recently used; undefined when not loaded. */
   get(setPk: number): LoadedSet | undefined {
@@ -45,9 +39,8 @@ export class SetCache {
     this.forget(set.setPk)
     this.entries.set(set.setPk, set)
     this.total += set.bytes
-    this.heap += set.heapBytes
     for (const pk of this.entries.keys()) {
-      if ((this.total <= this.maxBytes && this.heap <= this.maxHeapBytes) || pk === set.setPk) break
+      if (this.total <= this.maxBytes || pk === set.setPk) break
       this.forget(pk)
     }
   }
@@ -57,7 +50,6 @@ export class SetCache {
     if (!hit) return
     this.entries.delete(setPk)
     this.total -= hit.bytes
-    this.heap -= hit.heapBytes
   }
 
   /** The pks of the loaded sets. */
@@ -65,8 +57,8 @@ export class SetCache {
     return [...this.entries.keys()]
   }
 
-  /** Bytes held (all, and on the heap), by how many sets, and the bounds. */
+  /** Bytes held, by how many sets, and the bound. */
   stats(): SetCacheStats {
-    return { bytes: this.total, heapBytes: this.heap, sets: this.entries.size, maxBytes: this.maxBytes, maxHeapBytes: this.maxHeapBytes }
+    return { bytes: this.total, sets: this.entries.size, maxBytes: this.maxBytes }
   }
 }

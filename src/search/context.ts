@@ -106,9 +106,9 @@ export class Retriever {
     try {
       const loaded = await this.sets.loaded(set.pk)
       const ranked = await this.rankSet(set, loaded, request.query)
-      const candidates = ranked.map((r) => ({ doc: r.doc, score: r.score, tokens: loaded.snippets[r.doc].tokens }))
+      const candidates = ranked.map((r) => ({ doc: r.doc, score: r.score, tokens: loaded.snippets.tokens(r.doc) }))
       const picked = packSnippets(candidates, request.tokens, (a, b) => loaded.lexical.nearDuplicates(a.doc, b.doc))
-      snippets = picked.map((p) => loaded.snippets[p.doc])
+      snippets = picked.map((p) => loaded.snippets.at(p.doc))
       scores = picked.map((p) => p.score)
     } catch (err) {
       if (isLecternError(err)) throw err
@@ -126,7 +126,7 @@ export class Retriever {
     const set = this.store.snippets.set(setPk)
     if (!set) throw new Error(`snippet set ${setPk} vanished`)
     const loaded = await this.sets.loaded(set.pk)
-    return (await this.rankSet(set, loaded, question)).map((r) => loaded.snippets[r.doc].pk)
+    return (await this.rankSet(set, loaded, question)).map((r) => loaded.snippets.pk(r.doc))
   }
 
   /**
@@ -167,13 +167,13 @@ export class Retriever {
     }
     // The vector index answers by pk; a pk not in the loaded set cannot be answered with.
     const inSet = (ranked: RankedPk[]) => ranked.flatMap(({ pk, score }) => {
-      const doc = loaded.docOf.get(pk)
+      const doc = loaded.snippets.docOf(pk)
       return doc === undefined ? [] : [{ doc, score }]
     })
     const semantic = await this.vectorSearch(set, question)
     if (this.signals === 'vector' || loaded.vectors) return inSet(semantic.map((hit) => ({ pk: hit.pk, score: HASH_VECTOR_WEIGHT * (1 - hit.distance) })))
     const fused = fuseRankings([
-      { pks: lexical.map((hit) => loaded.snippets[hit.doc].pk), weight: RRF_WEIGHTS.lexical },
+      { pks: lexical.map((hit) => loaded.snippets.pk(hit.doc)), weight: RRF_WEIGHTS.lexical },
       { pks: semantic.map((hit) => hit.pk), weight: RRF_WEIGHTS.vector },
     ])
     return inSet(fused.slice(0, CANDIDATES))

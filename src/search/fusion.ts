@@ -43,6 +43,8 @@ export interface RankedDoc {
  * `cosines[i]` is the cosine of `candidates[i]`. The best first.
  */
 export function rescoreByHashSimilarity(candidates: readonly RankedDoc[], cosines: ArrayLike<number>): RankedDoc[] {
+  // A shorter array would re-rank the last candidates by `undefined`, silently.
+  if (cosines.length !== candidates.length) throw new Error(`${cosines.length} cosines for ${candidates.length} candidates`)
   const top = candidates[0]?.score ?? 0
   const scored = candidates.map((hit, i) => ({ doc: hit.doc, score: top > 0 ? hit.score / top : 0, cosine: cosines[i] }))
   for (const hit of mostSimilar(scored, HASH_RESCORED)) hit.score += HASH_VECTOR_WEIGHT * hit.cosine

@@ -29,7 +29,16 @@ export interface LexicalHit {
   score: number
 }
 
-interface Postings {
+/**
+ * A set's terms and their postings as flat arrays, outside the JavaScript heap: a million loaded
+ * snippets have millions of terms, and as strings and objects on the heap every garbage
+ * collection, even a minor one, slowed with them (4 ms a scavenge at 1M, bench/RESULTS.md).
+ */
+interface Vocabulary {
+  /** The terms as UTF-8, newline-separated (terms are letters and digits only). */
+  text: Buffer
+  /** Each term's postings: documents `docs[offsets[t]..offsets[t + 1]]` and their impacts. */
+  offsets: Uint32Array
   docs: Int32Array
   impacts: Float32Array
 }
@@ -38,25 +47,53 @@ interface Postings {
 const MAGIC = 0x4c58_4958 // "LXIX"
 const FORMAT = 1
 const HEADER_WORDS = 6
+const NEWLINE = 0x0a
 
 const INDEXED_FIELDS = ['title', 'context', 'body'] as const
 
+/** A question term as UTF-8, reused: a lookup encodes its term here instead of allocating. */
+const termScratch = Buffer.allocUnsafe(256)
+
+/**
+ * A query's accumulators, shared by every index of the thread (a search runs to its end before
+ * another starts) and grown to the largest index searched: with a thousand sets loaded, arrays of
+ * their own were cold in the processor's cache at each request, these stay warm. All zero between
+ * queries: a query clears what it wrote.
+ */
+const scratch = { scores: new Float64Array(0), matched: new Uint8Array(0), touched: new Int32Array(0) }
+
+function scratchFor(size: number): typeof scratch {
+  if (scratch.scores.length < size) {
+    scratch.scores = new Float64Array(size)
+    scratch.matched = new Uint8Array(size)
+    scratch.touched = new Int32Array(size)
+  }
+  return scratch
+}
+
 export class LexicalIndex {
-  /** Per query scratch, reused: one allocation per index instead of one per request. */
-  private readonly scores: Float64Array
-  private readonly matched: Uint8Array
-  /** The documents a query matched, in the order first matched. */
-  private readonly touched: Int32Array
+  /** Where each term starts in `text`, and one past the end of the text last. */
+  private readonly starts: Uint32Array
+  /** Open-addressing hash table of the terms: a term's number plus one, 0 where empty. */
+  private readonly slots: Int32Array
 
   private constructor(
-    private readonly postings: Map<string, Postings>,
+    private readonly vocabulary: Vocabulary,
     readonly size: number,
     /** 64-bit SimHash of each body's terms (two words a snippet), for near-duplicate checks. */
     private readonly simhashes: Uint32Array,
+    /** Bytes of the vocabulary this index holds apart from the buffer it was read from. */
+    private readonly ownVocabularyBytes: number,
   ) {
-    this.scores = new Float64Array(size)
-    this.matched = new Uint8Array(size)
-    this.touched = new Int32Array(size)
+    const terms = vocabulary.offsets.length - 1
+    this.starts = termStarts(vocabulary.text, terms)
+    this.slots = new Int32Array(2 ** Math.ceil(Math.log2(Math.max(2, terms * 2))))
+    const mask = this.slots.length - 1
+    for (let t = 0; t < terms; t++) {
+      let slot = hashBytes(vocabulary.text, this.starts[t], this.starts[t + 1] - 1) & mask
+      while (this.slots[slot] !== 0) slot = (slot + 1) & mask
+      this.slots[slot] = t + 1
+    }
   }
 
   static build(rows: readonly IndexedText[]): LexicalIndex {
@@ -89,47 +126,46 @@ export class LexicalIndex {
       }
       simhash(docTerms[2], simhashes, doc)
     })
-    const postings = new Map<string, Postings>()
-    for (const [term, list] of weighted) {
+    let total = 0
+    for (const list of weighted.values()) total += list.length
+    const offsets = new Uint32Array(weighted.size + 1)
+    const docs = new Int32Array(total)
+    const impacts = new Float32Array(total)
+    let at = 0
+    let t = 0
+    for (const list of weighted.values()) {
       const idf = Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5))
-      postings.set(term, {
-        docs: Int32Array.from(list, ([doc]) => doc),
-        impacts: Float32Array.from(list, ([, tf]) => (idf * tf * (K1 + 1)) / (tf + K1)),
-      })
+      offsets[t++] = at
+      for (const [doc, tf] of list) {
+        docs[at] = doc
+        impacts[at++] = (idf * tf * (K1 + 1)) / (tf + K1)
+      }
     }
-    return new LexicalIndex(postings, n, simhashes)
+    offsets[t] = at
+    const text = Buffer.from([...weighted.keys()].join('\n'), 'utf8')
+    return new LexicalIndex({ text, offsets, docs, impacts }, n, simhashes, text.length + offsets.byteLength + docs.byteLength + impacts.byteLength)
   }
 
   /**
    * The index as bytes, to be read back by `fromBytes` without tokenizing a document again:
    * header, SimHashes, each term's postings offset, postings (documents, then impacts), and the
-   * terms themselves as one newline-separated UTF-8 text (terms are letters and digits only).
+   * terms themselves as one newline-separated UTF-8 text.
    */
   toBytes(): Buffer {
-    const terms = [...this.postings.keys()]
-    const total = terms.reduce((sum, term) => sum + this.postings.get(term)!.docs.length, 0)
-    const offsets = new Uint32Array(terms.length + 1)
-    const docs = new Int32Array(total)
-    const impacts = new Float32Array(total)
-    let at = 0
-    terms.forEach((term, i) => {
-      const list = this.postings.get(term)!
-      offsets[i] = at
-      docs.set(list.docs, at)
-      impacts.set(list.impacts, at)
-      at += list.docs.length
-    })
-    offsets[terms.length] = at
-    const text = Buffer.from(terms.join('\n'), 'utf8')
-    const header = Uint32Array.of(MAGIC, FORMAT, this.size, terms.length, total, text.length)
+    const { text, offsets, docs, impacts } = this.vocabulary
+    const header = Uint32Array.of(MAGIC, FORMAT, this.size, offsets.length - 1, docs.length, text.length)
     return Buffer.concat([header, this.simhashes, offsets, docs, impacts].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)).concat(text))
   }
 
-  /** Reads `toBytes` output; refuses (throws) anything else, so a caller rebuilds from the rows. */
+  /**
+   * Reads `toBytes` output; refuses (throws) anything else, so a caller rebuilds from the rows.
+   * The index keeps views of `bytes` (copied first only if not 4-byte aligned).
+   */
   static fromBytes(bytes: Buffer): LexicalIndex {
     if (bytes.length < HEADER_WORDS * 4) throw new Error('lexical index file is truncated')
-    // Typed arrays need aligned offsets: copy once into a fresh, aligned buffer.
-    const words = new Uint32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length - (bytes.length % 4)))
+    // Typed arrays need aligned offsets: a buffer that is not gets copied into one that is.
+    const aligned = bytes.byteOffset % 4 === 0 ? bytes : Buffer.from(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length))
+    const words = new Uint32Array(aligned.buffer, aligned.byteOffset, Math.floor(aligned.length / 4))
     const [magic, format, size, termCount, total, textBytes] = words
     if (magic !== MAGIC || format !== FORMAT) throw new Error('not a lexical index file of this version')
     const simAt = HEADER_WORDS
@@ -140,38 +176,32 @@ export class LexicalIndex {
     if (textAt + textBytes !== bytes.length) throw new Error('lexical index file has the wrong length')
     const simhashes = words.slice(simAt, offAt)
     const offsets = words.subarray(offAt, docsAt)
-    const docs = new Int32Array(words.buffer, docsAt * 4, total)
-    const impacts = new Float32Array(words.buffer, impactsAt * 4, total)
-    const terms = textBytes === 0 ? [] : bytes.toString('utf8', textAt, textAt + textBytes).split('\n')
-    if (terms.length !== termCount) throw new Error('lexical index file has the wrong term count')
-    const postings = new Map<string, Postings>()
-    terms.forEach((term, i) => {
-      const from = offsets[i]
-      const to = offsets[i + 1]
-      if (from > to || to > total) throw new Error('lexical index file has bad offsets')
-      postings.set(term, { docs: docs.subarray(from, to), impacts: impacts.subarray(from, to) })
-    })
+    const docs = new Int32Array(aligned.buffer, aligned.byteOffset + docsAt * 4, total)
+    const impacts = new Float32Array(aligned.buffer, aligned.byteOffset + impactsAt * 4, total)
+    const text = aligned.subarray(textAt, textAt + textBytes)
+    if (countTerms(text) !== termCount) throw new Error('lexical index file has the wrong term count')
+    for (let t = 0; t < termCount; t++) if (offsets[t] > offsets[t + 1]) throw new Error('lexical index file has bad offsets')
+    if (offsets[termCount] !== total) throw new Error('lexical index file has bad offsets')
     for (const doc of docs) if (doc < 0 || doc >= size) throw new Error('lexical index file names a document out of range')
-    return new LexicalIndex(postings, size, simhashes)
+    return new LexicalIndex({ text, offsets, docs, impacts }, size, simhashes, aligned === bytes ? 0 : aligned.length)
   }
 
-  /** Bytes this index holds in memory, roughly: what a cache bounded by bytes counts. */
+  /** Bytes this index holds in memory beyond the buffer it was read from, roughly: what a cache bounded by bytes counts. */
   get bytes(): number {
-    let sum = this.scores.byteLength + this.matched.byteLength + this.touched.byteLength + this.simhashes.byteLength
-    for (const [term, list] of this.postings) sum += term.length * 2 + 64 + list.docs.byteLength + list.impacts.byteLength
-    return sum
+    return this.simhashes.byteLength + this.starts.byteLength + this.slots.byteLength + this.ownVocabularyBytes
   }
 
   /** The best `limit` snippets for the question's terms, best first; only snippets matching a term. */
   search(questionTerms: readonly string[], limit: number): LexicalHit[] {
     if (questionTerms.length === 0 || this.size === 0 || limit <= 0) return []
-    const { scores, matched, touched } = this
+    // `touched`: the documents matched, in the order first matched.
+    const { scores, matched, touched } = scratchFor(this.size)
+    const { offsets, docs, impacts } = this.vocabulary
     let count = 0
     for (const term of questionTerms) {
-      const list = this.postings.get(term)
-      if (!list) continue
-      const { docs, impacts } = list
-      for (let i = 0; i < docs.length; i++) {
+      const t = this.termNumber(term)
+      if (t < 0) continue
+      for (let i = offsets[t], end = offsets[t + 1]; i < end; i++) {
         const doc = docs[i]
         if (matched[doc] === 0) touched[count++] = doc
         scores[doc] += impacts[i]
@@ -196,6 +226,45 @@ export class LexicalIndex {
     const bits = popcount(this.simhashes[a * 2] ^ this.simhashes[b * 2]) + popcount(this.simhashes[a * 2 + 1] ^ this.simhashes[b * 2 + 1])
     return bits <= 3
   }
+
+  /** The term's number in the vocabulary, or -1. */
+  private termNumber(term: string): number {
+    const key = term.length * 3 <= termScratch.length ? termScratch : Buffer.from(term, 'utf8')
+    const length = key === termScratch ? termScratch.write(term, 'utf8') : key.length
+    const { text } = this.vocabulary
+    const { starts, slots } = this
+    const mask = slots.length - 1
+    for (let slot = hashBytes(key, 0, length) & mask; slots[slot] !== 0; slot = (slot + 1) & mask) {
+      const t = slots[slot] - 1
+      const from = starts[t]
+      if (starts[t + 1] - 1 - from === length && text.compare(key, 0, length, from, from + length) === 0) return t
+    }
+    return -1
+  }
+}
+
+/** How many newline-separated terms `text` holds. */
+function countTerms(text: Buffer): number {
+  if (text.length === 0) return 0
+  let terms = 1
+  for (let i = 0; i < text.length; i++) if (text[i] === NEWLINE) terms++
+  return terms
+}
+
+/** Where each of the `terms` newline-separated terms starts in `text`, then `text.length + 1`. */
+function termStarts(text: Buffer, terms: number): Uint32Array {
+  const starts = new Uint32Array(terms + 1)
+  let t = 1
+  for (let i = 0; i < text.length; i++) if (text[i] === NEWLINE) starts[t++] = i + 1
+  starts[terms] = text.length + 1
+  return starts
+}
+
+/** 32-bit FNV-1a of `bytes[from..to)`. */
+function hashBytes(bytes: Uint8Array, from: number, to: number): number {
+  let hash = 0x811c9dc5
+  for (let i = from; i < to; i++) hash = Math.imul(hash ^ bytes[i], 0x01000193)
+  return hash >>> 0
 }
 
 /**

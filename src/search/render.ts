@@ -53,21 +53,22 @@ export const codeListOf = (snippet: Pick<StoredSnippet, 'body'>): CodeExample[] 
 const roundScore = (score: number) => Math.round(score * 1e6) / 1e6
 
 /**
- * One snippet, ready to answer with: what the engine keeps of it (src/index/loaded-set.ts). Its
- * text is UTF-8 in a buffer shared by its set, outside the JavaScript heap, so loaded libraries
- * neither weigh on the garbage collector nor count against V8's heap cap.
+ * One snippet, ready to answer with, as a request gets it from its loaded set
+ * (src/index/set-snippets.ts). Its text is UTF-8 in a buffer shared by its set, outside the
+ * JavaScript heap, so loaded libraries neither weigh on the garbage collector nor count against
+ * V8's heap cap.
  */
 export interface RenderedSnippet {
-  pk: number
+  readonly pk: number
   /** Its position in its loaded set: its document number in the set's lexical index. */
-  doc: number
-  kind: StoredSnippet['kind']
-  title: string
-  tokens: number
+  readonly doc: number
+  readonly kind: StoredSnippet['kind']
+  readonly title: string
+  readonly tokens: number
   /** The snippet's block of the `txt` answer. */
-  txt: Buffer
+  readonly txt: Buffer
   /** Its object of the JSON answer, as JSON text without the closing brace (rank and score follow). */
-  json: Buffer
+  readonly json: Buffer
 }
 
 /** A snippet's object of the JSON answer without `rank` and `score`, as JSON text without its closing brace. */

@@ -236,6 +236,31 @@ describe('restore', () => {
     }
   })
 
+  it('a restore into a new data directory killed after any number of moves is finished by the next opening, with no pre-restore left', async () => {
+    const dir = await tmpDir('lectern-new-')
+    const journal = { tempDir: path.join(dir, '.restore-tmp-x'), preRestoreDir: path.join(dir, 'pre-restore-x'), archive: good, startedAt: 'now' }
+    await fsp.cp(await unpack(good), journal.tempDir, { recursive: true })
+    const total = pendingMoves(dataPaths(dir), journal).length
+    await fsp.rm(journal.tempDir, { recursive: true })
+    expect(total).toBeGreaterThan(0)
+    for (let done = 0; done <= total; done++) {
+      const dir = await tmpDir('lectern-new-')
+      const paths = dataPaths(dir)
+      const journal = { tempDir: path.join(dir, '.restore-tmp-x'), preRestoreDir: path.join(dir, 'pre-restore-x'), archive: good, startedAt: 'now' }
+      await fsp.cp(await unpack(good), journal.tempDir, { recursive: true })
+      fs.writeFileSync(paths.restoreJournal, JSON.stringify(journal))
+      fs.mkdirSync(journal.preRestoreDir)
+      const moves = pendingMoves(paths, journal)
+      // Nothing to set aside: every move brings a restored item in.
+      expect(moves.every(([from]) => from.startsWith(journal.tempDir))).toBe(true)
+      for (const [from, to] of moves.slice(0, done)) fs.renameSync(from, to)
+      const store = await openStore(dir)
+      expect(store.libraries.byId('/acme/widgets'), `after ${done} moves`).toBeTruthy()
+      store.close()
+      expect(fs.readdirSync(dir).filter((entry) => entry.startsWith('pre-restore-') || entry.startsWith('.restore-tmp-') || entry === 'restore-journal.json')).toEqual([])
+    }
+  })
+
   it('a CLI restore killed with SIGKILL mid-way leaves the old or the new data fully in place, and pre-restore intact', async () => {
     const app = await seededApp()
     app.runtime.store.settings.set(testSettingKey('bulk'), randomBytes(12 * 1024 * 1024).toString('base64'))

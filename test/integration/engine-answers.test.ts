@@ -159,8 +159,12 @@ describe('the engine', () => {
     fs.rmSync(file)
     const fromRows = loadSet(set.pk, heads, engineFileKind(set), file, () => runtime.store.snippets.allOfSet(set.pk))
     expect(fromRows.builtFrom).toBe('rows')
-    const plain = (loaded: LoadedSet) => loaded.snippets.map((s) => ({ ...s, txt: s.txt.toString(), json: s.json.toString() }))
+    const plain = (loaded: LoadedSet) =>
+      loaded.snippets.all().map(({ pk, doc, kind, title, tokens, txt, json }) => ({ pk, doc, kind, title, tokens, txt: txt.toString(), json: json.toString() }))
     expect(plain(fromFile)).toEqual(plain(fromRows))
+    expect(plain(fromFile).map(({ pk, kind, title, tokens }) => ({ pk, kind, title, tokens }))).toEqual(heads.map(({ pk, kind, title, tokens }) => ({ pk, kind, title, tokens })))
+    for (const [doc, head] of heads.entries()) expect(fromFile.snippets.docOf(head.pk)).toBe(doc)
+    expect(fromFile.snippets.docOf(heads.at(-1)!.pk + 1)).toBeUndefined()
     expect(plain(fromFile).map((s) => s.txt)).toEqual(runtime.store.snippets.allOfSet(set.pk).map(renderSnippetText))
     expect(fromFile.vectors?.dimensions).toBe(set.dimensions)
 

@@ -86,9 +86,9 @@ describe('rebuilding an engine file', () => {
     expect(fs.existsSync(file)).toBe(true)
     // The operator learns of the rebuild and its cost.
     const lines = await stopAndReadLines(server)
-    const rebuilt = lines.filter((line) => line.msg.startsWith('rebuilt the engine file'))
+    const rebuilt = lines.filter((line) => line.msg.startsWith('rebuilt the engine data'))
     expect(rebuilt).toEqual([expect.objectContaining({ setPk, snippets: expect.any(Number), ms: expect.any(Number) })])
-    expect(rebuilt[0].msg).toMatch(new RegExp(`^rebuilt the engine file of snippet set ${setPk} \\(\\d+ snippets\\) from its rows in \\d+ ms, on its own thread$`))
+    expect(rebuilt[0].msg).toMatch(new RegExp(`^rebuilt the engine data of snippet set ${setPk} \\(\\d+ snippets\\) from its rows in \\d+ ms, on its own thread$`))
   })
 
   it('lectern serve --workers 2: one process rebuilds the set, the other loads the file it wrote', async () => {
@@ -108,7 +108,7 @@ describe('rebuilding an engine file', () => {
     const lines = await stopAndReadLines(server)
     const answeredBy = new Set(lines.filter((l) => l.msg === 'request completed' && l.req?.url?.startsWith('/api/v2/context')).map((l) => l.worker))
     expect(answeredBy).toEqual(new Set([1, 2]))
-    expect(lines.filter((l) => l.msg.startsWith('rebuilt the engine file'))).toEqual([expect.objectContaining({ setPk })])
+    expect(lines.filter((l) => l.msg.startsWith('rebuilt the engine data'))).toEqual([expect.objectContaining({ setPk })])
   })
 
   it('questions that ask for a set while it is rebuilt share one rebuild and one load', async () => {
@@ -133,7 +133,7 @@ describe('rebuilding an engine file', () => {
       release()
       const loaded = await Promise.all(asked)
       expect(rebuilds).toEqual([setPk])
-      expect(rebuilt).toEqual([expect.stringMatching(new RegExp(`^rebuilt the engine file of snippet set ${setPk} \\(\\d+ snippets\\)`))])
+      expect(rebuilt).toEqual([expect.stringMatching(new RegExp(`^rebuilt the engine data of snippet set ${setPk} \\(\\d+ snippets\\)`))])
       expect(new Set(loaded).size).toBe(1)
       expect(loaded[0].builtFrom).toBe('rows')
       expect(await engine.loaded(setPk)).toBe(loaded[0])
@@ -167,7 +167,7 @@ describe('rebuilding an engine file', () => {
       const [a, b] = await Promise.all([firstLoad, secondLoad])
       expect(rebuilds).toEqual(['first'])
       expect([a.builtFrom, b.builtFrom]).toEqual(['rows', 'file'])
-      expect(b.snippets.map((s) => s.pk)).toEqual(a.snippets.map((s) => s.pk))
+      expect(b.snippets.all().map((s) => s.pk)).toEqual(a.snippets.all().map((s) => s.pk))
       expect(fs.existsSync(claimFileOf(file))).toBe(false)
     })
   })
@@ -211,7 +211,7 @@ describe('rebuilding an engine file', () => {
       expect(answer.snippets.map((s) => s.title).join(' ')).toContain('Start')
       expect(logged).toEqual([
         'the engine file could not be rebuilt on its thread; rebuilding it here',
-        expect.stringMatching(new RegExp(`^rebuilt the engine file of snippet set ${setPk} \\(\\d+ snippets\\) from its rows in \\d+ ms, while its request waited$`)),
+        expect.stringMatching(new RegExp(`^rebuilt the engine data of snippet set ${setPk} \\(\\d+ snippets\\) from its rows in \\d+ ms, on the serving thread$`)),
       ])
       expect(fs.existsSync(file)).toBe(true)
       await rebuilder.close()

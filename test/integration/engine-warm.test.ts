@@ -2,11 +2,13 @@
  * The engine at start: the libraries asked most in the last 30 days (the usage table) are loaded
  * before their first request, within the cache bound (`search.cacheSize`, `--cache-size`).
  */
+import { rmSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { buildApp } from '../../server/app.js'
 import { ANONYMOUS } from '../../src/access.js'
+import { engineFilePath } from '../../src/paths.js'
 import { Retriever } from '../../src/search/context.js'
 import { seedLibrary } from '../helpers/app.js'
 import { runCli } from '../helpers/cli.js'
@@ -58,6 +60,22 @@ describe('loading libraries at start', () => {
       await ask('alpha')
       await ask('beta')
       expect(retriever.cacheStats().sets).toBe(2)
+    } finally {
+      await app.close()
+    }
+  })
+
+  it('says a set rebuilt at start was rebuilt before its first request', async () => {
+    const dataDir = await tmpDataDir()
+    const app = await buildApp({ dataDir })
+    try {
+      const { setPk } = await seedLibrary(app, '/acme/alpha', DOCS('alpha'))
+      rmSync(engineFilePath(app.runtime.store.paths, setPk))
+      const logged: string[] = []
+      const log = { info: (_obj: object, msg: string) => logged.push(msg), warn: (_obj: object, msg: string) => logged.push(msg) }
+      const retriever = new Retriever(app.runtime.store, app.runtime.embedders, log, 'fused', 2 ** 30)
+      expect(await retriever.warm([setPk])).toBe(1)
+      expect(logged).toEqual([expect.stringMatching(new RegExp(`^rebuilt the engine data of snippet set ${setPk} \\(\\d+ snippets\\) from its rows in \\d+ ms, before its first request$`))])
     } finally {
       await app.close()
     }

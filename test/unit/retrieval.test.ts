@@ -226,6 +226,11 @@ describe('fusion and packing', () => {
     }
   })
 
+  it('refuses cosines that do not match the candidates one for one', () => {
+    const candidates = [{ doc: 1, score: 2 }, { doc: 2, score: 1 }]
+    expect(() => rescoreByHashSimilarity(candidates, [0.5])).toThrow('1 cosines for 2 candidates')
+  })
+
   it('computes the cosines of many rows at once exactly as one row at a time, in the order asked', () => {
     let seed = 11
     const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1
