@@ -16,6 +16,8 @@ export const FIELD_WEIGHTS = { title: 4, context: 2, body: 1 } as const
 const K1 = 1.2
 const B = 0.75
 const COVERAGE_EXPONENT = 0.5
+/** Bodies whose SimHashes differ in at most this many of 64 bits are near-duplicates. */
+const NEAR_DUPLICATE_BITS = 3
 
 export interface IndexedText {
   title: string
@@ -221,10 +223,17 @@ export class LexicalIndex {
     return heap.sorted()
   }
 
-  /** Whether two snippets' bodies are near-duplicates (SimHash within 3 bits of 64). */
+  /**
+   * Whether two snippets' bodies are near-duplicates (SimHash within 3 bits of 64). Packing asks
+   * it of every candidate against every snippet packed before it, a thousand pairs a request, and
+   * most pairs differ in half their bits: counting stops at the fourth.
+   */
   nearDuplicates(a: number, b: number): boolean {
-    const bits = popcount(this.simhashes[a * 2] ^ this.simhashes[b * 2]) + popcount(this.simhashes[a * 2 + 1] ^ this.simhashes[b * 2 + 1])
-    return bits <= 3
+    const { simhashes } = this
+    let bits = 0
+    for (let x = simhashes[a * 2] ^ simhashes[b * 2]; x !== 0; x &= x - 1) if (++bits > NEAR_DUPLICATE_BITS) return false
+    for (let x = simhashes[a * 2 + 1] ^ simhashes[b * 2 + 1]; x !== 0; x &= x - 1) if (++bits > NEAR_DUPLICATE_BITS) return false
+    return true
   }
 
   /** The term's number in the vocabulary, or -1. */
@@ -333,13 +342,6 @@ class TopK {
 
 /** Whether a hit ranks after another: a lower score, then the later document. */
 const worse = (doc: number, score: number, otherDoc: number, otherScore: number) => score < otherScore || (score === otherScore && doc > otherDoc)
-
-function popcount(x: number): number {
-  let v = x >>> 0
-  v -= (v >>> 1) & 0x55555555
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333)
-  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff
-}
 
 /** Charikar's SimHash over the distinct terms: similar term sets differ in few bits. */
 function simhash(terms: readonly string[], out: Uint32Array, doc: number): void {

@@ -21,6 +21,13 @@ function documents(n: number): IndexedText[] {
   return Array.from({ length: n }, () => ({ title: words(3), context: words(6), body: `${words(30)} useEffect max-width ünïcode` }))
 }
 
+/** Set bits of a 32-bit word, one at a time: the definition nearDuplicates must agree with. */
+function popcount32(word: number): number {
+  let bits = 0
+  for (let i = 0; i < 32; i++) bits += (word >>> i) & 1
+  return bits
+}
+
 describe('the lexical index file', () => {
   const index = LexicalIndex.build(documents(400))
   const questions = ['validate the request body', 'error handler for a plugin', 'use effect', 'max width', 'ünïcode stream', 'nothing matches zzz']
@@ -66,6 +73,24 @@ describe('the lexical index file', () => {
       expect(read.search([long], 5).map((hit) => hit.doc)).toEqual([0])
       expect(read.search(['t0', 'zz', long.slice(1)], 5)).toEqual([])
     }
+  })
+
+  it('calls two bodies near-duplicates exactly when their SimHashes differ in at most 3 of 64 bits', () => {
+    // Near and far pairs: a body, the same with a word or two changed, and unrelated ones.
+    const base = documents(60)
+    const rows = [...base, ...base.map((d, i) => ({ ...d, body: i % 2 ? d.body.replace(/\w+$/, 'plugin') : `${d.body} reply` }))]
+    const near = LexicalIndex.build(rows)
+    const bytes = near.toBytes()
+    const hash = (doc: number, half: number) => bytes.readUInt32LE((6 + doc * 2 + half) * 4)
+    let nearPairs = 0
+    for (let a = 0; a < rows.length; a++) {
+      for (let b = 0; b < rows.length; b++) {
+        const bits = [0, 1].reduce((sum, half) => sum + popcount32(hash(a, half) ^ hash(b, half)), 0)
+        expect(near.nearDuplicates(a, b), `${a} ${b}`).toBe(bits <= 3)
+        if (a !== b && bits <= 3) nearPairs++
+      }
+    }
+    expect(nearPairs).toBeGreaterThan(0)
   })
 
   it('has an empty form', () => {
