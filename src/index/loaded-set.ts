@@ -81,7 +81,7 @@ export function loadSetFromFile(setPk: number, heads: readonly SnippetHead[], ki
   try {
     return decode(setPk, heads, read, 'file')
   } catch (err) {
-    log?.warn({ file, err }, 'the engine file has a damaged lexical index; rebuilding it')
+    log?.warn({ file, err }, 'the engine file does not read back; rebuilding it')
     return undefined
   }
 }

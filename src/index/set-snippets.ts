@@ -54,7 +54,9 @@ export class SetSnippets {
       record[at + RECORD.pkLow] = head.pk % PK_HIGH
       record[at + RECORD.pkHigh] = Math.floor(head.pk / PK_HIGH)
       record[at + RECORD.tokens] = head.tokens
-      record[at + RECORD.kind] = KINDS.indexOf(head.kind)
+      const kind = KINDS.indexOf(head.kind)
+      if (kind === -1) throw new Error(`snippet ${head.pk} is of no known kind (${head.kind})`)
+      record[at + RECORD.kind] = kind
       record[at + RECORD.txtFrom] = txtAt + (doc === 0 ? 0 : txtEnds[doc - 1])
       record[at + RECORD.txtTo] = txtAt + txtEnds[doc]
       record[at + RECORD.jsonFrom] = jsonAt + (doc === 0 ? 0 : jsonEnds[doc - 1])
@@ -104,6 +106,7 @@ export class SetSnippets {
 
   /** The snippet as an answer holds it. */
   at(doc: number): RenderedSnippet {
+    if (!Number.isInteger(doc) || doc < 0 || doc >= this.length) throw new RangeError(`no snippet ${doc} in a set of ${this.length}`)
     const { records, bytes } = this
     const at = doc * RECORD_WORDS
     const txt = bytes.subarray(records[at + RECORD.txtFrom], records[at + RECORD.txtTo])
@@ -119,17 +122,22 @@ export class SetSnippets {
 
 /** A snippet of a loaded set, made for an answer; its title is decoded only when read (answers send `txt` or `json`). */
 class SnippetOfSet implements RenderedSnippet {
+  /** Private to the class, so that spreading or logging a snippet never carries its whole set. */
+  readonly #set: SetSnippets
+
   constructor(
-    private readonly set: SetSnippets,
+    set: SetSnippets,
     readonly doc: number,
     readonly pk: number,
     readonly kind: RenderedSnippet['kind'],
     readonly tokens: number,
     readonly txt: Buffer,
     readonly json: Buffer,
-  ) {}
+  ) {
+    this.#set = set
+  }
 
   get title(): string {
-    return this.set.title(this.doc)
+    return this.#set.title(this.doc)
   }
 }

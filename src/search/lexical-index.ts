@@ -60,7 +60,8 @@ const termScratch = Buffer.allocUnsafe(256)
  * A query's accumulators, shared by every index of the thread (a search runs to its end before
  * another starts) and grown to the largest index searched: with a thousand sets loaded, arrays of
  * their own were cold in the processor's cache at each request, these stay warm. All zero between
- * queries: a query clears what it wrote.
+ * queries: a query clears what it wrote. 13 bytes a document of the largest set searched, kept
+ * for the thread's life and not counted against the cache bound (130 KB for 10,000 snippets).
  */
 const scratch = { scores: new Float64Array(0), matched: new Uint8Array(0), touched: new Int32Array(0) }
 
@@ -92,8 +93,12 @@ export class LexicalIndex {
     this.slots = new Int32Array(2 ** Math.ceil(Math.log2(Math.max(2, terms * 2))))
     const mask = this.slots.length - 1
     for (let t = 0; t < terms; t++) {
-      let slot = hashBytes(vocabulary.text, this.starts[t], this.starts[t + 1] - 1) & mask
-      while (this.slots[slot] !== 0) slot = (slot + 1) & mask
+      const from = this.starts[t]
+      const to = this.starts[t + 1] - 1
+      let slot = hashBytes(vocabulary.text, from, to) & mask
+      for (; this.slots[slot] !== 0; slot = (slot + 1) & mask) {
+        if (this.sameTerm(this.slots[slot] - 1, vocabulary.text, from, to)) throw new Error('lexical index file has a term twice')
+      }
       this.slots[slot] = t + 1
     }
   }
@@ -182,9 +187,14 @@ export class LexicalIndex {
     const impacts = new Float32Array(aligned.buffer, aligned.byteOffset + impactsAt * 4, total)
     const text = aligned.subarray(textAt, textAt + textBytes)
     if (countTerms(text) !== termCount) throw new Error('lexical index file has the wrong term count')
-    for (let t = 0; t < termCount; t++) if (offsets[t] > offsets[t + 1]) throw new Error('lexical index file has bad offsets')
-    if (offsets[termCount] !== total) throw new Error('lexical index file has bad offsets')
-    for (const doc of docs) if (doc < 0 || doc >= size) throw new Error('lexical index file names a document out of range')
+    if (offsets[0] !== 0 || offsets[termCount] !== total) throw new Error('lexical index file has bad offsets')
+    for (let t = 0; t < termCount; t++) {
+      if (offsets[t] > offsets[t + 1]) throw new Error('lexical index file has bad offsets')
+      // A term's documents ascend (fromTerms writes them so): none is counted twice for a term.
+      for (let i = offsets[t], previous = -1; i < offsets[t + 1]; previous = docs[i++]) {
+        if (docs[i] <= previous || docs[i] >= size) throw new Error('lexical index file has a bad posting')
+      }
+    }
     return new LexicalIndex({ text, offsets, docs, impacts }, size, simhashes, aligned === bytes ? 0 : aligned.length)
   }
 
@@ -240,15 +250,19 @@ export class LexicalIndex {
   private termNumber(term: string): number {
     const key = term.length * 3 <= termScratch.length ? termScratch : Buffer.from(term, 'utf8')
     const length = key === termScratch ? termScratch.write(term, 'utf8') : key.length
-    const { text } = this.vocabulary
-    const { starts, slots } = this
+    const { slots } = this
     const mask = slots.length - 1
     for (let slot = hashBytes(key, 0, length) & mask; slots[slot] !== 0; slot = (slot + 1) & mask) {
-      const t = slots[slot] - 1
-      const from = starts[t]
-      if (starts[t + 1] - 1 - from === length && text.compare(key, 0, length, from, from + length) === 0) return t
+      if (this.sameTerm(slots[slot] - 1, key, 0, length)) return slots[slot] - 1
     }
     return -1
+  }
+
+  /** Whether term `t` is the UTF-8 text `bytes[from..to)`. */
+  private sameTerm(t: number, bytes: Buffer, from: number, to: number): boolean {
+    const start = this.starts[t]
+    const length = to - from
+    return this.starts[t + 1] - 1 - start === length && this.vocabulary.text.compare(bytes, from, to, start, start + length) === 0
   }
 }
 

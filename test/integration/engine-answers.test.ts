@@ -13,7 +13,7 @@ import { CORPORA, buildCorpusRepo, ingestCorpora, libraryIdOf, redirectGitHub } 
 import { ANONYMOUS } from '../../src/access.js'
 import { resolveConfig } from '../../src/config.js'
 import { readQuestions } from '../../src/eval/questions.js'
-import { engineFileKind, loadSet, type LoadedSet } from '../../src/index/loaded-set.js'
+import { engineFileKind, loadSet, loadSetFromBytes, type LoadedSet } from '../../src/index/loaded-set.js'
 import { engineFilePath } from '../../src/paths.js'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { packSnippets } from '../../src/search/budget.js'
@@ -167,6 +167,12 @@ describe('the engine', () => {
     expect(fromFile.snippets.docOf(heads.at(-1)!.pk + 1)).toBeUndefined()
     expect(plain(fromFile).map((s) => s.txt)).toEqual(runtime.store.snippets.allOfSet(set.pk).map(renderSnippetText))
     expect(fromFile.vectors?.dimensions).toBe(set.dimensions)
+    // The same file's bytes at an address not a multiple of 4 (typed-array views need one).
+    const bytes = fs.readFileSync(file)
+    const unaligned = Buffer.alloc(bytes.length + 1).subarray(1)
+    bytes.copy(unaligned)
+    const fromUnaligned = loadSetFromBytes(set.pk, heads, engineFileKind(set), unaligned)
+    expect(fromUnaligned && plain(fromUnaligned)).toEqual(plain(fromFile))
 
     // Re-embedded with another embedder, the set's file holds no vectors: the hash one is rebuilt.
     const rows = () => runtime.store.snippets.allOfSet(set.pk)

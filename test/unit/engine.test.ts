@@ -64,6 +64,44 @@ describe('the lexical index file', () => {
     }
   })
 
+  it('refuses a vocabulary or postings that do not add up, each for its reason', () => {
+    // Terms in order of first use: alpha (docs 0, 1, 2), beta (0), gamma (1), delta (2).
+    const small = LexicalIndex.build(['alpha beta', 'alpha gamma', 'alpha delta'].map((title) => ({ title, context: '', body: '' }))).toBytes()
+    const [, , size, terms, total] = [0, 1, 2, 3, 4].map((i) => small.readUInt32LE(i * 4))
+    const offsetAt = (t: number) => (6 + size * 2 + t) * 4
+    const docAt = (i: number) => (6 + size * 2 + terms + 1 + i) * 4
+    const textAt = docAt(total * 2)
+    expect(small.toString('utf8', textAt)).toBe('alpha\nbeta\ngamma\ndelta')
+    const broken = (change: (bytes: Buffer) => void) => {
+      const bytes = Buffer.from(small)
+      change(bytes)
+      return () => LexicalIndex.fromBytes(bytes)
+    }
+    expect(LexicalIndex.fromBytes(Buffer.from(small)).search(['gamma'], 5)).toEqual([{ doc: 1, score: expect.any(Number) }])
+    expect(broken((b) => b.write('\n', textAt + 2))).toThrow('wrong term count')
+    expect(broken((b) => b.write('gamma', textAt + 17))).toThrow('a term twice')
+    expect(broken((b) => b.writeUInt32LE(1, offsetAt(0)))).toThrow('bad offsets')
+    expect(broken((b) => b.writeUInt32LE(total - 1, offsetAt(terms)))).toThrow('bad offsets')
+    expect(broken((b) => b.writeUInt32LE(2, offsetAt(2)))).toThrow('bad offsets')
+    expect(broken((b) => b.writeInt32LE(0, docAt(1)))).toThrow('bad posting')
+    expect(broken((b) => b.writeInt32LE(size, docAt(2)))).toThrow('bad posting')
+  })
+
+  it('reads an index from a buffer that is not 4-byte aligned', () => {
+    const bytes = index.toBytes()
+    const unaligned = Buffer.alloc(bytes.length + 1).subarray(1)
+    bytes.copy(unaligned)
+    expect(unaligned.byteOffset % 4).not.toBe(0)
+    const read = LexicalIndex.fromBytes(unaligned)
+    for (const q of questions) expect(read.search(questionTerms(q), 50)).toEqual(index.search(questionTerms(q), 50))
+  })
+
+  it('finds a question term longer in UTF-8 than the buffer it is encoded into', () => {
+    const wide = '中'.repeat(100)
+    const read = LexicalIndex.fromBytes(LexicalIndex.build([{ title: 'other', context: '', body: '' }, { title: wide, context: '', body: '' }]).toBytes())
+    expect(read.search(questionTerms(wide), 5).map((hit) => hit.doc)).toEqual([1])
+  })
+
   it('finds every term of a large vocabulary, long and non-ASCII terms included, and no other', () => {
     const term = (i: number) => `t${i.toString(36)}x${'é'.repeat(i % 3)}`
     const long = 'a'.repeat(300)

@@ -37,6 +37,26 @@ describe('a loaded set\'s snippets', () => {
     expect(new SetSnippets([], textsOf([], [])).docOf(1)).toBeUndefined()
   })
 
+  it('keeps pks beyond 32 bits exact', () => {
+    const big = [2 ** 32 - 1, 2 ** 32, 2 ** 32 + 1, 2 ** 40 + 12_345, 2 ** 52 + 3].map((pk, i) => ({ ...heads[i % heads.length], pk }))
+    const wide = new SetSnippets(big, textsOf(big.map(() => 't'), big.map(() => 'j')))
+    expect(big.map((_, doc) => wide.pk(doc))).toEqual(big.map((h) => h.pk))
+    expect(big.map((h) => wide.docOf(h.pk))).toEqual([0, 1, 2, 3, 4])
+    expect(wide.docOf(2 ** 32 + 2)).toBeUndefined()
+  })
+
+  it('refuses a kind it does not know and a position past the set', () => {
+    const odd = [{ ...heads[0], kind: 'api' as never }]
+    expect(() => new SetSnippets(odd, textsOf(['t'], ['j']))).toThrow('of no known kind (api)')
+    for (const doc of [-1, 4, 1.5, Number.NaN]) expect(() => snippets.at(doc)).toThrow(RangeError)
+  })
+
+  it('hands out snippets that carry their fields, not their set', () => {
+    const snippet = snippets.at(1)
+    expect(Object.keys(snippet).sort()).toEqual(['doc', 'json', 'kind', 'pk', 'tokens', 'txt'])
+    expect(snippet.title).toBe('Hooks: onRequest → preHandler')
+  })
+
   it('refuses heads that are not in pk order, which finding a pk relies on', () => {
     expect(() => new SetSnippets([heads[1], heads[0]], textsOf(txt.slice(0, 2), json.slice(0, 2)))).toThrow('not in pk order')
   })
