@@ -16,6 +16,7 @@ import { claimFileOf } from '../../src/index/rebuild-claim.js'
 import { EngineFileRebuilder } from '../../src/index/rebuilder.js'
 import { engineFilePath } from '../../src/paths.js'
 import { Retriever } from '../../src/search/context.js'
+import type { Store } from '../../src/store/index.js'
 import { seedLibrary } from '../helpers/app.js'
 import { PROJECT_ROOT } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
@@ -25,6 +26,22 @@ import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 
 const defer = suiteTeardown()
 /** A server's app with one small library whose engine file is gone; closed after `use`. */
+/**
+ * Stands in for a process's rebuild thread: once `wait` resolves, rebuilds the file from the
+ * rows, as the thread does; `started` is told of each rebuild as it begins.
+ */
+function standInRebuilder(store: Store, wait: Promise<void>, started: (pk: number) => void): EngineFileRebuilder {
+  return {
+    closed: false,
+    async rebuild(pk: number, at: string) {
+      started(pk)
+      await wait
+      writeEngineFile(at, store.snippets.allOfSet(pk), engineFileKind(store.snippets.set(pk)!))
+      return { bytes: fs.readFileSync(at) }
+    },
+  } as unknown as EngineFileRebuilder
+}
+
 async function withSmallLibrary(use: (app: FastifyInstance, setPk: number, file: string) => Promise<void>): Promise<void> {
   const app = await buildApp({ dataDir: await tmpDataDir() })
   try {
@@ -117,16 +134,7 @@ describe('rebuilding an engine file', () => {
       let release!: () => void
       const released = new Promise<void>((resolve) => (release = resolve))
       const rebuilds: number[] = []
-      // Stands in for the thread: rebuilds the file from the rows once released.
-      const rebuilder = {
-        closed: false,
-        async rebuild(pk: number, at: string) {
-          rebuilds.push(pk)
-          await released
-          writeEngineFile(at, store.snippets.allOfSet(pk), engineFileKind(store.snippets.set(pk)!))
-          return { bytes: fs.readFileSync(at) }
-        },
-      } as unknown as EngineFileRebuilder
+      const rebuilder = standInRebuilder(store, released, (pk) => rebuilds.push(pk))
       const rebuilt: string[] = []
       const engine = new SetEngine(store, 2 ** 30, { info: (_obj, msg) => rebuilt.push(msg), warn: () => {} }, rebuilder)
       const asked = Array.from({ length: 10 }, () => engine.loaded(setPk))
@@ -147,16 +155,7 @@ describe('rebuilding an engine file', () => {
       const released = new Promise<void>((resolve) => (release = resolve))
       const rebuilds: string[] = []
       // Stand-ins for each process's thread; both engines share the data directory, as `--workers 2` does.
-      const rebuilderOf = (name: string, wait: Promise<void>) =>
-        ({
-          closed: false,
-          async rebuild(pk: number, at: string) {
-            rebuilds.push(name)
-            await wait
-            writeEngineFile(at, store.snippets.allOfSet(pk), engineFileKind(store.snippets.set(pk)!))
-            return { bytes: fs.readFileSync(at) }
-          },
-        }) as unknown as EngineFileRebuilder
+      const rebuilderOf = (name: string, wait: Promise<void>) => standInRebuilder(store, wait, () => rebuilds.push(name))
       const quiet = { info: () => {}, warn: () => {} }
       const first = new SetEngine(store, 2 ** 30, quiet, rebuilderOf('first', released))
       const second = new SetEngine(store, 2 ** 30, quiet, rebuilderOf('second', Promise.resolve()))
