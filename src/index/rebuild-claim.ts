@@ -41,7 +41,7 @@ export function claimRebuild(engineFile: string): RebuildClaim | undefined {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return { release: () => {} }
     }
-    if (isHeld(file)) return undefined
+    if (claimHeld(file)) return undefined
     // Stale: taken over, once; should another process take it first, it holds it.
     fs.rmSync(file, { force: true })
   }
@@ -51,13 +51,13 @@ export function claimRebuild(engineFile: string): RebuildClaim | undefined {
 /** Resolves once no live process holds the claim on `engineFile`, or once `stop()` says to. */
 export async function claimReleased(engineFile: string, stop: () => boolean): Promise<void> {
   const file = claimFileOf(engineFile)
-  while (!stop() && isHeld(file)) {
+  while (!stop() && claimHeld(file)) {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS))
   }
 }
 
-/** Whether the claim file exists and its process may still be at work. */
-function isHeld(file: string): boolean {
+/** Whether the claim file `file` exists and its process may still be at work. */
+export function claimHeld(file: string): boolean {
   let text: string
   let modified: number
   try {

@@ -6,6 +6,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { processRuns } from './process-runs.js'
+import { claimHeld } from './rebuild-claim.js'
 import { removeSetFiles } from './set-files.js'
 import type { Store } from '../store/index.js'
 
@@ -28,10 +29,10 @@ export function sweepSets(store: Store, statuses: Array<'retired' | 'building'>,
 
 /**
  * Removes what `engine/` holds besides the engine files of existing sets: the temporary file of
- * a write that a kill cut short, and files of sets that are gone (removed while a process was
- * down). Run at start, by the process that recovers the data directory; a worker writing an
- * engine file at that moment loses its temporary file or its claim (rebuild-claim.ts), and the set
- * is rebuilt where it is asked.
+ * a write that a kill cut short, a rebuild claim whose process is gone (rebuild-claim.ts), and
+ * files of sets that are gone (removed while a process was down). Run at start, by the process
+ * that recovers the data directory, while the serving processes may already be loading sets (the
+ * most asked, at start): a write or a claim of a process that runs is theirs, and left alone.
  */
 export function sweepStrayEngineFiles(store: Store): number {
   let names: string[]
@@ -42,9 +43,16 @@ export function sweepStrayEngineFiles(store: Store): number {
   }
   let removed = 0
   for (const name of names) {
-    const setPk = /^set-(\d+)\.engine$/.exec(name)?.[1]
-    if (setPk !== undefined && store.snippets.set(Number(setPk))) continue
-    fs.rmSync(path.join(store.paths.engine, name), { recursive: true, force: true })
+    const file = path.join(store.paths.engine, name)
+    const setPk = /^set-(\d+)\.engine/.exec(name)?.[1]
+    if (setPk !== undefined && store.snippets.set(Number(setPk))) {
+      if (name === `set-${setPk}.engine`) continue
+      // Written as `<file>.<pid>-<thread>.tmp` (loaded-set.ts).
+      const writer = /\.engine\.(\d+)-\d+\.tmp$/.exec(name)?.[1]
+      if (writer !== undefined && processRuns(Number(writer))) continue
+      if (name === `set-${setPk}.engine.rebuilding` && claimHeld(file)) continue
+    }
+    fs.rmSync(file, { recursive: true, force: true })
     removed++
   }
   return removed

@@ -7,6 +7,7 @@ import { ANONYMOUS } from '../../src/access.js'
 import { ingestSnippets } from '../../src/index/build.js'
 import { toNewSnippet } from '../../src/jobs/ingest.js'
 import { REBUILD_VECTORS_JOB } from '../../src/jobs/kinds.js'
+import { claimFileOf, claimRebuild } from '../../src/index/rebuild-claim.js'
 import { sweepSets } from '../../src/index/sweep.js'
 import type { ParsedSnippet } from '../../src/parse/types.js'
 import { engineFilePath, vectorIndexPath } from '../../src/paths.js'
@@ -153,17 +154,31 @@ describe('ingest and retrieval', () => {
     expect(ranked.length).toBe(DOCS.length)
   })
 
-  it('removes stray engine files at start: unfinished writes and files of sets that are gone', async () => {
+  it('removes stray engine files at start: unfinished writes and claims of processes that are gone, files of sets that are gone; not a running write or rebuild', async () => {
     const { result } = await addLibrary('/acme/strays', DOCS)
     const live = engineFilePath(runtime.store.paths, result.setPk)
-    const strays = ['set-99999.engine', `set-${result.setPk}.engine.4242.tmp`, 'notes.txt'].map((name) => path.join(runtime.store.paths.engine, name))
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid
+    const engine = (name: string) => path.join(runtime.store.paths.engine, name)
+    const strays = ['set-99999.engine', `set-${result.setPk}.engine.4242.tmp`, `set-${result.setPk}.engine.${dead}-0.tmp`, 'notes.txt'].map(engine)
     for (const stray of strays) fs.writeFileSync(stray, 'left behind')
+    const staleClaim = claimFileOf(live)
+    fs.writeFileSync(staleClaim, JSON.stringify({ pid: dead, host: os.hostname() }))
     const kept = fs.readFileSync(live)
     const lines: Array<{ obj: object; msg: string }> = []
-    await recoverDataDir(runtime, { info: (obj: object, msg: string) => lines.push({ obj, msg }), warn: () => {}, error: () => {} })
-    expect(strays.filter((stray) => fs.existsSync(stray))).toEqual([])
+    const recover = () => recoverDataDir(runtime, { info: (obj: object, msg: string) => lines.push({ obj, msg }), warn: () => {}, error: () => {} })
+    await recover()
+    expect([...strays, staleClaim].filter((stray) => fs.existsSync(stray))).toEqual([])
     expect(fs.readFileSync(live).equals(kept)).toBe(true)
-    expect(lines).toContainEqual({ obj: { strays: 3 }, msg: 'removed engine files of sets that are gone, and unfinished writes' })
+    expect(lines).toContainEqual({ obj: { strays: 5 }, msg: 'removed engine files of sets that are gone, and unfinished writes' })
+
+    // A serving process loading this set right now (serve --workers N warms sets at start).
+    const running = [engine(`set-${result.setPk}.engine.${process.pid}-1.tmp`), claimFileOf(live)]
+    fs.writeFileSync(running[0], 'being written')
+    const claim = claimRebuild(live)!
+    await recover()
+    expect(running.filter((file) => fs.existsSync(file))).toEqual(running)
+    claim.release()
+    fs.rmSync(running[0])
   })
 
   it('removes stray vector files at start: sets that are gone and writes of processes that are gone, not a running write', async () => {
