@@ -106,11 +106,11 @@ for (const workers of [1, 2]) {
     let page: Page
     // Chromium also logs refused requests as errors: the 400s these tests provoke, the 404 of the
     // Libraries page's list (its API lands with another branch), and while a restore restarts the
-    // server, refused connections and the 401 of a session the archive does not have. Everything
-    // else counts.
+    // server, the 503 of a request that reaches the server as it closes, refused connections and
+    // the 401 of a session the archive does not have. Everything else counts.
     const settle = () =>
       expect(
-        watched.problems.filter((p) => !/^Failed to load resource: (the server responded with a status of 40[014] |net::ERR_CONNECTION_REFUSED$)/.test(p)),
+        watched.problems.filter((p) => !/^Failed to load resource: (the server responded with a status of (40[014]|503) |net::ERR_CONNECTION_REFUSED$)/.test(p)),
         'CSP violations or script errors in the browser',
       ).toEqual([])
 
