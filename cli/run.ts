@@ -15,6 +15,7 @@ import { dataPaths } from '../src/paths.js'
 import { openRuntime, type Runtime } from '../src/runtime.js'
 import type { Job } from '../src/store/jobs.js'
 import { isLocked } from '../src/store/lock.js'
+import { errorBlock, parserMessage } from './error-text.js'
 import { configFlag, dataDirFlag } from './flags.js'
 import { Progress, progressMode } from './progress.js'
 
@@ -34,11 +35,11 @@ export interface RuntimeOptions {
 type ParsedValues = Record<string, unknown>
 
 /** An error as the catalogue knows it: Lectern errors as they are, oclif's parse errors as validation errors. */
-function catalogued(err: Error & { oclif?: { exit?: number }; code?: string }): LecternError {
+function catalogued(err: Error & { oclif?: { exit?: number }; code?: string }, commandId: string | undefined): LecternError {
   if (isLecternError(err)) return err
   if (isDiskFull(err)) return asDiskFull(err, 'writing to the data directory') as LecternError
   // oclif's own refusals (unknown flag, missing argument, bad option) carry exit code 2.
-  if (err.oclif?.exit === 2 || /Flag|Arg|Parse/i.test(err.constructor.name)) return new LecternError('validation_error', err.message)
+  if (err.oclif?.exit === 2 || /Flag|Arg|Parse/i.test(err.constructor.name)) return new LecternError('validation_error', parserMessage(err.message, commandId))
   return new LecternError('internal_error', err.message || String(err), {}, { cause: err })
 }
 
@@ -58,7 +59,7 @@ export abstract class LecternCommand extends Command {
       return await super.parse(options, argv)
     } catch (err) {
       if (isLecternError(err) || (err as { oclif?: { exit?: number } }).oclif?.exit === 0) throw err
-      throw new LecternError('validation_error', (err as Error).message, {}, { cause: err })
+      throw new LecternError('validation_error', parserMessage((err as Error).message, this.id), {}, { cause: err })
     }
   }
 
@@ -110,14 +111,16 @@ export abstract class LecternCommand extends Command {
   protected override async catch(err: Error & { oclif?: { exit?: number } }): Promise<unknown> {
     // --help and --version end the command through an exit "error" of their own.
     if (err.oclif?.exit === 0) throw err
-    const error = catalogued(err)
+    const error = catalogued(err, this.id)
     if (this.jsonEnabled()) {
       this.logJson({ error: error.code, message: error.message, ...error.extra })
       process.exitCode = error.exit
       return
     }
     if (error.code === 'internal_error' && process.env.DEBUG) this.logToStderr(err.stack ?? String(err))
-    return super.catch(Object.assign(new Error(error.message), { oclif: { exit: error.exit }, code: error.code }) as never)
+    process.stderr.write(errorBlock(error.message, error.code))
+    // oclif's exit error ends the process with this code and prints nothing more.
+    this.exit(error.exit)
   }
 
   /** Says what was queued, and what will run it: a server, or nothing until `serve` or `--wait`. */

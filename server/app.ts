@@ -224,14 +224,16 @@ function warmSets(app: FastifyInstance, runtime: Runtime): () => void {
   })
   return () => {
     const started = performance.now()
+    const asked = runtime.usage.mostAskedSets(WARM_DAYS)
     warming = runtime.retriever
-      .warm(runtime.usage.mostAskedSets(WARM_DAYS), stop.signal)
+      .warm(asked, stop.signal)
       .then((loaded) => {
         const cache = runtime.retriever.cacheStats()
         const mb = (bytes: number) => Math.round(bytes / 2 ** 20)
+        const libraries = asked.length === 1 ? 'library' : 'libraries'
         app.log.info(
-          { loaded, ms: Math.round(performance.now() - started), cache },
-          `loaded ${loaded} of the libraries asked in the last ${WARM_DAYS} days, most asked first; up to ${mb(cache.maxBytes)} MB of libraries stay loaded in this process (--cache-size)`,
+          { loaded, asked: asked.length, ms: Math.round(performance.now() - started), cache },
+          `loaded ${loaded} of the ${asked.length} ${libraries} asked in the last ${WARM_DAYS} days, most asked first; up to ${mb(cache.maxBytes)} MB of libraries stay loaded in this process (--cache-size)`,
         )
       })
       .catch((err: unknown) => {

@@ -147,12 +147,12 @@ const memorySize = z
     const unit = match?.[2]?.toLowerCase() ?? 'b'
     const bytes = Math.floor(unit === '%' ? (os.totalmem() * amount) / 100 : amount * SIZE_UNITS[unit])
     if (!match || bytes < 2 ** 20 || (unit === '%' && amount > 100)) {
-      ctx.addIssue({ code: 'custom', message: 'expected a share of RAM up to 100% (like 25%) or a size of at least 1MB (like 512MB or 2GB)' })
+      ctx.addIssue({ code: 'custom', message: `expected a share of RAM up to 100% (like 25%) or a size of at least 1MB (like 512MB or 2GB), not ${JSON.stringify(value)}` })
       return z.NEVER
     }
     // A bound past the RAM could never be honoured: it is a typo, not a plan.
     if (bytes > os.totalmem()) {
-      ctx.addIssue({ code: 'custom', message: `expected at most this host's RAM (${Math.floor(os.totalmem() / 2 ** 20)}MB), or a share of it like 25%` })
+      ctx.addIssue({ code: 'custom', message: `expected at most this host's RAM (${Math.floor(os.totalmem() / 2 ** 20)}MB), or a share of it like 25%, not ${JSON.stringify(value)}` })
       return z.NEVER
     }
     return bytes

@@ -68,6 +68,16 @@ interface SchemaIssue {
 
 const CONTEXT_NAMES: Record<string, string> = { body: 'Field', querystring: 'Query parameter', params: 'Path parameter', headers: 'Header' }
 
+/** A JSON Schema type as a person would say it. */
+const TYPE_NAMES: Record<string, string> = {
+  integer: 'a whole number',
+  number: 'a number',
+  string: 'text',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'an object',
+}
+
 /** The part of a route's schema at a JSON pointer into the request part it checks. */
 function schemaAt(schema: unknown, instancePath: string): Record<string, unknown> | undefined {
   let node = schema as Record<string, unknown> | undefined
@@ -81,8 +91,8 @@ function schemaAt(schema: unknown, instancePath: string): Record<string, unknown
 /**
  * A failed schema check said plainly: the parameter by its name (`Query parameter days`, not
  * `querystring/days`), the allowed values of an enum, the fields an object may set, the field it
- * does not take (a misspelt one is refused, not dropped: see app.ts). Other
- * checks keep the validator's wording, which already names what it wants.
+ * does not take (a misspelt one is refused, not dropped: see app.ts), the one missing, a wrong type, an
+ * empty or too long string. Other checks keep the validator's wording, which already names what it wants.
  */
 function validationMessage(err: FastifyError, request: FastifyRequest): string {
   const issue = (err.validation as SchemaIssue[] | undefined)?.[0]
@@ -100,6 +110,14 @@ function validationMessage(err: FastifyError, request: FastifyRequest): string {
       const bound = { minimum: 'at least', maximum: 'at most', exclusiveMinimum: 'more than', exclusiveMaximum: 'less than' }[issue.keyword]
       return `${subject} must be ${bound} ${String(issue.params.limit)}.`
     }
+    case 'required':
+      return `${CONTEXT_NAMES[context] ?? context} ${field === '' ? '' : `${field}.`}${String(issue.params.missingProperty)} is required.`
+    case 'type':
+      return `${subject} must be ${TYPE_NAMES[String(issue.params.type)] ?? String(issue.params.type)}.`
+    case 'minLength':
+      return Number(issue.params.limit) === 1 ? `${subject} must not be empty.` : `${subject} must be at least ${String(issue.params.limit)} characters.`
+    case 'maxLength':
+      return `${subject} must be at most ${String(issue.params.limit)} characters.`
     case 'additionalProperties':
       return `${subject} has a field it does not take: "${String(issue.params.additionalProperty)}".`
     case 'minProperties': {

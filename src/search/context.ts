@@ -80,6 +80,16 @@ interface Resolution {
 /** Resolutions kept per library ID as written; a bound, since IDs come from clients. */
 const MAX_RESOLUTIONS = 10_000
 
+/**
+ * Refuses a question with no words. Every path checks it here: the REST schema only sees an
+ * empty string, and a question of spaces alone would rank every snippet equal.
+ */
+function checkQuestion(query: string): void {
+  if (query.trim() === '') {
+    throw new LecternError('validation_error', 'The question (query) is empty: ask in plain words, e.g. "register a route with a schema".')
+  }
+}
+
 export class Retriever {
   private readonly vectors = new VectorIndexCache()
   private readonly missingIndexes = new Set<number>()
@@ -99,6 +109,7 @@ export class Retriever {
 
   async getContext(request: ContextRequest): Promise<ContextAnswer> {
     checkTokenBudget(request.tokens)
+    checkQuestion(request.query)
     const { library, version, set } = this.resolve(request.libraryId, request.caller, request.catalogVersion ?? this.store.catalogVersion())
     const setPk = set.pk
     let snippets: RenderedSnippet[]

@@ -95,6 +95,27 @@ describe('libraries without a server', () => {
     expect(first).toMatch(/^\/acme\/widgets\s+finalized\s/)
     expect(docs.codeSnippets[0].codeList.map((c) => c.code)).toEqual(['npm install widgets', 'yarn add widgets', 'pnpm add widgets'])
 
+    // A question of spaces alone is refused as REST refuses it, not answered with arbitrary snippets.
+    const blank = await runCli(['docs', '/acme/widgets', '   ', '--data-dir', dataDir, '--json'])
+    expect(blank.exitCode).toBe(2)
+    expect(JSON.parse(blank.stdout)).toEqual({ error: 'validation_error', message: expect.stringContaining('The question (query) is empty') })
+    // oclif's parser refusal is one sentence that names the command's help, in --json too.
+    const tooMany = await runCli(['docs', '/acme/widgets', 'install', '--tokens', '1000000', '--data-dir', dataDir, '--json'])
+    expect(tooMany.exitCode).toBe(2)
+    expect(JSON.parse(tooMany.stdout)).toEqual({
+      error: 'validation_error',
+      message: '--tokens: Expected an integer less than or equal to 50000 but received: 1000000. See `lectern docs --help`.',
+    })
+    // On a narrow terminal the message wraps between words: no line starts with a stray space,
+    // and no word is cut in two.
+    const narrow = await runCli(['docs', '/acme/widgets', '--data-dir', dataDir], { COLUMNS: '40' })
+    expect(narrow.exitCode).toBe(2)
+    const lines = narrow.stderr.trimEnd().split('\n')
+    expect(lines.length).toBeGreaterThan(2)
+    for (const line of lines) expect(line).toMatch(/^ {4}\S/)
+    expect(lines.at(-1)).toBe('    Code: validation_error')
+    expect(oneLine(narrow.stderr)).toContain('Error: Missing 1 required arg: query (Your question in plain words). See `lectern docs --help`.')
+
     expect((await runCli(['libraries', 'rename', '/acme/widgets', '/acme/gadgets', '--data-dir', dataDir])).exitCode).toBe(0)
     const moved = await runCli(['docs', '/acme/widgets', 'install', '--data-dir', dataDir])
     expect(moved.exitCode).toBe(5)

@@ -29,7 +29,8 @@ describe('loading libraries at start', () => {
     }
     await first.close()
 
-    const second = await buildApp({ dataDir })
+    const lines: string[] = []
+    const second = await buildApp({ dataDir, logStream: { write: (line: string) => void lines.push(line) } })
     try {
       expect(second.runtime.usage.mostAskedSets(30)).toEqual([asked.setPk])
       const stats = await pollUntil('the asked library to be loaded', () => {
@@ -38,6 +39,9 @@ describe('loading libraries at start', () => {
       })
       expect(stats.sets).toBe(1)
       expect(stats.bytes).toBeGreaterThan(0)
+      const said = await pollUntil('the start-up load to be logged', () => lines.map((line) => JSON.parse(line) as { msg: string; loaded?: number; asked?: number }).find((line) => line.msg.startsWith('loaded ')))
+      expect(said).toMatchObject({ loaded: 1, asked: 1 })
+      expect(said.msg).toMatch(/^loaded 1 of the 1 library asked in the last 30 days, most asked first; up to \d+ MB/)
     } finally {
       await second.close()
     }
@@ -119,7 +123,9 @@ describe('loading libraries at start', () => {
     for (const bad of ['lots', '0.5KB', '150%', '-1GB', '99999TB']) {
       const refused = await runCli(['serve', '--cache-size', bad, '--data-dir', dataDir, '--port', '0'])
       expect(refused.exitCode, bad).toBe(2)
-      expect(refused.stderr).toContain('search.cacheSize')
+      // The refusal repeats the value, so a typo in a long command line is found at once.
+      expect(refused.stderr.replace(/\s+/g, ' ')).toContain(`Invalid setting search.cacheSize (from --cache-size): expected`)
+      expect(refused.stderr.replace(/\s+/g, ' ')).toContain(`not "${bad}".`)
     }
   })
 })

@@ -61,15 +61,17 @@ describe('400', () => {
   )
 
   it.each([
-    ['a missing query', { libraryId: '/acme/widgets' }],
-    ['a missing libraryId', { query: 'render' }],
-    ['an empty query', { libraryId: '/acme/widgets', query: '' }],
-    ['tokens below the minimum', { libraryId: '/acme/widgets', query: 'render', tokens: '100' }],
-    ['tokens above the maximum', { libraryId: '/acme/widgets', query: 'render', tokens: '60000' }],
-    ['tokens that are not a number', { libraryId: '/acme/widgets', query: 'render', tokens: 'many' }],
-    ['an unknown type', { libraryId: '/acme/widgets', query: 'render', type: 'xml' }],
-  ])('validation_error on context for %s', async (_, query) => {
-    expectError(await context(query), 400, 'validation_error')
+    ['a missing query', { libraryId: '/acme/widgets' }, 'Query parameter query is required.'],
+    ['a missing libraryId', { query: 'render' }, 'Query parameter libraryId is required.'],
+    ['an empty query', { libraryId: '/acme/widgets', query: '' }, 'Query parameter query must not be empty.'],
+    ['a query of spaces alone', { libraryId: '/acme/widgets', query: ' \t ' }, 'The question (query) is empty'],
+    ['a query too long', { libraryId: '/acme/widgets', query: 'x'.repeat(501) }, 'Query parameter query must be at most 500 characters.'],
+    ['tokens below the minimum', { libraryId: '/acme/widgets', query: 'render', tokens: '100' }, 'Query parameter tokens must be at least 500.'],
+    ['tokens above the maximum', { libraryId: '/acme/widgets', query: 'render', tokens: '60000' }, 'Query parameter tokens must be at most 50000.'],
+    ['tokens that are not a number', { libraryId: '/acme/widgets', query: 'render', tokens: 'many' }, 'Query parameter tokens must be a whole number.'],
+    ['an unknown type', { libraryId: '/acme/widgets', query: 'render', type: 'xml' }, 'Query parameter type must be one of: "json", "txt".'],
+  ])('validation_error on context for %s', async (_, query, message) => {
+    expect(expectError(await context(query), 400, 'validation_error')).toContain(message)
   })
 
   it('validation_error on search without libraryName', async () => {
