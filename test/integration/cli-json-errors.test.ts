@@ -68,7 +68,7 @@ describe('--json errors', () => {
       runCli(['keys', 'revoke', 'abc', '--data-dir', dataDir]),
     ])
     expect(arg.exitCode).toBe(ERROR_CODES.validation_error.exit)
-    expect(errorOf(arg.stdout)).toEqual({ error: 'validation_error', message: 'Expected an integer but received: abc' })
+    expect(errorOf(arg.stdout)).toEqual({ error: 'validation_error', message: 'Expected an integer but received: abc. See `lectern keys revoke --help`.' })
     expect(flag.exitCode).toBe(ERROR_CODES.validation_error.exit)
     expect(errorOf(flag.stdout)).toEqual({ error: 'validation_error', message: expect.stringContaining('Expected an integer but received: abc') })
     expect(text.exitCode).toBe(ERROR_CODES.validation_error.exit)
