@@ -249,7 +249,7 @@ async function main(): Promise<void> {
   const importTable = await runImportBench()
   log(importTable)
 
-  log(`== 6. Probes: /api/health and /api/ready timed one at a time, idle, during an ingest, during backups, each with and without ${PROBE_CLIENTS} clients (lectern serve)`)
+  log(`== 6. Probes: /api/health and /api/ready timed one at a time, idle, during an ingest, during backups, each with and without ${PROBE_CLIENTS} clients (lectern serve); the load alone and during an ingest three times each`)
   rows.push(...probeRows(await runProbeBench({ seconds: plan.probeSeconds, connections: PROBE_CLIENTS }, log)))
 
   rows.push(row('Host load average (1/5/15 min) at the end', `${os.loadavg().map((l) => l.toFixed(2)).join(' / ')} on ${os.availableParallelism()} CPUs`))

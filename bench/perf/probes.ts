@@ -31,6 +31,16 @@ import { contextPath } from './servers.js'
 export type Scenario = 'idle' | 'ingest' | 'backup' | 'load' | 'load + ingest' | 'load + backup'
 export const SCENARIOS: Scenario[] = ['idle', 'ingest', 'backup', 'load', 'load + ingest', 'load + backup']
 
+/**
+ * The load alone and the load during an ingest, run this many times in turn: one pair's p99
+ * ratio moved from 1.27x to 1.88x between runs of the same build on this host (bench/RESULTS.md,
+ * seventh session), so the ratio reported is the median of the pairs.
+ */
+const INGEST_PAIRS = 3
+
+/** Every scenario once, then the load alone and during an ingest again until there are INGEST_PAIRS of them. */
+export const BENCH_SCENARIOS: Scenario[] = [...SCENARIOS, ...Array.from({ length: INGEST_PAIRS - 1 }, () => ['load', 'load + ingest'] as const).flat()]
+
 export interface ProbePlan {
   seconds: number
   connections: number
@@ -277,7 +287,7 @@ function startBackground(scenario: Scenario, base: string, key: string, cookie: 
   return { stop: async () => '' }
 }
 
-export async function runProbeBench(plan: ProbePlan, log: (line: string) => void, only: Scenario[] = SCENARIOS): Promise<ScenarioResult[]> {
+export async function runProbeBench(plan: ProbePlan, log: (line: string) => void, only: Scenario[] = BENCH_SCENARIOS): Promise<ScenarioResult[]> {
   await ensureDocsStore(log)
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'lectern-probes-'))
   try {
@@ -304,7 +314,10 @@ export const PROBE_TARGET_MS = 100
 
 /** The summary rows: per scenario, probe latencies, requests that failed, and the longest event-loop delay. */
 export function probeRows(results: ScenarioResult[]): Row[] {
-  return results.flatMap((r) => {
+  return results.flatMap((result, i) => {
+    // A scenario run again is labelled with its run: `load (2)`.
+    const run = results.slice(0, i + 1).filter((r) => r.scenario === result.scenario).length
+    const r = run > 1 ? { ...result, scenario: `${result.scenario} (${run})` } : result
     const slowest = Math.max(r.health.maxMs, r.ready.maxMs)
     const failedProbes = r.health.failed + r.ready.failed
     const rows = [
@@ -329,13 +342,19 @@ export function probeRows(results: ScenarioResult[]): Row[] {
   }).concat(ingestStallRow(results))
 }
 
-/** Issue 11: the clients' p99 while a 2,000-file repository ingests stays within 1.5x of the same load alone. */
+/**
+ * Issue 11: the clients' p99 while a 2,000-file repository ingests stays within 1.5x of the same
+ * load alone. Each run of the load during an ingest is paired with the run of the load alone
+ * before it; the median pair is judged, every pair shown.
+ */
 function ingestStallRow(results: ScenarioResult[]): Row[] {
-  const alone = results.find((r) => r.scenario === 'load')?.load
-  const ingesting = results.find((r) => r.scenario === 'load + ingest')?.load
-  if (!alone || !ingesting) return []
-  const ratio = ingesting.p99Ms / alone.p99Ms
-  return [row('Clients\' p99 during an ingest / alone', `${ingesting.p99Ms} ms / ${alone.p99Ms} ms = ${ratio.toFixed(2)}x`, '<= 1.5x', ratio <= 1.5)]
+  const alone = results.filter((r) => r.scenario === 'load').map((r) => r.load!)
+  const ingesting = results.filter((r) => r.scenario === 'load + ingest').map((r) => r.load!)
+  const pairs = ingesting.slice(0, alone.length).map((during, i) => ({ during: during.p99Ms, alone: alone[i].p99Ms, ratio: during.p99Ms / alone[i].p99Ms }))
+  if (pairs.length === 0) return []
+  const median = [...pairs].sort((a, b) => a.ratio - b.ratio)[(pairs.length - 1) >> 1]
+  const each = pairs.map((p) => `${p.during} / ${p.alone} ms = ${p.ratio.toFixed(2)}x`).join('; ')
+  return [row(`Clients' p99 during an ingest / alone (median of ${pairs.length})`, `${median.ratio.toFixed(2)}x (${each})`, '<= 1.5x', median.ratio <= 1.5)]
 }
 
 const ms = (n: number) => `${n.toFixed(n < 10 ? 1 : 0)} ms`
