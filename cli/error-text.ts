@@ -10,24 +10,35 @@ const HELP_HINT = 'See more help with --help'
 /**
  * oclif's parser refusal as one sentence that names the command's help:
  * "Parsing --tokens \n\tExpected an integer but received: abc" becomes
- * "--tokens: Expected an integer but received: abc. See `lectern docs --help`.", and an argument
- * list ("query  Your question.") becomes "query (Your question)".
+ * "--tokens: Expected an integer but received: abc. See `lectern docs --help`.", an argument list
+ * ("query  Your question.", a long description going on in indented lines) becomes
+ * "query (Your question)", and a list of flag problems is joined by semicolons.
  */
 export function parserMessage(text: string, commandId: string | undefined): string {
-  const lines = text
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && line !== HELP_HINT)
-  const [first = 'The command line is not valid.', ...details] = lines
-  const flag = /^Parsing (\S+)$/.exec(first)
-  const head = flag ? `${flag[1]}:` : first
-  const described = details.map((line) => line.replace(/^(\S+)\s{2,}(.*?)\.?$/, '$1 ($2)'))
-  const sentence = [head, described.join('; ')].filter(Boolean).join(' ').replace(/[.:;]?$/, '.')
+  const lines = text.split('\n').filter((line) => line.trim() !== '' && line.trim() !== HELP_HINT)
+  const [first = 'The command line is not valid.', ...rest] = lines
+  let sentence: string
+  if (/^The following errors? occurred:$/.test(first.trim())) {
+    sentence = rest.map((line) => line.trim().replace(/^Missing required flag (\w[\w-]*)$/, 'Missing required flag --$1')).join('; ')
+  } else {
+    const items: string[] = []
+    for (const line of rest) {
+      if (line.startsWith(' ') && items.length > 0) items[items.length - 1] += ` ${line.trim()}`
+      else items.push(line.trim())
+    }
+    const flag = /^Parsing (\S+)\s*$/.exec(first)
+    const head = flag ? `${flag[1]}:` : first.trim()
+    // An option's choices already come in brackets: "plan (free|pro) The plan", not "plan ((free|pro) The plan)".
+    const described = items.map((item) => item.replace(/^(\S+)\s{2,}(.*?)\.?$/, (_, name: string, about: string) => (about.startsWith('(') ? `${name} ${about}` : `${name} (${about})`)))
+    sentence = [head, described.join('; ')].filter(Boolean).join(' ')
+  }
+  // "received:" with nothing after it: the value given was empty.
+  sentence = sentence.endsWith(':') ? `${sentence} ""` : sentence.replace(/[.;]$/, '')
   const help = commandId ? `lectern ${commandId.replaceAll(':', ' ')} --help` : 'lectern --help'
-  return `${sentence} See \`${help}\`.`
+  return `${sentence}. See \`${help}\`.`
 }
 
-/** The terminal width oclif would use for stderr: OCLIF_COLUMNS or COLUMNS, else the terminal's, else 80. */
+/** The width to wrap stderr to: OCLIF_COLUMNS (oclif's own setting), else COLUMNS, else the terminal's, else 80. */
 function stderrColumns(): number {
   for (const value of [process.env.OCLIF_COLUMNS, process.env.COLUMNS, process.stderr.columns]) {
     const columns = Number(value)
@@ -38,13 +49,17 @@ function stderrColumns(): number {
 
 /**
  * An error as stderr shows it, in oclif's layout (indented, `Code:` on its own line) but wrapped
- * between words and trimmed, so a path or URL is never split and no line starts with a space.
+ * between words and trimmed, so a path or URL is never split and no line starts with a stray
+ * space. A line the message indents itself (a YAML excerpt and its `^`) keeps its indentation.
  */
 export function errorBlock(message: string, code: string): string {
   const width = Math.max(stderrColumns() - 6, 20)
-  const wrapped = wrapAnsi(`Error: ${message}\nCode: ${code}`, width, { hard: false, trim: true })
-  return `${wrapped
-    .split('\n')
-    .map((line) => `    ${line}`)
-    .join('\n')}\n`
+  const lines = `Error: ${message}\nCode: ${code}`.split('\n').flatMap((line) => {
+    if (line.trim() === '') return ['']
+    const indent = /^\s*/.exec(line)![0]
+    return wrapAnsi(line.slice(indent.length), Math.max(width - indent.length, 10), { hard: false, trim: true })
+      .split('\n')
+      .map((part) => `    ${indent}${part}`)
+  })
+  return `${lines.join('\n')}\n`
 }

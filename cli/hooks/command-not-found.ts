@@ -11,6 +11,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { Hook, Interfaces } from '@oclif/core'
 import { ERROR_CODES, type ErrorCode } from '../../src/errors.js'
+import { errorBlock } from '../error-text.js'
 
 /** Whether the commands directory holds the command `id` (`keys:list`, `backup`) that the manifest lacks. */
 function builtButUnlisted(id: string, config: Interfaces.Config): boolean {
@@ -21,19 +22,32 @@ function builtButUnlisted(id: string, config: Interfaces.Config): boolean {
   return fs.existsSync(`${file}.js`) || fs.existsSync(path.join(file, 'index.js'))
 }
 
+/**
+ * The words of `id` that name the unknown command: oclif joins every word of the command line
+ * into `id` (`docz:/acme/widgets:q`), so the command is the known topics it starts with and the
+ * one word after them (`docz`, `keys nosuch`).
+ */
+function unknownCommand(id: string, config: Interfaces.Config): string {
+  const words = id.split(':')
+  let known = 0
+  while (known < words.length - 1 && config.findTopic(words.slice(0, known + 1).join(':'))) known++
+  return words.slice(0, known + 1).join(' ')
+}
+
 const hook: Hook.CommandNotFound = async function ({ id, argv, config }) {
   const stale = builtButUnlisted(id, config)
   const code: ErrorCode = stale ? 'internal_error' : 'validation_error'
   const message = stale
     ? `"${id.replaceAll(':', ' ')}" is built but missing from oclif.manifest.json, which predates it: run \`npm run build\` to write the manifest again.`
-    : `Unknown command "${id.replaceAll(':', ' ')}": \`${config.bin} --help\` lists the commands.`
+    : `Unknown command "${unknownCommand(id, config)}": \`${config.bin} --help\` lists the commands.`
   const { exit } = ERROR_CODES[code]
   if (argv?.includes('--json')) {
     this.log(JSON.stringify({ error: code, message }, null, 2))
     process.exitCode = exit
     return
   }
-  this.error(message, { exit })
+  process.stderr.write(errorBlock(message, code))
+  this.exit(exit)
 }
 
 export default hook

@@ -76,6 +76,7 @@ const TYPE_NAMES: Record<string, string> = {
   boolean: 'true or false',
   array: 'a list',
   object: 'an object',
+  null: 'null',
 }
 
 /** The part of a route's schema at a JSON pointer into the request part it checks. */
@@ -113,7 +114,10 @@ function validationMessage(err: FastifyError, request: FastifyRequest): string {
     case 'required':
       return `${CONTEXT_NAMES[context] ?? context} ${field === '' ? '' : `${field}.`}${String(issue.params.missingProperty)} is required.`
     case 'type':
-      return `${subject} must be ${TYPE_NAMES[String(issue.params.type)] ?? String(issue.params.type)}.`
+      return `${subject} must be ${String(issue.params.type)
+        .split(',')
+        .map((type) => TYPE_NAMES[type] ?? type)
+        .join(' or ')}.`
     case 'minLength':
       return Number(issue.params.limit) === 1 ? `${subject} must not be empty.` : `${subject} must be at least ${String(issue.params.limit)} characters.`
     case 'maxLength':

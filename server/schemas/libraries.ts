@@ -21,7 +21,8 @@ export const ContextQuery = {
   required: ['libraryId', 'query'],
   properties: {
     libraryId: { type: 'string', minLength: 1, maxLength: 500 },
-    query: { type: 'string', minLength: 1, maxLength: 500 },
+    // No minLength: an empty question is refused with the others that have no words (Retriever.getContext).
+    query: { type: 'string', maxLength: 500 },
     type: { type: 'string', enum: ['json', 'txt'], default: 'txt' },
     tokens: { type: 'integer', minimum: MIN_TOKENS, maximum: MAX_TOKENS },
     fast: { type: 'string', enum: ['true', 'false'] },

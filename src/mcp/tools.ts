@@ -140,7 +140,8 @@ export function createMcpServer(runtime: Runtime, caller: McpCaller | { current:
       description: QUERY_DESCRIPTION,
       inputSchema: {
         libraryId: z.string().min(1).max(500).describe('Exact library ID, e.g. "/fastify/fastify" or "/vercel/next.js/v14.3.0".'),
-        query: z.string().min(1).max(500).describe('One specific question about the library, in plain words.'),
+        // No min(1): a question without words gets the readable result every path gives (Retriever.getContext), not a protocol error.
+        query: z.string().max(500).describe('One specific question about the library, in plain words.'),
         tokens: tokensArgument,
       },
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },

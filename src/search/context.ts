@@ -81,12 +81,13 @@ interface Resolution {
 const MAX_RESOLUTIONS = 10_000
 
 /**
- * Refuses a question with no words. Every path checks it here: the REST schema only sees an
- * empty string, and a question of spaces alone would rank every snippet equal.
+ * Refuses a question without a letter or digit (empty, spaces, "???", a zero-width space): it
+ * has no word to search for, and the answer would be arbitrary snippets. Every path (REST, MCP,
+ * CLI) checks it here, so each says the same.
  */
 function checkQuestion(query: string): void {
-  if (query.trim() === '') {
-    throw new LecternError('validation_error', 'The question (query) is empty: ask in plain words, e.g. "register a route with a schema".')
+  if (!/[\p{L}\p{N}]/u.test(query)) {
+    throw new LecternError('validation_error', 'The question (query) has no words: ask in plain words, e.g. "register a route with a schema".')
   }
 }
 

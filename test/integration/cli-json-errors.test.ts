@@ -51,13 +51,16 @@ describe('--json errors', () => {
   })
 
   it('an unknown command: validation_error, exit 2, and the same exit code without --json', async () => {
-    const [json, text] = await Promise.all([runCli(['nosuchcommand', '--json']), runCli(['keys', 'nosuch'])])
+    const [json, text, withArgs] = await Promise.all([runCli(['nosuchcommand', '--json']), runCli(['keys', 'nosuch']), runCli(['docz', '/acme/widgets', 'install'])])
     expect(json.exitCode).toBe(ERROR_CODES.validation_error.exit)
     expect(errorOf(json.stdout)).toEqual({ error: 'validation_error', message: 'Unknown command "nosuchcommand": `lectern --help` lists the commands.' })
     expect(json.stderr).toBe('')
     expect(text.exitCode).toBe(ERROR_CODES.validation_error.exit)
     expect(text.stdout).toBe('')
-    expect(text.stderr.replace(/\s+›?\s*/g, ' ')).toContain('Unknown command "keys nosuch": `lectern --help` lists the commands.')
+    expect(text.stderr).toBe('    Error: Unknown command "keys nosuch": `lectern --help` lists the commands.\n    Code: validation_error')
+    // The unknown command is its word, not the whole command line oclif hands the hook.
+    expect(withArgs.exitCode).toBe(ERROR_CODES.validation_error.exit)
+    expect(withArgs.stderr).toContain('Unknown command "docz": `lectern --help`')
   })
 
   it('a value the parser refuses (an integer argument or flag given "abc"): validation_error, exit 2, with and without --json', async () => {

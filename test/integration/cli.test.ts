@@ -98,7 +98,7 @@ describe('libraries without a server', () => {
     // A question of spaces alone is refused as REST refuses it, not answered with arbitrary snippets.
     const blank = await runCli(['docs', '/acme/widgets', '   ', '--data-dir', dataDir, '--json'])
     expect(blank.exitCode).toBe(2)
-    expect(JSON.parse(blank.stdout)).toEqual({ error: 'validation_error', message: expect.stringContaining('The question (query) is empty') })
+    expect(JSON.parse(blank.stdout)).toEqual({ error: 'validation_error', message: expect.stringContaining('The question (query) has no words') })
     // oclif's parser refusal is one sentence that names the command's help, in --json too.
     const tooMany = await runCli(['docs', '/acme/widgets', 'install', '--tokens', '1000000', '--data-dir', dataDir, '--json'])
     expect(tooMany.exitCode).toBe(2)
@@ -108,7 +108,8 @@ describe('libraries without a server', () => {
     })
     // On a narrow terminal the message wraps between words: no line starts with a stray space,
     // and no word is cut in two.
-    const narrow = await runCli(['docs', '/acme/widgets', '--data-dir', dataDir], { COLUMNS: '40' })
+    // At 30 columns oclif itself wraps the argument's description onto a second line.
+    const narrow = await runCli(['docs', '/acme/widgets', '--data-dir', dataDir], { OCLIF_COLUMNS: '30' })
     expect(narrow.exitCode).toBe(2)
     const lines = narrow.stderr.trimEnd().split('\n')
     expect(lines.length).toBeGreaterThan(2)

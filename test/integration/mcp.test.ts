@@ -98,7 +98,8 @@ describe('MCP over streamable HTTP', () => {
     ['a library not yet finalized', { libraryId: '/acme/pending', query: 'x' }, /still being processed/],
     ['a redirected library', { libraryId: '/acme/moved', query: 'x' }, /moved to \/acme\/moved-here.*libraryId "\/acme\/moved-here"/s],
     ['an unknown tag', { libraryId: '/acme/widgets@v9', query: 'x' }, /Available versions: v1\.0\.0/],
-    ['a question of spaces alone', { libraryId: '/acme/widgets', query: '   ' }, /The question \(query\) is empty/],
+    ['a question of spaces alone', { libraryId: '/acme/widgets', query: '   ' }, /The question \(query\) has no words/],
+    ['an empty question', { libraryId: '/acme/widgets', query: '' }, /The question \(query\) has no words/],
   ])('answers %s with a readable isError result', async (_case, args, message) => {
     const result = await call(client, 'query-docs', args)
     expect(result.isError).toBe(true)
