@@ -119,8 +119,9 @@ export abstract class LecternCommand extends Command {
     }
     if (error.code === 'internal_error' && process.env.DEBUG) this.logToStderr(err.stack ?? String(err))
     process.stderr.write(errorBlock(error.message, error.code))
-    // oclif's exit error ends the process with this code and prints nothing more.
-    this.exit(error.exit)
+    // Printed already: oclif's handler only ends the process with the exit code; a caller that
+    // runs the command in-process still gets the error and its message.
+    throw Object.assign(new Error(error.message), { oclif: { exit: error.exit }, code: error.code, skipOclifErrorHandling: true })
   }
 
   /** Says what was queued, and what will run it: a server, or nothing until `serve` or `--wait`. */
