@@ -167,7 +167,7 @@ function* encoding(stamp: readonly number[], rows: readonly Row[], kind: EngineF
     terms.push(LexicalIndex.termsOf(indexedTextOf(row)))
     if (terms.length % ENCODE_STEP === 0) yield
   }
-  const lexicalBytes = LexicalIndex.fromTerms(terms).toBytes()
+  const lexicalBytes = LexicalIndex.bytesOfTerms(terms)
   yield
   const txt: Buffer[] = []
   const json: Buffer[] = []

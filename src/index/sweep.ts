@@ -5,8 +5,9 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import { engineFilePath } from '../paths.js'
 import { processRuns } from './process-runs.js'
-import { claimHeld } from './rebuild-claim.js'
+import { claimFileOf, claimHeld } from './rebuild-claim.js'
 import { removeSetFiles } from './set-files.js'
 import type { Store } from '../store/index.js'
 
@@ -46,11 +47,12 @@ export function sweepStrayEngineFiles(store: Store): number {
     const file = path.join(store.paths.engine, name)
     const setPk = /^set-(\d+)\.engine/.exec(name)?.[1]
     if (setPk !== undefined && store.snippets.set(Number(setPk))) {
-      if (name === `set-${setPk}.engine`) continue
+      const engineFile = engineFilePath(store.paths, Number(setPk))
+      if (file === engineFile) continue
       // Written as `<file>.<pid>-<thread>.tmp` (loaded-set.ts).
       const writer = /\.engine\.(\d+)-\d+\.tmp$/.exec(name)?.[1]
       if (writer !== undefined && processRuns(Number(writer))) continue
-      if (name === `set-${setPk}.engine.rebuilding` && claimHeld(file)) continue
+      if (file === claimFileOf(engineFile) && claimHeld(file)) continue
     }
     fs.rmSync(file, { recursive: true, force: true })
     removed++

@@ -81,10 +81,11 @@ export class LexicalIndex {
   private readonly slots: Int32Array
 
   private constructor(
-    private readonly vocabulary: Vocabulary,
+    /** Read by `encode`, beside the class. */
+    readonly vocabulary: Vocabulary,
     readonly size: number,
     /** 64-bit SimHash of each body's terms (two words a snippet), for near-duplicate checks. */
-    private readonly simhashes: Uint32Array,
+    readonly simhashes: Uint32Array,
     /** Bytes of the vocabulary this index holds apart from the buffer it was read from. */
     private readonly ownVocabularyBytes: number,
   ) {
@@ -114,43 +115,17 @@ export class LexicalIndex {
 
   /** The index of documents whose terms `termsOf` gave, in document order. */
   static fromTerms(terms: readonly string[][][]): LexicalIndex {
-    const fields = INDEXED_FIELDS
-    const n = terms.length
-    const average = fields.map((_, fi) => terms.reduce((sum, t) => sum + t[fi].length, 0) / Math.max(1, n) || 1)
-    // Per document: term -> field-weighted, length-normalised frequency.
-    const weighted = new Map<string, Array<[number, number]>>()
-    const simhashes = new Uint32Array(n * 2)
-    terms.forEach((docTerms, doc) => {
-      const tf = new Map<string, number>()
-      docTerms.forEach((fieldTerms, fi) => {
-        const norm = FIELD_WEIGHTS[fields[fi]] / (1 - B + (B * fieldTerms.length) / average[fi])
-        for (const term of fieldTerms) tf.set(term, (tf.get(term) ?? 0) + norm)
-      })
-      for (const [term, value] of tf) {
-        let list = weighted.get(term)
-        if (!list) weighted.set(term, (list = []))
-        list.push([doc, value])
-      }
-      simhash(docTerms[2], simhashes, doc)
-    })
-    let total = 0
-    for (const list of weighted.values()) total += list.length
-    const offsets = new Uint32Array(weighted.size + 1)
-    const docs = new Int32Array(total)
-    const impacts = new Float32Array(total)
-    let at = 0
-    let t = 0
-    for (const list of weighted.values()) {
-      const idf = Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5))
-      offsets[t++] = at
-      for (const [doc, tf] of list) {
-        docs[at] = doc
-        impacts[at++] = (idf * tf * (K1 + 1)) / (tf + K1)
-      }
-    }
-    offsets[t] = at
-    const text = Buffer.from([...weighted.keys()].join('\n'), 'utf8')
-    return new LexicalIndex({ text, offsets, docs, impacts }, n, simhashes, text.length + offsets.byteLength + docs.byteLength + impacts.byteLength)
+    const { vocabulary, size, simhashes } = weigh(terms)
+    const { text, offsets, docs, impacts } = vocabulary
+    return new LexicalIndex(vocabulary, size, simhashes, text.length + offsets.byteLength + docs.byteLength + impacts.byteLength)
+  }
+
+  /**
+   * The bytes `fromTerms(terms).toBytes()` would give, without building the term table that only
+   * a search needs: what ingest writes into a set's engine file.
+   */
+  static bytesOfTerms(terms: readonly string[][][]): Buffer {
+    return encode(weigh(terms))
   }
 
   /**
@@ -159,9 +134,7 @@ export class LexicalIndex {
    * terms themselves as one newline-separated UTF-8 text.
    */
   toBytes(): Buffer {
-    const { text, offsets, docs, impacts } = this.vocabulary
-    const header = Uint32Array.of(MAGIC, FORMAT, this.size, offsets.length - 1, docs.length, text.length)
-    return Buffer.concat([header, this.simhashes, offsets, docs, impacts].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)).concat(text))
+    return encode(this)
   }
 
   /**
@@ -267,6 +240,61 @@ export class LexicalIndex {
 }
 
 /** How many newline-separated terms `text` holds. */
+/** What an index is made of, whether built from terms or read from bytes. */
+interface IndexData {
+  vocabulary: Vocabulary
+  size: number
+  simhashes: Uint32Array
+}
+
+/** BM25F weights of the documents whose terms `termsOf` gave: each term's postings with their impacts, and each body's SimHash. */
+function weigh(terms: readonly string[][][]): IndexData {
+  const fields = INDEXED_FIELDS
+  const n = terms.length
+  const average = fields.map((_, fi) => terms.reduce((sum, t) => sum + t[fi].length, 0) / Math.max(1, n) || 1)
+  // Per document: term -> field-weighted, length-normalised frequency.
+  const weighted = new Map<string, Array<[number, number]>>()
+  const simhashes = new Uint32Array(n * 2)
+  terms.forEach((docTerms, doc) => {
+    const tf = new Map<string, number>()
+    docTerms.forEach((fieldTerms, fi) => {
+      const norm = FIELD_WEIGHTS[fields[fi]] / (1 - B + (B * fieldTerms.length) / average[fi])
+      for (const term of fieldTerms) tf.set(term, (tf.get(term) ?? 0) + norm)
+    })
+    for (const [term, value] of tf) {
+      let list = weighted.get(term)
+      if (!list) weighted.set(term, (list = []))
+      list.push([doc, value])
+    }
+    simhash(docTerms[2], simhashes, doc)
+  })
+  let total = 0
+  for (const list of weighted.values()) total += list.length
+  const offsets = new Uint32Array(weighted.size + 1)
+  const docs = new Int32Array(total)
+  const impacts = new Float32Array(total)
+  let at = 0
+  let t = 0
+  for (const list of weighted.values()) {
+    const idf = Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5))
+    offsets[t++] = at
+    for (const [doc, tf] of list) {
+      docs[at] = doc
+      impacts[at++] = (idf * tf * (K1 + 1)) / (tf + K1)
+    }
+  }
+  offsets[t] = at
+  const text = Buffer.from([...weighted.keys()].join('\n'), 'utf8')
+  return { vocabulary: { text, offsets, docs, impacts }, size: n, simhashes }
+}
+
+/** The bytes `fromBytes` reads (LexicalIndex.toBytes). */
+function encode({ vocabulary, size, simhashes }: IndexData): Buffer {
+  const { text, offsets, docs, impacts } = vocabulary
+  const header = Uint32Array.of(MAGIC, FORMAT, size, offsets.length - 1, docs.length, text.length)
+  return Buffer.concat([header, simhashes, offsets, docs, impacts].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)).concat(text))
+}
+
 function countTerms(text: Buffer): number {
   if (text.length === 0) return 0
   let terms = 1

@@ -39,6 +39,10 @@ describe('the lexical index file', () => {
     for (let a = 0; a < 50; a++) expect(read.nearDuplicates(a, a + 1)).toBe(index.nearDuplicates(a, a + 1))
   })
 
+  it('writes the same bytes from terms (as ingest does) as from a built index', () => {
+    expect(LexicalIndex.bytesOfTerms(documents(400).map(LexicalIndex.termsOf)).equals(index.toBytes())).toBe(true)
+  })
+
   it('gives the same top hits with a heap as sorting every match, ties broken by document order', () => {
     // Every document twice: each score is tied at least once.
     const twice = LexicalIndex.build([...documents(150), ...documents(150)])
