@@ -69,8 +69,8 @@ export interface AppOptions extends ConfigOverrides {
   /** Run the job worker in this process (default true). Only one process per data dir may. */
   startWorker?: boolean
   /**
-   * Where the worker runs jobs (default 'in-process'). `serve` uses 'thread' so ingest never holds
-   * the serving event loop; a thread runs the compiled dist/, so sources run through a
+   * Where the worker runs jobs (default 'in-process'). `serve` uses 'process' so ingest never holds
+   * the serving event loop; the job process runs the compiled dist/, so sources run through a
    * TypeScript loader (tests) keep the default. A JobRunner given here stands for the jobs of
    * another process (`serve --workers`): it relays wake-ups, and readiness follows it.
    */
@@ -119,7 +119,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   const runtime = await openRuntime({ config, log: app.log, jobRunner: options.jobRunner, onSetForgotten: options.onSetForgotten, engineRebuild: options.engineRebuild })
   app.decorate('runtime', runtime)
-  // Jobs on a thread of their own give way to requests in flight (src/jobs/pace.ts): each request
+  // Jobs in a process of their own give way to requests in flight (src/jobs/pace.ts): each request
   // counts from its arrival to its response's close, however it ends.
   const gauge = runtime.worker.requests
   if (gauge) {

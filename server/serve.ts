@@ -113,12 +113,12 @@ async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDe
   // Before buildApp: it starts the job worker, which must not run a job in the wrong mode.
   refuseOtherMode(resolved)
   let stopForRestore = () => {}
-  const app = await buildApp({ ...config, jobRunner: 'thread', engineRebuild: 'thread', logStream: logs.stream, onRestoreStaged: () => stopForRestore() })
+  const app = await buildApp({ ...config, jobRunner: 'process', engineRebuild: 'thread', logStream: logs.stream, onRestoreStaged: () => stopForRestore() })
   recordInstallMode(app.runtime.store.settings, config.mode)
   const setup = prepareSetup(app.runtime.store, paths)
   const port = await listenOn(app, config.server)
   const url = `http://${config.server.host}:${port}`
-  app.log.info({ url }, 'Lectern is listening (ready once the job worker thread has started)')
+  app.log.info({ url }, 'Lectern is listening (ready once the job process has started)')
   announceSetup(setup, url, app.log, config.log.format)
   return new Promise((resolve) => {
     let closing = false

@@ -13,7 +13,7 @@ import { createJobHandlers, WorkerTidying } from './jobs/handlers.js'
 import { removeLegacyLexicalFiles } from './index/set-files.js'
 import { sweepSets, sweepStrayEngineFiles, sweepStrayVectorFiles } from './index/sweep.js'
 import type { JobRunner } from './jobs/runner.js'
-import { ThreadedWorker } from './jobs/thread.js'
+import { JobProcess } from './jobs/job-process.js'
 import { addressGuard, type AddressGuard } from './sources/address-guard.js'
 import { createHttpClient, type HttpClient } from './sources/http.js'
 import { Worker, type JobLog } from './jobs/worker.js'
@@ -24,8 +24,8 @@ import { LibraryCatalogue } from './search/libraries.js'
 import { openStore, type Store } from './store/index.js'
 import { UsageRecorder } from './store/usage.js'
 
-/** Where jobs run: on this thread, or on a worker thread of their own (needs the compiled dist/). */
-export type JobRunnerKind = 'in-process' | 'thread'
+/** Where jobs run: on this thread, or in a process of their own (needs the compiled dist/). */
+export type JobRunnerKind = 'in-process' | 'process'
 
 export interface RuntimeOptions {
   config: LecternConfig
@@ -89,8 +89,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const worker: JobRunner =
     typeof options.jobRunner === 'object'
       ? options.jobRunner
-      : options.jobRunner === 'thread'
-        ? new ThreadedWorker({ config, log, forgetSet })
+      : options.jobRunner === 'process'
+        ? new JobProcess({ config, store, log, forgetSet })
         : new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, tidying.workerOptions)
   const usage = new UsageRecorder(store.db)
   const softly = failSoftly(log)

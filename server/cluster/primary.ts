@@ -102,7 +102,7 @@ export class ClusterPrimary {
       }
       if (!this.ending) {
         const url = `http://${this.config.server.host}:${this.port}`
-        this.log.info({ url, workers: this.slots.length }, 'Lectern is listening (ready once the job worker thread has started)')
+        this.log.info({ url, workers: this.slots.length }, 'Lectern is listening (ready once the job process has started)')
         onListening(url)
       }
       const reason = await this.ended

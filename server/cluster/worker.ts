@@ -78,7 +78,7 @@ class WorkerProcess {
         worker,
         logStream: logs.stream,
         startWorker: runsJobs,
-        jobRunner: this.remoteJobs ?? 'thread',
+        jobRunner: this.remoteJobs ?? 'process',
         engineRebuild: 'thread',
         rateLimitCounter: this.rateLimits,
         onSetForgotten: (setPk) => send({ type: 'forget-set', setPk }),

@@ -1,6 +1,6 @@
 /**
  * The job handlers of every kind, built on one store connection, and the sweep of the snippet
- * sets a job retired. The in-process worker and the worker thread build theirs here, so both
+ * sets a job retired. The in-process worker and the job process build theirs here, so both
  * run the same jobs the same way.
  */
 import type { LecternConfig } from '../config.js'

@@ -1,6 +1,6 @@
 /**
  * What the server, the CLI and the routes need from whatever runs jobs: the worker in this
- * thread (`Worker`), or the same worker on a thread of its own (`ThreadedWorker`, for `serve`).
+ * thread (`Worker`), or the same worker in a process of its own (`JobProcess`, for `serve`).
  */
 import type { RequestGauge } from './pace.js'
 

@@ -122,7 +122,7 @@ export class Worker {
   }
 
   /** Claims and runs the oldest queued job; false when none was queued. */
-  async runNext(): Promise<boolean> {
+  private async runNext(): Promise<boolean> {
     const job = this.claim()
     if (!job) return false
     await this.execute(job)
@@ -298,6 +298,24 @@ export class Worker {
     void fs.rm(jobWorkDir(this.store.paths, job.pk), { recursive: true, force: true }).catch(() => {})
     this.log.warn({ jobId: job.pk }, 'a job cut off after its cancel was asked ended as cancelled')
   }
+}
+
+/**
+ * The jobs a job process was running when it ended unexpectedly (a crash, the kernel's OOM
+ * killer) end failed, their versions settled as after any failure. Queued again instead, a job
+ * that kills its process would kill every job process started after it. A job whose cancel was
+ * asked for is left to the next start, which ends it cancelled. Returns the jobs failed.
+ */
+export function failRunningJobs(store: Store, message: string): number[] {
+  const jobs = store.jobs.list({ states: ['running'], limit: 1000 }).filter((job) => job.cancelRequestedAt === null)
+  store.db.transaction(() => {
+    for (const job of jobs) {
+      store.jobs.fail(job.pk, 'internal_error', message)
+      if (job.versionPk !== null) markVersionFailed(store, job.versionPk, 'internal_error', message)
+    }
+  })()
+  for (const job of jobs) void fs.rm(jobWorkDir(store.paths, job.pk), { recursive: true, force: true }).catch(() => {})
+  return jobs.map((job) => job.pk)
 }
 
 /** Each line to both logs. */

@@ -49,7 +49,7 @@ export async function startServer(dataDir: string, env: Record<string, string> =
     await child
   })
   const url = `http://127.0.0.1:${port}`
-  // Start-up loads the CLI, migrates, and brings up the job worker thread: slow on a loaded machine.
+  // Start-up loads the CLI, migrates, and brings up the job process: slow on a loaded machine.
   // With several workers, each learns from the primary that the job worker runs a moment apart:
   // ready means ready on new connections (which the cluster hands to the workers in turn) a few times running.
   let readyInRow = 0

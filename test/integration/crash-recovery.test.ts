@@ -3,7 +3,7 @@
  * the next start: the lock taken over, the half-built set swept, the job run again, the database
  * intact. SIGTERM instead drains: exit 0, lock released, nothing half-built left.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -123,6 +123,46 @@ describe('crash recovery', () => {
     expect(await terminate(server)).toBe(0)
     inspect(dataDir, (db) => {
       expect(db.prepare('SELECT state, attempts FROM jobs').get()).toEqual({ state: 'succeeded', attempts: 2 })
+      expect(setsWithStatus(db, 'building')).toEqual([])
+      expect(setsWithStatus(db, 'live')).toHaveLength(1)
+    })
+  })
+
+  it('a job process killed mid-indexing fails its job only: the server logs why and starts a new job process, which runs the retry', async () => {
+    const dataDir = await tmpDataDir()
+    const server = await startServer(dataDir, serverEnv, undefined, { logLevel: 'info', args: ['--workers', '1'] })
+    let log = ''
+    server.process.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')))
+    const lines = () => log.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: number; msg: string; jobProcess?: number })
+    const jobProcesses = () => lines().filter((l) => l.msg === 'job process started').map((l) => l.jobProcess!)
+    const pid = server.process.pid!
+    const [first] = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').map(Number)
+    // A Ctrl-C or a service manager's SIGTERM reaches the job process too: it leaves the stop to the server.
+    process.kill(first, 'SIGINT')
+    process.kill(first, 'SIGTERM')
+    await addLarge(server, dataDir)
+    await waitForBuildingSet(dataDir)
+    process.kill(first, 'SIGKILL')
+
+    const ended = await pollUntil('the killed job to end', () =>
+      inspect(dataDir, (db) => db.prepare(`SELECT pk, state, error_code AS code, error_message AS message FROM jobs WHERE state != 'running'`).get()),
+    )
+    expect(ended).toEqual({ pk: 1, state: 'failed', code: 'internal_error', message: 'The job process was killed by SIGKILL while this job ran; run the job again to retry.' })
+    // No set was live yet: the version is in error, not left processing.
+    expect(await stateOf(server)).toBe('error')
+    expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
+    const second = await pollUntil('a new job process', () => jobProcesses()[0], 30_000)
+    expect(second).not.toBe(first)
+    expect(lines()).toContainEqual(
+      expect.objectContaining({ level: 50, signal: 'SIGKILL', failedJobs: [1], restartInMs: 1000, msg: 'the job process ended unexpectedly (it was killed by SIGKILL); a new one starts in 1 s' }),
+    )
+    await pollUntil('readiness', async () => ((await fetch(`${server.url}/api/ready`)).status === 200 ? true : undefined))
+
+    // Submitted again, the library is indexed by the new job process; the half-built set is gone.
+    await addLarge(server, dataDir)
+    await pollUntil('/acme/large to finalize', async () => ((await stateOf(server)) === 'finalized' ? true : undefined), 90_000)
+    expect(await terminate(server)).toBe(0)
+    inspect(dataDir, (db) => {
       expect(setsWithStatus(db, 'building')).toEqual([])
       expect(setsWithStatus(db, 'live')).toHaveLength(1)
     })

@@ -81,10 +81,10 @@ describe('server logs', () => {
     const lines = await stopAndReadLines(server)
     expect(lines[0]).toMatchObject({ msg: `Lectern ${APP_VERSION} starting`, version: APP_VERSION, dataDir })
     expect(lines.at(-1)).toMatchObject({ msg: 'Lectern stopped' })
-    // Readiness waited for the job worker thread: its start was logged before /api/ready said 200.
-    const threadStarted = lines.find((l) => l.msg === 'job worker thread started')
-    expect(threadStarted).toBeDefined()
-    expect(threadStarted!.time).toBeLessThanOrEqual(readyAt)
+    // Readiness waited for the job process: its start was logged before /api/ready said 200.
+    const jobsStarted = lines.find((l) => l.msg === 'job process started')
+    expect(jobsStarted).toBeDefined()
+    expect(jobsStarted!.time).toBeLessThanOrEqual(readyAt)
 
     expect(lines.filter((l) => ['/api/health', '/api/ready', '/ping'].includes(urlOf(l) ?? ''))).toEqual([])
     expect(lines.filter((l) => urlOf(l) === '/api/v2/add/repo/github').map((l) => [l.msg, l.level])).toEqual([['request completed', 30]])

@@ -5,7 +5,7 @@
  * API gains no debug surface. Requests go out on a new connection each: cluster hands out
  * connections, not requests, round-robin, so consecutive ones reach the workers in turn.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { openStore } from '../../src/store/index.js'
@@ -249,7 +249,7 @@ describe('lectern serve --workers 2', () => {
 
     process.kill(first, 'SIGKILL')
     await pollUntil('worker 1 and its job worker to be started again', () =>
-      served.lines.some((l) => l.worker === 1 && l.pid !== first && l.msg === 'job worker thread started') ? true : undefined,
+      served.lines.some((l) => l.worker === 1 && l.pid !== first && l.msg === 'job process started') ? true : undefined,
     30_000)
     await pollUntil('readiness', async () => ((await send(`${served.server.url}/api/ready`)).status === 200 ? true : undefined))
     expect(served.children()).toHaveLength(2)
@@ -294,22 +294,39 @@ describe('lectern serve --workers 2, stopping', () => {
 })
 
 describe('lectern serve --workers 1', () => {
-  it('serves from its own process, as without the flag on one CPU, its job thread at the lowest CPU priority', async () => {
+  it('serves from its own process, as without the flag on one CPU, its jobs in a child process at the lowest CPU priority', async () => {
     const server = await startServer(await tmpDataDir(), {}, defer, { logLevel: 'info', args: ['--workers', '1'] })
-    expect(readFileSync(`/proc/${server.process.pid}/task/${server.process.pid}/children`, 'utf8').trim()).toBe('')
+    const pid = server.process.pid!
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean).map(Number)
+    expect(children).toHaveLength(1)
+    const [jobs] = children
+    expect(readFileSync(`/proc/${jobs}/cmdline`, 'utf8')).toContain('lectern jobs')
     expect((await send(`${server.url}/api/v2/libs/search?libraryName=x`)).status).toBe(404)
-    // The job thread runs at nice 19 so that requests come first; the serving thread keeps 0.
-    const niceOf = (tid: string) => Number(readFileSync(`/proc/${server.process.pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16])
-    const tids = readdirSync(`/proc/${server.process.pid}/task`)
-    expect(niceOf(String(server.process.pid))).toBe(0)
-    expect(tids.map(niceOf)).toContain(19)
+    // Every thread of the job process runs at nice 19 so that requests come first; the server's keep 0.
+    const nicesOf = (process: number) =>
+      readdirSync(`/proc/${process}/task`).map((tid) => Number(readFileSync(`/proc/${process}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16]))
+    expect(new Set(nicesOf(pid))).toEqual(new Set([0]))
+    expect(new Set(nicesOf(jobs))).toEqual(new Set([19]))
     server.process.kill('SIGTERM')
     const { exitCode, stdout } = await server.process
     expect(exitCode).toBe(0)
+    expect(existsSync(`/proc/${jobs}`)).toBe(false)
     const lines = String(stdout).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line)
-    expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['request completed', 'the job thread runs at the lowest scheduling priority (nice 19): requests come first', 'Lectern stopped']))
+    expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['request completed', 'the job process runs at the lowest scheduling priority (nice 19): requests come first', 'job process started', 'Lectern stopped']))
     expect(lines.filter((l) => 'worker' in l)).toEqual([])
     expect(lines.filter((l) => l.msg.includes('CPU'))).toEqual([])
+  })
+})
+
+describe('lectern serve --workers 1 killed outright', () => {
+  it('takes its job process with it: the job process ends when its channel to the server closes', async () => {
+    const server = await startServer(await tmpDataDir(), {}, defer, { args: ['--workers', '1'] })
+    const pid = server.process.pid!
+    const [jobs] = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').map(Number)
+    expect(readFileSync(`/proc/${jobs}/cmdline`, 'utf8')).toContain('lectern jobs')
+    server.process.kill('SIGKILL')
+    await server.process.catch(() => undefined)
+    await pollUntil('the job process to end', () => (existsSync(`/proc/${jobs}`) ? undefined : true))
   })
 })
 

@@ -1,0 +1,186 @@
+/**
+ * The job worker in a process of its own (`lectern serve`): ingest, re-embedding and imports
+ * parse, tokenize, embed and write for seconds at a time, and in the serving process that work
+ * would hold requests behind it. The job process opens its own store connection and runs the
+ * same Worker and handlers (src/jobs/handlers.ts) at the lowest CPU priority, all its threads
+ * included (priority.ts); this side relays wake-ups and stop, takes the job process's log lines
+ * into the server's log, drops cached sets the jobs retired, and tells the jobs when requests are
+ * in flight so that they give way (pace.ts).
+ *
+ * A process rather than a thread of the server: what goes wrong in a job stays there. A native
+ * crash in a parser or an index, an abort, or a heap a huge document exhausts ends the job
+ * process; the server keeps answering, fails that job with the reason and starts a new job
+ * process. The clients' p99 during an ingest is the same either way (bench/RESULTS.md, the eighth
+ * session on issue 11); the job process costs about 90 MB of memory while idle.
+ *
+ * The job process runs compiled JavaScript (job-process-main.js beside this file), so only a
+ * process started from dist/ can use it; buildApp() runs the worker in-process unless told
+ * otherwise. It stays in the server's session: where Linux groups processes by session for
+ * scheduling (autogroup), a job process in a session of its own would get as much CPU as the
+ * whole server whatever its nice value. So a Ctrl-C at the terminal or a service manager's
+ * SIGTERM reaches it too; it ignores them and waits for the server to stop the jobs in order. If
+ * the server dies, the job process loses its channel and ends.
+ *
+ * Guarantee: a job process that ends unexpectedly (a crash, the kernel's OOM killer) costs only
+ * the jobs it was running, which end failed with the reason (worker.ts, failRunningJobs); the
+ * server logs why, reports itself not ready, and starts a new job process after RESTART_DELAY_MS,
+ * twice as long after each such end in a row, at most MAX_RESTART_DELAY_MS.
+ */
+import { fork, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import type { LecternConfig } from '../config.js'
+import type { Store } from '../store/index.js'
+import { RequestGauge } from './pace.js'
+import type { JobRunner } from './runner.js'
+import { failRunningJobs, type JobLog } from './worker.js'
+
+export type LogLevel = 'info' | 'warn' | 'error'
+
+/** Messages to the job process. */
+export type ToJobProcess =
+  | { type: 'init'; config: LecternConfig }
+  | { type: 'start' }
+  | { type: 'wake' }
+  | { type: 'stop' }
+  | { type: 'requests'; inFlight: boolean }
+
+/** Messages from the job process. */
+export type FromJobProcess =
+  | { type: 'started' }
+  | { type: 'log'; level: LogLevel; obj: object; msg: string }
+  | { type: 'forget-set'; setPk: number }
+  | { type: 'stopped' }
+
+export interface JobProcessOptions {
+  config: LecternConfig
+  /** The server's store, where the jobs of a job process that died are ended. */
+  store: Store
+  log: JobLog
+  /** A job replaced or removed this set's files: the serving side drops what it cached. */
+  forgetSet(setPk: number): void
+}
+
+/** How much of the job process's stderr (a crash's stack) is kept for the log line of its exit. */
+const STDERR_TAIL_BYTES = 4096
+/** The wait before a job process that ended unexpectedly is replaced, doubled after each such end in a row. */
+export const RESTART_DELAY_MS = 1000
+const MAX_RESTART_DELAY_MS = 60_000
+/** A job process that ran this long before it ended starts its successor after RESTART_DELAY_MS again. */
+const STEADY_MS = 10 * 60_000
+
+export class JobProcess implements JobRunner {
+  private child: ChildProcess | undefined
+  private running = false
+  /** Between start() and stop(): a job process that ends is replaced. */
+  private wanted = false
+  private stopping = false
+  private restartDelay = RESTART_DELAY_MS
+  private restart: NodeJS.Timeout | undefined
+  private exited: Promise<void> = Promise.resolve()
+  readonly requests = new RequestGauge((inFlight) => this.send({ type: 'requests', inFlight }))
+
+  constructor(private readonly options: JobProcessOptions) {}
+
+  get isRunning(): boolean {
+    return this.running
+  }
+
+  start(): void {
+    this.wanted = true
+    this.ensureChild()
+    this.send({ type: 'start' })
+  }
+
+  wake(): void {
+    this.send({ type: 'wake' })
+  }
+
+  /** A server's jobs are taken from the queue as they come; only a CLI without a server drains it (wait.ts). */
+  async drain(): Promise<void> {
+    throw new Error('the job process takes jobs from the queue as they come; drain runs the queue in a CLI')
+  }
+
+  async stop(): Promise<void> {
+    this.running = false
+    this.wanted = false
+    this.stopping = true
+    clearTimeout(this.restart)
+    this.send({ type: 'stop' })
+    await this.exited
+  }
+
+  /** Sends while the job process listens; one that ended has nothing to be told. */
+  private send(message: ToJobProcess): void {
+    if (this.child?.connected) this.child.send(message)
+  }
+
+  private ensureChild(): ChildProcess {
+    if (this.child) return this.child
+    const { config } = this.options
+    this.stopping = false
+    const forkedAt = performance.now()
+    const child = fork(fileURLToPath(new URL('./job-process-main.js', import.meta.url)), [], {
+      // The server's own Node flags (a profiler, a preloaded module) are not the jobs'.
+      execArgv: [],
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    })
+    this.child = child
+    let stderr = ''
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-STDERR_TAIL_BYTES)))
+    child.on('message', (message: FromJobProcess) => this.receive(child, message))
+    // The configuration carries secrets: it goes over the channel, never the command line.
+    child.send({ type: 'init', config } satisfies ToJobProcess)
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.running = false
+        this.child = undefined
+        if (!this.stopping) this.ended({ code, signal, stderr: stderr.trim() || undefined }, performance.now() - forkedAt)
+        resolve()
+      })
+    })
+    return child
+  }
+
+  /** The job process ended without being asked to: its jobs fail, and a new one starts after a while. */
+  private ended(exit: { code: number | null; signal: NodeJS.Signals | null; stderr?: string }, ranMs: number): void {
+    const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`
+    let failedJobs: number[] = []
+    try {
+      failedJobs = failRunningJobs(this.options.store, `The job process ${how} while this job ran; run the job again to retry.`)
+    } catch (err) {
+      // The next job process's start queues them again instead (worker.ts).
+      this.options.log.error({ err }, 'could not end the jobs of the job process that ended')
+    }
+    if (!this.wanted) {
+      this.options.log.error({ ...exit, failedJobs }, `the job process ended unexpectedly (it ${how})`)
+      return
+    }
+    if (ranMs >= STEADY_MS) this.restartDelay = RESTART_DELAY_MS
+    const restartInMs = this.restartDelay
+    this.options.log.error({ ...exit, failedJobs, restartInMs }, `the job process ended unexpectedly (it ${how}); a new one starts in ${restartInMs / 1000} s`)
+    this.restartDelay = Math.min(this.restartDelay * 2, MAX_RESTART_DELAY_MS)
+    this.restart = setTimeout(() => {
+      this.restart = undefined
+      if (this.wanted) this.start()
+    }, restartInMs)
+  }
+
+  private receive(child: ChildProcess, message: FromJobProcess): void {
+    switch (message.type) {
+      case 'started':
+        this.running = true
+        this.options.log.info({ jobProcess: child.pid }, 'job process started')
+        return
+      case 'log':
+        this.options.log[message.level](message.obj, message.msg)
+        return
+      case 'forget-set':
+        this.options.forgetSet(message.setPk)
+        return
+      case 'stopped':
+        // Everything the job process had to say came before this: closing the channel ends it.
+        child.disconnect()
+    }
+  }
+}
