@@ -10,7 +10,9 @@ export default async function health(app: FastifyInstance): Promise<void> {
   const jobsTracked = startWorker || typeof jobRunner === 'object'
   app.get('/health', probe, async () => ({ status: 'ok' }))
   app.get('/ready', probe, async (_request, reply) => {
-    const ready = app.runtime.store.db.open && (app.runtime.worker.isRunning || !jobsTracked)
-    return reply.code(ready ? 200 : 503).send(ready ? { status: 'ready' } : { error: 'not_ready', message: 'The server is starting or stopping.' })
+    if (!app.runtime.store.db.open) return reply.code(503).send({ error: 'not_ready', message: 'The server is starting or stopping.' })
+    if (app.runtime.worker.isRunning || !jobsTracked) return { status: 'ready' }
+    // A job process that ended unexpectedly is being replaced (src/jobs/job-process.ts); the log says why.
+    return reply.code(503).send({ error: 'not_ready', message: 'The server is starting or stopping, or its job process is being started again after it ended (the server log says why).' })
   })
 }

@@ -4,6 +4,7 @@
  * messages from the server.
  */
 import { EmbedderPool } from '../embed/pool.js'
+import { stopGitProcesses } from '../sources/git.js'
 import { createHttpClient } from '../sources/http.js'
 import { openStore } from '../store/index.js'
 import { createJobHandlers, WorkerTidying } from './handlers.js'
@@ -14,7 +15,6 @@ import { Worker, type JobLog } from './worker.js'
 
 // First, before the jobs start threads or `git`, which take the priority of the thread that starts them.
 const nice = yieldCpuToRequests()
-process.title = 'lectern jobs'
 
 const post = (message: FromJobProcess) => {
   if (process.connected) process.send!(message)
@@ -44,6 +44,8 @@ let stop: (() => Promise<void>) | undefined
 /** Opens the store and builds the worker from the server's configuration, the first message. */
 async function init(message: Extract<ToJobProcess, { type: 'init' }>): Promise<void> {
   const { config } = message
+  // What `ps` shows: which server's jobs these are (the command is `lectern jobs`, a CLI command).
+  process.title = `lectern job process (${config.dataDir})`
   const store = await openStore(config.dataDir)
   const embedders = new EmbedderPool(store)
   const http = createHttpClient(config.mode, config.fetch.allow)
@@ -93,4 +95,7 @@ process.on('SIGTERM', () => {})
 // The channel closes after 'stopped', or when the server died without stopping the jobs. Then the
 // job process ends at once, as a thread would have with its process: a new server may already be
 // starting jobs, and the job left running is queued again at that start.
-process.on('disconnect', () => process.exit(0))
+process.on('disconnect', () => {
+  stopGitProcesses()
+  process.exit(0)
+})

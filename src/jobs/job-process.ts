@@ -24,7 +24,9 @@
  * Guarantee: a job process that ends unexpectedly (a crash, the kernel's OOM killer) costs only
  * the jobs it was running, which end failed with the reason (worker.ts, failRunningJobs); the
  * server logs why, reports itself not ready, and starts a new job process after RESTART_DELAY_MS,
- * twice as long after each such end in a row, at most MAX_RESTART_DELAY_MS.
+ * twice as long after each one that ended within STEADY_MS of its start, at most
+ * MAX_RESTART_DELAY_MS. A stop waits STOP_GRACE_MS for the jobs to unwind, then kills the job
+ * process: its job is queued again at the next start, as after any stop.
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -66,7 +68,9 @@ const STDERR_TAIL_BYTES = 4096
 export const RESTART_DELAY_MS = 1000
 const MAX_RESTART_DELAY_MS = 60_000
 /** A job process that ran this long before it ended starts its successor after RESTART_DELAY_MS again. */
-const STEADY_MS = 10 * 60_000
+const STEADY_MS = 60_000
+/** How long a stop waits for the job process to unwind its job (a killed git's own grace is 5 s). */
+export const STOP_GRACE_MS = 10_000
 
 export class JobProcess implements JobRunner {
   private child: ChildProcess | undefined
@@ -105,8 +109,14 @@ export class JobProcess implements JobRunner {
     this.wanted = false
     this.stopping = true
     clearTimeout(this.restart)
+    const child = this.child
     this.send({ type: 'stop' })
+    const killer = setTimeout(() => {
+      this.options.log.warn({ graceMs: STOP_GRACE_MS, jobProcess: child?.pid }, 'the job process did not stop in time; killing it (its job is queued again at the next start)')
+      child?.kill('SIGKILL')
+    }, STOP_GRACE_MS)
     await this.exited
+    clearTimeout(killer)
   }
 
   /** Sends while the job process listens; one that ended has nothing to be told. */
@@ -147,7 +157,8 @@ export class JobProcess implements JobRunner {
     const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`
     let failedJobs: number[] = []
     try {
-      failedJobs = failRunningJobs(this.options.store, `The job process ${how} while this job ran; run the job again to retry.`)
+      const oom = exit.signal === 'SIGKILL' ? ' (the kernel kills a process with SIGKILL when memory runs out)' : ''
+      failedJobs = failRunningJobs(this.options.store, `The job process ${how} while this job ran${oom}; refresh the library, or add it again, to run it anew.`)
     } catch (err) {
       // The next job process's start queues them again instead (worker.ts).
       this.options.log.error({ err }, 'could not end the jobs of the job process that ended')

@@ -304,14 +304,17 @@ export class Worker {
  * The jobs a job process was running when it ended unexpectedly (a crash, the kernel's OOM
  * killer) end failed, their versions settled as after any failure. Queued again instead, a job
  * that kills its process would kill every job process started after it. A job whose cancel was
- * asked for is left to the next start, which ends it cancelled. Returns the jobs failed.
+ * asked for is left to the next start, which ends it cancelled. Each job's own log ends with the
+ * line a failure writes. Returns the jobs failed.
  */
 export function failRunningJobs(store: Store, message: string): number[] {
   const jobs = store.jobs.list({ states: ['running'], limit: 1000 }).filter((job) => job.cancelRequestedAt === null)
+  const time = new Date().toISOString()
   store.db.transaction(() => {
     for (const job of jobs) {
       store.jobs.fail(job.pk, 'internal_error', message)
       if (job.versionPk !== null) markVersionFailed(store, job.versionPk, 'internal_error', message)
+      store.jobLogs.append(job.pk, [{ time, level: 'warn', message: 'job failed', fields: { code: 'internal_error', reason: message } }])
     }
   })()
   for (const job of jobs) void fs.rm(jobWorkDir(store.paths, job.pk), { recursive: true, force: true }).catch(() => {})

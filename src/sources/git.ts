@@ -5,7 +5,9 @@
  * before it is quoted). With an address guard (cloud mode) every command that reaches the remote
  * checks it first and runs pinned to the checked addresses (git-guard.ts).
  */
+import { writeFileSync } from 'node:fs'
 import { rm, stat } from 'node:fs/promises'
+import os from 'node:os'
 import type { ExecaError } from 'execa'
 import { isDiskFull } from '../disk-full.js'
 import { LecternError } from '../errors.js'
@@ -220,13 +222,47 @@ async function runGit(args: string[], run: GitRun): Promise<string> {
     detached: true,
     stripFinalNewline: false,
   })
-  const deadline = watchDeadline(subprocess.pid, run)
+  const { pid } = subprocess
+  if (pid !== undefined) {
+    keepPriority(pid)
+    liveGroups.add(pid)
+  }
+  const deadline = watchDeadline(pid, run)
   try {
     return (await subprocess).stdout
   } catch (err) {
     throw toLecternError(err, err instanceof ExecaError ? err : undefined, run, deadline.stoppedBy())
   } finally {
     deadline.dispose()
+    if (pid !== undefined) liveGroups.delete(pid)
+  }
+}
+
+/** The process groups of the gits running now, each led by its git. */
+const liveGroups = new Set<number>()
+
+/**
+ * Kills every git this process runs, with its helpers. A detached git does not end with the
+ * process that started it: the job process calls this when it ends without a stop (its server
+ * died), so that no clone goes on writing into a directory a new attempt may use.
+ */
+export function stopGitProcesses(): void {
+  for (const pid of liveGroups) signalGroup(pid, 'SIGKILL')
+  liveGroups.clear()
+}
+
+/**
+ * A detached git leads a session of its own, and where Linux schedules sessions as groups
+ * (autogroup) the nice value it inherited would only rank it against its own helpers: its group
+ * gets the priority of the process that runs it, the job process's nice 19 (src/jobs/priority.ts).
+ */
+function keepPriority(pid: number): void {
+  const nice = os.getPriority()
+  if (nice <= 0) return
+  try {
+    writeFileSync(`/proc/${pid}/autogroup`, String(nice))
+  } catch {
+    // No autogroup (another system, a kernel without it, or git already ended): the inherited nice value holds.
   }
 }
 

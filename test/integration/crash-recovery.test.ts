@@ -3,7 +3,7 @@
  * the next start: the lock taken over, the half-built set swept, the job run again, the database
  * intact. SIGTERM instead drains: exit 0, lock released, nothing half-built left.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -145,9 +145,13 @@ describe('crash recovery', () => {
     process.kill(first, 'SIGKILL')
 
     const ended = await pollUntil('the killed job to end', () =>
-      inspect(dataDir, (db) => db.prepare(`SELECT pk, state, error_code AS code, error_message AS message FROM jobs WHERE state != 'running'`).get()),
+      inspect(dataDir, (db) => db.prepare(`SELECT pk, state, error_code AS code, error_message AS message FROM jobs WHERE state != 'running'`).get() as { message: string } | undefined),
     )
-    expect(ended).toEqual({ pk: 1, state: 'failed', code: 'internal_error', message: 'The job process was killed by SIGKILL while this job ran; run the job again to retry.' })
+    expect(ended).toEqual({ pk: 1, state: 'failed', code: 'internal_error', message: 'The job process was killed by SIGKILL while this job ran (the kernel kills a process with SIGKILL when memory runs out); refresh the library, or add it again, to run it anew.' })
+    // The job's own log ends as a failure's does.
+    const last = inspect(dataDir, (db) => db.prepare(`SELECT level, message, fields FROM job_logs WHERE job_pk = 1 ORDER BY pk DESC LIMIT 1`).get()) as { level: string; message: string; fields: string }
+    expect(last).toMatchObject({ level: 'warn', message: 'job failed' })
+    expect(JSON.parse(last.fields)).toEqual({ code: 'internal_error', reason: ended.message })
     // No set was live yet: the version is in error, not left processing.
     expect(await stateOf(server)).toBe('error')
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
@@ -166,6 +170,25 @@ describe('crash recovery', () => {
       expect(setsWithStatus(db, 'building')).toEqual([])
       expect(setsWithStatus(db, 'live')).toHaveLength(1)
     })
+  })
+
+  it("a server killed while git clones takes the clone with it, and git runs at the job process's priority", async () => {
+    // A `git` first on the PATH that never ends, as a clone of a huge repository would not.
+    const bin = await tmpDir('lectern-slow-git-', defer)
+    const pidFile = join(bin, 'git.pid')
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\necho $$ > ${pidFile}\nexec sleep 600\n`, { mode: 0o755 })
+    const dataDir = await tmpDataDir()
+    const server = await startServer(dataDir, { ...serverEnv, PATH: `${bin}:${process.env.PATH}` }, undefined, { args: ['--workers', '1'] })
+    await addLarge(server, dataDir)
+    const git = await pollUntil('git to start', () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : undefined))
+    // Detached, git leads a session of its own; where the kernel schedules sessions as groups, that group is lowered too.
+    const autogroup = '/proc/sys/kernel/sched_autogroup_enabled'
+    if (existsSync(autogroup) && readFileSync(autogroup, 'utf8').trim() === '1') {
+      await pollUntil('the autogroup to be lowered', () => (readFileSync(`/proc/${git}/autogroup`, 'utf8').includes('nice 19') ? true : undefined))
+    }
+    server.process.kill('SIGKILL')
+    await server.process.catch(() => undefined)
+    await pollUntil('git to end with the job process', () => (existsSync(`/proc/${git}`) ? undefined : true))
   })
 
   // One process, and the primary of two (whose worker 1 runs the job).

@@ -7,6 +7,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { LIMITS } from '../../src/index/build.js'
 import { renameLibrary } from '../../src/library-admin.js'
+import type { JobRunner } from '../../src/jobs/runner.js'
 import { engineFilePath, vectorIndexPath } from '../../src/paths.js'
 import { addRepo, buildTestApp, createKey, seedLibrary, waitForLibrary } from '../helpers/app.js'
 import { makeGitRepo, redirectGitHub } from '../helpers/git.js'
@@ -338,6 +339,16 @@ describe('probes and unknown routes', () => {
     expect([health.statusCode, health.json()]).toEqual([200, { status: 'ok' }])
     const ready = await app.inject({ url: '/api/ready' })
     expect([ready.statusCode, ready.json()]).toEqual([200, { status: 'ready' }])
+  })
+
+  it('/api/ready is 503 not_ready, naming the job process, while the jobs are not running', async () => {
+    const stopped: JobRunner = { isRunning: false, start() {}, wake() {}, stop: async () => {}, drain: async () => {} }
+    const unready = await buildTestApp({ jobRunner: stopped })
+    const ready = await unready.inject({ url: '/api/ready' })
+    expect([ready.statusCode, ready.json()]).toEqual([
+      503,
+      { error: 'not_ready', message: 'The server is starting or stopping, or its job process is being started again after it ended (the server log says why).' },
+    ])
   })
 
   it('an unknown route is 404 not_found', async () => {

@@ -8,6 +8,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
+import { STOP_GRACE_MS } from '../../src/jobs/job-process.js'
 import { openStore } from '../../src/store/index.js'
 import { runCli } from '../helpers/cli.js'
 import { gitRedirectEnv, makeGitRepo } from '../helpers/git.js'
@@ -300,7 +301,7 @@ describe('lectern serve --workers 1', () => {
     const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean).map(Number)
     expect(children).toHaveLength(1)
     const [jobs] = children
-    expect(readFileSync(`/proc/${jobs}/cmdline`, 'utf8')).toContain('lectern jobs')
+    expect(readFileSync(`/proc/${jobs}/cmdline`, 'utf8')).toContain('lectern job process (')
     expect((await send(`${server.url}/api/v2/libs/search?libraryName=x`)).status).toBe(404)
     // Every thread of the job process runs at nice 19 so that requests come first; the server's keep 0.
     const nicesOf = (process: number) =>
@@ -318,15 +319,31 @@ describe('lectern serve --workers 1', () => {
   })
 })
 
-describe('lectern serve --workers 1 killed outright', () => {
+describe('lectern serve --workers 1 killed outright, or its job process hung', () => {
   it('takes its job process with it: the job process ends when its channel to the server closes', async () => {
     const server = await startServer(await tmpDataDir(), {}, defer, { args: ['--workers', '1'] })
     const pid = server.process.pid!
     const [jobs] = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').map(Number)
-    expect(readFileSync(`/proc/${jobs}/cmdline`, 'utf8')).toContain('lectern jobs')
+    expect(readFileSync(`/proc/${jobs}/cmdline`, 'utf8')).toContain('lectern job process (')
     server.process.kill('SIGKILL')
     await server.process.catch(() => undefined)
     await pollUntil('the job process to end', () => (existsSync(`/proc/${jobs}`) ? undefined : true))
+  })
+
+  it('stops even when its job process hangs: after the grace period the job process is killed', async () => {
+    const server = await startServer(await tmpDataDir(), {}, defer, { logLevel: 'info', args: ['--workers', '1'] })
+    const pid = server.process.pid!
+    const [jobs] = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').map(Number)
+    // Stopped, it cannot answer the server's stop, as a job process stuck in native code would not.
+    process.kill(jobs, 'SIGSTOP')
+    // Not execa's kill, which follows a SIGTERM with a SIGKILL after five seconds.
+    process.kill(pid, 'SIGTERM')
+    const { exitCode, stdout } = await server.process
+    expect(exitCode).toBe(0)
+    const lines = String(stdout).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line)
+    expect(lines).toContainEqual(expect.objectContaining({ level: 40, graceMs: STOP_GRACE_MS, jobProcess: jobs, msg: 'the job process did not stop in time; killing it (its job is queued again at the next start)' }))
+    expect(lines.filter((l) => l.msg.startsWith('the job process ended unexpectedly'))).toEqual([])
+    expect(existsSync(`/proc/${jobs}`)).toBe(false)
   })
 })
 
