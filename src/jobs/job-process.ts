@@ -75,8 +75,6 @@ export const STOP_GRACE_MS = 10_000
 export class JobProcess implements JobRunner {
   private child: ChildProcess | undefined
   private running = false
-  /** Between start() and stop(): a job process that ends is replaced. */
-  private wanted = false
   private stopping = false
   private restartDelay = RESTART_DELAY_MS
   private restart: NodeJS.Timeout | undefined
@@ -90,8 +88,7 @@ export class JobProcess implements JobRunner {
   }
 
   start(): void {
-    this.wanted = true
-    this.ensureChild()
+    if (!this.child) this.spawnJobProcess()
     this.send({ type: 'start' })
   }
 
@@ -106,7 +103,6 @@ export class JobProcess implements JobRunner {
 
   async stop(): Promise<void> {
     this.running = false
-    this.wanted = false
     this.stopping = true
     clearTimeout(this.restart)
     const child = this.child
@@ -124,8 +120,7 @@ export class JobProcess implements JobRunner {
     if (this.child?.connected) this.child.send(message)
   }
 
-  private ensureChild(): ChildProcess {
-    if (this.child) return this.child
+  private spawnJobProcess(): void {
     const { config } = this.options
     this.stopping = false
     const forkedAt = performance.now()
@@ -149,7 +144,6 @@ export class JobProcess implements JobRunner {
         resolve()
       })
     })
-    return child
   }
 
   /** The job process ended without being asked to: its jobs fail, and a new one starts after a while. */
@@ -163,17 +157,13 @@ export class JobProcess implements JobRunner {
       // The next job process's start queues them again instead (worker.ts).
       this.options.log.error({ err }, 'could not end the jobs of the job process that ended')
     }
-    if (!this.wanted) {
-      this.options.log.error({ ...exit, failedJobs }, `the job process ended unexpectedly (it ${how})`)
-      return
-    }
     if (ranMs >= STEADY_MS) this.restartDelay = RESTART_DELAY_MS
     const restartInMs = this.restartDelay
     this.options.log.error({ ...exit, failedJobs, restartInMs }, `the job process ended unexpectedly (it ${how}); a new one starts in ${restartInMs / 1000} s`)
     this.restartDelay = Math.min(this.restartDelay * 2, MAX_RESTART_DELAY_MS)
     this.restart = setTimeout(() => {
       this.restart = undefined
-      if (this.wanted) this.start()
+      this.start()
     }, restartInMs)
   }
 
