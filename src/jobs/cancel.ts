@@ -12,7 +12,7 @@ import { LecternError } from '../errors.js'
 import { nowIso } from '../store/db.js'
 import type { Store } from '../store/index.js'
 import { requireJob, type Job } from '../store/jobs.js'
-import { markVersionFailed } from './version-outcome.js'
+import { failJob } from './version-outcome.js'
 
 /** The reason a cancelled job records, shown to admins and by /v2/context for a library that never finished. */
 export function cancelledReason(jobPk: number, when: 'queued' | 'running'): string {
@@ -25,8 +25,7 @@ export function cancelJob(store: Store, jobPk: number, by: string): Job {
     const job = requireJob(store.jobs, jobPk)
     if (job.state === 'queued') {
       const reason = cancelledReason(jobPk, 'queued')
-      store.jobs.fail(jobPk, 'cancelled', reason)
-      if (job.versionPk !== null) markVersionFailed(store, job.versionPk, 'cancelled', reason)
+      failJob(store, job, 'cancelled', reason)
       store.jobLogs.append(jobPk, [{ time: nowIso(), level: 'warn', message: 'job cancelled while queued', fields: { by } }])
     } else if (job.state === 'running') {
       // The worker running it logs the request when it sees it: its own lines are still buffered.

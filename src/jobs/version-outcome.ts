@@ -3,6 +3,7 @@
  * queued job, the start-up after a crash): finalized while the version serves a set, else error
  * (after a failure) or initial (waiting for a job to build one). Never `processing` without a job.
  */
+import type { Job } from '../store/jobs.js'
 import type { Store } from '../store/index.js'
 
 /** A failed job: a version that serves a set keeps serving it, with the error noted; one that serves none is in error. */
@@ -10,6 +11,12 @@ export function markVersionFailed(store: Store, versionPk: number, code: string,
   const version = store.libraries.versionByPk(versionPk)
   if (!version) return
   store.libraries.setVersionState(version.pk, version.currentSet === null ? 'error' : 'finalized', { code, message })
+}
+
+/** Ends a job failed with `code` and `message`, and leaves its version as after any failure; the caller holds the transaction. */
+export function failJob(store: Store, job: Job, code: string, message: string): void {
+  store.jobs.fail(job.pk, code, message)
+  if (job.versionPk !== null) markVersionFailed(store, job.versionPk, code, message)
 }
 
 /**

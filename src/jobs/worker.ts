@@ -25,7 +25,7 @@ import type { Store } from '../store/index.js'
 import { cancelledReason } from './cancel.js'
 import { JobLogRecorder } from './job-log.js'
 import { nextTurn, type Pace } from './pace.js'
-import { markVersionFailed, settleVersion } from './version-outcome.js'
+import { failJob, settleVersion } from './version-outcome.js'
 
 /**
  * How often a running job's row is read for a cancel request: a cancel takes effect within this
@@ -211,10 +211,7 @@ export class Worker {
       if (cancelled) {
         // Whatever the abort made the handler throw (a killed git, an aborted fetch), the job was cancelled.
         const reason = cancelledReason(job.pk, 'running')
-        outcome = () => {
-          this.store.jobs.fail(job.pk, 'cancelled', reason)
-          if (job.versionPk !== null) markVersionFailed(this.store, job.versionPk, 'cancelled', reason)
-        }
+        outcome = () => failJob(this.store, job, 'cancelled', reason)
         log.warn({ ms: Date.now() - started }, 'job cancelled')
       } else if (controller.signal.aborted && !this.running) {
         // Stopping, not failing: leave the job running so the next start queues it again.
@@ -224,10 +221,7 @@ export class Worker {
         const err = asDiskFull(caught, 'the job', this.store.paths.root)
         const code = isLecternError(err) ? err.code : 'internal_error'
         const message = err instanceof Error ? err.message : String(err)
-        outcome = () => {
-          this.store.jobs.fail(job.pk, code, message)
-          if (job.versionPk !== null) markVersionFailed(this.store, job.versionPk, code, message)
-        }
+        outcome = () => failJob(this.store, job, code, message)
         log.warn({ code, reason: message }, 'job failed')
       }
     }
@@ -290,12 +284,8 @@ export class Worker {
   /** A job a dead process was running when its cancel was asked for: it ends cancelled and never runs again. */
   private endCancelled(job: Job): void {
     const reason = cancelledReason(job.pk, 'running')
-    this.store.db.transaction(() => {
-      this.store.jobs.fail(job.pk, 'cancelled', reason)
-      if (job.versionPk !== null) markVersionFailed(this.store, job.versionPk, 'cancelled', reason)
-    })()
-    // A directory left (the rm failed) is swept at the next start with the other ended jobs' (runtime.ts).
-    void fs.rm(jobWorkDir(this.store.paths, job.pk), { recursive: true, force: true }).catch(() => {})
+    this.store.db.transaction(() => failJob(this.store, job, 'cancelled', reason))()
+    removeWorkDirOf(this.store, job.pk)
     this.log.warn({ jobId: job.pk }, 'a job cut off after its cancel was asked ended as cancelled')
   }
 }
@@ -312,13 +302,17 @@ export function failRunningJobs(store: Store, message: string): number[] {
   const time = new Date().toISOString()
   store.db.transaction(() => {
     for (const job of jobs) {
-      store.jobs.fail(job.pk, 'internal_error', message)
-      if (job.versionPk !== null) markVersionFailed(store, job.versionPk, 'internal_error', message)
+      failJob(store, job, 'internal_error', message)
       store.jobLogs.append(job.pk, [{ time, level: 'warn', message: 'job failed', fields: { code: 'internal_error', reason: message } }])
     }
   })()
-  for (const job of jobs) void fs.rm(jobWorkDir(store.paths, job.pk), { recursive: true, force: true }).catch(() => {})
+  for (const job of jobs) removeWorkDirOf(store, job.pk)
   return jobs.map((job) => job.pk)
+}
+
+/** Removes an ended job's work directory; one left (the rm failed) is swept at the next start with the other ended jobs' (runtime.ts). */
+function removeWorkDirOf(store: Store, jobPk: number): void {
+  void fs.rm(jobWorkDir(store.paths, jobPk), { recursive: true, force: true }).catch(() => {})
 }
 
 /** Each line to both logs. */

@@ -180,7 +180,8 @@ describe('crash recovery', () => {
     const dataDir = await tmpDataDir()
     const server = await startServer(dataDir, { ...serverEnv, PATH: `${bin}:${process.env.PATH}` }, undefined, { args: ['--workers', '1'] })
     await addLarge(server, dataDir)
-    const git = await pollUntil('git to start', () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : undefined))
+    // The shell creates the file before it writes the pid: an empty read is not yet a pid.
+    const git = await pollUntil('git to start', () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) || undefined : undefined))
     // Detached, git leads a session of its own; where the kernel schedules sessions as groups, that group is lowered too.
     const autogroup = '/proc/sys/kernel/sched_autogroup_enabled'
     if (existsSync(autogroup) && readFileSync(autogroup, 'utf8').trim() === '1') {
