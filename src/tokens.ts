@@ -3,12 +3,38 @@
  * unit for snippets and responses.
  */
 import { countTokens as countCl100k } from 'gpt-tokenizer'
+import { CL_AND_O_TOKEN_SPLIT_PATTERN } from 'gpt-tokenizer/encodingParams/constants'
 
 /** Documentation about tokenizers quotes strings like `<|endoftext|>`; count them as plain text. */
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() }
 
+/**
+ * cl100k first cuts a text into pre-tokens (a word with the space before it, up to three digits,
+ * a run of punctuation or of whitespace) and encodes each on its own, so a text's count is the
+ * sum of its pre-tokens' counts. Documentation repeats its words: remembering each pre-token's
+ * count spares gpt-tokenizer's lookups and merges for every occurrence after the first (an
+ * ingest's token counts took 1.7x less time, bench/RESULTS.md). Special-token strings are plain
+ * text here, so nothing but the pre-tokens decides the count.
+ */
+const PRE_TOKEN = new RegExp(CL_AND_O_TOKEN_SPLIT_PATTERN.source, CL_AND_O_TOKEN_SPLIT_PATTERN.flags)
+/** About 10 MB at most; a job process lives long, and a new vocabulary simply starts over. */
+const MAX_REMEMBERED = 100_000
+const remembered = new Map<string, number>()
+
 export function countTokens(text: string): number {
-  return countCl100k(text, PLAIN_TEXT)
+  let total = 0
+  PRE_TOKEN.lastIndex = 0
+  for (let match = PRE_TOKEN.exec(text); match !== null; match = PRE_TOKEN.exec(text)) {
+    const piece = match[0]
+    let count = remembered.get(piece)
+    if (count === undefined) {
+      count = countCl100k(piece, PLAIN_TEXT)
+      if (remembered.size >= MAX_REMEMBERED) remembered.clear()
+      remembered.set(piece, count)
+    }
+    total += count
+  }
+  return total
 }
 
 /**

@@ -1,3 +1,4 @@
+import { countTokens as countCl100k } from 'gpt-tokenizer'
 import { describe, expect, it } from 'vitest'
 import { countTokens, splitByTokens } from '../../src/tokens.js'
 
@@ -9,6 +10,26 @@ describe('countTokens', () => {
 
   it('counts special-token strings as plain text instead of throwing', () => {
     expect(countTokens('the <|endoftext|> marker')).toBeGreaterThan(3)
+  })
+
+  it('gives the count of the whole text, counting each pre-token once and remembering it', () => {
+    const texts = [
+      "It's what they'VE said: don't\r\n\r\n  indent\tme   \n\n\n",
+      'const x = 1234567 + 89; // 12 digits: 123456789012',
+      '```ts\nexport function f(a: number): number {\n    return a ** 2\n}\n```',
+      'Grüße, 東京の日本語テキスト, emoji 🧪🚀 and combining é, Ελληνικά, русский текст',
+      '<|endoftext|><|im_start|>system<|im_end|> <|fim_prefix|>',
+      '   leading and trailing   ',
+      '\n',
+      'a'.repeat(500) + ' ' + '-'.repeat(300) + '!!!???',
+      '\ud83d lone surrogate \ude00 halves',
+    ]
+    for (const text of texts) {
+      // Twice: the second count comes from what the first remembered.
+      expect(countTokens(text)).toBe(countCl100k(text, { disallowedSpecial: new Set() }))
+      expect(countTokens(text)).toBe(countCl100k(text, { disallowedSpecial: new Set() }))
+    }
+    expect(countTokens(texts.join(''))).toBe(countCl100k(texts.join(''), { disallowedSpecial: new Set() }))
   })
 })
 
