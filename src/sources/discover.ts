@@ -2,7 +2,8 @@
  * Finds the documentation files of a checked-out repository. The walk never follows a symlink
  * (every entry is lstat-ed and files are opened with O_NOFOLLOW), so nothing outside the clone
  * is read; it skips oversized and binary files with a logged reason, stops at MAX_FILES, and
- * returns the same sorted list for the same tree.
+ * returns the same sorted list for the same tree. Each file is read once, by the walk: the
+ * binary check decodes it, and that text is what the walk returns.
  */
 import { constants } from 'node:fs'
 import { lstat, open, readdir } from 'node:fs/promises'
@@ -35,14 +36,19 @@ export interface RepoConfig {
 export interface DiscoveredFile {
   /** Repo-relative, forward slashes. */
   path: string
-  absPath: string
-  size: number
+  /** UTF-8, as read by the walk. */
+  text: string
 }
 
 export const MAX_FILES = 20_000
 export const MAX_FILE_BYTES = 1024 * 1024
 const MAX_CONFIG_BYTES = 64 * 1024
 const BINARY_SNIFF_BYTES = 8 * 1024
+/**
+ * Files inspected at once. One at a time, a 2,000-file repository waited on 8,000 file-system
+ * calls in a row (about 0.8 s); the walk order, and so where MAX_FILES cuts, stays the same.
+ */
+const INSPECT_BATCH = 32
 const CONFIG_FILE = 'context7.json'
 
 const DOC_EXTENSIONS = new Set(['.md', '.mdx', '.markdown', '.rst', '.txt', '.ipynb'])
@@ -154,6 +160,8 @@ interface Walk {
   rules: WalkRules
   excluded: Glob[][]
   files: DiscoveredFile[]
+  /** Accepted files, as path segments, not yet inspected: at most INSPECT_BATCH. */
+  pending: string[][]
   stopped: boolean
   log: (msg: string) => void
 }
@@ -175,10 +183,12 @@ export async function walkRepo(repoDir: string, config: RepoConfig, log: (msg: s
     rules,
     excluded: [...OUTDATED_DIR_PATTERNS, ...config.excludeFolders].map((p) => compilePattern(p, false)),
     files: [],
+    pending: [],
     stopped: false,
     log,
   }
   await walkDir(walk, [])
+  await inspectPending(walk)
   return walk.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
 }
 
@@ -195,7 +205,8 @@ async function walkDir(walk: Walk, dir: string[]): Promise<void> {
     } else if (entry.isDirectory()) {
       if (shouldEnterDir(walk, segments)) await walkDir(walk, segments)
     } else if (entry.isFile() && walk.rules.accept(segments)) {
-      await addFile(walk, segments)
+      walk.pending.push(segments)
+      if (walk.pending.length >= INSPECT_BATCH) await inspectPending(walk)
     }
   }
 }
@@ -266,22 +277,27 @@ function isTextDoc(name: string, stem: string, segments: string[]): boolean {
   return !TXT_NOT_DOCS.test(name) && segments.slice(0, -1).some((s) => DOCS_ROOTS.has(s.toLowerCase()))
 }
 
-async function addFile(walk: Walk, segments: string[]): Promise<void> {
-  const path = segments.join('/')
+/** Inspects the pending files together, then takes them in walk order until MAX_FILES. */
+async function inspectPending(walk: Walk): Promise<void> {
+  const batch = walk.pending.splice(0)
+  const maxBytes = walk.rules.maxFileBytes ?? MAX_FILE_BYTES
+  const checked = await Promise.all(batch.map((segments) => inspectFile(join(walk.root, ...segments), maxBytes)))
   const maxFiles = walk.rules.maxFiles ?? MAX_FILES
-  if (walk.files.length >= maxFiles) {
-    walk.log(`stopped at ${maxFiles} files: ${path} and the rest of the repository were not scanned`)
-    walk.stopped = true
-    return
+  for (const [i, segments] of batch.entries()) {
+    const path = segments.join('/')
+    if (walk.files.length >= maxFiles) {
+      walk.log(`stopped at ${maxFiles} files: ${path} and the rest of the repository were not scanned`)
+      walk.stopped = true
+      return
+    }
+    const file = checked[i]
+    if (typeof file === 'string') walk.log(`skipped ${path}: ${file}`)
+    else walk.files.push({ path, text: file.text })
   }
-  const absPath = join(walk.root, ...segments)
-  const checked = await inspectFile(absPath, walk.rules.maxFileBytes ?? MAX_FILE_BYTES)
-  if (typeof checked === 'string') walk.log(`skipped ${path}: ${checked}`)
-  else walk.files.push({ path, absPath, size: checked.size })
 }
 
-/** The file's size, or why it is skipped. */
-async function inspectFile(absPath: string, maxBytes: number): Promise<{ size: number } | string> {
+/** The file's text, or why it is skipped. */
+async function inspectFile(absPath: string, maxBytes: number): Promise<{ text: string } | string> {
   const st = await lstat(absPath)
   if (st.isSymbolicLink()) return 'symlink'
   if (st.size > maxBytes) return `oversized: ${st.size} bytes`
@@ -293,7 +309,8 @@ async function inspectFile(absPath: string, maxBytes: number): Promise<{ size: n
     throw err
   }
   if (bytes.length > maxBytes) return `oversized: ${bytes.length} bytes`
-  return isBinary(bytes) ? 'binary' : { size: bytes.length }
+  const text = textOf(bytes)
+  return text === undefined ? 'binary' : { text }
 }
 
 /** O_NOFOLLOW closes the gap between lstat and open: a file swapped for a link is refused. */
@@ -306,13 +323,13 @@ async function readNoFollow(path: string): Promise<Buffer> {
   }
 }
 
-function isBinary(bytes: Buffer): boolean {
-  if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return true
+/** The text of a file that is valid UTF-8 without a NUL byte near its start; undefined for a binary one. */
+function textOf(bytes: Buffer): string | undefined {
+  if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return undefined
   try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes)
-    return false
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch {
-    return true
+    return undefined
   }
 }
 

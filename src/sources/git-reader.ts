@@ -59,11 +59,11 @@ export const readGitRepository: SourceReader<SourceSpec> = async (raw, ctx): Pro
   const clone = await cloneRepo({ cloneUrl: repo.cloneUrl, destDir: ctx.workDir, ref: spec.ref, token, ...remote })
   const config = { ...(await readRepoConfig(ctx.workDir, ctx.log)), skipVersionFiltering: spec.skipVersionFiltering }
   ctx.progress('finding documentation files')
-  const documents = await readDocuments(await findDocs(ctx.workDir, config, ctx.log, spec.generateDocs))
+  const documents = await findDocs(ctx.workDir, config, ctx.log, spec.generateDocs)
   let generated: GeneratedSnippet[] | undefined
   if (spec.generateDocs) {
     ctx.progress('generating documentation from the source code')
-    generated = await generateSourceSnippets(await readDocuments(await discoverSourceFiles(ctx.workDir, config, ctx.log)), ctx.log)
+    generated = await generateSourceSnippets(await discoverSourceFiles(ctx.workDir, config, ctx.log), ctx.log)
     if (documents.length === 0 && generated.length === 0) {
       throw new LecternError('no_code_found', 'No documentation files and no documentable source code found.')
     }
@@ -80,10 +80,6 @@ export const readGitRepository: SourceReader<SourceSpec> = async (raw, ctx): Pro
     declaredVersions: config.previousVersions,
     revision: clone.commit,
   }
-}
-
-async function readDocuments(files: Array<{ path: string; absPath: string }>): Promise<SourceDocument[]> {
-  return Promise.all(files.map(async (f) => ({ path: f.path, text: await fs.readFile(f.absPath, 'utf8') })))
 }
 
 /**

@@ -114,14 +114,10 @@ describe('discoverDocs on a realistic repository', () => {
     ])
   })
 
-  it('reports sizes and absolute paths', async () => {
+  it('returns each file with its text, read once by the walk', async () => {
     const root = await realisticRepo()
     const { files } = await discover(root)
-    expect(files.find((f) => f.path === 'docs/intro.md')).toEqual({
-      path: 'docs/intro.md',
-      absPath: join(root, 'docs', 'intro.md'),
-      size: Buffer.byteLength(md('Intro')),
-    })
+    expect(files.find((f) => f.path === 'docs/intro.md')).toEqual({ path: 'docs/intro.md', text: md('Intro') })
   })
 
   it('returns the context7.json settings', async () => {
