@@ -7,7 +7,8 @@
  * left out as if they did not exist (queue positions count only the jobs shown). Raw reasons and
  * progress name clone URLs, hosts and server paths: insiders, and a teamspace for its own
  * libraries, get the reasons (credentials redacted) and progress lines; others a failure's code
- * with its catalogue summary and no progress (access.ts canSeeJobDetails).
+ * with its catalogue summary and no progress (access.ts canSeeJobDetails). A failure leaves the
+ * list once a later job of the same version succeeds.
  */
 import { canSeeJobDetails, canSeeLibrary, describeFailure, type Caller } from '../access.js'
 import { formatLibraryId } from '../library-id.js'
@@ -38,7 +39,7 @@ export interface FailedParse {
 
 /** Failures listed, newest first. */
 const RECENT_FAILURES = 20
-/** Failed jobs looked through for those the caller may see. */
+/** Ended jobs looked through for the failures the caller may see. */
 const FAILURES_SCANNED = 200
 
 export interface ParseStatusResponse {
@@ -81,7 +82,13 @@ export function parseStatus(store: Store, caller: Caller, now = Date.now()): Par
     }
   }
   const recentFailures: FailedParse[] = []
-  for (const job of store.jobs.list({ states: ['failed'], limit: FAILURES_SCANNED })) {
+  // A failure is news until its version succeeds again: the ended jobs come newest first.
+  const succeededSince = new Set<number>()
+  for (const job of store.jobs.list({ states: ['succeeded', 'failed'], limit: FAILURES_SCANNED })) {
+    if (job.versionPk !== null && (job.state === 'succeeded' || succeededSince.has(job.versionPk))) {
+      if (job.state === 'succeeded') succeededSince.add(job.versionPk)
+      continue
+    }
     const seen = libraryOf(store, job, caller)
     if (seen === undefined) continue
     const failure = describeFailure(caller, seen.library, job.errorCode ?? 'internal_error', job.errorMessage)

@@ -151,5 +151,11 @@ describe('parse status', () => {
     // Without a key, the reason's code and its summary only: the raw text names the clone URL.
     const anonymous = (await app.inject({ url: '/api/parse-status' })).json()
     expect(anonymous.recentFailures[0]).toMatchObject({ error: 'source_unreachable', message: 'The source (git host, URL) could not be read.' })
+    // A failure leaves the list once its library is ingested again.
+    await makeGitRepo({ 'docs/guide.md': page('one') }, { parent: base, name: 'one' })
+    expect((await app.inject({ method: 'POST', url: '/api/v1/refresh', headers: { authorization: `Bearer ${key}` }, payload: { libraryName: '/acme/one' } })).statusCode).toBe(200)
+    await app.runtime.worker.drain()
+    const fixed = (await app.inject({ url: '/api/parse-status', headers: { authorization: `Bearer ${key}` } })).json()
+    expect(fixed.recentFailures.map((f: { project: string }) => f.project)).toEqual(['/acme/two'])
   })
 })
