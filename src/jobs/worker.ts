@@ -94,10 +94,10 @@ export class Worker {
         else if (job.versionPk !== null) settleVersion(this.store, job.versionPk)
       }
       const requeued = this.store.jobs.requeueInterrupted()
-      if (requeued > 0) this.log.warn({ requeued }, 'jobs interrupted by a previous stop were queued again')
+      if (requeued > 0) this.log.warn({ requeued }, 'jobs a previous run left running (it ended without a stop) were queued again')
     } catch (err) {
-      // A start on a full disk still serves reads; the interrupted jobs are queued at a later start.
-      this.log.error({ err }, 'could not queue the jobs a previous stop interrupted (is the disk full?)')
+      // A start on a full disk still serves reads; those jobs are queued at a later start.
+      this.log.error({ err }, 'could not queue again the jobs a previous run left running (is the disk full?)')
     }
     this.running = true
     this.loop = this.run()
@@ -214,9 +214,9 @@ export class Worker {
         outcome = () => failJob(this.store, job, 'cancelled', reason)
         log.warn({ ms: Date.now() - started }, 'job cancelled')
       } else if (controller.signal.aborted && !this.running) {
-        // Stopping, not failing: leave the job running so the next start queues it again.
-        log.warn({}, 'job interrupted by shutdown')
-        outcome = () => {}
+        // Stopping, not failing: the job waits in the queue for the next start.
+        log.warn({}, 'job interrupted by the stop; queued again')
+        outcome = () => this.store.jobs.requeue(job.pk)
       } else {
         const err = asDiskFull(caught, 'the job', this.store.paths.root)
         const code = isLecternError(err) ? err.code : 'internal_error'

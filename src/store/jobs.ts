@@ -85,6 +85,8 @@ export interface JobsRepository {
   fail(pk: number, code: string, message: string): void
   /** Queues again every job left `running` by a process that died, except those asked to cancel; returns how many. */
   requeueInterrupted(): number
+  /** Queues a running job again, at its place in the queue: a stop interrupted it. */
+  requeue(pk: number): void
   /** Records a cancel request for a running job (the first request counts); nothing for a job not running. */
   requestCancel(pk: number, by: string): void
   /** Who asked to cancel the job (in any process), or undefined when nobody did. */
@@ -124,6 +126,7 @@ export function createJobsRepository(db: Db): JobsRepository {
   const requeue = db.prepare(
     `UPDATE jobs SET state = 'queued', status_message = 'interrupted; queued again' WHERE state = 'running' AND cancel_requested_at IS NULL`,
   )
+  const requeueOne = db.prepare(`UPDATE jobs SET state = 'queued', status_message = 'interrupted by a stop; queued again' WHERE pk = ? AND state = 'running'`)
   const cancelRunning = db.prepare(
     `UPDATE jobs SET cancel_requested_at = coalesce(cancel_requested_at, ?), cancel_requested_by = coalesce(cancel_requested_by, ?) WHERE pk = ? AND state = 'running'`,
   )
@@ -163,6 +166,7 @@ export function createJobsRepository(db: Db): JobsRepository {
     succeed: (pk, message = 'done') => void finish.run('succeeded', message, null, null, nowIso(), pk),
     fail: (pk, code, message) => void finish.run('failed', 'failed', code, message, nowIso(), pk),
     requeueInterrupted: () => requeue.run().changes,
+    requeue: (pk) => void requeueOne.run(pk),
     requestCancel: (pk, by) => void cancelRunning.run(nowIso(), by, pk),
     cancelRequester: (pk) => requester.get(pk) ?? undefined,
     byPk(pk) {

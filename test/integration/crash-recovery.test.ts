@@ -204,9 +204,9 @@ describe('crash recovery', () => {
     inspect(dataDir, (db) => {
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok')
       expect(db.prepare('SELECT count(*) FROM snippet_sets').pluck().get()).toBe(0)
-      // Left `running` on purpose: the next start queues it again. Its version, which has no
+      // Queued again by the stop, so `lectern jobs` shows it waiting. Its version, which has no
       // set yet, waits as `initial` rather than claiming to be processing.
-      expect(db.prepare('SELECT state FROM jobs').pluck().get()).toBe('running')
+      expect(db.prepare('SELECT state, status_message FROM jobs').get()).toEqual({ state: 'queued', status_message: 'interrupted by a stop; queued again' })
       expect(db.prepare('SELECT state FROM library_versions').pluck().get()).toBe('initial')
     })
     expect(await readdir(join(dataDir, 'vectors'))).toEqual([])
