@@ -94,7 +94,7 @@ export class Worker {
         else if (job.versionPk !== null) settleVersion(this.store, job.versionPk)
       }
       const requeued = this.store.jobs.requeueInterrupted()
-      if (requeued > 0) this.log.warn({ requeued }, 'jobs a previous run left running (it ended without a stop) were queued again')
+      if (requeued > 0) this.log.warn({ requeued }, 'jobs a previous run left running (it was killed, or its job process did not stop in time) were queued again')
     } catch (err) {
       // A start on a full disk still serves reads; those jobs are queued at a later start.
       this.log.error({ err }, 'could not queue again the jobs a previous run left running (is the disk full?)')
