@@ -39,7 +39,7 @@ export interface FailedParse {
 
 /** Failures listed, newest first. */
 const RECENT_FAILURES = 20
-/** Ended jobs looked through for the failures the caller may see. */
+/** Failed jobs looked through for those the caller may see. */
 const FAILURES_SCANNED = 200
 
 export interface ParseStatusResponse {
@@ -82,13 +82,7 @@ export function parseStatus(store: Store, caller: Caller, now = Date.now()): Par
     }
   }
   const recentFailures: FailedParse[] = []
-  // A failure is news until its version succeeds again: the ended jobs come newest first.
-  const succeededSince = new Set<number>()
-  for (const job of store.jobs.list({ states: ['succeeded', 'failed'], limit: FAILURES_SCANNED })) {
-    if (job.versionPk !== null && (job.state === 'succeeded' || succeededSince.has(job.versionPk))) {
-      if (job.state === 'succeeded') succeededSince.add(job.versionPk)
-      continue
-    }
+  for (const job of store.jobs.unresolvedFailures(FAILURES_SCANNED)) {
     const seen = libraryOf(store, job, caller)
     if (seen === undefined) continue
     const failure = describeFailure(caller, seen.library, job.errorCode ?? 'internal_error', job.errorMessage)

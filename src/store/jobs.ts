@@ -98,6 +98,8 @@ export interface JobsRepository {
   runningForLibrary(libraryPk: number): Job | undefined
   /** Newest first, or the oldest first (queue order) with `oldestFirst`. */
   list(options?: { states?: JobState[]; limit?: number; oldestFirst?: boolean }): Job[]
+  /** Failed jobs, newest first, except those of a version that a later job has built successfully. */
+  unresolvedFailures(limit: number): Job[]
   /** 1-based place of a queued job in the queue. */
   queuePosition(pk: number): number
   /** Unlinks a job from its library, so removing the library keeps the job's record. */
@@ -126,7 +128,14 @@ export function createJobsRepository(db: Db): JobsRepository {
   const requeue = db.prepare(
     `UPDATE jobs SET state = 'queued', status_message = 'interrupted; queued again' WHERE state = 'running' AND cancel_requested_at IS NULL`,
   )
-  const requeueOne = db.prepare(`UPDATE jobs SET state = 'queued', status_message = 'interrupted by a stop; queued again' WHERE pk = ? AND state = 'running'`)
+  const requeueOne = db.prepare(
+    `UPDATE jobs SET state = 'queued', status_message = 'interrupted by a stop; queued again' WHERE pk = ? AND state = 'running' AND cancel_requested_at IS NULL`,
+  )
+  const unresolvedFailures = db.prepare<[number], JobRow>(
+    `SELECT * FROM jobs f WHERE state = 'failed'
+       AND NOT EXISTS (SELECT 1 FROM jobs s WHERE s.version_pk = f.version_pk AND s.state = 'succeeded' AND s.pk > f.pk)
+     ORDER BY pk DESC LIMIT ?`,
+  )
   const cancelRunning = db.prepare(
     `UPDATE jobs SET cancel_requested_at = coalesce(cancel_requested_at, ?), cancel_requested_by = coalesce(cancel_requested_by, ?) WHERE pk = ? AND state = 'running'`,
   )
@@ -191,6 +200,7 @@ export function createJobsRepository(db: Db): JobsRepository {
         .all(...states, limit)
       return rows.map(toJob)
     },
+    unresolvedFailures: (limit) => unresolvedFailures.all(limit).map(toJob),
     queuePosition: (pk) => position.get(pk)!.n,
     detach: (pk) => void db.prepare('UPDATE jobs SET library_pk = NULL, version_pk = NULL WHERE pk = ?').run(pk),
     pruneEnded: (before) => prune.run(before.toISOString()).changes,
