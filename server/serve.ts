@@ -1,7 +1,7 @@
 /**
  * serve(): the long-running server process. Takes the data-directory lock, builds the app,
  * listens, and on SIGTERM/SIGINT closes in order: stop accepting, let in-flight requests
- * finish, stop the worker (its job is queued again at the next start), close the database,
+ * finish, stop the worker (its job is queued again), close the database,
  * release the lock. A second signal while closing exits at once.
  *
  * A dashboard restore is staged while the server runs and applied before the store opens: by

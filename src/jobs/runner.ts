@@ -10,7 +10,7 @@ export interface JobRunner {
   start(): void
   /** Look for work now instead of at the next poll (after enqueueing a job). */
   wake(): void
-  /** Aborts the running job (it is queued again at the next start) and waits for it to unwind. */
+  /** Aborts the running job (it is queued again, unless a cancel was asked) and waits for it to unwind. */
   stop(): Promise<void>
   /** Runs queued jobs until none is left or `until()` holds; for a CLI that works without a server. */
   drain(until?: () => boolean): Promise<void>

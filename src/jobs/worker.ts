@@ -208,6 +208,8 @@ export class Worker {
       outcome = () => this.store.jobs.succeed(job.pk, message || 'done')
       log.info({ ms: Date.now() - started }, 'job succeeded')
     } catch (caught) {
+      // A cancel asked just before a stop, which the watch had not seen yet, wins over the stop.
+      cancelled ||= !this.running && this.cancelRequester(job.pk) !== undefined
       if (cancelled) {
         // Whatever the abort made the handler throw (a killed git, an aborted fetch), the job was cancelled.
         const reason = cancelledReason(job.pk, 'running')

@@ -164,4 +164,27 @@ describe('every job end', () => {
     }
     expect(await searchedState(app, '/acme/steady')).toBe('finalized')
   })
+  it.each([
+    ['queues the running job again', false, { state: 'queued', statusMessage: 'interrupted by a stop; queued again', errorCode: null }],
+    ['ends it cancelled when a cancel was asked a moment before (before the cancel watch saw it)', true, { state: 'failed', errorCode: 'cancelled' }],
+  ])('a stop %s', async (_name, cancel, expected) => {
+    const app = await buildTestApp({ startWorker: false })
+    const { store } = app.runtime
+    const library = store.libraries.create({ id: '/acme/slow', title: 'slow', sourceKind: 'github', sourceUrl: 'https://github.com/acme/slow' })
+    const job = store.jobs.enqueue({ kind: INGEST_JOB, libraryPk: library.library.pk, versionPk: library.version.pk })
+    let started: () => void = () => {}
+    const running = new Promise<void>((resolve) => (started = resolve))
+    const log: JobLog = { info: () => {}, warn: () => {}, error: () => {} }
+    // A handler that works until it is aborted, as a clone does.
+    const worker = new Worker(store, { [INGEST_JOB]: (ctx) => new Promise<string>((_resolve, reject) => {
+      started()
+      ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))
+    }) }, log, { pollMs: 20 })
+    worker.start()
+    await running
+    if (cancel) store.jobs.requestCancel(job.pk, 'admin')
+    await worker.stop()
+    expect(store.jobs.byPk(job.pk)).toMatchObject(expected)
+    expect(store.libraries.versionByPk(library.version.pk)?.state).toBe(cancel ? 'error' : 'initial')
+  })
 })
