@@ -160,8 +160,11 @@ interface Walk {
   rules: WalkRules
   excluded: Glob[][]
   files: DiscoveredFile[]
-  /** Accepted files, as path segments, not yet inspected: at most INSPECT_BATCH. */
-  pending: string[][]
+  /**
+   * Entries met and not yet taken, in walk order: accepted files to inspect (at most
+   * INSPECT_BATCH), and symlinks, skipped with the reason given, so that the log keeps walk order.
+   */
+  pending: Array<{ segments: string[]; skipped?: string }>
   stopped: boolean
   log: (msg: string) => void
 }
@@ -201,11 +204,11 @@ async function walkDir(walk: Walk, dir: string[]): Promise<void> {
     const segments = [...dir, entry.name]
     if (entry.name.startsWith('.')) continue
     if (entry.isSymbolicLink()) {
-      walk.log(`skipped ${segments.join('/')}: symlink`)
+      walk.pending.push({ segments, skipped: 'symlink' })
     } else if (entry.isDirectory()) {
       if (shouldEnterDir(walk, segments)) await walkDir(walk, segments)
     } else if (entry.isFile() && walk.rules.accept(segments)) {
-      walk.pending.push(segments)
+      walk.pending.push({ segments })
       if (walk.pending.length >= INSPECT_BATCH) await inspectPending(walk)
     }
   }
@@ -277,15 +280,15 @@ function isTextDoc(name: string, stem: string, segments: string[]): boolean {
   return !TXT_NOT_DOCS.test(name) && segments.slice(0, -1).some((s) => DOCS_ROOTS.has(s.toLowerCase()))
 }
 
-/** Inspects the pending files together, then takes them in walk order until MAX_FILES. */
+/** Inspects the pending files together, then takes the pending entries in walk order until MAX_FILES. */
 async function inspectPending(walk: Walk): Promise<void> {
   const batch = walk.pending.splice(0)
   const maxBytes = walk.rules.maxFileBytes ?? MAX_FILE_BYTES
-  const checked = await Promise.all(batch.map((segments) => inspectFile(join(walk.root, ...segments), maxBytes)))
+  const checked = await Promise.all(batch.map(({ segments, skipped }) => skipped ?? inspectFile(join(walk.root, ...segments), maxBytes)))
   const maxFiles = walk.rules.maxFiles ?? MAX_FILES
-  for (const [i, segments] of batch.entries()) {
+  for (const [i, { segments, skipped }] of batch.entries()) {
     const path = segments.join('/')
-    if (walk.files.length >= maxFiles) {
+    if (skipped === undefined && walk.files.length >= maxFiles) {
       walk.log(`stopped at ${maxFiles} files: ${path} and the rest of the repository were not scanned`)
       walk.stopped = true
       return
@@ -309,8 +312,9 @@ async function inspectFile(absPath: string, maxBytes: number): Promise<{ text: s
     throw err
   }
   if (bytes.length > maxBytes) return `oversized: ${bytes.length} bytes`
-  const text = textOf(bytes)
-  return text === undefined ? 'binary' : { text }
+  if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return 'binary'
+  const text = utf8Text(bytes)
+  return text === undefined ? 'not UTF-8 text' : { text }
 }
 
 /** O_NOFOLLOW closes the gap between lstat and open: a file swapped for a link is refused. */
@@ -323,9 +327,8 @@ async function readNoFollow(path: string): Promise<Buffer> {
   }
 }
 
-/** The text of a file that is valid UTF-8 without a NUL byte near its start; undefined for a binary one. */
-function textOf(bytes: Buffer): string | undefined {
-  if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return undefined
+/** The bytes' text when they are valid UTF-8 (a BOM dropped); undefined otherwise. */
+function utf8Text(bytes: Buffer): string | undefined {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { LecternError } from '../../src/errors.js'
-import { MAX_FILES, defaultRepoConfig, discoverDocs, readRepoConfig, type RepoConfig } from '../../src/sources/discover.js'
+import { MAX_FILES, defaultRepoConfig, discoverDocs, readRepoConfig, walkRepo, type RepoConfig } from '../../src/sources/discover.js'
 
 const dirs: string[] = []
 
@@ -102,13 +102,13 @@ describe('discoverDocs on a realistic repository', () => {
     ])
   })
 
-  it('logs why symlinks, binary and oversized files were skipped', async () => {
+  it('logs why symlinks, binary and oversized files were skipped, in walk order', async () => {
     const { logs } = await discover(await realisticRepo())
-    expect(logs.sort()).toEqual([
+    expect(logs).toEqual([
       'skipped docs/alias.md: symlink',
       'skipped docs/binary.md: binary',
       `skipped docs/huge.md: oversized: ${2 * 1024 * 1024} bytes`,
-      'skipped docs/latin1.md: binary',
+      'skipped docs/latin1.md: not UTF-8 text',
       'skipped docs/linked: symlink',
       'skipped docs/passwd.md: symlink',
     ])
@@ -210,6 +210,21 @@ describe('discoverDocs defaults', () => {
     expect(files.at(-1)?.path).toBe(`docs/${names[MAX_FILES - 1]}`)
     expect(logs).toEqual([`stopped at ${MAX_FILES} files: docs/${names[MAX_FILES]} and the rest of the repository were not scanned`])
   }, 120_000)
+
+  it('reads files in batches yet logs and cuts in walk order: nothing after the cut is logged', async () => {
+    const files = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`docs/p${String(i).padStart(2, '0')}.md`, '# x\n']))
+    const root = await makeTree({ ...files, 'docs/p05.bin.md': Buffer.from([0, 1, 2]) })
+    await symlink('p00.md', join(root, 'docs', 'p03-link.md'))
+    await symlink('p00.md', join(root, 'docs', 'p38-link.md'))
+    const logs: string[] = []
+    const found = await walkRepo(root, defaultRepoConfig(), (line) => logs.push(line), { accept: () => true, folders: [], maxFiles: 36 })
+    expect(found.map((f) => f.path)).toEqual([...Object.keys(files).slice(0, 36)])
+    expect(logs).toEqual([
+      'skipped docs/p03-link.md: symlink',
+      'skipped docs/p05.bin.md: binary',
+      'stopped at 36 files: docs/p36.md and the rest of the repository were not scanned',
+    ])
+  })
 })
 
 describe('release notes, changelogs and blog posts', () => {
