@@ -327,10 +327,13 @@ async function readNoFollow(path: string): Promise<Buffer> {
   }
 }
 
+/** Without `stream`, each decode starts afresh, so one decoder serves every file. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true })
+
 /** The bytes' text when they are valid UTF-8 (a BOM dropped); undefined otherwise. */
 function utf8Text(bytes: Buffer): string | undefined {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    return UTF8.decode(bytes)
   } catch {
     return undefined
   }
