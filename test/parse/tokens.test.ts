@@ -1,3 +1,5 @@
+import fs from 'node:fs'
+import path from 'node:path'
 import { countTokens as countCl100k } from 'gpt-tokenizer'
 import { describe, expect, it } from 'vitest'
 import { countTokens, splitByTokens } from '../../src/tokens.js'
@@ -30,6 +32,16 @@ describe('countTokens', () => {
       expect(countTokens(text)).toBe(countCl100k(text, { disallowedSpecial: new Set() }))
     }
     expect(countTokens(texts.join(''))).toBe(countCl100k(texts.join(''), { disallowedSpecial: new Set() }))
+  })
+
+  it('merges ASCII words as gpt-tokenizer does: every file of the README and the parsers, thousands of words seen first', () => {
+    const dirs = ['src/parse', 'src/parse/source-code', 'src/search']
+    const files = ['README.md', ...dirs.flatMap((dir) => fs.readdirSync(dir).filter((name) => name.endsWith('.ts')).map((name) => path.join(dir, name)))]
+    expect(files.length).toBeGreaterThan(30)
+    for (const file of files) {
+      const text = fs.readFileSync(file, 'utf8')
+      expect({ file, count: countTokens(text) }).toEqual({ file, count: countCl100k(text, { disallowedSpecial: new Set() }) })
+    }
   })
 })
 
