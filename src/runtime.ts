@@ -146,7 +146,7 @@ export async function recoverDataDir(runtime: Runtime, log: JobLog = silentLog):
   })
   softly('removing stray vector files', () => {
     const strays = sweepStrayVectorFiles(runtime.store)
-    if (strays > 0) log.info({ strays }, 'removed vector files of sets that are gone, and unfinished writes')
+    if (strays > 0) log.info({ strays }, 'removed vector files of sets that are gone, vector indexes of hash-embedded sets (their engine files hold their vectors), and unfinished writes')
   })
   softly('removing work directories of ended jobs', () => {
     const workDirs = sweepWorkDirs(runtime.store)

@@ -1,6 +1,7 @@
 /**
- * Building a snippet set: count, embed, write its rows, its vector index and its lexical index,
- * then swap the version to the new set in one transaction.
+ * Building a snippet set: count, embed, write its rows, its vector index (unless the engine file
+ * holds its vectors, index/vectors.ts) and its engine file, then swap the version to the new set
+ * in one transaction.
  *
  * Guarantee: until `finalizeSet` commits, readers keep the previous set; if anything fails
  * before that, the half-built set and its files are removed (on a full disk, as soon as
@@ -16,7 +17,7 @@ import { VectorIndexBuilder } from '../search/vector-index.js'
 import type { Store } from '../store/index.js'
 import type { NewSnippet } from '../store/snippets.js'
 import { embedText } from './embed-text.js'
-import { engineFileKind, writeEngineFilePaced } from './loaded-set.js'
+import { engineFileKind, hasVectorIndex, writeEngineFilePaced } from './loaded-set.js'
 import { removeSetFiles } from './set-files.js'
 
 /** Caps that keep one library from exhausting the host; over them the job fails `library_too_large`. */
@@ -64,7 +65,6 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
   }
   const dimensions = await embedder.dimensions()
   const set = store.snippets.createSet(target.versionPk, { provider: embedder.provider, model: embedder.model, dimensions })
-  const vectorFile = vectorIndexPath(store.paths, set.pk)
   try {
     const keys: number[] = []
     const vectors: Float32Array[] = []
@@ -81,14 +81,7 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
       deps.progress?.(`embedded ${Math.min(i + BATCH, snippets.length)} of ${snippets.length} snippets`)
       await pace()
     }
-    const index = new VectorIndexBuilder(dimensions)
-    for (let i = 0; i < keys.length; i += INDEX_CHUNK) {
-      deps.signal?.throwIfAborted()
-      index.add(keys.slice(i, i + INDEX_CHUNK), vectors.slice(i, i + INDEX_CHUNK))
-      await pace()
-    }
-    deps.signal?.throwIfAborted()
-    index.write(vectorFile, embedder)
+    if (hasVectorIndex(set)) await writeVectorIndexPaced(vectorIndexPath(store.paths, set.pk), { keys, vectors, dimensions, embedder }, deps.signal, pace)
     deps.progress?.('indexing the snippets for search')
     try {
       const byPk = new Map(keys.map((pk, i) => [pk, vectors[i]]))
@@ -112,4 +105,22 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
     removeSetFiles(store.paths, set.pk)
     throw err
   }
+}
+
+/** Builds the index in chunks with the job's pace between them, then writes it. */
+async function writeVectorIndexPaced(
+  file: string,
+  built: { keys: number[]; vectors: Float32Array[]; dimensions: number; embedder: Embedder },
+  signal: AbortSignal | undefined,
+  pace: () => Promise<void>,
+): Promise<void> {
+  const { keys, vectors } = built
+  const index = new VectorIndexBuilder(built.dimensions)
+  for (let i = 0; i < keys.length; i += INDEX_CHUNK) {
+    signal?.throwIfAborted()
+    index.add(keys.slice(i, i + INDEX_CHUNK), vectors.slice(i, i + INDEX_CHUNK))
+    await pace()
+  }
+  signal?.throwIfAborted()
+  index.write(file, built.embedder)
 }

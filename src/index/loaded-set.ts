@@ -57,6 +57,9 @@ export const engineFileKind = (set: Pick<SnippetSet, 'embedProvider' | 'dimensio
   hashDimensions: set.embedProvider === 'hash' ? set.dimensions : 0,
 })
 
+/** Whether the set has a vector index file: every set but a hash-embedded one, whose engine file holds its vectors. */
+export const hasVectorIndex = (set: Pick<SnippetSet, 'embedProvider' | 'dimensions'>): boolean => engineFileKind(set).hashDimensions === 0
+
 /**
  * Loads a set from its rows' heads (pk order) and an engine file's bytes built elsewhere
  * (rebuild-thread.ts); undefined when they do not match the heads (the rows changed meanwhile).

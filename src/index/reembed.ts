@@ -5,7 +5,8 @@
  * Guarantees: the set keeps serving from its old index until its new one is complete; the new
  * index is written beside it (`set-<pk>.usearch.next`) and switched in one synchronous step
  * (rename the files, record the set's provider/model/dimensions, `onSwitched` drops the cached
- * index), so in this process no query sees a new file with the old model or the reverse.
+ * index), so in this process no query sees a new file with the old model or the reverse. A
+ * switch to the hash embedder removes the index instead: the engine file holds those vectors.
  * Progress is kept per set (`set-<pk>.usearch.reembed.f32` holds the vectors done so far,
  * `.json` how many and for which embedder): a run that fails half-way, is stopped or is cut off
  * continues where it stopped when it runs again, and another embedder in between starts that
@@ -21,7 +22,7 @@ import { removeVectorIndex, writeVectorIndex } from '../search/vector-index.js'
 import type { Store } from '../store/index.js'
 import type { SnippetSet } from '../store/snippets.js'
 import { embedText } from './embed-text.js'
-import { engineFileKind, writeEngineFile } from './loaded-set.js'
+import { engineFileKind, hasVectorIndex, writeEngineFile } from './loaded-set.js'
 import { removeReembedFiles } from './set-files.js'
 
 /** Snippets per embedder call and per saved step of progress. */
@@ -119,16 +120,21 @@ export async function reembedSet(work: Reembedding, setPk: number): Promise<Reem
     }
     const raw = fs.readFileSync(files.vectors)
     const all = snippets.map((_, i) => new Float32Array(raw.buffer.slice(raw.byteOffset + i * rowBytes, raw.byteOffset + (i + 1) * rowBytes)))
-    writeVectorIndex(files.next, embedder, dimensions, snippets.map((s) => s.pk), all)
     const live = vectorIndexPath(store.paths, setPk)
-    fs.renameSync(files.next, live)
-    fs.renameSync(`${files.next}.json`, `${live}.json`)
+    const switchedTo = { embedProvider: embedder.provider, dimensions }
+    if (hasVectorIndex(switchedTo)) {
+      writeVectorIndex(files.next, embedder, dimensions, snippets.map((s) => s.pk), all)
+      fs.renameSync(files.next, live)
+      fs.renameSync(`${files.next}.json`, `${live}.json`)
+    } else {
+      removeVectorIndex(live)
+    }
     store.snippets.setEmbedding(setPk, { provider: embedder.provider, model: embedder.model, dimensions })
     try {
       // The engine file holds the hash embedder's vectors, or none: written for the new one now
       // rather than found mismatched at the next load.
       const vectors = new Map(snippets.map((s, i) => [s.pk, all[i]]))
-      writeEngineFile(engineFilePath(store.paths, setPk), snippets, engineFileKind({ embedProvider: embedder.provider, dimensions }), vectors)
+      writeEngineFile(engineFilePath(store.paths, setPk), snippets, engineFileKind(switchedTo), vectors)
     } catch {
       // Derived data: the next load finds the file built for the other embedder and rebuilds it.
     }

@@ -6,6 +6,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { engineFilePath } from '../paths.js'
+import { hasVectorIndex } from './loaded-set.js'
 import { processRuns } from './process-runs.js'
 import { claimFileOf, claimHeld } from './rebuild-claim.js'
 import { removeSetFiles } from './set-files.js'
@@ -61,11 +62,12 @@ export function sweepStrayEngineFiles(store: Store): number {
 }
 
 /**
- * Removes what `vectors/` holds for sets that are gone (removed while a process was down) and the
- * temporary files of writes a kill cut short (`<file>.<pid>.tmp`, written by vector-index.ts).
- * Unlike engine files, a vector index is written by jobs, which another process (a CLI command)
- * may be running right now: a temporary file is removed only when the process that named it is
- * gone. Other names are left alone.
+ * Removes what `vectors/` holds for sets that are gone (removed while a process was down), the
+ * temporary files of writes a kill cut short (`<file>.<pid>.tmp`, written by vector-index.ts),
+ * and the vector index of a hash-embedded set (built by earlier versions; its engine file holds
+ * its vectors now). Unlike engine files, a vector index is written by jobs, which another process
+ * (a CLI command) may be running right now: a temporary file is removed only when the process
+ * that named it is gone, and a hash-embedded set's re-embedding work stays. Other names are left alone.
  */
 export function sweepStrayVectorFiles(store: Store): number {
   let names: string[]
@@ -79,8 +81,9 @@ export function sweepStrayVectorFiles(store: Store): number {
     const setPk = /^set-(\d+)\./.exec(name)?.[1]
     if (setPk === undefined) continue
     const writer = /\.(\d+)\.tmp$/.exec(name)?.[1]
-    const gone = !store.snippets.set(Number(setPk))
-    if (!gone && (writer === undefined || processRuns(Number(writer)))) continue
+    const set = store.snippets.set(Number(setPk))
+    const unneeded = set !== undefined && !hasVectorIndex(set) && /^set-\d+\.usearch(\.json)?$/.test(name)
+    if (set && !unneeded && (writer === undefined || processRuns(Number(writer)))) continue
     fs.rmSync(path.join(store.paths.vectors, name), { recursive: true, force: true })
     removed++
   }

@@ -1,6 +1,8 @@
 /**
  * A live snippet set's vector index after its build: checked at start-up against the set, and
- * rebuilt from the set's rows by the embedder that built it. The index is derived data: a bad
+ * rebuilt from the set's rows by the embedder that built it. A hash-embedded set has none: its
+ * engine file holds its vectors (loaded-set.ts), and the engine compares a question with every
+ * one of them where another set's question walks the index's graph (set-vectors.ts). The index is derived data: a bad
  * one is deleted, retrieval answers from the lexical index alone meanwhile, and the caller
  * queues the rebuild (the `rebuild-vectors` job).
  *
@@ -14,6 +16,7 @@ import { inspectVectorFile, removeVectorIndex, writeVectorIndex } from '../searc
 import type { Store } from '../store/index.js'
 import type { SnippetSet } from '../store/snippets.js'
 import { embedText } from './embed-text.js'
+import { hasVectorIndex } from './loaded-set.js'
 
 /** Snippets per embedder call and per progress line. */
 const BATCH = 256
@@ -24,7 +27,7 @@ const BATCH = 256
  */
 export function discardBadVectorIndexes(store: Store, onDiscarded: (setPk: number, problem: string) => void): number[] {
   const discarded: number[] = []
-  for (const set of store.snippets.setsWithStatus('live')) {
+  for (const set of store.snippets.setsWithStatus('live').filter(hasVectorIndex)) {
     const file = vectorIndexPath(store.paths, set.pk)
     const problem = inspectVectorFile(file, { dimensions: set.dimensions, count: store.snippets.count(set.pk) })
     if (!problem) continue
@@ -46,12 +49,13 @@ export interface VectorRebuild {
 
 /**
  * Re-embeds a live set's rows with the embedder that built the set and writes its vector index.
- * Returns how many vectors were written, or undefined when the set is not live (any more).
+ * Returns how many vectors were written, or undefined when the set is not live (any more) or has
+ * no vector index (a rebuild queued by a version that built one for hash-embedded sets).
  */
 export async function rebuildVectorIndex(work: VectorRebuild, setPk: number): Promise<number | undefined> {
   const { store, signal } = work
   const set = liveSet(store, setPk)
-  if (!set) return undefined
+  if (!set || !hasVectorIndex(set)) return undefined
   const embedder = work.embedders.forSet(set)
   const snippets = store.snippets.allOfSet(setPk)
   const vectors: Float32Array[] = []

@@ -24,7 +24,7 @@ export function createVectorRebuildHandler(store: Store, embedders: EmbedderPool
   return async (ctx) => {
     const { setPk } = payloadSchema.parse(ctx.job.payload)
     const vectors = await rebuildVectorIndex({ store, embedders, signal: ctx.signal, progress: ctx.progress, onRebuilt }, setPk)
-    if (vectors === undefined) return `set ${setPk} is no longer live; nothing to rebuild`
+    if (vectors === undefined) return `set ${setPk} is no longer live, or its engine file holds its vectors; nothing to rebuild`
     return `rebuilt the vector index of set ${setPk} (${vectors} vectors)`
   }
 }

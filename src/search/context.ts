@@ -170,12 +170,13 @@ export class Retriever {
   private async rankSet(set: SnippetSet, loaded: LoadedSet, question: string): Promise<RankedDoc[]> {
     const lexical = this.signals === 'vector' ? [] : loaded.lexical.search(questionTerms(question), CANDIDATES)
     if (this.signals === 'lexical') return lexical
-    // A question none of whose words occur in the set (a typo, another spelling) still has
-    // neighbours among the hash vectors, which hash parts of words too: the vector index answers.
-    if (this.signals === 'fused' && loaded.vectors && lexical.length > 0) {
-      const { vectors } = loaded
+    const { vectors } = loaded
+    if (vectors) {
       const [vector] = await this.embedders.forSet(set).embed([question])
-      return rescoreByHashSimilarity(lexical, vectors.similarities(vector, lexical.map((hit) => hit.doc)))
+      if (this.signals === 'fused' && lexical.length > 0) return rescoreByHashSimilarity(lexical, vectors.similarities(vector, lexical.map((hit) => hit.doc)))
+      // A question none of whose words occur in the set (a typo, another spelling) still has
+      // neighbours among the hash vectors, which hash parts of words too.
+      return vectors.nearest(vector, CANDIDATES).map(({ doc, cosine }) => ({ doc, score: HASH_VECTOR_WEIGHT * cosine }))
     }
     // The vector index answers by pk; a pk not in the loaded set cannot be answered with.
     const inSet = (ranked: RankedPk[]) => ranked.flatMap(({ pk, score }) => {
@@ -183,7 +184,7 @@ export class Retriever {
       return doc === undefined ? [] : [{ doc, score }]
     })
     const semantic = await this.vectorSearch(set, question)
-    if (this.signals === 'vector' || loaded.vectors) return inSet(semantic.map((hit) => ({ pk: hit.pk, score: HASH_VECTOR_WEIGHT * (1 - hit.distance) })))
+    if (this.signals === 'vector') return inSet(semantic.map((hit) => ({ pk: hit.pk, score: HASH_VECTOR_WEIGHT * (1 - hit.distance) })))
     const fused = fuseRankings([
       { pks: lexical.map((hit) => loaded.snippets.pk(hit.doc)), weight: RRF_WEIGHTS.lexical },
       { pks: semantic.map((hit) => hit.pk), weight: RRF_WEIGHTS.vector },

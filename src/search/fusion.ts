@@ -53,9 +53,10 @@ export function rescoreByHashSimilarity(candidates: readonly RankedDoc[], cosine
 
 /**
  * The k items of highest cosine (ties: the lower doc), as sorting all of them would pick, by
- * insertion into a sorted run of k: a request re-scores about fifty candidates for ten.
+ * insertion into a sorted run of k: a request re-scores about fifty candidates for ten, and a
+ * question without a lexical match looks at every snippet of its set (set-vectors.ts).
  */
-function mostSimilar<T extends { doc: number; cosine: number }>(items: readonly T[], k: number): T[] {
+export function mostSimilar<T extends { doc: number; cosine: number }>(items: Iterable<T>, k: number): T[] {
   const top: T[] = []
   if (k <= 0) return top
   const above = (a: T, b: T) => a.cosine > b.cosine || (a.cosine === b.cosine && a.doc < b.doc)

@@ -1,9 +1,13 @@
 /**
  * The vectors of a hash-embedded snippet set, as the engine keeps them beside its lexical index:
  * one signed byte a dimension (each vector scaled so its largest component is 127), in index
- * order. The hash embedder's similarity only re-ranks a question's lexical candidates
- * (context.ts), so a request computes a few dozen cosines here instead of walking a graph.
+ * order. They are the set's only vectors: the hash embedder's similarity re-ranks a question's
+ * lexical candidates (context.ts), a few dozen cosines, and a question none of whose words the
+ * set has is answered by the cosine of every snippet (`nearest`), exact where a graph index
+ * would approximate, and without building one at ingest.
  */
+import { mostSimilar } from './fusion.js'
+
 
 /** Writes `vector` quantized into `into` at row `row`. */
 export function quantizeInto(vector: Float32Array, into: Int8Array, row: number): void {
@@ -45,7 +49,7 @@ export class SetVectors {
    * third less time on the 1M store). Each dot product still adds its terms in dimension order,
    * so the cosines are exactly those of one row at a time.
    */
-  similarities(query: Float32Array, docs: readonly number[]): Float64Array {
+  similarities(query: Float32Array, docs: ArrayLike<number>): Float64Array {
     const { rows, dimensions, norms } = this
     // Indexed loops, not for-of: iterating a typed array cost as much as all the dot products.
     const at = new Int32Array(query.length)
@@ -74,5 +78,18 @@ export class SetVectors {
       dots[c] = product > 0 ? dots[c] / product : 0
     }
     return dots
+  }
+
+  /**
+   * The k snippets most similar to the question (ties: the lower position), of those with a
+   * positive cosine: one that shares no hashed word or part of a word with the question is no
+   * answer to it. About a millisecond for 10,000 snippets.
+   */
+  nearest(query: Float32Array, k: number): Array<{ doc: number; cosine: number }> {
+    const cosines = this.similarities(query, Int32Array.from({ length: this.norms.length }, (_, doc) => doc))
+    function* similar() {
+      for (let doc = 0; doc < cosines.length; doc++) if (cosines[doc] > 0) yield { doc, cosine: cosines[doc] }
+    }
+    return mostSimilar(similar(), k)
   }
 }

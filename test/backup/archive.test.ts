@@ -13,6 +13,7 @@ import { openStore } from '../../src/store/index.js'
 import { PROJECT_ROOT } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
 import { tmpDir } from '../helpers/tmp.js'
+import { ollamaStandIn } from '../airgap/ollama-standin.js'
 import { seededApp, unpack } from './helpers.js'
 
 const quietLog = { info: () => {}, warn: () => {}, error: () => {} }
@@ -35,7 +36,10 @@ function startWriter(database: string) {
 
 describe('backup archive', () => {
   it('holds a consistent snapshot under concurrent writes from another process: integrity_check ok, row counts match', async () => {
-    const app = await seededApp()
+    // Gadgets embedded by Ollama (a loopback stand-in) has a vector index; hash-embedded widgets has none.
+    const ollama = await ollamaStandIn(16)
+    onTestFinished(() => ollama.close())
+    const app = await seededApp({ gadgetsEmbedding: { provider: 'ollama', model: 'nomic-embed-text', host: ollama.url } })
     const { store } = app.runtime
     const writer = startWriter(store.paths.database)
     await pollUntil('the writer to commit', () => (store.db.prepare("SELECT count(*) AS n FROM settings WHERE key LIKE 'load.%'").get() as { n: number }).n > 200 || undefined)
@@ -60,7 +64,8 @@ describe('backup archive', () => {
       expect((db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n, table).toBe(live)
     }
     expect(manifest.libraries.map((l) => [l.id, l.partial])).toEqual([['/acme/gadgets', false], ['/acme/widgets', false]])
-    expect(manifest.vectors).toHaveLength(2)
+    const gadgets = store.libraries.version(store.libraries.byId('/acme/gadgets')!.pk, '')!.currentSet!
+    expect(manifest.vectors).toEqual([{ setPk: gadgets, count: store.snippets.count(gadgets) }])
     expect(manifest.members.map((m) => m.path).sort()).toEqual(
       ['lectern.db', 'secret.key', ...manifest.vectors.flatMap((v) => [`vectors/set-${v.setPk}.usearch`, `vectors/set-${v.setPk}.usearch.json`])].sort(),
     )

@@ -7,6 +7,8 @@ import type { FastifyInstance } from 'fastify'
 import * as tar from 'tar'
 import { expect } from 'vitest'
 import type { Manifest } from '../../src/backup/manifest.js'
+import { saveEmbedding } from '../../src/embed/pool.js'
+import type { EmbedderSettings } from '../../src/embed/types.js'
 import { buildTestApp, seedLibrary } from '../helpers/app.js'
 import { tmpDir, type Defer } from '../helpers/tmp.js'
 
@@ -22,10 +24,14 @@ export async function sessionCookie(app: FastifyInstance, role: 'admin' | 'membe
   return `lectern_session=${cookie!.value}`
 }
 
-/** An app on a fresh data dir with two small libraries; no worker, so nothing changes under a test. */
-export async function seededApp(opts: { defer?: Defer; startWorker?: boolean } = {}): Promise<FastifyInstance> {
+/**
+ * An app on a fresh data dir with two small libraries; no worker, so nothing changes under a test.
+ * Both are hash-embedded (no vector index) unless `gadgetsEmbedding` names another embedder.
+ */
+export async function seededApp(opts: { defer?: Defer; startWorker?: boolean; gadgetsEmbedding?: EmbedderSettings } = {}): Promise<FastifyInstance> {
   const app = await buildTestApp({ startWorker: opts.startWorker ?? false, ...(opts.defer ? { defer: opts.defer } : {}) })
   await seedLibrary(app, '/acme/widgets', { 'README.md': '# Widgets\n\n## Install\n\nRun `npm install widgets` to install.\n\n```js\nwidgets.render()\n```\n' })
+  if (opts.gadgetsEmbedding) saveEmbedding(app.runtime.store, opts.gadgetsEmbedding)
   await seedLibrary(app, '/acme/gadgets', { 'README.md': '# Gadgets\n\n## Usage\n\nCall `gadget.spin()` to spin.\n\n```js\ngadget.spin({ fast: true })\n```\n' })
   return app
 }

@@ -122,15 +122,15 @@ describe('libraries without a server', () => {
     expect(moved.exitCode).toBe(5)
     expect(oneLine(moved.stderr)).toContain('moved to /acme/gadgets')
 
-    const vectors = join(dataDir, 'vectors')
-    expect((await readdir(vectors)).filter((f) => f.endsWith('.usearch'))).toHaveLength(1)
+    const engine = join(dataDir, 'engine')
+    expect((await readdir(engine)).filter((f) => f.endsWith('.engine'))).toHaveLength(1)
     const refused = await runCli(['libraries', 'remove', '/acme/gadgets', '--data-dir', dataDir])
     expect(refused.exitCode).toBe(2)
     expect(oneLine(refused.stderr)).toContain('pass --yes')
-    expect((await readdir(vectors)).filter((f) => f.endsWith('.usearch'))).toHaveLength(1)
+    expect((await readdir(engine)).filter((f) => f.endsWith('.engine'))).toHaveLength(1)
 
     expect((await runCli(['libraries', 'remove', '/acme/gadgets', '--yes', '--data-dir', dataDir])).exitCode).toBe(0)
-    expect(await readdir(vectors)).toEqual([])
+    expect(await readdir(engine)).toEqual([])
     expect(await json<unknown[]>(dataDir, ['libraries', 'list'])).toEqual([])
   })
 

@@ -95,11 +95,11 @@ describe('crash recovery', () => {
       expect(db.prepare(`SELECT name FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL TABLE%'`).pluck().all()).toEqual([])
       expect(db.prepare('SELECT state, attempts FROM jobs').get()).toEqual({ state: 'succeeded', attempts: 2 })
     })
-    // Only the live set's vector index (and any sidecar of it) is left; the killed build wrote none.
+    // Only the live set's engine file is left; the killed build's went. Hash-embedded, the set has
+    // no vector index: its engine file holds its vectors.
     const live = inspect(dataDir, (db) => setsWithStatus(db, 'live')[0])
-    const vectorFiles = await readdir(join(dataDir, 'vectors'))
-    expect(vectorFiles).toContain(`set-${live}.usearch`)
-    for (const file of vectorFiles) expect(file.startsWith(`set-${live}.usearch`), file).toBe(true)
+    expect(await readdir(join(dataDir, 'engine'))).toEqual([`set-${live}.engine`])
+    expect(await readdir(join(dataDir, 'vectors'))).toEqual([])
     // The killed run's clone went when the job ran again.
     expect(await readdir(join(dataDir, 'repos'))).toEqual([])
   })

@@ -4,7 +4,8 @@
  */
 import { rmSync } from 'node:fs'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest'
+import { DEFAULT_EMBEDDING, saveEmbedding } from '../../src/embed/pool.js'
 import { LIMITS } from '../../src/index/build.js'
 import { renameLibrary } from '../../src/library-admin.js'
 import type { JobRunner } from '../../src/jobs/runner.js'
@@ -12,6 +13,7 @@ import { engineFilePath, vectorIndexPath } from '../../src/paths.js'
 import { addRepo, buildTestApp, createKey, seedLibrary, waitForLibrary } from '../helpers/app.js'
 import { makeGitRepo, redirectGitHub } from '../helpers/git.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
+import { ollamaStandIn } from '../airgap/ollama-standin.js'
 
 const defer = suiteTeardown()
 let app: FastifyInstance
@@ -198,7 +200,14 @@ describe('404', () => {
 
   it('no_snippets_found when nothing matches and the vector index is missing', async () => {
     // With a vector index, k-NN always returns neighbours; without it (derived data, rebuilt at
-    // start-up) BM25 alone answers, and a question with no indexed word finds nothing.
+    // start-up) BM25 alone answers, and a question with no indexed word finds nothing. The set is
+    // embedded by Ollama (a loopback stand-in): a hash-embedded set has no vector index.
+    const ollama = await ollamaStandIn(16)
+    onTestFinished(async () => {
+      saveEmbedding(app.runtime.store, DEFAULT_EMBEDDING)
+      await ollama.close()
+    })
+    saveEmbedding(app.runtime.store, { provider: 'ollama', model: 'nomic-embed-text', host: ollama.url })
     const { setPk } = await seedLibrary(app, '/acme/sparse', GUIDE)
     rmSync(vectorIndexPath(app.runtime.store.paths, setPk))
     expectError(await context({ libraryId: '/acme/sparse', query: 'zeppelin xylophone' }), 404, 'no_snippets_found')

@@ -1,7 +1,7 @@
 /**
  * Versions as an operator manages them with the real CLI: `versions add` asks the remote for the
  * tag before creating anything, a context7.json previousVersions tag the remote lacks fails as
- * tag_not_found, and `versions remove` deletes a version with its set, FTS table and vector file;
+ * tag_not_found, and `versions remove` deletes a version with its set, FTS table and engine file;
  * neither it nor `libraries remove` deletes what a running job writes into.
  */
 import { existsSync } from 'node:fs'
@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { LOCAL } from '../../src/access.js'
 import { addVersion } from '../../src/jobs/library-jobs.js'
-import { vectorIndexPath } from '../../src/paths.js'
+import { engineFilePath } from '../../src/paths.js'
 import { LISTED_TAGS } from '../../src/sources/git-tags.js'
 import { addRepo, buildTestApp, createKey } from '../helpers/app.js'
 import { runCli } from '../helpers/cli.js'
@@ -80,11 +80,11 @@ describe('versions add', () => {
 })
 
 describe('versions remove', () => {
-  it('deletes a version with its snippet set, FTS table and vector file; the default branch keeps serving', async () => {
+  it('deletes a version with its snippet set, FTS table and engine file; the default branch keeps serving', async () => {
     const { store } = app.runtime
     expect((await cli(['versions', 'add', '/acme/lib', 'v1.1.0', '--wait'])).exitCode).toBe(0)
     const setPk = store.libraries.version(store.libraries.byId('/acme/lib')!.pk, 'v1.1.0')!.currentSet!
-    expect(existsSync(vectorIndexPath(store.paths, setPk))).toBe(true)
+    expect(existsSync(engineFilePath(store.paths, setPk))).toBe(true)
 
     const result = await cli(['versions', 'remove', '/acme/lib', 'v1.1.0', '--yes', '--json'])
     expect(result.exitCode, result.stderr).toBe(0)
@@ -92,7 +92,7 @@ describe('versions remove', () => {
     expect(tagsOf('/acme/lib')).not.toContain('v1.1.0')
     expect(store.snippets.set(setPk)).toBeUndefined()
     expect(store.db.prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'fts_${setPk}'`).pluck().get()).toBe(0)
-    expect(existsSync(vectorIndexPath(store.paths, setPk))).toBe(false)
+    expect(existsSync(engineFilePath(store.paths, setPk))).toBe(false)
     expect((await context('/acme/lib@v1.1.0')).json().error).toBe('tag_not_found')
     expect((await context('/acme/lib')).statusCode).toBe(200)
   })

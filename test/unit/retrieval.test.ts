@@ -2,8 +2,9 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest'
 import { ANONYMOUS } from '../../src/access.js'
+import { saveEmbedding } from '../../src/embed/pool.js'
 import { ingestSnippets } from '../../src/index/build.js'
 import { toNewSnippet } from '../../src/jobs/ingest.js'
 import { REBUILD_VECTORS_JOB } from '../../src/jobs/kinds.js'
@@ -21,6 +22,7 @@ import { renderSnippetText } from '../../src/search/render.js'
 import type { StoredSnippet } from '../../src/store/snippets.js'
 import { questionTerms } from '../../src/text/terms.js'
 import { countTokens } from '../../src/tokens.js'
+import { ollamaStandIn } from '../airgap/ollama-standin.js'
 
 const code = (title: string, description: string, source: string, language = 'ts'): ParsedSnippet => ({
   kind: 'code',
@@ -49,6 +51,13 @@ async function addLibrary(id: string, docs: ParsedSnippet[]) {
   return { library, version, result }
 }
 
+/** New sets are embedded by Ollama (a loopback stand-in): sets with a vector index of their own. */
+async function embedWithOllama(): Promise<void> {
+  const standIn = await ollamaStandIn(16)
+  onTestFinished(() => standIn.close())
+  saveEmbedding(runtime.store, { provider: 'ollama', model: 'nomic-embed-text', host: standIn.url })
+}
+
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lectern-retrieval-'))
   runtime = await openRuntime({ config: resolveConfig({ dataDir: dir }).config })
@@ -61,8 +70,13 @@ afterEach(async () => {
 describe('ingest and retrieval', () => {
   it('answers each question with the matching snippet first, identifiers split both ways', async () => {
     const { result } = await addLibrary('/acme/web', DOCS)
-    // A question none of whose words occur: the vector index answers, with every snippet of the set.
-    expect(await runtime.retriever.rank(result.setPk, 'zzz unrelated words')).toHaveLength(DOCS.length)
+    // A hash-embedded set has no vector index: its engine file holds its vectors.
+    expect(fs.readdirSync(runtime.store.paths.vectors)).toEqual([])
+    // A question none of whose words occur: the set's vectors answer, with the snippets that share
+    // a hashed word or part of one with it.
+    const unmatched = await runtime.retriever.rank(result.setPk, 'zzz unrelated words')
+    expect(unmatched.length).toBeGreaterThan(0)
+    expect(unmatched.length).toBeLessThanOrEqual(DOCS.length)
     const ask = async (query: string) => (await runtime.retriever.getContext({ libraryId: '/acme/web', query, tokens: 5000, caller: ANONYMOUS })).snippets[0].title
     // A misspelt word matches no term, but shares character 3-grams with the right snippet's.
     expect(await ask('shutdwn')).toBe('Close the server')
@@ -103,7 +117,7 @@ describe('ingest and retrieval', () => {
 
   it('swaps a new set in atomically and sweeps the replaced one with its files', async () => {
     const { version, result } = await addLibrary('/acme/swap', DOCS)
-    const oldFile = vectorIndexPath(runtime.store.paths, result.setPk)
+    const oldFile = engineFilePath(runtime.store.paths, result.setPk)
     expect(fs.existsSync(oldFile)).toBe(true)
     const next = await ingestSnippets(
       { store: runtime.store, embedder: runtime.embedders.current() },
@@ -118,6 +132,7 @@ describe('ingest and retrieval', () => {
   })
 
   it('removes a half-built set when ingest fails, keeping the live one', async () => {
+    await embedWithOllama()
     const { version, result } = await addLibrary('/acme/fail', DOCS)
     const base = runtime.embedders.current()
     const failing = { provider: base.provider, model: base.model, dimensions: () => base.dimensions(), embed: () => Promise.reject(new Error('provider down')) }
@@ -127,6 +142,7 @@ describe('ingest and retrieval', () => {
     expect(runtime.store.libraries.versionByPk(version.pk)?.currentSet).toBe(result.setPk)
     expect(runtime.store.snippets.setsWithStatus('building')).toEqual([])
     expect(fs.readdirSync(runtime.store.paths.vectors).sort()).toEqual([`set-${result.setPk}.usearch`, `set-${result.setPk}.usearch.json`])
+    expect(fs.readdirSync(runtime.store.paths.engine)).toEqual([path.basename(engineFilePath(runtime.store.paths, result.setPk))])
   })
 
   it('refuses an empty library with no_code_found', async () => {
@@ -137,6 +153,7 @@ describe('ingest and retrieval', () => {
   })
 
   it('rebuilds a missing or mismatched vector index at start-up and answers from BM25 meanwhile', async () => {
+    await embedWithOllama()
     const { result } = await addLibrary('/acme/vec', DOCS)
     const file = vectorIndexPath(runtime.store.paths, result.setPk)
     fs.writeFileSync(file, 'not an index, and mapping it must not crash the process')
@@ -181,22 +198,31 @@ describe('ingest and retrieval', () => {
     fs.rmSync(running[0])
   })
 
-  it('removes stray vector files at start: sets that are gone and writes of processes that are gone, not a running write', async () => {
+  it('removes stray vector files at start: sets that are gone, writes of processes that are gone, a hash-embedded set\'s index; not a running write or a re-embedding', async () => {
+    const hashed = (await addLibrary('/acme/hashed', DOCS)).result.setPk
+    await embedWithOllama()
     const { result } = await addLibrary('/acme/vector-strays', DOCS)
     const vectors = runtime.store.paths.vectors
     const live = vectorIndexPath(runtime.store.paths, result.setPk)
     const deadWriter = spawnSync(process.execPath, ['-e', '0']).pid
-    const strays = ['set-99999.usearch', 'set-99999.usearch.json', `set-${result.setPk}.usearch.${deadWriter}.tmp`].map((name) => path.join(vectors, name))
+    // set-<hashed>.usearch: the vector index earlier versions built for a hash-embedded set.
+    const strays = ['set-99999.usearch', 'set-99999.usearch.json', `set-${result.setPk}.usearch.${deadWriter}.tmp`, `set-${hashed}.usearch`, `set-${hashed}.usearch.json`].map((name) => path.join(vectors, name))
     const running = path.join(vectors, `set-${result.setPk}.usearch.${process.pid}.tmp`)
+    const reembedding = path.join(vectors, `set-${hashed}.usearch.reembed.f32`)
     const unknown = path.join(vectors, 'README')
-    for (const file of [...strays, running, unknown]) fs.writeFileSync(file, 'left behind')
+    for (const file of [...strays, running, reembedding, unknown]) fs.writeFileSync(file, 'left behind')
     const kept = fs.readFileSync(live)
     const lines: Array<{ obj: object; msg: string }> = []
     await recoverDataDir(runtime, { info: (obj: object, msg: string) => lines.push({ obj, msg }), warn: () => {}, error: () => {} })
     expect(strays.filter((stray) => fs.existsSync(stray))).toEqual([])
-    expect([running, unknown].filter((file) => fs.existsSync(file))).toEqual([running, unknown])
+    expect([running, reembedding, unknown].filter((file) => fs.existsSync(file))).toEqual([running, reembedding, unknown])
     expect(fs.readFileSync(live).equals(kept)).toBe(true)
-    expect(lines).toContainEqual({ obj: { strays: 3 }, msg: 'removed vector files of sets that are gone, and unfinished writes' })
+    expect(lines).toContainEqual({
+      obj: { strays: 5 },
+      msg: 'removed vector files of sets that are gone, vector indexes of hash-embedded sets (their engine files hold their vectors), and unfinished writes',
+    })
+    // No rebuild is queued for the hash-embedded set, which needs no index.
+    expect(runtime.store.jobs.list({ states: ['queued'] })).toEqual([])
     fs.rmSync(running)
     fs.rmSync(unknown)
   })
@@ -278,6 +304,35 @@ describe('fusion and packing', () => {
     docs.forEach((doc, i) => expect(batch[i]).toBeCloseTo(plain(doc), 6))
     expect(batch[2]).toBe(0)
     expect(set.similarities(question, []).length).toBe(0)
+  })
+
+  it('finds the k rows nearest a question among all of them, as sorting every positive cosine would, ties to the lower row', () => {
+    let seed = 5
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1
+    const dimensions = 64
+    const question = Float32Array.from({ length: dimensions }, (_, i) => (i % 3 === 0 ? random() : 0))
+    // Rows 10 to 19 repeat rows 0 to 9, which lie near the question (ties at the top); every
+    // fourth row after them points away from it.
+    const near = Array.from({ length: 10 }, () => question.map((value) => value + random() / 4))
+    const vectors = Array.from({ length: 300 }, (_, doc) => (doc < 20 ? Float32Array.from(near[doc % 10]) : Float32Array.from({ length: dimensions }, () => random())))
+    vectors.forEach((vector, doc) => {
+      if (doc >= 20 && doc % 4 === 3) vector.forEach((_, i) => (vector[i] = -Math.sign(question[i])))
+    })
+    const rows = new Int8Array(vectors.length * dimensions)
+    vectors.forEach((vector, row) => quantizeInto(vector, rows, row))
+    const set = new SetVectors(rows, dimensions)
+    const every = set.similarities(question, vectors.map((_, doc) => doc))
+    const reference = (k: number) =>
+      [...every.entries()]
+        .filter(([, cosine]) => cosine > 0)
+        .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+        .slice(0, k)
+        .map(([doc, cosine]) => ({ doc, cosine }))
+    expect(reference(2).map(({ doc }) => doc % 10)).toEqual(Array(2).fill(reference(1)[0].doc))
+    for (const k of [1, 2, 15, 50, 300]) expect(set.nearest(question, k)).toEqual(reference(k))
+    expect(set.nearest(question, 300).length).toBeLessThan(300)
+    expect(set.nearest(question, 300).some(({ doc }) => doc >= 20 && doc % 4 === 3)).toBe(false)
+    expect(set.nearest(new Float32Array(dimensions), 10)).toEqual([])
   })
 
   const snippet = (pk: number, tokens: number, body: string): StoredSnippet => ({

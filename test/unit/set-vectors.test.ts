@@ -1,12 +1,14 @@
 /**
  * Rebuilding and re-embedding a snippet set's vectors (index/vectors.ts, index/reembed.ts) when
  * things go wrong: the embedder failing half-way, a stop, the set replaced and swept meanwhile, a
- * full disk. The old index keeps serving byte for byte, the set's embedding is unchanged, no temp
- * or half-written index is left, and a re-embedding continues from its last saved batch.
+ * full disk. The old vectors keep serving byte for byte, the set's embedding is unchanged, no temp
+ * or half-written index is left, and a re-embedding continues from its last saved batch. The sets
+ * start hash-embedded (their engine file holds their vectors, no vector index) and switch to
+ * Ollama (a loopback stand-in), whose sets have a vector index.
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { describe, expect, it, onTestFinished } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { createEmbedder } from '../../src/embed/index.js'
 import type { Embedder } from '../../src/embed/types.js'
 import { ingestSnippets } from '../../src/index/build.js'
@@ -21,11 +23,17 @@ import { inspectVectorFile } from '../../src/search/vector-index.js'
 import { openStore, type Store } from '../../src/store/index.js'
 import { tmpDataDir } from '../helpers/tmp.js'
 import { fill, tmpfs } from '../helpers/tmpfs.js'
+import { ollamaStandIn, type StandIn } from '../airgap/ollama-standin.js'
 
 const SNIPPETS = 150
 const hash = createEmbedder({ provider: 'hash' })
-/** Another embedder: the built-in one at another dimension, as a provider switch would give. */
-const other = () => createEmbedder({ provider: 'hash', dimensions: 16 })
+let ollama: StandIn
+beforeAll(async () => {
+  ollama = await ollamaStandIn(16)
+})
+afterAll(() => ollama.close())
+/** Another embedder, as a provider switch would give: one whose sets have a vector index. */
+const other = () => createEmbedder({ provider: 'ollama', model: 'nomic-embed-text', host: ollama.url })
 
 /**
  * `inner`, with `before(call)` run before each embed call (1-based): it may throw (the provider
@@ -55,11 +63,11 @@ const docs = (prefix: string, count: number) =>
     ),
   )
 
-async function setUp(dataDir?: string): Promise<{ store: Store; versionPk: number; setPk: number; file: string }> {
+async function setUp(dataDir?: string, embedder: Embedder = hash): Promise<{ store: Store; versionPk: number; setPk: number; file: string }> {
   const store = await openStore(dataDir ?? (await tmpDataDir()))
   onTestFinished(() => store.close())
   const { version } = store.libraries.create({ id: '/acme/widgets', title: 'widgets', sourceKind: 'github', sourceUrl: 'x' })
-  const { setPk } = await ingestSnippets({ store, embedder: hash }, { versionPk: version.pk, commitSha: 'a' }, docs('widgets', SNIPPETS))
+  const { setPk } = await ingestSnippets({ store, embedder }, { versionPk: version.pk, commitSha: 'a' }, docs('widgets', SNIPPETS))
   return { store, versionPk: version.pk, setPk, file: vectorIndexPath(store.paths, setPk) }
 }
 
@@ -68,8 +76,10 @@ const vectorFiles = (store: Store) => Object.fromEntries(fs.readdirSync(store.pa
 const strays = (store: Store) => fs.readdirSync(store.paths.vectors).filter((name) => /\.tmp$|\.next/.test(name))
 
 describe('re-embedding a set', () => {
-  it('keeps the old index and embedding when the embedder fails half-way, and continues from the last saved batch', async () => {
+  it('keeps the old vectors and embedding when the embedder fails half-way, continues from the last saved batch, and switches back to the hash embedder', async () => {
     const { store, setPk, file } = await setUp()
+    const engineFile = engineFilePath(store.paths, setPk)
+    const engineBefore = fs.readFileSync(engineFile)
     const before = vectorFiles(store)
     const failing = watched(other(), (call) => {
       if (call === 3) throw new Error('provider went away')
@@ -77,11 +87,12 @@ describe('re-embedding a set', () => {
     await expect(reembedSet({ store, embedder: failing }, setPk)).rejects.toThrow('provider went away')
     expect(store.snippets.set(setPk)).toMatchObject({ status: 'live', embedProvider: 'hash', dimensions: 384 })
     const files = reembedPaths(store.paths, setPk)
-    // Two batches of 64 saved, nothing more; the live index and its sidecar untouched.
+    // Two batches of 64 saved, nothing more; the engine file, which holds the live vectors, untouched.
     expect(JSON.parse(fs.readFileSync(files.meta, 'utf8'))).toMatchObject({ done: 128 })
     expect(fs.statSync(files.vectors).size).toBe(128 * 16 * 4)
     const { [path.basename(files.vectors)]: _v, [path.basename(files.meta)]: _m, ...rest } = vectorFiles(store)
     expect(rest).toEqual(before)
+    expect(fs.readFileSync(engineFile).equals(engineBefore)).toBe(true)
     expect(strays(store)).toEqual([])
 
     const healed = watched(other(), () => {})
@@ -89,15 +100,24 @@ describe('re-embedding a set', () => {
     expect(await reembedSet({ store, embedder: healed, onSwitched: (pk) => switched.push(pk) }, setPk)).toEqual({ outcome: 'switched', snippets: SNIPPETS, resumedAt: 128 })
     expect(healed.texts).toBe(SNIPPETS - 128)
     expect(switched).toEqual([setPk])
-    expect(store.snippets.set(setPk)).toMatchObject({ embedProvider: 'hash', dimensions: 16 })
+    expect(store.snippets.set(setPk)).toMatchObject({ embedProvider: 'ollama', dimensions: 16 })
     expect(inspectVectorFile(file, { dimensions: 16, count: SNIPPETS })).toBeUndefined()
     expect(fs.readdirSync(store.paths.vectors).sort()).toEqual([`set-${setPk}.usearch`, `set-${setPk}.usearch.json`])
-    // The engine file was written again for the new embedder: the next load reads it as it is.
+    // The engine file was written again for the new embedder (no vectors in it now): the next
+    // load reads it as it is.
     const heads = store.snippets.headsOfSet(setPk)
-    const loaded = loadSet(setPk, heads, engineFileKind(store.snippets.set(setPk)!), engineFilePath(store.paths, setPk), () => {
-      throw new Error('the engine file matches the new embedder')
-    })
-    expect(loaded.vectors?.dimensions).toBe(16)
+    const load = () =>
+      loadSet(setPk, heads, engineFileKind(store.snippets.set(setPk)!), engineFilePath(store.paths, setPk), () => {
+        throw new Error('the engine file matches the new embedder')
+      })
+    expect(load().vectors).toBeUndefined()
+
+    // Back to the hash embedder: the vector index goes, and the engine file holds the vectors again.
+    expect(await reembedSet({ store, embedder: hash }, setPk)).toMatchObject({ outcome: 'switched', snippets: SNIPPETS })
+    expect(store.snippets.set(setPk)).toMatchObject({ embedProvider: 'hash', dimensions: 384 })
+    expect(fs.readdirSync(store.paths.vectors)).toEqual([])
+    expect(load().vectors?.dimensions).toBe(384)
+    expect(fs.readFileSync(engineFile).equals(engineBefore)).toBe(true)
   })
 
   it('leaves the set as it was when stopped', async () => {
@@ -137,7 +157,7 @@ describe('re-embedding a set', () => {
     expect(fs.readdirSync(store.paths.vectors)).toEqual([])
   })
 
-  it('fails with disk_full on a full volume, keeping what it saved and the old index, and finishes once there is room', async () => {
+  it('fails with disk_full on a full volume, keeping what it saved and the old vectors, and finishes once there is room', async () => {
     const mount = await tmpfs('24m')
     const { store, setPk, file } = await setUp(path.join(mount, 'data'))
     const before = vectorFiles(store)
@@ -163,29 +183,37 @@ describe('re-embedding a set', () => {
 
 describe('rebuilding a set\'s vector index', () => {
   it('writes nothing and leaves no temp file when the embedder fails half-way or the run is stopped', async () => {
-    const { store, setPk, file } = await setUp()
+    const { store, setPk, file } = await setUp(undefined, other())
     fs.rmSync(file)
     fs.rmSync(`${file}.json`)
-    const failing = watched(hash, () => {
+    const failing = watched(other(), () => {
       throw new Error('provider went away')
     })
     await expect(rebuildVectorIndex({ store, embedders: { forSet: () => failing } }, setPk)).rejects.toThrow('provider went away')
     const stop = new AbortController()
-    const stopping = watched(hash, () => stop.abort())
+    const stopping = watched(other(), () => stop.abort())
     await expect(rebuildVectorIndex({ store, embedders: { forSet: () => stopping }, signal: stop.signal }, setPk)).rejects.toMatchObject({ name: 'AbortError' })
     expect(fs.readdirSync(store.paths.vectors)).toEqual([])
 
     const rebuilt: number[] = []
-    expect(await rebuildVectorIndex({ store, embedders: { forSet: () => hash }, onRebuilt: (pk) => rebuilt.push(pk) }, setPk)).toBe(SNIPPETS)
+    expect(await rebuildVectorIndex({ store, embedders: { forSet: () => other() }, onRebuilt: (pk) => rebuilt.push(pk) }, setPk)).toBe(SNIPPETS)
     expect(rebuilt).toEqual([setPk])
-    expect(inspectVectorFile(file, { dimensions: 384, count: SNIPPETS })).toBeUndefined()
+    expect(inspectVectorFile(file, { dimensions: 16, count: SNIPPETS })).toBeUndefined()
+  })
+
+  it('builds none for a hash-embedded set, whose engine file holds its vectors (a rebuild queued by an earlier version)', async () => {
+    const { store, setPk } = await setUp()
+    const embedder = watched(hash, () => {})
+    expect(await rebuildVectorIndex({ store, embedders: { forSet: () => embedder } }, setPk)).toBeUndefined()
+    expect(embedder.texts).toBe(0)
+    expect(fs.readdirSync(store.paths.vectors)).toEqual([])
   })
 
   it('writes no file for a set replaced and swept while it was embedded', async () => {
-    const { store, versionPk, setPk, file } = await setUp()
+    const { store, versionPk, setPk, file } = await setUp(undefined, other())
     fs.rmSync(file)
     fs.rmSync(`${file}.json`)
-    const replacing = watched(hash, async () => {
+    const replacing = watched(other(), async () => {
       await ingestSnippets({ store, embedder: hash }, { versionPk, commitSha: 'b' }, docs('gadgets', 3))
       sweepSets(store, ['retired'])
     })
