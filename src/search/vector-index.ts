@@ -1,5 +1,6 @@
 /**
- * One usearch (HNSW, cosine) index file per snippet set, keyed by snippet pk, with a JSON
+ * One usearch (HNSW, cosine) index file per snippet set of a real embedder (a hash-embedded set
+ * keeps its vectors in its engine file, set-vectors.ts), keyed by snippet pk, with a JSON
  * sidecar naming its provider, model, dimension, vector count and byte size. Both are written
  * to temp names and renamed, so a reader never opens half a file. The files are derived data:
  * a missing or mismatched one is rebuilt from the snippets, never a reason to fail a request.
