@@ -1,6 +1,6 @@
 /**
  * Building a snippet set: count, embed, write its rows, its vector index (unless the engine file
- * holds its vectors, index/vectors.ts) and its engine file, then swap the version to the new set
+ * holds its vectors: `hasVectorIndex`) and its engine file, then swap the version to the new set
  * in one transaction.
  *
  * Guarantee: until `finalizeSet` commits, readers keep the previous set; if anything fails

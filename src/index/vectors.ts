@@ -2,9 +2,9 @@
  * A live snippet set's vector index after its build: checked at start-up against the set, and
  * rebuilt from the set's rows by the embedder that built it. A hash-embedded set has none: its
  * engine file holds its vectors (loaded-set.ts), and the engine compares a question with every
- * one of them where another set's question walks the index's graph (set-vectors.ts). The index is derived data: a bad
- * one is deleted, retrieval answers from the lexical index alone meanwhile, and the caller
- * queues the rebuild (the `rebuild-vectors` job).
+ * one of them where another set's question walks the index's graph (set-vectors.ts). The index
+ * is derived data: a bad one is deleted, retrieval answers from the lexical index alone
+ * meanwhile, and the caller queues the rebuild (the `rebuild-vectors` job).
  *
  * Guarantee: the rebuilt file is written to a temp name and renamed (search/vector-index.ts),
  * and only while the set is still live; a stop or a failure half-way writes nothing and leaves

@@ -8,7 +8,6 @@
  */
 import { mostSimilar } from './fusion.js'
 
-
 /** Writes `vector` quantized into `into` at row `row`. */
 export function quantizeInto(vector: Float32Array, into: Int8Array, row: number): void {
   let max = 0
