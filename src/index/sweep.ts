@@ -1,7 +1,7 @@
 /**
- * Removing the snippet sets nothing serves any more, and the engine files no set owns. Apart from build.ts, because every process
- * that opens a data directory sweeps at start, while only jobs build sets (and build.ts imports
- * the tokenizer and the vector library).
+ * Removing the snippet sets nothing serves any more, and the files no set needs. Apart from
+ * build.ts, because a server sweeps at start (`recoverDataDir`), while only jobs build sets (and
+ * build.ts imports the tokenizer and the vector library).
  */
 import fs from 'node:fs'
 import path from 'node:path'

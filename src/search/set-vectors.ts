@@ -50,19 +50,7 @@ export class SetVectors {
    */
   similarities(query: Float32Array, docs: ArrayLike<number>): Float64Array {
     const { rows, dimensions, norms } = this
-    // Indexed loops, not for-of: iterating a typed array cost as much as all the dot products.
-    const at = new Int32Array(query.length)
-    const weights = new Float64Array(query.length)
-    let nonZero = 0
-    let queryNorm = 0
-    for (let i = 0; i < query.length; i++) {
-      const value = query[i]
-      if (value === 0) continue
-      at[nonZero] = i
-      weights[nonZero++] = value
-      queryNorm += value * value
-    }
-    queryNorm = Math.sqrt(queryNorm)
+    const { at, weights, nonZero, norm } = sparse(query)
     const count = docs.length
     const starts = new Int32Array(count)
     for (let c = 0; c < count; c++) starts[c] = docs[c] * dimensions
@@ -73,7 +61,7 @@ export class SetVectors {
       for (let c = 0; c < count; c++) dots[c] += weight * rows[starts[c] + dimension]
     }
     for (let c = 0; c < count; c++) {
-      const product = queryNorm * norms[docs[c]]
+      const product = norm * norms[docs[c]]
       dots[c] = product > 0 ? dots[c] / product : 0
     }
     return dots
@@ -82,13 +70,38 @@ export class SetVectors {
   /**
    * The k snippets most similar to the question (ties: the lower position), of those with a
    * positive cosine: one that shares no hashed word or part of a word with the question is no
-   * answer to it. About a millisecond for 10,000 snippets.
+   * answer to it. Every row is read, one after another, which the processor streams (about a
+   * millisecond for 10,000 snippets); each dot product adds its terms in dimension order, so the
+   * cosines are exactly those of `similarities`.
    */
   nearest(query: Float32Array, k: number): Array<{ doc: number; cosine: number }> {
-    const cosines = this.similarities(query, Int32Array.from({ length: this.norms.length }, (_, doc) => doc))
+    const { rows, dimensions, norms } = this
+    const { at, weights, nonZero, norm } = sparse(query)
     function* similar() {
-      for (let doc = 0; doc < cosines.length; doc++) if (cosines[doc] > 0) yield { doc, cosine: cosines[doc] }
+      for (let doc = 0, start = 0; doc < norms.length; doc++, start += dimensions) {
+        let dot = 0
+        for (let n = 0; n < nonZero; n++) dot += weights[n] * rows[start + at[n]]
+        const product = norm * norms[doc]
+        const cosine = product > 0 ? dot / product : 0
+        if (cosine > 0) yield { doc, cosine }
+      }
     }
     return mostSimilar(similar(), k)
   }
+}
+
+/** A question's non-zero dimensions, their values and its norm. Indexed loops, not for-of: iterating a typed array cost as much as all the dot products. */
+function sparse(query: Float32Array): { at: Int32Array; weights: Float64Array; nonZero: number; norm: number } {
+  const at = new Int32Array(query.length)
+  const weights = new Float64Array(query.length)
+  let nonZero = 0
+  let norm = 0
+  for (let i = 0; i < query.length; i++) {
+    const value = query[i]
+    if (value === 0) continue
+    at[nonZero] = i
+    weights[nonZero++] = value
+    norm += value * value
+  }
+  return { at, weights, nonZero, norm: Math.sqrt(norm) }
 }
