@@ -131,8 +131,8 @@ export function createJobsRepository(db: Db): JobsRepository {
   const requeueOne = db.prepare(
     `UPDATE jobs SET state = 'queued', status_message = 'interrupted by a stop; queued again' WHERE pk = ? AND state = 'running' AND cancel_requested_at IS NULL`,
   )
-  // Each version's last success, found in one pass over the successes: a subquery a failed job
-  // would scan the successes again for every failure (150 ms for 15,000 jobs).
+  // Each version's last success, found in one pass over the successes: a subquery per failed job
+  // scanned the successes again for every failure (150 ms for 15,000 jobs).
   const unresolvedFailures = db.prepare<[number], JobRow>(
     `SELECT f.* FROM jobs f
        LEFT JOIN (SELECT version_pk, max(pk) AS last FROM jobs WHERE state = 'succeeded' AND version_pk IS NOT NULL GROUP BY version_pk) s

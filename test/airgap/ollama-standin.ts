@@ -6,9 +6,12 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { EmbedderSettings } from '../../src/embed/types.js'
 
 export interface StandIn {
   url: string
+  /** The embedding settings that use this stand-in (as `lectern config set embedding.provider ollama` saves them). */
+  settings: EmbedderSettings
   calls: string[][]
   /** Decides per call (0-based) whether to fail it; change it at any time. */
   fail: (call: number) => boolean
@@ -16,7 +19,7 @@ export interface StandIn {
 }
 
 export async function ollamaStandIn(dimensions: number): Promise<StandIn> {
-  const standIn: StandIn = { url: '', calls: [], fail: () => false, close: async () => {} }
+  const standIn: StandIn = { url: '', settings: { provider: 'ollama' }, calls: [], fail: () => false, close: async () => {} }
   const server: Server = createServer((req, res) => {
     let body = ''
     req.on('data', (chunk: Buffer) => (body += chunk.toString()))
@@ -35,6 +38,7 @@ export async function ollamaStandIn(dimensions: number): Promise<StandIn> {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   standIn.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  standIn.settings = { provider: 'ollama', model: 'nomic-embed-text', host: standIn.url }
   standIn.close = () => new Promise((resolve) => server.close(() => resolve()))
   return standIn
 }

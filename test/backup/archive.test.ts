@@ -39,7 +39,7 @@ describe('backup archive', () => {
     // Gadgets embedded by Ollama (a loopback stand-in) has a vector index; hash-embedded widgets has none.
     const ollama = await ollamaStandIn(16)
     onTestFinished(() => ollama.close())
-    const app = await seededApp({ gadgetsEmbedding: { provider: 'ollama', model: 'nomic-embed-text', host: ollama.url } })
+    const app = await seededApp({ gadgetsEmbedding: ollama.settings })
     const { store } = app.runtime
     const writer = startWriter(store.paths.database)
     await pollUntil('the writer to commit', () => (store.db.prepare("SELECT count(*) AS n FROM settings WHERE key LIKE 'load.%'").get() as { n: number }).n > 200 || undefined)

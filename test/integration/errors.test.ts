@@ -207,7 +207,7 @@ describe('404', () => {
       saveEmbedding(app.runtime.store, DEFAULT_EMBEDDING)
       await ollama.close()
     })
-    saveEmbedding(app.runtime.store, { provider: 'ollama', model: 'nomic-embed-text', host: ollama.url })
+    saveEmbedding(app.runtime.store, ollama.settings)
     const { setPk } = await seedLibrary(app, '/acme/sparse', GUIDE)
     rmSync(vectorIndexPath(app.runtime.store.paths, setPk))
     expectError(await context({ libraryId: '/acme/sparse', query: 'zeppelin xylophone' }), 404, 'no_snippets_found')

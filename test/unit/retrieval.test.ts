@@ -55,7 +55,7 @@ async function addLibrary(id: string, docs: ParsedSnippet[]) {
 async function embedWithOllama(): Promise<void> {
   const standIn = await ollamaStandIn(16)
   onTestFinished(() => standIn.close())
-  saveEmbedding(runtime.store, { provider: 'ollama', model: 'nomic-embed-text', host: standIn.url })
+  saveEmbedding(runtime.store, standIn.settings)
 }
 
 beforeEach(async () => {

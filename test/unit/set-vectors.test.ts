@@ -33,7 +33,7 @@ beforeAll(async () => {
 })
 afterAll(() => ollama.close())
 /** Another embedder, as a provider switch would give: one whose sets have a vector index. */
-const other = () => createEmbedder({ provider: 'ollama', model: 'nomic-embed-text', host: ollama.url })
+const other = () => createEmbedder(ollama.settings)
 
 /**
  * `inner`, with `before(call)` run before each embed call (1-based): it may throw (the provider
