@@ -9,7 +9,7 @@
  * one that repeats one of its words; both measured on the development set (bench/RESULTS.md).
  * Every weight is computed when the index is built, so a query adds precomputed impacts.
  */
-import { indexTerms } from '../text/terms.js'
+import { MAX_QUESTION_TERMS, indexTerms } from '../text/terms.js'
 
 /** Field weights of BM25F: the title says most about a snippet, the body least per word. */
 export const FIELD_WEIGHTS = { title: 4, context: 2, body: 1 } as const
@@ -195,8 +195,8 @@ export class LexicalIndex {
     }
     // Top `limit` by a bounded min-heap (worst kept at the root), then the scratch is cleared
     // where it was written, so a query costs its matches, not the set's size.
-    const heap = new TopK(Math.min(Math.floor(limit), count))
-    const coverage = Float64Array.from({ length: questionTerms.length + 1 }, (_, n) => (n / questionTerms.length) ** COVERAGE_EXPONENT)
+    const heap = topK.reset(Math.min(Math.floor(limit), count))
+    const coverage = coverageFactors(questionTerms.length)
     for (let t = 0; t < count; t++) {
       const doc = touched[t]
       heap.offer(doc, scores[doc] * coverage[Math.min(matched[doc], questionTerms.length)])
@@ -209,14 +209,13 @@ export class LexicalIndex {
   /**
    * Whether two snippets' bodies are near-duplicates (SimHash within 3 bits of 64). Packing asks
    * it of every candidate against every snippet packed before it, a thousand pairs a request, and
-   * most pairs differ in half their bits: counting stops at the fourth.
+   * most pairs differ in half their bits: the second half is counted only when the first leaves
+   * room. The bits are counted without a loop, whose exit the processor could not predict.
    */
   nearDuplicates(a: number, b: number): boolean {
     const { simhashes } = this
-    let bits = 0
-    for (let x = simhashes[a * 2] ^ simhashes[b * 2]; x !== 0; x &= x - 1) if (++bits > NEAR_DUPLICATE_BITS) return false
-    for (let x = simhashes[a * 2 + 1] ^ simhashes[b * 2 + 1]; x !== 0; x &= x - 1) if (++bits > NEAR_DUPLICATE_BITS) return false
-    return true
+    const bits = popcount(simhashes[a * 2] ^ simhashes[b * 2])
+    return bits <= NEAR_DUPLICATE_BITS && bits + popcount(simhashes[a * 2 + 1] ^ simhashes[b * 2 + 1]) <= NEAR_DUPLICATE_BITS
   }
 
   /** The term's number in the vocabulary, or -1. */
@@ -311,6 +310,13 @@ function termStarts(text: Buffer, terms: number): Uint32Array {
   return starts
 }
 
+/** The set bits of a 32-bit integer (the classic parallel count: pairs, nibbles, then bytes summed by a multiply). */
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333)
+  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24)
+}
+
 /** 32-bit FNV-1a of `bytes[from..to)`. */
 function hashBytes(bytes: Uint8Array, from: number, to: number): number {
   let hash = 0x811c9dc5
@@ -321,16 +327,25 @@ function hashBytes(bytes: Uint8Array, from: number, to: number): number {
 /**
  * The best k hits seen, in a binary min-heap whose root is the worst of them ("worst": the lower
  * score, then the later document). Kept in typed arrays, not objects: a query offers every
- * document it matched, hundreds, and most are turned away by one comparison with the root.
+ * document it matched, hundreds, and most are turned away by one comparison with the root. One
+ * heap serves every query of the thread (`topK`), as the accumulators do: a query empties it
+ * before the next starts, and typed arrays allocated per query cost more than filling them.
  */
 class TopK {
-  private readonly docs: Int32Array
-  private readonly scores: Float64Array
+  private docs = new Int32Array(0)
+  private scores = new Float64Array(0)
   private size = 0
+  private k = 0
 
-  constructor(private readonly k: number) {
-    this.docs = new Int32Array(k)
-    this.scores = new Float64Array(k)
+  /** Empties the heap to keep the best `k`. */
+  reset(k: number): this {
+    if (this.docs.length < k) {
+      this.docs = new Int32Array(k)
+      this.scores = new Float64Array(k)
+    }
+    this.k = k
+    this.size = 0
+    return this
   }
 
   offer(doc: number, score: number): void {
@@ -380,6 +395,20 @@ class TopK {
     docs[i] = doc
     scores[i] = score
   }
+}
+
+const topK = new TopK()
+
+/**
+ * The factor of a snippet's score for matching `n` of a question's `terms` terms, `(n/terms)^e`,
+ * by `n`. A question has at most MAX_QUESTION_TERMS terms, so a few tables serve every query;
+ * a longer list (no question) gets its own.
+ */
+const coverageTables: Float64Array[] = []
+function coverageFactors(terms: number): Float64Array {
+  const table = coverageTables[terms] ?? Float64Array.from({ length: terms + 1 }, (_, n) => (n / terms) ** COVERAGE_EXPONENT)
+  if (terms <= MAX_QUESTION_TERMS) coverageTables[terms] = table
+  return table
 }
 
 /** Whether a hit ranks after another: a lower score, then the later document. */

@@ -42,29 +42,48 @@ export class SetVectors {
   /**
    * The cosine similarity of a question's vector to the snippets at the given index positions,
    * in their order. A question's hash vector has few non-zero dimensions (its words and their
-   * 3-grams), so each cosine only reads those. The loop runs over dimensions, then snippets:
-   * the rows are scattered over the set, and reading the same dimension of every row in a row
-   * lets the processor fetch their cache lines at once instead of one row after another (a
-   * third less time on the 1M store). Each dot product still adds its terms in dimension order,
-   * so the cosines are exactly those of one row at a time.
+   * 3-grams), so each cosine only reads those. Four rows are read in one pass over the
+   * question's dimensions: each row is a separate run of memory, and reading four at once lets
+   * the processor fetch their cache lines together while the question's dimensions are loaded
+   * once for the four (twice as fast as one row at a time on the 1M store, bench/RESULTS.md).
+   * Each dot product still adds its terms in dimension order, so the cosines are exactly those
+   * of one row at a time.
    */
   similarities(query: Float32Array, docs: ArrayLike<number>): Float64Array {
     const { rows, dimensions, norms } = this
-    const { at, weights, nonZero, norm } = sparse(query)
+    const { at, weights, nonZero, norm } = question.of(query)
     const count = docs.length
-    const starts = new Int32Array(count)
-    for (let c = 0; c < count; c++) starts[c] = docs[c] * dimensions
-    const dots = new Float64Array(count)
-    for (let n = 0; n < nonZero; n++) {
-      const dimension = at[n]
-      const weight = weights[n]
-      for (let c = 0; c < count; c++) dots[c] += weight * rows[starts[c] + dimension]
+    const cosines = new Float64Array(count)
+    let c = 0
+    for (; c + 4 <= count; c += 4) {
+      const a = docs[c] * dimensions
+      const b = docs[c + 1] * dimensions
+      const d = docs[c + 2] * dimensions
+      const e = docs[c + 3] * dimensions
+      let dotA = 0
+      let dotB = 0
+      let dotD = 0
+      let dotE = 0
+      for (let n = 0; n < nonZero; n++) {
+        const dimension = at[n]
+        const weight = weights[n]
+        dotA += weight * rows[a + dimension]
+        dotB += weight * rows[b + dimension]
+        dotD += weight * rows[d + dimension]
+        dotE += weight * rows[e + dimension]
+      }
+      cosines[c] = cosine(dotA, norm, norms[docs[c]])
+      cosines[c + 1] = cosine(dotB, norm, norms[docs[c + 1]])
+      cosines[c + 2] = cosine(dotD, norm, norms[docs[c + 2]])
+      cosines[c + 3] = cosine(dotE, norm, norms[docs[c + 3]])
     }
-    for (let c = 0; c < count; c++) {
-      const product = norm * norms[docs[c]]
-      dots[c] = product > 0 ? dots[c] / product : 0
+    for (; c < count; c++) {
+      const start = docs[c] * dimensions
+      let dot = 0
+      for (let n = 0; n < nonZero; n++) dot += weights[n] * rows[start + at[n]]
+      cosines[c] = cosine(dot, norm, norms[docs[c]])
     }
-    return dots
+    return cosines
   }
 
   /**
@@ -76,32 +95,55 @@ export class SetVectors {
    */
   nearest(query: Float32Array, k: number): Array<{ doc: number; cosine: number }> {
     const { rows, dimensions, norms } = this
-    const { at, weights, nonZero, norm } = sparse(query)
+    const { at, weights, nonZero, norm } = question.of(query)
     function* similar() {
       for (let doc = 0, start = 0; doc < norms.length; doc++, start += dimensions) {
         let dot = 0
         for (let n = 0; n < nonZero; n++) dot += weights[n] * rows[start + at[n]]
-        const product = norm * norms[doc]
-        const cosine = product > 0 ? dot / product : 0
-        if (cosine > 0) yield { doc, cosine }
+        const similarity = cosine(dot, norm, norms[doc])
+        if (similarity > 0) yield { doc, cosine: similarity }
       }
     }
     return mostSimilar(similar(), k)
   }
 }
 
-/** A question's non-zero dimensions, their values and its norm. Indexed loops, not for-of: iterating a typed array cost as much as all the dot products. */
-function sparse(query: Float32Array): { at: Int32Array; weights: Float64Array; nonZero: number; norm: number } {
-  const at = new Int32Array(query.length)
-  const weights = new Float64Array(query.length)
-  let nonZero = 0
-  let norm = 0
-  for (let i = 0; i < query.length; i++) {
-    const value = query[i]
-    if (value === 0) continue
-    at[nonZero] = i
-    weights[nonZero++] = value
-    norm += value * value
-  }
-  return { at, weights, nonZero, norm: Math.sqrt(norm) }
+const cosine = (dot: number, norm: number, rowNorm: number): number => {
+  const product = norm * rowNorm
+  return product > 0 ? dot / product : 0
 }
+
+/**
+ * A question's non-zero dimensions, their values and its norm. One is kept for the module and
+ * refilled by each call: two typed arrays allocated a request cost as much as all its dot
+ * products, and no call reads it after it returns (`nearest` consumes its rows before it does).
+ * Indexed loops, not for-of: iterating a typed array cost as much as the dot products too.
+ */
+class SparseQuestion {
+  at = new Int32Array(0)
+  weights = new Float64Array(0)
+  nonZero = 0
+  norm = 0
+
+  of(query: Float32Array): this {
+    if (this.at.length < query.length) {
+      this.at = new Int32Array(query.length)
+      this.weights = new Float64Array(query.length)
+    }
+    const { at, weights } = this
+    let nonZero = 0
+    let norm = 0
+    for (let i = 0; i < query.length; i++) {
+      const value = query[i]
+      if (value === 0) continue
+      at[nonZero] = i
+      weights[nonZero++] = value
+      norm += value * value
+    }
+    this.nonZero = nonZero
+    this.norm = Math.sqrt(norm)
+    return this
+  }
+}
+
+const question = new SparseQuestion()
