@@ -55,6 +55,19 @@ describe('the lexical index file', () => {
     }
   })
 
+  it('scores a question alike whatever was searched before it: more hits, more terms, another index', () => {
+    // Searches share their accumulators, heap and coverage factors; none may carry over.
+    const other = LexicalIndex.build(documents(30))
+    const manyTerms = [...WORDS, 'alpha', 'beta', 'gamma', 'delta', 'epsilon']
+    const alone = questions.map((q) => LexicalIndex.build(documents(400)).search(questionTerms(q), 7))
+    for (const [i, q] of questions.entries()) {
+      index.search(manyTerms, 10_000)
+      other.search(questionTerms(questions[(i + 1) % questions.length]), 2)
+      expect(index.search(questionTerms(q), 7)).toEqual(alone[i])
+    }
+    expect(index.search(manyTerms, 3)).toEqual(index.search(manyTerms, 10_000).slice(0, 3))
+  })
+
   it('refuses bytes that are not a whole index of this format', () => {
     const bytes = index.toBytes()
     const flipped = Buffer.from(bytes)

@@ -306,6 +306,25 @@ describe('fusion and packing', () => {
     expect(set.similarities(question, []).length).toBe(0)
   })
 
+  it('gives the same cosines whatever question of whatever length was asked before', () => {
+    // The question's sparse form is kept for the module and refilled by each call.
+    const setOf = (dimensions: number, seed: number) => {
+      const rows = new Int8Array(30 * dimensions)
+      for (let row = 0; row < 30; row++) quantizeInto(Float32Array.from({ length: dimensions }, (_, i) => Math.sin(seed * (row + 1) * (i + 1))), rows, row)
+      return new SetVectors(rows, dimensions)
+    }
+    const small = setOf(16, 3)
+    const large = setOf(384, 5)
+    const smallQuestion = Float32Array.from({ length: 16 }, (_, i) => (i % 3 === 0 ? Math.cos(i) : 0))
+    const largeQuestion = Float32Array.from({ length: 384 }, (_, i) => (i % 2 === 0 ? Math.cos(i) : 0))
+    const docs = Array.from({ length: 30 }, (_, doc) => doc)
+    const first = { cosines: small.similarities(smallQuestion, docs), nearest: small.nearest(smallQuestion, 5) }
+    large.similarities(largeQuestion, docs)
+    large.nearest(largeQuestion, 30)
+    expect(small.similarities(smallQuestion, docs)).toEqual(first.cosines)
+    expect(small.nearest(smallQuestion, 5)).toEqual(first.nearest)
+  })
+
   it('finds the k rows nearest a question among all of them, as sorting every positive cosine would, ties to the lower row', () => {
     let seed = 5
     const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1
