@@ -45,7 +45,8 @@ export class SetVectors {
    * 3-grams), so each cosine only reads those. Four rows are read in one pass over the
    * question's dimensions: each row is a separate run of memory, and reading four at once lets
    * the processor fetch their cache lines together while the question's dimensions are loaded
-   * once for the four (twice as fast as one row at a time on the 1M store, bench/RESULTS.md).
+   * once for the four (on rows the size of the 1M store's, half the time of a dimension at a
+   * time across all candidates, and two thirds of one row at a time: bench/RESULTS.md).
    * Each dot product still adds its terms in dimension order, so the cosines are exactly those
    * of one row at a time.
    */
