@@ -178,7 +178,7 @@ export class LexicalIndex {
 
   /** The best `limit` snippets for the question's terms, best first; only snippets matching a term. */
   search(questionTerms: readonly string[], limit: number): LexicalHit[] {
-    if (questionTerms.length === 0 || this.size === 0 || limit <= 0) return []
+    if (questionTerms.length === 0 || this.size === 0 || !(limit >= 1)) return []
     // `touched`: the documents matched, in the order first matched.
     const { scores, matched, touched } = scratchFor(this.size)
     const { offsets, docs, impacts } = this.vocabulary
@@ -337,7 +337,7 @@ class TopK {
   private size = 0
   private k = 0
 
-  /** Empties the heap to keep the best `k`. */
+  /** Empties the heap to keep the best `k` (sorted() leaves it empty too; a search starts here all the same). */
   reset(k: number): this {
     if (this.docs.length < k) {
       this.docs = new Int32Array(k)
@@ -401,14 +401,13 @@ const topK = new TopK()
 
 /**
  * The factor of a snippet's score for matching `n` of a question's `terms` terms, `(n/terms)^e`,
- * by `n`. A question has at most MAX_QUESTION_TERMS terms, so a few tables serve every query;
- * a longer list (no question) gets its own.
+ * by `n`. questionTerms() keeps at most MAX_QUESTION_TERMS terms, so a few tables serve every
+ * query; a longer term list, from another caller, gets a table of its own, not kept.
  */
 const coverageTables: Float64Array[] = []
+const coverageTable = (terms: number) => Float64Array.from({ length: terms + 1 }, (_, n) => (n / terms) ** COVERAGE_EXPONENT)
 function coverageFactors(terms: number): Float64Array {
-  const table = coverageTables[terms] ?? Float64Array.from({ length: terms + 1 }, (_, n) => (n / terms) ** COVERAGE_EXPONENT)
-  if (terms <= MAX_QUESTION_TERMS) coverageTables[terms] = table
-  return table
+  return terms <= MAX_QUESTION_TERMS ? (coverageTables[terms] ??= coverageTable(terms)) : coverageTable(terms)
 }
 
 /** Whether a hit ranks after another: a lower score, then the later document. */

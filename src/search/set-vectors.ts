@@ -57,26 +57,26 @@ export class SetVectors {
     const cosines = new Float64Array(count)
     let c = 0
     for (; c + 4 <= count; c += 4) {
-      const a = docs[c] * dimensions
-      const b = docs[c + 1] * dimensions
-      const d = docs[c + 2] * dimensions
-      const e = docs[c + 3] * dimensions
-      let dotA = 0
-      let dotB = 0
-      let dotD = 0
-      let dotE = 0
+      const row0 = docs[c] * dimensions
+      const row1 = docs[c + 1] * dimensions
+      const row2 = docs[c + 2] * dimensions
+      const row3 = docs[c + 3] * dimensions
+      let dot0 = 0
+      let dot1 = 0
+      let dot2 = 0
+      let dot3 = 0
       for (let n = 0; n < nonZero; n++) {
         const dimension = at[n]
         const weight = weights[n]
-        dotA += weight * rows[a + dimension]
-        dotB += weight * rows[b + dimension]
-        dotD += weight * rows[d + dimension]
-        dotE += weight * rows[e + dimension]
+        dot0 += weight * rows[row0 + dimension]
+        dot1 += weight * rows[row1 + dimension]
+        dot2 += weight * rows[row2 + dimension]
+        dot3 += weight * rows[row3 + dimension]
       }
-      cosines[c] = cosine(dotA, norm, norms[docs[c]])
-      cosines[c + 1] = cosine(dotB, norm, norms[docs[c + 1]])
-      cosines[c + 2] = cosine(dotD, norm, norms[docs[c + 2]])
-      cosines[c + 3] = cosine(dotE, norm, norms[docs[c + 3]])
+      cosines[c] = cosine(dot0, norm, norms[docs[c]])
+      cosines[c + 1] = cosine(dot1, norm, norms[docs[c + 1]])
+      cosines[c + 2] = cosine(dot2, norm, norms[docs[c + 2]])
+      cosines[c + 3] = cosine(dot3, norm, norms[docs[c + 3]])
     }
     for (; c < count; c++) {
       const start = docs[c] * dimensions
@@ -97,6 +97,7 @@ export class SetVectors {
   nearest(query: Float32Array, k: number): Array<{ doc: number; cosine: number }> {
     const { rows, dimensions, norms } = this
     const { at, weights, nonZero, norm } = question.of(query)
+    // Reads the module's question: mostSimilar must read it to the end before any other call.
     function* similar() {
       for (let doc = 0, start = 0; doc < norms.length; doc++, start += dimensions) {
         let dot = 0
@@ -117,7 +118,8 @@ const cosine = (dot: number, norm: number, rowNorm: number): number => {
 /**
  * A question's non-zero dimensions, their values and its norm. One is kept for the module and
  * refilled by each call: two typed arrays allocated a request cost as much as all its dot
- * products, and no call reads it after it returns (`nearest` consumes its rows before it does).
+ * products, and no call reads it after it returns (`nearest`'s generator is read to its end
+ * before `nearest` returns).
  * Indexed loops, not for-of: iterating a typed array cost as much as the dot products too.
  */
 class SparseQuestion {

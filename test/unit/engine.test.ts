@@ -68,6 +68,18 @@ describe('the lexical index file', () => {
     expect(index.search(manyTerms, 3)).toEqual(index.search(manyTerms, 10_000).slice(0, 3))
   })
 
+  it('scales a score by the share of the question matched, (matched / terms)^0.5, for short and long term lists', () => {
+    const alone = new Map(index.search(['plugin'], 10_000).map((hit) => [hit.doc, hit.score]))
+    expect(alone.size).toBeGreaterThan(0)
+    // One term matched of `terms` (the others occur nowhere), in an order that reuses tables.
+    for (const terms of [2, 20, 1, 5, 2, 20]) {
+      const asked = ['plugin', ...Array.from({ length: terms - 1 }, (_, i) => `absent${i}`)]
+      const hits = index.search(asked, 10_000)
+      expect(hits.length).toBe(alone.size)
+      for (const hit of hits) expect(hit.score).toBeCloseTo(alone.get(hit.doc)! * Math.sqrt(1 / terms), 12)
+    }
+  })
+
   it('refuses bytes that are not a whole index of this format', () => {
     const bytes = index.toBytes()
     const flipped = Buffer.from(bytes)

@@ -307,22 +307,30 @@ describe('fusion and packing', () => {
   })
 
   it('gives the same cosines whatever question of whatever length was asked before', () => {
-    // The question's sparse form is kept for the module and refilled by each call.
+    // The question's sparse form is kept for the module, grown and refilled by each call.
+    const docs = Array.from({ length: 30 }, (_, doc) => doc)
     const setOf = (dimensions: number, seed: number) => {
-      const rows = new Int8Array(30 * dimensions)
-      for (let row = 0; row < 30; row++) quantizeInto(Float32Array.from({ length: dimensions }, (_, i) => Math.sin(seed * (row + 1) * (i + 1))), rows, row)
-      return new SetVectors(rows, dimensions)
+      const rows = new Int8Array(docs.length * dimensions)
+      for (const row of docs) quantizeInto(Float32Array.from({ length: dimensions }, (_, i) => Math.sin(seed * (row + 1) * (i + 1))), rows, row)
+      // Each cosine as defined, one row at a time, in 64-bit floats (norms kept as 32-bit).
+      const cosineOf = (query: Float32Array, doc: number) => {
+        const row = rows.subarray(doc * dimensions, (doc + 1) * dimensions)
+        let dot = 0
+        for (let i = 0; i < dimensions; i++) if (query[i] !== 0) dot += query[i] * row[i]
+        const product = Math.sqrt(query.reduce((sum, value) => sum + value * value, 0)) * Math.fround(Math.sqrt(row.reduce((sum, value) => sum + value * value, 0)))
+        return product > 0 ? dot / product : 0
+      }
+      return { set: new SetVectors(rows, dimensions), cosineOf }
     }
     const small = setOf(16, 3)
-    const large = setOf(384, 5)
+    const large = setOf(1024, 5)
     const smallQuestion = Float32Array.from({ length: 16 }, (_, i) => (i % 3 === 0 ? Math.cos(i) : 0))
-    const largeQuestion = Float32Array.from({ length: 384 }, (_, i) => (i % 2 === 0 ? Math.cos(i) : 0))
-    const docs = Array.from({ length: 30 }, (_, doc) => doc)
-    const first = { cosines: small.similarities(smallQuestion, docs), nearest: small.nearest(smallQuestion, 5) }
-    large.similarities(largeQuestion, docs)
-    large.nearest(largeQuestion, 30)
-    expect(small.similarities(smallQuestion, docs)).toEqual(first.cosines)
-    expect(small.nearest(smallQuestion, 5)).toEqual(first.nearest)
+    const largeQuestion = Float32Array.from({ length: 1024 }, (_, i) => (i % 2 === 0 ? Math.cos(i) : 0))
+    for (const [{ set, cosineOf }, question] of [[small, smallQuestion], [large, largeQuestion], [small, smallQuestion]] as const) {
+      expect([...set.similarities(question, docs)]).toEqual(docs.map((doc) => cosineOf(question, doc)))
+      const positive = docs.map((doc) => ({ doc, cosine: cosineOf(question, doc) })).filter(({ cosine }) => cosine > 0)
+      expect(set.nearest(question, 5)).toEqual(positive.sort((a, b) => b.cosine - a.cosine || a.doc - b.doc).slice(0, 5))
+    }
   })
 
   it('finds the k rows nearest a question among all of them, as sorting every positive cosine would, ties to the lower row', () => {
