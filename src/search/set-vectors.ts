@@ -78,12 +78,7 @@ export class SetVectors {
       cosines[c + 2] = cosine(dot2, norm, norms[docs[c + 2]])
       cosines[c + 3] = cosine(dot3, norm, norms[docs[c + 3]])
     }
-    for (; c < count; c++) {
-      const start = docs[c] * dimensions
-      let dot = 0
-      for (let n = 0; n < nonZero; n++) dot += weights[n] * rows[start + at[n]]
-      cosines[c] = cosine(dot, norm, norms[docs[c]])
-    }
+    for (; c < count; c++) cosines[c] = cosine(question.dot(rows, docs[c] * dimensions), norm, norms[docs[c]])
     return cosines
   }
 
@@ -96,13 +91,11 @@ export class SetVectors {
    */
   nearest(query: Float32Array, k: number): Array<{ doc: number; cosine: number }> {
     const { rows, dimensions, norms } = this
-    const { at, weights, nonZero, norm } = question.of(query)
+    const { norm } = question.of(query)
     // Reads the module's question: mostSimilar must read it to the end before any other call.
     function* similar() {
       for (let doc = 0, start = 0; doc < norms.length; doc++, start += dimensions) {
-        let dot = 0
-        for (let n = 0; n < nonZero; n++) dot += weights[n] * rows[start + at[n]]
-        const similarity = cosine(dot, norm, norms[doc])
+        const similarity = cosine(question.dot(rows, start), norm, norms[doc])
         if (similarity > 0) yield { doc, cosine: similarity }
       }
     }
@@ -119,8 +112,8 @@ const cosine = (dot: number, norm: number, rowNorm: number): number => {
  * A question's non-zero dimensions, their values and its norm. One is kept for the module and
  * refilled by each call: two typed arrays allocated a request cost as much as all its dot
  * products, and no call reads it after it returns (`nearest`'s generator is read to its end
- * before `nearest` returns).
- * Indexed loops, not for-of: iterating a typed array cost as much as the dot products too.
+ * before `nearest` returns). Indexed loops, not for-of: iterating a typed array cost as much as
+ * the dot products too.
  */
 class SparseQuestion {
   at = new Int32Array(0)
@@ -146,6 +139,14 @@ class SparseQuestion {
     this.nonZero = nonZero
     this.norm = Math.sqrt(norm)
     return this
+  }
+
+  /** Its dot product with the row starting at `start`, its terms added in dimension order. */
+  dot(rows: Int8Array, start: number): number {
+    const { at, weights, nonZero } = this
+    let dot = 0
+    for (let n = 0; n < nonZero; n++) dot += weights[n] * rows[start + at[n]]
+    return dot
   }
 }
 
