@@ -6,7 +6,8 @@
 #   LECTERN_HOST=0.0.0.0       reachable through the published port
 #   LECTERN_SUPERVISE=false    a staged restore exits with 75 and the restart policy applies it
 #   LECTERN_LOG_FORMAT=json    for the container runtime's log collector
-# exec: the server becomes the process the runtime signals (tini, PID 1, forwards SIGTERM).
+# exec: the server becomes the process the runtime signals (tini, PID 1, forwards SIGTERM). The
+# release's bin/lectern runs it on the Node runtime bundled beside it.
 set -eu
 
 : "${LECTERN_DATA_DIR:=/data}"
@@ -20,4 +21,4 @@ app_dir=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
 if [ "$#" -eq 0 ]; then
   set -- serve
 fi
-exec node "$app_dir/bin/run.js" "$@"
+exec "$app_dir/bin/lectern" "$@"

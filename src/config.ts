@@ -230,6 +230,8 @@ export interface ResolvedConfig {
 
 export const CONFIG_ENV = 'LECTERN_CONFIG'
 export const DEFAULT_CONFIG_FILE = 'lectern.yaml'
+/** The host's settings, where the Debian package puts them: the service and every command run on the host read the same file. */
+export const SYSTEM_CONFIG_FILE = '/etc/lectern/lectern.yaml'
 
 function getPath(object: unknown, key: string): unknown {
   return key.split('.').reduce<unknown>((o, part) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[part] : undefined), object)
@@ -251,13 +253,13 @@ function leafKeys(object: Record<string, unknown>, prefix = ''): string[] {
 
 /**
  * The configuration file to read: `--config`, else LECTERN_CONFIG, else ./lectern.yaml when it
- * exists. A file named explicitly must exist.
+ * exists, else the host's /etc/lectern/lectern.yaml when it exists. A file named explicitly must
+ * exist.
  */
-export function configFilePath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string | undefined {
+export function configFilePath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd(), systemFile = SYSTEM_CONFIG_FILE): string | undefined {
   const named = flag ?? env[CONFIG_ENV]
   if (named) return path.resolve(cwd, named)
-  const local = path.join(cwd, DEFAULT_CONFIG_FILE)
-  return fs.existsSync(local) ? local : undefined
+  return [path.join(cwd, DEFAULT_CONFIG_FILE), systemFile].find((file) => fs.existsSync(file))
 }
 
 /** Reads and checks a configuration file: YAML, known keys only, no secrets. */
@@ -321,7 +323,7 @@ export function resolveConfig(
   return { config: config as unknown as LecternConfig, sources, written, ...(file ? { file: file.path } : {}) }
 }
 
-/** Reads the configuration file the flag or environment names (or ./lectern.yaml) and resolves. */
+/** Reads the configuration file the flag or environment names (or ./lectern.yaml, or /etc/lectern/lectern.yaml) and resolves. */
 export function loadConfig(overrides: ConfigOverrides = {}, configFlag?: string, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
   const file = configFilePath(configFlag, env)
   return resolveConfig(overrides, env, file ? { path: file, values: readConfigFile(file) } : undefined)

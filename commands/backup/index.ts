@@ -1,3 +1,4 @@
+import path from 'node:path'
 import { Flags } from '@oclif/core'
 import { humanDuration, humanSize } from '../../cli/output.js'
 import { LecternCommand } from '../../cli/run.js'
@@ -13,9 +14,15 @@ const STAGES: Record<BackupStage, string> = {
   prune: 'Applying retention',
 }
 
+/** Where the archive is: a file path for a directory destination (`dir:/path`), else the S3 URL. */
+function archiveLocation(destination: string, name: string): string {
+  if (destination.startsWith('dir:')) return path.join(destination.slice('dir:'.length), name)
+  return `${destination.replace(/\/?$/, '/')}${name}`
+}
+
 export default class Backup extends LecternCommand {
   static override summary = 'Write a backup archive now (safe while the server runs).'
-  static override description = `Snapshots the database with VACUUM INTO from a separate read-only connection, so a running server keeps serving and writing. The archive (lectern-backup-<UTC time>.tar.gz) holds the database, the vector indexes, the uploaded OpenAPI specs (uploads/), secret.key and a manifest with a sha256 for every member. It goes to the configured destination (lectern backup config show) or to --to. Retention applies after a successful backup only.
+  static override description = `Snapshots the database with VACUUM INTO from a separate read-only connection, so a running server keeps serving and writing. The archive (lectern-backup-<UTC time>.tar.gz) holds the database, the vector indexes, the uploaded OpenAPI specs (uploads/), secret.key and a manifest with a sha256 for every member. It goes to the configured destination (lectern backup config show) or to --to, and the command prints where the archive is (its path, or its s3:// URL) on stdout, the progress on stderr. Retention applies after a successful backup only.
 
 Anyone holding an archive can read the stored credentials: keep archives as safe as the data directory.`
   static override examples = [
@@ -37,6 +44,8 @@ Anyone holding an archive can read the stored credentials: keep archives as safe
         new BackupRunner(rt.store, log).start({ trigger: 'cli', target: flags.to, onProgress: (stage) => void (spinner.text = STAGES[stage]) }).done,
       )
       spinner.succeed(`Wrote ${result.name} (${humanSize(result.size ?? 0)}) to ${result.destination} in ${humanDuration(result.durationMs / 1000)}`)
+      // stdout is the archive alone, for scripts: `archive=$(lectern backup)`.
+      this.log(archiveLocation(result.destination, result.name!))
       if (result.partialLibraries?.length) this.warn(`A job was changing these libraries; the archive holds their last finished data: ${result.partialLibraries.join(', ')}`)
       if (result.pruned?.removed.length) this.log(`Pruned ${result.pruned.removed.length} old archive(s): ${result.pruned.removed.join(', ')}`)
       return result

@@ -26,6 +26,18 @@ async function lastResult(): Promise<Record<string, unknown>> {
   return (JSON.parse(status.stdout) as { last: Record<string, unknown> }).last
 }
 
+describe('lectern backup', () => {
+  it('prints the archive it wrote on stdout, and its progress on stderr', async () => {
+    const backups = await tmpDir()
+    const result = await runCli(['backup', '--to', backups, '--data-dir', dataDir])
+    expect(result.exitCode, result.stderr).toBe(0)
+    const [name] = fs.readdirSync(backups)
+    expect(name).toMatch(/^lectern-backup-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.tar\.gz$/)
+    expect(result.stdout).toBe(path.join(backups, name!))
+    expect(result.stderr).toContain(`Wrote ${name}`)
+  })
+})
+
 describe('lectern backup --to an unusable destination', () => {
   it('a directory that cannot be created (/proc/...): ends at once with validation_error, exit 2, and status says why', async () => {
     const started = Date.now()

@@ -3,20 +3,18 @@
  * Dockerfile linter (dockerfile-utils, the validator behind VS Code's Dockerfile support: syntax,
  * flags, durations, ports, deprecated or repeated instructions) and is parsed (dockerfile-ast) and
  * held to its invariants; the compose file is read as YAML; the systemd unit passes
- * `systemd-analyze verify`; the image's entrypoint script runs here as it runs in the image.
+ * `systemd-analyze verify`. The image's entrypoint script runs from the release tarball
+ * (test/release/release.test.ts), as it runs in the image.
  */
 import fs from 'node:fs'
-import { networkInterfaces } from 'node:os'
 import path from 'node:path'
 import { DockerfileParser, type Instruction } from 'dockerfile-ast'
 import { validate, ValidationSeverity } from 'dockerfile-utils'
 import { execa } from 'execa'
-import { describe, expect, it, onTestFinished, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import YAML from 'yaml'
 import { RESTORE_FAILED_EXIT_CODE, RESTORE_STAGED_EXIT_CODE } from '../../server/serve.js'
 import { PROJECT_ROOT } from '../helpers/cli.js'
-import { pollUntil } from '../helpers/poll.js'
-import { freePort } from '../helpers/server.js'
 import { tmpDir } from '../helpers/tmp.js'
 
 vi.setConfig({ testTimeout: 120_000 })
@@ -52,12 +50,20 @@ describe('deploy/Dockerfile', () => {
     expect(validate(broken, strict).map((d) => d.message)).toEqual(['Invalid containerPort: http', 'time: missing unit in duration 30'])
   })
 
-  it('builds from Node 20 images, never `latest`', () => {
-    expect(froms.length).toBeGreaterThan(0)
-    for (const from of froms) {
-      expect(from.getImageName()).toBe('node')
-      expect(from.getImageTag(), args(from)).toMatch(/^20[.-]/)
-    }
+  it('builds on Debian 12 (never `latest`) from the release tarball, with no npm, Node image or compiler', () => {
+    expect(froms).toHaveLength(1)
+    expect(froms[0]!.getImageName()).toBe('debian')
+    expect(froms[0]!.getImageTag()).toBe('bookworm-slim')
+    const runs = keyword('RUN').map(args).join('\n')
+    expect(runs).not.toMatch(/\bnpm\b|\bnode-gyp\b|\bg\+\+|\bmake\b|python3/)
+    const version = (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version
+    expect(keyword('ARG').map(args)).toContain(`LECTERN_VERSION=${version}`)
+    expect(keyword('ADD').map(args)).toEqual(['lectern-${LECTERN_VERSION}-linux-x64.tar.gz /opt/'])
+    expect(runs).toContain('ln -s "/opt/lectern-${LECTERN_VERSION}-linux-x64" /opt/lectern')
+  })
+
+  it('sends only the release tarball as the build context', () => {
+    expect(fs.readFileSync(deployFile('Dockerfile.dockerignore'), 'utf8').split('\n').filter((line) => line && !line.startsWith('#'))).toEqual(['*', '!lectern-*-linux-x64.tar.gz'])
   })
 
   it('runs as a non-root user, set before the command', () => {
@@ -79,13 +85,6 @@ describe('deploy/Dockerfile', () => {
     expect(args(checks[0]!)).toContain('/api/ready')
   })
 
-  it('installs production dependencies only, from the lockfile', () => {
-    const runs = instructions.filter((i) => i.getKeyword() === 'RUN').map(args).join('\n')
-    expect(runs).toMatch(/npm ci\b/)
-    expect(runs).toMatch(/npm prune --omit=dev|npm ci --omit=dev/)
-    expect(runs).not.toMatch(/npm install\b/)
-  })
-
   it('installs git (clones) and chromium (rendered websites) unless INSTALL_CHROMIUM=false, as the README says', () => {
     const runs = keyword('RUN').map(args).join('\n')
     expect(runs).toMatch(/apt-get install[^\n]*\bgit\b/)
@@ -94,37 +93,22 @@ describe('deploy/Dockerfile', () => {
     expect(readme).toContain('INSTALL_CHROMIUM=false')
   })
 
-  it('copies only paths that exist, and starts through the entrypoint script', () => {
-    const fromContext = dockerfile.getCOPYs().filter((copy) => !copy.getFlags().some((flag) => flag.getName() === 'from'))
-    expect(fromContext.length).toBeGreaterThan(0)
-    for (const copy of fromContext) {
-      const sources = copy.getArguments().slice(0, -1).map((a) => a.getValue())
-      for (const source of sources) expect(fs.existsSync(path.join(PROJECT_ROOT, source)), source).toBe(true)
-    }
-    expect(args(keyword('ENTRYPOINT')[0]!)).toContain('/app/deploy/docker-entrypoint.sh')
-    expect(keyword('COPY').map(args)).toContain('deploy/docker-entrypoint.sh ./deploy/docker-entrypoint.sh')
-  })
-
-  it('puts every path the package publishes into the image (the oclif manifest too)', () => {
-    const { files } = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { files: string[] }
-    const fromBuild = dockerfile
-      .getCOPYs()
-      .filter(inFinal)
-      .filter((copy) => copy.getFlags().some((flag) => flag.getName() === 'from' && flag.getValue() === 'build'))
-      .map((copy) => copy.getArguments()[0]!.getValue())
-    expect(files).toContain('oclif.manifest.json')
-    for (const file of files) expect(fromBuild, file).toContain(`/app/${file}`)
+  it('starts through the entrypoint script of the release, on the bundled runtime', () => {
+    expect(args(keyword('ENTRYPOINT')[0]!)).toContain('/opt/lectern/deploy/docker-entrypoint.sh')
+    expect(args(keyword('HEALTHCHECK')[0]!)).toContain('/opt/lectern/node/bin/node')
   })
 })
 
 describe('deploy/docker-compose.yml', () => {
-  it('builds the Dockerfile, keeps /data in a named volume and restarts the service', () => {
+  it('runs the image of the release (built or loaded, never built by npm), keeps /data in a named volume and restarts the service', () => {
     const compose = YAML.parse(fs.readFileSync(deployFile('docker-compose.yml'), 'utf8')) as {
-      services: Record<string, { build: { context: string; dockerfile: string }; restart: string; volumes: string[] }>
+      services: Record<string, { build?: unknown; image: string; restart: string; volumes: string[] }>
       volumes: Record<string, unknown>
     }
     const service = compose.services.lectern!
-    expect(fs.existsSync(path.join(PROJECT_ROOT, 'deploy', service.build.context, service.build.dockerfile))).toBe(true)
+    const version = (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version
+    expect(service.image).toBe(`lectern:${version}`)
+    expect(service.build).toBeUndefined()
     expect(['always', 'unless-stopped', 'on-failure']).toContain(service.restart)
     const volume = service.volumes.find((v) => v.endsWith(':/data'))!
     expect(Object.keys(compose.volumes)).toContain(volume.split(':')[0])
@@ -139,7 +123,7 @@ describe('deploy/lectern.service', () => {
     const dir = await tmpDir('lectern-unit-')
     const binary = path.join(dir, 'lectern')
     fs.writeFileSync(binary, '#!/bin/sh\nexec node "$LECTERN_ROOT/bin/run.js" "$@"\n', { mode: 0o755 })
-    fs.writeFileSync(path.join(dir, 'lectern.service'), unit.replaceAll('/usr/local/bin/lectern', binary))
+    fs.writeFileSync(path.join(dir, 'lectern.service'), unit.replaceAll('/opt/lectern/bin/lectern', binary))
     const verified = await execa('systemd-analyze', ['verify', path.join(dir, 'lectern.service')], { reject: false })
     expect(verified.exitCode, verified.stderr).toBe(0)
     // verify only warns about a line it cannot parse: any output is a mistake in the unit.
@@ -147,59 +131,12 @@ describe('deploy/lectern.service', () => {
   })
 
   it('runs serve unsupervised, restarts on failure, and treats the staged-restore exit as a restart', () => {
-    expect(unit).toMatch(/^ExecStart=\/usr\/local\/bin\/lectern serve --no-supervise$/m)
+    expect(unit).toMatch(/^ExecStart=\/opt\/lectern\/bin\/lectern serve --no-supervise$/m)
     expect(unit).toMatch(/^Restart=on-failure$/m)
     expect(unit).toContain(`\nSuccessExitStatus=${RESTORE_STAGED_EXIT_CODE}\n`)
     expect(unit).toContain(`\nRestartForceExitStatus=${RESTORE_STAGED_EXIT_CODE}\n`)
     // A failed staged restore stays a failure (OnFailure= alerts), restarted by Restart=on-failure.
     expect(unit).not.toMatch(new RegExp(`ExitStatus=.*\\b${RESTORE_FAILED_EXIT_CODE}\\b`))
     expect(readme).toContain(`exit code ${RESTORE_FAILED_EXIT_CODE}`)
-  })
-})
-
-describe('deploy/docker-entrypoint.sh', () => {
-  const entrypoint = deployFile('docker-entrypoint.sh')
-  /** The container's environment: no LECTERN_* of the test runner leaks in. */
-  const containerEnv = (extra: Record<string, string>) => ({ PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', ...extra })
-
-  it('serves by default on all interfaces, with JSON logs, and stops cleanly on SIGTERM', async () => {
-    const dataDir = await tmpDir('lectern-data-')
-    const port = await freePort()
-    const server = execa(entrypoint, [], { env: containerEnv({ LECTERN_DATA_DIR: dataDir, PORT: String(port) }), extendEnv: false, reject: false, cwd: dataDir })
-    onTestFinished(async () => {
-      if (server.exitCode === null) server.kill('SIGKILL')
-      await server
-    })
-    await pollUntil('the server to be ready', async () => {
-      if (server.exitCode !== null) throw new Error(`exited with ${server.exitCode}: ${(await server).stderr}`)
-      return (await fetch(`http://127.0.0.1:${port}/api/ready`).catch(() => undefined))?.status === 200 ? true : undefined
-    }, 60_000)
-    // Reachable on the machine's own address, not only on loopback: it listens on all interfaces.
-    const external = Object.values(networkInterfaces()).flat().find((a) => a?.family === 'IPv4' && !a.internal)
-    expect(external, 'a non-loopback IPv4 address to test with').toBeDefined()
-    expect((await fetch(`http://${external!.address}:${port}/api/ready`)).status).toBe(200)
-    server.kill('SIGTERM')
-    const ended = await server
-    expect(ended.exitCode).toBe(0)
-    // JSON lines, as a container's log collector wants them.
-    for (const line of String(ended.stdout).split('\n').filter(Boolean)) expect(() => JSON.parse(line), line).not.toThrow()
-    expect(fs.existsSync(path.join(dataDir, 'lectern.db'))).toBe(true)
-  })
-
-  it('runs any other command with the container defaults, each overridable by its variable', async () => {
-    const dataDir = await tmpDir('lectern-data-')
-    const created = await execa(entrypoint, ['keys', 'create', '--name', 'ci', '--json'], { env: containerEnv({ LECTERN_DATA_DIR: dataDir }), extendEnv: false })
-    expect(JSON.parse(created.stdout)).toMatchObject({ name: 'ci' })
-    const read = async (extra: Record<string, string>) => {
-      const result = await execa(entrypoint, ['config', 'get', '--json'], { env: containerEnv({ LECTERN_DATA_DIR: dataDir, ...extra }), extendEnv: false })
-      return Object.fromEntries((JSON.parse(result.stdout) as Array<{ name: string; value: unknown; source: string }>).map((r) => [r.name, [r.value, r.source]]))
-    }
-    expect(await read({})).toMatchObject({
-      dataDir: [dataDir, 'env LECTERN_DATA_DIR'],
-      'server.host': ['0.0.0.0', 'env LECTERN_HOST'],
-      'server.supervise': [false, 'env LECTERN_SUPERVISE'],
-      'log.format': ['json', 'env LECTERN_LOG_FORMAT'],
-    })
-    expect(await read({ LECTERN_HOST: '127.0.0.1', LECTERN_SUPERVISE: 'true' })).toMatchObject({ 'server.host': ['127.0.0.1', 'env LECTERN_HOST'], 'server.supervise': [true, 'env LECTERN_SUPERVISE'] })
   })
 })
