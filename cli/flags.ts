@@ -17,7 +17,7 @@ export function settingHint(key: string): string {
 export const dataDirFlag = Flags.string({ summary: settingHint('dataDir'), helpGroup: 'GLOBAL' })
 
 export const configFlag = Flags.string({
-  summary: 'Configuration file (env LECTERN_CONFIG; default ./lectern.yaml when it exists). Flags and environment variables override it.',
+  summary: 'Configuration file (env LECTERN_CONFIG; default ./lectern.yaml, else /etc/lectern/lectern.yaml, when it exists). Flags and environment variables override it.',
   helpGroup: 'GLOBAL',
 })
 

@@ -3,12 +3,12 @@
  * and breaks ties with the question. The catalogue is small (thousands of rows at most), so it
  * is held in memory and rebuilt only when the database changed since the last search.
  */
-import { distance } from 'fastest-levenshtein'
 import { canSeeLibrary, describeFailure, type Caller } from '../access.js'
 import { LecternError } from '../errors.js'
 import type { Store } from '../store/index.js'
 import type { Library, LibraryState, LibraryVersion } from '../store/libraries.js'
 import { libraryFilterOf } from '../tenancy/policy-access.js'
+import { editDistance } from '../text/edit-distance.js'
 import { questionWords } from '../text/terms.js'
 
 /** The Library object of Context7's openapi.json. */
@@ -90,8 +90,8 @@ function nameScore(entry: CatalogueEntry, rawName: string): number {
     if (candidate === wanted) best = Math.max(best, 500)
     else if (candidate.startsWith(wanted) && wanted.length >= 2) best = Math.max(best, 300 + 100 * (wanted.length / candidate.length))
     else if (wanted.length >= 3 && candidate.includes(wanted)) best = Math.max(best, 150 + 100 * (wanted.length / candidate.length))
-    const similarity = 1 - distance(candidate, wanted) / Math.max(candidate.length, wanted.length)
-    // Misspellings: one edit in five characters still finds the library ("fastfy" -> fastify).
+    const similarity = 1 - editDistance(candidate, wanted) / Math.max(candidate.length, wanted.length)
+    // Misspellings: one edit in five characters still finds the library ("fastfy" -> fastify, "flaks" -> flask).
     if (similarity >= 0.7) best = Math.max(best, 250 * similarity)
   }
   const nameWords = [...wordsOf(name)]

@@ -57,6 +57,7 @@ describe('MCP over streamable HTTP', () => {
     widgetsPk = (await seedLibrary(app, '/acme/widgets', DOCS)).libraryPk
     await seedLibrary(app, '/acme/widgets', { 'docs/v1.md': '# Old\n\n## Old route\n\nThe v1 way to register a route on the widget server.\n\n```js\napp.get(\'/\', h)\n```\n' }, 'v1.0.0')
     await seedLibrary(app, '/acme/moved', DOCS)
+    await seedLibrary(app, '/pallets/flask', DOCS)
     renameLibrary(app.runtime.store, '/acme/moved', '/acme/moved-here')
     app.runtime.store.libraries.create({ id: '/acme/pending', title: 'pending', sourceKind: 'github', sourceUrl: 'x' })
     base = await app.listen({ port: 0, host: '127.0.0.1' })
@@ -79,6 +80,8 @@ describe('MCP over streamable HTTP', () => {
     expect(text).toContain('- Library ID: /acme/widgets')
     expect(text).toMatch(/- Code Snippets: \d+/)
     expect(text).toContain('- Versions: v1.0.0')
+    // Two letters swapped is one edit, as a wrong letter is: "flaks" is as near flask as "flasq".
+    for (const typo of ['flaks', 'flasq']) expect(textOf(await call(client, 'resolve-library-id', { libraryName: typo, query: 'routing' })).split('\n').find((line) => line.startsWith('- Library ID:'))).toBe('- Library ID: /pallets/flask')
   })
 
   it('query-docs and get-library-docs return the txt context with the right snippet first', async () => {
