@@ -1,5 +1,6 @@
 /**
- * Applies the rate limiter to every API request (not to liveness probes): keyed callers are
+ * Applies the rate limiter to every API request (not to liveness probes, nor to the dashboard's
+ * page, assets and session check, which every page load asks for): keyed callers are
  * counted per key, signed-in users (a valid session cookie) per user, both under the keyed
  * limit, and anonymous callers per client address. A session has a bucket of its own because
  * behind a reverse proxy or NAT everyone shares an address: anonymous traffic must never use up
@@ -19,6 +20,14 @@ import { RateLimiter, type RateLimitCounter, type RateLimitDecision } from '../.
 import { PLAN_LIMITS } from '../../src/tenancy/plans.js'
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * false: the route is not counted (the dashboard's page and assets, `GET /api/session`): a
+     * browser loading the sign-in page must not use up the requests of the MCP clients and
+     * scripts behind the same address.
+     */
+    rateLimited?: boolean
+  }
   interface FastifyInstance {
     rateLimiter: { take(request: FastifyRequest): Promise<RateLimitDecision> }
   }
@@ -46,7 +55,8 @@ async function rateLimit(app: FastifyInstance, options: RateLimitOptions): Promi
   }
   app.decorate('rateLimiter', { take })
   app.addHook('onRequest', async (request, reply) => {
-    if (EXEMPT.has(request.url.split('?')[0]) && !request.apiKeyRefusal) return
+    const unmetered = EXEMPT.has(request.url.split('?')[0]) || request.routeOptions.config.rateLimited === false
+    if (unmetered && !request.apiKeyRefusal) return
     const decision = await take(request)
     if (decision.limit > 0) {
       reply.header('RateLimit-Limit', decision.limit)

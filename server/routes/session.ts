@@ -22,7 +22,8 @@ const SetupBody = {
 
 export default async function session(app: FastifyInstance): Promise<void> {
   const cloud = app.lecternOptions.config.mode === 'cloud'
-  app.get('/session', async (request) => {
+  // Asked on every dashboard load: not counted against the address's anonymous requests.
+  app.get('/session', { config: { rateLimited: false } }, async (request) => {
     const { store } = app.runtime
     return {
       user: request.user ? { email: request.user.email, role: request.user.role } : null,

@@ -5,6 +5,8 @@
  * is revalidated on every load. Every dashboard response carries a strict Content-Security-Policy:
  * scripts, styles and connections from this server only, no inline code, no frames.
  *
+ * Neither the page nor its assets count against the anonymous rate limit.
+ *
  * The app routes in the browser (/libraries, /queue...): a browser asking for such a path (it
  * accepts text/html) gets the page, anything else unknown keeps the API's JSON 404.
  */
@@ -42,6 +44,12 @@ function securityHeaders(set: (name: string, value: string) => unknown): void {
 
 export default async function dashboard(app: FastifyInstance): Promise<void> {
   const built = fs.existsSync(path.join(DASHBOARD_DIR, 'index.html'))
+  // The page and its assets are not counted against the anonymous rate limit: an office behind
+  // one NAT address loading the sign-in page must not lock its MCP clients out. This plugin's
+  // routes only (the static plugin's included); a wrong API key is still counted (rate-limit.ts).
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, rateLimited: false }
+  })
   await app.register(fastifyStatic, {
     root: path.join(DASHBOARD_DIR, 'assets'),
     prefix: '/assets/',

@@ -1,0 +1,48 @@
+/**
+ * Loading the dashboard costs the address nothing: its page, its assets and `GET /api/session`
+ * are not counted against the anonymous rate limit, so an office behind one NAT address that
+ * opens the sign-in page does not lock its MCP clients and scripts out. Everything else is
+ * counted as before, and a request with a wrong API key is counted on every path, the dashboard's
+ * included, before its 401.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { DASHBOARD_DIR } from '../../server/routes/dashboard/page.js'
+import { buildTestApp } from '../helpers/app.js'
+
+// A day-long window: a fixed window rolling over mid-test would reset the counts.
+const limits = { anonymous: 2, keyed: 4, windowSeconds: 86_400 }
+
+describe('the anonymous rate limit and the dashboard', () => {
+  it('counts neither the page, nor its assets, nor /api/session; the API still is', async () => {
+    const app = await buildTestApp({ startWorker: false, rateLimit: limits })
+    const asset = `/assets/${fs.readdirSync(path.join(DASHBOARD_DIR, 'assets')).find((name) => name.endsWith('.js'))}`
+    for (let load = 0; load < 5; load++) {
+      for (const url of ['/', '/libraries', asset, '/api/session']) {
+        const response = await app.inject({ url, headers: { accept: url === asset ? '*/*' : url.startsWith('/api') ? 'application/json' : 'text/html' } })
+        expect(response.statusCode, url).toBe(200)
+        expect(response.headers['ratelimit-limit'], url).toBeUndefined()
+      }
+    }
+    const api = () => app.inject({ url: '/api/v2/libs/search', query: { libraryName: 'anything' } })
+    expect((await api()).headers['ratelimit-remaining']).toBe('1')
+    expect((await api()).headers['ratelimit-remaining']).toBe('0')
+    const refused = await api()
+    expect(refused.statusCode).toBe(429)
+    expect(refused.json()).toMatchObject({ error: 'rate_limit_exceeded' })
+    // Past the limit, the dashboard still loads for that address.
+    expect((await app.inject({ url: '/', headers: { accept: 'text/html' } })).statusCode).toBe(200)
+    expect((await app.inject({ url: '/api/session' })).statusCode).toBe(200)
+  })
+
+  it('counts a wrong API key on the dashboard paths too, then refuses it', async () => {
+    const app = await buildTestApp({ startWorker: false, rateLimit: limits })
+    const wrong = { authorization: 'Bearer lct_00000000000000000000000000000000', accept: 'text/html' }
+    const first = await app.inject({ url: '/', headers: wrong })
+    expect(first.statusCode).toBe(401)
+    expect(first.headers['ratelimit-remaining']).toBe('1')
+    expect((await app.inject({ url: '/api/session', headers: wrong })).headers['ratelimit-remaining']).toBe('0')
+    expect((await app.inject({ url: '/', headers: wrong })).statusCode).toBe(429)
+  })
+})
