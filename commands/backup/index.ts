@@ -38,7 +38,7 @@ Anyone holding an archive can read the stored credentials: keep archives as safe
   async run(): Promise<BackupResult> {
     const { flags } = await this.parse(Backup)
     const spinner = this.progress('Starting the backup').start()
-    const log = { info: () => {}, warn: (o: object, m: string) => this.warn(`${m} ${JSON.stringify(o)}`), error: () => {} }
+    const log = { info: () => {}, warn: (o: object, m: string) => this.warn(Object.keys(o).length > 0 ? `${m} ${JSON.stringify(o)}` : m), error: () => {} }
     try {
       const result = await this.withRuntime(flags, 'read', (rt) =>
         new BackupRunner(rt.store, log).start({ trigger: 'cli', target: flags.to, onProgress: (stage) => void (spinner.text = STAGES[stage]) }).done,

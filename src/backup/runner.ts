@@ -40,6 +40,8 @@ export interface BackupResult {
   error?: string
   /** The process running it stopped (killed, crashed) before the run ended. */
   interrupted?: boolean
+  /** Said of a written archive that is not safe where it is: inside the data directory it backs up. */
+  warning?: string
 }
 
 export interface BackupStatus {
@@ -167,8 +169,10 @@ export class BackupRunner {
       options.onProgress?.('prune')
       const pruned = await pruneArchives(destination, readBackupConfig(this.store).retention, archive.name)
       for (const failure of pruned.failed) this.log.warn(failure, 'could not prune an old backup archive')
-      const result = finish({ ok: true, name: archive.name, size: archive.size, partialLibraries: partialLibraries(archive.manifest), pruned })
+      const warning = destination.kind === 'dir' ? sharesDataDir(destination.label.slice('dir:'.length), this.store.paths.root) : undefined
+      const result = finish({ ok: true, name: archive.name, size: archive.size, partialLibraries: partialLibraries(archive.manifest), pruned, ...(warning ? { warning } : {}) })
       this.log.info({ name: archive.name, size: archive.size, destination: destinationLabel, durationMs: result.durationMs }, 'backup written')
+      if (warning) this.log.warn({}, warning)
       return result
     } catch (caught) {
       const err = asDiskFull(caught, destinationLabel ? `the backup to ${destinationLabel}` : 'the backup', this.store.paths.root)
@@ -178,6 +182,16 @@ export class BackupRunner {
       throw err
     }
   }
+}
+
+/**
+ * Why archives in `dir` are not a backup yet, when `dir` is inside the data directory `root` (the
+ * default destination is `backups/` there): one lost or full disk takes the data and its archives.
+ */
+function sharesDataDir(dir: string, root: string): string | undefined {
+  const relative = path.relative(path.resolve(root), path.resolve(dir))
+  if (relative.startsWith('..') || path.isAbsolute(relative)) return undefined
+  return `The archive is in ${dir}, inside the data directory it backs up: a lost or full disk takes both. Copy it elsewhere, or send backups to another disk or host: lectern backup config set --dir /mnt/backups (or --s3-bucket).`
 }
 
 /** Whether an OS error names a path in `dir` (not the data directory's work files). */

@@ -35,6 +35,19 @@ describe('lectern backup', () => {
     expect(name).toMatch(/^lectern-backup-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.tar\.gz$/)
     expect(result.stdout).toBe(path.join(backups, name!))
     expect(result.stderr).toContain(`Wrote ${name}`)
+    expect(result.stderr).not.toContain('inside the data directory')
+    expect(await lastResult()).not.toHaveProperty('warning')
+  })
+
+  it('warns that the default destination shares the data directory, in its output and its status', async () => {
+    const result = await runCli(['backup', '--data-dir', dataDir])
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(path.dirname(result.stdout)).toBe(path.join(dataDir, 'backups'))
+    const warning = `The archive is in ${path.join(dataDir, 'backups')}, inside the data directory it backs up: a lost or full disk takes both.`
+    const stderr = result.stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ')
+    expect(stderr.split(warning)).toHaveLength(2)
+    expect(stderr).toContain('lectern backup config set --dir /mnt/backups')
+    expect(await lastResult()).toMatchObject({ ok: true, warning: expect.stringContaining(warning) })
   })
 })
 

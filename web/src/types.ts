@@ -105,6 +105,8 @@ export interface BackupResult {
   name?: string
   size?: number
   partialLibraries?: string[]
+  /** A written archive that is not safe where it is (inside the data directory). */
+  warning?: string
   code?: string
   error?: string
   interrupted?: boolean

@@ -139,10 +139,13 @@ function BackupState({ status }: { status: BackupStatus }) {
     )
   }
   return (
-    <p role="status">
-      Last backup: <code>{last.name}</code> ({prettyBytes(last.size ?? 0)}, {last.trigger}) finished {formatDate(last.finishedAt)} in {formatDuration(last.durationMs)}
-      {last.partialLibraries?.length ? `; libraries being indexed at the time may be partial: ${last.partialLibraries.join(', ')}` : ''}.
-    </p>
+    <>
+      <p role="status">
+        Last backup: <code>{last.name}</code> ({prettyBytes(last.size ?? 0)}, {last.trigger}) finished {formatDate(last.finishedAt)} in {formatDuration(last.durationMs)}
+        {last.partialLibraries?.length ? `; libraries being indexed at the time may be partial: ${last.partialLibraries.join(', ')}` : ''}.
+      </p>
+      {last.warning ? <p class="error-note">{last.warning}</p> : null}
+    </>
   )
 }
 
