@@ -1,12 +1,14 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { execa } from 'execa'
 import type { FastifyInstance } from 'fastify'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { renameLibrary } from '../../src/library-admin.js'
 import { writeSetting } from '../../src/settings.js'
 import { buildTestApp, createKey, seedLibrary } from '../helpers/app.js'
 import { PROJECT_ROOT } from '../helpers/cli.js'
+import { codeBlocks, readmeSection } from '../helpers/readme.js'
 import { suiteTeardown } from '../helpers/tmp.js'
 
 const DOCS = {
@@ -205,5 +207,30 @@ describe('MCP over stdio (lectern mcp)', () => {
     } finally {
       await client.close()
     }
+  })
+})
+
+describe("the README's curl smoke test of /mcp", () => {
+  it('runs as written against a listening server: tools/list without a key, query-docs with one', async () => {
+    const example = codeBlocks('bash', readmeSection('MCP: connecting AI tools')).find((block) => block.includes('/mcp'))!
+    // Two commands, each a curl line continued with backslashes.
+    const commands = example.replaceAll('\\\n', ' ').trim().split('\n')
+    expect(commands).toHaveLength(2)
+    const app = await buildTestApp({ startWorker: false })
+    await seedLibrary(app, '/fastify/fastify', DOCS)
+    const key = createKey(app)
+    const base = await app.listen({ host: '127.0.0.1', port: 0 })
+    const run = async (command: string) => {
+      const { stdout } = await execa('bash', ['-c', command.replaceAll('http://127.0.0.1:3000', base)], { env: { LECTERN_KEY: key } })
+      return JSON.parse(stdout) as { result: { tools?: Array<{ name: string }>; content?: Array<{ text: string }>; isError?: boolean } }
+    }
+    const listed = await run(commands[0]!)
+    expect(listed.result.tools!.map((t) => t.name)).toEqual(expect.arrayContaining(['resolve-library-id', 'query-docs']))
+    const answered = await run(commands[1]!)
+    expect(answered.result.isError).toBeFalsy()
+    expect(answered.result.content![0]!.text.split('\n')[0]).toBe('### Register a route')
+    // Without the Accept header the README names, the transport refuses the call.
+    const refused = await execa('bash', ['-c', commands[0]!.replace(" -H 'Accept: application/json, text/event-stream'", '').replaceAll('http://127.0.0.1:3000', base)])
+    expect(JSON.parse(refused.stdout)).toMatchObject({ error: { message: expect.stringContaining('Not Acceptable') } })
   })
 })
