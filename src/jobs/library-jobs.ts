@@ -65,6 +65,8 @@ export async function addVersion(
   mode: Mode,
 ): Promise<QueuedJob> {
   const { library } = findLibrary(store.libraries, parseLibraryId(rawId).id, caller)
+  // An imported library came as snippets, without its repository: there is no tag to read here.
+  if (library.isImported) throw new LecternError('forbidden', `${library.id} was imported: it has no source on this install to add a version from. A version comes across the air gap as the library did: exported from the cloud (a version pin exports that version) and imported.`)
   if (!isGitLibrary(library)) {
     throw new LecternError('validation_error', `Versions come from git tags; ${library.id} is a ${library.sourceKind} library.`)
   }

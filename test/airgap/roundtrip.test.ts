@@ -135,6 +135,19 @@ describe('airgap round trip', () => {
     expect(direct.runtime.store.libraries.list().map((l) => [l.id, l.isImported])).toEqual([['/acme/gadgets', true], ['/acme/widgets', true]])
     expect(await contextOf(direct, '/acme/widgets', QUESTIONS[0])).toEqual(await contextOf(cloud, '/acme/widgets', QUESTIONS[0]))
 
+    // A new version of an imported library is refused: its source is not here (no git is run).
+    const { libraries, jobs } = direct.runtime.store
+    const widgets = libraries.byId('/acme/widgets')!
+    const jobsBefore = jobs.list().length
+    const refused = await runCli(['versions', 'add', '/acme/widgets', 'v9.0.0', '--json'], { LECTERN_DATA_DIR: dataDir })
+    expect(refused.exitCode).toBe(3)
+    expect(JSON.parse(refused.stdout)).toEqual({
+      error: 'forbidden',
+      message: '/acme/widgets was imported: it has no source on this install to add a version from. A version comes across the air gap as the library did: exported from the cloud (a version pin exports that version) and imported.',
+    })
+    expect(libraries.version(widgets.pk, 'v9.0.0')).toBeUndefined()
+    expect(jobs.list()).toHaveLength(jobsBefore)
+
     const address = await onprem.listen({ port: 0, host: '127.0.0.1' })
     const remote = await runCli(['import', path.join(work, 'payload.json'), '--force', '--url', address, '--key', apiKey, '--json'], {})
     expect(remote.exitCode, remote.stderr).toBe(0)

@@ -147,6 +147,15 @@ describe('the Import / export page', () => {
       expect(await page.getByRole('status', { name: 'Import result' }).count()).toBe(0)
       expect(watched.problems.filter((p) => !p.includes('status of 400'))).toEqual([])
     })
+
+    it("offers no Add version on an imported library's page, and says why", async () => {
+      await page.goto(`${server.url}/libraries/acme/widgets`)
+      const versions = page.getByRole('region', { name: 'Versions' })
+      await expect.poll(() => versions.textContent()).toContain('Imported libraries have no source here to add a version from')
+      expect(await versions.getByRole('button', { name: 'Add version' }).count()).toBe(0)
+      expect(await versions.getByRole('textbox').count()).toBe(0)
+      expect(watched.problems).toEqual([])
+    })
   })
 
   describe('cloud: export', () => {

@@ -154,20 +154,24 @@ function Versions({ library, onChange }: { library: LibraryRow; onChange: () => 
           </tbody>
         </table>
       ) : null}
-      <form
-        onSubmit={(event) => {
-          event.preventDefault()
-          const form = event.currentTarget
-          void add.run(String(new FormData(form).get('tag')).trim()).then(() => form.reset())
-        }}
-      >
-        <fieldset role="group">
-          <input name="tag" aria-label="Git tag to add as a version" placeholder="git tag, e.g. v2.1.0" required />
-          <button type="submit" aria-busy={add.busy} disabled={add.busy}>
-            Add version
-          </button>
-        </fieldset>
-      </form>
+      {library.imported ? (
+        <p>Imported libraries have no source here to add a version from: a version comes across the air gap as the library did, exported from the cloud and imported.</p>
+      ) : (
+        <form
+          onSubmit={(event) => {
+            event.preventDefault()
+            const form = event.currentTarget
+            void add.run(String(new FormData(form).get('tag')).trim()).then(() => form.reset())
+          }}
+        >
+          <fieldset role="group">
+            <input name="tag" aria-label="Git tag to add as a version" placeholder="git tag, e.g. v2.1.0" required />
+            <button type="submit" aria-busy={add.busy} disabled={add.busy}>
+              Add version
+            </button>
+          </fieldset>
+        </form>
+      )}
       <ErrorNote error={add.error ?? remove.error} />
     </section>
   )
