@@ -10,6 +10,7 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, onTestFinished } from 'vitest'
 import { PROJECT_ROOT } from './cli.js'
 import type { HTMLInputElement, InPage } from './in-page.js'
+import { requireSystemCommand } from './system.js'
 import type { Defer } from './tmp.js'
 
 const CHROMIUM = process.env.LECTERN_CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -29,6 +30,7 @@ export interface WatchedPage {
  */
 export async function openPage(baseURL: string, defer: Defer = onTestFinished): Promise<WatchedPage> {
   if (!browser) {
+    requireSystemCommand(CHROMIUM, 'chromium')
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] })
     afterAll(async () => {
       await browser?.close()

@@ -1,6 +1,6 @@
 /**
- * A real nginx (Debian's, installed by .ci/run) terminating TLS on 127.0.0.1 in front of an
- * upstream, as README's "Behind a reverse proxy" sets it up, with a self-signed certificate made
+ * A real nginx (Debian's, installed by npm test: scripts/system-packages.sh) terminating TLS on
+ * 127.0.0.1 in front of an upstream, as README's "Behind a reverse proxy" sets it up, with a self-signed certificate made
  * by openssl; and a client that can choose its source address and trust that certificate.
  */
 import { execFile } from 'node:child_process'
@@ -12,6 +12,7 @@ import { promisify } from 'node:util'
 import { execa } from 'execa'
 import { pollUntil } from './poll.js'
 import { freePort } from './server.js'
+import { requireSystemCommand } from './system.js'
 import { tmpDir, type Defer } from './tmp.js'
 
 export const NGINX = '/usr/sbin/nginx'
@@ -25,6 +26,8 @@ export interface TlsProxy {
 
 /** Starts nginx proxying https://127.0.0.1:<free port>/ to `upstream`; stopped by `defer`. */
 export async function startTlsProxy(upstream: string, defer: Defer): Promise<TlsProxy> {
+  requireSystemCommand(NGINX, 'nginx')
+  requireSystemCommand('openssl', 'openssl')
   const dir = await tmpDir('lectern-nginx-', defer)
   const cert = path.join(dir, 'cert.pem')
   const key = path.join(dir, 'key.pem')

@@ -21,6 +21,7 @@ import { PROJECT_ROOT } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
 import { codeBlocks, readmeSection } from '../helpers/readme.js'
 import { freePort } from '../helpers/server.js'
+import { requireSystemCommand } from '../helpers/system.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 
 vi.setConfig({ testTimeout: 300_000 })
@@ -36,6 +37,9 @@ let unpacked: string
 let lintian: ResultPromise<{ reject: false; all: true }>
 
 beforeAll(async () => {
+  for (const [command, debianPackage] of [['lintian', 'lintian'], ['dpkg-deb', 'dpkg'], ['unshare', 'util-linux'], ['ip', 'iproute2'], ['g++', 'g++'], ['strip', 'binutils'], ['sudo', 'sudo']]) {
+    requireSystemCommand(command!, debianPackage!)
+  }
   out = await tmpDir('lectern-release-', defer)
   const built = await execa('node', [path.join(PROJECT_ROOT, 'dist/scripts/release/main.js'), '--out', out], { reject: false, all: true })
   expect(built.exitCode, built.all).toBe(0)
