@@ -7,6 +7,7 @@
 import fs from 'node:fs'
 import { Command, type Interfaces } from '@oclif/core'
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from '../src/config.js'
+import { refuseRootOnForeignDataDir } from '../src/data-dir-owner.js'
 import { asDiskFull, isDiskFull } from '../src/disk-full.js'
 import { ERROR_CODES, LecternError, isLecternError, type ErrorCode } from '../src/errors.js'
 import { jobError, waitForJob } from '../src/jobs/wait.js'
@@ -65,7 +66,10 @@ export abstract class LecternCommand extends Command {
 
   /** The start-up settings for this command: its flags, then the environment, then lectern.yaml, then (the mode) the data directory's recorded one. */
   protected resolveConfig(flags: { 'data-dir'?: string; config?: string }, overrides: ConfigOverrides = {}): ResolvedConfig {
-    return withRecordedMode(loadConfig({ ...overrides, dataDir: flags['data-dir'] ?? overrides.dataDir }, flags.config))
+    const loaded = loadConfig({ ...overrides, dataDir: flags['data-dir'] ?? overrides.dataDir }, flags.config)
+    // Before anything reads the directory (the recorded mode is in its database).
+    refuseRootOnForeignDataDir(loaded.config.dataDir, (this.id ?? '').replaceAll(':', ' '))
+    return withRecordedMode(loaded)
   }
 
   /**

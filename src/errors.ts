@@ -48,6 +48,7 @@ export const ERROR_CODES = {
   data_dir_locked: { status: 500, exit: 8, summary: 'Another Lectern server holds the data directory.' },
   data_dir_empty: { status: 404, exit: 4, summary: 'The data directory holds no Lectern data (a wrong --data-dir?).' },
   disk_full: { status: 507, exit: 10, summary: 'The data volume (or the backup destination) is full; the write was refused, reads keep working.' },
+  database_too_new: { status: 500, exit: 11, summary: 'A newer Lectern migrated the database; this version cannot open it.' },
   search_failed: { status: 503, exit: 1, summary: 'Retrieval failed; retry later.' },
   not_ready: { status: 503, exit: 1, summary: 'The server is starting or stopping.' },
   timeout: { status: 504, exit: 1, summary: 'Processing timed out.' },

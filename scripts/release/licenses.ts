@@ -7,7 +7,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 
-const LICENSE_FILE = /^(licen[cs]e|copying|notice)(\.(md|txt|markdown|mit|apache2?|bsd))?$/i
+/** LICENSE, LICENCE.md, COPYING, NOTICE.txt, LICENSE-MIT.txt, license.apache2 ... */
+const LICENSE_FILE = /^(licen[cs]e|copying|notice)([-._][\w.-]*)?$/i
 
 export interface BundledPackage {
   name: string

@@ -1,11 +1,13 @@
 /**
  * The release's CycloneDX SBOM: npm's own `npm sbom` over the installed production tree (every
  * bundled package with its version, purl, licence and hash), completed with what npm does not see:
- * the bundled Node runtime, and Lectern itself named as the described component.
+ * the bundled Node runtime, Lectern itself named as the described component, and the licence of a
+ * package whose package.json names it other than by an SPDX ID (npm leaves those out).
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import { execa } from 'execa'
+import { bundledPackages } from './licenses.js'
 import { NODE_RUNTIME, type Runtime } from './runtime.js'
 
 export const SBOM_FILE = 'sbom.cdx.json'
@@ -17,7 +19,7 @@ interface Component {
   version: string
   purl?: string
   hashes?: Array<{ alg: string; content: string }>
-  licenses?: Array<{ license: { id: string } }>
+  licenses?: Array<{ license: { id: string } | { name: string } }>
   [key: string]: unknown
 }
 
@@ -33,6 +35,11 @@ export async function writeSbom(stage: string, runtime: Runtime): Promise<Bom> {
   const bom = JSON.parse(generated.stdout) as Bom
   const root = bom.metadata.component
   root.name = 'lectern'
+  const declared = new Map(bundledPackages(path.join(stage, 'node_modules')).map((p) => [`${p.name}@${p.version}`, p.license]))
+  for (const component of bom.components) {
+    const license = declared.get(`${component.name}@${component.version}`)
+    if (!component.licenses?.length && license) component.licenses = [{ license: { name: license } }]
+  }
   const runtimeRef = `${NODE_RUNTIME.package}@${runtime.version}`
   bom.components.push({
     'bom-ref': runtimeRef,

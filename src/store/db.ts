@@ -9,6 +9,8 @@
 import Database from 'better-sqlite3'
 import knexFactory from 'knex'
 import { MIGRATIONS, migrationSource } from '../../migrations/index.js'
+import { LecternError } from '../errors.js'
+import { APP_VERSION } from '../version.js'
 
 export type Db = Database.Database
 
@@ -40,6 +42,16 @@ async function migrateOnce(file: string): Promise<string[]> {
     await knex.raw('PRAGMA journal_mode = WAL')
     const [, applied] = (await knex.migrate.latest({ migrationSource })) as [number, string[]]
     return applied
+  } catch (err) {
+    // After a rollback to an older build: knex finds migrations applied that this build lacks.
+    const unknown = /The migration directory is corrupt, the following files are missing: (.*)$/.exec((err as Error).message)?.[1]
+    if (unknown === undefined) throw err
+    throw new LecternError(
+      'database_too_new',
+      `${file} was migrated by a newer Lectern (migrations ${unknown}, which Lectern ${APP_VERSION} does not have): run that version again, or restore the backup taken before the upgrade with this one (lectern restore <archive>).`,
+      {},
+      { cause: err },
+    )
   } finally {
     await knex.destroy()
   }

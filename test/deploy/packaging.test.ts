@@ -131,7 +131,8 @@ describe('deploy/lectern.service', () => {
   })
 
   it('runs serve unsupervised, restarts on failure, and treats the staged-restore exit as a restart', () => {
-    expect(unit).toMatch(/^ExecStart=\/opt\/lectern\/bin\/lectern serve --no-supervise$/m)
+    expect(unit).toMatch(/^ExecStart=\/opt\/lectern\/bin\/lectern serve --no-supervise --config \/etc\/lectern\/lectern\.yaml$/m)
+    expect(unit).toMatch(/^UMask=0077$/m)
     expect(unit).toMatch(/^Restart=on-failure$/m)
     expect(unit).toContain(`\nSuccessExitStatus=${RESTORE_STAGED_EXIT_CODE}\n`)
     expect(unit).toContain(`\nRestartForceExitStatus=${RESTORE_STAGED_EXIT_CODE}\n`)

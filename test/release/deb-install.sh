@@ -34,12 +34,12 @@ ok "the lectern system user, /var/lib/lectern (0700), lectern.env (0640 root:lec
 in_root systemd-analyze verify /lib/systemd/system/lectern.service >"$scratch/verify.log" 2>&1 || { cat "$scratch/verify.log"; fail "systemd-analyze verify"; }
 [ ! -s "$scratch/verify.log" ] || { cat "$scratch/verify.log"; fail "systemd-analyze verify printed warnings"; }
 exec_start=$(sed -n 's/^ExecStart=//p' "$root/lib/systemd/system/lectern.service")
-[ "$exec_start" = '/opt/lectern/bin/lectern serve --no-supervise' ] || fail "ExecStart is $exec_start"
+[ "$exec_start" = '/opt/lectern/bin/lectern serve --no-supervise --config /etc/lectern/lectern.yaml' ] || fail "ExecStart is $exec_start"
 ok "lectern.service enabled, verified, and starting /opt/lectern/bin/lectern"
 
 # The service's command line as systemd runs it: its user, its working directory, its environment
 # file. chroot and setpriv exec (runuser would stay between as the parent), so $server is the service.
-chroot "$root" setpriv --reuid=lectern --regid=lectern --init-groups -- sh -c 'cd /var/lib/lectern && set -a && . /etc/lectern/lectern.env && exec /opt/lectern/bin/lectern serve --no-supervise' >"$scratch/serve.log" 2>&1 &
+chroot "$root" setpriv --reuid=lectern --regid=lectern --init-groups -- sh -c 'cd /var/lib/lectern && set -a && . /etc/lectern/lectern.env && exec /opt/lectern/bin/lectern serve --no-supervise --config /etc/lectern/lectern.yaml' >"$scratch/serve.log" 2>&1 &
 server=$!
 for _ in $(seq 1 600); do
   [ "$(http_status http://127.0.0.1:3000/api/ready)" = 200 ] && break
@@ -56,6 +56,11 @@ key=$(in_root runuser -u lectern -- lectern keys create --name ops --json | in_r
 source=$(in_root runuser -u lectern -- lectern config get dataDir --json)
 case "$source" in *'/etc/lectern/lectern.yaml'*) ;; *) fail "dataDir does not come from /etc/lectern/lectern.yaml: $source" ;; esac
 ok "sudo -u lectern lectern keys create makes a key the service accepts (dataDir from /etc/lectern/lectern.yaml)"
+
+refused=$(in_root env COLUMNS=1000 lectern keys create --name oops 2>&1) && fail "root's keys create on the service's data was not refused"
+case "$refused" in *'sudo -u lectern lectern keys create'*) ;; *) fail "root's refusal does not say what to run: $refused" ;; esac
+[ -z "$(in_root find /var/lib/lectern -uid 0)" ] || fail "root left files in /var/lib/lectern: $(in_root find /var/lib/lectern -uid 0)"
+ok "root is refused on the service's data directory and told to run sudo -u lectern lectern ..."
 
 kill -TERM "$server"
 status=0

@@ -15,6 +15,7 @@ import { networkInterfaces } from 'node:os'
 import path from 'node:path'
 import { execa, type ResultPromise } from 'execa'
 import { beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest'
+import { checkLibcFloor, GLIBC_FLOOR } from '../../scripts/release/glibc.js'
 import { bundledPackages } from '../../scripts/release/licenses.js'
 import { fetchRuntime, NODE_RUNTIME } from '../../scripts/release/runtime.js'
 import { PROJECT_ROOT } from '../helpers/cli.js'
@@ -100,10 +101,14 @@ describe('npm run release', () => {
     const missing = packages.map((p) => `${p.name}@${p.version}`).filter((id) => !inSbom.has(id) || !licenses.includes(`\n${id} (`))
     expect(missing).toEqual([])
     expect(licenses).toContain('MIT License') // better-sqlite3's text, not only its name
+    // A licence file named LICENSE-MIT.txt (punycode.js) is found as LICENSE is.
+    expect(licenses).toMatch(/\npunycode\.js@[\d.]+ \(MIT\)\n\n(?!The package ships no licence file)/)
     expect(licenses).toContain(`Node.js ${NODE_RUNTIME.version}`)
     const runtime = sbom.components.find((c) => c.type === 'platform')!
     expect(runtime).toMatchObject({ name: 'node', version: NODE_RUNTIME.version })
     expect(runtime.hashes).toEqual([{ alg: 'SHA-512', content: Buffer.from(NODE_RUNTIME.integrity.slice('sha512-'.length), 'base64').toString('hex') }])
+    // Every library has its licence, SPDX or as its package.json writes it (usearch: "Apache 2.0").
+    expect(sbom.components.filter((c) => c.type === 'library' && !(c as { licenses?: unknown[] }).licenses?.length).map((c) => c.name)).toEqual([])
     // Nothing of the development tree: no dev dependency is listed.
     for (const dev of ['vitest', 'vite', 'madge', 's3rver']) expect(sbom.components.some((c) => c.name === dev), dev).toBe(false)
   })
@@ -123,6 +128,21 @@ describe('npm run release', () => {
     expect(checks.filter((c) => c.ok === false)).toEqual([])
     expect(checks.at(-1)).toEqual({ done: true })
     expect(checks.map((c) => c.check)).toEqual(expect.arrayContaining(['no network but loopback', 'the server process is the bundled node', 'MCP query-docs answers with the code', 'SIGTERM stops the server cleanly']))
+  })
+
+  it('refuses an unknown option with its usage, exit 2, building nothing', async () => {
+    const refused = await execa('node', [path.join(PROJECT_ROOT, 'dist/scripts/release/main.js'), '--bogus'], { reject: false })
+    expect(refused.exitCode).toBe(2)
+    expect(refused.stderr).toContain("Unknown option '--bogus'")
+    expect(refused.stderr).toContain('Usage: npm run release [-- --out DIR]')
+    expect(fs.existsSync(path.join(PROJECT_ROOT, 'release', '.work'))).toBe(false)
+  })
+
+  it('states one C library floor in the README and the package, and its binaries stay within it', async () => {
+    expect(fs.readFileSync(path.join(PROJECT_ROOT, 'packaging/debian/control'), 'utf8')).toContain(`libc6 (>= ${GLIBC_FLOOR})`)
+    expect(readmeSection('Install on a host without internet')).toContain(`glibc ${GLIBC_FLOOR} or newer`)
+    const binaries = ['node/bin/node', 'node_modules/better-sqlite3/build/Release/better_sqlite3.node', 'node_modules/usearch/prebuilds/linux-x64/usearch.node']
+    await expect(checkLibcFloor(binaries.map((file) => path.join(unpacked, file)))).resolves.toEqual({ glibc: GLIBC_FLOOR, glibcxx: expect.any(String) })
   })
 
   it('refuses a runtime whose hash is not the pinned one', async () => {
@@ -157,7 +177,7 @@ describe('the Debian package', () => {
     const scratch = await tmpDir('lectern-root-')
     const installed = await execa('unshare', ['--mount', '--net', '--pid', '--fork', '--', 'bash', path.join(PROJECT_ROOT, 'test/release/deb-install.sh'), path.join(out, debName), scratch], { reject: false, all: true, timeout: 300_000 })
     expect(installed.exitCode, installed.all).toBe(0)
-    expect(installed.stdout.split('\n').filter((line) => line.startsWith('ok: '))).toHaveLength(10)
+    expect(installed.stdout.split('\n').filter((line) => line.startsWith('ok: '))).toHaveLength(11)
   })
 
   it('is lintian clean (errors and warnings), with overrides only for what a vendor package with its own runtime is', async () => {

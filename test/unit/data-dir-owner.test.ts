@@ -1,0 +1,34 @@
+/**
+ * Root is refused on a data directory that belongs to another user (the package's `lectern`), so
+ * nothing it writes locks that user's server out; the Debian package's install test runs it for
+ * real (test/release/deb-install.sh).
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { refuseRootOnForeignDataDir } from '../../src/data-dir-owner.js'
+import { tmpDir } from '../helpers/tmp.js'
+
+describe('refuseRootOnForeignDataDir', () => {
+  it("refuses root on another user's directory, naming the user and the command to run instead", async () => {
+    const dir = await tmpDir()
+    const foreign = path.join(dir, 'data')
+    fs.mkdirSync(foreign)
+    // nobody (65534) is in every Debian /etc/passwd; chown needs root, which the tests run as here.
+    fs.chownSync(foreign, 65534, 65534)
+    expect(() => refuseRootOnForeignDataDir(foreign, 'keys create', 0)).toThrow(
+      `${foreign} belongs to the user nobody: run this command as that user (sudo -u nobody lectern keys create ...), since files it wrote as root would lock that user's server out.`,
+    )
+    fs.chownSync(foreign, 4242, 4242)
+    expect(() => refuseRootOnForeignDataDir(foreign, 'serve', 0)).toThrow(/belongs to uid 4242: run this command as that user \(sudo -u #4242 lectern serve/)
+  })
+
+  it("lets root use its own or a new directory, and anyone but root any directory", async () => {
+    const dir = await tmpDir()
+    fs.chownSync(dir, 65534, 65534)
+    expect(() => refuseRootOnForeignDataDir(dir, 'keys list', 1000)).not.toThrow()
+    expect(() => refuseRootOnForeignDataDir(path.join(dir, 'not-yet'), 'serve', 0)).not.toThrow()
+    fs.chownSync(dir, 0, 0)
+    expect(() => refuseRootOnForeignDataDir(dir, 'serve', 0)).not.toThrow()
+  })
+})
