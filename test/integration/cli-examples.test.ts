@@ -102,6 +102,11 @@ const SCENARIOS: Record<string, Scenario> = {
   'lectern serve --port 8080 --host 0.0.0.0 --data-dir /var/lib/lectern': serverStopsCleanly('http://127.0.0.1:8080/api/ready'),
   'lectern serve --config /etc/lectern/lectern.yaml --log-format json': {
     ...serverStopsCleanly('http://127.0.0.1:8080/api/ready'),
+    // Only this example has the file: every command reads /etc/lectern/lectern.yaml when it exists.
+    prepare: async (sandbox) => {
+      await mkdir(path.join(sandbox.etc, 'lectern'), { recursive: true })
+      await writeFile(path.join(sandbox.etc, 'lectern', 'lectern.yaml'), codeBlocks('yaml', readmeSection('Configuration'))[0])
+    },
     check: ({ stdout }) => expect(stdout.split('\n')[0]).toMatch(/^\{/),
   },
   'LECTERN_RATE_LIMIT_ANONYMOUS=0 lectern serve --log-level debug': serverStopsCleanly('http://127.0.0.1:3000/api/ready'),
@@ -384,8 +389,6 @@ beforeAll(async () => {
   await cli(['backup', 'config', 'set', '--s3-bucket', 'my-bucket', '--s3-prefix', 'lectern/', '--s3-endpoint', `http://127.0.0.1:${s3Port}`, '--s3-path-style', '--s3-access-key-id', 'S3RVER', '--s3-secret-env', 'AWS_SECRET', ...onpremData])
   // The same install at the system paths the deployment examples name.
   await cp(path.join(onprem.home, 'lectern-data'), path.join(onprem.varLib, 'lectern'), { recursive: true })
-  await mkdir(path.join(onprem.etc, 'lectern'), { recursive: true })
-  await writeFile(path.join(onprem.etc, 'lectern', 'lectern.yaml'), codeBlocks('yaml', readmeSection('Configuration'))[0])
   worlds = { onprem, cloud, empty }
 })
 

@@ -57,7 +57,8 @@ async function withSmallLibrary(use: (app: FastifyInstance, setPk: number, file:
 /** A data directory with a large library (and a small one) whose engine file is gone, as after a restore. */
 async function largeLibraryWithoutEngineFile(): Promise<{ dataDir: string; setPk: number; file: string }> {
   const dataDir = await tmpDataDir()
-  const seeding = await buildApp({ dataDir })
+  // No worker: its start-up sweep would race the sets seeded here (a set it finds half-made is removed).
+  const seeding = await buildApp({ dataDir, startWorker: false })
   const { setPk } = await seedLibrary(seeding, '/acme/large', largeDocs(700))
   await seedLibrary(seeding, '/acme/small', SMALL)
   const file = engineFilePath(seeding.runtime.store.paths, setPk)
