@@ -15,7 +15,7 @@ export async function sha256(file: string): Promise<string> {
   return hash.digest('hex')
 }
 
-/** Regular files under `dir`, relative and sorted; links are listed by the files they name. */
+/** Regular files under `dir`, relative and sorted (links are skipped: the release tree has none). */
 export function filesUnder(dir: string): string[] {
   return fs
     .readdirSync(dir, { recursive: true, withFileTypes: true })

@@ -7,9 +7,8 @@
  *   release/sbom.cdx.json                         the CycloneDX SBOM (also inside both)
  *   release/SHA256SUMS                            checksums of the three, for `sha256sum -c`
  *
- * Run after `npm run build` (the npm script does both). Needs the npm registry or npm's cache
- * (the runtime and the dependencies), a C++ toolchain (native modules are built for the bundled
- * runtime) and dpkg-deb; the artifacts it writes need none of them.
+ * Run after `npm run build` (the npm script does both); what it needs is in USAGE below, and the
+ * artifacts it writes need none of it.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -94,8 +93,7 @@ function checkBuilt(): void {
 }
 
 async function release(): Promise<void> {
-
-  step(`Fetching the Node runtime`)
+  step('Fetching the Node runtime')
   const runtime = await fetchRuntime(path.join(work, 'runtime'))
   fs.mkdirSync(path.join(stage, 'node', 'bin'), { recursive: true })
   fs.copyFileSync(path.join(runtime.dir, 'bin', 'node'), path.join(stage, 'node', 'bin', 'node'))
