@@ -44,6 +44,7 @@ export const TeamSourceBody = {
   required: ['connection'],
   properties: {
     connection: name,
+    repoUrl: { type: 'string', minLength: 1, maxLength: 2048 },
     spaceKey: { type: 'string', minLength: 1, maxLength: 255 },
     pageIds: { type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 36 } },
     title: { type: 'string', maxLength: 200 },

@@ -111,6 +111,7 @@ export async function refreshLibrary(store: Store, request: RefreshRequest, call
   if (refusal) throw refusal
   const name = formatLibraryId({ id: library.id, version: version.tag || undefined })
   let job: Job
+  let note: string | undefined
   if (isGitLibrary(library)) {
     if (request.branch !== undefined && !isSafeRefName(request.branch)) {
       throw new LecternError('validation_error', `"${request.branch}" is not a valid branch name.`)
@@ -119,7 +120,7 @@ export async function refreshLibrary(store: Store, request: RefreshRequest, call
     // The guard is cloud mode's: there a library reads through its own teamspace's connections only.
     const scope = libraryConnectionScope(library, guard === undefined ? 'onprem' : 'cloud')
     refuseCleartextToken(repo.cloneUrl, gitToken(store, request.gitToken?.trim() || undefined, repo.host, scope), guard)
-    await admitGitRemote(repo.cloneUrl, guard)
+    note = await admitGitRemote(repo.cloneUrl, guard)
     // Again: another job may have been queued while the host was resolved.
     refuseIfBusy(store, library, version)
     const refName = version.tag || request.branch || (typeof library.options.ref === 'string' ? library.options.ref : undefined)
@@ -127,7 +128,7 @@ export async function refreshLibrary(store: Store, request: RefreshRequest, call
   } else {
     job = queueIngest(store, version, library.options.spec as SourceSpec, { force: request.force })
   }
-  return { libraryId: name, message: `Refresh of ${name} queued (job ${job.pk}).`, job }
+  return { libraryId: name, message: [`Refresh of ${name} queued (job ${job.pk}).`, note].filter(Boolean).join(' '), job }
 }
 
 /** Refreshes every library whose default version was last updated before `olderThanMs` ago. */

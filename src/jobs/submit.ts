@@ -16,7 +16,7 @@ import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
 import type { Library, LibraryVersion, NewLibrary } from '../store/libraries.js'
 import { placeSubmission, type Submitter, type TeamOwner } from '../tenancy/private-sources.js'
-import { callerConnectionScope } from '../tenancy/stored-connections.js'
+import { submitterConnectionScope } from '../tenancy/stored-connections.js'
 import { gitSpecOf, queueIngest } from './queue-ingest.js'
 
 export interface RepositorySubmission {
@@ -85,12 +85,12 @@ function createOrRetry(store: Store, input: NewLibrary, refusal: LecternError): 
 export async function submitRepository(store: Store, input: RepositorySubmission, guard: AddressGuard | undefined, submitter?: Submitter): Promise<Submitted> {
   const repo = parseRepoUrl(input.docsRepoUrl, input.sourceKind, { httpOnly: guard !== undefined })
   const token = input.gitToken?.trim() ? input.gitToken.trim() : undefined
-  const scope = submitter ? callerConnectionScope(submitter.caller, submitter.mode) : INSTALL_CONNECTIONS
+  const scope = submitter ? submitterConnectionScope(submitter) : INSTALL_CONNECTIONS
   refuseCleartextToken(repo.cloneUrl, gitToken(store, token, repo.host, scope), guard)
   const withCredentials = token !== undefined || (scope !== undefined && store.connections.forGitHost(scope, repo.host) !== undefined)
   const isPrivate = input.private === true || (submitter?.mode === 'cloud' && withCredentials)
   const { id, owner } = placeSubmission(store.teams, submitter, repo.libraryId, isPrivate, 'repository')
-  await admitGitRemote(repo.cloneUrl, guard)
+  const note = await admitGitRemote(repo.cloneUrl, guard)
   const submit = store.db.transaction(() => {
     const newLibrary: NewLibrary = {
       id,
@@ -112,7 +112,7 @@ export async function submitRepository(store: Store, input: RepositorySubmission
   const job = submit()
   return {
     libraryId: id,
-    message: `Library ${id} submitted for processing (job ${job.pk}).`,
+    message: [`Library ${id} submitted for processing (job ${job.pk}).`, note].filter(Boolean).join(' '),
     job,
   }
 }

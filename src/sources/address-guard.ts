@@ -55,6 +55,13 @@ export function isAllowedAddress(address: string, host: string, allow: string[])
   return !BLOCKED_RANGES.has(ip.range())
 }
 
+/**
+ * What a host that does not resolve from the server may be, and how it becomes reachable: a host
+ * of a private network (split DNS, a VPN) is resolved and reached only when the operator names it.
+ */
+export const FETCH_ALLOW_HINT =
+  'If it is a host of your own network that this server resolves only by another name or not at all, the operator names it in fetch.allow (LECTERN_FETCH_ALLOW), which lets Lectern reach that host as it is.'
+
 /** The refusal of a request to a private address, naming the setting that would allow it. */
 export function privateAddressRefusal(action: string, reason: string): LecternError {
   return new LecternError('forbidden', `${action} refused: ${reason}; an administrator can allow it with LECTERN_FETCH_ALLOW.`)
@@ -73,7 +80,7 @@ export async function resolveAllowed(host: string, guard: AddressGuard, action: 
   try {
     addresses = ipaddr.isValid(name) ? [{ address: name }] : await lookup(name)
   } catch (err) {
-    throw new LecternError('source_unreachable', `${action} failed: ${name} does not resolve (${(err as NodeJS.ErrnoException).code ?? 'lookup failed'}).`)
+    throw new LecternError('source_unreachable', `${action} failed: ${name} does not resolve (${(err as NodeJS.ErrnoException).code ?? 'lookup failed'}). ${FETCH_ALLOW_HINT}`)
   }
   if (addresses.length === 0) throw new LecternError('source_unreachable', `${action} failed: ${name} has no address.`)
   const refused = addresses.find((a) => !isAllowedAddress(a.address, name, guard.allow))

@@ -46,13 +46,17 @@ export async function guardGitRemote(cloneUrl: string, guard: AddressGuard, look
 
 /**
  * The guard at submission (add, refresh), so a refused remote is answered at once rather than
- * as a failed job. A name that does not resolve yet is left to the job, which checks again.
+ * as a failed job. A name that does not resolve yet is left to the job, which checks again; the
+ * answer is then what to tell the submitter (that the job will fail unless it resolves, and how
+ * fetch.allow works), undefined otherwise.
  */
-export async function admitGitRemote(cloneUrl: string, guard: AddressGuard | undefined, lookup?: Lookup): Promise<void> {
-  if (!guard) return
+export async function admitGitRemote(cloneUrl: string, guard: AddressGuard | undefined, lookup?: Lookup): Promise<string | undefined> {
+  if (!guard) return undefined
   try {
     await guardGitRemote(cloneUrl, guard, lookup)
+    return undefined
   } catch (err) {
     if (!(err instanceof LecternError && err.code === 'source_unreachable')) throw err
+    return `Note: ${err.message.replace(/^.*? failed: /, '')} The job fails unless it resolves when it runs.`
   }
 }

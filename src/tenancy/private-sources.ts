@@ -46,6 +46,11 @@ export function refuseReservedId(id: string, mode: Mode): void {
 export interface Submitter {
   caller: Caller
   mode: Mode
+  /**
+   * A member adding from the teamspace's dashboard (a session, not a key of the teamspace): the
+   * teamspace and their role there, which place the source as a key of that teamspace would.
+   */
+  team?: { team: Team; role: TeamRole }
 }
 
 /**
@@ -60,7 +65,11 @@ export function placeSubmission(
   source: PrivateSourceKind = 'other',
 ): { id: string; owner?: TeamOwner } {
   if (!submitter) return { id }
-  const owner = isPrivate ? privateSourceOwner(teams, submitter.caller, submitter.mode, source) : undefined
+  const owner = !isPrivate
+    ? undefined
+    : submitter.team
+      ? teamPrivateSourceOwner(submitter.team.team, submitter.team.role, source)
+      : privateSourceOwner(teams, submitter.caller, submitter.mode, source)
   if (owner) return { id: scopedLibraryId(id, owner.teamPk), owner }
   refuseReservedId(id, submitter.mode)
   return { id }

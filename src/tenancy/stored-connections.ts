@@ -16,12 +16,18 @@ import type { Mode } from '../config.js'
 import { LecternError } from '../errors.js'
 import { INSTALL_CONNECTIONS, type ConnectionScope } from '../store/connections.js'
 import type { Library } from '../store/libraries.js'
+import type { Submitter } from './private-sources.js'
 
 /** The connections an add of this caller may read through; undefined when none. */
 export function callerConnectionScope(caller: Caller, mode: Mode): ConnectionScope | undefined {
   if (mode === 'onprem' || isInsider(caller)) return INSTALL_CONNECTIONS
   if (caller.kind === 'api-key' && caller.teamId !== null) return { teamPk: caller.teamId }
   return undefined
+}
+
+/** The connections a submission may name: a dashboard member's teamspace's, else its caller's. */
+export function submitterConnectionScope(submitter: Submitter): ConnectionScope | undefined {
+  return submitter.team ? { teamPk: submitter.team.team.id } : callerConnectionScope(submitter.caller, submitter.mode)
 }
 
 /** The connections a job of this library may read through; undefined when none. */

@@ -1,22 +1,28 @@
 /**
- * Adding a Confluence space or Notion pages from a teamspace's dashboard (a signed-in member, no
- * API key): through one of the teamspace's own connections, named by the member, as the
- * teamspace's private library. The same checks as an add with the teamspace's key: owners and
- * admins, on a plan with private sources (private-sources.ts); the connection's kind says which
- * source it is.
+ * Adding a private source from a teamspace's dashboard (a signed-in member, no API key): a
+ * repository of a git connection's host, a Confluence space or Notion pages, through one of the
+ * teamspace's own connections, named by the member, as the teamspace's private library. The same
+ * checks as an add with the teamspace's key: owners and admins, on a plan with private sources
+ * (private-sources.ts); the connection's kind says which source it is.
  */
+import type { Caller } from '../access.js'
 import { LecternError } from '../errors.js'
-import { submitSource, type Submitted } from '../jobs/submit.js'
+import { submitRepository, submitSource, type Submitted } from '../jobs/submit.js'
+import type { AddressGuard } from '../sources/address-guard.js'
 import { confluenceSubmission } from '../sources/confluence.js'
 import { notionSubmission } from '../sources/notion.js'
 import type { SourceSubmission } from '../sources/types.js'
+import { parseRepoUrl } from '../sources/repo-url.js'
+import { hostOf, type Connection } from '../store/connections.js'
 import type { Store } from '../store/index.js'
-import { scopedLibraryId, teamPrivateSourceOwner } from './private-sources.js'
+import { scopedLibraryId, teamPrivateSourceOwner, type Submitter } from './private-sources.js'
 import { teamScope } from './team-connections.js'
 import type { TeamAccess } from './teamspaces.js'
 
 export interface TeamSourceInput {
   connection: string
+  /** Git: the repository, on the connection's host. */
+  repoUrl?: string
   /** Confluence: the space. */
   spaceKey?: string
   /** Confluence: some pages of the space (all when absent); Notion: the pages, required. */
@@ -38,14 +44,25 @@ function submissionOf(store: Store, access: TeamAccess, input: TeamSourceInput):
     if (!pageIds?.length) throw new LecternError('validation_error', 'A Notion source needs the IDs of its pages.')
     return notionSubmission(store, scope, { connection: connection.name, pageIds, title, description })
   }
-  throw new LecternError(
-    'validation_error',
-    `"${connection.name}" is a git connection: add a repository of its host with an API key of the teamspace (POST /api/v2/add/repo/git), which clones it with the connection's token.`,
-  )
+  throw new LecternError('validation_error', `"${connection.name}" is a git connection: give the repository's URL (repoUrl).`)
 }
 
-export function addTeamSource(store: Store, access: TeamAccess, input: TeamSourceInput): Submitted {
+/** `caller`: the signed-in member; `guard`: cloud mode's address guard. */
+export async function addTeamSource(store: Store, access: TeamAccess, input: TeamSourceInput, caller: Caller, guard: AddressGuard | undefined): Promise<Submitted> {
   const owner = teamPrivateSourceOwner(access.team, access.role)
+  const connection = store.connections.get(teamScope(access), input.connection)
+  if (connection?.kind === 'git') return addTeamRepository(store, { caller, mode: 'cloud', team: access }, connection, input, guard)
+  if (input.repoUrl !== undefined) throw new LecternError('validation_error', `"${input.connection}" is not a git connection: a repository URL goes with a git connection of its host.`)
   const submission = submissionOf(store, access, input)
   return submitSource(store, { ...submission, libraryId: scopedLibraryId(submission.libraryId, owner.teamPk) }, owner)
+}
+
+/** A repository of the connection's host, cloned with its token, as the teamspace's private library. */
+async function addTeamRepository(store: Store, submitter: Submitter, connection: Connection, input: TeamSourceInput, guard: AddressGuard | undefined): Promise<Submitted> {
+  if (!input.repoUrl) throw new LecternError('validation_error', `"${connection.name}" is a git connection: give the repository's URL (repoUrl).`)
+  const host = parseRepoUrl(input.repoUrl, undefined, { httpOnly: guard !== undefined }).host
+  if (host !== hostOf(connection.baseUrl)) {
+    throw new LecternError('validation_error', `The connection "${connection.name}" is for ${hostOf(connection.baseUrl)}, and this repository is on ${host}: add a git connection for ${host} first.`)
+  }
+  return submitRepository(store, { docsRepoUrl: input.repoUrl, private: true }, guard, submitter)
 }

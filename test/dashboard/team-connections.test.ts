@@ -79,6 +79,31 @@ describe("a teamspace's connections in the cloud dashboard", () => {
     settle()
   }, 60_000)
 
+  it("an owner adds a repository of a git connection's host; one this server cannot resolve is taken, saying how fetch.allow works", async () => {
+    await signInAs('owner@acme.example', `/teams/${tenants.acme.teamPk}/connections`)
+    await expect.poll(() => page.getByRole('button', { name: 'Remove connection wiki' }).count()).toBe(1)
+    await page.getByLabel('Connection kind').selectOption('git')
+    await page.getByLabel('Name', { exact: true }).fill('internal-git')
+    await page.getByLabel('Host').fill('git.acme.invalid')
+    await page.getByLabel('Token (write-only)').fill('glpat-dashboard-token')
+    await page.getByRole('button', { name: 'Add connection' }).click()
+    await expect.poll(() => page.getByRole('button', { name: 'Remove connection internal-git' }).count()).toBe(1)
+
+    await page.getByRole('link', { name: 'Libraries' }).click()
+    await page.getByText('Add a private source').click()
+    await page.getByLabel('Connection to read through').selectOption('internal-git')
+    // A repository takes its URL alone: no page IDs or title to fill.
+    expect(await page.getByLabel('Title').count()).toBe(0)
+    await page.getByLabel('Repository URL').fill('https://git.acme.invalid/platform/sdk')
+    await page.getByRole('button', { name: 'Add source' }).click()
+    const id = `/platform/sdk--t${tenants.acme.teamPk}`
+    await expect.poll(() => page.getByRole('status').textContent()).toContain(`Library ${id} submitted`)
+    expect(await page.getByRole('status').textContent()).toMatch(/git\.acme\.invalid does not resolve .* names it in fetch\.allow \(LECTERN_FETCH_ALLOW\)/)
+    await expect.poll(() => page.getByRole('row', { name: new RegExp(id) }).textContent(), { timeout: 30_000 }).toContain('git.acme.invalid does not resolve')
+    expect(await unlabelledControls(page)).toEqual([])
+    settle()
+  }, 60_000)
+
   it('a developer sees the connections, with no form to add and no button to remove', async () => {
     await signInAs('dev@acme.example', `/teams/${tenants.acme.teamPk}/connections`)
     await expect.poll(() => page.getByRole('cell', { name: 'wiki' }).count()).toBe(1)

@@ -29,7 +29,7 @@ import { pollUntil } from '../helpers/poll.js'
 import { signIn } from '../helpers/session.js'
 import { bearer, createTenants, type Tenants } from '../helpers/tenants.js'
 import { gitTrustedCertificate } from '../helpers/tls.js'
-import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
+import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { confluenceStandIn, notionStandIn, textBlock, type StandIn } from '../helpers/workspace-standins.js'
 
 const defer = suiteTeardown()
@@ -74,6 +74,7 @@ const wikiPage = (title: string, text: string) => [{ id: '501', title, storage: 
 beforeAll(async () => {
   const remotes = await tmpDir('lectern-remotes-', defer)
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'ledger', defer })
+  await makeGitRepo({ 'README.md': '# Handbook\n\n## Close the books\n\nClose the books at month end with close(period):\n\n```js\nclose(period, { lock: true })\n```\n' }, { parent: path.join(remotes, 'acme'), name: 'handbook', defer })
   // Over https: in cloud mode a token goes only over https.
   const tls = await gitTrustedCertificate(remotes, defer)
   const expected = `Basic ${Buffer.from(`x-access-token:${GIT_TOKEN}`).toString('base64')}`
@@ -378,7 +379,36 @@ describe("the dashboard's add through a teamspace's connection (a session, no ke
     expect((await waitForLibrary(app, res.json().libraryName)).state).toBe('finalized')
   })
 
-  it("refuses a developer and a free plan 403, another teamspace's connection or member 400 or 404, a git connection 400; nothing stored", async () => {
+  it("adds a repository of a git connection's host, cloned with its token, as the teamspace's private library", async () => {
+    const res = await addFromDashboard(sessions.acmeAdmin, tenants.acme.teamPk, { connection: 'ledger-host', repoUrl: `${gitServer}/acme/handbook` })
+    expect(res.statusCode, res.body).toBe(200)
+    const id = res.json().libraryName
+    expect(id).toBe(`/acme/handbook--t${tenants.acme.teamPk}`)
+    expect(res.json().message).toBe(`Library ${id} submitted for processing (job ${app.runtime.store.jobs.list({}).find((j) => j.libraryPk === app.runtime.store.libraries.byId(id)!.pk)!.pk}).`)
+    expect(app.runtime.store.libraries.byId(id)).toMatchObject({ isPrivate: true, teamPk: tenants.acme.teamPk, sourceKind: 'git' })
+    expect((await waitForLibrary(app, id)).state).toBe('finalized')
+    // A repository on another host than the connection's is refused: its token is for its host alone.
+    const elsewhere = await addFromDashboard(sessions.acmeAdmin, tenants.acme.teamPk, { connection: 'ledger-host', repoUrl: 'https://gitlab.example.com/acme/handbook' })
+    expect(elsewhere.statusCode).toBe(400)
+    expect(elsewhere.json()).toEqual({ error: 'validation_error', message: `The connection "ledger-host" is for ${new URL(gitServer).host}, and this repository is on gitlab.example.com: add a git connection for gitlab.example.com first.` })
+    const noUrl = await addFromDashboard(sessions.acmeAdmin, tenants.acme.teamPk, { connection: 'ledger-host' })
+    expect(noUrl.json()).toEqual({ error: 'validation_error', message: '"ledger-host" is a git connection: give the repository\'s URL (repoUrl).' })
+    const notGit = await addFromDashboard(sessions.acmeAdmin, tenants.acme.teamPk, { connection: 'wiki', repoUrl: `${gitServer}/acme/handbook`, spaceKey: 'OPS' })
+    expect(notGit.statusCode).toBe(400)
+  })
+
+  it('accepts a repository whose host does not resolve, saying its job fails unless it does and how fetch.allow works', async () => {
+    expect((await createConnection(sessions.acmeAdmin, tenants.acme.teamPk, { kind: 'git', name: 'internal-git', host: 'https://git.acme.invalid', token: 'z' })).statusCode).toBe(201)
+    const res = await addFromDashboard(sessions.acmeAdmin, tenants.acme.teamPk, { connection: 'internal-git', repoUrl: 'https://git.acme.invalid/platform/sdk' })
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.json().message).toMatch(/submitted for processing \(job \d+\)\. Note: git\.acme\.invalid does not resolve \(\w+\)\. If it is a host of your own network .* the operator names it in fetch\.allow \(LECTERN_FETCH_ALLOW\), which lets Lectern reach that host as it is\. The job fails unless it resolves when it runs\.$/)
+    const failed = await waitForLibrary(app, res.json().libraryName)
+    expect(failed).toMatchObject({ state: 'error', errorCode: 'source_unreachable', errorMessage: expect.stringContaining('fetch.allow') })
+    removeLibrary(app.runtime.store, res.json().libraryName, LOCAL)
+    app.runtime.store.connections.remove({ teamPk: tenants.acme.teamPk }, 'internal-git')
+  })
+
+  it("refuses a developer and a free plan 403, another teamspace's connection or member 400 or 404, a git connection without a repository 400; nothing stored", async () => {
     const before = app.runtime.store.libraries.list().length
     const developer = await addFromDashboard(sessions.acmeDev, tenants.acme.teamPk, { connection: 'wiki', spaceKey: 'OPS', title: 'Dev' })
     expect(developer.statusCode).toBe(403)
@@ -426,7 +456,7 @@ describe('deleting a teamspace', () => {
 
 describe('upgrading a data directory to teamspace connections', () => {
   it("keeps the install's connections, their tokens and their names unique among the install's", async () => {
-    const dataDir = await tmpDataDir()
+    const dataDir = await tmpDir('lectern-data-') // empty: the schema of an older Lectern is built below
     const paths = dataPaths(dataDir)
     fs.mkdirSync(paths.vectors, { recursive: true })
     const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: paths.database }, useNullAsDefault: true })

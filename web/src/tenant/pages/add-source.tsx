@@ -1,7 +1,8 @@
 /**
- * "Add a private source" on a teamspace's Libraries page: a Confluence space or Notion pages read
- * through one of the teamspace's connections, added as its private library (POST
- * /api/teams/<ID>/libraries). Shown to owners and admins on a plan with private sources.
+ * "Add a private source" on a teamspace's Libraries page: a repository of a git connection's host,
+ * a Confluence space or Notion pages, read through one of the teamspace's connections and added as
+ * its private library (POST /api/teams/<ID>/libraries). Shown to owners and admins on a plan with
+ * private sources.
  */
 import { useState } from 'preact/hooks'
 import { api } from '../../api'
@@ -11,7 +12,7 @@ import type { Connection } from '../../pages/settings-connections'
 
 export function AddSourceForm({ teamId, onAdded }: { teamId: number; onAdded: () => void }) {
   const connections = useLoad(() => api<{ connections: Connection[] }>('GET', `/api/teams/${teamId}/connections`), [teamId])
-  const usable = connections.data?.connections.filter((c) => c.kind !== 'git') ?? []
+  const usable = connections.data?.connections ?? []
   const [chosen, setChosen] = useState<string>()
   const [added, setAdded] = useState<string>()
   const connection = usable.find((c) => c.name === chosen) ?? usable[0]
@@ -20,6 +21,7 @@ export function AddSourceForm({ teamId, onAdded }: { teamId: number; onAdded: ()
     const text = (field: string) => String(data.get(field) ?? '').trim()
     const pageIds = text('pageIds').split(/[\s,]+/).filter(Boolean)
     const body: Record<string, unknown> = { connection: connection!.name }
+    if (text('repoUrl')) body.repoUrl = text('repoUrl')
     if (text('spaceKey')) body.spaceKey = text('spaceKey')
     if (pageIds.length > 0) body.pageIds = pageIds
     for (const field of ['title', 'description']) if (text(field)) body[field] = text(field)
@@ -29,7 +31,7 @@ export function AddSourceForm({ teamId, onAdded }: { teamId: number; onAdded: ()
     onAdded()
   })
   if (!connection) {
-    return connections.data ? <p class="muted">To add a Confluence space or Notion pages, first add a connection to it under Connections.</p> : null
+    return connections.data ? <p class="muted">To add a private repository, a Confluence space or Notion pages, first add a connection to its host under Connections.</p> : null
   }
   return (
     <details>
@@ -58,20 +60,30 @@ export function AddSourceForm({ teamId, onAdded }: { teamId: number; onAdded: ()
             </label>
           ) : null}
         </fieldset>
-        <label>
-          {connection.kind === 'notion' ? 'Page IDs' : 'Page IDs (optional: the whole space without them)'}
-          <input name="pageIds" required={connection.kind === 'notion'} placeholder="separated by spaces or commas" />
-        </label>
-        <fieldset class="grid">
+        {connection.kind === 'git' ? (
           <label>
-            Title
-            <input name="title" required={connection.kind === 'notion'} maxLength={200} />
+            Repository URL
+            <input name="repoUrl" type="url" required placeholder={`${connection.baseUrl}/<owner>/<repository>`} />
+            <small>Cloned with the connection's token. A host this server does not resolve is reached only once the operator names it in fetch.allow.</small>
           </label>
-          <label>
-            Description
-            <input name="description" maxLength={2000} />
-          </label>
-        </fieldset>
+        ) : (
+          <>
+            <label>
+              {connection.kind === 'notion' ? 'Page IDs' : 'Page IDs (optional: the whole space without them)'}
+              <input name="pageIds" required={connection.kind === 'notion'} placeholder="separated by spaces or commas" />
+            </label>
+            <fieldset class="grid">
+              <label>
+                Title
+                <input name="title" required={connection.kind === 'notion'} maxLength={200} />
+              </label>
+              <label>
+                Description
+                <input name="description" maxLength={2000} />
+              </label>
+            </fieldset>
+          </>
+        )}
         <ErrorNote error={add.error ?? connections.error} />
         {added ? <p role="status">{added}</p> : null}
         <button type="submit" aria-busy={add.busy} disabled={add.busy}>

@@ -69,7 +69,7 @@ function LibraryList({ team }: { team: Team }) {
       {can(team.role, 'managePrivateSources') && team.limits.privateSources ? <AddSourceForm teamId={teamId} onAdded={libraries.reload} /> : null}
       <ErrorNote error={libraries.error} />
       {!rows && !libraries.error ? <p aria-busy="true">Loading…</p> : null}
-      {rows && rows.length === 0 ? <Empty>No library is reachable: add a private repository with a teamspace key, or loosen the policies.</Empty> : null}
+      {rows && rows.length === 0 ? <Empty>No library is reachable: owners and admins add private sources here (or with a key of the teamspace), or loosen the policies.</Empty> : null}
       {rows && rows.length > 0 ? (
         <table class="striped">
           <thead>
