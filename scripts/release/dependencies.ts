@@ -28,6 +28,8 @@ export async function installDependencies(projectRoot: string, stage: string, ru
       // prebuild-install (better-sqlite3) reads a package name here; node-gyp-build (usearch) only
       // 'true', so usearch keeps its prebuild: N-API addons load on every Node version.
       npm_config_build_from_source: 'better-sqlite3',
+      // node-gyp compiles one file at a time unless told; SQLite's amalgamation is most of the wait.
+      JOBS: 'max',
     },
   })
   // The release's package.json describes the release: its scripts build and test a checkout,

@@ -1,7 +1,13 @@
-/** Browsing a library's snippets by page of its docs: the pages of the live set, then one page's snippets in page order. */
+/**
+ * Browsing a library's snippets by page of its docs: the pages of the live set, then one page's
+ * snippets in page order; the README's curl example of it, run as written.
+ */
+import { execa } from 'execa'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp, seedLibrary } from '../helpers/app.js'
+import { codeBlocks, readmeSection } from '../helpers/readme.js'
 import { signIn } from '../helpers/session.js'
+import { tmpDir } from '../helpers/tmp.js'
 
 const DOCS = {
   'docs/guide.md': '# Guide\n\n## Draw\n\nDraw a widget on the canvas.\n\n```js\ndrawWidget(canvas)\n```\n\n## Remove\n\nRemove a widget when done.\n\n```js\nremoveWidget(w)\n```\n',
@@ -49,5 +55,24 @@ describe('GET /api/libraries/:owner/:name/pages', () => {
     const waiting = await app.inject({ url: '/api/libraries/acme/fresh/pages', cookies: admin })
     expect(waiting.statusCode).toBe(202)
     expect(waiting.json().error).toBe('library_not_finalized')
+  })
+})
+
+describe("the README's curl example of the pages", () => {
+  it('signs in, lists the pages and reads one page, as written against a listening server', async () => {
+    const example = codeBlocks('bash', readmeSection('Dashboard API')).find((block) => block.includes('/pages'))!
+    const commands = example.replaceAll('\\\n', ' ').trim().split('\n')
+    expect(commands).toHaveLength(3)
+    const app = await buildTestApp({ startWorker: false })
+    await seedLibrary(app, '/fastify/fastify', { 'README.md': '# Fastify\n\n## Register a route\n\nDeclare a route with its schema:\n\n```js\nfastify.get(\'/\', async () => ({ hello: \'world\' }))\n```\n' })
+    const { email, password } = JSON.parse(/-d '(\{.*\})'/.exec(commands[0]!)![1]!) as { email: string; password: string }
+    await app.runtime.store.users.create({ email, password, role: 'admin' })
+    const base = await app.listen({ host: '127.0.0.1', port: 0 })
+    const cwd = await tmpDir()
+    const run = async (command: string) => JSON.parse((await execa('bash', ['-c', command.replaceAll('http://127.0.0.1:3000', base)], { cwd })).stdout) as Record<string, unknown>
+    expect(await run(commands[0]!)).toMatchObject({ email, role: 'admin' })
+    expect(await run(commands[1]!)).toEqual({ pages: [{ page: 'README.md', title: 'Fastify', snippets: expect.any(Number) }] })
+    const page = await run(commands[2]!)
+    expect(page).toMatchObject({ page: 'README.md', snippets: expect.arrayContaining([expect.objectContaining({ kind: 'code', title: expect.stringContaining('Register a route') })]) })
   })
 })
