@@ -12,6 +12,9 @@ export interface AddSourceResult {
   message: string
   jobId: number
   state?: string
+  /** With --wait: what the library serves now. */
+  snippets?: number
+  pages?: number
 }
 
 export abstract class AddSourceCommand extends LecternCommand {
@@ -24,8 +27,16 @@ export abstract class AddSourceCommand extends LecternCommand {
       return result
     }
     const job = await this.followJob(runtime, submitted.job.pk, submitted.libraryId)
-    this.log(`${submitted.libraryId} is ready: lectern docs ${submitted.libraryId} "<your question>"`)
+    const served = servedBy(runtime, job.versionPk)
+    this.log(`${submitted.libraryId} is ready: ${served.snippets} snippets from ${served.pages} pages. Ask it: lectern docs ${submitted.libraryId} "<your question>"`)
     if (notice) this.log(notice)
-    return { ...result, state: job.state }
+    return { ...result, state: job.state, ...served }
   }
+}
+
+/** The snippets and pages (documents that gave snippets) of a version's live set. */
+function servedBy(runtime: Runtime, versionPk: number | null): { snippets: number; pages: number } {
+  const version = versionPk === null ? undefined : runtime.store.libraries.versionByPk(versionPk)
+  if (!version || version.currentSet === null) return { snippets: 0, pages: 0 }
+  return { snippets: version.totalSnippets, pages: runtime.store.snippets.pagesOfSet(version.currentSet).length }
 }

@@ -1,10 +1,8 @@
 /**
  * How a failed command reads on a terminal and in `--json`: one plain sentence, whatever said it.
- * oclif's parser speaks in lines (a header, a tab-indented detail, "See more help with --help")
- * and its printer wraps without trimming, which starts every continuation line with a space.
+ * oclif's parser speaks in lines (a header, a tab-indented detail, "See more help with --help"),
+ * and oclif's printer indents and wraps, starting every continuation line with a space.
  */
-import wrapAnsi from 'wrap-ansi'
-
 const HELP_HINT = 'See more help with --help'
 
 /**
@@ -38,28 +36,18 @@ export function parserMessage(text: string, commandId: string | undefined): stri
   return `${sentence}. See \`${help}\`.`
 }
 
-/** The width to wrap stderr to: OCLIF_COLUMNS (oclif's own setting), else COLUMNS, else the terminal's, else 80. */
-function stderrColumns(): number {
-  for (const value of [process.env.OCLIF_COLUMNS, process.env.COLUMNS, process.stderr.columns]) {
-    const columns = Number(value)
-    if (Number.isInteger(columns) && columns > 0) return columns
-  }
-  return 80
-}
-
 /**
- * An error as stderr shows it, in oclif's layout (indented, `Code:` on its own line) but wrapped
- * between words and trimmed, so a path or URL is never split and no line starts with a stray
- * space. A line the message indents itself (a YAML excerpt and its `^`) keeps its indentation.
+ * An error as stderr shows it: one line, `Error: <message> (<code>)`, left to the terminal to
+ * wrap, so a path or URL is never split and a script can grep it. A message that quotes its input
+ * after a blank line (a YAML excerpt and the `^` under the bad column) keeps that excerpt below,
+ * with its own indentation.
  */
-export function errorBlock(message: string, code: string): string {
-  const width = Math.max(stderrColumns() - 6, 20)
-  const lines = `Error: ${message}\nCode: ${code}`.split('\n').flatMap((line) => {
-    if (line.trim() === '') return ['']
-    const indent = /^\s*/.exec(line)![0]
-    return wrapAnsi(line.slice(indent.length), Math.max(width - indent.length, 10), { hard: false, trim: true })
-      .split('\n')
-      .map((part) => `    ${indent}${part}`)
-  })
-  return `${lines.join('\n')}\n`
+export function errorLine(message: string, code: string): string {
+  const [head, ...excerpt] = message.trimEnd().split(/\n[ \t]*\n/)
+  const sentence = head
+    .split('\n')
+    .map((line) => line.trim())
+    .join(' ')
+    .replace(/:$/, '')
+  return `${[`Error: ${sentence} (${code})`, ...excerpt].join('\n\n')}\n`
 }

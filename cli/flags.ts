@@ -4,13 +4,16 @@
  * oclif would otherwise fill them before the configuration file is consulted.
  */
 import { Flags } from '@oclif/core'
-import { STARTUP_SETTINGS } from '../src/config.js'
+import { STARTUP_SETTINGS, type SettingDef } from '../src/config.js'
+
+/** A setting's default as help and the README show it: a value as JSON, a rule that depends on the host in words. */
+export const defaultText = (def: SettingDef): string => (def.hostDefault ? String(def.default) : JSON.stringify(def.default))
 
 /** "(env X; default Y)" for a start-up setting's flag summary. */
 export function settingHint(key: string): string {
   const def = STARTUP_SETTINGS.find((s) => s.key === key)
   if (!def) throw new Error(`no start-up setting ${key}`)
-  const parts = [def.env && `env ${def.env}`, `lectern.yaml ${def.key}`, `default ${JSON.stringify(def.default)}`].filter(Boolean)
+  const parts = [def.env && `env ${def.env}`, `lectern.yaml ${def.key}`, `default ${defaultText(def)}`].filter(Boolean)
   return `${def.description} (${parts.join('; ')})`
 }
 

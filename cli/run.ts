@@ -1,13 +1,12 @@
 /**
  * What commands share: resolving the start-up settings, opening the data directory for the
- * length of a command (refusing a directory that holds no Lectern data when the command only
- * reads), turning errors into the catalogue's exit codes (and `{"error", "message"}` with
- * --json), and progress on stderr.
+ * length of a command (refusing a directory that holds no Lectern data: only `serve` and
+ * `restore` create one), turning errors into the catalogue's exit codes (and `{"error",
+ * "message"}` with --json), and progress on stderr.
  */
-import fs from 'node:fs'
 import { Command, type Interfaces } from '@oclif/core'
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from '../src/config.js'
-import { refuseRootOnForeignDataDir } from '../src/data-dir-owner.js'
+import { refuseRootOnForeignDataDir, requireExistingData } from '../src/data-dir.js'
 import { asDiskFull, isDiskFull } from '../src/disk-full.js'
 import { ERROR_CODES, LecternError, isLecternError, type ErrorCode } from '../src/errors.js'
 import { jobError, waitForJob } from '../src/jobs/wait.js'
@@ -16,14 +15,14 @@ import { dataPaths } from '../src/paths.js'
 import { openRuntime, type Runtime } from '../src/runtime.js'
 import type { Job } from '../src/store/jobs.js'
 import { isLocked } from '../src/store/lock.js'
-import { errorBlock, parserMessage } from './error-text.js'
+import { errorLine, parserMessage } from './error-text.js'
 import { configFlag, dataDirFlag } from './flags.js'
 import { Progress, progressMode } from './progress.js'
 
 /**
- * `read`: the command only reads, so a directory without Lectern data is a mistake (a wrong
- * --data-dir) and is refused rather than created. `write`: the command may create the data
- * directory, and says so on stderr when it does.
+ * `write`: the command changes the data directory, so a mode it was told is recorded in a
+ * directory that has none yet (one restored from an archive of an older Lectern). `read`: it
+ * records nothing.
  */
 export type DataAccess = 'read' | 'write'
 
@@ -68,14 +67,19 @@ export abstract class LecternCommand extends Command {
   protected resolveConfig(flags: { 'data-dir'?: string; config?: string }, overrides: ConfigOverrides = {}): ResolvedConfig {
     const loaded = loadConfig({ ...overrides, dataDir: flags['data-dir'] ?? overrides.dataDir }, flags.config)
     // Before anything reads the directory (the recorded mode is in its database).
-    refuseRootOnForeignDataDir(loaded.config.dataDir, (this.id ?? '').replaceAll(':', ' '))
+    refuseRootOnForeignDataDir(loaded.config.dataDir, this.commandLine())
     return withRecordedMode(loaded)
   }
 
+  /** The command as people type it: `keys create`, not oclif's `keys:create`. */
+  protected commandLine(): string {
+    return (this.id ?? '').replaceAll(':', ' ')
+  }
+
   /**
-   * Opens the data directory for `work` and closes it afterwards. A mode other than the one the
-   * directory records is refused before it opens; a command that writes, told a mode, records it
-   * in a directory that has none yet.
+   * Opens the data directory for `work` and closes it afterwards; a directory without Lectern data
+   * is refused, never created. A mode other than the one the directory records is refused before
+   * it opens; a command that writes, told a mode, records it in a directory that has none yet.
    */
   protected async withRuntime<T>(
     flags: { 'data-dir'?: string; config?: string },
@@ -87,16 +91,8 @@ export abstract class LecternCommand extends Command {
     const resolved = this.resolveConfig(flags, overrides)
     const { config } = resolved
     if (!options.switchingMode) refuseOtherMode(resolved)
+    requireExistingData(resolved, this.commandLine())
     const paths = dataPaths(config.dataDir)
-    if (!fs.existsSync(paths.database)) {
-      if (access === 'read') {
-        throw new LecternError(
-          'data_dir_empty',
-          `${paths.root} holds no Lectern data (no lectern.db). Point --data-dir (or LECTERN_DATA_DIR, or dataDir in lectern.yaml) at your install's data directory.`,
-        )
-      }
-      this.logToStderr(`Creating a new Lectern data directory at ${paths.root}`)
-    }
     // A full data volume shows as SQLite I/O errors too (no room for the WAL index): said as disk_full.
     const runtime = await openRuntime({ config }).catch((err: unknown) => Promise.reject(asDiskFull(err, `opening ${paths.root}`, paths.root)))
     try {
@@ -122,7 +118,7 @@ export abstract class LecternCommand extends Command {
       return
     }
     if (error.code === 'internal_error' && process.env.DEBUG) this.logToStderr(err.stack ?? String(err))
-    process.stderr.write(errorBlock(error.message, error.code))
+    process.stderr.write(errorLine(error.message, error.code))
     // Printed already: oclif's handler only ends the process with the exit code; a caller that
     // runs the command in-process still gets the error and its message.
     throw Object.assign(new Error(error.message), { oclif: { exit: error.exit }, code: error.code, skipOclifErrorHandling: true })

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core'
 import { LecternCommand } from '../cli/run.js'
 import { LOCAL } from '../src/access.js'
 import { reportTable, type EvalReport } from '../src/eval/metrics.js'
-import { readQuestions } from '../src/eval/questions.js'
+import { readQuestions, type EvalQuestion } from '../src/eval/questions.js'
 import { DEFAULT_EVAL_TOKENS, httpAsk, runEval, type Ask } from '../src/eval/run.js'
 import { MAX_TOKENS, MIN_TOKENS } from '../src/search/budget.js'
 import { renderJson } from '../src/search/render.js'
@@ -28,23 +28,18 @@ export default class Eval extends LecternCommand {
   async run(): Promise<EvalReport> {
     const { args, flags } = await this.parse(Eval)
     const questions = await readQuestions(args.questions)
-    const progress = this.progress(`asking ${questions.length} questions`).start()
-    const score = (ask: Ask) => runEval(questions, ask, { tokens: flags.tokens, onProgress: (done, total) => void (progress.text = `asked ${done} of ${total} questions`) })
-    let report: EvalReport
-    try {
-      report = flags.url
-        ? await score(httpAsk(flags.url, flags.key))
-        : await this.withRuntime(flags, 'read', (runtime) =>
-            score(async (libraryId, query, tokens) => {
+    const report = flags.url
+      ? await this.score(questions, httpAsk(flags.url, flags.key), flags.tokens)
+      : await this.withRuntime(flags, 'read', (runtime) =>
+          this.score(
+            questions,
+            async (libraryId, query, tokens) => {
               const answer = await runtime.retriever.getContext({ libraryId, query, tokens, caller: LOCAL })
               return renderJson(answer.snippets, answer.library.rules, answer.scores)
-            }),
-          )
-    } catch (err) {
-      progress.fail('evaluation stopped')
-      throw err
-    }
-    progress.succeed(`scored ${questions.length} questions`)
+            },
+            flags.tokens,
+          ),
+        )
     this.log(reportTable(report))
     if (flags.misses) {
       for (const missed of report.scores.filter((s) => s.firstRelevant === null || s.firstRelevant > 5)) {
@@ -52,5 +47,18 @@ export default class Eval extends LecternCommand {
       }
     }
     return report
+  }
+
+  /** Asks every question with progress on stderr; started once the server or the data directory is there to ask. */
+  private async score(questions: EvalQuestion[], ask: Ask, tokens: number): Promise<EvalReport> {
+    const progress = this.progress(`asking ${questions.length} questions`).start()
+    try {
+      const report = await runEval(questions, ask, { tokens, onProgress: (done, total) => void (progress.text = `asked ${done} of ${total} questions`) })
+      progress.succeed(`scored ${questions.length} questions`)
+      return report
+    } catch (err) {
+      progress.fail('evaluation stopped')
+      throw err
+    }
   }
 }

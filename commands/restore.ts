@@ -15,7 +15,7 @@ export default class Restore extends LecternCommand {
 
 For S3 backups, download the archive first. Without --yes it asks for confirmation, and refuses when there is no terminal to ask on.`
   static override examples = [
-    '<%= config.bin %> <%= command.id %> ./lectern-data/backups/lectern-backup-2026-06-12T02-00-00.tar.gz',
+    '<%= config.bin %> <%= command.id %> ~/.local/share/lectern/backups/lectern-backup-2026-06-12T02-00-00.tar.gz',
     '<%= config.bin %> <%= command.id %> /mnt/backups/lectern-backup-2026-06-12T02-00-00.tar.gz --yes --data-dir /var/lib/lectern',
   ]
   static override enableJsonFlag = true

@@ -18,12 +18,13 @@
  * (cluster/primary.ts): it keeps the lock and the restore loop below, and each lifetime runs the
  * workers instead of an app. With one worker everything happens in this process, as above.
  */
+import fs from 'node:fs'
 import os from 'node:os'
 import pino, { type Logger } from 'pino'
 import { applyStagedRestore } from '../src/backup/restore.js'
 import type { LogFormat, ResolvedConfig } from '../src/config.js'
+import { createDataDir, dataDirOrigin } from '../src/data-dir.js'
 import { recordInstallMode, refuseOtherMode } from '../src/install-mode.js'
-import { makeDirectory } from '../src/make-dir.js'
 import { dataPaths, type DataPaths } from '../src/paths.js'
 import { prepareSetup } from '../src/setup.js'
 import { openStore } from '../src/store/index.js'
@@ -48,20 +49,24 @@ export async function serve(resolved: ResolvedConfig): Promise<void> {
   const clustered = config.server.workers > 1
   const logs = createLogDestination(config.log.format)
   const log = pino(loggerOptions(config.log.level, clustered ? 0 : undefined), logs.stream)
-  makeDirectory(paths.root)
+  const creating = !fs.existsSync(paths.database)
+  createDataDir(resolved)
   const lock = acquireDataDirLock(paths.lock, paths.root)
   log.info(
     { version: APP_VERSION, dataDir: paths.root, mode: config.mode, ...(clustered ? { workers: config.server.workers } : {}), ...(resolved.file ? { configFile: resolved.file } : {}) },
     `Lectern ${APP_VERSION} starting`,
   )
+  if (creating) log.info({ dataDir: paths.root }, `No Lectern data in ${paths.root} yet: creating a new install there (${dataDirOrigin(resolved)})`)
   const cpus = os.availableParallelism()
   if (config.server.workers > cpus) {
     // Accepted, since an operator may have reasons, but said: it usually slows answers down.
     log.warn({ workers: config.server.workers, cpus }, `${config.server.workers} workers on ${cpus} CPU${cpus === 1 ? '' : 's'}: more serving processes than CPUs only adds contention (server.workers, --workers)`)
   }
+  // The address goes beside the lock, for `lectern status`.
+  const listening = (url: string) => lock.describe({ server: url })
   try {
     for (;;) {
-      const ended = clustered ? await runCluster(resolved, paths, logs, log) : await runServer(resolved, paths, logs)
+      const ended = clustered ? await runCluster(resolved, paths, logs, log, listening) : await runServer(resolved, paths, logs, listening)
       if (ended === 'signal') return
       if (ended === 'restore-failed') {
         log.error({ exitCode: RESTORE_FAILED_EXIT_CODE }, 'stopped: the staged restore failed (see above); the next start runs on the current data')
@@ -87,7 +92,7 @@ export async function serve(resolved: ResolvedConfig): Promise<void> {
  * by N workers, and a directory that cannot open stops the start once), then run the workers
  * until a signal or a staged restore.
  */
-async function runCluster(resolved: ResolvedConfig, paths: DataPaths, logs: LogDestination, log: Logger): Promise<'signal' | 'restore' | 'restore-failed'> {
+async function runCluster(resolved: ResolvedConfig, paths: DataPaths, logs: LogDestination, log: Logger, listening: (url: string) => void): Promise<'signal' | 'restore' | 'restore-failed'> {
   const { config } = resolved
   const staged = await applyStagedRestore(paths, log)
   if (staged?.state === 'failed' && !config.server.supervise) return 'restore-failed'
@@ -101,11 +106,14 @@ async function runCluster(resolved: ResolvedConfig, paths: DataPaths, logs: LogD
       store.close()
     }
   })()
-  return new ClusterPrimary(config, log, logs).run((url) => announceSetup(setup, url, log, config.log.format))
+  return new ClusterPrimary(config, log, logs).run((url) => {
+    listening(url)
+    announceSetup(setup, url, log, config.log.format)
+  })
 }
 
 /** One server lifetime: apply a staged restore, build, listen, and wait for a signal or a staged restore. */
-async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDestination): Promise<'signal' | 'restore' | 'restore-failed'> {
+async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDestination, listening: (url: string) => void): Promise<'signal' | 'restore' | 'restore-failed'> {
   const { config } = resolved
   // Before the store opens: a staged restore replaces the files the store would open.
   const staged = await applyStagedRestore(paths, pino(loggerOptions(config.log.level), logs.stream))
@@ -119,6 +127,7 @@ async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDe
   const port = await listenOn(app, config.server)
   const url = `http://${config.server.host}:${port}`
   app.log.info({ url }, 'Lectern is listening (ready once the job process has started)')
+  listening(url)
   announceSetup(setup, url, app.log, config.log.format)
   return new Promise((resolve) => {
     let closing = false

@@ -165,14 +165,40 @@ export interface SettingDef {
   /** The flag of `lectern serve` (and, for dataDir and mode, of every command). */
   flag?: string
   env?: string
+  /** The default, or for a setting whose default depends on the host (`hostDefault`), that rule in words. */
   default: unknown
+  /** The default on this host, where it depends on the host (the data directory). */
+  hostDefault?: (env: NodeJS.ProcessEnv) => unknown
   schema: z.ZodTypeAny
   /** `config get` shows people the value as written (`25%`, `512MB`), not as parsed (bytes); `--json` keeps the parsed value. */
   showWritten?: boolean
 }
 
+/** The Debian package's data directory: the default wherever it exists, so every command on the host finds the service's data. */
+export const SYSTEM_DATA_DIR = '/var/lib/lectern'
+
+/**
+ * The data directory when nothing names one: the package's, else the user's data folder (XDG
+ * Base Directory: $XDG_DATA_HOME, else ~/.local/share). Never the working directory, so a command
+ * run from another folder finds the same install.
+ */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, systemDir = SYSTEM_DATA_DIR): string {
+  if (fs.existsSync(systemDir)) return systemDir
+  const xdg = env.XDG_DATA_HOME
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME || os.homedir(), '.local', 'share')
+  return path.join(base, 'lectern')
+}
+
 export const STARTUP_SETTINGS: readonly SettingDef[] = [
-  { key: 'dataDir', flag: 'data-dir', env: 'LECTERN_DATA_DIR', default: './lectern-data', schema: z.string().min(1), description: 'Data directory: database, vector indexes, secret key.' },
+  {
+    key: 'dataDir',
+    flag: 'data-dir',
+    env: 'LECTERN_DATA_DIR',
+    default: `${SYSTEM_DATA_DIR} when it exists, else $XDG_DATA_HOME/lectern (~/.local/share/lectern)`,
+    hostDefault: (env) => defaultDataDir(env),
+    schema: z.string().min(1),
+    description: 'Data directory: database, vector indexes, secret key. Only `lectern serve` and `lectern restore` create one; every other command refuses a directory without Lectern data.',
+  },
   { key: 'mode', flag: 'mode', env: 'LECTERN_MODE', default: 'onprem', schema: z.enum(MODES), description: 'onprem, or cloud for the hosted multi-tenant edition.' },
   { key: 'server.host', flag: 'host', env: 'LECTERN_HOST', default: '127.0.0.1', schema: z.string().min(1), description: 'Address to listen on.' },
   { key: 'server.port', flag: 'port', env: 'PORT', default: 3000, schema: z.coerce.number().int().min(0).max(65535), description: 'Port to listen on (0 picks a free one).' },
@@ -306,7 +332,7 @@ export function resolveConfig(
       ['flag', getPath(overrides, def.key)],
       ['env', def.env ? env[def.env] : undefined],
       ['file', file ? getPath(file.values, def.key) : undefined],
-      ['default', def.default],
+      ['default', def.hostDefault ? def.hostDefault(env) : def.default],
     ]
     const [source, raw] = candidates.find(([, v]) => v !== undefined && v !== '') ?? ['default', def.default]
     const parsed = def.schema.safeParse(raw)

@@ -123,6 +123,6 @@ export function listLibraryRows(store: Store, catalogue: LibraryCatalogue, calle
 export function libraryRow(store: Store, catalogue: LibraryCatalogue, caller: Caller, rawId: string): LibraryRow {
   const { library } = findLibrary(store.libraries, unpinned(rawId, 'The ID'), caller)
   const item = catalogue.items({ caller }).find((i) => i.library.pk === library.pk)
-  if (!item) throw libraryNotFound(library.id)
+  if (!item) throw libraryNotFound(library.id, caller)
   return toRow(store, item, caller)
 }

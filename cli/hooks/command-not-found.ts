@@ -11,7 +11,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { Hook, Interfaces } from '@oclif/core'
 import { ERROR_CODES, type ErrorCode } from '../../src/errors.js'
-import { errorBlock } from '../error-text.js'
+import { errorLine } from '../error-text.js'
 
 /** Whether the commands directory holds the command `id` (`keys:list`, `backup`) that the manifest lacks. */
 function builtButUnlisted(id: string, config: Interfaces.Config): boolean {
@@ -46,7 +46,7 @@ const hook: Hook.CommandNotFound = async function ({ id, argv, config }) {
     process.exitCode = exit
     return
   }
-  process.stderr.write(errorBlock(message, code))
+  process.stderr.write(errorLine(message, code))
   this.exit(exit)
 }
 

@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { Flags } from '@oclif/core'
 import { humanDuration, humanSize } from '../../cli/output.js'
+import type { Progress } from '../../cli/progress.js'
 import { LecternCommand } from '../../cli/run.js'
 import type { BackupStage } from '../../src/backup/archive.js'
 import { BackupRunner, type BackupResult } from '../../src/backup/runner.js'
@@ -37,20 +38,23 @@ Anyone holding an archive can read the stored credentials: keep archives as safe
 
   async run(): Promise<BackupResult> {
     const { flags } = await this.parse(Backup)
-    const spinner = this.progress('Starting the backup').start()
     const log = { info: () => {}, warn: (o: object, m: string) => this.warn(Object.keys(o).length > 0 ? `${m} ${JSON.stringify(o)}` : m), error: () => {} }
+    // Started once the data directory opened: a refused directory is one line, with no progress before it.
+    let spinner: Progress | undefined
     try {
-      const result = await this.withRuntime(flags, 'read', (rt) =>
-        new BackupRunner(rt.store, log).start({ trigger: 'cli', target: flags.to, onProgress: (stage) => void (spinner.text = STAGES[stage]) }).done,
-      )
-      spinner.succeed(`Wrote ${result.name} (${humanSize(result.size ?? 0)}) to ${result.destination} in ${humanDuration(result.durationMs / 1000)}`)
+      const result = await this.withRuntime(flags, 'read', (rt) => {
+        const progress = this.progress('Starting the backup').start()
+        spinner = progress
+        return new BackupRunner(rt.store, log).start({ trigger: 'cli', target: flags.to, onProgress: (stage) => void (progress.text = STAGES[stage]) }).done
+      })
+      spinner?.succeed(`Wrote ${result.name} (${humanSize(result.size ?? 0)}) to ${result.destination} in ${humanDuration(result.durationMs / 1000)}`)
       // stdout is the archive alone, for scripts: `archive=$(lectern backup)`.
       this.log(archiveLocation(result.destination, result.name!))
       if (result.partialLibraries?.length) this.warn(`A job was changing these libraries; the archive holds their last finished data: ${result.partialLibraries.join(', ')}`)
       if (result.pruned?.removed.length) this.log(`Pruned ${result.pruned.removed.length} old archive(s): ${result.pruned.removed.join(', ')}`)
       return result
     } catch (err) {
-      spinner.fail('Backup failed; no archive was written')
+      spinner?.fail('Backup failed; no archive was written')
       throw err
     }
   }

@@ -150,7 +150,7 @@ export class Retriever {
   private resolve(libraryId: string, caller: Caller, at: number): Resolution {
     const hit = this.resolutions.get(libraryId)
     if (hit?.at === at) {
-      if (!canSeeLibrary(caller, hit.library)) throw libraryNotFound(hit.id)
+      if (!canSeeLibrary(caller, hit.library)) throw libraryNotFound(hit.id, caller)
       requireAllowedLibrary(this.store, caller, hit.library, at, () => (hit.subject ??= storedPolicySubject(this.store, hit.library)))
       return hit
     }

@@ -21,16 +21,16 @@ export interface ResolvedLibrary {
 
 const withoutV = (tag: string) => tag.replace(/^v(?=\d)/i, '')
 
-/** The answer for an ID that names no library the caller may see. */
-export const libraryNotFound = (id: string): LecternError =>
-  new LecternError('library_not_found', `Library ${id} not found. Search for it with /api/v2/libs/search.`)
+/** The answer for an ID that names no library the caller may see, pointing at the search of the caller's own surface. */
+export const libraryNotFound = (id: string, caller: Caller): LecternError =>
+  new LecternError('library_not_found', `Library ${id} not found. Search for it with ${caller.kind === 'local' ? '`lectern search <name>`' : '/api/v2/libs/search'}.`)
 
 /** Finds a library the caller may see by ID, following redirects as a 301 error. */
 export function findLibrary(libraries: LibrariesRepository, rawId: string, caller: Caller): { ref: LibraryRef; library: Library } {
   const ref = parseLibraryId(rawId)
   const library = libraries.byId(ref.id)
   if (library) {
-    if (!canSeeLibrary(caller, library)) throw libraryNotFound(ref.id)
+    if (!canSeeLibrary(caller, library)) throw libraryNotFound(ref.id, caller)
     return { ref, library }
   }
   const moved = libraries.redirectOf(ref.id)
@@ -39,7 +39,7 @@ export function findLibrary(libraries: LibrariesRepository, rawId: string, calle
     const redirectUrl = formatLibraryId({ id: moved, version: ref.version })
     throw new LecternError('library_redirected', `Library ${ref.id} has moved to ${moved}.`, { redirectUrl })
   }
-  throw libraryNotFound(ref.id)
+  throw libraryNotFound(ref.id, caller)
 }
 
 export function findVersion(libraries: LibrariesRepository, library: Library, tag: string | undefined): LibraryVersion {
@@ -64,23 +64,28 @@ const OWN_REASONS = new Set<ErrorCode>(['no_code_found', 'library_too_large', 't
 const isErrorCode = (code: string | null): code is ErrorCode => code !== null && code in ERROR_CODES
 
 /** A version that can serve snippets: it has a live set, even while a refresh rebuilds it. */
-export function requireServable(library: Library, version: LibraryVersion): number {
+export function requireServable(library: Library, version: LibraryVersion, caller: Caller): number {
   if (version.currentSet !== null) return version.currentSet
   const name = formatLibraryId({ id: library.id, version: version.tag || undefined })
   if (version.state === 'initial' || version.state === 'processing') {
     throw new LecternError('library_not_finalized', `Library ${name} is still being processed; retry in a little while.`)
   }
-  throw failedVersion(name, version)
+  throw failedVersion(name, version, caller)
 }
 
 /**
  * The error a failed version answers with. The stored reason is raw (git's stderr, an exception
  * message) and may name hosts or server paths: only reasons Lectern wrote itself are quoted;
  * otherwise the client gets the category, and API-key holders the reason in /api/parse-status.
+ * The CLI works on the data directory itself: it is told the reason and the commands to run.
  */
-function failedVersion(name: string, version: LibraryVersion): LecternError {
-  const retry = `Retry with POST /api/v1/refresh or \`lectern refresh ${name}\``
+function failedVersion(name: string, version: LibraryVersion, caller: Caller): LecternError {
   const code = version.errorCode
+  if (caller.kind === 'local') {
+    const reason = version.errorMessage ? `: ${version.errorMessage.replace(/\.?$/, '.')}` : '.'
+    return new LecternError(isErrorCode(code) && CLIENT_FAILURES.has(code) ? code : 'processing_failed', `Library ${name} failed to process${reason} Retry with \`lectern refresh ${name}\`; \`lectern jobs\` lists recent failures.`)
+  }
+  const retry = `Retry with POST /api/v1/refresh or \`lectern refresh ${name}\``
   if (isErrorCode(code) && CLIENT_FAILURES.has(code)) {
     if (OWN_REASONS.has(code) && version.errorMessage) return new LecternError(code, version.errorMessage)
     return new LecternError(code, `Library ${name} failed to process: ${ERROR_CODES[code].summary} Check the source, then ${retry[0].toLowerCase()}${retry.slice(1)}.`)
@@ -100,5 +105,5 @@ export function resolveLibraryVersion(
   const { ref, library } = findLibrary(libraries, rawId, caller)
   admit(library)
   const version = findVersion(libraries, library, ref.version)
-  return { ref, library, version, setPk: requireServable(library, version) }
+  return { ref, library, version, setPk: requireServable(library, version, caller) }
 }

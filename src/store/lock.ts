@@ -6,8 +6,9 @@
  * keeps its own table of the locks a process holds, so a second acquire in the same process is
  * refused too (bare fcntl locks would grant it, and would drop when any descriptor closes).
  *
- * Who holds a lock (pid, host, start) is written beside it, in `<name>` itself, for the refusal
- * message only: it is removed on release and left behind by a crash, and never decides anything.
+ * Who holds a lock (pid, host, start, and a server's address) is written beside it, in `<name>`
+ * itself, for the refusal message and `lectern status` only: it is removed on release and left
+ * behind by a crash, and never decides anything.
  *
  * Two are used: the data-directory lock (one server, or offline tool such as restore, at a time)
  * and the backup lock (one backup at a time, across processes).
@@ -25,6 +26,8 @@ const LockHolderSchema = z
 export type LockHolder = z.infer<typeof LockHolderSchema>
 
 export interface HeldLock {
+  /** Adds to what the holder information says (a server's address, once it listens). */
+  describe(details: Record<string, string>): void
   release(): void
 }
 
@@ -90,8 +93,14 @@ export function acquireLock(lockPath: string, refuse: (holder: LockHolder | unde
     throw err
   }
   held.set(file, db)
-  writeHolder(lockPath, { ...details, pid: process.pid, hostname: os.hostname() })
+  let holder: LockHolder = { ...details, pid: process.pid, hostname: os.hostname() }
+  writeHolder(lockPath, holder)
   return {
+    describe(more) {
+      if (held.get(file) !== db) return
+      holder = { ...holder, ...more }
+      writeHolder(lockPath, holder)
+    },
     release() {
       if (held.get(file) !== db) return
       // The information goes first: while it is there, the lock is held or its holder died.

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, onTestFinished } from 'vitest'
+import { openStore } from '../../src/store/index.js'
 
 /** Registers a teardown step: `onTestFinished` inside a test, a suite's collector in `beforeAll`. */
 export type Defer = (step: () => Promise<void> | void) => void
@@ -27,9 +28,15 @@ export async function tmpDir(prefix = 'lectern-test-', defer: Defer = onTestFini
   return dir
 }
 
-/** A fresh, empty data directory for one app, server or CLI run. */
-export function tmpDataDir(defer: Defer = onTestFinished): Promise<string> {
-  return tmpDir('lectern-data-', defer)
+/** Sets `dir` up as the first `lectern serve` leaves a new install (database migrated, secret key), since no other command creates one. */
+export async function initDataDir(dir: string): Promise<string> {
+  ;(await openStore(dir)).close()
+  return dir
+}
+
+/** A fresh data directory for one app, server or CLI run. */
+export async function tmpDataDir(defer: Defer = onTestFinished): Promise<string> {
+  return initDataDir(await tmpDir('lectern-data-', defer))
 }
 
 /** Sets environment variables in this process until the defer step restores them. */

@@ -29,7 +29,7 @@ import { copySandbox, makeSandbox, runInSandbox, type Sandbox, type SandboxRun }
 import { git, makeGitRepo } from '../helpers/git.js'
 import { PETSHOP_YAML } from '../helpers/openapi-fixtures.js'
 import { codeBlocks, codeSpans, readmeSection, runsLectern, shellExamples, tableRows } from '../helpers/readme.js'
-import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
+import { initDataDir, suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { widgetsFiles } from '../helpers/widgets-repo.js'
 import { startForwardProxy } from '../helpers/forward-proxy.js'
 import { chromiumCaPolicy, createTestCa } from '../helpers/tls.js'
@@ -60,7 +60,8 @@ const ADMIN_PASSWORD = 'correct horse battery staple'
 const ARCHIVE = 'lectern-backup-2026-06-12T02-00-00.tar.gz'
 
 interface Scenario extends SandboxRun {
-  world?: 'onprem' | 'cloud' | 'empty'
+  /** The on-premise install with libraries, keys and connections; the cloud; or an install as its first `lectern serve` left it. */
+  world?: 'onprem' | 'cloud' | 'fresh'
   /** Done to the example's own copy of its world before it runs. */
   prepare?: (sandbox: Sandbox) => Promise<void>
   /** What else the example must have done, beyond exiting 0. */
@@ -95,8 +96,8 @@ const SCENARIOS: Record<string, Scenario> = {
   'lectern add website https://docs.example.com/guide/intro.html --base-url https://docs.example.com/': throughProxy([]),
   'lectern add website https://app-docs.example.com/ --render --wait': throughProxy(['https://app-docs.example.com/'], true),
   'lectern add https://github.com/fastify/fastify --wait': {
-    world: 'empty',
-    check: ({ stderr }) => expect(stderr).toContain('Creating a new Lectern data directory'),
+    world: 'fresh',
+    check: ({ stdout }) => expect(stdout).toMatch(/^\/fastify\/fastify is ready: \d+ snippets from \d+ pages\. Ask it: lectern docs \/fastify\/fastify "<your question>"$/m),
   },
   'lectern serve': serverStopsCleanly('http://127.0.0.1:3000/api/ready'),
   'lectern serve --port 8080 --host 0.0.0.0 --data-dir /var/lib/lectern': serverStopsCleanly('http://127.0.0.1:8080/api/ready'),
@@ -130,7 +131,7 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   'lectern libraries access /acme/widgets --grant bob@example.com': {
     prepare: async (sandbox) => {
-      const restricted = await runCli(['libraries', 'access', '/acme/widgets', '--restrict', '--user', 'alice@example.com', '--data-dir', path.join(sandbox.home, 'lectern-data')], runEnv)
+      const restricted = await runCli(['libraries', 'access', '/acme/widgets', '--restrict', '--user', 'alice@example.com', '--data-dir', dataOf(sandbox)], runEnv)
       expect(restricted.exitCode, restricted.stderr).toBe(0)
     },
     check: ({ stdout }) => expect(stdout).toBe('/acme/widgets: restricted; who can access: alice@example.com, bob@example.com.'),
@@ -166,7 +167,7 @@ const SCENARIOS: Record<string, Scenario> = {
     prepare: inviteDave,
     check: async ({ stdout }, sandbox) => {
       expect(stdout).toBe('Cancelled the invitation of dave@example.com to Acme.')
-      const store = await openStore(path.join(sandbox.home, 'lectern-data'))
+      const store = await openStore(dataOf(sandbox))
       try {
         expect(store.invitations.pending(store.teams.byName('Acme')!.id)).toEqual([])
       } finally {
@@ -179,7 +180,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'lectern teams plan set Acme pro --json': { world: 'cloud' },
   'lectern keys create --name cursor-bob --user bob@example.com --team Acme': { world: 'cloud' },
   'lectern libraries remove /acme/widgets': { tty: true, stdin: 'y\n' },
-  [`lectern restore ./lectern-data/backups/${ARCHIVE}`]: { tty: true, stdin: 'y\n' },
+  [`lectern restore ~/.local/share/lectern/backups/${ARCHIVE}`]: { tty: true, stdin: 'y\n' },
   'lectern import next.json --force --url http://lectern.internal:3000 --key "$LECTERN_API_KEY"': {
     background: [{ command: 'lectern serve --port 3000', readyUrl: 'http://127.0.0.1:3000/api/ready' }],
   },
@@ -206,11 +207,14 @@ const SCENARIOS: Record<string, Scenario> = {
   'lectern license issue --public-key': { world: 'cloud' },
   'lectern search react "manage state with hooks" --json': { world: 'cloud' },
   // The install already has connections of these names.
-  'printf %s "$ATLASSIAN_TOKEN" | lectern connections add confluence --name acme --site https://acme.atlassian.net --email me@acme.com --token-stdin': { world: 'empty' },
-  'lectern connections add notion --name ws --token-env NOTION_TOKEN': { world: 'empty' },
+  'printf %s "$ATLASSIAN_TOKEN" | lectern connections add confluence --name acme --site https://acme.atlassian.net --email me@acme.com --token-stdin': { world: 'fresh' },
+  'lectern connections add notion --name ws --token-env NOTION_TOKEN': { world: 'fresh' },
 }
 
-let worlds: Record<'onprem' | 'cloud' | 'empty', Sandbox>
+/** Where a sandbox's install keeps its data: the default data directory of its $HOME, as no /var/lib/lectern exists there. */
+const dataOf = (sandbox: Sandbox) => path.join(sandbox.home, '.local', 'share', 'lectern')
+
+let worlds: Record<'onprem' | 'cloud' | 'fresh', Sandbox>
 let runEnv: Record<string, string>
 let bridges: Array<{ port: number; target: number }>
 
@@ -244,7 +248,7 @@ const docs = (title: string, sections: Record<string, string>) =>
 
 /** A pending invitation of dave@example.com to the cloud's Acme, as its owner alice sends from the dashboard. */
 async function inviteDave(sandbox: Sandbox): Promise<void> {
-  const store = await openStore(path.join(sandbox.home, 'lectern-data'))
+  const store = await openStore(dataOf(sandbox))
   try {
     const acme = store.teams.byName('Acme')!
     store.invitations.upsert({ teamId: acme.id, email: 'dave@example.com', role: 'developer', invitedBy: store.users.byEmail('alice@example.com')!.id, ttlMs: 86_400_000 })
@@ -255,7 +259,7 @@ async function inviteDave(sandbox: Sandbox): Promise<void> {
 
 /** A queued job for the `jobs cancel` examples: the install's fourth (it ran three while it was set up). */
 async function queueJob4(sandbox: Sandbox): Promise<void> {
-  const out = await cli(['refresh', '/acme/widgets', '--force', '--json', '--data-dir', path.join(sandbox.home, 'lectern-data')])
+  const out = await cli(['refresh', '/acme/widgets', '--force', '--json', '--data-dir', dataOf(sandbox)])
   expect((JSON.parse(out) as { queued: Array<{ jobId: number }> }).queued.map((q) => q.jobId), 'the job the examples name').toEqual([4])
 }
 
@@ -327,16 +331,17 @@ beforeAll(async () => {
   const root = await tmpDir('lectern-examples-', defer)
   const onprem = await makeSandbox(path.join(root, 'onprem'), HOSTS)
   const cloud = await makeSandbox(path.join(root, 'cloud'), HOSTS)
-  const empty = await makeSandbox(path.join(root, 'empty'), HOSTS)
+  const fresh = await makeSandbox(path.join(root, 'fresh'), HOSTS)
   // The test CA, as an administrator installs a company CA: a file for Node, a policy for Chromium.
-  for (const sandbox of [onprem, cloud, empty]) {
+  for (const sandbox of [onprem, cloud, fresh]) {
+    await initDataDir(dataOf(sandbox))
     await mkdir(path.join(sandbox.etc, 'ssl', 'certs'), { recursive: true })
     await writeFile(path.join(sandbox.etc, 'ssl', 'certs', path.basename(CA_FILE)), ca.certPem)
     await mkdir(path.join(sandbox.etc, 'chromium', 'policies', 'managed'), { recursive: true })
     await writeFile(path.join(sandbox.etc, 'chromium', 'policies', 'managed', 'lectern-test-ca.json'), chromiumCaPolicy(ca))
   }
-  const onpremData = ['--data-dir', path.join(onprem.home, 'lectern-data')]
-  const cloudData = ['--data-dir', path.join(cloud.home, 'lectern-data')]
+  const onpremData = ['--data-dir', dataOf(onprem)]
+  const cloudData = ['--data-dir', dataOf(cloud)]
 
   // The cloud: public libraries to export, and the licenses it issues.
   await writeFile(path.join(cloud.home, 'lectern.yaml'), 'mode: cloud\n')
@@ -379,7 +384,7 @@ beforeAll(async () => {
     { library: '/acme/widgets', question: 'how do I install widgets with yarn', relevant: { 'docs/guide.md': 2, 'README.md': 1 } },
   ]))
   // A backup to restore, under the names the restore examples use.
-  const backups = path.join(onprem.home, 'lectern-data', 'backups')
+  const backups = path.join(dataOf(onprem), 'backups')
   await cli(['backup', '--to', backups, ...onpremData])
   const [made] = await readdir(backups)
   await rename(path.join(backups, made), path.join(backups, ARCHIVE))
@@ -387,15 +392,16 @@ beforeAll(async () => {
   await cp(path.join(backups, ARCHIVE), path.join(onprem.mnt, 'backups', ARCHIVE))
   // From here on backups go to S3; the S3 examples read endpoint and keys from this configuration.
   await cli(['backup', 'config', 'set', '--s3-bucket', 'my-bucket', '--s3-prefix', 'lectern/', '--s3-endpoint', `http://127.0.0.1:${s3Port}`, '--s3-path-style', '--s3-access-key-id', 'S3RVER', '--s3-secret-env', 'AWS_SECRET', ...onpremData])
-  // The same install at the system paths the deployment examples name.
-  await cp(path.join(onprem.home, 'lectern-data'), path.join(onprem.varLib, 'lectern'), { recursive: true })
-  worlds = { onprem, cloud, empty }
+  worlds = { onprem, cloud, fresh }
 })
 
 let runs = 0
 async function runExample(example: string): Promise<void> {
   const scenario = SCENARIOS[example] ?? {}
   const sandbox = await copySandbox(worlds[scenario.world ?? 'onprem'], path.join(path.dirname(worlds.onprem.root), `run-${++runs}`))
+  // The same install at the system path, for the deployment examples that name it; only for
+  // them, since every command takes /var/lib/lectern as its default data directory when it exists.
+  if (example.includes('/var/lib/lectern')) await cp(dataOf(sandbox), path.join(sandbox.varLib, 'lectern'), { recursive: true })
   await scenario.prepare?.(sandbox)
   const result = await runInSandbox(sandbox, example, { ...scenario, env: { ...runEnv, ...scenario.env }, bridges })
   expect(result.exitCode, `${example}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`).toBe(0)

@@ -57,7 +57,7 @@ describe('--json errors', () => {
     expect(json.stderr).toBe('')
     expect(text.exitCode).toBe(ERROR_CODES.validation_error.exit)
     expect(text.stdout).toBe('')
-    expect(text.stderr).toBe('    Error: Unknown command "keys nosuch": `lectern --help` lists the commands.\n    Code: validation_error')
+    expect(text.stderr).toBe('Error: Unknown command "keys nosuch": `lectern --help` lists the commands. (validation_error)')
     // The unknown command is its word, not the whole command line oclif hands the hook.
     expect(withArgs.exitCode).toBe(ERROR_CODES.validation_error.exit)
     expect(withArgs.stderr).toContain('Unknown command "docz": `lectern --help`')

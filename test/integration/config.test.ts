@@ -8,7 +8,7 @@ describe('lectern config', () => {
     const dataDir = await tmpDataDir()
     const set = await runCli(['config', 'set', 'mcp.requireKey', 'true', '--data-dir', dataDir])
     expect(set.exitCode).toBe(0)
-    expect(set.stderr).toBe(`Creating a new Lectern data directory at ${dataDir}`)
+    expect(set.stderr).toBe('')
     expect(JSON.parse((await runCli(['config', 'get', 'mcp.requireKey', '--json', '--data-dir', dataDir])).stdout)).toEqual([
       { name: 'mcp.requireKey', value: true, source: 'stored', description: expect.any(String) },
     ])

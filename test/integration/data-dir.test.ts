@@ -1,13 +1,14 @@
 /**
- * The data directory as a person meets it: a command that only reads never creates one (a wrong
- * --data-dir is refused, exit 4, nothing written), a command that creates one says so; oclif
+ * The data directory as a person meets it: only serve and restore create one (any other command
+ * on a wrong --data-dir is refused, exit 4, saying where it looked, nothing written); the default
+ * is the same from every folder, and `lectern status` says what a command sees; oclif
  * never reads anything of its own from it although LECTERN_DATA_DIR is also oclif's
  * <BIN>_DATA_DIR; and the license public key set with `config set license.publicKeyFile`, a
  * path relative to where that command ran, is the one every process uses afterwards.
  */
 import { generateKeyPairSync } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { mkdir, readdir, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { execa } from 'execa'
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
@@ -19,67 +20,203 @@ import { tmpDataDir, tmpDir } from '../helpers/tmp.js'
 
 vi.setConfig({ testTimeout: 600_000 })
 
-/** Every command that only reads, with arguments that would pass its parser. */
-const READ_ONLY: string[][] = [
-  ['keys', 'list'],
-  ['keys', 'revoke', '1'],
-  ['libraries', 'list'],
-  ['libraries', 'rename', '/acme/widgets', '/acme/gadgets'],
-  ['libraries', 'remove', '/acme/widgets', '--yes'],
-  ['search', 'widgets'],
-  ['docs', '/acme/widgets', 'install'],
-  ['versions', 'list', '/acme/widgets'],
-  ['versions', 'add', '/acme/widgets', 'v2.0.0'],
-  ['refresh', '/acme/widgets'],
-  ['jobs'],
-  ['mcp'],
-  ['backup'],
-  ['backup', 'list'],
-  ['backup', 'config', 'show'],
-  ['config', 'get'],
-  ['config', 'reembed'],
-  ['connections', 'list'],
-  ['connections', 'remove', 'acme'],
-  ['license', 'show'],
-  ['export', '/acme/widgets', '--mode', 'cloud', '-o', 'never-written.zip'],
-]
+/**
+ * Every command but serve and restore, with arguments that pass its parser: none of them may
+ * create a data directory. The files they name are in `files` (test below).
+ */
+const COMMANDS: Record<string, string[]> = {
+  add: ['add', 'https://github.com/acme/widgets'],
+  'add:confluence': ['add', 'confluence', '--connection', 'acme', '--space', 'DOCS'],
+  'add:llmstxt': ['add', 'llmstxt', 'https://docs.example.com/llms.txt'],
+  'add:notion': ['add', 'notion', '--connection', 'ws', '--page', '1f2e3d4c5b6a79881f2e3d4c5b6a7988'],
+  'add:openapi': ['add', 'openapi', 'FILES/spec.yaml'],
+  'add:website': ['add', 'website', 'https://docs.example.com/'],
+  'admin:create': ['admin', 'create', 'ops@example.com'],
+  backup: ['backup'],
+  'backup:config:set': ['backup', 'config', 'set', '--keep', '3'],
+  'backup:config:show': ['backup', 'config', 'show'],
+  'backup:list': ['backup', 'list'],
+  'backup:status': ['backup', 'status'],
+  'config:get': ['config', 'get'],
+  'config:reembed': ['config', 'reembed'],
+  'config:set': ['config', 'set', 'mcp.requireKey', 'true'],
+  'connections:add': ['connections', 'add', 'notion', '--name', 'ws', '--token-env', 'NOTION_TOKEN'],
+  'connections:list': ['connections', 'list'],
+  'connections:remove': ['connections', 'remove', 'acme'],
+  docs: ['docs', '/acme/widgets', 'install'],
+  eval: ['eval', 'FILES/questions.json'],
+  export: ['export', '/acme/widgets', '--mode', 'cloud', '-o', 'FILES/never-written.zip'],
+  import: ['import', 'FILES/bundle.json'],
+  jobs: ['jobs'],
+  'jobs:cancel': ['jobs', 'cancel', '4'],
+  'keys:create': ['keys', 'create', '--name', 'ci'],
+  'keys:list': ['keys', 'list'],
+  'keys:revoke': ['keys', 'revoke', '1'],
+  'libraries:access': ['libraries', 'access', '/acme/widgets', '--everyone'],
+  'libraries:list': ['libraries', 'list'],
+  'libraries:remove': ['libraries', 'remove', '/acme/widgets', '--yes'],
+  'libraries:rename': ['libraries', 'rename', '/acme/widgets', '/acme/gadgets'],
+  'license:install': ['license', 'install', 'FILES/license.json'],
+  'license:issue': ['license', 'issue', '--public-key', '--mode', 'cloud'],
+  'license:show': ['license', 'show'],
+  mcp: ['mcp'],
+  refresh: ['refresh', '/acme/widgets'],
+  search: ['search', 'widgets'],
+  status: ['status'],
+  'teams:add-member': ['teams', 'add-member', 'Acme', 'bob@example.com', '--role', 'developer'],
+  'teams:create': ['teams', 'create', 'Acme', '--owner', 'alice@example.com'],
+  'teams:delete': ['teams', 'delete', 'Acme', '--yes'],
+  'teams:invitations': ['teams', 'invitations', 'Acme'],
+  'teams:list': ['teams', 'list'],
+  'teams:members': ['teams', 'members', 'Acme'],
+  'teams:plan:set': ['teams', 'plan', 'set', 'Acme', 'pro'],
+  'teams:remove-member': ['teams', 'remove-member', 'Acme', 'bob@example.com'],
+  'users:create': ['users', 'create', 'dana@example.com'],
+  'users:list': ['users', 'list'],
+  'versions:add': ['versions', 'add', '/acme/widgets', 'v2.0.0'],
+  'versions:list': ['versions', 'list', '/acme/widgets'],
+  'versions:remove': ['versions', 'remove', '/acme/widgets', 'v2.0.0', '--yes'],
+}
+/** The commands that create a data directory: the server, and a restore into an empty one. */
+const CREATORS = ['serve', 'restore']
 
 describe('a directory without Lectern data', () => {
-  it('is refused by every read-only command with exit 4, and nothing is created', async () => {
+  it('is created by serve and restore only: every other command refuses it with exit 4, saying where it looked, and creates nothing', async () => {
+    const { commands } = JSON.parse(await readFile(path.join(PROJECT_ROOT, 'oclif.manifest.json'), 'utf8')) as { commands: Record<string, unknown> }
+    expect(Object.keys(COMMANDS).sort()).toEqual(Object.keys(commands).filter((id) => !CREATORS.includes(id)).sort())
+
+    const files = await tmpDir()
+    await writeFile(path.join(files, 'spec.yaml'), 'openapi: 3.0.0\ninfo: {title: T, version: "1"}\npaths: {}\n')
+    await writeFile(path.join(files, 'questions.json'), JSON.stringify([{ library: '/acme/widgets', question: 'install', relevant: { 'README.md': 2 } }]))
+    await writeFile(path.join(files, 'bundle.json'), JSON.stringify({ libraries: [{ project: '/acme/one', codeSnippets: [], infoSnippets: [{ content: 'One.' }] }] }))
+    await writeFile(path.join(files, 'license.json'), '{}')
     const parent = await tmpDir()
     const empty = path.join(parent, 'empty')
     await mkdir(empty)
     const missing = path.join(parent, 'missing')
     // Every command on an empty directory, a few on one that does not exist; three processes at a time.
-    const runs = [...READ_ONLY.map((args) => ({ args, dataDir: empty })), ...READ_ONLY.slice(0, 3).map((args) => ({ args, dataDir: missing }))]
+    const withFiles = (args: string[]) => args.map((arg) => arg.replace(/^FILES\//, `${files}/`))
+    const runs = [
+      ...Object.entries(COMMANDS).map(([id, args]) => ({ args: withFiles(args), dataDir: empty, mode: id.startsWith('teams:') ? 'cloud' : '' })),
+      ...[COMMANDS['keys:create'], COMMANDS.add, COMMANDS.status].map((args) => ({ args: withFiles(args), dataDir: missing, mode: '' })),
+    ]
     for (let i = 0; i < runs.length; i += 3) {
       await Promise.all(
-        runs.slice(i, i + 3).map(async ({ args, dataDir }) => {
-          const result = await runCli([...args, '--data-dir', dataDir], {}, { cwd: parent })
+        runs.slice(i, i + 3).map(async ({ args, dataDir, mode }) => {
+          // The teamspace commands are the cloud's (they refuse an on-premise install first).
+          const result = await runCli([...args, '--data-dir', dataDir], { NOTION_TOKEN: 'secret_x', LECTERN_MODE: mode }, { cwd: parent, input: 'a long enough password\n' })
           expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(4)
-          expect(result.stderr.replace(/\s+/g, ' '), args.join(' ')).toContain(`${dataDir} holds no Lectern data (no lectern.db)`)
+          expect(result.stderr, args.join(' ')).toBe(
+            `Error: No Lectern data in ${dataDir} (named by --data-dir): it has no lectern.db. Point the command at your install's data directory with --data-dir, LECTERN_DATA_DIR or dataDir in lectern.yaml, or start \`lectern serve\` to create a new install there. (data_dir_empty)`,
+          )
         }),
       )
     }
     expect(await readdir(empty)).toEqual([])
     expect(existsSync(missing)).toBe(false)
     expect((await readdir(parent)).sort()).toEqual(['empty'])
+    expect((await readdir(files)).sort()).toEqual(['bundle.json', 'license.json', 'questions.json', 'spec.yaml'])
   })
 
   it('refuses with {"error": "data_dir_empty"} under --json', async () => {
-    const result = await runCli(['keys', 'list', '--json', '--data-dir', await tmpDataDir()])
+    const result = await runCli(['keys', 'list', '--json', '--data-dir', await tmpDir()])
     expect(result.exitCode).toBe(4)
-    expect(JSON.parse(result.stdout)).toEqual({ error: 'data_dir_empty', message: expect.stringContaining('holds no Lectern data') })
+    expect(JSON.parse(result.stdout)).toEqual({ error: 'data_dir_empty', message: expect.stringContaining('No Lectern data in') })
   })
 
-  it('is created by a command that writes, which says so on stderr (once)', async () => {
-    const dataDir = path.join(await tmpDir(), 'new')
-    const first = await runCli(['keys', 'create', '--name', 'ci', '--data-dir', dataDir])
-    expect(first.exitCode).toBe(0)
-    expect(first.stderr).toContain(`Creating a new Lectern data directory at ${dataDir}`)
-    expect(existsSync(path.join(dataDir, 'lectern.db'))).toBe(true)
-    const second = await runCli(['keys', 'create', '--name', 'cd', '--data-dir', dataDir])
-    expect(second.stderr).not.toContain('Creating a new Lectern data directory')
+  it('names the variable or the file that chose the directory', async () => {
+    const dir = await tmpDir()
+    const fromEnv = await runCli(['keys', 'create', '--name', 'ci'], { LECTERN_DATA_DIR: path.join(dir, 'env') })
+    expect(fromEnv.stderr).toContain(`No Lectern data in ${path.join(dir, 'env')} (named by LECTERN_DATA_DIR)`)
+    await writeFile(path.join(dir, 'lectern.yaml'), 'dataDir: ./from-file\n')
+    const fromFile = await runCli(['keys', 'create', '--name', 'ci'], {}, { cwd: dir })
+    expect(fromFile.stderr).toContain(`No Lectern data in ${path.join(dir, 'from-file')} (named by dataDir in ${path.join(dir, 'lectern.yaml')})`)
+  })
+})
+
+describe('a data directory serve cannot create', () => {
+  it('is refused with the reason and the path that failed, exit 2, not as an internal error', async () => {
+    const dir = await tmpDir()
+    const file = path.join(dir, 'a-file')
+    await writeFile(file, '')
+    const onFile = await runCli(['serve', '--data-dir', file, '--port', '0'])
+    expect(onFile.exitCode).toBe(2)
+    expect(onFile.stderr).toBe(`Error: Cannot create the data directory ${file} (named by --data-dir): a file is in the way (ENOTDIR at ${file}). Choose another data directory, or create it with the right owner first. (validation_error)`)
+    const under = await runCli(['serve', '--data-dir', path.join(file, 'data'), '--port', '0'])
+    expect(under.exitCode).toBe(2)
+    expect(under.stderr).toContain(`(ENOTDIR at ${path.join(file, 'data')})`)
+  })
+})
+
+describe('a data directory another user keeps to themselves', () => {
+  it('is refused as forbidden, exit 3, naming the sudo -u line, not as empty', async () => {
+    // The package's /var/lib/lectern: mode 0700, its service user's. Here root's, read by nobody.
+    const dataDir = await tmpDataDir()
+    await chmod(dataDir, 0o700)
+    const asNobody = await execa('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--', 'node', path.join(PROJECT_ROOT, 'bin/run.js'), 'keys', 'list', '--data-dir', dataDir], { reject: false, env: { NO_COLOR: '1' } })
+    expect(asNobody.exitCode).toBe(3)
+    expect(asNobody.stderr).toBe(`Error: ${dataDir} is not readable by you: run this command as the user root (sudo -u root lectern keys list ...). (forbidden)`)
+  })
+})
+
+describe('the default data directory', () => {
+  it('is the same from every folder: a key made elsewhere is accepted by the server, and status sees that server', async () => {
+    const home = await tmpDir()
+    // No --data-dir, no LECTERN_DATA_DIR, no lectern.yaml: the default of this $HOME.
+    const env = { HOME: home, LECTERN_DATA_DIR: '', XDG_DATA_HOME: '' }
+    const [serverFolder, otherFolder] = await Promise.all([tmpDir(), tmpDir()])
+    const expected = path.join(home, '.local', 'share', 'lectern')
+
+    const before = await runCli(['keys', 'create', '--name', 'ci'], env, { cwd: otherFolder })
+    expect(before.exitCode).toBe(4)
+    expect(before.stderr).toContain(`No Lectern data in ${expected} (the default, as /var/lib/lectern does not exist)`)
+    expect(existsSync(expected)).toBe(false)
+
+    const port = await freePort()
+    const server = execa('node', [path.join(PROJECT_ROOT, 'bin/run.js'), 'serve', '--port', String(port), '--workers', '1', '--log-format', 'json'], {
+      cwd: serverFolder,
+      env,
+      reject: false,
+      stdin: 'ignore',
+    })
+    onTestFinished(async () => {
+      server.kill('SIGTERM')
+      await server
+    })
+    const url = `http://127.0.0.1:${port}`
+    await pollUntil('the server', async () => ((await fetch(`${url}/api/ready`).catch(() => undefined))?.ok ? true : undefined), 60_000)
+
+    const created = await runCli(['keys', 'create', '--name', 'ci', '--json'], env, { cwd: otherFolder })
+    expect(created.exitCode, created.stderr).toBe(0)
+    const { key } = JSON.parse(created.stdout) as { key: string }
+    const asked = await fetch(`${url}/api/v2/libs/search?libraryName=nothing`, { headers: { authorization: `Bearer ${key}` } })
+    expect(asked.status).toBe(404)
+
+    const status = await runCli(['status', '--json'], env, { cwd: otherFolder })
+    expect(status.exitCode, status.stderr).toBe(0)
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      dataDir: expected,
+      dataDirOrigin: 'the default, as /var/lib/lectern does not exist',
+      configFile: null,
+      mode: 'onprem',
+      modeSource: 'data-dir',
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      schema: expect.stringMatching(/^\d{4}_/),
+      server: { running: true, pid: server.pid, url, ready: true },
+      libraries: 0,
+      jobs: { running: 0, queued: 0 },
+    })
+    const text = await runCli(['status'], env, { cwd: otherFolder })
+    expect(text.stdout).toContain(`Data directory:  ${expected} (the default, as /var/lib/lectern does not exist)`)
+    expect(text.stdout).toMatch(new RegExp(`Server: +${url}, ready \\(process ${server.pid} on `))
+
+    server.kill('SIGTERM')
+    const ended = await server
+    expect(ended.exitCode, ended.stderr).toBe(0)
+    // The first start said it created the install, and where.
+    expect(ended.stdout).toContain(`No Lectern data in ${expected} yet: creating a new install there (the default, as /var/lib/lectern does not exist)`)
+    const stopped = await runCli(['status', '--json'], env, { cwd: otherFolder })
+    expect(JSON.parse(stopped.stdout).server).toEqual({ running: false })
   })
 })
 

@@ -17,7 +17,7 @@ import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
 import { gitRedirectEnv, makeGitRepo } from '../helpers/git.js'
 import { pollUntil } from '../helpers/poll.js'
 import { freePort, startServer, type ServerProcess } from '../helpers/server.js'
-import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
+import { initDataDir, suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { fill, tmpfs } from '../helpers/tmpfs.js'
 import { widgetsFiles } from '../helpers/widgets-repo.js'
 import { inspect } from '../helpers/inspect-db.js'
@@ -53,7 +53,7 @@ beforeAll(async () => {
 
 /** A data dir on `mountPoint` with /acme/widgets indexed, an admin and an API key. */
 async function preparedDataDir(mountPoint: string): Promise<{ dataDir: string; key: string }> {
-  const dataDir = path.join(mountPoint, 'data')
+  const dataDir = await initDataDir(path.join(mountPoint, 'data'))
   const added = await runCli(['add', 'https://github.com/acme/widgets', '--wait', '--data-dir', dataDir], gitEnv)
   expect(added.exitCode, added.stderr).toBe(0)
   const store = await openStore(dataDir)

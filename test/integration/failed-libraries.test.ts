@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
+import { ERROR_CODES } from '../../src/errors.js'
 import { addRepo, buildTestApp, createKey, waitForLibrary } from '../helpers/app.js'
 import { runCli } from '../helpers/cli.js'
 import { makeGitRepo, redirectGitHub } from '../helpers/git.js'
@@ -68,6 +69,16 @@ describe('search marks a failed library', () => {
     expect(row).toMatch(/^\/acme\/gone\s+error: source_unreachable, not searchable\s+0\s/)
     const json = await runCli(['search', 'gone', '--data-dir', dataDir, '--json'])
     expect(JSON.parse(json.stdout).results[0].failure).toEqual({ error: 'source_unreachable', message: expect.stringContaining('git clone') })
+  })
+
+  it('in `lectern docs`, with the reason and the commands to run, no REST path', async () => {
+    const dataDir = app.lecternOptions.config.dataDir
+    const failed = await runCli(['docs', '/acme/gone', 'render', '--data-dir', dataDir])
+    expect(failed.exitCode).toBe(ERROR_CODES.source_unreachable.exit)
+    expect(failed.stderr).toMatch(/^Error: Library \/acme\/gone failed to process: .*git clone.* Retry with `lectern refresh \/acme\/gone`; `lectern jobs` lists recent failures\. \(source_unreachable\)$/)
+    const unknown = await runCli(['docs', '/acme/nothing', 'render', '--data-dir', dataDir])
+    expect(unknown.stderr).toBe('Error: Library /acme/nothing not found. Search for it with `lectern search <name>`. (library_not_found)')
+    for (const result of [failed, unknown]) expect(result.stderr).not.toContain('/api/')
   })
 })
 

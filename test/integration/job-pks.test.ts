@@ -10,11 +10,11 @@ import { describe, expect, it } from 'vitest'
 import { MIGRATIONS } from '../../migrations/index.js'
 import { dataPaths } from '../../src/paths.js'
 import { openStore } from '../../src/store/index.js'
-import { tmpDataDir } from '../helpers/tmp.js'
+import { tmpDir } from '../helpers/tmp.js'
 
 describe('job pks', () => {
   it('are not reused on a data directory upgraded from before the rule, whose jobs and log lines all survive', async () => {
-    const dataDir = await tmpDataDir()
+    const dataDir = await tmpDir('lectern-data-') // empty: the schema of an older Lectern is built below
     const paths = dataPaths(dataDir)
     fs.mkdirSync(paths.vectors, { recursive: true })
     const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: paths.database }, useNullAsDefault: true })

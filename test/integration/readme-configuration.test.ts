@@ -26,7 +26,7 @@ describe('README configuration', () => {
         code(s.key),
         s.flag ? code(`--${s.flag}`) : '',
         s.env ? code(s.env) : '',
-        code(JSON.stringify(s.default)),
+        s.hostDefault ? String(s.default) : code(JSON.stringify(s.default)),
         s.description,
       ])
     }

@@ -13,7 +13,7 @@ import { dataPaths } from '../../src/paths.js'
 import { openStore } from '../../src/store/index.js'
 import { buildTestApp } from '../helpers/app.js'
 import { signIn } from '../helpers/session.js'
-import { tmpDataDir } from '../helpers/tmp.js'
+import { tmpDir } from '../helpers/tmp.js'
 
 describe('teamspace pks', () => {
   it('are not reused after the newest teamspace is deleted', async () => {
@@ -36,7 +36,7 @@ describe('teamspace pks', () => {
   })
 
   it('are not reused on a data directory upgraded from before the rule, whose references to teams all survive', async () => {
-    const dataDir = await tmpDataDir()
+    const dataDir = await tmpDir('lectern-data-') // empty: the schema of an older Lectern is built below
     const paths = dataPaths(dataDir)
     fs.mkdirSync(paths.vectors, { recursive: true })
     const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: paths.database }, useNullAsDefault: true })

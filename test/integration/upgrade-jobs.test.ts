@@ -15,14 +15,14 @@ import { loadOrCreateSecretKey } from '../../src/secrets/key.js'
 import { buildTestApp, waitForLibrary } from '../helpers/app.js'
 import { git, makeGitRepo, redirectGitHub } from '../helpers/git.js'
 import { pollUntil } from '../helpers/poll.js'
-import { tmpDataDir, tmpDir } from '../helpers/tmp.js'
+import { tmpDir } from '../helpers/tmp.js'
 
 /** The last migration of the release that had a job kind per pipeline. */
 const PREVIOUS_RELEASE = '0010_snippet_origins'
 
 /** A data directory as the previous release left it: its migrations only, then `seed` writes rows the way it did. */
 async function previousReleaseDataDir(seed: (db: Database.Database, seal: (token: string) => string) => void): Promise<string> {
-  const dataDir = await tmpDataDir()
+  const dataDir = await tmpDir('lectern-data-') // empty: the schema of an older Lectern is built below
   const paths = dataPaths(dataDir)
   fs.mkdirSync(paths.vectors, { recursive: true })
   const secrets = createSecretBox(loadOrCreateSecretKey(paths.secretKey))

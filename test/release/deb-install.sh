@@ -57,6 +57,11 @@ source=$(in_root runuser -u lectern -- lectern config get dataDir --json)
 case "$source" in *'/etc/lectern/lectern.yaml'*) ;; *) fail "dataDir does not come from /etc/lectern/lectern.yaml: $source" ;; esac
 ok "sudo -u lectern lectern keys create makes a key the service accepts (dataDir from /etc/lectern/lectern.yaml)"
 
+# From any folder, with no flag and no file naming it: the package's data directory and its server.
+seen=$(in_root runuser -u lectern -- env LECTERN_CONFIG=/dev/null sh -c 'cd /tmp && lectern status --json' | in_root /opt/lectern/node/bin/node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => { const j = JSON.parse(s); console.log([j.dataDir, j.server.url, j.server.ready].join(" ")) })')
+[ "$seen" = '/var/lib/lectern http://127.0.0.1:3000 true' ] || fail "lectern status from /tmp does not see the service: $seen"
+ok "lectern status, run from /tmp with no settings, sees /var/lib/lectern and its ready server"
+
 refused=$(in_root env COLUMNS=1000 lectern keys create --name oops 2>&1) && fail "root's keys create on the service's data was not refused"
 case "$refused" in *'sudo -u lectern lectern keys create'*) ;; *) fail "root's refusal does not say what to run: $refused" ;; esac
 [ -z "$(in_root find /var/lib/lectern -uid 0)" ] || fail "root left files in /var/lib/lectern: $(in_root find /var/lib/lectern -uid 0)"

@@ -1,9 +1,9 @@
 /**
  * How a failed command's message reads: oclif's parser wording (the texts below are what its
- * parser throws, copied from it) made one sentence, and the stderr block wrapped between words.
+ * parser throws, copied from it) made one sentence, and the line stderr shows.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest'
-import { errorBlock, parserMessage } from '../../cli/error-text.js'
+import { describe, expect, it } from 'vitest'
+import { errorLine, parserMessage } from '../../cli/error-text.js'
 
 describe('parserMessage', () => {
   it.each([
@@ -45,35 +45,20 @@ describe('parserMessage', () => {
   })
 })
 
-describe('errorBlock', () => {
-  afterEach(() => vi.unstubAllEnvs())
-
-  it('wraps between words at the terminal width, every line indented alike, the code last', () => {
-    vi.stubEnv('OCLIF_COLUMNS', '40')
-    const lines = errorBlock('The configuration file /srv/lectern/config/lectern.yaml cannot be read: permission denied.', 'validation_error').trimEnd().split('\n')
-    expect(lines.length).toBeGreaterThan(2)
-    for (const line of lines) {
-      expect(line).toMatch(/^ {4}\S/)
-      // 40 columns less oclif's margin of 6, unless one word is longer.
-      if (line.trim().includes(' ')) expect(line.length - 4).toBeLessThanOrEqual(34)
-    }
-    // A path is longer than the width: it overflows its line rather than being cut.
-    expect(lines).toContain('    /srv/lectern/config/lectern.yaml')
-    expect(lines.at(-1)).toBe('    Code: validation_error')
+describe('errorLine', () => {
+  it('says the error on one line, the code last in brackets, however long the message (the terminal wraps it)', () => {
+    const message = 'The configuration file /srv/lectern/config/lectern.yaml cannot be read: permission denied. Check its mode and owner, then run the command again.'
+    expect(errorLine(message, 'validation_error')).toBe(`Error: ${message} (validation_error)\n`)
   })
 
-  it("keeps a message's own indentation (a YAML excerpt and the ^ under the bad column) and its blank lines empty", () => {
-    vi.stubEnv('OCLIF_COLUMNS', '120')
+  it("joins a message's lines into its sentence and keeps the excerpt it quotes after a blank line (a YAML line and the ^ under the bad column)", () => {
     const message = 'The configuration file lectern.yaml is not valid YAML:\nNested mappings are not allowed at line 2, column 14:\n\n  cacheSize: b: c\n             ^\n'
-    expect(errorBlock(message, 'validation_error')).toBe(
+    expect(errorLine(message, 'validation_error')).toBe(
       [
-        '    Error: The configuration file lectern.yaml is not valid YAML:',
-        '    Nested mappings are not allowed at line 2, column 14:',
+        'Error: The configuration file lectern.yaml is not valid YAML: Nested mappings are not allowed at line 2, column 14 (validation_error)',
         '',
-        '      cacheSize: b: c',
-        '                 ^',
-        '',
-        '    Code: validation_error',
+        '  cacheSize: b: c',
+        '             ^',
         '',
       ].join('\n'),
     )

@@ -1,12 +1,14 @@
 /**
- * Root is refused on a data directory that belongs to another user (the package's `lectern`), so
- * nothing it writes locks that user's server out; the Debian package's install test runs it for
- * real (test/release/deb-install.sh).
+ * The default data directory does not depend on the working directory; root is refused on a data
+ * directory that belongs to another user (the package's `lectern`), so nothing it writes locks
+ * that user's server out. The Debian package's install test runs both for real
+ * (test/release/deb-install.sh).
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { refuseRootOnForeignDataDir } from '../../src/data-dir-owner.js'
+import { defaultDataDir } from '../../src/config.js'
+import { refuseRootOnForeignDataDir } from '../../src/data-dir.js'
 import { tmpDir } from '../helpers/tmp.js'
 
 describe('refuseRootOnForeignDataDir', () => {
@@ -30,5 +32,19 @@ describe('refuseRootOnForeignDataDir', () => {
     expect(() => refuseRootOnForeignDataDir(path.join(dir, 'not-yet'), 'serve', 0)).not.toThrow()
     fs.chownSync(dir, 0, 0)
     expect(() => refuseRootOnForeignDataDir(dir, 'serve', 0)).not.toThrow()
+  })
+})
+
+describe('defaultDataDir', () => {
+  it("is the package's directory when it exists, else $XDG_DATA_HOME/lectern, else ~/.local/share/lectern", async () => {
+    const dir = await tmpDir()
+    const system = path.join(dir, 'var-lib-lectern')
+    const env = { HOME: '/home/ada', XDG_DATA_HOME: '/data/ada' }
+    expect(defaultDataDir(env, system)).toBe('/data/ada/lectern')
+    // The XDG Base Directory rule: a relative $XDG_DATA_HOME is invalid and ignored.
+    expect(defaultDataDir({ HOME: '/home/ada', XDG_DATA_HOME: 'data' }, system)).toBe('/home/ada/.local/share/lectern')
+    expect(defaultDataDir({ HOME: '/home/ada' }, system)).toBe('/home/ada/.local/share/lectern')
+    fs.mkdirSync(system)
+    expect(defaultDataDir(env, system)).toBe(system)
   })
 })

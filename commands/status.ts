@@ -1,0 +1,51 @@
+import { humanTimestamp, record } from '../cli/output.js'
+import { LecternCommand } from '../cli/run.js'
+import type { SettingSource } from '../src/config.js'
+import { installStatus, type InstallStatus, type ServerSeen } from '../src/install-status.js'
+
+const MODE_SOURCE: Record<SettingSource, string> = {
+  flag: 'from --mode',
+  env: 'from LECTERN_MODE',
+  file: 'from lectern.yaml',
+  'data-dir': 'recorded in the data directory',
+  default: 'the default',
+}
+
+export default class Status extends LecternCommand {
+  static override summary = 'Show which data directory, mode, version and server this command sees.'
+  static override description = `Every command finds the data directory the same way: --data-dir, else LECTERN_DATA_DIR, else dataDir in lectern.yaml (./lectern.yaml, else /etc/lectern/lectern.yaml), else /var/lib/lectern when it exists, else ~/.local/share/lectern. status says which one it found and why, the mode and where it came from, the program's version and the database's schema, and whether a server holds that directory: its process, its address and whether it answers /api/ready.
+
+A directory without Lectern data is refused (data_dir_empty, exit 4) with where it looked, as every command but serve and restore refuses it.`
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --json',
+    '<%= config.bin %> <%= command.id %> --data-dir /var/lib/lectern',
+  ]
+  static override enableJsonFlag = true
+
+  async run(): Promise<InstallStatus> {
+    const { flags } = await this.parse(Status)
+    const resolved = this.resolveConfig(flags)
+    const status = await this.withRuntime(flags, 'read', (rt) => installStatus(resolved, rt))
+    this.log(
+      record([
+        ['Data directory', `${status.dataDir} (${status.dataDirOrigin})`],
+        ['Config file', status.configFile ?? 'none'],
+        ['Mode', `${status.mode} (${MODE_SOURCE[status.modeSource]})`],
+        ['Version', `Lectern ${status.version}, database schema ${status.schema}`],
+        ['Server', serverText(status.server)],
+        ['Libraries', String(status.libraries)],
+        ['Jobs', `${status.jobs.running} running, ${status.jobs.queued} queued`],
+      ]),
+    )
+    return status
+  }
+}
+
+function serverText(server: ServerSeen): string {
+  if (!server.running) return 'not running (start it with `lectern serve`, or `systemctl start lectern`)'
+  const who = server.pid ? `process ${server.pid} on ${server.hostname}, since ${humanTimestamp(server.startedAt)}` : 'a Lectern process'
+  if (!server.url) return `the data directory is held by ${who}, which is not listening (a command running jobs, or a restore)`
+  const answer = server.ready === true ? 'ready' : server.ready === false ? 'not ready yet (starting, or applying a restore)' : 'not answering'
+  return `${server.url}, ${answer} (${who})`
+}
