@@ -12,7 +12,6 @@ import { once } from 'node:events'
 import fsp from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
-import knexFactory from 'knex'
 import { z } from 'zod'
 import { MIGRATIONS } from '../../migrations/index.js'
 import type { Manifest } from './manifest.js'
@@ -56,6 +55,8 @@ export async function databaseProblem(file: string, manifest: Manifest): Promise
 /** The tables and columns the listed migrations create, from an in-memory run of them. */
 async function expectedSchema(migrations: string[]): Promise<Schema> {
   const wanted = new Set(migrations)
+  // Loaded here, not with the module: every command's start imports restore, which imports this.
+  const { default: knexFactory } = await import('knex')
   const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
   try {
     await knex.migrate.latest({

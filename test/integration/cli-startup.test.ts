@@ -1,7 +1,8 @@
 /**
  * A command imports what it needs and no more: --version and --help answer from oclif's manifest
  * without importing any command, and a command that reads the data directory leaves the job
- * handlers, the sources, the parsers, the server, the AWS SDK and the browser unloaded (they cost
+ * handlers, the sources, the parsers, the server, the AWS SDK, the browser and (on a current
+ * database) the migration runner unloaded (they cost
  * seconds of start-up). Commands that queue jobs (`add`, `refresh`, `versions add`) import the
  * job kinds, not the handlers or source readers that run them. The real binary runs with a
  * preloaded hook (test/helpers/record-imports.mjs) that writes down every module it imports.
@@ -28,6 +29,8 @@ const ON_DEMAND = [
   'execa',
   'fastify',
   'gpt-tokenizer',
+  // Migrations only: a database that is current opens without it.
+  'knex',
   'linkedom',
   'markdown-it',
   'pino',

@@ -23,7 +23,7 @@ import { pollUntil } from '../helpers/poll.js'
 import { codeBlocks, readmeSection } from '../helpers/readme.js'
 import { freePort } from '../helpers/server.js'
 import { requireSystemCommand } from '../helpers/system.js'
-import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
+import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 
 vi.setConfig({ testTimeout: 300_000 })
 
@@ -279,7 +279,8 @@ describe("the release's deploy/docker-entrypoint.sh, as the image runs it", () =
   })
 
   it('runs any other command with the container defaults, each overridable by its variable', async () => {
-    const dataDir = await tmpDir('lectern-data-')
+    // The volume as the container's first `serve` left it: no other command creates one.
+    const dataDir = await tmpDataDir()
     const created = await execa(entrypoint(), ['keys', 'create', '--name', 'ci', '--json'], { env: containerEnv({ LECTERN_DATA_DIR: dataDir }), extendEnv: false })
     expect(JSON.parse(created.stdout)).toMatchObject({ name: 'ci' })
     const read = async (extra: Record<string, string>) => {
