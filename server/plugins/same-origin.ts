@@ -20,9 +20,9 @@ function isCrossSite(request: FastifyRequest): boolean {
   const origin = request.headers.origin
   if (origin !== undefined) {
     try {
-      // Read both with the origin's scheme, so a default port (`:80`, `:443`) compares as absent.
-      const from = new URL(origin)
-      return new URL(`${from.protocol}//${request.host}`).host !== from.host
+      // Scheme, host and port, as browsers compare origins (URL's origin drops a default port):
+      // https://host:PORT is another site than the plain-http server on that port.
+      return new URL(origin).origin !== new URL(`${request.protocol}://${request.host}`).origin
     } catch {
       // `Origin: null` (a sandboxed frame, a file: page) names no site of ours.
       return true

@@ -94,7 +94,15 @@ describe('cross-site requests', () => {
   it('refuse a POST carrying the session from another origin, or a browser that says cross-site', async () => {
     const { app, cookie } = await signedIn()
     const logout = (headers: Record<string, string>) => app.inject({ method: 'POST', url: '/api/auth/logout', headers: { cookie, ...headers } })
-    const crossSite: Record<string, string>[] = [{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }]
+    const crossSite: Record<string, string>[] = [
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' },
+      // The same host and port over https is another origin than this plain-http server.
+      { origin: 'https://localhost:80', host: 'localhost:80' },
+      { origin: 'http://localhost:8080', host: 'localhost:80' },
+    ]
     for (const headers of crossSite) {
       const res = await logout(headers)
       expect(res.statusCode, JSON.stringify(headers)).toBe(403)
