@@ -13,6 +13,7 @@ import { loggerOptions, RequestLogController } from './logger.js'
 import access from './plugins/access.js'
 import auth from './plugins/auth.js'
 import catalogVersion from './plugins/catalog-version.js'
+import decimalNumbers from './plugins/decimal-numbers.js'
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js'
 import jsonBody from './plugins/json-body.js'
 import mail from './plugins/mail.js'
@@ -144,6 +145,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(errors)
   await app.register(jsonBody)
+  await app.register(decimalNumbers)
   await app.register(catalogVersion)
   await app.register(auth, { keys: runtime.store.keys, mode: config.mode })
   await app.register(session, { users: runtime.store.users })

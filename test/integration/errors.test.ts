@@ -12,6 +12,7 @@ import type { JobRunner } from '../../src/jobs/runner.js'
 import { engineFilePath, vectorIndexPath } from '../../src/paths.js'
 import { addRepo, buildTestApp, createKey, seedLibrary, waitForLibrary } from '../helpers/app.js'
 import { makeGitRepo, redirectGitHub } from '../helpers/git.js'
+import { signIn } from '../helpers/session.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { ollamaStandIn } from '../airgap/ollama-standin.js'
 
@@ -75,10 +76,22 @@ describe('400', () => {
     ['a query too long', { libraryId: '/acme/widgets', query: 'x'.repeat(501) }, 'Query parameter query must be at most 500 characters.'],
     ['tokens below the minimum', { libraryId: '/acme/widgets', query: 'render', tokens: '100' }, 'Query parameter tokens must be at least 500.'],
     ['tokens above the maximum', { libraryId: '/acme/widgets', query: 'render', tokens: '60000' }, 'Query parameter tokens must be at most 50000.'],
-    ['tokens that are not a number', { libraryId: '/acme/widgets', query: 'render', tokens: 'many' }, 'Query parameter tokens must be a whole number.'],
+    ['tokens that are not a number', { libraryId: '/acme/widgets', query: 'render', tokens: 'many' }, 'Query parameter tokens must be a whole number'],
+    // Numbers in a URL are decimal digits: JavaScript's other spellings of 500 and 600 are refused.
+    ['tokens in hexadecimal', { libraryId: '/acme/widgets', query: 'render', tokens: '0x1F4' }, 'Query parameter tokens must be a whole number in decimal digits, not "0x1F4".'],
+    ['tokens after a space', { libraryId: '/acme/widgets', query: 'render', tokens: ' 600' }, 'Query parameter tokens must be a whole number in decimal digits, not " 600".'],
+    ['tokens in exponent form', { libraryId: '/acme/widgets', query: 'render', tokens: '1e3' }, 'Query parameter tokens must be a whole number in decimal digits, not "1e3".'],
+    ['tokens with a leading zero', { libraryId: '/acme/widgets', query: 'render', tokens: '0600' }, 'Query parameter tokens must be a whole number in decimal digits, not "0600".'],
     ['an unknown type', { libraryId: '/acme/widgets', query: 'render', type: 'xml' }, 'Query parameter type must be one of: "json", "txt".'],
   ])('validation_error on context for %s', async (_, query, message) => {
     expect(expectError(await context(query), 400, 'validation_error')).toContain(message)
+  })
+
+  it('validation_error on a path parameter that is a number in another spelling', async () => {
+    const cookies = await signIn(app)
+    for (const id of ['0x1', '1e0', '01']) {
+      expect(expectError(await app.inject({ url: `/api/jobs/${id}`, cookies }), 400, 'validation_error')).toBe(`Path parameter id must be a whole number in decimal digits, not "${id}".`)
+    }
   })
 
   it('validation_error on search without libraryName', async () => {
