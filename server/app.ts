@@ -21,6 +21,7 @@ import rateLimit from './plugins/rate-limit.js'
 import sameOrigin from './plugins/same-origin.js'
 import session from './plugins/session.js'
 import turns from './plugins/turns.js'
+import { buildValidator } from './validators.js'
 import accountsRoutes from './routes/accounts.js'
 import authRoutes from './routes/auth.js'
 import authMcp from './routes/auth-mcp.js'
@@ -114,9 +115,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler,
     frameworkErrors,
     routerOptions: { ignoreTrailingSlash: true },
-    // Fastify's default (removeAdditional: true) silently drops a property that
-    // `additionalProperties: false` names unknown, so a misspelt key was ignored: refuse it instead.
-    ajv: { customOptions: { removeAdditional: false } },
+    schemaController: { compilersFactory: { buildValidator } },
   })
   const runtime = await openRuntime({ config, log: app.log, jobRunner: options.jobRunner, onSetForgotten: options.onSetForgotten, engineRebuild: options.engineRebuild })
   app.decorate('runtime', runtime)
