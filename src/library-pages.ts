@@ -1,14 +1,16 @@
 /**
  * Browsing a library's snippets page by page (the dashboard's library page): which pages of its
  * docs the live set of a version holds, and the snippets made from one of them, in page order.
- * A page is a snippet's source without its `#anchor`: a file of a repository, a URL, an
- * operation of an OpenAPI spec's file.
+ * A page is a snippet's source without its `#anchor`: a file of a repository (as its web link,
+ * `https://github.com/acme/widgets/blob/<commit>/docs/guide.md`), a URL, an operation of an
+ * OpenAPI spec's file. A page is asked for by that name or by its path (`docs/guide.md`), which,
+ * unlike the link, stays the same when a refresh picks up a new commit.
  */
 import type { Caller } from './access.js'
 import { LecternError } from './errors.js'
 import { unpinned } from './library-admin.js'
 import { codeListOf, type CodeExample } from './search/render.js'
-import { findLibrary } from './search/resolve.js'
+import { findLibrary, requireServable } from './search/resolve.js'
 import type { Store } from './store/index.js'
 
 export interface DocPage {
@@ -30,22 +32,37 @@ export interface BrowsedSnippet {
   content?: string
 }
 
+/** The live set of a version; a version without one answers as /v2/context does (202 while its first job runs, its failure once it failed). */
 function liveSet(store: Store, rawId: string, tag: string, caller: Caller): number {
   const { library } = findLibrary(store.libraries, unpinned(rawId, 'The ID'), caller)
   const version = store.libraries.version(library.pk, tag)
   if (!version) throw new LecternError('tag_not_found', `${library.id} has no version ${tag}.`)
-  if (version.currentSet === null) throw new LecternError('library_not_finalized', `${library.id}${tag ? `@${tag}` : ''} has no snippets yet: its first job has not finished.`)
-  return version.currentSet
+  return requireServable(library, version, caller)
+}
+
+/**
+ * The page a request names: the page itself, else the page whose name ends with it as a path
+ * (`docs/guide.md`, `README.md`), the shortest first, so `README.md` is the repository's own.
+ */
+function namedPage(store: Store, setPk: number, asked: string): string | undefined {
+  const pages = store.snippets.pagesOfSet(setPk).map((p) => p.page)
+  if (pages.includes(asked)) return asked
+  const path = asked.replace(/^\/+/, '')
+  if (path === '') return undefined
+  return pages.filter((page) => page.endsWith(`/${path}`)).sort((a, b) => a.length - b.length)[0]
 }
 
 export function pagesOfLibrary(store: Store, rawId: string, tag: string, caller: Caller): DocPage[] {
   return store.snippets.pagesOfSet(liveSet(store, rawId, tag, caller))
 }
 
-export function snippetsOfPage(store: Store, rawId: string, tag: string, page: string, caller: Caller): BrowsedSnippet[] {
-  const found = store.snippets.snippetsOfPage(liveSet(store, rawId, tag, caller), page)
-  if (found.length === 0) throw new LecternError('not_found', `${rawId} has no page ${page}.`)
-  return found.map((s) => ({
+/** A page's snippets, with the page's own name (the request may have named it by its path). */
+export function snippetsOfPage(store: Store, rawId: string, tag: string, page: string, caller: Caller): { page: string; snippets: BrowsedSnippet[] } {
+  const setPk = liveSet(store, rawId, tag, caller)
+  const named = namedPage(store, setPk, page)
+  const found = named === undefined ? [] : store.snippets.snippetsOfPage(setPk, named)
+  if (named === undefined || found.length === 0) throw new LecternError('not_found', `${rawId} has no page ${page}: the pages endpoint lists them (/api/libraries${unpinned(rawId, 'The ID')}/pages).`)
+  const snippets = found.map((s) => ({
     kind: s.kind,
     title: s.title,
     description: s.description,
@@ -54,4 +71,5 @@ export function snippetsOfPage(store: Store, rawId: string, tag: string, page: s
     tokens: s.tokens,
     ...(s.kind === 'code' ? { codeList: codeListOf(s) } : { content: s.body }),
   }))
+  return { page: named, snippets }
 }

@@ -4,10 +4,13 @@
  */
 import { execa } from 'execa'
 import { describe, expect, it } from 'vitest'
-import { buildTestApp, seedLibrary } from '../helpers/app.js'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { addRepo, buildTestApp, createKey, seedLibrary, waitForLibrary } from '../helpers/app.js'
+import { makeGitRepo } from '../helpers/git.js'
 import { codeBlocks, readmeSection } from '../helpers/readme.js'
 import { signIn } from '../helpers/session.js'
-import { tmpDir } from '../helpers/tmp.js'
+import { setProcessEnv, tmpDir } from '../helpers/tmp.js'
 
 const DOCS = {
   'docs/guide.md': '# Guide\n\n## Draw\n\nDraw a widget on the canvas.\n\n```js\ndrawWidget(canvas)\n```\n\n## Remove\n\nRemove a widget when done.\n\n```js\nremoveWidget(w)\n```\n',
@@ -55,24 +58,41 @@ describe('GET /api/libraries/:owner/:name/pages', () => {
     const waiting = await app.inject({ url: '/api/libraries/acme/fresh/pages', cookies: admin })
     expect(waiting.statusCode).toBe(202)
     expect(waiting.json().error).toBe('library_not_finalized')
+    // A library whose job failed answers its failure, as /v2/context does, not "not finished yet".
+    app.runtime.store.libraries.setVersionState(app.runtime.store.libraries.version(fresh.pk, '')!.pk, 'error', { code: 'source_unreachable', message: 'git clone failed' })
+    const failed = await app.inject({ url: '/api/libraries/acme/fresh/pages', cookies: admin })
+    expect(failed.statusCode).toBe(500)
+    expect(failed.json()).toMatchObject({ error: 'source_unreachable', message: expect.stringContaining('lectern refresh /acme/fresh') })
   })
 })
 
 describe("the README's curl example of the pages", () => {
-  it('signs in, lists the pages and reads one page, as written against a listening server', async () => {
+  it('signs in, lists the pages and reads one by its path in the repository, as written, against a git library', async () => {
     const example = codeBlocks('bash', readmeSection('Dashboard API')).find((block) => block.includes('/pages'))!
     const commands = example.replaceAll('\\\n', ' ').trim().split('\n')
     expect(commands).toHaveLength(3)
-    const app = await buildTestApp({ startWorker: false })
-    await seedLibrary(app, '/fastify/fastify', { 'README.md': '# Fastify\n\n## Register a route\n\nDeclare a route with its schema:\n\n```js\nfastify.get(\'/\', async () => ({ hello: \'world\' }))\n```\n' })
+    const remotes = await tmpDir('lectern-remotes-')
+    await makeGitRepo({ 'README.md': '# Fastify\n\n## Register a route\n\nDeclare a route with its schema:\n\n```js\nfastify.get(\'/\', async () => ({ hello: \'world\' }))\n```\n', 'docs/README.md': '# Docs\n\n## Hooks\n\nHooks run at points of the lifecycle:\n\n```js\nfastify.addHook(\'onRequest\', async () => {})\n```\n' }, { parent: path.join(remotes, 'fastify'), name: 'fastify' })
+    // github.com/<owner>/<repo> is the local repository under remotes/<owner>/<repo>.
+    setProcessEnv({ GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: `url.${pathToFileURL(remotes).href}/.insteadOf`, GIT_CONFIG_VALUE_0: 'https://github.com/' })
+    const app = await buildTestApp()
+    expect((await addRepo(app, createKey(app), 'https://github.com/fastify/fastify')).statusCode).toBe(200)
+    const ingested = await waitForLibrary(app, '/fastify/fastify')
+    expect(ingested.state, ingested.errorMessage ?? '').toBe('finalized')
     const { email, password } = JSON.parse(/-d '(\{.*\})'/.exec(commands[0]!)![1]!) as { email: string; password: string }
     await app.runtime.store.users.create({ email, password, role: 'admin' })
     const base = await app.listen({ host: '127.0.0.1', port: 0 })
     const cwd = await tmpDir()
     const run = async (command: string) => JSON.parse((await execa('bash', ['-c', command.replaceAll('http://127.0.0.1:3000', base)], { cwd })).stdout) as Record<string, unknown>
     expect(await run(commands[0]!)).toMatchObject({ email, role: 'admin' })
-    expect(await run(commands[1]!)).toEqual({ pages: [{ page: 'README.md', title: 'Fastify', snippets: expect.any(Number) }] })
+    // A git library's pages are named by their web links, at the commit the set was built from.
+    const { pages } = (await run(commands[1]!)) as { pages: Array<{ page: string }> }
+    const readme = pages.find((p) => /^https:\/\/github\.com\/fastify\/fastify\/blob\/[0-9a-f]{40}\/README\.md$/.test(p.page))
+    expect(readme, JSON.stringify(pages)).toBeDefined()
+    // The example names the page by its path, which outlives a new commit: the repository's own README, not docs/README.md.
     const page = await run(commands[2]!)
-    expect(page).toMatchObject({ page: 'README.md', snippets: expect.arrayContaining([expect.objectContaining({ kind: 'code', title: expect.stringContaining('Register a route') })]) })
+    expect(page).toMatchObject({ page: readme!.page, snippets: [expect.objectContaining({ kind: 'code', title: expect.stringContaining('Register a route') })] })
+    const nested = await app.inject({ url: '/api/libraries/fastify/fastify/pages/snippets', query: { page: 'docs/README.md' }, cookies: await signIn(app) })
+    expect(nested.json().snippets[0].title).toContain('Hooks')
   })
 })

@@ -29,9 +29,6 @@ export default async function docPages(app: FastifyInstance): Promise<void> {
   app.get<{ Params: LibraryParamsType; Querystring: { page: string; version: string } }>(
     '/libraries/:owner/:name/pages/snippets',
     { config: { access: 'admin' }, schema: { params: LibraryParams, querystring: PageQuery } },
-    async (request) => ({
-      page: request.query.page,
-      snippets: snippetsOfPage(store, idOf(request.params), request.query.version, request.query.page, request.caller),
-    }),
+    async (request) => snippetsOfPage(store, idOf(request.params), request.query.version, request.query.page, request.caller),
   )
 }
