@@ -242,6 +242,16 @@ export const STARTUP_SETTINGS: readonly SettingDef[] = [
   { key: 'chromium.path', env: 'LECTERN_CHROMIUM_PATH', default: '/usr/bin/chromium', schema: z.string().min(1), description: 'Chromium binary for websites that need JavaScript.' },
 ]
 
+/**
+ * `~` and `~/...` as the home folder, as a shell would read them: lectern.yaml, the environment and
+ * `--data-dir=~/...` reach Lectern unexpanded, and a folder named `~` in the working directory is
+ * what nobody means (and what a later `rm -rf ~` would make a disaster).
+ */
+function withHome(dir: string, env: NodeJS.ProcessEnv): string {
+  if (dir !== '~' && !dir.startsWith('~/')) return dir
+  return path.join(env.HOME || os.homedir(), dir.slice(1))
+}
+
 /** Where a setting's value came from, as `lectern config get` reports it. */
 export type SettingSource = 'flag' | 'env' | 'file' | 'data-dir' | 'default'
 
@@ -341,6 +351,7 @@ export function resolveConfig(
       throw new LecternError('validation_error', `Invalid setting ${def.key} (from ${where}): ${parsed.error.issues[0].message}.`)
     }
     let value = parsed.data
+    if (def.key === 'dataDir') value = withHome(value as string, env)
     if (def.key === 'dataDir' && source === 'file' && file) value = path.resolve(path.dirname(file.path), value as string)
     setPath(config, def.key, value)
     sources[def.key] = source

@@ -10,6 +10,7 @@
  * user, are not concerned.
  */
 import fs from 'node:fs'
+import path from 'node:path'
 import { SYSTEM_DATA_DIR, type ResolvedConfig } from './config.js'
 import { LecternError } from './errors.js'
 import { makeDirectory } from './make-dir.js'
@@ -29,10 +30,10 @@ function userName(uid: number): string | undefined {
 }
 
 /** How `sudo -u` names the owner of a path: by name, else by uid. */
-function ownerOf(path: string): { uid: number; sudoName: string; said: string } | undefined {
+function ownerOf(target: string): { uid: number; sudoName: string; said: string } | undefined {
   let uid: number
   try {
-    uid = fs.statSync(path).uid
+    uid = fs.statSync(target).uid
   } catch {
     // Nothing there yet, or a file in the way (ENOTDIR): no owner, and whoever creates it says why it cannot.
     return undefined
@@ -60,8 +61,11 @@ export function dataDirOrigin(resolved: ResolvedConfig): string {
       return 'named by LECTERN_DATA_DIR'
     case 'file':
       return `named by dataDir in ${resolved.file}`
-    default:
-      return fs.existsSync(SYSTEM_DATA_DIR) ? 'the default' : `the default, as ${SYSTEM_DATA_DIR} does not exist`
+    default: {
+      if (fs.existsSync(SYSTEM_DATA_DIR)) return 'the default'
+      const xdg = process.env.XDG_DATA_HOME
+      return `the default, ${xdg && path.isAbsolute(xdg) ? '$XDG_DATA_HOME/lectern, ' : ''}as ${SYSTEM_DATA_DIR} does not exist`
+    }
   }
 }
 
@@ -81,11 +85,14 @@ export function requireExistingData(resolved: ResolvedConfig, command: string): 
       throw new LecternError('forbidden', `${paths.root} is not readable by you: run this command ${as}.`)
     }
   }
+  const origin = dataDirOrigin(resolved)
   throw new LecternError(
     'data_dir_empty',
-    `No Lectern data in ${paths.root} (${dataDirOrigin(resolved)}): it has no lectern.db. ` +
+    `No Lectern data in ${paths.root} (${origin}): it has no lectern.db. ` +
       "Point the command at your install's data directory with --data-dir, LECTERN_DATA_DIR or dataDir in lectern.yaml, " +
       'or start `lectern serve` to create a new install there.',
+    // What `lectern status --json` would have reported, for scripts.
+    { dataDir: paths.root, dataDirOrigin: origin, configFile: resolved.file ?? null },
   )
 }
 
@@ -104,12 +111,12 @@ export function createDataDir(resolved: ResolvedConfig): void {
   try {
     makeDirectory(root)
   } catch (err) {
-    const { code, path } = err as NodeJS.ErrnoException
+    const { code, path: failedAt } = err as NodeJS.ErrnoException
     const why = code === undefined ? undefined : CANNOT_CREATE[code]
     if (!why) throw err
     throw new LecternError(
       code === 'EACCES' || code === 'EPERM' ? 'forbidden' : 'validation_error',
-      `Cannot create the data directory ${root} (${dataDirOrigin(resolved)}): ${why} (${code} at ${path ?? root}). Choose another data directory, or create it with the right owner first.`,
+      `Cannot create the data directory ${root} (${dataDirOrigin(resolved)}): ${why} (${code} at ${failedAt ?? root}). Choose another data directory, or create it with the right owner first.`,
     )
   }
 }

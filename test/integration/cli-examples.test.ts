@@ -97,7 +97,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'lectern add website https://app-docs.example.com/ --render --wait': throughProxy(['https://app-docs.example.com/'], true),
   'lectern add https://github.com/fastify/fastify --wait': {
     world: 'fresh',
-    check: ({ stdout }) => expect(stdout).toMatch(/^\/fastify\/fastify is ready: \d+ snippets from \d+ pages\. Ask it: lectern docs \/fastify\/fastify "<your question>"$/m),
+    check: ({ stdout }) => expect(stdout).toMatch(/^\/fastify\/fastify is ready: \d+ snippets? from \d+ pages?\. Ask it: lectern docs \/fastify\/fastify "<your question>"$/m),
   },
   'lectern serve': serverStopsCleanly('http://127.0.0.1:3000/api/ready'),
   'lectern serve --port 8080 --host 0.0.0.0 --data-dir /var/lib/lectern': serverStopsCleanly('http://127.0.0.1:8080/api/ready'),

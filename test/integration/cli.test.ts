@@ -93,6 +93,10 @@ describe('libraries without a server', () => {
     expect(added.snippets).toBe(listed.totalSnippets)
     expect(added.pages).toBeGreaterThan(1)
     expect(added.pages).toBeLessThan(added.snippets)
+    // Said for people too, with the data directory the command was given, so the next command works as printed.
+    const otherDir = await tmpDataDir()
+    const again = await runCli(['add', 'https://github.com/acme/widgets', '--wait', '--data-dir', otherDir], gitEnv)
+    expect(again.stdout.split('\n').at(-1)).toBe(`/acme/widgets is ready: ${added.snippets} snippets from ${added.pages} pages. Ask it: lectern docs /acme/widgets "<your question>" --data-dir ${otherDir}`)
     expect(found.exitCode).toBe(0)
     const [header, first] = found.stdout.split('\n')
     expect(header).toMatch(/^LIBRARY\s+STATE\s+SNIPPETS\s+DESCRIPTION$/)

@@ -118,10 +118,16 @@ describe('a directory without Lectern data', () => {
     expect((await readdir(files)).sort()).toEqual(['bundle.json', 'license.json', 'questions.json', 'spec.yaml'])
   })
 
-  it('refuses with {"error": "data_dir_empty"} under --json', async () => {
-    const result = await runCli(['keys', 'list', '--json', '--data-dir', await tmpDir()])
-    expect(result.exitCode).toBe(4)
-    expect(JSON.parse(result.stdout)).toEqual({ error: 'data_dir_empty', message: expect.stringContaining('No Lectern data in') })
+  it('refuses with {"error": "data_dir_empty"} under --json, with where it looked and why', async () => {
+    const dir = await tmpDir()
+    for (const command of [['keys', 'list'], ['status']]) {
+      const result = await runCli([...command, '--json', '--data-dir', dir])
+      expect(result.exitCode).toBe(4)
+      expect(JSON.parse(result.stdout)).toEqual({ error: 'data_dir_empty', message: expect.stringContaining('No Lectern data in'), dataDir: dir, dataDirOrigin: 'named by --data-dir', configFile: null })
+    }
+    // From $XDG_DATA_HOME, the default says so.
+    const xdg = await runCli(['status', '--json'], { HOME: dir, XDG_DATA_HOME: path.join(dir, 'xdg') }, { cwd: dir })
+    expect(JSON.parse(xdg.stdout)).toMatchObject({ dataDir: path.join(dir, 'xdg', 'lectern'), dataDirOrigin: 'the default, $XDG_DATA_HOME/lectern, as /var/lib/lectern does not exist' })
   })
 
   it('names the variable or the file that chose the directory', async () => {

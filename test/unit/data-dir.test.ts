@@ -7,7 +7,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { defaultDataDir } from '../../src/config.js'
+import { defaultDataDir, resolveConfig } from '../../src/config.js'
 import { refuseRootOnForeignDataDir } from '../../src/data-dir.js'
 import { tmpDir } from '../helpers/tmp.js'
 
@@ -46,5 +46,16 @@ describe('defaultDataDir', () => {
     expect(defaultDataDir({ HOME: '/home/ada' }, system)).toBe('/home/ada/.local/share/lectern')
     fs.mkdirSync(system)
     expect(defaultDataDir(env, system)).toBe(system)
+  })
+})
+
+describe('a data directory written with ~', () => {
+  it('is the home folder, from lectern.yaml, the environment or --data-dir=~/..., never a folder named ~', () => {
+    const env = { HOME: '/home/ada' }
+    expect(resolveConfig({}, { ...env, LECTERN_DATA_DIR: '~/lectern' }).config.dataDir).toBe('/home/ada/lectern')
+    expect(resolveConfig({ dataDir: '~' }, env).config.dataDir).toBe('/home/ada')
+    expect(resolveConfig({}, env, { path: '/etc/lectern/lectern.yaml', values: { dataDir: '~/data' } }).config.dataDir).toBe('/home/ada/data')
+    // Only a leading ~ alone or before a slash: ~ada and a~b are names like any other.
+    expect(resolveConfig({ dataDir: '/srv/a~b' }, env).config.dataDir).toBe('/srv/a~b')
   })
 })
