@@ -142,8 +142,12 @@ export abstract class LecternCommand extends Command {
       progress.text = `${label}: ${j.statusMessage ?? j.state}`
     })
     if (job.state === 'failed') {
+      // A failure that ends the command is said once, by its error line.
+      if (failureEndsCommand) {
+        progress.stop()
+        throw jobError(job)
+      }
       progress.fail(`${label}: ${job.errorMessage ?? 'failed'}`)
-      if (failureEndsCommand) throw jobError(job)
       return job
     }
     progress.succeed(`${label}: ${job.statusMessage ?? 'done'}`)
