@@ -33,7 +33,7 @@ A directory without Lectern data is refused (data_dir_empty, exit 4) with where 
         ['Config file', status.configFile ?? 'none'],
         ['Mode', `${status.mode} (${MODE_SOURCE[status.modeSource]})`],
         ['Version', `Lectern ${status.version}, database schema ${status.schema}`],
-        ['Server', serverText(status.server)],
+        ['Server', serverText(status.server, flags['data-dir'] === undefined ? '' : ` --data-dir ${status.dataDir}`)],
         ['Libraries', String(status.libraries)],
         ['Jobs', `${status.jobs.running} running, ${status.jobs.queued} queued`],
       ]),
@@ -42,8 +42,9 @@ A directory without Lectern data is refused (data_dir_empty, exit 4) with where 
   }
 }
 
-function serverText(server: ServerSeen): string {
-  if (!server.running) return 'not running (start it with `lectern serve`, or `systemctl start lectern`)'
+/** `dataDirFlag`: the --data-dir the command was given, kept in the command it suggests. */
+function serverText(server: ServerSeen, dataDirFlag: string): string {
+  if (!server.running) return `not running (start it with \`lectern serve${dataDirFlag}\`, or \`systemctl start lectern\`)`
   const who = server.pid ? `process ${server.pid} on ${server.hostname}, since ${humanTimestamp(server.startedAt)}` : 'a Lectern process'
   if (!server.url) return `the data directory is held by ${who}, which is not listening (a command running jobs, or a restore)`
   const answer = server.ready === true ? 'ready' : server.ready === false ? 'not ready yet (starting, or applying a restore)' : 'not answering'
