@@ -72,7 +72,7 @@ describe('token budgets', () => {
   })
 
   it('a budget in range still answers', async () => {
-    const res = await app.inject({ url: '/api/v2/context', query: { libraryId: '/acme/widgets', query: 'render a widget', tokens: '1e3' } })
+    const res = await app.inject({ url: '/api/v2/context', query: { libraryId: '/acme/widgets', query: 'render a widget', tokens: '1000' } })
     expect(res.statusCode, res.body).toBe(200)
   })
 
