@@ -8,7 +8,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import { chmod, chown, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { execa } from 'execa'
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
@@ -156,12 +156,15 @@ describe('a data directory serve cannot create', () => {
 
 describe('a data directory another user keeps to themselves', () => {
   it('is refused as forbidden, exit 3, naming the sudo -u line, not as empty', async () => {
-    // The package's /var/lib/lectern: mode 0700, its service user's. Here root's, read by nobody.
+    // The package's /var/lib/lectern: mode 0700, its service user's (here nobody's). The command runs
+    // in a user namespace of its own, as a user who is neither its owner nor able to override its
+    // mode, and who can still read the program wherever the checkout is.
     const dataDir = await tmpDataDir()
+    await chown(dataDir, 65534, 65534)
     await chmod(dataDir, 0o700)
-    const asNobody = await execa('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--', 'node', path.join(PROJECT_ROOT, 'bin/run.js'), 'keys', 'list', '--data-dir', dataDir], { reject: false, env: { NO_COLOR: '1' } })
-    expect(asNobody.exitCode).toBe(3)
-    expect(asNobody.stderr).toBe(`Error: ${dataDir} is not readable by you: run this command as the user root (sudo -u root lectern keys list ...). (forbidden)`)
+    const outsider = await execa('unshare', ['--user', '--', 'node', path.join(PROJECT_ROOT, 'bin/run.js'), 'keys', 'list', '--data-dir', dataDir], { reject: false, env: { NO_COLOR: '1' } })
+    expect(outsider.exitCode, outsider.stderr).toBe(3)
+    expect(outsider.stderr).toBe(`Error: ${dataDir} is not readable by you: run this command as the user nobody (sudo -u nobody lectern keys list ...). (forbidden)`)
   })
 })
 
