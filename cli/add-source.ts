@@ -29,9 +29,7 @@ export abstract class AddSourceCommand extends LecternCommand {
     const job = await this.followJob(runtime, submitted.job.pk, submitted.libraryId)
     const served = servedBy(runtime, job.versionPk)
     const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`
-    // The suggestion works as printed: a data directory named by the flag goes with it.
-    const dataDir = this.argv.some((arg) => arg === '--data-dir' || arg.startsWith('--data-dir=')) ? ` --data-dir ${runtime.store.paths.root}` : ''
-    this.log(`${submitted.libraryId} is ready: ${count(served.snippets, 'snippet')} from ${count(served.pages, 'page')}. Ask it: lectern docs ${submitted.libraryId} "<your question>"${dataDir}`)
+    this.log(`${submitted.libraryId} is ready: ${count(served.snippets, 'snippet')} from ${count(served.pages, 'page')}. Ask it: lectern docs ${submitted.libraryId} "<your question>"${this.dataDirArgument(runtime.store.paths.root)}`)
     if (notice) this.log(notice)
     return { ...result, state: job.state, ...served }
   }

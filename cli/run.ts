@@ -71,6 +71,11 @@ export abstract class LecternCommand extends Command {
     return withRecordedMode(loaded)
   }
 
+  /** ` --data-dir DIR` when the command was given one, so a command it suggests works as printed. */
+  protected dataDirArgument(root: string): string {
+    return this.argv.some((arg) => arg === '--data-dir' || arg.startsWith('--data-dir=')) ? ` --data-dir ${root}` : ''
+  }
+
   /** The command as people type it: `keys create`, not oclif's `keys:create`. */
   protected commandLine(): string {
     return (this.id ?? '').replaceAll(':', ' ')
@@ -84,7 +89,7 @@ export abstract class LecternCommand extends Command {
   protected async withRuntime<T>(
     flags: { 'data-dir'?: string; config?: string },
     access: DataAccess,
-    work: (runtime: Runtime) => Promise<T> | T,
+    work: (runtime: Runtime, resolved: ResolvedConfig) => Promise<T> | T,
     overrides: ConfigOverrides = {},
     options: RuntimeOptions = {},
   ): Promise<T> {
@@ -96,7 +101,7 @@ export abstract class LecternCommand extends Command {
     // A full data volume shows as SQLite I/O errors too (no room for the WAL index): said as disk_full.
     const runtime = await openRuntime({ config }).catch((err: unknown) => Promise.reject(asDiskFull(err, `opening ${paths.root}`, paths.root)))
     try {
-      const result = await work(runtime)
+      const result = await work(runtime, resolved)
       // After the work: a command refused on the way changes nothing, the mode included.
       if (access === 'write' && !options.switchingMode && resolved.sources.mode !== 'default') recordInstallMode(runtime.store.settings, config.mode)
       return result

@@ -25,15 +25,14 @@ A directory without Lectern data is refused (data_dir_empty, exit 4) with where 
 
   async run(): Promise<InstallStatus> {
     const { flags } = await this.parse(Status)
-    const resolved = this.resolveConfig(flags)
-    const status = await this.withRuntime(flags, 'read', (rt) => installStatus(resolved, rt))
+    const status = await this.withRuntime(flags, 'read', (rt, resolved) => installStatus(resolved, rt))
     this.log(
       record([
         ['Data directory', `${status.dataDir} (${status.dataDirOrigin})`],
         ['Config file', status.configFile ?? 'none'],
         ['Mode', `${status.mode} (${MODE_SOURCE[status.modeSource]})`],
         ['Version', `Lectern ${status.version}, database schema ${status.schema}`],
-        ['Server', serverText(status.server, flags['data-dir'] === undefined ? '' : ` --data-dir ${status.dataDir}`)],
+        ['Server', serverText(status.server, this.dataDirArgument(status.dataDir))],
         ['Libraries', String(status.libraries)],
         ['Jobs', `${status.jobs.running} running, ${status.jobs.queued} queued`],
       ]),
