@@ -24,6 +24,7 @@ import * as teamConnections from './0018_team_connections.js'
 import * as teamPksNeverReused from './0019_team_pks_never_reused.js'
 import * as jobPksNeverReused from './0020_job_pks_never_reused.js'
 import * as cachedRowsMoveCatalog from './0021_cached_rows_move_catalog.js'
+import * as jobWarningsAndRunner from './0022_job_warnings_and_runner.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -47,6 +48,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0019_team_pks_never_reused', teamPksNeverReused],
   ['0020_job_pks_never_reused', jobPksNeverReused],
   ['0021_cached_rows_move_catalog', cachedRowsMoveCatalog],
+  ['0022_job_warnings_and_runner', jobWarningsAndRunner],
 ]
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Knex.Migration]> = {

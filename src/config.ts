@@ -47,6 +47,8 @@ export interface LecternConfig {
   fetch: { allow: string[] }
   license: { publicKey: string }
   chromium: { path: string }
+  /** How long one document may take to parse before it is skipped (src/jobs/parse-thread.ts). */
+  parse: { budgetSeconds: number }
   /** Bytes of memory for loaded snippet sets (src/index/set-cache.ts). */
   search: { cacheSize: number }
   /** Where account mail goes (src/mail/); the SMTP password is read from LECTERN_SMTP_PASSWORD, never from here. */
@@ -239,6 +241,13 @@ export const STARTUP_SETTINGS: readonly SettingDef[] = [
   { key: 'mail.smtpUrl', env: 'LECTERN_SMTP_URL', default: '', schema: smtpUrlText, description: 'Cloud mode: the mail relay for account mail (sign-up verification, password reset, invitations), as smtp://[user@]host:port or smtps://...; its password comes from LECTERN_SMTP_PASSWORD. Empty: the links are written to the log instead.' },
   { key: 'mail.from', env: 'LECTERN_MAIL_FROM', default: 'Lectern <no-reply@localhost>', schema: z.string().min(3), description: 'Cloud mode: the From address of account mail.' },
   { key: 'mail.publicUrl', env: 'LECTERN_PUBLIC_URL', default: '', schema: publicUrlText, description: "Cloud mode: the dashboard's public address (https://lectern.example.com), the start of the links in account mail; never taken from a request's Host header. Required with mail.smtpUrl." },
+  {
+    key: 'parse.budgetSeconds',
+    env: 'LECTERN_PARSE_BUDGET',
+    default: 20,
+    schema: z.coerce.number().int().min(1).max(3600),
+    description: 'Seconds one document (a page, a source file, an OpenAPI spec) may take to parse. A document over it, or over 512 MB of memory, is skipped and named in its job\'s warnings; the rest of the library is indexed.',
+  },
   { key: 'chromium.path', env: 'LECTERN_CHROMIUM_PATH', default: '/usr/bin/chromium', schema: z.string().min(1), description: 'Chromium binary for websites that need JavaScript.' },
 ]
 

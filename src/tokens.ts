@@ -22,20 +22,44 @@ const PRE_TOKEN = new RegExp(CL_AND_O_TOKEN_SPLIT_PATTERN.source, CL_AND_O_TOKEN
 const MAX_REMEMBERED = 100_000
 const remembered = new Map<string, number>()
 
+/**
+ * Byte-pair merging takes time quadratic in a pre-token's length: a page holding a run of 100,000
+ * spaces, or a "word" of 100,000 letters, would take hours to count. A longer pre-token is counted
+ * in parts of this many characters, which can differ from the exact count by a token per part;
+ * real text has no pre-token this long.
+ */
+const MAX_PIECE_CHARS = 1024
+
 export function countTokens(text: string): number {
   let total = 0
   PRE_TOKEN.lastIndex = 0
   for (let match = PRE_TOKEN.exec(text); match !== null; match = PRE_TOKEN.exec(text)) {
     const piece = match[0]
-    let count = remembered.get(piece)
-    if (count === undefined) {
-      count = NON_ASCII.test(piece) ? countCl100k(piece, PLAIN_TEXT) : countAsciiPiece(piece)
-      if (remembered.size >= MAX_REMEMBERED) remembered.clear()
-      remembered.set(piece, count)
-    }
-    total += count
+    if (piece.length <= MAX_PIECE_CHARS) total += countPiece(piece)
+    else for (const part of partsOf(piece)) total += countPiece(part)
   }
   return total
+}
+
+function countPiece(piece: string): number {
+  let count = remembered.get(piece)
+  if (count === undefined) {
+    count = NON_ASCII.test(piece) ? countCl100k(piece, PLAIN_TEXT) : countAsciiPiece(piece)
+    if (remembered.size >= MAX_REMEMBERED) remembered.clear()
+    remembered.set(piece, count)
+  }
+  return count
+}
+
+/** A long pre-token in parts of at most MAX_PIECE_CHARS, never cutting a surrogate pair. */
+function* partsOf(piece: string): Generator<string> {
+  let from = 0
+  while (from < piece.length) {
+    let to = Math.min(from + MAX_PIECE_CHARS, piece.length)
+    if (to < piece.length && /[\uDC00-\uDFFF]/.test(piece[to])) to--
+    yield piece.slice(from, to)
+    from = to
+  }
 }
 
 const NON_ASCII = /[^\x00-\x7f]/

@@ -7,7 +7,7 @@ import { isLocked } from '../../src/store/lock.js'
 export default class JobsCancel extends LecternCommand {
   static override summary = 'Cancel a queued or running job; its library keeps what it served before.'
   static override description =
-    'A queued job ends at once. A running job is stopped by the process that runs it (the server, or a command run with --wait) within about a second of this request: its half-built snippets are dropped and its work directory removed. Either way the job ends failed with the code cancelled, and its library keeps serving its previous snippets (one that never had any is shown as failed; add it again to retry). A job that has already ended is refused with job_not_active (exit 5).'
+    'A queued job ends at once, and so does a job whose process is gone (`lectern jobs` shows it interrupted). A running job is stopped by the process that runs it (the server, or a command run with --wait) within about a second of this request: its half-built snippets are dropped and its work directory removed. Either way the job ends failed with the code cancelled, and its library keeps serving its previous snippets (one that never had any is shown as failed; add it again to retry). A job that has already ended is refused with job_not_active (exit 5).'
   static override examples = ['<%= config.bin %> <%= command.id %> 4', '<%= config.bin %> <%= command.id %> 4 --json']
   static override enableJsonFlag = true
   static override args = { id: Args.integer({ description: 'Job ID, as `lectern jobs` shows it.', required: true, min: 1 }) }

@@ -12,11 +12,11 @@ function render(status: ParseStatusResponse): string {
   else {
     parts.push(
       table(active, [
-        { header: 'STATE', value: ([, j]) => (j.status === 'queued' ? colour.yellow(`queued #${j.position}`) : colour.cyan('running')) },
+        { header: 'STATE', value: ([, j]) => (j.status === 'queued' ? colour.yellow(`queued #${j.position}`) : j.status === 'interrupted' ? colour.red('interrupted') : colour.cyan('running')) },
         { header: 'LIBRARY', value: ([libraryId]) => libraryId },
         { header: 'JOB', value: ([, j]) => String(j.jobId), right: true },
         { header: 'KIND', value: ([, j]) => j.kind },
-        { header: 'TIME', value: ([, j]) => (j.status === 'queued' ? `queued ${humanDate(j.createdAt)}` : `running ${humanDuration(j.duration ?? 0)}`) },
+        { header: 'TIME', value: ([, j]) => (j.status === 'queued' ? `queued ${humanDate(j.createdAt)}` : j.status === 'interrupted' ? `started ${humanDate(j.startedAt)}` : `running ${humanDuration(j.duration ?? 0)}`) },
         { header: 'PROGRESS', value: ([, j]) => j.statusMessage ?? '-' },
       ]),
     )

@@ -38,7 +38,7 @@ const nullable = (type: 'string' | 'integer') => ({ type: [type, 'null'] })
 
 export const JobView = {
   type: 'object',
-  required: ['id', 'kind', 'libraryId', 'version', 'state', 'position', 'progress', 'errorCode', 'errorMessage', 'createdAt', 'startedAt', 'finishedAt', 'elapsedMs', 'attempts', 'cancelRequestedAt'],
+  required: ['id', 'kind', 'libraryId', 'version', 'state', 'position', 'progress', 'errorCode', 'errorMessage', 'createdAt', 'startedAt', 'finishedAt', 'elapsedMs', 'attempts', 'cancelRequestedAt', 'interrupted', 'warnings'],
   properties: {
     id: { type: 'integer' },
     kind: { type: 'string' },
@@ -55,6 +55,8 @@ export const JobView = {
     elapsedMs: nullable('integer'),
     attempts: { type: 'integer' },
     cancelRequestedAt: nullable('string'),
+    interrupted: { type: 'boolean' },
+    warnings: { type: 'integer' },
   },
 } as const
 

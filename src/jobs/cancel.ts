@@ -12,6 +12,7 @@ import { LecternError } from '../errors.js'
 import { nowIso } from '../store/db.js'
 import type { Store } from '../store/index.js'
 import { requireJob, type Job } from '../store/jobs.js'
+import { isInterrupted } from './interrupted.js'
 import { failJob } from './version-outcome.js'
 
 /** The reason a cancelled job records, shown to admins and by /v2/context for a library that never finished. */
@@ -27,6 +28,10 @@ export function cancelJob(store: Store, jobPk: number, by: string): Job {
       const reason = cancelledReason(jobPk, 'queued')
       failJob(store, job, 'cancelled', reason)
       store.jobLogs.append(jobPk, [{ time: nowIso(), level: 'warn', message: 'job cancelled while queued', fields: { by } }])
+    } else if (isInterrupted(job)) {
+      // No process runs it to notice the request: it ends here, as a dead process's cancelled job does at the next start.
+      failJob(store, job, 'cancelled', cancelledReason(jobPk, 'running'))
+      store.jobLogs.append(jobPk, [{ time: nowIso(), level: 'warn', message: 'job cancelled after its process was gone', fields: { by } }])
     } else if (job.state === 'running') {
       // The worker running it logs the request when it sees it: its own lines are still buffered.
       store.jobs.requestCancel(jobPk, by)

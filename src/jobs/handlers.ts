@@ -45,6 +45,7 @@ export function createJobHandlers(s: HandlerServices): JobHandlers {
         store: s.store,
         embedders: s.embedders,
         http: s.http,
+        parser: new (await import('./parse-thread.js')).ParseThread({ budgetMs: s.config.parse.budgetSeconds * 1000 }),
         chromiumPath: s.config.chromium.path,
         guard: addressGuard(s.config.mode, s.config.fetch.allow),
         mode: s.config.mode,

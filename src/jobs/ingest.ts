@@ -66,21 +66,27 @@ function explanationScore(snippet: NewSnippet, path: string): number {
   return score
 }
 
+/** A parsed snippet under the titles of the pages above its own (a Confluence page's ancestors). */
+function underAncestors(parsed: ParsedSnippet, ancestors: string[] | undefined): ParsedSnippet {
+  if (!ancestors?.length) return parsed
+  return { ...parsed, breadcrumb: [...ancestors, parsed.breadcrumb].filter(Boolean).join(' > ') }
+}
+
 /**
- * Parses documents into snippets, one document at a time (a job gives way to requests between
- * them). Identical content found on several pages is kept once, in the occurrence that best
- * explains it (the earliest on a tie); the others are remembered in `alsoAt`.
+ * Gathers the snippets of parsed documents, one document at a time (a job parses them on its
+ * parse thread and gives way to requests between them). Identical content found on several
+ * pages is kept once, in the occurrence that best explains it (the earliest on a tie); the
+ * others are remembered in `alsoAt`.
  */
 export class DocumentSnippets {
   private readonly byHash = new Map<string, { snippet: NewSnippet; score: number; others: string[] }>()
 
-  constructor(
-    private readonly locate: SourceLocator,
-    private readonly context: ParseContext = {},
-  ) {}
+  constructor(private readonly locate: SourceLocator) {}
 
-  add(doc: SourceDocument): void {
-    for (const parsed of parseDocument(doc, this.context)) {
+  /** Adds the snippets `parseDocument` found in `doc`. */
+  add(doc: SourceDocument, snippets: readonly ParsedSnippet[]): void {
+    for (const found of snippets) {
+      const parsed = underAncestors(found, doc.ancestors)
       const snippet = toNewSnippet(parsed, this.locate(doc.path, parsed.anchor))
       const score = explanationScore(snippet, doc.path)
       const kept = this.byHash.get(snippet.hash)
@@ -99,9 +105,9 @@ export class DocumentSnippets {
   }
 }
 
-/** The snippets of all these documents (DocumentSnippets at once). */
+/** The snippets of all these documents, parsed on this thread, without a budget (tests, benchmarks). */
 export function snippetsOf(documents: SourceDocument[], locate: SourceLocator, context: ParseContext = {}): NewSnippet[] {
-  const parsed = new DocumentSnippets(locate, context)
-  for (const doc of documents) parsed.add(doc)
+  const parsed = new DocumentSnippets(locate)
+  for (const doc of documents) parsed.add(doc, parseDocument(doc, context))
   return parsed.snippets()
 }

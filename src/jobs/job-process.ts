@@ -21,6 +21,12 @@
  * SIGTERM reaches it too; it ignores them and waits for the server to stop the jobs in order. If
  * the server dies, the job process loses its channel and ends.
  *
+ * A cancel ends a running job within CANCEL_GRACE_MS whatever the job is doing: the job process
+ * notices the request within a second and aborts the job (a parse under way is cut off with its
+ * thread, parse-thread.ts); if the job has still not ended CANCEL_GRACE_MS after the request (a
+ * native call that never returns), this side kills the job process, and the next job process
+ * ends the job as cancelled when it starts, a second later.
+ *
  * Guarantee: a job process that ends unexpectedly (a crash, the kernel's OOM killer) costs only
  * the jobs it was running, which end failed with the reason (worker.ts, failRunningJobs); the
  * server logs why, reports itself not ready, and starts a new job process after RESTART_DELAY_MS,
@@ -71,6 +77,10 @@ const MAX_RESTART_DELAY_MS = 60_000
 const STEADY_MS = 60_000
 /** How long a stop waits for the job process to unwind its job (a killed git's own grace is 5 s). */
 export const STOP_GRACE_MS = 10_000
+/** How long a cancelled job may take to end before its job process is killed. */
+export const CANCEL_GRACE_MS = 5_000
+/** How often the server looks for a cancelled job that has not ended. */
+const CANCEL_WATCH_MS = 1_000
 
 export class JobProcess implements JobRunner {
   private child: ChildProcess | undefined
@@ -79,6 +89,9 @@ export class JobProcess implements JobRunner {
   private restartDelay = RESTART_DELAY_MS
   private restart: NodeJS.Timeout | undefined
   private exited: Promise<void> = Promise.resolve()
+  private cancelWatch: NodeJS.Timeout | undefined
+  /** The job whose cancel this side enforced by killing the job process. */
+  private killedForCancel: number | undefined
   readonly requests = new RequestGauge((inFlight) => this.send({ type: 'requests', inFlight }))
 
   constructor(private readonly options: JobProcessOptions) {}
@@ -105,6 +118,7 @@ export class JobProcess implements JobRunner {
     this.running = false
     this.stopping = true
     clearTimeout(this.restart)
+    clearInterval(this.cancelWatch)
     const child = this.child
     this.send({ type: 'stop' })
     const killer = setTimeout(() => {
@@ -136,14 +150,47 @@ export class JobProcess implements JobRunner {
     child.on('message', (message: FromJobProcess) => this.receive(child, message))
     // The configuration carries secrets: it goes over the channel, never the command line.
     child.send({ type: 'init', config } satisfies ToJobProcess)
+    clearInterval(this.cancelWatch)
+    this.cancelWatch = setInterval(() => this.enforceCancel(child), CANCEL_WATCH_MS).unref()
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         this.running = false
         this.child = undefined
-        if (!this.stopping) this.ended({ code, signal, stderr: stderr.trim() || undefined }, performance.now() - forkedAt)
+        clearInterval(this.cancelWatch)
+        if (this.stopping) return resolve()
+        if (this.killedForCancel !== undefined) this.restartAfterCancel()
+        else this.ended({ code, signal, stderr: stderr.trim() || undefined }, performance.now() - forkedAt)
         resolve()
       })
     })
+  }
+
+  /** Kills the job process when a job it runs was asked to cancel CANCEL_GRACE_MS ago and has not ended. */
+  private enforceCancel(child: ChildProcess): void {
+    let overdue: number | undefined
+    try {
+      const now = Date.now()
+      overdue = this.options.store.jobs
+        .list({ states: ['running'], limit: 1000 })
+        .find((job) => job.runner?.pid === child.pid && job.cancelRequestedAt !== null && now - Date.parse(job.cancelRequestedAt) >= CANCEL_GRACE_MS)?.pk
+    } catch {
+      // A read the database refuses now is asked again at the next watch.
+      return
+    }
+    if (overdue === undefined || this.killedForCancel !== undefined) return
+    this.killedForCancel = overdue
+    this.options.log.warn({ jobId: overdue, graceMs: CANCEL_GRACE_MS, jobProcess: child.pid }, 'the cancelled job did not end in time; killing its job process')
+    child.kill('SIGKILL')
+  }
+
+  /** A job process killed to end a cancelled job: the next one, started at once, ends the job as cancelled. */
+  private restartAfterCancel(): void {
+    this.options.log.info({ jobId: this.killedForCancel }, 'job process killed to cancel its job; starting a new one')
+    this.killedForCancel = undefined
+    this.restart = setTimeout(() => {
+      this.restart = undefined
+      this.start()
+    }, 0)
   }
 
   /** The job process ended without being asked to: its jobs fail, and a new one starts after a while. */

@@ -7,6 +7,8 @@
 import type { Mode } from '../config.js'
 import type { EmbedderPool } from '../embed/pool.js'
 import { LecternError } from '../errors.js'
+import { ParseFailure } from '../parse/failure.js'
+import type { Parse } from '../parse/types.js'
 import { jobWorkDir } from '../paths.js'
 import type { AddressGuard } from '../sources/address-guard.js'
 import type { HttpClient } from '../sources/http.js'
@@ -19,12 +21,15 @@ import { ingestSnippets } from '../index/build.js'
 import { DocumentSnippets, toNewSnippet } from './ingest.js'
 import { ingestJobPayload } from './kinds.js'
 import { queueDeclaredVersions } from './library-jobs.js'
+import type { ParseThread } from './parse-thread.js'
 import type { JobContext, JobHandler } from './worker.js'
 
 export interface IngestServices {
   store: Store
   embedders: EmbedderPool
   http: HttpClient
+  /** Where documents are parsed, under the parse budget. */
+  parser: ParseThread
   /** The browser for pages that need JavaScript (setting chromium.path). */
   chromiumPath: string
   /** Cloud mode: the private-address guard. */
@@ -45,6 +50,7 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
     const reader = await loadSourceReader(spec.type)
     if (!reader) throw new LecternError('validation_error', `Unknown source type "${spec.type}".`)
     const previousRevision = version.currentSet !== null && !force ? version.commitSha : null
+    const parsing = new JobParsing(services.parser.forJob(ctx.signal))
     const fetched = await reader(spec, {
       http: services.http,
       store,
@@ -59,6 +65,7 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
       submittedToken: ctx.job.secret ? store.secrets.open(ctx.job.secret) : undefined,
       connections: libraryConnectionScope(library, services.mode),
       guard: services.guard,
+      parse: parsing.parse,
     })
     if (previousRevision !== null && (fetched.unchanged || (fetched.revision != null && fetched.revision === previousRevision))) {
       return `unchanged at ${shortRevision(previousRevision)}; the live snippets stay`
@@ -67,7 +74,7 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
     const result = await ingestSnippets(
       { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log, pace: ctx.pace },
       { versionPk: version.pk, commitSha: fetched.revision ?? null },
-      await snippetsFrom(fetched, ctx),
+      await snippetsFrom(fetched, parsing, ctx),
     )
     if (version.tag === '') {
       store.libraries.update(library.pk, {
@@ -81,7 +88,37 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
     }
     const documents = fetched.documents.length + (fetched.built?.length ?? 0)
     const at = fetched.revision ? ` at ${shortRevision(fetched.revision)}` : ''
-    return `${result.snippets} snippets from ${documents} documents${at}`
+    const message = `${result.snippets} snippets from ${documents} documents${at}`
+    if (parsing.failures === 0) return message
+    const skipped = parsing.failures === 1 ? '1 document' : `${parsing.failures} documents`
+    return { message: `${message}; skipped ${skipped} that could not be parsed (the job's log says why)`, warnings: parsing.failures }
+  }
+}
+
+/**
+ * Documents over the parse budget in one job before the job fails: a library whose pages keep
+ * running out of time is hostile or broken, and each costs the queue a whole budget.
+ */
+export const MAX_OVER_BUDGET = 5
+
+/** The parsing of one job: counts what could not be parsed, and ends the job after MAX_OVER_BUDGET. */
+class JobParsing {
+  failures = 0
+  private overBudget = 0
+
+  constructor(private readonly run: Parse) {}
+
+  readonly parse: Parse = async (task, input) => {
+    try {
+      return await this.run(task, input)
+    } catch (err) {
+      if (!(err instanceof ParseFailure)) throw err
+      this.failures++
+      if (err.overBudget && ++this.overBudget >= MAX_OVER_BUDGET) {
+        throw new LecternError('timeout', `${MAX_OVER_BUDGET} documents went over the parse budget (the last one ${err.reason}); the library's previous snippets stay. Raise parse.budgetSeconds if its documents are really this heavy.`)
+      }
+      throw err
+    }
   }
 }
 
@@ -90,12 +127,19 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
  * (parseDocument, pacing between documents), then those generated from source code, the first of
  * identical ones kept.
  */
-async function snippetsFrom(fetched: FetchedSource, ctx: Pick<JobContext, 'pace' | 'signal'>): Promise<NewSnippet[]> {
+async function snippetsFrom(fetched: FetchedSource, parsing: JobParsing, ctx: Pick<JobContext, 'pace' | 'signal' | 'log'>): Promise<NewSnippet[]> {
   const located = (items: FetchedSource['built']) => (items ?? []).map(({ path, snippet }) => toNewSnippet(snippet, fetched.locate(path, snippet.anchor)))
-  const documents = new DocumentSnippets(fetched.locate, fetched.parseContext)
+  const documents = new DocumentSnippets(fetched.locate)
   for (const doc of fetched.documents) {
     ctx.signal.throwIfAborted()
-    documents.add(doc)
+    try {
+      const { snippets, notes } = await parsing.parse('document', { doc, ...(fetched.site ? { site: fetched.site } : {}) })
+      for (const note of notes) ctx.log.info({ page: doc.path }, note)
+      documents.add(doc, snippets)
+    } catch (err) {
+      if (!(err instanceof ParseFailure)) throw err
+      ctx.log.warn({ page: doc.path, reason: err.reason }, `skipped ${doc.path}: it ${err.reason}`)
+    }
     await ctx.pace()
   }
   const byHash = new Map<string, NewSnippet>()

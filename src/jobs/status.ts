@@ -15,11 +15,13 @@ import { formatLibraryId } from '../library-id.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
 import type { Library } from '../store/libraries.js'
+import { interruptedProgress, isInterrupted } from './interrupted.js'
 
 export interface ParseJobStatus {
   jobId: number
   kind: string
-  status: 'queued' | 'parsing'
+  /** `interrupted`: running when its process died (interrupted.ts); it runs again at the next server start. */
+  status: 'queued' | 'parsing' | 'interrupted'
   position?: number
   createdAt?: string
   startedAt?: string
@@ -71,13 +73,15 @@ export function parseStatus(store: Store, caller: Caller, now = Date.now()): Par
       position++
       activeParses[libraryId] = { jobId: job.pk, kind: job.kind, status: 'queued', position, createdAt: job.createdAt }
     } else {
+      const interrupted = isInterrupted(job)
+      const details = canSeeJobDetails(caller, library)
       activeParses[libraryId] = {
         jobId: job.pk,
         kind: job.kind,
-        status: 'parsing',
+        status: interrupted ? 'interrupted' : 'parsing',
         startedAt: job.startedAt ?? undefined,
         duration: job.startedAt ? Math.max(0, (now - Date.parse(job.startedAt)) / 1000) : 0,
-        statusMessage: canSeeJobDetails(caller, library) ? (job.statusMessage ?? undefined) : undefined,
+        statusMessage: !details ? undefined : interrupted ? interruptedProgress(job) : (job.statusMessage ?? undefined),
       }
     }
   }

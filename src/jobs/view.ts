@@ -5,6 +5,7 @@
  * exception message), so credentials in them are redacted as for any insider (access.ts).
  */
 import { redact } from '../sources/git.js'
+import { interruptedProgress, isInterrupted } from './interrupted.js'
 import type { Store } from '../store/index.js'
 import type { Job, JobState } from '../store/jobs.js'
 
@@ -30,6 +31,10 @@ export interface JobView {
   attempts: number
   /** When an admin asked to cancel the running job; it ends as cancelled within about a second. */
   cancelRequestedAt: string | null
+  /** A running job whose process is gone (interrupted.ts): it runs again at the next server start. */
+  interrupted: boolean
+  /** Documents the job skipped because they could not be parsed within the parse budget; its log says which and why. */
+  warnings: number
 }
 
 /** `position`: the job's place in the queue when the caller knows it (a list from the head of the queue). */
@@ -38,6 +43,7 @@ export function viewJob(store: Store, job: Job, now = Date.now(), position?: num
   const version = job.versionPk === null ? undefined : store.libraries.versionByPk(job.versionPk)
   const started = job.startedAt === null ? undefined : Date.parse(job.startedAt)
   const ended = job.finishedAt === null ? now : Date.parse(job.finishedAt)
+  const interrupted = isInterrupted(job)
   return {
     id: job.pk,
     kind: job.kind,
@@ -45,7 +51,7 @@ export function viewJob(store: Store, job: Job, now = Date.now(), position?: num
     version: version?.tag || null,
     state: job.state,
     position: job.state === 'queued' ? (position ?? store.jobs.queuePosition(job.pk)) : null,
-    progress: job.statusMessage === null ? null : redact(job.statusMessage),
+    progress: interrupted ? interruptedProgress(job) : job.statusMessage === null ? null : redact(job.statusMessage),
     errorCode: job.errorCode,
     errorMessage: job.errorMessage === null ? null : redact(job.errorMessage),
     createdAt: job.createdAt,
@@ -54,6 +60,8 @@ export function viewJob(store: Store, job: Job, now = Date.now(), position?: num
     elapsedMs: started === undefined || job.state === 'queued' ? null : Math.max(0, ended - started),
     attempts: job.attempts,
     cancelRequestedAt: job.cancelRequestedAt,
+    interrupted,
+    warnings: job.warnings,
   }
 }
 

@@ -49,7 +49,10 @@ export interface JobContext {
   pace: Pace
 }
 
-export type JobHandler = (ctx: JobContext) => Promise<string | void>
+/** How a job that succeeded ended: its result line, and how many documents it skipped. */
+export type JobResult = string | void | { message: string; warnings: number }
+
+export type JobHandler = (ctx: JobContext) => Promise<JobResult>
 
 /** The handler of each job kind, by kind. */
 export type JobHandlers = Record<string, JobHandler>
@@ -198,14 +201,15 @@ export class Worker {
       if (job.versionPk !== null) this.store.libraries.setVersionState(job.versionPk, 'processing')
       const handler = Object.hasOwn(this.handlers, job.kind) ? this.handlers[job.kind] : undefined
       if (!handler) throw new Error(`no handler for job kind "${job.kind}"`)
-      const message = await handler({
+      const result = await handler({
         job,
         signal: controller.signal,
         progress: (m) => this.store.jobs.setStatus(job.pk, m),
         log,
         pace: this.options.pace ?? nextTurn,
       })
-      outcome = () => this.store.jobs.succeed(job.pk, message || 'done')
+      const { message, warnings } = typeof result === 'object' ? result : { message: result || 'done', warnings: 0 }
+      outcome = () => this.store.jobs.succeed(job.pk, message, warnings)
       log.info({ ms: Date.now() - started }, 'job succeeded')
     } catch (caught) {
       // A cancel asked just before a stop, which the watch had not seen yet, wins over the stop.

@@ -12,6 +12,7 @@
 import path from 'node:path/posix'
 import { normalizeLanguage } from './blocks.js'
 import type { IncludeReader } from './types.js'
+import { append, minOf } from '../text/arrays.js'
 
 /** How deep includes may nest (a fragment that includes a fragment...); deeper ones are skipped. */
 export const MAX_INCLUDE_DEPTH = 4
@@ -136,7 +137,7 @@ export function selectLines(text: string, spec: string, separator: '-' | ':' = '
     const start = from.trim() === '' ? 1 : Number(from)
     const end = to.trim() === '' ? lines.length : Number(to)
     if (!Number.isInteger(start) || !Number.isInteger(end) || start < 1) continue
-    picked.push(...lines.slice(start - 1, Math.min(end, lines.length)))
+    append(picked, lines.slice(start - 1, Math.min(end, lines.length)))
   }
   return picked.join('\n')
 }
@@ -239,6 +240,6 @@ export function selectBetween(text: string, options: { startAfter?: string; star
 
 export function dedentLines(lines: string[]): string[] {
   const indents = lines.filter((line) => line.trim() !== '').map((line) => /^[ \t]*/.exec(line)![0].length)
-  const common = indents.length > 0 ? Math.min(...indents) : 0
+  const common = minOf(indents, 0)
   return lines.map((line) => line.slice(Math.min(common, /^[ \t]*/.exec(line)![0].length)))
 }

@@ -13,6 +13,7 @@
  *
  * Fenced code is never rewritten: a `:::` or `===` line inside a fence is code.
  */
+import { append, minOf } from '../text/arrays.js'
 
 /** Fence meta that groups code blocks into one snippet of alternatives (read by markdown.ts). */
 export const GROUP_META = 'lectern-group'
@@ -55,16 +56,35 @@ const ASIDE_LABELS: Record<string, string> = {
 const indentOf = (line: string) => /^[ \t]*/.exec(line)![0].length
 const isBlank = (line: string | undefined) => line === undefined || line.trim() === ''
 
+/**
+ * Asides and tabs nest a few levels deep in real docs; deeper nesting is left as written, so the
+ * rewrite never recurses as deep as its input goes (3,000 nested `!!! note` lines would overflow
+ * the stack).
+ */
+const MAX_NESTING = 16
+
 export function normalizeDialects(text: string): string {
-  const counter = { groups: 0 }
+  const counter = { groups: 0, depth: 0 }
   return rewrite(text.split('\n'), counter).join('\n')
 }
 
 interface Counter {
   groups: number
+  /** How many rewrites enclose the current one. */
+  depth: number
 }
 
 function rewrite(lines: string[], counter: Counter): string[] {
+  if (counter.depth >= MAX_NESTING) return lines
+  counter.depth++
+  try {
+    return rewriteLines(lines, counter)
+  } finally {
+    counter.depth--
+  }
+}
+
+function rewriteLines(lines: string[], counter: Counter): string[] {
   const out: string[] = []
   let i = 0
   while (i < lines.length) {
@@ -72,13 +92,13 @@ function rewrite(lines: string[], counter: Counter): string[] {
     const fence = FENCE.exec(line)
     if (fence) {
       const end = fenceEnd(lines, i, fence[2])
-      out.push(...lines.slice(i, end))
+      append(out, lines.slice(i, end))
       i = end
       continue
     }
     const step = admonition(lines, i, counter) ?? tabs(lines, i, counter) ?? block(lines, i, counter) ?? container(lines, i, counter)
     if (step) {
-      out.push(...step.lines)
+      append(out, step.lines)
       i = step.next
       continue
     }
@@ -112,7 +132,7 @@ function indentedBody(lines: string[], start: number, indent: number): { body: s
 
 function dedent(lines: string[]): string[] {
   const indents = lines.filter((line) => !isBlank(line)).map(indentOf)
-  const common = indents.length > 0 ? Math.min(...indents) : 0
+  const common = minOf(indents, 0)
   return lines.map((line) => line.slice(Math.min(common, indentOf(line))))
 }
 
@@ -169,7 +189,7 @@ function tabGroup(items: Tab[], prefix: string, counter: Counter): string[] {
       const fence = FENCE.exec(inner[j])
       if (fence) {
         const end = fenceEnd(inner, j, fence[2])
-        out.push(withMeta(inner[j], label, group), ...inner.slice(j + 1, end))
+        append(out, [withMeta(inner[j], label, group), ...inner.slice(j + 1, end)])
         j = end - 1
         continue
       }

@@ -25,6 +25,7 @@ import {
   stripRegionMarkers,
 } from './includes.js'
 import type { IncludeReader } from './types.js'
+import { append } from '../text/arrays.js'
 
 /** Fence meta naming the repository files a fence's code came from (read by markdown.ts). */
 export const INCLUDE_META = 'lectern-include'
@@ -59,26 +60,26 @@ export function expandIncludes(docPath: string, text: string, options: IncludeOp
     const myst = MYST_INCLUDE.exec(line)
     if (myst) {
       const end = fenceEnd(lines, i, myst[2])
-      out.push(...mystInclude(docPath, myst, lines.slice(i + 1, end - 1), options, depth))
+      append(out, mystInclude(docPath, myst, lines.slice(i + 1, end - 1), options, depth))
       i = end - 1
       continue
     }
     const fence = FENCE.exec(line)
     if (fence) {
       const end = fenceEnd(lines, i, fence[2])
-      out.push(...expandInsideFence(docPath, lines.slice(i, end), options))
+      append(out, expandInsideFence(docPath, lines.slice(i, end), options))
       i = end - 1
       continue
     }
     const partial = PARTIAL_USE.exec(line)
     const partialPath = partial ? partials.get(partial[2]) : undefined
     if (partial && partialPath !== undefined) {
-      out.push(...mdxPartial(docPath, partialPath, partial[1], options, depth))
+      append(out, mdxPartial(docPath, partialPath, partial[1], options, depth))
       continue
     }
     const expanded = expandLine(docPath, lines, i, options, depth)
     if (expanded) {
-      out.push(...expanded.lines)
+      append(out, expanded.lines)
       i = expanded.next - 1
       continue
     }

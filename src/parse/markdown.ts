@@ -29,6 +29,8 @@ import { exportedMetadata, propsMarkdown, readLiteral } from './mdx-props.js'
 import { rstBlocks } from './rst.js'
 import { inSphinxSite } from './sphinx-site.js'
 import type { ParseContext, ParsedSnippet, SourceDocument } from './types.js'
+import { append } from '../text/arrays.js'
+import { clampDepth } from './tree-depth.js'
 
 export interface MarkdownOptions {
   mdx: boolean
@@ -86,7 +88,11 @@ function splitFrontMatter(text: string): { body: string; title?: string } {
 
 /** MDX is strict; a page it rejects is still worth reading as markdown with the JSX taken out. */
 function parseTree(body: string, mdx: boolean): Root | undefined {
-  if (!mdx) return markdownItTree(body)
+  const tree = mdx ? parseMdx(body) : markdownItTree(body)
+  return tree && clampDepth(tree)
+}
+
+function parseMdx(body: string): Root | undefined {
   try {
     return unified().use(remarkParse).use(remarkGfm).use(remarkMdx).parse(prepareMdx(body))
   } catch {
@@ -514,7 +520,7 @@ function htmlBlocks(html: string): Block[] {
   let last = 0
   for (const match of html.matchAll(HTML_HEADING)) {
     const before = htmlText(html.slice(last, match.index))
-    blocks.push(...proseBlocks(before, before))
+    append(blocks, proseBlocks(before, before))
     const text = htmlText(match[2]).replace(/\s+/g, ' ')
     if (text !== '') blocks.push({ kind: 'heading', depth: Number(match[1]), text })
     last = match.index + match[0].length

@@ -5,6 +5,7 @@
  * (`export const title = "..."`). Props are JavaScript; only literals are read (strings, numbers,
  * arrays, objects), never evaluated: anything else makes the prop unreadable and it is left out.
  */
+import { maxOf } from '../text/arrays.js'
 
 type Literal = string | number | boolean | null | Literal[] | { [key: string]: Literal }
 
@@ -134,7 +135,7 @@ export function literalMarkdown(value: Literal): string | undefined {
   if (!Array.isArray(value) || value.length === 0) return undefined
   if (value.every((row) => isRow(row)) && value.every((row) => (row as Literal[]).length > 1)) {
     const rows = value as Literal[][]
-    const width = Math.max(...rows.map((row) => row.length))
+    const width = maxOf(rows.map((row) => row.length), 0)
     const line = (row: Literal[]) => `| ${Array.from({ length: width }, (_, i) => cellText(row[i] ?? '')).join(' | ')} |`
     return [line(rows[0]), `|${' --- |'.repeat(width)}`, ...rows.slice(1).map(line)].join('\n')
   }

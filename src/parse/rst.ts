@@ -16,6 +16,7 @@ import {
   selectPyObject,
 } from './includes.js'
 import type { ParseContext, ParsedSnippet, SourceDocument } from './types.js'
+import { append, minOf } from '../text/arrays.js'
 
 /** The blocks of a reStructuredText fragment (MyST's `{eval-rst}` fences). */
 export function rstBlocks(text: string, path: string, context: ParseContext = {}): Block[] {
@@ -89,7 +90,7 @@ function isBlank(line: string | undefined): boolean {
 /** Removes the common indentation of the non-blank lines. */
 function dedent(lines: string[]): string[] {
   const indents = lines.filter((line) => !isBlank(line)).map(indentOf)
-  const common = indents.length > 0 ? Math.min(...indents) : 0
+  const common = minOf(indents, 0)
   return lines.map((line) => line.slice(Math.min(common, indentOf(line))))
 }
 
@@ -104,6 +105,12 @@ function trimBlankEdges(lines: string[]): string[] {
 type Mode = 'markdown' | 'plain'
 
 /**
+ * Directives and block quotes nest a few levels deep in real docs; deeper content is kept as
+ * plain prose, so the reader never recurses as deep as its input goes.
+ */
+const MAX_NESTING = 16
+
+/**
  * Section levels come from the order in which adornment styles first appear, and
  * `.. highlight::` sets the language of later literal blocks; both hold for the whole document,
  * so one reader carries them through nested directive bodies.
@@ -112,6 +119,8 @@ class RstReader {
   private readonly styles: string[] = []
   private highlight: string | undefined
   private depth = 0
+  /** How many directive bodies and block quotes enclose the lines being read. */
+  private nesting = 0
 
   constructor(
     private readonly path: string,
@@ -124,18 +133,27 @@ class RstReader {
   }
 
   read(lines: string[]): Block[] {
-    const blocks: Block[] = []
-    let i = 0
-    while (i < lines.length) {
-      if (isBlank(lines[i])) {
-        i++
-        continue
-      }
-      const step = this.title(lines, i) ?? this.directive(lines, i) ?? this.indented(lines, i) ?? this.paragraph(lines, i)
-      blocks.push(...step.blocks)
-      i = step.next
+    if (this.nesting >= MAX_NESTING) {
+      const text = dedent(trimBlankEdges(lines)).join('\n')
+      return prose(text, text)
     }
-    return blocks
+    this.nesting++
+    try {
+      const blocks: Block[] = []
+      let i = 0
+      while (i < lines.length) {
+        if (isBlank(lines[i])) {
+          i++
+          continue
+        }
+        const step = this.title(lines, i) ?? this.directive(lines, i) ?? this.indented(lines, i) ?? this.paragraph(lines, i)
+        append(blocks, step.blocks)
+        i = step.next
+      }
+      return blocks
+    } finally {
+      this.nesting--
+    }
   }
 
   private title(lines: string[], i: number): Step | undefined {

@@ -2,6 +2,7 @@
  * What the parsers produce from one document: snippets not yet tokenized, embedded or stored.
  * Every parser (markdown/mdx, rst, ipynb, later html and openapi) returns this shape.
  */
+import type { HtmlPage } from './html.js'
 
 /** One alternative of a code snippet: a tab of a tab group, or the single fenced block. */
 export interface CodeAlternative {
@@ -41,6 +42,8 @@ export type ParsedSnippet = ParsedCodeSnippet | ParsedInfoSnippet
 export interface SourceDocument {
   path: string
   text: string
+  /** Titles of the pages above this one (a Confluence page's ancestors), ahead of each snippet's heading trail. */
+  ancestors?: string[]
 }
 
 /** Other files of the document's repository, for include directives. */
@@ -55,8 +58,21 @@ export interface IncludeReader {
 }
 
 /** What parsing a document may consult besides its own text. */
-export interface ParseContext {
+export interface ParseContext extends SiteConventions {
   includes?: IncludeReader
+}
+
+/**
+ * What a repository's docs site tells its parsers (sources/site-layout.ts): plain data, so that
+ * it can go with its documents to the thread that parses them (jobs/parse-thread.ts).
+ */
+export interface SiteLayout extends SiteConventions {
+  /** The checkout whose files include directives read. */
+  root: string
+}
+
+/** How the pages of a docs site are read, beyond their own text. */
+export interface SiteConventions {
   /**
    * Folders `@/` (VitePress) and `/` (Sphinx) include paths are relative to, best first: the
    * docs site's source roots found in the repository.
@@ -69,3 +85,31 @@ export interface ParseContext {
   /** A Sphinx project: its pages under `root` with these suffixes are reStructuredText, whatever the extension (Django's are `.txt`). */
   sphinx?: { root: string; suffixes: string[] }
 }
+
+/** A spec read into snippets (sources/openapi.ts). */
+export interface ApiSnippets {
+  title: string
+  description: string
+  snippets: ParsedSnippet[]
+}
+
+/**
+ * The parsing a job runs on its parse thread, under the parse budget (jobs/parse-thread.ts):
+ * each task by name, as [input, output]; both plain data, as they cross threads.
+ */
+export interface ParseTasks {
+  /** A document's snippets, with what its include directives noted (a skipped include and why). */
+  document: [{ doc: SourceDocument; site?: SiteLayout }, { snippets: ParsedSnippet[]; notes: string[] }]
+  html: [{ html: string; url: string }, HtmlPage]
+  /** The API of one source file (`generateDocs`). */
+  source: [{ path: string; text: string }, ParsedCodeSnippet[]]
+  openapi: [{ text: string; origin: string }, ApiSnippets]
+}
+
+export type ParseTaskName = keyof ParseTasks
+
+/**
+ * Runs a parse task of the job: resolves with its output, rejects with a ParseFailure (failure.ts)
+ * when the input cannot be parsed within the budget, or with the job's abort reason.
+ */
+export type Parse = <K extends ParseTaskName>(task: K, input: ParseTasks[K][0]) => Promise<ParseTasks[K][1]>

@@ -5,6 +5,7 @@
  */
 import { parseHTML } from 'linkedom'
 import TurndownService from 'turndown'
+import { maxOf } from '../text/arrays.js'
 
 /** The slice of the DOM used here; the project compiles without lib.dom, so linkedom's nodes are typed by hand. */
 interface DomNode {
@@ -119,7 +120,7 @@ function tableRule(service: TurndownService): void {
       const cell = (c: Element) => (c.textContent ?? '').replace(/\s+/g, ' ').trim().replace(/\|/g, '\\|')
       const rows = Array.from((node as unknown as Element).querySelectorAll('tr')).map((tr) => Array.from(tr.children).map(cell))
       if (rows.length === 0) return ''
-      const width = Math.max(...rows.map((r) => r.length))
+      const width = maxOf(rows.map((r) => r.length), 0)
       const line = (r: string[]) => `| ${[...r, ...Array(width - r.length).fill('')].join(' | ')} |`
       return `\n\n${[line(rows[0]), line(Array(width).fill('---')), ...rows.slice(1).map(line)].join('\n')}\n\n`
     },

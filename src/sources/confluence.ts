@@ -10,8 +10,7 @@ import { z } from 'zod'
 import { refuseCleartextConnection } from '../connections.js'
 import { LecternError } from '../errors.js'
 import { slugifySegment } from '../library-id.js'
-import { parseDocument } from '../parse/index.js'
-import type { ParsedSnippet } from '../parse/types.js'
+import type { SourceDocument } from '../parse/types.js'
 import { normalizeBaseUrl, type Connection, type ConnectionScope } from '../store/connections.js'
 import type { Store } from '../store/index.js'
 import { storedConnectionRefusal } from '../tenancy/stored-connections.js'
@@ -198,13 +197,9 @@ function revisionOf(pages: Page[]): string {
 
 const documentPath = (page: Page) => `${page.id}-${slugifySegment(page.title)}.md`
 
-/** One page's snippets, its ancestors ahead of the heading trail of each. */
-function pageSnippets(page: Page, markdown: string): Array<{ path: string; snippet: ParsedSnippet }> {
-  const path = documentPath(page)
-  return parseDocument({ path, text: `# ${page.title}\n\n${markdown}\n` }).map((snippet) => ({
-    path,
-    snippet: { ...snippet, breadcrumb: [...page.ancestors, snippet.breadcrumb].filter(Boolean).join(' > ') },
-  }))
+/** One page as a Markdown document, its ancestors ahead of the heading trail of each of its snippets. */
+function pageDocument(page: Page, markdown: string): SourceDocument {
+  return { path: documentPath(page), text: `# ${page.title}\n\n${markdown}\n`, ancestors: page.ancestors }
 }
 
 export const readConfluence: SourceReader<{ type: string } & Record<string, unknown>> = async (raw, ctx): Promise<FetchedSource> => {
@@ -229,8 +224,7 @@ export const readConfluence: SourceReader<{ type: string } & Record<string, unkn
   const service = createTurndown()
   const urls = new Map(pages.map((p) => [documentPath(p), p.webUrl]))
   return {
-    documents: [],
-    built: pages.flatMap((page) => pageSnippets(page, storageToMarkdown(page.storage, service))),
+    documents: pages.map((page) => pageDocument(page, storageToMarkdown(page.storage, service))),
     locate: (path, anchor) => `${urls.get(path) ?? path}${anchor ? `#${anchor}` : ''}`,
     title: spec.title ?? spaceName,
     revision,

@@ -19,7 +19,7 @@ import { cloneRepo, lsRemoteHead } from './git.js'
 import { requireRemoteTag } from './git-tags.js'
 import { gitToken, refuseCleartextToken } from './git-token.js'
 import { GIT_SOURCE_KINDS, parseRepoUrl } from './repo-url.js'
-import { siteContext } from './site-layout.js'
+import { siteLayout } from './site-layout.js'
 import type { FetchedSource, SourceReader, SourceSpec } from './types.js'
 
 export const gitSpec = z.object({
@@ -63,14 +63,14 @@ export const readGitRepository: SourceReader<SourceSpec> = async (raw, ctx): Pro
   let generated: GeneratedSnippet[] | undefined
   if (spec.generateDocs) {
     ctx.progress('generating documentation from the source code')
-    generated = await generateSourceSnippets(await discoverSourceFiles(ctx.workDir, config, ctx.log), ctx.log)
+    generated = await generateSourceSnippets(await discoverSourceFiles(ctx.workDir, config, ctx.log), ctx.log, (path, text) => ctx.parse('source', { path, text }))
     if (documents.length === 0 && generated.length === 0) {
       throw new LecternError('no_code_found', 'No documentation files and no documentable source code found.')
     }
   }
   return {
     documents,
-    parseContext: siteContext(ctx.workDir, ctx.log),
+    site: siteLayout(ctx.workDir),
     generated,
     locate: (file, anchor) => repo.webFileUrl(clone.commit, file, anchor || undefined) ?? `${file}${anchor ? `#${anchor}` : ''}`,
     title: config.projectTitle,

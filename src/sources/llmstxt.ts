@@ -9,12 +9,12 @@ import { createHash } from 'node:crypto'
 import { z } from 'zod'
 import { LecternError } from '../errors.js'
 import { slugifySegment } from '../library-id.js'
-import { readHtmlPage } from '../parse/html.js'
 import type { SourceDocument } from '../parse/types.js'
 import type { HttpResponse } from './http.js'
 import { parseSourceUrl } from './source-url.js'
 import type { SourceContext, SourceReader, SourceSubmission } from './types.js'
 import { isHtml, normalizePageUrl, pagePath } from './website.js'
+import { ParseFailure } from '../parse/failure.js'
 
 export const llmstxtSpec = z.object({
   type: z.literal('llmstxt'),
@@ -204,6 +204,15 @@ async function fetchPage(url: string, options: Options, ctx: SourceContext): Pro
     return undefined
   }
   const final = normalizePageUrl(response.url) ?? url
-  const text = isHtml(response) ? readHtmlPage(response.text(), final).markdown : response.text()
+  let text = response.text()
+  if (isHtml(response)) {
+    try {
+      text = (await ctx.parse('html', { html: text, url: final })).markdown
+    } catch (err) {
+      if (!(err instanceof ParseFailure)) throw err
+      ctx.log(`skipped ${url}: it ${err.reason}`)
+      return undefined
+    }
+  }
   return { url: final, bytes: response.body.length, doc: { path: pagePath(final), text } }
 }

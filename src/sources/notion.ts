@@ -23,6 +23,7 @@ import type { Connection, ConnectionScope } from '../store/connections.js'
 import type { Store } from '../store/index.js'
 import { storedConnectionRefusal } from '../tenancy/stored-connections.js'
 import type { FetchedSource, SourceContext, SourceReader, SourceSubmission } from './types.js'
+import { maxOf } from '../text/arrays.js'
 
 export const notionSpec = z.object({
   type: z.literal('notion'),
@@ -120,7 +121,7 @@ function renderTable(tree: BlockTree): string {
     block.type === 'table_row' ? [block.table_row.cells.map((cell) => plain(cell).replace(/\s+/g, ' ').replace(/\|/g, '\\|'))] : [],
   )
   if (rows.length === 0) return ''
-  const width = Math.max(...rows.map((r) => r.length))
+  const width = maxOf(rows.map((r) => r.length), 0)
   const line = (r: string[]) => `| ${[...r, ...Array(width - r.length).fill('')].join(' | ')} |`
   return [line(rows[0]), line(Array(width).fill('---')), ...rows.slice(1).map(line)].join('\n')
 }

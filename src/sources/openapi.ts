@@ -11,7 +11,7 @@ import SwaggerParser from '@apidevtools/swagger-parser'
 import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
 import { LecternError } from '../errors.js'
-import type { ParsedCodeSnippet, ParsedInfoSnippet, ParsedSnippet } from '../parse/types.js'
+import type { ApiSnippets, ParsedCodeSnippet, ParsedInfoSnippet, ParsedSnippet } from '../parse/types.js'
 import { exampleOf, type Json, type Schema } from './openapi-examples.js'
 import type { FetchedSource, SourceContext, SourceReader } from './types.js'
 import { uploadPath } from './uploads.js'
@@ -433,16 +433,21 @@ export const readOpenApi: SourceReader<{ type: string } & Record<string, unknown
   const { text, origin } = await load(spec, ctx)
   const revision = createHash('sha256').update(text).digest('hex')
   if (ctx.previousRevision === revision) return { documents: [], locate: () => origin, revision, unchanged: true }
-  ctx.progress('validating the spec')
-  const api = modelOf(await validate(parseText(text, origin), origin), origin)
-  ctx.progress(`building snippets for ${api.operations.length} operations`)
+  ctx.progress('reading the spec')
+  const api = await ctx.parse('openapi', { text, origin })
   const file = spec.file ?? 'openapi'
   return {
     documents: [],
-    built: snippetsOfApi(api).map((snippet) => ({ path: file, snippet })),
+    built: api.snippets.map((snippet) => ({ path: file, snippet })),
     locate: (_path, anchor) => `${origin}#${anchor}`,
     title: spec.title || api.title,
     description: spec.description || shortDescription(api.description),
     revision,
   }
+}
+
+/** Parses, validates and reads a spec into its snippets; a spec that is none fails with `validation_error`. */
+export async function openApiSnippets(text: string, origin: string): Promise<ApiSnippets> {
+  const api = modelOf(await validate(parseText(text, origin), origin), origin)
+  return { title: api.title, description: api.description, snippets: snippetsOfApi(api) }
 }

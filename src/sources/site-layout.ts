@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import type { ParseContext } from '../parse/types.js'
+import type { ParseContext, SiteLayout } from '../parse/types.js'
 
 /** Included files are code examples and fragments; anything bigger is not one. */
 const MAX_INCLUDE_BYTES = 512 * 1024
@@ -93,7 +93,7 @@ function readSmall(file: string): string {
 const join = (...parts: string[]) => path.posix.normalize(parts.filter((p) => p !== '').join('/')).replace(/^\.\/?$/, '')
 
 /** `compilerOptions.paths` of a tsconfig (JSON with comments), as repository paths. */
-function pathAliases(config: Found): NonNullable<ParseContext['aliases']> {
+function pathAliases(config: Found): NonNullable<SiteLayout['aliases']> {
   let parsed: { compilerOptions?: { baseUrl?: string; paths?: Record<string, string[]> } }
   try {
     parsed = JSON.parse(config.text.replace(/^\s*\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '').replace(/,(\s*[}\]])/g, '$1'))
@@ -108,10 +108,10 @@ function pathAliases(config: Found): NonNullable<ParseContext['aliases']> {
 }
 
 /** What parsing the repository's pages needs to know of its docs site. */
-export function siteContext(root: string, log: (message: string) => void): ParseContext {
+export function siteLayout(root: string): SiteLayout {
   const roots: string[] = []
   let literalLanguage: string | undefined
-  let sphinx: ParseContext['sphinx']
+  let sphinx: SiteLayout['sphinx']
 
   const sphinxConf = findConfigs(root, (name) => name === 'conf.py')[0]
   if (sphinxConf) {
@@ -133,17 +133,23 @@ export function siteContext(root: string, log: (message: string) => void): Parse
     const bases = basePaths ? [...basePaths.matchAll(/['"]?([^\s,'"[\]]+)['"]?/g)].map((m) => m[1]) : []
     roots.push(mkdocs.dir, ...bases.map((base) => join(mkdocs.dir, base)), join(mkdocs.dir, docsDir))
   }
-  const aliases: NonNullable<ParseContext['aliases']> = []
+  const aliases: NonNullable<SiteLayout['aliases']> = []
   for (const docusaurus of findConfigs(root, (name) => /^docusaurus\.config\.(m?[jt]s)$/.test(name))) {
     roots.push(docusaurus.dir)
     aliases.push({ pattern: '@site/*', targets: [join(docusaurus.dir, '*')] })
   }
   for (const tsconfig of findConfigs(root, (name) => name === 'tsconfig.json' || name === 'jsconfig.json')) aliases.push(...pathAliases(tsconfig))
   return {
-    includes: repositoryReader(root, log),
+    root,
     siteRoots: [...new Set(roots)],
     ...(aliases.length > 0 ? { aliases } : {}),
     ...(literalLanguage ? { literalLanguage } : {}),
     ...(sphinx ? { sphinx } : {}),
   }
+}
+
+/** The context the pages of a site are parsed in: its layout, and a reader of its checkout's files. */
+export function siteContext(layout: SiteLayout, log: (message: string) => void): ParseContext {
+  const { root, ...conventions } = layout
+  return { ...conventions, includes: repositoryReader(root, log) }
 }

@@ -3,7 +3,7 @@
  * Confluence, Notion). A reader fetches and returns documents to parse and/or snippets it built
  * itself; the job does the rest (tokens, de-duplication, embedding, the atomic swap).
  */
-import type { ParseContext, ParsedSnippet, SourceDocument } from '../parse/types.js'
+import type { Parse, ParsedSnippet, SiteLayout, SourceDocument } from '../parse/types.js'
 import type { ConnectionScope } from '../store/connections.js'
 import type { Store } from '../store/index.js'
 import type { AddressGuard } from './address-guard.js'
@@ -34,13 +34,15 @@ export interface SourceContext {
   connections?: ConnectionScope
   /** Cloud mode: the private-address guard, for readers that reach the network without `http` (git). */
   guard?: AddressGuard
+  /** Parses under the job's parse budget (jobs/parse-thread.ts): web pages, source files, specs. */
+  parse: Parse
 }
 
 export interface FetchedSource {
   /** Markdown, rST, notebooks...: parsed with parseDocument. Paths are what `locate` receives. */
   documents: SourceDocument[]
   /** How the documents resolve includes and site-absolute links (a repository checkout). */
-  parseContext?: ParseContext
+  site?: SiteLayout
   /** Snippets a reader builds itself (e.g. one per OpenAPI operation), with the path `locate` receives. */
   built?: Array<{ path: string; snippet: ParsedSnippet }>
   /** Snippets generated from source code (`generateDocs`); an identical snippet of the documents wins over them. */

@@ -13,11 +13,12 @@ import { z } from 'zod'
 import { LecternError } from '../errors.js'
 import { slugifySegment } from '../library-id.js'
 import type { SourceDocument } from '../parse/types.js'
-import { readHtmlPage } from '../parse/html.js'
+import { ParseFailure } from '../parse/failure.js'
 import { USER_AGENT, type HttpResponse } from './http.js'
 import { PageRenderer } from './renderer.js'
 import { parseSourceUrl } from './source-url.js'
 import type { FetchedSource, SourceContext, SourceReader, SourceSubmission } from './types.js'
+import { append } from '../text/arrays.js'
 
 // robots-parser is CommonJS (`module.exports = fn`) while its types declare an ES default export;
 // under NodeNext the default import is module.exports, the function itself.
@@ -196,7 +197,13 @@ async function crawlSite(options: Options, ctx: SourceContext, renderer?: PageRe
   crawl.fetched = 1
   crawl.bytes = first.body.length
   const startUrl = normalizePageUrl(first.url) ?? start
-  const startPage = isHtml(first) ? keep(crawl, startUrl, 0, await crawl.htmlOf(startUrl, first)) : undefined
+  let startPage: Crawled | undefined
+  try {
+    startPage = isHtml(first) ? await keep(crawl, startUrl, 0, await crawl.htmlOf(startUrl, first), ctx) : undefined
+  } catch (err) {
+    if (err instanceof ParseFailure) throw new LecternError('validation_error', `The start page ${start} could not be read: it ${err.reason}.`)
+    throw err
+  }
   if (!startPage) throw new LecternError('source_unreachable', `The start page ${start} is not an HTML page (${first.headers['content-type'] ?? 'no content type'}).`)
   for (const url of await sitemapUrls(start, robots.getSitemaps(), ctx)) crawl.offer(url, 1)
   await runCrawl(crawl, ctx)
@@ -271,9 +278,9 @@ async function sitemapUrls(start: string, declared: string[], ctx: SourceContext
   const nested: string[] = []
   for (const root of roots) {
     const xml = await fetchSitemap(root, ctx)
-    ;(/<sitemapindex/i.test(xml) ? nested : pages).push(...locsOf(xml))
+    append(/<sitemapindex/i.test(xml) ? nested : pages, locsOf(xml))
   }
-  for (const sitemap of nested.filter(sameOrigin).slice(0, MAX_NESTED_SITEMAPS)) pages.push(...locsOf(await fetchSitemap(sitemap, ctx)))
+  for (const sitemap of nested.filter(sameOrigin).slice(0, MAX_NESTED_SITEMAPS)) append(pages, locsOf(await fetchSitemap(sitemap, ctx)))
   return pages
 }
 
@@ -331,12 +338,17 @@ async function visit(crawl: Crawl, page: Page, ctx: SourceContext): Promise<void
   const final = normalizePageUrl(response.url)
   if (!final || !final.startsWith(crawl.scope)) return ctx.log(`skipped ${page.url}: redirected out of scope to ${response.url}`)
   if (!isHtml(response)) return
-  keep(crawl, final, page.depth, await crawl.htmlOf(final, response))
+  try {
+    await keep(crawl, final, page.depth, await crawl.htmlOf(final, response), ctx)
+  } catch (err) {
+    if (!(err instanceof ParseFailure)) throw err
+    ctx.log(`skipped ${final}: it ${err.reason}`)
+  }
 }
 
 /** Reads an HTML page and keeps it under its canonical URL, unless that URL is kept already. */
-function keep(crawl: Crawl, url: string, depth: number, html: string): Crawled | undefined {
-  const page = readHtmlPage(html, url)
+async function keep(crawl: Crawl, url: string, depth: number, html: string, ctx: SourceContext): Promise<Crawled | undefined> {
+  const page = await ctx.parse('html', { html, url })
   const canonical = page.canonical && normalizePageUrl(page.canonical)
   const key = canonical && canonical.startsWith(crawl.scope) ? canonical : url
   for (const link of page.links) crawl.offer(link, depth + 1)

@@ -3,6 +3,7 @@
  * `--wait` when no server runs) claims the oldest queued job in a transaction. A job found
  * `running` at start-up was cut off by a crash and is queued again, to re-run from its start.
  */
+import os from 'node:os'
 import { LecternError } from '../errors.js'
 import type { Db } from './db.js'
 import { nowIso } from './db.js'
@@ -29,7 +30,14 @@ export interface Job {
   cancelRequestedAt: string | null
   /** Who asked for the cancel (an admin's email, the CLI), for the job's log. */
   cancelRequestedBy: string | null
+  /** Documents the job skipped because they could not be parsed (its log says which and why). */
+  warnings: number
+  /** The process that claimed the job: its pid and host name (null before the claim). */
+  runner: { pid: number; host: string } | null
 }
+
+/** This process, as a job it claims records it. */
+const THIS_PROCESS = { pid: process.pid, host: os.hostname() }
 
 export interface NewJob {
   kind: string
@@ -56,6 +64,9 @@ interface JobRow {
   finished_at: string | null
   cancel_requested_at: string | null
   cancel_requested_by: string | null
+  warnings: number
+  runner_pid: number | null
+  runner_host: string | null
 }
 
 const toJob = (r: JobRow): Job => ({
@@ -75,13 +86,16 @@ const toJob = (r: JobRow): Job => ({
   finishedAt: r.finished_at,
   cancelRequestedAt: r.cancel_requested_at,
   cancelRequestedBy: r.cancel_requested_by,
+  warnings: r.warnings,
+  runner: r.runner_pid === null || r.runner_host === null ? null : { pid: r.runner_pid, host: r.runner_host },
 })
 
 export interface JobsRepository {
   enqueue(job: NewJob): Job
+  /** Claims the oldest queued job for this process (its pid and host name are recorded on the job). */
   claimNext(): Job | undefined
   setStatus(pk: number, message: string): void
-  succeed(pk: number, message?: string): void
+  succeed(pk: number, message?: string, warnings?: number): void
   fail(pk: number, code: string, message: string): void
   /** Queues again every job left `running` by a process that died, except those asked to cancel; returns how many. */
   requeueInterrupted(): number
@@ -98,6 +112,8 @@ export interface JobsRepository {
   runningForLibrary(libraryPk: number): Job | undefined
   /** Newest first, or the oldest first (queue order) with `oldestFirst`. */
   list(options?: { states?: JobState[]; limit?: number; oldestFirst?: boolean }): Job[]
+  /** The newest job of a version, whatever its state. */
+  latestForVersion(versionPk: number): Job | undefined
   /** Failed jobs, newest first, except those of a version that a later job has built successfully. */
   unresolvedFailures(limit: number): Job[]
   /** 1-based place of a queued job in the queue. */
@@ -118,12 +134,12 @@ export function createJobsRepository(db: Db): JobsRepository {
   const byPk = db.prepare<[number], JobRow>('SELECT * FROM jobs WHERE pk = ?')
   const oldestQueued = db.prepare<[], JobRow>(`SELECT * FROM jobs WHERE state = 'queued' ORDER BY pk LIMIT 1`)
   const markRunning = db.prepare(
-    `UPDATE jobs SET state = 'running', started_at = ?, attempts = attempts + 1, status_message = 'started' WHERE pk = ? AND state = 'queued'`,
+    `UPDATE jobs SET state = 'running', started_at = ?, attempts = attempts + 1, status_message = 'started', runner_pid = ?, runner_host = ? WHERE pk = ? AND state = 'queued'`,
   )
   const status = db.prepare('UPDATE jobs SET status_message = ? WHERE pk = ?')
   // The secret is erased when a job ends: a finished job has no reason to keep a token.
   const finish = db.prepare(
-    `UPDATE jobs SET state = ?, status_message = ?, error_code = ?, error_message = ?, finished_at = ?, secret = NULL WHERE pk = ?`,
+    `UPDATE jobs SET state = ?, status_message = ?, error_code = ?, error_message = ?, finished_at = ?, warnings = ?, secret = NULL WHERE pk = ?`,
   )
   const requeue = db.prepare(
     `UPDATE jobs SET state = 'queued', status_message = 'interrupted; queued again' WHERE state = 'running' AND cancel_requested_at IS NULL`,
@@ -147,6 +163,7 @@ export function createJobsRepository(db: Db): JobsRepository {
   const active = db.prepare<[number], JobRow>(
     `SELECT * FROM jobs WHERE version_pk = ? AND state IN ('queued', 'running') ORDER BY pk LIMIT 1`,
   )
+  const latestOfVersion = db.prepare<[number], JobRow>('SELECT * FROM jobs WHERE version_pk = ? ORDER BY pk DESC LIMIT 1')
   const runningOfLibrary = db.prepare<[number], JobRow>(`SELECT * FROM jobs WHERE library_pk = ? AND state = 'running' ORDER BY pk LIMIT 1`)
   const prune = db.prepare(
     `DELETE FROM jobs WHERE state IN ('succeeded', 'failed') AND finished_at < ?
@@ -156,7 +173,7 @@ export function createJobsRepository(db: Db): JobsRepository {
   const claim = db.transaction((): Job | undefined => {
     const row = oldestQueued.get()
     if (!row) return undefined
-    markRunning.run(nowIso(), row.pk)
+    markRunning.run(nowIso(), THIS_PROCESS.pid, THIS_PROCESS.host, row.pk)
     return toJob(byPk.get(row.pk)!)
   })
 
@@ -176,8 +193,8 @@ export function createJobsRepository(db: Db): JobsRepository {
     // process cancels or claims meanwhile is never taken (and no snapshot goes stale under the write).
     claimNext: () => claim.immediate(),
     setStatus: (pk, message) => void status.run(message, pk),
-    succeed: (pk, message = 'done') => void finish.run('succeeded', message, null, null, nowIso(), pk),
-    fail: (pk, code, message) => void finish.run('failed', 'failed', code, message, nowIso(), pk),
+    succeed: (pk, message = 'done', warnings = 0) => void finish.run('succeeded', message, null, null, nowIso(), warnings, pk),
+    fail: (pk, code, message) => void finish.run('failed', 'failed', code, message, nowIso(), 0, pk),
     requeueInterrupted: () => requeue.run().changes,
     requeue: (pk) => void requeueOne.run(pk),
     requestCancel: (pk, by) => void cancelRunning.run(nowIso(), by, pk),
@@ -188,6 +205,10 @@ export function createJobsRepository(db: Db): JobsRepository {
     },
     activeForVersion(versionPk) {
       const row = active.get(versionPk)
+      return row && toJob(row)
+    },
+    latestForVersion(versionPk) {
+      const row = latestOfVersion.get(versionPk)
       return row && toJob(row)
     },
     runningForLibrary(libraryPk) {

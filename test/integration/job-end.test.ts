@@ -16,6 +16,7 @@ import { makeGitRepo, redirectGitHub } from '../helpers/git.js'
 import { pollUntil } from '../helpers/poll.js'
 import { tmpDataDir, tmpDir } from '../helpers/tmp.js'
 import { fill, tmpfs } from '../helpers/tmpfs.js'
+import { testParser } from '../helpers/parse.js'
 
 const GUIDE = { 'docs/guide.md': '# Guide\n\n## Connect\n\nConnect to the server with the connect function and a host name.\n\n```js\nconnect("db.example.com")\n```\n' }
 
@@ -104,7 +105,7 @@ describe('every job end', () => {
     const job = store.jobs.list({ states: ['queued'] })[0]!
 
     // The real handler builds and finalizes the set; the worker records the job's end after it.
-    const ingest = createIngestJobHandler({ store, embedders, http: app.runtime.http, chromiumPath: '', mode: app.runtime.mode })
+    const ingest = createIngestJobHandler({ store, embedders, http: app.runtime.http, parser: testParser, chromiumPath: '', mode: app.runtime.mode })
     const seen: { state?: string; refresh?: number } = {}
     const log: JobLog = { info: () => {}, warn: () => {}, error: () => {} }
     const worker = new Worker(store, { [INGEST_JOB]: async (ctx) => {
@@ -140,7 +141,7 @@ describe('every job end', () => {
     const job = store.jobs.byPk(refresh.json().jobId)!
 
     // The real git handler finds no new commit; the disk fills the moment it returns.
-    const ingest = createIngestJobHandler({ store, embedders, http: app.runtime.http, chromiumPath: '', mode: app.runtime.mode })
+    const ingest = createIngestJobHandler({ store, embedders, http: app.runtime.http, parser: testParser, chromiumPath: '', mode: app.runtime.mode })
     let free: (() => void) | undefined
     const errors: string[] = []
     const log: JobLog = { info: () => {}, warn: () => {}, error: (_fields, message) => void errors.push(message) }

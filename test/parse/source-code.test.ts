@@ -277,9 +277,9 @@ describe('robustness and bounds', () => {
     )
     expect(generated.map((g) => g.snippet.title)).toEqual(['function ok()'])
     expect(logged).toEqual([
-      expect.stringMatching(/^skipped src\/broken\.ts: syntax error/),
-      'skipped pkg/broken.py: syntax error',
-      'skipped cmd/broken.go: syntax error',
+      expect.stringMatching(/^skipped src\/broken\.ts: it failed to parse: syntax error/),
+      'skipped pkg/broken.py: it failed to parse: syntax error',
+      'skipped cmd/broken.go: it failed to parse: syntax error',
     ])
   })
 

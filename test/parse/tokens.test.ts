@@ -34,6 +34,16 @@ describe('countTokens', () => {
     expect(countTokens(texts.join(''))).toBe(countCl100k(texts.join(''), { disallowedSpecial: new Set() }))
   })
 
+  it('counts a pre-token of 300,000 characters in parts, within a token of each part, in linear time', () => {
+    for (const text of [' '.repeat(300_000), 'ab'.repeat(150_000), '日本'.repeat(150_000), Array.from({ length: 300_000 }, (_, i) => String.fromCharCode(97 + ((i * 7919) % 26))).join('')]) {
+      const started = performance.now()
+      const parts = Math.ceil(text.length / 1024)
+      const exact = [...Array(parts).keys()].reduce((sum, i) => sum + countCl100k(text.slice(i * 1024, (i + 1) * 1024), { disallowedSpecial: new Set() }), 0)
+      expect(Math.abs(countTokens(text) - exact)).toBeLessThanOrEqual(parts)
+      expect(performance.now() - started).toBeLessThan(20_000)
+    }
+  })
+
   it('merges ASCII words as gpt-tokenizer does: every file of the README and the parsers, thousands of words seen first', () => {
     const dirs = ['src/parse', 'src/parse/source-code', 'src/search']
     const files = ['README.md', ...dirs.flatMap((dir) => fs.readdirSync(dir).filter((name) => name.endsWith('.ts')).map((name) => path.join(dir, name)))]

@@ -12,6 +12,8 @@ import { openStore, type Store } from '../../src/store/index.js'
 import { tmpDataDir } from '../helpers/tmp.js'
 import { confluenceStandIn, type ConfluencePageFixture } from '../helpers/workspace-standins.js'
 import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
+import { snippetsOf } from '../../src/jobs/ingest.js'
+import { testParse } from '../helpers/parse.js'
 
 const TOKEN = 'atl-secret-token-7f3a9c'
 const EMAIL = 'docs-bot@acme.test'
@@ -45,6 +47,7 @@ function context(store: Store, logs: string[] = []): SourceContext {
     http: new HttpClient({ retries: 0 }),
     store,
     signal: new AbortController().signal,
+    parse: testParse(),
     progress: () => {},
     log: (m) => void logs.push(m),
     previousRevision: null,
@@ -85,12 +88,13 @@ describe.each(['cloud', 'datacenter'] as const)('Confluence %s (stand-in)', (fla
     const fetched = await readConfluence({ type: 'confluence', connection: 'acme', spaceKey: 'DOCS' }, context(store))
     store.close()
 
-    const paths = [...new Set(fetched.built!.map((b) => b.path))].sort()
+    const paths = fetched.documents.map((d) => d.path).sort()
     expect(paths).toEqual(['1001-guides.md', '1002-python-client.md', '1003-deploying.md', '1004-rollback.md', '1005-glossary.md'])
-    const code = fetched.built!.find((b) => b.snippet.kind === 'code')!
-    expect(code.snippet).toMatchObject({ kind: 'code', codeList: [{ language: 'python' }], pageTitle: 'Python client' })
-    const rollback = fetched.built!.find((b) => b.path === '1004-rollback.md')!
-    expect(rollback.snippet.breadcrumb).toMatch(/^Guides > Deploying > Rollback/)
+    const snippets = snippetsOf(fetched.documents, (path, anchor) => `${path}#${anchor}`)
+    const code = snippets.find((s) => s.kind === 'code')!
+    expect(code).toMatchObject({ kind: 'code', language: 'python', pageTitle: 'Python client' })
+    const rollback = snippets.find((s) => s.source.startsWith('1004-rollback.md'))!
+    expect(rollback.breadcrumb).toMatch(/^Guides > Deploying > Rollback/)
     expect(fetched.locate('1003-deploying.md', 'blue-green')).toMatch(new RegExp(`^${server.url}.*1003.*#blue-green$`))
     expect(fetched.revision).toMatch(/^[0-9a-f]{32}$/)
 
@@ -105,7 +109,7 @@ describe.each(['cloud', 'datacenter'] as const)('Confluence %s (stand-in)', (fla
     const store = await storeWith(server.url, email)
     const fetched = await readConfluence({ type: 'confluence', connection: 'acme', spaceKey: 'DOCS', pageIds: ['1002', '1004'] }, context(store))
     store.close()
-    expect([...new Set(fetched.built!.map((b) => b.path))].sort()).toEqual(['1002-python-client.md', '1004-rollback.md'])
+    expect(fetched.documents.map((d) => d.path).sort()).toEqual(['1002-python-client.md', '1004-rollback.md'])
   })
 
   it('fails with a clear message, without the token, when the server answers 401', async () => {

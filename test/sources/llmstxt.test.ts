@@ -7,6 +7,7 @@ import type { SourceContext } from '../../src/sources/types.js'
 import { FOOTER_MARK, startDocsSite, type DocsSite } from '../helpers/docs-site.js'
 import { suiteTeardown } from '../helpers/tmp.js'
 import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
+import { testParse } from '../helpers/parse.js'
 
 const defer = suiteTeardown()
 let site: DocsSite
@@ -20,6 +21,7 @@ function context(): SourceContext {
     http: new HttpClient({ retries: 0, timeoutMs: 5_000 }),
     store: undefined as never,
     signal: new AbortController().signal,
+    parse: testParse(),
     progress: () => {},
     log: () => {},
     previousRevision: null,

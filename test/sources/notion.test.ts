@@ -11,6 +11,7 @@ import { openStore, type Store } from '../../src/store/index.js'
 import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
 import { tmpDataDir } from '../helpers/tmp.js'
 import { block, notionStandIn, rich, textBlock, type NotionPageFixture } from '../helpers/workspace-standins.js'
+import { testParse } from '../helpers/parse.js'
 
 const TOKEN = 'secret_notion_5d1b8e'
 const ROOT = '1f2e3d4c-5b6a-4798-8a1f-2e3d4c5b6a79'
@@ -54,7 +55,7 @@ async function storeWith(baseUrl: string): Promise<Store> {
 }
 
 function context(store: Store, logs: string[] = []): SourceContext {
-  return { http: new HttpClient({ retries: 0 }), store, signal: new AbortController().signal, progress: () => {}, log: (m) => void logs.push(m), previousRevision: null, libraryId: '/test/library', tag: '', workDir: '', connections: INSTALL_CONNECTIONS, chromiumPath: '' }
+  return { http: new HttpClient({ retries: 0 }), store, signal: new AbortController().signal, parse: testParse(), progress: () => {}, log: (m) => void logs.push(m), previousRevision: null, libraryId: '/test/library', tag: '', workDir: '', connections: INSTALL_CONNECTIONS, chromiumPath: '' }
 }
 
 describe('Notion (stand-in)', () => {

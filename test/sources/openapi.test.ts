@@ -13,6 +13,7 @@ import type { Store } from '../../src/store/index.js'
 import { PETSHOP_YAML, serveOpenApiFixtures } from '../helpers/openapi-fixtures.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
+import { testParse } from '../helpers/parse.js'
 
 const defer = suiteTeardown()
 let base: string
@@ -29,6 +30,7 @@ function context(previousRevision: string | null = null): SourceContext {
     // The reader only needs the store's paths, to find uploads.
     store: { paths: dataPaths(dataDir) } as Store,
     signal: new AbortController().signal,
+    parse: testParse(),
     progress: () => {},
     log: () => {},
     previousRevision,

@@ -1,7 +1,7 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { repositoryReader, siteContext } from '../../src/sources/site-layout.js'
+import { repositoryReader, siteLayout } from '../../src/sources/site-layout.js'
 import { tmpDir } from '../helpers/tmp.js'
 
 async function tree(files: Record<string, string>): Promise<string> {
@@ -16,7 +16,7 @@ async function tree(files: Record<string, string>): Promise<string> {
 describe('the docs site layout of a repository', () => {
   it('finds a Sphinx project: its source dir, its literal language and which suffixes are reST', async () => {
     const root = await tree({ 'docs/conf.py': "project = 'Django'\nsource_suffix = '.txt'\nhighlight_language = 'python3'\n", 'docs/index.txt': 'x' })
-    const context = siteContext(root, () => {})
+    const context = siteLayout(root)
     expect(context).toMatchObject({ siteRoots: ['docs'], literalLanguage: 'python', sphinx: { root: 'docs', suffixes: ['.txt'] } })
   })
 
@@ -26,8 +26,8 @@ describe('the docs site layout of a repository', () => {
       'mkdocs.yml': 'site_name: x\ndocs_dir: documentation\nmarkdown_extensions:\n  - pymdownx.snippets:\n      base_path: [docs_src, ".."]\n',
       'website/docusaurus.config.js': 'module.exports = {}',
     })
-    expect(siteContext(root, () => {}).siteRoots).toEqual(expect.arrayContaining(['src', 'docs_src', 'documentation', 'website']))
-    expect(siteContext(root, () => {}).literalLanguage).toBeUndefined()
+    expect(siteLayout(root).siteRoots).toEqual(expect.arrayContaining(['src', 'docs_src', 'documentation', 'website']))
+    expect(siteLayout(root).literalLanguage).toBeUndefined()
   })
 
   it('reads files of the repository only: no path or symlink leads outside it', async () => {

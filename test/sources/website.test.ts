@@ -11,6 +11,7 @@ import { pagePath, readWebsite, scopeOf, websiteLibraryId, type websiteSpec } fr
 import { FOOTER_MARK, NAV_MARK, SECRET_MARK, startDocsSite, type DocsSite } from '../helpers/docs-site.js'
 import { suiteTeardown } from '../helpers/tmp.js'
 import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
+import { testParse } from '../helpers/parse.js'
 
 const defer = suiteTeardown()
 let site: DocsSite
@@ -25,6 +26,7 @@ function context(previousRevision: string | null = null): SourceContext & { logs
     http: new HttpClient({ retries: 0, timeoutMs: 5_000 }),
     store: undefined as never,
     signal: new AbortController().signal,
+    parse: testParse(),
     progress: () => {},
     log: (message) => logs.push(message),
     previousRevision,

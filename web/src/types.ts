@@ -44,6 +44,9 @@ export interface JobRow {
   finishedAt: string | null
   elapsedMs: number | null
   attempts: number
+  /** Running when its process died; it runs again at the next server start. */
+  interrupted: boolean
+  warnings: number
 }
 
 export interface LogLine {

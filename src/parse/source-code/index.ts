@@ -3,6 +3,7 @@
  * symbol of the TypeScript/JavaScript, Python and Go files of a repository. Bounded in files and
  * bytes, and a file that fails to parse is logged and skipped rather than failing the library.
  */
+import { ParseFailure } from '../failure.js'
 import type { ParsedCodeSnippet } from '../types.js'
 
 export const MAX_SOURCE_FILES = 2_000
@@ -62,7 +63,31 @@ function withoutRedundantDeclarations(files: SourceFile[]): SourceFile[] {
   return hasTypeScript ? files.filter((f) => !isDeclarationFile(f.path)) : files
 }
 
-export async function generateSourceSnippets(files: SourceFile[], log: (msg: string) => void = () => {}): Promise<GeneratedSnippet[]> {
+/** The API symbols of one source file of a supported language (isSourcePath). */
+export async function sourceFileSnippets(path: string, text: string): Promise<ParsedCodeSnippet[]> {
+  const extract = extractorFor(path)
+  return extract ? extract(path, text) : []
+}
+
+/** sourceFileSnippets on this thread, a file it fails on rejected as a ParseFailure. */
+async function extractHere(path: string, text: string): Promise<ParsedCodeSnippet[]> {
+  try {
+    return await sourceFileSnippets(path, text)
+  } catch (err) {
+    throw new ParseFailure(`failed to parse: ${err instanceof Error ? err.message : String(err)}`, false)
+  }
+}
+
+/**
+ * The snippets of the source files to document. `extract` reads one file (a job reads each on its
+ * parse thread, under the parse budget); a file it rejects with a ParseFailure is logged and
+ * skipped, any other rejection (the job cancelled) ends the generation.
+ */
+export async function generateSourceSnippets(
+  files: SourceFile[],
+  log: (msg: string) => void = () => {},
+  extract: (path: string, text: string) => Promise<ParsedCodeSnippet[]> = extractHere,
+): Promise<GeneratedSnippet[]> {
   const candidates = withoutRedundantDeclarations(files.filter((f) => isSourcePath(f.path)))
   if (candidates.length > MAX_SOURCE_FILES) {
     log(`documenting the first ${MAX_SOURCE_FILES} of ${candidates.length} source files`)
@@ -74,10 +99,10 @@ export async function generateSourceSnippets(files: SourceFile[], log: (msg: str
       continue
     }
     try {
-      const snippets = await extractorFor(file.path)!(file.path, file.text)
-      generated.push(...snippets.map((snippet) => ({ path: file.path, snippet })))
+      for (const snippet of await extract(file.path, file.text)) generated.push({ path: file.path, snippet })
     } catch (err) {
-      log(`skipped ${file.path}: ${(err as Error).message}`)
+      if (!(err instanceof ParseFailure)) throw err
+      log(`skipped ${file.path}: it ${err.reason}`)
     }
   }
   return generated

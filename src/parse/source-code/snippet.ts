@@ -1,5 +1,6 @@
 /** The snippet shape every source-code extractor produces, so all languages read alike. */
 import type { CodeAlternative, ParsedCodeSnippet } from '../types.js'
+import { minOf } from '../../text/arrays.js'
 
 export interface ApiSymbol {
   /** `function createServer(options)`, `class Router`, `method Router.get(path, handler)`. */
@@ -36,6 +37,6 @@ function breadcrumbOf(path: string): string {
 export function dedent(text: string): string {
   const lines = text.replace(/\r\n?/g, '\n').split('\n')
   const indents = lines.slice(1).filter((l) => l.trim() !== '').map((l) => /^[ \t]*/.exec(l)![0].length)
-  const common = indents.length > 0 ? Math.min(...indents) : 0
+  const common = minOf(indents, 0)
   return [lines[0].trim(), ...lines.slice(1).map((l) => l.slice(common).trimEnd())].join('\n').trim()
 }

@@ -29,7 +29,7 @@ export function QueuePage() {
             <strong>{job.libraryId ?? job.kind}</strong> {job.version ? <code>{job.version}</code> : null} · job {job.id} · {formatDuration(job.elapsedMs)}
           </header>
           <p role="status">
-            <progress aria-label={`Progress of job ${job.id}`} /> {job.progress ?? 'started'}
+            {job.interrupted ? <mark>interrupted</mark> : <progress aria-label={`Progress of job ${job.id}`} />} {job.progress ?? 'started'}
           </p>
           <button class="secondary" onClick={() => void cancel.run(job)}>
             Cancel
