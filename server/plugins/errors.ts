@@ -205,6 +205,7 @@ async function errors(app: FastifyInstance): Promise<void> {
     }
     if (isLecternError(err)) {
       if (err.status >= 500) request.log.warn({ code: err.code, reason: err.message }, 'request failed')
+      if (typeof err.extra.retryAfter === 'number') reply.header('Retry-After', err.extra.retryAfter)
       return reply.code(err.status).type('application/json; charset=utf-8').send(err.toBody())
     }
     const mapped = fastifyErrorBody(err, request)

@@ -3,7 +3,7 @@
  * a version from its source, and refreshing every library older than an age (for cron).
  * A library version has at most one queued or running job at a time.
  */
-import { LOCAL, type Caller } from '../access.js'
+import { isInsider, LOCAL, type Caller } from '../access.js'
 import type { Mode } from '../config.js'
 import { LecternError } from '../errors.js'
 import { formatLibraryId, isValidVersion, parseLibraryId } from '../library-id.js'
@@ -17,6 +17,7 @@ import type { SourceSpec } from '../sources/types.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
+import { can } from '../tenancy/roles.js'
 import { libraryConnectionScope } from '../tenancy/stored-connections.js'
 import { gitSpecOf, queueIngest } from './queue-ingest.js'
 
@@ -42,6 +43,45 @@ export function refreshRefusal(library: Library, version: LibraryVersion, active
   if (active) return busy(library, version, active)
   if (!isGitLibrary(library) && !library.options.spec) return new LecternError('validation_error', `Library ${library.id} has no source to refresh from.`)
   return undefined
+}
+
+/**
+ * How often a caller who may not change what a library serves (a teamspace's key or member, on a
+ * shared library or as a developer) may have it re-ingested: each refresh costs the install a
+ * clone and a parse that every other teamspace waits behind.
+ */
+export const SHARED_REFRESH_INTERVAL_MS = 10 * 60_000
+
+/**
+ * Whether the caller may change what the library serves (refresh another branch, force a rebuild
+ * of an unchanged source): the operator, and anyone on-premise; in cloud mode also the owners and
+ * admins of the teamspace the library belongs to.
+ */
+function mayReconfigure(store: Store, caller: Caller, library: Library): boolean {
+  if (isInsider(caller)) return true
+  if (library.teamPk === null || caller.kind === 'anonymous' || caller.kind === 'local') return false
+  const userId = caller.userId
+  const member = caller.kind === 'api-key' ? caller.teamId === library.teamPk : caller.teamIds.includes(library.teamPk)
+  const role = member && userId !== null ? store.teams.roleOf(library.teamPk, userId) : undefined
+  return role !== undefined && can(role, 'managePrivateSources')
+}
+
+/**
+ * A refresh by a caller who may not reconfigure the library: only as it is configured (no other
+ * branch, no force), and at most once per SHARED_REFRESH_INTERVAL_MS per version.
+ */
+function refuseReconfiguring(store: Store, request: RefreshRequest, library: Library, version: LibraryVersion, name: string, now: number): void {
+  const otherBranch = request.branch !== undefined && request.branch !== library.branch
+  if (otherBranch || request.force) {
+    const who = library.teamPk === null ? 'the operator' : "the operator and the teamspace's owners and admins"
+    throw new LecternError('forbidden', `Only ${who} may ${otherBranch ? 'change the branch' : 'force a rebuild'} of ${name}; refresh it without "branch" and "force" to re-ingest it as it is configured.`)
+  }
+  const last = store.jobs.latestForVersion(version.pk)
+  const waitMs = last === undefined ? 0 : Date.parse(last.createdAt) + SHARED_REFRESH_INTERVAL_MS - now
+  if (waitMs > 0) {
+    const retryAfter = Math.ceil(waitMs / 1000)
+    throw new LecternError('rate_limit_exceeded', `${name} was refreshed less than ${SHARED_REFRESH_INTERVAL_MS / 60_000} minutes ago; retry in ${retryAfter} s.`, { retryAfter })
+  }
 }
 
 export interface QueuedJob {
@@ -104,12 +144,13 @@ export interface RefreshRequest {
 }
 
 /** In cloud mode (`guard`) a git library's remote must still be http(s) and not resolve to a private address. */
-export async function refreshLibrary(store: Store, request: RefreshRequest, caller: Caller, guard: AddressGuard | undefined): Promise<QueuedJob> {
+export async function refreshLibrary(store: Store, request: RefreshRequest, caller: Caller, guard: AddressGuard | undefined, now = Date.now()): Promise<QueuedJob> {
   const { ref, library } = findLibrary(store.libraries, request.libraryId, caller)
   const version = findVersion(store.libraries, library, ref.version)
   const refusal = refreshRefusal(library, version, store.jobs.activeForVersion(version.pk))
   if (refusal) throw refusal
   const name = formatLibraryId({ id: library.id, version: version.tag || undefined })
+  if (!mayReconfigure(store, caller, library)) refuseReconfiguring(store, request, library, version, name, now)
   let job: Job
   let note: string | undefined
   if (isGitLibrary(library)) {

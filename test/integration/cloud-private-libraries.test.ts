@@ -62,6 +62,7 @@ beforeAll(async () => {
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'vault', defer })
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'ledger', defer })
   await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'strongbox', defer })
+  await makeGitRepo(DOCS, { parent: path.join(remotes, 'acme'), name: 'shared', defer })
   // Over https: in cloud mode a token goes only over https.
   const tls = await gitTrustedCertificate(remotes, defer)
   const expected = `Basic ${Buffer.from(`x-access-token:${TOKEN}`).toString('base64')}`
@@ -161,6 +162,69 @@ describe('adding a private repository', () => {
     const reserved = await addGit(tenants.acme.keys.owner, `${publicUrl}--t${tenants.beta.teamPk}`)
     expect(reserved.statusCode).toBe(400)
     expect(reserved.json()).toMatchObject({ error: 'validation_error' })
+  })
+})
+
+describe('what a library serves is changed by the operator and its own managers only', () => {
+  const refresh = (key: string, libraryName: string, extra: Record<string, unknown> = {}) =>
+    app.inject({ method: 'POST', url: '/api/v1/refresh', headers: bearer(key), payload: { libraryName, ...extra } })
+  const jobsOf = (libraryId: string) => app.runtime.store.jobs.list({ limit: 1000 }).filter((j) => j.libraryPk === app.runtime.store.libraries.byId(libraryId)!.pk).length
+  /** Lets time pass for the rate limit: the version's last job was queued 11 minutes ago. */
+  const ageLastJob = (libraryId: string) => {
+    const { store } = app.runtime
+    const version = store.libraries.version(store.libraries.byId(libraryId)!.pk, '')!
+    const last = store.jobs.latestForVersion(version.pk)!
+    store.db.prepare('UPDATE jobs SET created_at = ? WHERE pk = ?').run(new Date(Date.now() - 11 * 60_000).toISOString(), last.pk)
+  }
+
+  it("refuses a tenant's branch or force on a shared library, on any plan, and rate-limits its plain refresh", async () => {
+    const added = await addGit(tenants.solo.keys.owner, `${gitServer}/acme/shared`)
+    expect(added.statusCode, added.body).toBe(200)
+    const id = added.json().libraryName as string
+    expect(id).toBe('/acme/shared')
+    expect((await waitForLibrary(app, id)).state).toBe('finalized')
+    ageLastJob(id)
+    const branch = app.runtime.store.libraries.byId(id)!.branch
+    const before = jobsOf(id)
+    for (const key of [tenants.solo.keys.owner, tenants.beta.keys.owner, tenants.acme.keys.owner]) {
+      for (const extra of [{ branch: 'evil', force: true }, { branch: 'evil' }, { force: true }]) {
+        const res = await refresh(key, id, extra)
+        expect(res.statusCode, res.body).toBe(403)
+        expect(res.json()).toMatchObject({ error: 'forbidden', message: expect.stringMatching(/^Only the operator may (change the branch|force a rebuild) of \/acme\/shared; refresh it without "branch" and "force" to re-ingest it as it is configured\.$/) })
+      }
+    }
+    expect(jobsOf(id)).toBe(before)
+    expect(app.runtime.store.libraries.byId(id)!.branch).toBe(branch)
+
+    // Its own branch is the library as configured; the add above was its last job, 11 minutes ago.
+    const asConfigured = await refresh(tenants.solo.keys.owner, id, { branch })
+    expect(asConfigured.statusCode, asConfigured.body).toBe(200)
+    await waitForJobEnd(asConfigured.json().jobId)
+    expect(app.runtime.store.libraries.byId(id)!.branch).toBe(branch)
+    const tooSoon = await refresh(tenants.beta.keys.developer, id)
+    expect(tooSoon.statusCode, tooSoon.body).toBe(429)
+    expect(tooSoon.json()).toMatchObject({ error: 'rate_limit_exceeded', message: expect.stringMatching(/^\/acme\/shared was refreshed less than 10 minutes ago; retry in \d+ s\.$/) })
+    expect(Number(tooSoon.headers['retry-after'])).toBeGreaterThan(0)
+    ageLastJob(id)
+    const later = await refresh(tenants.beta.keys.developer, id)
+    expect(later.statusCode, later.body).toBe(200)
+    await waitForJobEnd(later.json().jobId)
+
+    // The operator's key changes what it serves, at once (no rate limit).
+    const forced = await refresh(createKey(app, 'ops'), id, { force: true, branch })
+    expect(forced.statusCode, forced.body).toBe(200)
+    await waitForJobEnd(forced.json().jobId)
+  })
+
+  it("lets a teamspace's owners and admins force its own library, not its developers", async () => {
+    const developer = await refresh(tenants.acme.keys.developer, acmeLibrary, { force: true })
+    expect(developer.statusCode, developer.body).toBe(403)
+    expect(developer.json().message).toMatch(/^Only the operator and the teamspace's owners and admins may force a rebuild of /)
+    for (const key of [tenants.acme.keys.admin, tenants.acme.keys.owner]) {
+      const res = await refresh(key, acmeLibrary, { force: true, gitToken: TOKEN })
+      expect(res.statusCode, res.body).toBe(200)
+      expect(await waitForJobEnd(res.json().jobId)).toBe('succeeded')
+    }
   })
 })
 
