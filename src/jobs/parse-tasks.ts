@@ -1,26 +1,33 @@
 /**
- * The parse tasks a job's parse thread runs (parse-thread.ts), by name. Each reader's module is
- * imported at its first task, so a thread that only reads Markdown never loads the TypeScript
- * compiler.
+ * The parse tasks a job's parse thread runs (parse-thread.ts), by name: each loads its reader's
+ * modules, then returns the parse itself. The thread says when loading is done, so the parse
+ * budget counts the parse only, not the module loading of a fresh thread on a busy machine; a
+ * thread that only reads Markdown never loads the TypeScript compiler.
  */
 import type { ParseTasks } from '../parse/types.js'
 
-type Tasks = { [K in keyof ParseTasks]: (input: ParseTasks[K][0]) => Promise<ParseTasks[K][1]> }
+type Parser<K extends keyof ParseTasks> = (input: ParseTasks[K][0]) => ParseTasks[K][1] | Promise<ParseTasks[K][1]>
+type Loaders = { [K in keyof ParseTasks]: () => Promise<Parser<K>> }
 
-export const parseTasks: Tasks = {
-  async document({ doc, site }) {
+export const parseTasks: Loaders = {
+  async document() {
     const [{ parseDocument }, { siteContext }] = await Promise.all([import('../parse/index.js'), import('../sources/site-layout.js')])
-    const notes: string[] = []
-    const snippets = parseDocument(doc, site ? siteContext(site, (note) => notes.push(note)) : {})
-    return { snippets, notes }
+    return ({ doc, site }) => {
+      const notes: string[] = []
+      const snippets = parseDocument(doc, site ? siteContext(site, (note) => notes.push(note)) : {})
+      return { snippets, notes }
+    }
   },
-  async html({ html, url }) {
-    return (await import('../parse/html.js')).readHtmlPage(html, url)
+  async html() {
+    const { readHtmlPage } = await import('../parse/html.js')
+    return ({ html, url }) => readHtmlPage(html, url)
   },
-  async source({ path, text }) {
-    return (await import('../parse/source-code/index.js')).sourceFileSnippets(path, text)
+  async source() {
+    const { sourceFileSnippets } = await import('../parse/source-code/index.js')
+    return ({ path, text }) => sourceFileSnippets(path, text)
   },
-  async openapi({ text, origin }) {
-    return (await import('../sources/openapi.js')).openApiSnippets(text, origin)
+  async openapi() {
+    const { openApiSnippets } = await import('../sources/openapi.js')
+    return ({ text, origin }) => openApiSnippets(text, origin)
   },
 }

@@ -1,6 +1,7 @@
 /**
- * Entry of the parse thread (parse-thread.ts): runs each task it is sent and answers with its
- * output, or with the error it threw (a LecternError keeps its code).
+ * Entry of the parse thread (parse-thread.ts): for each task it is sent, loads the task's reader,
+ * says so (the parse budget starts then), parses and answers with the output, or with the error
+ * the parse threw (a LecternError keeps its code).
  */
 import { parentPort } from 'node:worker_threads'
 import { isLecternError } from '../errors.js'
@@ -10,8 +11,9 @@ import type { ParseReply, ParseRequest } from './parse-thread.js'
 parentPort!.on('message', async ({ id, task, input }: ParseRequest) => {
   let reply: ParseReply
   try {
-    const run = parseTasks[task] as (input: unknown) => Promise<unknown>
-    reply = { id, ok: true, output: await run(input) }
+    const parse = (await parseTasks[task]()) as (input: unknown) => unknown
+    parentPort!.postMessage({ id, started: true } satisfies ParseReply)
+    reply = { id, ok: true, output: await parse(input) }
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err)
     reply = { id, ok: false, error: isLecternError(err) ? { message, code: err.code } : { message: `failed to parse: ${message}` } }

@@ -6,9 +6,10 @@
  * that is terminated when its document goes over the budget, and when the job is cancelled or
  * stopped. The document is then skipped with the reason; the job goes on with the next one.
  *
- * Guarantees: a parse task ends within `budgetMs` (plus the few milliseconds a termination
- * takes), whatever its input; its thread never holds more than HEAP_MB of heap; an abort of the
- * job's signal ends the task at once. The thread runs one task at a time, in the order asked.
+ * Guarantees: a parse ends within `budgetMs` of its start (plus the few milliseconds a
+ * termination takes), whatever its input; loading the reader before it (a fresh thread on a busy
+ * machine) may take LOAD_MS more; its thread never holds more than HEAP_MB of heap; an abort of
+ * the job's signal ends the task at once. The thread runs one task at a time, in the order asked.
  *
  * The thread is started at the first task and ended IDLE_MS after the last (its parsers hold
  * tens of megabytes), or at once when a task is cut off; the next task starts a new one. It runs
@@ -28,12 +29,17 @@ export interface ParseRequest {
   input: unknown
 }
 
-export type ParseReply = { id: number; ok: true; output: unknown } | { id: number; ok: false; error: { message: string; code?: string } }
+export type ParseReply =
+  | { id: number; started: true }
+  | { id: number; ok: true; output: unknown }
+  | { id: number; ok: false; error: { message: string; code?: string } }
 
 /** The heap a parse may use; one over it is cut off as over budget. */
 export const HEAP_MB = 512
 /** An idle thread is ended after this long: the next job starts a new one in about 100 ms. */
 const IDLE_MS = 30_000
+/** How long a thread may take to start and load a task's reader (seconds on a busy machine); the budget starts after. */
+const LOAD_MS = 60_000
 
 const OWN_SCRIPT = new URL('./parse-thread-main.js', import.meta.url)
 
@@ -100,10 +106,16 @@ export class ParseThread {
         void this.end(thread)
         settle(() => reject(error))
       }
-      const timer = setTimeout(() => cutOff(new ParseFailure(`took over the ${this.options.budgetMs / 1000} s parse budget`, true)), this.options.budgetMs)
+      const overBudget = () => cutOff(new ParseFailure(`took over the ${this.options.budgetMs / 1000} s parse budget`, true))
+      let timer = setTimeout(() => cutOff(new ParseFailure(`could not be parsed: the parser did not load within ${LOAD_MS / 1000} s`, true)), LOAD_MS)
       const onAbort = () => cutOff(signal!.reason)
       const onMessage = (reply: ParseReply) => {
         if (reply.id !== id) return
+        if ('started' in reply) {
+          clearTimeout(timer)
+          timer = setTimeout(overBudget, this.options.budgetMs)
+          return
+        }
         settle(() => (reply.ok ? resolve(reply.output) : reject(failureOf(reply.error))))
       }
       const onError = (err: Error) => (crash = err)
