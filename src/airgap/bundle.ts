@@ -4,15 +4,16 @@
  * entries are read one at a time from disk (never the whole archive in memory), and a name
  * that is absolute or climbs out with `..`, a symlink, an entry over the size cap, a
  * compression ratio only a zip bomb has, a total over the uncompressed cap, a duplicate entry,
- * an entry whose bytes do not match the size its headers declare, JSON nested too deep or text
- * that is not UTF-8 rejects the whole bundle before anything is stored.
+ * an entry whose bytes do not match the size its headers declare, a local header that disagrees
+ * with the central directory, JSON nested too deep, holding `__proto__` or `constructor` keys, or
+ * text that is not UTF-8 rejects the whole bundle before anything is stored.
  */
 import fs from 'node:fs'
 import { once } from 'node:events'
 import yauzl from 'yauzl'
 import yazl from 'yazl'
 import { LecternError } from '../errors.js'
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-text.js'
+import { parseJsonBytes } from '../json-text.js'
 import type { ImportLibrary } from './payload.js'
 
 export const BUNDLE_FORMAT = 'lectern-libraries'
@@ -108,7 +109,7 @@ function entryReader(zip: yauzl.ZipFile): { next(): Promise<yauzl.Entry | undefi
   }
 }
 
-async function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, budget: { left: number }): Promise<string> {
+async function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, budget: { left: number }): Promise<Buffer> {
   const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) =>
     zip.openReadStream(entry, (err, s) => (err ? reject(unsafe(`${entry.fileName} cannot be read (${err.message})`)) : resolve(s))),
   )
@@ -130,12 +131,54 @@ async function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, budget: { left:
     if (err instanceof LecternError) throw err
     throw unsafe(`${entry.fileName} is damaged: ${(err as Error).message}`)
   }
+  return Buffer.concat(chunks)
+}
+
+/** An entry's JSON, read by the same rules as any JSON from outside (json-text.ts: UTF-8, nesting, no `__proto__`). */
+function parseEntry(bytes: Buffer, name: string): unknown {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks))
-  } catch {
-    throw unsafe(`${entry.fileName} is not valid UTF-8 text`)
+    return parseJsonBytes(bytes, name)
+  } catch (err) {
+    if (err instanceof LecternError) throw unsafe(err.message.replace(/\.( Nothing was imported\.)?$/, ''))
+    throw err
   }
 }
+
+/**
+ * The local header of an entry must agree with the central directory that yauzl reads: the same
+ * name and the same sizes, or, when a data descriptor follows the data (general purpose bit 3;
+ * yazl writes those), zero sizes in the header and the same sizes in the descriptor. A tool that
+ * trusts one copy and not the other would read another file than Lectern checked.
+ */
+async function checkLocalHeader(file: fs.promises.FileHandle, entry: yauzl.Entry): Promise<void> {
+  const header = Buffer.alloc(LOCAL_HEADER_BYTES + entry.fileNameLength)
+  const { bytesRead } = await file.read(header, 0, header.length, entry.relativeOffsetOfLocalHeader)
+  if (bytesRead < header.length || header.readUInt32LE(0) !== LOCAL_HEADER_SIGNATURE) throw unsafe(`${entry.fileName} has no valid local header`)
+  const name = header.subarray(LOCAL_HEADER_BYTES, LOCAL_HEADER_BYTES + header.readUInt16LE(26)).toString('utf8')
+  if (name !== entry.fileName) throw unsafe(`${entry.fileName} is named ${JSON.stringify(name)} in its local header`)
+  const sizes = { compressed: header.readUInt32LE(18), uncompressed: header.readUInt32LE(22) }
+  const sameSizes = (declared: typeof sizes) => declared.compressed === entry.compressedSize && declared.uncompressed === entry.uncompressedSize
+  if ((header.readUInt16LE(6) & DATA_DESCRIPTOR_FLAG) === 0) {
+    if (!sameSizes(sizes)) throw unsafe(`${entry.fileName} declares other sizes in its local header than in the central directory`)
+    return
+  }
+  if (sizes.compressed !== 0 || sizes.uncompressed !== 0) {
+    if (!sameSizes(sizes)) throw unsafe(`${entry.fileName} declares other sizes in its local header than in the central directory`)
+  }
+  // The data descriptor after the data (its signature is optional) repeats the sizes.
+  const dataStart = entry.relativeOffsetOfLocalHeader + LOCAL_HEADER_BYTES + header.readUInt16LE(26) + header.readUInt16LE(28)
+  const descriptor = Buffer.alloc(16)
+  const read = await file.read(descriptor, 0, descriptor.length, dataStart + entry.compressedSize)
+  const at = descriptor.readUInt32LE(0) === DATA_DESCRIPTOR_SIGNATURE ? 8 : 4
+  if (read.bytesRead < at + 8 || !sameSizes({ compressed: descriptor.readUInt32LE(at), uncompressed: descriptor.readUInt32LE(at + 4) })) {
+    throw unsafe(`${entry.fileName} declares other sizes in its data descriptor than in the central directory`)
+  }
+}
+
+const LOCAL_HEADER_SIGNATURE = 0x04034b50
+const DATA_DESCRIPTOR_SIGNATURE = 0x08074b50
+const DATA_DESCRIPTOR_FLAG = 0x8
+const LOCAL_HEADER_BYTES = 30
 
 function checkEntry(entry: yauzl.Entry, seen: Set<string>, declared: { total: number }): void {
   const name = entry.fileName
@@ -164,23 +207,18 @@ export async function readBundle(file: string, onLibrary: (raw: unknown, entry: 
   const budget = { left: BUNDLE_LIMITS.maxUncompressedBytes }
   let manifest: BundleManifest | undefined
   let count = 0
+  const headers = await fs.promises.open(file)
   try {
     for (;;) {
       const entry = await entries.next()
       if (!entry) break
+      await checkLocalHeader(headers, entry)
       if (entry.fileName.endsWith('/')) {
         if (entry.fileName !== 'libraries/') throw unsafe(`unexpected directory ${JSON.stringify(entry.fileName)}`)
         continue
       }
       checkEntry(entry, seen, declared)
-      const textOf = await readEntry(zip, entry, budget)
-      if (nestsDeeperThan(textOf, MAX_JSON_DEPTH)) throw unsafe(`${entry.fileName} nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`)
-      let parsed: unknown
-      try {
-        parsed = JSON.parse(textOf)
-      } catch {
-        throw unsafe(`${entry.fileName} is not JSON`)
-      }
+      const parsed = parseEntry(await readEntry(zip, entry, budget), entry.fileName)
       if (entry.fileName === MANIFEST_ENTRY) {
         const m = parsed as Partial<BundleManifest>
         if (m?.format !== BUNDLE_FORMAT || !Array.isArray(m.libraries)) throw unsafe(`manifest.json is not a ${BUNDLE_FORMAT} manifest`)
@@ -193,6 +231,7 @@ export async function readBundle(file: string, onLibrary: (raw: unknown, entry: 
     }
   } finally {
     zip.close()
+    await headers.close()
   }
   if (!manifest) throw unsafe('it has no manifest.json; is it a Lectern export?')
   if (count !== manifest.libraries.length) throw unsafe(`the manifest lists ${manifest.libraries.length} libraries but the bundle holds ${count}`)

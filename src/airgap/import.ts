@@ -108,6 +108,8 @@ export class ImportBatch {
       }
       return queued
     })()
+    // Every library already existed (or was busy): nothing will read the staged files.
+    if (jobs.length === 0) this.discard()
     const queued = jobs.map((j) => (j.payload as { project: string }).project)
     const message = `Queued ${queued.length} ${queued.length === 1 ? 'library' : 'libraries'} for import${skipped.length ? `; skipped ${skipped.length}` : ''}`
     return { message, queued, skipped, jobs }
@@ -211,7 +213,10 @@ export function sweepImportStaging(store: Store, now = Date.now()): number {
   let removed = 0
   for (const request of fs.readdirSync(root)) {
     const dir = path.join(root, request)
-    for (const name of fs.readdirSync(dir)) {
+    const names = fs.readdirSync(dir)
+    // An empty request directory (an earlier version left those) goes once it is old enough.
+    if (names.length === 0 && now - fs.statSync(dir).mtimeMs >= ORPHAN_AGE_MS) fs.rmdirSync(dir)
+    for (const name of names) {
       const file = path.join(dir, name)
       if (wanted.has(file) || now - fs.statSync(file).mtimeMs < ORPHAN_AGE_MS) continue
       removeStaged(file)

@@ -3,6 +3,7 @@
  * per-library error, and nothing of a refused import is left visible (no library, no staged file).
  */
 import fs from 'node:fs'
+import { Readable } from 'node:stream'
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import yazl from 'yazl'
@@ -28,11 +29,16 @@ interface Entry {
   data: Buffer
   mode?: number
   compress?: boolean
+  /** Written from a stream: yazl then puts zero sizes in the local header and the real ones in a data descriptor after the data. */
+  streamed?: boolean
 }
 
 async function zipOf(file: string, entries: Entry[]): Promise<string> {
   const zip = new yazl.ZipFile()
-  for (const e of entries) zip.addBuffer(e.data, e.name, { ...(e.mode ? { mode: e.mode } : {}), compress: e.compress ?? true })
+  for (const e of entries) {
+    if (e.streamed) zip.addReadStream(Readable.from([e.data]), e.name)
+    else zip.addBuffer(e.data, e.name, { ...(e.mode ? { mode: e.mode } : {}), compress: e.compress ?? true })
+  }
   zip.end()
   const out = fs.createWriteStream(file)
   zip.outputStream.pipe(out)
@@ -58,10 +64,7 @@ function renameEntry(file: string, from: string, to: string): void {
   fs.writeFileSync(file, bytes)
 }
 
-/**
- * Rewrites the sizes the central directory declares for an entry (yazl writes the real ones
- * there and zeros in the local header, followed by a data descriptor).
- */
+/** Rewrites the sizes the central directory declares for an entry (yazl writes the real ones there and in the local header). */
 function declareSizes(file: string, name: string, lie: (real: Sizes) => Sizes): void {
   const bytes = fs.readFileSync(file)
   for (let at = bytes.indexOf(CENTRAL_HEADER); at !== -1; at = bytes.indexOf(CENTRAL_HEADER, at + 4)) {
@@ -80,6 +83,8 @@ interface Sizes {
   uncompressed: number
 }
 const CENTRAL_HEADER = Buffer.from([0x50, 0x4b, 0x01, 0x02])
+const LOCAL_HEADER = Buffer.from([0x50, 0x4b, 0x03, 0x04])
+const DATA_DESCRIPTOR = Buffer.from([0x50, 0x4b, 0x07, 0x08])
 
 describe('hostile imports', () => {
   const defer = suiteTeardown()
@@ -151,9 +156,10 @@ describe('hostile imports', () => {
   })
 
   it.each([
-    ['fewer inflated bytes than there are', (real: Sizes) => ({ ...real, uncompressed: 10 }), true, /libraries\/0001\.json is damaged: too many bytes/],
-    ['more inflated bytes than there are', (real: Sizes) => ({ ...real, uncompressed: real.uncompressed + 100 }), true, /libraries\/0001\.json is damaged: not enough bytes/],
-    ['fewer compressed bytes than there are', (real: Sizes) => ({ ...real, compressed: real.compressed - 16 }), true, /libraries\/0001\.json is damaged/],
+    // The local header, which keeps the real sizes, gives each lie away before a byte is inflated.
+    ['fewer inflated bytes than there are', (real: Sizes) => ({ ...real, uncompressed: 10 }), true, /libraries\/0001\.json declares other sizes in its local header than in the central directory/],
+    ['more inflated bytes than there are', (real: Sizes) => ({ ...real, uncompressed: real.uncompressed + 100 }), true, /libraries\/0001\.json declares other sizes in its local header than in the central directory/],
+    ['fewer compressed bytes than there are', (real: Sizes) => ({ ...real, compressed: real.compressed - 16 }), true, /libraries\/0001\.json declares other sizes in its local header than in the central directory/],
     ['a stored entry of another size than its bytes', (real: Sizes) => ({ ...real, uncompressed: 10 }), false, /size mismatch for stored file/],
   ] as const)('rejects an entry whose headers declare %s, with 400 and nothing imported', async (what, lie, compress, message) => {
     const file = await zipOf(path.join(work, `${what.replace(/\W+/g, '-')}.zip`), [
@@ -162,6 +168,67 @@ describe('hostile imports', () => {
     ])
     declareSizes(file, 'libraries/0001.json', lie)
     await expectBundleRejected(file, message)
+  })
+
+  it('rejects a bundle entry holding __proto__ or constructor keys, as the JSON payload does', async () => {
+    for (const [i, poisoned] of [`{"project":"/acme/p","codeSnippets":[],"infoSnippets":[],"__proto__":{"admin":true}}`, `{"project":"/acme/p","codeSnippets":[],"infoSnippets":[{"content":"x","constructor":{"prototype":{"x":1}}}]}`].entries()) {
+      const file = await zipOf(path.join(work, `poisoned-${i}.zip`), [
+        { name: 'manifest.json', data: manifest(['libraries/0001.json']) },
+        { name: 'libraries/0001.json', data: Buffer.from(poisoned) },
+      ])
+      await expectBundleRejected(file, /^The bundle was rejected: libraries\/0001\.json may not contain __proto__ or constructor keys\. Nothing was imported\.$/)
+    }
+  })
+
+  it('rejects an entry whose local header or data descriptor disagrees with the central directory', async () => {
+    const bundle = async (name: string, streamed = false) =>
+      zipOf(path.join(work, name), [
+        { name: 'manifest.json', data: manifest(['libraries/0001.json']) },
+        { name: 'libraries/0001.json', data: json(library('/acme/liar')), streamed },
+      ])
+    /** The local header of the entry: where its sizes and name are. */
+    const localHeaderOf = (bytes: Buffer) => bytes.lastIndexOf(LOCAL_HEADER, bytes.indexOf('libraries/0001.json'))
+    const sizesInHeader = await bundle('local-sizes.zip')
+    let bytes = fs.readFileSync(sizesInHeader)
+    let header = localHeaderOf(bytes)
+    bytes.writeUInt32LE(10, header + 18)
+    bytes.writeUInt32LE(10, header + 22)
+    fs.writeFileSync(sizesInHeader, bytes)
+    await expectBundleRejected(sizesInHeader, /libraries\/0001\.json declares other sizes in its local header than in the central directory/)
+
+    const nameInHeader = await bundle('local-name.zip')
+    bytes = fs.readFileSync(nameInHeader)
+    header = localHeaderOf(bytes)
+    bytes.write('libraries/0002.json', header + 30, 'latin1')
+    fs.writeFileSync(nameInHeader, bytes)
+    await expectBundleRejected(nameInHeader, /libraries\/0001\.json is named "libraries\/0002\.json" in its local header/)
+
+    // Streamed, it is read as it should be; its data descriptor lying is refused.
+    const streamed = await bundle('streamed.zip', true)
+    const accepted = await importZip(app, key, streamed)
+    expect(accepted.statusCode, accepted.body).toBe(202)
+    app.runtime.store.libraries.remove(app.runtime.store.libraries.byId('/acme/liar')!.pk)
+    fs.rmSync(path.join(app.runtime.store.paths.root, 'imports'), { recursive: true, force: true })
+    const sizesInDescriptor = await bundle('descriptor.zip', true)
+    bytes = fs.readFileSync(sizesInDescriptor)
+    const descriptor = bytes.indexOf(DATA_DESCRIPTOR, localHeaderOf(bytes))
+    bytes.writeUInt32LE(7, descriptor + 12)
+    fs.writeFileSync(sizesInDescriptor, bytes)
+    await expectBundleRejected(sizesInDescriptor, /libraries\/0001\.json declares other sizes in its data descriptor than in the central directory/)
+  })
+
+  it('leaves no staging folder behind when every library of an import already exists', async () => {
+    const imports = path.join(app.runtime.store.paths.root, 'imports')
+    app.runtime.store.libraries.create({ id: '/acme/there', title: 'there', sourceKind: 'import', sourceUrl: '', isImported: true })
+    const file = path.join(work, 'there.zip')
+    await writeBundle(file, [library('/acme/there')])
+    for (const again of [() => importJson(app, key, { libraries: [library('/acme/there')] }), () => importZip(app, key, file)]) {
+      const res = await again()
+      expect(res.statusCode, res.body).toBe(202)
+      expect(res.json()).toMatchObject({ queued: [], skipped: [{ project: '/acme/there', reason: 'already exists (import with force to overwrite)' }] })
+      expect(fs.existsSync(imports) ? fs.readdirSync(imports) : []).toEqual([])
+    }
+    app.runtime.store.libraries.remove(app.runtime.store.libraries.byId('/acme/there')!.pk)
   })
 
   it('rejects a bundle entry nested 100,000 levels deep', async () => {
