@@ -19,6 +19,8 @@ import jsonBody from './plugins/json-body.js'
 import mail from './plugins/mail.js'
 import rateLimit from './plugins/rate-limit.js'
 import sameOrigin from './plugins/same-origin.js'
+import allowedHosts from './plugins/allowed-hosts.js'
+import { hostPolicy } from '../src/net/allowed-hosts.js'
 import session from './plugins/session.js'
 import turns from './plugins/turns.js'
 import { buildValidator } from './validators.js'
@@ -143,6 +145,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => runtime.close())
 
   await app.register(errors)
+  await app.register(allowedHosts, { policy: hostPolicy(config) })
   await app.register(jsonBody)
   await app.register(decimalNumbers)
   await app.register(catalogVersion)

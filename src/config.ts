@@ -33,13 +33,15 @@ export interface RateLimitSettings {
   anonymous: number
   /** Requests per window for callers with a key; 0 disables the limit. */
   keyed: number
+  /** Sign-in attempts per window per account and client address together; 0 disables the limit. */
+  signIn: number
   windowSeconds: number
 }
 
 export interface LecternConfig {
   dataDir: string
   mode: Mode
-  server: { host: string; port: number; trustProxy: TrustProxy; supervise: boolean; workers: number }
+  server: { host: string; port: number; trustProxy: TrustProxy; supervise: boolean; workers: number; allowedHosts: string[] }
   log: { level: LogLevel; format: LogFormat }
   rateLimit: RateLimitSettings
   /** Where the library metrics read a request's country (src/usage-facets.ts); '' for nowhere. */
@@ -212,6 +214,13 @@ export const STARTUP_SETTINGS: readonly SettingDef[] = [
     schema: trustProxyText,
     description: 'Behind a reverse proxy: the proxies\' addresses/CIDRs (comma-separated), a hop count, or true. Client address, protocol and host then come from X-Forwarded-*; otherwise those headers are ignored. A count or true trusts whoever connects: use them only when the proxies are the only way in.',
   },
+  {
+    key: 'server.allowedHosts',
+    env: 'LECTERN_ALLOWED_HOSTS',
+    default: [],
+    schema: listText,
+    description: 'Names the server answers to besides IP addresses, localhost and the machine\'s host name (docs.example.com, *.example.com; comma-separated), and the sites whose pages may call it. On-premise, listening on loopback, a private address or all addresses, a request naming another host, and from anywhere a request from another site\'s page, is refused: DNS rebinding.',
+  },
   { key: 'server.supervise', flag: 'supervise', env: 'LECTERN_SUPERVISE', default: true, schema: booleanText, description: 'After a dashboard restore is staged, restart in this process (true) or exit with code 75 for systemd or a container runtime to restart (false); unsupervised, a staged restore that fails to apply exits with 76.' },
   {
     key: 'server.workers',
@@ -225,6 +234,7 @@ export const STARTUP_SETTINGS: readonly SettingDef[] = [
   { key: 'log.format', flag: 'log-format', env: 'LECTERN_LOG_FORMAT', default: 'auto', schema: z.enum(LOG_FORMATS), description: 'pretty (for people), json (for log collectors), or auto: pretty on a terminal, json otherwise.' },
   { key: 'rateLimit.anonymous', flag: 'rate-limit-anonymous', env: 'LECTERN_RATE_LIMIT_ANONYMOUS', default: 60, schema: z.coerce.number().int().min(0), description: 'Requests per window per client address, for calls with neither an API key nor a signed-in session (0: unlimited).' },
   { key: 'rateLimit.keyed', flag: 'rate-limit-keyed', env: 'LECTERN_RATE_LIMIT_KEYED', default: 1000, schema: z.coerce.number().int().min(0), description: 'Requests per window per API key, and per signed-in user (admin session) (0: unlimited).' },
+  { key: 'rateLimit.signIn', env: 'LECTERN_RATE_LIMIT_SIGN_IN', default: 10, schema: z.coerce.number().int().min(0), description: 'Sign-in attempts per window per account and client address together (0: unlimited). Sign-in has this limit of its own: neither anonymous traffic from the address nor guesses at another account refuse an admin.' },
   { key: 'rateLimit.windowSeconds', flag: 'rate-limit-window', env: 'LECTERN_RATE_LIMIT_WINDOW', default: 60, schema: z.coerce.number().int().min(1).max(86_400), description: 'Rate-limit window in seconds.' },
   { key: 'metrics.countryHeader', env: 'LECTERN_METRICS_COUNTRY_HEADER', default: '', schema: z.string().trim().toLowerCase().regex(/^[a-z0-9-]*$/, 'expected a header name such as cf-ipcountry'), description: "The request header in which the edge proxy in front of Lectern puts the caller's ISO-2 country (cf-ipcountry behind Cloudflare), for the library metrics; empty: every country is unknown. Set it only when that proxy always sets or overwrites the header, or callers choose their country." },
   { key: 'fetch.allow', env: 'LECTERN_FETCH_ALLOW', default: [], schema: listText, description: 'Cloud mode: hosts (trusted as they are) or CIDRs that HTTP and git sources may reach although they are private addresses (comma-separated).' },

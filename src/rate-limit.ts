@@ -18,9 +18,20 @@ export interface RateLimitDecision {
   retryAfter: number
 }
 
+/**
+ * Which limit a caller's requests count against: `rateLimit.anonymous`, `rateLimit.keyed` (times
+ * the plan's multiplier) or `rateLimit.signIn`.
+ */
+export type RateBucket = 'anonymous' | 'keyed' | 'signIn'
+
+/** A bucket's limit per window; 0 for none. */
+export function limitOf(settings: RateLimitSettings, bucket: RateBucket, multiplier = 1): number {
+  return bucket === 'keyed' ? settings.keyed * multiplier : settings[bucket]
+}
+
 /** Whatever counts requests: a RateLimiter here, or the primary's, asked over IPC. */
 export interface RateLimitCounter {
-  take(caller: string, keyed: boolean, multiplier?: number): RateLimitDecision | Promise<RateLimitDecision>
+  take(caller: string, bucket: RateBucket, multiplier?: number): RateLimitDecision | Promise<RateLimitDecision>
 }
 
 interface Window {
@@ -37,8 +48,8 @@ export class RateLimiter implements RateLimitCounter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  take(caller: string, keyed: boolean, multiplier = 1): RateLimitDecision {
-    const limit = keyed ? this.settings.keyed * multiplier : this.settings.anonymous
+  take(caller: string, bucket: RateBucket, multiplier = 1): RateLimitDecision {
+    const limit = limitOf(this.settings, bucket, multiplier)
     const windowMs = this.settings.windowSeconds * 1000
     const now = this.now()
     const start = now - (now % windowMs)

@@ -4,13 +4,13 @@
  */
 import type { LecternConfig } from '../../src/config.js'
 import type { ErrorCode } from '../../src/errors.js'
-import type { RateLimitDecision } from '../../src/rate-limit.js'
+import type { RateBucket, RateLimitDecision } from '../../src/rate-limit.js'
 
-/** One request of `caller` to count against its limit (keyed or anonymous). */
+/** One request of `caller` to count against the limit of its bucket. */
 export interface RateLimitQuestion {
   id: number
   caller: string
-  keyed: boolean
+  bucket: RateBucket
   /** The plan's multiple of the keyed limit (src/tenancy/plans.ts). */
   multiplier: number
 }

@@ -160,7 +160,7 @@ export class ClusterPrimary {
         slot.startFailure = { code: message.code, message: message.message }
         return
       case 'rate-limit':
-        this.send(child, { type: 'rate-limit', answers: message.questions.map(({ id, caller, keyed, multiplier }) => ({ id, decision: this.limiter.take(caller, keyed, multiplier) })) })
+        this.send(child, { type: 'rate-limit', answers: message.questions.map(({ id, caller, bucket, multiplier }) => ({ id, decision: this.limiter.take(caller, bucket, multiplier) })) })
         return
       case 'forget-set':
         for (const other of this.others(slot)) this.send(other.process, message)

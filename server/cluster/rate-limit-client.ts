@@ -8,7 +8,7 @@
  * more than the counting); callers whose limit is 0 (unlimited) are answered here.
  */
 import type { RateLimitSettings } from '../../src/config.js'
-import { RateLimiter, type RateLimitCounter, type RateLimitDecision } from '../../src/rate-limit.js'
+import { limitOf, RateLimiter, type RateBucket, type RateLimitCounter, type RateLimitDecision } from '../../src/rate-limit.js'
 import type { FromWorker, RateLimitQuestion } from './messages.js'
 
 interface Pending {
@@ -31,11 +31,11 @@ export class RateLimitClient implements RateLimitCounter {
     this.unlimited = new RateLimiter(settings)
   }
 
-  take(caller: string, keyed: boolean, multiplier = 1): RateLimitDecision | Promise<RateLimitDecision> {
-    if ((keyed ? this.settings.keyed : this.settings.anonymous) <= 0) return this.unlimited.take(caller, keyed)
+  take(caller: string, bucket: RateBucket, multiplier = 1): RateLimitDecision | Promise<RateLimitDecision> {
+    if (limitOf(this.settings, bucket, multiplier) <= 0) return this.unlimited.take(caller, bucket)
     const id = this.nextId++
     if (this.unsent.length === 0) setImmediate(() => this.flush())
-    this.unsent.push({ id, caller, keyed, multiplier })
+    this.unsent.push({ id, caller, bucket, multiplier })
     return new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }))
   }
 

@@ -12,7 +12,7 @@
  * teamspace gets its plan's multiple of the keyed limit (src/tenancy/plans.ts); keys without a
  * teamspace and sessions get the keyed limit.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { LecternError } from '../../src/errors.js'
 import type { RateLimitSettings } from '../../src/config.js'
@@ -29,7 +29,11 @@ declare module 'fastify' {
     rateLimited?: boolean
   }
   interface FastifyInstance {
-    rateLimiter: { take(request: FastifyRequest): Promise<RateLimitDecision> }
+    rateLimiter: {
+      take(request: FastifyRequest): Promise<RateLimitDecision>
+      /** Counts a sign-in attempt at `account` from the request's address; refuses it past rateLimit.signIn (429). */
+      takeSignIn(request: FastifyRequest, reply: FastifyReply, account: string): Promise<void>
+    }
   }
 }
 
@@ -48,12 +52,22 @@ async function rateLimit(app: FastifyInstance, options: RateLimitOptions): Promi
   const multiplierOf = (teamId: number | null, catalogVersion: number) =>
     teams && teamId !== null ? PLAN_LIMITS[teams.planOf(teamId, catalogVersion) ?? 'free'].rateMultiplier : 1
   const take = async (request: FastifyRequest) => {
-    if (request.apiKeyRefusal) return limiter.take(`ip:${request.ip}`, false)
-    if (request.apiKey) return limiter.take(`key:${request.apiKey.id}`, true, multiplierOf(request.apiKey.teamId, request.catalogVersion))
-    if (request.user) return limiter.take(`user:${request.user.id}`, true)
-    return limiter.take(`ip:${request.ip}`, false)
+    if (request.apiKeyRefusal) return limiter.take(`ip:${request.ip}`, 'anonymous')
+    if (request.apiKey) return limiter.take(`key:${request.apiKey.id}`, 'keyed', multiplierOf(request.apiKey.teamId, request.catalogVersion))
+    if (request.user) return limiter.take(`user:${request.user.id}`, 'keyed')
+    return limiter.take(`ip:${request.ip}`, 'anonymous')
   }
-  app.decorate('rateLimiter', { take })
+  const refuse = (reply: FastifyReply, decision: RateLimitDecision, message: string) => {
+    reply.header('Retry-After', decision.retryAfter)
+    return new LecternError('rate_limit_exceeded', message)
+  }
+  app.decorate('rateLimiter', {
+    take,
+    async takeSignIn(request, reply, account) {
+      const decision = await limiter.take(`sign-in:${account.trim().toLowerCase()}|${request.ip}`, 'signIn')
+      if (!decision.allowed) throw refuse(reply, decision, `Too many sign-in attempts for this account from this address; retry in ${decision.retryAfter} s.`)
+    },
+  })
   app.addHook('onRequest', async (request, reply) => {
     const unmetered = EXEMPT.has(request.url.split('?')[0]) || request.routeOptions.config.rateLimited === false
     if (unmetered && !request.apiKeyRefusal) return
@@ -63,9 +77,9 @@ async function rateLimit(app: FastifyInstance, options: RateLimitOptions): Promi
       reply.header('RateLimit-Remaining', decision.remaining)
       reply.header('RateLimit-Reset', decision.reset)
       if (!decision.allowed) {
-        reply.header('Retry-After', decision.retryAfter)
-        throw new LecternError(
-          'rate_limit_exceeded',
+        throw refuse(
+          reply,
+          decision,
           `Rate limit of ${decision.limit} requests per ${options.limits.windowSeconds} s exceeded; retry in ${decision.retryAfter} s${request.apiKey || request.user ? '' : ', or send an API key for a higher limit'}.`,
         )
       }

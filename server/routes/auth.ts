@@ -9,9 +9,15 @@ const LoginBody = {
   properties: { email: { type: 'string', minLength: 3, maxLength: 320 }, password: { type: 'string', minLength: 1, maxLength: 1024 } },
 } as const
 
-/** Admin login and logout. Failed logins count against the caller's rate limit like any request. */
+/**
+ * Sign-in and sign-out. A sign-in is counted under its own limit, per account and client address
+ * together (rateLimit.signIn), not the address's anonymous one: anonymous traffic behind the
+ * admin's NAT or proxy never refuses the admin's sign-in, and guesses at one account from one
+ * address do not refuse it elsewhere.
+ */
 export default async function auth(app: FastifyInstance): Promise<void> {
-  app.post<{ Body: { email: string; password: string } }>('/auth/login', { schema: { body: LoginBody } }, async (request, reply) => {
+  app.post<{ Body: { email: string; password: string } }>('/auth/login', { schema: { body: LoginBody }, config: { rateLimited: false } }, async (request, reply) => {
+    await app.rateLimiter.takeSignIn(request, reply, request.body.email)
     const { users } = app.runtime.store
     const user = await users.verify(request.body.email, request.body.password)
     if (!user) throw new LecternError('not_authenticated', 'Wrong email or password.')

@@ -19,7 +19,7 @@ export interface TestAppOptions extends Partial<AppOptions> {
 export async function buildTestApp(opts: TestAppOptions = {}): Promise<FastifyInstance> {
   const { defer = onTestFinished, ...options } = opts
   const dataDir = options.dataDir ?? (await tmpDataDir(defer))
-  const app = await buildApp({ rateLimit: { anonymous: 0, keyed: 0 }, ...options, dataDir })
+  const app = await buildApp({ rateLimit: { anonymous: 0, keyed: 0, signIn: 0 }, ...options, dataDir })
   defer(async () => {
     await app.close()
   })

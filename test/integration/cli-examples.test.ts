@@ -182,7 +182,8 @@ const SCENARIOS: Record<string, Scenario> = {
   'lectern libraries remove /acme/widgets': { tty: true, stdin: 'y\n' },
   [`lectern restore ~/.local/share/lectern/backups/${ARCHIVE}`]: { tty: true, stdin: 'y\n' },
   'lectern import next.json --force --url http://lectern.internal:3000 --key "$LECTERN_API_KEY"': {
-    background: [{ command: 'lectern serve --port 3000', readyUrl: 'http://127.0.0.1:3000/api/ready' }],
+    // The server answers to the name the example reaches it by (README "Names and origins").
+    background: [{ command: 'LECTERN_ALLOWED_HOSTS=lectern.internal lectern serve --port 3000', readyUrl: 'http://127.0.0.1:3000/api/ready' }],
   },
   'lectern refresh /fastify/fastify --wait': {
     check: ({ stderr }) => expect(stderr).toMatch(/\/fastify\/fastify: /),
@@ -191,7 +192,8 @@ const SCENARIOS: Record<string, Scenario> = {
     check: ({ stderr }) => expect(stderr).toContain('No server is running'),
   },
   'lectern eval questions.json --url http://lectern.internal:3000 --key "$LECTERN_API_KEY"': {
-    background: [{ command: 'lectern serve --port 3000', readyUrl: 'http://127.0.0.1:3000/api/ready' }],
+    // The server answers to the name the example reaches it by (README "Names and origins").
+    background: [{ command: 'LECTERN_ALLOWED_HOSTS=lectern.internal lectern serve --port 3000', readyUrl: 'http://127.0.0.1:3000/api/ready' }],
     check: ({ stdout }) => expect(stdout).toMatch(/overall\s.*\b2\b/),
   },
   'lectern eval questions.json --misses': { check: ({ stdout }) => expect(stdout).toContain('/fastify/fastify') },

@@ -46,3 +46,36 @@ describe('the anonymous rate limit and the dashboard', () => {
     expect((await app.inject({ url: '/', headers: wrong })).statusCode).toBe(429)
   })
 })
+
+describe('signing in', () => {
+  const PASSWORD = 'correct horse battery staple'
+  const signInLimits = { ...limits, signIn: 3 }
+
+  it('has a limit of its own, per account and address: anonymous load and guesses at other accounts never refuse the admin', async () => {
+    const app = await buildTestApp({ startWorker: false, rateLimit: signInLimits })
+    await app.runtime.store.users.create({ email: 'ops@example.com', password: PASSWORD, role: 'admin' })
+    await app.runtime.store.users.create({ email: 'dev@example.com', password: PASSWORD, role: 'member' })
+    const signIn = (email: string, password: string, remoteAddress = '127.0.0.1') =>
+      app.inject({ method: 'POST', url: '/api/auth/login', remoteAddress, payload: { email, password } })
+
+    // The office NAT's anonymous requests use up its address's limit.
+    for (let i = 0; i < 3; i++) await app.inject({ url: '/api/v2/libs/search', query: { libraryName: 'anything' } })
+    expect((await app.inject({ url: '/api/v2/libs/search', query: { libraryName: 'anything' } })).statusCode).toBe(429)
+    expect((await signIn('ops@example.com', PASSWORD)).statusCode).toBe(200)
+
+    // Guesses at the admin's password from elsewhere are refused past the limit, whatever they send...
+    for (let i = 0; i < 3; i++) expect((await signIn('ops@example.com', 'guess', '203.0.113.9')).statusCode).toBe(401)
+    const refused = await signIn('OPS@example.com', PASSWORD, '203.0.113.9')
+    expect(refused.statusCode).toBe(429)
+    expect(refused.json()).toEqual({ error: 'rate_limit_exceeded', message: expect.stringMatching(/^Too many sign-in attempts for this account from this address; retry in \d+ s\.$/) })
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
+    // ...while the admin, at their own address, still signs in; so does another account from that address.
+    expect((await signIn('ops@example.com', PASSWORD)).statusCode).toBe(200)
+    expect((await signIn('dev@example.com', PASSWORD, '203.0.113.9')).statusCode).toBe(200)
+
+    // Guesses at another account from the admin's address leave the admin's sign-in alone.
+    for (let i = 0; i < 4; i++) await signIn('dev@example.com', 'guess')
+    expect((await signIn('dev@example.com', PASSWORD)).statusCode).toBe(429)
+    expect((await signIn('ops@example.com', PASSWORD)).statusCode).toBe(200)
+  })
+})
