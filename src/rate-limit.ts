@@ -20,13 +20,13 @@ export interface RateLimitDecision {
 
 /**
  * Which limit a caller's requests count against: `rateLimit.anonymous`, `rateLimit.keyed` (times
- * the plan's multiplier) or `rateLimit.signIn`.
+ * the plan's multiplier) or `rateLimit.signIn` (times a multiplier for all accounts of an address).
  */
 export type RateBucket = 'anonymous' | 'keyed' | 'signIn'
 
 /** A bucket's limit per window; 0 for none. */
 export function limitOf(settings: RateLimitSettings, bucket: RateBucket, multiplier = 1): number {
-  return bucket === 'keyed' ? settings.keyed * multiplier : settings[bucket]
+  return bucket === 'anonymous' ? settings.anonymous : settings[bucket] * multiplier
 }
 
 /** Whatever counts requests: a RateLimiter here, or the primary's, asked over IPC. */

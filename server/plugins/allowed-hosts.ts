@@ -10,8 +10,12 @@ import type { HostPolicy } from '../../src/net/allowed-hosts.js'
 async function allowedHosts(app: FastifyInstance, options: { policy: HostPolicy }): Promise<void> {
   const warned = new Set<string>()
   app.addHook('onRequest', async (request) => {
+    // The Host a browser sent, which a page cannot set; behind a trusted proxy the forwarded host
+    // (which a page can send) must pass too, so neither can stand in for the other.
+    const sent = request.headers.host ?? ''
     const refusal =
-      options.policy.hostRefusal(request.host) ??
+      options.policy.hostRefusal(sent) ??
+      (request.host === sent ? undefined : options.policy.hostRefusal(request.host)) ??
       (request.headers.origin === undefined ? undefined : options.policy.originRefusal(request.headers.origin, `${request.protocol}://${request.host}`))
     if (refusal === undefined) return
     // Once per refusal: an operator who forgot a name learns which, a rebinding page cannot flood the log.

@@ -37,6 +37,9 @@ declare module 'fastify' {
   }
 }
 
+/** Sign-in attempts from one address, over all accounts, as a multiple of rateLimit.signIn. */
+const SIGN_IN_ACCOUNTS_PER_ADDRESS = 5
+
 const EXEMPT = new Set(['/api/health', '/api/ready', '/ping', '/mcp'])
 
 export interface RateLimitOptions {
@@ -66,6 +69,9 @@ async function rateLimit(app: FastifyInstance, options: RateLimitOptions): Promi
     async takeSignIn(request, reply, account) {
       const decision = await limiter.take(`sign-in:${account.trim().toLowerCase()}|${request.ip}`, 'signIn')
       if (!decision.allowed) throw refuse(reply, decision, `Too many sign-in attempts for this account from this address; retry in ${decision.retryAfter} s.`)
+      // And all accounts from one address together, at a multiple: spraying passwords over many accounts is refused too.
+      const address = await limiter.take(`sign-in-address:${request.ip}`, 'signIn', SIGN_IN_ACCOUNTS_PER_ADDRESS)
+      if (!address.allowed) throw refuse(reply, address, `Too many sign-in attempts from this address; retry in ${address.retryAfter} s.`)
     },
   })
   app.addHook('onRequest', async (request, reply) => {

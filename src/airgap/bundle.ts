@@ -154,8 +154,8 @@ async function checkLocalHeader(file: fs.promises.FileHandle, entry: yauzl.Entry
   const header = Buffer.alloc(LOCAL_HEADER_BYTES + entry.fileNameLength)
   const { bytesRead } = await file.read(header, 0, header.length, entry.relativeOffsetOfLocalHeader)
   if (bytesRead < header.length || header.readUInt32LE(0) !== LOCAL_HEADER_SIGNATURE) throw unsafe(`${entry.fileName} has no valid local header`)
-  const name = header.subarray(LOCAL_HEADER_BYTES, LOCAL_HEADER_BYTES + header.readUInt16LE(26)).toString('utf8')
-  if (name !== entry.fileName) throw unsafe(`${entry.fileName} is named ${JSON.stringify(name)} in its local header`)
+  const name = header.subarray(LOCAL_HEADER_BYTES).toString('utf8')
+  if (header.readUInt16LE(26) !== entry.fileNameLength || name !== entry.fileName) throw unsafe(`${entry.fileName} is named ${JSON.stringify(name)} in its local header`)
   const sizes = { compressed: header.readUInt32LE(18), uncompressed: header.readUInt32LE(22) }
   const sameSizes = (declared: typeof sizes) => declared.compressed === entry.compressedSize && declared.uncompressed === entry.uncompressedSize
   if ((header.readUInt16LE(6) & DATA_DESCRIPTOR_FLAG) === 0) {
@@ -207,8 +207,9 @@ export async function readBundle(file: string, onLibrary: (raw: unknown, entry: 
   const budget = { left: BUNDLE_LIMITS.maxUncompressedBytes }
   let manifest: BundleManifest | undefined
   let count = 0
-  const headers = await fs.promises.open(file)
+  let headers: fs.promises.FileHandle | undefined
   try {
+    headers = await fs.promises.open(file)
     for (;;) {
       const entry = await entries.next()
       if (!entry) break
@@ -231,7 +232,7 @@ export async function readBundle(file: string, onLibrary: (raw: unknown, entry: 
     }
   } finally {
     zip.close()
-    await headers.close()
+    await headers?.close()
   }
   if (!manifest) throw unsafe('it has no manifest.json; is it a Lectern export?')
   if (count !== manifest.libraries.length) throw unsafe(`the manifest lists ${manifest.libraries.length} libraries but the bundle holds ${count}`)

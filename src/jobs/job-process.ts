@@ -77,8 +77,8 @@ const MAX_RESTART_DELAY_MS = 60_000
 const STEADY_MS = 60_000
 /** How long a stop waits for the job process to unwind its job (a killed git's own grace is 5 s). */
 export const STOP_GRACE_MS = 10_000
-/** How long a cancelled job may take to end before its job process is killed. */
-export const CANCEL_GRACE_MS = 5_000
+/** How long a cancelled job may take to end before its job process is killed: longer than a killed git's own 5 s grace. */
+export const CANCEL_GRACE_MS = 8_000
 /** How often the server looks for a cancelled job that has not ended. */
 const CANCEL_WATCH_MS = 1_000
 
@@ -101,7 +101,10 @@ export class JobProcess implements JobRunner {
   }
 
   start(): void {
-    if (!this.child) this.spawnJobProcess()
+    if (!this.child) {
+      this.killedForCancel = undefined
+      this.spawnJobProcess()
+    }
     this.send({ type: 'start' })
   }
 

@@ -22,6 +22,11 @@ export const parseTasks: Loaders = {
     const { readHtmlPage } = await import('../parse/html.js')
     return ({ html, url }) => readHtmlPage(html, url)
   },
+  async confluence() {
+    const { createTurndown, storageToMarkdown } = await import('../sources/confluence-storage.js')
+    const service = createTurndown()
+    return ({ storage }) => storageToMarkdown(storage, service)
+  },
   async source() {
     const { sourceFileSnippets } = await import('../parse/source-code/index.js')
     return ({ path, text }) => sourceFileSnippets(path, text)

@@ -232,6 +232,9 @@ export class Worker {
       }
     }
     clearInterval(watch)
+    // Whatever the handler left running on the job's signal (a crawl's other fetches and parses
+    // after one failed) ends with the job, not after it.
+    if (!controller.signal.aborted) controller.abort(new Error('the job ended'))
     this.current = undefined
     await removeWorkDir()
     recorder.flush()

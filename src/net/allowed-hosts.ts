@@ -50,6 +50,15 @@ function matches(entry: string, hostname: string): boolean {
   return (hostnameOf(pattern) ?? pattern) === hostname
 }
 
+/** The origin of a URL; undefined for one that does not parse (a request with no or a broken Host). */
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin
+  } catch {
+    return undefined
+  }
+}
+
 export function hostPolicy(config: LecternConfig, machineName = os.hostname()): HostPolicy {
   const listed = config.server.allowedHosts
   const publicHost = config.mail.publicUrl ? new URL(config.mail.publicUrl).hostname.toLowerCase() : undefined
@@ -77,7 +86,7 @@ export function hostPolicy(config: LecternConfig, machineName = os.hostname()): 
         // `Origin: null`: a sandboxed frame or a file: page, no site of ours.
         return refusal
       }
-      if (url.origin === new URL(requestOrigin).origin) return undefined
+      if (url.origin === originOf(requestOrigin)) return undefined
       const hostname = url.hostname.replace(/^\[|\]$/g, '').toLowerCase()
       return listed.some((entry) => matches(entry, hostname)) ? undefined : refusal
     },

@@ -101,6 +101,8 @@ export interface ParseTasks {
   /** A document's snippets, with what its include directives noted (a skipped include and why). */
   document: [{ doc: SourceDocument; site?: SiteLayout }, { snippets: ParsedSnippet[]; notes: string[] }]
   html: [{ html: string; url: string }, HtmlPage]
+  /** A Confluence page's storage format (XHTML with macros) as Markdown. */
+  confluence: [{ storage: string }, string]
   /** The API of one source file (`generateDocs`). */
   source: [{ path: string; text: string }, ParsedCodeSnippet[]]
   openapi: [{ text: string; origin: string }, ApiSnippets]

@@ -14,8 +14,8 @@ import type { SourceDocument } from '../parse/types.js'
 import { normalizeBaseUrl, type Connection, type ConnectionScope } from '../store/connections.js'
 import type { Store } from '../store/index.js'
 import { storedConnectionRefusal } from '../tenancy/stored-connections.js'
-import { createTurndown, storageToMarkdown } from './confluence-storage.js'
 import type { FetchedSource, SourceContext, SourceReader, SourceSubmission } from './types.js'
+import { ParseFailure } from '../parse/failure.js'
 
 export const confluenceSpec = z.object({
   type: z.literal('confluence'),
@@ -221,10 +221,18 @@ export const readConfluence: SourceReader<{ type: string } & Record<string, unkn
   const { pages, spaceName } = cloud ? await readCloud(site, spec) : { ...(await readDataCenter(site, spec)), spaceName: undefined }
   const revision = revisionOf(pages)
   if (ctx.previousRevision === revision) return { documents: [], locate: (path) => path, revision, unchanged: true }
-  const service = createTurndown()
   const urls = new Map(pages.map((p) => [documentPath(p), p.webUrl]))
+  const documents: SourceDocument[] = []
+  for (const page of pages) {
+    try {
+      documents.push(pageDocument(page, await ctx.parse('confluence', { storage: page.storage })))
+    } catch (err) {
+      if (!(err instanceof ParseFailure)) throw err
+      ctx.log(`skipped ${page.webUrl}: it ${err.reason}`)
+    }
+  }
   return {
-    documents: pages.map((page) => pageDocument(page, storageToMarkdown(page.storage, service))),
+    documents,
     locate: (path, anchor) => `${urls.get(path) ?? path}${anchor ? `#${anchor}` : ''}`,
     title: spec.title ?? spaceName,
     revision,

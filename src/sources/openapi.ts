@@ -15,6 +15,7 @@ import type { ApiSnippets, ParsedCodeSnippet, ParsedInfoSnippet, ParsedSnippet }
 import { exampleOf, type Json, type Schema } from './openapi-examples.js'
 import type { FetchedSource, SourceContext, SourceReader } from './types.js'
 import { uploadPath } from './uploads.js'
+import { ParseFailure } from '../parse/failure.js'
 
 export const openApiSpec = z
   .object({
@@ -434,7 +435,13 @@ export const readOpenApi: SourceReader<{ type: string } & Record<string, unknown
   const revision = createHash('sha256').update(text).digest('hex')
   if (ctx.previousRevision === revision) return { documents: [], locate: () => origin, revision, unchanged: true }
   ctx.progress('reading the spec')
-  const api = await ctx.parse('openapi', { text, origin })
+  let api: ApiSnippets
+  try {
+    api = await ctx.parse('openapi', { text, origin })
+  } catch (err) {
+    if (err instanceof ParseFailure) throw new LecternError(err.overBudget ? 'timeout' : 'validation_error', `The OpenAPI spec at ${origin} could not be read: it ${err.reason}.`)
+    throw err
+  }
   const file = spec.file ?? 'openapi'
   return {
     documents: [],

@@ -86,6 +86,20 @@ describe('on-premise, listening on loopback', () => {
   })
 })
 
+describe('behind a trusted proxy', () => {
+  it('checks the Host a browser sent and the forwarded host: neither stands in for the other', async () => {
+    const port = await listening({ server: { trustProxy: true } })
+    // A rebinding page cannot change Host, but may send X-Forwarded-Host on its own same-origin fetch.
+    const forged = await request(port, CONTEXT, { host: `rebind.evil.example:${port}`, 'x-forwarded-host': 'localhost' })
+    expect(forged.status).toBe(403)
+    expect(JSON.parse(forged.body).message).toBe(REFUSED_NAME('rebind.evil.example'))
+    expect((await request(port, CONTEXT, { host: `127.0.0.1:${port}`, 'x-forwarded-host': 'rebind.evil.example' })).status).toBe(403)
+    expect((await request(port, CONTEXT, { host: `127.0.0.1:${port}`, 'x-forwarded-host': 'localhost' })).status).toBe(404)
+    // A request without a Host, but with an Origin, is refused, not an internal error.
+    expect((await request(port, CONTEXT, { host: '', origin: 'http://evil.example' })).status).toBe(403)
+  })
+})
+
 describe('where the Host is not checked', () => {
   it('a server on a public address, and the cloud edition, answer any name; both still check Origin', async () => {
     for (const options of [{ server: { host: '203.0.113.7' } }, { mode: 'cloud' as const }]) {

@@ -78,4 +78,15 @@ describe('signing in', () => {
     expect((await signIn('dev@example.com', PASSWORD)).statusCode).toBe(429)
     expect((await signIn('ops@example.com', PASSWORD)).statusCode).toBe(200)
   })
+
+  it('limits the sign-ins of one address over all accounts together to five times the limit: no password spraying', async () => {
+    const app = await buildTestApp({ startWorker: false, rateLimit: signInLimits })
+    await app.runtime.store.users.create({ email: 'ops@example.com', password: PASSWORD, role: 'admin' })
+    const signIn = (email: string, remoteAddress: string) => app.inject({ method: 'POST', url: '/api/auth/login', remoteAddress, payload: { email, password: 'Summer2026!' } })
+    for (let i = 0; i < 15; i++) expect((await signIn(`user${i}@example.com`, '198.51.100.7')).statusCode).toBe(401)
+    const sprayed = await signIn('user15@example.com', '198.51.100.7')
+    expect(sprayed.statusCode).toBe(429)
+    expect(sprayed.json().message).toMatch(/^Too many sign-in attempts from this address; retry in \d+ s\.$/)
+    expect((await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'ops@example.com', password: PASSWORD } })).statusCode).toBe(200)
+  })
 })

@@ -112,6 +112,19 @@ describe.each(['cloud', 'datacenter'] as const)('Confluence %s (stand-in)', (fla
     expect(fetched.documents.map((d) => d.path).sort()).toEqual(['1002-python-client.md', '1004-rollback.md'])
   })
 
+  it('skips a page its storage format cannot be read from (nested past the stack), with the reason, and reads the others', async () => {
+    const hostile = { id: '1006', title: 'Nested', storage: '<div>'.repeat(30_000) + 'deep' + '</div>'.repeat(30_000) }
+    const server = await confluenceStandIn({ flavor, spaceKey: 'DOCS', pages: [...pages(), hostile], token: TOKEN, email })
+    const store = await storeWith(server.url, email)
+    const logs: string[] = []
+    const fetched = await readConfluence({ type: 'confluence', connection: 'acme', spaceKey: 'DOCS' }, context(store, logs))
+    store.close()
+    expect(fetched.documents.map((d) => d.path)).toHaveLength(5)
+    expect(fetched.documents.map((d) => d.path)).not.toContain('1006-nested.md')
+    // The stack overflows after a few seconds; on a machine busy enough, the 20 s budget ends it first.
+    expect(logs).toContainEqual(expect.stringMatching(/^skipped .*1006.*: it (failed to parse: Maximum call stack size exceeded|took over the 20 s parse budget)$/))
+  })
+
   it('fails with a clear message, without the token, when the server answers 401', async () => {
     const server = await confluenceStandIn({ flavor, spaceKey: 'DOCS', pages: pages(), token: 'another-token', email })
     const store = await storeWith(server.url, email)

@@ -14,6 +14,7 @@ import { PETSHOP_YAML, serveOpenApiFixtures } from '../helpers/openapi-fixtures.
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
 import { testParse } from '../helpers/parse.js'
+import { ParseThread } from '../../src/jobs/parse-thread.js'
 
 const defer = suiteTeardown()
 let base: string
@@ -182,6 +183,17 @@ describe('readOpenApi on hard and broken input', () => {
     const error = await read({ url: `${base}/${file}` }).catch((err: unknown) => err)
     expect(error).toMatchObject({ code })
     expect((error as Error).message).toMatch(message)
+  })
+
+  it('fails a spec its parse cannot finish within the budget with timeout, naming the spec', async () => {
+    // A budget of a millisecond: the real thread cuts off the validation of the pet shop.
+    const hurried = new ParseThread({ budgetMs: 1 })
+    try {
+      const error = await readOpenApi({ type: 'openapi', url: `${base}/petshop.yaml` }, { ...context(), parse: hurried.forJob(new AbortController().signal) }).catch((e: unknown) => e)
+      expect(error).toMatchObject({ code: 'timeout', message: `The OpenAPI spec at ${base}/petshop.yaml could not be read: it took over the 0.001 s parse budget.` })
+    } finally {
+      await hurried.close()
+    }
   })
 
   it('refuses a document that is not OpenAPI, and a spec with neither or both of url and file', async () => {
