@@ -8,10 +8,25 @@ import { isLecternError } from '../errors.js'
 import { parseTasks } from './parse-tasks.js'
 import type { ParseReply, ParseRequest } from './parse-thread.js'
 
-parentPort!.on('message', async ({ id, task, input }: ParseRequest) => {
+type Parser = (input: unknown) => unknown
+/** Each task's parser, loaded once: an import() of a loaded module still costs a trip through the module loader. */
+const parsers = new Map<ParseRequest['task'], Promise<Parser>>()
+const parserOf = (task: ParseRequest['task']): Promise<Parser> => {
+  let parser = parsers.get(task)
+  if (!parser) parsers.set(task, (parser = parseTasks[task]() as Promise<Parser>))
+  return parser
+}
+
+/** The tasks run one after another, in the order sent: each starts once the one before has answered. */
+let queue: Promise<void> = Promise.resolve()
+parentPort!.on('message', (request: ParseRequest) => {
+  queue = queue.then(() => handle(request))
+})
+
+async function handle({ id, task, input }: ParseRequest): Promise<void> {
   let reply: ParseReply
   try {
-    const parse = (await parseTasks[task]()) as (input: unknown) => unknown
+    const parse = await parserOf(task)
     parentPort!.postMessage({ id, started: true } satisfies ParseReply)
     reply = { id, ok: true, output: await parse(input) }
   } catch (err) {
@@ -19,4 +34,4 @@ parentPort!.on('message', async ({ id, task, input }: ParseRequest) => {
     reply = { id, ok: false, error: isLecternError(err) ? { message, code: err.code } : { message: `failed to parse: ${message}` } }
   }
   parentPort!.postMessage(reply)
-})
+}

@@ -9,7 +9,9 @@
  * Guarantees: a parse ends within `budgetMs` of its start (plus the few milliseconds a
  * termination takes), whatever its input; loading the reader before it (a fresh thread on a busy
  * machine) may take LOAD_MS more; its thread never holds more than HEAP_MB of heap; an abort of
- * the job's signal ends the task at once. The thread runs one task at a time, in the order asked.
+ * the job's signal ends the task at once. The thread runs one task at a time, in the order asked,
+ * with up to IN_FLIGHT of them sent ahead; when one is cut off, the others are sent again to a new
+ * thread.
  *
  * The thread is started at the first task and ended IDLE_MS after the last (its parsers hold
  * tens of megabytes), or at once when a task is cut off; the next task starts a new one. It runs
@@ -40,6 +42,11 @@ export const HEAP_MB = 512
 const IDLE_MS = 30_000
 /** How long a thread may take to start and load a task's reader (seconds on a busy machine); the budget starts after. */
 const LOAD_MS = 60_000
+/**
+ * Tasks sent to the thread ahead of the one it parses: it starts the next as soon as it answers,
+ * while the job's thread handles the answer, and no task waits on a round trip.
+ */
+const IN_FLIGHT = 4
 
 const OWN_SCRIPT = new URL('./parse-thread-main.js', import.meta.url)
 
@@ -56,12 +63,30 @@ export interface ParseThreadOptions {
   script?: URL
 }
 
+/** A task asked for, until it settles. */
+interface Task {
+  id: number
+  request: ParseRequest
+  signal: AbortSignal | undefined
+  onAbort: () => void
+  resolve(output: unknown): void
+  reject(err: unknown): void
+  /** The thread said it began parsing it: its budget runs. */
+  started: boolean
+}
+
 export class ParseThread {
   private thread: Worker | undefined
+  /** Why the current thread ended by itself (out of memory, a crash), from its 'error' event. */
+  private crash: Error | undefined
   private idle: NodeJS.Timeout | undefined
+  /** The load or budget timer of the task at the head of `posted`. */
+  private timer: NodeJS.Timeout | undefined
   private nextId = 0
-  /** The task before this one, settled: tasks run one at a time. */
-  private last: Promise<unknown> = Promise.resolve()
+  /** Sent to the current thread, in the order it runs them. */
+  private posted: Task[] = []
+  /** Not sent yet: at most IN_FLIGHT tasks wait in the thread, so a cut-off resends only those. */
+  private waiting: Task[] = []
   private readonly script: URL
 
   constructor(private readonly options: ParseThreadOptions) {
@@ -70,9 +95,14 @@ export class ParseThread {
 
   /** Runs the task on the thread; rejects with a ParseFailure, or with the signal's reason when it aborts. */
   run<K extends ParseTaskName>(task: K, input: ParseTasks[K][0], signal?: AbortSignal): Promise<ParseTasks[K][1]> {
-    const result = this.last.then(() => this.runNow(task, input, signal))
-    this.last = result.catch(() => {})
-    return result as Promise<ParseTasks[K][1]>
+    if (signal?.aborted) return Promise.reject(signal.reason)
+    return new Promise((resolve, reject) => {
+      const entry: Task = { id: this.nextId++, request: { id: 0, task, input }, signal, onAbort: () => this.aborted(entry), resolve, reject, started: false }
+      entry.request.id = entry.id
+      signal?.addEventListener('abort', entry.onAbort, { once: true })
+      this.waiting.push(entry)
+      this.pump()
+    }) as Promise<ParseTasks[K][1]>
   }
 
   /** The Parse of a job: its tasks end when the job's signal aborts. */
@@ -80,69 +110,105 @@ export class ParseThread {
     return (task, input) => this.run(task, input, signal)
   }
 
-  /** Ends the thread now; a task under way fails. */
+  /** Ends the thread now; tasks under way or waiting fail. */
   async close(): Promise<void> {
     clearTimeout(this.idle)
+    clearTimeout(this.timer)
     const thread = this.thread
     this.thread = undefined
+    for (const entry of [...this.posted, ...this.waiting]) this.settle(entry, () => entry.reject(new ParseFailure('was not parsed: the parse thread closed', false)))
+    this.posted = []
+    this.waiting = []
     await thread?.terminate()
   }
 
-  private runNow(task: ParseTaskName, input: unknown, signal: AbortSignal | undefined): Promise<unknown> {
-    signal?.throwIfAborted()
+  /** Sends waiting tasks while fewer than IN_FLIGHT are in the thread; an idle thread is ended after IDLE_MS. */
+  private pump(): void {
     clearTimeout(this.idle)
-    const thread = this.started()
-    const id = this.nextId++
-    return new Promise((resolve, reject) => {
-      let crash: Error | undefined
-      const settle = (then: () => void) => {
-        clearTimeout(timer)
-        signal?.removeEventListener('abort', onAbort)
-        thread.off('message', onMessage).off('error', onError).off('exit', onExit)
-        if (this.thread === thread) this.idle = setTimeout(() => void this.close(), IDLE_MS).unref()
-        then()
-      }
-      const cutOff = (error: unknown) => {
-        void this.end(thread)
-        settle(() => reject(error))
-      }
-      const overBudget = () => cutOff(new ParseFailure(`took over the ${this.options.budgetMs / 1000} s parse budget`, true))
-      let timer = setTimeout(() => cutOff(new ParseFailure(`could not be parsed: the parser did not load within ${LOAD_MS / 1000} s`, true)), LOAD_MS)
-      const onAbort = () => cutOff(signal!.reason)
-      const onMessage = (reply: ParseReply) => {
-        if (reply.id !== id) return
-        if ('started' in reply) {
-          clearTimeout(timer)
-          timer = setTimeout(overBudget, this.options.budgetMs)
-          return
-        }
-        settle(() => (reply.ok ? resolve(reply.output) : reject(failureOf(reply.error))))
-      }
-      const onError = (err: Error) => (crash = err)
-      const onExit = () => {
-        if (this.thread === thread) this.thread = undefined
-        settle(() => reject(crashFailure(crash)))
-      }
-      signal?.addEventListener('abort', onAbort, { once: true })
-      thread.on('message', onMessage).on('error', onError).on('exit', onExit)
-      thread.postMessage({ id, task, input } satisfies ParseRequest)
-    })
+    while (this.posted.length < IN_FLIGHT && this.waiting.length > 0) {
+      const entry = this.waiting.shift()!
+      this.started().postMessage(entry.request)
+      this.posted.push(entry)
+      if (this.posted.length === 1) this.watchHead()
+    }
+    if (this.posted.length === 0 && this.thread) this.idle = setTimeout(() => void this.close(), IDLE_MS).unref()
+  }
+
+  /** The head task's timer: loading its reader until it starts (LOAD_MS), then its parse (the budget). */
+  private watchHead(): void {
+    clearTimeout(this.timer)
+    const head = this.posted[0]
+    if (!head) return
+    this.timer = head.started
+      ? setTimeout(() => this.cutOff(head, new ParseFailure(`took over the ${this.options.budgetMs / 1000} s parse budget`, true)), this.options.budgetMs)
+      : setTimeout(() => this.cutOff(head, new ParseFailure(`could not be parsed: the parser did not load within ${LOAD_MS / 1000} s`, true)), LOAD_MS)
+  }
+
+  private receive(thread: Worker, reply: ParseReply): void {
+    if (thread !== this.thread) return
+    const entry = this.posted.find((t) => t.id === reply.id)
+    if (!entry) return
+    if ('started' in reply) {
+      entry.started = true
+      // A task whose job was aborted while it waited in the thread is not parsed for nothing.
+      if (entry.signal?.aborted) this.cutOff(entry, entry.signal.reason)
+      else if (entry === this.posted[0]) this.watchHead()
+      return
+    }
+    this.posted = this.posted.filter((t) => t !== entry)
+    this.settle(entry, () => (reply.ok ? entry.resolve(reply.output) : entry.reject(failureOf(reply.error))))
+    this.watchHead()
+    this.pump()
+  }
+
+  /** The job of a task aborted: one waiting is dropped; one in the thread is cut off when it starts (or now, if it has). */
+  private aborted(entry: Task): void {
+    if (this.waiting.includes(entry)) {
+      this.waiting = this.waiting.filter((t) => t !== entry)
+      this.settle(entry, () => entry.reject(entry.signal!.reason))
+    } else if (entry.started) {
+      this.cutOff(entry, entry.signal!.reason)
+    }
+  }
+
+  /** Ends the thread with its task `entry` failed; the thread's other tasks are sent again to a new one. */
+  private cutOff(entry: Task, error: unknown): void {
+    const thread = this.thread
+    this.thread = undefined
+    clearTimeout(this.timer)
+    void thread?.terminate()
+    const others = this.posted.filter((t) => t !== entry)
+    this.posted = []
+    this.settle(entry, () => entry.reject(error))
+    for (const other of others) other.started = false
+    this.waiting = [...others.filter((t) => !t.signal?.aborted), ...this.waiting]
+    for (const other of others.filter((t) => t.signal?.aborted)) this.settle(other, () => other.reject(other.signal!.reason))
+    this.pump()
+  }
+
+  private settle(entry: Task, then: () => void): void {
+    entry.signal?.removeEventListener('abort', entry.onAbort)
+    then()
   }
 
   private started(): Worker {
     if (this.thread) return this.thread
     const thread = new Worker(this.script, { resourceLimits: { maxOldGenerationSizeMb: HEAP_MB } })
-    // A thread whose task is cut off may report its end after the next one started.
-    thread.on('error', () => {})
+    this.crash = undefined
+    thread.on('message', (reply: ParseReply) => this.receive(thread, reply))
+    thread.on('error', (err: Error) => {
+      if (thread === this.thread) this.crash = err
+    })
+    // Ended by itself (out of memory, a crash): the task it was parsing fails, the others go to a new thread.
+    thread.on('exit', () => {
+      if (thread !== this.thread) return
+      const head = this.posted.find((t) => t.started) ?? this.posted[0]
+      if (head) this.cutOff(head, crashFailure(this.crash))
+      else this.thread = undefined
+    })
     thread.unref()
     this.thread = thread
     return thread
-  }
-
-  /** Terminates the thread (a task cut off); the next task starts another. */
-  private async end(thread: Worker): Promise<void> {
-    if (this.thread === thread) this.thread = undefined
-    await thread.terminate()
   }
 }
 

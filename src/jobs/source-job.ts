@@ -8,7 +8,7 @@ import type { Mode } from '../config.js'
 import type { EmbedderPool } from '../embed/pool.js'
 import { LecternError } from '../errors.js'
 import { ParseFailure } from '../parse/failure.js'
-import type { Parse } from '../parse/types.js'
+import type { Parse, SourceDocument } from '../parse/types.js'
 import { jobWorkDir } from '../paths.js'
 import type { AddressGuard } from '../sources/address-guard.js'
 import type { HttpClient } from '../sources/http.js'
@@ -130,15 +130,22 @@ class JobParsing {
 async function snippetsFrom(fetched: FetchedSource, parsing: JobParsing, ctx: Pick<JobContext, 'pace' | 'signal' | 'log'>): Promise<NewSnippet[]> {
   const located = (items: FetchedSource['built']) => (items ?? []).map(({ path, snippet }) => toNewSnippet(snippet, fetched.locate(path, snippet.anchor)))
   const documents = new DocumentSnippets(fetched.locate)
-  for (const doc of fetched.documents) {
+  const docs = fetched.documents
+  const parse = (doc: SourceDocument) => settled(parsing.parse('document', { doc, ...(fetched.site ? { site: fetched.site } : {}) }))
+  // Documents asked for ahead: the parse thread reads the next ones while this thread shapes, counts and hashes this one's snippets.
+  const ahead = docs.slice(0, PARSE_AHEAD).map(parse)
+  for (let i = 0; i < docs.length; i++) {
     ctx.signal.throwIfAborted()
-    try {
-      const { snippets, notes } = await parsing.parse('document', { doc, ...(fetched.site ? { site: fetched.site } : {}) })
-      for (const note of notes) ctx.log.info({ page: doc.path }, note)
-      documents.add(doc, snippets)
-    } catch (err) {
-      if (!(err instanceof ParseFailure)) throw err
-      ctx.log.warn({ page: doc.path, reason: err.reason }, `skipped ${doc.path}: it ${err.reason}`)
+    const outcome = await ahead.shift()!
+    if (i + PARSE_AHEAD < docs.length) ahead.push(parse(docs[i + PARSE_AHEAD]))
+    const doc = docs[i]
+    if (outcome.ok) {
+      for (const note of outcome.value.notes) ctx.log.info({ page: doc.path }, note)
+      documents.add(doc, outcome.value.snippets)
+    } else if (outcome.error instanceof ParseFailure) {
+      ctx.log.warn({ page: doc.path, reason: outcome.error.reason }, `skipped ${doc.path}: it ${outcome.error.reason}`)
+    } else {
+      throw outcome.error
     }
     await ctx.pace()
   }
@@ -147,4 +154,16 @@ async function snippetsFrom(fetched: FetchedSource, parsing: JobParsing, ctx: Pi
     if (!byHash.has(snippet.hash)) byHash.set(snippet.hash, snippet)
   }
   return [...byHash.values()]
+}
+
+/** Documents asked of the parse thread ahead of the one whose snippets are being gathered. */
+const PARSE_AHEAD = 4
+
+/** A promise's outcome as a value: a parse asked ahead never rejects unawaited when the job ends first. */
+async function settled<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  try {
+    return { ok: true, value: await promise }
+  } catch (error) {
+    return { ok: false, error }
+  }
 }

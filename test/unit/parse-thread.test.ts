@@ -45,6 +45,14 @@ describe('the parse thread', () => {
     expect(next.snippets.map((s) => s.kind)).toContain('code')
   })
 
+  it('runs the tasks sent ahead in order, and sends those behind a cut-off task to a new thread', async () => {
+    const parser = thread(1_000)
+    const docs = [GUIDE, { path: 'braces.mdx', text: BRACES }, { ...GUIDE, path: 'again.md' }, { ...GUIDE, path: 'third.md' }]
+    const outcomes = await Promise.all(docs.map((doc) => parser.run('document', { doc }).then((r) => r.snippets.length, (e: ParseFailure) => e.reason)))
+    expect(outcomes).toEqual([expect.any(Number), 'took over the 1 s parse budget', expect.any(Number), expect.any(Number)])
+    expect(outcomes[0]).toBeGreaterThan(0)
+  })
+
   it('ends a parse at once when the job is aborted, with the abort reason', async () => {
     const parser = thread(600_000)
     const job = new AbortController()
