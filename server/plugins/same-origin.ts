@@ -10,6 +10,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { LecternError } from '../../src/errors.js'
+import { isSameOrigin } from '../../src/net/allowed-hosts.js'
 import { SESSION_COOKIE } from './session.js'
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
@@ -18,16 +19,8 @@ const SIGN_IN_ROUTES = new Set(['/api/auth/login', '/api/setup'])
 
 function isCrossSite(request: FastifyRequest): boolean {
   const origin = request.headers.origin
-  if (origin !== undefined) {
-    try {
-      // Scheme, host and port, as browsers compare origins (URL's origin drops a default port):
-      // https://host:PORT is another site than the plain-http server on that port.
-      return new URL(origin).origin !== new URL(`${request.protocol}://${request.host}`).origin
-    } catch {
-      // `Origin: null` (a sandboxed frame, a file: page) names no site of ours.
-      return true
-    }
-  }
+  // `Origin: null` (a sandboxed frame, a file: page) names no site of ours.
+  if (origin !== undefined) return !isSameOrigin(origin, `${request.protocol}://${request.host}`)
   const site = request.headers['sec-fetch-site']
   return site !== undefined && site !== 'same-origin' && site !== 'none'
 }

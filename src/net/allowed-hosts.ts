@@ -50,13 +50,23 @@ function matches(entry: string, hostname: string): boolean {
   return (hostnameOf(pattern) ?? pattern) === hostname
 }
 
-/** The origin of a URL; undefined for one that does not parse (a request with no or a broken Host). */
+/** The origin of a URL; undefined for one that does not parse (`null`, a request with no or a broken Host). */
 function originOf(url: string): string | undefined {
   try {
     return new URL(url).origin
   } catch {
     return undefined
   }
+}
+
+/**
+ * Whether a page of `origin` is the server at `requestOrigin` (scheme://host[:port] as the request
+ * arrived): scheme, host and port compared as browsers compare origins (a default port dropped),
+ * so https://host:PORT is another site than the plain-http server on that port.
+ */
+export function isSameOrigin(origin: string, requestOrigin: string): boolean {
+  const page = originOf(origin)
+  return page !== undefined && page === originOf(requestOrigin)
 }
 
 export function hostPolicy(config: LecternConfig, machineName = os.hostname()): HostPolicy {
@@ -86,7 +96,7 @@ export function hostPolicy(config: LecternConfig, machineName = os.hostname()): 
         // `Origin: null`: a sandboxed frame or a file: page, no site of ours.
         return refusal
       }
-      if (url.origin === originOf(requestOrigin)) return undefined
+      if (isSameOrigin(origin, requestOrigin)) return undefined
       const hostname = url.hostname.replace(/^\[|\]$/g, '').toLowerCase()
       return listed.some((entry) => matches(entry, hostname)) ? undefined : refusal
     },
