@@ -6,3 +6,6 @@ export const WORK_DIR = fileURLToPath(new URL('../../../bench/.work/', import.me
 
 /** The compiled sibling module `name` (e.g. a child-process entry point). */
 export const siblingModule = (name: string): string => fileURLToPath(new URL(`./${name}.js`, import.meta.url))
+
+/** The package root, where `bin/run.js` starts the product. */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../../', import.meta.url))

@@ -10,10 +10,9 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import autocannon from 'autocannon'
 import { submitRepository } from '../../src/jobs/submit.js'
@@ -23,10 +22,10 @@ import { openStore } from '../../src/store/index.js'
 import { markdownRepo, questions } from './docs.js'
 import { commitRepo, withGitRedirect } from './ingest.js'
 import type { LoopDelay } from './loop-delay.js'
-import { siblingModule, WORK_DIR } from './paths.js'
+import { PROJECT_ROOT, siblingModule, WORK_DIR } from './paths.js'
 import { row, type Row } from './report.js'
 import type { ProbeSample } from './probe-worker.js'
-import { contextPath } from './servers.js'
+import { contextPath, freePort } from './servers.js'
 
 export type Scenario = 'idle' | 'ingest' | 'backup' | 'load' | 'load + ingest' | 'load + backup'
 export const SCENARIOS: Scenario[] = ['idle', 'ingest', 'backup', 'load', 'load + ingest', 'load + backup']
@@ -66,7 +65,6 @@ export interface ScenarioResult {
   work: string
 }
 
-const PROJECT_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const STORE_DIR = path.join(WORK_DIR, 'probe-docs')
 const STORE_FILES = 1000
 const INGEST_FILES = 2000
@@ -107,15 +105,6 @@ interface Server {
   base: string
   logFile: string
   stop(): Promise<LoopDelay>
-}
-
-/** A port the OS just handed out (`serve --port 0` would not say which it took). */
-async function freePort(): Promise<number> {
-  const server = net.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 async function startServe(dataDir: string, scratch: string, env: Record<string, string>): Promise<Server> {

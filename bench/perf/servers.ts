@@ -2,6 +2,7 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import fs from 'node:fs'
+import net from 'node:net'
 import { siblingModule } from './paths.js'
 
 export const CONTEXT_PATH = '/api/v2/context'
@@ -64,4 +65,13 @@ export async function fetchBodySizes(port: number, paths: string[]): Promise<num
     sizes.push(body.length)
   }
   return sizes
+}
+
+/** A port the OS just handed out, for `lectern serve --port` (`--port 0` would not say which it took). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as net.AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
 }

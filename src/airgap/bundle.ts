@@ -1,7 +1,8 @@
 /**
  * The dashboard bundle (`lectern-libraries.zip`): `manifest.json` then one
  * `libraries/<n>.json` per library, each an ImportLibrary. Reading treats the zip as hostile:
- * entries are read one at a time from disk (never the whole archive in memory), and a name
+ * entries are inflated one at a time to a file (never the whole archive or an entry in memory)
+ * and read from there a snippet at a time (payload-stream.ts), and a name
  * that is absolute or climbs out with `..`, a symlink, an entry over the size cap, a
  * compression ratio only a zip bomb has, a total over the uncompressed cap, a duplicate entry,
  * an entry whose bytes do not match the size its headers declare, a local header that disagrees
@@ -10,6 +11,7 @@
  */
 import fs from 'node:fs'
 import { once } from 'node:events'
+import path from 'node:path'
 import yauzl from 'yauzl'
 import yazl from 'yazl'
 import { LecternError } from '../errors.js'
@@ -23,7 +25,7 @@ export const MAX_EXPORT_LIBRARIES = 50
 export const BUNDLE_LIMITS = {
   /** Sum of all entries once inflated. */
   maxUncompressedBytes: 1024 * 1024 * 1024,
-  /** One library's JSON once inflated; it is parsed in memory. */
+  /** One library's JSON once inflated (to a file, read a snippet at a time). */
   maxEntryBytes: 256 * 1024 * 1024,
   /** Docs JSON deflates 3-10x; a bomb inflates hundreds of times. */
   maxRatio: 100,
@@ -38,6 +40,8 @@ export interface BundleManifest {
   libraries: Array<{ project: string; file: string; codeSnippets: number; infoSnippets: number }>
 }
 
+/** The manifest is read in memory: 50 libraries take a few kilobytes. */
+const MAX_MANIFEST_BYTES = 1024 * 1024
 const ENTRY_NAME = /^libraries\/[A-Za-z0-9._-]{1,100}\.json$/
 const S_IFMT = 0o170000
 const S_IFLNK = 0o120000
@@ -109,39 +113,64 @@ function entryReader(zip: yauzl.ZipFile): { next(): Promise<yauzl.Entry | undefi
   }
 }
 
-async function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, budget: { left: number }): Promise<Buffer> {
+/**
+ * Inflates an entry to `sink` chunk by chunk (a file for a library, memory for the manifest),
+ * counting the inflated bytes against the caps, for the headers could lie.
+ */
+async function inflateEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, budget: { left: number }, cap: number, sink: (chunk: Buffer) => Promise<void> | void): Promise<void> {
   const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) =>
     zip.openReadStream(entry, (err, s) => (err ? reject(unsafe(`${entry.fileName} cannot be read (${err.message})`)) : resolve(s))),
   )
-  const chunks: Buffer[] = []
   let size = 0
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       size += chunk.length
       budget.left -= chunk.length
-      // The headers could lie; the inflated bytes themselves are counted too.
-      if (size > BUNDLE_LIMITS.maxEntryBytes || budget.left < 0) {
+      if (size > cap || budget.left < 0) {
         ;(stream as unknown as { destroy(): void }).destroy()
         throw unsafe(`${entry.fileName} inflates past the size cap (a zip bomb?)`)
       }
-      chunks.push(chunk)
+      await sink(chunk)
     }
   } catch (err) {
     // yauzl checks the bytes against the sizes the headers declare, and zlib the deflate stream.
     if (err instanceof LecternError) throw err
     throw unsafe(`${entry.fileName} is damaged: ${(err as Error).message}`)
   }
-  return Buffer.concat(chunks)
 }
 
-/** An entry's JSON, read by the same rules as any JSON from outside (json-text.ts: UTF-8, nesting, no `__proto__`). */
-function parseEntry(bytes: Buffer, name: string): unknown {
+/** The manifest's JSON, read by the same rules as any JSON from outside (json-text.ts: UTF-8, nesting, no `__proto__`). */
+async function readManifest(zip: yauzl.ZipFile, entry: yauzl.Entry, budget: { left: number }): Promise<BundleManifest> {
+  const chunks: Buffer[] = []
+  await inflateEntry(zip, entry, budget, MAX_MANIFEST_BYTES, (chunk) => {
+    chunks.push(chunk)
+  })
+  let m: Partial<BundleManifest>
   try {
-    return parseJsonBytes(bytes, name)
+    m = parseJsonBytes(Buffer.concat(chunks), entry.fileName) as Partial<BundleManifest>
   } catch (err) {
-    if (err instanceof LecternError) throw unsafe(err.message.replace(/\.( Nothing was imported\.)?$/, ''))
-    throw err
+    throw asRefusal(err)
   }
+  if (m?.format !== BUNDLE_FORMAT || !Array.isArray(m.libraries)) throw unsafe(`manifest.json is not a ${BUNDLE_FORMAT} manifest`)
+  return m as BundleManifest
+}
+
+/** Inflates a library entry to the file `to`. */
+async function inflateToFile(zip: yauzl.ZipFile, entry: yauzl.Entry, budget: { left: number }, to: string): Promise<void> {
+  const out = await fs.promises.open(to, 'w', 0o600)
+  try {
+    await inflateEntry(zip, entry, budget, BUNDLE_LIMITS.maxEntryBytes, async (chunk) => {
+      await out.write(chunk)
+    })
+  } finally {
+    await out.close()
+  }
+}
+
+/** A refusal of an entry's JSON as the bundle's refusal: "The bundle was rejected: <why>. Nothing was imported." */
+function asRefusal(err: unknown): unknown {
+  if (err instanceof LecternError && err.code === 'validation_error' && !err.message.startsWith('The bundle was rejected')) return unsafe(err.message.replace(/\.( Nothing was imported\.)?$/, ''))
+  return err
 }
 
 /**
@@ -196,10 +225,12 @@ function checkEntry(entry: yauzl.Entry, seen: Set<string>, declared: { total: nu
 }
 
 /**
- * Reads the bundle at `file`, handing each library entry (parsed JSON, not yet validated) to
- * `onLibrary` in order. Throws `validation_error` for anything unsafe or malformed.
+ * Reads the bundle at `file`, inflating each library entry in turn to a file in `scratch` and
+ * handing that file to `onLibrary`, in order; the file is removed after. Throws
+ * `validation_error` for anything unsafe or malformed, and turns the `validation_error`s of
+ * `onLibrary` (reading the entry's JSON) into the bundle's refusal.
  */
-export async function readBundle(file: string, onLibrary: (raw: unknown, entry: string) => Promise<void> | void): Promise<BundleManifest> {
+export async function readBundle(file: string, scratch: string, onLibrary: (entryFile: string, entry: string) => Promise<void> | void): Promise<BundleManifest> {
   const zip = await openZip(file)
   const entries = entryReader(zip)
   const seen = new Set<string>()
@@ -219,16 +250,22 @@ export async function readBundle(file: string, onLibrary: (raw: unknown, entry: 
         continue
       }
       checkEntry(entry, seen, declared)
-      const parsed = parseEntry(await readEntry(zip, entry, budget), entry.fileName)
       if (entry.fileName === MANIFEST_ENTRY) {
-        const m = parsed as Partial<BundleManifest>
-        if (m?.format !== BUNDLE_FORMAT || !Array.isArray(m.libraries)) throw unsafe(`manifest.json is not a ${BUNDLE_FORMAT} manifest`)
-        manifest = m as BundleManifest
+        manifest = await readManifest(zip, entry, budget)
         continue
       }
       if (!manifest) throw unsafe('manifest.json must come first')
       count++
-      await onLibrary(parsed, entry.fileName)
+      fs.mkdirSync(scratch, { recursive: true, mode: 0o700 })
+      const entryFile = path.join(scratch, `entry-${count}.json`)
+      try {
+        await inflateToFile(zip, entry, budget, entryFile)
+        await onLibrary(entryFile, entry.fileName)
+      } catch (err) {
+        throw asRefusal(err)
+      } finally {
+        fs.rmSync(entryFile, { force: true })
+      }
     }
   } finally {
     zip.close()

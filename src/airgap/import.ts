@@ -21,8 +21,8 @@ import type { JobHandler } from '../jobs/worker.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
 import { readBundle } from './bundle.js'
-import { checkLibrary, projectOf, type ValidLibrary } from './payload.js'
-import { forEachPayloadLibrary } from './payload-bytes.js'
+import { readLibraryFile, readPayloadFile, type LibraryVisitor } from './payload-stream.js'
+import { readStagedLibrary, StagedLibrary, type StagedResult } from './staging.js'
 
 /** Spec 8: at most 100 MB per import, JSON body or bundle. */
 export const MAX_IMPORT_BYTES = 100 * 1024 * 1024
@@ -41,29 +41,30 @@ export const importsDir = (store: Store) => path.join(store.paths.root, 'imports
 
 /** Collects the libraries of one request; `commit` stores and queues them, `discard` forgets them. */
 export class ImportBatch {
-  private readonly dir: string
+  /** Where this request stages its libraries (staging.ts), and a bundle its inflated entries. */
+  readonly dir: string
   private readonly staged: Array<{ id: string; file: string }> = []
   private readonly invalid: Array<{ project: string; reason: string }> = []
   private readonly seen = new Set<string>()
+  private elements = 0
 
   constructor(private readonly store: Store) {
     this.dir = path.join(importsDir(store), randomUUID())
   }
 
-  /** Validates one element of `libraries`; a duplicate ID rejects the whole request. */
-  add(raw: unknown): void {
-    const checked = checkLibrary(raw)
-    const key = checked.ok ? checked.library.id : projectOf(raw).toLowerCase().replace(/^\/?/, '/')
+  /** Stages the next element of `libraries` as it is read; a duplicate ID rejects the whole request. */
+  next(): LibraryVisitor {
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 })
+    this.elements++
+    return new StagedLibrary(path.join(this.dir, `${this.elements}.json`), (result) => this.record(result))
+  }
+
+  private record(result: StagedResult): void {
+    const key = result.ok ? result.library.id : result.project.toLowerCase().replace(/^\/?/, '/')
     if (this.seen.has(key)) throw new LecternError('validation_error', `Library ${key} appears twice in the import; remove one copy. Nothing was imported.`)
     this.seen.add(key)
-    if (!checked.ok) {
-      this.invalid.push({ project: checked.project, reason: checked.reason })
-      return
-    }
-    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 })
-    const file = path.join(this.dir, `${this.staged.length + 1}.json`)
-    fs.writeFileSync(file, JSON.stringify(checked.library))
-    this.staged.push({ id: checked.library.id, file })
+    if (result.ok) this.staged.push({ id: result.library.id, file: result.file })
+    else this.invalid.push({ project: result.project, reason: result.reason })
   }
 
   discard(): void {
@@ -117,13 +118,13 @@ export class ImportBatch {
 }
 
 /**
- * Validates the bytes of a JSON payload library by library (payload-bytes.ts: never the whole
- * payload parsed at once) and queues it; `what` names the bytes in refusals ("The body").
+ * Validates the JSON payload file at `file` snippet by snippet (payload-stream.ts: never a
+ * library parsed whole) and queues it; `what` names the file in refusals ("The body").
  */
-export function importPayload(store: Store, bytes: Buffer, what: string, force: boolean): ImportResult {
+export function importPayload(store: Store, file: string, what: string, force: boolean): ImportResult {
   const batch = new ImportBatch(store)
   try {
-    const payload = forEachPayloadLibrary(bytes, what, (raw) => batch.add(raw))
+    const payload = readPayloadFile(file, what, () => batch.next())
     return batch.commit(force || payload.force)
   } catch (err) {
     batch.discard()
@@ -135,7 +136,7 @@ export function importPayload(store: Store, bytes: Buffer, what: string, force: 
 export async function importBundle(store: Store, file: string, force: boolean): Promise<ImportResult> {
   const batch = new ImportBatch(store)
   try {
-    await readBundle(file, (raw) => batch.add(raw))
+    await readBundle(file, batch.dir, (entryFile, entry) => readLibraryFile(entryFile, entry, batch.next()))
     return batch.commit(force)
   } catch (err) {
     batch.discard()
@@ -153,12 +154,12 @@ export function createImportJobHandler(store: Store, embedders: EmbedderPool): J
       const library = ctx.job.libraryPk === null ? undefined : store.libraries.byPk(ctx.job.libraryPk)
       const version = ctx.job.versionPk === null ? undefined : store.libraries.versionByPk(ctx.job.versionPk)
       if (!library || !version) throw new LecternError('library_not_found', `Library ${project} was removed before its import ran.`)
-      const valid = JSON.parse(fs.readFileSync(staged, 'utf8')) as ValidLibrary
-      ctx.progress(`re-embedding ${valid.snippets.length} snippets`)
+      const { library: valid, snippets } = await readStagedLibrary(staged)
+      ctx.progress(`re-embedding ${snippets.length} snippets`)
       const result = await ingestSnippets(
         { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log, pace: ctx.pace },
         { versionPk: version.pk, commitSha: null },
-        valid.snippets,
+        snippets,
       )
       store.libraries.markImported(library.pk, valid)
       removeStaged(staged)
@@ -211,8 +212,15 @@ export function sweepImportStaging(store: Store, now = Date.now()): number {
       .map((job) => path.resolve(store.paths.root, job.payload.file as string)),
   )
   let removed = 0
-  for (const request of fs.readdirSync(root)) {
-    const dir = path.join(root, request)
+  for (const request of fs.readdirSync(root, { withFileTypes: true })) {
+    const dir = path.join(root, request.name)
+    // A request body or bundle being received sits beside the request directories until it is read.
+    if (!request.isDirectory()) {
+      if (now - fs.statSync(dir).mtimeMs < ORPHAN_AGE_MS) continue
+      fs.rmSync(dir, { force: true })
+      removed++
+      continue
+    }
     const names = fs.readdirSync(dir)
     // An empty request directory (an earlier version left those) goes once it is old enough.
     if (names.length === 0 && now - fs.statSync(dir).mtimeMs >= ORPHAN_AGE_MS) fs.rmdirSync(dir)

@@ -6,7 +6,9 @@
  * the snippet in its set, so an import stores them in the cloud's order.
  *
  * Validation is per library and complete before anything is stored: an invalid library is
- * reported with the reason and nothing of it is created.
+ * reported with the reason and nothing of it is created. A library is judged field by field and
+ * snippet by snippet (checkLibraryFields, checkSnippet), as payload-stream.ts reads it, so that
+ * no library is ever held whole.
  */
 import { z } from 'zod'
 import { LecternError } from '../errors.js'
@@ -69,7 +71,7 @@ export type ImportLibrary = z.infer<typeof importLibrarySchema>
 export type ImportCodeSnippet = z.infer<typeof codeSnippetSchema>
 export type ImportInfoSnippet = z.infer<typeof infoSnippetSchema>
 
-/** A library ready to store: its ID, what the catalogue shows, and its snippets in order. */
+/** A library ready to store: its ID and what the catalogue shows. Its snippets are staged apart (staging.ts). */
 export interface ValidLibrary {
   id: string
   title: string
@@ -77,10 +79,14 @@ export interface ValidLibrary {
   sourceKind: string
   sourceUrl: string
   branch: string | null
-  snippets: NewSnippet[]
 }
 
-export type Checked = { ok: true; library: ValidLibrary } | { ok: false; project: string; reason: string }
+export type SnippetList = 'codeSnippets' | 'infoSnippets'
+export const SNIPPET_LISTS: ReadonlySet<string> = new Set<SnippetList>(['codeSnippets', 'infoSnippets'])
+
+/** A snippet ready to store, with the ordinal its `id` gives it (NaN when it has none). */
+export type CheckedSnippet = { ok: true; snippet: NewSnippet; order: number } | { ok: false; reason: string }
+export type CheckedLibrary = { ok: true; library: ValidLibrary } | { ok: false; reason: string }
 
 /** The project name to report for an element that may not even be an object. */
 export const projectOf = (raw: unknown): string =>
@@ -113,6 +119,11 @@ function illFormedPath(root: unknown): string | undefined {
 
 const ordinal = (id: string | undefined): number => (id !== undefined && /^\d{1,9}$/.test(id) ? Number(id) : Number.NaN)
 
+const schemaFailure = (error: z.ZodError, prefix: Array<string | number> = []): string => {
+  const issue = error.issues[0]
+  return `invalid: field ${[...prefix, ...issue.path].join('.') || '(root)'}: ${issue.message}`
+}
+
 function codeToSnippet(s: ImportCodeSnippet): NewSnippet {
   const codeList = s.codeList.map((c) => ({ language: c.language || 'text', code: c.code }))
   return completeSnippet({
@@ -140,15 +151,35 @@ function infoToSnippet(s: ImportInfoSnippet): NewSnippet {
   })
 }
 
-/** Validates one element of `libraries`; never throws for bad input, it says why instead. */
-export function checkLibrary(raw: unknown): Checked {
-  const project = projectOf(raw)
-  const fail = (reason: string): Checked => ({ ok: false, project, reason })
-  const parsed = importLibrarySchema.safeParse(raw)
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    return fail(`invalid: field ${issue.path.join('.') || '(root)'}: ${issue.message}`)
+/** Validates element `index` of a library's `list`; never throws for bad input, it says why instead. */
+export function checkSnippet(list: SnippetList, index: number, raw: unknown): CheckedSnippet {
+  const fail = (reason: string): CheckedSnippet => ({ ok: false, reason })
+  if (list === 'codeSnippets') {
+    const parsed = codeSnippetSchema.safeParse(raw)
+    if (!parsed.success) return fail(schemaFailure(parsed.error, [list, index]))
+    const bad = illFormedPath(parsed.data)
+    if (bad) return fail(`invalid: ${list}[${index}].${bad} is not valid UTF-8 text (it holds a lone surrogate)`)
+    const size = parsed.data.codeList.reduce((sum, c) => sum + c.code.length, 0)
+    if (size > MAX_SNIPPET_CHARS) return fail(`invalid: ${list}[${index}] holds ${size} characters, over the cap of ${MAX_SNIPPET_CHARS}`)
+    return { ok: true, snippet: codeToSnippet(parsed.data), order: ordinal(parsed.data.id) }
   }
+  const parsed = infoSnippetSchema.safeParse(raw)
+  if (!parsed.success) return fail(schemaFailure(parsed.error, [list, index]))
+  const bad = illFormedPath(parsed.data)
+  if (bad) return fail(`invalid: ${list}[${index}].${bad} is not valid UTF-8 text (it holds a lone surrogate)`)
+  if (parsed.data.content.length > MAX_SNIPPET_CHARS) return fail(`invalid: ${list}[${index}] holds ${parsed.data.content.length} characters, over the cap of ${MAX_SNIPPET_CHARS}`)
+  return { ok: true, snippet: infoToSnippet(parsed.data), order: ordinal(parsed.data.id) }
+}
+
+/**
+ * Validates a library's fields other than its snippets, which checkSnippet has judged one by one:
+ * `fields` holds an empty array for each snippet list that was an array, and `count` their
+ * elements. Never throws for bad input, it says why instead.
+ */
+export function checkLibraryFields(fields: unknown, count: number): CheckedLibrary {
+  const fail = (reason: string): CheckedLibrary => ({ ok: false, reason })
+  const parsed = importLibrarySchema.safeParse(fields)
+  if (!parsed.success) return fail(schemaFailure(parsed.error))
   const lib = parsed.data
   let id: string
   try {
@@ -160,21 +191,8 @@ export function checkLibrary(raw: unknown): Checked {
   }
   const bad = illFormedPath(lib)
   if (bad) return fail(`invalid: ${bad} is not valid UTF-8 text (it holds a lone surrogate)`)
-  const count = lib.codeSnippets.length + lib.infoSnippets.length
   if (count === 0) return fail('invalid: the library has no snippets')
   if (count > LIMITS.maxSnippets) return fail(`invalid: ${count} snippets, over the cap of ${LIMITS.maxSnippets}`)
-  const ordered: Array<{ order: number; snippet: NewSnippet }> = []
-  for (const [i, s] of lib.codeSnippets.entries()) {
-    const size = s.codeList.reduce((sum, c) => sum + c.code.length, 0)
-    if (size > MAX_SNIPPET_CHARS) return fail(`invalid: codeSnippets[${i}] holds ${size} characters, over the cap of ${MAX_SNIPPET_CHARS}`)
-    ordered.push({ order: ordinal(s.id), snippet: codeToSnippet(s) })
-  }
-  for (const [i, s] of lib.infoSnippets.entries()) {
-    if (s.content.length > MAX_SNIPPET_CHARS) return fail(`invalid: infoSnippets[${i}] holds ${s.content.length} characters, over the cap of ${MAX_SNIPPET_CHARS}`)
-    ordered.push({ order: ordinal(s.id), snippet: infoToSnippet(s) })
-  }
-  // Keep the exporter's order when every snippet carries an ordinal id; else code, then info.
-  if (ordered.every((o) => !Number.isNaN(o.order))) ordered.sort((a, b) => a.order - b.order)
   return {
     ok: true,
     library: {
@@ -184,7 +202,6 @@ export function checkLibrary(raw: unknown): Checked {
       sourceKind: lib.type || 'import',
       sourceUrl: lib.docsRepoUrl || lib.docsSiteUrl || '',
       branch: lib.branch || null,
-      snippets: ordered.map((o) => o.snippet),
     },
   }
 }

@@ -69,8 +69,8 @@ describe('the cloud dashboard export', () => {
     const file = path.join(await tmpDir(), 'lectern-libraries.zip')
     fs.writeFileSync(file, res.rawPayload)
     const projects: string[] = []
-    const manifest = await readBundle(file, (raw) => {
-      projects.push((raw as { project: string }).project)
+    const manifest = await readBundle(file, path.join(path.dirname(file), 'entries'), (entryFile) => {
+      projects.push((JSON.parse(fs.readFileSync(entryFile, 'utf8')) as { project: string }).project)
     })
     expect(projects).toEqual(['/acme/widgets', '/acme/gadgets'])
     const snippets = cloud.runtime.store.db.prepare('SELECT count(*) FROM snippets s JOIN library_versions v ON v.current_set = s.set_pk JOIN libraries l ON l.pk = v.library_pk WHERE l.id = ?').pluck()

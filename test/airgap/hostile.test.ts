@@ -298,12 +298,15 @@ describe('hostile imports', () => {
     const wrong = await importJson(app, key, [library('/acme/x')])
     expect(wrong.statusCode).toBe(400)
     expect(wrong.json().message).toMatch(/\{"libraries": \[\.\.\.\], "force": false\}/)
+    const noBody = await app.inject({ method: 'POST', url: '/api/import-libraries', headers: { authorization: `Bearer ${key}` } })
+    expect(noBody.statusCode).toBe(400)
+    expect(noBody.json()).toMatchObject({ error: 'validation_error', message: expect.stringMatching(/as application\/json, or a bundle as multipart\/form-data/) })
     const noKey = await app.inject({ method: 'POST', url: '/api/import-libraries', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ libraries: [library('/acme/x')] }) })
     expect(noKey.statusCode).toBe(401)
     expectNothingImported()
   })
 
-  it('reads a payload one library at a time: broken JSON after valid libraries, trailing bytes or libraries named twice leave nothing behind', async () => {
+  it('reads a payload a snippet at a time: broken JSON after valid libraries, trailing bytes or libraries named twice leave nothing behind', async () => {
     const post = (payload: string | Buffer) =>
       app.inject({ method: 'POST', url: '/api/import-libraries', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload })
     const good = JSON.stringify(library('/acme/staged'))
@@ -318,6 +321,8 @@ describe('hostile imports', () => {
       ['{"force":true}', /\{"libraries": \[\.\.\.\], "force": false\}/],
       ['{"libraries":[ ]}', /^The payload holds no libraries\.$/],
       ['  ', /^The body is not valid JSON\.$/],
+      // Read a snippet at a time, no one value may take more than 16 MB: no export holds one.
+      [`{"libraries":[${good},{"project":"/acme/big","codeSnippets":[],"infoSnippets":[{"content":"${'x'.repeat(17 * 1024 * 1024)}"}]}]}`, /^The body holds \d+ bytes at libraries\[1\]\.infoSnippets\[0\], over the 16 MB one value may take\. Nothing was imported\.$/],
     ]
     for (const [payload, message] of refusals) {
       const res = await post(payload)

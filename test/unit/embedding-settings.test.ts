@@ -36,7 +36,7 @@ describe('the embedding setting', () => {
 })
 
 describe('import staging at start-up', () => {
-  it('removes staged files no job names once they are an hour old, and keeps the rest', async () => {
+  it('removes staged files no job names and bodies left half received once they are an hour old, and keeps the rest', async () => {
     const { sweepImportStaging, importsDir } = await import('../../src/airgap/import.js')
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lectern-imports-'))
     store = await openStore(dir)
@@ -45,15 +45,19 @@ describe('import staging at start-up', () => {
     const named = path.join(requestDir, '1.json')
     const orphan = path.join(requestDir, '2.json')
     const fresh = path.join(requestDir, '3.json')
-    for (const file of [named, orphan, fresh]) fs.writeFileSync(file, '{}')
+    // A body or bundle a request was receiving when the process died sits beside the request directories.
+    const received = path.join(importsDir(store), 'upload-1.json')
+    const receiving = path.join(importsDir(store), 'upload-2.zip')
+    for (const file of [named, orphan, fresh, received, receiving]) fs.writeFileSync(file, '{}')
     const old = new Date(Date.now() - 2 * 3600_000)
-    fs.utimesSync(named, old, old)
-    fs.utimesSync(orphan, old, old)
+    for (const file of [named, orphan, received]) fs.utimesSync(file, old, old)
     store.jobs.enqueue({ kind: 'import', payload: { project: '/a/b', file: path.relative(store.paths.root, named), created: true } })
-    expect(sweepImportStaging(store)).toBe(1)
+    expect(sweepImportStaging(store)).toBe(2)
     expect(fs.existsSync(named)).toBe(true)
     expect(fs.existsSync(orphan)).toBe(false)
     expect(fs.existsSync(fresh)).toBe(true)
+    expect(fs.existsSync(received)).toBe(false)
+    expect(fs.existsSync(receiving)).toBe(true)
   })
 })
 
