@@ -5,6 +5,7 @@
  * The documents are generated here, as issue 29 describes them.
  */
 import { describe, expect, it, vi } from 'vitest'
+import { CANCEL_GRACE_MS } from '../../src/jobs/job-process.js'
 import type { JobView } from '../../src/jobs/view.js'
 import { openStore } from '../../src/store/index.js'
 import type { JobLogLine } from '../../src/store/job-logs.js'
@@ -105,7 +106,10 @@ describe('hostile documents in a repository', () => {
     expect(cancel.status, cancel.body).toBe(200)
     const view = await ended(target, id, 30_000)
     expect(view).toMatchObject({ state: 'failed', errorCode: 'cancelled' })
-    expect(Date.parse(view.finishedAt!) - Date.parse(view.cancelRequestedAt!)).toBeLessThan(2_000)
+    // The job process itself cut the parse off (usually within a second or two): the server's kill
+    // comes only CANCEL_GRACE_MS after the request. The job process runs at nice 19, so on a
+    // machine busy with other work it takes longer than on an idle one.
+    expect(Date.parse(view.finishedAt!) - Date.parse(view.cancelRequestedAt!)).toBeLessThan(CANCEL_GRACE_MS)
 
     // Frozen, the job process cannot notice the cancel at all: the server kills it, and the next
     // job process ends the job as cancelled when it starts.
