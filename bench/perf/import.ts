@@ -233,7 +233,8 @@ function childPids(pid: number): number[] {
  * upload, and measures the serving process (reading and staging) and its job process (the jobs).
  */
 async function importOverHttp(dataDir: string, file: string, licenseFile: string, publicKey: string): Promise<Measured> {
-  const runtime = await openRuntime({ config: resolveConfig({ dataDir }).config })
+  const config = resolveConfig({ dataDir }).config
+  const runtime = await openRuntime({ config: { ...config, license: { ...config.license, publicKey } } })
   let key: string
   try {
     installLicense(runtime, fs.readFileSync(licenseFile, 'utf8'))

@@ -23,8 +23,6 @@ import { removeSetFiles } from './set-files.js'
 /** Caps that keep one library from exhausting the host; over them the job fails `library_too_large`. */
 export const LIMITS = { maxSnippets: 200_000, maxTokens: 50_000_000 }
 const BATCH = 256
-/** Vectors added to the vector index at a time, with the job's pace between: in one call, a large set's index is a second of native work and more. */
-const INDEX_CHUNK = 1024
 
 export interface IngestTarget {
   versionPk: number
@@ -66,34 +64,43 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
   const dimensions = await embedder.dimensions()
   const set = store.snippets.createSet(target.versionPk, { provider: embedder.provider, model: embedder.model, dimensions })
   try {
-    const keys: number[] = []
-    const vectors: Float32Array[] = []
+    // No vector is kept past its batch: a real embedder's go into the vector index as they come,
+    // and the hash embedder's are embedded again for the engine file (2 s for 130,000 snippets),
+    // where keeping them cost 1.5 KB a snippet, 200 MB for the largest import (bench/RESULTS.md).
+    const index = hasVectorIndex(set) ? new VectorIndexBuilder(dimensions) : undefined
+    let stored = 0
     for (let i = 0; i < snippets.length; i += BATCH) {
       deps.signal?.throwIfAborted()
       const batch = snippets.slice(i, i + BATCH)
       const embedded = await embedder.embed(batch.map(embedText), deps.signal)
       const pks = store.snippets.insert(set.pk, batch)
+      const keys: number[] = []
+      const vectors: Float32Array[] = []
       pks.forEach((pk, j) => {
         if (pk === null) return
         keys.push(pk)
         vectors.push(embedded[j])
       })
+      index?.add(keys, vectors)
+      stored += keys.length
       deps.progress?.(`embedded ${Math.min(i + BATCH, snippets.length)} of ${snippets.length} snippets`)
       await pace()
     }
-    if (hasVectorIndex(set)) await writeVectorIndexPaced(vectorIndexPath(store.paths, set.pk), { keys, vectors, dimensions, embedder }, deps.signal, pace)
+    if (index) {
+      deps.signal?.throwIfAborted()
+      index.write(vectorIndexPath(store.paths, set.pk), embedder)
+    }
     deps.progress?.('indexing the snippets for search')
     try {
-      const byPk = new Map(keys.map((pk, i) => [pk, vectors[i]]))
-      await writeEngineFilePaced(engineFilePath(store.paths, set.pk), store.snippets.allOfSet(set.pk), engineFileKind(set), byPk, pace)
+      await writeEngineFilePaced(engineFilePath(store.paths, set.pk), store.snippets.allOfSet(set.pk), engineFileKind(set), pace)
     } catch (err) {
       // Derived data: the set's first load builds the file from the rows (and writes it if it can).
       deps.log?.warn({ setPk: set.pk, err }, 'could not write the engine file; the first question will build it')
     }
     // Building the engine file takes a while for a large set: a stop asked meanwhile wins.
     deps.signal?.throwIfAborted()
-    store.snippets.finalizeSet(set.pk, target.versionPk, { tokens, snippets: keys.length, commitSha: target.commitSha })
-    return { setPk: set.pk, snippets: keys.length, tokens, documents: new Set(snippets.map((s) => s.source)).size }
+    store.snippets.finalizeSet(set.pk, target.versionPk, { tokens, snippets: stored, commitSha: target.commitSha })
+    return { setPk: set.pk, snippets: stored, tokens, documents: new Set(snippets.map((s) => s.source)).size }
   } catch (caught) {
     const err = asDiskFull(caught, 'writing the snippet set', store.paths.root)
     try {
@@ -105,22 +112,4 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
     removeSetFiles(store.paths, set.pk)
     throw err
   }
-}
-
-/** Builds the index in chunks with the job's pace between them, then writes it. */
-async function writeVectorIndexPaced(
-  file: string,
-  built: { keys: number[]; vectors: Float32Array[]; dimensions: number; embedder: Embedder },
-  signal: AbortSignal | undefined,
-  pace: () => Promise<void>,
-): Promise<void> {
-  const { keys, vectors } = built
-  const index = new VectorIndexBuilder(built.dimensions)
-  for (let i = 0; i < keys.length; i += INDEX_CHUNK) {
-    signal?.throwIfAborted()
-    index.add(keys.slice(i, i + INDEX_CHUNK), vectors.slice(i, i + INDEX_CHUNK))
-    await pace()
-  }
-  signal?.throwIfAborted()
-  index.write(file, built.embedder)
 }

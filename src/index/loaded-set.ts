@@ -112,12 +112,12 @@ export function loadSet(setPk: number, heads: readonly SnippetHead[], kind: Engi
  * taken from `vectors` (by pk) when given, else embedded again.
  */
 export function writeEngineFile(file: string, rows: readonly Row[], kind: EngineFileKind, vectors?: ReadonlyMap<number, Float32Array>): void {
-  writeFileAtomically(file, encode(fingerprint(rows), rows, kind, vectors))
+  writeFileAtomically(file, encodeParts(fingerprint(rows), rows, kind, vectors))
 }
 
-/** As writeEngineFile, awaiting `pace` between steps of ENCODE_STEP rows: a job's (src/jobs/pace.ts). */
-export async function writeEngineFilePaced(file: string, rows: readonly Row[], kind: EngineFileKind, vectors: ReadonlyMap<number, Float32Array>, pace: () => Promise<void>): Promise<void> {
-  const steps = encoding(fingerprint(rows), rows, kind, vectors)
+/** As writeEngineFile (a hash-embedded set's vectors embedded again), awaiting `pace` between steps of ENCODE_STEP rows: a job's (src/jobs/pace.ts). */
+export async function writeEngineFilePaced(file: string, rows: readonly Row[], kind: EngineFileKind, pace: () => Promise<void>): Promise<void> {
+  const steps = encoding(fingerprint(rows), rows, kind)
   for (let step = steps.next(); ; step = steps.next()) {
     if (step.done) return writeFileAtomically(file, step.value)
     await pace()
@@ -155,16 +155,23 @@ function layoutOf(header: Buffer) {
   return { count, dimensions, lexicalBytes, txtEndsAt, jsonEndsAt, txtAt, jsonAt, vectorsAt, end: vectorsAt + count * dimensions }
 }
 
-function encode(stamp: readonly number[], rows: readonly Row[], kind: EngineFileKind, known?: ReadonlyMap<number, Float32Array>): Buffer {
+function encodeParts(stamp: readonly number[], rows: readonly Row[], kind: EngineFileKind, known?: ReadonlyMap<number, Float32Array>): Buffer[] {
   const steps = encoding(stamp, rows, kind, known)
   for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value
+}
+
+function encode(stamp: readonly number[], rows: readonly Row[], kind: EngineFileKind, known?: ReadonlyMap<number, Float32Array>): Buffer {
+  return Buffer.concat(encodeParts(stamp, rows, kind, known))
 }
 
 /** Rows tokenized or rendered in one step of `encoding`. */
 const ENCODE_STEP = 512
 
-/** The file's bytes, built in steps (each `yield`) that a paced job can pause between. */
-function* encoding(stamp: readonly number[], rows: readonly Row[], kind: EngineFileKind, known?: ReadonlyMap<number, Float32Array>): Generator<void, Buffer> {
+/**
+ * The file's bytes in parts, header first, built in steps (each `yield`) that a paced job can
+ * pause between. Parts, so that a writer need not copy a large set's texts into one buffer.
+ */
+function* encoding(stamp: readonly number[], rows: readonly Row[], kind: EngineFileKind, known?: ReadonlyMap<number, Float32Array>): Generator<void, Buffer[]> {
   const terms: string[][][] = []
   for (const row of rows) {
     terms.push(LexicalIndex.termsOf(indexedTextOf(row)))
@@ -197,10 +204,15 @@ function* encoding(stamp: readonly number[], rows: readonly Row[], kind: EngineF
   const vectors = new Int8Array(rows.length * kind.hashDimensions)
   if (kind.hashDimensions > 0) {
     const embedder = new HashEmbedder({ dimensions: kind.hashDimensions })
-    rows.forEach((row, doc) => quantizeInto(known?.get(row.pk) ?? embedder.embedOne(embedText(row)), vectors, doc))
+    for (const [doc, row] of rows.entries()) {
+      quantizeInto(known?.get(row.pk) ?? embedder.embedOne(embedText(row)), vectors, doc)
+      if ((doc + 1) % ENCODE_STEP === 0) yield
+    }
   }
   const asBytes = (words: Uint32Array) => Buffer.from(words.buffer, words.byteOffset, words.byteLength)
-  const body = Buffer.concat([
+  const headerBytes = asBytes(header)
+  const parts = [
+    headerBytes,
     lexicalBytes,
     Buffer.alloc(padded(lexicalBytes.length) - lexicalBytes.length),
     asBytes(txtEnds),
@@ -208,10 +220,9 @@ function* encoding(stamp: readonly number[], rows: readonly Row[], kind: EngineF
     ...txt,
     ...json,
     Buffer.from(vectors.buffer, vectors.byteOffset, vectors.byteLength),
-  ])
-  const file = Buffer.concat([asBytes(header), body])
-  file.writeUInt32LE(checksum(file), HEADER.crc * 4)
-  return file
+  ]
+  headerBytes.writeUInt32LE(checksum(parts), HEADER.crc * 4)
+  return parts
 }
 
 /**
@@ -236,16 +247,38 @@ function decode(setPk: number, heads: readonly SnippetHead[], bytes: Buffer, bui
   return { setPk, lexical, snippets, vectors, bytes: held, builtFrom }
 }
 
-export function writeFileAtomically(file: string, bytes: Buffer): void {
+/** Writes `bytes`, whole or in parts one after another, to `file` through a temporary file and a rename. */
+export function writeFileAtomically(file: string, bytes: Buffer | readonly Buffer[]): void {
   fs.mkdirSync(path.dirname(file), { recursive: true })
   // The process and its thread: the serving, job and rebuild threads of one process write here.
   const tmp = `${file}.${process.pid}-${threadId}.tmp`
   try {
-    fs.writeFileSync(tmp, bytes)
+    if (Buffer.isBuffer(bytes)) fs.writeFileSync(tmp, bytes)
+    else writeParts(tmp, bytes)
     fs.renameSync(tmp, file)
   } catch (err) {
     fs.rmSync(tmp, { force: true })
     throw err
+  }
+}
+
+/** Many small parts (a set's texts, snippet by snippet) go to the file a few megabytes at a time. */
+const WRITE_BATCH_BYTES = 4 * 1024 * 1024
+
+function writeParts(file: string, parts: readonly Buffer[]): void {
+  const fd = fs.openSync(file, 'w')
+  try {
+    for (let i = 0; i < parts.length; ) {
+      const batch: Buffer[] = []
+      for (let bytes = 0; i < parts.length && (batch.length === 0 || bytes + parts[i].length <= WRITE_BATCH_BYTES); i++) {
+        batch.push(parts[i])
+        bytes += parts[i].length
+      }
+      const block = batch.length === 1 ? batch[0] : Buffer.concat(batch)
+      for (let at = 0; at < block.length; ) at += fs.writeSync(fd, block, at)
+    }
+  } finally {
+    fs.closeSync(fd)
   }
 }
 
@@ -305,10 +338,17 @@ function checkHeader(header: Buffer, stamp: readonly number[], count: number, ki
   return fileBytes === layoutOf(header).end ? undefined : 'has the wrong length'
 }
 
-/** CRC-32 of the whole file but its own word: the header's sizes are covered as well as the body. */
-function checksum(bytes: Buffer): number {
+/**
+ * CRC-32 of the whole file but its own word: the header's sizes are covered as well as the body.
+ * The file comes whole or in parts, the first holding at least the header.
+ */
+function checksum(file: Buffer | readonly Buffer[]): number {
+  const [first, ...rest] = Buffer.isBuffer(file) ? [file] : file
   const crcAt = HEADER.crc * 4
-  return zlib.crc32(bytes.subarray(crcAt + 4), zlib.crc32(bytes.subarray(0, crcAt)))
+  let crc = zlib.crc32(first.subarray(crcAt + 4), zlib.crc32(first.subarray(0, crcAt)))
+  // An empty part is skipped: zlib.crc32 of an empty view of an empty ArrayBuffer answers 0, not the CRC it was given.
+  for (const part of rest) if (part.length > 0) crc = zlib.crc32(part, crc)
+  return crc
 }
 
 /**
