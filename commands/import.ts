@@ -62,7 +62,7 @@ export default class Import extends LecternCommand {
   private async direct(file: string, zip: boolean, dataDir: string | undefined, configFile: string | undefined, force: boolean): Promise<ImportOutcome> {
     return this.withRuntime({ 'data-dir': dataDir, config: configFile }, 'write', async (runtime) => {
       requireOfflineLicense(runtime, 'Library import')
-      const result = zip ? await importBundle(runtime.store, file, force) : importPayload(runtime.store, file, file, force)
+      const result = zip ? await importBundle(runtime.store, file, force) : await importPayload(runtime.store, file, file, force)
       this.report(result)
       const failed: ImportOutcome['failed'] = []
       for (const [i, job] of result.jobs.entries()) {
@@ -94,22 +94,40 @@ export default class Import extends LecternCommand {
     } else {
       headers['content-type'] = 'application/json'
     }
-    const response = await fetch(`${base}/api/import-libraries${force ? '?force=true' : ''}`, { method: 'POST', headers, body })
-    const answer = (await response.json()) as ImportResult & { error?: string }
-    if (!response.ok) throw new LecternError((answer.error ?? 'internal_error') as never, answer.message ?? `The server answered ${response.status}.`)
+    /** fetch, saying which server could not be reached and why (fetch itself only says "fetch failed"). */
+    const reach = async (url: string, init?: RequestInit): Promise<Response> => {
+      try {
+        return await fetch(url, init)
+      } catch (err) {
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause
+        throw new LecternError('source_unreachable', `Cannot reach the server at ${base}: ${cause?.code ?? cause?.message ?? (err as Error).message}.`)
+      }
+    }
+    type Status = {
+      activeParses: Record<string, { statusMessage?: string; status: string }>
+      recentFailures: Array<{ project: string; kind: string; jobId: number; message: string }>
+    }
+    /** The answer's JSON; a refusal becomes the error it names. */
+    const answerOf = async <T>(response: Response): Promise<T> => {
+      const answer = (await response.json().catch(() => ({}))) as T & { error?: string; message?: string }
+      if (!response.ok) throw new LecternError((answer.error ?? 'internal_error') as never, answer.message ?? `The server answered ${response.status}.`)
+      return answer
+    }
+    const parseStatus = async () => answerOf<Status>(await reach(`${base}/api/parse-status`, { headers }))
+    // Failures listed before this import are older jobs', whatever the two clocks say.
+    const earlier = new Set((await parseStatus()).recentFailures.map((f) => f.jobId))
+    const answer = await answerOf<ImportResult>(await reach(`${base}/api/import-libraries${force ? '?force=true' : ''}`, { method: 'POST', headers, body }))
     this.report(answer)
-    const spinner = this.progress(`importing ${answer.queued.length} libraries`).start()
+    const spinner = this.progress(`importing ${answer.queued.length} ${answer.queued.length === 1 ? 'library' : 'libraries'}`).start()
     const failed: ImportOutcome['failed'] = []
     let pending = new Set(answer.queued)
     while (pending.size > 0) {
       await sleep(500)
-      const status = (await (await fetch(`${base}/api/parse-status`, { headers })).json()) as {
-        activeParses: Record<string, { statusMessage?: string; status: string }>
-        recentFailures: Array<{ message: string }>
-      }
+      const status = await parseStatus()
       const active = [...pending].filter((p) => status.activeParses[p])
       for (const done of [...pending].filter((p) => !status.activeParses[p])) {
-        const failure = status.recentFailures.find((f) => f.message.includes(done))
+        // This import's job of that very library: not another library whose ID starts the same, nor an earlier import.
+        const failure = status.recentFailures.find((f) => f.project === done && f.kind === 'import' && !earlier.has(f.jobId))
         if (failure) failed.push({ project: done, reason: failure.message })
       }
       pending = new Set(active)

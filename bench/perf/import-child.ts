@@ -49,7 +49,7 @@ async function main(): Promise<ImportChildReport> {
     try {
       const start = performance.now()
       requireOfflineLicense(runtime, 'Library import')
-      const result = file.endsWith('.zip') ? await importBundle(runtime.store, file, false) : importPayload(runtime.store, file, file, false)
+      const result = file.endsWith('.zip') ? await importBundle(runtime.store, file, false) : await importPayload(runtime.store, file, file, false)
       const queuedMs = performance.now() - start
       const stagingPeakRss = kernelPeakRss()
       if (result.skipped.length > 0) throw new Error(`the bundle was not imported whole: ${JSON.stringify(result.skipped.slice(0, 3))}`)

@@ -47,7 +47,7 @@ function frameworkMessage(err: FastifyError, request: FastifyRequest): string | 
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return 'The request body is over the size this endpoint takes.'
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return `Content-Type ${request.headers['content-type'] ? 'of this body is not one this endpoint reads' : 'is missing'}; send JSON with "Content-Type: application/json".`
+      return `Content-Type ${request.headers['content-type'] ? 'of this body is not one this endpoint reads' : 'is missing'}; send JSON with "Content-Type: application/json"${request.routeOptions.config?.uploadLimits ? ', or a file as multipart/form-data' : ''}.`
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return 'The body is not as long as its Content-Length header says.'
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

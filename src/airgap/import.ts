@@ -121,10 +121,10 @@ export class ImportBatch {
  * Validates the JSON payload file at `file` snippet by snippet (payload-stream.ts: never a
  * library parsed whole) and queues it; `what` names the file in refusals ("The body").
  */
-export function importPayload(store: Store, file: string, what: string, force: boolean): ImportResult {
+export async function importPayload(store: Store, file: string, what: string, force: boolean): Promise<ImportResult> {
   const batch = new ImportBatch(store)
   try {
-    const payload = readPayloadFile(file, what, () => batch.next())
+    const payload = await readPayloadFile(file, what, () => batch.next())
     return batch.commit(force || payload.force)
   } catch (err) {
     batch.discard()

@@ -26,15 +26,15 @@ export interface LibraryVisitor {
 }
 
 /** Reads the library value at the scanner into `visitor`; `where` names it in refusals. */
-function readLibrary(scanner: JsonScanner, where: string, visitor: LibraryVisitor): void {
+async function readLibrary(scanner: JsonScanner, where: string, visitor: LibraryVisitor): Promise<void> {
   if (scanner.peek() !== OPEN_OBJECT) {
     visitor.notAnObject(scanner.value(where))
   } else {
-    scanner.object((key) => {
+    await scanner.object(async (key) => {
       if (SNIPPET_LISTS.has(key) && scanner.peek() === OPEN_ARRAY) {
         const list = key as SnippetList
         visitor.list(list)
-        scanner.array((i) => visitor.snippet(list, i, scanner.value(`${where}.${list}[${i}]`)))
+        await scanner.array((i) => visitor.snippet(list, i, scanner.value(`${where}.${list}[${i}]`)))
       } else {
         visitor.field(key, scanner.value(`${where}.${key}`))
       }
@@ -49,7 +49,7 @@ function readLibrary(scanner: JsonScanner, where: string, visitor: LibraryVisito
  * naming `what` for bytes that are not a payload of JSON in UTF-8, possibly after some
  * libraries were read.
  */
-export function readPayloadFile(file: string, what: string, onLibrary: () => LibraryVisitor): { force: boolean } {
+export async function readPayloadFile(file: string, what: string, onLibrary: () => LibraryVisitor): Promise<{ force: boolean }> {
   const bytes = new FileWindow(file)
   try {
     const scanner = new JsonScanner(bytes, what)
@@ -62,8 +62,8 @@ export function readPayloadFile(file: string, what: string, onLibrary: () => Lib
     }
     let libraries: number | undefined
     let force = false
-    scanner.object((key) => {
-      if (key === 'libraries' && scanner.peek() === OPEN_ARRAY) libraries = scanner.array((i) => readLibrary(scanner, `libraries[${i}]`, onLibrary()))
+    await scanner.object(async (key) => {
+      if (key === 'libraries' && scanner.peek() === OPEN_ARRAY) libraries = await scanner.array((i) => readLibrary(scanner, `libraries[${i}]`, onLibrary()))
       else if (key === 'force') force = scanner.value(key) === true
       else scanner.value(key)
     })
@@ -77,11 +77,11 @@ export function readPayloadFile(file: string, what: string, onLibrary: () => Lib
 }
 
 /** Reads a bundle's library entry, inflated to `file`, into `visitor`; refusals name the entry `what`. */
-export function readLibraryFile(file: string, what: string, visitor: LibraryVisitor): void {
+export async function readLibraryFile(file: string, what: string, visitor: LibraryVisitor): Promise<void> {
   const bytes = new FileWindow(file)
   try {
     const scanner = new JsonScanner(bytes, what)
-    readLibrary(scanner, 'the top level', visitor)
+    await readLibrary(scanner, 'the top level', visitor)
     scanner.end()
   } finally {
     bytes.close()

@@ -301,6 +301,10 @@ describe('hostile imports', () => {
     const noBody = await app.inject({ method: 'POST', url: '/api/import-libraries', headers: { authorization: `Bearer ${key}` } })
     expect(noBody.statusCode).toBe(400)
     expect(noBody.json()).toMatchObject({ error: 'validation_error', message: expect.stringMatching(/as application\/json, or a bundle as multipart\/form-data/) })
+    // Only JSON and multipart are read: Fastify's text parser would hold the body whole and let bad bytes in.
+    const text = await app.inject({ method: 'POST', url: '/api/import-libraries', headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain' }, payload: JSON.stringify({ libraries: [library('/acme/x')] }) })
+    expect(text.statusCode).toBe(400)
+    expect(text.json()).toMatchObject({ error: 'validation_error', message: 'Content-Type of this body is not one this endpoint reads; send JSON with "Content-Type: application/json", or a file as multipart/form-data.' })
     const noKey = await app.inject({ method: 'POST', url: '/api/import-libraries', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ libraries: [library('/acme/x')] }) })
     expect(noKey.statusCode).toBe(401)
     expectNothingImported()

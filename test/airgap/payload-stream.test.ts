@@ -36,7 +36,7 @@ describe('reading a JSON payload', () => {
   it('hands each snippet over as it is read, before the bytes after it are judged', async () => {
     const events: string[] = []
     const file = await payloadFile('{"libraries":[{"project":"/a/one","infoSnippets":[{"content":"x"}, {"content":"[]}{"}],"codeSnippets":"no"}, {"project":"/a/two","infoSnippets":[{"content":"y"},{"conte')
-    expect(() => readPayloadFile(file, 'payload.json', recorder(events))).toThrow('payload.json is not valid JSON.')
+    await expect(readPayloadFile(file, 'payload.json', recorder(events))).rejects.toThrow('payload.json is not valid JSON.')
     expect(events).toEqual([
       '0:project="/a/one"',
       '0:infoSnippets[]',
@@ -65,13 +65,27 @@ describe('reading a JSON payload', () => {
     const snippets = Array.from({ length: 3 }, (_, i) => ({ content: `${i}${content}` }))
     const file = await payloadFile(JSON.stringify({ libraries: [{ project: '/a/big', infoSnippets: snippets }] }))
     expect(fs.statSync(file).size).toBeGreaterThan(4 * 1024 * 1024)
-    readPayloadFile(file, 'x', recorder(events))
+    await readPayloadFile(file, 'x', recorder(events))
     expect(events.filter((e) => e.includes('infoSnippets[') && e.includes(']=')).map((e) => (JSON.parse(e.slice(e.indexOf('=') + 1)) as { content: string }).content)).toEqual(snippets.map((s) => s.content))
+  })
+
+  it('gives the event loop turns while it reads, so a server reading an import keeps answering', async () => {
+    const snippets = Array.from({ length: 2000 }, (_, i) => ({ content: `snippet ${i} `.repeat(100) }))
+    const file = await payloadFile(JSON.stringify({ libraries: [{ project: '/a/big', infoSnippets: snippets }] }))
+    expect(fs.statSync(file).size).toBeGreaterThan(2 * 1024 * 1024)
+    let turns = 0
+    const ticker = setInterval(() => turns++, 0)
+    try {
+      await readPayloadFile(file, 'x', recorder([]))
+    } finally {
+      clearInterval(ticker)
+    }
+    expect(turns).toBeGreaterThan(0)
   })
 
   it('refuses one value over the cap, keys it meets twice or poisoned, and bytes that are not UTF-8, naming the file', async () => {
     const big = await payloadFile(`{"libraries":[{"project":"/a/x","infoSnippets":[{"content":"${'x'.repeat(MAX_VALUE_BYTES)}"}]}]}`)
-    expect(() => readPayloadFile(big, 'big.json', recorder([]))).toThrow(/^big\.json holds \d+ bytes at libraries\[0\]\.infoSnippets\[0\], over the 16 MB one value may take/)
+    await expect(readPayloadFile(big, 'big.json', recorder([]))).rejects.toThrow(/^big\.json holds \d+ bytes at libraries\[0\]\.infoSnippets\[0\], over the 16 MB one value may take/)
     const refusals: Array<[string | Buffer, RegExp]> = [
       ['{"libraries":[{"project":"/a/x","project":"/a/y"}]}', /^x names "project" twice\.$/],
       ['{"libraries":[{"project":"/a/x","__proto__":{}}]}', /^x may not contain __proto__ or constructor keys\.$/],
@@ -82,7 +96,7 @@ describe('reading a JSON payload', () => {
     ]
     for (const [text, message] of refusals) {
       const file = await payloadFile(text)
-      expect(() => readPayloadFile(file, 'x', recorder([])), String(text)).toThrow(message)
+      await expect(readPayloadFile(file, 'x', recorder([])), String(text)).rejects.toThrow(message)
     }
   })
 })

@@ -13,6 +13,7 @@ import { publicKeyPem, signingKey } from '../../src/license/keys.js'
 import { installLicense } from '../../src/license/state.js'
 import { buildTestApp, createKey, waitForLibrary } from '../helpers/app.js'
 import { runCli } from '../helpers/cli.js'
+import { freePort } from '../helpers/server.js'
 import { setProcessEnv, suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 import { contextOf, importJson, importZip, seedDocs } from './helpers.js'
 
@@ -152,6 +153,14 @@ describe('airgap round trip', () => {
     const remote = await runCli(['import', path.join(work, 'payload.json'), '--force', '--url', address, '--key', apiKey, '--json'], {})
     expect(remote.exitCode, remote.stderr).toBe(0)
     expect(JSON.parse(remote.stdout)).toMatchObject({ message: 'Queued 1 library for import', queued: ['/acme/widgets'], failed: [] })
+    // A server that is not there, and a key it does not know, are said as such.
+    const nobody = `http://127.0.0.1:${await freePort()}`
+    const unreachable = await runCli(['import', path.join(work, 'payload.json'), '--url', nobody, '--key', apiKey, '--json'], {})
+    expect(unreachable.exitCode).toBe(1)
+    expect(JSON.parse(unreachable.stdout)).toEqual({ error: 'source_unreachable', message: `Cannot reach the server at ${nobody}: ECONNREFUSED.` })
+    const badKey = await runCli(['import', path.join(work, 'payload.json'), '--url', address, '--key', 'lct_nottherightkey', '--json'], {})
+    expect(badKey.exitCode).toBe(3)
+    expect(JSON.parse(badKey.stdout)).toMatchObject({ error: 'invalid_api_key' })
   }, 60_000)
 
   it('refuses refresh of an imported library with 403, and each mode lacks the other mode\'s endpoint', async () => {

@@ -24,11 +24,12 @@ export default async function importRoute(app: FastifyInstance): Promise<void> {
   const status = licenseStatus(app.runtime)
   if (status.state === 'invalid' || status.state === 'expired') app.log.error({ license: status.reason }, 'the installed license is not valid; import is disabled')
 
+  // Only in this plugin: a bundle comes as multipart, and the JSON body stays a stream, which the
+  // route writes to a file for importPayload to read a snippet at a time, as UTF-8 only. Every
+  // other parser goes: Fastify's would hold a body whole, and its text/plain one would let bad
+  // bytes in as U+FFFD.
+  app.removeAllContentTypeParsers()
   await registerUploads(app, LIMITS)
-  // Only in this plugin: the JSON body stays a stream, which the route writes to a file for
-  // importPayload to read a snippet at a time, as UTF-8 only (Fastify's parser would hold the
-  // body whole, and quietly turn bad bytes into U+FFFD).
-  app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', (request, body, done) => {
     if (Number(request.headers['content-length']) > MAX_IMPORT_BYTES) done(tooLarge())
     else done(null, body)
@@ -81,7 +82,7 @@ async function importBody(app: FastifyInstance, body: Readable | undefined, forc
       await out.close()
     }
     if (size > MAX_IMPORT_BYTES) throw tooLarge()
-    return importPayload(app.runtime.store, file, 'The body', force)
+    return await importPayload(app.runtime.store, file, 'The body', force)
   } finally {
     fs.rmSync(file, { force: true })
   }
