@@ -34,7 +34,7 @@ import type { NewSnippet } from '../../src/store/snippets.js'
 import type { ImportChildReport } from './import-child.js'
 import { markdownTable, row, seconds, type Row } from './report.js'
 import { PROJECT_ROOT, siblingModule, WORK_DIR } from './paths.js'
-import { currentRss, kernelPeakRss, resetPeakRss } from './rss.js'
+import { childPids, currentRss, kernelPeakRss, resetPeakRss } from './rss.js'
 import { freePort } from './servers.js'
 
 
@@ -221,11 +221,6 @@ function reportRows(what: string, input: string, jsonBytes: number, measured: Me
     memoryRow(`${what}: peak RSS above idle, to queued`, measured.stagingAboveIdle, jsonBytes, true),
     memoryRow(`${what}: peak RSS above idle of the import jobs (${measured.jobsWhere})`, measured.jobsAboveIdle, jsonBytes, false),
   ]
-}
-
-/** The process ids of `pid`'s children (the job process of `lectern serve`). */
-function childPids(pid: number): number[] {
-  return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
 }
 
 /**

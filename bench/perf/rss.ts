@@ -27,3 +27,8 @@ export function resetPeakRss(pid: Pid = 'self'): void {
     // No /proc: the sampled peak stands alone.
   }
 }
+
+/** The process ids of the children of `pid` (the job process of `lectern serve`, a cluster's workers). */
+export function childPids(pid: number): number[] {
+  return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+}

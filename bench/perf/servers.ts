@@ -1,9 +1,9 @@
 /** Starting and stopping the servers under test, each in its own child process. */
 import { fork, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import fs from 'node:fs'
 import net from 'node:net'
 import { siblingModule } from './paths.js'
+import { childPids, currentRss } from './rss.js'
 
 export const CONTEXT_PATH = '/api/v2/context'
 
@@ -40,9 +40,7 @@ export async function startServer(server: ServerKind): Promise<RunningServer> {
 }
 
 function treeRss(pid: number): number {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
-  const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)
-  return Number(kb ?? 0) * 1024 + children.reduce((sum, child) => sum + treeRss(Number(child)), 0)
+  return (currentRss(pid) ?? 0) + childPids(pid).reduce((sum, child) => sum + treeRss(child), 0)
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {

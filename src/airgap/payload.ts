@@ -153,22 +153,21 @@ function infoToSnippet(s: ImportInfoSnippet): NewSnippet {
 
 /** Validates element `index` of a library's `list`; never throws for bad input, it says why instead. */
 export function checkSnippet(list: SnippetList, index: number, raw: unknown): CheckedSnippet {
+  return list === 'codeSnippets'
+    ? checkAs(codeSnippetSchema, (s) => s.codeList.reduce((sum, c) => sum + c.code.length, 0), codeToSnippet, `${list}[${index}]`, [list, index], raw)
+    : checkAs(infoSnippetSchema, (s) => s.content.length, infoToSnippet, `${list}[${index}]`, [list, index], raw)
+}
+
+/** One snippet by its list's rules: schema, well-formed text, at most MAX_SNIPPET_CHARS of text (`chars`). */
+function checkAs<T extends { id?: string }>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, chars: (s: T) => number, toSnippet: (s: T) => NewSnippet, where: string, path: Array<string | number>, raw: unknown): CheckedSnippet {
   const fail = (reason: string): CheckedSnippet => ({ ok: false, reason })
-  if (list === 'codeSnippets') {
-    const parsed = codeSnippetSchema.safeParse(raw)
-    if (!parsed.success) return fail(schemaFailure(parsed.error, [list, index]))
-    const bad = illFormedPath(parsed.data)
-    if (bad) return fail(`invalid: ${list}[${index}].${bad} is not valid UTF-8 text (it holds a lone surrogate)`)
-    const size = parsed.data.codeList.reduce((sum, c) => sum + c.code.length, 0)
-    if (size > MAX_SNIPPET_CHARS) return fail(`invalid: ${list}[${index}] holds ${size} characters, over the cap of ${MAX_SNIPPET_CHARS}`)
-    return { ok: true, snippet: codeToSnippet(parsed.data), order: ordinal(parsed.data.id) }
-  }
-  const parsed = infoSnippetSchema.safeParse(raw)
-  if (!parsed.success) return fail(schemaFailure(parsed.error, [list, index]))
+  const parsed = schema.safeParse(raw)
+  if (!parsed.success) return fail(schemaFailure(parsed.error, path))
   const bad = illFormedPath(parsed.data)
-  if (bad) return fail(`invalid: ${list}[${index}].${bad} is not valid UTF-8 text (it holds a lone surrogate)`)
-  if (parsed.data.content.length > MAX_SNIPPET_CHARS) return fail(`invalid: ${list}[${index}] holds ${parsed.data.content.length} characters, over the cap of ${MAX_SNIPPET_CHARS}`)
-  return { ok: true, snippet: infoToSnippet(parsed.data), order: ordinal(parsed.data.id) }
+  if (bad) return fail(`invalid: ${where}.${bad} is not valid UTF-8 text (it holds a lone surrogate)`)
+  const size = chars(parsed.data)
+  if (size > MAX_SNIPPET_CHARS) return fail(`invalid: ${where} holds ${size} characters, over the cap of ${MAX_SNIPPET_CHARS}`)
+  return { ok: true, snippet: toSnippet(parsed.data), order: ordinal(parsed.data.id) }
 }
 
 /**
