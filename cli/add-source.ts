@@ -2,6 +2,8 @@
  * What the `add` commands share: report the submitted job, and with --wait follow it to the end.
  */
 import { LOCAL } from '../src/access.js'
+import { reportSummary } from '../src/extraction/report.js'
+import { extractionOf } from '../src/extraction/view.js'
 import type { Submitted } from '../src/jobs/submit.js'
 import type { Runtime } from '../src/runtime.js'
 import { restrictionNotice } from '../src/tenancy/library-access.js'
@@ -12,9 +14,10 @@ export interface AddSourceResult {
   message: string
   jobId: number
   state?: string
-  /** With --wait: what the library serves now. */
+  /** With --wait: what the library serves now, and what its extraction report says went wrong. */
   snippets?: number
   pages?: number
+  warnings?: string[]
 }
 
 export abstract class AddSourceCommand extends LecternCommand {
@@ -30,9 +33,18 @@ export abstract class AddSourceCommand extends LecternCommand {
     const served = servedBy(runtime, job.versionPk)
     const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`
     this.log(`${submitted.libraryId} is ready: ${count(served.snippets, 'snippet')} from ${count(served.pages, 'page')}. Ask it: lectern docs ${submitted.libraryId} "<your question>"${this.dataDirArgument(runtime.store.paths.root)}`)
+    const warnings = extractionWarnings(runtime, submitted.libraryId, job.warnings)
+    if (warnings.length > 0) this.log(`With warnings: ${warnings.join('; ')}. See them: lectern inspect ${submitted.libraryId}${this.dataDirArgument(runtime.store.paths.root)}`)
     if (notice) this.log(notice)
-    return { ...result, state: job.state, ...served }
+    return { ...result, state: job.state, ...served, warnings }
   }
+}
+
+/** What the job's extraction report says went wrong, a line per kind; none when the job had no warnings. */
+function extractionWarnings(runtime: Runtime, libraryId: string, count: number): string[] {
+  if (count === 0) return []
+  const { report } = extractionOf(runtime.store, libraryId, LOCAL)
+  return report ? reportSummary(report) : []
 }
 
 /** The snippets and pages (documents that gave snippets) of a version's live set. */

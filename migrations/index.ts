@@ -25,6 +25,7 @@ import * as teamPksNeverReused from './0019_team_pks_never_reused.js'
 import * as jobPksNeverReused from './0020_job_pks_never_reused.js'
 import * as cachedRowsMoveCatalog from './0021_cached_rows_move_catalog.js'
 import * as jobWarningsAndRunner from './0022_job_warnings_and_runner.js'
+import * as extractionReports from './0023_extraction_reports.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -49,6 +50,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0020_job_pks_never_reused', jobPksNeverReused],
   ['0021_cached_rows_move_catalog', cachedRowsMoveCatalog],
   ['0022_job_warnings_and_runner', jobWarningsAndRunner],
+  ['0023_extraction_reports', extractionReports],
 ]
 
 export const migrationSource: Knex.MigrationSource<readonly [string, Knex.Migration]> = {

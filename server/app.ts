@@ -33,6 +33,7 @@ import settingsRoutes from './routes/airgap/settings.js'
 import backupRoutes from './routes/backup.js'
 import dashboardConnections from './routes/dashboard/connections.js'
 import dashboardDocPages from './routes/dashboard/doc-pages.js'
+import dashboardExtraction from './routes/dashboard/extraction.js'
 import dashboardKeys from './routes/dashboard/keys.js'
 import dashboardLibraries from './routes/dashboard/libraries.js'
 import dashboardPage from './routes/dashboard/page.js'
@@ -182,6 +183,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(dashboardKeys)
       await api.register(dashboardPassword)
       await api.register(dashboardDocPages)
+      await api.register(dashboardExtraction)
       await api.register(dashboardSettings)
       await api.register(dashboardConnections)
       // Self-service accounts and teamspaces exist only in the cloud; on-premise they answer 404.

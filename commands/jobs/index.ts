@@ -3,9 +3,11 @@ import { Flags } from '@oclif/core'
 import { colour, humanDate, humanDuration, table } from '../../cli/output.js'
 import { LecternCommand } from '../../cli/run.js'
 import { LOCAL } from '../../src/access.js'
-import { parseStatus, type ParseStatusResponse } from '../../src/jobs/status.js'
+import { parseStatus, recentWarnings, type ParseStatusResponse, type WarnedParse } from '../../src/jobs/status.js'
 
-function render(status: ParseStatusResponse): string {
+type JobsView = ParseStatusResponse & { recentWarnings: WarnedParse[] }
+
+function render(status: JobsView): string {
   const active = Object.entries(status.activeParses)
   const parts: string[] = []
   if (active.length === 0) parts.push('No jobs queued or running.')
@@ -31,11 +33,22 @@ function render(status: ParseStatusResponse): string {
       ])}`,
     )
   }
+  if (status.recentWarnings.length > 0) {
+    parts.push(
+      `${colour.bold('Succeeded with warnings')}\n${table(status.recentWarnings, [
+        { header: 'LIBRARY', value: (w) => w.project },
+        { header: 'JOB', value: (w) => String(w.jobId), right: true },
+        { header: 'ENDED', value: (w) => humanDate(w.finishedAt) },
+        { header: 'WARNINGS', value: (w) => colour.yellow(String(w.warnings)), right: true },
+        { header: 'MESSAGE', value: (w) => w.message },
+      ])}`,
+    )
+  }
   return parts.join('\n\n')
 }
 
 export default class Jobs extends LecternCommand {
-  static override summary = 'Show the job queue: queued jobs with their position, running ones with progress, recent failures.'
+  static override summary = 'Show the job queue: queued jobs with their position, running ones with progress, recent failures and jobs that succeeded with warnings.'
   static override description =
     'With --watch on a terminal the display is redrawn every second until Ctrl-C. When the output is not a terminal (a pipe, a log file), --watch prints a timestamped snapshot each time the queue changes instead, without escape codes.'
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --watch', '<%= config.bin %> <%= command.id %> --json']
@@ -44,10 +57,11 @@ export default class Jobs extends LecternCommand {
     watch: Flags.boolean({ summary: 'Follow the queue until Ctrl-C: redrawn on a terminal, timestamped snapshots otherwise.' }),
   }
 
-  async run(): Promise<ParseStatusResponse> {
+  async run(): Promise<JobsView> {
     const { flags } = await this.parse(Jobs)
     return this.withRuntime(flags, 'read', async (runtime) => {
-      let status = parseStatus(runtime.store, LOCAL)
+      const view = (): JobsView => ({ ...parseStatus(runtime.store, LOCAL), recentWarnings: recentWarnings(runtime.store, LOCAL) })
+      let status = view()
       if (!flags.watch || this.jsonEnabled()) {
         this.log(render(status))
         return status
@@ -65,7 +79,7 @@ export default class Jobs extends LecternCommand {
         else if (text !== shown) this.log(`--- ${new Date().toISOString()}\n${text}\n`)
         shown = text
         await sleep(1000)
-        status = parseStatus(runtime.store, LOCAL)
+        status = view()
       }
       return status
     })

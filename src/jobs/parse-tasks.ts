@@ -4,18 +4,23 @@
  * budget counts the parse only, not the module loading of a fresh thread on a busy machine; a
  * thread that only reads Markdown never loads the TypeScript compiler.
  */
-import type { ParseTasks } from '../parse/types.js'
+import type { IncludeOutcome, ParseTasks } from '../parse/types.js'
 
 type Parser<K extends keyof ParseTasks> = (input: ParseTasks[K][0]) => ParseTasks[K][1] | Promise<ParseTasks[K][1]>
 type Loaders = { [K in keyof ParseTasks]: () => Promise<Parser<K>> }
 
 export const parseTasks: Loaders = {
   async document() {
-    const [{ parseDocument }, { siteContext }] = await Promise.all([import('../parse/index.js'), import('../sources/site-layout.js')])
+    const [{ parseDocument }, { siteContext }, { inspectDocument }] = await Promise.all([
+      import('../parse/index.js'),
+      import('../sources/site-layout.js'),
+      import('../extraction/document-report.js'),
+    ])
     return ({ doc, site }) => {
-      const notes: string[] = []
-      const snippets = parseDocument(doc, site ? siteContext(site, (note) => notes.push(note)) : {})
-      return { snippets, notes }
+      const includes: IncludeOutcome[] = []
+      const context = site ? siteContext(site, (outcome) => includes.push(outcome)) : {}
+      const snippets = parseDocument(doc, context)
+      return { snippets, report: inspectDocument(doc, snippets, includes, context) }
     }
   },
   async html() {

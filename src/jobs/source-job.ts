@@ -8,7 +8,9 @@ import type { Mode } from '../config.js'
 import type { EmbedderPool } from '../embed/pool.js'
 import { LecternError } from '../errors.js'
 import { ParseFailure } from '../parse/failure.js'
-import type { Parse, SourceDocument } from '../parse/types.js'
+import { ExtractionTally, reportSummary } from '../extraction/report.js'
+import { formatLibraryId } from '../library-id.js'
+import type { IncludeOutcome, Parse, SourceDocument } from '../parse/types.js'
 import { jobWorkDir } from '../paths.js'
 import type { AddressGuard } from '../sources/address-guard.js'
 import type { HttpClient } from '../sources/http.js'
@@ -71,11 +73,15 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
       return `unchanged at ${shortRevision(previousRevision)}; the live snippets stay`
     }
     ctx.progress(`parsing ${fetched.documents.length} documents`)
+    const tally = new ExtractionTally()
+    const { snippets, duplicatesDropped } = await snippetsFrom(fetched, parsing, tally, ctx)
     const result = await ingestSnippets(
       { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log, pace: ctx.pace },
       { versionPk: version.pk, commitSha: fetched.revision ?? null },
-      await snippetsFrom(fetched, parsing, ctx),
+      snippets,
     )
+    const report = tally.report(result.snippets, duplicatesDropped)
+    store.extractionReports.put(version.pk, ctx.job.pk, JSON.stringify(report))
     if (version.tag === '') {
       store.libraries.update(library.pk, {
         title: fetched.title ?? library.title,
@@ -89,9 +95,10 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
     const documents = fetched.documents.length + (fetched.built?.length ?? 0)
     const at = fetched.revision ? ` at ${shortRevision(fetched.revision)}` : ''
     const message = `${result.snippets} snippets from ${documents} documents${at}`
-    if (parsing.failures === 0) return message
-    const skipped = parsing.failures === 1 ? '1 document' : `${parsing.failures} documents`
-    return { message: `${message}; skipped ${skipped} that could not be parsed (the job's log says why)`, warnings: parsing.failures }
+    const warnings = tally.skippedContent
+    if (warnings === 0) return message
+    const libraryId = formatLibraryId({ id: library.id, version: version.tag || undefined })
+    return { message: `${message}; with warnings: ${reportSummary(report).slice(0, 3).join(', ')} (lectern inspect ${libraryId})`, warnings }
   }
 }
 
@@ -127,10 +134,17 @@ class JobParsing {
  * (parseDocument, pacing between documents), then those generated from source code, the first of
  * identical ones kept.
  */
-async function snippetsFrom(fetched: FetchedSource, parsing: JobParsing, ctx: Pick<JobContext, 'pace' | 'signal' | 'log'>): Promise<NewSnippet[]> {
+async function snippetsFrom(
+  fetched: FetchedSource,
+  parsing: JobParsing,
+  tally: ExtractionTally,
+  ctx: Pick<JobContext, 'pace' | 'signal' | 'log'>,
+): Promise<{ snippets: NewSnippet[]; duplicatesDropped: number }> {
   const located = (items: FetchedSource['built']) => (items ?? []).map(({ path, snippet }) => toNewSnippet(snippet, fetched.locate(path, snippet.anchor)))
   const documents = new DocumentSnippets(fetched.locate)
   const docs = fetched.documents
+  let parsed = 0
+  let unresolvedLogged = 0
   const parse = (doc: SourceDocument) => settled(parsing.parse('document', { doc, ...(fetched.site ? { site: fetched.site } : {}) }))
   // Documents asked for ahead: the parse thread reads the next ones while this thread shapes, counts and hashes this one's snippets.
   const ahead = docs.slice(0, PARSE_AHEAD).map(parse)
@@ -140,21 +154,48 @@ async function snippetsFrom(fetched: FetchedSource, parsing: JobParsing, ctx: Pi
     if (i + PARSE_AHEAD < docs.length) ahead.push(parse(docs[i + PARSE_AHEAD]))
     const doc = docs[i]
     if (outcome.ok) {
-      for (const note of outcome.value.notes) ctx.log.info({ page: doc.path }, note)
-      documents.add(doc, outcome.value.snippets)
+      const { snippets, report } = outcome.value
+      unresolvedLogged = logUnresolved(report.includes, unresolvedLogged, ctx.log)
+      tally.document(doc.path, report)
+      parsed += snippets.length
+      documents.add(doc, snippets)
     } else if (outcome.error instanceof ParseFailure) {
       ctx.log.warn({ page: doc.path, reason: outcome.error.reason }, `skipped ${doc.path}: it ${outcome.error.reason}`)
+      tally.skippedDocument(doc.path, `it ${outcome.error.reason}`)
     } else {
       throw outcome.error
     }
     await ctx.pace()
   }
   const byHash = new Map<string, NewSnippet>()
-  for (const snippet of [...located(fetched.built), ...documents.snippets(), ...located(fetched.generated)]) {
+  const all = [...located(fetched.built), ...documents.snippets(), ...located(fetched.generated)]
+  for (const snippet of all) {
     if (!byHash.has(snippet.hash)) byHash.set(snippet.hash, snippet)
   }
-  return [...byHash.values()]
+  const total = parsed + (fetched.built?.length ?? 0) + (fetched.generated?.length ?? 0)
+  return { snippets: [...byHash.values()], duplicatesDropped: total - byHash.size }
 }
+
+/**
+ * Logs a document's unresolved include directives at warn level, one line each while fewer than
+ * LOGGED_INCLUDES were logged, then once that the report has the rest. Returns the new count.
+ */
+function logUnresolved(includes: readonly IncludeOutcome[], logged: number, log: JobContext['log']): number {
+  for (const outcome of includes) {
+    if (outcome.problem === undefined) continue
+    if (logged < LOGGED_INCLUDES) {
+      const tried = outcome.tried?.length ? ` (tried ${outcome.tried.join(', ')})` : ''
+      log.warn({ page: outcome.page, line: outcome.line }, `include "${outcome.reference}" at ${outcome.page}:${outcome.line} read no file: ${outcome.problem}${tried}`)
+    } else if (logged === LOGGED_INCLUDES) {
+      log.warn({}, 'more includes read no file; the extraction report lists them all (lectern inspect)')
+    }
+    logged++
+  }
+  return logged
+}
+
+/** Unresolved includes a job logs one by one; the report lists the rest. */
+const LOGGED_INCLUDES = 20
 
 /** Documents asked of the parse thread ahead of the one whose snippets are being gathered. */
 const PARSE_AHEAD = 4

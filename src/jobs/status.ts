@@ -95,3 +95,30 @@ export function parseStatus(store: Store, caller: Caller, now = Date.now()): Par
   }
   return { activeParses, recentFailures }
 }
+
+/** A job that ended as succeeded with warnings: it skipped content (a page, an include) its extraction report names. */
+export interface WarnedParse {
+  project: string
+  jobId: number
+  kind: string
+  warnings: number
+  message: string
+  finishedAt: string | null
+}
+
+/** Jobs with warnings listed, newest first, among the newest succeeded jobs scanned. */
+const RECENT_WARNINGS = 10
+const SUCCEEDED_SCANNED = 100
+
+/** The newest jobs that succeeded with warnings, of libraries the caller may see. */
+export function recentWarnings(store: Store, caller: Caller): WarnedParse[] {
+  const warned: WarnedParse[] = []
+  for (const job of store.jobs.list({ states: ['succeeded'], limit: SUCCEEDED_SCANNED })) {
+    if (job.warnings === 0) continue
+    const seen = libraryOf(store, job, caller)
+    if (seen === undefined) continue
+    warned.push({ project: seen.libraryId, jobId: job.pk, kind: job.kind, warnings: job.warnings, message: job.statusMessage ?? '', finishedAt: job.finishedAt })
+    if (warned.length === RECENT_WARNINGS) break
+  }
+  return warned
+}

@@ -18,50 +18,107 @@ import { append, minOf } from '../text/arrays.js'
 export const MAX_INCLUDE_DEPTH = 4
 
 /**
- * The repository path a reference names, or undefined when it leaves the repository.
- * `@/x` is relative to `siteRoot` (VitePress), `/x` to `siteRoot` too (Sphinx's source
- * directory), anything else to the including document's folder.
+ * The repository path a reference names from a folder, or undefined when it leaves the
+ * repository. `base` is a repository folder ('' for the root).
  */
-export function resolveIncludePath(fromDoc: string, reference: string, siteRoot = ''): string | undefined {
-  const ref = reference.trim().replace(/\\/g, '/')
-  if (ref === '' || /^[a-z][a-z0-9+.-]*:/i.test(ref)) return undefined
-  const base = ref.startsWith('@/') ? path.join(siteRoot, ref.slice(2)) : ref.startsWith('/') ? path.join(siteRoot, ref.slice(1)) : path.join(path.dirname(fromDoc), ref)
-  const normal = path.normalize(base)
+function resolveFrom(base: string, reference: string): string | undefined {
+  const normal = path.normalize(path.join(base, reference))
   if (normal === '..' || normal.startsWith('../') || path.isAbsolute(normal)) return undefined
   return normal
 }
 
+const isWithin = (folder: string, file: string): boolean => folder === '' || file.startsWith(`${folder}/`)
+
+/**
+ * Every repository path an include path may name, in the order the docs generators look: the
+ * page's folder; the site folders (`siteRoots`: config folders, configured base paths, docs
+ * folders), those of the site holding the page first; the page's other ancestor folders, for a
+ * site whose config file the checkout lacks; then the repository root. FastAPI's
+ * `{* ../../docs_src/x.py *}` in `docs/en/docs/tutorial/cors.md` is relative to `docs/en`, the
+ * folder of its mkdocs.yml. `@/x` and `/x` start at the site folders, then the root (VitePress's
+ * srcDir, Sphinx's source directory). Only paths inside the repository are named.
+ */
+export function includeCandidates(fromDoc: string, reference: string, siteRoots: readonly string[] = []): string[] {
+  const ref = reference.trim().replace(/\\/g, '/')
+  if (ref === '' || /^[a-z][a-z0-9+.-]*:/i.test(ref)) return []
+  const rooted = /^@?\//.exec(ref)
+  const relative = rooted ? ref.slice(rooted[0].length) : ref
+  const page = path.dirname(fromDoc) === '.' ? '' : path.dirname(fromDoc)
+  const holding = siteRoots.filter((root) => isWithin(root, fromDoc))
+  const others = siteRoots.filter((root) => !isWithin(root, fromDoc))
+  const bases = rooted ? [...holding, ...others, ''] : [page, ...holding, ...others, ...ancestors(page), '']
+  const candidates = bases.map((base) => resolveFrom(base, relative)).filter((c): c is string => c !== undefined)
+  return [...new Set(candidates)]
+}
+
+/** The folders above `folder`, nearest first, without the root. */
+function ancestors(folder: string): string[] {
+  const found: string[] = []
+  for (let at = path.dirname(folder); folder !== '' && at !== '.'; at = path.dirname(at)) found.push(at)
+  return found
+}
+
 /**
  * The repository paths an import specifier may name: relative to the page, or through the site's
- * aliases (`@mdx/x.mdx` with `"@mdx/*": ["src/mdx/*"]`). Bare package names name no repository file.
+ * aliases (`@mdx/x.mdx` with `"@mdx/*": ["src/mdx/*"]`). Bare package names name no repository
+ * file. Imports follow the bundler's rules, not the include directives' search.
  */
-export function moduleCandidates(fromDoc: string, specifier: string, aliases: Array<{ pattern: string; targets: string[] }> = []): Array<string | undefined> {
-  if (specifier.startsWith('./') || specifier.startsWith('../')) return [resolveIncludePath(fromDoc, specifier)]
-  const candidates: Array<string | undefined> = []
+export function moduleCandidates(fromDoc: string, specifier: string, aliases: Array<{ pattern: string; targets: string[] }> = []): string[] {
+  if (specifier.startsWith('./') || specifier.startsWith('../')) return [resolveFrom(path.dirname(fromDoc), specifier)].filter((c): c is string => c !== undefined)
+  const candidates: string[] = []
   for (const { pattern, targets } of aliases) {
     const star = pattern.indexOf('*')
     const prefix = star === -1 ? pattern : pattern.slice(0, star)
     const suffix = star === -1 ? '' : pattern.slice(star + 1)
     if (star === -1 ? specifier !== pattern : !(specifier.startsWith(prefix) && specifier.endsWith(suffix))) continue
     const captured = star === -1 ? '' : specifier.slice(prefix.length, specifier.length - suffix.length)
-    for (const target of targets) candidates.push(resolveIncludePath('', target.replace('*', captured)))
+    for (const target of targets) {
+      const candidate = resolveFrom('', target.replace('*', captured))
+      if (candidate !== undefined) candidates.push(candidate)
+    }
   }
   return candidates
 }
 
-/** Reads an include, trying each candidate path in turn; logs why when none can be read. */
-export function readInclude(reader: IncludeReader, fromDoc: string, reference: string, candidates: Array<string | undefined>): { path: string; text: string } | undefined {
+/** Where a directive is written: the file holding it (a page or a fragment it included) and its 1-based line. */
+export interface DirectiveAt {
+  page: string
+  line: number
+}
+
+/** What a selection made of an included file's text: the part shown, or why nothing can be. */
+export type Selected = string | { problem: string }
+
+/**
+ * Reads an include: the first candidate that is a readable repository file, its text through
+ * `select` (a line range, a region...). Records the directive's outcome once, with the paths
+ * tried when nothing could be read; undefined then.
+ */
+export function readInclude(
+  reader: IncludeReader,
+  at: DirectiveAt,
+  reference: string,
+  candidates: readonly string[],
+  select: (text: string, file: string) => Selected = (text) => text,
+): { path: string; text: string } | undefined {
+  let refusal: string | undefined
   for (const candidate of candidates) {
-    if (candidate === undefined) continue
-    const text = reader.readFile(candidate)
-    if (text !== undefined) return { path: candidate, text: text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n') }
+    const read = reader.readFile(candidate)
+    if (read === undefined) continue
+    if (typeof read !== 'string') {
+      refusal ??= `${candidate}: ${read.skipped}`
+      continue
+    }
+    const selected = select(read.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n'), candidate)
+    if (typeof selected !== 'string') {
+      reader.record({ ...at, reference, resolved: candidate, problem: selected.problem })
+      return undefined
+    }
+    reader.record({ ...at, reference, resolved: candidate })
+    return { path: candidate, text: selected }
   }
-  const tried = candidates.filter((c): c is string => c !== undefined)
-  reader.log(
-    tried.length === 0
-      ? `${fromDoc}: include "${reference}" points outside the repository; skipped`
-      : `${fromDoc}: include "${reference}" not found (tried ${tried.join(', ')}); skipped`,
-  )
+  const problem = candidates.length === 0 ? 'points outside the repository' : (refusal ?? 'not found')
+  reader.record({ ...at, reference, problem, ...(candidates.length > 0 ? { tried: [...candidates] } : {}) })
   return undefined
 }
 

@@ -14,15 +14,17 @@
  */
 import {
   MAX_INCLUDE_DEPTH,
+  includeCandidates,
   isMarkdownFile,
   moduleCandidates,
   languageOfFile,
   readInclude,
-  resolveIncludePath,
   selectBetween,
   selectLines,
   selectRegion,
   stripRegionMarkers,
+  type DirectiveAt,
+  type Selected,
 } from './includes.js'
 import type { IncludeReader } from './types.js'
 import { append } from '../text/arrays.js'
@@ -50,9 +52,14 @@ const PARTIAL_USE = /^(\s*)<([A-Z$_][\w$]*)(?:\s[^<>]*)?\/>\s*$/
 /** MyST's include directives, written as fences: ```{literalinclude} path and ```{include} path. */
 const MYST_INCLUDE = /^(\s*)(`{3,}|~{3,})\{(literalinclude|include)\}\s+(\S+)\s*$/
 
-export function expandIncludes(docPath: string, text: string, options: IncludeOptions, depth = 0): string {
+/**
+ * The text with its include directives expanded. `firstLine` is the file line of the text's
+ * first line (after a front matter), so that what the directives came to is recorded by line.
+ */
+export function expandIncludes(docPath: string, text: string, options: IncludeOptions, depth = 0, firstLine = 1): string {
   const lines = text.split('\n')
-  const rawLoaders = rawLoaderImports(docPath, lines, options)
+  const at = (i: number): DirectiveAt => ({ page: docPath, line: firstLine + i })
+  const rawLoaders = rawLoaderImports(lines, at, options)
   const partials = partialImports(lines)
   const out: string[] = []
   for (let i = 0; i < lines.length; i++) {
@@ -60,30 +67,30 @@ export function expandIncludes(docPath: string, text: string, options: IncludeOp
     const myst = MYST_INCLUDE.exec(line)
     if (myst) {
       const end = fenceEnd(lines, i, myst[2])
-      append(out, mystInclude(docPath, myst, lines.slice(i + 1, end - 1), options, depth))
+      append(out, mystInclude(at(i), myst, lines.slice(i + 1, end - 1), options, depth))
       i = end - 1
       continue
     }
     const fence = FENCE.exec(line)
     if (fence) {
       const end = fenceEnd(lines, i, fence[2])
-      append(out, expandInsideFence(docPath, lines.slice(i, end), options))
+      append(out, expandInsideFence(lines.slice(i, end), (n) => at(i + n), options))
       i = end - 1
       continue
     }
     const partial = PARTIAL_USE.exec(line)
     const partialPath = partial ? partials.get(partial[2]) : undefined
     if (partial && partialPath !== undefined) {
-      append(out, mdxPartial(docPath, partialPath, partial[1], options, depth))
+      append(out, mdxPartial(at(i), partialPath, partial[1], options, depth))
       continue
     }
-    const expanded = expandLine(docPath, lines, i, options, depth)
+    const expanded = expandLine(lines, i, at, options, depth)
     if (expanded) {
       append(out, expanded.lines)
       i = expanded.next - 1
       continue
     }
-    out.push(line.replace(VITEPRESS_INCLUDE, (_m, ref: string) => markdownInclude(docPath, ref, options, depth) ?? ''))
+    out.push(line.replace(VITEPRESS_INCLUDE, (_m, ref: string) => markdownInclude(at(i), ref, options, depth) ?? ''))
   }
   const joined = out.join('\n')
   return rawLoaders.size === 0 ? joined : expandCodeBlocks(joined, rawLoaders)
@@ -110,38 +117,39 @@ interface Expanded {
   next: number
 }
 
-function expandLine(docPath: string, lines: string[], i: number, options: IncludeOptions, depth: number): Expanded | undefined {
+function expandLine(lines: string[], i: number, at: (i: number) => DirectiveAt, options: IncludeOptions, depth: number): Expanded | undefined {
   const line = lines[i]
   let match = SNIPPET_LINE.exec(line)
   if (match) {
     // `;--8<--` is pymdownx's escape: the line is shown as written.
     if (match[2] === ';') return { lines: [line.replace(';--8<--', '--8<--')], next: i + 1 }
-    return { lines: snippetInclude(docPath, match[4], match[1], options, depth), next: i + 1 }
+    return { lines: snippetInclude(at(i), match[4], match[1], options, depth), next: i + 1 }
   }
   match = SNIPPET_BLOCK.exec(line)
   if (match) {
     const close = lines.findIndex((l, n) => n > i && SNIPPET_BLOCK.test(l))
     if (close !== -1) {
-      const refs = lines.slice(i + 1, close).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith(';'))
-      return { lines: refs.flatMap((ref) => snippetInclude(docPath, ref, match![1], options, depth)), next: close + 1 }
+      const indent = match[1]
+      const refs = lines.slice(i + 1, close).flatMap((l, n) => (l.trim() === '' || l.trim().startsWith(';') ? [] : [{ ref: l.trim(), at: at(i + 1 + n) }]))
+      return { lines: refs.flatMap(({ ref, at }) => snippetInclude(at, ref, indent, options, depth)), next: close + 1 }
     }
   }
   match = FASTAPI.exec(line)
-  if (match) return { lines: fastapiInclude(docPath, match[2], match[3], match[1], options), next: i + 1 }
+  if (match) return { lines: fastapiInclude(at(i), match[2], match[3], match[1], options), next: i + 1 }
   match = VITEPRESS_CODE.exec(line)
-  if (match) return { lines: vitepressInclude(docPath, match[2], match[3], match[1], options), next: i + 1 }
+  if (match) return { lines: vitepressInclude(at(i), match[2], match[3], match[1], options), next: i + 1 }
   return undefined
 }
 
 /** `--8<--` lines inside a fence: the fence shows the file's text; the fence's meta names the file. */
-function expandInsideFence(docPath: string, fence: string[], options: IncludeOptions): string[] {
+function expandInsideFence(fence: string[], at: (n: number) => DirectiveAt, options: IncludeOptions): string[] {
   const closes = fence.length > 1 && /^\s*(`{3,}|~{3,})\s*$/.test(fence.at(-1)!)
   const inner = fence.slice(1, closes ? -1 : undefined)
   const files: string[] = []
-  const body = inner.flatMap((line) => {
+  const body = inner.flatMap((line, n) => {
     const match = SNIPPET_LINE.exec(line)
     if (!match || match[2] === ';') return [line]
-    const found = snippetText(docPath, match[4], options)
+    const found = snippetText(at(n + 1), match[4], options)
     if (!found) return []
     files.push(found.path)
     return found.text.split('\n').map((l) => (l === '' ? '' : match[1] + l))
@@ -152,32 +160,23 @@ function expandInsideFence(docPath: string, fence: string[], options: IncludeOpt
   return [`${indent}${marker}${language} ${INCLUDE_META}="${files.join(',')}"`, ...body, ...(closes ? [fence.at(-1)!] : [])]
 }
 
-/** pymdownx: `path`, `path:3:10`, `path:name`; tried against the repository root, the page's folder and the site roots. */
-function snippetText(docPath: string, reference: string, options: IncludeOptions): { path: string; text: string } | undefined {
+/** pymdownx: `path`, `path:3:10`, `path:name`. */
+function snippetText(at: DirectiveAt, reference: string, options: IncludeOptions): { path: string; text: string } | undefined {
   const [, file, a, b] = /^(.*?)(?::([\w.-]*))?(?::(\d*))?$/.exec(reference.trim())!
-  const candidates = [
-    resolveIncludePath('', file),
-    resolveIncludePath(docPath, file),
-    ...options.siteRoots.map((root) => resolveIncludePath(`${root}/x`, file)),
-  ]
-  const found = readInclude(options.reader, docPath, reference, [...new Set(candidates)])
-  if (!found) return undefined
-  let text = found.text
-  if (a !== undefined && /^\d*$/.test(a) && (a !== '' || b !== undefined)) {
-    text = selectLines(text, `${a || 1}-${b ?? ''}`)
-  } else if (a !== undefined && a !== '') {
-    const region = selectRegion(text, a)
-    if (region === undefined) {
-      options.reader.log(`${docPath}: include "${reference}": no section "${a}" in ${found.path}; skipped`)
-      return undefined
+  const select = (text: string, path: string): Selected => {
+    if (a !== undefined && /^\d*$/.test(a) && (a !== '' || b !== undefined)) text = selectLines(text, `${a || 1}-${b ?? ''}`)
+    else if (a !== undefined && a !== '') {
+      const region = selectRegion(text, a)
+      if (region === undefined) return { problem: `no section "${a}" in ${path}` }
+      text = region
     }
-    text = region
+    return stripRegionMarkers(text).replace(/\n+$/, '')
   }
-  return { path: found.path, text: stripRegionMarkers(text).replace(/\n+$/, '') }
+  return readInclude(options.reader, at, reference, includeCandidates(at.page, file, options.siteRoots), select)
 }
 
-function snippetInclude(docPath: string, reference: string, indent: string, options: IncludeOptions, depth: number): string[] {
-  const found = snippetText(docPath, reference, options)
+function snippetInclude(at: DirectiveAt, reference: string, indent: string, options: IncludeOptions, depth: number): string[] {
+  const found = snippetText(at, reference, options)
   if (!found) return []
   if (isMarkdownFile(found.path)) return nestedMarkdown(found.path, found.text, options, depth, indent)
   return codeFence(indent, languageOfFile(found.path), found.text, found.path)
@@ -185,7 +184,7 @@ function snippetInclude(docPath: string, reference: string, indent: string, opti
 
 function nestedMarkdown(file: string, text: string, options: IncludeOptions, depth: number, indent = ''): string[] {
   if (depth + 1 >= MAX_INCLUDE_DEPTH) {
-    options.reader.log(`${file}: includes nest deeper than ${MAX_INCLUDE_DEPTH}; the inner ones are skipped`)
+    options.reader.record({ page: file, line: 0, reference: file, resolved: file, problem: `includes nest deeper than ${MAX_INCLUDE_DEPTH}; the ones in this file are not expanded` })
     return text.split('\n').map((l) => (l === '' ? '' : indent + l))
   }
   return expandIncludes(file, text, options, depth + 1)
@@ -194,65 +193,60 @@ function nestedMarkdown(file: string, text: string, options: IncludeOptions, dep
 }
 
 /** `{* path ln[1:5,9] hl[3] *}`: the file's code, or the selected lines of it. */
-function fastapiInclude(docPath: string, file: string, rest: string, indent: string, options: IncludeOptions): string[] {
-  const found = readInclude(options.reader, docPath, file, [resolveIncludePath(docPath, file), resolveIncludePath('', file)])
-  if (!found) return []
+function fastapiInclude(at: DirectiveAt, file: string, rest: string, indent: string, options: IncludeOptions): string[] {
   const lines = /\bln\[([^\]]*)\]/.exec(rest)
-  const text = lines ? selectLines(found.text, lines[1], ':') : found.text
-  return codeFence(indent, languageOfFile(found.path), stripRegionMarkers(text).replace(/\n+$/, ''), found.path)
+  const select = (text: string): Selected => stripRegionMarkers(lines ? selectLines(text, lines[1], ':') : text).replace(/\n+$/, '')
+  const found = readInclude(options.reader, at, file, includeCandidates(at.page, file, options.siteRoots), select)
+  return found ? codeFence(indent, languageOfFile(found.path), found.text, found.path) : []
 }
 
 /** `<<< @/snippets/x.js#region{1,2 ts:line-numbers} [label]`. */
-function vitepressInclude(docPath: string, reference: string, label: string | undefined, indent: string, options: IncludeOptions): string[] {
+function vitepressInclude(at: DirectiveAt, reference: string, label: string | undefined, indent: string, options: IncludeOptions): string[] {
   const [, file, region, braces] = /^([^#{]+)(?:#([\w.-]+))?(?:\{([^}]*)\})?$/.exec(reference) ?? [undefined, reference]
   if (file === undefined) return []
-  const candidates = file.startsWith('@/')
-    ? options.siteRoots.map((root) => resolveIncludePath(`${root}/x`, file.slice(2))).concat(resolveIncludePath('', file.slice(2)))
-    : [resolveIncludePath(docPath, file)]
-  const found = readInclude(options.reader, docPath, reference, [...new Set(candidates)])
-  if (!found) return []
-  let code = found.text
-  if (region) {
-    const selected = selectRegion(code, region)
-    if (selected === undefined) {
-      options.reader.log(`${docPath}: include "${reference}": no region "${region}" in ${found.path}; skipped`)
-      return []
-    }
-    code = selected
+  const select = (text: string, path: string): Selected => {
+    const code = region ? selectRegion(text, region) : text
+    if (code === undefined) return { problem: `no region "${region}" in ${path}` }
+    return stripRegionMarkers(code).replace(/\n+$/, '')
   }
+  const found = readInclude(options.reader, at, reference, includeCandidates(at.page, file, options.siteRoots), select)
+  if (!found) return []
   // Inside the braces: highlighted lines (digits, commas, dashes) and an optional language.
   const language = (braces ?? '').split(/\s+/).find((word) => word !== '' && !/^[\d,-]+$/.test(word))?.replace(/:.*$/, '')
-  return codeFence(indent, language || languageOfFile(found.path), stripRegionMarkers(code).replace(/\n+$/, ''), found.path, label)
+  return codeFence(indent, language || languageOfFile(found.path), found.text, found.path, label)
 }
 
 /** `<!--@include: ./part.md{3,}-->` or `...#region`: the part's Markdown, its own includes expanded. */
-function markdownInclude(docPath: string, reference: string, options: IncludeOptions, depth: number): string | undefined {
+function markdownInclude(at: DirectiveAt, reference: string, options: IncludeOptions, depth: number): string | undefined {
   const [, file, region, range] = /^([^#{]+)(?:#([\w.-]+))?(?:\{([^}]*)\})?$/.exec(reference) ?? []
   if (file === undefined) return undefined
-  const candidates = file.startsWith('@/') ? options.siteRoots.map((root) => resolveIncludePath(`${root}/x`, file.slice(2))) : [resolveIncludePath(docPath, file)]
-  const found = readInclude(options.reader, docPath, reference, candidates)
+  const select = (text: string, path: string): Selected => {
+    const part = region ? selectRegion(text, region) : text
+    if (part === undefined) return { problem: `no region "${region}" in ${path}` }
+    return range ? selectLines(part, range.replace(',', '-')) : part
+  }
+  const found = readInclude(options.reader, at, reference, includeCandidates(at.page, file, options.siteRoots), select)
   if (!found) return undefined
-  let text = found.text
-  if (region) text = selectRegion(text, region) ?? ''
-  if (range) text = selectLines(text, range.replace(',', '-'))
-  return `\n${nestedMarkdown(found.path, text, options, depth).join('\n')}\n`
+  return `\n${nestedMarkdown(found.path, found.text, options, depth).join('\n')}\n`
 }
 
 /** ```{literalinclude} path with `:lines:`/`:language:`/`:start-after:`... options, or ```{include} path. */
-function mystInclude(docPath: string, match: RegExpExecArray, body: string[], options: IncludeOptions, depth: number): string[] {
+function mystInclude(at: DirectiveAt, match: RegExpExecArray, body: string[], options: IncludeOptions, depth: number): string[] {
   const [, indent, , directive, reference] = match
   const fields = new Map(body.flatMap((line) => {
     const option = /^\s*:([\w-]+):\s*(.*)$/.exec(line)
     return option ? [[option[1], option[2].trim()] as const] : []
   }))
-  const found = readInclude(options.reader, docPath, reference, [resolveIncludePath(docPath, reference), ...options.siteRoots.map((root) => resolveIncludePath(`${root}/x`, reference.replace(/^\//, '')))])
+  const select = (text: string): Selected => {
+    const between = selectBetween(text, { startAfter: fields.get('start-after'), endBefore: fields.get('end-before') })
+    const lines = fields.get('lines')
+    return lines ? selectLines(between, lines) : between
+  }
+  const found = readInclude(options.reader, at, reference, includeCandidates(at.page, reference, options.siteRoots), select)
   if (!found) return []
-  let text = selectBetween(found.text, { startAfter: fields.get('start-after'), endBefore: fields.get('end-before') })
-  const lines = fields.get('lines')
-  if (lines) text = selectLines(text, lines)
-  if (directive === 'include') return nestedMarkdown(found.path, text, options, depth, indent)
+  if (directive === 'include') return nestedMarkdown(found.path, found.text, options, depth, indent)
   const language = fields.get('language') ?? languageOfFile(found.path)
-  return codeFence(indent, language, stripRegionMarkers(text).replace(/\n+$/, ''), found.path, fields.get('caption'))
+  return codeFence(indent, language, stripRegionMarkers(found.text).replace(/\n+$/, ''), found.path, fields.get('caption'))
 }
 
 function partialImports(lines: string[]): Map<string, string> {
@@ -265,11 +259,10 @@ function partialImports(lines: string[]): Map<string, string> {
 }
 
 /** A partial's Markdown in place of its component tag, front matter dropped, its own includes expanded. */
-function mdxPartial(docPath: string, specifier: string, indent: string, options: IncludeOptions, depth: number): string[] {
-  const found = readInclude(options.reader, docPath, specifier, moduleCandidates(docPath, specifier, options.aliases))
+function mdxPartial(at: DirectiveAt, specifier: string, indent: string, options: IncludeOptions, depth: number): string[] {
+  const found = readInclude(options.reader, at, specifier, moduleCandidates(at.page, specifier, options.aliases), (text) => text.replace(/^---\n[\s\S]*?\n---\n/, ''))
   if (!found) return []
-  const body = found.text.replace(/^---\n[\s\S]*?\n---\n/, '')
-  return ['', ...nestedMarkdown(found.path, body, options, depth, indent), '']
+  return ['', ...nestedMarkdown(found.path, found.text, options, depth, indent), '']
 }
 
 interface RawSource {
@@ -277,12 +270,13 @@ interface RawSource {
   text: string
 }
 
-function rawLoaderImports(docPath: string, lines: string[], options: IncludeOptions): Map<string, RawSource> {
+function rawLoaderImports(lines: string[], at: (i: number) => DirectiveAt, options: IncludeOptions): Map<string, RawSource> {
   const sources = new Map<string, RawSource>()
-  for (const line of lines) {
+  for (const [i, line] of lines.entries()) {
     const match = RAW_LOADER_IMPORT.exec(line)
     if (!match) continue
-    const found = readInclude(options.reader, docPath, match[2], moduleCandidates(docPath, match[2], options.aliases))
+    const where = at(i)
+    const found = readInclude(options.reader, where, match[2], moduleCandidates(where.page, match[2], options.aliases))
     if (found) sources.set(match[1], { file: found.path, text: found.text.replace(/\n+$/, '') })
   }
   return sources

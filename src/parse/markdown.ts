@@ -68,9 +68,12 @@ export function parseMarkdown(doc: SourceDocument, opts: MarkdownOptions, contex
  * repository reader, include directives are expanded first (their paths are relative to `path`).
  */
 export function markdownBlocks(text: string, opts: MarkdownOptions, context: ParseContext & { path?: string } = {}): MarkdownBlocks {
-  const { body, title } = splitFrontMatter(text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n'))
-  const expanded = context.includes ? expandIncludes(context.path ?? '', body, { reader: context.includes, siteRoots: context.siteRoots ?? [], aliases: context.aliases }) : body
-  const tree = parseTree(normalizeDialects(expanded), opts.mdx)
+  const normal = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n')
+  const { body, title } = splitFrontMatter(normal)
+  const firstLine = normal.slice(0, normal.length - body.length).split('\n').length
+  const options = { reader: context.includes!, siteRoots: context.siteRoots ?? [], aliases: context.aliases }
+  const expanded = context.includes ? expandIncludes(context.path ?? '', body, options, 0, firstLine) : body
+  const tree = parseTree(normalizeDialects(headingIds(expanded)), opts.mdx)
   if (!tree) return { blocks: [], declaredTitle: title }
   const exported = exportedMetadata(tree.children.flatMap((node) => (node.type === 'mdxjsEsm' ? [node.value] : [])).join('\n'))
   const description = exported.description ? proseBlocks(exported.description, exported.description, false) : []
@@ -84,6 +87,15 @@ function splitFrontMatter(text: string): { body: string; title?: string } {
   const titleLine = /^title[ \t]*[:=][ \t]*(.+?)[ \t]*$/m.exec(match[2])
   const title = titleLine ? titleLine[1].replace(/^(['"])(.*)\1$/, '$2').trim() : ''
   return { body: text.slice(match[0].length), title: title === '' ? undefined : title }
+}
+
+/**
+ * MDX's heading id comment (`## Title {/` + `*title-id*` + `/}`) as the `{#id}` every other
+ * generator writes, whatever the file's extension: React's docs use it in `.md` pages, where
+ * markdown-it would read the stars as emphasis and keep the id in the title.
+ */
+function headingIds(text: string): string {
+  return mapProse(text, (prose) => prose.replace(/^( {0,3}#{1,6}[ \t].*?)[ \t]*\{\/\*\s*([\w-]+)\s*\*\/\}[ \t]*$/gm, '$1 {#$2}'))
 }
 
 /** MDX is strict; a page it rejects is still worth reading as markdown with the JSX taken out. */
@@ -155,7 +167,7 @@ function prepareMdx(body: string): string {
   return mapProse(body, (prose) =>
     prose
       .replace(/<!--[\s\S]*?-->/g, '')
-      .replace(/^(#{1,6}[ \t].*?)\{(\s*#[\w-]+[^}]*)\}[ \t]*$/gm, '$1\\{$2}'),
+      .replace(/^(#{1,6}[ \t].*?)\{(\s*:?\s*[#.][\w-]+[^}]*)\}[ \t]*$/gm, '$1\\{$2}'),
   )
 }
 
@@ -235,8 +247,11 @@ function nodeBlocks(node: RootContent): Block[] {
   }
 }
 
-/** `{#id}`, `{ #id .class }` (attribute lists) at the end of a heading's text. */
-const HEADING_ID = /\s*\{\s*#([\w-]+)(?:\s[^}]*)?\}\s*$/
+/**
+ * An attribute list at the end of a heading's text: `{#id}`, `{ #id .class }` (Pandoc, MkDocs,
+ * Hugo, mdBook), kramdown's `{: #id}` and `{: .no_toc}` (Jekyll). Never part of the title.
+ */
+const HEADING_ATTRIBUTES = /\s*\{\s*:?\s*([#.][\w-]+[^{}]*)\}\s*$/
 /** MDX's comment expression holding an id (`{/` + `*id*` + `/}`), the only heading id MDX itself parses. */
 const MDX_HEADING_ID = /^\s*\/\*\s*([\w-]+)\s*\*\/\s*$/
 
@@ -246,9 +261,9 @@ const MDX_HEADING_ID = /^\s*\/\*\s*([\w-]+)\s*\*\/\s*$/
  */
 function headingBlocks(node: Heading): Block[] {
   const text = paragraphText(node.children, 'plain')
-  const explicit = HEADING_ID.exec(text)
+  const explicit = HEADING_ATTRIBUTES.exec(text)
   const comment = node.children.find((child) => child.type === 'mdxTextExpression' && MDX_HEADING_ID.test(child.value))
-  const id = explicit?.[1] ?? (comment?.type === 'mdxTextExpression' ? MDX_HEADING_ID.exec(comment.value)![1] : undefined)
+  const id = (explicit ? /(?:^|\s)#([\w-]+)/.exec(explicit[1])?.[1] : undefined) ?? (comment?.type === 'mdxTextExpression' ? MDX_HEADING_ID.exec(comment.value)![1] : undefined)
   const shown = (explicit ? text.slice(0, explicit.index) : text).trim()
   if (shown === '') return []
   return [id ? { kind: 'heading', depth: node.depth, text: shown, id } : { kind: 'heading', depth: node.depth, text: shown }]

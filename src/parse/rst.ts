@@ -9,23 +9,26 @@ import {
   MAX_INCLUDE_DEPTH,
   dedentLines,
   languageOfFile,
+  includeCandidates,
   readInclude,
-  resolveIncludePath,
   selectBetween,
   selectLines,
   selectPyObject,
+  type DirectiveAt,
+  type Selected,
 } from './includes.js'
 import type { ParseContext, ParsedSnippet, SourceDocument } from './types.js'
 import { append, minOf } from '../text/arrays.js'
 
 /** The blocks of a reStructuredText fragment (MyST's `{eval-rst}` fences). */
 export function rstBlocks(text: string, path: string, context: ParseContext = {}): Block[] {
-  return new RstReader(path, context).read(text.split('\n'))
+  const lines = text.split('\n')
+  return new RstReader(path, context, lines).read(lines)
 }
 
 export function parseRst(doc: SourceDocument, context: ParseContext = {}): ParsedSnippet[] {
   const lines = doc.text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').split('\n')
-  const blocks = new RstReader(doc.path, context).read(lines)
+  const blocks = new RstReader(doc.path, context, lines).read(lines)
   return assembleSnippets(blocks, { path: doc.path, anchors: 'docutils' })
 }
 
@@ -125,6 +128,8 @@ class RstReader {
   constructor(
     private readonly path: string,
     private readonly context: ParseContext,
+    /** The page's own lines, to say where its include directives stand. */
+    private readonly pageLines: readonly string[],
   ) {}
 
   /** A `::` block's language: `.. highlight::`, else the Sphinx project's default, else a guess. */
@@ -242,31 +247,29 @@ class RstReader {
     return { blocks: codeBlocks(doctest ? 'python' : this.literalLanguage(body), body), next }
   }
 
-  /** Where an include path points: Sphinx reads `/x` from its source directory, the rest from the page's folder. */
-  private includeCandidates(reference: string): Array<string | undefined> {
-    if (!reference.startsWith('/')) return [resolveIncludePath(this.path, reference)]
-    return [...(this.context.siteRoots ?? []).map((root) => resolveIncludePath(`${root}/x`, reference.slice(1))), resolveIncludePath('', reference.slice(1))]
+  /**
+   * Where a directive naming `reference` stands: the page and the line of its first mention (0
+   * inside an included part, whose lines are not the page's).
+   */
+  private at(reference: string): DirectiveAt {
+    const line = this.pageLines.findIndex((text) => /^\s*\.\.\s+[\w-]*include::/.test(text) && text.includes(reference))
+    return { page: this.path, line: line + 1 }
   }
 
   /** `.. literalinclude:: path` with Sphinx's selections (`:lines:`, `:pyobject:`, start/end markers, `:dedent:`). */
   private literalInclude(reference: string, options: Map<string, string>): Block[] {
     if (!this.context.includes) return []
-    const found = readInclude(this.context.includes, this.path, reference, this.includeCandidates(reference))
-    if (!found) return []
-    let text = found.text
-    const object = options.get('pyobject')
-    if (object) {
-      const selected = selectPyObject(text, object)
-      if (selected === undefined) {
-        this.context.includes.log(`${this.path}: literalinclude ${reference}: no Python object ${object}; skipped`)
-        return []
-      }
-      text = selected
+    const select = (whole: string, path: string): Selected => {
+      const object = options.get('pyobject')
+      const text = object ? selectPyObject(whole, object) : whole
+      if (text === undefined) return { problem: `no Python object ${object} in ${path}` }
+      const between = selectBetween(text, { startAfter: options.get('start-after'), startAt: options.get('start-at'), endBefore: options.get('end-before'), endAt: options.get('end-at') })
+      const lines = options.get('lines')
+      return lines ? selectLines(between, lines) : between
     }
-    text = selectBetween(text, { startAfter: options.get('start-after'), startAt: options.get('start-at'), endBefore: options.get('end-before'), endAt: options.get('end-at') })
-    const lines = options.get('lines')
-    if (lines) text = selectLines(text, lines)
-    let code = text.split('\n')
+    const found = readInclude(this.context.includes, this.at(reference), reference, includeCandidates(this.path, reference, this.context.siteRoots), select)
+    if (!found) return []
+    let code = found.text.split('\n')
     const dedentBy = options.get('dedent')
     code = dedentBy !== undefined && /^\d+$/.test(dedentBy) ? code.map((line) => line.slice(Math.min(Number(dedentBy), /^\s*/.exec(line)![0].length))) : dedentLines(code)
     const language = normalizeLanguage(options.get('language') ?? languageOfFile(found.path))
@@ -278,15 +281,16 @@ class RstReader {
     if (!this.context.includes) return []
     // Sphinx's `<name>` form names a docutils standard file, not a repository file.
     if (/^<.*>$/.test(reference)) return []
-    const found = readInclude(this.context.includes, this.path, reference, this.includeCandidates(reference))
+    const select = (text: string): Selected => selectBetween(text, { startAfter: options.get('start-after'), endBefore: options.get('end-before') })
+    const found = readInclude(this.context.includes, this.at(reference), reference, includeCandidates(this.path, reference, this.context.siteRoots), select)
     if (!found) return []
-    const text = selectBetween(found.text, { startAfter: options.get('start-after'), endBefore: options.get('end-before') })
+    const text = found.text
     if (options.has('literal') || options.has('code')) {
       const language = normalizeLanguage(options.get('code') || languageOfFile(found.path))
       return codeBlocks(language, text.split('\n')).map((block) => ({ ...block, includes: [found.path] }))
     }
     if (this.depth + 1 >= MAX_INCLUDE_DEPTH) {
-      this.context.includes.log(`${found.path}: includes nest deeper than ${MAX_INCLUDE_DEPTH}; skipped`)
+      this.context.includes.record({ page: found.path, line: 0, reference: found.path, resolved: found.path, problem: `includes nest deeper than ${MAX_INCLUDE_DEPTH}; this file is not read` })
       return []
     }
     this.depth++

@@ -49,12 +49,29 @@ export interface SourceDocument {
 /** Other files of the document's repository, for include directives. */
 export interface IncludeReader {
   /**
-   * The text of a file by repository-relative path; undefined when it is missing, not a regular
-   * file inside the repository (a symlink leaving it counts as outside), or over the size cap.
+   * The text of a file by repository-relative path; undefined when there is no such file, and why
+   * not when there is one that cannot be used: not a regular file inside the repository (a
+   * symlink leaving it counts as outside), over the size cap, not text.
    */
-  readFile(path: string): string | undefined
-  /** Records why an include was skipped. */
-  log(message: string): void
+  readFile(path: string): string | { skipped: string } | undefined
+  /** Records what came of one include directive. */
+  record(outcome: IncludeOutcome): void
+}
+
+/** What came of one include directive: the file it read, or why it read none. */
+export interface IncludeOutcome {
+  /** The file holding the directive: the page, or a fragment the page included. */
+  page: string
+  /** 1-based line of the directive in that file; 0 where the reader cannot tell. */
+  line: number
+  /** The path as written. */
+  reference: string
+  /** The repository file it read. */
+  resolved?: string
+  /** Why it shows nothing: not found, outside the repository, no such region, nested too deep. */
+  problem?: string
+  /** The repository paths tried, when none could be read. */
+  tried?: string[]
 }
 
 /** What parsing a document may consult besides its own text. */
@@ -86,6 +103,19 @@ export interface SiteConventions {
   sphinx?: { root: string; suffixes: string[] }
 }
 
+/** What one document gave, checked against its own text (extraction/document-report.ts). */
+export interface DocumentReport {
+  includes: IncludeOutcome[]
+  /** The page has readable text but gave no snippet. */
+  textWithoutSnippet: boolean
+  /** Titles and headings that kept markup, with the anchor of the first snippet under them. */
+  titlesWithMarkup: Array<{ title: string; anchor: string }>
+  /** Anchors the page's snippets link to that the page does not define, with their heading. */
+  undefinedAnchors: Array<{ anchor: string; title: string }>
+  /** Code blocks without a language. */
+  codeWithoutLanguage: number
+}
+
 /** A spec read into snippets (sources/openapi.ts). */
 export interface ApiSnippets {
   title: string
@@ -98,8 +128,8 @@ export interface ApiSnippets {
  * each task by name, as [input, output]; both plain data, as they cross threads.
  */
 export interface ParseTasks {
-  /** A document's snippets, with what its include directives noted (a skipped include and why). */
-  document: [{ doc: SourceDocument; site?: SiteLayout }, { snippets: ParsedSnippet[]; notes: string[] }]
+  /** A document's snippets, and what checking them against the document found (src/extraction/). */
+  document: [{ doc: SourceDocument; site?: SiteLayout }, { snippets: ParsedSnippet[]; report: DocumentReport }]
   html: [{ html: string; url: string }, HtmlPage]
   /** A Confluence page's storage format (XHTML with macros) as Markdown. */
   confluence: [{ storage: string }, string]

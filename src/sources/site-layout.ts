@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import type { ParseContext, SiteLayout } from '../parse/types.js'
+import type { IncludeReader, ParseContext, SiteLayout } from '../parse/types.js'
 
 /** Included files are code examples and fragments; anything bigger is not one. */
 const MAX_INCLUDE_BYTES = 512 * 1024
@@ -15,10 +15,10 @@ const MAX_INCLUDE_BYTES = 512 * 1024
 const MAX_DEPTH = 3
 const SKIPPED_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'vendor', '__pycache__'])
 
-export function repositoryReader(root: string, log: (message: string) => void): NonNullable<ParseContext['includes']> {
+export function repositoryReader(root: string, record: IncludeReader['record']): IncludeReader {
   const realRoot = fs.realpathSync(root)
   return {
-    log,
+    record,
     readFile(relative) {
       const absolute = path.resolve(realRoot, relative)
       let real: string
@@ -27,22 +27,21 @@ export function repositoryReader(root: string, log: (message: string) => void): 
       } catch {
         return undefined
       }
-      if (real !== realRoot && !real.startsWith(realRoot + path.sep)) {
-        log(`include ${relative} resolves outside the repository; skipped`)
-        return undefined
-      }
+      if (real !== realRoot && !real.startsWith(realRoot + path.sep)) return { skipped: 'a link that leaves the repository' }
+      let bytes: Buffer
       try {
         const stat = fs.statSync(real)
         if (!stat.isFile()) return undefined
-        if (stat.size > MAX_INCLUDE_BYTES) {
-          log(`include ${relative} is ${stat.size} bytes, over the ${MAX_INCLUDE_BYTES}-byte cap; skipped`)
-          return undefined
-        }
-        const bytes = fs.readFileSync(real)
-        if (bytes.includes(0)) return undefined
+        if (stat.size > MAX_INCLUDE_BYTES) return { skipped: `${stat.size} bytes, over the ${MAX_INCLUDE_BYTES}-byte cap` }
+        bytes = fs.readFileSync(real)
+      } catch (err) {
+        return { skipped: `unreadable (${(err as NodeJS.ErrnoException).code ?? 'error'})` }
+      }
+      if (bytes.includes(0)) return { skipped: 'not text' }
+      try {
         return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
       } catch {
-        return undefined
+        return { skipped: 'not UTF-8 text' }
       }
     },
   }
@@ -149,7 +148,7 @@ export function siteLayout(root: string): SiteLayout {
 }
 
 /** The context the pages of a site are parsed in: its layout, and a reader of its checkout's files. */
-export function siteContext(layout: SiteLayout, log: (message: string) => void): ParseContext {
+export function siteContext(layout: SiteLayout, record: IncludeReader['record']): ParseContext {
   const { root, ...conventions } = layout
-  return { ...conventions, includes: repositoryReader(root, log) }
+  return { ...conventions, includes: repositoryReader(root, record) }
 }

@@ -12,6 +12,7 @@ import { loadOrCreateSecretKey } from '../secrets/key.js'
 import { createAccountTokensRepository, type AccountTokensRepository } from './account-tokens.js'
 import { createConnectionsRepository, type ConnectionsRepository } from './connections.js'
 import { migrateDatabase, openConnection, type Db } from './db.js'
+import { createExtractionReportsRepository, type ExtractionReportsRepository } from './extraction-reports.js'
 import { createInvitationsRepository, type InvitationsRepository } from './invitations.js'
 import { createJobLogsRepository, type JobLogsRepository } from './job-logs.js'
 import { createJobsRepository, type JobsRepository } from './jobs.js'
@@ -34,6 +35,7 @@ export interface Store {
   libraryAccess: LibraryAccessRepository
   snippets: SnippetsRepository
   jobs: JobsRepository
+  extractionReports: ExtractionReportsRepository
   jobLogs: JobLogsRepository
   users: UsersRepository
   teams: TeamsRepository
@@ -73,6 +75,7 @@ export async function openStore(dataDir: string): Promise<Store> {
     libraryAccess: createLibraryAccessRepository(db),
     snippets: createSnippetsRepository(db),
     jobs: createJobsRepository(db),
+    extractionReports: createExtractionReportsRepository(db),
     jobLogs: createJobLogsRepository(db),
     users: createUsersRepository(db),
     teams: createTeamsRepository(db),

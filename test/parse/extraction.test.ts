@@ -3,15 +3,23 @@ import { guessLanguage } from '../../src/parse/guess-language.js'
 import { parseMarkdown } from '../../src/parse/markdown.js'
 import { literalMarkdown, readLiteral } from '../../src/parse/mdx-props.js'
 import { parseRst } from '../../src/parse/rst.js'
-import type { IncludeReader } from '../../src/parse/types.js'
+import type { IncludeOutcome, IncludeReader } from '../../src/parse/types.js'
 import { codeSnippets, dedent, infoSnippets } from './helpers.js'
 
 const md = (text: string, mdx = false) => parseMarkdown({ path: 'docs/page.mdx', text: dedent(text) }, { mdx })
 const LONG = 'which explains enough about the behaviour that the section makes an info snippet of its own'
 
-function repo(files: Record<string, string>): IncludeReader & { logs: string[] } {
-  const logs: string[] = []
-  return { logs, readFile: (path) => files[path], log: (message) => void logs.push(message) }
+function repo(files: Record<string, string>): IncludeReader & { outcomes: IncludeOutcome[]; logs: string[] } {
+  const outcomes: IncludeOutcome[] = []
+  return {
+    outcomes,
+    /** What went wrong, one line each, as a job logs it. */
+    get logs() {
+      return outcomes.filter((o) => o.problem !== undefined).map((o) => `${o.page}:${o.line}: include "${o.reference}" ${o.problem}${o.tried ? ` (tried ${o.tried.join(', ')})` : ''}`)
+    },
+    readFile: (path) => files[path],
+    record: (outcome) => void outcomes.push(outcome),
+  }
 }
 
 describe('heading ids and anchors', () => {
@@ -38,6 +46,19 @@ describe('heading ids and anchors', () => {
     }
     const [mdxId] = infoSnippets(md(`# Page\n\n## Deploy {/*deploy-now*/}\n\nProse ${LONG}.\n`, true))
     expect(mdxId).toMatchObject({ breadcrumb: 'Page > Deploy', anchor: 'deploy-now' })
+  })
+
+  it("MDX's comment id in a .md page (React's docs), kramdown's {: #id} and {: .no_toc} (Jekyll): a clean title and the id as the anchor", () => {
+    for (const path of ['src/content/learn/effects.md', 'docs/page.mdx']) {
+      const page = `# Effects\n\n### My Effect runs twice {/*my-effect-runs-twice*/}\n\nProse ${LONG}.\n\n\`\`\`js\nuseEffect(() => {})\n\`\`\`\n`
+      const snippets = parseMarkdown({ path, text: page }, { mdx: path.endsWith('.mdx') })
+      expect(codeSnippets(snippets).map((s) => [s.title, s.breadcrumb, s.anchor])).toEqual([['My Effect runs twice', 'Effects > My Effect runs twice', 'my-effect-runs-twice']])
+    }
+    const kramdown = md(`# Guide {: .no_toc }\n\n## Install it {: #install-it-now }\n\nProse ${LONG}.\n`)
+    expect(infoSnippets(kramdown).map((s) => [s.breadcrumb, s.anchor])).toEqual([['Guide > Install it', 'install-it-now']])
+    // In a fence it is code, and stays as written.
+    const [code] = codeSnippets(md('# A\n\n## B\n\n```md\n### Title {/*id*/}\n```\n'))
+    expect(code.codeList[0].code).toBe('### Title {/*id*/}')
   })
 
   it('reStructuredText sections take docutils ids', () => {
@@ -199,7 +220,7 @@ describe('Sphinx includes', () => {
     const reader = repo(files)
     const snippets = parseRst({ path: 'docs/page.rst', text: 'Page\n====\n\n.. include:: _parts/note.rst\n\n.. include:: _parts/missing.rst\n' }, { includes: reader })
     expect(infoSnippets(snippets).map((s) => s.content).join('\n')).toContain('included by several pages')
-    expect(reader.logs).toEqual([expect.stringContaining('include "_parts/missing.rst" not found')])
+    expect(reader.logs).toEqual(['docs/page.rst:6: include "_parts/missing.rst" not found (tried docs/_parts/missing.rst, _parts/missing.rst)'])
   })
 })
 

@@ -1,13 +1,22 @@
 import { describe, expect, it } from 'vitest'
-import { resolveIncludePath, selectBetween, selectLines, selectPyObject, selectRegion } from '../../src/parse/includes.js'
+import { includeCandidates, selectBetween, selectLines, selectPyObject, selectRegion } from '../../src/parse/includes.js'
 import { parseMarkdown } from '../../src/parse/markdown.js'
-import type { IncludeReader } from '../../src/parse/types.js'
+import { parseRst } from '../../src/parse/rst.js'
+import type { IncludeOutcome, IncludeReader } from '../../src/parse/types.js'
 import { codeSnippets, dedent, infoSnippets } from './helpers.js'
 
 /** A repository as a map of paths to texts, with the skipped-include log it wrote. */
-function repo(files: Record<string, string>): IncludeReader & { logs: string[] } {
-  const logs: string[] = []
-  return { logs, readFile: (path) => files[path], log: (message) => void logs.push(message) }
+function repo(files: Record<string, string>): IncludeReader & { outcomes: IncludeOutcome[]; logs: string[] } {
+  const outcomes: IncludeOutcome[] = []
+  return {
+    outcomes,
+    /** What went wrong, one line each, as a job logs it. */
+    get logs() {
+      return outcomes.filter((o) => o.problem !== undefined).map((o) => `${o.page}:${o.line}: include "${o.reference}" ${o.problem}${o.tried ? ` (tried ${o.tried.join(', ')})` : ''}`)
+    },
+    readFile: (path) => files[path],
+    record: (outcome) => void outcomes.push(outcome),
+  }
 }
 
 const TUTORIAL = dedent(`
@@ -23,13 +32,18 @@ const TUTORIAL = dedent(`
 `)
 
 describe('include paths and selections', () => {
-  it('resolves against the page, the site root, and never outside the repository', () => {
-    expect(resolveIncludePath('docs/tutorial/first.md', '../../docs_src/a.py')).toBe('docs_src/a.py')
-    expect(resolveIncludePath('docs/guide/x.md', '@/snippets/a.js', 'docs')).toBe('docs/snippets/a.js')
-    expect(resolveIncludePath('docs/x.rst', '/examples/a.py', 'docs')).toBe('docs/examples/a.py')
-    expect(resolveIncludePath('docs/x.md', '../../../etc/passwd')).toBeUndefined()
-    expect(resolveIncludePath('x.md', '/etc/passwd')).toBe('etc/passwd')
-    expect(resolveIncludePath('x.md', 'https://example.com/a.py')).toBeUndefined()
+  it("tries the page's folder, the site folders holding the page, the others, the page's ancestors, then the root; never outside", () => {
+    // FastAPI: the page is docs/en/docs/tutorial/cors.md, the path is relative to docs/en (the folder of mkdocs.yml).
+    const fastapi = includeCandidates('docs/en/docs/tutorial/cors.md', '../../docs_src/cors/tutorial001.py', ['docs/en', 'docs/en/docs', 'other'])
+    expect(fastapi).toEqual(['docs/en/docs_src/cors/tutorial001.py', 'docs_src/cors/tutorial001.py', 'docs/docs_src/cors/tutorial001.py'])
+    // Without the mkdocs.yml in the checkout, the ancestors still find it.
+    expect(includeCandidates('docs/en/docs/tutorial/cors.md', '../../docs_src/a.py')).toContain('docs_src/a.py')
+    expect(includeCandidates('docs/guide/x.md', '@/snippets/a.js', ['docs'])).toEqual(['docs/snippets/a.js', 'snippets/a.js'])
+    expect(includeCandidates('docs/x.rst', '/examples/a.py', ['docs'])).toEqual(['docs/examples/a.py', 'examples/a.py'])
+    expect(includeCandidates('docs/x.md', '../../../etc/passwd')).toEqual([])
+    expect(includeCandidates('x.md', '/etc/passwd')).toEqual(['etc/passwd'])
+    expect(includeCandidates('x.md', 'https://example.com/a.py')).toEqual([])
+    expect(includeCandidates('docs/a.md', 'part.md', ['site'])).toEqual(['docs/part.md', 'site/part.md', 'part.md'])
   })
 
   it('selects line ranges, regions, Python objects and marker spans', () => {
@@ -165,8 +179,40 @@ describe('Markdown include directives', () => {
     const page = '# A\n\n{* ../../../secrets.py *}\n\n{* docs_src/missing.py *}\n'
     expect(codeSnippets(parseMarkdown({ path: 'docs/a.md', text: page }, { mdx: false }, { includes: files }))).toEqual([])
     expect(files.logs).toEqual([
-      expect.stringMatching(/docs\/a\.md: include "\.\.\/\.\.\/\.\.\/secrets\.py" (points outside the repository|not found)/),
-      expect.stringMatching(/docs\/a\.md: include "docs_src\/missing\.py" not found/),
+      'docs/a.md:3: include "../../../secrets.py" points outside the repository',
+      'docs/a.md:5: include "docs_src/missing.py" not found (tried docs/docs_src/missing.py, docs_src/missing.py)',
+    ])
+  })
+
+  it("resolves every include syntax from the site's folders: FastAPI's docs/en, pymdownx base_path, VitePress srcDir, Sphinx's source dir", () => {
+    const code = 'print("hi")\n'
+    const cases: Array<{ page: string; text: string; file: string; siteRoots: string[]; rst?: boolean }> = [
+      { page: 'docs/en/docs/tutorial/cors.md', text: '# Cors\n\n## Use it\n\n{* ../../docs_src/cors/tutorial001_py310.py hl[2,6:11] *}\n', file: 'docs_src/cors/tutorial001_py310.py', siteRoots: ['docs/en', 'docs/en/docs'] },
+      { page: 'docs/en/docs/tutorial/cors.md', text: '# Cors\n\n## Use it\n\n{* ../../docs_src/cors/tutorial001_py310.py *}\n', file: 'docs_src/cors/tutorial001_py310.py', siteRoots: [] },
+      { page: 'docs/guide/usage.md', text: '# Usage\n\n## Run\n\n--8<-- "run.py"\n', file: 'snippets/run.py', siteRoots: ['', 'snippets', 'docs'] },
+      { page: 'site/src/guide/usage.md', text: '# Usage\n\n## Run\n\n<<< @/examples/run.py\n', file: 'site/src/examples/run.py', siteRoots: ['site/src'] },
+      { page: 'docs/guide/usage.md', text: '# Usage\n\n## Run\n\n```{literalinclude} /examples/run.py\n```\n', file: 'docs/examples/run.py', siteRoots: ['docs'] },
+      { page: 'docs/guide/usage.rst', text: 'Usage\n=====\n\nRun\n---\n\n.. literalinclude:: /examples/run.py\n', file: 'docs/examples/run.py', siteRoots: ['docs'], rst: true },
+    ]
+    for (const { page, text, file, siteRoots, rst } of cases) {
+      const files = repo({ [file]: code })
+      const doc = { path: page, text }
+      const snippets = rst ? parseRst(doc, { includes: files, siteRoots }) : parseMarkdown(doc, { mdx: false }, { includes: files, siteRoots })
+      expect(codeSnippets(snippets).map((s) => s.includes), `${page}: ${text}`).toEqual([[file]])
+      expect(files.logs).toEqual([])
+      expect(files.outcomes).toEqual([expect.objectContaining({ page, resolved: file, line: expect.any(Number) })])
+      expect(files.outcomes[0].line).toBeGreaterThan(1)
+    }
+  })
+
+  it('records each directive once: read, missing with the paths tried, or read but its region missing', () => {
+    const files = repo({ 'docs/a.py': '# --8<-- [start:one]\nx = 1\n# --8<-- [end:one]\n' })
+    const page = '---\ntitle: A\n---\n# A\n\n--8<-- "a.py:one"\n\n--8<-- "a.py:two"\n\n--8<-- "b.py"\n'
+    parseMarkdown({ path: 'docs/p.md', text: page }, { mdx: false }, { includes: files, siteRoots: ['docs'] })
+    expect(files.outcomes).toEqual([
+      { page: 'docs/p.md', line: 6, reference: 'a.py:one', resolved: 'docs/a.py' },
+      { page: 'docs/p.md', line: 8, reference: 'a.py:two', resolved: 'docs/a.py', problem: 'no section "two" in docs/a.py' },
+      { page: 'docs/p.md', line: 10, reference: 'b.py', problem: 'not found', tried: ['docs/b.py', 'b.py'] },
     ])
   })
 

@@ -51,7 +51,7 @@ describe('include directives on arbitrary input', () => {
     fc.assert(
       fc.property(documents, documents, (text, included) => {
         const files: Record<string, string> = { 'x.md': `${included}\n--8<-- "x.md"\n<!--@include: ./x.md-->`, 'a.py': included, 'a.js': included }
-        const includes = { readFile: (path: string) => files[path], log: () => {} }
+        const includes = { readFile: (path: string) => files[path], record: () => {} }
         for (const extension of ['.md', '.mdx', '.rst']) checkShape(parseDocument({ path: `doc${extension}`, text }, { includes }))
       }),
       { numRuns: 200 },

@@ -163,3 +163,29 @@ export interface ScheduleNext {
   presets: Record<string, string>
   next: string[]
 }
+
+type Findings<T> = { count: number; items: T[] }
+
+/** GET /api/libraries/:owner/:name/extraction: what a version's last ingest made of its documents (src/extraction/report.ts). */
+export interface ExtractionReport {
+  pages: number
+  snippets: number
+  pagesSkipped: Findings<{ page: string; reason: string }>
+  pagesWithoutSnippets: Findings<{ page: string }>
+  includes: {
+    found: number
+    resolved: number
+    unresolved: Findings<{ page: string; line: number; reference: string; resolved?: string; problem: string; tried?: string[] }>
+  }
+  titlesWithMarkup: Findings<{ page: string; title: string; anchor: string }>
+  undefinedAnchors: Findings<{ page: string; anchor: string; title: string }>
+  codeWithoutLanguage: Findings<{ page: string; count: number }>
+  duplicatesDropped: number
+}
+
+export interface ExtractionView {
+  libraryId: string
+  createdAt: string | null
+  jobId: number | null
+  report: ExtractionReport | null
+}

@@ -5,6 +5,7 @@ import { ActionsHeader, Badge, ErrorNote, formatDate, formatNumber, StateBadge }
 import { useAction, useLoad } from '../hooks'
 import type { LibraryRow } from '../types'
 import { Browse } from './browse'
+import { Extraction } from './extraction'
 import { PrivateBadge } from './libraries'
 import { TryIt } from './try-it'
 
@@ -81,6 +82,7 @@ export function LibraryPage({ mode }: { mode: Session['mode'] }) {
       <ErrorNote error={refresh.error ?? remove.error} />
       {l.snippets > 0 ? <TryIt libraryId={l.id} /> : null}
       {l.snippets > 0 ? <Browse libraryId={l.id} /> : null}
+      <Extraction libraryId={l.id} updatedAt={l.updatedAt} />
       <Versions library={l} onChange={library.reload} />
       <Rename library={l} onRenamed={(to) => route(`/libraries${to}`)} />
     </>

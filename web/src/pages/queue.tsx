@@ -72,7 +72,7 @@ export function QueuePage() {
       {ended.data?.jobs.map((job) => (
         <details key={job.id} class={`job job-${job.state}`}>
           <summary>
-            <span class={`badge state-${job.state === 'succeeded' ? 'finalized' : 'error'}`}>{job.state}</span> <strong>{job.libraryId ?? job.kind}</strong>{' '}
+            <EndedBadge job={job} /> <strong>{job.libraryId ?? job.kind}</strong>{' '}
             {job.version ? <code>{job.version}</code> : null} · job {job.id} · {formatDate(job.finishedAt)} · {formatDuration(job.elapsedMs)}
             {job.errorMessage ? <div class="error-text">{job.errorMessage}</div> : job.progress ? <div class="muted">{job.progress}</div> : null}
           </summary>
@@ -101,4 +101,12 @@ function Log({ job }: { job: JobRow }) {
       {lines.map((line) => `${new Date(line.time).toLocaleTimeString('en-GB')} ${line.level.padEnd(5)} ${line.message}\n`)}
     </pre>
   )
+}
+
+/** How a job ended; a success that skipped content (a page, an include) says so. */
+function EndedBadge({ job }: { job: JobRow }) {
+  if (job.state === 'succeeded' && job.warnings > 0) {
+    return <span class="badge state-warning">succeeded with {job.warnings === 1 ? '1 warning' : `${job.warnings} warnings`}</span>
+  }
+  return <span class={`badge state-${job.state === 'succeeded' ? 'finalized' : 'error'}`}>{job.state}</span>
 }

@@ -1,0 +1,72 @@
+/** A library version's extraction report as people read it (`lectern inspect`); --json gives the raw view. */
+import type { ExtractionReport } from '../src/extraction/report.js'
+import type { ExtractionView } from '../src/extraction/view.js'
+import { colour, humanDate, record, table } from './output.js'
+
+type Findings<T> = { count: number; items: T[] }
+
+/** A finding's heading with its count, saying when the list is cut short. */
+function heading(title: string, list: Findings<unknown>): string {
+  const shown = list.items.length < list.count ? `; the first ${list.items.length} shown` : ''
+  return colour.bold(`${title} (${list.count}${shown})`)
+}
+
+/** The findings, worst first: content the index lacks, then links and titles that read wrong, then style. */
+function sections(report: ExtractionReport): string[] {
+  const parts: string[] = []
+  const { unresolved } = report.includes
+  if (unresolved.count > 0) {
+    parts.push(
+      `${heading('Includes that read no file', unresolved)}\n${table(unresolved.items, [
+        { header: 'WHERE', value: (i) => (i.line > 0 ? `${i.page}:${i.line}` : i.page) },
+        { header: 'INCLUDE', value: (i) => i.reference },
+        { header: 'WHY', value: (i) => colour.yellow(i.problem) + (i.tried?.length ? ` (tried ${i.tried.join(', ')})` : '') },
+      ])}`,
+    )
+  }
+  if (report.pagesSkipped.count > 0) {
+    parts.push(`${heading('Pages that could not be parsed', report.pagesSkipped)}\n${table(report.pagesSkipped.items, [
+      { header: 'PAGE', value: (p) => p.page },
+      { header: 'WHY', value: (p) => colour.yellow(p.reason) },
+    ])}`)
+  }
+  if (report.pagesWithoutSnippets.count > 0) {
+    parts.push(`${heading('Pages with text but no snippet', report.pagesWithoutSnippets)}\n${report.pagesWithoutSnippets.items.map((p) => `  ${p.page}`).join('\n')}`)
+  }
+  if (report.undefinedAnchors.count > 0) {
+    parts.push(`${heading('Links to anchors their pages do not define', report.undefinedAnchors)}\n${table(report.undefinedAnchors.items, [
+      { header: 'LINK', value: (a) => `${a.page}#${a.anchor}` },
+      { header: 'HEADING', value: (a) => a.title },
+    ])}`)
+  }
+  if (report.titlesWithMarkup.count > 0) {
+    parts.push(`${heading('Titles with markup left in them', report.titlesWithMarkup)}\n${table(report.titlesWithMarkup.items, [
+      { header: 'PAGE', value: (t) => t.page },
+      { header: 'TITLE', value: (t) => t.title },
+    ])}`)
+  }
+  if (report.codeWithoutLanguage.count > 0) {
+    parts.push(`${heading('Pages with code blocks that name no language', report.codeWithoutLanguage)}\n${table(report.codeWithoutLanguage.items, [
+      { header: 'PAGE', value: (p) => p.page },
+      { header: 'BLOCKS', value: (p) => String(p.count), right: true },
+    ])}`)
+  }
+  return parts
+}
+
+export function renderExtraction(view: ExtractionView): string {
+  const { report } = view
+  if (report === null) {
+    return `${view.libraryId} has no extraction report: no ingest has finished since this version was imported or last indexed by an older Lectern. \`lectern refresh ${view.libraryId} --force\` writes one.`
+  }
+  const { includes } = report
+  const summary = record([
+    ['Library', view.libraryId],
+    ['Ingest', `job ${view.jobId ?? '-'}, ${humanDate(view.createdAt)}`],
+    ['Pages', `${report.pages} read, ${report.pagesSkipped.count} could not be parsed, ${report.pagesWithoutSnippets.count} with text but no snippet`],
+    ['Snippets', `${report.snippets} kept, ${report.duplicatesDropped} duplicates dropped`],
+    ['Includes', `${includes.found} found, ${includes.resolved} read, ${includes.unresolved.count} read no file`],
+  ])
+  const found = sections(report)
+  return [summary, ...(found.length > 0 ? found : [colour.green('Nothing went wrong: every include was read, every title and link reads clean.')])].join('\n\n')
+}

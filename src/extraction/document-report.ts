@@ -1,0 +1,140 @@
+/**
+ * What one document gave, checked against its own text on the parse thread: the outcome of its
+ * include directives, titles that kept markup, links to anchors the page does not define, code
+ * without a language, and whether a page with text gave nothing at all. The checks read the
+ * source independently of the parser, so a parser mistake shows up instead of agreeing with itself.
+ */
+import GithubSlugger from 'github-slugger'
+import { isMarkdownFile } from '../parse/includes.js'
+import { inSphinxSite } from '../parse/sphinx-site.js'
+import type { DocumentReport, IncludeOutcome, ParseContext, ParsedSnippet, SourceDocument } from '../parse/types.js'
+
+/** What a page's text needs to count as having something to say: a short index page has less. */
+const MIN_READABLE_CHARACTERS = 200
+
+/**
+ * Markup a title should not show: directive and attribute braces (`{#id}`, `{{< >}}`,
+ * `{% %}`, `{: .class}`), HTML/JSX tags (a closing tag, attributes, a self-closing element),
+ * emphasis markers, character entities, backslash escapes, admonition and include markers, and
+ * Sphinx roles. Code in a title (`Array<T>`, `{...props}`, `__init__`) is not markup.
+ */
+const MARKUP_RESIDUE = [
+  /\{\s*[#:%*</]|[%>/]\s*\}|\{\{|\}\}|\{\/\*|\*\/\}|\{\s*\.[\w-]+/,
+  /<\/[A-Za-z][\w.-]*\s*>|<[A-Za-z][\w.-]*\s+[\w:-]+=|<[A-Za-z][\w.-]*\s*\/>|<(?:br|code|span|a|img|div|p|em|strong|kbd|sup|sub|b|i|small)>/,
+  /\*\*\S|(?:^|\s)\*[^*\s][^*]*\*(?:\s|$)|(?:^|\s)__[^_]+\s[^_]+__(?:\s|$)/,
+  /&(?:[a-zA-Z]+|#\d+|#x[0-9a-fA-F]+);/,
+  /\\[*_<>#[\]{}`]/,
+  /^\s*(?::::|!!!|\?\?\?|===|--8<--)|:[a-z]+:`/,
+]
+
+export function hasMarkupResidue(title: string): boolean {
+  return MARKUP_RESIDUE.some((pattern) => pattern.test(title))
+}
+
+/** Checks a document's snippets against its text; `includes` is what its include directives came to. */
+export function inspectDocument(doc: SourceDocument, snippets: readonly ParsedSnippet[], includes: IncludeOutcome[], context: ParseContext): DocumentReport {
+  const titles = new Map<string, string>()
+  let codeWithoutLanguage = 0
+  for (const snippet of snippets) {
+    const headings = snippet.breadcrumb.split(' > ')
+    for (const title of snippet.kind === 'code' ? [snippet.title, ...headings] : headings) {
+      if (title !== '' && !titles.has(title) && hasMarkupResidue(title)) titles.set(title, snippet.anchor)
+    }
+    if (snippet.kind === 'code') codeWithoutLanguage += snippet.codeList.filter((alternative) => alternative.language === 'text').length
+  }
+  // The anchors of Markdown pages are GitHub slugs; a Sphinx site's and reStructuredText's are docutils ids, not checked here.
+  const githubAnchors = isMarkdownFile(doc.path) && !inSphinxSite(doc.path, context)
+  const defined = githubAnchors ? definedAnchors([doc.text, ...includedMarkdown(includes, context)]) : undefined
+  const undefinedAnchors = new Map<string, string>()
+  if (defined) {
+    for (const snippet of snippets) {
+      if (snippet.anchor !== '' && !defined.has(snippet.anchor) && !undefinedAnchors.has(snippet.anchor)) {
+        undefinedAnchors.set(snippet.anchor, snippet.breadcrumb.split(' > ').at(-1) ?? '')
+      }
+    }
+  }
+  return {
+    includes,
+    textWithoutSnippet: snippets.length === 0 && readableCharacters(doc.text) >= MIN_READABLE_CHARACTERS,
+    titlesWithMarkup: [...titles].map(([title, anchor]) => ({ title, anchor })),
+    undefinedAnchors: [...undefinedAnchors].map(([anchor, title]) => ({ anchor, title })),
+    codeWithoutLanguage,
+  }
+}
+
+/** The Markdown files a page included: their headings are the rendered page's too. */
+function includedMarkdown(includes: readonly IncludeOutcome[], context: ParseContext): string[] {
+  const files = new Set(includes.flatMap((outcome) => (outcome.resolved !== undefined && outcome.problem === undefined && isMarkdownFile(outcome.resolved) ? [outcome.resolved] : [])))
+  return [...files].flatMap((file) => {
+    const text = context.includes?.readFile(file)
+    return typeof text === 'string' ? [text] : []
+  })
+}
+
+/** Letters and digits of a page outside its front matter, tags and link targets. */
+function readableCharacters(text: string): number {
+  return text
+    .replace(/^(---|\+\+\+)\n[\s\S]*?\n\1\n/, '')
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .replace(/<[^>]*>/g, '')
+    .replace(/\]\([^)]*\)/g, ']')
+    .replace(/[^\p{L}\p{N}]/gu, '').length
+}
+
+const FENCE = /^\s*(`{3,}|~{3,})/
+const ATX = /^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/
+/** Explicit heading ids in every syntax the generators use: `{#id}`, `{: #id}`, `{ #id .x }` and MDX's comment id. */
+const EXPLICIT_ID = /\{\s*:?\s*#([\w-]+)[^}]*\}\s*$|\{\/\*\s*([\w-]+)\s*\*\/\}\s*$/
+/** Anchors written as HTML: `<a id="x">`, `<a name="x">`, any element's `id="x"`. */
+const HTML_ID = /<[A-Za-z][^>]*?\s(?:id|name)=["']([^"']+)["']/g
+
+/**
+ * The anchors a Markdown page defines, read from its source as GitHub, Docusaurus and their
+ * kind name them: each heading's explicit id, else the slug of its text with the markup taken
+ * out; and the ids of HTML elements.
+ */
+export function definedAnchors(texts: readonly string[]): Set<string> {
+  const slugger = new GithubSlugger()
+  const anchors = new Set<string>()
+  for (const text of texts) {
+    let fence: string | undefined
+    const lines = text.replace(/\r\n?/g, '\n').split('\n')
+    for (const [i, line] of lines.entries()) {
+      const marker = FENCE.exec(line)?.[1]
+      if (fence !== undefined) {
+        if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = undefined
+        continue
+      }
+      if (marker !== undefined) {
+        fence = marker
+        continue
+      }
+      for (const match of line.matchAll(HTML_ID)) anchors.add(match[1])
+      const heading = ATX.exec(line)?.[1] ?? (i > 0 && /^ {0,3}(=+|-+)\s*$/.test(line) && isSetextText(lines[i - 1]) ? lines[i - 1].trim() : undefined)
+      if (heading === undefined) continue
+      const explicit = EXPLICIT_ID.exec(heading)
+      if (explicit) anchors.add(explicit[1] ?? explicit[2])
+      else anchors.add(slugger.slug(plainHeading(heading)))
+    }
+  }
+  return anchors
+}
+
+/** A line a `===` or `---` underline makes a heading: text, not a list item, table row, or another marker. */
+const isSetextText = (line: string | undefined): boolean => line !== undefined && line.trim() !== '' && !/^\s*([-*+>|#]|\d+\.|`{3}|~{3}|<)/.test(line)
+
+/** A heading's text as a reader sees it: links, images, tags, code marks, emphasis and escapes taken out. */
+function plainHeading(heading: string): string {
+  return heading
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])/g, '$1')
+    .replace(/<[^>]+>/g, '')
+    .replace(/`([^`]*)`/g, '$1')
+    .replace(/(\*{1,3}|_{1,3})(\S(?:.*?\S)?)\1/g, '$2')
+    .replace(/\\([\\`*_{}[\]()#+\-.!<>])/g, '$1')
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .trim()
+}

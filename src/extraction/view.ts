@@ -1,0 +1,45 @@
+/**
+ * A library version's extraction report as `lectern inspect` and `GET
+ * /api/libraries/:owner/:name/extraction` show it: read from the store, validated, and named by
+ * its library ID. Admins only (the route and the local CLI); the report names pages and paths of
+ * the source.
+ */
+import type { Caller } from '../access.js'
+import { LecternError } from '../errors.js'
+import { formatLibraryId } from '../library-id.js'
+import { findLibrary } from '../search/resolve.js'
+import type { Store } from '../store/index.js'
+import { ExtractionReportSchema, type ExtractionReport } from './report.js'
+
+export interface ExtractionView {
+  /** The library ID, pinned to the version when it is not the default one. */
+  libraryId: string
+  /** When the ingest that wrote the report finished, and its job. */
+  createdAt: string | null
+  jobId: number | null
+  /** null when no ingest has written one: the version was imported, or last ingested before reports existed. */
+  report: ExtractionReport | null
+}
+
+/** The report of a library ID's version: the one it is pinned to (`/acme/widgets@v2`), else `tag`, else the default branch. */
+export function extractionOf(store: Store, libraryId: string, caller: Caller, tag = ''): ExtractionView {
+  const { library, ref } = findLibrary(store.libraries, libraryId, caller)
+  if (ref.version !== undefined && tag !== '' && ref.version !== tag) throw new LecternError('validation_error', `${libraryId} is pinned to ${ref.version}, and the version asked for is ${tag}: name one.`)
+  tag = ref.version ?? tag
+  const version = store.libraries.version(library.pk, tag)
+  if (!version) throw new LecternError('tag_not_found', `${library.id} has no version ${tag}.`)
+  const shown = formatLibraryId({ id: library.id, version: tag || undefined })
+  const stored = store.extractionReports.get(version.pk)
+  if (!stored) return { libraryId: shown, createdAt: null, jobId: null, report: null }
+  const parsed = ExtractionReportSchema.safeParse(parseJson(stored.json))
+  // A report the schema rejects was written by another build; saying "none" beats showing a wrong one.
+  return { libraryId: shown, createdAt: stored.createdAt, jobId: stored.jobPk, report: parsed.success ? parsed.data : null }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}

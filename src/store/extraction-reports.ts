@@ -1,0 +1,36 @@
+/**
+ * The extraction report of each library version (migration 0023), stored as the JSON text the
+ * job wrote; src/extraction/report.ts owns its shape and validates it when it is read.
+ */
+import { nowIso, type Db } from './db.js'
+
+export interface StoredExtractionReport {
+  versionPk: number
+  /** The job that wrote it; null once that job's row is gone. */
+  jobPk: number | null
+  createdAt: string
+  json: string
+}
+
+export interface ExtractionReportsRepository {
+  /** Replaces the version's report. */
+  put(versionPk: number, jobPk: number | null, json: string): void
+  get(versionPk: number): StoredExtractionReport | undefined
+}
+
+export function createExtractionReportsRepository(db: Db): ExtractionReportsRepository {
+  const upsert = db.prepare(
+    `INSERT INTO extraction_reports (version_pk, job_pk, created_at, report) VALUES (?, ?, ?, ?)
+     ON CONFLICT (version_pk) DO UPDATE SET job_pk = excluded.job_pk, created_at = excluded.created_at, report = excluded.report`,
+  )
+  const select = db.prepare<[number], { version_pk: number; job_pk: number | null; created_at: string; report: string }>(
+    'SELECT version_pk, job_pk, created_at, report FROM extraction_reports WHERE version_pk = ?',
+  )
+  return {
+    put: (versionPk, jobPk, json) => void upsert.run(versionPk, jobPk, nowIso(), json),
+    get(versionPk) {
+      const row = select.get(versionPk)
+      return row && { versionPk: row.version_pk, jobPk: row.job_pk, createdAt: row.created_at, json: row.report }
+    },
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The library page's extraction report: what the last ingest made of the docs, worst findings
+ * first (content the index lacks, then links and titles that read wrong, then style), each
+ * kind a disclosure with its items; the first kind that has any is open.
+ */
+import type { ComponentChildren } from 'preact'
+import { api, libraryPath } from '../api'
+import { ErrorNote, formatDate, formatNumber } from '../components'
+import { useLoad } from '../hooks'
+import type { ExtractionReport, ExtractionView } from '../types'
+
+type Findings<T> = { count: number; items: T[] }
+
+interface Kind {
+  title: string
+  list: Findings<unknown>
+  /** The items as table rows: header cells, then one array of cells per item. */
+  headers: string[]
+  rows: ComponentChildren[][]
+}
+
+function kinds(report: ExtractionReport): Kind[] {
+  const { unresolved } = report.includes
+  return [
+    {
+      title: 'Includes that read no file',
+      list: unresolved,
+      headers: ['Where', 'Include', 'Why'],
+      rows: unresolved.items.map((i) => [
+        <code>{i.line > 0 ? `${i.page}:${i.line}` : i.page}</code>,
+        <code>{i.reference}</code>,
+        <>
+          {i.problem}
+          {i.tried?.length ? <div class="muted">tried {i.tried.join(', ')}</div> : null}
+        </>,
+      ]),
+    },
+    { title: 'Pages that could not be parsed', list: report.pagesSkipped, headers: ['Page', 'Why'], rows: report.pagesSkipped.items.map((p) => [<code>{p.page}</code>, p.reason]) },
+    { title: 'Pages with text but no snippet', list: report.pagesWithoutSnippets, headers: ['Page'], rows: report.pagesWithoutSnippets.items.map((p) => [<code>{p.page}</code>]) },
+    {
+      title: 'Links to anchors their pages do not define',
+      list: report.undefinedAnchors,
+      headers: ['Link', 'Heading'],
+      rows: report.undefinedAnchors.items.map((a) => [<code>{`${a.page}#${a.anchor}`}</code>, a.title]),
+    },
+    { title: 'Titles with markup left in them', list: report.titlesWithMarkup, headers: ['Page', 'Title'], rows: report.titlesWithMarkup.items.map((t) => [<code>{t.page}</code>, t.title]) },
+    {
+      title: 'Pages with code blocks that name no language',
+      list: report.codeWithoutLanguage,
+      headers: ['Page', 'Blocks'],
+      rows: report.codeWithoutLanguage.items.map((p) => [<code>{p.page}</code>, formatNumber(p.count)]),
+    },
+  ]
+}
+
+export function Extraction({ libraryId, updatedAt }: { libraryId: string; updatedAt: string | null }) {
+  const view = useLoad(() => api<ExtractionView>('GET', `${libraryPath(libraryId)}/extraction`), [libraryId, updatedAt])
+  const report = view.data?.report
+  const found = report ? kinds(report).filter((kind) => kind.list.count > 0) : []
+  return (
+    <section aria-labelledby="extraction">
+      <h2 id="extraction">Extraction report</h2>
+      <ErrorNote error={view.error} />
+      {view.data && !report ? <p class="muted">No report yet: it is written by the next refresh of this library (imported libraries have none).</p> : null}
+      {report ? (
+        <>
+          <p>
+            {formatNumber(report.pages)} pages read · {formatNumber(report.snippets)} snippets · {formatNumber(report.includes.found)} includes, {formatNumber(report.includes.resolved)} read ·{' '}
+            {formatNumber(report.duplicatesDropped)} duplicates dropped · job {view.data?.jobId ?? '-'}, {formatDate(view.data?.createdAt)}
+          </p>
+          {found.length === 0 ? <p>Nothing went wrong: every include was read, every title and link reads clean.</p> : null}
+          {found.map((kind, index) => (
+            <details key={kind.title} open={index === 0}>
+              <summary>
+                {kind.title} ({formatNumber(kind.list.count)}
+                {kind.list.items.length < kind.list.count ? `; the first ${kind.list.items.length} shown` : ''})
+              </summary>
+              <table>
+                <thead>
+                  <tr>
+                    {kind.headers.map((header) => (
+                      <th scope="col" key={header}>
+                        {header}
+                      </th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {kind.rows.map((cells, row) => (
+                    <tr key={row}>
+                      {cells.map((cell, column) => (
+                        <td key={column}>{cell}</td>
+                      ))}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </details>
+          ))}
+        </>
+      ) : null}
+    </section>
+  )
+}
