@@ -23,6 +23,7 @@ describe('the Parse Queue', () => {
   beforeAll(async () => {
     const remotes = await tmpDir('lectern-remotes-', teardown)
     await makeGitRepo({ 'docs/guide.md': '# Guide\n\n## Draw\n\nDraw a widget.\n\n```js\ndrawWidget()\n```\n' }, { parent: remotes, name: 'vault' })
+    await makeGitRepo({ 'docs/guide.md': '# Guide\n\n## Draw\n\nDraw a widget:\n\n{* docs_src/draw.py *}\n\n```js\ndrawWidget()\n```\n' }, { parent: remotes, name: 'gaps' })
     git = await startHeldGitHost(remotes, teardown)
     dataDir = await tmpDataDir(teardown)
     await createAdmin(dataDir)
@@ -65,6 +66,32 @@ describe('the Parse Queue', () => {
     expect(await row.textContent()).toMatch(/cancel/i)
     expect(await row.textContent()).toContain('Private')
     expect(await page.content()).not.toContain(GIT_TOKEN)
+    expect(watched.problems).toEqual([])
+  }, 60_000)
+
+  it('marks a job that skipped an include as succeeded with warnings; the library page shows the extraction report, worst first', async () => {
+    const { page } = watched
+    git.hold = false
+    await page.getByRole('link', { name: 'Libraries' }).first().click()
+    await page.getByText('Add a library').click()
+    await page.getByLabel('URL', { exact: true }).fill('https://github.com/acme/gaps')
+    await page.getByLabel(/^Access token/).fill(GIT_TOKEN)
+    await page.getByRole('button', { name: 'Add', exact: true }).click()
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Queued /acme/gaps')
+
+    await page.getByRole('link', { name: 'Parse Queue' }).first().click()
+    const ended = page.locator('details.job-succeeded', { hasText: '/acme/gaps' })
+    await expect.poll(() => ended.count(), { timeout: 30_000 }).toBe(1)
+    expect(await ended.locator('.badge').textContent()).toBe('succeeded with 1 warning')
+    expect(await ended.locator('summary').textContent()).toContain('with warnings: 1 include that read no file (lectern inspect /acme/gaps)')
+
+    await page.goto(`${server.url}/libraries/acme/gaps`)
+    const report = page.getByRole('region', { name: 'Extraction report' })
+    await expect.poll(() => report.textContent()).toContain('Includes that read no file (1)')
+    const worst = report.locator('details').first()
+    expect(await worst.getAttribute('open')).not.toBeNull()
+    expect(await worst.textContent()).toMatch(/docs\/guide\.md:7.*docs_src\/draw\.py.*not found/)
+    await screenshot(page, 'extraction-report')
     expect(watched.problems).toEqual([])
   }, 60_000)
 })

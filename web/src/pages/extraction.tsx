@@ -53,6 +53,8 @@ function kinds(report: ExtractionReport): Kind[] {
   ]
 }
 
+const count = (n: number, noun: string): string => `${formatNumber(n)} ${noun}${n === 1 ? '' : 's'}`
+
 export function Extraction({ libraryId, updatedAt }: { libraryId: string; updatedAt: string | null }) {
   const view = useLoad(() => api<ExtractionView>('GET', `${libraryPath(libraryId)}/extraction`), [libraryId, updatedAt])
   const report = view.data?.report
@@ -65,8 +67,8 @@ export function Extraction({ libraryId, updatedAt }: { libraryId: string; update
       {report ? (
         <>
           <p>
-            {formatNumber(report.pages)} pages read · {formatNumber(report.snippets)} snippets · {formatNumber(report.includes.found)} includes, {formatNumber(report.includes.resolved)} read ·{' '}
-            {formatNumber(report.duplicatesDropped)} duplicates dropped · job {view.data?.jobId ?? '-'}, {formatDate(view.data?.createdAt)}
+            {count(report.pages, 'page')} read · {count(report.snippets, 'snippet')} · {count(report.includes.found, 'include')}, {formatNumber(report.includes.resolved)} read ·{' '}
+            {count(report.duplicatesDropped, 'duplicate')} dropped · job {view.data?.jobId ?? '-'}, {formatDate(view.data?.createdAt)}
           </p>
           {found.length === 0 ? <p>Nothing went wrong: every include was read, every title and link reads clean.</p> : null}
           {found.map((kind, index) => (
