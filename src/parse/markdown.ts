@@ -95,6 +95,7 @@ function splitFrontMatter(text: string): { body: string; title?: string } {
  * markdown-it would read the stars as emphasis and keep the id in the title.
  */
 function headingIds(text: string): string {
+  if (!text.includes('{/*')) return text
   return mapProse(text, (prose) => prose.replace(/^( {0,3}#{1,6}[ \t].*?)[ \t]*\{\/\*\s*([\w-]+)\s*\*\/\}[ \t]*$/gm, '$1 {#$2}'))
 }
 
