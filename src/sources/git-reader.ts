@@ -9,6 +9,7 @@
  * reaches git through the environment and is never written to disk.
  */
 import fs from 'node:fs/promises'
+import path from 'node:path'
 import { z } from 'zod'
 import { LecternError } from '../errors.js'
 import { generateSourceSnippets, type GeneratedSnippet } from '../parse/source-code/index.js'
@@ -20,6 +21,7 @@ import { requireRemoteTag } from './git-tags.js'
 import { gitToken, refuseCleartextToken } from './git-token.js'
 import { GIT_SOURCE_KINDS, parseRepoUrl } from './repo-url.js'
 import { siteLayout } from './site-layout.js'
+import { siteMetadata } from './site-metadata.js'
 import type { FetchedSource, SourceReader, SourceSpec } from './types.js'
 
 export const gitSpec = z.object({
@@ -58,6 +60,7 @@ export const readGitRepository: SourceReader<SourceSpec> = async (raw, ctx): Pro
   ctx.progress(`cloning ${repo.cloneUrl}`)
   const clone = await cloneRepo({ cloneUrl: repo.cloneUrl, destDir: ctx.workDir, ref: spec.ref, token, ...remote })
   const config = { ...(await readRepoConfig(ctx.workDir, ctx.log)), skipVersionFiltering: spec.skipVersionFiltering }
+  const site = siteMetadata(ctx.workDir)
   ctx.progress('finding documentation files')
   const documents = await findDocs(ctx.workDir, config, ctx.log, spec.generateDocs)
   let generated: GeneratedSnippet[] | undefined
@@ -73,8 +76,8 @@ export const readGitRepository: SourceReader<SourceSpec> = async (raw, ctx): Pro
     site: siteLayout(ctx.workDir),
     generated,
     locate: (file, anchor) => repo.webFileUrl(clone.commit, file, anchor || undefined) ?? `${file}${anchor ? `#${anchor}` : ''}`,
-    title: config.projectTitle,
-    description: config.description ?? describe(documents),
+    title: config.projectTitle ?? site.title,
+    description: config.description ?? site.description ?? describe(documents),
     branch: clone.branch,
     rules: config.rules,
     declaredVersions: config.previousVersions,
@@ -95,11 +98,19 @@ async function findDocs(repoDir: string, config: RepoConfig, log: (msg: string) 
   }
 }
 
-/** A one-line description from the README's first prose, when context7.json gives none. */
+/** Pages that introduce a library: the README, the docs' front page. */
+const FRONT_PAGE = /(^|\/)(readme|index|intro|introduction|overview)\.(md|mdx|markdown|rst|txt)$/i
+
+/**
+ * A one-line description from the first prose of the README, else of the docs' front page
+ * nearest the root, when neither context7.json nor the site's config gives one.
+ */
 function describe(documents: SourceDocument[]): string | undefined {
-  const readme = documents.find((d) => /^readme\.(md|mdx|markdown|rst|txt)$/i.test(d.path))
-  if (!readme) return undefined
-  const paragraph = readme.text
+  const depth = (file: string) => file.split('/').length + (/^readme\./i.test(path.posix.basename(file)) ? 0 : 0.5)
+  const front = documents.filter((d) => FRONT_PAGE.test(d.path)).sort((a, b) => depth(a.path) - depth(b.path))[0]
+  if (!front) return undefined
+  const paragraph = front.text
+    .replace(/^(---|\+\+\+)\n[\s\S]*?\n\1\n/, '')
     .split(/\n\s*\n/)
     .map((p) => p.trim())
     .find((p) => p.length > 30 && !/^(#|!\[|\[!\[|<|```|=|-{3,}|\.\.)/.test(p))

@@ -47,14 +47,14 @@ export function repositoryReader(root: string, record: IncludeReader['record']):
   }
 }
 
-interface Found {
+export interface Found {
   /** Repo-relative folder of the file. */
   dir: string
   text: string
 }
 
 /** Files named `name` (or matching it) within MAX_DEPTH folders of the root, nearest first. */
-function findConfigs(root: string, match: (name: string) => boolean, wantDir = false): Found[] {
+export function findConfigs(root: string, match: (name: string) => boolean, wantDir = false): Found[] {
   const found: Found[] = []
   const visit = (relative: string, depth: number) => {
     let entries: fs.Dirent[]

@@ -134,6 +134,11 @@ describe('the ingest', () => {
     expect(answer.codeSnippets[0].codeId).toMatch(/docs\/en\/docs\/learn\/effects\.md#my-effect-runs-twice$/)
   })
 
+  it("takes the library's title and description from the site's mkdocs.yml, not the repository's name and README", async () => {
+    const listed = await cli(['libraries', 'list', '--json'])
+    expect(JSON.parse(listed.stdout)).toContainEqual(expect.objectContaining({ id: '/acme/fastapi', title: 'FastAPI', description: 'FastAPI framework, high performance, easy to learn' }))
+  })
+
   it('ends as succeeded with warnings: in lectern jobs, and in its log at warn level', async () => {
     const jobs = await cli(['jobs', '--json'])
     const view = JSON.parse(jobs.stdout) as { recentWarnings: Array<{ project: string; jobId: number; warnings: number; message: string }> }
