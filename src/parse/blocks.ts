@@ -113,6 +113,8 @@ export function normalizeLanguage(raw: string | null | undefined): string {
     .toLowerCase()
     .replace(/\{.*$/, '')
     .replace(/:.*$/, '')
+    // rustdoc and mdBook attributes: ```rust,ignore, ```rust,editable.
+    .replace(/,.*$/, '')
   if (base === '') return 'text'
   return LANGUAGE_ALIASES[base] ?? base
 }

@@ -201,10 +201,13 @@ export function selectLines(text: string, spec: string, separator: '-' | ':' = '
 
 /**
  * Marker lines of named regions, in every comment style the dialects use: VitePress
- * `#region name` / `#endregion`, pymdownx `--8<-- [start:name]` / `[end:name]`, C# `#region`.
+ * `#region name` / `#endregion`, pymdownx `--8<-- [start:name]` / `[end:name]`, C# `#region`,
+ * mdBook `ANCHOR: name` / `ANCHOR_END: name`, AsciiDoc `tag::name[]` / `end::name[]`.
  */
-const REGION_START = /^\s*(?:\/\/|#|<!--|\/\*|--|;|%)?\s*(?:#region\b\s*([\w.-]*)|--8<--\s*\[start:([\w.-]+)\])\s*(?:-->|\*\/)?\s*$/
-const REGION_END = /^\s*(?:\/\/|#|<!--|\/\*|--|;|%)?\s*(?:#endregion\b\s*([\w.-]*)|--8<--\s*\[end:([\w.-]+)\])\s*(?:-->|\*\/)?\s*$/
+const REGION_START = /^\s*(?:\/\/|#|<!--|\/\*|--|;|%)?\s*(?:#region\b\s*([\w.-]*)|--8<--\s*\[start:([\w.-]+)\]|ANCHOR:\s*([\w.-]+)|tag::([\w.-]+)\[\])\s*(?:-->|\*\/)?\s*$/
+const REGION_END = /^\s*(?:\/\/|#|<!--|\/\*|--|;|%)?\s*(?:#endregion\b\s*([\w.-]*)|--8<--\s*\[end:([\w.-]+)\]|ANCHOR_END:\s*([\w.-]+)|end::([\w.-]+)\[\])\s*(?:-->|\*\/)?\s*$/
+
+const regionName = (match: RegExpExecArray): string => match[1] ?? match[2] ?? match[3] ?? match[4]
 
 /** The lines inside a named region (without its markers); undefined when the file has none by that name. */
 export function selectRegion(text: string, name: string): string | undefined {
@@ -215,12 +218,12 @@ export function selectRegion(text: string, name: string): string | undefined {
   for (const line of lines) {
     const start = REGION_START.exec(line)
     const end = REGION_END.exec(line)
-    if (start && (start[1] ?? start[2]) === name) {
+    if (start && regionName(start) === name) {
       inside = true
       found = true
       continue
     }
-    if (end && inside && ((end[1] ?? end[2]) === name || (end[1] ?? end[2]) === '')) {
+    if (end && inside && (regionName(end) === name || regionName(end) === '')) {
       inside = false
       continue
     }

@@ -6,7 +6,9 @@
  *   `--8<-- [start:name]`), alone or inside a fence, and the block form between two `--8<--`;
  * - the FastAPI family's `{* path ln[3:8] hl[4] *}`;
  * - VitePress `<<< @/path#region{2 ts}` (code) and `<!--@include: ./part.md{3,}-->` (Markdown);
- * - Docusaurus `import Source from '!!raw-loader!./file'` shown by `<CodeBlock>{Source}</CodeBlock>`.
+ * - Docusaurus `import Source from '!!raw-loader!./file'` shown by `<CodeBlock>{Source}</CodeBlock>`;
+ * - mdBook `{{#include file:anchor}}`, `{{#rustdoc_include file:3:10}}`, `{{#playground file}}`,
+ *   inside a fence (its code) or on a line of their own.
  *
  * Included code becomes a fence in the included file's language whose meta names the file
  * (`lectern-include`), so the snippet records where its code lives; included Markdown is
@@ -49,6 +51,8 @@ const CODE_BLOCK_ELEMENT = /<CodeBlock\b([^>]*)>\s*\{\s*(\w+)\s*\}\s*<\/CodeBloc
 /** An MDX partial: a Markdown module imported as a component and placed on a line of its own. */
 const PARTIAL_IMPORT = /^\s*import\s+(\w+)\s+from\s+['"]([^'"]+\.mdx?)['"];?\s*$/
 const PARTIAL_USE = /^(\s*)<([A-Z$_][\w$]*)(?:\s[^<>]*)?\/>\s*$/
+/** mdBook: `{{#include file}}`, `file:anchor`, `file:3:10`; `{{#rustdoc_include}}` and `{{#playground}}` show the same code. */
+const MDBOOK = /^(\s*)\{\{#(include|rustdoc_include|playground)\s+([^}\s]+)[^}]*\}\}\s*$/
 /** MyST's include directives, written as fences: ```{literalinclude} path and ```{include} path. */
 const MYST_INCLUDE = /^(\s*)(`{3,}|~{3,})\{(literalinclude|include)\}\s+(\S+)\s*$/
 
@@ -136,6 +140,8 @@ function expandLine(lines: string[], i: number, at: (i: number) => DirectiveAt, 
   }
   match = FASTAPI.exec(line)
   if (match) return { lines: fastapiInclude(at(i), match[2], match[3], match[1], options), next: i + 1 }
+  match = MDBOOK.exec(line)
+  if (match) return { lines: mdbookInclude(at(i), match[3], match[1], options, depth), next: i + 1 }
   match = VITEPRESS_CODE.exec(line)
   if (match) return { lines: vitepressInclude(at(i), match[2], match[3], match[1], options), next: i + 1 }
   return undefined
@@ -146,18 +152,25 @@ function expandInsideFence(fence: string[], at: (n: number) => DirectiveAt, opti
   const closes = fence.length > 1 && /^\s*(`{3,}|~{3,})\s*$/.test(fence.at(-1)!)
   const inner = fence.slice(1, closes ? -1 : undefined)
   const files: string[] = []
+  let directives = 0
   const body = inner.flatMap((line, n) => {
-    const match = SNIPPET_LINE.exec(line)
-    if (!match || match[2] === ';') return [line]
-    const found = snippetText(at(n + 1), match[4], options)
+    const book = MDBOOK.exec(line)
+    const match = book ? undefined : SNIPPET_LINE.exec(line)
+    if (!book && (!match || match[2] === ';')) return [line]
+    directives++
+    const found = book ? mdbookText(at(n + 1), book[3], options) : snippetText(at(n + 1), match![4], options)
     if (!found) return []
     files.push(found.path)
-    return found.text.split('\n').map((l) => (l === '' ? '' : match[1] + l))
+    const indent = book ? book[1] : match![1]
+    return found.text.split('\n').map((l) => (l === '' ? '' : indent + l))
   })
-  if (files.length === 0) return fence
+  if (directives === 0) return fence
+  // A fence of nothing but includes that read no file shows nothing: the directive is not code.
+  if (body.every((line) => line.trim() === '')) return []
   const [, indent, marker, info] = FENCE.exec(fence[0])!
-  const language = info.trim() === '' ? languageOfFile(files[0]) : info.trim()
-  return [`${indent}${marker}${language} ${INCLUDE_META}="${files.join(',')}"`, ...body, ...(closes ? [fence.at(-1)!] : [])]
+  const language = info.trim() === '' && files.length > 0 ? languageOfFile(files[0]) : info.trim()
+  const meta = files.length > 0 ? ` ${INCLUDE_META}="${files.join(',')}"` : ''
+  return [`${indent}${marker}${language}${meta}`, ...body, ...(closes ? [fence.at(-1)!] : [])]
 }
 
 /** pymdownx: `path`, `path:3:10`, `path:name`. */
@@ -190,6 +203,33 @@ function nestedMarkdown(file: string, text: string, options: IncludeOptions, dep
   return expandIncludes(file, text, options, depth + 1)
     .split('\n')
     .map((l) => (l === '' ? '' : indent + l))
+}
+
+/**
+ * mdBook's `file`, `file:anchor`, `file:3`, `file:3:10`, `file:3:`, `file::10`: the whole file, a
+ * region between `ANCHOR: name` and `ANCHOR_END: name`, or lines; anchor lines never show.
+ */
+function mdbookText(at: DirectiveAt, reference: string, options: IncludeOptions): { path: string; text: string } | undefined {
+  const [, file, selection] = /^([^:]+)(?::(.*))?$/.exec(reference)!
+  const select = (text: string, path: string): Selected => {
+    if (selection === undefined || selection === '') return stripRegionMarkers(text).replace(/\n+$/, '')
+    const lines = /^(\d*)(?::(\d*))?$/.exec(selection)
+    if (!lines) {
+      const region = selectRegion(text, selection)
+      return region === undefined ? { problem: `no anchor "${selection}" in ${path}` } : region.replace(/\n+$/, '')
+    }
+    const [, from, to] = lines
+    return stripRegionMarkers(selectLines(text, to === undefined ? from : `${from || 1}-${to}`)).replace(/\n+$/, '')
+  }
+  return readInclude(options.reader, at, reference, includeCandidates(at.page, file, options.siteRoots), select)
+}
+
+/** An mdBook include on a line of its own: Markdown reads in place, anything else is the page's code. */
+function mdbookInclude(at: DirectiveAt, reference: string, indent: string, options: IncludeOptions, depth: number): string[] {
+  const found = mdbookText(at, reference, options)
+  if (!found) return []
+  if (isMarkdownFile(found.path)) return nestedMarkdown(found.path, found.text, options, depth, indent)
+  return codeFence(indent, languageOfFile(found.path), found.text, found.path)
 }
 
 /** `{* path ln[1:5,9] hl[3] *}`: the file's code, or the selected lines of it. */

@@ -205,6 +205,44 @@ describe('Markdown include directives', () => {
     }
   })
 
+  it('mdBook {{#include}} and {{#rustdoc_include}}: whole files, anchors, line ranges, inside a fence or alone; Markdown reads in place', () => {
+    const main = ['// ANCHOR: all', 'use std::io;', '', '// ANCHOR: print', 'fn main() {', '    println!("Guess the number!");', '}', '// ANCHOR_END: print', '// ANCHOR_END: all'].join('\n')
+    const files = repo({ 'listings/ch02/src/main.rs': main, 'src/ch02-00-guessing.md': '## Setting up\n\nCreate a new project with Cargo, which sets up the folder and a Cargo.toml for you.\n' })
+    const page = [
+      '# Guessing Game {#guessing}',
+      '',
+      '## Print a prompt',
+      '',
+      'The program first prints a greeting:',
+      '',
+      '```rust,ignore',
+      '{{#rustdoc_include ../listings/ch02/src/main.rs:print}}',
+      '```',
+      '',
+      '## Lines',
+      '',
+      'Only the import:',
+      '',
+      '```rust',
+      '{{#include ../listings/ch02/src/main.rs:2:2}}',
+      '```',
+      '',
+      '{{#include ch02-00-guessing.md}}',
+      '',
+      '```rust',
+      '{{#include ../listings/ch02/src/main.rs:nothing}}',
+      '```',
+    ].join('\n')
+    const snippets = parseMarkdown({ path: 'src/ch02.md', text: page }, { mdx: false }, { includes: files })
+    expect(codeSnippets(snippets).map((s) => [s.title, s.codeList[0].language, s.codeList[0].code, s.includes])).toEqual([
+      ['Print a prompt', 'rust', 'fn main() {\n    println!("Guess the number!");\n}', ['listings/ch02/src/main.rs']],
+      ['Lines', 'rust', 'use std::io;', ['listings/ch02/src/main.rs']],
+    ])
+    expect(infoSnippets(snippets).map((s) => s.breadcrumb)).toContain('Guessing Game > Setting up')
+    expect(snippets.every((s) => s.anchor !== 'guessing-game-guessing')).toBe(true)
+    expect(files.logs).toEqual(['src/ch02.md:22: include "../listings/ch02/src/main.rs:nothing" no anchor "nothing" in listings/ch02/src/main.rs'])
+  })
+
   it('records each directive once: read, missing with the paths tried, or read but its region missing', () => {
     const files = repo({ 'docs/a.py': '# --8<-- [start:one]\nx = 1\n# --8<-- [end:one]\n' })
     const page = '---\ntitle: A\n---\n# A\n\n--8<-- "a.py:one"\n\n--8<-- "a.py:two"\n\n--8<-- "b.py"\n'
