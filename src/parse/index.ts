@@ -1,6 +1,7 @@
 /**
  * Entry point of the parsers: picks the reader for a document by its file extension.
  */
+import { parseAsciidoc } from './asciidoc.js'
 import { parseNotebook } from './ipynb.js'
 import { parseMarkdown } from './markdown.js'
 import { parseRst } from './rst.js'
@@ -12,6 +13,8 @@ const READERS: Record<string, (doc: SourceDocument, context: ParseContext) => Pa
   '.markdown': (doc, context) => parseMarkdown(doc, { mdx: false }, context),
   '.mdx': (doc, context) => parseMarkdown(doc, { mdx: true }, context),
   '.rst': parseRst,
+  '.adoc': parseAsciidoc,
+  '.asciidoc': parseAsciidoc,
   '.ipynb': (doc) => parseNotebook(doc),
   // Plain text reads as markdown: its paragraphs become info snippets, and llms.txt-style files are markdown anyway.
   '.txt': (doc) => parseMarkdown(doc, { mdx: false }),

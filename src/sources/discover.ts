@@ -51,7 +51,7 @@ const BINARY_SNIFF_BYTES = 8 * 1024
 const INSPECT_BATCH = 32
 const CONFIG_FILE = 'context7.json'
 
-const DOC_EXTENSIONS = new Set(['.md', '.mdx', '.markdown', '.rst', '.txt', '.ipynb'])
+const DOC_EXTENSIONS = new Set(['.md', '.mdx', '.markdown', '.rst', '.txt', '.ipynb', '.adoc', '.asciidoc'])
 const ALWAYS_EXCLUDED_DIRS = new Set(['node_modules', 'vendor', 'dist', 'build', 'coverage', '__pycache__'])
 const I18N_DIRS = new Set(['i18n', 'l10n', 'locale', 'locales', 'translations'])
 const DOCS_ROOTS = new Set(['docs', 'doc', 'documentation'])
@@ -257,6 +257,7 @@ function isDocCandidate(config: RepoConfig, folders: Glob[][], segments: string[
   if (isMetaFile(stem, atRoot) || isTranslatedFile(stem)) return false
   if (NOISE_STEM.test(stem) && !folders.some((p) => matchGlob(p, segments, false))) return false
   if (ext === '.txt' && !isTextDoc(name, stem, segments)) return false
+  if ((ext === '.adoc' || ext === '.asciidoc') && isAsciidocPartial(stem, segments)) return false
   // Context7 always reads root-level files, whatever `folders` says.
   return atRoot || folders.length === 0 || folders.some((p) => matchGlob(p, segments.slice(0, -1), true))
 }
@@ -271,6 +272,14 @@ function isMetaFile(stem: string, atRoot: boolean): boolean {
 function isTranslatedFile(stem: string): boolean {
   const dot = stem.lastIndexOf('.')
   return dot > 0 && parseLanguageTag(stem.slice(dot + 1)) !== undefined
+}
+
+/**
+ * AsciiDoc partials are read where a page includes them, never as pages of their own: Antora's
+ * `partials/` and `examples/` families, and Asciidoctor's `_name.adoc` convention.
+ */
+function isAsciidocPartial(stem: string, segments: string[]): boolean {
+  return stem.startsWith('_') || segments.slice(0, -1).some((s) => s === 'partials' || s === 'examples')
 }
 
 /** Plain text is mostly not documentation (requirements.txt, robots.txt), so it must earn its place. */

@@ -71,9 +71,29 @@ const site = {
   'docs_src/cors/tutorial001_py310.py': CORS_EXAMPLE,
 }
 
+/** An Antora site: before AsciiDoc was read, its job failed with no_code_found. */
+const antora = {
+  'docs/antora.yml': 'name: widgets\ntitle: Widgets\nversion: ~\n',
+  'docs/modules/ROOT/pages/index.adoc': [
+    '= Widgets',
+    '',
+    '== Draw a chart',
+    '',
+    'Create a chart from your data and draw it on a canvas:',
+    '',
+    '[source,java]',
+    '----',
+    'include::example$Chart.java[tag=draw]',
+    '----',
+    '',
+  ].join('\n'),
+  'docs/modules/ROOT/examples/Chart.java': 'class Example {\n  // tag::draw[]\n  Chart chart = Chart.of(data);\n  chart.drawOn(canvas);\n  // end::draw[]\n}\n',
+}
+
 beforeAll(async () => {
   const remotes = await tmpDir('lectern-remotes-', defer)
   await makeGitRepo(site, { parent: remotes, name: 'fastapi' })
+  await makeGitRepo(antora, { parent: remotes, name: 'widgets' })
   gitEnv = gitRedirectEnv(remotes)
   dataDir = await tmpDataDir(defer)
   const added = await runCli(['add', 'https://github.com/acme/fastapi', '--wait', '--data-dir', dataDir], gitEnv)
@@ -137,6 +157,20 @@ describe('the ingest', () => {
   it("takes the library's title and description from the site's mkdocs.yml, not the repository's name and README", async () => {
     const listed = await cli(['libraries', 'list', '--json'])
     expect(JSON.parse(listed.stdout)).toContainEqual(expect.objectContaining({ id: '/acme/fastapi', title: 'FastAPI', description: 'FastAPI framework, high performance, easy to learn' }))
+  })
+
+  it('reads an Antora site of AsciiDoc pages, its examples included by resource ID, with no warnings', async () => {
+    const added = await cli(['add', 'https://github.com/acme/widgets', '--wait'])
+    expect(added.exitCode, added.stderr).toBe(0)
+    expect(added.stdout).not.toContain('With warnings')
+    const answer = await cli(['docs', '/acme/widgets', 'draw a chart on a canvas', '--json'])
+    const { codeSnippets } = JSON.parse(answer.stdout) as { codeSnippets: Array<{ codeTitle: string; codeId: string; codeLanguage: string; codeList: Array<{ code: string }> }> }
+    expect(codeSnippets[0]).toMatchObject({ codeTitle: 'Draw a chart', codeLanguage: 'java', codeList: [{ code: 'Chart chart = Chart.of(data);\nchart.drawOn(canvas);' }] })
+    expect(codeSnippets[0].codeId).toMatch(/docs\/modules\/ROOT\/pages\/index\.adoc#_draw_a_chart$/)
+    const report = JSON.parse((await cli(['inspect', '/acme/widgets', '--json'])).stdout) as ExtractionView
+    expect(report.report).toMatchObject({ pages: 1, includes: { found: 1, resolved: 1 } })
+    const listed = JSON.parse((await cli(['libraries', 'list', '--json'])).stdout) as Array<{ id: string; title: string }>
+    expect(listed.find((l) => l.id === '/acme/widgets')?.title).toBe('Widgets')
   })
 
   it('ends as succeeded with warnings: in lectern jobs, and in its log at warn level', async () => {

@@ -14,6 +14,8 @@ describe('input depth', () => {
     ['3,000 nested JSX elements', 'jsx.mdx', '<A>'.repeat(3000) + 'x' + '</A>'.repeat(3000)],
     ['3,000 nested block quotes in MDX', 'quotes.mdx', '> '.repeat(3000) + 'x'],
     ['2,000 nested reStructuredText notes', 'notes.rst', nested(2000, (i) => ' '.repeat(i * 2) + '.. note::\n')],
+    ['3,000 nested AsciiDoc example blocks', 'examples.adoc', nested(3000, (i) => '='.repeat(4 + i)) + '\nx\n' + nested(3000, (i) => '='.repeat(3003 - i))],
+    ['140,000 unclosed AsciiDoc listing blocks', 'listings.adoc', nested(140_000, (i) => '-'.repeat(4 + (i % 50)))],
   ])('%s', (_name, path, text) => {
     expect(() => parseDocument({ path, text })).not.toThrow()
   })

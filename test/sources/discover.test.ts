@@ -191,6 +191,18 @@ describe('discoverDocs defaults', () => {
     expect(paths).toEqual(['GUIDE.md', 'site/content/docs/a.md'])
   })
 
+  it('reads AsciiDoc pages, and leaves partials and examples to the pages that include them', async () => {
+    const root = await makeTree({
+      'docs/antora.yml': 'name: widgets\n',
+      'docs/modules/ROOT/pages/index.adoc': '= Widgets\n',
+      'docs/modules/ROOT/pages/_attributes.adoc': ':version: 2\n',
+      'docs/modules/ROOT/partials/support.adoc': '=== Help\n',
+      'docs/modules/ROOT/examples/guide.adoc': '= Example\n',
+      'README.asciidoc': '= Widgets\n',
+    })
+    expect((await discover(root)).paths).toEqual(['README.asciidoc', 'docs/modules/ROOT/pages/index.adoc'])
+  })
+
   it('throws no_code_found when nothing qualifies', async () => {
     const root = await makeTree({ 'index.js': 'export {}\n', 'CHANGELOG.md': md('Changes') })
     const err = await discoverDocs(root, defaultRepoConfig(), () => {}).catch((e: unknown) => e)
