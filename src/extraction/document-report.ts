@@ -27,8 +27,12 @@ const MARKUP_RESIDUE = [
   /^\s*(?::::|!!!|\?\?\?|===|--8<--)|:[a-z]+:`/,
 ]
 
+/** Longer titles are checked on their start: some patterns backtrack, and no real title is longer. */
+const MAX_TITLE_CHECKED = 300
+
 export function hasMarkupResidue(title: string): boolean {
-  return MARKUP_RESIDUE.some((pattern) => pattern.test(title))
+  const start = title.slice(0, MAX_TITLE_CHECKED)
+  return MARKUP_RESIDUE.some((pattern) => pattern.test(start))
 }
 
 /** Checks a document's snippets against its text; `includes` is what its include directives came to. */
@@ -73,14 +77,28 @@ function includedMarkdown(includes: readonly IncludeOutcome[], context: ParseCon
 
 /** Letters and digits of a page outside its front matter, tags and link targets. */
 function readableCharacters(text: string): number {
-  return text
-    .replace(/^(---|\+\+\+)\n[\s\S]*?\n\1\n/, '')
-    .replace(/<!--[\s\S]*?-->/g, '')
-    .replace(/<[^>]*>/g, '')
-    .replace(/\]\([^)]*\)/g, ']')
+  const body = text.replace(/^(---|\+\+\+)\n[\s\S]*?\n\1\n/, '')
+  // Every pattern here is linear: a tag or link target ends at the next bracket of either kind.
+  return withoutComments(body)
+    .replace(/<[^<>]*>/g, '')
+    .replace(/\]\([^()]*\)/g, ']')
     .replace(/[^\p{L}\p{N}]/gu, '').length
 }
 
+/** The text without its HTML comments, in one pass (a regex would rescan after each unclosed `<!--`). */
+function withoutComments(text: string): string {
+  let out = ''
+  let at = 0
+  for (let open = text.indexOf('<!--'); open !== -1; open = text.indexOf('<!--', at)) {
+    const close = text.indexOf('-->', open + 4)
+    if (close === -1) break
+    out += text.slice(at, open)
+    at = close + 3
+  }
+  return out + text.slice(at)
+}
+
+const MAX_HEADING_LINE = 1000
 const FENCE = /^\s*(`{3,}|~{3,})/
 const ATX = /^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/
 /** Explicit heading ids in every syntax the generators use: `{#id}`, `{: #id}`, `{ #id .x }` and MDX's comment id. */
@@ -100,6 +118,8 @@ export function definedAnchors(texts: readonly string[]): Set<string> {
     let fence: string | undefined
     const lines = text.replace(/\r\n?/g, '\n').split('\n')
     for (const [i, line] of lines.entries()) {
+      // A line this long is no heading, and some of the patterns below would backtrack on it.
+      if (line.length > MAX_HEADING_LINE) continue
       const marker = FENCE.exec(line)?.[1]
       if (fence !== undefined) {
         if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = undefined

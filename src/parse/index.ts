@@ -3,14 +3,14 @@
  */
 import { parseAsciidoc } from './asciidoc.js'
 import { parseNotebook } from './ipynb.js'
-import { parseMarkdown } from './markdown.js'
+import { looksLikeMdx, parseMarkdown } from './markdown.js'
 import { parseRst } from './rst.js'
 import { inSphinxSite } from './sphinx-site.js'
 import type { ParseContext, ParsedSnippet, SourceDocument } from './types.js'
 
 const READERS: Record<string, (doc: SourceDocument, context: ParseContext) => ParsedSnippet[]> = {
-  '.md': (doc, context) => parseMarkdown(doc, { mdx: false }, context),
-  '.markdown': (doc, context) => parseMarkdown(doc, { mdx: false }, context),
+  '.md': (doc, context) => parseMarkdown(doc, { mdx: looksLikeMdx(doc.text) }, context),
+  '.markdown': (doc, context) => parseMarkdown(doc, { mdx: looksLikeMdx(doc.text) }, context),
   '.mdx': (doc, context) => parseMarkdown(doc, { mdx: true }, context),
   '.rst': parseRst,
   '.adoc': parseAsciidoc,

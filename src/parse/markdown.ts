@@ -63,6 +63,19 @@ export function parseMarkdown(doc: SourceDocument, opts: MarkdownOptions, contex
   return assembleSnippets(blocks, { path: doc.path, declaredTitle, anchors: inSphinxSite(doc.path, context) ? 'docutils' : 'github' })
 }
 
+/** ESM at the top level, or a component element (`<Tabs>`, `<TabItem value="npm">`) on a line of its own. */
+const MDX_SYNTAX = /^(?:import[ \t]+[\w{*][^\n]*[ \t]from[ \t]+['"]|export[ \t]+(?:const|default|function)\b|[ \t]*<[A-Z][\w.]*(?:[ \t][^<>\n]*)?\/?>[ \t]*$)/m
+
+/**
+ * A `.md` page written as MDX: Docusaurus (and Nextra, Mintlify...) compile `.md` pages as MDX,
+ * so a page that imports components and places `<Tabs>` means them as MDX does. Read as plain
+ * Markdown, its import lines would be prose and each tab a snippet of its own.
+ */
+export function looksLikeMdx(text: string): boolean {
+  // Most pages have no such line at all: only those that do are cut into fences and prose.
+  return MDX_SYNTAX.test(text) && splitFences(text).some((segment) => !segment.fence && MDX_SYNTAX.test(segment.text))
+}
+
 /**
  * Flattens a markdown (or MDX) text into blocks; also used for notebook markdown cells. With a
  * repository reader, include directives are expanded first (their paths are relative to `path`).

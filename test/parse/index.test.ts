@@ -4,7 +4,7 @@ import { codeSnippets, infoSnippets } from './helpers.js'
 
 describe('parseDocument', () => {
   it('lists the extensions it reads', () => {
-    expect([...PARSEABLE_EXTENSIONS].sort()).toEqual(['.ipynb', '.markdown', '.md', '.mdx', '.rst', '.txt'])
+    expect([...PARSEABLE_EXTENSIONS].sort()).toEqual(['.adoc', '.asciidoc', '.ipynb', '.markdown', '.md', '.mdx', '.rst', '.txt'])
   })
 
   it('dispatches by extension, case-insensitively', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { parseMarkdown } from '../../src/parse/markdown.js'
+import { parseDocument } from '../../src/parse/index.js'
+import { looksLikeMdx, parseMarkdown } from '../../src/parse/markdown.js'
 import { codeSnippets, dedent, infoSnippets } from './helpers.js'
 
 const DOCUSAURUS = dedent(`
@@ -129,6 +130,16 @@ describe('parseMarkdown with mdx: a Docusaurus page', () => {
         if (code.description) expect(info.content).not.toContain(code.description)
       }
     }
+  })
+})
+
+describe('a .md page written as MDX (Docusaurus compiles .md as MDX)', () => {
+  it('reads it as MDX: one snippet for the tabs, no import lines in any snippet; plain Markdown stays on markdown-it', () => {
+    const snippets = parseDocument({ path: 'docs/installation.md', text: DOCUSAURUS })
+    expect(codeSnippets(snippets)[0].codeList.map((c) => c.code)).toEqual(['npm install lectern', 'yarn add lectern', 'pnpm add lectern'])
+    expect(JSON.stringify(snippets)).not.toMatch(/@theme|import Tabs|export const/)
+    expect(looksLikeMdx(DOCUSAURUS)).toBe(true)
+    expect(looksLikeMdx('# Plain\n\nA page that shows <b>bold</b> HTML and a `<Tabs>` mention.\n\n```js\nimport x from "y"\n```\n')).toBe(false)
   })
 })
 
