@@ -45,6 +45,12 @@ function sections(report: ExtractionReport): string[] {
       { header: 'TITLE', value: (t) => t.title },
     ])}`)
   }
+  if (report.notRendered.count > 0) {
+    parts.push(`${heading('Template tags only the site build renders', report.notRendered)}\n${table(report.notRendered.items, [
+      { header: 'WHERE', value: (t) => `${t.page}:${t.line}` },
+      { header: 'TAG', value: (t) => t.directive },
+    ])}`)
+  }
   if (report.codeWithoutLanguage.count > 0) {
     parts.push(`${heading('Pages with code blocks that name no language', report.codeWithoutLanguage)}\n${table(report.codeWithoutLanguage.items, [
       { header: 'PAGE', value: (p) => p.page },

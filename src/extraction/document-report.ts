@@ -35,8 +35,17 @@ export function hasMarkupResidue(title: string): boolean {
   return MARKUP_RESIDUE.some((pattern) => pattern.test(start))
 }
 
-/** Checks a document's snippets against its text; `includes` is what its include directives came to. */
-export function inspectDocument(doc: SourceDocument, snippets: readonly ParsedSnippet[], includes: IncludeOutcome[], context: ParseContext): DocumentReport {
+/**
+ * Checks a document's snippets against its text; `includes` is what its include directives came
+ * to, `notRendered` the template tags only the site's build renders.
+ */
+export function inspectDocument(
+  doc: SourceDocument,
+  snippets: readonly ParsedSnippet[],
+  includes: IncludeOutcome[],
+  context: ParseContext,
+  notRendered: DocumentReport['notRendered'] = [],
+): DocumentReport {
   const titles = new Map<string, string>()
   let codeWithoutLanguage = 0
   for (const snippet of snippets) {
@@ -63,6 +72,7 @@ export function inspectDocument(doc: SourceDocument, snippets: readonly ParsedSn
     titlesWithMarkup: [...titles].map(([title, anchor]) => ({ title, anchor })),
     undefinedAnchors: [...undefinedAnchors].map(([anchor, title]) => ({ anchor, title })),
     codeWithoutLanguage,
+    notRendered,
   }
 }
 

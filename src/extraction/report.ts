@@ -10,6 +10,8 @@ import type { DocumentReport, IncludeOutcome } from '../parse/types.js'
 
 /** Items kept of each kind of finding: the counts are exact, the lists show this many. */
 export const MAX_ITEMS = 100
+/** A template tag as the report quotes it. */
+const MAX_DIRECTIVE_CHARS = 200
 
 const Include = z.object({
   page: z.string(),
@@ -42,6 +44,8 @@ export const ExtractionReportSchema = z.object({
   undefinedAnchors: findings(Anchor),
   /** Code blocks with no language, per page. */
   codeWithoutLanguage: findings(PageCount),
+  /** Template tags whose output only the site's build makes (a Liquid loop over `_data`, a block shortcode). */
+  notRendered: findings(z.object({ page: z.string(), line: z.number().int().nonnegative(), directive: z.string() })),
   /** Snippets not kept because the same content was kept elsewhere. */
   duplicatesDropped: z.number().int().nonnegative(),
 })
@@ -69,6 +73,7 @@ export class ExtractionTally {
   private readonly titles = none<{ page: string; title: string; anchor: string }>()
   private readonly anchors = none<{ page: string; anchor: string; title: string }>()
   private readonly unlabelled = none<{ page: string; count: number }>()
+  private readonly unrendered = none<{ page: string; line: number; directive: string }>()
 
   /** A parsed document and what inspecting it found. */
   document(page: string, report: DocumentReport): void {
@@ -78,6 +83,7 @@ export class ExtractionTally {
     add(this.titles, report.titlesWithMarkup.map((item) => ({ page, ...item })))
     add(this.anchors, report.undefinedAnchors.map((item) => ({ page, ...item })))
     if (report.codeWithoutLanguage > 0) add(this.unlabelled, [{ page, count: report.codeWithoutLanguage }])
+    add(this.unrendered, report.notRendered.map((item) => ({ page, line: item.line, directive: item.directive.slice(0, MAX_DIRECTIVE_CHARS) })))
   }
 
   /** A document that could not be parsed. */
@@ -109,6 +115,7 @@ export class ExtractionTally {
       titlesWithMarkup: this.titles,
       undefinedAnchors: this.anchors,
       codeWithoutLanguage: { count: this.unlabelled.count, items: [...this.unlabelled.items].sort((a, b) => b.count - a.count) },
+      notRendered: this.unrendered,
       duplicatesDropped,
     }
   }
@@ -125,5 +132,6 @@ export function reportSummary(report: ExtractionReport): string[] {
   say(report.pagesWithoutSnippets.count, 'page with text but no snippet', 'pages with text but no snippet')
   say(report.undefinedAnchors.count, 'link to an anchor its page does not define', 'links to anchors their pages do not define')
   say(report.titlesWithMarkup.count, 'title with markup left in it', 'titles with markup left in them')
+  say(report.notRendered.count, 'template tag only the site build renders', 'template tags only the site build renders')
   return lines
 }

@@ -4,7 +4,7 @@
  * budget counts the parse only, not the module loading of a fresh thread on a busy machine; a
  * thread that only reads Markdown never loads the TypeScript compiler.
  */
-import type { IncludeOutcome, ParseTasks } from '../parse/types.js'
+import type { DocumentReport, IncludeOutcome, ParseTasks } from '../parse/types.js'
 
 type Parser<K extends keyof ParseTasks> = (input: ParseTasks[K][0]) => ParseTasks[K][1] | Promise<ParseTasks[K][1]>
 type Loaders = { [K in keyof ParseTasks]: () => Promise<Parser<K>> }
@@ -18,9 +18,10 @@ export const parseTasks: Loaders = {
     ])
     return ({ doc, site }) => {
       const includes: IncludeOutcome[] = []
-      const context = site ? siteContext(site, (outcome) => includes.push(outcome)) : {}
+      const notRendered: DocumentReport['notRendered'] = []
+      const context = { ...(site ? siteContext(site, (outcome) => includes.push(outcome)) : {}), notRendered: (item: DocumentReport['notRendered'][number]) => notRendered.push(item) }
       const snippets = parseDocument(doc, context)
-      return { snippets, report: inspectDocument(doc, snippets, includes, context) }
+      return { snippets, report: inspectDocument(doc, snippets, includes, context, notRendered) }
     }
   },
   async html() {

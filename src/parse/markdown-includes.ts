@@ -28,7 +28,9 @@ import {
   type DirectiveAt,
   type Selected,
 } from './includes.js'
-import type { IncludeReader } from './types.js'
+import path from 'node:path/posix'
+import { TEMPLATE_INCLUDE } from './markdown-templates.js'
+import type { IncludeReader, NotRendered } from './types.js'
 import { append } from '../text/arrays.js'
 
 /** Fence meta naming the repository files a fence's code came from (read by markdown.ts). */
@@ -38,6 +40,7 @@ export interface IncludeOptions {
   reader: IncludeReader
   siteRoots: string[]
   aliases?: Array<{ pattern: string; targets: string[] }>
+  notRendered?: NotRendered
 }
 
 const FENCE = /^(\s*)(`{3,}|~{3,})(.*)$/
@@ -142,6 +145,8 @@ function expandLine(lines: string[], i: number, at: (i: number) => DirectiveAt, 
   if (match) return { lines: fastapiInclude(at(i), match[2], match[3], match[1], options), next: i + 1 }
   match = MDBOOK.exec(line)
   if (match) return { lines: mdbookInclude(at(i), match[3], match[1], options, depth), next: i + 1 }
+  match = TEMPLATE_INCLUDE.exec(line)
+  if (match) return { lines: templateInclude(at(i), match, options, depth), next: i + 1 }
   match = VITEPRESS_CODE.exec(line)
   if (match) return { lines: vitepressInclude(at(i), match[2], match[3], match[1], options), next: i + 1 }
   return undefined
@@ -230,6 +235,46 @@ function mdbookInclude(at: DirectiveAt, reference: string, indent: string, optio
   if (!found) return []
   if (isMarkdownFile(found.path)) return nestedMarkdown(found.path, found.text, options, depth, indent)
   return codeFence(indent, languageOfFile(found.path), found.text, found.path)
+}
+
+/**
+ * Jekyll `{% include note.md %}` (from the site's `_includes/`) and `{% include_relative x.md %}`;
+ * Hugo `{{% include "/_common/x.md" %}}`, `{{< readfile file="x" >}}`, `{{< code file="x" >}}`,
+ * `{{< codenew file="x" >}}` and `{{% code_sample file="x" %}}` (the Kubernetes site's, from an
+ * `examples/` folder of the content). Markdown reads in place; code is the page's code; an HTML
+ * template is rendered only when the site builds, except the callout pattern's `content="..."`.
+ */
+function templateInclude(at: DirectiveAt, match: RegExpExecArray, options: IncludeOptions, depth: number): string[] {
+  const [, indent, liquid, liquidTarget, liquidParams, shortcode, shortcodeParams] = match
+  const params = liquid ? liquidParams : shortcodeParams
+  const target = (liquid ? liquidTarget : (/\bfile\s*=\s*["']?([^"'\s]+)/.exec(params)?.[1] ?? /^["']?([^"'\s]+)/.exec(params)?.[1] ?? '')).replace(/^["']|["']$/g, '')
+  if (target === '' || target.includes('{{')) return []
+  const relative = target.replace(/^\//, '')
+  const folders = [path.dirname(at.page) === '.' ? '' : path.dirname(at.page), ...ancestorFolders(at.page), '']
+  const candidates =
+    liquid === 'include'
+      ? [...options.siteRoots, ...folders].map((base) => path.join(base, '_includes', relative))
+      : shortcode === 'codenew' || shortcode === 'code_sample'
+        ? [...includeCandidates(at.page, relative, options.siteRoots), ...folders.map((base) => path.join(base, 'examples', relative))]
+        : includeCandidates(at.page, relative, options.siteRoots)
+  if (liquid && !isMarkdownFile(target) && !/\.(py|js|ts|rb|go|java|sh|ya?ml|json|toml)$/i.test(target)) {
+    // An HTML template: its output exists only once the site builds, but a callout's text is its parameter.
+    const content = /\bcontent\s*=\s*"([^"]*)"/.exec(params)?.[1]
+    if (content) return ['', `${indent}> ${content}`, '']
+    options.notRendered?.({ line: at.line, directive: match[0].trim() })
+    return []
+  }
+  const found = readInclude(options.reader, at, target, [...new Set(candidates)].filter((c) => !c.startsWith('..')), (text) => text.replace(/^(---|\+\+\+)\n[\s\S]*?\n\1\n/, '').replace(/\n+$/, ''))
+  if (!found) return []
+  if (isMarkdownFile(found.path)) return nestedMarkdown(found.path, found.text, options, depth, indent)
+  return codeFence(indent, languageOfFile(found.path), found.text, found.path)
+}
+
+/** The folders above a page's folder, nearest first, without the root. */
+function ancestorFolders(page: string): string[] {
+  const found: string[] = []
+  for (let at = path.dirname(path.dirname(page)); at !== '.' && at !== ''; at = path.dirname(at)) found.push(at)
+  return found
 }
 
 /** `{* path ln[1:5,9] hl[3] *}`: the file's code, or the selected lines of it. */

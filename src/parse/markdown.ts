@@ -25,6 +25,7 @@ import { markdownItTree } from './markdown-it.js'
 import { assembleSnippets, normalizeLanguage, type Block, type CodeBlock, type ProseBlock } from './blocks.js'
 import { GROUP_META, normalizeDialects } from './markdown-dialects.js'
 import { expandIncludes, includesOf } from './markdown-includes.js'
+import { renderTemplates } from './markdown-templates.js'
 import { exportedMetadata, propsMarkdown, readLiteral } from './mdx-props.js'
 import { rstBlocks } from './rst.js'
 import { inSphinxSite } from './sphinx-site.js'
@@ -84,8 +85,9 @@ export function markdownBlocks(text: string, opts: MarkdownOptions, context: Par
   const normal = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n')
   const { body, title } = splitFrontMatter(normal)
   const firstLine = normal.slice(0, normal.length - body.length).split('\n').length
-  const options = { reader: context.includes!, siteRoots: context.siteRoots ?? [], aliases: context.aliases }
-  const expanded = context.includes ? expandIncludes(context.path ?? '', body, options, 0, firstLine) : body
+  const options = { reader: context.includes!, siteRoots: context.siteRoots ?? [], aliases: context.aliases, notRendered: context.notRendered }
+  const templated = renderTemplates(body, context.notRendered, firstLine)
+  const expanded = context.includes ? expandIncludes(context.path ?? '', templated, options, 0, firstLine) : templated
   const tree = parseTree(normalizeDialects(headingIds(expanded)), opts.mdx)
   if (!tree) return { blocks: [], declaredTitle: title }
   const exported = exportedMetadata(tree.children.flatMap((node) => (node.type === 'mdxjsEsm' ? [node.value] : [])).join('\n'))

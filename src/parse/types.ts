@@ -74,9 +74,13 @@ export interface IncludeOutcome {
   tried?: string[]
 }
 
+/** Hears of a template tag whose output only the site's build makes (a Liquid loop, a block shortcode). */
+export type NotRendered = (item: { line: number; directive: string }) => void
+
 /** What parsing a document may consult besides its own text. */
 export interface ParseContext extends SiteConventions {
   includes?: IncludeReader
+  notRendered?: NotRendered
 }
 
 /**
@@ -114,6 +118,8 @@ export interface DocumentReport {
   undefinedAnchors: Array<{ anchor: string; title: string }>
   /** Code blocks without a language. */
   codeWithoutLanguage: number
+  /** Template tags whose output only the site's build makes, by line. */
+  notRendered: Array<{ line: number; directive: string }>
 }
 
 /** A spec read into snippets (sources/openapi.ts). */

@@ -53,6 +53,11 @@ const CONFIG_FILE = 'context7.json'
 
 const DOC_EXTENSIONS = new Set(['.md', '.mdx', '.markdown', '.rst', '.txt', '.ipynb', '.adoc', '.asciidoc'])
 const ALWAYS_EXCLUDED_DIRS = new Set(['node_modules', 'vendor', 'dist', 'build', 'coverage', '__pycache__'])
+/**
+ * Fragments and templates of static site generators: Jekyll's `_includes/` and `_layouts/`,
+ * Hugo's docs' `_common/` and `_partials/`. Pages read them where they include them.
+ */
+const FRAGMENT_DIRS = new Set(['_includes', '_layouts', '_common', '_partials'])
 const I18N_DIRS = new Set(['i18n', 'l10n', 'locale', 'locales', 'translations'])
 const DOCS_ROOTS = new Set(['docs', 'doc', 'documentation'])
 const VERSIONED_TREES = new Set(['versioned_docs', 'versioned_sidebars'])
@@ -217,7 +222,7 @@ async function walkDir(walk: Walk, dir: string[]): Promise<void> {
 function shouldEnterDir(walk: Walk, segments: string[]): boolean {
   const name = segments[segments.length - 1].toLowerCase()
   const parent = segments.length > 1 ? segments[segments.length - 2].toLowerCase() : undefined
-  if (ALWAYS_EXCLUDED_DIRS.has(name) || walk.rules.skipDirs?.has(name) || isTranslationDir(name, parent)) return false
+  if (ALWAYS_EXCLUDED_DIRS.has(name) || FRAGMENT_DIRS.has(name) || walk.rules.skipDirs?.has(name) || isTranslationDir(name, parent)) return false
   if (!walk.config.skipVersionFiltering && isVersionedDir(name, parent)) return false
   if (walk.excluded.some((p) => matchGlob(p, segments, false))) return false
   const { folders } = walk.rules

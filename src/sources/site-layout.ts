@@ -132,6 +132,17 @@ export function siteLayout(root: string): SiteLayout {
     const bases = basePaths ? [...basePaths.matchAll(/['"]?([^\s,'"[\]]+)['"]?/g)].map((m) => m[1]) : []
     roots.push(mkdocs.dir, ...bases.map((base) => join(mkdocs.dir, base)), join(mkdocs.dir, docsDir))
   }
+  // Jekyll (`_includes/` is at the site's root), Hugo (its content folder), mdBook (`src/`), Antora (a component).
+  for (const jekyll of findConfigs(root, (name) => name === '_config.yml')) roots.push(jekyll.dir)
+  for (const hugo of findConfigs(root, (name) => /^(hugo|config)\.(toml|ya?ml|json)$/.test(name))) {
+    const contentDir = /^contentDir\s*[:=]\s*['"]?([^'"\s]+)/m.exec(hugo.text)?.[1] ?? 'content'
+    if (fs.existsSync(path.join(root, hugo.dir, contentDir))) roots.push(join(hugo.dir, contentDir), hugo.dir)
+  }
+  for (const book of findConfigs(root, (name) => name === 'book.toml')) {
+    const src = /^src\s*=\s*['"]([^'"]+)['"]/m.exec(book.text)?.[1] ?? 'src'
+    roots.push(join(book.dir, src), book.dir)
+  }
+  for (const antora of findConfigs(root, (name) => name === 'antora.yml')) roots.push(antora.dir)
   const aliases: NonNullable<SiteLayout['aliases']> = []
   for (const docusaurus of findConfigs(root, (name) => /^docusaurus\.config\.(m?[jt]s)$/.test(name))) {
     roots.push(docusaurus.dir)

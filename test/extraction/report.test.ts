@@ -91,7 +91,7 @@ describe('inspecting a document', () => {
 })
 
 describe('the tally of a job', () => {
-  const empty: DocumentReport = { includes: [], textWithoutSnippet: false, titlesWithMarkup: [], undefinedAnchors: [], codeWithoutLanguage: 0 }
+  const empty: DocumentReport = { includes: [], textWithoutSnippet: false, titlesWithMarkup: [], undefinedAnchors: [], codeWithoutLanguage: 0, notRendered: [] }
 
   it('counts exactly, keeps the first MAX_ITEMS of each list, and counts skipped content as warnings', () => {
     const tally = new ExtractionTally()

@@ -30,6 +30,20 @@ describe('the docs site layout of a repository', () => {
     expect(siteLayout(root).literalLanguage).toBeUndefined()
   })
 
+  it('finds the roots of Jekyll, Hugo, mdBook and Antora sites', async () => {
+    const root = await tree({
+      'site/_config.yml': 'title: x\n',
+      'hugo/hugo.toml': 'title = "x"\ncontentDir = "pages"\n',
+      'hugo/pages/_index.md': '# x',
+      'tool/config.toml': 'x = 1\n',
+      'book/book.toml': '[book]\nsrc = "chapters"\n',
+      'docs/antora.yml': 'name: x\n',
+    })
+    const roots = siteLayout(root).siteRoots
+    expect(roots).toEqual(expect.arrayContaining(['site', 'hugo/pages', 'hugo', 'book/chapters', 'book', 'docs']))
+    expect(roots).not.toContain('tool')
+  })
+
   it('reads files of the repository only: no path or symlink leads outside it', async () => {
     const outside = await tree({ 'secret.txt': 'top secret' })
     const root = await tree({ 'docs_src/a.py': 'print(1)', 'big.py': 'x'.repeat(600 * 1024) })

@@ -180,6 +180,7 @@ export interface ExtractionReport {
   titlesWithMarkup: Findings<{ page: string; title: string; anchor: string }>
   undefinedAnchors: Findings<{ page: string; anchor: string; title: string }>
   codeWithoutLanguage: Findings<{ page: string; count: number }>
+  notRendered: Findings<{ page: string; line: number; directive: string }>
   duplicatesDropped: number
 }
 

@@ -45,6 +45,12 @@ function kinds(report: ExtractionReport): Kind[] {
     },
     { title: 'Titles with markup left in them', list: report.titlesWithMarkup, headers: ['Page', 'Title'], rows: report.titlesWithMarkup.items.map((t) => [<code>{t.page}</code>, t.title]) },
     {
+      title: 'Template tags only the site build renders',
+      list: report.notRendered,
+      headers: ['Where', 'Tag'],
+      rows: report.notRendered.items.map((t) => [<code>{`${t.page}:${t.line}`}</code>, <code>{t.directive}</code>]),
+    },
+    {
       title: 'Pages with code blocks that name no language',
       list: report.codeWithoutLanguage,
       headers: ['Page', 'Blocks'],

@@ -1,0 +1,138 @@
+/**
+ * Template tags that static site generators let Markdown pages use, rewritten into the Markdown
+ * their rendered page shows, before the page is parsed: Hugo shortcodes (`{{< name >}}`,
+ * `{{% name %}}`) and Jekyll's Liquid (`{% tag %}`, `{{ output }}`). Fenced code is never touched
+ * (docs about these generators show their tags as code).
+ *
+ * - Jekyll `{% highlight ruby %}` ... `{% endhighlight %}` becomes a fence; `{% raw %}` markers go.
+ * - Hugo `{{< tabs >}}` / `{{% tab name="npm" %}}` (and Docsy's `tabpane`, `tab header= lang=`)
+ *   become the tab syntax markdown-dialects.ts groups into one snippet of alternatives.
+ * - Hugo `{{< code-toggle >}}` configuration is one code snippet (TOML, YAML or JSON, as written).
+ * - Hugo `{{< note >}}`, `warning`, `caution`, `tip`, `alert` become block quotes with their label.
+ * - Every other tag is taken out of the text and the headings, its inner text kept. A block
+ *   shortcode or a Liquid loop (a table built from `_data/*.yml`) renders only when the site
+ *   builds: it is named in the extraction report (`notRendered`) instead of leaking braces into
+ *   snippets; inline tags are variables and links (`{{ site.baseurl }}`) and simply go.
+ *
+ * Includes (`{% include %}`, `{% include_relative %}`, Hugo `include`, `readfile`, `code`,
+ * `codenew`, `code_sample`) are left for markdown-includes.ts, which reads them from the
+ * repository. Lines are rewritten one for one where possible, so include lines keep their numbers.
+ */
+import type { NotRendered } from './types.js'
+
+/** Hugo shortcodes and Liquid tags that read a file: markdown-includes.ts expands them. */
+export const TEMPLATE_INCLUDE = /^(\s*)(?:\{%-?\s*(include|include_relative)\s+("[^"]+"|'[^']+'|[^\s%]+)(.*?)-?%\}|\{\{[<%]\s*(include|readfile|code|codenew|code_sample|remote-code|snippet)\s+([^>%]*?)\s*[>%]\}\})\s*$/
+
+const FENCE = /^(\s*)(`{3,}|~{3,})/
+const HIGHLIGHT = /^\s*\{%-?\s*highlight\s+([\w+#.-]+)[^%]*-?%\}\s*(.*)$/
+const END_HIGHLIGHT = /^(.*?)\{%-?\s*endhighlight\s*-?%\}\s*$/
+/** A shortcode on a line of its own: `{{< name params >}}`, `{{% /name %}}`. */
+const SHORTCODE_LINE = /^(\s*)\{\{([<%])\s*(\/?)\s*([\w./-]+)([^>%]*?)\s*\/?\s*[>%]\}\}\s*$/
+const SHORTCODE = /\{\{[<%]\s*\/?\s*[\w./-]+[^}]*?[>%]\}\}/g
+/** A Liquid tag alone on its line (`{% for %}`, `{% endif %}`, `{% assign %}`). */
+const LIQUID_LINE = /^\s*\{%-?\s*(\w+)([^%]*?)-?%\}\s*$/
+const LIQUID_TAG = /\{%-?[^%]*?-?%\}/g
+const LIQUID_OUTPUT = /\{\{-?[^{}]*?-?\}\}/g
+const ADMONITIONS = new Set(['note', 'warning', 'caution', 'tip', 'alert', 'info', 'important', 'danger', 'callout'])
+/** Liquid tags whose output is text the page shows only once the site builds. */
+const RENDERED_AT_BUILD = new Set(['for', 'tablerow', 'cycle', 'capture', 'case'])
+
+const param = (params: string, name: string): string | undefined => new RegExp(`\\b${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s"']+))`).exec(params)?.slice(1).find((v) => v !== undefined)
+
+/**
+ * The page with its template tags rendered as far as a reader can without running the site's
+ * templates. `notRendered` hears of each tag whose output only the site's build makes.
+ */
+export function renderTemplates(text: string, notRendered: NotRendered = () => {}, firstLine = 1): string {
+  if (!text.includes('{%') && !text.includes('{{')) return text
+  const lines = text.split('\n')
+  const out: string[] = []
+  let fence: string | undefined
+  /** Open Hugo tab sets and admonitions: how to write the lines inside them. */
+  const open: Array<{ name: string; prefix: string; code?: string }> = []
+  const prefix = () => open.map((o) => o.prefix).join('')
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]
+    const marker = FENCE.exec(line)?.[2]
+    if (fence !== undefined || marker !== undefined) {
+      if (fence === undefined) fence = marker
+      else if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = undefined
+      out.push(prefix() + line)
+      continue
+    }
+    const highlight = HIGHLIGHT.exec(line)
+    if (highlight) {
+      const end = lines.findIndex((l, n) => n > i && END_HIGHLIGHT.test(l))
+      const stop = end === -1 ? lines.length : end
+      const last = end === -1 ? '' : END_HIGHLIGHT.exec(lines[end])![1]
+      const code = [...(highlight[2] === '' ? [] : [highlight[2]]), ...lines.slice(i + 1, stop), ...(last.trim() === '' ? [] : [last])]
+      out.push(`${prefix()}\`\`\`${highlight[1]}`, ...code.map((l) => prefix() + l), `${prefix()}\`\`\``)
+      i = stop
+      continue
+    }
+    if (TEMPLATE_INCLUDE.test(line)) {
+      out.push(prefix() + line)
+      continue
+    }
+    const shortcode = SHORTCODE_LINE.exec(line)
+    if (shortcode) {
+      out.push(...shortcodeLine(shortcode, open, prefix, (directive) => notRendered({ line: firstLine + i, directive })))
+      continue
+    }
+    const liquid = LIQUID_LINE.exec(line)
+    if (liquid) {
+      if (RENDERED_AT_BUILD.has(liquid[1])) notRendered({ line: firstLine + i, directive: line.trim() })
+      out.push('')
+      continue
+    }
+    const current = open.at(-1)
+    const body = current?.code !== undefined ? line : stripInline(line)
+    out.push(body.trim() === '' && line.trim() !== '' ? '' : prefix() + body)
+  }
+  return out.join('\n')
+}
+
+/** What one shortcode line becomes, given the shortcodes open around it. */
+function shortcodeLine(match: RegExpExecArray, open: Array<{ name: string; prefix: string; code?: string }>, prefix: () => string, notRendered: (directive: string) => void): string[] {
+  const [whole, , , closing, rawName, params] = match
+  const name = rawName.toLowerCase()
+  if (closing) {
+    const at = open.map((o) => o.name).lastIndexOf(name)
+    if (at === -1) return ['']
+    const closed = open.splice(at)
+    // A tab of code (Docsy's `lang=`) or a code-toggle closes its fence.
+    return closed[0].code !== undefined ? [`${prefix()}${closed[0].prefix}\`\`\``] : ['']
+  }
+  if (name === 'tabs' || name === 'tabpane') return ['']
+  if (name === 'tab') {
+    const label = param(params, 'name') ?? param(params, 'header') ?? param(params, 'title') ?? 'Tab'
+    const lang = param(params, 'lang')
+    const head = `${prefix()}=== "${label.replace(/"/g, "'")}"`
+    open.push({ name, prefix: '    ', ...(lang ? { code: lang } : {}) })
+    return lang ? [head, `${prefix()}\`\`\`${lang}`] : [head]
+  }
+  if (name === 'code-toggle') {
+    open.push({ name, prefix: '', code: 'toml' })
+    const file = param(params, 'file')
+    return [`${prefix()}\`\`\`toml${file ? ` title="${file}"` : ''}`]
+  }
+  if (ADMONITIONS.has(name)) {
+    const title = param(params, 'title')
+    const label = `${name[0].toUpperCase()}${name.slice(1)}${title ? `: ${title}` : ''}`
+    open.push({ name, prefix: '> ' })
+    return [`${prefix()}**${label}:**`]
+  }
+  // Any other shortcode: its own output exists only once the site builds; what it wraps stays.
+  notRendered(whole.trim())
+  return ['']
+}
+
+/**
+ * Inline tags out of a line of prose: a shortcode or Liquid tag is template, never text or a
+ * heading's words. Inline ones are variables and links (`{{ site.baseurl }}`), not content, so
+ * the report does not list them.
+ */
+function stripInline(line: string): string {
+  if (!line.includes('{{') && !line.includes('{%')) return line
+  return line.replace(SHORTCODE, '').replace(LIQUID_TAG, '').replace(LIQUID_OUTPUT, '').replace(/[ \t]+$/, '')
+}

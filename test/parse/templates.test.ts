@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest'
+import { parseMarkdown } from '../../src/parse/markdown.js'
+import type { IncludeOutcome, IncludeReader } from '../../src/parse/types.js'
+import { codeSnippets, infoSnippets } from './helpers.js'
+
+function repo(files: Record<string, string>): IncludeReader & { outcomes: IncludeOutcome[] } {
+  const outcomes: IncludeOutcome[] = []
+  return { outcomes, readFile: (path) => files[path], record: (outcome) => void outcomes.push(outcome) }
+}
+
+const LONG = 'which explains enough about the behaviour that the section makes an info snippet of its own'
+
+function parse(path: string, text: string, files: Record<string, string> = {}) {
+  const reader = repo(files)
+  const notRendered: Array<{ line: number; directive: string }> = []
+  const snippets = parseMarkdown({ path, text }, { mdx: false }, { includes: reader, notRendered: (item) => notRendered.push(item) })
+  return { snippets, outcomes: reader.outcomes, notRendered, all: JSON.stringify(snippets) }
+}
+
+describe('Hugo shortcodes', () => {
+  it('tabs are one snippet of alternatives; code-toggle one code snippet; notes read as asides; nothing leaks into titles or anchors', () => {
+    const page = [
+      '+++',
+      'title = "Install Hugo"',
+      '+++',
+      '',
+      '## Install {{< param "version" >}}',
+      '',
+      'Install Hugo with your package manager:',
+      '',
+      '{{< tabs >}}',
+      '{{% tab name="macOS" %}}',
+      '```sh',
+      'brew install hugo',
+      '```',
+      '{{% /tab %}}',
+      '{{% tab name="Linux" %}}',
+      '```sh',
+      'sudo snap install hugo',
+      '```',
+      '{{% /tab %}}',
+      '{{< /tabs >}}',
+      '',
+      '## Configure',
+      '',
+      'Set the base URL of the site:',
+      '',
+      '{{< code-toggle file="hugo" >}}',
+      'baseURL = "https://example.org/"',
+      'title = "My site"',
+      '{{< /code-toggle >}}',
+      '',
+      '{{< note >}}',
+      `The base URL must end with a slash, ${LONG}.`,
+      '{{< /note >}}',
+      '',
+      '{{< figure src="/images/a.png" >}}',
+    ].join('\n')
+    const { snippets, all, notRendered } = parse('content/en/installation/_index.md', page)
+    const code = codeSnippets(snippets)
+    expect(code.map((s) => [s.title, s.breadcrumb, s.anchor, s.codeList.map((c) => c.code)])).toEqual([
+      ['Install', 'Install', 'install', ['brew install hugo', 'sudo snap install hugo']],
+      ['hugo', 'Configure', 'configure', ['baseURL = "https://example.org/"\ntitle = "My site"']],
+    ])
+    expect(code[1].codeList[0].language).toBe('toml')
+    expect(infoSnippets(snippets).map((s) => s.content).join('\n')).toContain('Note:')
+    expect(all).not.toMatch(/\{\{|\}\}/)
+    expect(notRendered).toEqual([{ line: 35, directive: '{{< figure src="/images/a.png" >}}' }])
+  })
+
+  it('includes: {{% include %}} from the content folder, readfile, and the Kubernetes codenew from examples/', () => {
+    const files = {
+      'content/en/_common/install-note.md': 'Hugo needs Git and Go for modules, and Dart Sass to transpile Sass to CSS in this setup.\n',
+      'content/en/examples/pods/simple-pod.yaml': 'apiVersion: v1\nkind: Pod\n',
+    }
+    const page = `# Pods\n\n## Prerequisites\n\n{{% include "/_common/install-note.md" %}}\n\n## Create a pod\n\nApply this manifest:\n\n{{% codenew file="pods/simple-pod.yaml" %}}\n`
+    const { snippets, outcomes } = parse('content/en/docs/concepts/pods.md', page, files)
+    expect(infoSnippets(snippets).map((s) => s.content).join('\n')).toContain('Hugo needs Git and Go')
+    expect(codeSnippets(snippets).map((s) => [s.title, s.codeList[0].language, s.includes])).toEqual([['Create a pod', 'yaml', ['content/en/examples/pods/simple-pod.yaml']]])
+    expect(outcomes.map((o) => [o.line, o.resolved, o.problem])).toEqual([
+      [5, 'content/en/_common/install-note.md', undefined],
+      [11, 'content/en/examples/pods/simple-pod.yaml', undefined],
+    ])
+  })
+})
+
+describe('Jekyll Liquid', () => {
+  it('highlight blocks are code; includes read from _includes/; loops are named as not rendered; no Liquid in headings', () => {
+    const files = { '_includes/install.md': `Run the installer once per machine, ${LONG}.\n` }
+    const page = [
+      '---',
+      'title: Quickstart',
+      '---',
+      '',
+      '## Install {{ site.version }}',
+      '',
+      '{% include install.md %}',
+      '',
+      '## Build',
+      '',
+      'Build the site:',
+      '',
+      '{% highlight shell %}',
+      'bundle exec jekyll serve',
+      '{% endhighlight %}',
+      '',
+      '## Options',
+      '',
+      '| Option | Default |',
+      '|---|---|',
+      '{% for option in site.data.options %}',
+      '| {{ option.name }} | {{ option.default }} |',
+      '{% endfor %}',
+      '',
+      '{% include note.html content="Options apply to every page of the site." %}',
+      '{% include footer.html %}',
+    ].join('\n')
+    const { snippets, all, notRendered, outcomes } = parse('docs/quickstart.md', page, files)
+    expect(codeSnippets(snippets).map((s) => [s.title, s.codeList[0].language, s.codeList[0].code])).toEqual([['Build', 'bash', 'bundle exec jekyll serve']])
+    const info = infoSnippets(snippets)
+    expect(info.map((s) => [s.breadcrumb, s.anchor])).toContainEqual(['Install', 'install'])
+    expect(info.map((s) => s.content).join('\n')).toContain('Run the installer once per machine')
+    expect(all).toContain('Options apply to every page of the site.')
+    expect(all).not.toMatch(/\{%|%\}|\{\{|\}\}/)
+    expect(notRendered).toEqual([
+      { line: 21, directive: '{% for option in site.data.options %}' },
+      { line: 26, directive: '{% include footer.html %}' },
+    ])
+    expect(outcomes).toEqual([{ page: 'docs/quickstart.md', line: 7, reference: 'install.md', resolved: '_includes/install.md' }])
+  })
+})
