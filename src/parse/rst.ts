@@ -41,12 +41,18 @@ const PYTHON_DIRECTIVES = new Set(['doctest', 'testcode', 'ipython', 'jupyter-ex
  * its argument and body.
  */
 const NON_CONTENT_DIRECTIVES = new Set([
-  'toctree', 'raw', 'image', 'figure', 'contents', 'index', 'meta', 'graphviz', 'plot', 'autosummary', 'currentmodule',
+  'toctree', 'raw', 'image', 'figure', 'contents', 'index', 'meta', 'graphviz', 'plot', 'currentmodule',
   'sectionauthor', 'moduleauthor', 'codeauthor', 'tabularcolumns', 'include-fragment', 'click:run', 'testsetup', 'testcleanup',
   'testoutput', 'spelling:word-list', 'highlight', 'default-role', 'role', 'sectnum', 'header', 'footer', 'target-notes',
-  'replace', 'unicode', 'date', 'class', 'title', 'rst-class', 'cssclass', 'iframe', 'youtube', 'video', 'mermaid', 'automodule',
-  'autoclass', 'autofunction', 'automethod', 'autoattribute', 'autodata', 'autoexception', 'program', 'productionlist',
+  'replace', 'unicode', 'date', 'class', 'title', 'rst-class', 'cssclass', 'iframe', 'youtube', 'video', 'mermaid',
+  'program', 'productionlist',
 ])
+/**
+ * Sphinx autodoc and its kin: their content is the docstrings of the code, which only running
+ * Sphinx (importing the package) renders. The extraction report names them; generate the API from
+ * the source instead (`generateDocs`).
+ */
+const AUTODOC_DIRECTIVES = /^(?:auto(?:module|class|function|method|attribute|data|exception|property|decorator|summary|pydantic_\w+)|click|typer|argparse|autoprogram|jinja|automodapi|autoapi\w*)$/
 const ADMONITIONS: Record<string, string> = {
   note: 'Note',
   warning: 'Warning',
@@ -213,6 +219,12 @@ class RstReader {
     if (name === 'rubric') return prose(inline(argument, 'markdown'), inline(argument, 'plain'))
     if (CONTAINERS.has(name)) return [...(argument ? prose(inline(argument, 'markdown'), inline(argument, 'plain')) : []), ...this.read(body)]
     if (OBJECT_DIRECTIVE.test(name) && argument !== '') return [...prose('`' + argument + '`', argument, false), ...this.read(body)]
+    if (AUTODOC_DIRECTIVES.test(name)) {
+      const written = this.pageLines.findIndex((line) => new RegExp(`^\\s*\\.\\.\\s+${name}::`).test(line) && line.includes(argument))
+      this.context.notRendered?.({ line: written + 1, directive: `.. ${name}:: ${argument}`.trim() })
+      // autosummary's body is a list of names, not prose; the others may add text of their own.
+      return name === 'autosummary' ? [] : this.read(body)
+    }
     if (NON_CONTENT_DIRECTIVES.has(name) || body.length === 0) return []
     return [...(argument ? prose(`\`${argument}\``, argument, false) : []), ...this.read(body)]
   }

@@ -196,4 +196,17 @@ describe('parseRst: edge cases', () => {
       { language: 'bash', code: 'conda install lectern' },
     ])
   })
+
+  it('names autodoc directives as rendered only by Sphinx, with their line, and reads the text written under them', () => {
+    const notRendered: Array<{ line: number; directive: string }> = []
+    const text = 'API\n===\n\n.. automodule:: widgets.charts\n   :members:\n\n.. autofunction:: widgets.draw\n\n   Draws on the default canvas unless another one is given, and returns the drawn chart.\n\n.. autosummary::\n\n   widgets.draw\n'
+    const snippets = parseRst({ path: 'docs/api.rst', text }, { notRendered: (item) => notRendered.push(item) })
+    expect(notRendered).toEqual([
+      { line: 4, directive: '.. automodule:: widgets.charts' },
+      { line: 7, directive: '.. autofunction:: widgets.draw' },
+      { line: 11, directive: '.. autosummary::' },
+    ])
+    expect(JSON.stringify(snippets)).toContain('Draws on the default canvas')
+    expect(JSON.stringify(snippets)).not.toContain('widgets.draw\\n')
+  })
 })
