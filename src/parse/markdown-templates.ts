@@ -32,7 +32,8 @@ const SHORTCODE = /\{\{[<%]\s*\/?\s*[\w./-]+[^}]*?[>%]\}\}/g
 /** A Liquid tag alone on its line (`{% for %}`, `{% endif %}`, `{% assign %}`). */
 const LIQUID_LINE = /^\s*\{%-?\s*(\w+)([^%]*?)-?%\}\s*$/
 const LIQUID_TAG = /\{%-?[^%]*?-?%\}/g
-const LIQUID_OUTPUT = /\{\{-?[^{}]*?-?\}\}/g
+/** Liquid output (`{{ site.baseurl }}`); not mdBook's `{{#include}}`, which markdown-includes.ts reads. */
+const LIQUID_OUTPUT = /\{\{(?![#<%])-?[^{}]*?-?\}\}/g
 const ADMONITIONS = new Set(['note', 'warning', 'caution', 'tip', 'alert', 'info', 'important', 'danger', 'callout'])
 /** Liquid tags whose output is text the page shows only once the site builds. */
 const RENDERED_AT_BUILD = new Set(['for', 'tablerow', 'cycle', 'capture', 'case'])
