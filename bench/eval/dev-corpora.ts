@@ -43,7 +43,14 @@ const ManifestSchema = z.object({
 export type DevCorpus = z.infer<typeof DevCorpusSchema>
 export type DevManifest = z.infer<typeof ManifestSchema>
 
-export const manifestPath = () => path.join(projectRoot(), 'bench', 'eval', 'dev-corpora.json')
+/**
+ * The corpus sets: `dev`, the development set the questions are about; `conformance`, twenty
+ * more repositories of other toolchains whose extraction report `npm run eval:conformance` prints
+ * (issue 30), with no questions.
+ */
+export type CorpusSet = 'dev' | 'conformance'
+
+export const manifestPath = (set: CorpusSet = 'dev') => path.join(projectRoot(), 'bench', 'eval', `${set}-corpora.json`)
 
 export async function loadManifest(file = manifestPath()): Promise<DevManifest> {
   const parsed = ManifestSchema.safeParse(JSON.parse(await fs.readFile(file, 'utf8')))
@@ -54,9 +61,9 @@ export async function loadManifest(file = manifestPath()): Promise<DevManifest> 
   return parsed.data
 }
 
-/** Where the prepared repositories go: `--out`, else LECTERN_EVAL_REPOS, else bench/.work/dev-repos. */
-export function defaultReposRoot(): string {
-  return process.env.LECTERN_EVAL_REPOS ?? path.join(projectRoot(), 'bench', '.work', 'dev-repos')
+/** Where the prepared repositories go: `--out`, else LECTERN_EVAL_REPOS (the dev set's), else bench/.work/<set>-repos. */
+export function defaultReposRoot(set: CorpusSet = 'dev'): string {
+  return (set === 'dev' ? process.env.LECTERN_EVAL_REPOS : undefined) ?? path.join(projectRoot(), 'bench', '.work', `${set}-repos`)
 }
 
 /** Where the fetched mirrors are: `--mirrors`, else LECTERN_EVAL_MIRRORS, else /work/.mirror. */

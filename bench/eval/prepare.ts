@@ -1,6 +1,7 @@
 /**
- * `npm run eval:prepare -- [--out <dir>] [--mirrors <dir>] [corpus ...]`: builds every corpus of
- * bench/eval/dev-corpora.json as a docs-only local git repository at its pinned commit, from a
+ * `npm run eval:prepare -- [--set dev|conformance] [--out <dir>] [--mirrors <dir>] [corpus ...]`:
+ * builds every corpus of bench/eval/<set>-corpora.json (dev by default) as a docs-only local git
+ * repository at its pinned commit, from a
  * bare copy of the upstream repository (what the search tool's `fetch` brings, or any clone).
  *
  * Only git plumbing reads the mirror (ls-tree, cat-file), so the mirror is never written to and
@@ -17,6 +18,7 @@ import {
   defaultMirrorsRoot,
   defaultReposRoot,
   loadManifest,
+  manifestPath,
   mirrorCandidates,
   selectCorpora,
   type DevCorpus,
@@ -210,12 +212,13 @@ function describe(p: Prepared): string {
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { out: { type: 'string' }, mirrors: { type: 'string' } },
+    options: { out: { type: 'string' }, mirrors: { type: 'string' }, set: { type: 'string', default: 'dev' } },
     allowPositionals: true,
   })
-  const manifest = await loadManifest()
+  if (values.set !== 'dev' && values.set !== 'conformance') throw new Error(`--set takes dev or conformance, not ${values.set}`)
+  const manifest = await loadManifest(manifestPath(values.set))
   const corpora = selectCorpora(manifest, positionals)
-  const reposRoot = path.resolve(values.out ?? defaultReposRoot())
+  const reposRoot = path.resolve(values.out ?? defaultReposRoot(values.set))
   const mirrorsRoot = path.resolve(values.mirrors ?? defaultMirrorsRoot())
   await fs.mkdir(reposRoot, { recursive: true })
   const missing: string[] = []

@@ -6,6 +6,8 @@
  */
 import GithubSlugger from 'github-slugger'
 import { isMarkdownFile } from '../parse/includes.js'
+import { normalizeDialects } from '../parse/markdown-dialects.js'
+import { renderedText } from '../parse/markdown-it.js'
 import { inSphinxSite } from '../parse/sphinx-site.js'
 import type { DocumentReport, IncludeOutcome, ParseContext, ParsedSnippet, SourceDocument } from '../parse/types.js'
 
@@ -31,8 +33,23 @@ const MARKUP_RESIDUE = [
 const MAX_TITLE_CHECKED = 300
 
 export function hasMarkupResidue(title: string): boolean {
+  return markupIn(title) !== undefined
+}
+
+/** The first piece of markup a title shows, if any. */
+function markupIn(title: string): string | undefined {
   const start = title.slice(0, MAX_TITLE_CHECKED)
-  return MARKUP_RESIDUE.some((pattern) => pattern.test(start))
+  for (const pattern of MARKUP_RESIDUE) {
+    const match = pattern.exec(start)
+    if (match) return match[0].trim()
+  }
+  return undefined
+}
+
+/** Whether the page writes `piece` as code (`` `<div>` ``, `` `**kwargs` ``): then the title shows it as its author meant. */
+function writtenAsCode(text: string, piece: string): boolean {
+  const escaped = piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  return new RegExp(`\`[^\`\\n]*${escaped}[^\`\\n]*\``).test(text)
 }
 
 /**
@@ -51,7 +68,9 @@ export function inspectDocument(
   for (const snippet of snippets) {
     const headings = snippet.breadcrumb.split(' > ')
     for (const title of snippet.kind === 'code' ? [snippet.title, ...headings] : headings) {
-      if (title !== '' && !titles.has(title) && hasMarkupResidue(title)) titles.set(title, snippet.anchor)
+      if (title === '' || titles.has(title)) continue
+      const markup = markupIn(title)
+      if (markup !== undefined && !writtenAsCode(doc.text, markup)) titles.set(title, snippet.anchor)
     }
     if (snippet.kind === 'code') codeWithoutLanguage += snippet.codeList.filter((alternative) => alternative.language === 'text').length
   }
@@ -125,11 +144,13 @@ export function definedAnchors(texts: readonly string[]): Set<string> {
   const slugger = new GithubSlugger()
   const anchors = new Set<string>()
   for (const text of texts) {
+    // Tabs and admonitions as the generators render them: their indented content is the page's.
+    const lines = normalizeDialects(text.replace(/\r\n?/g, '\n')).split('\n')
     let fence: string | undefined
-    const lines = text.replace(/\r\n?/g, '\n').split('\n')
-    for (const [i, line] of lines.entries()) {
+    for (const [i, raw] of lines.entries()) {
       // A line this long is no heading, and some of the patterns below would backtrack on it.
-      if (line.length > MAX_HEADING_LINE) continue
+      if (raw.length > MAX_HEADING_LINE) continue
+      const line = raw.replace(BLOCK_QUOTE, '')
       const marker = FENCE.exec(line)?.[1]
       if (fence !== undefined) {
         if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = undefined
@@ -140,31 +161,19 @@ export function definedAnchors(texts: readonly string[]): Set<string> {
         continue
       }
       for (const match of line.matchAll(HTML_ID)) anchors.add(match[1])
-      const heading = ATX.exec(line)?.[1] ?? (i > 0 && /^ {0,3}(=+|-+)\s*$/.test(line) && isSetextText(lines[i - 1]) ? lines[i - 1].trim() : undefined)
+      const previous = i > 0 ? lines[i - 1].replace(BLOCK_QUOTE, '') : undefined
+      const heading = ATX.exec(line)?.[1] ?? (/^ {0,3}(=+|-+)\s*$/.test(line) && isSetextText(previous) ? previous!.trim() : undefined)
       if (heading === undefined) continue
       const explicit = EXPLICIT_ID.exec(heading)
       if (explicit) anchors.add(explicit[1] ?? explicit[2])
-      else anchors.add(slugger.slug(plainHeading(heading)))
+      else anchors.add(slugger.slug(renderedText(heading).replace(/\s+/g, ' ').trim()))
     }
   }
   return anchors
 }
 
+/** `> ` markers of block quotes (and admonitions rewritten as quotes): a heading inside one is still a heading. */
+const BLOCK_QUOTE = /^(?:[ \t]{0,3}>[ \t]?)+/
+
 /** A line a `===` or `---` underline makes a heading: text, not a list item, table row, or another marker. */
 const isSetextText = (line: string | undefined): boolean => line !== undefined && line.trim() !== '' && !/^\s*([-*+>|#]|\d+\.|`{3}|~{3}|<)/.test(line)
-
-/** A heading's text as a reader sees it: links, images, tags, code marks, emphasis and escapes taken out. */
-function plainHeading(heading: string): string {
-  return heading
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])/g, '$1')
-    .replace(/<[^>]+>/g, '')
-    .replace(/`([^`]*)`/g, '$1')
-    .replace(/(\*{1,3}|_{1,3})(\S(?:.*?\S)?)\1/g, '$2')
-    .replace(/\\([\\`*_{}[\]()#+\-.!<>])/g, '$1')
-    .replace(/&amp;/g, '&')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .trim()
-}

@@ -13,6 +13,8 @@ export interface HeadingBlock {
   text: string
   /** An explicit anchor (`{#id}`), used instead of the slug of the text. */
   id?: string
+  /** A heading the page gives no anchor (raw HTML without an `id`): links go to the section it is in. */
+  keepAnchor?: true
 }
 
 export interface ProseBlock {
@@ -268,7 +270,7 @@ class SnippetAssembler {
     this.flushRun()
     this.flushSection()
     this.trail = [...this.trail.filter((open) => open.depth < heading.depth), heading]
-    this.anchor = heading.id ?? this.slug(heading.text)
+    if (!heading.keepAnchor) this.anchor = heading.id ?? this.slug(heading.text)
     this.introBuffer = []
     this.lastDescription = ''
   }

@@ -18,6 +18,13 @@ import { append, minOf } from '../text/arrays.js'
 /** Fence meta that groups code blocks into one snippet of alternatives (read by markdown.ts). */
 export const GROUP_META = 'lectern-group'
 
+/**
+ * A fence's ` title="..."` meta for a label (a tab's, a file's). A backtick fence's info string
+ * cannot hold a backtick (CommonMark), so the label's code marks go: a tab labelled
+ * `` `docs/page.md` `` would otherwise turn its fence into a paragraph.
+ */
+export const titleMeta = (label: string): string => ` title="${label.replace(/`/g, '').replace(/"/g, "'")}"`
+
 const FENCE = /^(\s*)(`{3,}|~{3,})(.*)$/
 const ADMONITION = /^(\s*)(!!!|\?\?\?\+?)\s+([\w-]+)(?:\s+"([^"]*)")?\s*$/
 const TAB = /^(\s*)===[!+]?\s+"([^"]*)"\s*$/
@@ -216,7 +223,7 @@ function withMeta(fenceLine: string, label: string | undefined, group: number): 
     label = bracket[1]
   }
   const hasTitle = /\b(?:title|filename)=/.test(info)
-  const title = label !== undefined && !hasTitle ? ` title="${label.replace(/"/g, "'")}"` : ''
+  const title = label !== undefined && !hasTitle ? titleMeta(label) : ''
   const language = info === '' ? 'text' : info
   return `${match[1]}${match[2]}${language}${title} ${GROUP_META}="${group}"`
 }

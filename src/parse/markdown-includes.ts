@@ -29,6 +29,7 @@ import {
   type Selected,
 } from './includes.js'
 import path from 'node:path/posix'
+import { titleMeta } from './markdown-dialects.js'
 import { TEMPLATE_INCLUDE } from './markdown-templates.js'
 import type { IncludeReader, NotRendered } from './types.js'
 import { append } from '../text/arrays.js'
@@ -115,8 +116,7 @@ function fenceEnd(lines: string[], start: number, marker: string): number {
 function codeFence(indent: string, language: string, code: string, file: string, title?: string): string[] {
   const longest = Math.max(2, ...[...code.matchAll(/`+/g)].map((m) => m[0].length))
   const marker = '`'.repeat(Math.max(3, longest + 1))
-  const titleMeta = title ? ` title="${title.replace(/"/g, "'")}"` : ''
-  return ['', ...[`${marker}${language}${titleMeta} ${INCLUDE_META}="${file}"`, ...code.split('\n'), marker].map((l) => (l === '' ? '' : indent + l)), '']
+  return ['', ...[`${marker}${language}${title ? titleMeta(title) : ''} ${INCLUDE_META}="${file}"`, ...code.split('\n'), marker].map((l) => (l === '' ? '' : indent + l)), '']
 }
 
 interface Expanded {

@@ -247,3 +247,20 @@ function phrasingNode(token: Token, cursor: Cursor, depth: number): PhrasingCont
       return undefined
   }
 }
+
+/**
+ * The text a heading's Markdown renders to, as a slugger sees it: code keeps its content, HTML
+ * tags go, entities and escapes are decoded, images give their alt text.
+ */
+export function renderedText(markdown: string): string {
+  const collect = (tokens: Token[]): string =>
+    tokens
+      .map((token) => {
+        if (token.type === 'text' || token.type === 'code_inline') return token.content
+        if (token.type === 'softbreak' || token.type === 'hardbreak') return ' '
+        if (token.type === 'image') return collect(token.children ?? [])
+        return ''
+      })
+      .join('')
+  return collect(md.parseInline(markdown, { footnotes: new Set() })[0]?.children ?? [])
+}

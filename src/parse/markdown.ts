@@ -23,7 +23,7 @@ import type {
 } from 'mdast'
 import { markdownItTree } from './markdown-it.js'
 import { assembleSnippets, normalizeLanguage, type Block, type CodeBlock, type ProseBlock } from './blocks.js'
-import { GROUP_META, normalizeDialects } from './markdown-dialects.js'
+import { GROUP_META, normalizeDialects, titleMeta } from './markdown-dialects.js'
 import { expandIncludes, includesOf } from './markdown-includes.js'
 import { renderTemplates } from './markdown-templates.js'
 import { exportedMetadata, propsMarkdown, readLiteral } from './mdx-props.js'
@@ -110,9 +110,16 @@ function splitFrontMatter(text: string): { body: string; title?: string } {
  * markdown-it would read the stars as emphasis and keep the id in the title.
  */
 function headingIds(text: string): string {
-  if (!text.includes('{/*')) return text
-  return mapProse(text, (prose) => prose.replace(/^( {0,3}#{1,6}[ \t].*?)[ \t]*\{\/\*\s*([\w-]+)\s*\*\/\}[ \t]*$/gm, '$1 {#$2}'))
+  if (!text.includes('{/*') && !text.includes('{#') && !text.includes('{:')) return text
+  return mapProse(text, (prose) =>
+    prose
+      .replace(/^( {0,3}#{1,6}[ \t].*?)[ \t]*\{\/\*\s*([\w-]+)\s*\*\/\}[ \t]*$/gm, (_m, heading: string, id: string) => `${heading} {#${escapeId(id)}}`)
+      // An id's `_` and `*` are letters of the id, not emphasis (`{#where-you-_can_-cause}`).
+      .replace(/^( {0,3}#{1,6}[ \t].*?\{\s*:?\s*)(#[\w-]+)([^}\n]*\}[ \t]*)$/gm, (_m, before: string, id: string, after: string) => `${before}${escapeId(id)}${after}`),
+  )
 }
+
+const escapeId = (id: string) => id.replace(/\\?([_*])/g, '\\$1')
 
 /** MDX is strict; a page it rejects is still worth reading as markdown with the JSX taken out. */
 function parseTree(body: string, mdx: boolean): Root | undefined {
@@ -212,7 +219,7 @@ function labelFence(fence: string, label: string | undefined): string {
   const newline = fence.indexOf('\n')
   const opener = newline === -1 ? fence : fence.slice(0, newline)
   if (label === undefined || /\b(?:title|filename)=/.test(opener)) return fence
-  return `${opener} title="${label}"${fence.slice(opener.length)}`
+  return `${opener}${titleMeta(label)}${fence.slice(opener.length)}`
 }
 
 function stripJsx(prose: string): string {
@@ -543,7 +550,7 @@ function inlineNodeText(node: PhrasingContent, mode: Mode): string {
   }
 }
 
-const HTML_HEADING = /<h([1-6])\b[^>]*>([\s\S]*?)<\/h\1\s*>/gi
+const HTML_HEADING = /<h([1-6])\b([^>]*)>([\s\S]*?)<\/h\1\s*>/gi
 
 /** READMEs often open with a centred `<h1>`: it is a heading (the page title), the rest is prose. */
 function htmlBlocks(html: string): Block[] {
@@ -552,8 +559,10 @@ function htmlBlocks(html: string): Block[] {
   for (const match of html.matchAll(HTML_HEADING)) {
     const before = htmlText(html.slice(last, match.index))
     append(blocks, proseBlocks(before, before))
-    const text = htmlText(match[2]).replace(/\s+/g, ' ')
-    if (text !== '') blocks.push({ kind: 'heading', depth: Number(match[1]), text })
+    const text = htmlText(match[3]).replace(/\s+/g, ' ')
+    // A raw HTML heading has only the anchor its `id` gives it: no generator names one otherwise.
+    const id = /\bid\s*=\s*["']([^"']+)["']/i.exec(match[2])?.[1]
+    if (text !== '') blocks.push(id ? { kind: 'heading', depth: Number(match[1]), text, id } : { kind: 'heading', depth: Number(match[1]), text, keepAnchor: true })
     last = match.index + match[0].length
   }
   const rest = htmlText(html.slice(last))

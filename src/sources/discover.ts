@@ -211,7 +211,7 @@ async function walkDir(walk: Walk, dir: string[]): Promise<void> {
     if (entry.isSymbolicLink()) {
       walk.pending.push({ segments, skipped: 'symlink' })
     } else if (entry.isDirectory()) {
-      if (shouldEnterDir(walk, segments)) await walkDir(walk, segments)
+      if (shouldEnterDir(walk, segments) || (await isSphinxSource(walk, segments))) await walkDir(walk, segments)
     } else if (entry.isFile() && walk.rules.accept(segments)) {
       walk.pending.push({ segments })
       if (walk.pending.length >= INSPECT_BATCH) await inspectPending(walk)
@@ -220,9 +220,13 @@ async function walkDir(walk: Walk, dir: string[]): Promise<void> {
 }
 
 function shouldEnterDir(walk: Walk, segments: string[]): boolean {
+  return shouldEnterDirUnless(walk, segments, ALWAYS_EXCLUDED_DIRS)
+}
+
+function shouldEnterDirUnless(walk: Walk, segments: string[], excludedNames: ReadonlySet<string>): boolean {
   const name = segments[segments.length - 1].toLowerCase()
   const parent = segments.length > 1 ? segments[segments.length - 2].toLowerCase() : undefined
-  if (ALWAYS_EXCLUDED_DIRS.has(name) || FRAGMENT_DIRS.has(name) || walk.rules.skipDirs?.has(name) || isTranslationDir(name, parent)) return false
+  if (excludedNames.has(name) || FRAGMENT_DIRS.has(name) || walk.rules.skipDirs?.has(name) || isTranslationDir(name, parent)) return false
   if (!walk.config.skipVersionFiltering && isVersionedDir(name, parent)) return false
   if (walk.excluded.some((p) => matchGlob(p, segments, false))) return false
   const { folders } = walk.rules
@@ -232,6 +236,19 @@ function shouldEnterDir(walk: Walk, segments: string[]): boolean {
     return false
   }
   return folders.length === 0 || named || folders.some((p) => mayLeadTo(p, segments))
+}
+
+/**
+ * A `build/` folder is build output, except where a Sphinx project keeps its sources there
+ * (SQLAlchemy's `doc/build/conf.py`): it is read then, under the same rules as any folder.
+ */
+async function isSphinxSource(walk: Walk, segments: string[]): Promise<boolean> {
+  if (segments[segments.length - 1].toLowerCase() !== 'build') return false
+  const conf = await lstat(join(walk.root, ...segments, 'conf.py')).catch(() => undefined)
+  if (!conf?.isFile()) return false
+  const ordinary = new Set(ALWAYS_EXCLUDED_DIRS)
+  ordinary.delete('build')
+  return shouldEnterDirUnless(walk, segments, ordinary)
 }
 
 function isTranslationDir(name: string, parent: string | undefined): boolean {

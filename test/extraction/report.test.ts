@@ -62,6 +62,30 @@ describe('anchors a page defines', () => {
   })
 })
 
+describe('anchors as the generators render headings', () => {
+  it('reads headings in quotes, keeps code in them, decodes entities and escapes', () => {
+    const text = [
+      '> ### Ownership of Struct Data',
+      '# Page title',
+      '## The `Option<T>` match Pattern',
+      '### About `__name__ == "__main__"`',
+      '## Controlling page \\<title\\>',
+      '## 2nd&ndash;4th articles',
+      '## `--bail[=<n>]`',
+      '# Test Artifacts <Advanced /> <Version>4.0.11</Version>',
+    ].join('\n')
+    const anchors = definedAnchors([text])
+    for (const anchor of ['ownership-of-struct-data', 'page-title', 'the-optiont-match-pattern', 'about-__name__--__main__', 'controlling-page-title', '2nd4th-articles', '--bailn', 'test-artifacts-4011']) {
+      expect(anchors, anchor).toContain(anchor)
+    }
+  })
+
+  it('does not count code in a title as markup', () => {
+    const text = '# Components\n\n## Common components (e.g. `<div>`)\n\nProse.\n'
+    expect(inspectDocument({ path: 'a.md', text }, [info('Components > Common components (e.g. <div>)', 'common-components-eg-div')], [], {}).titlesWithMarkup).toEqual([])
+  })
+})
+
 describe('inspecting a document', () => {
   const doc = (text: string, path = 'docs/page.md') => ({ path, text })
 

@@ -99,6 +99,13 @@ describe('tabbed alternatives stay one code snippet with several examples', () =
     expect(group[0].codeList.map((c) => c.code)).toEqual(['npm add vue', 'pnpm add vue'])
   })
 
+  it('a tab labelled with code (`docs/page.md`) keeps its fence: the label loses its backticks, the heading in the fence stays code', () => {
+    const page = '# Search\n\n## Exclude sections\n\nAdd the pragma:\n\n=== ":octicons-file-code-16: `docs/page.md`"\n\n    ``` markdown\n    # Page title\n\n    ## Section 2 { data-search-exclude }\n    ```\n\n=== "`search_index.json`"\n\n    ``` json\n    { "docs": [] }\n    ```\n'
+    const snippets = parseMarkdown({ path: 'docs/search.md', text: page }, { mdx: false })
+    expect(snippets.map((s) => s.breadcrumb)).toEqual(['Search > Exclude sections'])
+    expect(codeSnippets(snippets)[0].codeList.map((c) => c.code)).toEqual(['# Page title\n\n## Section 2 { data-search-exclude }', '{ "docs": [] }'])
+  })
+
   it('a group never swallows the unrelated block after it', () => {
     const code = codeSnippets(parse('# P\n\n=== "A"\n\n    ```python\n    a()\n    ```\n\n=== "B"\n\n    ```python\n    b()\n    ```\n\n```python\nc()\n```\n'))
     expect(code.map((c) => c.codeList.length)).toEqual([2, 1])

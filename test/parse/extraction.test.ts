@@ -61,6 +61,19 @@ describe('heading ids and anchors', () => {
     expect(code.codeList[0].code).toBe('### Title {/*id*/}')
   })
 
+  it("keeps an id's underscores (React's `{/*where-you-_can_-cause*/}`), and a raw HTML heading without an id links to its section", () => {
+    const [react] = codeSnippets(md('# Purity\n\n### Where you _can_ cause side effects {/*where-you-_can_-cause-side-effects*/}\n\nUse an event handler:\n\n```js\nonClick()\n```\n'))
+    expect([react.title, react.anchor]).toEqual(['Where you can cause side effects', 'where-you-_can_-cause-side-effects'])
+    const [kramdown] = codeSnippets(md('# A\n\n## Set it {#set_it_now}\n\nLike so:\n\n```js\nset()\n```\n'))
+    expect(kramdown.anchor).toBe('set_it_now')
+    const html = md(`# Assets\n\n## Sass\n\nThe Sass converter reads partials from the sass folder, ${LONG}.\n\n<div class="note">\n  <h5>The sass_dir is only used by Sass</h5>\n  <p>Note this: ${LONG}.</p>\n</div>\n\n<h3 id="custom">Custom</h3>\n\n<p>Custom text ${LONG}.</p>\n`)
+    expect(infoSnippets(html).map((s) => [s.breadcrumb.split(' > ').at(-1), s.anchor])).toEqual([
+      ['Sass', 'sass'],
+      ['The sass_dir is only used by Sass', 'sass'],
+      ['Custom', 'custom'],
+    ])
+  })
+
   it('reStructuredText sections take docutils ids', () => {
     const [info] = infoSnippets(parseRst({ path: 'docs/x.rst', text: `Writing views\n=============\n\nThe view layer, ${LONG}.\n` }))
     expect(info.anchor).toBe('writing-views')

@@ -174,7 +174,7 @@ describe('markdown-it and remark read the same GFM document alike', () => {
 
   it('renders prose, tables, lists, alerts and html without markup noise', () => {
     const info = infoSnippets(viaMarkdownIt)
-    const intro = info.find((s) => s.anchor === 'router')!.content
+    const intro = info.find((s) => s.breadcrumb === 'Router' && s.anchor === '')!.content
     expect(intro).toBe(
       'The router maps a method and a path to a handler. It is fast, has no dependencies, and supports callbacks promises & async functions; see https://example.com/router or the API. Paths use `/users/:id` syntax.',
     )

@@ -203,6 +203,11 @@ describe('discoverDocs defaults', () => {
     expect((await discover(root)).paths).toEqual(['README.asciidoc', 'docs/modules/ROOT/pages/index.adoc'])
   })
 
+  it("reads a Sphinx project kept in a build/ folder (SQLAlchemy's doc/build), and leaves other build output out", async () => {
+    const root = await makeTree({ 'doc/build/conf.py': "project = 'x'\n", 'doc/build/orm/queries.rst': 'Queries\n=======\n', 'web/build/index.md': md('Built') })
+    expect((await discover(root)).paths).toEqual(['doc/build/orm/queries.rst'])
+  })
+
   it('throws no_code_found when nothing qualifies', async () => {
     const root = await makeTree({ 'index.js': 'export {}\n', 'CHANGELOG.md': md('Changes') })
     const err = await discoverDocs(root, defaultRepoConfig(), () => {}).catch((e: unknown) => e)
