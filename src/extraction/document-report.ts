@@ -8,6 +8,7 @@ import GithubSlugger from 'github-slugger'
 import { isMarkdownFile } from '../parse/includes.js'
 import { normalizeDialects } from '../parse/markdown-dialects.js'
 import { renderedText } from '../parse/markdown-it.js'
+import { renderTemplates } from '../parse/markdown-templates.js'
 import { inSphinxSite } from '../parse/sphinx-site.js'
 import type { DocumentReport, IncludeOutcome, ParseContext, ParsedSnippet, SourceDocument } from '../parse/types.js'
 
@@ -46,6 +47,12 @@ function markupIn(title: string): string | undefined {
   return undefined
 }
 
+/** Whether the page's front matter declares this very title (Svelte's `title: {#if ...}`): the author's words, not leftover markup. */
+function declaredTitle(text: string, title: string): boolean {
+  const front = /^(---|\+\+\+)\n([\s\S]*?)\n\1/.exec(text)?.[2]
+  return front !== undefined && front.split('\n').some((line) => /^title\s*[:=]/.test(line) && line.includes(title))
+}
+
 /** Whether the page writes `piece` as code (`` `<div>` ``, `` `**kwargs` ``): then the title shows it as its author meant. */
 function writtenAsCode(text: string, piece: string): boolean {
   const escaped = piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
@@ -70,7 +77,7 @@ export function inspectDocument(
     for (const title of snippet.kind === 'code' ? [snippet.title, ...headings] : headings) {
       if (title === '' || titles.has(title)) continue
       const markup = markupIn(title)
-      if (markup !== undefined && !writtenAsCode(doc.text, markup)) titles.set(title, snippet.anchor)
+      if (markup !== undefined && !writtenAsCode(doc.text, markup) && !declaredTitle(doc.text, title)) titles.set(title, snippet.anchor)
     }
     if (snippet.kind === 'code') codeWithoutLanguage += snippet.codeList.filter((alternative) => alternative.language === 'text').length
   }
@@ -87,7 +94,8 @@ export function inspectDocument(
   }
   return {
     includes,
-    textWithoutSnippet: snippets.length === 0 && readableCharacters(doc.text) >= MIN_READABLE_CHARACTERS,
+    // A page whose text is template tags only the build renders (autodoc's) is explained under notRendered.
+    textWithoutSnippet: snippets.length === 0 && notRendered.length === 0 && readableCharacters(doc.text) >= MIN_READABLE_CHARACTERS,
     titlesWithMarkup: [...titles].map(([title, anchor]) => ({ title, anchor })),
     undefinedAnchors: [...undefinedAnchors].map(([anchor, title]) => ({ anchor, title })),
     codeWithoutLanguage,
@@ -144,8 +152,8 @@ export function definedAnchors(texts: readonly string[]): Set<string> {
   const slugger = new GithubSlugger()
   const anchors = new Set<string>()
   for (const text of texts) {
-    // Tabs and admonitions as the generators render them: their indented content is the page's.
-    const lines = normalizeDialects(text.replace(/\r\n?/g, '\n')).split('\n')
+    // Template tags, tabs and admonitions as the generators render them: a tab's indented content is the page's.
+    const lines = normalizeDialects(renderTemplates(text.replace(/\r\n?/g, '\n'))).split('\n')
     let fence: string | undefined
     for (const [i, raw] of lines.entries()) {
       // A line this long is no heading, and some of the patterns below would backtrack on it.

@@ -29,7 +29,8 @@ const FENCE = /^(\s*)(`{3,}|~{3,})(.*)$/
 const ADMONITION = /^(\s*)(!!!|\?\?\?\+?)\s+([\w-]+)(?:\s+"([^"]*)")?\s*$/
 const TAB = /^(\s*)===[!+]?\s+"([^"]*)"\s*$/
 const BLOCK_START = /^(\s*)(\/{3,})\s*([\w-]+)(?:\s*\|\s*(.*?))?\s*$/
-const CONTAINER_START = /^(\s*)(:{3,})\s*([\w-]+)(?:\[([^\]]*)\])?(?:\s+(.*?))?\s*$/
+/** `:::tip Title`, `::: warning`, `:::note[Title]`, and Nuxt's MDC components `::card{icon="x"}` (two colons or more). */
+const CONTAINER_START = /^(\s*)(:{2,})\s*([\w-]+)(?:\{[^}\n]*\})?(?:\[([^\]]*)\])?(?:\s+(.*?))?\s*$/
 
 /** pymdownx/Docusaurus/VitePress names that are asides rather than structure. */
 const ASIDE_LABELS: Record<string, string> = {
@@ -292,7 +293,7 @@ function container(lines: string[], i: number, counter: Counter): Step | undefin
     lines,
     i,
     (line) => {
-      const close = /^\s*(:{3,})\s*$/.exec(line)
+      const close = /^\s*(:{2,})\s*$/.exec(line)
       return close !== null && close[1].length === colons
     },
     (line) => {
@@ -302,11 +303,25 @@ function container(lines: string[], i: number, counter: Counter): Step | undefin
   )
   if (end === undefined) return undefined
   const name = start[3].toLowerCase()
-  const body = dedent(lines.slice(i + 1, end))
+  const body = withoutComponentProps(dedent(lines.slice(i + 1, end)))
   const title = start[4] ?? start[5]
   if (name === 'code-group') return { lines: codeGroup(body, start[1], counter), next: end + 1 }
   if (name in ASIDE_LABELS) return { lines: quote(name, title, body, start[1], counter), next: end + 1 }
   return { lines: rewrite(body, counter), next: end + 1 }
+}
+
+/**
+ * An MDC component's YAML props (`---` ... `---` right after its opening line) and slot markers
+ * (`#title`) are its configuration, not its text.
+ */
+function withoutComponentProps(body: string[]): string[] {
+  const first = body.findIndex((line) => line.trim() !== '')
+  let rest = body
+  if (first !== -1 && body[first].trim() === '---') {
+    const close = body.findIndex((line, n) => n > first && line.trim() === '---')
+    if (close !== -1) rest = body.slice(close + 1)
+  }
+  return rest.map((line) => (/^\s*#[\w-]+\s*$/.test(line) ? '' : line))
 }
 
 /** VitePress `::: code-group`: every fence inside is one alternative, labelled by its `[label]`. */

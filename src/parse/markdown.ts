@@ -226,7 +226,8 @@ function stripJsx(prose: string): string {
   return prose
     .replace(/^(?:import|export)\b[^\n]*(?:\n(?![ \t]*\n)[^\n]*)*/gm, '')
     .replace(/\{\/\*[\s\S]*?\*\/\}/g, '')
-    .replace(/<\/?[A-Z][\w.]*(?:\s[^<>]*?)?\/?>/g, '')
+    // A component in inline code (`<Badge>`) is text: only tags outside code spans go.
+    .replace(/(`[^`\n]*`)|<\/?[A-Z][\w.]*(?:\s[^<>]*?)?\/?>/g, (_tag, code: string | undefined) => code ?? '')
     .split('\n')
     // Content nested in removed components is indented; left so, it would read as indented code.
     .map((line) => line.trimStart())

@@ -55,9 +55,10 @@ const DOC_EXTENSIONS = new Set(['.md', '.mdx', '.markdown', '.rst', '.txt', '.ip
 const ALWAYS_EXCLUDED_DIRS = new Set(['node_modules', 'vendor', 'dist', 'build', 'coverage', '__pycache__'])
 /**
  * Fragments and templates of static site generators: Jekyll's `_includes/` and `_layouts/`,
- * Hugo's docs' `_common/` and `_partials/`. Pages read them where they include them.
+ * Hugo's docs' `_common/` and `_partials/`, the `includes/` a pymdownx.snippets base path holds
+ * (MkDocs Material's). Pages read them where they include them.
  */
-const FRAGMENT_DIRS = new Set(['_includes', '_layouts', '_common', '_partials'])
+const FRAGMENT_DIRS = new Set(['_includes', '_layouts', '_common', '_partials', 'includes'])
 const I18N_DIRS = new Set(['i18n', 'l10n', 'locale', 'locales', 'translations'])
 const DOCS_ROOTS = new Set(['docs', 'doc', 'documentation'])
 const VERSIONED_TREES = new Set(['versioned_docs', 'versioned_sidebars'])

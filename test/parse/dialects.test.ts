@@ -57,6 +57,31 @@ describe('admonitions read as prose with their title, never as raw markers or co
     }
   })
 
+  it("Nuxt's MDC components: props and slot markers are configuration, the text reads; ::tip is an aside", () => {
+    const text = prose(`
+      # Releases
+
+      ::card-group
+        ::card
+        ---
+        icon: i-simple-icons-github
+        title: nuxt/nuxt
+        to: https://github.com/nuxt/nuxt/releases
+        ---
+        #title
+        Nuxt framework releases, ${LONG}.
+        ::
+      ::
+
+      ::tip{icon="i-lucide-lightbulb"}
+      Keep modules updated, ${LONG}.
+      ::
+    `)
+    expect(text).toContain('Nuxt framework releases')
+    expect(text).toMatch(/Tip[\s>]+Keep modules updated/)
+    expect(text).not.toMatch(/icon:|to: https|#title|::/)
+  })
+
   it('code inside an admonition stays a code snippet', () => {
     const [code] = codeSnippets(parse('# P\n\n## Setup\n\n!!! example\n    Run:\n\n    ```bash\n    pip install x\n    ```\n'))
     expect(code.codeList).toEqual([{ language: 'bash', code: 'pip install x' }])
