@@ -21,27 +21,24 @@ import { defaultReposRoot, loadManifest, manifestPath, selectCorpora } from './d
 
 const COLUMNS = ['repository', 'toolchain', 'pages', 'snippets', 'includes', 'unresolved', 'of which the file exists', 'titles with markup', 'undefined anchors', 'pages without snippets', 'not rendered', 'code without language', 'duplicates'] as const
 
-/** An unresolved include whose file is in the repository after all: a base folder Lectern does not know. */
+/**
+ * Unresolved includes whose file is in the repository after all (a base folder Lectern does not
+ * know): a file whose path ends with the include's path, `../` taken off.
+ */
 async function existingTargets(repo: string, report: ExtractionReport): Promise<number> {
+  const files = await repositoryFiles(repo)
   let found = 0
   for (const item of report.includes.unresolved.items) {
-    const target = item.reference.replace(/[:#{[].*$/, '').replace(/^\.?\//, '')
-    const name = path.posix.basename(target)
-    if (name !== '' && (await findFile(repo, name))) found++
+    const target = item.reference.replace(/[:#{[].*$/, '').replace(/^(\.\.?\/)+/, '').replace(/^[@/]+/, '')
+    if (target !== '' && files.some((file) => file === target || file.endsWith(`/${target}`))) found++
   }
   // Only the listed items are checked; scale to the whole count.
   const listed = report.includes.unresolved.items.length
   return listed === 0 ? 0 : Math.round((found / listed) * report.includes.unresolved.count)
 }
 
-const fileIndex = new Map<string, Set<string>>()
-async function findFile(repo: string, name: string): Promise<boolean> {
-  let names = fileIndex.get(repo)
-  if (!names) {
-    names = new Set((await fs.readdir(repo, { recursive: true })).map((f) => path.basename(String(f))))
-    fileIndex.set(repo, names)
-  }
-  return names.has(name)
+async function repositoryFiles(repo: string): Promise<string[]> {
+  return (await fs.readdir(repo, { recursive: true })).map((f) => String(f).split(path.sep).join('/')).filter((f) => !f.startsWith('.git/'))
 }
 
 function details(name: string, report: ExtractionReport): string {

@@ -12,8 +12,13 @@ import { renderTemplates } from '../parse/markdown-templates.js'
 import { inSphinxSite } from '../parse/sphinx-site.js'
 import type { DocumentReport, IncludeOutcome, ParseContext, ParsedSnippet, SourceDocument } from '../parse/types.js'
 
-/** What a page's text needs to count as having something to say: a short index page has less. */
-const MIN_READABLE_CHARACTERS = 200
+/**
+ * A paragraph this long says something a snippet should carry: clear of the parser's smallest
+ * info snippet (15 words), so a sentence that just misses it is not reported.
+ */
+const MIN_PROSE_WORDS = 20
+/** Lines that are no prose: MDC inline components, headings and underlines, attributes and directives (AsciiDoc, reStructuredText), link definitions. */
+const NOT_PROSE_LINE = /^\s*(?::[\w-]+[{[]|#{1,6}\s|={1,6}\s|[=\-~^*+#]{3,}\s*$|:[\w-]+!?:|\.\.\s|(?:ifn?def|ifeval|endif|include|toc)::|\[[^\]]*\]:?\s|\[[^\]]*\]\s*$)/
 
 /**
  * Markup a title should not show: directive and attribute braces (`{#id}`, `{{< >}}`,
@@ -95,7 +100,7 @@ export function inspectDocument(
   return {
     includes,
     // A page whose text is template tags only the build renders (autodoc's) is explained under notRendered.
-    textWithoutSnippet: snippets.length === 0 && notRendered.length === 0 && readableCharacters(doc.text) >= MIN_READABLE_CHARACTERS,
+    textWithoutSnippet: snippets.length === 0 && notRendered.length === 0 && hasProse(doc.text),
     titlesWithMarkup: [...titles].map(([title, anchor]) => ({ title, anchor })),
     undefinedAnchors: [...undefinedAnchors].map(([anchor, title]) => ({ anchor, title })),
     codeWithoutLanguage,
@@ -112,14 +117,23 @@ function includedMarkdown(includes: readonly IncludeOutcome[], context: ParseCon
   })
 }
 
-/** Letters and digits of a page outside its front matter, tags and link targets. */
-function readableCharacters(text: string): number {
-  const body = text.replace(/^(---|\+\+\+)\n[\s\S]*?\n\1\n/, '')
-  // Every pattern here is linear: a tag or link target ends at the next bracket of either kind.
-  return withoutComments(body)
-    .replace(/<[^<>]*>/g, '')
-    .replace(/\]\([^()]*\)/g, ']')
-    .replace(/[^\p{L}\p{N}]/gu, '').length
+/**
+ * Whether a page has a paragraph of prose: one of MIN_PROSE_WORDS words or more, outside its front
+ * matter, comments, tags and directives. A stub that says where a section moved, a table of
+ * contents or an index of links has none, and rightly gives no snippet.
+ */
+function hasProse(text: string): boolean {
+  const body = withoutComments(text.replace(/^(---|\+\+\+)\n[\s\S]*?\n\1\n/, ''))
+  return body.split(/\n[ \t]*\n/).some((paragraph) => {
+    if (/^\s*(\.\.\s|<|\{[%{<])/.test(paragraph)) return false
+    const prose = paragraph
+      .split('\n')
+      .filter((line) => !NOT_PROSE_LINE.test(line))
+      .join(' ')
+    // Every pattern here is linear: a tag or link target ends at the next bracket of either kind.
+    const words = prose.replace(/<[^<>]*>/g, ' ').replace(/\]\([^()]*\)/g, ']').match(/\p{L}+/gu)
+    return (words?.length ?? 0) >= MIN_PROSE_WORDS
+  })
 }
 
 /** The text without its HTML comments, in one pass (a regex would rescan after each unclosed `<!--`). */

@@ -299,10 +299,12 @@ function isTranslatedFile(stem: string): boolean {
 
 /**
  * AsciiDoc partials are read where a page includes them, never as pages of their own: Antora's
- * `partials/` and `examples/` families, and Asciidoctor's `_name.adoc` convention.
+ * `partials/` and `examples/` families and its `nav.adoc` navigation, and Asciidoctor's
+ * `_name.adoc` convention.
  */
 function isAsciidocPartial(stem: string, segments: string[]): boolean {
-  return stem.startsWith('_') || segments.slice(0, -1).some((s) => s === 'partials' || s === 'examples')
+  // Antora's nav.adoc files are the site's navigation: lists of links, not pages.
+  return stem.startsWith('_') || stem === 'nav' || segments.slice(0, -1).some((s) => s === 'partials' || s === 'examples')
 }
 
 /** Plain text is mostly not documentation (requirements.txt, robots.txt), so it must earn its place. */

@@ -100,10 +100,12 @@ describe('inspecting a document', () => {
     expect(inspectDocument(doc(text), now, [], {})).toMatchObject({ undefinedAnchors: [], titlesWithMarkup: [] })
   })
 
-  it('counts code without a language, and a page with text but no snippet; a short page or a reStructuredText one is not checked for anchors', () => {
+  it('counts code without a language, and a page with prose but no snippet (not an index or a moved-section stub); a reStructuredText page is not checked for anchors', () => {
     expect(inspectDocument(doc('# A\n'), [code('Run', 'a', 'text'), code('Go', 'a', 'text'), code('Js', 'a')], [], {}).codeWithoutLanguage).toBe(2)
     expect(inspectDocument(doc(`# A\n\n${LONG} ${LONG} ${LONG}\n`), [], [], {}).textWithoutSnippet).toBe(true)
     expect(inspectDocument(doc('---\ntitle: Index\n---\n# Index\n\n- [One](one.md)\n'), [], [], {}).textWithoutSnippet).toBe(false)
+    const moved = 'Basic Use\n=========\n\nThis section has moved to :ref:`orm_declarative_mapping`.\n\nDefining Attributes\n===================\n\nThis section is covered by :ref:`mapping_columns`.\n\n.. raw:: html\n\n   <span id="basic-markup"><span id="basic-domain-markup"><span id="directive-default-domain">\n'
+    expect(inspectDocument(doc(moved, 'doc/basic_use.rst'), [], [], {}).textWithoutSnippet).toBe(false)
     expect(inspectDocument(doc('Title\n=====\n', 'docs/a.rst'), [info('Title', 'whatever')], [], {}).undefinedAnchors).toEqual([])
   })
 

@@ -196,6 +196,7 @@ describe('discoverDocs defaults', () => {
       'docs/antora.yml': 'name: widgets\n',
       'docs/modules/ROOT/pages/index.adoc': '= Widgets\n',
       'docs/modules/ROOT/pages/_attributes.adoc': ':version: 2\n',
+      'docs/modules/ROOT/nav.adoc': '* xref:index.adoc[]\n',
       'docs/modules/ROOT/partials/support.adoc': '=== Help\n',
       'docs/modules/ROOT/examples/guide.adoc': '= Example\n',
       'README.asciidoc': '= Widgets\n',
