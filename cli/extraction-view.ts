@@ -1,9 +1,7 @@
 /** A library version's extraction report as people read it (`lectern inspect`); --json gives the raw view. */
-import type { ExtractionReport } from '../src/extraction/report.js'
+import type { ExtractionReport, Findings } from '../src/extraction/report.js'
 import type { ExtractionView } from '../src/extraction/view.js'
 import { colour, humanDate, record, table } from './output.js'
-
-type Findings<T> = { count: number; items: T[] }
 
 /** A finding's heading with its count, saying when the list is cut short. */
 function heading(title: string, list: Findings<unknown>): string {

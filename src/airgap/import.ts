@@ -162,6 +162,8 @@ export function createImportJobHandler(store: Store, embedders: EmbedderPool): J
         snippets,
       )
       store.libraries.markImported(library.pk, valid)
+      // The version's snippets came across the air gap: an earlier ingest's report no longer describes them.
+      store.extractionReports.remove(version.pk)
       removeStaged(staged)
       return `imported ${project}: ${result.snippets} snippets re-embedded with ${embedders.current().provider}`
     } catch (err) {

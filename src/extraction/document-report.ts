@@ -88,7 +88,7 @@ export function inspectDocument(
   }
   // The anchors of Markdown pages are GitHub slugs; a Sphinx site's and reStructuredText's are docutils ids, not checked here.
   const githubAnchors = isMarkdownFile(doc.path) && !inSphinxSite(doc.path, context)
-  const defined = githubAnchors ? definedAnchors([doc.text, ...includedMarkdown(includes, context)]) : undefined
+  const defined = githubAnchors ? definedAnchors([doc.text, ...includedMarkdown(includes, context)], context.templates !== undefined && !doc.path.endsWith('.mdx')) : undefined
   const undefinedAnchors = new Map<string, string>()
   if (defined) {
     for (const snippet of snippets) {
@@ -160,14 +160,15 @@ const HTML_ID = /<[A-Za-z][^>]*?\s(?:id|name)=["']([^"']+)["']/g
 /**
  * The anchors a Markdown page defines, read from its source as GitHub, Docusaurus and their
  * kind name them: each heading's explicit id, else the slug of its text with the markup taken
- * out; and the ids of HTML elements.
+ * out; and the ids of HTML elements. `templates`: the site renders Hugo or Jekyll tags first.
  */
-export function definedAnchors(texts: readonly string[]): Set<string> {
+export function definedAnchors(texts: readonly string[], templates = false): Set<string> {
   const slugger = new GithubSlugger()
   const anchors = new Set<string>()
   for (const text of texts) {
     // Template tags, tabs and admonitions as the generators render them: a tab's indented content is the page's.
-    const lines = normalizeDialects(renderTemplates(text.replace(/\r\n?/g, '\n'))).split('\n')
+    const normal = text.replace(/\r\n?/g, '\n')
+    const lines = normalizeDialects(templates ? renderTemplates(normal) : normal).split('\n')
     let fence: string | undefined
     for (const [i, raw] of lines.entries()) {
       // A line this long is no heading, and some of the patterns below would backtrack on it.

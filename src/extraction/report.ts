@@ -53,7 +53,8 @@ export const ExtractionReportSchema = z.object({
 export type ExtractionReport = z.infer<typeof ExtractionReportSchema>
 export type UnresolvedInclude = z.infer<typeof Include>
 
-type Findings<T> = { count: number; items: T[] }
+/** A kind of finding: how many there are, and the first MAX_ITEMS of them. */
+export type Findings<T> = { count: number; items: T[] }
 
 const none = <T>(): Findings<T> => ({ count: 0, items: [] })
 
@@ -92,8 +93,7 @@ export class ExtractionTally {
     add(this.skipped, [{ page, reason }])
   }
 
-  /** Include directives read outside a document's own parse (a source's own snippets). */
-  includes(outcomes: readonly IncludeOutcome[]): void {
+  private includes(outcomes: readonly IncludeOutcome[]): void {
     this.found += outcomes.length
     const failed = outcomes.filter((outcome) => outcome.problem !== undefined)
     this.resolved += outcomes.length - failed.length
@@ -121,17 +121,32 @@ export class ExtractionTally {
   }
 }
 
-/** One line per kind of finding that has any, worst first: for a job's message and `lectern inspect`. */
-export function reportSummary(report: ExtractionReport): string[] {
-  const lines: string[] = []
-  const say = (count: number, one: string, many: string) => {
-    if (count > 0) lines.push(count === 1 ? `1 ${one}` : `${count} ${many}`)
-  }
+type Say = (count: number, one: string, many: string) => void
+
+/** The kinds of skipped content, which make a job end with warnings, worst first. */
+function skipped(report: ExtractionReport, say: Say): void {
   say(report.includes.unresolved.count, 'include that read no file', 'includes that read no file')
   say(report.pagesSkipped.count, 'page that could not be parsed', 'pages that could not be parsed')
   say(report.pagesWithoutSnippets.count, 'page with text but no snippet', 'pages with text but no snippet')
-  say(report.undefinedAnchors.count, 'link to an anchor its page does not define', 'links to anchors their pages do not define')
-  say(report.titlesWithMarkup.count, 'title with markup left in it', 'titles with markup left in them')
-  say(report.notRendered.count, 'template tag only the site build renders', 'template tags only the site build renders')
-  return lines
+}
+
+function lines(fill: (say: Say) => void): string[] {
+  const out: string[] = []
+  fill((count, one, many) => {
+    if (count > 0) out.push(count === 1 ? `1 ${one}` : `${count} ${many}`)
+  })
+  return out
+}
+
+/** What a job that ended with warnings skipped, a line per kind: for its result line. */
+export const warningSummary = (report: ExtractionReport): string[] => lines((say) => skipped(report, say))
+
+/** One line per kind of finding that has any, worst first: `lectern add --wait` prints them. */
+export function reportSummary(report: ExtractionReport): string[] {
+  return lines((say) => {
+    skipped(report, say)
+    say(report.undefinedAnchors.count, 'link to an anchor its page does not define', 'links to anchors their pages do not define')
+    say(report.titlesWithMarkup.count, 'title with markup left in it', 'titles with markup left in them')
+    say(report.notRendered.count, 'template tag only the site build renders', 'template tags only the site build renders')
+  })
 }

@@ -8,9 +8,9 @@ import type { Mode } from '../config.js'
 import type { EmbedderPool } from '../embed/pool.js'
 import { LecternError } from '../errors.js'
 import { ParseFailure } from '../parse/failure.js'
-import { ExtractionTally, reportSummary } from '../extraction/report.js'
+import { ExtractionTally, warningSummary } from '../extraction/report.js'
 import { formatLibraryId } from '../library-id.js'
-import type { IncludeOutcome, Parse, SourceDocument } from '../parse/types.js'
+import type { IncludeOutcome, Parse, ParseTaskName, ParseTasks, SourceDocument } from '../parse/types.js'
 import { jobWorkDir } from '../paths.js'
 import type { AddressGuard } from '../sources/address-guard.js'
 import type { HttpClient } from '../sources/http.js'
@@ -52,7 +52,8 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
     const reader = await loadSourceReader(spec.type)
     if (!reader) throw new LecternError('validation_error', `Unknown source type "${spec.type}".`)
     const previousRevision = version.currentSet !== null && !force ? version.commitSha : null
-    const parsing = new JobParsing(services.parser.forJob(ctx.signal))
+    const tally = new ExtractionTally()
+    const parsing = new JobParsing(services.parser.forJob(ctx.signal), tally)
     const fetched = await reader(spec, {
       http: services.http,
       store,
@@ -73,7 +74,6 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
       return `unchanged at ${shortRevision(previousRevision)}; the live snippets stay`
     }
     ctx.progress(`parsing ${fetched.documents.length} documents`)
-    const tally = new ExtractionTally()
     const { snippets, duplicatesDropped } = await snippetsFrom(fetched, parsing, tally, ctx)
     const result = await ingestSnippets(
       { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log, pace: ctx.pace },
@@ -98,7 +98,7 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
     const warnings = tally.skippedContent
     if (warnings === 0) return message
     const libraryId = formatLibraryId({ id: library.id, version: version.tag || undefined })
-    return { message: `${message}; with warnings: ${reportSummary(report).slice(0, 3).join(', ')} (lectern inspect ${libraryId})`, warnings }
+    return { message: `${message}; with warnings: ${warningSummary(report).join(', ')} (lectern inspect ${libraryId})`, warnings }
   }
 }
 
@@ -110,23 +110,32 @@ export const MAX_OVER_BUDGET = 5
 
 /** The parsing of one job: counts what could not be parsed, and ends the job after MAX_OVER_BUDGET. */
 class JobParsing {
-  failures = 0
   private overBudget = 0
 
-  constructor(private readonly run: Parse) {}
+  constructor(
+    private readonly run: Parse,
+    private readonly tally: ExtractionTally,
+  ) {}
 
   readonly parse: Parse = async (task, input) => {
     try {
       return await this.run(task, input)
     } catch (err) {
       if (!(err instanceof ParseFailure)) throw err
-      this.failures++
+      // Every document a parse failed on is skipped content, whether a page of the repository, a web page or a source file.
+      this.tally.skippedDocument(documentName(task, input), `it ${err.reason}`)
       if (err.overBudget && ++this.overBudget >= MAX_OVER_BUDGET) {
         throw new LecternError('timeout', `${MAX_OVER_BUDGET} documents went over the parse budget (the last one ${err.reason}); the library's previous snippets stay. Raise parse.budgetSeconds if its documents are really this heavy.`)
       }
       throw err
     }
   }
+}
+
+/** What the report calls the document a parse task read. */
+function documentName<K extends ParseTaskName>(task: K, input: ParseTasks[K][0]): string {
+  const fields = input as { doc?: { path: string }; url?: string; path?: string; origin?: string }
+  return fields.doc?.path ?? fields.url ?? fields.path ?? fields.origin ?? `a ${task} document`
 }
 
 /**
@@ -161,7 +170,6 @@ async function snippetsFrom(
       documents.add(doc, snippets)
     } else if (outcome.error instanceof ParseFailure) {
       ctx.log.warn({ page: doc.path, reason: outcome.error.reason }, `skipped ${doc.path}: it ${outcome.error.reason}`)
-      tally.skippedDocument(doc.path, `it ${outcome.error.reason}`)
     } else {
       throw outcome.error
     }

@@ -12,6 +12,7 @@ import { assembleSnippets, normalizeLanguage, type Block } from './blocks.js'
 import {
   MAX_INCLUDE_DEPTH,
   includeCandidates,
+  mentionsInclude,
   languageOfFile,
   readInclude,
   selectLines,
@@ -60,7 +61,7 @@ function expandIncludes(page: string, lines: string[], context: ParseContext, de
       continue
     }
     if (depth + 1 >= MAX_INCLUDE_DEPTH) {
-      context.includes!.record({ page: found.path, line: 0, reference: found.path, resolved: found.path, problem: `includes nest deeper than ${MAX_INCLUDE_DEPTH}; the ones in this file are not expanded` })
+      if (mentionsInclude(found.text)) context.includes!.record({ page: found.path, line: 0, reference: found.path, resolved: found.path, problem: `includes nest deeper than ${MAX_INCLUDE_DEPTH}; the ones in this file are not expanded` })
       append(out, included)
       continue
     }
@@ -78,7 +79,7 @@ const ANTORA_FAMILIES: Record<string, string> = { example: 'examples', partial: 
  */
 function candidates(page: string, target: string, siteRoots: readonly string[] = []): string[] {
   const resource = /^(?:([\w.-]+):)?(example|partial|page|image|attachment)\$(.+)$/.exec(target)
-  const modules = /^(.*\/modules\/)([^/]+)\//.exec(page)
+  const modules = /^((?:.*\/)?modules\/)([^/]+)\//.exec(page)
   if (!resource) return includeCandidates(page, target, siteRoots)
   if (!modules) return []
   const [, module, family, file] = resource
@@ -115,7 +116,7 @@ function attributesOf(lines: readonly string[]): Map<string, string> {
 /** `{name}` references to attributes the page defines; unknown ones stay as written, as Asciidoctor leaves them. */
 const substitute = (text: string, attributes: Map<string, string>): string => text.replace(/\{([\w-]+)\}/g, (whole, name: string) => attributes.get(name) ?? whole)
 
-const SECTION = /^(={1,6}|#{1,6})\s+(\S.*?)\s*$/
+const SECTION = /^(={1,6}|#{1,6})[ \t]+(\S.*)$/
 const BLOCK_ANCHOR = /^\[(?:\[([\w:.-]+)(?:,[^\]]*)?\]|#([\w:.-]+)[^\]]*)\]\s*$/
 const BLOCK_ATTRIBUTES = /^\[([^\]]*)\]\s*$/
 const BLOCK_TITLE = /^\.([^\s.].*)$/
@@ -125,6 +126,9 @@ const ADMONITIONS = new Set(['NOTE', 'TIP', 'IMPORTANT', 'WARNING', 'CAUTION'])
 const DELIMITER = /^(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|\/{4,}|--|\|===+)\s*$/
 const LIST_ITEM = /^\s*(\*{1,5}|\.{1,5}|-|\d+\.)\s+(.*)$/
 const DIRECTIVE_LINE = /^(ifdef|ifndef|ifeval|endif)::.*\[.*\]\s*$|^toc::\[\]\s*$/
+
+/** The longest text whose inline markup is converted. */
+const MAX_INLINE_TEXT = 20_000
 
 /** Blocks nest a few levels deep in real docs; deeper content is kept as prose, so the reader never recurses as deep as its input. */
 const MAX_NESTING = 16
@@ -183,7 +187,7 @@ class AsciidocReader {
       const section = SECTION.exec(line)
       if (section) {
         const depth = section[1].length
-        const text = this.inline(section[2], 'plain')
+        const text = this.inline(section[2].trimEnd(), 'plain')
         // The document title is the page's header, not a section: it has no anchor of its own.
         const doctitle = depth === 1 && this.title === undefined && blocks.length === 0
         if (doctitle) this.title = text
@@ -215,11 +219,13 @@ class AsciidocReader {
       this.ids.add(explicit)
       return explicit
     }
-    const base = `${this.prefix}${text
+    const words = text
       .toLowerCase()
-      .replace(/<[^>]*>|&\w+;/g, '')
+      .replace(/<[^<>]*>|&\w+;/g, '')
       .replace(/[^\p{L}\p{N}_]+/gu, this.separator)
-      .replace(new RegExp(`^${escape(this.separator)}+|${escape(this.separator)}+$`, 'g'), '')}`
+    // An empty `:idseparator:` joins the words: there is no separator to trim.
+    const trimmed = this.separator === '' ? words : words.replace(new RegExp(`^(?:${escape(this.separator)})+|(?:${escape(this.separator)})+$`, 'g'), '')
+    const base = `${this.prefix}${trimmed}`
     let id = base
     for (let n = 2; this.ids.has(id); n++) id = `${base}${this.separator || '_'}${n}`
     this.ids.add(id)
@@ -284,6 +290,8 @@ class AsciidocReader {
 
   /** Inline markup as Markdown or plain text: emphasis, monospace, links, cross references, attribute references. */
   private inline(text: string, mode: 'markdown' | 'plain'): string {
+    // Some of these patterns backtrack on a huge paragraph of brackets; no real paragraph is this long.
+    if (text.length > MAX_INLINE_TEXT) return substitute(text, this.attributes)
     const linked = (label: string, url: string) => (mode === 'markdown' ? `[${label || url}](${url})` : label || url)
     return substitute(text, this.attributes)
       .replace(/<<([^,>]+),\s*([^>]+)>>/g, '$2')
@@ -297,7 +305,7 @@ class AsciidocReader {
       .replace(/(^|[^\w_])_([^_\n]+)_(?=[^\w_]|$)/g, mode === 'markdown' ? '$1*$2*' : '$1$2')
       .replace(/`\+([^`]*)\+`/g, mode === 'markdown' ? '`$1`' : '$1')
       .replace(/`([^`]*)`/g, mode === 'markdown' ? '`$1`' : '$1')
-      .replace(/\s+\+$/gm, '')
+      .replace(/[ \t]+\+$/gm, '')
   }
 }
 
@@ -309,7 +317,10 @@ function closing(lines: string[], start: number, delimiter: string): number {
 
 /** Callout markers at the ends of code lines (`<1>`, `// <2>`, `# <3>`) are references to the text below, not code. */
 function stripCallouts(code: string): string {
-  return code.replace(/[ \t]*(?:\/\/|#|--|;)?[ \t]*(?:<\d+>|<!--\d+-->)(?:[ \t]*<\d+>)*[ \t]*$/gm, '')
+  return code
+    .split('\n')
+    .map((line) => (line.length <= 1000 && /<!?-*\d/.test(line) ? line.replace(/[ \t]*(?:\/\/|#|--|;)?[ \t]*(?:<\d+>|<!--\d+-->)(?:[ \t]*<\d+>)*[ \t]*$/, '') : line))
+    .join('\n')
 }
 
 function dedentAll(lines: string[]): string[] {

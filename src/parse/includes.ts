@@ -52,7 +52,7 @@ export function includeCandidates(fromDoc: string, reference: string, siteRoots:
 }
 
 /** The folders above `folder`, nearest first, without the root. */
-function ancestors(folder: string): string[] {
+export function ancestors(folder: string): string[] {
   const found: string[] = []
   for (let at = path.dirname(folder); folder !== '' && at !== '.'; at = path.dirname(at)) found.push(at)
   return found
@@ -79,6 +79,12 @@ export function moduleCandidates(fromDoc: string, specifier: string, aliases: Ar
   }
   return candidates
 }
+
+/**
+ * Whether a text has an include directive of any syntax, for the depth limit: a file at the limit
+ * that includes nothing loses nothing.
+ */
+export const mentionsInclude = (text: string): boolean => /--8<--|\{\*\s|<<<\s|@include:|\{\{#(?:include|rustdoc_include|playground)|^include::|::\s*(?:literal)?include|\{%-?\s*include|\{\{[<%]\s*(?:include|readfile)|!!?raw-loader!|\bfrom\s+['"][^'"]+\.mdx?['"]/m.test(text)
 
 /** Where a directive is written: the file holding it (a page or a fragment it included) and its 1-based line. */
 export interface DirectiveAt {

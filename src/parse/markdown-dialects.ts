@@ -321,7 +321,13 @@ function withoutComponentProps(body: string[]): string[] {
     const close = body.findIndex((line, n) => n > first && line.trim() === '---')
     if (close !== -1) rest = body.slice(close + 1)
   }
-  return rest.map((line) => (/^\s*#[\w-]+\s*$/.test(line) ? '' : line))
+  let fence: string | undefined
+  return rest.map((line) => {
+    const marker = FENCE.exec(line)?.[2]
+    if (marker !== undefined && (fence === undefined || (marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker))) fence = fence === undefined ? marker : undefined
+    // `#endif` in a fence is code; a slot marker is a line of its own outside one.
+    return fence === undefined && marker === undefined && /^\s*#[\w-]+\s*$/.test(line) ? '' : line
+  })
 }
 
 /** VitePress `::: code-group`: every fence inside is one alternative, labelled by its `[label]`. */

@@ -16,7 +16,9 @@
  */
 import {
   MAX_INCLUDE_DEPTH,
+  ancestors,
   includeCandidates,
+  mentionsInclude,
   isMarkdownFile,
   moduleCandidates,
   languageOfFile,
@@ -31,7 +33,7 @@ import {
 import path from 'node:path/posix'
 import { titleMeta } from './markdown-dialects.js'
 import { TEMPLATE_INCLUDE } from './markdown-templates.js'
-import type { IncludeReader, NotRendered } from './types.js'
+import type { IncludeReader, NotRendered, SiteConventions } from './types.js'
 import { append } from '../text/arrays.js'
 
 /** Fence meta naming the repository files a fence's code came from (read by markdown.ts). */
@@ -42,6 +44,8 @@ export interface IncludeOptions {
   siteRoots: string[]
   aliases?: Array<{ pattern: string; targets: string[] }>
   notRendered?: NotRendered
+  /** The site's template tags, whose include tags are read here too (Hugo's, Jekyll's). */
+  templates?: SiteConventions['templates']
 }
 
 const FENCE = /^(\s*)(`{3,}|~{3,})(.*)$/
@@ -56,7 +60,7 @@ const CODE_BLOCK_ELEMENT = /<CodeBlock\b([^>]*)>\s*\{\s*(\w+)\s*\}\s*<\/CodeBloc
 const PARTIAL_IMPORT = /^\s*import\s+(\w+)\s+from\s+['"]([^'"]+\.mdx?)['"];?\s*$/
 const PARTIAL_USE = /^(\s*)<([A-Z$_][\w$]*)(?:\s[^<>]*)?\/>\s*$/
 /** mdBook: `{{#include file}}`, `file:anchor`, `file:3:10`; `{{#rustdoc_include}}` and `{{#playground}}` show the same code. */
-const MDBOOK = /^(\s*)\{\{#(include|rustdoc_include|playground)\s+([^}\s]+)[^}]*\}\}\s*$/
+const MDBOOK = /^([ \t]*)\{\{#(include|rustdoc_include|playground)[ \t]+([^}\s]+)(?:[ \t][^}]*)?\}\}[ \t]*$/
 /** MyST's include directives, written as fences: ```{literalinclude} path and ```{include} path. */
 const MYST_INCLUDE = /^(\s*)(`{3,}|~{3,})\{(literalinclude|include)\}\s+(\S+)\s*$/
 
@@ -145,7 +149,7 @@ function expandLine(lines: string[], i: number, at: (i: number) => DirectiveAt, 
   if (match) return { lines: fastapiInclude(at(i), match[2], match[3], match[1], options), next: i + 1 }
   match = MDBOOK.exec(line)
   if (match) return { lines: mdbookInclude(at(i), match[3], match[1], options, depth), next: i + 1 }
-  match = TEMPLATE_INCLUDE.exec(line)
+  match = options.templates ? TEMPLATE_INCLUDE.exec(line) : null
   if (match) return { lines: templateInclude(at(i), match, options, depth), next: i + 1 }
   match = VITEPRESS_CODE.exec(line)
   if (match) return { lines: vitepressInclude(at(i), match[2], match[3], match[1], options), next: i + 1 }
@@ -202,7 +206,7 @@ function snippetInclude(at: DirectiveAt, reference: string, indent: string, opti
 
 function nestedMarkdown(file: string, text: string, options: IncludeOptions, depth: number, indent = ''): string[] {
   if (depth + 1 >= MAX_INCLUDE_DEPTH) {
-    options.reader.record({ page: file, line: 0, reference: file, resolved: file, problem: `includes nest deeper than ${MAX_INCLUDE_DEPTH}; the ones in this file are not expanded` })
+    if (mentionsInclude(text)) options.reader.record({ page: file, line: 0, reference: file, resolved: file, problem: `includes nest deeper than ${MAX_INCLUDE_DEPTH}; the ones in this file are not expanded` })
     return text.split('\n').map((l) => (l === '' ? '' : indent + l))
   }
   return expandIncludes(file, text, options, depth + 1)
@@ -246,11 +250,12 @@ function mdbookInclude(at: DirectiveAt, reference: string, indent: string, optio
  */
 function templateInclude(at: DirectiveAt, match: RegExpExecArray, options: IncludeOptions, depth: number): string[] {
   const [, indent, liquid, liquidTarget, liquidParams, shortcode, shortcodeParams] = match
-  const params = liquid ? liquidParams : shortcodeParams
+  const params = (liquid ? liquidParams : shortcodeParams).trim()
   const target = (liquid ? liquidTarget : (/\bfile\s*=\s*["']?([^"'\s]+)/.exec(params)?.[1] ?? /^["']?([^"'\s]+)/.exec(params)?.[1] ?? '')).replace(/^["']|["']$/g, '')
   if (target === '' || target.includes('{{')) return []
   const relative = target.replace(/^\//, '')
-  const folders = [path.dirname(at.page) === '.' ? '' : path.dirname(at.page), ...ancestorFolders(at.page), '']
+  const page = path.dirname(at.page) === '.' ? '' : path.dirname(at.page)
+  const folders = [page, ...ancestors(page), '']
   const candidates =
     liquid === 'include'
       ? [...options.siteRoots, ...folders].map((base) => path.join(base, '_includes', relative))
@@ -264,17 +269,11 @@ function templateInclude(at: DirectiveAt, match: RegExpExecArray, options: Inclu
     options.notRendered?.({ line: at.line, directive: match[0].trim() })
     return []
   }
-  const found = readInclude(options.reader, at, target, [...new Set(candidates)].filter((c) => !c.startsWith('..')), (text) => text.replace(/^(---|\+\+\+)\n[\s\S]*?\n\1\n/, '').replace(/\n+$/, ''))
+  const inside = [...new Set(candidates)].filter((c) => !path.isAbsolute(c) && c !== '..' && !c.startsWith('../'))
+  const found = readInclude(options.reader, at, target, inside, (text) => text.replace(/^(---|\+\+\+)\n[\s\S]*?\n\1\n/, '').replace(/\n+$/, ''))
   if (!found) return []
   if (isMarkdownFile(found.path)) return nestedMarkdown(found.path, found.text, options, depth, indent)
   return codeFence(indent, languageOfFile(found.path), found.text, found.path)
-}
-
-/** The folders above a page's folder, nearest first, without the root. */
-function ancestorFolders(page: string): string[] {
-  const found: string[] = []
-  for (let at = path.dirname(path.dirname(page)); at !== '.' && at !== ''; at = path.dirname(at)) found.push(at)
-  return found
 }
 
 /** `{* path ln[1:5,9] hl[3] *}`: the file's code, or the selected lines of it. */

@@ -21,19 +21,17 @@
 import type { NotRendered } from './types.js'
 
 /** Hugo shortcodes and Liquid tags that read a file: markdown-includes.ts expands them. */
-export const TEMPLATE_INCLUDE = /^(\s*)(?:\{%-?\s*(include|include_relative)\s+("[^"]+"|'[^']+'|[^\s%]+)(.*?)-?%\}|\{\{[<%]\s*(include|readfile|code|codenew|code_sample|remote-code|snippet)\s+([^>%]*?)\s*[>%]\}\})\s*$/
+// Each pattern below has no two quantifiers over the same characters in a row: every line of a page is
+// tested, and a hostile line of thousands of spaces must cost one pass, not a power of its length.
+export const TEMPLATE_INCLUDE = /^([ \t]*)(?:\{%-?[ \t]*(include|include_relative)[ \t]+("[^"]+"|'[^']+'|[^\s%"']+)([^%]*)%\}|\{\{[<%][ \t]*(include|readfile|code|codenew|code_sample|remote-code|snippet)(?=[ \t>%])([^>%]*)[>%]\}\})[ \t]*$/
 
 const FENCE = /^(\s*)(`{3,}|~{3,})/
-const HIGHLIGHT = /^\s*\{%-?\s*highlight\s+([\w+#.-]+)[^%]*-?%\}\s*(.*)$/
-const END_HIGHLIGHT = /^(.*?)\{%-?\s*endhighlight\s*-?%\}\s*$/
+const HIGHLIGHT = /^[ \t]*\{%-?[ \t]*highlight[ \t]+([\w+#.-]+)[^%]*%\}(.*)$/
+const END_HIGHLIGHT = /^(.*?)\{%-?[ \t]*endhighlight[ \t]*-?%\}[ \t]*$/
 /** A shortcode on a line of its own: `{{< name params >}}`, `{{% /name %}}`. */
-const SHORTCODE_LINE = /^(\s*)\{\{([<%])\s*(\/?)\s*([\w./-]+)([^>%]*?)\s*\/?\s*[>%]\}\}\s*$/
-const SHORTCODE = /\{\{[<%]\s*\/?\s*[\w./-]+[^}]*?[>%]\}\}/g
+const SHORTCODE_LINE = /^([ \t]*)\{\{([<%])[ \t]*(\/?)([\w./-]+)([^>%]*)[>%]\}\}[ \t]*$/
 /** A Liquid tag alone on its line (`{% for %}`, `{% endif %}`, `{% assign %}`). */
-const LIQUID_LINE = /^\s*\{%-?\s*(\w+)([^%]*?)-?%\}\s*$/
-const LIQUID_TAG = /\{%-?[^%]*?-?%\}/g
-/** Liquid output (`{{ site.baseurl }}`); not mdBook's `{{#include}}`, which markdown-includes.ts reads. */
-const LIQUID_OUTPUT = /\{\{(?![#<%])-?[^{}]*?-?\}\}/g
+const LIQUID_LINE = /^[ \t]*\{%-?[ \t]*(\w+)([^%]*)%\}[ \t]*$/
 const ADMONITIONS = new Set(['note', 'warning', 'caution', 'tip', 'alert', 'info', 'important', 'danger', 'callout'])
 /** Liquid tags whose output is text the page shows only once the site builds. */
 const RENDERED_AT_BUILD = new Set(['for', 'tablerow', 'cycle', 'capture', 'case'])
@@ -95,8 +93,9 @@ export function renderTemplates(text: string, notRendered: NotRendered = () => {
 
 /** What one shortcode line becomes, given the shortcodes open around it. */
 function shortcodeLine(match: RegExpExecArray, open: Array<{ name: string; prefix: string; code?: string }>, prefix: () => string, notRendered: (directive: string) => void): string[] {
-  const [whole, , , closing, rawName, params] = match
+  const [whole, , , closing, rawName, rawParams] = match
   const name = rawName.toLowerCase()
+  const params = rawParams.replace(/[\s/]+$/, '')
   if (closing) {
     const at = open.map((o) => o.name).lastIndexOf(name)
     if (at === -1) return ['']
@@ -131,9 +130,48 @@ function shortcodeLine(match: RegExpExecArray, open: Array<{ name: string; prefi
 /**
  * Inline tags out of a line of prose: a shortcode or Liquid tag is template, never text or a
  * heading's words. Inline ones are variables and links (`{{ site.baseurl }}`), not content, so
- * the report does not list them.
+ * the report does not list them. Code spans keep theirs (`` `{{ message }}` `` is Vue's syntax
+ * shown as code), and so does mdBook's `{{#include}}`. One pass: each tag ends at its first closer.
  */
 function stripInline(line: string): string {
   if (!line.includes('{{') && !line.includes('{%')) return line
-  return line.replace(SHORTCODE, '').replace(LIQUID_TAG, '').replace(LIQUID_OUTPUT, '').replace(/[ \t]+$/, '')
+  const next = markers(line)
+  let out = ''
+  let at = 0
+  for (let marker = next(at); marker !== -1; marker = next(at)) {
+    if (line[marker] === '`') {
+      const close = line.indexOf('`', marker + 1)
+      const end = close === -1 ? line.length : close + 1
+      out += line.slice(at, end)
+      at = end
+      continue
+    }
+    const closer = line[marker + 1] === '%' ? '%}' : line[marker + 2] === '<' ? '>}}' : line[marker + 2] === '%' ? '%}}' : '}}'
+    const close = line[marker + 2] === '#' ? -1 : line.indexOf(closer, marker + 2)
+    if (close === -1) {
+      out += line.slice(at, marker + 2)
+      at = marker + 2
+      continue
+    }
+    out += line.slice(at, marker)
+    at = close + closer.length
+  }
+  return (out + line.slice(at)).replace(/[ \t]+$/, '')
+}
+
+/**
+ * The next code span or template tag opener (`{{`, `{%`) at or after a position, or -1. Each kind's
+ * next position is remembered until passed, so a line is searched once per kind, not once per tag.
+ */
+function markers(line: string): (from: number) => number {
+  const kinds = ['`', '{{', '{%']
+  const found = kinds.map(() => -2)
+  return (from) => {
+    let best = -1
+    kinds.forEach((kind, k) => {
+      if (found[k] !== -1 && found[k] < from) found[k] = line.indexOf(kind, from)
+      if (found[k] !== -1 && (best === -1 || found[k] < best)) best = found[k]
+    })
+    return best
+  }
 }

@@ -64,8 +64,11 @@ export function parseMarkdown(doc: SourceDocument, opts: MarkdownOptions, contex
   return assembleSnippets(blocks, { path: doc.path, declaredTitle, anchors: inSphinxSite(doc.path, context) ? 'docutils' : 'github' })
 }
 
-/** ESM at the top level, or a component element (`<Tabs>`, `<TabItem value="npm">`) on a line of its own. */
-const MDX_SYNTAX = /^(?:import[ \t]+[\w{*][^\n]*[ \t]from[ \t]+['"]|export[ \t]+(?:const|default|function)\b|[ \t]*<[A-Z][\w.]*(?:[ \t][^<>\n]*)?\/?>[ \t]*$)/m
+/**
+ * ESM at the top level, or a component element (`<Tabs>`, `<TabItem value="npm">`) on a line of
+ * its own, indented less than a code block.
+ */
+const MDX_SYNTAX = /^(?:import[ \t]+[\w{*][^\n]*[ \t]from[ \t]+['"]|export[ \t]+(?:const|default|function)\b| {0,3}<[A-Z][\w.]*(?:[ \t][^<>\n]*)?\/?>[ \t]*$)/m
 
 /**
  * A `.md` page written as MDX: Docusaurus (and Nextra, Mintlify...) compile `.md` pages as MDX,
@@ -85,9 +88,12 @@ export function markdownBlocks(text: string, opts: MarkdownOptions, context: Par
   const normal = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n')
   const { body, title } = splitFrontMatter(normal)
   const firstLine = normal.slice(0, normal.length - body.length).split('\n').length
-  const options = { reader: context.includes!, siteRoots: context.siteRoots ?? [], aliases: context.aliases, notRendered: context.notRendered }
-  const templated = renderTemplates(body, context.notRendered, firstLine)
-  const expanded = context.includes ? expandIncludes(context.path ?? '', templated, options, 0, firstLine) : templated
+  // MDX has `{{` of its own (`sx={{ color: 'red' }}`): template tags are Markdown pages' only.
+  const templates = opts.mdx ? undefined : context.templates
+  const templated = templates ? renderTemplates(body, context.notRendered, firstLine) : body
+  const expanded = context.includes
+    ? expandIncludes(context.path ?? '', templated, { reader: context.includes, siteRoots: context.siteRoots ?? [], aliases: context.aliases, notRendered: context.notRendered, templates }, 0, firstLine)
+    : templated
   const tree = parseTree(normalizeDialects(headingIds(expanded)), opts.mdx)
   if (!tree) return { blocks: [], declaredTitle: title }
   const exported = exportedMetadata(tree.children.flatMap((node) => (node.type === 'mdxjsEsm' ? [node.value] : [])).join('\n'))

@@ -220,7 +220,8 @@ class RstReader {
     if (CONTAINERS.has(name)) return [...(argument ? prose(inline(argument, 'markdown'), inline(argument, 'plain')) : []), ...this.read(body)]
     if (OBJECT_DIRECTIVE.test(name) && argument !== '') return [...prose('`' + argument + '`', argument, false), ...this.read(body)]
     if (AUTODOC_DIRECTIVES.test(name)) {
-      const written = this.pageLines.findIndex((line) => new RegExp(`^\\s*\\.\\.\\s+${name}::`).test(line) && line.includes(argument))
+      const opener = `${name}::`
+      const written = this.pageLines.findIndex((line) => line.includes(opener) && /^\s*\.\.\s/.test(line) && line.includes(argument))
       this.context.notRendered?.({ line: written + 1, directive: `.. ${name}:: ${argument}`.trim() })
       // autosummary's body is a list of names, not prose; the others may add text of their own.
       return name === 'autosummary' ? [] : this.read(body)
@@ -293,17 +294,17 @@ class RstReader {
     if (!this.context.includes) return []
     // Sphinx's `<name>` form names a docutils standard file, not a repository file.
     if (/^<.*>$/.test(reference)) return []
-    const select = (text: string): Selected => selectBetween(text, { startAfter: options.get('start-after'), endBefore: options.get('end-before') })
+    const literal = options.has('literal') || options.has('code')
+    const select = (text: string): Selected =>
+      !literal && this.depth + 1 >= MAX_INCLUDE_DEPTH
+        ? { problem: `includes nest deeper than ${MAX_INCLUDE_DEPTH}; this file is not read` }
+        : selectBetween(text, { startAfter: options.get('start-after'), endBefore: options.get('end-before') })
     const found = readInclude(this.context.includes, this.at(reference), reference, includeCandidates(this.path, reference, this.context.siteRoots), select)
     if (!found) return []
     const text = found.text
-    if (options.has('literal') || options.has('code')) {
+    if (literal) {
       const language = normalizeLanguage(options.get('code') || languageOfFile(found.path))
       return codeBlocks(language, text.split('\n')).map((block) => ({ ...block, includes: [found.path] }))
-    }
-    if (this.depth + 1 >= MAX_INCLUDE_DEPTH) {
-      this.context.includes.record({ page: found.path, line: 0, reference: found.path, resolved: found.path, problem: `includes nest deeper than ${MAX_INCLUDE_DEPTH}; this file is not read` })
-      return []
     }
     this.depth++
     try {

@@ -105,6 +105,11 @@ export interface SiteConventions {
   aliases?: Array<{ pattern: string; targets: string[] }>
   /** A Sphinx project: its pages under `root` with these suffixes are reStructuredText, whatever the extension (Django's are `.txt`). */
   sphinx?: { root: string; suffixes: string[] }
+  /**
+   * The template tags the site's generator lets Markdown pages use (markdown-templates.ts): Hugo
+   * shortcodes or Jekyll's Liquid. Elsewhere `{{ }}` and `{% %}` are text (Vue's, Jinja's docs).
+   */
+  templates?: 'hugo' | 'jekyll'
 }
 
 /** What one document gave, checked against its own text (extraction/document-report.ts). */

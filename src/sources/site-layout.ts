@@ -15,29 +15,45 @@ const MAX_INCLUDE_BYTES = 512 * 1024
 const MAX_DEPTH = 3
 const SKIPPED_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'vendor', '__pycache__'])
 
+/**
+ * All the included text one page may read: a fragment that includes itself several times would
+ * otherwise expand to the power of the include depth.
+ */
+const MAX_INCLUDED_BYTES = 8 * 1024 * 1024
+
+/**
+ * A reader of the checkout's files for one page's include directives. Whatever is outside the
+ * repository answers alike whether it exists or not ("a link that leaves the repository"), so a
+ * repository's symlinks cannot probe the server's files through the report.
+ */
 export function repositoryReader(root: string, record: IncludeReader['record']): IncludeReader {
   const realRoot = fs.realpathSync(root)
+  const inside = (file: string) => file === realRoot || file.startsWith(realRoot + path.sep)
+  let included = 0
   return {
     record,
     readFile(relative) {
       const absolute = path.resolve(realRoot, relative)
+      if (path.isAbsolute(relative) || !inside(absolute)) return undefined
       let real: string
       try {
         real = fs.realpathSync(absolute)
       } catch {
-        return undefined
+        return throughLink(realRoot, relative) ? { skipped: LEAVES } : undefined
       }
-      if (real !== realRoot && !real.startsWith(realRoot + path.sep)) return { skipped: 'a link that leaves the repository' }
+      if (!inside(real)) return { skipped: LEAVES }
       let bytes: Buffer
       try {
         const stat = fs.statSync(real)
         if (!stat.isFile()) return undefined
         if (stat.size > MAX_INCLUDE_BYTES) return { skipped: `${stat.size} bytes, over the ${MAX_INCLUDE_BYTES}-byte cap` }
+        if (included + stat.size > MAX_INCLUDED_BYTES) return { skipped: `over the ${MAX_INCLUDED_BYTES / 1024 / 1024} MB one page may include in all` }
         bytes = fs.readFileSync(real)
       } catch (err) {
         return { skipped: `unreadable (${(err as NodeJS.ErrnoException).code ?? 'error'})` }
       }
       if (bytes.includes(0)) return { skipped: 'not text' }
+      included += bytes.length
       try {
         return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
       } catch {
@@ -45,6 +61,22 @@ export function repositoryReader(root: string, record: IncludeReader['record']):
       }
     },
   }
+}
+
+const LEAVES = 'a link that leaves the repository or points at nothing'
+
+/** Whether a path that does not resolve goes through a symbolic link (one pointing out, or at nothing). */
+function throughLink(realRoot: string, relative: string): boolean {
+  let at = realRoot
+  for (const part of relative.split('/').filter((p) => p !== '' && p !== '.')) {
+    at = path.join(at, part)
+    try {
+      if (fs.lstatSync(at).isSymbolicLink()) return true
+    } catch {
+      return false
+    }
+  }
+  return false
 }
 
 export interface Found {
@@ -133,10 +165,16 @@ export function siteLayout(root: string): SiteLayout {
     roots.push(mkdocs.dir, ...bases.map((base) => join(mkdocs.dir, base)), join(mkdocs.dir, docsDir))
   }
   // Jekyll (`_includes/` is at the site's root), Hugo (its content folder), mdBook (`src/`), Antora (a component).
-  for (const jekyll of findConfigs(root, (name) => name === '_config.yml')) roots.push(jekyll.dir)
+  let templates: SiteLayout['templates']
+  for (const jekyll of findConfigs(root, (name) => name === '_config.yml')) {
+    roots.push(jekyll.dir)
+    templates ??= 'jekyll'
+  }
   for (const hugo of findConfigs(root, (name) => /^(hugo|config)\.(toml|ya?ml|json)$/.test(name))) {
     const contentDir = /^contentDir\s*[:=]\s*['"]?([^'"\s]+)/m.exec(hugo.text)?.[1] ?? 'content'
-    if (fs.existsSync(path.join(root, hugo.dir, contentDir))) roots.push(join(hugo.dir, contentDir), hugo.dir)
+    if (!fs.existsSync(path.join(root, hugo.dir, contentDir))) continue
+    roots.push(join(hugo.dir, contentDir), hugo.dir)
+    templates ??= 'hugo'
   }
   for (const book of findConfigs(root, (name) => name === 'book.toml')) {
     const src = /^src\s*=\s*['"]([^'"]+)['"]/m.exec(book.text)?.[1] ?? 'src'
@@ -151,7 +189,9 @@ export function siteLayout(root: string): SiteLayout {
   for (const tsconfig of findConfigs(root, (name) => name === 'tsconfig.json' || name === 'jsconfig.json')) aliases.push(...pathAliases(tsconfig))
   return {
     root,
-    siteRoots: [...new Set(roots)],
+    // A configured folder that is absolute or climbs out names no folder of the repository.
+    siteRoots: [...new Set(roots)].filter((folder) => !path.posix.isAbsolute(folder) && folder !== '..' && !folder.startsWith('../')),
+    ...(templates ? { templates } : {}),
     ...(aliases.length > 0 ? { aliases } : {}),
     ...(literalLanguage ? { literalLanguage } : {}),
     ...(sphinx ? { sphinx } : {}),

@@ -2,7 +2,7 @@
  * A library's title and description as its docs site names itself, so that a library added
  * from git is not left with its repository's name and no description (MCP's
  * `resolve-library-id` shows both to the AI tool choosing among libraries). Read from the site's
- * own config, in this order of generators, each's config nearest the root first: MkDocs `site_name`/`site_description`, Docusaurus
+ * own config nearest the root, generators in this order on a tie: MkDocs `site_name`/`site_description`, Docusaurus
  * `title`/`tagline`, VitePress and Starlight `title`/`description`, mdBook's book.toml, Hugo's
  * and Jekyll's configs, Antora's antora.yml, Sphinx's `project`; a description else from
  * package.json or pyproject.toml. Only literal values count: a value computed at build time
@@ -75,7 +75,10 @@ const SITES: Array<{ find: (root: string) => Found[]; read: Reader }> = [
 /** What the repository's docs site and package metadata say the library is called and is. */
 export function siteMetadata(root: string): SiteMetadata {
   // One site's config says both: a description is never taken from another site (a test fixture's).
-  const site = SITES.flatMap(({ find, read }) => find(root).map(read)).find((read) => read.title !== undefined || read.description !== undefined) ?? {}
+  // The config nearest the root names the library (a fixture's mkdocs.yml deep in tests/ does not); generators break ties.
+  const configs = SITES.flatMap(({ find, read }, rank) => find(root).map((config) => ({ depth: config.dir === '' ? 0 : config.dir.split('/').length, rank, read: () => read(config) })))
+  configs.sort((a, b) => a.depth - b.depth || a.rank - b.rank)
+  const site = configs.map((config) => config.read()).find((read) => read.title !== undefined || read.description !== undefined) ?? {}
   const description = site.description ?? packageDescription(root)
   return { ...(site.title ? { title: site.title } : {}), ...(description ? { description } : {}) }
 }

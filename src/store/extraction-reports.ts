@@ -6,7 +6,7 @@ import { nowIso, type Db } from './db.js'
 
 export interface StoredExtractionReport {
   versionPk: number
-  /** The job that wrote it; null once that job's row is gone. */
+  /** The job that wrote it (ended jobs are pruned: its row may be gone). */
   jobPk: number | null
   createdAt: string
   json: string
@@ -16,6 +16,8 @@ export interface ExtractionReportsRepository {
   /** Replaces the version's report. */
   put(versionPk: number, jobPk: number | null, json: string): void
   get(versionPk: number): StoredExtractionReport | undefined
+  /** Forgets the version's report: its snippets no longer come from an ingest (an import replaced them). */
+  remove(versionPk: number): void
 }
 
 export function createExtractionReportsRepository(db: Db): ExtractionReportsRepository {
@@ -26,8 +28,10 @@ export function createExtractionReportsRepository(db: Db): ExtractionReportsRepo
   const select = db.prepare<[number], { version_pk: number; job_pk: number | null; created_at: string; report: string }>(
     'SELECT version_pk, job_pk, created_at, report FROM extraction_reports WHERE version_pk = ?',
   )
+  const remove = db.prepare('DELETE FROM extraction_reports WHERE version_pk = ?')
   return {
     put: (versionPk, jobPk, json) => void upsert.run(versionPk, jobPk, nowIso(), json),
+    remove: (versionPk) => void remove.run(versionPk),
     get(versionPk) {
       const row = select.get(versionPk)
       return row && { versionPk: row.version_pk, jobPk: row.job_pk, createdAt: row.created_at, json: row.report }

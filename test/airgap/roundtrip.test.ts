@@ -99,9 +99,14 @@ describe('airgap round trip', () => {
     for (const question of QUESTIONS) {
       expect(await contextOf(onprem, '/acme/gadgets', question)).toEqual(await contextOf(cloud, '/acme/gadgets', question))
     }
+    // As if /acme/widgets had been ingested here before: an import that replaces its snippets drops that ingest's report.
+    const { store } = onprem.runtime
+    const widgets = store.libraries.version(store.libraries.byId('/acme/widgets')!.pk, '')!
+    store.extractionReports.put(widgets.pk, null, '{}')
     const forced = await importZip(onprem, apiKey, zip, { force: 'true' })
     expect(forced.json()).toMatchObject({ queued: ['/acme/widgets', '/acme/gadgets'], skipped: [] })
     await waitForJobsToEnd(onprem)
+    expect(store.extractionReports.get(widgets.pk)).toBeUndefined()
 
     const changed = structuredClone(exported)
     changed.libraries[0].infoSnippets.push({ content: 'Zebra mode paints every widget in stripes; enable it with zebra: true.', breadcrumb: 'Zebra mode' })

@@ -90,4 +90,12 @@ describe('AsciiDoc pages', () => {
     expect(codeSnippets(snippets).map((s) => [s.anchor, s.codeList[0].language, s.codeList[0].code])).toEqual([['_getting_started', 'python', 'b = 2\nc = 3']])
     expect(files.outcomes.at(-1)).toEqual({ page: 'docs/guide.adoc', line: 17, reference: 'missing.py', problem: 'not found', tried: ['docs/missing.py', 'missing.py'] })
   })
+
+  it('an Antora component at the repository root, an empty :idseparator:, and a file at the include depth limit that includes nothing', () => {
+    const files = repo({ 'modules/ROOT/partials/help.adoc': 'Ask the team in the chat channel when something does not work the way this guide says it should.\n' })
+    const text = '= Guide\n:idprefix:\n:idseparator:\n\n== Get Help Now\n\ninclude::partial$help.adoc[]\n'
+    const snippets = parseAsciidoc({ path: 'modules/ROOT/pages/guide.adoc', text }, { includes: files })
+    expect(infoSnippets(snippets).map((s) => [s.anchor, s.content])).toEqual([['gethelpnow', expect.stringContaining('Ask the team')]])
+    expect(files.outcomes).toEqual([{ page: 'modules/ROOT/pages/guide.adoc', line: 7, reference: 'partial$help.adoc', resolved: 'modules/ROOT/partials/help.adoc' }])
+  })
 })

@@ -10,10 +10,10 @@ function repo(files: Record<string, string>): IncludeReader & { outcomes: Includ
 
 const LONG = 'which explains enough about the behaviour that the section makes an info snippet of its own'
 
-function parse(path: string, text: string, files: Record<string, string> = {}) {
+function parse(path: string, text: string, files: Record<string, string> = {}, templates: 'hugo' | 'jekyll' = path.startsWith('content/') ? 'hugo' : 'jekyll') {
   const reader = repo(files)
   const notRendered: Array<{ line: number; directive: string }> = []
-  const snippets = parseMarkdown({ path, text }, { mdx: false }, { includes: reader, notRendered: (item) => notRendered.push(item) })
+  const snippets = parseMarkdown({ path, text }, { mdx: false }, { includes: reader, notRendered: (item) => notRendered.push(item), templates })
   return { snippets, outcomes: reader.outcomes, notRendered, all: JSON.stringify(snippets) }
 }
 
@@ -127,5 +127,22 @@ describe('Jekyll Liquid', () => {
       { line: 26, directive: '{% include footer.html %}' },
     ])
     expect(outcomes).toEqual([{ page: 'docs/quickstart.md', line: 7, reference: 'install.md', resolved: '_includes/install.md' }])
+  })
+})
+
+describe('template tags elsewhere', () => {
+  it('are text on a site that is neither Hugo nor Jekyll, and code spans keep theirs on one that is', () => {
+    const vue = '# Templates\n\n## Text interpolation\n\nThe most basic form is text interpolation with the mustache syntax, `{{ message }}`, which the component replaces with its value.\n'
+    const plain = parseMarkdown({ path: 'src/guide/essentials/template-syntax.md', text: vue }, { mdx: false }, {})
+    expect(JSON.stringify(plain)).toContain('`{{ message }}`')
+    const jekyll = parse('docs/x.md', vue)
+    expect(JSON.stringify(jekyll.snippets)).toContain('`{{ message }}`')
+    expect(parse('docs/y.md', '# A\n\n## B\n\nVisit {{ site.url }} for the rest of the guide, which explains every option in its own section.\n').all).not.toContain('{{')
+  })
+
+  it('stay linear on a hostile line', () => {
+    const started = Date.now()
+    parse('content/en/x.md', `# A\n\n{{< code ${' '.repeat(50_000)}\n{% include ${' '.repeat(50_000)}\n${'`{{'.repeat(50_000)}\n`)
+    expect(Date.now() - started).toBeLessThan(2000)
   })
 })

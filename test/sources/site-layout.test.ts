@@ -52,10 +52,22 @@ describe('the docs site layout of a repository', () => {
     const reader = repositoryReader(root, () => {})
     expect(reader.readFile('docs_src/a.py')).toBe('print(1)')
     expect(reader.readFile('inside-link.py')).toBe('print(1)')
-    expect(reader.readFile('link.txt')).toEqual({ skipped: 'a link that leaves the repository' })
-    expect(reader.readFile('../' + outside.split('/').pop() + '/secret.txt')).toEqual({ skipped: 'a link that leaves the repository' })
+    const leaves = { skipped: 'a link that leaves the repository or points at nothing' }
+    expect(reader.readFile('link.txt')).toEqual(leaves)
+    // Whether the file a link points at exists outside the repository is never told apart.
+    await symlink(join(outside, 'missing.txt'), join(root, 'dangling.txt'))
+    expect(reader.readFile('dangling.txt')).toEqual(leaves)
+    expect(reader.readFile('../' + outside.split('/').pop() + '/secret.txt')).toBeUndefined()
+    expect(reader.readFile(join(outside, 'secret.txt'))).toBeUndefined()
     expect(reader.readFile('big.py')).toEqual({ skipped: expect.stringMatching(/^\d+ bytes, over the 524288-byte cap$/) })
     expect(reader.readFile('docs_src')).toBeUndefined()
     expect(reader.readFile('missing.py')).toBeUndefined()
+  })
+
+  it('reads at most 8 MB of included text for one page', async () => {
+    const root = await tree({ 'part.md': 'x'.repeat(500 * 1024) })
+    const reader = repositoryReader(root, () => {})
+    for (let i = 0; i < 16; i++) expect(reader.readFile('part.md'), `read ${i + 1}`).toHaveLength(500 * 1024)
+    expect(reader.readFile('part.md')).toEqual({ skipped: 'over the 8 MB one page may include in all' })
   })
 })

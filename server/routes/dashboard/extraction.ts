@@ -1,4 +1,4 @@
-/** A library version's extraction report (admin session or admin key): what its last ingest made of its documents. */
+/** A library version's extraction report (an admin's session): what its last ingest made of its documents. */
 import type { FastifyInstance } from 'fastify'
 import { extractionOf } from '../../../src/extraction/view.js'
 import { LibraryParams, type LibraryParamsType } from '../../schemas/dashboard.js'
