@@ -47,6 +47,7 @@ const COMMANDS: Record<string, string[]> = {
   eval: ['eval', 'FILES/questions.json'],
   export: ['export', '/acme/widgets', '--mode', 'cloud', '-o', 'FILES/never-written.zip'],
   import: ['import', 'FILES/bundle.json'],
+  inspect: ['inspect', '/acme/widgets'],
   jobs: ['jobs'],
   'jobs:cancel': ['jobs', 'cancel', '4'],
   'keys:create': ['keys', 'create', '--name', 'ci'],
