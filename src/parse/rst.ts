@@ -52,7 +52,7 @@ const NON_CONTENT_DIRECTIVES = new Set([
  * Sphinx (importing the package) renders. The extraction report names them; generate the API from
  * the source instead (`generateDocs`).
  */
-const AUTODOC_DIRECTIVES = /^(?:auto(?:module|class|function|method|attribute|data|exception|property|decorator|summary|pydantic_\w+)|click|typer|argparse|autoprogram|jinja|automodapi|autoapi\w*)$/
+const SPHINX_AUTO_DIRECTIVES = /^(?:auto(?:module|class|function|method|attribute|data|exception|property|decorator|summary|pydantic_\w+)|click|typer|argparse|autoprogram|jinja|automodapi|autoapi\w*)$/
 const ADMONITIONS: Record<string, string> = {
   note: 'Note',
   warning: 'Warning',
@@ -219,7 +219,7 @@ class RstReader {
     if (name === 'rubric') return prose(inline(argument, 'markdown'), inline(argument, 'plain'))
     if (CONTAINERS.has(name)) return [...(argument ? prose(inline(argument, 'markdown'), inline(argument, 'plain')) : []), ...this.read(body)]
     if (OBJECT_DIRECTIVE.test(name) && argument !== '') return [...prose('`' + argument + '`', argument, false), ...this.read(body)]
-    if (AUTODOC_DIRECTIVES.test(name)) {
+    if (SPHINX_AUTO_DIRECTIVES.test(name)) {
       const opener = `${name}::`
       const written = this.pageLines.findIndex((line) => line.includes(opener) && /^\s*\.\.\s/.test(line) && line.includes(argument))
       this.context.notRendered?.({ line: written + 1, directive: `.. ${name}:: ${argument}`.trim() })

@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { parseAsciidoc } from '../../src/parse/asciidoc.js'
 import { parseDocument } from '../../src/parse/index.js'
-import type { IncludeOutcome, IncludeReader } from '../../src/parse/types.js'
-import { codeSnippets, infoSnippets } from './helpers.js'
+import { codeSnippets, infoSnippets, repo } from './helpers.js'
 
-function repo(files: Record<string, string>): IncludeReader & { outcomes: IncludeOutcome[] } {
-  const outcomes: IncludeOutcome[] = []
-  return { outcomes, readFile: (path) => files[path], record: (outcome) => void outcomes.push(outcome) }
-}
 
 const PAGE = [
   '= Getting Started with Widgets',

@@ -3,24 +3,11 @@ import { guessLanguage } from '../../src/parse/guess-language.js'
 import { parseMarkdown } from '../../src/parse/markdown.js'
 import { literalMarkdown, readLiteral } from '../../src/parse/mdx-props.js'
 import { parseRst } from '../../src/parse/rst.js'
-import type { IncludeOutcome, IncludeReader } from '../../src/parse/types.js'
-import { codeSnippets, dedent, infoSnippets } from './helpers.js'
+import { codeSnippets, dedent, infoSnippets, repo } from './helpers.js'
 
 const md = (text: string, mdx = false) => parseMarkdown({ path: 'docs/page.mdx', text: dedent(text) }, { mdx })
 const LONG = 'which explains enough about the behaviour that the section makes an info snippet of its own'
 
-function repo(files: Record<string, string>): IncludeReader & { outcomes: IncludeOutcome[]; logs: string[] } {
-  const outcomes: IncludeOutcome[] = []
-  return {
-    outcomes,
-    /** What went wrong, one line each, as a job logs it. */
-    get logs() {
-      return outcomes.filter((o) => o.problem !== undefined).map((o) => `${o.page}:${o.line}: include "${o.reference}" ${o.problem}${o.tried ? ` (tried ${o.tried.join(', ')})` : ''}`)
-    },
-    readFile: (path) => files[path],
-    record: (outcome) => void outcomes.push(outcome),
-  }
-}
 
 describe('heading ids and anchors', () => {
   it('{#id}, { #id .class } and MDX comment ids give the text and the anchor, with no doubled slug', () => {

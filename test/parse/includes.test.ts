@@ -2,22 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { includeCandidates, selectBetween, selectLines, selectPyObject, selectRegion } from '../../src/parse/includes.js'
 import { parseMarkdown } from '../../src/parse/markdown.js'
 import { parseRst } from '../../src/parse/rst.js'
-import type { IncludeOutcome, IncludeReader } from '../../src/parse/types.js'
-import { codeSnippets, dedent, infoSnippets } from './helpers.js'
+import { codeSnippets, dedent, infoSnippets, repo } from './helpers.js'
 
-/** A repository as a map of paths to texts, with the skipped-include log it wrote. */
-function repo(files: Record<string, string>): IncludeReader & { outcomes: IncludeOutcome[]; logs: string[] } {
-  const outcomes: IncludeOutcome[] = []
-  return {
-    outcomes,
-    /** What went wrong, one line each, as a job logs it. */
-    get logs() {
-      return outcomes.filter((o) => o.problem !== undefined).map((o) => `${o.page}:${o.line}: include "${o.reference}" ${o.problem}${o.tried ? ` (tried ${o.tried.join(', ')})` : ''}`)
-    },
-    readFile: (path) => files[path],
-    record: (outcome) => void outcomes.push(outcome),
-  }
-}
 
 const TUTORIAL = dedent(`
   import typer

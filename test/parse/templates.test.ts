@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { parseMarkdown } from '../../src/parse/markdown.js'
-import type { IncludeOutcome, IncludeReader } from '../../src/parse/types.js'
-import { codeSnippets, infoSnippets } from './helpers.js'
+import { codeSnippets, infoSnippets, repo } from './helpers.js'
 
-function repo(files: Record<string, string>): IncludeReader & { outcomes: IncludeOutcome[] } {
-  const outcomes: IncludeOutcome[] = []
-  return { outcomes, readFile: (path) => files[path], record: (outcome) => void outcomes.push(outcome) }
-}
 
 const LONG = 'which explains enough about the behaviour that the section makes an info snippet of its own'
 
