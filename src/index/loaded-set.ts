@@ -4,7 +4,8 @@
  * snippet's token count, its `txt` block and its JSON object (as text, without the per-answer
  * `rank` and `score`), the set's lexical index, and for a hash-embedded set its vectors.
  *
- * All but the token counts and titles (which the rows hold) are written to the set's engine file
+ * All but the token counts and titles (which the rows hold) are written to the set's engine file,
+ * with which snippets share a section of a page (set-sections.ts),
  * when the set is built (`writeEngineFile`), so loading a set reads one file and the rows' heads,
  * and neither tokenizes nor renders. The file is derived data: it carries a fingerprint of the
  * rows it was built from and a CRC-32 of its contents, and one that is missing, not a regular
@@ -22,6 +23,7 @@ import { quantizeInto, SetVectors } from '../search/set-vectors.js'
 import { indexedTextOf } from '../search/terms.js'
 import type { SnippetHead, SnippetSet, StoredSnippet } from '../store/snippets.js'
 import { embedText } from './embed-text.js'
+import { SetSections, sectionNumbers } from './set-sections.js'
 import { SetSnippets } from './set-snippets.js'
 
 export interface LoadedSet {
@@ -29,6 +31,8 @@ export interface LoadedSet {
   lexical: LexicalIndex
   /** The set's snippets in index order (a lexical hit's `doc` is a position here). */
   snippets: SetSnippets
+  /** Which snippets share a section of a page, by position as `snippets`. */
+  sections: SetSections
   /** A hash-embedded set's vectors, in index order; undefined for other embedders. */
   vectors: SetVectors | undefined
   /** What the set holds in memory, roughly: what the set cache is bounded by. */
@@ -131,11 +135,12 @@ export function removeEngineFile(file: string): void {
 /**
  * The file: a header of 32-bit little-endian words, then the body: the lexical index
  * (`LexicalIndex.toBytes`, padded to a multiple of 4 bytes), each snippet's end offset in the
- * `txt` text and in the JSON text, the two texts (UTF-8, one snippet after another), then for a
+ * `txt` text and in the JSON text, each snippet's section number (set-sections.ts), the two texts (UTF-8, one snippet after another), then for a
  * hash-embedded set its vectors (`dimensions` signed bytes a snippet, set-vectors.ts).
  */
 const MAGIC = 0x5445_534c // "LSET"
-const FORMAT = 2
+/** 3: section numbers added. A file of another format is rebuilt from the rows at its set's first load. */
+const FORMAT = 3
 const HEADER = { magic: 0, format: 1, stamp: 2, crc: 4, count: 5, lexicalBytes: 6, txtBytes: 7, jsonBytes: 8, dimensions: 9 } as const
 const HEADER_BYTES = 10 * 4
 
@@ -149,10 +154,11 @@ function layoutOf(header: Buffer) {
   const lexicalBytes = word(HEADER.lexicalBytes)
   const txtEndsAt = HEADER_BYTES + padded(lexicalBytes)
   const jsonEndsAt = txtEndsAt + count * 4
-  const txtAt = jsonEndsAt + count * 4
+  const sectionsAt = jsonEndsAt + count * 4
+  const txtAt = sectionsAt + count * 4
   const jsonAt = txtAt + word(HEADER.txtBytes)
   const vectorsAt = jsonAt + word(HEADER.jsonBytes)
-  return { count, dimensions, lexicalBytes, txtEndsAt, jsonEndsAt, txtAt, jsonAt, vectorsAt, end: vectorsAt + count * dimensions }
+  return { count, dimensions, lexicalBytes, txtEndsAt, jsonEndsAt, sectionsAt, txtAt, jsonAt, vectorsAt, end: vectorsAt + count * dimensions }
 }
 
 function encodeParts(stamp: readonly number[], rows: readonly Row[], kind: EngineFileKind, known?: ReadonlyMap<number, Float32Array>): Buffer[] {
@@ -217,6 +223,7 @@ function* encoding(stamp: readonly number[], rows: readonly Row[], kind: EngineF
     Buffer.alloc(padded(lexicalBytes.length) - lexicalBytes.length),
     asBytes(txtEnds),
     asBytes(jsonEnds),
+    asBytes(sectionNumbers(rows)),
     ...txt,
     ...json,
     Buffer.from(vectors.buffer, vectors.byteOffset, vectors.byteLength),
@@ -237,14 +244,15 @@ const HEAP_BYTES_PER_SET = 4096
  * Throws when the lexical index inside does not read back.
  */
 function decode(setPk: number, heads: readonly SnippetHead[], bytes: Buffer, builtFrom: LoadedSet['builtFrom']): LoadedSet {
-  const { count, dimensions, lexicalBytes, txtEndsAt, jsonEndsAt, txtAt, jsonAt, vectorsAt } = layoutOf(bytes)
+  const { count, dimensions, lexicalBytes, txtEndsAt, jsonEndsAt, sectionsAt, txtAt, jsonAt, vectorsAt } = layoutOf(bytes)
   const lexical = LexicalIndex.fromBytes(bytes.subarray(HEADER_BYTES, HEADER_BYTES + lexicalBytes))
   if (lexical.size !== count || count !== heads.length) throw new Error(`the lexical index has ${lexical.size} snippets, the set ${heads.length}`)
-  const ends = (at: number) => (bytes.byteOffset % 4 === 0 ? new Uint32Array(bytes.buffer, bytes.byteOffset + at, count) : Uint32Array.from({ length: count }, (_, i) => bytes.readUInt32LE(at + i * 4)))
-  const snippets = new SetSnippets(heads, { bytes, txtEnds: ends(txtEndsAt), txtAt, jsonEnds: ends(jsonEndsAt), jsonAt })
+  const words = (at: number) => (bytes.byteOffset % 4 === 0 ? new Uint32Array(bytes.buffer, bytes.byteOffset + at, count) : Uint32Array.from({ length: count }, (_, i) => bytes.readUInt32LE(at + i * 4)))
+  const snippets = new SetSnippets(heads, { bytes, txtEnds: words(txtEndsAt), txtAt, jsonEnds: words(jsonEndsAt), jsonAt })
+  const sections = new SetSections(words(sectionsAt), (doc) => snippets.kind(doc) === 'code')
   const vectors = dimensions > 0 ? new SetVectors(new Int8Array(bytes.buffer, bytes.byteOffset + vectorsAt, count * dimensions), dimensions) : undefined
-  const held = bytes.length + lexical.bytes + snippets.ownBytes + (vectors?.ownBytes ?? 0) + HEAP_BYTES_PER_SET
-  return { setPk, lexical, snippets, vectors, bytes: held, builtFrom }
+  const held = bytes.length + lexical.bytes + snippets.ownBytes + sections.ownBytes + (vectors?.ownBytes ?? 0) + HEAP_BYTES_PER_SET
+  return { setPk, lexical, snippets, sections, vectors, bytes: held, builtFrom }
 }
 
 /** Writes `bytes`, whole or in parts one after another, to `file` through a temporary file and a rename. */

@@ -100,6 +100,10 @@ export class SetSnippets {
     return undefined
   }
 
+  kind(doc: number): RenderedSnippet['kind'] {
+    return KINDS[this.records[doc * RECORD_WORDS + RECORD.kind]]
+  }
+
   title(doc: number): string {
     return this.titles.toString('utf8', doc === 0 ? 0 : this.titleEnds[doc - 1], this.titleEnds[doc])
   }

@@ -1,11 +1,12 @@
 /**
  * Retrieval for one question against one library version: the set's lexical index (BM25F with
  * question coverage, lexical-index.ts) and its vectors, fused, then packed into the token
- * budget without near-duplicates. It reads only that set's data, so its cost does not grow with
- * the store. How the signals are fused was measured on the development set (bench/RESULTS.md):
- * the built-in hash embedder's cosine re-ranks the lexical candidates (fusion.ts); a real
- * embedder's nearest neighbours (the vector index) are fused by reciprocal rank, which needs no
- * calibration between unrelated scales.
+ * budget without near-duplicates. A ranked explanation brings its section's code along
+ * (section-code.ts). It reads only that set's data, so its cost does not grow with the store.
+ * How the signals are fused was measured on the development set (bench/RESULTS.md): the
+ * built-in hash embedder's cosine re-ranks the lexical candidates (fusion.ts); a real embedder's
+ * nearest neighbours (the vector index) are fused by reciprocal rank, which needs no calibration
+ * between unrelated scales.
  */
 import os from 'node:os'
 import { canSeeLibrary, type Caller } from '../access.js'
@@ -26,6 +27,7 @@ import { checkTokenBudget, packSnippets } from './budget.js'
 import { fuseRankings, HASH_VECTOR_WEIGHT, rescoreByHashSimilarity, type RankedDoc, type RankedPk } from './fusion.js'
 import type { RenderedSnippet } from './render.js'
 import { libraryNotFound, resolveLibraryVersion } from './resolve.js'
+import { withSectionCode } from './section-code.js'
 import { VectorIndexCache, loadVectorIndex, type VectorHit } from './vector-index.js'
 
 /** Candidates taken from each ranking before fusion. */
@@ -166,8 +168,13 @@ export class Retriever {
     return resolution
   }
 
-  /** The set's best candidates for a question, best first, by their position in the loaded set. */
+  /** The set's best candidates for a question, best first, by their position in the loaded set; code beside its explanation. */
   private async rankSet(set: SnippetSet, loaded: LoadedSet, question: string): Promise<RankedDoc[]> {
+    return withSectionCode(await this.rankBySignals(set, loaded, question), loaded)
+  }
+
+  /** The candidates as the lexical index, the vectors or both rank them. */
+  private async rankBySignals(set: SnippetSet, loaded: LoadedSet, question: string): Promise<RankedDoc[]> {
     const lexical = this.signals === 'vector' ? [] : loaded.lexical.search(questionTerms(question), CANDIDATES)
     if (this.signals === 'lexical') return lexical
     const { vectors } = loaded

@@ -1,7 +1,8 @@
 /**
  * The engine (sets loaded once from their engine file: lexical index, rendered blocks; token
  * counts from the rows; cached by bytes) against the ranking it implements, computed the plain way from SQLite rows
- * on every question: a fresh BM25F index, each candidate embedded again, the hash fusion, the packer and the
+ * on every question: a fresh BM25F index, each candidate embedded again, the hash fusion, each section's code
+ * brought beside its explanation, the packer and the
  * renderers applied to the rows. On a realistic library (fastify's docs, ingested through the
  * real git path) both give the same snippets in the same order, in both formats.
  */
@@ -19,6 +20,7 @@ import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { packSnippets } from '../../src/search/budget.js'
 import { CANDIDATES, Retriever } from '../../src/search/context.js'
 import { HASH_RESCORED, HASH_VECTOR_WEIGHT } from '../../src/search/fusion.js'
+import { CODE_PER_SECTION, EXPLAINED_INFOS, SECTION_CODE_WEIGHT } from '../../src/search/section-code.js'
 import { quantizeInto, SetVectors } from '../../src/search/set-vectors.js'
 import { embedText } from '../../src/index/embed-text.js'
 import { LexicalIndex } from '../../src/search/lexical-index.js'
@@ -72,7 +74,16 @@ async function reference(question: string, tokens: number): Promise<{ txt: strin
   for (const hit of [...scored].sort((a, b) => b.cosine - a.cosine || a.pk - b.pk).slice(0, HASH_RESCORED)) hit.score += HASH_VECTOR_WEIGHT * hit.cosine
   const scores = new Map(scored.map((hit) => [hit.pk, hit.score]))
   const docOf = new Map(rows.map((row, doc) => [row.pk, doc]))
-  const ranked = [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, CANDIDATES)
+  const byScore = () => [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0])
+  // The best info snippets bring their section's code (the rows with their source link) along.
+  const candidates = byScore().slice(0, CANDIDATES)
+  const rankOf = new Map(candidates.map(([pk], i) => [pk, i]))
+  for (const [pk, score] of candidates.filter(([pk]) => rows[docOf.get(pk)!].kind === 'info').slice(0, EXPLAINED_INFOS)) {
+    const code = rows.filter((row) => row.kind === 'code' && row.source === rows[docOf.get(pk)!].source)
+    const first = code.sort((a, b) => (rankOf.get(a.pk) ?? Infinity) - (rankOf.get(b.pk) ?? Infinity) || a.pk - b.pk).slice(0, CODE_PER_SECTION)
+    for (const row of first) scores.set(row.pk, Math.max(scores.get(row.pk) ?? 0, SECTION_CODE_WEIGHT * score))
+  }
+  const ranked = byScore()
   const packed = packSnippets(
     ranked.map(([pk]) => rows[docOf.get(pk)!]),
     tokens,
@@ -126,7 +137,10 @@ describe('the engine', () => {
     const sizesMoved = Buffer.from(good)
     sizesMoved.writeUInt32LE(sizesMoved.readUInt32LE(28) + 7, 28)
     sizesMoved.writeUInt32LE(sizesMoved.readUInt32LE(32) - 7, 32)
-    for (const damage of [good.subarray(0, good.length >> 1), Buffer.from('not an index'), Buffer.alloc(0), Buffer.concat([Buffer.from([1, 2, 3, 4, 5, 6, 7, 8]), good.subarray(8)]), bodyDamaged, sizesMoved]) {
+    // A file of the format before section numbers (2), as an upgrade finds it.
+    const earlierFormat = Buffer.from(good)
+    earlierFormat.writeUInt32LE(2, 4)
+    for (const damage of [good.subarray(0, good.length >> 1), Buffer.from('not an index'), Buffer.alloc(0), Buffer.concat([Buffer.from([1, 2, 3, 4, 5, 6, 7, 8]), good.subarray(8)]), bodyDamaged, sizesMoved, earlierFormat]) {
       fs.writeFileSync(file, damage)
       expect(await ask()).toEqual(expected)
       expect(fs.readFileSync(file).equals(good), 'the file is rewritten from the rows').toBe(true)

@@ -99,6 +99,21 @@ describe('ingest and retrieval', () => {
     expect(snippets[0].title).toBe('POST /pets: Create a pet')
   })
 
+  it('answers an explanation with its section\'s code right behind it, though the code shares no word with the question', async () => {
+    const info = (breadcrumb: string, content: string): ParsedSnippet => ({ kind: 'info', breadcrumb, pageTitle: 'Guide', anchor: breadcrumb.toLowerCase(), content })
+    const docs: ParsedSnippet[] = [
+      info('Passwords', 'Ask for a secret without echoing what the user types, and confirm it by asking twice.'),
+      { ...code('Passwords', '', 'name = Option(prompt=True, hide_input=True, confirmation_prompt=True)', 'py'), anchor: 'passwords' },
+      code('Echo', 'Echo text back to the terminal.', 'echo(message)', 'py'),
+      { ...code('Colors', '', 'style(text, fg="red")', 'py'), anchor: 'colors' },
+      info('Colors', 'Colors make output easier to read.'),
+    ]
+    await addLibrary('/acme/cli', docs)
+    const { snippets } = await runtime.retriever.getContext({ libraryId: '/acme/cli', query: 'ask for a secret without echoing what the user types', tokens: 5000, caller: ANONYMOUS })
+    expect(snippets.slice(0, 2).map((s) => [s.kind, s.title])).toEqual([['info', 'Passwords'], ['code', 'Passwords']])
+    expect(snippets.map((s) => s.title)).not.toContain('Colors')
+  })
+
   it('builds a set whose engine file cannot be written, and answers from the rows', async () => {
     // A file where the engine/ directory should be: no engine file can be written there.
     fs.writeFileSync(runtime.store.paths.engine, 'not a directory')
