@@ -20,7 +20,7 @@ import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { packSnippets } from '../../src/search/budget.js'
 import { CANDIDATES, Retriever } from '../../src/search/context.js'
 import { HASH_RESCORED, HASH_VECTOR_WEIGHT } from '../../src/search/fusion.js'
-import { CODE_PER_SECTION, EXPLAINED_INFOS, SECTION_CODE_WEIGHT } from '../../src/search/section-code.js'
+import { CODE_PER_SECTION, EXPLAINING, SECTION_CODE_WEIGHT } from '../../src/search/section-code.js'
 import { quantizeInto, SetVectors } from '../../src/search/set-vectors.js'
 import { embedText } from '../../src/index/embed-text.js'
 import { LexicalIndex } from '../../src/search/lexical-index.js'
@@ -75,13 +75,14 @@ async function reference(question: string, tokens: number): Promise<{ txt: strin
   const scores = new Map(scored.map((hit) => [hit.pk, hit.score]))
   const docOf = new Map(rows.map((row, doc) => [row.pk, doc]))
   const byScore = () => [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0])
-  // The best info snippets bring their section's code (the rows with their source link) along.
+  // The best snippets bring their section's code (the rows with their source link) along.
   const candidates = byScore().slice(0, CANDIDATES)
   const rankOf = new Map(candidates.map(([pk], i) => [pk, i]))
-  for (const [pk, score] of candidates.filter(([pk]) => rows[docOf.get(pk)!].kind === 'info').slice(0, EXPLAINED_INFOS)) {
-    const code = rows.filter((row) => row.kind === 'code' && row.source === rows[docOf.get(pk)!].source)
+  for (const [pk, score] of candidates.slice(0, EXPLAINING)) {
+    const ranked = rows[docOf.get(pk)!]
+    const code = rows.filter((row) => row.kind === 'code' && row.source === ranked.source)
     const first = code.sort((a, b) => (rankOf.get(a.pk) ?? Infinity) - (rankOf.get(b.pk) ?? Infinity) || a.pk - b.pk).slice(0, CODE_PER_SECTION)
-    for (const row of first) scores.set(row.pk, Math.max(scores.get(row.pk) ?? 0, SECTION_CODE_WEIGHT * score))
+    for (const row of first) scores.set(row.pk, Math.max(scores.get(row.pk) ?? 0, SECTION_CODE_WEIGHT[ranked.kind] * score))
   }
   const ranked = byScore()
   const packed = packSnippets(

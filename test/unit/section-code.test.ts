@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { SetSections, sectionNumbers } from '../../src/index/set-sections.js'
 import type { RankedDoc } from '../../src/search/fusion.js'
-import { CODE_PER_SECTION, EXPLAINED_INFOS, SECTION_CODE_WEIGHT, withSectionCode } from '../../src/search/section-code.js'
+import { CODE_PER_SECTION, EXPLAINING, SECTION_CODE_WEIGHT, withSectionCode } from '../../src/search/section-code.js'
 
 /** A set of snippets given as [kind, source] in document order. */
 function setOf(snippets: Array<['code' | 'info', string]>) {
@@ -40,20 +40,24 @@ describe('code next to its explanation', () => {
     const ranked = withSectionCode([{ doc: 0, score: 1 }, { doc: 3, score: 0.5 }, { doc: 4, score: 0.4 }], set)
     expect(ranked).toEqual([
       { doc: 0, score: 1 },
-      { doc: 1, score: SECTION_CODE_WEIGHT },
-      { doc: 2, score: SECTION_CODE_WEIGHT },
+      { doc: 1, score: SECTION_CODE_WEIGHT.info },
+      { doc: 2, score: SECTION_CODE_WEIGHT.info },
       { doc: 3, score: 0.5 },
       { doc: 4, score: 0.4 },
     ])
   })
 
-  it('keeps a code snippet\'s own score when it is higher, and never lowers one', () => {
-    const set = setOf([['info', 'a'], ['code', 'a'], ['code', 'a']])
-    expect(withSectionCode([{ doc: 1, score: 2 }, { doc: 0, score: 1 }, { doc: 2, score: 0.1 }], set)).toEqual([
+  it('brings a ranked code snippet\'s siblings at the smaller weight, keeps a higher own score and never lowers one', () => {
+    const set = setOf([['info', 'a'], ['code', 'a'], ['code', 'a'], ['code', 'a']])
+    // Doc 1 (code) ranks first: its sibling doc 3 comes at the code weight of its score, more than
+    // the explanation (doc 0) would give it; doc 2 keeps its own score, higher than either.
+    expect(withSectionCode([{ doc: 1, score: 2 }, { doc: 2, score: 1.9 }, { doc: 0, score: 1 }], set)).toEqual([
       { doc: 1, score: 2 },
+      { doc: 2, score: 1.9 },
+      { doc: 3, score: SECTION_CODE_WEIGHT.code * 2 },
       { doc: 0, score: 1 },
-      { doc: 2, score: SECTION_CODE_WEIGHT },
     ])
+    expect(SECTION_CODE_WEIGHT.code).toBeLessThan(SECTION_CODE_WEIGHT.info)
   })
 
   it(`brings at most ${CODE_PER_SECTION} code snippets of a section: those already ranked first, then in page order`, () => {
@@ -61,21 +65,21 @@ describe('code next to its explanation', () => {
     // Doc 5 is ranked (low), so it is among the three; then docs 1 and 2, the first on the page.
     const ranked = withSectionCode([{ doc: 0, score: 1 }, { doc: 5, score: 0.01 }], set)
     expect(docs(ranked)).toEqual([0, 1, 2, 5])
-    expect(ranked.slice(1).every((hit) => hit.score === SECTION_CODE_WEIGHT)).toBe(true)
+    expect(ranked.slice(1).every((hit) => hit.score === SECTION_CODE_WEIGHT.info)).toBe(true)
   })
 
-  it(`follows the first ${EXPLAINED_INFOS} info snippets only, and changes nothing without explanations that have code`, () => {
+  it(`follows the first ${EXPLAINING} ranked snippets only, and changes nothing where their sections have no other code`, () => {
     const snippets: Array<['code' | 'info', string]> = []
-    for (let s = 0; s <= EXPLAINED_INFOS; s++) snippets.push(['info', `s${s}`], ['code', `s${s}`])
+    for (let s = 0; s <= EXPLAINING; s++) snippets.push(['info', `s${s}`], ['code', `s${s}`])
     const set = setOf(snippets)
-    const infos = Array.from({ length: EXPLAINED_INFOS + 1 }, (_, s) => ({ doc: 2 * s, score: 10 - s / 100 }))
+    const infos = Array.from({ length: EXPLAINING + 1 }, (_, s) => ({ doc: 2 * s, score: 10 - s / 100 }))
     const brought = docs(withSectionCode(infos, set)).filter((doc) => doc % 2 === 1)
-    expect(brought).toHaveLength(EXPLAINED_INFOS)
-    expect(brought).not.toContain(2 * EXPLAINED_INFOS + 1)
+    expect(brought).toHaveLength(EXPLAINING)
+    expect(brought).not.toContain(2 * EXPLAINING + 1)
 
-    const codeOnly = setOf([['code', 'a'], ['code', 'a'], ['info', 'b']])
-    const ranked = [{ doc: 1, score: 3 }, { doc: 2, score: 2 }]
-    expect(withSectionCode(ranked, codeOnly)).toEqual(ranked)
-    expect(withSectionCode([], codeOnly)).toEqual([])
+    const alone = setOf([['code', 'a'], ['code', 'b'], ['info', 'c']])
+    const ranked = [{ doc: 1, score: 3 }, { doc: 2, score: 2 }, { doc: 0, score: 1 }]
+    expect(withSectionCode(ranked, alone)).toEqual(ranked)
+    expect(withSectionCode([], alone)).toEqual([])
   })
 })
