@@ -4,13 +4,12 @@
  * without a language, and whether a page with text gave nothing at all. The checks read the
  * source independently of the parser, so a parser mistake shows up instead of agreeing with itself.
  */
-import GithubSlugger from 'github-slugger'
+import { anchorStyleOf, sluggerFor } from '../parse/anchors.js'
 import { isMarkdownFile } from '../parse/includes.js'
 import { normalizeDialects } from '../parse/markdown-dialects.js'
 import { renderedText } from '../parse/markdown-it.js'
 import { renderTemplates } from '../parse/markdown-templates.js'
-import { inSphinxSite } from '../parse/sphinx-site.js'
-import type { DocumentReport, IncludeOutcome, ParseContext, ParsedSnippet, SourceDocument } from '../parse/types.js'
+import type { AnchorStyle, DocumentReport, IncludeOutcome, ParseContext, ParsedSnippet, SourceDocument } from '../parse/types.js'
 
 /**
  * A paragraph this long says something a snippet should carry: clear of the parser's smallest
@@ -86,9 +85,10 @@ export function inspectDocument(
     }
     if (snippet.kind === 'code') codeWithoutLanguage += snippet.codeList.filter((alternative) => alternative.language === 'text').length
   }
-  // The anchors of Markdown pages are GitHub slugs; a Sphinx site's and reStructuredText's are docutils ids, not checked here.
-  const githubAnchors = isMarkdownFile(doc.path) && !inSphinxSite(doc.path, context)
-  const defined = githubAnchors ? definedAnchors([doc.text, ...includedMarkdown(includes, context)], context.templates !== undefined && !doc.path.endsWith('.mdx')) : undefined
+  // Markdown pages, by their site's slug rules; a Sphinx site's pages and reStructuredText (docutils ids) are not checked here.
+  const style = anchorStyleOf(doc.path, context)
+  const checked = isMarkdownFile(doc.path) && style !== 'docutils'
+  const defined = checked ? definedAnchors([doc.text, ...includedMarkdown(includes, context)], style, context.templates !== undefined && !doc.path.endsWith('.mdx')) : undefined
   const undefinedAnchors = new Map<string, string>()
   if (defined) {
     for (const snippet of snippets) {
@@ -158,12 +158,12 @@ const EXPLICIT_ID = /\{\s*:?\s*#([\w-]+)[^}]*\}\s*$|\{\/\*\s*([\w-]+)\s*\*\/\}\s
 const HTML_ID = /<[A-Za-z][^>]*?\s(?:id|name)=["']([^"']+)["']/g
 
 /**
- * The anchors a Markdown page defines, read from its source as GitHub, Docusaurus and their
- * kind name them: each heading's explicit id, else the slug of its text with the markup taken
- * out; and the ids of HTML elements. `templates`: the site renders Hugo or Jekyll tags first.
+ * The anchors a Markdown page defines, read from its source as its generator names them
+ * (`style`): each heading's explicit id, else the slug of its text with the markup taken out; and
+ * the ids of HTML elements. `templates`: the site renders Hugo or Jekyll tags first.
  */
-export function definedAnchors(texts: readonly string[], templates = false): Set<string> {
-  const slugger = new GithubSlugger()
+export function definedAnchors(texts: readonly string[], style: AnchorStyle = 'github', templates = false): Set<string> {
+  const slug = sluggerFor(style)
   const anchors = new Set<string>()
   for (const text of texts) {
     // Template tags, tabs and admonitions as the generators render them: a tab's indented content is the page's.
@@ -189,7 +189,7 @@ export function definedAnchors(texts: readonly string[], templates = false): Set
       if (heading === undefined) continue
       const explicit = EXPLICIT_ID.exec(heading)
       if (explicit) anchors.add(explicit[1] ?? explicit[2])
-      else anchors.add(slugger.slug(renderedText(heading).replace(/\s+/g, ' ').trim()))
+      else anchors.add(slug(renderedText(heading).replace(/\s+/g, ' ').trim()))
     }
   }
   return anchors

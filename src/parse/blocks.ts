@@ -3,9 +3,9 @@
  * blocks (headings, prose, code), and `assembleSnippets` turns that stream into snippets. Keeping
  * the snippet rules here means markdown, rst and notebooks title, describe and group code alike.
  */
-import GithubSlugger from 'github-slugger'
 import { splitByTokens } from '../tokens.js'
-import type { CodeAlternative, ParsedCodeSnippet, ParsedSnippet } from './types.js'
+import { sluggerFor, type Slugger } from './anchors.js'
+import type { AnchorStyle, CodeAlternative, ParsedCodeSnippet, ParsedSnippet } from './types.js'
 
 export interface HeadingBlock {
   kind: 'heading'
@@ -55,11 +55,8 @@ export interface AssembleOptions {
   path: string
   /** A title the document declares outside its headings (front matter). */
   declaredTitle?: string
-  /**
-   * How the page's site names heading anchors: `github` (github-slugger, as GitHub, Docusaurus
-   * and MkDocs do) or `docutils` (Sphinx section ids, for reStructuredText and MyST pages).
-   */
-  anchors?: 'github' | 'docutils'
+  /** How the page's site names heading anchors (anchors.ts); GitHub's by default. */
+  anchors?: AnchorStyle
 }
 
 /** Info snippets are split at this size so each stays a focused retrieval unit. */
@@ -191,37 +188,7 @@ function looksLikeFileName(title: string): boolean {
 
 export function assembleSnippets(blocks: Block[], options: AssembleOptions): ParsedSnippet[] {
   const pageTitle = options.declaredTitle ?? firstTopHeading(blocks) ?? fileTitle(options.path)
-  return new SnippetAssembler(pageTitle, options.anchors === 'docutils' ? docutilsIds() : githubSlugs()).run(blocks)
-}
-
-type Slugger = (text: string) => string
-
-function githubSlugs(): Slugger {
-  const slugger = new GithubSlugger()
-  return (text) => slugger.slug(text)
-}
-
-/**
- * docutils' section ids (`make_id`): ASCII letters and digits joined by hyphens, starting with a
- * letter; a repeated id becomes `id<n>`, as docutils numbers the ids it has to invent.
- */
-function docutilsIds(): Slugger {
-  const seen = new Set<string>()
-  let invented = 0
-  return (text) => {
-    const id = text
-      .normalize('NFKD')
-      .replace(/[\u0300-\u036f]/g, '')
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^[^a-z]+/, '')
-      .replace(/-+$/, '')
-    if (id !== '' && !seen.has(id)) {
-      seen.add(id)
-      return id
-    }
-    return `id${++invented}`
-  }
+  return new SnippetAssembler(pageTitle, sluggerFor(options.anchors ?? 'github')).run(blocks)
 }
 
 function firstTopHeading(blocks: Block[]): string | undefined {

@@ -28,7 +28,7 @@ import { expandIncludes, includesOf } from './markdown-includes.js'
 import { renderTemplates } from './markdown-templates.js'
 import { exportedMetadata, propsMarkdown, readLiteral } from './mdx-props.js'
 import { rstBlocks } from './rst.js'
-import { inSphinxSite } from './sphinx-site.js'
+import { anchorStyleOf } from './anchors.js'
 import type { ParseContext, ParsedSnippet, SourceDocument } from './types.js'
 import { append } from '../text/arrays.js'
 import { clampDepth } from './tree-depth.js'
@@ -61,7 +61,7 @@ const MYST_ADMONITIONS = new Set([
 export function parseMarkdown(doc: SourceDocument, opts: MarkdownOptions, context: ParseContext = {}): ParsedSnippet[] {
   const { blocks, declaredTitle } = markdownBlocks(doc.text, opts, { ...context, path: doc.path })
   // MyST pages of a Sphinx site are rendered by docutils, which names their sections.
-  return assembleSnippets(blocks, { path: doc.path, declaredTitle, anchors: inSphinxSite(doc.path, context) ? 'docutils' : 'github' })
+  return assembleSnippets(blocks, { path: doc.path, declaredTitle, anchors: anchorStyleOf(doc.path, context) })
 }
 
 /**

@@ -110,7 +110,12 @@ export interface SiteConventions {
    * shortcodes or Jekyll's Liquid. Elsewhere `{{ }}` and `{% %}` are text (Vue's, Jinja's docs).
    */
   templates?: 'hugo' | 'jekyll'
+  /** How the sites under these folders name heading anchors, where not as GitHub does (parse/anchors.ts). */
+  anchorStyles?: Array<{ root: string; style: AnchorStyle }>
 }
+
+/** The slug rules of a generator's heading anchors (parse/anchors.ts). */
+export type AnchorStyle = 'github' | 'docutils' | 'vitepress' | 'python-markdown'
 
 /** What one document gave, checked against its own text (extraction/document-report.ts). */
 export interface DocumentReport {

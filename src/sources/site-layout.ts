@@ -152,10 +152,13 @@ export function siteLayout(root: string): SiteLayout {
     sphinx = { root: sphinxConf.dir, suffixes: suffixes.length > 0 ? suffixes : ['.rst'] }
     roots.push(sphinxConf.dir)
   }
+  // A site that configures its own slugify names anchors by rules we cannot know: GitHub's are the closest guess.
+  const anchorStyles: NonNullable<SiteLayout['anchorStyles']> = []
   for (const site of findConfigs(root, (name) => name === '.vitepress', true)) {
     const config = findConfigs(path.join(root, site.dir, '.vitepress'), (name) => /^config\.(m?[jt]s)$/.test(name))[0]
     const srcDir = config ? /\bsrcDir\s*:\s*['"]([^'"]+)['"]/.exec(config.text)?.[1] : undefined
     roots.push(join(site.dir, srcDir ?? ''))
+    if (!/\bslugify\b/.test(config?.text ?? '')) anchorStyles.push({ root: join(site.dir, srcDir ?? ''), style: 'vitepress' })
   }
   for (const mkdocs of findConfigs(root, (name) => name === 'mkdocs.yml' || name === 'mkdocs.yaml')) {
     const docsDir = /^docs_dir:\s*['"]?([^'"\s]+)/m.exec(mkdocs.text)?.[1] ?? 'docs'
@@ -163,6 +166,7 @@ export function siteLayout(root: string): SiteLayout {
     const basePaths = /base_path:\s*(\[[^\]]*\]|['"]?[^\s'"]+['"]?)/.exec(mkdocs.text)?.[1]
     const bases = basePaths ? [...basePaths.matchAll(/['"]?([^\s,'"[\]]+)['"]?/g)].map((m) => m[1]) : []
     roots.push(mkdocs.dir, ...bases.map((base) => join(mkdocs.dir, base)), join(mkdocs.dir, docsDir))
+    if (!/^\s+slugify:/m.test(mkdocs.text)) anchorStyles.push({ root: join(mkdocs.dir, docsDir), style: 'python-markdown' })
   }
   // Jekyll (`_includes/` is at the site's root), Hugo (its content folder), mdBook (`src/`), Antora (a component).
   let templates: SiteLayout['templates']
@@ -187,10 +191,13 @@ export function siteLayout(root: string): SiteLayout {
     aliases.push({ pattern: '@site/*', targets: [join(docusaurus.dir, '*')] })
   }
   for (const tsconfig of findConfigs(root, (name) => name === 'tsconfig.json' || name === 'jsconfig.json')) aliases.push(...pathAliases(tsconfig))
+  // A configured folder that is absolute or climbs out names no folder of the repository.
+  const inRepository = (folder: string) => !path.posix.isAbsolute(folder) && folder !== '..' && !folder.startsWith('../')
+  const styled = anchorStyles.filter((site) => inRepository(site.root))
   return {
     root,
-    // A configured folder that is absolute or climbs out names no folder of the repository.
-    siteRoots: [...new Set(roots)].filter((folder) => !path.posix.isAbsolute(folder) && folder !== '..' && !folder.startsWith('../')),
+    siteRoots: [...new Set(roots)].filter(inRepository),
+    ...(styled.length > 0 ? { anchorStyles: styled } : {}),
     ...(templates ? { templates } : {}),
     ...(aliases.length > 0 ? { aliases } : {}),
     ...(literalLanguage ? { literalLanguage } : {}),

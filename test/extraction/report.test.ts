@@ -80,6 +80,32 @@ describe('anchors as the generators render headings', () => {
     }
   })
 
+  it('slugs headings by the site generator\'s rules: GitHub, VitePress, Python-Markdown (MkDocs)', () => {
+    const text = ['# Release 4.0.11', '## Foo & Bar', '## Café  au -- lait', '## Same', '## Same', '## 日本語', '## Kept {#kept-id}'].join('\n')
+    const anchors = (style: Parameters<typeof definedAnchors>[1]) => [...definedAnchors([text], style)]
+    expect(anchors('github')).toEqual(['release-4011', 'foo--bar', 'café-au----lait', 'same', 'same-1', '日本語', 'kept-id'])
+    expect(anchors('vitepress')).toEqual(['release-4-0-11', 'foo-bar', 'cafe-au-lait', 'same', 'same-1', '日本語', 'kept-id'])
+    // ASCII only, so a heading of CJK text has an empty slug, which Python-Markdown numbers.
+    expect(anchors('python-markdown')).toEqual(['release-4011', 'foo-bar', 'cafe-au-lait', 'same', 'same_1', '_1', 'kept-id'])
+  })
+
+  it('gives snippets the anchors their site defines, so that a VitePress or MkDocs page has no undefined anchor', () => {
+    const text = `# Guide\n\n## Version 4.0.11\n\n${LONG}.\n\n\`\`\`js\nrun()\n\`\`\`\n\n## Foo & Bar\n\n${LONG}.\n\n## Foo & Bar\n\n${LONG}.\n`
+    const sites = { anchorStyles: [{ root: 'vp', style: 'vitepress' as const }, { root: 'mk/docs', style: 'python-markdown' as const }] }
+    const anchorsOf = (path: string) => parseMarkdown({ path, text }, { mdx: false }, sites).map((s) => s.anchor)
+    expect(anchorsOf('vp/guide.md')).toEqual(['version-4-0-11', 'foo-bar', 'foo-bar-1'])
+    expect(anchorsOf('mk/docs/guide.md')).toEqual(['version-4011', 'foo-bar', 'foo-bar_1'])
+    // A page outside both sites, or in a folder that only starts like one, is GitHub's.
+    expect(anchorsOf('vpx/guide.md')).toEqual(['version-4011', 'foo--bar', 'foo--bar-1'])
+    for (const path of ['vp/guide.md', 'mk/docs/guide.md', 'vpx/guide.md']) {
+      const page = { path, text }
+      expect(inspectDocument(page, parseMarkdown(page, { mdx: false }, sites), [], sites).undefinedAnchors, path).toEqual([])
+    }
+    // Checked by GitHub's rules instead, the MkDocs page's links would miss.
+    const mkdocs = { path: 'mk/docs/guide.md', text }
+    expect(inspectDocument(mkdocs, parseMarkdown(mkdocs, { mdx: false }, sites), [], {}).undefinedAnchors.map((a) => a.anchor)).toEqual(['foo-bar', 'foo-bar_1'])
+  })
+
   it('does not count code in a title as markup', () => {
     const text = '# Components\n\n## Common components (e.g. `<div>`)\n\nProse.\n'
     expect(inspectDocument({ path: 'a.md', text }, [info('Components > Common components (e.g. <div>)', 'common-components-eg-div')], [], {}).titlesWithMarkup).toEqual([])

@@ -30,6 +30,20 @@ describe('the docs site layout of a repository', () => {
     expect(siteLayout(root).literalLanguage).toBeUndefined()
   })
 
+  it('names the anchor rules of VitePress and MkDocs sites, not of a site that brings its own slugify', async () => {
+    const root = await tree({
+      '.vitepress/config.ts': "export default { srcDir: 'src' }",
+      'mkdocs.yml': 'site_name: x\ndocs_dir: documentation\n',
+      'other/mkdocs.yml': 'site_name: y\nmarkdown_extensions:\n  - toc:\n      slugify: !!python/object/apply:pymdownx.slugs.slugify\n',
+      'third/.vitepress/config.mts': 'export default { markdown: { anchor: { slugify } } }',
+    })
+    expect(siteLayout(root).anchorStyles).toEqual([
+      { root: 'src', style: 'vitepress' },
+      { root: 'documentation', style: 'python-markdown' },
+    ])
+    expect(siteLayout(await tree({ 'docs/index.md': '# x' })).anchorStyles).toBeUndefined()
+  })
+
   it('finds the roots of Jekyll, Hugo, mdBook and Antora sites', async () => {
     const root = await tree({
       'site/_config.yml': 'title: x\n',
