@@ -7,7 +7,8 @@
  * - Jekyll `{% highlight ruby %}` ... `{% endhighlight %}` becomes a fence; `{% raw %}` markers go.
  * - Hugo `{{< tabs >}}` / `{{% tab name="npm" %}}` (and Docsy's `tabpane`, `tab header= lang=`)
  *   become the tab syntax markdown-dialects.ts groups into one snippet of alternatives.
- * - Hugo `{{< code-toggle >}}` configuration is one code snippet (TOML, YAML or JSON, as written).
+ * - Hugo `{{< code-toggle >}}` configuration is one code snippet, in TOML, YAML and JSON as the site
+ *   shows it (code-toggle.ts).
  * - Hugo `{{< note >}}`, `warning`, `caution`, `tip`, `alert` become block quotes with their label.
  * - Every other tag is taken out of the text and the headings, its inner text kept. A block
  *   shortcode or a Liquid loop (a table built from `_data/*.yml`) renders only when the site
@@ -18,6 +19,7 @@
  * `codenew`, `code_sample`) are left for markdown-includes.ts, which reads them from the
  * repository. Lines are rewritten one for one where possible, so include lines keep their numbers.
  */
+import { CODE_TOGGLE_META } from './code-toggle.js'
 import type { NotRendered } from './types.js'
 
 /** Hugo shortcodes and Liquid tags that read a file: markdown-includes.ts expands them. */
@@ -112,9 +114,10 @@ function shortcodeLine(match: RegExpExecArray, open: Array<{ name: string; prefi
     return lang ? [head, `${prefix()}\`\`\`${lang}`] : [head]
   }
   if (name === 'code-toggle') {
-    open.push({ name, prefix: '', code: 'toml' })
+    // Its format is known once its content is read (code-toggle.ts), after includes are expanded.
+    open.push({ name, prefix: '', code: 'text' })
     const file = param(params, 'file')
-    return [`${prefix()}\`\`\`toml${file ? ` title="${file}"` : ''}`]
+    return [`${prefix()}\`\`\`text ${CODE_TOGGLE_META}${file ? ` title="${file.replace(/"/g, "'")}"` : ''}`]
   }
   if (ADMONITIONS.has(name)) {
     const title = param(params, 'title')

@@ -23,6 +23,7 @@ import type {
 } from 'mdast'
 import { markdownItTree } from './markdown-it.js'
 import { assembleSnippets, normalizeLanguage, type Block, type CodeBlock, type ProseBlock } from './blocks.js'
+import { CODE_TOGGLE_META, configVariants } from './code-toggle.js'
 import { GROUP_META, normalizeDialects, titleMeta } from './markdown-dialects.js'
 import { expandIncludes, includesOf } from './markdown-includes.js'
 import { renderTemplates } from './markdown-templates.js'
@@ -302,8 +303,10 @@ function headingBlocks(node: Heading): Block[] {
 function codeBlocks(node: Code): Block[] {
   const myst = /^\{([\w-]+)\}$/.exec(node.lang ?? '')
   if (myst) return mystBlocks(myst[1], node)
-  const code: CodeBlock = { kind: 'code', language: normalizeLanguage(node.lang), code: node.value }
   const title = metaTitle(node.meta)
+  const variants = node.meta?.includes(CODE_TOGGLE_META) ? configVariants(node.value) : undefined
+  if (variants) return [{ kind: 'codeGroup', codes: variants, ...(title === undefined ? {} : { title }) }]
+  const code: CodeBlock = { kind: 'code', language: normalizeLanguage(node.lang), code: node.value }
   const group = new RegExp(`\\b${GROUP_META}="([^"]*)"`).exec(node.meta ?? '')?.[1]
   const includes = includesOf(node.meta)
   return [{ ...code, ...(title === undefined ? {} : { title }), ...(group === undefined ? {} : { group }), ...(includes ? { includes } : {}) }]

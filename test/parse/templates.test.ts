@@ -55,12 +55,31 @@ describe('Hugo shortcodes', () => {
     const code = codeSnippets(snippets)
     expect(code.map((s) => [s.title, s.breadcrumb, s.anchor, s.codeList.map((c) => c.code)])).toEqual([
       ['Install', 'Install', 'install', ['brew install hugo', 'sudo snap install hugo']],
-      ['hugo', 'Configure', 'configure', ['baseURL = "https://example.org/"\ntitle = "My site"']],
+      // The configuration in the three formats the site shows it in, as written first.
+      ['hugo', 'Configure', 'configure', ['baseURL = "https://example.org/"\ntitle = "My site"', 'baseURL: https://example.org/\ntitle: My site', '{\n  "baseURL": "https://example.org/",\n  "title": "My site"\n}']],
     ])
-    expect(code[1].codeList[0].language).toBe('toml')
+    expect(code[1].codeList.map((c) => c.language)).toEqual(['toml', 'yaml', 'json'])
     expect(infoSnippets(snippets).map((s) => s.content).join('\n')).toContain('Note:')
     expect(all).not.toMatch(/\{\{|\}\}/)
     expect(notRendered).toEqual([{ line: 35, directive: '{{< figure src="/images/a.png" >}}' }])
+  })
+
+  it('code-toggle: front matter written in YAML, and JSON, each first as written; content that is no configuration stays one block as written', () => {
+    const toggle = (params: string, body: string[]) => ['## Example', '', `{{< code-toggle ${params} >}}`, ...body, '{{< /code-toggle >}}', ''].join('\n')
+    const yaml = codeSnippets(parse('content/en/a.md', toggle('file=content/example.md fm=true', ['title: Example', 'tags:', '  - appetizer', '  - main course'])).snippets)
+    expect(yaml.map((s) => [s.title, s.codeList.map((c) => c.language)])).toEqual([['content/example.md', ['yaml', 'toml', 'json']]])
+    expect(yaml[0].codeList[1].code).toBe('title = "Example"\ntags = [ "appetizer", "main course" ]')
+    const json = codeSnippets(parse('content/en/b.md', toggle('', ['{"params": {"color": "red"}}'])).snippets)
+    expect(json[0].codeList.map((c) => [c.language, c.code])).toEqual([
+      ['json', '{"params": {"color": "red"}}'],
+      ['toml', '[params]\ncolor = "red"'],
+      ['yaml', 'params:\n  color: red'],
+    ])
+    // A scalar, or text no format reads, is not a configuration: shown as written, in one block.
+    for (const body of [['just words, not a table'], ['key = [unclosed']]) {
+      const [one] = codeSnippets(parse('content/en/c.md', toggle('file=hugo', body)).snippets)
+      expect(one.codeList, body[0]).toEqual([{ language: 'text', code: body[0] }])
+    }
   })
 
   it('includes: {{% include %}} from the content folder, readfile, and the Kubernetes codenew from examples/', () => {
