@@ -31,6 +31,7 @@ import {
   type Selected,
 } from './includes.js'
 import path from 'node:path/posix'
+import { DATA_TABLE, dataTable } from './jekyll-data.js'
 import { titleMeta } from './markdown-dialects.js'
 import { TEMPLATE_INCLUDE } from './markdown-templates.js'
 import type { IncludeReader, NotRendered, SiteConventions } from './types.js'
@@ -149,6 +150,8 @@ function expandLine(lines: string[], i: number, at: (i: number) => DirectiveAt, 
   if (match) return { lines: fastapiInclude(at(i), match[2], match[3], match[1], options), next: i + 1 }
   match = MDBOOK.exec(line)
   if (match) return { lines: mdbookInclude(at(i), match[3], match[1], options, depth), next: i + 1 }
+  match = options.templates === 'jekyll' ? DATA_TABLE.exec(line) : null
+  if (match) return { lines: dataTable(at(i), match[2], match[1], options.siteRoots, options.reader), next: i + 1 }
   match = options.templates ? TEMPLATE_INCLUDE.exec(line) : null
   if (match) return { lines: templateInclude(at(i), match, options, depth), next: i + 1 }
   match = VITEPRESS_CODE.exec(line)

@@ -10,16 +10,18 @@
  * - Hugo `{{< code-toggle >}}` configuration is one code snippet, in TOML, YAML and JSON as the site
  *   shows it (code-toggle.ts).
  * - Hugo `{{< note >}}`, `warning`, `caution`, `tip`, `alert` become block quotes with their label.
+ * - A Liquid loop over `site.data.<name>` gives way to that data as a table (jekyll-data.ts).
  * - Every other tag is taken out of the text and the headings, its inner text kept. A block
- *   shortcode or a Liquid loop (a table built from `_data/*.yml`) renders only when the site
- *   builds: it is named in the extraction report (`notRendered`) instead of leaking braces into
- *   snippets; inline tags are variables and links (`{{ site.baseurl }}`) and simply go.
+ *   shortcode or another Liquid loop renders only when the site builds: it is named in the
+ *   extraction report (`notRendered`) instead of leaking braces into snippets; inline tags are
+ *   variables and links (`{{ site.baseurl }}`) and simply go.
  *
  * Includes (`{% include %}`, `{% include_relative %}`, Hugo `include`, `readfile`, `code`,
  * `codenew`, `code_sample`) are left for markdown-includes.ts, which reads them from the
  * repository. Lines are rewritten one for one where possible, so include lines keep their numbers.
  */
 import { CODE_TOGGLE_META } from './code-toggle.js'
+import { dataTableMarker } from './jekyll-data.js'
 import type { NotRendered } from './types.js'
 
 /** Hugo shortcodes and Liquid tags that read a file: markdown-includes.ts expands them. */
@@ -35,6 +37,21 @@ const SHORTCODE_LINE = /^([ \t]*)\{\{([<%])[ \t]*(\/?)([\w./-]+)([^>%]*)[>%]\}\}
 /** A Liquid tag alone on its line (`{% for %}`, `{% endif %}`, `{% assign %}`). */
 const LIQUID_LINE = /^[ \t]*\{%-?[ \t]*(\w+)([^%]*)%\}[ \t]*$/
 const ADMONITIONS = new Set(['note', 'warning', 'caution', 'tip', 'alert', 'info', 'important', 'danger', 'callout'])
+/** A Liquid loop alone on its line over a data file: `{% for setting in site.data.config_options.global %}`. */
+const DATA_LOOP = /^[ \t]*\{%-?[ \t]*for[ \t]+\w+[ \t]+in[ \t]+site\.data\.([\w-]+(?:\.[\w-]+)*)(?:[ \t|][^%]*)?%\}[ \t]*$/
+const LOOP_OPEN = /\{%-?[ \t]*for[ \t]/g
+const LOOP_CLOSE = /\{%-?[ \t]*endfor\b/g
+
+/** The line of the `{% endfor %}` that closes the loop opened on line `start` (loops nest), or the last line. */
+function loopEnd(lines: readonly string[], start: number): number {
+  let depth = 0
+  for (let i = start; i < lines.length; i++) {
+    depth += (lines[i].match(LOOP_OPEN)?.length ?? 0) - (lines[i].match(LOOP_CLOSE)?.length ?? 0)
+    if (depth <= 0) return i
+  }
+  return lines.length - 1
+}
+
 /** Liquid tags whose output is text the page shows only once the site builds. */
 const RENDERED_AT_BUILD = new Set(['for', 'tablerow', 'cycle', 'capture', 'case'])
 
@@ -78,6 +95,14 @@ export function renderTemplates(text: string, notRendered: NotRendered = () => {
     const shortcode = SHORTCODE_LINE.exec(line)
     if (shortcode) {
       out.push(...shortcodeLine(shortcode, open, prefix, (directive) => notRendered({ line: firstLine + i, directive })))
+      continue
+    }
+    const dataLoop = DATA_LOOP.exec(line)
+    if (dataLoop) {
+      // The loop's template, filled in by the site's build, gives way to its data (jekyll-data.ts), line for line.
+      const end = loopEnd(lines, i)
+      out.push(prefix() + dataTableMarker(dataLoop[1]), ...Array.from({ length: end - i }, () => ''))
+      i = end
       continue
     }
     const liquid = LIQUID_LINE.exec(line)

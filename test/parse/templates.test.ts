@@ -5,10 +5,10 @@ import { codeSnippets, infoSnippets, repo } from './helpers.js'
 
 const LONG = 'which explains enough about the behaviour that the section makes an info snippet of its own'
 
-function parse(path: string, text: string, files: Record<string, string> = {}, templates: 'hugo' | 'jekyll' = path.startsWith('content/') ? 'hugo' : 'jekyll') {
+function parse(path: string, text: string, files: Record<string, string> = {}, templates: 'hugo' | 'jekyll' = path.startsWith('content/') ? 'hugo' : 'jekyll', siteRoots: string[] = []) {
   const reader = repo(files)
   const notRendered: Array<{ line: number; directive: string }> = []
-  const snippets = parseMarkdown({ path, text }, { mdx: false }, { includes: reader, notRendered: (item) => notRendered.push(item), templates })
+  const snippets = parseMarkdown({ path, text }, { mdx: false }, { includes: reader, notRendered: (item) => notRendered.push(item), templates, siteRoots })
   return { snippets, outcomes: reader.outcomes, notRendered, all: JSON.stringify(snippets) }
 }
 
@@ -103,8 +103,11 @@ describe('Hugo shortcodes', () => {
 })
 
 describe('Jekyll Liquid', () => {
-  it('highlight blocks are code; includes read from _includes/; loops are named as not rendered; no Liquid in headings', () => {
-    const files = { '_includes/install.md': `Run the installer once per machine, ${LONG}.\n` }
+  it('highlight blocks are code; includes read from _includes/; a loop over a data file shows the data; other loops are named as not rendered; no Liquid in headings', () => {
+    const files = {
+      '_includes/install.md': `Run the installer once per machine, ${LONG}.\n`,
+      '_data/options.yml': '- name: baseurl\n  default: "\'\'"\n- name: incremental\n  default: false\n  flag: --incremental\n',
+    }
     const page = [
       '---',
       'title: Quickstart',
@@ -140,11 +143,42 @@ describe('Jekyll Liquid', () => {
     expect(info.map((s) => s.content).join('\n')).toContain('Run the installer once per machine')
     expect(all).toContain('Options apply to every page of the site.')
     expect(all).not.toMatch(/\{%|%\}|\{\{|\}\}/)
-    expect(notRendered).toEqual([
-      { line: 21, directive: '{% for option in site.data.options %}' },
-      { line: 26, directive: '{% include footer.html %}' },
+    // The loop's rows come from _data/options.yml, a column per key of its records.
+    const options = info.find((s) => s.anchor === 'options')!.content
+    expect(options).toContain('| name | default | flag |')
+    expect(options).toContain('| incremental | false | --incremental |')
+    expect(notRendered).toEqual([{ line: 26, directive: '{% include footer.html %}' }])
+    expect(outcomes).toEqual([
+      { page: 'docs/quickstart.md', line: 7, reference: 'install.md', resolved: '_includes/install.md' },
+      { page: 'docs/quickstart.md', line: 21, reference: 'site.data.options', resolved: '_data/options.yml' },
     ])
-    expect(outcomes).toEqual([{ page: 'docs/quickstart.md', line: 7, reference: 'install.md', resolved: '_includes/install.md' }])
+  })
+
+  it('data loops: a key inside a file, a map, a list; a missing or unreadable file is an unresolved include with the paths tried', () => {
+    const files = {
+      'docs/_config.yml': 'title: x\n',
+      'docs/_data/samplelist.yml': 'docs:\n  - title: Getting started\n    url: /start/\n  - title: Configuration | options\n    url: /config/\n',
+      'docs/_data/ruby.json': '{"min_version": "2.7.0", "current_version": "3.3"}',
+      'docs/_data/platforms.yml': '- Linux\n- macOS\n',
+      'docs/_data/broken.yml': 'a: &a [1]\nb: [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n',
+    }
+    const loop = (name: string, body = '- {{ item }}') => [`## ${name}`, '', `${LONG}.`, '', `{% for item in site.data.${name} | sort: "title" %}`, `  ${body}`, '  {% for inner in item.parts %}{{ inner }}{% endfor %}', '{% endfor %}', ''].join('\n')
+    const page = ['# Data', '', ...['samplelist.docs', 'ruby', 'platforms', 'missing', 'broken'].map((name) => loop(name))].join('\n')
+    const { snippets, outcomes, all } = parse('docs/_docs/data.md', page, files, 'jekyll', ['docs'])
+    const content = (anchor: string) => infoSnippets(snippets).find((s) => s.anchor === anchor)!.content
+    expect(content('samplelistdocs')).toContain('| Configuration \\| options | /config/ |')
+    expect(content('ruby')).toContain('| min_version | 2.7.0 |')
+    expect(content('platforms')).toContain('macOS')
+    expect(all).not.toMatch(/\{%|%\}|\{\{|\}\}|lectern-data/)
+    expect(outcomes.map((o) => [o.line, o.resolved, o.problem])).toEqual([
+      [7, 'docs/_data/samplelist.yml', undefined],
+      [16, 'docs/_data/ruby.json', undefined],
+      [25, 'docs/_data/platforms.yml', undefined],
+      [34, undefined, 'not found'],
+      [43, 'docs/_data/broken.yml', expect.stringMatching(/^cannot be read as a table: /)],
+    ])
+    // Looked for under the site's root, the page's folders and the repository root, by the longest file name first.
+    expect(outcomes[3].tried?.slice(0, 3)).toEqual(['docs/_data/missing.yml', 'docs/_data/missing.yaml', 'docs/_data/missing.json'])
   })
 })
 
