@@ -1,7 +1,7 @@
 /** Temporary directories that remove themselves when the test (or suite) that made them ends. */
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { afterAll, onTestFinished } from 'vitest'
 import { openStore } from '../../src/store/index.js'
 
@@ -49,4 +49,14 @@ export function setProcessEnv(vars: Record<string, string>, defer: Defer = onTes
       else process.env[key] = value
     }
   })
+}
+
+/** A temporary folder holding `files` (relative path -> text), removed when the test ends. */
+export async function tmpTree(files: Record<string, string>, prefix = 'lectern-tree-'): Promise<string> {
+  const root = await tmpDir(prefix)
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(root, path)), { recursive: true })
+    await writeFile(join(root, path), text)
+  }
+  return root
 }

@@ -1,17 +1,8 @@
-import { mkdir, symlink, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { symlink } from 'node:fs/promises'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { repositoryReader, siteLayout } from '../../src/sources/site-layout.js'
-import { tmpDir } from '../helpers/tmp.js'
-
-async function tree(files: Record<string, string>): Promise<string> {
-  const root = await tmpDir('lectern-site-')
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(dirname(join(root, path)), { recursive: true })
-    await writeFile(join(root, path), text)
-  }
-  return root
-}
+import { tmpTree as tree } from '../helpers/tmp.js'
 
 describe('the docs site layout of a repository', () => {
   it('finds a Sphinx project: its source dir, its literal language and which suffixes are reST', async () => {

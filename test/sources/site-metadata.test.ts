@@ -1,17 +1,6 @@
-import { mkdir, writeFile } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { siteMetadata } from '../../src/sources/site-metadata.js'
-import { tmpDir } from '../helpers/tmp.js'
-
-async function tree(files: Record<string, string>): Promise<string> {
-  const root = await tmpDir('lectern-site-')
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(dirname(join(root, path)), { recursive: true })
-    await writeFile(join(root, path), text)
-  }
-  return root
-}
+import { tmpTree as tree } from '../helpers/tmp.js'
 
 describe("a library's title and description from its docs site", () => {
   it('reads each generator\'s config', async () => {
