@@ -23,7 +23,7 @@ function read(content: string): { format: Format; data: Record<string, unknown> 
     ? [['json', JSON.parse]]
     : [
         ['toml', parseToml],
-        ['yaml', parseYaml],
+        ['yaml', (text) => parseYaml(text, { logLevel: 'error' })],
       ]
   for (const [format, parse] of attempts) {
     try {
@@ -52,7 +52,7 @@ export function configVariants(content: string): CodeAlternative[] | undefined {
   if (!written) return undefined
   const others = FORMATS.filter((format) => format !== written.format)
   try {
-    return [{ language: written.format, code: content.replace(/\s+$/, '') }, ...others.map((format) => ({ language: format, code: write[format](written.data).replace(/\s+$/, '') }))]
+    return [{ language: written.format, code: content.trimEnd() }, ...others.map((format) => ({ language: format, code: write[format](written.data).trimEnd() }))]
   } catch {
     return undefined
   }

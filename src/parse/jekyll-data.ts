@@ -48,7 +48,7 @@ export function dataTable(at: DirectiveAt, name: string, indent: string, siteRoo
   const select = (text: string, file: string): Selected => {
     const keys = keysOf.get(file) ?? []
     try {
-      let data: unknown = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text)
+      let data: unknown = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text, { logLevel: 'error' })
       for (const key of keys) data = isRecord(data) ? data[key] : undefined
       if (data === undefined || data === null) return { problem: keys.length > 0 ? `has no ${keys.join('.')}` : 'is empty' }
       lines = markdownOf(data)

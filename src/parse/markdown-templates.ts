@@ -32,8 +32,8 @@ export const TEMPLATE_INCLUDE = /^([ \t]*)(?:\{%-?[ \t]*(include|include_relativ
 const FENCE = /^(\s*)(`{3,}|~{3,})/
 const HIGHLIGHT = /^[ \t]*\{%-?[ \t]*highlight[ \t]+([\w+#.-]+)[^%]*%\}(.*)$/
 const END_HIGHLIGHT = /^(.*?)\{%-?[ \t]*endhighlight[ \t]*-?%\}[ \t]*$/
-/** A shortcode on a line of its own: `{{< name params >}}`, `{{% /name %}}`. */
-const SHORTCODE_LINE = /^([ \t]*)\{\{([<%])[ \t]*(\/?)([\w./-]+)([^>%]*)[>%]\}\}[ \t]*$/
+/** A shortcode on a line of its own: `{{< name params >}}`, `{{% /name %}}`, `{{</ name >}}`, `{{< name />}}`. */
+const SHORTCODE_LINE = /^([ \t]*)\{\{([<%])[ \t]*(?:(\/)[ \t]*)?([\w.-][\w./-]*)(?![\w./-])([^>%]*)[>%]\}\}[ \t]*$/
 /** A Liquid tag alone on its line (`{% for %}`, `{% endif %}`, `{% assign %}`). */
 const LIQUID_LINE = /^[ \t]*\{%-?[ \t]*(\w+)([^%]*)%\}[ \t]*$/
 const ADMONITIONS = new Set(['note', 'warning', 'caution', 'tip', 'alert', 'info', 'important', 'danger', 'callout'])
@@ -130,6 +130,12 @@ function shortcodeLine(match: RegExpExecArray, open: Array<{ name: string; prefi
     // A tab of code (Docsy's `lang=`) or a code-toggle closes its fence.
     return closed[0].code !== undefined ? [`${prefix()}${closed[0].prefix}\`\`\``] : ['']
   }
+  // A self-closing shortcode wraps nothing: what it shows (a code-toggle of the site's own
+  // `config=` data, a figure) exists only once the site builds.
+  if (/\/[ \t]*$/.test(rawParams)) {
+    notRendered(whole.trim())
+    return ['']
+  }
   if (name === 'tabs' || name === 'tabpane') return ['']
   if (name === 'tab') {
     const label = param(params, 'name') ?? param(params, 'header') ?? param(params, 'title') ?? 'Tab'
@@ -184,7 +190,14 @@ function stripInline(line: string): string {
     out += line.slice(at, marker)
     at = close + closer.length
   }
-  return (out + line.slice(at)).replace(/[ \t]+$/, '')
+  return withoutTrailingBlanks(out + line.slice(at))
+}
+
+/** The text without its trailing spaces and tabs, by a scan from its end: `/[ \t]+$/` retries at every blank of a long run. */
+function withoutTrailingBlanks(text: string): string {
+  let end = text.length
+  while (end > 0 && (text[end - 1] === ' ' || text[end - 1] === '\t')) end--
+  return text.slice(0, end)
 }
 
 /**

@@ -86,6 +86,29 @@ describe('Hugo shortcodes', () => {
     expect(Date.now() - started).toBeLessThan(5000)
   })
 
+  it('code-toggle closed as `{{</ code-toggle >}}` ends there; a self-closing one (the site\'s own config data) shows nothing and keeps the prose after it', () => {
+    const page = [
+      '## Build',
+      '',
+      '{{< code-toggle config=build />}}',
+      '',
+      `\`enable\`: whether to write the stats file, ${LONG}.`,
+      '',
+      '{{< code-toggle file=hugo >}}',
+      '[build]',
+      'noJSConfigInAssets = true',
+      '{{</ code-toggle >}}',
+      '',
+      `After the example, more prose ${LONG}.`,
+    ].join('\n')
+    const { snippets, notRendered } = parse('content/en/configuration/build.md', page)
+    expect(codeSnippets(snippets).map((s) => s.codeList.map((c) => c.language))).toEqual([['toml', 'yaml', 'json']])
+    // The prose before the example introduces it (its description); the prose after is the section's.
+    expect(codeSnippets(snippets)[0].description).toContain('whether to write the stats file')
+    expect(infoSnippets(snippets).map((s) => s.content).join('\n')).toContain('After the example, more prose')
+    expect(notRendered).toEqual([{ line: 3, directive: '{{< code-toggle config=build />}}' }])
+  })
+
   it('includes: {{% include %}} from the content folder, readfile, and the Kubernetes codenew from examples/', () => {
     const files = {
       'content/en/_common/install-note.md': 'Hugo needs Git and Go for modules, and Dart Sass to transpile Sass to CSS in this setup.\n',
@@ -194,7 +217,7 @@ describe('template tags elsewhere', () => {
 
   it('stay linear on a hostile line', () => {
     const started = Date.now()
-    parse('content/en/x.md', `# A\n\n{{< code ${' '.repeat(50_000)}\n{% include ${' '.repeat(50_000)}\n${'`{{'.repeat(50_000)}\n`)
+    parse('content/en/x.md', `# A\n\n{{< code ${' '.repeat(50_000)}\n{{< ${'a'.repeat(50_000)}\n{{</ ${' '.repeat(50_000)}x\n{% include ${' '.repeat(50_000)}\n${'`{{'.repeat(50_000)}\n`)
     expect(Date.now() - started).toBeLessThan(2000)
   })
 })
