@@ -154,6 +154,8 @@ const FENCE = /^\s*(`{3,}|~{3,})/
 const ATX = /^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/
 /** Explicit heading ids in every syntax the generators use: `{#id}`, `{: #id}`, `{ #id .x }` and MDX's comment id. */
 const EXPLICIT_ID = /\{\s*:?\s*#([\w-]+)[^}]*\}\s*$|\{\/\*\s*([\w-]+)\s*\*\/\}\s*$/
+/** kramdown's attribute list with an id, on a line of its own (under a heading). */
+const NEXT_LINE_ID = /^ {0,3}\{:[^}#]*#([\w-]+)(?![\w-])[^}]*\}[ \t]*$/
 /** Anchors written as HTML: `<a id="x">`, `<a name="x">`, any element's `id="x"`. */
 const HTML_ID = /<[A-Za-z][^>]*?\s(?:id|name)=["']([^"']+)["']/g
 
@@ -187,7 +189,8 @@ export function definedAnchors(texts: readonly string[], style: AnchorStyle = 'g
       const previous = i > 0 ? lines[i - 1].replace(BLOCK_QUOTE, '') : undefined
       const heading = ATX.exec(line)?.[1] ?? (/^ {0,3}(=+|-+)\s*$/.test(line) && isSetextText(previous) ? previous!.trim() : undefined)
       if (heading === undefined) continue
-      const explicit = EXPLICIT_ID.exec(heading)
+      // kramdown's attribute list may stand on the line under the heading.
+      const explicit = EXPLICIT_ID.exec(heading) ?? (ATX.test(line) ? NEXT_LINE_ID.exec(lines[i + 1] ?? '') : null)
       if (explicit) anchors.add(explicit[1] ?? explicit[2])
       else anchors.add(slug(renderedText(heading).replace(/\s+/g, ' ').trim()))
     }

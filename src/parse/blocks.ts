@@ -46,8 +46,6 @@ export interface CodeBlock {
 export interface CodeGroupBlock {
   kind: 'codeGroup'
   codes: CodeAlternative[]
-  /** The group's own title (a code-toggle's file), else the section's. */
-  title?: string
   includes?: string[]
 }
 
@@ -231,7 +229,7 @@ class SnippetAssembler {
         return this.addCode(block)
       case 'codeGroup':
         this.flushRun()
-        return this.emitCode(block.title ?? this.headingTitle(), this.takeDescription(), block.codes, block.includes)
+        return this.emitCode(this.headingTitle(), this.takeDescription(), block.codes, block.includes)
     }
   }
 

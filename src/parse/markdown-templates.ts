@@ -37,8 +37,11 @@ const SHORTCODE_LINE = /^([ \t]*)\{\{([<%])[ \t]*(?:(\/)[ \t]*)?([\w.-][\w./-]*)
 /** A Liquid tag alone on its line (`{% for %}`, `{% endif %}`, `{% assign %}`). */
 const LIQUID_LINE = /^[ \t]*\{%-?[ \t]*(\w+)([^%]*)%\}[ \t]*$/
 const ADMONITIONS = new Set(['note', 'warning', 'caution', 'tip', 'alert', 'info', 'important', 'danger', 'callout'])
-/** A Liquid loop alone on its line over a data file: `{% for setting in site.data.config_options.global %}`. */
-const DATA_LOOP = /^[ \t]*\{%-?[ \t]*for[ \t]+\w+[ \t]+in[ \t]+site\.data\.([\w-]+(?:\.[\w-]+)*)(?:[ \t|][^%]*)?%\}[ \t]*$/
+/**
+ * A Liquid loop over a data file at the start of a line: `{% for setting in site.data.config_options.global %}`,
+ * alone or with the start of its body after it (`{% for s in site.data.options %}| {{ s.name }} |`).
+ */
+const DATA_LOOP = /^[ \t]*\{%-?[ \t]*for[ \t]+\w+[ \t]+in[ \t]+site\.data\.([\w-]+(?:\.[\w-]+)*)(?:[ \t|][^%]*)?%\}/
 const LOOP_OPEN = /\{%-?[ \t]*for[ \t]/g
 const LOOP_CLOSE = /\{%-?[ \t]*endfor\b/g
 
@@ -146,9 +149,9 @@ function shortcodeLine(match: RegExpExecArray, open: Array<{ name: string; prefi
   }
   if (name === 'code-toggle') {
     // Its format is known once its content is read (code-toggle.ts), after includes are expanded.
+    // Its `file=` names the configuration file (`hugo`), which says less than the section's heading.
     open.push({ name, prefix: '', code: 'text' })
-    const file = param(params, 'file')
-    return [`${prefix()}\`\`\`text ${CODE_TOGGLE_META}${file ? ` title="${file.replace(/"/g, "'")}"` : ''}`]
+    return [`${prefix()}\`\`\`text ${CODE_TOGGLE_META}`]
   }
   if (ADMONITIONS.has(name)) {
     const title = param(params, 'title')

@@ -122,7 +122,11 @@ function headingIds(text: string): string {
     prose
       .replace(/^( {0,3}#{1,6}[ \t].*?)[ \t]*\{\/\*\s*([\w-]+)\s*\*\/\}[ \t]*$/gm, (_m, heading: string, id: string) => `${heading} {#${escapeId(id)}}`)
       // An id's `_` and `*` are letters of the id, not emphasis (`{#where-you-_can_-cause}`).
-      .replace(/^( {0,3}#{1,6}[ \t].*?\{\s*:?\s*)(#[\w-]+)([^}\n]*\}[ \t]*)$/gm, (_m, before: string, id: string, after: string) => `${before}${escapeId(id)}${after}`),
+      .replace(/^( {0,3}#{1,6}[ \t].*?\{\s*:?\s*)(#[\w-]+)([^}\n]*\}[ \t]*)$/gm, (_m, before: string, id: string, after: string) => `${before}${escapeId(id)}${after}`)
+      // kramdown's attribute list on the line under a heading is the heading's (`{: #id}`, `{: .no_toc}`);
+      // on any other line of its own it belongs to the block above and is never text.
+      .replace(/^( {0,3}#{1,6}[ \t][^\n]*)\n {0,3}(\{:[^}\n]*\})[ \t]*$/gm, (_m, heading: string, list: string) => `${heading} ${list.replace(/#[\w-]+/, escapeId)}`)
+      .replace(/^ {0,3}\{:[^}\n]*\}[ \t]*$/gm, ''),
   )
 }
 
@@ -303,10 +307,10 @@ function headingBlocks(node: Heading): Block[] {
 function codeBlocks(node: Code): Block[] {
   const myst = /^\{([\w-]+)\}$/.exec(node.lang ?? '')
   if (myst) return mystBlocks(myst[1], node)
-  const title = metaTitle(node.meta)
   const variants = node.meta?.includes(CODE_TOGGLE_META) ? configVariants(node.value) : undefined
-  if (variants) return [{ kind: 'codeGroup', codes: variants, ...(title === undefined ? {} : { title }) }]
+  if (variants) return [{ kind: 'codeGroup', codes: variants }]
   const code: CodeBlock = { kind: 'code', language: normalizeLanguage(node.lang), code: node.value }
+  const title = metaTitle(node.meta)
   const group = new RegExp(`\\b${GROUP_META}="([^"]*)"`).exec(node.meta ?? '')?.[1]
   const includes = includesOf(node.meta)
   return [{ ...code, ...(title === undefined ? {} : { title }), ...(group === undefined ? {} : { group }), ...(includes ? { includes } : {}) }]

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { guessLanguage } from '../../src/parse/guess-language.js'
+import { inspectDocument } from '../../src/extraction/document-report.js'
 import { parseMarkdown } from '../../src/parse/markdown.js'
 import { literalMarkdown, readLiteral } from '../../src/parse/mdx-props.js'
 import { parseRst } from '../../src/parse/rst.js'
@@ -43,6 +44,11 @@ describe('heading ids and anchors', () => {
     }
     const kramdown = md(`# Guide {: .no_toc }\n\n## Install it {: #install-it-now }\n\nProse ${LONG}.\n`)
     expect(infoSnippets(kramdown).map((s) => [s.breadcrumb, s.anchor])).toEqual([['Guide > Install it', 'install-it-now']])
+    // kramdown's usual form: the attribute list on the line under the heading; under a paragraph it is the paragraph's.
+    const nextLine = md(`# Guide\n{: .no_toc}\n\n## Install it\n{: #install_it_now .big}\n\nProse ${LONG}.\n{: .note}\n`)
+    expect(infoSnippets(nextLine).map((s) => [s.breadcrumb, s.anchor, s.content.includes('{:')])).toEqual([['Guide > Install it', 'install_it_now', false]])
+    const page = { path: 'docs/ial.md', text: `# Guide\n\n## Next line heading\n{: #next-line}\n\nProse ${LONG}.\n` }
+    expect(inspectDocument(page, parseMarkdown(page, { mdx: false }), [], {}).undefinedAnchors).toEqual([])
     // In a fence it is code, and stays as written.
     const [code] = codeSnippets(md('# A\n\n## B\n\n```md\n### Title {/*id*/}\n```\n'))
     expect(code.codeList[0].code).toBe('### Title {/*id*/}')

@@ -56,7 +56,7 @@ describe('Hugo shortcodes', () => {
     expect(code.map((s) => [s.title, s.breadcrumb, s.anchor, s.codeList.map((c) => c.code)])).toEqual([
       ['Install', 'Install', 'install', ['brew install hugo', 'sudo snap install hugo']],
       // The configuration in the three formats the site shows it in, as written first.
-      ['hugo', 'Configure', 'configure', ['baseURL = "https://example.org/"\ntitle = "My site"', 'baseURL: https://example.org/\ntitle: My site', '{\n  "baseURL": "https://example.org/",\n  "title": "My site"\n}']],
+      ['Configure', 'Configure', 'configure', ['baseURL = "https://example.org/"\ntitle = "My site"', 'baseURL: https://example.org/\ntitle: My site', '{\n  "baseURL": "https://example.org/",\n  "title": "My site"\n}']],
     ])
     expect(code[1].codeList.map((c) => c.language)).toEqual(['toml', 'yaml', 'json'])
     expect(infoSnippets(snippets).map((s) => s.content).join('\n')).toContain('Note:')
@@ -67,7 +67,7 @@ describe('Hugo shortcodes', () => {
   it('code-toggle: front matter written in YAML, and JSON, each first as written; content that is no configuration stays one block as written', () => {
     const toggle = (params: string, body: string[]) => ['## Example', '', `{{< code-toggle ${params} >}}`, ...body, '{{< /code-toggle >}}', ''].join('\n')
     const yaml = codeSnippets(parse('content/en/a.md', toggle('file=content/example.md fm=true', ['title: Example', 'tags:', '  - appetizer', '  - main course'])).snippets)
-    expect(yaml.map((s) => [s.title, s.codeList.map((c) => c.language)])).toEqual([['content/example.md', ['yaml', 'toml', 'json']]])
+    expect(yaml.map((s) => [s.title, s.codeList.map((c) => c.language)])).toEqual([['Example', ['yaml', 'toml', 'json']]])
     expect(yaml[0].codeList[1].code).toBe('title = "Example"\ntags = [ "appetizer", "main course" ]')
     const json = codeSnippets(parse('content/en/b.md', toggle('', ['{"params": {"color": "red"}}'])).snippets)
     expect(json[0].codeList.map((c) => [c.language, c.code])).toEqual([
@@ -186,12 +186,14 @@ describe('Jekyll Liquid', () => {
       'docs/_data/broken.yml': 'a: &a [1]\nb: [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n',
     }
     const loop = (name: string, body = '- {{ item }}') => [`## ${name}`, '', `${LONG}.`, '', `{% for item in site.data.${name} | sort: "title" %}`, `  ${body}`, '  {% for inner in item.parts %}{{ inner }}{% endfor %}', '{% endfor %}', ''].join('\n')
-    const page = ['# Data', '', ...['samplelist.docs', 'ruby', 'platforms', 'missing', 'broken'].map((name) => loop(name))].join('\n')
+    const page = ['# Data', '', ...['samplelist.docs', 'ruby', 'platforms', 'missing', 'broken'].map((name) => loop(name)), '## Inline', '', `${LONG}.`, '', '{% for s in site.data.platforms %}| {{ s }} |', '{% endfor %}', ''].join('\n')
     const { snippets, outcomes, all } = parse('docs/_docs/data.md', page, files, 'jekyll', ['docs'])
     const content = (anchor: string) => infoSnippets(snippets).find((s) => s.anchor === anchor)!.content
     expect(content('samplelistdocs')).toContain('| Configuration \\| options | /config/ |')
     expect(content('ruby')).toContain('| min_version | 2.7.0 |')
     expect(content('platforms')).toContain('macOS')
+    // A loop whose body starts on its own line is the loop all the same.
+    expect(content('inline')).toContain('- Linux')
     expect(all).not.toMatch(/\{%|%\}|\{\{|\}\}|lectern-data/)
     expect(outcomes.map((o) => [o.line, o.resolved, o.problem])).toEqual([
       [7, 'docs/_data/samplelist.yml', undefined],
@@ -199,6 +201,7 @@ describe('Jekyll Liquid', () => {
       [25, 'docs/_data/platforms.yml', undefined],
       [34, undefined, 'not found'],
       [43, 'docs/_data/broken.yml', expect.stringMatching(/^cannot be read as a table: /)],
+      [52, 'docs/_data/platforms.yml', undefined],
     ])
     // Looked for under the site's root, the page's folders and the repository root, by the longest file name first.
     expect(outcomes[3].tried?.slice(0, 3)).toEqual(['docs/_data/missing.yml', 'docs/_data/missing.yaml', 'docs/_data/missing.json'])
