@@ -60,9 +60,7 @@ function sections(report: ExtractionReport): string[] {
 
 export function renderExtraction(view: ExtractionView): string {
   const { report } = view
-  if (report === null) {
-    return `${view.libraryId} has no extraction report: no ingest has finished since this version was imported or last indexed by an older Lectern. \`lectern refresh ${view.libraryId} --force\` writes one.`
-  }
+  if (report === null) return noReport(view)
   const { includes } = report
   const summary = record([
     ['Library', view.libraryId],
@@ -73,4 +71,12 @@ export function renderExtraction(view: ExtractionView): string {
   ])
   const found = sections(report)
   return [summary, ...(found.length > 0 ? found : [colour.green('Nothing went wrong: every include was read, every title and link reads clean.')])].join('\n\n')
+}
+
+/** Why a version has no report, and what writes one. */
+function noReport(view: ExtractionView): string {
+  const id = view.libraryId
+  if (view.state === 'initial' || view.state === 'processing') return `${id} has no extraction report yet: its ingest has not finished. It is written when the ingest succeeds (\`lectern jobs\` shows it).`
+  if (view.state === 'error') return `${id} has no extraction report: no ingest of it has succeeded (the last one failed: ${view.errorCode ?? 'unknown'}). One is written when an ingest succeeds; \`lectern jobs\` names the failure.`
+  return `${id} has no extraction report: no ingest has finished since this version was imported or last indexed by an older Lectern. \`lectern refresh ${id} --force\` writes one.`
 }

@@ -7,8 +7,9 @@
 import type { Caller } from '../access.js'
 import { LecternError } from '../errors.js'
 import { formatLibraryId } from '../library-id.js'
-import { findLibrary } from '../search/resolve.js'
+import { findLibrary, findVersion } from '../search/resolve.js'
 import type { Store } from '../store/index.js'
+import type { LibraryState } from '../store/libraries.js'
 import { ExtractionReportSchema, type ExtractionReport } from './report.js'
 
 export interface ExtractionView {
@@ -17,7 +18,10 @@ export interface ExtractionView {
   /** When the ingest that wrote the report finished, and its job. */
   createdAt: string | null
   jobId: number | null
-  /** null when no ingest has written one: the version was imported, or last ingested before reports existed. */
+  /** The version's state, and the reason of its failure: why a version has no report yet. */
+  state: LibraryState
+  errorCode: string | null
+  /** null when no ingest has written one: none has succeeded yet, the version was imported, or last ingested before reports existed. */
   report: ExtractionReport | null
 }
 
@@ -25,15 +29,15 @@ export interface ExtractionView {
 export function extractionOf(store: Store, libraryId: string, caller: Caller, tag = ''): ExtractionView {
   const { library, ref } = findLibrary(store.libraries, libraryId, caller)
   if (ref.version !== undefined && tag !== '' && ref.version !== tag) throw new LecternError('validation_error', `${libraryId} is pinned to ${ref.version}, and the version asked for is ${tag}: name one.`)
-  tag = ref.version ?? tag
-  const version = store.libraries.version(library.pk, tag)
-  if (!version) throw new LecternError('tag_not_found', `${library.id} has no version ${tag}.`)
-  const shown = formatLibraryId({ id: library.id, version: tag || undefined })
+  // As every other path finds a version: `v2` finds `2`, and a miss lists the versions there are.
+  const version = findVersion(store.libraries, library, (ref.version ?? tag) || undefined)
+  const shown = formatLibraryId({ id: library.id, version: version.tag || undefined })
+  const about = { libraryId: shown, state: version.state, errorCode: version.errorCode }
   const stored = store.extractionReports.get(version.pk)
-  if (!stored) return { libraryId: shown, createdAt: null, jobId: null, report: null }
+  if (!stored) return { ...about, createdAt: null, jobId: null, report: null }
   const parsed = ExtractionReportSchema.safeParse(parseJson(stored.json))
   // A report the schema rejects was written by another build; saying "none" beats showing a wrong one.
-  return { libraryId: shown, createdAt: stored.createdAt, jobId: stored.jobPk, report: parsed.success ? parsed.data : null }
+  return { ...about, createdAt: stored.createdAt, jobId: stored.jobPk, report: parsed.success ? parsed.data : null }
 }
 
 function parseJson(text: string): unknown {

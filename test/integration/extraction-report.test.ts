@@ -134,12 +134,16 @@ describe('lectern inspect', () => {
     expect(failed.exitCode).not.toBe(0)
     const none = await cli(['inspect', '/acme/missing'])
     expect(none.exitCode, none.stderr).toBe(0)
-    expect(none.stdout).toContain('/acme/missing has no extraction report')
+    // Its ingest failed: the report says so, not that the version was imported.
+    expect(none.stdout).toMatch(/^\/acme\/missing has no extraction report: no ingest of it has succeeded \(the last one failed: source_unreachable\)/)
+    const json = JSON.parse((await cli(['inspect', '/acme/missing', '--json'])).stdout) as ExtractionView
+    expect(json).toMatchObject({ libraryId: '/acme/missing', state: 'error', errorCode: 'source_unreachable', report: null })
     const unknown = await cli(['inspect', '/acme/nothing'])
     expect(unknown.exitCode).toBe(4)
     expect(unknown.stderr).toContain('/acme/nothing')
+    // A version that is not there lists the ones that are, as /api/v2/context does.
     const version = await cli(['inspect', '/acme/fastapi', '--version', 'v9'])
-    expect(version.stderr).toMatch(/has no version v9/)
+    expect([version.exitCode, version.stderr]).toEqual([4, expect.stringContaining('Version "v9" of /acme/fastapi not found. The library has no versions besides its default branch. (tag_not_found)')])
   })
 })
 
