@@ -8,6 +8,7 @@ import type { Submitted } from '../src/jobs/submit.js'
 import type { Runtime } from '../src/runtime.js'
 import { restrictionNotice } from '../src/tenancy/library-access.js'
 import { LecternCommand } from './run.js'
+import { counted } from '../src/text/counted.js'
 
 export interface AddSourceResult {
   libraryName: string
@@ -31,8 +32,7 @@ export abstract class AddSourceCommand extends LecternCommand {
     }
     const job = await this.followJob(runtime, submitted.job.pk, submitted.libraryId)
     const served = servedBy(runtime, job.versionPk)
-    const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`
-    this.log(`${submitted.libraryId} is ready: ${count(served.snippets, 'snippet')} from ${count(served.pages, 'page')}. Ask it: lectern docs ${submitted.libraryId} "<your question>"${this.dataDirArgument(runtime.store.paths.root)}`)
+    this.log(`${submitted.libraryId} is ready: ${counted(served.snippets, 'snippet')} from ${counted(served.pages, 'page')}. Ask it: lectern docs ${submitted.libraryId} "<your question>"${this.dataDirArgument(runtime.store.paths.root)}`)
     const warnings = extractionWarnings(runtime, submitted.libraryId, job.warnings)
     if (warnings.length > 0) this.log(`With warnings: ${warnings.join('; ')}. See them: lectern inspect ${submitted.libraryId}${this.dataDirArgument(runtime.store.paths.root)}`)
     if (notice) this.log(notice)

@@ -2,6 +2,7 @@
 import type { ExtractionReport, Findings } from '../src/extraction/report.js'
 import type { ExtractionView } from '../src/extraction/view.js'
 import { colour, humanDate, record, table } from './output.js'
+import { counted } from '../src/text/counted.js'
 
 /** A finding's heading with its count, saying when the list is cut short. */
 function heading(title: string, list: Findings<unknown>): string {
@@ -66,7 +67,7 @@ export function renderExtraction(view: ExtractionView): string {
     ['Library', view.libraryId],
     ['Ingest', `job ${view.jobId ?? '-'}, ${humanDate(view.createdAt)}`],
     ['Pages', `${report.pages} read, ${report.pagesSkipped.count} could not be parsed, ${report.pagesWithoutSnippets.count} with text but no snippet`],
-    ['Snippets', `${report.snippets} kept, ${report.duplicatesDropped} duplicates dropped`],
+    ['Snippets', `${report.snippets} kept, ${counted(report.duplicatesDropped, 'duplicate')} dropped`],
     ['Includes', `${includes.found} found, ${includes.resolved} read, ${includes.unresolved.count} read no file`],
   ])
   const found = sections(report)

@@ -25,6 +25,7 @@ import { ingestJobPayload } from './kinds.js'
 import { queueDeclaredVersions } from './library-jobs.js'
 import type { ParseThread } from './parse-thread.js'
 import type { JobContext, JobHandler } from './worker.js'
+import { counted } from '../text/counted.js'
 
 export interface IngestServices {
   store: Store
@@ -73,7 +74,7 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
     if (previousRevision !== null && (fetched.unchanged || (fetched.revision != null && fetched.revision === previousRevision))) {
       return `unchanged at ${shortRevision(previousRevision)}; the live snippets stay`
     }
-    ctx.progress(`parsing ${fetched.documents.length} documents`)
+    ctx.progress(`parsing ${counted(fetched.documents.length, 'document')}`)
     const { snippets, duplicatesDropped } = await snippetsFrom(fetched, parsing, tally, ctx)
     const result = await ingestSnippets(
       { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log, pace: ctx.pace },
@@ -94,7 +95,7 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
     }
     const documents = fetched.documents.length + (fetched.built?.length ?? 0)
     const at = fetched.revision ? ` at ${shortRevision(fetched.revision)}` : ''
-    const message = `${result.snippets} snippets from ${documents} documents${at}`
+    const message = `${counted(result.snippets, 'snippet')} from ${counted(documents, 'document')}${at}`
     const warnings = tally.skippedContent
     if (warnings === 0) return message
     const libraryId = formatLibraryId({ id: library.id, version: version.tag || undefined })

@@ -12,6 +12,7 @@ import type { Member, Team } from '../store/teams.js'
 import type { User } from '../store/users.js'
 import { PLAN_LIMITS, type Plan } from './plans.js'
 import type { TeamRole } from './roles.js'
+import { counted } from '../text/counted.js'
 
 export interface TeamSummary extends Team {
   owner: string
@@ -98,7 +99,6 @@ export interface PlanChange {
   privateLibraries: string[]
 }
 
-const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`
 
 /**
  * Sets a team's plan. A plan whose member limit is below the team's members and pending
@@ -117,10 +117,10 @@ export function setPlan(store: Store, teamName: string, plan: Plan): PlanChange 
     const remedy =
       members > 1
         ? `remove ${over} first (\`lectern teams remove-member ${team.name} <email>\`${invited > 0 ? `, or cancel invitations: \`lectern teams invitations ${team.name} --cancel <email>\`` : ''})`
-        : `cancel ${count(over, 'pending invitation')} first (\`lectern teams invitations ${team.name} --cancel <email>\`; the owner is never removed)`
+        : `cancel ${counted(over, 'pending invitation')} first (\`lectern teams invitations ${team.name} --cancel <email>\`; the owner is never removed)`
     throw new LecternError(
       'forbidden',
-      `The ${plan} plan allows ${count(limit, 'member')}, and ${team.name} has ${count(members, 'member')}${invited > 0 ? ` and ${count(invited, 'pending invitation')}` : ''}: ${remedy}, or choose a larger plan.`,
+      `The ${plan} plan allows ${counted(limit, 'member')}, and ${team.name} has ${counted(members, 'member')}${invited > 0 ? ` and ${counted(invited, 'pending invitation')}` : ''}: ${remedy}, or choose a larger plan.`,
     )
   }
   return { team: store.teams.setPlan(team.id, plan), privateLibraries: store.teams.libraryIdsOf(team.id) }
