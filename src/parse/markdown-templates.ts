@@ -42,14 +42,16 @@ const ADMONITIONS = new Set(['note', 'warning', 'caution', 'tip', 'alert', 'info
  * alone or with the start of its body after it (`{% for s in site.data.options %}| {{ s.name }} |`).
  */
 const DATA_LOOP = /^[ \t]*\{%-?[ \t]*for[ \t]+\w+[ \t]+in[ \t]+site\.data\.([\w-]+(?:\.[\w-]+)*)(?:[ \t|][^%]*)?%\}/
-const LOOP_OPEN = /\{%-?[ \t]*for[ \t]/g
-const LOOP_CLOSE = /\{%-?[ \t]*endfor\b/g
+/** Liquid block tags among RENDERED_AT_BUILD: each is closed by `end<name>`. */
+const BLOCK_TAGS = new Set(['for', 'tablerow', 'capture', 'case'])
 
-/** The line of the `{% endfor %}` that closes the loop opened on line `start` (loops nest), or the last line. */
-function loopEnd(lines: readonly string[], start: number): number {
+/** The line of the `{% end<tag> %}` that closes the block opened on line `start` (blocks nest), or the last line. */
+function blockEnd(lines: readonly string[], start: number, tag: string): number {
+  const opens = new RegExp(`\\{%-?[ \\t]*${tag}[ \\t%-]`, 'g')
+  const closes = new RegExp(`\\{%-?[ \\t]*end${tag}\\b`, 'g')
   let depth = 0
   for (let i = start; i < lines.length; i++) {
-    depth += (lines[i].match(LOOP_OPEN)?.length ?? 0) - (lines[i].match(LOOP_CLOSE)?.length ?? 0)
+    depth += (lines[i].match(opens)?.length ?? 0) - (lines[i].match(closes)?.length ?? 0)
     if (depth <= 0) return i
   }
   return lines.length - 1
@@ -103,14 +105,21 @@ export function renderTemplates(text: string, notRendered: NotRendered = () => {
     const dataLoop = DATA_LOOP.exec(line)
     if (dataLoop) {
       // The loop's template, filled in by the site's build, gives way to its data (jekyll-data.ts), line for line.
-      const end = loopEnd(lines, i)
+      const end = blockEnd(lines, i, 'for')
       out.push(prefix() + dataTableMarker(dataLoop[1]), ...Array.from({ length: end - i }, () => ''))
       i = end
       continue
     }
     const liquid = LIQUID_LINE.exec(line)
     if (liquid) {
-      if (RENDERED_AT_BUILD.has(liquid[1])) notRendered({ line: firstLine + i, directive: line.trim() })
+      if (RENDERED_AT_BUILD.has(liquid[1])) {
+        notRendered({ line: firstLine + i, directive: line.trim() })
+        // The block's body is a template (`* {{ s.name }}`) that only the build fills in: none of it is the page's text.
+        const end = BLOCK_TAGS.has(liquid[1]) ? blockEnd(lines, i, liquid[1]) : i
+        out.push(...Array.from({ length: end - i + 1 }, () => ''))
+        i = end
+        continue
+      }
       out.push('')
       continue
     }

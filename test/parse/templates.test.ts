@@ -186,8 +186,10 @@ describe('Jekyll Liquid', () => {
       'docs/_data/broken.yml': 'a: &a [1]\nb: [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n',
     }
     const loop = (name: string, body = '- {{ item }}') => [`## ${name}`, '', `${LONG}.`, '', `{% for item in site.data.${name} | sort: "title" %}`, `  ${body}`, '  {% for inner in item.parts %}{{ inner }}{% endfor %}', '{% endfor %}', ''].join('\n')
-    const page = ['# Data', '', ...['samplelist.docs', 'ruby', 'platforms', 'missing', 'broken'].map((name) => loop(name)), '## Inline', '', `${LONG}.`, '', '{% for s in site.data.platforms %}| {{ s }} |', '{% endfor %}', ''].join('\n')
-    const { snippets, outcomes, all } = parse('docs/_docs/data.md', page, files, 'jekyll', ['docs'])
+    const page = ['# Data', '', ...['samplelist.docs', 'ruby', 'platforms', 'missing', 'broken'].map((name) => loop(name)), '## Inline', '', `${LONG}.`, '', '{% for s in site.data.platforms %}| {{ s }} |', '{% endfor %}', '', '## Sorted', '', `${LONG}.`, '', '{% assign sorted = site.data.platforms | sort %}', '{% for s in sorted %}', '* `{{ s.name }}`: {{ s.description }}', '{% endfor %}', ''].join('\n')
+    const { snippets, outcomes, all, notRendered } = parse('docs/_docs/data.md', page, files, 'jekyll', ['docs'])
+    // A loop over anything else is rendered by the build only: named, and its body (a template, code spans included) is not text.
+    expect(notRendered).toEqual([{ line: 60, directive: '{% for s in sorted %}' }])
     const content = (anchor: string) => infoSnippets(snippets).find((s) => s.anchor === anchor)!.content
     expect(content('samplelistdocs')).toContain('| Configuration \\| options | /config/ |')
     expect(content('ruby')).toContain('| min_version | 2.7.0 |')
