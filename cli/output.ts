@@ -21,19 +21,48 @@ export interface Column<T> {
 
 const visibleLength = (text: string) => [...ansis.strip(text)].length
 
-/** Rows under a bold header, columns separated by two spaces; the last column is never padded. */
-export function table<T>(rows: readonly T[], columns: ReadonlyArray<Column<T>>): string {
+/** The terminal's width when stdout is one; undefined for a pipe or a file, whose lines are never wrapped. */
+const terminalWidth = (): number | undefined => (process.stdout.isTTY === true ? process.stdout.columns : undefined)
+
+/** Narrower than this, a wrapped last column would be a word a line: the terminal's own wrapping reads better. */
+const MIN_WRAPPED = 20
+
+/** Text in lines of at most `width` visible characters, broken at spaces; a longer word keeps a line of its own. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = []
+  let current = ''
+  for (const word of text.split(' ')) {
+    if (current !== '' && visibleLength(current) + 1 + visibleLength(word) > width) {
+      lines.push(current)
+      current = word
+    } else current = current === '' ? word : `${current} ${word}`
+  }
+  return [...lines, current]
+}
+
+/**
+ * Rows under a bold header, columns separated by two spaces; the last column is never padded. On
+ * a terminal narrower than a row, the last (left-aligned) column wraps under itself.
+ */
+export function table<T>(rows: readonly T[], columns: ReadonlyArray<Column<T>>, width = terminalWidth()): string {
   const cells = rows.map((row) => columns.map((c) => c.value(row).replace(/\s+/g, ' ')))
   const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => visibleLength(r[i]))))
-  const line = (values: string[]) =>
-    values
+  const last = columns.length - 1
+  const indent = widths.slice(0, last).reduce((sum, w) => sum + w + 2, 0)
+  const wrapAt = width !== undefined && !columns[last].right && width - indent >= MIN_WRAPPED ? width - indent : undefined
+  const line = (values: string[]) => {
+    const head = values
+      .slice(0, last)
       .map((v, i) => {
-        if (i === values.length - 1 && !columns[i].right) return v
         const pad = ' '.repeat(widths[i] - visibleLength(v))
         return columns[i].right ? pad + v : v + pad
       })
       .join('  ')
-      .trimEnd()
+    const tail = values[last]
+    if (columns[last].right) return `${head}${last > 0 ? '  ' : ''}${' '.repeat(widths[last] - visibleLength(tail))}${tail}`.trimEnd()
+    const [first, ...more] = wrapAt === undefined ? [tail] : wrap(tail, wrapAt)
+    return [`${head}${last > 0 ? '  ' : ''}${first}`.trimEnd(), ...more.map((l) => ' '.repeat(indent) + l)].join('\n')
+  }
   return [paint.bold(line(columns.map((c) => c.header))), ...cells.map(line)].join('\n')
 }
 
