@@ -7,6 +7,7 @@
  */
 import { z } from 'zod'
 import type { DocumentReport, IncludeOutcome } from '../parse/types.js'
+import { counted } from '../text/counted.js'
 
 /** Items kept of each kind of finding: the counts are exact, the lists show this many. */
 export const MAX_ITEMS = 100
@@ -133,7 +134,7 @@ function skipped(report: ExtractionReport, say: Say): void {
 function lines(fill: (say: Say) => void): string[] {
   const out: string[] = []
   fill((count, one, many) => {
-    if (count > 0) out.push(count === 1 ? `1 ${one}` : `${count} ${many}`)
+    if (count > 0) out.push(counted(count, one, many))
   })
   return out
 }

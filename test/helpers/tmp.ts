@@ -51,8 +51,8 @@ export function setProcessEnv(vars: Record<string, string>, defer: Defer = onTes
   })
 }
 
-/** A temporary folder holding `files` (relative path -> text), removed when the test ends. */
-export async function tmpTree(files: Record<string, string>, prefix = 'lectern-tree-'): Promise<string> {
+/** A temporary folder holding `files` (relative path -> content), removed when the test ends. */
+export async function tmpTree(files: Record<string, string | Buffer>, prefix = 'lectern-tree-'): Promise<string> {
   const root = await tmpDir(prefix)
   for (const [path, text] of Object.entries(files)) {
     await mkdir(dirname(join(root, path)), { recursive: true })

@@ -1,25 +1,11 @@
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { mkdir, symlink, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
 import { LecternError } from '../../src/errors.js'
 import { MAX_FILES, defaultRepoConfig, discoverDocs, readRepoConfig, walkRepo, type RepoConfig } from '../../src/sources/discover.js'
+import { tmpTree } from '../helpers/tmp.js'
 
-const dirs: string[] = []
-
-afterEach(async () => {
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })))
-})
-
-async function makeTree(files: Record<string, string | Buffer>): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'lectern-discover-'))
-  dirs.push(root)
-  for (const [path, content] of Object.entries(files)) {
-    await mkdir(dirname(join(root, path)), { recursive: true })
-    await writeFile(join(root, path), content)
-  }
-  return root
-}
+const makeTree = (files: Record<string, string | Buffer>) => tmpTree(files, 'lectern-discover-')
 
 async function discover(root: string, overrides: Partial<RepoConfig> = {}) {
   const logs: string[] = []
