@@ -8,14 +8,14 @@ import { saveUpload } from '../../src/sources/uploads.js'
 import { openStore } from '../../src/store/index.js'
 import { PROJECT_ROOT } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
-import { freePort } from '../helpers/server.js'
+import { freePort, GRACEFUL_STOP } from '../helpers/server.js'
 import { testSettingKey } from '../helpers/settings.js'
 import { tmpDataDir } from '../helpers/tmp.js'
 import { PASSWORD } from './helpers.js'
 
 async function serve(dataDir: string, extra: string[]) {
   const port = await freePort()
-  const child = execa('node', ['bin/run.js', 'serve', '--data-dir', dataDir, '--port', String(port), '--log-level', 'warn', ...extra], { cwd: PROJECT_ROOT, stdin: 'ignore', reject: false })
+  const child = execa('node', ['bin/run.js', 'serve', '--data-dir', dataDir, '--port', String(port), '--log-level', 'warn', ...extra], { cwd: PROJECT_ROOT, stdin: 'ignore', reject: false, ...GRACEFUL_STOP })
   onTestFinished(async () => {
     if (child.exitCode === null) child.kill('SIGKILL')
     await child

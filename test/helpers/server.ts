@@ -24,6 +24,12 @@ export interface ServerOptions {
   cpus?: number
 }
 
+/**
+ * execa sends SIGKILL 5 s after `kill('SIGTERM')` unless told otherwise; a graceful stop on a
+ * loaded machine can take longer, and the tests assert its exit code and last log lines.
+ */
+export const GRACEFUL_STOP = { forceKillAfterDelay: false } as const
+
 function spawnServer(dataDir: string, port: number, env: Record<string, string>, options: ServerOptions) {
   // taskset execs node in its own place: the child's pid is the server's.
   const [command, prefix] = options.cpus === undefined ? ['node', []] : ['taskset', ['--cpu-list', `0-${options.cpus - 1}`, 'node']]
@@ -32,6 +38,7 @@ function spawnServer(dataDir: string, port: number, env: Record<string, string>,
     env,
     stdin: 'ignore',
     reject: false,
+    ...GRACEFUL_STOP,
   })
 }
 

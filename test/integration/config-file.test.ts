@@ -11,7 +11,7 @@ import { execa } from 'execa'
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
-import { freePort } from '../helpers/server.js'
+import { freePort, GRACEFUL_STOP } from '../helpers/server.js'
 import { initDataDir, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 
 // Each case starts several processes; a loaded two-core machine takes seconds for each.
@@ -162,7 +162,7 @@ describe('lectern serve --config', () => {
     await writeFile(file, `dataDir: ./data\nserver:\n  host: 127.0.0.1\n  port: ${filePort}\nlog:\n  level: warn\n`)
 
     const serve = (args: string[]) => {
-      const child = execa('node', [path.join(PROJECT_ROOT, 'bin/run.js'), 'serve', '--config', file, ...args], { cwd: PROJECT_ROOT, reject: false, stdin: 'ignore' })
+      const child = execa('node', [path.join(PROJECT_ROOT, 'bin/run.js'), 'serve', '--config', file, ...args], { cwd: PROJECT_ROOT, reject: false, stdin: 'ignore', ...GRACEFUL_STOP })
       onTestFinished(async () => {
         child.kill('SIGTERM')
         await child

@@ -15,7 +15,7 @@ import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { offlineLicense } from '../airgap/helpers.js'
 import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
-import { freePort } from '../helpers/server.js'
+import { freePort, GRACEFUL_STOP } from '../helpers/server.js'
 import { tmpDataDir, tmpDir } from '../helpers/tmp.js'
 
 vi.setConfig({ testTimeout: 600_000 })
@@ -187,6 +187,7 @@ describe('the default data directory', () => {
       cwd: serverFolder,
       env,
       reject: false,
+      ...GRACEFUL_STOP,
       stdin: 'ignore',
     })
     onTestFinished(async () => {
@@ -274,7 +275,7 @@ describe('the license public key from `config set license.publicKeyFile`', () =>
     expect(JSON.parse(setting.stdout)).toEqual([expect.objectContaining({ value: path.join(setupDir, 'issuer.pem'), source: 'stored' })])
 
     const port = await freePort()
-    const server = execa('node', [path.join(PROJECT_ROOT, 'bin/run.js'), 'serve', '--data-dir', dataDir, '--port', String(port), '--log-level', 'warn'], { cwd: elsewhere, reject: false, stdin: 'ignore' })
+    const server = execa('node', [path.join(PROJECT_ROOT, 'bin/run.js'), 'serve', '--data-dir', dataDir, '--port', String(port), '--log-level', 'warn'], { cwd: elsewhere, reject: false, stdin: 'ignore', ...GRACEFUL_STOP })
     onTestFinished(async () => {
       server.kill('SIGTERM')
       await server

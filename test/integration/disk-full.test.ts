@@ -16,7 +16,7 @@ import { openStore } from '../../src/store/index.js'
 import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
 import { gitRedirectEnv, makeGitRepo } from '../helpers/git.js'
 import { pollUntil } from '../helpers/poll.js'
-import { freePort, startServer, type ServerProcess } from '../helpers/server.js'
+import { freePort, GRACEFUL_STOP, startServer, type ServerProcess } from '../helpers/server.js'
 import { initDataDir, suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { fill, tmpfs } from '../helpers/tmpfs.js'
 import { widgetsFiles } from '../helpers/widgets-repo.js'
@@ -223,6 +223,7 @@ describe('a full log destination', () => {
       stdin: 'ignore',
       stdout: { file: logFile },
       reject: false,
+      ...GRACEFUL_STOP,
       env: { LECTERN_RATE_LIMIT_ANONYMOUS: '0' },
     })
     onTestFinished(async () => {

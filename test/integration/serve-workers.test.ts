@@ -336,8 +336,7 @@ describe('lectern serve --workers 1 killed outright, or its job process hung', (
     const [jobs] = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').map(Number)
     // Stopped, it cannot answer the server's stop, as a job process stuck in native code would not.
     process.kill(jobs, 'SIGSTOP')
-    // Not execa's kill, which follows a SIGTERM with a SIGKILL after five seconds.
-    process.kill(pid, 'SIGTERM')
+    server.process.kill('SIGTERM')
     const { exitCode, stdout } = await server.process
     expect(exitCode).toBe(0)
     const lines = String(stdout).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line)

@@ -21,7 +21,7 @@ import { fetchRuntime, NODE_RUNTIME } from '../../scripts/release/runtime.js'
 import { PROJECT_ROOT } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
 import { codeBlocks, readmeSection } from '../helpers/readme.js'
-import { freePort } from '../helpers/server.js'
+import { freePort, GRACEFUL_STOP } from '../helpers/server.js'
 import { requireSystemCommand } from '../helpers/system.js'
 import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 
@@ -257,7 +257,7 @@ describe("the release's deploy/docker-entrypoint.sh, as the image runs it", () =
   it('serves by default on all interfaces, with JSON logs, and stops cleanly on SIGTERM', async () => {
     const dataDir = await tmpDir('lectern-data-')
     const port = await freePort()
-    const server = execa(entrypoint(), [], { env: containerEnv({ LECTERN_DATA_DIR: dataDir, PORT: String(port) }), extendEnv: false, reject: false, cwd: dataDir })
+    const server = execa(entrypoint(), [], { env: containerEnv({ LECTERN_DATA_DIR: dataDir, PORT: String(port) }), extendEnv: false, reject: false, cwd: dataDir, ...GRACEFUL_STOP })
     onTestFinished(async () => {
       if (server.exitCode === null) server.kill('SIGKILL')
       await server
