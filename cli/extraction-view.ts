@@ -4,6 +4,9 @@ import type { ExtractionView } from '../src/extraction/view.js'
 import { colour, humanDate, record, table } from './output.js'
 import { counted } from '../src/text/counted.js'
 
+/** Why pages that were all read and parsed gave no snippet. */
+const NO_SNIPPET_PAGES = 'No page holds a paragraph of prose (20 words or more) or a code block: stubs, tables of contents and lists of links give no snippet.'
+
 /** A finding's heading with its count, saying when the list is cut short. */
 function heading(title: string, list: Findings<unknown>): string {
   const shown = list.items.length < list.count ? `; the first ${list.items.length} shown` : ''
@@ -65,19 +68,20 @@ export function renderExtraction(view: ExtractionView): string {
   const { includes } = report
   const summary = record([
     ['Library', view.libraryId],
-    ['Ingest', `job ${view.jobId ?? '-'}, ${humanDate(view.createdAt)}`],
+    ['Ingest', `job ${view.jobId ?? '-'}, ${humanDate(view.createdAt)}${view.state === 'error' ? colour.red(`: failed (${view.errorCode ?? 'unknown'}), the version serves no snippets`) : ''}`],
     ['Pages', `${report.pages} read, ${report.pagesSkipped.count} could not be parsed, ${report.pagesWithoutSnippets.count} with text but no snippet`],
     ['Snippets', `${report.snippets} kept, ${counted(report.duplicatesDropped, 'duplicate')} dropped`],
     ['Includes', `${includes.found} found, ${includes.resolved} read, ${includes.unresolved.count} read no file`],
   ])
   const found = sections(report)
-  return [summary, ...(found.length > 0 ? found : [colour.green('Nothing went wrong: every include was read, every title and link reads clean.')])].join('\n\n')
+  if (found.length > 0) return [summary, ...found].join('\n\n')
+  return [summary, report.snippets === 0 ? colour.yellow(NO_SNIPPET_PAGES) : colour.green('Nothing went wrong: every include was read, every title and link reads clean.')].join('\n\n')
 }
 
 /** Why a version has no report, and what writes one. */
 function noReport(view: ExtractionView): string {
   const id = view.libraryId
   if (view.state === 'initial' || view.state === 'processing') return `${id} has no extraction report yet: its ingest has not finished. It is written when the ingest succeeds (\`lectern jobs\` shows it).`
-  if (view.state === 'error') return `${id} has no extraction report: no ingest of it has succeeded (the last one failed: ${view.errorCode ?? 'unknown'}). One is written when an ingest succeeds; \`lectern jobs\` names the failure.`
+  if (view.state === 'error') return `${id} has no extraction report: no ingest of it has read its pages (the last one failed: ${view.errorCode ?? 'unknown'}). One is written when an ingest reads them; \`lectern jobs\` names the failure.`
   return `${id} has no extraction report: no ingest has finished since this version was imported or last indexed by an older Lectern. \`lectern refresh ${id} --force\` writes one.`
 }

@@ -21,7 +21,7 @@ export interface ExtractionView {
   /** The version's state, and the reason of its failure: why a version has no report yet. */
   state: LibraryState
   errorCode: string | null
-  /** null when no ingest has written one: none has succeeded yet, the version was imported, or last ingested before reports existed. */
+  /** null when no ingest has written one: none has read its pages yet, the version was imported, or last ingested before reports existed. */
   report: ExtractionReport | null
 }
 

@@ -17,6 +17,7 @@ import type { HttpClient } from '../sources/http.js'
 import { loadSourceReader } from '../sources/registry.js'
 import type { FetchedSource } from '../sources/types.js'
 import type { Store } from '../store/index.js'
+import type { LibraryVersion } from '../store/libraries.js'
 import type { NewSnippet } from '../store/snippets.js'
 import { libraryConnectionScope } from '../tenancy/stored-connections.js'
 import { ingestSnippets } from '../index/build.js'
@@ -76,6 +77,8 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
     }
     ctx.progress(`parsing ${counted(fetched.documents.length, 'document')}`)
     const { snippets, duplicatesDropped } = await snippetsFrom(fetched, parsing, tally, ctx)
+    const libraryId = formatLibraryId({ id: library.id, version: version.tag || undefined })
+    if (snippets.length === 0) throw noSnippets(store, ctx.job.pk, version, tally, libraryId)
     const result = await ingestSnippets(
       { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log, pace: ctx.pace },
       { versionPk: version.pk, commitSha: fetched.revision ?? null },
@@ -98,9 +101,24 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
     const message = `${counted(result.snippets, 'snippet')} from ${counted(documents, 'document')}${at}`
     const warnings = tally.skippedContent
     if (warnings === 0) return message
-    const libraryId = formatLibraryId({ id: library.id, version: version.tag || undefined })
     return { message: `${message}; with warnings: ${warningSummary(report).join(', ')} (lectern inspect ${libraryId})`, warnings }
   }
+}
+
+/**
+ * The failure of an ingest that parsed its documents and kept no snippet. A version that serves
+ * no snippets keeps this ingest's report, which says what each page gave; one that serves a set
+ * keeps the report of the ingest that built it, since that is what its answers come from.
+ */
+function noSnippets(store: Store, jobPk: number, version: LibraryVersion, tally: ExtractionTally, libraryId: string): LecternError {
+  const report = tally.report(0, 0)
+  const found = 'No documentation or code snippets were found in the source'
+  if (report.pages === 0) return new LecternError('no_code_found', `${found}.`)
+  const stubs = report.pages - report.pagesSkipped.count - report.pagesWithoutSnippets.count
+  const read = `${found} (${counted(report.pages, 'page')} read: ${report.pagesSkipped.count} could not be parsed, ${report.pagesWithoutSnippets.count} with text but no snippet, ${stubs} without a paragraph of prose or a code block)`
+  if (version.currentSet !== null) return new LecternError('no_code_found', `${read}; the live snippets stay.`)
+  store.extractionReports.put(version.pk, jobPk, JSON.stringify(report))
+  return new LecternError('no_code_found', `${read}; \`lectern inspect ${libraryId}\` shows what each gave.`)
 }
 
 /**

@@ -10,6 +10,7 @@ import { lstat, open, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { LecternError } from '../errors.js'
+import { counted } from '../text/counted.js'
 import { isSafeRefName } from './repo-url.js'
 
 export interface PreviousVersion {
@@ -150,8 +151,8 @@ export type Glob = '**' | RegExp
 
 /** What a walk collects: the safety rules (no symlinks, size cap, binary skip) hold for every kind. */
 export interface WalkRules {
-  /** Whether a regular file, given as path segments from the root, is wanted. */
-  accept: (segments: string[]) => boolean
+  /** Whether a regular file, given as path segments from the root, is wanted; a string is why a file of the wanted kind is left out. */
+  accept: (segments: string[]) => boolean | string
   /** Only these folders are entered (and whatever leads to them); empty means all. */
   folders: Glob[][]
   /** Directory names (lower case) skipped anywhere, on top of the default exclusions. */
@@ -173,19 +174,55 @@ interface Walk {
   pending: Array<{ segments: string[]; skipped?: string }>
   stopped: boolean
   log: (msg: string) => void
+  leftOut: LeftOut
 }
+
+/**
+ * What the walk's rules left out, by reason: when no documentation file remains, the error names
+ * them (a repository whose only docs are release notes), so the operator knows what to change.
+ */
+class LeftOut {
+  private readonly byReason = new Map<string, { count: number; paths: string[] }>()
+
+  add(path: string, reason: string): void {
+    const entry = this.byReason.get(reason) ?? { count: 0, paths: [] }
+    entry.count++
+    if (entry.paths.length < LEFT_OUT_NAMED) entry.paths.push(path)
+    this.byReason.set(reason, entry)
+  }
+
+  /** `CHANGELOG.md and docs/news/ (release notes); LICENSE.md (a project file)`, or '' when nothing was. */
+  describe(): string {
+    return [...this.byReason]
+      .map(([reason, { count, paths }]) => {
+        const more = count > paths.length ? ` and ${counted(count - paths.length, 'more')}` : ''
+        const named = paths.length === 1 || more ? paths.join(', ') : `${paths.slice(0, -1).join(', ')} and ${paths.at(-1)}`
+        return `${named}${more} (${reason})`
+      })
+      .join('; ')
+  }
+}
+
+/** Paths the no_code_found message names per reason. */
+const LEFT_OUT_NAMED = 3
+const RELEASE_NOTES = "release notes, changelogs and blog posts, left out unless context7.json's folders names them"
 
 export async function discoverDocs(repoDir: string, config: RepoConfig, log: (msg: string) => void): Promise<DiscoveredFile[]> {
   const folders = config.folders.map((p) => compilePattern(p, true))
-  const files = await walkRepo(repoDir, config, log, { folders, accept: (segments) => isDocCandidate(config, folders, segments) })
+  const { files, leftOut } = await walkTree(repoDir, config, log, { folders, accept: (segments) => isDocCandidate(config, folders, segments) })
   if (files.length === 0) {
-    throw new LecternError('no_code_found', `No documentation files found (looked for ${[...DOC_EXTENSIONS].join(', ')} files).`)
+    const left = leftOut.describe()
+    throw new LecternError('no_code_found', `No documentation files found (looked for ${[...DOC_EXTENSIONS].join(', ')} files)${left ? `. Left out: ${left}` : ''}.`)
   }
   return files
 }
 
 /** The files `rules` accepts, sorted by path, under the default and configured folder exclusions. */
 export async function walkRepo(repoDir: string, config: RepoConfig, log: (msg: string) => void, rules: WalkRules): Promise<DiscoveredFile[]> {
+  return (await walkTree(repoDir, config, log, rules)).files
+}
+
+async function walkTree(repoDir: string, config: RepoConfig, log: (msg: string) => void, rules: WalkRules): Promise<Walk> {
   const walk: Walk = {
     root: repoDir,
     config,
@@ -195,10 +232,12 @@ export async function walkRepo(repoDir: string, config: RepoConfig, log: (msg: s
     pending: [],
     stopped: false,
     log,
+    leftOut: new LeftOut(),
   }
   await walkDir(walk, [])
   await inspectPending(walk)
-  return walk.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  walk.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  return walk
 }
 
 async function walkDir(walk: Walk, dir: string[]): Promise<void> {
@@ -213,7 +252,10 @@ async function walkDir(walk: Walk, dir: string[]): Promise<void> {
       walk.pending.push({ segments, skipped: 'symlink' })
     } else if (entry.isDirectory()) {
       if (shouldEnterDir(walk, segments) || (await isSphinxSource(walk, segments))) await walkDir(walk, segments)
-    } else if (entry.isFile() && walk.rules.accept(segments)) {
+    } else if (entry.isFile()) {
+      const accepted = walk.rules.accept(segments)
+      if (typeof accepted === 'string') walk.leftOut.add(segments.join('/'), accepted)
+      if (accepted !== true) continue
       walk.pending.push({ segments })
       if (walk.pending.length >= INSPECT_BATCH) await inspectPending(walk)
     }
@@ -228,12 +270,19 @@ function shouldEnterDirUnless(walk: Walk, segments: string[], excludedNames: Rea
   const name = segments[segments.length - 1].toLowerCase()
   const parent = segments.length > 1 ? segments[segments.length - 2].toLowerCase() : undefined
   if (excludedNames.has(name) || FRAGMENT_DIRS.has(name) || walk.rules.skipDirs?.has(name) || isTranslationDir(name, parent)) return false
-  if (!walk.config.skipVersionFiltering && isVersionedDir(name, parent)) return false
-  if (walk.excluded.some((p) => matchGlob(p, segments, false))) return false
+  if (!walk.config.skipVersionFiltering && isVersionedDir(name, parent)) {
+    walk.leftOut.add(`${segments.join('/')}/`, 'the docs of other versions')
+    return false
+  }
+  if (walk.excluded.some((p) => matchGlob(p, segments, false))) {
+    walk.leftOut.add(`${segments.join('/')}/`, "archived and outdated folders, and context7.json's excludeFolders")
+    return false
+  }
   const { folders } = walk.rules
   const named = folders.some((p) => matchGlob(p, segments, true))
   if (NOISE_DIRS.has(name) && !named) {
-    walk.log(`skipped ${segments.join('/')}/: release notes, changelogs and blog posts are left out unless context7.json's folders names them`)
+    walk.log(`skipped ${segments.join('/')}/: ${RELEASE_NOTES}`)
+    walk.leftOut.add(`${segments.join('/')}/`, RELEASE_NOTES)
     return false
   }
   return folders.length === 0 || named || folders.some((p) => mayLeadTo(p, segments))
@@ -269,20 +318,23 @@ function parseLanguageTag(s: string): { region: boolean } | undefined {
   return { region: m[2] !== undefined }
 }
 
-function isDocCandidate(config: RepoConfig, folders: Glob[][], segments: string[]): boolean {
+/** Whether the file is a documentation page; for a file of a documentation type left out, why. */
+function isDocCandidate(config: RepoConfig, folders: Glob[][], segments: string[]): boolean | string {
   const name = segments[segments.length - 1]
   const dot = name.lastIndexOf('.')
   if (dot <= 0) return false
   const ext = name.slice(dot).toLowerCase()
   const stem = name.slice(0, dot)
   const atRoot = segments.length === 1
-  if (!DOC_EXTENSIONS.has(ext) || config.excludeFiles.includes(name)) return false
-  if (isMetaFile(stem, atRoot) || isTranslatedFile(stem)) return false
-  if (NOISE_STEM.test(stem) && !folders.some((p) => matchGlob(p, segments, false))) return false
+  if (!DOC_EXTENSIONS.has(ext)) return false
+  if (config.excludeFiles.includes(name)) return "context7.json's excludeFiles"
+  if (isMetaFile(stem, atRoot)) return 'project files such as the changelog and the licence'
+  if (isTranslatedFile(stem)) return 'translations'
+  if (NOISE_STEM.test(stem) && !folders.some((p) => matchGlob(p, segments, false))) return RELEASE_NOTES
   if (ext === '.txt' && !isTextDoc(name, stem, segments)) return false
-  if ((ext === '.adoc' || ext === '.asciidoc') && isAsciidocPartial(stem, segments)) return false
+  if ((ext === '.adoc' || ext === '.asciidoc') && isAsciidocPartial(stem, segments)) return 'AsciiDoc partials, read where a page includes them'
   // Context7 always reads root-level files, whatever `folders` says.
-  return atRoot || folders.length === 0 || folders.some((p) => matchGlob(p, segments.slice(0, -1), true))
+  return atRoot || folders.length === 0 || folders.some((p) => matchGlob(p, segments.slice(0, -1), true)) || "outside context7.json's folders"
 }
 
 /** Anywhere only in the conventional upper case: `docs/security.md` is often real documentation. */

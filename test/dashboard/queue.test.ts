@@ -66,6 +66,9 @@ describe('the Parse Queue', () => {
     expect(await row.textContent()).toMatch(/cancel/i)
     expect(await row.textContent()).toContain('Private')
     expect(await page.content()).not.toContain(GIT_TOKEN)
+    await page.goto(`${server.url}/libraries/acme/vault`)
+    const report = page.getByRole('region', { name: 'Extraction report' })
+    await expect.poll(() => report.textContent()).toContain('No report: no ingest of this version has read its pages (the last one failed: cancelled).')
     expect(watched.problems).toEqual([])
   }, 60_000)
 

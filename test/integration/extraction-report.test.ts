@@ -4,12 +4,14 @@
  * relative to docs/en, the folder of mkdocs.yml) and a page written as React's (`{/*id*\/}`
  * heading ids in a `.md` file), with one include that names a file the repository lacks.
  */
+import { writeFile } from 'node:fs/promises'
+import path from 'node:path'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import type { ExtractionView } from '../../src/extraction/view.js'
 import type { JobLogLine } from '../../src/store/job-logs.js'
 import { buildTestApp, createKey } from '../helpers/app.js'
 import { runCli } from '../helpers/cli.js'
-import { gitRedirectEnv, makeGitRepo } from '../helpers/git.js'
+import { git, gitRedirectEnv, makeGitRepo } from '../helpers/git.js'
 import { signIn } from '../helpers/session.js'
 import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 
@@ -18,6 +20,7 @@ vi.setConfig({ testTimeout: 120_000 })
 const defer = suiteTeardown()
 let gitEnv: Record<string, string>
 let dataDir: string
+let remotes: string
 
 const CORS_EXAMPLE = [
   'from fastapi import FastAPI',
@@ -91,9 +94,11 @@ const antora = {
 }
 
 beforeAll(async () => {
-  const remotes = await tmpDir('lectern-remotes-', defer)
+  remotes = await tmpDir('lectern-remotes-', defer)
   await makeGitRepo(site, { parent: remotes, name: 'fastapi' })
   await makeGitRepo(antora, { parent: remotes, name: 'widgets' })
+  // Pages whose only text is too short to be a snippet.
+  await makeGitRepo({ 'docs/index.md': '# Stubs\n\nComing soon.\n', 'docs/guide.md': '# Guide\n\nTo be written.\n' }, { parent: remotes, name: 'stubs' })
   gitEnv = gitRedirectEnv(remotes)
   dataDir = await tmpDataDir(defer)
   const added = await runCli(['add', 'https://github.com/acme/fastapi', '--wait', '--data-dir', dataDir], gitEnv)
@@ -135,7 +140,7 @@ describe('lectern inspect', () => {
     const none = await cli(['inspect', '/acme/missing'])
     expect(none.exitCode, none.stderr).toBe(0)
     // Its ingest failed: the report says so, not that the version was imported.
-    expect(none.stdout).toMatch(/^\/acme\/missing has no extraction report: no ingest of it has succeeded \(the last one failed: source_unreachable\)/)
+    expect(none.stdout).toMatch(/^\/acme\/missing has no extraction report: no ingest of it has read its pages \(the last one failed: source_unreachable\)/)
     const json = JSON.parse((await cli(['inspect', '/acme/missing', '--json'])).stdout) as ExtractionView
     expect(json).toMatchObject({ libraryId: '/acme/missing', state: 'error', errorCode: 'source_unreachable', report: null })
     const unknown = await cli(['inspect', '/acme/nothing'])
@@ -210,5 +215,36 @@ describe('GET /api/libraries/:owner/:name/extraction', () => {
     expect([unknown.statusCode, unknown.json().error]).toEqual([404, 'library_not_found'])
     const version = await app.inject({ url: '/api/libraries/acme/fastapi/extraction?version=v9', cookies: admin })
     expect([version.statusCode, version.json().error]).toEqual([404, 'tag_not_found'])
+  })
+})
+
+describe('an ingest whose pages give no snippet', () => {
+  it('fails with no_code_found naming how many pages it read, and keeps its report, which says what each gave', async () => {
+    const failed = await cli(['add', 'https://github.com/acme/stubs', '--wait'])
+    expect(failed.exitCode).toBe(6)
+    expect(failed.stderr).toContain('No documentation or code snippets were found in the source (2 pages read: 0 could not be parsed, 0 with text but no snippet, 2 without a paragraph of prose or a code block); `lectern inspect /acme/stubs` shows what each gave. (no_code_found)')
+    const shown = await cli(['inspect', '/acme/stubs'])
+    expect(shown.exitCode, shown.stderr).toBe(0)
+    expect(shown.stdout).toMatch(/Ingest:\s+job \d+, .*: failed \(no_code_found\), the version serves no snippets/)
+    expect(shown.stdout).toMatch(/Pages:\s+2 read, 0 could not be parsed, 0 with text but no snippet/)
+    expect(shown.stdout).toContain('No page holds a paragraph of prose (20 words or more) or a code block: stubs, tables of contents and lists of links give no snippet.')
+    expect(shown.stdout).not.toContain('Nothing went wrong')
+    const json = JSON.parse((await cli(['inspect', '/acme/stubs', '--json'])).stdout) as ExtractionView
+    expect(json).toMatchObject({ state: 'error', errorCode: 'no_code_found', jobId: expect.any(Number), report: { pages: 2, snippets: 0 } })
+  })
+
+  // Last in the file: it changes the repository the tests above read.
+  it('leaves a version that serves snippets its report: the report describes what its answers come from', async () => {
+    const before = JSON.parse((await cli(['inspect', '/acme/fastapi', '--json'])).stdout) as ExtractionView
+    const repo = path.join(remotes, 'fastapi')
+    await git(['rm', '-q', '-r', 'docs', 'docs_src', 'README.md'], repo)
+    await writeFile(path.join(repo, 'README.md'), '# FastAPI\n\nMoved.\n')
+    await git(['add', '-A'], repo)
+    await git(['commit', '-q', '-m', 'moved'], repo)
+    const refreshed = await cli(['refresh', '/acme/fastapi', '--wait'])
+    expect(refreshed.exitCode).toBe(6)
+    expect(refreshed.stderr).toContain('No documentation or code snippets were found in the source (1 page read: 0 could not be parsed, 0 with text but no snippet, 1 without a paragraph of prose or a code block); the live snippets stay. (no_code_found)')
+    const after = JSON.parse((await cli(['inspect', '/acme/fastapi', '--json'])).stdout) as ExtractionView
+    expect(after).toEqual({ ...before, errorCode: 'no_code_found' })
   })
 })

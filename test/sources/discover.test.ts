@@ -196,10 +196,34 @@ describe('discoverDocs defaults', () => {
   })
 
   it('throws no_code_found when nothing qualifies', async () => {
-    const root = await makeTree({ 'index.js': 'export {}\n', 'CHANGELOG.md': md('Changes') })
+    const root = await makeTree({ 'index.js': 'export {}\n', 'notes.pdf': 'x' })
     const err = await discoverDocs(root, defaultRepoConfig(), () => {}).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(LecternError)
-    expect((err as LecternError).code).toBe('no_code_found')
+    expect(err).toMatchObject({ code: 'no_code_found', message: 'No documentation files found (looked for .md, .mdx, .markdown, .rst, .txt, .ipynb, .adoc, .asciidoc files).' })
+  })
+
+  it('names what its rules left out when no documentation file remains, so the operator knows what to change', async () => {
+    const root = await makeTree({
+      'index.js': 'export {}\n',
+      'CHANGELOG.md': md('Changes'),
+      'docs/whats-new.md': md('New'),
+      'docs/news/2024.md': md('2024'),
+      'docs/release-notes.md': md('Notes'),
+      'docs/history.rst': 'History\n=======\n',
+      'docs/index.ja.md': md('Japanese'),
+      'docs/old/guide.md': md('Old'),
+      'docs/2.0/guide.md': md('Two'),
+    })
+    const err = await discoverDocs(root, defaultRepoConfig(), () => {}).catch((e: unknown) => e)
+    expect(err).toMatchObject({ code: 'no_code_found' })
+    expect((err as LecternError).message).toBe(
+      'No documentation files found (looked for .md, .mdx, .markdown, .rst, .txt, .ipynb, .adoc, .asciidoc files). Left out: ' +
+        'CHANGELOG.md (project files such as the changelog and the licence); ' +
+        'docs/2.0/ (the docs of other versions); ' +
+        "docs/history.rst, docs/news/, docs/release-notes.md and 1 more (release notes, changelogs and blog posts, left out unless context7.json's folders names them); " +
+        'docs/index.ja.md (translations); ' +
+        "docs/old/ (archived and outdated folders, and context7.json's excludeFolders).",
+    )
   })
 
   it(`stops at ${MAX_FILES} files and says so`, async () => {

@@ -188,5 +188,7 @@ export interface ExtractionView {
   libraryId: string
   createdAt: string | null
   jobId: number | null
+  state: 'initial' | 'queued' | 'processing' | 'finalized' | 'error'
+  errorCode: string | null
   report: ExtractionReport | null
 }

@@ -61,6 +61,13 @@ function kinds(report: ExtractionReport): Kind[] {
 
 const count = (n: number, noun: string): string => `${formatNumber(n)} ${noun}${n === 1 ? '' : 's'}`
 
+/** Why a version has no report, by its state. */
+function noReport(view: ExtractionView): string {
+  if (view.state === 'error') return `No report: no ingest of this version has read its pages (the last one failed: ${view.errorCode ?? 'unknown'}). The Parse Queue names the failure.`
+  if (view.state !== 'finalized') return 'No report yet: it is written when the ingest has read the pages.'
+  return 'No report yet: it is written by the next refresh of this library (imported libraries have none).'
+}
+
 export function Extraction({ libraryId, updatedAt }: { libraryId: string; updatedAt: string | null }) {
   const view = useLoad(() => api<ExtractionView>('GET', `${libraryPath(libraryId)}/extraction`), [libraryId, updatedAt])
   const report = view.data?.report
@@ -69,14 +76,20 @@ export function Extraction({ libraryId, updatedAt }: { libraryId: string; update
     <section aria-labelledby="extraction">
       <h2 id="extraction">Extraction report</h2>
       <ErrorNote error={view.error} />
-      {view.data && !report ? <p class="muted">No report yet: it is written by the next refresh of this library (imported libraries have none).</p> : null}
+      {view.data && !report ? <p class="muted">{noReport(view.data)}</p> : null}
+      {report && view.data?.state === 'error' ? (
+        <p class="error-note" role="alert">
+          The last ingest failed (<code>{view.data.errorCode}</code>): this version serves no snippets. The report below is of the ingest that read its pages.
+        </p>
+      ) : null}
       {report ? (
         <>
           <p>
             {count(report.pages, 'page')} read · {count(report.snippets, 'snippet')} · {count(report.includes.found, 'include')}, {formatNumber(report.includes.resolved)} read ·{' '}
             {count(report.duplicatesDropped, 'duplicate')} dropped · job {view.data?.jobId ?? '-'}, {formatDate(view.data?.createdAt)}
           </p>
-          {found.length === 0 ? <p>Nothing went wrong: every include was read, every title and link reads clean.</p> : null}
+          {found.length === 0 && report.snippets === 0 ? <p>No page holds a paragraph of prose (20 words or more) or a code block: stubs, tables of contents and lists of links give no snippet.</p> : null}
+          {found.length === 0 && report.snippets > 0 ? <p>Nothing went wrong: every include was read, every title and link reads clean.</p> : null}
           {found.map((kind, index) => (
             <details key={kind.title} open={index === 0}>
               <summary>
