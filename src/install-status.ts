@@ -7,7 +7,6 @@
 import type { ResolvedConfig, Mode, SettingSource } from './config.js'
 import { dataDirOrigin } from './data-dir.js'
 import type { Runtime } from './runtime.js'
-import { appliedMigrations } from './store/db.js'
 import { lockState, readLockHolder } from './store/lock.js'
 import { APP_VERSION } from './version.js'
 
@@ -51,7 +50,7 @@ export async function installStatus(resolved: ResolvedConfig, runtime: Runtime):
     mode: resolved.config.mode,
     modeSource: resolved.sources.mode,
     version: APP_VERSION,
-    schema: appliedMigrations(store.db).at(-1) ?? 'none',
+    schema: store.migrations().at(-1) ?? 'none',
     server: await serverSeen(store.paths.lock),
     libraries: store.libraries.list().length,
     jobs: { running: active.filter((j) => j.state === 'running').length, queued: active.filter((j) => j.state === 'queued').length },

@@ -15,7 +15,6 @@ import { findLibrary, findVersion } from './search/resolve.js'
 import { uploadPath } from './sources/uploads.js'
 import type { Store } from './store/index.js'
 import type { Library } from './store/libraries.js'
-import { legacyFtsTable } from './store/snippets.js'
 
 /** The ID of a library as given, refusing one pinned to a version. */
 export function unpinned(raw: string, what: string): string {
@@ -39,11 +38,11 @@ export type ForgetSet = (setPk: number) => void
  * their files removed once it committed. The one way Lectern deletes live sets.
  */
 function removeWithSets(store: Store, deleteRows: () => number[], forget: ForgetSet | undefined): number[] {
-  const sets = store.db.transaction(() => {
+  const sets = store.transaction(() => {
     const setPks = deleteRows()
-    for (const pk of setPks) store.db.exec(`DROP TABLE IF EXISTS ${legacyFtsTable(pk)}`)
+    for (const pk of setPks) store.snippets.dropLegacyFts(pk)
     return setPks
-  })()
+  })
   for (const pk of sets) {
     removeSetFiles(store.paths, pk)
     forget?.(pk)

@@ -59,7 +59,7 @@ export async function completeSetup(store: Store, paths: DataPaths, input: { tok
 
 /** Checks the token and erases it in one transaction; returns the stored hash, to put back on failure. */
 function claimToken(store: Store, token: string): string {
-  return store.db.transaction(() => {
+  return store.transaction(() => {
     if (!needsSetup(store)) throw new LecternError('forbidden', 'This install already has an admin: sign in instead.')
     const stored = store.settings.get<string | null>(SETTING_KEYS.setupTokenHash)
     const given = hashOf(token)
@@ -68,5 +68,5 @@ function claimToken(store: Store, token: string): string {
     }
     store.settings.set(SETTING_KEYS.setupTokenHash, null)
     return stored
-  })()
+  })
 }

@@ -136,7 +136,7 @@ async function contextLatency(dataDir: string, scratch: string) {
   } finally {
     await server.stop()
     const restoreConfig = await openStore(dataDir)
-    if (savedConfig === undefined) restoreConfig.db.prepare("DELETE FROM settings WHERE key = 'backup.config'").run()
+    if (savedConfig === undefined) restoreConfig.settings.remove('backup.config')
     else restoreConfig.settings.set('backup.config', savedConfig)
     restoreConfig.close()
   }

@@ -11,7 +11,7 @@ export default async function health(app: FastifyInstance): Promise<void> {
   const jobsTracked = startWorker || typeof jobRunner === 'object'
   app.get('/health', probe, async () => ({ status: 'ok' }))
   app.get('/ready', probe, async (_request, reply) => {
-    if (!app.runtime.store.db.open) return reply.code(503).send({ error: 'not_ready', message: ERROR_CODES.not_ready.summary })
+    if (!app.runtime.store.isOpen()) return reply.code(503).send({ error: 'not_ready', message: ERROR_CODES.not_ready.summary })
     if (app.runtime.worker.isRunning || !jobsTracked) return { status: 'ready' }
     // A job process that ended unexpectedly is being replaced (src/jobs/job-process.ts); the log says why.
     return reply.code(503).send({ error: 'not_ready', message: 'The server is starting or stopping, or its job process is being started again after it ended (the server log says why).' })

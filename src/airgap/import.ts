@@ -80,7 +80,7 @@ export class ImportBatch {
       const reasons = skipped.map((s) => `${s.project}: ${s.reason}`).join('; ')
       throw new LecternError('validation_error', `No library of the import is valid (${reasons}). Nothing was imported.`)
     }
-    const jobs = store.db.transaction(() => {
+    const jobs = store.transaction(() => {
       const queued: Job[] = []
       for (const { id, file } of this.staged) {
         const existing = store.libraries.byId(id)
@@ -108,7 +108,7 @@ export class ImportBatch {
         )
       }
       return queued
-    })()
+    })
     // Every library already existed (or was busy): nothing will read the staged files.
     if (jobs.length === 0) this.discard()
     const queued = jobs.map((j) => (j.payload as { project: string }).project)

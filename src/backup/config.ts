@@ -90,11 +90,11 @@ export function updateBackupConfig(store: Store, input: unknown): BackupConfigVi
   let secret: string | undefined
   if (update.destination) ({ destination: next.destination, secret } = resolveDestination(update.destination))
   // One transaction: a reader never sees the new destination with the old secret.
-  store.db.transaction(() => {
+  store.transaction(() => {
     store.settings.set(CONFIG_SETTING, next)
-    if (secret === '') store.db.prepare('DELETE FROM settings WHERE key = ?').run(SECRET_SETTING)
+    if (secret === '') store.settings.remove(SECRET_SETTING)
     else if (secret !== undefined) store.settings.set(SECRET_SETTING, store.secrets.seal(secret))
-  })()
+  })
   return viewBackupConfig(store, next)
 }
 

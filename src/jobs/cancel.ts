@@ -22,7 +22,8 @@ export function cancelledReason(jobPk: number, when: 'queued' | 'running'): stri
 
 /** `by` names who asked, for the job's log (an admin's email, or the CLI). */
 export function cancelJob(store: Store, jobPk: number, by: string): Job {
-  const cancel = store.db.transaction((): Job => {
+  // One write transaction: read and written under the write lock, so a worker cannot claim the job in between.
+  return store.transaction((): Job => {
     const job = requireJob(store.jobs, jobPk)
     if (job.state === 'queued') {
       const reason = cancelledReason(jobPk, 'queued')
@@ -40,6 +41,4 @@ export function cancelJob(store: Store, jobPk: number, by: string): Job {
     }
     return store.jobs.byPk(jobPk)!
   })
-  // Immediate: read and written under one write lock, so a worker cannot claim the job in between.
-  return cancel.immediate()
 }

@@ -91,7 +91,7 @@ export async function submitRepository(store: Store, input: RepositorySubmission
   const isPrivate = input.private === true || (submitter?.mode === 'cloud' && withCredentials)
   const { id, owner } = placeSubmission(store.teams, submitter, repo.libraryId, isPrivate, 'repository')
   const note = await admitGitRemote(repo.cloneUrl, guard)
-  const submit = store.db.transaction(() => {
+  const job = store.transaction(() => {
     const newLibrary: NewLibrary = {
       id,
       title: repo.repo,
@@ -109,7 +109,6 @@ export async function submitRepository(store: Store, input: RepositorySubmission
     const { library, version } = createOrRetry(store, newLibrary, taken(owner, `Library ${id} was already added. Refresh it to pick up new commits.`))
     return queueIngest(store, version, gitSpecOf(library, repo.branch), { token })
   })
-  const job = submit()
   return {
     libraryId: id,
     message: [`Library ${id} submitted for processing (job ${job.pk}).`, note].filter(Boolean).join(' '),
@@ -119,7 +118,7 @@ export async function submitRepository(store: Store, input: RepositorySubmission
 
 /** `owner`: the teamspace a private source belongs to, its ID already placed (placeSubmission). */
 export function submitSource(store: Store, input: SourceSubmission, owner?: TeamOwner): Submitted {
-  const submit = store.db.transaction(() => {
+  const job = store.transaction(() => {
     const existing = store.libraries.byId(input.libraryId)
     if (existing && existing.sourceKind !== input.sourceKind) {
       throw new LecternError('library_exists', `Library ${input.libraryId} already exists with another source (${existing.sourceKind}).`)
@@ -147,6 +146,5 @@ export function submitSource(store: Store, input: SourceSubmission, owner?: Team
     if (active) throw new LecternError('library_busy', `Library ${input.libraryId} is being processed (job ${active.pk}); wait for it to end.`)
     return queueIngest(store, target.version, input.spec, { force: input.force })
   })
-  const job = submit()
   return { libraryId: input.libraryId, message: `Library ${input.libraryId} submitted for processing (job ${job.pk}).`, job }
 }

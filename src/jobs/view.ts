@@ -74,7 +74,7 @@ export function listJobs(store: Store, states: readonly JobState[], limit: numbe
   const wanted = (state: JobState) => states.includes(state)
   // One read transaction (deferred: it takes no write lock): a job claimed between two of the
   // reads would show twice, or not at all.
-  return store.db.transaction(() => {
+  return store.readTransaction(() => {
     const queued = wanted('queued') ? store.jobs.list({ states: ['queued'], limit, oldestFirst: true }) : []
     const running = wanted('running') ? store.jobs.list({ states: ['running'], limit, oldestFirst: true }) : []
     const ended = (['succeeded', 'failed'] as const).filter(wanted)
@@ -83,5 +83,5 @@ export function listJobs(store: Store, states: readonly JobState[], limit: numbe
       ...queued.map((job, i) => viewJob(store, job, now, i + 1)),
       ...[...running, ...finished].map((job) => viewJob(store, job, now)),
     ]
-  }).deferred()
+  })
 }

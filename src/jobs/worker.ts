@@ -253,10 +253,10 @@ export class Worker {
    * repeats both); then the onJobEnd tidying, which fails soft.
    */
   private end(job: Job, outcome: () => void, log: JobLog): void {
-    this.store.db.transaction(() => {
+    this.store.transaction(() => {
       outcome()
       if (job.versionPk !== null) settleVersion(this.store, job.versionPk)
-    })()
+    })
     try {
       const ended = this.store.jobs.byPk(job.pk)
       if (ended) this.options.onJobEnd?.(ended)
@@ -293,7 +293,7 @@ export class Worker {
   /** A job a dead process was running when its cancel was asked for: it ends cancelled and never runs again. */
   private endCancelled(job: Job): void {
     const reason = cancelledReason(job.pk, 'running')
-    this.store.db.transaction(() => failJob(this.store, job, 'cancelled', reason))()
+    this.store.transaction(() => failJob(this.store, job, 'cancelled', reason))
     removeWorkDirOf(this.store, job.pk)
     this.log.warn({ jobId: job.pk }, 'a job cut off after its cancel was asked ended as cancelled')
   }
@@ -309,12 +309,12 @@ export class Worker {
 export function failRunningJobs(store: Store, message: string): number[] {
   const jobs = store.jobs.list({ states: ['running'], limit: 1000 }).filter((job) => job.cancelRequestedAt === null)
   const time = new Date().toISOString()
-  store.db.transaction(() => {
+  store.transaction(() => {
     for (const job of jobs) {
       failJob(store, job, 'internal_error', message)
       store.jobLogs.append(job.pk, [{ time, level: 'warn', message: 'job failed', fields: { code: 'internal_error', reason: message } }])
     }
-  })()
+  })
   for (const job of jobs) removeWorkDirOf(store, job.pk)
   return jobs.map((job) => job.pk)
 }

@@ -14,18 +14,6 @@ export const LICENSE_KEY_PREFIX = 'lctl_'
 const KEY_SHAPE = /^lctl_[A-Za-z0-9_-]{32}$/
 const ID_LENGTH = LICENSE_KEY_PREFIX.length + 8
 
-interface LicenseRow {
-  pk: number
-  key_id: string
-  key_hash: string
-  customer: string
-  edition: string
-  offline: number
-  issued_at: string
-  expires_at: string
-  license_json: string
-}
-
 export interface IssueRequest {
   customer: string
   offline: boolean
@@ -52,13 +40,9 @@ export function issueLicense(store: Store, request: IssueRequest, now = Date.now
   if (!customer) throw new LecternError('validation_error', 'A license needs a customer name.')
   const expiresAt = expiryOf(request.expires)
   if (Date.parse(expiresAt) <= now) throw new LecternError('validation_error', `The expiry ${expiresAt} is in the past.`)
-  const insert = store.db.prepare(
-    `INSERT INTO licenses (key_id, key_hash, customer, edition, offline, issued_at, expires_at, license_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  )
-  const taken = store.db.prepare<[string], { pk: number }>('SELECT pk FROM licenses WHERE key_id = ?')
   let licenseKey: string
   do licenseKey = `${LICENSE_KEY_PREFIX}${randomBytes(24).toString('base64url')}`
-  while (taken.get(licenseKey.slice(0, ID_LENGTH)))
+  while (store.licenses.hasKeyId(licenseKey.slice(0, ID_LENGTH)))
   const license: License = {
     customer,
     edition: request.edition ?? 'enterprise',
@@ -68,7 +52,8 @@ export function issueLicense(store: Store, request: IssueRequest, now = Date.now
     licenseKeyId: licenseKey.slice(0, ID_LENGTH),
   }
   const file = signLicense(license, signingKey(store))
-  insert.run(license.licenseKeyId, sha256(licenseKey).toString('hex'), customer, license.edition, license.offline ? 1 : 0, license.issuedAt, expiresAt, JSON.stringify(file))
+  const { licenseKeyId: keyId, edition, offline, issuedAt } = license
+  store.licenses.insert({ keyId, keyHash: sha256(licenseKey).toString('hex'), customer, edition, offline, issuedAt, expiresAt }, JSON.stringify(file))
   return { licenseKey, file }
 }
 
@@ -88,8 +73,8 @@ export interface IssuedLicenseInfo {
 export function verifyLicenseKey(store: Store, key: string, now = nowIso()): IssuedLicenseInfo {
   const unknown = new LecternError('invalid_api_key', 'Invalid license key: send "Authorization: Bearer lctl_..." with the key printed by `lectern license issue`.')
   if (!KEY_SHAPE.test(key)) throw unknown
-  const row = store.db.prepare<[string], LicenseRow>('SELECT * FROM licenses WHERE key_id = ?').get(key.slice(0, ID_LENGTH))
-  if (!row || !timingSafeEqual(sha256(key), Buffer.from(row.key_hash, 'hex'))) throw unknown
-  if (row.expires_at <= now) throw new LecternError('forbidden', `The license of ${row.customer} expired on ${row.expires_at}; export needs a current license.`)
-  return { licenseKeyId: row.key_id, customer: row.customer, edition: row.edition, offline: row.offline === 1, issuedAt: row.issued_at, expiresAt: row.expires_at }
+  const row = store.licenses.byKeyId(key.slice(0, ID_LENGTH))
+  if (!row || !timingSafeEqual(sha256(key), Buffer.from(row.keyHash, 'hex'))) throw unknown
+  if (row.expiresAt <= now) throw new LecternError('forbidden', `The license of ${row.customer} expired on ${row.expiresAt}; export needs a current license.`)
+  return { licenseKeyId: row.keyId, customer: row.customer, edition: row.edition, offline: row.offline, issuedAt: row.issuedAt, expiresAt: row.expiresAt }
 }

@@ -11,12 +11,13 @@ import { createSecretBox, type SecretBox } from '../secrets/cipher.js'
 import { loadOrCreateSecretKey } from '../secrets/key.js'
 import { createAccountTokensRepository, type AccountTokensRepository } from './account-tokens.js'
 import { createConnectionsRepository, type ConnectionsRepository } from './connections.js'
-import { migrateDatabase, openConnection, type Db } from './db.js'
+import { appliedMigrations, migrateDatabase, openConnection, type Db } from './db.js'
 import { createExtractionReportsRepository, type ExtractionReportsRepository } from './extraction-reports.js'
 import { createInvitationsRepository, type InvitationsRepository } from './invitations.js'
 import { createJobLogsRepository, type JobLogsRepository } from './job-logs.js'
 import { createJobsRepository, type JobsRepository } from './jobs.js'
 import { createKeysRepository, type KeysRepository } from './keys.js'
+import { createLicensesRepository, type LicensesRepository } from './licenses.js'
 import { createLibrariesRepository, type LibrariesRepository } from './libraries.js'
 import { createLibraryAccessRepository, type LibraryAccessRepository } from './library-access.js'
 import { createPoliciesRepository, type PoliciesRepository } from './policies.js'
@@ -43,12 +44,25 @@ export interface Store {
   accountTokens: AccountTokensRepository
   invitations: InvitationsRepository
   connections: ConnectionsRepository
+  licenses: LicensesRepository
   /**
    * Changes whenever any connection (this process or another) changes the catalogue: a
    * library, a version, a snippet set or a redirect (migration 0012). Cheap validation for what
    * is cached from them; writes of snippets, jobs or usage leave it as it is.
    */
   catalogVersion(): number
+  /**
+   * Runs `fn` in one write transaction and returns its result. It begins IMMEDIATE: it waits its
+   * turn for the write lock instead of failing when another process wrote since it read. A call
+   * inside another transaction joins it.
+   */
+  transaction<T>(fn: () => T): T
+  /** Runs `fn` in one read transaction: its reads see one moment, and it holds no writer up. */
+  readTransaction<T>(fn: () => T): T
+  /** The migrations applied to the database, oldest first. */
+  migrations(): string[]
+  /** False once closed: a server that is stopping is not ready. */
+  isOpen(): boolean
   close(): void
 }
 
@@ -83,7 +97,12 @@ export async function openStore(dataDir: string): Promise<Store> {
     accountTokens: createAccountTokensRepository(db),
     invitations: createInvitationsRepository(db),
     connections: createConnectionsRepository(db, secrets),
+    licenses: createLicensesRepository(db),
     catalogVersion: () => catalogVersionStmt.get() as number,
+    transaction: (fn) => db.transaction(fn).immediate(),
+    readTransaction: (fn) => db.transaction(fn).deferred(),
+    migrations: () => appliedMigrations(db),
+    isOpen: () => db.open,
     close: () => {
       if (db.open) db.close()
     },

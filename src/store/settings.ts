@@ -32,6 +32,7 @@ export type SettingKey = (typeof SETTING_KEYS)[keyof typeof SETTING_KEYS]
 export interface SettingsRepository {
   get<T>(key: SettingKey): T | undefined
   set(key: SettingKey, value: unknown): void
+  remove(key: SettingKey): void
 }
 
 export function createSettingsRepository(db: Db): SettingsRepository {
@@ -40,7 +41,9 @@ export function createSettingsRepository(db: Db): SettingsRepository {
     `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)
      ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
   )
+  const remove = db.prepare('DELETE FROM settings WHERE key = ?')
   return {
+    remove: (key) => void remove.run(key),
     get<T>(key: SettingKey) {
       const row = select.get(key)
       return row ? (JSON.parse(row.value) as T) : undefined

@@ -50,6 +50,8 @@ export interface SnippetsRepository {
   insert(setPk: number, snippets: NewSnippet[]): Array<number | null>
   /** Makes `setPk` the version's live set with the given totals; returns the set it replaced. */
   finalizeSet(setPk: number, versionPk: number, totals: { tokens: number; snippets: number; commitSha: string | null }): number | null
+  /** Drops the FTS5 table a set of Lectern 0.1.0 had, if any: deleting a set's row by cascade leaves it. */
+  dropLegacyFts(setPk: number): void
   /** Drops a set with its FTS table and rows (the caller removes its vector file). */
   dropSet(setPk: number): void
   set(setPk: number): SnippetSet | undefined
@@ -120,7 +122,7 @@ const toSnippet = (r: SnippetRow): StoredSnippet => ({
 })
 
 /** The FTS5 table a set of Lectern 0.1.0 had; newer sets have none. */
-export const legacyFtsTable = (setPk: number): string => `fts_${Math.trunc(setPk)}`
+const legacyFtsTable = (setPk: number): string => `fts_${Math.trunc(setPk)}`
 
 export function createSnippetsRepository(db: Db): SnippetsRepository {
   const insertSet = db.prepare(
@@ -170,6 +172,7 @@ export function createSnippetsRepository(db: Db): SnippetsRepository {
       if (previous !== null && previous !== setPk) setStatus.run('retired', previous)
       return previous === setPk ? null : previous
     }),
+    dropLegacyFts: (setPk) => void db.exec(`DROP TABLE IF EXISTS ${legacyFtsTable(setPk)}`),
     dropSet: db.transaction((setPk: number) => {
       db.exec(`DROP TABLE IF EXISTS ${legacyFtsTable(setPk)}`)
       deleteSnippets.run(setPk)

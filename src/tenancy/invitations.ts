@@ -22,7 +22,7 @@ export function invite(store: Store, mailer: Mailer, input: { team: Team; invite
   const email = input.email.trim()
   if (!EMAIL.test(email) || email.length > 320) throw new LecternError('validation_error', `"${input.email}" is not an email address.`)
   if (team.personalUserId !== null) throw new LecternError('forbidden', `${team.name} is a personal space, which has no members: create a teamspace to invite people.`)
-  const { invitation, token } = store.db.transaction(() => {
+  const { invitation, token } = store.transaction(() => {
     const members = store.teams.members(team.id)
     if (members.some((m) => m.email.toLowerCase() === email.toLowerCase())) throw new LecternError('validation_error', `${email} is already a member of ${team.name}.`)
     const others = store.invitations.pending(team.id).filter((i) => i.email.toLowerCase() !== email.toLowerCase())
@@ -31,18 +31,18 @@ export function invite(store: Store, mailer: Mailer, input: { team: Team; invite
       throw new LecternError('forbidden', `The ${team.plan} plan of ${team.name} allows ${limit} member${limit === 1 ? '' : 's'}, pending invitations included; cancel one or ask the operator for a larger plan.`)
     }
     return store.invitations.upsert({ teamId: team.id, email, role, invitedBy: inviter.id, ttlMs: INVITATION_TTL_MS })
-  })()
+  })
   mailer.post(invitationMail(email, team.name, inviter.email, role, mailer.link('invitations', token)))
   return invitation
 }
 
 /** Joins the team of one invitation and removes it. */
 function join(store: Store, user: User, invitation: Invitation): Membership {
-  return store.db.transaction(() => {
+  return store.transaction(() => {
     if (store.teams.roleOf(invitation.teamId, user.id) === undefined) store.teams.addMember(invitation.teamId, user.id, invitation.role)
     store.invitations.remove(invitation.teamId, invitation.id)
     return store.teams.membershipsOf(user.id).find((m) => m.team.id === invitation.teamId)!
-  })()
+  })
 }
 
 /**
