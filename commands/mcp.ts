@@ -2,7 +2,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { LecternCommand } from '../cli/run.js'
 import { LOCAL } from '../src/access.js'
 import { createMcpServer, type McpCaller } from '../src/mcp/tools.js'
-import { clientKind } from '../src/store/usage.js'
+import { clientKind } from '../src/usage/recorder.js'
 
 export default class Mcp extends LecternCommand {
   static override summary = 'Serve the MCP tools over stdio, on the local data directory.'

@@ -44,7 +44,7 @@ export interface LecternConfig {
   server: { host: string; port: number; trustProxy: TrustProxy; supervise: boolean; workers: number; allowedHosts: string[] }
   log: { level: LogLevel; format: LogFormat }
   rateLimit: RateLimitSettings
-  /** Where the library metrics read a request's country (src/usage-facets.ts); '' for nowhere. */
+  /** Where the library metrics read a request's country (src/usage/facets.ts); '' for nowhere. */
   metrics: { countryHeader: string }
   fetch: { allow: string[] }
   license: { publicKey: string }

@@ -20,7 +20,8 @@ import type { Mode } from './config.js'
 import { findLibrary } from './search/resolve.js'
 import type { Store } from './store/index.js'
 import type { Library } from './store/libraries.js'
-import type { UsageRecorder, UsageTransport } from './store/usage.js'
+import type { UsageTransport } from './store/usage.js'
+import type { UsageRecorder } from './usage/recorder.js'
 
 export const SURFACES = ['page', 'txt', 'mcp', 'cli'] as const
 export type Surface = (typeof SURFACES)[number]
@@ -85,16 +86,11 @@ export function libraryForMetrics(store: Store, mode: Mode, caller: Caller, libr
 
 export function libraryMetrics(store: Store, usage: UsageRecorder, library: Library, days: number, now = new Date()): LibraryMetrics {
   usage.flushSoftly()
-  const db = store.db
   const from = dayOf(now.getTime() - (days - 1) * DAY_MS)
 
   const total = zero()
   const daily = new Map<string, LibraryMetrics['daily'][number]>()
-  const counts = db
-    .prepare<[number], { day: string; client: string; transport: UsageTransport; requests: number }>(
-      'SELECT day, client, transport, requests FROM usage_daily WHERE library_pk = ? ORDER BY day',
-    )
-    .all(library.pk)
+  const counts = store.usage.forLibrary(library.pk)
   for (const row of counts) {
     const surface = surfaceOf(row.client, row.transport)
     total[surface] += row.requests
@@ -105,16 +101,7 @@ export function libraryMetrics(store: Store, usage: UsageRecorder, library: Libr
     point.total += row.requests
   }
 
-  const users = db
-    .prepare<[number, string], { day: string; client: string; users: number }>(
-      'SELECT day, client, count(*) AS users FROM usage_users WHERE library_pk = ? AND day >= ? GROUP BY day, client ORDER BY day, client',
-    )
-    .all(library.pk, from)
-  const distinct = db
-    .prepare<[number, string], { day: string; users: number }>(
-      'SELECT day, count(DISTINCT user_hash) AS users FROM usage_users WHERE library_pk = ? AND day >= ? GROUP BY day ORDER BY day',
-    )
-    .all(library.pk, from)
+  const { byClient: users, distinct } = store.usage.users(library.pk, from)
   const byClient = new Map<string, Record<string, number>>()
   for (const row of users) byClient.set(row.day, { ...byClient.get(row.day), [row.client]: row.users })
 
@@ -122,11 +109,7 @@ export function libraryMetrics(store: Store, usage: UsageRecorder, library: Libr
     total,
     daily: [...daily.values()],
     mcpClients: { dailyData: distinct.map((row) => ({ date: row.day, uniqueUsersByClient: byClient.get(row.day) ?? {}, totalUniqueUsers: row.users })) },
-    topics: db
-      .prepare<[number, number], { topic: string; count: number }>('SELECT topic, requests AS count FROM usage_topics WHERE library_pk = ? ORDER BY requests DESC, topic LIMIT ?')
-      .all(library.pk, MAX_TOPICS),
-    countries: db
-      .prepare<[number], { country: string; count: number }>('SELECT country, requests AS count FROM usage_countries WHERE library_pk = ? ORDER BY requests DESC, country')
-      .all(library.pk),
+    topics: store.usage.topics(library.pk, MAX_TOPICS),
+    countries: store.usage.countries(library.pk),
   }
 }

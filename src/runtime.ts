@@ -22,7 +22,7 @@ import { EngineFileRebuilder } from './index/rebuilder.js'
 import { Retriever } from './search/context.js'
 import { LibraryCatalogue } from './search/libraries.js'
 import { openStore, type Store } from './store/index.js'
-import { UsageRecorder } from './store/usage.js'
+import { UsageRecorder } from './usage/recorder.js'
 
 /** Where jobs run: on this thread, or in a process of their own (needs the compiled dist/). */
 export type JobRunnerKind = 'in-process' | 'process'
@@ -92,7 +92,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       : options.jobRunner === 'process'
         ? new JobProcess({ config, store, log, forgetSet })
         : new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, tidying.workerOptions)
-  const usage = new UsageRecorder(store.db)
+  const usage = new UsageRecorder(store)
   const softly = failSoftly(log)
   // Counts the disk refuses stay pending for the next flush.
   const usageTimer = setInterval(() => softly('writing usage counts', () => usage.flush()), USAGE_FLUSH_MS)

@@ -14,7 +14,7 @@ import { LecternError } from '../../src/errors.js'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { createMcpServer, type McpCaller } from '../../src/mcp/tools.js'
 import { readSetting } from '../../src/settings.js'
-import { clientKind } from '../../src/store/usage.js'
+import { clientKind } from '../../src/usage/recorder.js'
 import { jsonRpcError } from '../plugins/errors.js'
 
 

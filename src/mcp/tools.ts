@@ -21,7 +21,7 @@ export interface McpCaller {
   transport: UsageTransport
   /** Client kind for usage counts. */
   client: string
-  /** Who asks and from where, for the library metrics (src/store/usage.ts Asked). */
+  /** Who asks and from where, for the library metrics (src/usage/recorder.ts Asked). */
   user?: string
   country?: string | string[]
   /** Takes one unit of the caller's rate limit; returns a refusal message when over it. */

@@ -24,6 +24,7 @@ import { createPoliciesRepository, type PoliciesRepository } from './policies.js
 import { createSettingsRepository, type SettingsRepository } from './settings.js'
 import { createSnippetsRepository, type SnippetsRepository } from './snippets.js'
 import { createTeamsRepository, type TeamsRepository } from './teams.js'
+import { createUsageRepository, type UsageRepository } from './usage.js'
 import { createUsersRepository, type UsersRepository } from './users.js'
 
 export interface Store {
@@ -45,6 +46,7 @@ export interface Store {
   invitations: InvitationsRepository
   connections: ConnectionsRepository
   licenses: LicensesRepository
+  usage: UsageRepository
   /**
    * Changes whenever any connection (this process or another) changes the catalogue: a
    * library, a version, a snippet set or a redirect (migration 0012). Cheap validation for what
@@ -98,6 +100,7 @@ export async function openStore(dataDir: string): Promise<Store> {
     invitations: createInvitationsRepository(db),
     connections: createConnectionsRepository(db, secrets),
     licenses: createLicensesRepository(db),
+    usage: createUsageRepository(db),
     catalogVersion: () => catalogVersionStmt.get() as number,
     transaction: (fn) => db.transaction(fn).immediate(),
     readTransaction: (fn) => db.transaction(fn).deferred(),

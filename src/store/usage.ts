@@ -1,15 +1,9 @@
 /**
- * Usage counters. Requests are counted in memory and written in one transaction per flush, so
- * serving a question never turns into a database write on the request path. At most the last
- * flush interval of counts is lost if the process is killed.
- *
- * Besides the counts of usage_daily, a request may bring what the library metrics report
- * (src/library-metrics.ts, migration 0015): who asked through MCP (kept in memory until the
- * flush, then written only as an HMAC under the day's salt, src/store/usage-salt.ts), the
- * question's topics and the caller's country (reduced by src/usage-facets.ts when recorded).
+ * Usage counts as stored (usage_daily, and migration 0015's users, topics and countries): what
+ * src/usage/recorder.ts writes at each flush and the usage report and library metrics read. A
+ * day's MCP users are stored only as an HMAC under that day's salt (src/store/usage-salt.ts).
  */
 import { createHmac } from 'node:crypto'
-import { countryOf, topicsOf } from '../usage-facets.js'
 import type { Db } from './db.js'
 import { DailySalt } from './usage-salt.js'
 
@@ -23,183 +17,108 @@ export interface UsageRow {
   requests: number
 }
 
-/** What else a request tells the metrics; each part optional. */
-export interface Asked {
-  /** Who asks through MCP: `key:<id>`, `user:<id>` (a session), `address:<ip>`, or `local` (stdio). */
-  user?: string
-  question?: string
-  /** The edge proxy's country header, as received. */
-  country?: string | string[]
+/** Counts per library and facet (a topic or a country). */
+export type Facets = Map<number, Map<string, number>>
+
+/** What one flush writes. */
+export interface UsageBatch {
+  rows: Map<string, UsageRow>
+  /** `day|libraryPk|client` -> the users asking, as the recorder named them; hashed when written. */
+  users: Map<string, Set<string>>
+  topics: Facets
+  countries: Facets
 }
 
-const isMcp = (transport: UsageTransport) => transport === 'mcp-http' || transport === 'mcp-stdio'
-
-const CLIENT = /^[a-z0-9][a-z0-9._-]{0,39}$/
-
-/** A client kind from an X-Context7-Source header: a short token, or 'other' for anything else. */
-export function clientKind(header: string | string[] | undefined, fallback: string): string {
-  const value = (Array.isArray(header) ? header[0] : header)?.trim().toLowerCase()
-  if (!value) return fallback
-  return CLIENT.test(value) ? value : 'other'
+export interface UsageRepository {
+  /**
+   * Writes a flush in one transaction, and deletes the salts of days before `today`. Counts of
+   * a library removed meanwhile are dropped.
+   */
+  write(batch: UsageBatch, today: string): void
+  /** Deletes the salts of every day before `day`. */
+  forgetSaltsBefore(day: string): void
+  /** The live sets of the default versions of libraries asked since `since` (a day), most asked first. */
+  mostAskedSets(since: string): number[]
+  forLibrary(libraryPk: number): UsageRow[]
+  /** Every count from day `from` to day `to`, with its library's ID. */
+  between(from: string, to: string): Array<Omit<UsageRow, 'libraryPk'> & { libraryId: string }>
+  /** A library's users per day and client, and distinct users per day, from day `from`. */
+  users(libraryPk: number, from: string): { byClient: Array<{ day: string; client: string; users: number }>; distinct: Array<{ day: string; users: number }> }
+  /** A library's most asked topics, at most `limit`, and its countries, most requests first. */
+  topics(libraryPk: number, limit: number): Array<{ topic: string; count: number }>
+  countries(libraryPk: number): Array<{ country: string; count: number }>
 }
 
-export class UsageRecorder {
-  private pending = new Map<string, UsageRow>()
-  /** `day|libraryPk|client` -> the raw users asking; only in memory, hashed when written. */
-  private pendingUsers = new Map<string, Set<string>>()
-  /** libraryPk -> topic (or country) -> requests: counted per library, so a request builds no key strings. */
-  private pendingTopics: Facets = new Map()
-  private pendingCountries: Facets = new Map()
-  private readonly upsert
-  private readonly select
-  private readonly insertUser
-  private readonly upsertTopic
-  private readonly upsertCountry
-  private readonly salt: DailySalt
-  /** The day whose older salts this process last deleted. */
-  private sweptDay = ''
+interface DailyRow {
+  day: string
+  library_pk: number
+  client: string
+  transport: UsageTransport
+  requests: number
+}
 
-  constructor(private readonly db: Db) {
-    this.salt = new DailySalt(db)
-    this.insertUser = db.prepare('INSERT OR IGNORE INTO usage_users (day, library_pk, client, user_hash) VALUES (?, ?, ?, ?)')
-    this.upsertTopic = db.prepare(
-      'INSERT INTO usage_topics (library_pk, topic, requests) VALUES (?, ?, ?) ON CONFLICT (library_pk, topic) DO UPDATE SET requests = requests + excluded.requests',
-    )
-    this.upsertCountry = db.prepare(
-      'INSERT INTO usage_countries (library_pk, country, requests) VALUES (?, ?, ?) ON CONFLICT (library_pk, country) DO UPDATE SET requests = requests + excluded.requests',
-    )
-    this.upsert = db.prepare(
-      `INSERT INTO usage_daily (day, library_pk, client, transport, requests) VALUES (@day, @libraryPk, @client, @transport, @requests)
-       ON CONFLICT (day, library_pk, client, transport) DO UPDATE SET requests = requests + excluded.requests`,
-    )
-    this.select = db.prepare<[number], { day: string; library_pk: number; client: string; transport: UsageTransport; requests: number }>(
-      'SELECT * FROM usage_daily WHERE library_pk = ? ORDER BY day, client, transport',
-    )
-  }
-
-  /**
-   * The live sets of the default versions of libraries asked in the last `days` days, most
-   * asked first: the ones worth loading before their first request.
-   */
-  mostAskedSets(days: number, now = new Date()): number[] {
-    const since = new Date(now.getTime() - days * 86_400_000).toISOString().slice(0, 10)
-    return this.db
-      .prepare<[string], { setPk: number }>(
-        `SELECT v.current_set AS setPk FROM library_versions v
-         JOIN (SELECT library_pk, SUM(requests) AS n FROM usage_daily WHERE day >= ? GROUP BY library_pk) u ON u.library_pk = v.library_pk
-         WHERE v.tag = '' AND v.current_set IS NOT NULL ORDER BY u.n DESC, v.library_pk`,
-      )
-      .all(since)
-      .map((row) => row.setPk)
-  }
-
-  record(libraryPk: number, client: string, transport: UsageTransport, now = new Date(), asked: Asked = {}): void {
-    const day = now.toISOString().slice(0, 10)
-    const key = `${day}|${libraryPk}|${client}|${transport}`
-    const row = this.pending.get(key)
-    if (row) row.requests++
-    else this.pending.set(key, { day, libraryPk, client, transport, requests: 1 })
-    if (asked.user !== undefined && isMcp(transport)) {
-      const usersKey = `${day}|${libraryPk}|${client}`
-      const users = this.pendingUsers.get(usersKey)
-      if (users) users.add(asked.user)
-      else this.pendingUsers.set(usersKey, new Set([asked.user]))
-    }
-    if (asked.question !== undefined) {
-      const topics = topicsOf(asked.question)
-      if (topics.length > 0) {
-        const counts = facetsOf(this.pendingTopics, libraryPk)
-        for (const topic of topics) bump(counts, topic)
-      }
-    }
-    bump(facetsOf(this.pendingCountries, libraryPk), countryOf(asked.country))
-  }
-
-  /**
-   * Writes the pending counts; a library removed meanwhile simply loses its counts. When the
-   * write fails (a full disk), the counts stay pending for the next flush and the error is thrown.
-   */
-  flush(now = new Date()): void {
-    const today = now.toISOString().slice(0, 10)
-    // A process that has written counts before still writes once a day when idle: to delete the
-    // salt of the day that ended. One that never has (a CLI command) does not write for nothing.
-    if (!this.db.open || (this.pending.size === 0 && (this.sweptDay === today || this.sweptDay === ''))) return
-    const taken = { rows: this.pending, users: this.pendingUsers, topics: this.pendingTopics, countries: this.pendingCountries }
-    this.pending = new Map()
-    this.pendingUsers = new Map()
-    this.pendingTopics = new Map()
-    this.pendingCountries = new Map()
-    const existing = this.db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM libraries WHERE pk = ?')
+export function createUsageRepository(db: Db): UsageRepository {
+  const salt = new DailySalt(db)
+  const insertUser = db.prepare('INSERT OR IGNORE INTO usage_users (day, library_pk, client, user_hash) VALUES (?, ?, ?, ?)')
+  const upsertTopic = db.prepare(
+    'INSERT INTO usage_topics (library_pk, topic, requests) VALUES (?, ?, ?) ON CONFLICT (library_pk, topic) DO UPDATE SET requests = requests + excluded.requests',
+  )
+  const upsertCountry = db.prepare(
+    'INSERT INTO usage_countries (library_pk, country, requests) VALUES (?, ?, ?) ON CONFLICT (library_pk, country) DO UPDATE SET requests = requests + excluded.requests',
+  )
+  const upsert = db.prepare(
+    `INSERT INTO usage_daily (day, library_pk, client, transport, requests) VALUES (@day, @libraryPk, @client, @transport, @requests)
+     ON CONFLICT (day, library_pk, client, transport) DO UPDATE SET requests = requests + excluded.requests`,
+  )
+  const libraryExists = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM libraries WHERE pk = ?')
+  const ofLibrary = db.prepare<[number], DailyRow>('SELECT * FROM usage_daily WHERE library_pk = ? ORDER BY day, client, transport')
+  const mostAsked = db.prepare<[string], { setPk: number }>(
+    `SELECT v.current_set AS setPk FROM library_versions v
+     JOIN (SELECT library_pk, SUM(requests) AS n FROM usage_daily WHERE day >= ? GROUP BY library_pk) u ON u.library_pk = v.library_pk
+     WHERE v.tag = '' AND v.current_set IS NOT NULL ORDER BY u.n DESC, v.library_pk`,
+  )
+  const between = db.prepare<[string, string], { day: string; libraryId: string; client: string; transport: UsageTransport; requests: number }>(
+    `SELECT u.day, l.id AS libraryId, u.client, u.transport, u.requests FROM usage_daily u JOIN libraries l ON l.pk = u.library_pk
+     WHERE u.day BETWEEN ? AND ?`,
+  )
+  const usersByClient = db.prepare<[number, string], { day: string; client: string; users: number }>(
+    'SELECT day, client, count(*) AS users FROM usage_users WHERE library_pk = ? AND day >= ? GROUP BY day, client ORDER BY day, client',
+  )
+  const distinctUsers = db.prepare<[number, string], { day: string; users: number }>(
+    'SELECT day, count(DISTINCT user_hash) AS users FROM usage_users WHERE library_pk = ? AND day >= ? GROUP BY day ORDER BY day',
+  )
+  const topics = db.prepare<[number, number], { topic: string; count: number }>(
+    'SELECT topic, requests AS count FROM usage_topics WHERE library_pk = ? ORDER BY requests DESC, topic LIMIT ?',
+  )
+  const countries = db.prepare<[number], { country: string; count: number }>(
+    'SELECT country, requests AS count FROM usage_countries WHERE library_pk = ? ORDER BY requests DESC, country',
+  )
+  const write = db.transaction((batch: UsageBatch, today: string) => {
     const exists = new Map<number, boolean>()
     const known = (libraryPk: number) => {
-      if (!exists.has(libraryPk)) exists.set(libraryPk, existing.get(libraryPk)!.n > 0)
+      if (!exists.has(libraryPk)) exists.set(libraryPk, libraryExists.get(libraryPk)!.n > 0)
       return exists.get(libraryPk)!
     }
-    try {
-      this.db.transaction(() => {
-        for (const row of taken.rows.values()) if (known(row.libraryPk)) this.upsert.run(row)
-        for (const [key, users] of taken.users) {
-          const [day, pk, client] = key.split('|')
-          if (!known(Number(pk))) continue
-          const salt = this.salt.of(day)
-          // 132 bits of the HMAC: far more than needed to keep a day's users apart.
-          for (const user of users) this.insertUser.run(day, Number(pk), client, createHmac('sha256', salt).update(user).digest('base64url').slice(0, 22))
-        }
-        for (const [pk, topics] of taken.topics) if (known(pk)) for (const [topic, n] of topics) this.upsertTopic.run(pk, topic, n)
-        for (const [pk, countries] of taken.countries) if (known(pk)) for (const [country, n] of countries) this.upsertCountry.run(pk, country, n)
-        this.salt.forgetBefore(today)
-      })()
-      this.sweptDay = today
-    } catch (err) {
-      this.restore(taken)
-      throw err
+    for (const row of batch.rows.values()) if (known(row.libraryPk)) upsert.run(row)
+    for (const [key, users] of batch.users) {
+      const [day, pk, client] = key.split('|')
+      if (!known(Number(pk))) continue
+      const daySalt = salt.of(day)
+      // 132 bits of the HMAC: far more than needed to keep a day's users apart.
+      for (const user of users) insertUser.run(day, Number(pk), client, createHmac('sha256', daySalt).update(user).digest('base64url').slice(0, 22))
     }
+    for (const [pk, counts] of batch.topics) if (known(pk)) for (const [topic, n] of counts) upsertTopic.run(pk, topic, n)
+    for (const [pk, counts] of batch.countries) if (known(pk)) for (const [country, n] of counts) upsertCountry.run(pk, country, n)
+    salt.forgetBefore(today)
+  })
+  return {
+    write: (batch, today) => write(batch, today),
+    forgetSaltsBefore: (day) => salt.forgetBefore(day),
+    mostAskedSets: (since) => mostAsked.all(since).map((row) => row.setPk),
+    forLibrary: (libraryPk) => ofLibrary.all(libraryPk).map((r) => ({ day: r.day, libraryPk: r.library_pk, client: r.client, transport: r.transport, requests: r.requests })),
+    between: (from, to) => between.all(from, to),
+    users: (libraryPk, from) => ({ byClient: usersByClient.all(libraryPk, from), distinct: distinctUsers.all(libraryPk, from) }),
+    topics: (libraryPk, limit) => topics.all(libraryPk, limit),
+    countries: (libraryPk) => countries.all(libraryPk),
   }
-
-  /** Deletes the salts of the days that have ended: start-up housekeeping (runtime.ts recoverDataDir). */
-  forgetEndedDays(now = new Date()): void {
-    const today = now.toISOString().slice(0, 10)
-    this.salt.forgetBefore(today)
-    this.sweptDay = today
-  }
-
-  /** Puts counts whose write failed back in front of those taken since, for the next flush. */
-  private restore(taken: { rows: Map<string, UsageRow>; users: Map<string, Set<string>>; topics: Facets; countries: Facets }): void {
-    for (const [key, row] of taken.rows) {
-      const later = this.pending.get(key)
-      this.pending.set(key, later ? { ...row, requests: row.requests + later.requests } : row)
-    }
-    for (const [key, users] of taken.users) {
-      const later = this.pendingUsers.get(key)
-      this.pendingUsers.set(key, later ? new Set([...users, ...later]) : users)
-    }
-    for (const [pk, topics] of taken.topics) for (const [topic, n] of topics) bump(facetsOf(this.pendingTopics, pk), topic, n)
-    for (const [pk, countries] of taken.countries) for (const [country, n] of countries) bump(facetsOf(this.pendingCountries, pk), country, n)
-  }
-
-  /** Flushes if it can; reads answer from what is stored when the disk refuses the write. */
-  flushSoftly(onError: (err: unknown) => void = () => {}): void {
-    try {
-      this.flush()
-    } catch (err) {
-      onError(err)
-    }
-  }
-
-  forLibrary(libraryPk: number): UsageRow[] {
-    this.flushSoftly()
-    return this.select.all(libraryPk).map((r) => ({ day: r.day, libraryPk: r.library_pk, client: r.client, transport: r.transport, requests: r.requests }))
-  }
-}
-
-type Facets = Map<number, Map<string, number>>
-
-function facetsOf(facets: Facets, libraryPk: number): Map<string, number> {
-  let counts = facets.get(libraryPk)
-  if (!counts) facets.set(libraryPk, (counts = new Map()))
-  return counts
-}
-
-function bump(counts: Map<string, number>, key: string, by = 1): void {
-  counts.set(key, (counts.get(key) ?? 0) + by)
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { clientKind } from '../../src/store/usage.js'
+import { clientKind } from '../../src/usage/recorder.js'
 import { runCli } from '../helpers/cli.js'
 import { tmpDataDir } from '../helpers/tmp.js'
 

@@ -1,7 +1,7 @@
 /** `GET /api/usage` (the dashboard's Usage page): who may read it, what it counts, and bad windows. */
 import type { FastifyInstance } from 'fastify'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { usageReport } from '../../src/usage-report.js'
+import { usageReport } from '../../src/usage/report.js'
 import { buildTestApp, seedLibrary } from '../helpers/app.js'
 import { suiteTeardown } from '../helpers/tmp.js'
 

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createSecretBox } from '../../src/secrets/cipher.js'
 import { openConnection } from '../../src/store/db.js'
 import { openStore, type Store } from '../../src/store/index.js'
-import { UsageRecorder } from '../../src/store/usage.js'
+import { UsageRecorder } from '../../src/usage/recorder.js'
 
 let dirs: string[] = []
 let stores: Store[] = []
@@ -128,7 +128,7 @@ describe('the catalogue version', () => {
     const job = other.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk })
     other.jobs.claimNext()
     other.jobs.setStatus(job.pk, 'embedded 1 of 1 snippets')
-    const usage = new UsageRecorder(other.db)
+    const usage = new UsageRecorder(other)
     usage.record(library.pk, 'curl', 'rest-txt')
     usage.flush()
     expect(moved()).toBe(false)
@@ -178,19 +178,19 @@ describe('usage counts', () => {
     const store = await freshStore()
     const one = store.libraries.create({ id: '/a/one', title: 'one', sourceKind: 'github', sourceUrl: 'https://github.com/a/one' }).library
     const two = store.libraries.create({ id: '/a/two', title: 'two', sourceKind: 'github', sourceUrl: 'https://github.com/a/two' }).library
-    const usage = new UsageRecorder(store.db)
+    const usage = new UsageRecorder(store)
     const topics = () => store.db.prepare('SELECT library_pk AS pk, topic, requests FROM usage_topics ORDER BY pk, topic').all()
     const countries = () => store.db.prepare('SELECT library_pk AS pk, country, requests FROM usage_countries ORDER BY pk, country').all()
     usage.record(one.pk, 'api', 'rest-txt', new Date(), { question: 'register a route plugin', country: 'de' })
     usage.record(two.pk, 'api', 'rest-txt', new Date(), { question: 'route hooks' })
 
     // A full disk: the transaction fails and the counts stay pending, with those taken since.
-    const transaction = store.db.transaction.bind(store.db)
-    store.db.transaction = (() => () => {
+    const { write } = store.usage
+    store.usage.write = () => {
       throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })
-    }) as unknown as typeof store.db.transaction
+    }
     expect(() => usage.flush()).toThrow(/disk is full/)
-    store.db.transaction = transaction
+    store.usage.write = write
     usage.record(one.pk, 'api', 'rest-txt', new Date(), { question: 'route options' })
     usage.flush()
 

@@ -1,6 +1,6 @@
-/** `GET /api/usage?days=7|30|90` (admin session): the dashboard's Usage page, src/usage-report.ts. */
+/** `GET /api/usage?days=7|30|90` (admin session): the dashboard's Usage page, src/usage/report.ts. */
 import type { FastifyInstance } from 'fastify'
-import { USAGE_WINDOWS, usageReport, type UsageWindow } from '../../../src/usage-report.js'
+import { USAGE_WINDOWS, usageReport, type UsageWindow } from '../../../src/usage/report.js'
 
 const UsageQuery = {
   type: 'object',

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { DEFAULT_TOKENS } from '../../../src/search/budget.js'
 import { renderJsonBuffer, renderTextBuffer } from '../../../src/search/render.js'
-import { clientKind } from '../../../src/store/usage.js'
+import { clientKind } from '../../../src/usage/recorder.js'
 import { ContextQuery, type ContextQueryType } from '../../schemas/libraries.js'
 
 export default async function context(app: FastifyInstance): Promise<void> {

@@ -4,7 +4,7 @@
  * tokenizer's words, stopwords dropped), never the question; the country is an ISO 3166-1 alpha-2
  * code from the edge proxy's header (`metrics.countryHeader`), never the address.
  */
-import { questionWords } from './text/terms.js'
+import { questionWords } from '../text/terms.js'
 
 /**
  * A topic is a word of letters, with at most a few digits (`oauth2`, `es2022`): longer digit runs

@@ -3,8 +3,9 @@
  * client over the last 7, 30 or 90 days, today included, read from usage_daily. Counts still
  * pending in this process are flushed first; another worker's appear after its next flush.
  */
-import type { Store } from './store/index.js'
-import type { UsageRecorder, UsageTransport } from './store/usage.js'
+import type { Store } from '../store/index.js'
+import type { UsageTransport } from '../store/usage.js'
+import type { UsageRecorder } from './recorder.js'
 
 export const USAGE_WINDOWS = [7, 30, 90] as const
 export type UsageWindow = (typeof USAGE_WINDOWS)[number]
@@ -33,12 +34,7 @@ export function usageReport(store: Store, usage: UsageRecorder, days: UsageWindo
   usage.flushSoftly()
   const to = dayOf(now.getTime())
   const from = dayOf(now.getTime() - (days - 1) * DAY_MS)
-  const rows = store.db
-    .prepare<[string, string], { day: string; libraryId: string; client: string; transport: UsageTransport; requests: number }>(
-      `SELECT u.day, l.id AS libraryId, u.client, u.transport, u.requests FROM usage_daily u JOIN libraries l ON l.pk = u.library_pk
-       WHERE u.day BETWEEN ? AND ?`,
-    )
-    .all(from, to)
+  const rows = store.usage.between(from, to)
 
   const byDay = new Map<string, UsageReport['byDay'][number]>()
   for (let i = days - 1; i >= 0; i--) {
