@@ -100,7 +100,11 @@ async function contextLatency(dataDir: string, scratch: string) {
   let savedConfig: unknown
   try {
     savedConfig = store.settings.get('backup.config')
-    const ids = (store.db.prepare("SELECT l.id FROM libraries l JOIN library_versions v ON v.library_pk = l.pk WHERE v.state = 'finalized' LIMIT 100").all() as { id: string }[]).map((r) => r.id)
+    const ids = store.libraries
+      .list()
+      .filter((library) => store.libraries.versions(library.pk).some((version) => version.state === 'finalized'))
+      .slice(0, 100)
+      .map((library) => library.id)
     if (ids.length === 0) throw new Error(`${dataDir} holds no finalized library to query`)
     paths = questions(400, 7).map((q, i) => contextPath(ids[i % ids.length]!, q))
     const admin = (await store.users.verify(BENCH_ADMIN, BENCH_ADMIN)) ?? (await store.users.create({ email: BENCH_ADMIN, password: BENCH_ADMIN, role: 'admin' }))

@@ -178,13 +178,12 @@ async function runScenario(scenario: Scenario, plan: ProbePlan, scratch: string,
   const store = await openStore(dataDir)
   let key: string
   let cookie: string
-  let libraryId: string
+  const libraryId = '/bench/docs'
   try {
     key = store.keys.create('bench-probes').key
     const admin = await store.users.create({ email: ADMIN, password: ADMIN, role: 'admin' })
     cookie = `lectern_session=${store.users.startSession(admin.id).token}`
     store.settings.set('backup.config', { destination: { type: 'dir', path: path.join(dir, 'backups') }, schedule: null, retention: { keep: 1 } })
-    libraryId = (store.db.prepare("SELECT id FROM libraries WHERE id = '/bench/docs'").pluck().get() as string | undefined) ?? '/bench/docs'
   } finally {
     store.close()
   }

@@ -4,8 +4,7 @@
  * serving thread, which only decodes them. Compiled JavaScript only, like the job thread.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { openConnection } from '../store/db.js'
-import { createSnippetsRepository } from '../store/snippets.js'
+import { openReadOnlySnippets } from '../store/snippets.js'
 import { encodeEngineFile, engineFileKind, writeFileAtomically } from './loaded-set.js'
 
 export interface RebuildThreadData {
@@ -26,7 +25,7 @@ export interface RebuildRequest {
 export type RebuildReply = { id: number; ok: true; bytes: ArrayBuffer; writeError?: string } | { id: number; ok: false; error: string }
 
 const { database } = workerData as RebuildThreadData
-const snippets = createSnippetsRepository(openConnection(database, { readonly: true }))
+const snippets = openReadOnlySnippets(database)
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err))
 

@@ -9,7 +9,6 @@
  * its half-built set dropped and its work directory removed. An ended job cannot be cancelled.
  */
 import { LecternError } from '../errors.js'
-import { nowIso } from '../store/db.js'
 import type { Store } from '../store/index.js'
 import { requireJob, type Job } from '../store/jobs.js'
 import { isInterrupted } from './interrupted.js'
@@ -28,11 +27,11 @@ export function cancelJob(store: Store, jobPk: number, by: string): Job {
     if (job.state === 'queued') {
       const reason = cancelledReason(jobPk, 'queued')
       failJob(store, job, 'cancelled', reason)
-      store.jobLogs.append(jobPk, [{ time: nowIso(), level: 'warn', message: 'job cancelled while queued', fields: { by } }])
+      store.jobLogs.append(jobPk, [{ time: new Date().toISOString(), level: 'warn', message: 'job cancelled while queued', fields: { by } }])
     } else if (isInterrupted(job)) {
       // No process runs it to notice the request: it ends here, as a dead process's cancelled job does at the next start.
       failJob(store, job, 'cancelled', cancelledReason(jobPk, 'running'))
-      store.jobLogs.append(jobPk, [{ time: nowIso(), level: 'warn', message: 'job cancelled after its process was gone', fields: { by } }])
+      store.jobLogs.append(jobPk, [{ time: new Date().toISOString(), level: 'warn', message: 'job cancelled after its process was gone', fields: { by } }])
     } else if (job.state === 'running') {
       // The worker running it logs the request when it sees it: its own lines are still buffered.
       store.jobs.requestCancel(jobPk, by)

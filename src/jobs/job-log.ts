@@ -13,7 +13,6 @@
  * goes on.
  */
 import { redact } from '../sources/git.js'
-import { nowIso } from '../store/db.js'
 import type { Store } from '../store/index.js'
 import type { JobLogLevel, NewJobLogLine } from '../store/job-logs.js'
 
@@ -83,7 +82,7 @@ export class JobLogRecorder {
 
   private add(level: JobLogLevel, obj: object, msg: string): void {
     const fields = this.clean(Object.fromEntries(Object.entries(obj).filter(([key]) => !this.own.has(key))), 0) as Record<string, unknown>
-    this.pending.push({ time: nowIso(), level, message: clip(this.text(msg), MAX_MESSAGE_CHARS), fields })
+    this.pending.push({ time: new Date().toISOString(), level, message: clip(this.text(msg), MAX_MESSAGE_CHARS), fields })
     if (this.pending.length >= BATCH_LINES) this.flush()
     else if (!this.timer) {
       this.timer = setTimeout(() => this.flush(), FLUSH_MS)

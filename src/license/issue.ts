@@ -5,7 +5,6 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { LecternError } from '../errors.js'
-import { nowIso } from '../store/db.js'
 import type { Store } from '../store/index.js'
 import { signLicense, type License, type LicenseFile } from './format.js'
 import { signingKey } from './keys.js'
@@ -70,7 +69,7 @@ export interface IssuedLicenseInfo {
  * The issued license a bearer license key belongs to. Unknown or malformed: 401
  * `invalid_api_key`; expired: 403 `forbidden` (the key is known, the plan has lapsed).
  */
-export function verifyLicenseKey(store: Store, key: string, now = nowIso()): IssuedLicenseInfo {
+export function verifyLicenseKey(store: Store, key: string, now = new Date().toISOString()): IssuedLicenseInfo {
   const unknown = new LecternError('invalid_api_key', 'Invalid license key: send "Authorization: Bearer lctl_..." with the key printed by `lectern license issue`.')
   if (!KEY_SHAPE.test(key)) throw unknown
   const row = store.licenses.byKeyId(key.slice(0, ID_LENGTH))

@@ -29,7 +29,6 @@ import { createUsersRepository, type UsersRepository } from './users.js'
 
 export interface Store {
   paths: DataPaths
-  db: Db
   secrets: SecretBox
   settings: SettingsRepository
   keys: KeysRepository
@@ -68,6 +67,20 @@ export interface Store {
   close(): void
 }
 
+/** Each open store's connection, for sqliteOf. */
+const connections = new WeakMap<Store, Db>()
+
+/**
+ * The SQLite connection under a store: for tests that check what is stored as SQLite stores it
+ * (a table's rows, the schema, foreign keys). The program reaches the database only through the
+ * store's repositories and transactions (test/unit/store-boundary.test.ts).
+ */
+export function sqliteOf(store: Store): Db {
+  const db = connections.get(store)
+  if (!db) throw new Error('not a store that openStore opened')
+  return db
+}
+
 export async function openStore(dataDir: string): Promise<Store> {
   const paths = dataPaths(dataDir)
   makeDirectory(paths.root)
@@ -81,9 +94,8 @@ export async function openStore(dataDir: string): Promise<Store> {
   const secrets = createSecretBox(secretKey)
   const settings = createSettingsRepository(db)
   ensureSecretsCanary(settings, secrets)
-  return {
+  const store: Store = {
     paths,
-    db,
     secrets,
     settings,
     keys: createKeysRepository(db),
@@ -110,4 +122,6 @@ export async function openStore(dataDir: string): Promise<Store> {
       if (db.open) db.close()
     },
   }
+  connections.set(store, db)
+  return store
 }

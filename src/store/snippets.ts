@@ -6,8 +6,7 @@
  * Guarantee: a set is written while `building`, and `finalizeSet` swaps the version's
  * `current_set` in one transaction, so readers see the old set or the new one, never half.
  */
-import type { Db } from './db.js'
-import { nowIso } from './db.js'
+import { nowIso, openConnection, type Db } from './db.js'
 
 export type SnippetKind = 'code' | 'info'
 
@@ -123,6 +122,11 @@ const toSnippet = (r: SnippetRow): StoredSnippet => ({
 
 /** The FTS5 table a set of Lectern 0.1.0 had; newer sets have none. */
 const legacyFtsTable = (setPk: number): string => `fts_${Math.trunc(setPk)}`
+
+/** The snippets of a database file through a read-only connection of its own: for a thread that only reads them. */
+export function openReadOnlySnippets(database: string): SnippetsRepository {
+  return createSnippetsRepository(openConnection(database, { readonly: true }))
+}
 
 export function createSnippetsRepository(db: Db): SnippetsRepository {
   const insertSet = db.prepare(

@@ -11,6 +11,7 @@ import { readBundle } from '../../src/airgap/bundle.js'
 import { buildTestApp } from '../helpers/app.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { seedDocs } from './helpers.js'
+import { sqliteOf } from '../../src/store/index.js'
 
 const PASSWORD = 'correct horse battery staple'
 
@@ -73,7 +74,7 @@ describe('the cloud dashboard export', () => {
       projects.push((JSON.parse(fs.readFileSync(entryFile, 'utf8')) as { project: string }).project)
     })
     expect(projects).toEqual(['/acme/widgets', '/acme/gadgets'])
-    const snippets = cloud.runtime.store.db.prepare('SELECT count(*) FROM snippets s JOIN library_versions v ON v.current_set = s.set_pk JOIN libraries l ON l.pk = v.library_pk WHERE l.id = ?').pluck()
+    const snippets = sqliteOf(cloud.runtime.store).prepare('SELECT count(*) FROM snippets s JOIN library_versions v ON v.current_set = s.set_pk JOIN libraries l ON l.pk = v.library_pk WHERE l.id = ?').pluck()
     expect(manifest.libraries.map((l) => l.codeSnippets + l.infoSnippets)).toEqual([snippets.get('/acme/widgets'), snippets.get('/acme/gadgets')])
   })
 

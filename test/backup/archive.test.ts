@@ -9,7 +9,7 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import { createArchive } from '../../src/backup/archive.js'
 import type { Manifest } from '../../src/backup/manifest.js'
 import { BackupRunner } from '../../src/backup/runner.js'
-import { openStore } from '../../src/store/index.js'
+import { openStore, sqliteOf } from '../../src/store/index.js'
 import { PROJECT_ROOT } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
 import { tmpDir } from '../helpers/tmp.js'
@@ -42,7 +42,7 @@ describe('backup archive', () => {
     const app = await seededApp({ gadgetsEmbedding: ollama.settings })
     const { store } = app.runtime
     const writer = startWriter(store.paths.database)
-    await pollUntil('the writer to commit', () => (store.db.prepare("SELECT count(*) AS n FROM settings WHERE key LIKE 'load.%'").get() as { n: number }).n > 200 || undefined)
+    await pollUntil('the writer to commit', () => (sqliteOf(store).prepare("SELECT count(*) AS n FROM settings WHERE key LIKE 'load.%'").get() as { n: number }).n > 200 || undefined)
     const out = await tmpDir()
     const archive = await createArchive(store, out)
     writer.kill('SIGKILL')
@@ -60,7 +60,7 @@ describe('backup archive', () => {
     expect(Number(load.last.slice(5))).toBe(load.n - 1)
     const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as Manifest
     for (const table of ['snippets', 'libraries', 'library_versions', 'snippet_sets']) {
-      const live = (store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
+      const live = (sqliteOf(store).prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
       expect((db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n, table).toBe(live)
     }
     expect(manifest.libraries.map((l) => [l.id, l.partial])).toEqual([['/acme/gadgets', false], ['/acme/widgets', false]])
@@ -76,7 +76,7 @@ describe('backup archive', () => {
     const app = await seededApp()
     const { store } = app.runtime
     const widgets = store.libraries.byId('/acme/widgets')!
-    store.db.prepare("INSERT INTO jobs (kind, library_pk, state, created_at) VALUES ('git', ?, 'running', 'now')").run(widgets.pk)
+    sqliteOf(store).prepare("INSERT INTO jobs (kind, library_pk, state, created_at) VALUES ('git', ?, 'running', 'now')").run(widgets.pk)
     const archive = await createArchive(store, await tmpDir())
     expect(archive.manifest.libraries.find((l) => l.id === '/acme/widgets')?.partial).toBe(true)
     expect(archive.manifest.libraries.find((l) => l.id === '/acme/gadgets')?.partial).toBe(false)
@@ -111,8 +111,8 @@ describe('backup archive', () => {
     const dataDir = await tmpDir('lectern-data-')
     const store = await openStore(dataDir)
     // About 16 MB that gzip cannot shrink, so the archive takes a while to write.
-    const put = store.db.prepare('INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)')
-    store.db.transaction(() => {
+    const put = sqliteOf(store).prepare('INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)')
+    sqliteOf(store).transaction(() => {
       for (let i = 0; i < 16; i++) put.run(`bulk.${i}`, JSON.stringify(randomBytes(1 << 20).toString('base64')), 'now')
     })()
     store.close()

@@ -18,7 +18,7 @@ import { dataPaths } from '../../src/paths.js'
 import { createSecretBox } from '../../src/secrets/cipher.js'
 import { loadOrCreateSecretKey } from '../../src/secrets/key.js'
 import { appliedMigrations } from '../../src/store/db.js'
-import { openStore, type Store } from '../../src/store/index.js'
+import { openStore, sqliteOf, type Store } from '../../src/store/index.js'
 import { createSettingsRepository } from '../../src/store/settings.js'
 import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
@@ -185,7 +185,7 @@ describe('restore', () => {
     expect(result.appVersion).toBe('0.0.1')
     const store = await openStore(dir)
     onTestFinished(() => store.close())
-    expect(appliedMigrations(store.db)).toEqual(MIGRATIONS.map(([name]) => name))
+    expect(appliedMigrations(sqliteOf(store))).toEqual(MIGRATIONS.map(([name]) => name))
     expect(store.settings.get(testSettingKey('older'))).toBe(true)
   })
 

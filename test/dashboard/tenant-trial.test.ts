@@ -8,6 +8,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Page } from 'playwright-core'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { sqliteOf } from '../../src/store/index.js'
 import { buildTestApp, seedLibrary } from '../helpers/app.js'
 import { openPage, type WatchedPage } from '../helpers/browser.js'
 import { suiteTeardown } from '../helpers/tmp.js'
@@ -41,7 +42,8 @@ describe('the cloud dashboard on a tenant\'s trial', () => {
   const teardown = suiteTeardown()
   beforeAll(async () => {
     app = await buildTestApp({ mode: 'cloud', startWorker: false, defer: teardown })
-    const { users, teams, db } = app.runtime.store
+    const { users, teams } = app.runtime.store
+    const db = sqliteOf(app.runtime.store)
     await users.create({ email: OPS, password: PASSWORD, role: 'admin' })
     const ada = await users.create({ email: ADA, password: PASSWORD, role: 'member' })
     acme = teams.create({ name: 'Acme Docs', ownerUserId: ada.id, plan: 'pro' }).id

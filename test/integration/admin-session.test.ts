@@ -3,6 +3,7 @@ import { buildTestApp } from '../helpers/app.js'
 import { PROJECT_ROOT } from '../helpers/cli.js'
 import { tmpDataDir } from '../helpers/tmp.js'
 import { execa } from 'execa'
+import { sqliteOf } from '../../src/store/index.js'
 
 const PASSWORD = 'correct horse battery staple'
 
@@ -10,7 +11,7 @@ describe('admin sessions', () => {
   it('logs in with a hashed password, sets a strict HttpOnly cookie, and logs out', async () => {
     const app = await buildTestApp()
     await app.runtime.store.users.create({ email: 'ops@example.com', password: PASSWORD })
-    const stored = app.runtime.store.db.prepare('SELECT password_hash FROM users').pluck().get() as string
+    const stored = sqliteOf(app.runtime.store).prepare('SELECT password_hash FROM users').pluck().get() as string
     expect(stored).toMatch(/^scrypt\$32768\$8\$1\$/)
     expect(stored).not.toContain(PASSWORD)
 
@@ -29,7 +30,7 @@ describe('admin sessions', () => {
     expect(cookie).not.toContain('Secure')
     const token = /lectern_session=([\w-]+)/.exec(cookie)![1]
     expect(app.runtime.store.users.sessionUser(token)?.email).toBe('ops@example.com')
-    expect(JSON.stringify(app.runtime.store.db.prepare('SELECT * FROM sessions').all())).not.toContain(token)
+    expect(JSON.stringify(sqliteOf(app.runtime.store).prepare('SELECT * FROM sessions').all())).not.toContain(token)
 
     const logout = await app.inject({ method: 'POST', url: '/api/auth/logout', cookies: { lectern_session: token } })
     expect(logout.statusCode).toBe(204)

@@ -28,6 +28,7 @@ import { bearer, createTenants, type Tenants } from '../helpers/tenants.js'
 import { gitTrustedCertificate } from '../helpers/tls.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
+import { sqliteOf } from '../../src/store/index.js'
 
 const defer = suiteTeardown()
 const TOKEN = 'ghp_private_widgets_token'
@@ -174,7 +175,7 @@ describe('what a library serves is changed by the operator and its own managers 
     const { store } = app.runtime
     const version = store.libraries.version(store.libraries.byId(libraryId)!.pk, '')!
     const last = store.jobs.latestForVersion(version.pk)!
-    store.db.prepare('UPDATE jobs SET created_at = ? WHERE pk = ?').run(new Date(Date.now() - 11 * 60_000).toISOString(), last.pk)
+    sqliteOf(store).prepare('UPDATE jobs SET created_at = ? WHERE pk = ?').run(new Date(Date.now() - 11 * 60_000).toISOString(), last.pk)
   }
 
   it("refuses a tenant's branch or force on a shared library, on any plan, and rate-limits its plain refresh", async () => {

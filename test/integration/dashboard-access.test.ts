@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, createKey, seedLibrary } from '../helpers/app.js'
 import { signIn } from '../helpers/session.js'
 import { suiteTeardown } from '../helpers/tmp.js'
+import { sqliteOf } from '../../src/store/index.js'
 
 interface Call {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
@@ -100,7 +101,7 @@ beforeAll(async () => {
 
 /** What the test can see change: libraries, their versions, keys and users' passwords and sessions. */
 const snapshot = () =>
-  app.runtime.store.db
+  sqliteOf(app.runtime.store)
     .prepare(`SELECT (SELECT json_group_array(id) FROM libraries) || (SELECT json_group_array(tag) FROM library_versions)
       || (SELECT json_group_array(name || coalesce(revoked_at, '')) FROM api_keys) || (SELECT json_group_array(password_hash) FROM users)
       || (SELECT count(*) FROM sessions) || (SELECT count(*) FROM jobs)`)

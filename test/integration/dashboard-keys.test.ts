@@ -9,6 +9,7 @@ import { buildTestApp, seedLibrary } from '../helpers/app.js'
 import { signIn, TEST_PASSWORD } from '../helpers/session.js'
 import { createTenants } from '../helpers/tenants.js'
 import { tmpDataDir } from '../helpers/tmp.js'
+import { sqliteOf } from '../../src/store/index.js'
 
 const DOCS = { 'docs/guide.md': '# Guide\n\n## Start\n\nStart the widget.\n\n```js\nwidget.start()\n```\n' }
 
@@ -31,7 +32,7 @@ describe('API keys', () => {
     const { key, id, preview, createdAt } = created.json()
     expect(created.json()).toEqual({ id: expect.any(Number), name: 'ci', preview: expect.stringMatching(/^lct_\w{8}\.\.\.$/), createdAt: expect.any(String), key: expect.stringMatching(/^lct_[0-9A-Za-z]{40}$/) })
     expect(key.startsWith(preview.slice(0, -3))).toBe(true)
-    expect(JSON.stringify(store.db.prepare('SELECT * FROM api_keys').all())).not.toContain(key)
+    expect(JSON.stringify(sqliteOf(store).prepare('SELECT * FROM api_keys').all())).not.toContain(key)
 
     expect((await ask(app)).statusCode).toBe(404)
     for (const server of [app, other]) expect((await ask(server, key)).statusCode).toBe(200)
@@ -112,7 +113,7 @@ describe('changing one\'s password', () => {
     const app = await buildTestApp({ startWorker: false })
     const here = await signIn(app)
     const elsewhere = await signIn(app)
-    const hash = () => app.runtime.store.db.prepare(`SELECT password_hash FROM users WHERE email = 'admin@example.com'`).pluck().get()
+    const hash = () => sqliteOf(app.runtime.store).prepare(`SELECT password_hash FROM users WHERE email = 'admin@example.com'`).pluck().get()
     const before = hash()
 
     const wrong = await change(app, here, 'not the password at all', NEW_PASSWORD)

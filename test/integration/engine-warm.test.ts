@@ -131,5 +131,6 @@ describe('loading libraries at start', () => {
       expect(refused.stderr.replace(/\s+/g, ' ')).toContain(`Invalid setting search.cacheSize (from --cache-size): expected`)
       expect(refused.stderr.replace(/\s+/g, ' ')).toContain(`not "${bad}".`)
     }
-  })
+    // Nine runs of the real binary, a few seconds each on a busy machine.
+  }, 90_000)
 })

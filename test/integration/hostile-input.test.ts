@@ -13,6 +13,7 @@ import { installTestLicense, licenseKeys, offlineLicense } from '../airgap/helpe
 import { sessionCookie } from '../backup/helpers.js'
 import { buildTestApp, createKey, seedLibrary } from '../helpers/app.js'
 import { suiteTeardown } from '../helpers/tmp.js'
+import { sqliteOf } from '../../src/store/index.js'
 
 const defer = suiteTeardown()
 let app: FastifyInstance
@@ -253,7 +254,7 @@ describe('source URLs with credentials are refused at submission and never store
     expect(message).toMatch(/credentials/)
     expect(message).not.toContain('hunter2')
     expectNothingStored()
-    const rows = app.runtime.store.db.prepare('SELECT source_url FROM libraries').all() as Array<{ source_url: string }>
+    const rows = sqliteOf(app.runtime.store).prepare('SELECT source_url FROM libraries').all() as Array<{ source_url: string }>
     expect(JSON.stringify(rows)).not.toContain('hunter2')
   })
 })

@@ -9,7 +9,7 @@ import knexFactory from 'knex'
 import { describe, expect, it } from 'vitest'
 import { MIGRATIONS } from '../../migrations/index.js'
 import { dataPaths } from '../../src/paths.js'
-import { openStore } from '../../src/store/index.js'
+import { openStore, sqliteOf } from '../../src/store/index.js'
 import { tmpDir } from '../helpers/tmp.js'
 
 describe('job pks', () => {
@@ -37,24 +37,24 @@ describe('job pks', () => {
 
     const store = await openStore(dataDir)
     try {
-      const rows = store.db.prepare('SELECT pk, state, cancel_requested_by FROM jobs ORDER BY pk').all()
+      const rows = sqliteOf(store).prepare('SELECT pk, state, cancel_requested_by FROM jobs ORDER BY pk').all()
       expect(rows).toEqual([
         { pk: 1, state: 'succeeded', cancel_requested_by: null },
         { pk: 2, state: 'failed', cancel_requested_by: 'ops@example.com' },
       ])
-      expect(store.db.prepare('SELECT job_pk, message FROM job_logs ORDER BY pk').all()).toEqual([
+      expect(sqliteOf(store).prepare('SELECT job_pk, message FROM job_logs ORDER BY pk').all()).toEqual([
         { job_pk: 1, message: 'one' },
         { job_pk: 2, message: 'two' },
       ])
-      expect(store.db.pragma('foreign_key_check')).toEqual([])
-      expect(store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs'").pluck().all()).toEqual(['jobs_state'])
+      expect(sqliteOf(store).pragma('foreign_key_check')).toEqual([])
+      expect(sqliteOf(store).prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs'").pluck().all()).toEqual(['jobs_state'])
       // Job 3 went with its library before the upgrade and left no trace, so 3 is next; from then on no pk is given out twice.
-      const insert = store.db.prepare("INSERT INTO jobs (kind, library_pk, state, created_at) VALUES ('ingest', 1, 'queued', ?)")
+      const insert = sqliteOf(store).prepare("INSERT INTO jobs (kind, library_pk, state, created_at) VALUES ('ingest', 1, 'queued', ?)")
       const next = Number(insert.run(now).lastInsertRowid)
       expect(next).toBe(3)
-      store.db.prepare('DELETE FROM jobs WHERE pk = ?').run(next)
+      sqliteOf(store).prepare('DELETE FROM jobs WHERE pk = ?').run(next)
       expect(Number(insert.run(now).lastInsertRowid)).toBe(4)
-      const jobPks = () => store.db.prepare('SELECT pk FROM jobs ORDER BY pk').pluck().all()
+      const jobPks = () => sqliteOf(store).prepare('SELECT pk FROM jobs ORDER BY pk').pluck().all()
       // Two processes migrating together can both run a migration that has no transaction (knex
       // re-reads what is applied only inside one): running 0019 and 0020 again changes nothing.
       const again = knexFactory({ client: 'better-sqlite3', connection: { filename: paths.database }, useNullAsDefault: true })
@@ -64,11 +64,11 @@ describe('job pks', () => {
         await again.destroy()
       }
       expect(jobPks()).toEqual([1, 2, 4])
-      expect(store.db.prepare('SELECT count(*) AS n FROM job_logs').get()).toEqual({ n: 2 })
+      expect(sqliteOf(store).prepare('SELECT count(*) AS n FROM job_logs').get()).toEqual({ n: 2 })
       expect(Number(insert.run(now).lastInsertRowid)).toBe(5)
       // The cascades hold after the rebuild: removing the library removes its jobs and their lines.
-      store.db.prepare('DELETE FROM libraries WHERE pk = 1').run()
-      expect(store.db.prepare('SELECT (SELECT count(*) FROM jobs) AS jobs, (SELECT count(*) FROM job_logs) AS lines').get()).toEqual({ jobs: 0, lines: 0 })
+      sqliteOf(store).prepare('DELETE FROM libraries WHERE pk = 1').run()
+      expect(sqliteOf(store).prepare('SELECT (SELECT count(*) FROM jobs) AS jobs, (SELECT count(*) FROM job_logs) AS lines').get()).toEqual({ jobs: 0, lines: 0 })
     } finally {
       store.close()
     }

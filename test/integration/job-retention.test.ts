@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { pruneEndedJobs } from '../../src/jobs/retention.js'
 import { recoverDataDir } from '../../src/runtime.js'
-import { openStore, type Store } from '../../src/store/index.js'
+import { openStore, sqliteOf, type Store } from '../../src/store/index.js'
 import { addRepo, buildTestApp, createKey, waitForLibrary } from '../helpers/app.js'
 import { runCli } from '../helpers/cli.js'
 import { makeGitRepo, redirectGitHub } from '../helpers/git.js'
@@ -18,18 +18,18 @@ const NOW = new Date('2026-06-30T12:00:00.000Z')
 const daysAgo = (days: number) => new Date(NOW.getTime() - days * DAY).toISOString()
 
 function library(store: Store, pk: number): void {
-  store.db.prepare(`INSERT INTO libraries (pk, id, title, source_type, source_url, created_at, updated_at) VALUES (?, ?, 'L', 'github', 'https://github.com/acme/l', ?, ?)`).run(pk, `/acme/l${pk}`, daysAgo(100), daysAgo(100))
+  sqliteOf(store).prepare(`INSERT INTO libraries (pk, id, title, source_type, source_url, created_at, updated_at) VALUES (?, ?, 'L', 'github', 'https://github.com/acme/l', ?, ?)`).run(pk, `/acme/l${pk}`, daysAgo(100), daysAgo(100))
 }
 
 /** A job of `libraryPk` in `state`, ended `endedDaysAgo` (null: not ended), with one log line. */
 function job(store: Store, libraryPk: number | null, state: string, endedDaysAgo: number | null): number {
-  const pk = Number(store.db.prepare(`INSERT INTO jobs (kind, library_pk, state, created_at, finished_at) VALUES ('ingest', ?, ?, ?, ?)`).run(libraryPk, state, daysAgo(100), endedDaysAgo === null ? null : daysAgo(endedDaysAgo)).lastInsertRowid)
-  store.db.prepare(`INSERT INTO job_logs (job_pk, time, level, message) VALUES (?, ?, 'info', 'a line')`).run(pk, daysAgo(100))
+  const pk = Number(sqliteOf(store).prepare(`INSERT INTO jobs (kind, library_pk, state, created_at, finished_at) VALUES ('ingest', ?, ?, ?, ?)`).run(libraryPk, state, daysAgo(100), endedDaysAgo === null ? null : daysAgo(endedDaysAgo)).lastInsertRowid)
+  sqliteOf(store).prepare(`INSERT INTO job_logs (job_pk, time, level, message) VALUES (?, ?, 'info', 'a line')`).run(pk, daysAgo(100))
   return pk
 }
 
-const jobPks = (store: Store) => store.db.prepare('SELECT pk FROM jobs ORDER BY pk').pluck().all()
-const loggedJobs = (store: Store) => store.db.prepare('SELECT DISTINCT job_pk FROM job_logs ORDER BY job_pk').pluck().all()
+const jobPks = (store: Store) => sqliteOf(store).prepare('SELECT pk FROM jobs ORDER BY pk').pluck().all()
+const loggedJobs = (store: Store) => sqliteOf(store).prepare('SELECT DISTINCT job_pk FROM job_logs ORDER BY job_pk').pluck().all()
 
 describe('job retention', () => {
   it('removes ended jobs older than the retention with their log lines, keeping each library its newest, and queued or running jobs always', async () => {

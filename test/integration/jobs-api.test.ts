@@ -16,6 +16,7 @@ import { makeGitRepo, redirectGitHub, symlinkTo } from '../helpers/git.js'
 import { GIT_BASIC, GIT_TOKEN, startHeldGitHost, type HeldGitHost } from '../helpers/held-git.js'
 import { pollUntil } from '../helpers/poll.js'
 import { setProcessEnv, tmpDataDir, tmpDir } from '../helpers/tmp.js'
+import { sqliteOf } from '../../src/store/index.js'
 
 const THING = {
   'README.md': '# Thing\n\n## Install\n\nRun `npm install thing` to install the thing.\n\n```js\nthing.start()\n```\n',
@@ -186,7 +187,7 @@ describe('listing and cancelling jobs', () => {
     expect(after.statusCode).toBe(200)
     expect(after.body).toBe(before.body)
     expect(existsSync(workDir)).toBe(false)
-    expect(store.db.prepare(`SELECT count(*) FROM snippet_sets WHERE status = 'building'`).pluck().get()).toBe(0)
+    expect(sqliteOf(store).prepare(`SELECT count(*) FROM snippet_sets WHERE status = 'building'`).pluck().get()).toBe(0)
 
     const lines = await logOf(s, id)
     expect(lines.map((l) => [l.level, l.message])).toEqual([
@@ -295,7 +296,7 @@ describe('listing and cancelling jobs', () => {
     expect(failedLines.at(-1)).toMatchObject({ level: 'warn', message: 'job failed', fields: { code: 'source_unreachable', reason: expect.stringContaining('[REDACTED]') } })
     expectNoSecret(JSON.stringify(job), JSON.stringify(failedLines), (await get(s, '/api/jobs?limit=500')).body)
     // Nor in the database: the job's row and its lines.
-    const stored = JSON.stringify(s.app.runtime.store.db.prepare('SELECT * FROM job_logs').all()) + JSON.stringify(s.app.runtime.store.db.prepare('SELECT * FROM jobs').all())
+    const stored = JSON.stringify(sqliteOf(s.app.runtime.store).prepare('SELECT * FROM job_logs').all()) + JSON.stringify(sqliteOf(s.app.runtime.store).prepare('SELECT * FROM jobs').all())
     expect(stored).not.toContain(GIT_TOKEN)
     expect(stored).not.toContain(GIT_BASIC)
   })

@@ -19,6 +19,7 @@ import { startServer } from '../helpers/server.js'
 import { signIn } from '../helpers/session.js'
 import { tmpDataDir } from '../helpers/tmp.js'
 import { collectLog, send, workerOf, type Answer } from '../helpers/workers.js'
+import { sqliteOf } from '../../src/store/index.js'
 
 const DOCS = {
   'docs/routing.md': '# Routing\n\n## Middleware\n\nRegister routing middleware with app.use before the routes.\n\n```js\napp.use(logger)\n```\n',
@@ -132,12 +133,12 @@ describe('library metrics', () => {
     expect(month.mcpClients.dailyData).toEqual([{ date: day(2), uniqueUsersByClient: { cursor: 1 }, totalUniqueUsers: 1 }])
 
     // The users of two days ago were hashed under a salt that did not outlive the flush.
-    expect(app.runtime.store.db.prepare('SELECT day FROM usage_salt').all()).toEqual([])
+    expect(sqliteOf(app.runtime.store).prepare('SELECT day FROM usage_salt').all()).toEqual([])
     usage.record(libraryPk, 'cursor', 'mcp-http', new Date(now), { user: 'key:1' })
     usage.flush(new Date(now))
-    expect(app.runtime.store.db.prepare('SELECT day FROM usage_salt').all()).toEqual([{ day: day(0) }])
+    expect(sqliteOf(app.runtime.store).prepare('SELECT day FROM usage_salt').all()).toEqual([{ day: day(0) }])
     usage.flush(new Date(now + DAY_MS))
-    expect(app.runtime.store.db.prepare('SELECT day FROM usage_salt').all()).toEqual([])
+    expect(sqliteOf(app.runtime.store).prepare('SELECT day FROM usage_salt').all()).toEqual([])
 
     const one = (await metrics(app, { libraryId: '/acme/router', days: '1' }, bearer(key))).json()
     expect(one.daily).toEqual([{ date: day(0), page: 0, txt: 1, mcp: 1, cli: 0, total: 2 }])
@@ -274,7 +275,8 @@ describe("the README's metrics example", () => {
 describe('library metrics in the cloud', () => {
   async function cloud() {
     const app = await buildTestApp({ mode: 'cloud' })
-    const { users, teams, keys, db } = app.runtime.store
+    const { users, teams, keys } = app.runtime.store
+    const db = sqliteOf(app.runtime.store)
     const alice = await users.create({ email: 'alice@example.com', password: 'correct horse battery', role: 'member' })
     const bob = await users.create({ email: 'bob@example.com', password: 'correct horse battery', role: 'member' })
     const acme = teams.create({ name: 'Acme', ownerUserId: alice.id, plan: 'pro' })
@@ -340,7 +342,7 @@ describe('library metrics in the cloud', () => {
   it("answers 404 user_not_found once the key's user left its teamspace", async () => {
     const { app, alice, acme, aliceKey } = await cloud()
     // A membership removed behind the store's back (teams.removeMember would also revoke the key).
-    app.runtime.store.db.prepare('DELETE FROM team_members WHERE team_pk = ? AND user_pk = ?').run(acme.id, alice.id)
+    sqliteOf(app.runtime.store).prepare('DELETE FROM team_members WHERE team_pk = ? AND user_pk = ?').run(acme.id, alice.id)
     const gone = await metrics(app, { libraryId: '/acme/router' }, bearer(aliceKey))
     expect(gone.statusCode).toBe(404)
     expect(gone.json().error).toBe('user_not_found')

@@ -7,6 +7,7 @@ import { addRepo, buildTestApp, createKey, waitForLibrary } from '../helpers/app
 import { makeGitRepo, redirectGitHub } from '../helpers/git.js'
 import { pollUntil } from '../helpers/poll.js'
 import { tmpDir } from '../helpers/tmp.js'
+import { sqliteOf } from '../../src/store/index.js'
 
 /** Collects the JSON log lines the app writes. */
 function logCollector() {
@@ -65,7 +66,7 @@ describe('structured logs', () => {
     expect(logs.lines.some((l) => l.msg === 'job failed' && typeof l.reason === 'string')).toBe(true)
     expect(logs.text()).not.toContain(key)
     expect(logs.text()).not.toContain(token)
-    const stored = app.runtime.store.db.prepare('SELECT payload, secret FROM jobs').all()
+    const stored = sqliteOf(app.runtime.store).prepare('SELECT payload, secret FROM jobs').all()
     expect(JSON.stringify(stored)).not.toContain(token)
   })
 

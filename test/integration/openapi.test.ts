@@ -16,6 +16,7 @@ import { PETSHOP_YAML, PETSTORE_JSON, serveOpenApiFixtures } from '../helpers/op
 import { pollUntil } from '../helpers/poll.js'
 import { signIn } from '../helpers/session.js'
 import { suiteTeardown, tmpDataDir } from '../helpers/tmp.js'
+import { sqliteOf } from '../../src/store/index.js'
 
 const defer = suiteTeardown()
 let app: FastifyInstance
@@ -67,7 +68,7 @@ async function ingestUrl(path: string): Promise<string> {
 function lastJob(libraryId: string) {
   const library = app.runtime.store.libraries.byId(libraryId)!
   const version = app.runtime.store.libraries.version(library.pk, '')!
-  const pk = (app.runtime.store.db.prepare('SELECT max(pk) FROM jobs WHERE version_pk = ?').pluck().get(version.pk) as number)
+  const pk = (sqliteOf(app.runtime.store).prepare('SELECT max(pk) FROM jobs WHERE version_pk = ?').pluck().get(version.pk) as number)
   return { version, job: requireJob(app.runtime.store.jobs, pk) }
 }
 

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { ANONYMOUS } from '../../src/access.js'
 import type { Db } from '../../src/store/db.js'
-import { openStore, type Store } from '../../src/store/index.js'
+import { openStore, sqliteOf, type Store } from '../../src/store/index.js'
 import { createLibraryGate, setRestrictNewLibraries } from '../../src/tenancy/library-access.js'
 import { applyPatch, defaultPolicy } from '../../src/tenancy/policies.js'
 import { buildTestApp, createKey, seedLibrary } from '../helpers/app.js'
@@ -40,7 +40,7 @@ async function otherConnection(app: FastifyInstance): Promise<Store> {
 function recordStatements(app: FastifyInstance): string[] {
   vi.useFakeTimers({ toFake: ['Date'], now: Date.now() })
   vi.spyOn(app.runtime.usage, 'flush').mockImplementation(() => {})
-  const db: Db = app.runtime.store.db
+  const db: Db = sqliteOf(app.runtime.store)
   const statement = Object.getPrototypeOf(db.prepare('SELECT 1')) as Record<string, (...args: unknown[]) => unknown>
   const seen: string[] = []
   for (const method of ['get', 'all', 'run', 'iterate']) {

@@ -10,7 +10,7 @@ import knexFactory from 'knex'
 import { describe, expect, it } from 'vitest'
 import { MIGRATIONS } from '../../migrations/index.js'
 import { dataPaths } from '../../src/paths.js'
-import { openStore } from '../../src/store/index.js'
+import { openStore, sqliteOf } from '../../src/store/index.js'
 import { buildTestApp } from '../helpers/app.js'
 import { signIn } from '../helpers/session.js'
 import { tmpDir } from '../helpers/tmp.js'
@@ -64,19 +64,19 @@ describe('teamspace pks', () => {
 
     const store = await openStore(dataDir)
     try {
-      const counts = store.db.prepare(`SELECT (SELECT count(*) FROM teams) AS teams, (SELECT count(*) FROM team_members) AS members,
+      const counts = sqliteOf(store).prepare(`SELECT (SELECT count(*) FROM teams) AS teams, (SELECT count(*) FROM team_members) AS members,
         (SELECT count(*) FROM api_keys WHERE team_pk = 2) AS keys, (SELECT count(*) FROM libraries WHERE team_pk = 2) AS libraries,
         (SELECT count(*) FROM connections WHERE team_pk = 2) AS connections, (SELECT count(*) FROM invitations WHERE team_pk = 2) AS invitations`).get()
       expect(counts).toEqual({ teams: 2, members: 2, keys: 1, libraries: 1, connections: 1, invitations: 1 })
-      expect(store.db.pragma('foreign_key_check')).toEqual([])
+      expect(sqliteOf(store).pragma('foreign_key_check')).toEqual([])
       expect(store.teams.byPk(2)).toMatchObject({ name: 'Acme', plan: 'pro' })
       // Above the deleted team 3, and above team 7 that a leftover redirect still names.
       expect(store.teams.create({ name: 'Bravo', ownerUserId: 1, plan: 'pro' }).id).toBe(8)
       // The cascades still hold after the rebuild: deleting Acme deletes what references it.
-      store.db.prepare('DELETE FROM libraries WHERE team_pk = 2').run()
-      store.db.prepare('DELETE FROM teams WHERE pk = 2').run()
-      expect(store.db.prepare('SELECT count(*) AS n FROM connections').get()).toEqual({ n: 0 })
-      expect(store.db.prepare('SELECT count(*) AS n FROM team_members WHERE team_pk = 2').get()).toEqual({ n: 0 })
+      sqliteOf(store).prepare('DELETE FROM libraries WHERE team_pk = 2').run()
+      sqliteOf(store).prepare('DELETE FROM teams WHERE pk = 2').run()
+      expect(sqliteOf(store).prepare('SELECT count(*) AS n FROM connections').get()).toEqual({ n: 0 })
+      expect(sqliteOf(store).prepare('SELECT count(*) AS n FROM team_members WHERE team_pk = 2').get()).toEqual({ n: 0 })
     } finally {
       store.close()
     }

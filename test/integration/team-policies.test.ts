@@ -11,6 +11,7 @@ import { buildTestApp, seedLibrary } from '../helpers/app.js'
 import { signIn } from '../helpers/session.js'
 import { bearer, createTenants, type Tenants } from '../helpers/tenants.js'
 import { suiteTeardown } from '../helpers/tmp.js'
+import { sqliteOf } from '../../src/store/index.js'
 
 const defer = suiteTeardown()
 const DOCS = { 'docs/guide.md': '# Guide\n\n## Mount a widget\n\nMount a widget into an element with render:\n\n```js\nrender(el, { kind: "gauge" })\n```\n' }
@@ -24,7 +25,7 @@ const get = (teamPk: number, cookie: { lectern_session: string }) => app.inject(
 const patch = (teamPk: number, cookie: { lectern_session: string }, payload: object) => app.inject({ method: 'PATCH', url: policiesUrl(teamPk), cookies: cookie, payload })
 const preview = (teamPk: number, cookie: { lectern_session: string }, payload: object) =>
   app.inject({ method: 'POST', url: `${policiesUrl(teamPk)}/preview`, cookies: cookie, payload })
-const storedPolicy = (teamPk: number) => app.runtime.store.db.prepare<[number], { policies: string | null }>('SELECT policies FROM teams WHERE pk = ?').get(teamPk)!.policies
+const storedPolicy = (teamPk: number) => sqliteOf(app.runtime.store).prepare<[number], { policies: string | null }>('SELECT policies FROM teams WHERE pk = ?').get(teamPk)!.policies
 
 const ACME_OWN = '/acme/internal--t1'
 const BETA_OWN = '/beta/secret--t2'

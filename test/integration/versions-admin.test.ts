@@ -15,6 +15,7 @@ import { addRepo, buildTestApp, createKey } from '../helpers/app.js'
 import { runCli } from '../helpers/cli.js'
 import { git, gitRedirectEnv, makeGitRepo, redirectGitHub } from '../helpers/git.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
+import { sqliteOf } from '../../src/store/index.js'
 
 // Every CLI step spawns node; on a loaded two-core machine a spawn can take seconds.
 vi.setConfig({ testTimeout: 120_000 })
@@ -91,7 +92,7 @@ describe('versions remove', () => {
     expect(JSON.parse(result.stdout)).toEqual({ id: '/acme/lib@v1.1.0', tag: 'v1.1.0', sets: 1 })
     expect(tagsOf('/acme/lib')).not.toContain('v1.1.0')
     expect(store.snippets.set(setPk)).toBeUndefined()
-    expect(store.db.prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'fts_${setPk}'`).pluck().get()).toBe(0)
+    expect(sqliteOf(store).prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'fts_${setPk}'`).pluck().get()).toBe(0)
     expect(existsSync(engineFilePath(store.paths, setPk))).toBe(false)
     expect((await context('/acme/lib@v1.1.0')).json().error).toBe('tag_not_found')
     expect((await context('/acme/lib')).statusCode).toBe(200)

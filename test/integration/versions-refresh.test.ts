@@ -7,6 +7,7 @@ import { addRepo, buildTestApp, createKey, waitForLibrary } from '../helpers/app
 import { git, makeGitRepo, redirectGitHub } from '../helpers/git.js'
 import { pollUntil } from '../helpers/poll.js'
 import { tmpDir } from '../helpers/tmp.js'
+import { sqliteOf } from '../../src/store/index.js'
 
 const page = (what: string) => `# Guide\n\n## Connect\n\nConnect to the ${what} server with the connect function and a host name.\n\n\`\`\`js\nconnect('${what}.example.com')\n\`\`\`\n`
 
@@ -113,7 +114,7 @@ describe('refresh', () => {
     const busy = await refresh('/acme/busy', key)
     expect(busy.statusCode).toBe(409)
     expect(busy.json().error).toBe('library_busy')
-    app.runtime.store.db.prepare('UPDATE libraries SET is_imported = 1 WHERE pk = ?').run(library.pk)
+    sqliteOf(app.runtime.store).prepare('UPDATE libraries SET is_imported = 1 WHERE pk = ?').run(library.pk)
     const imported = await refresh('/acme/busy', key)
     expect(imported.statusCode).toBe(403)
     expect(imported.json().message).toBe('Imported libraries cannot be refreshed; export again and import with force.')
@@ -125,7 +126,7 @@ describe('refresh', () => {
     const app = await buildTestApp({ startWorker: false })
     const { version } = app.runtime.store.libraries.create({ id: '/acme/old', title: 'old', sourceKind: 'github', sourceUrl: 'https://github.com/acme/old' })
     app.runtime.store.libraries.create({ id: '/acme/new', title: 'new', sourceKind: 'github', sourceUrl: 'https://github.com/acme/new' })
-    app.runtime.store.db.prepare("UPDATE library_versions SET updated_at = '2020-01-01T00:00:00.000Z' WHERE pk = ?").run(version.pk)
+    sqliteOf(app.runtime.store).prepare("UPDATE library_versions SET updated_at = '2020-01-01T00:00:00.000Z' WHERE pk = ?").run(version.pk)
     const { queued } = await refreshStale(app.runtime.store, parseAge('7d'), undefined)
     expect(queued.map((q) => q.libraryId)).toEqual(['/acme/old'])
     expect(() => parseAge('seven days')).toThrowError(/not an age/)

@@ -18,6 +18,7 @@ import { PROJECT_ROOT } from '../helpers/cli.js'
 import { signIn } from '../helpers/session.js'
 import { bearer, createTenants } from '../helpers/tenants.js'
 import { suiteTeardown } from '../helpers/tmp.js'
+import { sqliteOf } from '../../src/store/index.js'
 
 // The stdio MCP step spawns the CLI; on a loaded two-core machine a spawn can take seconds.
 vi.setConfig({ testTimeout: 60_000 })
@@ -32,7 +33,7 @@ let key: string
 let cookie: string
 
 function makePrivate(id: string): void {
-  app.runtime.store.db.prepare('UPDATE libraries SET is_private = 1 WHERE id = ?').run(id)
+  sqliteOf(app.runtime.store).prepare('UPDATE libraries SET is_private = 1 WHERE id = ?').run(id)
 }
 
 beforeAll(async () => {

@@ -14,6 +14,7 @@ import { freePort } from '../helpers/server.js'
 import { suiteTeardown } from '../helpers/tmp.js'
 import { block, confluenceStandIn, notionStandIn, rich, textBlock } from '../helpers/workspace-standins.js'
 import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
+import { sqliteOf } from '../../src/store/index.js'
 
 const defer = suiteTeardown()
 const CLOUD_TOKEN = 'ATATT3xFfGF0-cloud-token-91c2'
@@ -151,7 +152,7 @@ describe('tokens at rest and in logs', () => {
     const files = fs.readdirSync(app.runtime.store.paths.root).filter((f) => f.includes('.db') || f.includes('sqlite'))
     expect(files.length).toBeGreaterThan(0)
     const bytes = files.map((f) => fs.readFileSync(`${app.runtime.store.paths.root}/${f}`).toString('latin1')).join('')
-    const jobs = JSON.stringify(app.runtime.store.db.prepare('SELECT * FROM jobs').all())
+    const jobs = JSON.stringify(sqliteOf(app.runtime.store).prepare('SELECT * FROM jobs').all())
     expect(logText.length).toBeGreaterThan(0)
     for (const token of [...TOKENS, 'expired-token-value', 'down-token-value']) {
       expect(bytes).not.toContain(token)

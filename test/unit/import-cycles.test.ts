@@ -7,7 +7,7 @@
  * cycle, so an empty list means none, not that nothing was resolved.
  */
 import { readdirSync } from 'node:fs'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import madge from 'madge'
 import { describe, expect, it } from 'vitest'
@@ -52,7 +52,24 @@ describe('import cycles', () => {
     )
     expect(upward).toEqual([])
   })
+
+  it('keep the database inside the store: nothing else opens a connection or reads its driver', async () => {
+    const graph = await programGraph()
+    const reaching = Object.entries(graph.obj()).flatMap(([from, imports]) => (from.startsWith('src/store/') || from.startsWith('migrations/') ? [] : imports.filter((to) => to === 'src/store/db.ts').map(() => from)))
+    // They read the database file of a backup, or the install mode before the store is opened;
+    // they move into the store when backups learn PostgreSQL (issue 31).
+    expect(reaching.filter((file) => !DATABASE_FILE_READERS.includes(file))).toEqual([])
+    const driver = await Promise.all(
+      Object.keys(graph.obj())
+        .filter((file) => !file.startsWith('src/store/') && !file.startsWith('migrations/') && !DATABASE_FILE_READERS.includes(file))
+        .map(async (file) => ((await readFile(path.join(PROJECT_ROOT, file), 'utf8')).match(/from 'better-sqlite3'|from 'knex'|\bsqliteOf\(/) ? file : undefined)),
+    )
+    expect(driver.filter(Boolean)).toEqual([])
+  })
 })
+
+/** Modules that read a SQLite file that is not the open store's. */
+const DATABASE_FILE_READERS = ['src/backup/archive.ts', 'src/backup/check-database.ts', 'src/backup/restore.ts', 'src/install-mode.ts']
 
 /** Whether a module of one layer may import a module of another. */
 function allowed(from: string, to: string): boolean {

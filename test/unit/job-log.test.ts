@@ -5,7 +5,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { JobLogRecorder } from '../../src/jobs/job-log.js'
 import type { JobLog } from '../../src/jobs/worker.js'
-import { openStore, type Store } from '../../src/store/index.js'
+import { openStore, sqliteOf, type Store } from '../../src/store/index.js'
 import { tmpDataDir } from '../helpers/tmp.js'
 
 const TOKEN = 'glpat-unitT0kenValue'
@@ -49,7 +49,7 @@ describe('a job\'s log lines', () => {
     })
     expect(lines[2].message).toHaveLength(2001)
     expect(lines[2].fields).toEqual({ big: `${'x'.repeat(1000)}…`, deep: { a: { b: { c: '[…]' } } } })
-    const stored = JSON.stringify(store.db.prepare('SELECT * FROM job_logs').all())
+    const stored = JSON.stringify(sqliteOf(store).prepare('SELECT * FROM job_logs').all())
     for (const secret of [TOKEN, 'hunter2', 'lct_abc', 'lectern_session=abc', '"pw"']) expect(stored).not.toContain(secret)
   })
 
@@ -70,13 +70,13 @@ describe('a job\'s log lines', () => {
     const said: string[] = []
     const processLog: JobLog = { ...silent, error: (_obj, msg) => void said.push(msg) }
     const log = new JobLogRecorder(store, jobPk, processLog, new Set(), undefined)
-    store.db.exec('CREATE TRIGGER refuse BEFORE INSERT ON job_logs BEGIN SELECT RAISE(ABORT, \'database or disk is full\'); END')
+    sqliteOf(store).exec('CREATE TRIGGER refuse BEFORE INSERT ON job_logs BEGIN SELECT RAISE(ABORT, \'database or disk is full\'); END')
     log.info({}, 'one')
     expect(() => log.flush()).not.toThrow()
     log.info({}, 'two')
     log.flush()
     expect(said).toEqual(["could not keep the job's log lines (is the disk full?); they are dropped"])
-    store.db.exec('DROP TRIGGER refuse')
+    sqliteOf(store).exec('DROP TRIGGER refuse')
     log.info({}, 'three')
     log.flush()
     expect(store.jobLogs.list(jobPk).map((l) => l.message)).toEqual(['three'])
@@ -85,7 +85,7 @@ describe('a job\'s log lines', () => {
   it('goes with its job', async () => {
     const { store, jobPk } = await storeWithJob()
     store.jobLogs.append(jobPk, [{ time: new Date().toISOString(), level: 'info', message: 'kept' }])
-    store.db.prepare('DELETE FROM jobs WHERE pk = ?').run(jobPk)
-    expect(store.db.prepare('SELECT count(*) FROM job_logs').pluck().get()).toBe(0)
+    sqliteOf(store).prepare('DELETE FROM jobs WHERE pk = ?').run(jobPk)
+    expect(sqliteOf(store).prepare('SELECT count(*) FROM job_logs').pluck().get()).toBe(0)
   })
 })

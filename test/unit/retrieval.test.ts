@@ -23,6 +23,7 @@ import type { StoredSnippet } from '../../src/store/snippets.js'
 import { questionTerms } from '../../src/text/terms.js'
 import { countTokens } from '../../src/tokens.js'
 import { ollamaStandIn } from '../airgap/ollama-standin.js'
+import { sqliteOf } from '../../src/store/index.js'
 
 const code = (title: string, description: string, source: string, language = 'ts'): ParsedSnippet => ({
   kind: 'code',
@@ -143,7 +144,7 @@ describe('ingest and retrieval', () => {
     expect(runtime.store.snippets.set(result.setPk)?.status).toBe('retired')
     expect(sweepSets(runtime.store, ['retired'])).toBe(1)
     expect(fs.existsSync(oldFile)).toBe(false)
-    expect(runtime.store.db.prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'fts_${result.setPk}'`).pluck().get()).toBe(0)
+    expect(sqliteOf(runtime.store).prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'fts_${result.setPk}'`).pluck().get()).toBe(0)
   })
 
   it('removes a half-built set when ingest fails, keeping the live one', async () => {

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createSecretBox } from '../../src/secrets/cipher.js'
 import { openConnection } from '../../src/store/db.js'
-import { openStore, type Store } from '../../src/store/index.js'
+import { openStore, sqliteOf, type Store } from '../../src/store/index.js'
 import { UsageRecorder } from '../../src/usage/recorder.js'
 
 let dirs: string[] = []
@@ -40,7 +40,7 @@ describe('data directory', () => {
     dirs.push(dir)
     const [a, b] = await Promise.all([openStore(dir), openStore(dir)])
     stores.push(a, b)
-    const names = a.db.prepare('SELECT name FROM knex_migrations').pluck().all()
+    const names = sqliteOf(a).prepare('SELECT name FROM knex_migrations').pluck().all()
     expect(names).toEqual([...new Set(names)])
     expect(names.length).toBeGreaterThanOrEqual(5)
   })
@@ -53,7 +53,7 @@ describe('API keys', () => {
     expect(created.key).toMatch(/^lct_[0-9A-Za-z]{40}$/)
     const raw = fs.readFileSync(store.paths.database)
     expect(raw.includes(Buffer.from(created.key))).toBe(false)
-    expect(store.db.prepare('SELECT hash FROM api_keys').pluck().get()).not.toContain(created.key.slice(4))
+    expect(sqliteOf(store).prepare('SELECT hash FROM api_keys').pluck().get()).not.toContain(created.key.slice(4))
     expect(store.keys.verify(created.key)?.name).toBe('ci')
     expect(store.keys.verify(`${created.key.slice(0, -1)}${created.key.endsWith('a') ? 'b' : 'a'}`)).toBeUndefined()
     expect(store.keys.verify('lct_short')).toBeUndefined()
@@ -152,19 +152,19 @@ describe('transactions across processes', () => {
       let othersError: unknown
       // Another process's write arrives between the transaction's read and its write.
       const readThenWrite = (key: string) => () => {
-        store.db.prepare('SELECT count(*) FROM settings').get()
+        sqliteOf(store).prepare('SELECT count(*) FROM settings').get()
         try {
           insert(other, `other.${key}`)
         } catch (err) {
           othersError = err
         }
-        insert(store.db, key)
+        insert(sqliteOf(store), key)
       }
       // Deferred, the late write fails at once: SQLite cannot upgrade the stale snapshot.
-      expect(() => store.db.transaction(readThenWrite('deferred')).deferred()).toThrow(/database is locked/)
+      expect(() => sqliteOf(store).transaction(readThenWrite('deferred')).deferred()).toThrow(/database is locked/)
       expect(othersError).toBeUndefined()
       // By default the transaction holds the write lock from BEGIN: the other writer is the one to wait.
-      store.db.transaction(readThenWrite('default'))()
+      sqliteOf(store).transaction(readThenWrite('default'))()
       expect(String(othersError)).toMatch(/database is locked/)
       expect(other.prepare("SELECT key FROM settings WHERE key IN ('deferred', 'default', 'other.deferred', 'other.default') ORDER BY key").pluck().all()).toEqual(['default', 'other.deferred'])
     } finally {
@@ -179,8 +179,8 @@ describe('usage counts', () => {
     const one = store.libraries.create({ id: '/a/one', title: 'one', sourceKind: 'github', sourceUrl: 'https://github.com/a/one' }).library
     const two = store.libraries.create({ id: '/a/two', title: 'two', sourceKind: 'github', sourceUrl: 'https://github.com/a/two' }).library
     const usage = new UsageRecorder(store)
-    const topics = () => store.db.prepare('SELECT library_pk AS pk, topic, requests FROM usage_topics ORDER BY pk, topic').all()
-    const countries = () => store.db.prepare('SELECT library_pk AS pk, country, requests FROM usage_countries ORDER BY pk, country').all()
+    const topics = () => sqliteOf(store).prepare('SELECT library_pk AS pk, topic, requests FROM usage_topics ORDER BY pk, topic').all()
+    const countries = () => sqliteOf(store).prepare('SELECT library_pk AS pk, country, requests FROM usage_countries ORDER BY pk, country').all()
     usage.record(one.pk, 'api', 'rest-txt', new Date(), { question: 'register a route plugin', country: 'de' })
     usage.record(two.pk, 'api', 'rest-txt', new Date(), { question: 'route hooks' })
 
