@@ -1,7 +1,7 @@
 /**
  * What the `add` commands share: report the submitted job, and with --wait follow it to the end.
  */
-import { LOCAL } from '../src/access.js'
+import { LOCAL } from '../src/library/access.js'
 import { reportSummary } from '../src/extraction/report.js'
 import { extractionOf } from '../src/extraction/view.js'
 import type { Submitted } from '../src/jobs/submit.js'

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { LecternCommand } from '../cli/run.js'
-import { LOCAL } from '../src/access.js'
+import { LOCAL } from '../src/library/access.js'
 import { DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS } from '../src/search/budget.js'
 import { renderJson, renderText, type ContextResponse } from '../src/search/render.js'
 

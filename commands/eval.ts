@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { LecternCommand } from '../cli/run.js'
-import { LOCAL } from '../src/access.js'
+import { LOCAL } from '../src/library/access.js'
 import { reportTable, type EvalReport } from '../src/eval/metrics.js'
 import { readQuestions, type EvalQuestion } from '../src/eval/questions.js'
 import { DEFAULT_EVAL_TOKENS, httpAsk, runEval, type Ask } from '../src/eval/run.js'

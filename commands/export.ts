@@ -4,7 +4,7 @@ import { modeFlag } from '../cli/flags.js'
 import type { Mode } from '../src/config.js'
 import { LecternCommand } from '../cli/run.js'
 import { MAX_EXPORT_LIBRARIES, writeBundle } from '../src/airgap/bundle.js'
-import { LOCAL } from '../src/access.js'
+import { LOCAL } from '../src/library/access.js'
 import { exportLibrary } from '../src/airgap/export.js'
 import { LecternError } from '../src/errors.js'
 

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import { renderExtraction } from '../cli/extraction-view.js'
 import { LecternCommand } from '../cli/run.js'
-import { LOCAL } from '../src/access.js'
+import { LOCAL } from '../src/library/access.js'
 import { extractionOf, type ExtractionView } from '../src/extraction/view.js'
 
 export default class Inspect extends LecternCommand {

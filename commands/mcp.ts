@@ -1,6 +1,6 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { LecternCommand } from '../cli/run.js'
-import { LOCAL } from '../src/access.js'
+import { LOCAL } from '../src/library/access.js'
 import { createMcpServer, type McpCaller } from '../src/mcp/tools.js'
 import { clientKind } from '../src/usage/recorder.js'
 

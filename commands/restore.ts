@@ -6,7 +6,7 @@ import { LecternCommand } from '../cli/run.js'
 import { inspectArchive, restoreArchive, type RestoreResult } from '../src/backup/restore.js'
 import type { ArchiveSummary } from '../src/backup/verify.js'
 import { LecternError } from '../src/errors.js'
-import { dataPaths } from '../src/paths.js'
+import { dataPaths } from '../src/install/paths.js'
 import { isLocked } from '../src/store/lock.js'
 
 export default class Restore extends LecternCommand {

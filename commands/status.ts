@@ -1,7 +1,7 @@
 import { humanTimestamp, record } from '../cli/output.js'
 import { LecternCommand } from '../cli/run.js'
 import type { SettingSource } from '../src/config.js'
-import { installStatus, type InstallStatus, type ServerSeen } from '../src/install-status.js'
+import { installStatus, type InstallStatus, type ServerSeen } from '../src/install/status.js'
 
 const MODE_SOURCE: Record<SettingSource, string> = {
   flag: 'from --mode',

@@ -12,7 +12,7 @@
  * `ImportChildReport` over IPC; a failure is a message on stderr and exit code 1.
  */
 import fs from 'node:fs'
-import { ANONYMOUS } from '../../src/access.js'
+import { ANONYMOUS } from '../../src/library/access.js'
 import { importBundle, importPayload } from '../../src/airgap/import.js'
 import { resolveConfig } from '../../src/config.js'
 import { waitForJob } from '../../src/jobs/wait.js'

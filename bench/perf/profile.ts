@@ -3,9 +3,9 @@
  * `Retriever.getContext` + `renderTextBuffer` (the route's) replayed through the same public functions, each timed
  * with performance.now(), then the real `getContext` + `renderTextBuffer` timed whole for comparison.
  */
-import { ANONYMOUS } from '../../src/access.js'
+import { ANONYMOUS } from '../../src/library/access.js'
 import { engineFileKind, loadSet, type LoadedSet } from '../../src/index/loaded-set.js'
-import { engineFilePath } from '../../src/paths.js'
+import { engineFilePath } from '../../src/install/paths.js'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { resolveConfig } from '../../src/config.js'
 import { DEFAULT_TOKENS, packSnippets } from '../../src/search/budget.js'

@@ -10,7 +10,7 @@ import path from 'node:path'
 import { resolveConfig } from '../../src/config.js'
 import { ingestSnippets } from '../../src/index/build.js'
 import { engineFileKind, loadSet } from '../../src/index/loaded-set.js'
-import { engineFilePath } from '../../src/paths.js'
+import { engineFilePath } from '../../src/install/paths.js'
 import { openRuntime } from '../../src/runtime.js'
 import { librarySnippets } from './docs.js'
 

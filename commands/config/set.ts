@@ -4,7 +4,7 @@ import { LecternCommand } from '../../cli/run.js'
 import type { EmbedderSettings } from '../../src/embed/types.js'
 import { LecternError, isLecternError } from '../../src/errors.js'
 import { switchEmbedding } from '../../src/jobs/reembed.js'
-import { dataPaths } from '../../src/paths.js'
+import { dataPaths } from '../../src/install/paths.js'
 import { SETTINGS, writeSetting } from '../../src/settings.js'
 import { acquireDataDirLock } from '../../src/store/lock.js'
 

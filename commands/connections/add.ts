@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import { LecternCommand } from '../../cli/run.js'
 import { LecternError } from '../../src/errors.js'
-import { addConnection } from '../../src/connections.js'
+import { addConnection } from '../../src/sources/connections.js'
 import { INSTALL_CONNECTIONS, NOTION_API_URL, type Connection, type ConnectionKind } from '../../src/store/connections.js'
 
 async function readStdin(): Promise<string> {

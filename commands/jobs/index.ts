@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { Flags } from '@oclif/core'
 import { colour, humanDate, humanDuration, table } from '../../cli/output.js'
 import { LecternCommand } from '../../cli/run.js'
-import { LOCAL } from '../../src/access.js'
+import { LOCAL } from '../../src/library/access.js'
 import { parseStatus, recentWarnings, type ParseStatusResponse, type WarnedParse } from '../../src/jobs/status.js'
 
 type JobsView = ParseStatusResponse & { recentWarnings: WarnedParse[] }

@@ -1,6 +1,6 @@
 import { humanDate, stateColour, table } from '../../cli/output.js'
 import { LecternCommand } from '../../cli/run.js'
-import { LOCAL } from '../../src/access.js'
+import { LOCAL } from '../../src/library/access.js'
 import type { LibrarySummary } from '../../src/search/libraries.js'
 
 export default class LibrariesList extends LecternCommand {

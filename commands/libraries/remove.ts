@@ -1,8 +1,8 @@
 import { Args, Flags } from '@oclif/core'
 import confirm from '@inquirer/confirm'
 import { LecternCommand } from '../../cli/run.js'
-import { LOCAL } from '../../src/access.js'
-import { removeLibrary, type RemovedLibrary } from '../../src/library-admin.js'
+import { LOCAL } from '../../src/library/access.js'
+import { removeLibrary, type RemovedLibrary } from '../../src/library/admin.js'
 
 export default class LibrariesRemove extends LecternCommand {
   static override summary = 'Delete a library with all its versions, snippets and vector indexes.'

@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core'
 import { LecternCommand } from '../../cli/run.js'
-import { renameLibrary } from '../../src/library-admin.js'
+import { renameLibrary } from '../../src/library/admin.js'
 
 export default class LibrariesRename extends LecternCommand {
   static override summary = 'Move a library to a new ID, leaving a redirect at the old one.'

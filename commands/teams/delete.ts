@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core'
 import confirm from '@inquirer/confirm'
 import { LecternCommand } from '../../cli/run.js'
-import { LOCAL } from '../../src/access.js'
+import { LOCAL } from '../../src/library/access.js'
 import { findTeam, requireCloud } from '../../src/tenancy/operators.js'
 import { deleteTeam } from '../../src/tenancy/teamspaces.js'
 

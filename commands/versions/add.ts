@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import { LecternCommand } from '../../cli/run.js'
-import { LOCAL } from '../../src/access.js'
+import { LOCAL } from '../../src/library/access.js'
 import { addVersion } from '../../src/jobs/library-jobs.js'
 
 export default class VersionsAdd extends LecternCommand {

@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core'
 import { humanDate, stateColour, table } from '../../cli/output.js'
 import { LecternCommand } from '../../cli/run.js'
-import { LOCAL } from '../../src/access.js'
+import { LOCAL } from '../../src/library/access.js'
 import { findLibrary } from '../../src/search/resolve.js'
 
 interface VersionRow {

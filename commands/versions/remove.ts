@@ -1,8 +1,8 @@
 import { Args, Flags } from '@oclif/core'
 import confirm from '@inquirer/confirm'
 import { LecternCommand } from '../../cli/run.js'
-import { LOCAL } from '../../src/access.js'
-import { removeVersion, type RemovedVersion } from '../../src/library-admin.js'
+import { LOCAL } from '../../src/library/access.js'
+import { removeVersion, type RemovedVersion } from '../../src/library/admin.js'
 
 export default class VersionsRemove extends LecternCommand {
   static override summary = 'Delete one version of a library with its snippets and vector index.'

@@ -4,7 +4,7 @@
  */
 import type { LecternConfig } from '../../src/config.js'
 import type { ErrorCode } from '../../src/errors.js'
-import type { RateBucket, RateLimitDecision } from '../../src/rate-limit.js'
+import type { RateBucket, RateLimitDecision } from '../../src/net/rate-limit.js'
 
 /** One request of `caller` to count against the limit of its bucket. */
 export interface RateLimitQuestion {

@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url'
 import type { Logger } from 'pino'
 import type { LecternConfig } from '../../src/config.js'
 import { LecternError, type ErrorCode } from '../../src/errors.js'
-import { RateLimiter } from '../../src/rate-limit.js'
+import { RateLimiter } from '../../src/net/rate-limit.js'
 import type { LogDestination } from '../logger.js'
 import { isMessage, type FromWorker, type ToWorker } from './messages.js'
 

@@ -1,6 +1,6 @@
 /**
  * The rate limiter of a worker process: every counted request is asked of the primary, which
- * holds the only counters (src/rate-limit.ts), so the limits hold whichever worker a request
+ * holds the only counters (src/net/rate-limit.ts), so the limits hold whichever worker a request
  * reaches. Splitting a limit between the workers instead (each enforcing limit/N) would refuse
  * too early: cluster hands out connections, not requests, round-robin, and a client on one
  * keep-alive connection stays on one worker. The questions of one event-loop turn go in one
@@ -8,7 +8,7 @@
  * more than the counting); callers whose limit is 0 (unlimited) are answered here.
  */
 import type { RateLimitSettings } from '../../src/config.js'
-import { limitOf, RateLimiter, type RateBucket, type RateLimitCounter, type RateLimitDecision } from '../../src/rate-limit.js'
+import { limitOf, RateLimiter, type RateBucket, type RateLimitCounter, type RateLimitDecision } from '../../src/net/rate-limit.js'
 import type { FromWorker, RateLimitQuestion } from './messages.js'
 
 interface Pending {

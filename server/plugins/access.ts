@@ -11,7 +11,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { ANONYMOUS, callerOf, type Caller } from '../../src/access.js'
+import { ANONYMOUS, callerOf, type Caller } from '../../src/library/access.js'
 import { LecternError } from '../../src/errors.js'
 import { createLibraryGate, type LibraryGate } from '../../src/tenancy/library-access.js'
 

@@ -10,7 +10,7 @@
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { isDiskFull } from '../../src/disk-full.js'
+import { isDiskFull } from '../../src/install/disk-full.js'
 import { isLecternError, LecternError } from '../../src/errors.js'
 
 /** The error body MCP clients parse: JSON-RPC, with no request id to answer. */

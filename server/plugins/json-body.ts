@@ -7,7 +7,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { LecternError } from '../../src/errors.js'
-import { isJson, MAX_JSON_DEPTH, nestsDeeperThan, tooDeeplyNested } from '../../src/json-text.js'
+import { isJson, MAX_JSON_DEPTH, nestsDeeperThan, tooDeeplyNested } from '../../src/text/json-text.js'
 
 const poisoned = () => new LecternError('validation_error', 'JSON bodies may not contain __proto__ or constructor keys.')
 

@@ -16,7 +16,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { LecternError } from '../../src/errors.js'
 import type { RateLimitSettings } from '../../src/config.js'
-import { RateLimiter, type RateLimitCounter, type RateLimitDecision } from '../../src/rate-limit.js'
+import { RateLimiter, type RateLimitCounter, type RateLimitDecision } from '../../src/net/rate-limit.js'
 import { PLAN_LIMITS } from '../../src/tenancy/plans.js'
 
 declare module 'fastify' {

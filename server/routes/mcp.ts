@@ -9,7 +9,7 @@
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { ANONYMOUS } from '../../src/access.js'
+import { ANONYMOUS } from '../../src/library/access.js'
 import { LecternError } from '../../src/errors.js'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { createMcpServer, type McpCaller } from '../../src/mcp/tools.js'

@@ -1,5 +1,5 @@
 /** A policy as the policies API answers it: with the number of public libraries it lets through. */
-import { ANONYMOUS } from '../../src/access.js'
+import { ANONYMOUS } from '../../src/library/access.js'
 import type { LibraryCatalogue } from '../../src/search/libraries.js'
 import { countAccessible, type Policy } from '../../src/tenancy/policies.js'
 import { policySubject } from '../../src/tenancy/policy-access.js'

@@ -4,8 +4,8 @@
  * first admin for the holder of the setup token (src/setup.ts) and signs them in.
  */
 import type { FastifyInstance } from 'fastify'
-import { completeSetup, needsSetup } from '../../src/setup.js'
-import { APP_VERSION } from '../../src/version.js'
+import { completeSetup, needsSetup } from '../../src/install/setup.js'
+import { APP_VERSION } from '../../src/install/version.js'
 import { startSession } from '../plugins/session.js'
 import { teamView } from './team-view.js'
 

@@ -5,7 +5,7 @@
  * tokens are write-only.
  */
 import type { FastifyInstance } from 'fastify'
-import type { ConnectionInput } from '../../src/connections.js'
+import type { ConnectionInput } from '../../src/sources/connections.js'
 import { addTeamConnection, removeTeamConnection, teamScope } from '../../src/tenancy/team-connections.js'
 import { requirePermission, teamAccess } from '../../src/tenancy/teamspaces.js'
 import { ConnectionBody, ConnectionListSchema, ConnectionView, TeamConnectionParams } from '../schemas/connections.js'

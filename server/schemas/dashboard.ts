@@ -6,7 +6,7 @@
 const nullable = (type: string) => ({ type: [type, 'null'] })
 
 /**
- * A library ID travels as two path segments; src/library-id.ts decides whether they form one.
+ * A library ID travels as two path segments; src/library/id.ts decides whether they form one.
  * The router refuses a segment over 100 characters (maxParamLength), the length of an ID segment
  * and of a version tag.
  */

@@ -15,7 +15,7 @@ import path from 'node:path'
 import yauzl from 'yauzl'
 import yazl from 'yazl'
 import { LecternError } from '../errors.js'
-import { parseJsonBytes } from '../json-text.js'
+import { parseJsonBytes } from '../text/json-text.js'
 import type { ImportLibrary } from './payload.js'
 
 export const BUNDLE_FORMAT = 'lectern-libraries'
@@ -139,7 +139,7 @@ async function inflateEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, budget: { le
   }
 }
 
-/** The manifest's JSON, read by the same rules as any JSON from outside (json-text.ts: UTF-8, nesting, no `__proto__`). */
+/** The manifest's JSON, read by the same rules as any JSON from outside (text/json-text.ts: UTF-8, nesting, no `__proto__`). */
 async function readManifest(zip: yauzl.ZipFile, entry: yauzl.Entry, budget: { left: number }): Promise<BundleManifest> {
   const chunks: Buffer[] = []
   await inflateEntry(zip, entry, budget, MAX_MANIFEST_BYTES, (chunk) => {

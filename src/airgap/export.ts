@@ -3,7 +3,7 @@
  * only for public libraries that are finalized. Used by the cloud endpoints, `lectern export`
  * and the cloud dashboard's export of several libraries.
  */
-import { ANONYMOUS, type Caller } from '../access.js'
+import { ANONYMOUS, type Caller } from '../library/access.js'
 import { isLecternError, LecternError } from '../errors.js'
 import type { LibraryCatalogue } from '../search/libraries.js'
 import { findLibrary, findVersion } from '../search/resolve.js'

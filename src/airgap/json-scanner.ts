@@ -1,7 +1,7 @@
 /**
  * JSON read from a file in pieces: the scanner walks the outer objects and arrays of a payload
  * byte by byte and cuts each inner value out to be parsed on its own, as any JSON from outside
- * (json-text.ts: UTF-8 only, nesting, no `__proto__` or `constructor` keys). Memory holds the
+ * (text/json-text.ts: UTF-8 only, nesting, no `__proto__` or `constructor` keys). Memory holds the
  * file's window and one value, so a payload of 100 MB never becomes text and a parse tree of
  * several times its size. The scan checks the punctuation between the values it walks, and keys
  * it meets there for `__proto__`, `constructor` and duplicates, so text that is not JSON is
@@ -12,7 +12,7 @@
  * decode leniently where an import must refuse bytes that are not UTF-8.
  */
 import { LecternError } from '../errors.js'
-import { parseJsonBytes } from '../json-text.js'
+import { parseJsonBytes } from '../text/json-text.js'
 import type { FileWindow } from './file-window.js'
 
 /**

@@ -5,7 +5,7 @@
  */
 import path from 'node:path'
 import { LecternError } from '../errors.js'
-import type { DataPaths } from '../paths.js'
+import type { DataPaths } from '../install/paths.js'
 import { abandonedHolder, acquireLock, lockState, readLockHolder, type LockHolder } from '../store/lock.js'
 
 const lockFile = (paths: DataPaths) => path.join(paths.root, 'backup.lock')

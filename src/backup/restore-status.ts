@@ -7,7 +7,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
-import type { DataPaths } from '../paths.js'
+import type { DataPaths } from '../install/paths.js'
 
 export const LastRestoreSchema = z.object({
   state: z.enum(['applied', 'failed']),

@@ -9,7 +9,7 @@
  */
 import fsp from 'node:fs/promises'
 import path from 'node:path'
-import { asDiskFull } from '../disk-full.js'
+import { asDiskFull } from '../install/disk-full.js'
 import { isLecternError, LecternError, type ErrorCode } from '../errors.js'
 import type { Store } from '../store/index.js'
 import { SETTING_KEYS } from '../store/settings.js'

@@ -21,9 +21,9 @@ import { pipeline } from 'node:stream/promises'
 import { createGunzip } from 'node:zlib'
 import * as tar from 'tar'
 import { MIGRATIONS } from '../../migrations/index.js'
-import { asDiskFull } from '../disk-full.js'
+import { asDiskFull } from '../install/disk-full.js'
 import { LecternError } from '../errors.js'
-import { APP_VERSION, compareVersions } from '../version.js'
+import { APP_VERSION, compareVersions } from '../install/version.js'
 import { FORMAT_VERSION, MANIFEST_MEMBER, ManifestSchema, SAFE_MEMBER_PATH, type Manifest } from './manifest.js'
 
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024

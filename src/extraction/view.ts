@@ -4,9 +4,9 @@
  * its library ID. Admins only (the route and the local CLI); the report names pages and paths of
  * the source.
  */
-import type { Caller } from '../access.js'
+import type { Caller } from '../library/access.js'
 import { LecternError } from '../errors.js'
-import { formatLibraryId } from '../library-id.js'
+import { formatLibraryId } from '../library/id.js'
 import { findLibrary, findVersion } from '../search/resolve.js'
 import type { Store } from '../store/index.js'
 import type { LibraryState } from '../store/libraries.js'

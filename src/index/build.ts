@@ -9,10 +9,10 @@
  * set is only marked retired: requests that resolved it a moment earlier may still be reading
  * it, so `sweepSets` (sweep.ts) removes it later (after a grace period, or at the next start).
  */
-import { asDiskFull } from '../disk-full.js'
+import { asDiskFull } from '../install/disk-full.js'
 import type { Embedder } from '../embed/types.js'
 import { LecternError } from '../errors.js'
-import { engineFilePath, vectorIndexPath } from '../paths.js'
+import { engineFilePath, vectorIndexPath } from '../install/paths.js'
 import { VectorIndexBuilder } from '../search/vector-index.js'
 import type { Store } from '../store/index.js'
 import type { NewSnippet } from '../store/snippets.js'

@@ -3,7 +3,7 @@
  * kept while they fit the memory bound, and forgotten when swept or no longer live. SQLite stays
  * the source of truth: a set is loaded from its engine file, rebuilt from its rows when it does not match.
  */
-import { engineFilePath } from '../paths.js'
+import { engineFilePath } from '../install/paths.js'
 import type { Store } from '../store/index.js'
 import { engineFileKind, loadSet, loadSetFromBytes, loadSetFromFile, type EngineFileKind, type LoadLog, type LoadedSet } from './loaded-set.js'
 import { claimRebuild, claimReleased } from './rebuild-claim.js'

@@ -15,9 +15,9 @@
  * (set-files.ts).
  */
 import fs from 'node:fs'
-import { asDiskFull } from '../disk-full.js'
+import { asDiskFull } from '../install/disk-full.js'
 import type { Embedder } from '../embed/types.js'
-import { engineFilePath, reembedPaths, vectorIndexPath } from '../paths.js'
+import { engineFilePath, reembedPaths, vectorIndexPath } from '../install/paths.js'
 import { removeVectorIndex, writeVectorIndex } from '../search/vector-index.js'
 import type { Store } from '../store/index.js'
 import type { SnippetSet } from '../store/snippets.js'

@@ -5,7 +5,7 @@
  * re-embedding was half done leaves nothing behind.
  */
 import fs from 'node:fs'
-import { engineFilePath, reembedPaths, vectorIndexPath, type DataPaths } from '../paths.js'
+import { engineFilePath, reembedPaths, vectorIndexPath, type DataPaths } from '../install/paths.js'
 import { removeVectorIndex } from '../search/vector-index.js'
 import { removeEngineFile } from './loaded-set.js'
 

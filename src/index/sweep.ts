@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { engineFilePath } from '../paths.js'
+import { engineFilePath } from '../install/paths.js'
 import { hasVectorIndex } from './loaded-set.js'
 import { processRuns } from './process-runs.js'
 import { claimFileOf, claimHeld } from './rebuild-claim.js'

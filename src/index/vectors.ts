@@ -11,7 +11,7 @@
  * no temp file, and a set replaced meanwhile gets no file that nothing would ever remove.
  */
 import type { EmbedderPool } from '../embed/pool.js'
-import { vectorIndexPath } from '../paths.js'
+import { vectorIndexPath } from '../install/paths.js'
 import { inspectVectorFile, removeVectorIndex, writeVectorIndex } from '../search/vector-index.js'
 import type { Store } from '../store/index.js'
 import type { SnippetSet } from '../store/snippets.js'

@@ -5,7 +5,7 @@
  */
 import type { LecternConfig } from '../config.js'
 import type { EmbedderPool } from '../embed/pool.js'
-import { failSoftly, type Softly } from '../housekeeping.js'
+import { failSoftly, type Softly } from '../install/housekeeping.js'
 import { addressGuard } from '../sources/address-guard.js'
 import type { HttpClient } from '../sources/http.js'
 import type { Store } from '../store/index.js'

@@ -8,7 +8,7 @@ import { parseDocument } from '../parse/index.js'
 import type { ParseContext, ParsedSnippet, SourceDocument } from '../parse/types.js'
 import { renderSnippetText } from '../search/render.js'
 import type { NewSnippet } from '../store/snippets.js'
-import { countTokens } from '../tokens.js'
+import { countTokens } from '../text/tokens.js'
 
 /** Where a snippet came from, as a link or `path#anchor`. */
 export type SourceLocator = (path: string, anchor: string) => string

@@ -3,10 +3,10 @@
  * a version from its source, and refreshing every library older than an age (for cron).
  * A library version has at most one queued or running job at a time.
  */
-import { isInsider, LOCAL, type Caller } from '../access.js'
+import { isInsider, LOCAL, type Caller } from '../library/access.js'
 import type { Mode } from '../config.js'
 import { LecternError } from '../errors.js'
-import { formatLibraryId, isValidVersion, parseLibraryId } from '../library-id.js'
+import { formatLibraryId, isValidVersion, parseLibraryId } from '../library/id.js'
 import { findLibrary, findVersion } from '../search/resolve.js'
 import type { AddressGuard } from '../sources/address-guard.js'
 import { admitGitRemote } from '../sources/git-guard.js'

@@ -12,7 +12,7 @@
  */
 import path from 'node:path'
 import { LecternError } from '../errors.js'
-import { slugifySegment } from '../library-id.js'
+import { slugifySegment } from '../library/id.js'
 import type { OpenApiSpec } from '../sources/openapi.js'
 import { parseSourceUrl } from '../sources/source-url.js'
 import { removeOtherUploads, saveUpload, uploadExtension } from '../sources/uploads.js'

@@ -2,7 +2,7 @@
  * Jobs as the admin API shows them (`GET /api/jobs`, `/api/jobs/:id`, the answer of a cancel):
  * what a job works on, where it stands and how it ended. Never the job's payload or sealed
  * secret; the stored reason of a failure and the status line are raw text (git's stderr, an
- * exception message), so credentials in them are redacted as for any insider (access.ts).
+ * exception message), so credentials in them are redacted as for any insider (library/access.ts).
  */
 import { redact } from '../sources/git.js'
 import { interruptedProgress, isInterrupted } from './interrupted.js'

@@ -17,9 +17,9 @@
  * next poll (before any claim); a claim that fails is retried at the next poll.
  */
 import fs from 'node:fs/promises'
-import { asDiskFull } from '../disk-full.js'
+import { asDiskFull } from '../install/disk-full.js'
 import { isLecternError, LecternError } from '../errors.js'
-import { jobWorkDir } from '../paths.js'
+import { jobWorkDir } from '../install/paths.js'
 import type { Job } from '../store/jobs.js'
 import type { Store } from '../store/index.js'
 import { cancelledReason } from './cancel.js'

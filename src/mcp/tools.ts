@@ -7,7 +7,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
-import type { Caller } from '../access.js'
+import type { Caller } from '../library/access.js'
 import { isLecternError, type LecternError } from '../errors.js'
 import type { Runtime } from '../runtime.js'
 import { DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS } from '../search/budget.js'
@@ -16,7 +16,7 @@ import { renderText } from '../search/render.js'
 import type { UsageTransport } from '../store/usage.js'
 
 export interface McpCaller {
-  /** Who asks: decides which libraries exist for them and what failures say (access.ts). */
+  /** Who asks: decides which libraries exist for them and what failures say (library/access.ts). */
   caller: Caller
   transport: UsageTransport
   /** Client kind for usage counts. */

@@ -3,7 +3,7 @@
  * blocks (headings, prose, code), and `assembleSnippets` turns that stream into snippets. Keeping
  * the snippet rules here means markdown, rst and notebooks title, describe and group code alike.
  */
-import { splitByTokens } from '../tokens.js'
+import { splitByTokens } from '../text/tokens.js'
 import { sluggerFor, type Slugger } from './anchors.js'
 import type { AnchorStyle, CodeAlternative, ParsedCodeSnippet, ParsedSnippet } from './types.js'
 

@@ -9,14 +9,14 @@
  * between unrelated scales.
  */
 import os from 'node:os'
-import { canSeeLibrary, type Caller } from '../access.js'
+import { canSeeLibrary, type Caller } from '../library/access.js'
 import type { EmbedderPool } from '../embed/pool.js'
 import { LecternError, isLecternError } from '../errors.js'
 import { SetEngine } from '../index/engine.js'
 import type { SetCacheStats } from '../index/set-cache.js'
 import type { LoadedSet } from '../index/loaded-set.js'
 import type { EngineFileRebuilder } from '../index/rebuilder.js'
-import { vectorIndexPath } from '../paths.js'
+import { vectorIndexPath } from '../install/paths.js'
 import type { Store } from '../store/index.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
 import type { SnippetSet } from '../store/snippets.js'
@@ -41,7 +41,7 @@ export interface ContextRequest {
   libraryId: string
   query: string
   tokens: number
-  /** Who asks: decides which libraries exist for them (access.ts). */
+  /** Who asks: decides which libraries exist for them (library/access.ts). */
   caller: Caller
   /** The catalogue version the request already read (the server reads it once per request); read here when absent. */
   catalogVersion?: number

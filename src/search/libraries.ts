@@ -3,7 +3,7 @@
  * and breaks ties with the question. The catalogue is small (thousands of rows at most), so it
  * is held in memory and rebuilt only when the database changed since the last search.
  */
-import { canSeeLibrary, describeFailure, type Caller } from '../access.js'
+import { canSeeLibrary, describeFailure, type Caller } from '../library/access.js'
 import { LecternError } from '../errors.js'
 import type { Store } from '../store/index.js'
 import type { Library, LibraryState, LibraryVersion } from '../store/libraries.js'
@@ -110,7 +110,7 @@ function questionScore(entry: CatalogueEntry, terms: string[]): number {
 }
 
 export interface SearchOptions {
-  /** Who asks: only the libraries they may see exist for them (access.ts). */
+  /** Who asks: only the libraries they may see exist for them (library/access.ts). */
   caller: Caller
   limit?: number
   /** The catalogue version the request already read (the server reads it once per request); read here when absent. */

@@ -3,14 +3,14 @@
  * refusal of spec 7: malformed (400), unknown (404), moved (301 + redirectUrl), unknown tag (404
  * listing the tags), not yet finalized (202), failed (the status of its reason's code).
  *
- * Visibility comes first (access.ts): a library the caller may not see, and a redirect to one,
+ * Visibility comes first (library/access.ts): a library the caller may not see, and a redirect to one,
  * answer exactly like an unknown ID, before the library's versions, state or redirects are read.
  * Then `admit` (the teamspace's policy, for context) may refuse the visible library, before its
  * versions or state are read either.
  */
-import { canSeeLibrary, type Caller } from '../access.js'
+import { canSeeLibrary, type Caller } from '../library/access.js'
 import { ERROR_CODES, LecternError, type ErrorCode } from '../errors.js'
-import { formatLibraryId, parseLibraryId, type LibraryRef } from '../library-id.js'
+import { formatLibraryId, parseLibraryId, type LibraryRef } from '../library/id.js'
 import type { LibrariesRepository, Library, LibraryVersion } from '../store/libraries.js'
 
 export interface ResolvedLibrary {

@@ -11,7 +11,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import usearch from 'usearch'
-import { asDiskFull } from '../disk-full.js'
+import { asDiskFull } from '../install/disk-full.js'
 
 const { Index, MetricKind, ScalarKind } = usearch
 

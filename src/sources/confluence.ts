@@ -7,9 +7,9 @@
  */
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
-import { refuseCleartextConnection } from '../connections.js'
+import { refuseCleartextConnection } from './connections.js'
 import { LecternError } from '../errors.js'
-import { slugifySegment } from '../library-id.js'
+import { slugifySegment } from '../library/id.js'
 import type { SourceDocument } from '../parse/types.js'
 import { normalizeBaseUrl, type Connection, type ConnectionScope } from '../store/connections.js'
 import type { Store } from '../store/index.js'

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
 import { LecternError } from '../errors.js'
-import { slugifySegment } from '../library-id.js'
+import { slugifySegment } from '../library/id.js'
 import type { SourceDocument } from '../parse/types.js'
 import type { HttpResponse } from './http.js'
 import { parseSourceUrl } from './source-url.js'

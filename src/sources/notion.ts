@@ -16,9 +16,9 @@ import {
   type RichTextItemResponse,
 } from '@notionhq/client'
 import { z } from 'zod'
-import { refuseCleartextConnection } from '../connections.js'
+import { refuseCleartextConnection } from './connections.js'
 import { LecternError } from '../errors.js'
-import { slugifySegment } from '../library-id.js'
+import { slugifySegment } from '../library/id.js'
 import type { Connection, ConnectionScope } from '../store/connections.js'
 import type { Store } from '../store/index.js'
 import { storedConnectionRefusal } from '../tenancy/stored-connections.js'

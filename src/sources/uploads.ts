@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { LecternError } from '../errors.js'
-import type { DataPaths } from '../paths.js'
+import type { DataPaths } from '../install/paths.js'
 
 export const UPLOAD_MAX_BYTES = 10 * 1024 * 1024
 const EXTENSIONS = ['json', 'yaml', 'yml']

@@ -9,7 +9,7 @@
 import Database from 'better-sqlite3'
 import { MIGRATIONS, migrationSource } from '../../migrations/index.js'
 import { LecternError } from '../errors.js'
-import { APP_VERSION } from '../version.js'
+import { APP_VERSION } from '../install/version.js'
 
 export type Db = Database.Database
 

@@ -4,8 +4,8 @@
  */
 import fs from 'node:fs'
 import { finishInterruptedRestore } from '../backup/restore.js'
-import { makeDirectory } from '../make-dir.js'
-import { dataPaths, type DataPaths } from '../paths.js'
+import { makeDirectory } from '../install/make-dir.js'
+import { dataPaths, type DataPaths } from '../install/paths.js'
 import { ensureSecretsCanary } from '../secrets/canary.js'
 import { createSecretBox, type SecretBox } from '../secrets/cipher.js'
 import { loadOrCreateSecretKey } from '../secrets/key.js'

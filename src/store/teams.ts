@@ -83,7 +83,7 @@ export interface TeamsRepository {
   removeMember(teamPk: number, userId: number): { revokedKeys: number }
   setPlan(teamPk: number, plan: Plan): Team
   rename(teamPk: number, name: string): Team
-  /** The IDs of the team's private libraries, which must be removed (library-admin.ts) before the team. */
+  /** The IDs of the team's private libraries, which must be removed (library/admin.ts) before the team. */
   libraryIdsOf(teamPk: number): string[]
   /** Deletes a teamspace with its members, keys and invitations; its libraries must be gone (the foreign key refuses otherwise). */
   remove(teamPk: number): Team

@@ -10,10 +10,10 @@
  * migrations 0016 and 0021), and each user's closed set is kept with them, so neither a request
  * nor search queries per library.
  */
-import { LOCAL, type Caller } from '../access.js'
+import { LOCAL, type Caller } from '../library/access.js'
 import type { Mode } from '../config.js'
 import { LecternError } from '../errors.js'
-import { unpinned } from '../library-admin.js'
+import { unpinned } from '../library/admin.js'
 import { findLibrary } from '../search/resolve.js'
 import { readSetting } from '../settings.js'
 import type { Store } from '../store/index.js'

@@ -7,7 +7,7 @@
  * Only requests made with a teamspace's API key in cloud mode are filtered: operators (insiders),
  * signed-in users, anonymous callers and keys of the install alone are not.
  */
-import type { Caller } from '../access.js'
+import type { Caller } from '../library/access.js'
 import { LecternError } from '../errors.js'
 import type { Store } from '../store/index.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'

@@ -6,7 +6,7 @@
  * with, and so never reveals, another teamspace's private library. Public IDs ending in that
  * suffix are refused in cloud mode, so a public add cannot take a private library's ID first.
  */
-import type { Caller } from '../access.js'
+import type { Caller } from '../library/access.js'
 import type { Mode } from '../config.js'
 import { LecternError } from '../errors.js'
 import type { Team, TeamsRepository } from '../store/teams.js'

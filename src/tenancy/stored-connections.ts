@@ -11,7 +11,7 @@
  * teamspace's library reads through that teamspace's connections, the install's own private
  * libraries through the install's, a public library through none.
  */
-import { isInsider, type Caller } from '../access.js'
+import { isInsider, type Caller } from '../library/access.js'
 import type { Mode } from '../config.js'
 import { LecternError } from '../errors.js'
 import { INSTALL_CONNECTIONS, type ConnectionScope } from '../store/connections.js'

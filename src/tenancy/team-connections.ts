@@ -7,7 +7,7 @@
  * that does not resolve yet is stored, as an add of such a repository is accepted, and a job
  * reading through it fails with source_unreachable while it does not.
  */
-import { addConnection, checkedBaseUrl, type ConnectionInput } from '../connections.js'
+import { addConnection, checkedBaseUrl, type ConnectionInput } from '../sources/connections.js'
 import { LecternError } from '../errors.js'
 import { admitHost, type AddressGuard } from '../sources/address-guard.js'
 import type { Connection } from '../store/connections.js'

@@ -5,7 +5,7 @@
  * off the teamspace's own private sources too). Another teamspace's library and the install's own
  * private ones are never listed.
  */
-import type { Caller } from '../access.js'
+import type { Caller } from '../library/access.js'
 import type { CatalogueItem, LibraryCatalogue } from '../search/libraries.js'
 import { isAllowed, type Policy } from './policies.js'
 import { policySubject } from './policy-access.js'

@@ -5,7 +5,7 @@
  * checks as an add with the teamspace's key: owners and admins, on a plan with private sources
  * (private-sources.ts); the connection's kind says which source it is.
  */
-import type { Caller } from '../access.js'
+import type { Caller } from '../library/access.js'
 import { LecternError } from '../errors.js'
 import { submitRepository, submitSource, type Submitted } from '../jobs/submit.js'
 import type { AddressGuard } from '../sources/address-guard.js'

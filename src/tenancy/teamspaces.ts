@@ -2,9 +2,9 @@
  * What a signed-in user may do with a teamspace: every check goes through `can` (roles.ts). A
  * team the user is not a member of answers exactly like one that does not exist.
  */
-import type { Caller } from '../access.js'
+import type { Caller } from '../library/access.js'
 import { LecternError } from '../errors.js'
-import { removeLibrary, type ForgetSet } from '../library-admin.js'
+import { removeLibrary, type ForgetSet } from '../library/admin.js'
 import type { Store } from '../store/index.js'
 import type { Team } from '../store/teams.js'
 import type { User } from '../store/users.js'

@@ -1,5 +1,5 @@
 /**
- * What a request adds to a library's metrics besides its count (src/library-metrics.ts), reduced
+ * What a request adds to a library's metrics besides its count (src/library/metrics.ts), reduced
  * before anything is kept: the question's topics are its distinct meaningful words (the search
  * tokenizer's words, stopwords dropped), never the question; the country is an ISO 3166-1 alpha-2
  * code from the edge proxy's header (`metrics.countryHeader`), never the address.

@@ -4,7 +4,7 @@
  * flush interval of counts is lost if the process is killed.
  *
  * Besides the counts of usage_daily, a request may bring what the library metrics report
- * (src/library-metrics.ts, migration 0015): who asked through MCP (kept in memory until the
+ * (src/library/metrics.ts, migration 0015): who asked through MCP (kept in memory until the
  * flush, then stored only as an HMAC under the day's salt, src/store/usage.ts), the question's
  * topics and the caller's country (reduced by ./facets.ts when recorded).
  */

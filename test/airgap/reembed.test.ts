@@ -7,7 +7,7 @@
 import fs from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { PROBE_TEXT } from '../../src/embed/remote.js'
-import { vectorIndexPath } from '../../src/paths.js'
+import { vectorIndexPath } from '../../src/install/paths.js'
 import { inspectVectorFile } from '../../src/search/vector-index.js'
 import { buildTestApp } from '../helpers/app.js'
 import { runCli } from '../helpers/cli.js'

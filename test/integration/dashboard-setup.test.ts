@@ -8,7 +8,7 @@ import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { CONTENT_SECURITY_POLICY, DASHBOARD_DIR } from '../../server/routes/dashboard/page.js'
-import { prepareSetup } from '../../src/setup.js'
+import { prepareSetup } from '../../src/install/setup.js'
 import { buildTestApp, seedLibrary } from '../helpers/app.js'
 
 const PASSWORD = 'correct horse battery'

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3'
 import knexFactory from 'knex'
 import { describe, expect, it } from 'vitest'
 import { MIGRATIONS } from '../../migrations/index.js'
-import { dataPaths } from '../../src/paths.js'
+import { dataPaths } from '../../src/install/paths.js'
 import { openStore, sqliteOf } from '../../src/store/index.js'
 import { tmpDir } from '../helpers/tmp.js'
 

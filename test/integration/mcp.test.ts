@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { execa } from 'execa'
 import type { FastifyInstance } from 'fastify'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { renameLibrary } from '../../src/library-admin.js'
+import { renameLibrary } from '../../src/library/admin.js'
 import { writeSetting } from '../../src/settings.js'
 import { buildTestApp, createKey, seedLibrary } from '../helpers/app.js'
 import { PROJECT_ROOT } from '../helpers/cli.js'

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
-import { ANONYMOUS } from '../../src/access.js'
+import { ANONYMOUS } from '../../src/library/access.js'
 import type { Db } from '../../src/store/db.js'
 import { openStore, sqliteOf, type Store } from '../../src/store/index.js'
 import { createLibraryGate, setRestrictNewLibraries } from '../../src/tenancy/library-access.js'

@@ -4,8 +4,8 @@
  * must then answer exactly as a freshly started one would.
  */
 import { describe, expect, it } from 'vitest'
-import { LOCAL } from '../../src/access.js'
-import { removeLibrary } from '../../src/library-admin.js'
+import { LOCAL } from '../../src/library/access.js'
+import { removeLibrary } from '../../src/library/admin.js'
 import { openRuntime } from '../../src/runtime.js'
 import { resolveConfig } from '../../src/config.js'
 import { buildTestApp, seedLibrary } from '../helpers/app.js'

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { LOCAL } from '../../src/access.js'
+import { LOCAL } from '../../src/library/access.js'
 import { addVersion, parseAge, refreshStale } from '../../src/jobs/library-jobs.js'
 import { addRepo, buildTestApp, createKey, waitForLibrary } from '../helpers/app.js'
 import { git, makeGitRepo, redirectGitHub } from '../helpers/git.js'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { parseMarkdown } from '../../src/parse/markdown.js'
-import { countTokens } from '../../src/tokens.js'
+import { countTokens } from '../../src/text/tokens.js'
 import { codeSnippets, dedent, infoSnippets } from './helpers.js'
 
 const README = dedent(`

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { parseDocument } from '../../src/parse/index.js'
 import type { ParsedSnippet } from '../../src/parse/types.js'
-import { countTokens } from '../../src/tokens.js'
+import { countTokens } from '../../src/text/tokens.js'
 
 /** Fragments of the syntax the readers care about, so random documents hit their edge cases. */
 const FRAGMENTS = [

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { countTokens as countCl100k } from 'gpt-tokenizer'
 import { describe, expect, it } from 'vitest'
-import { countTokens, splitByTokens } from '../../src/tokens.js'
+import { countTokens, splitByTokens } from '../../src/text/tokens.js'
 
 describe('countTokens', () => {
   it('counts cl100k tokens', () => {

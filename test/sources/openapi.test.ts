@@ -5,7 +5,7 @@
 import { writeFile, mkdir } from 'node:fs/promises'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { ParsedCodeSnippet, ParsedInfoSnippet, ParsedSnippet } from '../../src/parse/types.js'
-import { dataPaths } from '../../src/paths.js'
+import { dataPaths } from '../../src/install/paths.js'
 import { HttpClient } from '../../src/sources/http.js'
 import { readOpenApi } from '../../src/sources/openapi.js'
 import type { FetchedSource, SourceContext } from '../../src/sources/types.js'

@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { defaultDataDir, resolveConfig } from '../../src/config.js'
-import { refuseRootOnForeignDataDir } from '../../src/data-dir.js'
+import { refuseRootOnForeignDataDir } from '../../src/install/data-dir.js'
 import { tmpDir } from '../helpers/tmp.js'
 
 describe('refuseRootOnForeignDataDir', () => {

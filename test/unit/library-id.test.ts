@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { LecternError } from '../../src/errors.js'
-import { formatLibraryId, parseLibraryId, slugifySegment } from '../../src/library-id.js'
+import { formatLibraryId, parseLibraryId, slugifySegment } from '../../src/library/id.js'
 
 describe('parseLibraryId', () => {
   it.each([

@@ -3,7 +3,7 @@
  * store: a failure stays until its own version is built again, whatever else ends meanwhile.
  */
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { LOCAL } from '../../src/access.js'
+import { LOCAL } from '../../src/library/access.js'
 import { parseStatus } from '../../src/jobs/status.js'
 import { openStore, type Store } from '../../src/store/index.js'
 import type { NewJob } from '../../src/store/jobs.js'

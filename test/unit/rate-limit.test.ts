@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { RateLimiter } from '../../src/rate-limit.js'
+import { RateLimiter } from '../../src/net/rate-limit.js'
 
 describe('RateLimiter', () => {
   it('allows the limit per window, then refuses until the window resets', () => {

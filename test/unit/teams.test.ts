@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { ANONYMOUS, callerOf, canSeeLibrary, LOCAL, type Caller } from '../../src/access.js'
+import { ANONYMOUS, callerOf, canSeeLibrary, LOCAL, type Caller } from '../../src/library/access.js'
 import { openStore, type Store } from '../../src/store/index.js'
 import { can, TEAM_ROLES } from '../../src/tenancy/roles.js'
 import { tmpDataDir } from '../helpers/tmp.js'

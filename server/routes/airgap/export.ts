@@ -6,7 +6,7 @@
  * exported, `POST /libraries/export` answers the `lectern-libraries.zip` of up to 50 of them.
  */
 import type { FastifyInstance } from 'fastify'
-import { ANONYMOUS } from '../../../src/access.js'
+import { ANONYMOUS } from '../../../src/library/access.js'
 import { BUNDLE_FORMAT, bundleStream, MAX_EXPORT_LIBRARIES } from '../../../src/airgap/bundle.js'
 import { exportableLibraries, exportLibraries, exportLibrary } from '../../../src/airgap/export.js'
 import { LecternError } from '../../../src/errors.js'

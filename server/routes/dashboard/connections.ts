@@ -3,7 +3,7 @@
  * hosts that sources read through. Tokens are write-only: sealed when stored, never answered.
  */
 import type { FastifyInstance } from 'fastify'
-import { addConnection, type ConnectionInput } from '../../../src/connections.js'
+import { addConnection, type ConnectionInput } from '../../../src/sources/connections.js'
 import { INSTALL_CONNECTIONS } from '../../../src/store/connections.js'
 import { ConnectionBody, ConnectionListSchema, ConnectionView, NameParams } from '../../schemas/connections.js'
 

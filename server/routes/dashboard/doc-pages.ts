@@ -1,6 +1,6 @@
 /** Browsing a library's snippets by page of its docs (admin session): the pages, then one page's snippets. */
 import type { FastifyInstance } from 'fastify'
-import { pagesOfLibrary, snippetsOfPage } from '../../../src/library-pages.js'
+import { pagesOfLibrary, snippetsOfPage } from '../../../src/library/pages.js'
 import { LibraryParams, type LibraryParamsType } from '../../schemas/dashboard.js'
 
 const PagesQuery = {

@@ -1,7 +1,7 @@
 /** The dashboard's libraries: a searchable, paged list, one library, rename and remove (admin session). */
 import type { FastifyInstance } from 'fastify'
-import { removeLibrary, renameLibrary } from '../../../src/library-admin.js'
-import { libraryRow, listLibraryRows } from '../../../src/library-rows.js'
+import { removeLibrary, renameLibrary } from '../../../src/library/admin.js'
+import { libraryRow, listLibraryRows } from '../../../src/library/rows.js'
 import {
   LibrariesQuery,
   LibraryPageSchema,

@@ -15,7 +15,7 @@ import path from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { LecternError } from '../../../src/errors.js'
-import { PACKAGE_ROOT } from '../../../src/version.js'
+import { PACKAGE_ROOT } from '../../../src/install/version.js'
 
 export const DASHBOARD_DIR = path.join(PACKAGE_ROOT, 'dist', 'web')
 

@@ -1,7 +1,7 @@
 /** The dashboard's versions of a library: queue a git tag, remove a version (admin session). */
 import type { FastifyInstance } from 'fastify'
 import { addVersion } from '../../../src/jobs/library-jobs.js'
-import { removeVersion } from '../../../src/library-admin.js'
+import { removeVersion } from '../../../src/library/admin.js'
 import {
   AddVersionBody,
   LibraryParams,

@@ -10,7 +10,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { LecternError } from '../../../src/errors.js'
-import { slugifySegment } from '../../../src/library-id.js'
+import { slugifySegment } from '../../../src/library/id.js'
 import { confluenceConnectionForSite, confluenceSubmission } from '../../../src/sources/confluence.js'
 import { notionConnectionForWorkspace, notionSubmission } from '../../../src/sources/notion.js'
 import type { ConnectionScope } from '../../../src/store/connections.js'

@@ -1,10 +1,10 @@
 /**
- * `GET /api/v2/libs/metrics?libraryId=..&days=..` (src/library-metrics.ts): an API key or any
+ * `GET /api/v2/libs/metrics?libraryId=..&days=..` (src/library/metrics.ts): an API key or any
  * session, since in the cloud members read their teamspace's metrics signed in. Anonymous
- * callers are refused before the query is validated, as access.ts does for its routes.
+ * callers are refused before the query is validated, as server/plugins/access.ts does for its routes.
  */
 import type { FastifyInstance } from 'fastify'
-import { DEFAULT_DAYS, libraryForMetrics, libraryMetrics, MAX_DAYS, MIN_DAYS, refuseAnonymous } from '../../../src/library-metrics.js'
+import { DEFAULT_DAYS, libraryForMetrics, libraryMetrics, MAX_DAYS, MIN_DAYS, refuseAnonymous } from '../../../src/library/metrics.js'
 
 const MetricsQuery = {
   type: 'object',

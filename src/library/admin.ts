@@ -8,13 +8,13 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Caller } from './access.js'
-import { LecternError } from './errors.js'
-import { formatLibraryId, parseLibraryId } from './library-id.js'
-import { removeSetFiles } from './index/set-files.js'
-import { findLibrary, findVersion } from './search/resolve.js'
-import { uploadPath } from './sources/uploads.js'
-import type { Store } from './store/index.js'
-import type { Library } from './store/libraries.js'
+import { LecternError } from '../errors.js'
+import { formatLibraryId, parseLibraryId } from './id.js'
+import { removeSetFiles } from '../index/set-files.js'
+import { findLibrary, findVersion } from '../search/resolve.js'
+import { uploadPath } from '../sources/uploads.js'
+import type { Store } from '../store/index.js'
+import type { Library } from '../store/libraries.js'
 
 /** The ID of a library as given, refusing one pinned to a version. */
 export function unpinned(raw: string, what: string): string {

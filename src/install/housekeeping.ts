@@ -2,7 +2,7 @@
  * Housekeeping that must never take the process down: on a full disk (or any other failure) a
  * task is logged once, retried at its next turn, and logged again when it works.
  */
-import type { JobLog } from './jobs/worker.js'
+import type { JobLog } from '../jobs/worker.js'
 
 export type Softly = (what: string, work: () => void) => void
 

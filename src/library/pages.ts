@@ -7,11 +7,11 @@
  * unlike the link, stays the same when a refresh picks up a new commit.
  */
 import type { Caller } from './access.js'
-import { LecternError } from './errors.js'
-import { unpinned } from './library-admin.js'
-import { codeListOf, type CodeExample } from './search/render.js'
-import { findLibrary, requireServable } from './search/resolve.js'
-import type { Store } from './store/index.js'
+import { LecternError } from '../errors.js'
+import { unpinned } from './admin.js'
+import { codeListOf, type CodeExample } from '../search/render.js'
+import { findLibrary, requireServable } from '../search/resolve.js'
+import type { Store } from '../store/index.js'
 
 export interface DocPage {
   page: string

@@ -3,10 +3,10 @@
  * teamspace's Connections): the base URL each kind needs, checked the same way for all. The token
  * is sealed by the store.
  */
-import { LecternError } from './errors.js'
-import type { AddressGuard } from './sources/address-guard.js'
-import type { Store } from './store/index.js'
-import { NOTION_API_URL, normalizeBaseUrl, type Connection, type ConnectionKind, type ConnectionScope } from './store/connections.js'
+import { LecternError } from '../errors.js'
+import type { AddressGuard } from './address-guard.js'
+import type { Store } from '../store/index.js'
+import { NOTION_API_URL, normalizeBaseUrl, type Connection, type ConnectionKind, type ConnectionScope } from '../store/connections.js'
 
 export interface ConnectionInput {
   kind: ConnectionKind

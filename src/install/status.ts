@@ -4,10 +4,10 @@
  * answers. The server is found by the data directory's lock (held only by a live process) and
  * the address `lectern serve` writes beside it; it is asked `GET /api/ready` with a short timeout.
  */
-import type { ResolvedConfig, Mode, SettingSource } from './config.js'
+import type { ResolvedConfig, Mode, SettingSource } from '../config.js'
 import { dataDirOrigin } from './data-dir.js'
-import type { Runtime } from './runtime.js'
-import { lockState, readLockHolder } from './store/lock.js'
+import type { Runtime } from '../runtime.js'
+import { lockState, readLockHolder } from '../store/lock.js'
 import { APP_VERSION } from './version.js'
 
 /** How long `status` waits for a server's readiness answer. */

@@ -11,11 +11,11 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import fs from 'node:fs'
-import { LecternError } from './errors.js'
+import { LecternError } from '../errors.js'
 import type { DataPaths } from './paths.js'
-import type { Store } from './store/index.js'
-import { SETTING_KEYS } from './store/settings.js'
-import type { User } from './store/users.js'
+import type { Store } from '../store/index.js'
+import { SETTING_KEYS } from '../store/settings.js'
+import type { User } from '../store/users.js'
 
 const hashOf = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest()
 

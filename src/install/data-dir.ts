@@ -11,8 +11,8 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { SYSTEM_DATA_DIR, type ResolvedConfig } from './config.js'
-import { LecternError } from './errors.js'
+import { SYSTEM_DATA_DIR, type ResolvedConfig } from '../config.js'
+import { LecternError } from '../errors.js'
 import { makeDirectory } from './make-dir.js'
 import { dataPaths } from './paths.js'
 

@@ -6,14 +6,14 @@
  * catalogue. Nothing secret is in a row: no token, no connection, no credentials in a URL.
  */
 import { canSeeJobDetails, type Caller } from './access.js'
-import { refreshRefusal } from './jobs/library-jobs.js'
-import { unpinned } from './library-admin.js'
-import { findLibrary, libraryNotFound } from './search/resolve.js'
-import type { CatalogueItem, LibraryCatalogue } from './search/libraries.js'
-import { redact } from './sources/git.js'
-import type { Store } from './store/index.js'
-import type { Job } from './store/jobs.js'
-import type { LibraryState, LibraryVersion } from './store/libraries.js'
+import { refreshRefusal } from '../jobs/library-jobs.js'
+import { unpinned } from './admin.js'
+import { findLibrary, libraryNotFound } from '../search/resolve.js'
+import type { CatalogueItem, LibraryCatalogue } from '../search/libraries.js'
+import { redact } from '../sources/git.js'
+import type { Store } from '../store/index.js'
+import type { Job } from '../store/jobs.js'
+import type { LibraryState, LibraryVersion } from '../store/libraries.js'
 
 /** A version's stored state; `queued` while its job waits for the worker, `processing` while it runs. */
 export type RowState = LibraryState | 'queued'

@@ -8,7 +8,7 @@
  * would turn into prototype pollution.
  */
 import secureJson from 'secure-json-parse'
-import { LecternError } from './errors.js'
+import { LecternError } from '../errors.js'
 
 export const MAX_JSON_DEPTH = 64
 

@@ -6,7 +6,7 @@
  * The base ID is case-insensitive (git hosts are) and stored lowercase; a version tag is kept
  * as written because tags are case-sensitive.
  */
-import { LecternError } from './errors.js'
+import { LecternError } from '../errors.js'
 
 export interface LibraryRef {
   /** Normalised base ID without the version: `/owner/repo`. */

@@ -8,11 +8,11 @@
  */
 import fs from 'node:fs'
 import Database from 'better-sqlite3'
-import { MODES, type Mode, type ResolvedConfig } from './config.js'
-import { LecternError } from './errors.js'
+import { MODES, type Mode, type ResolvedConfig } from '../config.js'
+import { LecternError } from '../errors.js'
 import { dataPaths } from './paths.js'
-import { openConnection, type Db } from './store/db.js'
-import { SETTING_KEYS, type SettingsRepository } from './store/settings.js'
+import { openConnection, type Db } from '../store/db.js'
+import { SETTING_KEYS, type SettingsRepository } from '../store/settings.js'
 
 const isMode = (value: unknown): value is Mode => MODES.includes(value as Mode)
 

@@ -15,13 +15,13 @@
  * tenant's key, or a member signed in, reads only the libraries of its own teamspace.
  */
 import { isInTeam, type Caller } from './access.js'
-import { LecternError } from './errors.js'
-import type { Mode } from './config.js'
-import { findLibrary } from './search/resolve.js'
-import type { Store } from './store/index.js'
-import type { Library } from './store/libraries.js'
-import type { UsageTransport } from './store/usage.js'
-import type { UsageRecorder } from './usage/recorder.js'
+import { LecternError } from '../errors.js'
+import type { Mode } from '../config.js'
+import { findLibrary } from '../search/resolve.js'
+import type { Store } from '../store/index.js'
+import type { Library } from '../store/libraries.js'
+import type { UsageTransport } from '../store/usage.js'
+import type { UsageRecorder } from '../usage/recorder.js'
 
 export const SURFACES = ['page', 'txt', 'mcp', 'cli'] as const
 export type Surface = (typeof SURFACES)[number]

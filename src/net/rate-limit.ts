@@ -6,7 +6,7 @@
  * `reset` is a Unix timestamp in seconds, as spec 8 defines RateLimit-Reset. A keyed caller's
  * limit is `rateLimit.keyed` times its plan's multiplier (src/tenancy/plans.ts; 1 without a plan).
  */
-import type { RateLimitSettings } from './config.js'
+import type { RateLimitSettings } from '../config.js'
 
 export interface RateLimitDecision {
   allowed: boolean

@@ -14,11 +14,11 @@
  * On-premise library access control (src/tenancy/library-access.ts) closes restricted libraries
  * to every caller but admins and the users granted them: `closed`, settled with the caller.
  */
-import { ERROR_CODES, type ErrorCode } from './errors.js'
-import { redact } from './sources/git.js'
-import type { Mode } from './config.js'
-import type { Library } from './store/libraries.js'
-import type { Role } from './store/users.js'
+import { ERROR_CODES, type ErrorCode } from '../errors.js'
+import { redact } from '../sources/git.js'
+import type { Mode } from '../config.js'
+import type { Library } from '../store/libraries.js'
+import type { Role } from '../store/users.js'
 
 /** The libraries (pks) restricted to others than this caller (on-premise access control); absent: none. */
 interface Restricted {

@@ -5,7 +5,7 @@
  * operator's (free space), not the caller's.
  */
 import fs from 'node:fs'
-import { LecternError } from './errors.js'
+import { LecternError } from '../errors.js'
 
 const FULL_CODES = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT'])
 const FULL_MESSAGE = /no space left on device|database or disk is full|disk quota exceeded|ENOSPC/i
