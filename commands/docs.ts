@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core'
 import { LecternCommand } from '../cli/run.js'
 import { LOCAL } from '../src/library/access.js'
 import { DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS } from '../src/search/budget.js'
-import { renderJson, renderText, type ContextResponse } from '../src/search/render.js'
+import { renderJson, renderText, type ContextResponse } from '../src/index/render.js'
 
 export default class Docs extends LecternCommand {
   static override summary = 'Print the best snippets of a library for a question (like GET /api/v2/context).'

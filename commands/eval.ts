@@ -5,7 +5,7 @@ import { reportTable, type EvalReport } from '../src/eval/metrics.js'
 import { readQuestions, type EvalQuestion } from '../src/eval/questions.js'
 import { DEFAULT_EVAL_TOKENS, httpAsk, runEval, type Ask } from '../src/eval/run.js'
 import { MAX_TOKENS, MIN_TOKENS } from '../src/search/budget.js'
-import { renderJson } from '../src/search/render.js'
+import { renderJson } from '../src/index/render.js'
 
 export default class Eval extends LecternCommand {
   static override summary = 'Score retrieval on your own questions: Hit@1, Hit@5, MRR@10, nDCG@5, Recall@5, codeHit@5 and latency per library.'

@@ -20,7 +20,7 @@ import { saveEmbedding } from '../../src/embed/pool.js'
 import type { EmbedderSettings } from '../../src/embed/types.js'
 import { openRuntime, type Runtime } from '../../src/runtime.js'
 import { Retriever, type Signals } from '../../src/search/context.js'
-import { renderJson } from '../../src/search/render.js'
+import { renderJson } from '../../src/index/render.js'
 import { CORPORA, buildCorpusRepo, ingestCorpora, libraryIdOf, projectRoot, redirectGitHub } from './corpora.js'
 import { defaultReposRoot, loadManifest } from './dev-corpora.js'
 

@@ -11,7 +11,7 @@ import { resolveConfig } from '../../src/config.js'
 import { DEFAULT_TOKENS, packSnippets } from '../../src/search/budget.js'
 import { CANDIDATES } from '../../src/search/context.js'
 import { rescoreByHashSimilarity } from '../../src/search/fusion.js'
-import { renderTextBuffer } from '../../src/search/render.js'
+import { renderTextBuffer } from '../../src/index/render.js'
 import { resolveLibraryVersion } from '../../src/search/resolve.js'
 import { questionTerms } from '../../src/text/terms.js'
 

@@ -15,7 +15,7 @@ import { LecternError } from '../errors.js'
 import { LIMITS } from '../index/build.js'
 import { completeSnippet } from '../jobs/ingest.js'
 import { parseLibraryId } from '../library/id.js'
-import { codeListOf } from '../search/render.js'
+import { codeListOf } from '../index/render.js'
 import type { Library } from '../store/libraries.js'
 import type { NewSnippet, StoredSnippet } from '../store/snippets.js'
 

@@ -4,7 +4,7 @@
  * the file on the git host (`.../blob/<ref>/<path>#anchor`, GitLab's `/-/blob/`, Bitbucket's
  * `/src/`), `path#anchor`, or a page URL for web sources (kept whole, without its anchor).
  */
-import type { CodeSnippetJson, ContextResponse, InfoSnippetJson } from '../search/render.js'
+import type { CodeSnippetJson, ContextResponse, InfoSnippetJson } from '../index/render.js'
 import type { RankedSnippet } from './metrics.js'
 
 export function sourceFile(source: string): string {

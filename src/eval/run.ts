@@ -3,7 +3,7 @@
  * client asks (`/api/v2/context`, JSON), timed, and scored against its graded files.
  */
 import { ERROR_CODES, LecternError, type ErrorCode } from '../errors.js'
-import type { ContextResponse } from '../search/render.js'
+import type { ContextResponse } from '../index/render.js'
 import { rankedSnippets } from './answers.js'
 import { report, scoreAnswer, type EvalReport, type QuestionScore } from './metrics.js'
 import type { EvalQuestion } from './questions.js'

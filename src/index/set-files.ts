@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs'
 import { engineFilePath, reembedPaths, vectorIndexPath, type DataPaths } from '../install/paths.js'
-import { removeVectorIndex } from '../search/vector-index.js'
+import { removeVectorIndex } from './vector-index.js'
 import { removeEngineFile } from './loaded-set.js'
 
 export function removeSetFiles(paths: DataPaths, setPk: number): void {

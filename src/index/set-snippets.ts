@@ -7,7 +7,7 @@
  * buffer views and titles) on the heap made every garbage collection slower, minor ones
  * included, whatever the request did (bench/RESULTS.md, sixth session on issue 11).
  */
-import type { RenderedSnippet } from '../search/render.js'
+import type { RenderedSnippet } from './render.js'
 import type { SnippetHead } from '../store/snippets.js'
 
 /** Where a set's rendered texts are in its engine file: each snippet's end offset, and where each text starts. */

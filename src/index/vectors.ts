@@ -6,13 +6,13 @@
  * is derived data: a bad one is deleted, retrieval answers from the lexical index alone
  * meanwhile, and the caller queues the rebuild (the `rebuild-vectors` job).
  *
- * Guarantee: the rebuilt file is written to a temp name and renamed (search/vector-index.ts),
+ * Guarantee: the rebuilt file is written to a temp name and renamed (vector-index.ts),
  * and only while the set is still live; a stop or a failure half-way writes nothing and leaves
  * no temp file, and a set replaced meanwhile gets no file that nothing would ever remove.
  */
 import type { EmbedderPool } from '../embed/pool.js'
 import { vectorIndexPath } from '../install/paths.js'
-import { inspectVectorFile, removeVectorIndex, writeVectorIndex } from '../search/vector-index.js'
+import { inspectVectorFile, removeVectorIndex, writeVectorIndex } from './vector-index.js'
 import type { Store } from '../store/index.js'
 import type { SnippetSet } from '../store/snippets.js'
 import { embedText } from './embed-text.js'

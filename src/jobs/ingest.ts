@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto'
 import { parseDocument } from '../parse/index.js'
 import type { ParseContext, ParsedSnippet, SourceDocument } from '../parse/types.js'
-import { renderSnippetText } from '../search/render.js'
+import { renderSnippetText } from '../index/render.js'
 import type { NewSnippet } from '../store/snippets.js'
 import { countTokens } from '../text/tokens.js'
 

@@ -9,7 +9,7 @@
 import type { Caller } from './access.js'
 import { LecternError } from '../errors.js'
 import { unpinned } from './admin.js'
-import { codeListOf, type CodeExample } from '../search/render.js'
+import { codeListOf, type CodeExample } from '../index/render.js'
 import { findLibrary, requireServable } from '../search/resolve.js'
 import type { Store } from '../store/index.js'
 

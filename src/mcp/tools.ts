@@ -12,7 +12,7 @@ import { isLecternError, type LecternError } from '../errors.js'
 import type { Runtime } from '../runtime.js'
 import { DEFAULT_TOKENS, MAX_TOKENS, MIN_TOKENS } from '../search/budget.js'
 import type { LibrarySummary } from '../search/libraries.js'
-import { renderText } from '../search/render.js'
+import { renderText } from '../index/render.js'
 import type { UsageTransport } from '../store/usage.js'
 
 export interface McpCaller {

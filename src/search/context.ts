@@ -1,6 +1,6 @@
 /**
  * Retrieval for one question against one library version: the set's lexical index (BM25F with
- * question coverage, lexical-index.ts) and its vectors, fused, then packed into the token
+ * question coverage, index/lexical-index.ts) and its vectors, fused, then packed into the token
  * budget without near-duplicates. A ranked explanation brings its section's code along
  * (section-code.ts). It reads only that set's data, so its cost does not grow with the store.
  * How the signals are fused was measured on the development set (bench/RESULTS.md): the
@@ -25,10 +25,10 @@ import { requireAllowedLibrary, storedPolicySubject } from '../tenancy/policy-ac
 import { questionTerms } from '../text/terms.js'
 import { checkTokenBudget, packSnippets } from './budget.js'
 import { fuseRankings, HASH_VECTOR_WEIGHT, rescoreByHashSimilarity, type RankedDoc, type RankedPk } from './fusion.js'
-import type { RenderedSnippet } from './render.js'
+import type { RenderedSnippet } from '../index/render.js'
 import { libraryNotFound, resolveLibraryVersion } from './resolve.js'
 import { withSectionCode } from './section-code.js'
-import { VectorIndexCache, loadVectorIndex, type VectorHit } from './vector-index.js'
+import { VectorIndexCache, loadVectorIndex, type VectorHit } from '../index/vector-index.js'
 
 /** Candidates taken from each ranking before fusion. */
 export const CANDIDATES = 50

@@ -2,6 +2,8 @@
  * Reciprocal rank fusion: each ranked list adds weight / (k + rank) to a document. It needs no
  * score calibration between BM25 and cosine distance, which live on unrelated scales.
  */
+import { mostSimilar } from '../index/set-vectors.js'
+
 export interface RankedList {
   pks: number[]
   weight: number
@@ -49,26 +51,4 @@ export function rescoreByHashSimilarity(candidates: readonly RankedDoc[], cosine
   const scored = candidates.map((hit, i) => ({ doc: hit.doc, score: top > 0 ? hit.score / top : 0, cosine: cosines[i] }))
   for (const hit of mostSimilar(scored, HASH_RESCORED)) hit.score += HASH_VECTOR_WEIGHT * hit.cosine
   return scored.sort((a, b) => b.score - a.score || a.doc - b.doc).map(({ doc, score }) => ({ doc, score }))
-}
-
-/**
- * The k items of highest cosine (ties: the lower doc), as sorting all of them would pick, by
- * insertion into a sorted run of k: a request re-scores about fifty candidates for ten, and a
- * question without a lexical match looks at every snippet of its set (set-vectors.ts).
- */
-export function mostSimilar<T extends { doc: number; cosine: number }>(items: Iterable<T>, k: number): T[] {
-  const top: T[] = []
-  if (k <= 0) return top
-  const above = (a: T, b: T) => a.cosine > b.cosine || (a.cosine === b.cosine && a.doc < b.doc)
-  for (const item of items) {
-    if (top.length === k && !above(item, top[k - 1])) continue
-    let at = Math.min(top.length, k - 1)
-    if (top.length < k) top.push(item)
-    while (at > 0 && above(item, top[at - 1])) {
-      top[at] = top[at - 1]
-      at--
-    }
-    top[at] = item
-  }
-  return top
 }

@@ -15,7 +15,7 @@
  */
 import type { SetSections } from '../index/set-sections.js'
 import type { RankedDoc } from './fusion.js'
-import type { RenderedSnippet } from './render.js'
+import type { RenderedSnippet } from '../index/render.js'
 
 /** The best-ranked snippets whose sections' code is brought in. */
 export const EXPLAINING = 10

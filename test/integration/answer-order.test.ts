@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { FastifyInstance } from 'fastify'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { TXT_SEPARATOR, type ContextResponse } from '../../src/search/render.js'
+import { TXT_SEPARATOR, type ContextResponse } from '../../src/index/render.js'
 import { buildTestApp, seedLibrary } from '../helpers/app.js'
 import { suiteTeardown } from '../helpers/tmp.js'
 

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { ContextResponse } from '../../src/search/render.js'
+import type { ContextResponse } from '../../src/index/render.js'
 import { buildTestApp, createKey, waitForLibrary } from '../helpers/app.js'
 import { makeGitRepo, redirectGitHub } from '../helpers/git.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { renderSnippetText, TXT_SEPARATOR, type ContextResponse } from '../../src/search/render.js'
+import { renderSnippetText, TXT_SEPARATOR, type ContextResponse } from '../../src/index/render.js'
 import type { LibrarySummary } from '../../src/search/libraries.js'
 import { countTokens } from '../../src/text/tokens.js'
 import { addRepo, buildTestApp, createKey, waitForLibrary } from '../helpers/app.js'

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { ContextResponse } from '../../src/search/render.js'
+import type { ContextResponse } from '../../src/index/render.js'
 import { websiteLibraryId } from '../../src/sources/website.js'
 import { buildTestApp, createKey, waitForLibrary } from '../helpers/app.js'
 import { FOOTER_MARK, NAV_MARK, SECRET_MARK, startDocsSite, type DocsSite } from '../helpers/docs-site.js'

@@ -68,6 +68,44 @@ describe('import cycles', () => {
   })
 })
 
+describe('the layers inside src/ (docs/architecture.md, "What may import what")', () => {
+  it('hold: sources/ and parse/ reach no job, index or search; index/ and search/ no job or source; index/ no search', async () => {
+    const graph = (await programGraph()).obj()
+    const crossing = Object.entries(graph).flatMap(([from, imports]) => imports.filter((to) => forbidden(from, to)).map((to) => `${from} -> ${to}`))
+    expect(crossing).toEqual([])
+  })
+
+  it('keep the store on leaf modules: nothing it reaches, however indirectly, is a part of the program built on it', async () => {
+    const graph = (await programGraph()).obj()
+    const reached = new Set<string>()
+    const visit = (file: string) => {
+      for (const to of graph[file] ?? []) {
+        if (reached.has(to)) continue
+        reached.add(to)
+        visit(to)
+      }
+    }
+    for (const file of Object.keys(graph).filter((f) => f.startsWith('src/store/'))) visit(file)
+    const above = [...reached].filter((file) => /^src\/(jobs|search|index|sources|parse|embed|mcp|library|usage|airgap|extraction)\//.test(file) || (file.startsWith('src/tenancy/') && !TENANCY_LEAVES.includes(file)))
+    expect(above).toEqual([])
+    // A leaf imports nothing of the program but other leaves.
+    expect(TENANCY_LEAVES.flatMap((leaf) => (graph[leaf] ?? []).filter((to) => !['src/errors.ts', 'src/tenancy/policy-entry.ts'].includes(to)))).toEqual([])
+  })
+})
+
+/** Tenancy's tables the store reads rows by: the plans, the team roles, the policy schema. */
+const TENANCY_LEAVES = ['src/tenancy/plans.ts', 'src/tenancy/roles.ts', 'src/tenancy/policies.ts', 'src/tenancy/policy-entry.ts']
+
+/** Whether an import crosses a rule between src/'s folders. */
+function forbidden(from: string, to: string): boolean {
+  const area = (file: string) => (file.startsWith('src/') ? file.split('/')[1] : undefined)
+  const [a, b] = [area(from), area(to)]
+  if (a === 'sources' || a === 'parse') return ['jobs', 'index', 'search'].includes(b ?? '')
+  if (a === 'index') return ['jobs', 'sources', 'search'].includes(b ?? '')
+  if (a === 'search') return ['jobs', 'sources'].includes(b ?? '')
+  return false
+}
+
 /** Modules that read a SQLite file that is not the open store's. */
 const DATABASE_FILE_READERS = ['src/backup/archive.ts', 'src/backup/check-database.ts', 'src/backup/restore.ts', 'src/install/mode.ts']
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { DEFAULT_TOKENS } from '../../../src/search/budget.js'
-import { renderJsonBuffer, renderTextBuffer } from '../../../src/search/render.js'
+import { renderJsonBuffer, renderTextBuffer } from '../../../src/index/render.js'
 import { clientKind } from '../../../src/usage/recorder.js'
 import { ContextQuery, type ContextQueryType } from '../../schemas/libraries.js'
 

@@ -6,7 +6,6 @@
  * set has is answered by the cosine of every snippet (`nearest`), exact where a graph index
  * would approximate, and without building one at ingest.
  */
-import { mostSimilar } from './fusion.js'
 
 /** Writes `vector` quantized into `into` at row `row`. */
 export function quantizeInto(vector: Float32Array, into: Int8Array, row: number): void {
@@ -151,3 +150,25 @@ class SparseQuestion {
 }
 
 const question = new SparseQuestion()
+
+/**
+ * The k items of highest cosine (ties: the lower doc), as sorting all of them would pick, by
+ * insertion into a sorted run of k: a request re-scores about fifty candidates for ten, and a
+ * question without a lexical match looks at every snippet of its set (SetVectors.nearest).
+ */
+export function mostSimilar<T extends { doc: number; cosine: number }>(items: Iterable<T>, k: number): T[] {
+  const top: T[] = []
+  if (k <= 0) return top
+  const above = (a: T, b: T) => a.cosine > b.cosine || (a.cosine === b.cosine && a.doc < b.doc)
+  for (const item of items) {
+    if (top.length === k && !above(item, top[k - 1])) continue
+    let at = Math.min(top.length, k - 1)
+    if (top.length < k) top.push(item)
+    while (at > 0 && above(item, top[at - 1])) {
+      top[at] = top[at - 1]
+      at--
+    }
+    top[at] = item
+  }
+  return top
+}
