@@ -2,13 +2,15 @@
  * The loaded snippet sets of one process: each loaded on first use or ahead of it (`warm`),
  * kept while they fit the memory bound, and forgotten when swept or no longer live. SQLite stays
  * the source of truth: a set is loaded from its engine file, rebuilt from its rows when it does not match.
+ * One cache serves every embedder: a set of a real embedder brings its vector index along.
  */
-import { engineFilePath } from '../install/paths.js'
+import { engineFilePath, vectorIndexPath } from '../install/paths.js'
 import type { Store } from '../store/index.js'
 import { engineFileKind, loadSet, loadSetFromBytes, loadSetFromFile, type EngineFileKind, type LoadLog, type LoadedSet } from './loaded-set.js'
 import { claimRebuild, claimReleased } from './rebuild-claim.js'
 import type { EngineFileRebuilder } from './rebuilder.js'
 import { SetCache, type SetCacheStats } from './set-cache.js'
+import { loadVectorIndex, type LoadedVectorIndex } from './vector-index.js'
 
 /** How often, at most, loaded sets are checked against the database for sets no longer live. */
 const PRUNE_INTERVAL_MS = 1000
@@ -150,6 +152,34 @@ export class SetEngine {
     const set = this.store.snippets.set(setPk)
     if (!set) throw new Error(`snippet set ${setPk} vanished`)
     return { file: engineFilePath(this.store.paths, setPk), kind: engineFileKind(set) }
+  }
+
+  /**
+   * A loaded set's vector index (a real embedder's), read on its first vector search and kept
+   * with the set. The index is memory-mapped: it costs address space, not heap, so the cache's
+   * bound does not count it. Undefined while it cannot be used (vectorsUnavailable).
+   */
+  vectorIndex(loaded: LoadedSet): LoadedVectorIndex | undefined {
+    if (loaded.vectorIndex === undefined) {
+      try {
+        const set = this.store.snippets.set(loaded.setPk)
+        if (!set) throw new Error(`snippet set ${loaded.setPk} vanished`)
+        loaded.vectorIndex = loadVectorIndex(vectorIndexPath(this.store.paths, set.pk), { dimensions: set.dimensions, count: this.store.snippets.count(set.pk) })
+      } catch (err) {
+        this.vectorsUnavailable(loaded, err)
+      }
+    }
+    return loaded.vectorIndex ?? undefined
+  }
+
+  /**
+   * Derived data or a remote embedder failed: until the set is loaded again (the start-up check
+   * rebuilds a bad index; a refresh makes a new set), its lexical index answers alone rather
+   * than each request failing, or waiting on an embedder that is down.
+   */
+  vectorsUnavailable(loaded: LoadedSet, err: unknown): void {
+    loaded.vectorIndex = null
+    this.log?.warn({ setPk: loaded.setPk, err }, 'vector search unavailable; answering with the lexical index only')
   }
 
   forget(setPk: number): void {

@@ -25,6 +25,7 @@ import type { SnippetHead, SnippetSet, StoredSnippet } from '../store/snippets.j
 import { embedText } from './embed-text.js'
 import { SetSections, sectionNumbers } from './set-sections.js'
 import { SetSnippets } from './set-snippets.js'
+import type { LoadedVectorIndex } from './vector-index.js'
 
 export interface LoadedSet {
   setPk: number
@@ -35,6 +36,11 @@ export interface LoadedSet {
   sections: SetSections
   /** A hash-embedded set's vectors, in index order; undefined for other embedders. */
   vectors: SetVectors | undefined
+  /**
+   * Another embedder's vector index, loaded with the set on its first vector search
+   * (SetEngine.vectorIndex): undefined until then, null while it cannot be used.
+   */
+  vectorIndex?: LoadedVectorIndex | null
   /** What the set holds in memory, roughly: what the set cache is bounded by. */
   bytes: number
   /** Whether the engine file was read as it was, or rebuilt from the rows; for logs and tests. */

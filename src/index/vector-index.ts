@@ -182,28 +182,3 @@ export function loadVectorIndex(file: string, expected: { dimensions: number; co
     },
   }
 }
-
-/** Loaded indexes by set pk. Set pks are never reused, so an entry can never be stale. */
-export class VectorIndexCache {
-  private readonly entries = new Map<number, LoadedVectorIndex>()
-
-  constructor(private readonly capacity = 4096) {}
-
-  get(setPk: number, load: () => LoadedVectorIndex): LoadedVectorIndex {
-    const hit = this.entries.get(setPk)
-    if (hit) {
-      // Re-insert to mark as most recently used.
-      this.entries.delete(setPk)
-      this.entries.set(setPk, hit)
-      return hit
-    }
-    const loaded = load()
-    this.entries.set(setPk, loaded)
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as number)
-    return loaded
-  }
-
-  forget(setPk: number): void {
-    this.entries.delete(setPk)
-  }
-}

@@ -16,7 +16,6 @@ import { SetEngine } from '../index/engine.js'
 import type { SetCacheStats } from '../index/set-cache.js'
 import type { LoadedSet } from '../index/loaded-set.js'
 import type { EngineFileRebuilder } from '../index/rebuilder.js'
-import { vectorIndexPath } from '../install/paths.js'
 import type { Store } from '../store/index.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
 import type { SnippetSet } from '../store/snippets.js'
@@ -28,7 +27,7 @@ import { fuseRankings, HASH_VECTOR_WEIGHT, rescoreByHashSimilarity, type RankedD
 import type { RenderedSnippet } from '../index/render.js'
 import { libraryNotFound, resolveLibraryVersion } from './resolve.js'
 import { withSectionCode } from './section-code.js'
-import { VectorIndexCache, loadVectorIndex, type VectorHit } from '../index/vector-index.js'
+import type { VectorHit } from '../index/vector-index.js'
 
 /** Candidates taken from each ranking before fusion. */
 export const CANDIDATES = 50
@@ -94,8 +93,6 @@ function checkQuestion(query: string): void {
 }
 
 export class Retriever {
-  private readonly vectors = new VectorIndexCache()
-  private readonly missingIndexes = new Set<number>()
   private readonly sets: SetEngine
   private readonly resolutions = new Map<string, Resolution>()
 
@@ -190,7 +187,7 @@ export class Retriever {
       const doc = loaded.snippets.docOf(pk)
       return doc === undefined ? [] : [{ doc, score }]
     })
-    const semantic = await this.vectorSearch(set, question)
+    const semantic = await this.vectorSearch(set, loaded, question)
     if (this.signals === 'vector') return inSet(semantic.map((hit) => ({ pk: hit.pk, score: HASH_VECTOR_WEIGHT * (1 - hit.distance) })))
     const fused = fuseRankings([
       { pks: lexical.map((hit) => loaded.snippets.pk(hit.doc)), weight: RRF_WEIGHTS.lexical },
@@ -210,23 +207,17 @@ export class Retriever {
   }
 
   forgetSet(setPk: number): void {
-    this.vectors.forget(setPk)
     this.sets.forget(setPk)
-    this.missingIndexes.delete(setPk)
   }
 
-  private async vectorSearch(set: SnippetSet, question: string): Promise<VectorHit[]> {
-    if (this.missingIndexes.has(set.pk)) return []
+  private async vectorSearch(set: SnippetSet, loaded: LoadedSet, question: string): Promise<VectorHit[]> {
+    const index = this.sets.vectorIndex(loaded)
+    if (!index) return []
     try {
-      const file = vectorIndexPath(this.store.paths, set.pk)
-      const index = this.vectors.get(set.pk, () => loadVectorIndex(file, { dimensions: set.dimensions, count: this.store.snippets.count(set.pk) }))
       const [vector] = await this.embedders.forSet(set).embed([question])
       return index.search(vector, CANDIDATES)
     } catch (err) {
-      // Derived data or a remote embedder: the start-up check rebuilds a bad index, and until
-      // then (or while the embedder is down) BM25 alone answers rather than failing the request.
-      this.missingIndexes.add(set.pk)
-      this.log.warn({ setPk: set.pk, err }, 'vector search unavailable; answering with the lexical index only')
+      this.sets.vectorsUnavailable(loaded, err)
       return []
     }
   }

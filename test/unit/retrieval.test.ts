@@ -53,10 +53,11 @@ async function addLibrary(id: string, docs: ParsedSnippet[]) {
 }
 
 /** New sets are embedded by Ollama (a loopback stand-in): sets with a vector index of their own. */
-async function embedWithOllama(): Promise<void> {
+async function embedWithOllama(): Promise<Awaited<ReturnType<typeof ollamaStandIn>>> {
   const standIn = await ollamaStandIn(16)
   onTestFinished(() => standIn.close())
   saveEmbedding(runtime.store, standIn.settings)
+  return standIn
 }
 
 beforeEach(async () => {
@@ -185,6 +186,23 @@ describe('ingest and retrieval', () => {
     // The rebuilt index answers a question that matches no word of the set.
     const ranked = await runtime.retriever.rank(result.setPk, 'zzz unrelated words')
     expect(ranked.length).toBe(DOCS.length)
+  })
+
+  it('answers from the lexical index while the embedder is down, and from the vectors again once the set is loaded anew', async () => {
+    const standIn = await embedWithOllama()
+    const { result } = await addLibrary('/acme/vec', DOCS)
+    expect(await runtime.retriever.rank(result.setPk, 'zzz unrelated words')).toHaveLength(DOCS.length)
+    await standIn.close()
+    const down = await runtime.retriever.getContext({ libraryId: '/acme/vec', query: 'register a route', tokens: 5000, caller: ANONYMOUS })
+    expect(down.snippets[0].title).toBe('Register a route')
+    const back = await ollamaStandIn(16)
+    onTestFinished(() => back.close())
+    saveEmbedding(runtime.store, back.settings)
+    // Remembered with the loaded set: no request asks the embedder again until the set is loaded anew.
+    expect(await runtime.retriever.rank(result.setPk, 'zzz unrelated words')).toEqual([])
+    expect(back.calls).toHaveLength(0)
+    runtime.retriever.forgetSet(result.setPk)
+    expect(await runtime.retriever.rank(result.setPk, 'zzz unrelated words')).toHaveLength(DOCS.length)
   })
 
   it('removes stray engine files at start: unfinished writes and claims of processes that are gone, files of sets that are gone; not a running write or rebuild', async () => {
