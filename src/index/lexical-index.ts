@@ -238,7 +238,6 @@ export class LexicalIndex {
   }
 }
 
-/** How many newline-separated terms `text` holds. */
 /** What an index is made of, whether built from terms or read from bytes. */
 interface IndexData {
   vocabulary: Vocabulary
