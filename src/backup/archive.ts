@@ -7,26 +7,22 @@
  * refresh of an uploaded OpenAPI library reads; they are taken as they are just after the snapshot.
  */
 import { createHash } from 'node:crypto'
-import { once } from 'node:events'
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import path from 'node:path'
 import { pipeline } from 'node:stream/promises'
-import { Worker } from 'node:worker_threads'
 import zlib from 'node:zlib'
 import * as tar from 'tar'
 import { makeDirectory } from '../install/make-dir.js'
 import { vectorIndexPath } from '../install/paths.js'
 import { ensureSecretsCanary } from '../secrets/canary.js'
 import { keyFingerprint } from '../secrets/key.js'
-import { appliedMigrations, openConnection } from '../store/db.js'
+import { readSnapshotFacts, snapshotDatabase } from '../store/database-file.js'
 import type { Store } from '../store/index.js'
 import { APP_VERSION } from '../install/version.js'
 import { DATABASE_MEMBER, FORMAT_VERSION, KEY_MEMBER, MANIFEST_MEMBER, SAFE_MEMBER_PATH, UPLOADS_PREFIX, VECTORS_PREFIX, type Manifest } from './manifest.js'
 import { fsyncDir, fsyncFile } from './fsync.js'
 import { archiveName, PARTIAL_PATTERN, partialName } from './names.js'
-import { asError } from './worker-error.js'
 
 export interface CreatedArchive {
   name: string
@@ -65,7 +61,9 @@ export async function createArchive(store: Store, outDir: string, options: Creat
     progress('snapshot')
     ensureSecretsCanary(store.settings, store.secrets)
     await snapshotDatabase(store.paths.database, path.join(work, DATABASE_MEMBER))
-    const facts = readSnapshot(path.join(work, DATABASE_MEMBER))
+    // Read from the snapshot itself, never from the live database, so the manifest describes
+    // exactly the data in the archive.
+    const facts = readSnapshotFacts(path.join(work, DATABASE_MEMBER))
     progress('vectors')
     const vectors = await linkVectorFiles(store, work, facts.liveSets)
     const uploads = await linkUploads(store, work)
@@ -124,73 +122,6 @@ async function freeName(outDir: string, now: () => Date, taken: ReadonlySet<stri
     const name = archiveName(now())
     if (!taken.has(name) && !fs.existsSync(path.join(outDir, name))) return name
     await new Promise((resolve) => setTimeout(resolve, 1000 - (now().getTime() % 1000) + 5))
-  }
-}
-
-/**
- * VACUUM INTO is one synchronous SQLite call that lasts seconds on a large database; run in a
- * worker thread so the server's event loop keeps answering requests meanwhile.
- */
-async function snapshotDatabase(database: string, target: string): Promise<void> {
-  const worker = new Worker(SNAPSHOT_WORKER, { eval: true, workerData: { driver: require.resolve('better-sqlite3'), database, target } })
-  // `once` rejects with the worker's error if it throws before exiting.
-  const [exitCode] = (await once(worker, 'exit').catch((err: unknown) => Promise.reject(asError(err)))) as [number]
-  if (exitCode !== 0) throw new Error(`the database snapshot worker exited with code ${exitCode}`)
-}
-
-const require = createRequire(import.meta.url)
-const SNAPSHOT_WORKER = `
-  const { workerData } = require('node:worker_threads')
-  const Database = require(workerData.driver)
-  const db = new Database(workerData.database, { readonly: true, fileMustExist: true })
-  try {
-    db.pragma('busy_timeout = 5000')
-    db.prepare('VACUUM INTO ?').run(workerData.target)
-  } finally {
-    db.close()
-  }`
-
-interface SnapshotFacts {
-  migrations: string[]
-  libraries: Manifest['libraries']
-  liveSets: number[]
-}
-
-/**
- * Reads what the manifest reports from the snapshot itself, never from the live database, so
- * the manifest describes exactly the data in the archive. A library is `partial` when a job was
- * queued or running for it, or one of its snippet sets was still being built: its finished data
- * is in the archive, the job's work in progress is not.
- */
-function readSnapshot(file: string): SnapshotFacts {
-  const db = openConnection(file, { readonly: true })
-  try {
-    const versions = db
-      .prepare(
-        `SELECT l.pk AS libraryPk, l.id, v.tag, v.state, v.total_snippets AS snippets
-         FROM libraries l LEFT JOIN library_versions v ON v.library_pk = l.pk ORDER BY l.id, v.tag`,
-      )
-      .all() as { libraryPk: number; id: string; tag: string | null; state: string | null; snippets: number | null }[]
-    const busy = new Set(
-      (
-        db
-          .prepare(
-            `SELECT library_pk AS pk FROM jobs WHERE state IN ('queued', 'running') AND library_pk IS NOT NULL
-             UNION SELECT v.library_pk FROM snippet_sets s JOIN library_versions v ON v.pk = s.version_pk WHERE s.status = 'building'`,
-          )
-          .all() as { pk: number }[]
-      ).map((r) => r.pk),
-    )
-    const libraries = new Map<string, Manifest['libraries'][number]>()
-    for (const row of versions) {
-      const entry = libraries.get(row.id) ?? { id: row.id, versions: [], partial: busy.has(row.libraryPk) }
-      if (row.tag !== null) entry.versions.push({ tag: row.tag, state: row.state ?? 'unknown', snippets: row.snippets ?? 0 })
-      libraries.set(row.id, entry)
-    }
-    const liveSets = (db.prepare(`SELECT pk FROM snippet_sets WHERE status = 'live' ORDER BY pk`).all() as { pk: number }[]).map((r) => r.pk)
-    return { migrations: appliedMigrations(db), libraries: [...libraries.values()], liveSets }
-  } finally {
-    db.close()
   }
 }
 

@@ -15,7 +15,7 @@ import { Worker } from 'node:worker_threads'
 import { z } from 'zod'
 import { MIGRATIONS } from '../../migrations/index.js'
 import type { Manifest } from './manifest.js'
-import { asError } from './worker-error.js'
+import { asError } from '../store/worker-error.js'
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1')
 

@@ -17,7 +17,7 @@ import { dataPaths } from '../install/paths.js'
 import { CANARY_SETTING, opensCanary } from '../secrets/canary.js'
 import { createSecretBox } from '../secrets/cipher.js'
 import { keyFingerprint } from '../secrets/key.js'
-import { openConnection } from '../store/db.js'
+import { settingOfFile } from '../store/database-file.js'
 import { acquireDataDirLock, isLocked } from '../store/lock.js'
 import { fsyncDir } from './fsync.js'
 import { databaseProblem } from './check-database.js'
@@ -183,14 +183,9 @@ function checkKey(archive: string, dir: string, manifest: Manifest): void {
   const key = fs.readFileSync(path.join(dir, KEY_MEMBER))
   const bad = (why: string) => new LecternError('archive_invalid', `${path.basename(archive)} cannot be restored: ${why}. Nothing was changed.`)
   if (key.length !== 32 || keyFingerprint(key) !== manifest.keyFingerprint) throw bad('its secret.key is not the key the manifest names')
-  const db = openConnection(path.join(dir, DATABASE_MEMBER), { readonly: true })
-  try {
-    const row = db.prepare('SELECT value FROM settings WHERE key = ?').get(CANARY_SETTING) as { value: string } | undefined
-    // Archives always carry the canary (the backup writes it first); a missing one has no secrets to check.
-    if (row && !opensCanary(JSON.parse(row.value) as string, createSecretBox(key))) throw bad('its secret.key does not decrypt its stored secrets')
-  } finally {
-    db.close()
-  }
+  const canary = settingOfFile(path.join(dir, DATABASE_MEMBER), CANARY_SETTING)
+  // Archives always carry the canary (the backup writes it first); a missing one has no secrets to check.
+  if (canary !== undefined && !opensCanary(canary as string, createSecretBox(key))) throw bad('its secret.key does not decrypt its stored secrets')
 }
 
 async function writeDurably(file: string, text: string): Promise<void> {

@@ -7,41 +7,23 @@
  * refused by every command (refuseOtherMode).
  */
 import fs from 'node:fs'
-import Database from 'better-sqlite3'
 import { MODES, type Mode, type ResolvedConfig } from '../config.js'
 import { LecternError } from '../errors.js'
 import { dataPaths } from './paths.js'
-import { openConnection, type Db } from '../store/db.js'
+import { settingOfFile } from '../store/database-file.js'
 import { SETTING_KEYS, type SettingsRepository } from '../store/settings.js'
 
 const isMode = (value: unknown): value is Mode => MODES.includes(value as Mode)
 
 /**
- * The mode recorded in a data directory, read without migrating or creating anything; undefined
- * for a new directory. The connection is a writable one that writes nothing: a read-only
- * connection to a WAL database leaves -wal and -shm files behind, and a command that refuses
- * (`lectern restore` without --yes) must leave the directory exactly as it was; the last writable
- * connection to close removes them. A directory it may not write is read read-only.
+ * The mode recorded in a data directory, read without migrating, creating or leaving anything
+ * behind (settingOfFile); undefined for a new directory.
  */
 export function recordedMode(dataDir: string): Mode | undefined {
   const file = dataPaths(dataDir).database
   if (!fs.existsSync(file)) return undefined
-  let db: Db
-  try {
-    db = new Database(file, { fileMustExist: true })
-  } catch {
-    db = openConnection(file, { readonly: true })
-  }
-  try {
-    db.pragma('busy_timeout = 5000')
-    const hasSettings = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settings'").get()
-    if (!hasSettings) return undefined
-    const row = db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?').get(SETTING_KEYS.installMode)
-    const value: unknown = row ? JSON.parse(row.value) : undefined
-    return isMode(value) ? value : undefined
-  } finally {
-    db.close()
-  }
+  const value = settingOfFile(file, SETTING_KEYS.installMode)
+  return isMode(value) ? value : undefined
 }
 
 /** `resolved` with the data directory's recorded mode when nothing else set one. */

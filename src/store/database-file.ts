@@ -1,0 +1,101 @@
+/**
+ * SQLite database files other than the open store's connection: the snapshot a backup takes
+ * (VACUUM INTO, on a thread of its own), what a snapshot or an archive's copy of the database
+ * holds, and a setting read from a data directory that is not opened.
+ */
+import { once } from 'node:events'
+import { createRequire } from 'node:module'
+import { Worker } from 'node:worker_threads'
+import Database from 'better-sqlite3'
+import { appliedMigrations, openConnection, type Db } from './db.js'
+import { asError } from './worker-error.js'
+
+/**
+ * Writes a consistent copy of the database to `target`. VACUUM INTO is one synchronous SQLite
+ * call that lasts seconds on a large database: it runs in a worker thread so the server's event
+ * loop keeps answering requests meanwhile.
+ */
+export async function snapshotDatabase(database: string, target: string): Promise<void> {
+  const worker = new Worker(SNAPSHOT_WORKER, { eval: true, workerData: { driver: require.resolve('better-sqlite3'), database, target } })
+  // `once` rejects with the worker's error if it throws before exiting.
+  const [exitCode] = (await once(worker, 'exit').catch((err: unknown) => Promise.reject(asError(err)))) as [number]
+  if (exitCode !== 0) throw new Error(`the database snapshot worker exited with code ${exitCode}`)
+}
+
+const require = createRequire(import.meta.url)
+const SNAPSHOT_WORKER = `
+  const { workerData } = require('node:worker_threads')
+  const Database = require(workerData.driver)
+  const db = new Database(workerData.database, { readonly: true, fileMustExist: true })
+  try {
+    db.pragma('busy_timeout = 5000')
+    db.prepare('VACUUM INTO ?').run(workerData.target)
+  } finally {
+    db.close()
+  }`
+
+export interface SnapshotFacts {
+  migrations: string[]
+  /** Each library with its versions; `partial` when a job was queued or running for it, or one of its sets was being built. */
+  libraries: Array<{ id: string; versions: Array<{ tag: string; state: string; snippets: number }>; partial: boolean }>
+  liveSets: number[]
+}
+
+/** What a snapshot holds, read from the snapshot itself. */
+export function readSnapshotFacts(file: string): SnapshotFacts {
+  const db = openConnection(file, { readonly: true })
+  try {
+    const versions = db
+      .prepare(
+        `SELECT l.pk AS libraryPk, l.id, v.tag, v.state, v.total_snippets AS snippets
+         FROM libraries l LEFT JOIN library_versions v ON v.library_pk = l.pk ORDER BY l.id, v.tag`,
+      )
+      .all() as { libraryPk: number; id: string; tag: string | null; state: string | null; snippets: number | null }[]
+    const busy = new Set(
+      (
+        db
+          .prepare(
+            `SELECT library_pk AS pk FROM jobs WHERE state IN ('queued', 'running') AND library_pk IS NOT NULL
+             UNION SELECT v.library_pk FROM snippet_sets s JOIN library_versions v ON v.pk = s.version_pk WHERE s.status = 'building'`,
+          )
+          .all() as { pk: number }[]
+      ).map((r) => r.pk),
+    )
+    const libraries = new Map<string, SnapshotFacts['libraries'][number]>()
+    for (const row of versions) {
+      const entry = libraries.get(row.id) ?? { id: row.id, versions: [], partial: busy.has(row.libraryPk) }
+      if (row.tag !== null) entry.versions.push({ tag: row.tag, state: row.state ?? 'unknown', snippets: row.snippets ?? 0 })
+      libraries.set(row.id, entry)
+    }
+    const liveSets = (db.prepare(`SELECT pk FROM snippet_sets WHERE status = 'live' ORDER BY pk`).all() as { pk: number }[]).map((r) => r.pk)
+    return { migrations: appliedMigrations(db), libraries: [...libraries.values()], liveSets }
+  } finally {
+    db.close()
+  }
+}
+
+/**
+ * A setting's stored value (parsed JSON) in a database file, read without migrating or creating
+ * anything; undefined when the file has no settings table or no such row. The connection is a
+ * writable one that writes nothing: a read-only connection to a WAL database leaves -wal and
+ * -shm files behind, and a command that refuses (`lectern restore` without --yes) must leave the
+ * directory exactly as it was; the last writable connection to close removes them. A file in a
+ * directory it may not write is read read-only.
+ */
+export function settingOfFile(file: string, key: string): unknown {
+  let db: Db
+  try {
+    db = new Database(file, { fileMustExist: true })
+  } catch {
+    db = openConnection(file, { readonly: true })
+  }
+  try {
+    db.pragma('busy_timeout = 5000')
+    const hasSettings = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settings'").get()
+    if (!hasSettings) return undefined
+    const row = db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?').get(key)
+    return row ? (JSON.parse(row.value) as unknown) : undefined
+  } finally {
+    db.close()
+  }
+}
