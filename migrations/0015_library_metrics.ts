@@ -1,7 +1,7 @@
 import type { Knex } from 'knex'
 
 /**
- * What the library metrics endpoint reads besides usage_daily (src/library-metrics.ts):
+ * What the library metrics endpoint reads besides usage_daily (src/library/metrics.ts):
  * - usage_users: one row per day, library, MCP client and user who asked through MCP, the user
  *   being an HMAC of the API key's ID or the client address under that day's salt. The primary
  *   key makes a user count once however many processes saw them (`serve --workers`).

@@ -6,7 +6,7 @@
  * dashboard adds and refreshes libraries with the operator's sign-in, as a script does with a key)
  * or `{ config: { access: 'admin' } }` (an admin session), or `{ config: { access: 'session' } }`
  * (any signed-in user: the cloud's accounts and teamspaces, server/routes/teams.ts). The same hook settles `request.caller`
- * (src/access.ts) once, for every route to ask what the request may see; the access gate checks
+ * (src/library/access.ts) once, for every route to ask what the request may see; the access gate checks
  * what it caches against the request's catalogue version (catalog-version.ts).
  */
 import type { FastifyInstance } from 'fastify'
@@ -20,7 +20,7 @@ declare module 'fastify' {
     access?: 'apiKey' | 'admin' | 'session'
   }
   interface FastifyRequest {
-    /** Who is asking (src/access.ts): what the request may see and do. */
+    /** Who is asking (src/library/access.ts): what the request may see and do. */
     caller: Caller
   }
 }

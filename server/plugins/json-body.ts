@@ -1,7 +1,7 @@
 /**
  * JSON bodies, on every route: Fastify's own parser (which refuses prototype poisoning), behind a
  * nesting limit checked before parsing, so a body of 100,000 nested arrays is a 400
- * validation_error on whatever route it is sent to (src/json-text.ts says why). Fastify says
+ * validation_error on whatever route it is sent to (src/text/json-text.ts says why). Fastify says
  * "not valid JSON" for a poisoning key too, so a refused body that is valid JSON is told why.
  */
 import type { FastifyError, FastifyInstance } from 'fastify'

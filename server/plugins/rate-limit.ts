@@ -44,7 +44,7 @@ const EXEMPT = new Set(['/api/health', '/api/ready', '/ping', '/mcp'])
 
 export interface RateLimitOptions {
   limits: RateLimitSettings
-  /** Where requests are counted; default a RateLimiter in this process (see src/rate-limit.ts). */
+  /** Where requests are counted; default a RateLimiter in this process (see src/net/rate-limit.ts). */
   counter?: RateLimitCounter
 }
 

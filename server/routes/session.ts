@@ -1,7 +1,7 @@
 /**
  * Who is signed in, and the first run: the dashboard asks `GET /api/session` on every load to
  * show the setup page (no admin yet), the sign-in page or itself; `POST /api/setup` creates the
- * first admin for the holder of the setup token (src/setup.ts) and signs them in.
+ * first admin for the holder of the setup token (src/install/setup.ts) and signs them in.
  */
 import type { FastifyInstance } from 'fastify'
 import { completeSetup, needsSetup } from '../../src/install/setup.js'

@@ -205,7 +205,7 @@ export function checkLibraryFields(fields: unknown, count: number): CheckedLibra
   }
 }
 
-/** The refusals of a JSON body that is not the payload `{libraries: [...]}`, or holds no library (payload-bytes.ts). */
+/** The refusals of a JSON body that is not the payload `{libraries: [...]}`, or holds no library (also read by payload-stream.ts). */
 export const notAPayload = () => new LecternError('validation_error', 'The body must be {"libraries": [...], "force": false}: the export payload.')
 export const noLibraries = () => new LecternError('validation_error', 'The payload holds no libraries.')
 

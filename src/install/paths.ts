@@ -20,7 +20,7 @@ export interface DataPaths {
   restoreStaged: string
   /** Present only while a restore moves files; a start finishes the moves it lists. */
   restoreJournal: string
-  /** The one-time token that creates the first admin; present only while no admin exists (src/setup.ts). */
+  /** The one-time token that creates the first admin; present only while no admin exists (src/install/setup.ts). */
   setupToken: string
   /** Scratch space of a running backup (same filesystem as the data, so files hard-link). */
   backupWork: string

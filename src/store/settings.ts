@@ -12,7 +12,7 @@ export const SETTING_KEYS = {
   licensePublicKeyFile: 'license.publicKeyFile',
   restrictNewLibraries: 'access.restrictNewLibraries',
   jobsRetentionDays: 'jobs.retentionDays',
-  /** The mode `lectern serve` runs the data directory in (src/install-mode.ts). */
+  /** The mode `lectern serve` runs the data directory in (src/install/mode.ts). */
   installMode: 'install.mode',
   embedding: 'embedding',
   backupConfig: 'backup.config',
@@ -23,7 +23,7 @@ export const SETTING_KEYS = {
   /** State. */
   licenseTimeHighWater: 'license.timeHighWater',
   backupLastResult: 'backup.lastResult',
-  /** sha256 of the first-run setup token, while no admin exists (src/setup.ts). */
+  /** sha256 of the first-run setup token, while no admin exists (src/install/setup.ts). */
   setupTokenHash: 'setup.tokenHash',
 } as const
 

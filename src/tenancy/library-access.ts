@@ -3,7 +3,7 @@
  * groups): a library is open to everyone or restricted to named users and their keys; libraries
  * nobody configured follow the workspace default, `access.restrictNewLibraries`. Admins (an
  * admin session, a key of an admin, the CLI) reach everything. A restricted library is closed
- * to everyone else, so src/access.ts answers for it exactly as for an unknown library.
+ * to everyone else, so src/library/access.ts answers for it exactly as for an unknown library.
  *
  * Requests ask `gate` for the libraries closed to their caller: the default, the restricted set
  * and the grants are read once per catalogue version (grants and the default move it too,
