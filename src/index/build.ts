@@ -19,6 +19,7 @@ import type { NewSnippet } from '../store/snippets.js'
 import { embedText } from './embed-text.js'
 import { engineFileKind, hasVectorIndex, writeEngineFilePaced } from './loaded-set.js'
 import { removeSetFiles } from './set-files.js'
+import { endedBuilding, startedBuilding } from './building.js'
 
 /** Caps that keep one library from exhausting the host; over them the job fails `library_too_large`. */
 export const LIMITS = { maxSnippets: 200_000, maxTokens: 50_000_000 }
@@ -63,6 +64,7 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
   }
   const dimensions = await embedder.dimensions()
   const set = store.snippets.createSet(target.versionPk, { provider: embedder.provider, model: embedder.model, dimensions })
+  startedBuilding(set.pk)
   try {
     // No vector is kept past its batch: a real embedder's go into the vector index as they come,
     // and the hash embedder's are embedded again for the engine file (2 s for 130,000 snippets),
@@ -111,5 +113,7 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
     }
     removeSetFiles(store.paths, set.pk)
     throw err
+  } finally {
+    endedBuilding(set.pk)
   }
 }

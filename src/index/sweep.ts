@@ -9,17 +9,21 @@ import { engineFilePath } from '../install/paths.js'
 import { hasVectorIndex } from './loaded-set.js'
 import { processRuns } from './process-runs.js'
 import { claimFileOf, claimHeld } from './rebuild-claim.js'
+import { isBeingBuilt } from './building.js'
 import { removeSetFiles } from './set-files.js'
 import type { Store } from '../store/index.js'
 
 /**
  * Removes retired sets (replaced by a newer one) and building sets (left by a job that died),
- * with their rows and files. Only safe for `building` sets when no job runs.
+ * with their rows and files. A set this process is building is left alone; sets other processes
+ * build are not known here, so `building` sets are swept only by the holder of the data
+ * directory's lock, while none of its jobs runs.
  */
 export function sweepSets(store: Store, statuses: Array<'retired' | 'building'>, onRemoved?: (setPk: number) => void): number {
   let removed = 0
   for (const status of statuses) {
     for (const set of store.snippets.setsWithStatus(status)) {
+      if (isBeingBuilt(set.pk)) continue
       store.snippets.dropSet(set.pk)
       removeSetFiles(store.paths, set.pk)
       onRemoved?.(set.pk)

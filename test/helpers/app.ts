@@ -15,11 +15,12 @@ export interface TestAppOptions extends Partial<AppOptions> {
 /**
  * buildApp on a fresh data dir (unless one is given), closed when the test or suite ends.
  * Rate limits are off unless asked for, so polling and many requests never trip them.
+ * `TEST_LOG=1` writes the app's log to stderr, for the cause of an unexpected 500.
  */
 export async function buildTestApp(opts: TestAppOptions = {}): Promise<FastifyInstance> {
   const { defer = onTestFinished, ...options } = opts
   const dataDir = options.dataDir ?? (await tmpDataDir(defer))
-  const app = await buildApp({ rateLimit: { anonymous: 0, keyed: 0, signIn: 0 }, ...options, dataDir })
+  const app = await buildApp({ rateLimit: { anonymous: 0, keyed: 0, signIn: 0 }, ...(process.env.TEST_LOG ? { logStream: process.stderr } : {}), ...options, dataDir })
   defer(async () => {
     await app.close()
   })

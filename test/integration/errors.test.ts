@@ -248,7 +248,8 @@ describe('202, 301, 409, 422, 500 and 503 of libraries in every state', () => {
     expect(moved.headers.location).toBeUndefined()
     const pinned = await context({ libraryId: '/acme/old-name@v2', query: 'render' })
     expectError(pinned, 301, 'library_redirected', { redirectUrl: '/acme/new-name@v2' })
-    expect((await context({ libraryId: '/acme/new-name', query: 'render' })).statusCode).toBe(200)
+    const renamed = await context({ libraryId: '/acme/new-name', query: 'render' })
+    expect(renamed.statusCode, renamed.body).toBe(200)
     // Search has no 301: the old exact ID leads to the library under its new ID.
     expect((await search({ libraryName: '/acme/old-name' })).json().results[0].id).toBe('/acme/new-name')
   })

@@ -148,6 +148,33 @@ describe('ingest and retrieval', () => {
     expect(sqliteOf(runtime.store).prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'fts_${result.setPk}'`).pluck().get()).toBe(0)
   })
 
+  it('sweeps a half-built set a dead job left, and never the set this process is building', async () => {
+    const { version } = await addLibrary('/acme/sweep', DOCS)
+    const left = runtime.store.snippets.createSet(version.pk, { provider: 'hash', model: 'hash-v1', dimensions: 384 })
+    const base = runtime.embedders.current()
+    let embedding!: () => void
+    const embedderWaits = new Promise<void>((resolve) => { embedding = resolve })
+    let release!: () => void
+    const released = new Promise<void>((resolve) => { release = resolve })
+    const slow = { provider: base.provider, model: base.model, dimensions: () => base.dimensions(), embed: async (texts: string[]) => {
+      embedding()
+      await released
+      return base.embed(texts)
+    } }
+    const building = ingestSnippets({ store: runtime.store, embedder: slow }, { versionPk: version.pk, commitSha: 'new' }, DOCS.map((d) => toNewSnippet(d, 'z')))
+    await embedderWaits
+    // Between two jobs the worker sweeps `building` sets: the one left behind goes, the one
+    // being built now stays.
+    const swept: number[] = []
+    expect(sweepSets(runtime.store, ['building'], (pk) => swept.push(pk))).toBe(1)
+    expect(swept).toEqual([left.pk])
+    release()
+    const result = await building
+    expect(runtime.store.snippets.set(result.setPk)?.status).toBe('live')
+    expect(runtime.store.libraries.versionByPk(version.pk)?.currentSet).toBe(result.setPk)
+    expect((await runtime.retriever.rank(result.setPk, 'register a route')).length).toBeGreaterThan(0)
+  })
+
   it('removes a half-built set when ingest fails, keeping the live one', async () => {
     await embedWithOllama()
     const { version, result } = await addLibrary('/acme/fail', DOCS)
