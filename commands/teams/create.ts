@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core'
 import { LecternCommand } from '../../cli/run.js'
 import type { Team } from '../../src/store/teams.js'
 import { createTeam, requireCloud } from '../../src/tenancy/operators.js'
-import { PLANS, type Plan } from '../../src/tenancy/plans.js'
+import { PLANS, type Plan } from '../../src/store/teams.js'
 
 export default class TeamsCreate extends LecternCommand {
   static override summary = 'Create a teamspace with its owner.'

@@ -6,14 +6,15 @@
  * dashboard adds and refreshes libraries with the operator's sign-in, as a script does with a key)
  * or `{ config: { access: 'admin' } }` (an admin session), or `{ config: { access: 'session' } }`
  * (any signed-in user: the cloud's accounts and teamspaces, server/routes/teams.ts). The same hook settles `request.caller`
- * (src/library/access.ts) once, for every route to ask what the request may see; the access gate checks
- * what it caches against the request's catalogue version (catalog-version.ts).
+ * (src/library/access.ts) once, with what the rules settle on it (src/library/visibility.ts), for every
+ * route to ask what the request may see; the settler checks what it caches against the request's
+ * catalogue version (catalog-version.ts).
  */
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { ANONYMOUS, callerOf, type Caller } from '../../src/library/access.js'
 import { LecternError } from '../../src/errors.js'
-import { createLibraryGate, type LibraryGate } from '../../src/tenancy/library-access.js'
+import { createCallerSettler } from '../../src/library/visibility.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -28,11 +29,10 @@ declare module 'fastify' {
 async function access(app: FastifyInstance): Promise<void> {
   const { mode } = app.lecternOptions.config
   const { store } = app.runtime
-  // Library access control is on-premise's; the cloud's tenants are kept apart by teamspace.
-  const gate: LibraryGate = mode === 'onprem' ? createLibraryGate(store) : (caller) => caller
+  const settle = createCallerSettler(store, mode)
   app.decorateRequest('caller', null as never)
   app.addHook('onRequest', async (request) => {
-    request.caller = gate(request.apiKeyRefusal ? ANONYMOUS : callerOf(request, mode, store.teams.teamIdsOf), request.catalogVersion)
+    request.caller = settle(request.apiKeyRefusal ? ANONYMOUS : callerOf(request, mode, store.teams.teamIdsOf), request.catalogVersion)
     const needed = request.routeOptions.config?.access
     if (needed === 'admin') await app.requireAdmin(request)
     else if (needed === 'session' && !request.user) throw new LecternError('not_authenticated', 'This endpoint needs a session: sign in with POST /api/auth/login.')

@@ -6,7 +6,8 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { LecternError } from '../../src/errors.js'
-import { applyPatch, type Policy, type PolicyPatch } from '../../src/tenancy/policies.js'
+import { applyPatch, type PolicyPatch } from '../../src/tenancy/policies.js'
+import type { Policy } from '../../src/store/policies.js'
 import { can } from '../../src/tenancy/roles.js'
 import { PatchPoliciesBody, PolicyResponse } from '../schemas/policies.js'
 import { policyView } from './policy-view.js'

@@ -1,8 +1,9 @@
 /** A policy as the policies API answers it: with the number of public libraries it lets through. */
 import { ANONYMOUS } from '../../src/library/access.js'
 import type { LibraryCatalogue } from '../../src/search/libraries.js'
-import { countAccessible, type Policy } from '../../src/tenancy/policies.js'
-import { policySubject } from '../../src/tenancy/policy-access.js'
+import { countAccessible } from '../../src/tenancy/policies.js'
+import type { Policy } from '../../src/store/policies.js'
+import { policySubject } from '../../src/library/visibility.js'
 
 // The public libraries, as anyone may see them, are what accessibleLibraryCount counts.
 export function policyView(catalogue: LibraryCatalogue, policy: Policy) {

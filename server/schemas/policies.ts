@@ -2,7 +2,8 @@
  * JSON schemas of GET and PATCH /v2/policies, after Context7's openapi.json: PolicyResponse,
  * PatchPoliciesRequest, ListOperation and LicenseListOperation.
  */
-import { MAX_LIST_ENTRIES, SOURCE_TYPES } from '../../src/tenancy/policies.js'
+import { MAX_LIST_ENTRIES } from '../../src/tenancy/policies.js'
+import { SOURCE_TYPES } from '../../src/store/policies.js'
 
 const SourceTypeList = { type: 'array', maxItems: SOURCE_TYPES.length, items: { type: 'string', enum: SOURCE_TYPES } } as const
 

@@ -3,14 +3,15 @@
  * (`activeParses` by project, Context7's word for a library ID pinned to a version), plus the
  * recent failures.
  *
- * What a caller sees depends on who they are (library/access.ts): jobs of libraries they may not see are
+ * What a caller sees depends on who they are (library/visibility.ts): jobs of libraries they may not see are
  * left out as if they did not exist (queue positions count only the jobs shown). Raw reasons and
  * progress name clone URLs, hosts and server paths: insiders, and a teamspace for its own
  * libraries, get the reasons (credentials redacted) and progress lines; others a failure's code
  * with its catalogue summary and no progress (library/access.ts canSeeJobDetails). A failure leaves the
  * list once a later job of the same version succeeds.
  */
-import { canSeeJobDetails, canSeeLibrary, describeFailure, type Caller } from '../library/access.js'
+import { canSeeJobDetails, describeFailure, type Caller } from '../library/access.js'
+import { canSeeLibrary } from '../library/visibility.js'
 import { formatLibraryId } from '../library/id.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'

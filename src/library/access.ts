@@ -1,27 +1,24 @@
 /**
- * Who is asking, and what they may see. This is the one place visibility is decided: resolution
- * (search/resolve.ts), search, parse-status, MCP and the CLI all ask here, before a library's
- * versions, state or redirects are looked at, so a library a caller may not see answers exactly
- * like one that does not exist (spec 7.2: "No such library, or no access to it").
+ * Who is asking: the caller of a request, a CLI command or the stdio MCP server, and what it may
+ * read of jobs. Whether it may see or ask a library is decided in visibility.ts, from who it is
+ * and what the rules settled on it there.
  *
  * On-premise every caller of the install (an API key, a signed-in user, the CLI on the data
- * directory) is an insider and sees its private libraries. In cloud mode key holders and users are
- * tenants: a teamspace's private library (`teamPk`) is seen by the teamspace's keys and members
- * only, and only the operator (an admin session, a key of no teamspace, the CLI) sees everything.
- * A key of no teamspace is the operator's in cloud mode: only the CLI (`lectern keys create`
- * without `--user`) and the admin's dashboard create one, and a teamspace's keys go with it.
- *
- * On-premise library access control (src/tenancy/library-access.ts) closes restricted libraries
- * to every caller but admins and the users granted them: `closed`, settled with the caller.
+ * directory) is an insider. In cloud mode key holders and users are tenants, and only the
+ * operator (an admin session, a key of no teamspace, the CLI) is an insider. A key of no
+ * teamspace is the operator's in cloud mode: only the CLI (`lectern keys create` without
+ * `--user`) and the admin's dashboard create one, and a teamspace's keys go with it.
  */
 import { ERROR_CODES, type ErrorCode } from '../errors.js'
 import { redact } from '../sources/git.js'
 import type { Mode } from '../config.js'
 import type { Library } from '../store/libraries.js'
 import type { Role } from '../store/users.js'
+import type { Policy } from '../store/policies.js'
 
-/** The libraries (pks) restricted to others than this caller (on-premise access control); absent: none. */
+/** What the rules settled on the caller for one request (visibility.ts); absent: nothing. */
 interface Restricted {
+  /** The libraries (pks) restricted to others than this caller (on-premise access control). */
   closed?: ReadonlySet<number>
 }
 
@@ -35,6 +32,8 @@ export type Caller =
       teamId: number | null
       /** Whether the caller is trusted with the install's own private data (on-premise, or the operator's key). */
       insider: boolean
+      /** The teamspace policy its requests go through (a teamspace's key, in the cloud); absent: none. */
+      policy?: Policy
     } & Restricted)
   | ({
       kind: 'session'
@@ -79,13 +78,6 @@ export function isInTeam(caller: Caller, teamPk: number): boolean {
   if (caller.kind === 'api-key') return caller.teamId === teamPk
   if (caller.kind === 'session') return caller.teamIds.includes(teamPk)
   return false
-}
-
-export function canSeeLibrary(caller: Caller, library: Pick<Library, 'pk' | 'isPrivate' | 'teamPk'>): boolean {
-  if (caller.kind !== 'local' && caller.closed?.has(library.pk)) return false
-  if (isInsider(caller)) return true
-  if (library.teamPk !== null) return isInTeam(caller, library.teamPk)
-  return !library.isPrivate
 }
 
 /** A job's library, as far as reading its jobs' details goes; undefined for a job of no library. */

@@ -16,7 +16,7 @@ import { renderText } from '../index/render.js'
 import type { UsageTransport } from '../store/usage.js'
 
 export interface McpCaller {
-  /** Who asks: decides which libraries exist for them and what failures say (library/access.ts). */
+  /** Who asks: decides which libraries exist for them and what failures say (library/visibility.ts, library/access.ts). */
   caller: Caller
   transport: UsageTransport
   /** Client kind for usage counts. */

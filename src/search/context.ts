@@ -9,7 +9,8 @@
  * between unrelated scales.
  */
 import os from 'node:os'
-import { canSeeLibrary, type Caller } from '../library/access.js'
+import type { Caller } from '../library/access.js'
+import { accessDenied, decide, storedPolicySubject } from '../library/visibility.js'
 import type { EmbedderPool } from '../embed/pool.js'
 import { LecternError, isLecternError } from '../errors.js'
 import { SetEngine } from '../index/engine.js'
@@ -20,7 +21,6 @@ import type { Store } from '../store/index.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
 import type { SnippetSet } from '../store/snippets.js'
 import type { PolicySubject } from '../tenancy/policies.js'
-import { requireAllowedLibrary, storedPolicySubject } from '../tenancy/policy-access.js'
 import { questionTerms } from '../text/terms.js'
 import { checkTokenBudget, packSnippets } from './budget.js'
 import { fuseRankings, HASH_VECTOR_WEIGHT, rescoreByHashSimilarity, type RankedDoc, type RankedPk } from './fusion.js'
@@ -40,7 +40,7 @@ export interface ContextRequest {
   libraryId: string
   query: string
   tokens: number
-  /** Who asks: decides which libraries exist for them (library/access.ts). */
+  /** Who asks: decides which libraries exist for them (library/visibility.ts). */
   caller: Caller
   /** The catalogue version the request already read (the server reads it once per request); read here when absent. */
   catalogVersion?: number
@@ -149,14 +149,13 @@ export class Retriever {
   private resolve(libraryId: string, caller: Caller, at: number): Resolution {
     const hit = this.resolutions.get(libraryId)
     if (hit?.at === at) {
-      if (!canSeeLibrary(caller, hit.library)) throw libraryNotFound(hit.id, caller)
-      requireAllowedLibrary(this.store, caller, hit.library, at, () => (hit.subject ??= storedPolicySubject(this.store, hit.library)))
+      const verdict = decide(caller, hit.library, () => (hit.subject ??= storedPolicySubject(this.store, hit.library)))
+      if (verdict === 'unknown') throw libraryNotFound(hit.id, caller)
+      if (verdict === 'denied') throw accessDenied(hit.library)
       return hit
     }
     let subject: PolicySubject | undefined
-    const { ref, library, version, setPk } = resolveLibraryVersion(this.store.libraries, libraryId, caller, (found) =>
-      requireAllowedLibrary(this.store, caller, found, at, () => (subject = storedPolicySubject(this.store, found))),
-    )
+    const { ref, library, version, setPk } = resolveLibraryVersion(this.store.libraries, libraryId, caller, (found) => (subject = storedPolicySubject(this.store, found)))
     const set = this.store.snippets.set(setPk)
     if (!set) throw new Error(`snippet set ${setPk} vanished`)
     if (this.resolutions.size >= MAX_RESOLUTIONS) this.resolutions.clear()

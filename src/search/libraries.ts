@@ -3,11 +3,11 @@
  * and breaks ties with the question. The catalogue is small (thousands of rows at most), so it
  * is held in memory and rebuilt only when the database changed since the last search.
  */
-import { canSeeLibrary, describeFailure, type Caller } from '../library/access.js'
+import { describeFailure, type Caller } from '../library/access.js'
+import { canSeeLibrary, decide, policySubject } from '../library/visibility.js'
 import { LecternError } from '../errors.js'
 import type { Store } from '../store/index.js'
 import type { Library, LibraryState, LibraryVersion } from '../store/libraries.js'
-import { libraryFilterOf } from '../tenancy/policy-access.js'
 import { editDistance } from '../text/edit-distance.js'
 import { questionWords } from '../text/terms.js'
 
@@ -110,7 +110,7 @@ function questionScore(entry: CatalogueEntry, terms: string[]): number {
 }
 
 export interface SearchOptions {
-  /** Who asks: only the libraries they may see exist for them (library/access.ts). */
+  /** Who asks: only the libraries they may see exist for them (library/visibility.ts). */
   caller: Caller
   limit?: number
   /** The catalogue version the request already read (the server reads it once per request); read here when absent. */
@@ -149,9 +149,9 @@ export class LibraryCatalogue {
 
   search(libraryName: string, query: string | undefined, options: SearchOptions): LibrarySummary[] {
     const terms = query ? questionWords(query) : []
-    const allowed = libraryFilterOf(this.store, options.caller, options.catalogVersion)
+    const now = Date.now()
     const scored = this.current(options.catalogVersion)
-      .filter((e) => canSeeLibrary(options.caller, e.library) && allowed(e.library, e.versions))
+      .filter((e) => decide(options.caller, e.library, () => policySubject(e.library, e.versions.find((v) => v.tag === '')), now) === 'visible')
       .map((entry) => ({ entry, score: nameScore(entry, libraryName) }))
       .filter((s) => s.score > 0)
       .map(({ entry, score }) => ({

@@ -3,15 +3,17 @@
  * refusal of spec 7: malformed (400), unknown (404), moved (301 + redirectUrl), unknown tag (404
  * listing the tags), not yet finalized (202), failed (the status of its reason's code).
  *
- * Visibility comes first (library/access.ts): a library the caller may not see, and a redirect to one,
- * answer exactly like an unknown ID, before the library's versions, state or redirects are read.
- * Then `admit` (the teamspace's policy, for context) may refuse the visible library, before its
+ * Visibility comes first (library/visibility.ts): a library the caller may not see, and a redirect
+ * to one, answer exactly like an unknown ID, before the library's versions, state or redirects are
+ * read. A library it sees but its teamspace's policy leaves out is refused next (403), before its
  * versions or state are read either.
  */
-import { canSeeLibrary, type Caller } from '../library/access.js'
+import type { Caller } from '../library/access.js'
+import { accessDenied, canSeeLibrary, decide, policySubject } from '../library/visibility.js'
 import { ERROR_CODES, LecternError, type ErrorCode } from '../errors.js'
 import { formatLibraryId, parseLibraryId, type LibraryRef } from '../library/id.js'
 import type { LibrariesRepository, Library, LibraryVersion } from '../store/libraries.js'
+import type { PolicySubject } from '../tenancy/policies.js'
 
 export interface ResolvedLibrary {
   ref: LibraryRef
@@ -96,14 +98,16 @@ function failedVersion(name: string, version: LibraryVersion, caller: Caller): L
   )
 }
 
+/** The library version a client's ID names and the set that serves it, or the refusal the spec gives. */
 export function resolveLibraryVersion(
   libraries: LibrariesRepository,
   rawId: string,
   caller: Caller,
-  admit: (library: Library) => void = () => {},
+  /** The library as policies see it, asked only when a policy filters the caller. */
+  subject: (library: Library) => PolicySubject = (library) => policySubject(library, libraries.version(library.pk, '')),
 ): ResolvedLibrary & { setPk: number } {
   const { ref, library } = findLibrary(libraries, rawId, caller)
-  admit(library)
+  if (decide(caller, library, () => subject(library)) === 'denied') throw accessDenied(library)
   const version = findVersion(libraries, library, ref.version)
   return { ref, library, version, setPk: requireServable(library, version, caller) }
 }

@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { LecternError } from '../errors.js'
-import type { TeamRole } from '../tenancy/roles.js'
+import type { TeamRole } from './teams.js'
 import type { Db } from './db.js'
 
 export type InvitedRole = Exclude<TeamRole, 'owner'>

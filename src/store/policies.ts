@@ -1,10 +1,72 @@
 /**
  * Teamspace policies, kept as JSON in `teams.policies` (migration 0014): null until a teamspace
- * sets one, which means the defaults (src/tenancy/policies.ts).
+ * sets one, which means the defaults. Here: the stored shape and the defaults; what a policy
+ * allows and how a PATCH changes it is src/tenancy/policies.ts.
  */
-import { parseStoredPolicy, type Policy } from '../tenancy/policies.js'
 import type { Db } from './db.js'
 import { VersionCache } from './version-cache.js'
+
+export const SOURCE_TYPES = ['public_repos', 'private_sources', 'confluence', 'uploaded_files', 'websites', 'llmstxt'] as const
+export type SourceType = (typeof SOURCE_TYPES)[number]
+
+export type FilterMode = 'quality' | 'select' | null
+
+export interface QualityFilters {
+  requireVerified: boolean
+  minTrustScore: number | null
+  maxAgeDays: number | null
+  blockedLibraries: string[]
+  exceptedLibraries: string[]
+  repoFilters: { minStars: number | null; allowedLicenses: string[] }
+  websiteFilters: { minBacklinks: number | null; minReferringDomains: number | null; minOrganicTraffic: number | null }
+}
+
+export interface Policy {
+  sourceTypes: Record<SourceType, { enabled: boolean }>
+  libraryFilters: { mode: FilterMode; quality: QualityFilters; select: { allowedLibraries: string[] } }
+}
+
+/** All source types on, no library filter: what a teamspace has until it sets a policy. */
+export function defaultPolicy(): Policy {
+  return {
+    sourceTypes: Object.fromEntries(SOURCE_TYPES.map((type) => [type, { enabled: true }])) as Policy['sourceTypes'],
+    libraryFilters: {
+      mode: null,
+      quality: {
+        requireVerified: false,
+        minTrustScore: null,
+        maxAgeDays: null,
+        blockedLibraries: [],
+        exceptedLibraries: [],
+        repoFilters: { minStars: null, allowedLicenses: [] },
+        websiteFilters: { minBacklinks: null, minReferringDomains: null, minOrganicTraffic: null },
+      },
+      select: { allowedLibraries: [] },
+    },
+  }
+}
+
+/** A stored policy (teams.policies JSON) over the defaults, so fields added later get theirs. */
+export function parseStoredPolicy(json: string | null): Policy {
+  const defaults = defaultPolicy()
+  if (json === null) return defaults
+  const stored = JSON.parse(json) as Partial<Policy>
+  const filters: Partial<Policy['libraryFilters']> = stored.libraryFilters ?? {}
+  const quality: Partial<QualityFilters> = filters.quality ?? {}
+  return {
+    sourceTypes: { ...defaults.sourceTypes, ...stored.sourceTypes },
+    libraryFilters: {
+      mode: filters.mode ?? null,
+      quality: {
+        ...defaults.libraryFilters.quality,
+        ...quality,
+        repoFilters: { ...defaults.libraryFilters.quality.repoFilters, ...quality.repoFilters },
+        websiteFilters: { ...defaults.libraryFilters.quality.websiteFilters, ...quality.websiteFilters },
+      },
+      select: { ...defaults.libraryFilters.select, ...filters.select },
+    },
+  }
+}
 
 export interface PoliciesRepository {
   /**

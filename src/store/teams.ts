@@ -1,16 +1,24 @@
 /**
  * Teamspaces and their members (cloud mode; migration 0014). A team has exactly one owner, kept
  * by a unique index; a user's personal team is named by their email and holds their keys and
- * private libraries when they work alone. Plan limits (src/tenancy/plans.ts) are enforced here,
- * where members are added, so no path can add one past them; who may ask for a change is the
- * caller's business (src/tenancy/).
+ * private libraries when they work alone. A plan's member limit (src/tenancy/plans.ts, given by
+ * the caller) is enforced here, in the transaction that adds a member, so no path can add one past
+ * it; who may ask for a change is the caller's business (src/tenancy/).
  */
 import { LecternError } from '../errors.js'
-import { isPlan, PLAN_LIMITS, type Plan } from '../tenancy/plans.js'
-import type { TeamRole } from '../tenancy/roles.js'
 import type { Db } from './db.js'
 import { nowIso } from './db.js'
 import { VersionCache } from './version-cache.js'
+
+/** The plans of cloud mode (what each limits: src/tenancy/plans.ts). */
+export const PLANS = ['free', 'pro', 'enterprise'] as const
+export type Plan = (typeof PLANS)[number]
+
+const isPlan = (value: string): value is Plan => (PLANS as readonly string[]).includes(value)
+
+/** Roles within a teamspace (what each may do: src/tenancy/roles.ts). */
+export const TEAM_ROLES = ['owner', 'admin', 'developer'] as const
+export type TeamRole = (typeof TEAM_ROLES)[number]
 
 export interface Team {
   id: number
@@ -77,7 +85,8 @@ export interface TeamsRepository {
   roleOf(teamPk: number, userId: number): TeamRole | undefined
   members(teamPk: number): Member[]
   /** Adds a member as admin or developer, within the plan's member limit (403 forbidden past it). */
-  addMember(teamPk: number, userId: number, role: Exclude<TeamRole, 'owner'>): Member
+  /** Adds a member unless the team's plan allows no more (`membersAllowed`, read in the same transaction as the plan). */
+  addMember(teamPk: number, userId: number, role: Exclude<TeamRole, 'owner'>, membersAllowed: (plan: Plan) => number): Member
   setRole(teamPk: number, userId: number, role: Exclude<TeamRole, 'owner'>): Member
   /** Removes a member (never the owner) and revokes their keys for the team, in one transaction. */
   removeMember(teamPk: number, userId: number): { revokedKeys: number }
@@ -164,12 +173,12 @@ export function createTeamsRepository(db: Db): TeamsRepository {
       requireTeam(teamPk)
       return membersOf.all(teamPk).map((row) => ({ userId: row.user_pk, email: row.email, role: row.role, joinedAt: row.created_at }))
     },
-    addMember: db.transaction((teamPk: number, userId: number, role: Exclude<TeamRole, 'owner'>) => {
+    addMember: db.transaction((teamPk: number, userId: number, role: Exclude<TeamRole, 'owner'>, membersAllowed: (plan: Plan) => number) => {
       const team = toTeam(requireTeam(teamPk))
       const email = requireUser(userId)
       if (team.personalUserId !== null) throw new LecternError('forbidden', `${team.name} is a personal space; members join teamspaces.`)
       if (memberRow.get(teamPk, userId)) throw new LecternError('validation_error', `${email} is already a member of ${team.name}.`)
-      const limit = PLAN_LIMITS[team.plan].members
+      const limit = membersAllowed(team.plan)
       if (memberCount.get(teamPk)!.n >= limit) {
         throw new LecternError('forbidden', `The ${team.plan} plan of ${team.name} allows ${limit} member${limit === 1 ? '' : 's'}; ask the operator for a larger plan.`)
       }

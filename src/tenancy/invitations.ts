@@ -11,7 +11,7 @@ import type { Store } from '../store/index.js'
 import type { Invitation, InvitedRole } from '../store/invitations.js'
 import type { Membership, Team } from '../store/teams.js'
 import type { User } from '../store/users.js'
-import { PLAN_LIMITS } from './plans.js'
+import { membersAllowed, PLAN_LIMITS } from './plans.js'
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000
 
@@ -39,7 +39,7 @@ export function invite(store: Store, mailer: Mailer, input: { team: Team; invite
 /** Joins the team of one invitation and removes it. */
 function join(store: Store, user: User, invitation: Invitation): Membership {
   return store.transaction(() => {
-    if (store.teams.roleOf(invitation.teamId, user.id) === undefined) store.teams.addMember(invitation.teamId, user.id, invitation.role)
+    if (store.teams.roleOf(invitation.teamId, user.id) === undefined) store.teams.addMember(invitation.teamId, user.id, invitation.role, membersAllowed)
     store.invitations.remove(invitation.teamId, invitation.id)
     return store.teams.membershipsOf(user.id).find((m) => m.team.id === invitation.teamId)!
   })

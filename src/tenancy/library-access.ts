@@ -3,12 +3,8 @@
  * groups): a library is open to everyone or restricted to named users and their keys; libraries
  * nobody configured follow the workspace default, `access.restrictNewLibraries`. Admins (an
  * admin session, a key of an admin, the CLI) reach everything. A restricted library is closed
- * to everyone else, so src/library/access.ts answers for it exactly as for an unknown library.
- *
- * Requests ask `gate` for the libraries closed to their caller: the default, the restricted set
- * and the grants are read once per catalogue version (grants and the default move it too,
- * migrations 0016 and 0021), and each user's closed set is kept with them, so neither a request
- * nor search queries per library.
+ * to everyone else, so it answers exactly as an unknown library does (src/library/visibility.ts
+ * settles and applies the rules per request). Here: reading and changing the rules.
  */
 import { LOCAL, type Caller } from '../library/access.js'
 import type { Mode } from '../config.js'
@@ -17,11 +13,9 @@ import { unpinned } from '../library/admin.js'
 import { findLibrary } from '../search/resolve.js'
 import { readSetting } from '../settings.js'
 import type { Store } from '../store/index.js'
-import type { AccessRules, LibraryAccess, LibraryAccessEntry } from '../store/library-access.js'
+import type { LibraryAccess, LibraryAccessEntry } from '../store/library-access.js'
 import { SETTING_KEYS } from '../store/settings.js'
 import { findUser } from './operators.js'
-
-const NOTHING_CLOSED: ReadonlySet<number> = new Set()
 
 /** Refuses access control in the cloud, where it would not apply: teamspaces and their policies decide there. */
 export function requireOnPremise(mode: Mode): void {
@@ -30,62 +24,6 @@ export function requireOnPremise(mode: Mode): void {
       'forbidden',
       'Library access control is on-premise only, and this data directory runs in cloud mode (`lectern config get mode` says why): in the cloud, teamspaces and their policies decide who reaches a library.',
     )
-  }
-}
-
-/**
- * Settles which libraries are closed to a request's caller; the caller itself otherwise unchanged.
- * `catalogVersion` is the catalogue version the request reads once for all its caches (read here
- * when not given); at an unchanged version the gate reads nothing from the database.
- */
-export type LibraryGate = (caller: Caller, catalogVersion?: number) => Caller
-
-export function createLibraryGate(store: Store): LibraryGate {
-  type Cache = AccessRules & { version: number; closed: Map<number | null, ReadonlySet<number>>; admins: Map<number, boolean> }
-  let cache: Cache | undefined
-
-  const rulesAt = (version: number): Cache => {
-    // The version is read before the rules: a change in between moves it, and the next request reloads.
-    if (cache?.version !== version) {
-      cache = { version, ...store.libraryAccess.rules(readSetting(store.settings, 'access.restrictNewLibraries')), closed: new Map(), admins: new Map() }
-    }
-    return cache
-  }
-
-  const closedTo = (userId: number | null, version: number): ReadonlySet<number> => {
-    const rules = rulesAt(version)
-    if (rules.restricted.size === 0) return NOTHING_CLOSED
-    let closed = rules.closed.get(userId)
-    if (!closed) {
-      const granted = userId === null ? undefined : rules.grants.get(userId)
-      closed = new Set([...rules.restricted].filter((pk) => !granted?.has(pk)))
-      rules.closed.set(userId, closed)
-    }
-    return closed
-  }
-
-  /** Whether a key's user is an admin, read once per catalogue version (a role change moves it, migration 0021). */
-  const isAdmin = (userId: number, version: number): boolean => {
-    const { admins } = rulesAt(version)
-    let admin = admins.get(userId)
-    if (admin === undefined) admins.set(userId, (admin = store.libraryAccess.isAdmin(userId)))
-    return admin
-  }
-
-  return (caller, version = store.catalogVersion()) => {
-    switch (caller.kind) {
-      case 'local':
-        return caller
-      case 'anonymous':
-        return { ...caller, closed: closedTo(null, version) }
-      case 'session':
-        return caller.role === 'admin' ? caller : { ...caller, closed: closedTo(caller.userId, version) }
-      case 'api-key': {
-        if (caller.userId === null) return { ...caller, closed: closedTo(null, version) }
-        const closed = closedTo(caller.userId, version)
-        return closed.size === 0 || isAdmin(caller.userId, version) ? caller : { ...caller, closed }
-      }
-    }
   }
 }
 

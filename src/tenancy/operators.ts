@@ -10,8 +10,8 @@ import type { Invitation } from '../store/invitations.js'
 import type { CreatedKey } from '../store/keys.js'
 import type { Member, Team } from '../store/teams.js'
 import type { User } from '../store/users.js'
-import { PLAN_LIMITS, type Plan } from './plans.js'
-import type { TeamRole } from './roles.js'
+import { membersAllowed, PLAN_LIMITS } from './plans.js'
+import type { Plan, TeamRole } from '../store/teams.js'
 import { counted } from '../text/counted.js'
 
 export interface TeamSummary extends Team {
@@ -83,7 +83,7 @@ export function cancelInvitation(store: Store, teamName: string, email: string):
 }
 
 export function addMember(store: Store, teamName: string, email: string, role: Exclude<TeamRole, 'owner'>): Member {
-  return store.teams.addMember(findTeam(store, teamName).id, findUser(store, email).id, role)
+  return store.teams.addMember(findTeam(store, teamName).id, findUser(store, email).id, role, membersAllowed)
 }
 
 export function removeMember(store: Store, teamName: string, email: string): { revokedKeys: number } {

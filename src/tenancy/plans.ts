@@ -4,8 +4,7 @@
  * install's keyed limit (`rateLimit.keyed`, per `rateLimit.windowSeconds`), so one setting scales
  * every plan and anonymous callers keep `rateLimit.anonymous`.
  */
-export const PLANS = ['free', 'pro', 'enterprise'] as const
-export type Plan = (typeof PLANS)[number]
+import type { Plan } from '../store/teams.js'
 
 export interface PlanLimits {
   /** Members of a team on this plan, the owner included; Infinity for no limit. */
@@ -24,4 +23,5 @@ export const PLAN_LIMITS: Readonly<Record<Plan, PlanLimits>> = {
   enterprise: { members: Infinity, rateMultiplier: 20, privateSources: true, createsTeams: true },
 }
 
-export const isPlan = (value: string): value is Plan => (PLANS as readonly string[]).includes(value)
+/** How many members a team on the plan may have, owner included (store.teams.addMember enforces it). */
+export const membersAllowed = (plan: Plan): number => PLAN_LIMITS[plan].members

@@ -1,7 +1,8 @@
 /**
  * Teamspace policies (Context7's `howto/policies.mdx`, openapi.json PolicyResponse and
  * PatchPoliciesRequest): which source types and which public libraries a teamspace's keys reach.
- * Pure: the defaults, a PATCH applied to a policy, and whether a library passes one.
+ * Pure: a PATCH applied to a policy, and whether a library passes one (the stored shape and the
+ * defaults: src/store/policies.ts).
  *
  * Source types: git libraries are `public_repos`, or `private_sources` when private; an OpenAPI
  * upload is `uploaded_files` and an OpenAPI spec by URL `websites`; `website` is `websites`,
@@ -18,27 +19,8 @@
  * nothing, and a repo filter concerns repositories only, a website filter websites only.
  */
 import { LecternError } from '../errors.js'
+import { SOURCE_TYPES, type FilterMode, type Policy, type QualityFilters, type SourceType } from '../store/policies.js'
 import { policyEntry } from './policy-entry.js'
-
-export const SOURCE_TYPES = ['public_repos', 'private_sources', 'confluence', 'uploaded_files', 'websites', 'llmstxt'] as const
-export type SourceType = (typeof SOURCE_TYPES)[number]
-
-export type FilterMode = 'quality' | 'select' | null
-
-export interface QualityFilters {
-  requireVerified: boolean
-  minTrustScore: number | null
-  maxAgeDays: number | null
-  blockedLibraries: string[]
-  exceptedLibraries: string[]
-  repoFilters: { minStars: number | null; allowedLicenses: string[] }
-  websiteFilters: { minBacklinks: number | null; minReferringDomains: number | null; minOrganicTraffic: number | null }
-}
-
-export interface Policy {
-  sourceTypes: Record<SourceType, { enabled: boolean }>
-  libraryFilters: { mode: FilterMode; quality: QualityFilters; select: { allowedLibraries: string[] } }
-}
 
 export interface ListOperation {
   add?: string[]
@@ -77,26 +59,6 @@ export interface PolicySubject {
 
 /** Entries a list may hold, so a stored policy stays small. */
 export const MAX_LIST_ENTRIES = 1000
-
-/** All source types on, no library filter: what a teamspace has until it sets a policy. */
-export function defaultPolicy(): Policy {
-  return {
-    sourceTypes: Object.fromEntries(SOURCE_TYPES.map((type) => [type, { enabled: true }])) as Policy['sourceTypes'],
-    libraryFilters: {
-      mode: null,
-      quality: {
-        requireVerified: false,
-        minTrustScore: null,
-        maxAgeDays: null,
-        blockedLibraries: [],
-        exceptedLibraries: [],
-        repoFilters: { minStars: null, allowedLicenses: [] },
-        websiteFilters: { minBacklinks: null, minReferringDomains: null, minOrganicTraffic: null },
-      },
-      select: { allowedLibraries: [] },
-    },
-  }
-}
 
 /** Whether a policy filters nothing, so requests under it need no check. */
 export function isOpen(policy: Policy): boolean {
@@ -231,26 +193,4 @@ export function isAllowed(policy: Policy, subject: PolicySubject, now = Date.now
 /** accessibleLibraryCount: the public libraries the policy lets through. */
 export function countAccessible(policy: Policy, subjects: readonly PolicySubject[], now = Date.now()): number {
   return subjects.filter((subject) => !subject.isPrivate && subject.teamPk === null && isAllowed(policy, subject, now)).length
-}
-
-/** A stored policy (teams.policies JSON) over the defaults, so fields added later get theirs. */
-export function parseStoredPolicy(json: string | null): Policy {
-  const defaults = defaultPolicy()
-  if (json === null) return defaults
-  const stored = JSON.parse(json) as Partial<Policy>
-  const filters: Partial<Policy['libraryFilters']> = stored.libraryFilters ?? {}
-  const quality: Partial<QualityFilters> = filters.quality ?? {}
-  return {
-    sourceTypes: { ...defaults.sourceTypes, ...stored.sourceTypes },
-    libraryFilters: {
-      mode: filters.mode ?? null,
-      quality: {
-        ...defaults.libraryFilters.quality,
-        ...quality,
-        repoFilters: { ...defaults.libraryFilters.quality.repoFilters, ...quality.repoFilters },
-        websiteFilters: { ...defaults.libraryFilters.quality.websiteFilters, ...quality.websiteFilters },
-      },
-      select: { ...defaults.libraryFilters.select, ...filters.select },
-    },
-  }
 }

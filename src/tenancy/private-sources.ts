@@ -11,7 +11,8 @@ import type { Mode } from '../config.js'
 import { LecternError } from '../errors.js'
 import type { Team, TeamsRepository } from '../store/teams.js'
 import { PLAN_LIMITS } from './plans.js'
-import { can, type TeamRole } from './roles.js'
+import { can } from './roles.js'
+import type { TeamRole } from '../store/teams.js'
 
 /** The teamspace a private library is added for. */
 export interface TeamOwner {

@@ -2,8 +2,7 @@
  * Roles within a teamspace and what each may do: exactly the permission table of Context7's
  * `howto/teamspace.mdx`. Every check of a member's role goes through `can`.
  */
-export const TEAM_ROLES = ['owner', 'admin', 'developer'] as const
-export type TeamRole = (typeof TEAM_ROLES)[number]
+import type { TeamRole } from '../store/teams.js'
 
 export type TeamPermission =
   | 'viewDashboard'
@@ -29,5 +28,3 @@ const PERMISSIONS: Readonly<Record<TeamPermission, readonly TeamRole[]>> = {
 }
 
 export const can = (role: TeamRole, permission: TeamPermission): boolean => PERMISSIONS[permission].includes(role)
-
-export const isTeamRole = (value: string): value is TeamRole => (TEAM_ROLES as readonly string[]).includes(value)

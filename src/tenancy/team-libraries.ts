@@ -7,8 +7,9 @@
  */
 import type { Caller } from '../library/access.js'
 import type { CatalogueItem, LibraryCatalogue } from '../search/libraries.js'
-import { isAllowed, type Policy } from './policies.js'
-import { policySubject } from './policy-access.js'
+import { isAllowed } from './policies.js'
+import type { Policy } from '../store/policies.js'
+import { policySubject } from '../library/visibility.js'
 
 export interface TeamLibraryRow {
   id: string

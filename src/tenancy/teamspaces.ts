@@ -10,7 +10,8 @@ import type { Team } from '../store/teams.js'
 import type { User } from '../store/users.js'
 import { requireVerified } from './accounts.js'
 import { PLAN_LIMITS } from './plans.js'
-import { can, type TeamPermission, type TeamRole } from './roles.js'
+import { can, type TeamPermission } from './roles.js'
+import type { TeamRole } from '../store/teams.js'
 
 export interface TeamAccess {
   team: Team

@@ -4,7 +4,8 @@
  * CLI makes them, so a test starts from the HTTP calls it is about.
  */
 import type { FastifyInstance } from 'fastify'
-import type { Plan } from '../../src/tenancy/plans.js'
+import type { Plan } from '../../src/store/teams.js'
+import { membersAllowed } from '../../src/tenancy/plans.js'
 
 export interface Tenant {
   teamPk: number
@@ -37,7 +38,7 @@ export async function createTenants(app: FastifyInstance): Promise<Tenants> {
   }
   const join = async (teamPk: number, email: string, role: 'admin' | 'developer') => {
     const user = await member(app, email)
-    teams.addMember(teamPk, user.id, role)
+    teams.addMember(teamPk, user.id, role, membersAllowed)
     return keyOf(user.id, teamPk)
   }
 

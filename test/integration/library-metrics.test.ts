@@ -20,6 +20,7 @@ import { signIn } from '../helpers/session.js'
 import { tmpDataDir } from '../helpers/tmp.js'
 import { collectLog, send, workerOf, type Answer } from '../helpers/workers.js'
 import { sqliteOf } from '../../src/store/index.js'
+import { membersAllowed } from '../../src/tenancy/plans.js'
 
 const DOCS = {
   'docs/routing.md': '# Routing\n\n## Middleware\n\nRegister routing middleware with app.use before the routes.\n\n```js\napp.use(logger)\n```\n',
@@ -300,7 +301,7 @@ describe('library metrics in the cloud', () => {
     const asCarol = () => app.inject({ url: '/api/v2/libs/metrics', query: { libraryId: '/acme/router' }, cookies })
     expect((await asCarol()).statusCode).toBe(404)
     const carol = app.runtime.store.users.list().find((u) => u.email === 'carol@example.com')!
-    app.runtime.store.teams.addMember(acme.id, carol.id, 'developer')
+    app.runtime.store.teams.addMember(acme.id, carol.id, 'developer', membersAllowed)
     const member = await asCarol()
     expect(member.statusCode, member.body).toBe(200)
     expect(member.json().total.txt).toBe(1)

@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { openStore } from '../../src/store/index.js'
-import type { Plan } from '../../src/tenancy/plans.js'
+import type { Plan } from '../../src/store/teams.js'
 import { buildTestApp, createKey } from '../helpers/app.js'
 import { startServer } from '../helpers/server.js'
 import { tmpDataDir } from '../helpers/tmp.js'

@@ -10,8 +10,10 @@ import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { ANONYMOUS } from '../../src/library/access.js'
 import type { Db } from '../../src/store/db.js'
 import { openStore, sqliteOf, type Store } from '../../src/store/index.js'
-import { createLibraryGate, setRestrictNewLibraries } from '../../src/tenancy/library-access.js'
-import { applyPatch, defaultPolicy } from '../../src/tenancy/policies.js'
+import { setRestrictNewLibraries } from '../../src/tenancy/library-access.js'
+import { createCallerSettler } from '../../src/library/visibility.js'
+import { applyPatch } from '../../src/tenancy/policies.js'
+import { defaultPolicy } from '../../src/store/policies.js'
 import { buildTestApp, createKey, seedLibrary } from '../helpers/app.js'
 
 const DOCS = { 'docs/deploy.md': '# Billing\n\n## Deploy\n\nDeploy the billing service with the deploy script and a release tag.\n\n```bash\n./deploy.sh v1\n```\n' }
@@ -137,19 +139,42 @@ describe('a change made by another connection is seen at the next request', () =
   })
 })
 
-describe('the library gate', () => {
+describe('the caller settler (on-premise library access control)', () => {
   it('reads the catalogue version itself when the request has not, and the rules and default only when it moved', async () => {
     const app = await buildTestApp({ startWorker: false })
     const { libraryPk } = await seedLibrary(app, '/acme/billing', DOCS)
     const { store } = app.runtime
-    const gate = createLibraryGate(store)
+    const settle = createCallerSettler(store, 'onprem')
     const reads = { version: vi.spyOn(store, 'catalogVersion'), rules: vi.spyOn(store.libraryAccess, 'rules'), settings: vi.spyOn(store.settings, 'get') }
-    for (let i = 0; i < 3; i++) expect(gate(ANONYMOUS)).toMatchObject({ kind: 'anonymous', closed: new Set() })
+    for (let i = 0; i < 3; i++) expect(settle(ANONYMOUS)).toMatchObject({ kind: 'anonymous', closed: new Set() })
     expect(reads.version).toHaveBeenCalledTimes(3)
     expect(reads.rules).toHaveBeenCalledTimes(1)
     expect(reads.settings).toHaveBeenCalledTimes(1)
     setRestrictNewLibraries(store, true)
-    expect(gate(ANONYMOUS)).toMatchObject({ closed: new Set([libraryPk]) })
+    expect(settle(ANONYMOUS)).toMatchObject({ closed: new Set([libraryPk]) })
     expect(reads.rules).toHaveBeenCalledTimes(2)
+  })
+
+  it("in the cloud: settles a teamspace key's policy, read against the request's catalogue version, and nothing on the operator's key or on sessions", async () => {
+    const app = await buildTestApp({ startWorker: false, mode: 'cloud' })
+    const { users, teams, keys, policies } = app.runtime.store
+    const owner = await users.create({ email: 'owner@acme.example', password: 'correct horse battery staple', role: 'member' })
+    const team = teams.create({ name: 'Acme', ownerUserId: owner.id, plan: 'pro' })
+    const teamKey = { kind: 'api-key', keyId: keys.create('acme', { userId: owner.id, teamId: team.id }).id, userId: owner.id, teamId: team.id, insider: false } as const
+    const operatorKey = { ...teamKey, userId: null, teamId: null, insider: true }
+    const settle = createCallerSettler(app.runtime.store, 'cloud')
+    // The default policy filters nothing: no policy is settled.
+    expect(settle(teamKey)).not.toHaveProperty('policy')
+    const blocking = applyPatch(defaultPolicy(), { libraryFilters: { mode: 'quality', quality: { blockedLibraries: { add: ['/acme/billing'] } } } })
+    policies.set(team.id, blocking)
+    const read = vi.spyOn(policies, 'of')
+    const version = app.runtime.store.catalogVersion()
+    expect(settle(teamKey, version)).toMatchObject({ policy: blocking })
+    expect(settle(teamKey, version)).toMatchObject({ policy: blocking })
+    expect(read).toHaveBeenCalledTimes(2)
+    expect(read.mock.calls.every(([teamPk, at]) => teamPk === team.id && at === version)).toBe(true)
+    expect(settle(operatorKey, version)).not.toHaveProperty('policy')
+    expect(settle({ kind: 'session', userId: owner.id, role: 'member', teamIds: [team.id], insider: false }, version)).not.toHaveProperty('policy')
+    expect(read).toHaveBeenCalledTimes(2)
   })
 })

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { buildTestApp, seedLibrary } from '../helpers/app.js'
 import { startSmtpSink, tokenIn, type SmtpSink } from '../helpers/smtp-sink.js'
 import { sqliteOf } from '../../src/store/index.js'
+import { membersAllowed } from '../../src/tenancy/plans.js'
 
 const PASSWORD = 'a long and varied passphrase'
 type Cookies = { lectern_session: string }
@@ -48,8 +49,8 @@ async function team(app: FastifyInstance) {
   const admin = await user(app, 'admin@example.com')
   const developer = await user(app, 'dev@example.com')
   const outsider = await user(app, 'out@example.com')
-  app.runtime.store.teams.addMember(id, userId(app, 'admin@example.com'), 'admin')
-  app.runtime.store.teams.addMember(id, userId(app, 'dev@example.com'), 'developer')
+  app.runtime.store.teams.addMember(id, userId(app, 'admin@example.com'), 'admin', membersAllowed)
+  app.runtime.store.teams.addMember(id, userId(app, 'dev@example.com'), 'developer', membersAllowed)
   return { id, owner, admin, developer, outsider }
 }
 

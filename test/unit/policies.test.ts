@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { isLecternError } from '../../src/errors.js'
-import { applyPatch, countAccessible, defaultPolicy, isAllowed, isOpen, parseStoredPolicy, sourceTypeOf, type PolicyPatch, type PolicySubject } from '../../src/tenancy/policies.js'
+import { applyPatch, countAccessible, isAllowed, isOpen, sourceTypeOf, type PolicyPatch, type PolicySubject } from '../../src/tenancy/policies.js'
+import { defaultPolicy, parseStoredPolicy } from '../../src/store/policies.js'
 
 const NOW = Date.parse('2026-06-01T00:00:00Z')
 const daysAgo = (days: number) => new Date(NOW - days * 86_400_000).toISOString()

@@ -1,8 +1,13 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { ANONYMOUS, callerOf, canSeeLibrary, LOCAL, type Caller } from '../../src/library/access.js'
+import { ANONYMOUS, callerOf, LOCAL, type Caller } from '../../src/library/access.js'
+import { canSeeLibrary, decide } from '../../src/library/visibility.js'
+import { applyPatch, type PolicySubject } from '../../src/tenancy/policies.js'
+import { defaultPolicy } from '../../src/store/policies.js'
 import { openStore, type Store } from '../../src/store/index.js'
-import { can, TEAM_ROLES } from '../../src/tenancy/roles.js'
+import { can } from '../../src/tenancy/roles.js'
+import { TEAM_ROLES } from '../../src/store/teams.js'
 import { tmpDataDir } from '../helpers/tmp.js'
+import { membersAllowed } from '../../src/tenancy/plans.js'
 
 async function freshStore(): Promise<Store> {
   const store = await openStore(await tmpDataDir())
@@ -27,22 +32,22 @@ describe('teamspaces', () => {
     expect(personal).toMatchObject({ name: 'owner@example.com', plan: 'free', personalUserId: owner.id })
     expect(store.teams.personalTeam(owner.id).id).toBe(personal.id)
     expect(store.teams.membershipsOf(owner.id)).toEqual([{ team: personal, role: 'owner' }])
-    expect(() => store.teams.addMember(personal.id, owner.id + 1, 'developer')).toThrow(expect.objectContaining({ code: 'forbidden' }))
+    expect(() => store.teams.addMember(personal.id, owner.id + 1, 'developer', membersAllowed)).toThrow(expect.objectContaining({ code: 'forbidden' }))
   })
 
   it('holds members to the plan: free 1, pro 10, enterprise unlimited', async () => {
     const store = await freshStore()
     const { owner, dev, outsider } = await people(store)
     const team = store.teams.create({ name: 'Acme Docs', ownerUserId: owner.id, plan: 'free' })
-    expect(() => store.teams.addMember(team.id, dev.id, 'developer')).toThrow(/free plan of Acme Docs allows 1 member/)
+    expect(() => store.teams.addMember(team.id, dev.id, 'developer', membersAllowed)).toThrow(/free plan of Acme Docs allows 1 member/)
     store.teams.setPlan(team.id, 'pro')
-    expect(store.teams.addMember(team.id, dev.id, 'developer')).toMatchObject({ email: 'dev@example.com', role: 'developer' })
-    expect(() => store.teams.addMember(team.id, dev.id, 'admin')).toThrow(/already a member/)
+    expect(store.teams.addMember(team.id, dev.id, 'developer', membersAllowed)).toMatchObject({ email: 'dev@example.com', role: 'developer' })
+    expect(() => store.teams.addMember(team.id, dev.id, 'admin', membersAllowed)).toThrow(/already a member/)
     const extra = await Promise.all(Array.from({ length: 8 }, (_, i) => store.users.create({ email: `m${i}@example.com`, password: PASSWORD, role: 'member' })))
-    for (const user of extra) store.teams.addMember(team.id, user.id, 'developer')
-    expect(() => store.teams.addMember(team.id, outsider.id, 'developer')).toThrow(expect.objectContaining({ code: 'forbidden', message: expect.stringMatching(/allows 10 members/) }))
+    for (const user of extra) store.teams.addMember(team.id, user.id, 'developer', membersAllowed)
+    expect(() => store.teams.addMember(team.id, outsider.id, 'developer', membersAllowed)).toThrow(expect.objectContaining({ code: 'forbidden', message: expect.stringMatching(/allows 10 members/) }))
     store.teams.setPlan(team.id, 'enterprise')
-    expect(store.teams.addMember(team.id, outsider.id, 'admin').role).toBe('admin')
+    expect(store.teams.addMember(team.id, outsider.id, 'admin', membersAllowed).role).toBe('admin')
     expect(store.teams.members(team.id).map((m) => m.role).slice(0, 2)).toEqual(['owner', 'admin'])
   })
 
@@ -63,7 +68,7 @@ describe('teamspaces', () => {
     const store = await freshStore()
     const { owner, dev } = await people(store)
     const team = store.teams.create({ name: 'acme', ownerUserId: owner.id, plan: 'pro' })
-    store.teams.addMember(team.id, dev.id, 'developer')
+    store.teams.addMember(team.id, dev.id, 'developer', membersAllowed)
     const teamKey = store.keys.create('laptop', { userId: dev.id, teamId: team.id })
     const ownKey = store.keys.create('personal', { userId: dev.id, teamId: store.teams.personalTeam(dev.id).id })
     expect(() => store.teams.removeMember(team.id, owner.id)).toThrow(expect.objectContaining({ code: 'forbidden' }))
@@ -80,7 +85,7 @@ describe('teamspaces', () => {
     const store = await freshStore()
     const { owner, dev } = await people(store)
     const team = store.teams.create({ name: 'acme', ownerUserId: owner.id, plan: 'pro' })
-    store.teams.addMember(team.id, dev.id, 'developer')
+    store.teams.addMember(team.id, dev.id, 'developer', membersAllowed)
     store.keys.create('a', { userId: owner.id, teamId: team.id })
     store.keys.create('b', { userId: dev.id, teamId: team.id })
     store.keys.create('install')
@@ -140,5 +145,28 @@ describe('who sees a library', () => {
     expect([installPrivate, teamPrivate].every((l) => canSeeLibrary(operatorKey, l))).toBe(true)
     expect(teamKey).toMatchObject({ insider: false })
     expect([teamKey, stranger, ANONYMOUS].every((c) => canSeeLibrary(c, publicLib))).toBe(true)
+  })
+
+  it('the verdict: unknown before the policy is asked, denied only by the policy settled on a teamspace key', () => {
+    const subjectOf = (library: { isPrivate: boolean; teamPk: number | null }, id: string): PolicySubject => ({
+      id, sourceKind: 'github', sourceUrl: `https://github.com${id}`, trustScore: 5, indexedAt: null, ...library,
+    })
+    const policy = applyPatch(defaultPolicy(), { libraryFilters: { mode: 'quality', quality: { blockedLibraries: { add: ['/acme/blocked'] } } } })
+    const teamKey = callerOf({ apiKey: { id: 1, userId: 3, teamId: 7 }, user: null }, 'cloud', noTeams)
+    const filtered: Caller = { ...teamKey, policy } as Caller
+    let asked = 0
+    const blocked = () => { asked++; return subjectOf(publicLib, '/acme/blocked') }
+    expect(decide(filtered, publicLib, blocked)).toBe('denied')
+    expect(decide(filtered, publicLib, () => subjectOf(publicLib, '/acme/open'))).toBe('visible')
+    // Library filters judge public libraries: the teamspace's own private ones answer only to the source types.
+    expect(decide(filtered, teamPrivate, () => subjectOf(teamPrivate, '/acme/blocked'))).toBe('visible')
+    // A library the caller may not see is unknown, whatever its policy says: the policy is not asked.
+    asked = 0
+    expect(decide(filtered, installPrivate, blocked)).toBe('unknown')
+    expect(decide(withClosed(filtered, [1]), publicLib, blocked)).toBe('unknown')
+    expect(asked).toBe(0)
+    // Callers with no policy settled on them are never asked about one.
+    for (const caller of [teamKey, ANONYMOUS, LOCAL]) expect(decide(caller, publicLib, blocked)).toBe('visible')
+    expect(asked).toBe(0)
   })
 })

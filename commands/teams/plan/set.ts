@@ -1,7 +1,8 @@
 import { Args } from '@oclif/core'
 import { LecternCommand } from '../../../cli/run.js'
 import { requireCloud, setPlan, type PlanChange } from '../../../src/tenancy/operators.js'
-import { PLAN_LIMITS, PLANS, type Plan } from '../../../src/tenancy/plans.js'
+import { PLAN_LIMITS } from '../../../src/tenancy/plans.js'
+import { PLANS, type Plan } from '../../../src/store/teams.js'
 
 export default class TeamsPlanSet extends LecternCommand {
   static override summary = 'Set the plan of a teamspace or personal space: free, pro or enterprise.'

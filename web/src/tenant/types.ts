@@ -1,6 +1,5 @@
 /** What the cloud's account and teamspace API answers (README "Cloud accounts and teamspaces"). */
-import type { Plan } from '../../../src/tenancy/plans'
-import type { TeamRole } from '../../../src/tenancy/roles'
+import type { Plan, TeamRole } from '../../../src/store/teams'
 import type { Session } from '../api'
 
 export type InvitedRole = Exclude<TeamRole, 'owner'>

@@ -1,0 +1,143 @@
+/**
+ * May this caller see this library, and ask it? The one place it is decided. Three rules answer
+ * parts of it, and they are settled on the caller once per request (`createCallerSettler`), so
+ * deciding reads nothing from the database:
+ *
+ * - Who owns what (access.ts): on-premise every caller of the install sees its private
+ *   libraries; in the cloud a teamspace's private library is its keys' and members' alone, and
+ *   the install's private ones the operator's.
+ * - On-premise library access control (tenancy/library-access.ts): a restricted library is closed
+ *   to every caller but admins and the users granted it (`closed`).
+ * - A teamspace's policy (tenancy/policies.ts), in the cloud: the libraries its keys may ask
+ *   (`policy`).
+ *
+ * A library the caller may not see is `unknown`: answered exactly like one that does not exist,
+ * on every path (spec 7.2: "No such library, or no access to it"). A library it sees but its
+ * policy leaves out is `denied`: 403 access_denied on context, left out of search.
+ */
+import type { Mode } from '../config.js'
+import { LecternError } from '../errors.js'
+import { readSetting } from '../settings.js'
+import type { Store } from '../store/index.js'
+import type { AccessRules } from '../store/library-access.js'
+import type { Library, LibraryVersion } from '../store/libraries.js'
+import { isAllowed, isOpen, type PolicySubject } from '../tenancy/policies.js'
+import { isInsider, isInTeam, type Caller } from './access.js'
+
+export type Verdict = 'visible' | 'denied' | 'unknown'
+
+/** Whether the caller may see the library at all: one it may not is answered as unknown. */
+export function canSeeLibrary(caller: Caller, library: Pick<Library, 'pk' | 'isPrivate' | 'teamPk'>): boolean {
+  if (caller.kind !== 'local' && caller.closed?.has(library.pk)) return false
+  if (isInsider(caller)) return true
+  if (library.teamPk !== null) return isInTeam(caller, library.teamPk)
+  return !library.isPrivate
+}
+
+/**
+ * The verdict on one library. `subject`: the library as policies see it, asked only when a
+ * policy filters the caller.
+ */
+export function decide(caller: Caller, library: Pick<Library, 'pk' | 'isPrivate' | 'teamPk'>, subject: () => PolicySubject, now = Date.now()): Verdict {
+  if (!canSeeLibrary(caller, library)) return 'unknown'
+  if (caller.kind === 'api-key' && caller.policy && !isAllowed(caller.policy, subject(), now)) return 'denied'
+  return 'visible'
+}
+
+/** The answer to context for a library the caller sees and its policy leaves out. */
+export const accessDenied = (library: Pick<Library, 'id'>): LecternError =>
+  new LecternError('access_denied', `Library ${library.id} is not among the libraries your teamspace's policies allow; a teamspace owner or admin can allow it.`)
+
+/** A library as policies see it, with its default version (the one freshness is read from). */
+export function policySubject(library: Library, defaultVersion: Pick<LibraryVersion, 'currentSet' | 'updatedAt'> | undefined): PolicySubject {
+  return {
+    id: library.id,
+    sourceKind: library.sourceKind,
+    sourceUrl: library.sourceUrl,
+    isPrivate: library.isPrivate,
+    teamPk: library.teamPk,
+    trustScore: library.trustScore,
+    indexedAt: defaultVersion && defaultVersion.currentSet !== null ? defaultVersion.updatedAt : null,
+  }
+}
+
+/** The library as policies see it, its default version read from the store. */
+export const storedPolicySubject = (store: Store, library: Library): PolicySubject => policySubject(library, store.libraries.version(library.pk, ''))
+
+/**
+ * Settles what the rules say of a request's caller: the libraries closed to it (on-premise) and
+ * the policy its requests go through (a teamspace's key, in the cloud). `catalogVersion` is the
+ * one the request read once for all its caches (read here when not given); at an unchanged
+ * version nothing is read from the database.
+ */
+export type CallerSettler = (caller: Caller, catalogVersion?: number) => Caller
+
+export function createCallerSettler(store: Store, mode: Mode): CallerSettler {
+  if (mode === 'cloud') {
+    return (caller, version = store.catalogVersion()) => {
+      // Operators (insiders), signed-in users, anonymous callers and keys of the install alone go through no policy.
+      if (caller.kind !== 'api-key' || caller.insider || caller.teamId === null) return caller
+      const policy = store.policies.of(caller.teamId, version)
+      return policy && !isOpen(policy) ? { ...caller, policy } : caller
+    }
+  }
+  return accessControl(store)
+}
+
+const NOTHING_CLOSED: ReadonlySet<number> = new Set()
+
+/**
+ * On-premise library access control: admins (an admin session, a key of an admin, the CLI) reach
+ * everything; every other caller has the restricted libraries not granted to its user closed.
+ * The default, the restricted set and the grants are read once per catalogue version (grants and
+ * the default move it too, migrations 0016 and 0021), and each user's closed set is kept with
+ * them, so neither a request nor search queries per library.
+ */
+function accessControl(store: Store): CallerSettler {
+  type Rules = AccessRules & { version: number; closed: Map<number | null, ReadonlySet<number>>; admins: Map<number, boolean> }
+  let cache: Rules | undefined
+
+  const rulesAt = (version: number): Rules => {
+    // The version is read before the rules: a change in between moves it, and the next request reloads.
+    if (cache?.version !== version) {
+      cache = { version, ...store.libraryAccess.rules(readSetting(store.settings, 'access.restrictNewLibraries')), closed: new Map(), admins: new Map() }
+    }
+    return cache
+  }
+
+  const closedTo = (userId: number | null, version: number): ReadonlySet<number> => {
+    const rules = rulesAt(version)
+    if (rules.restricted.size === 0) return NOTHING_CLOSED
+    let closed = rules.closed.get(userId)
+    if (!closed) {
+      const granted = userId === null ? undefined : rules.grants.get(userId)
+      closed = new Set([...rules.restricted].filter((pk) => !granted?.has(pk)))
+      rules.closed.set(userId, closed)
+    }
+    return closed
+  }
+
+  /** Whether a key's user is an admin, read once per catalogue version (a role change moves it, migration 0021). */
+  const isAdmin = (userId: number, version: number): boolean => {
+    const { admins } = rulesAt(version)
+    let admin = admins.get(userId)
+    if (admin === undefined) admins.set(userId, (admin = store.libraryAccess.isAdmin(userId)))
+    return admin
+  }
+
+  return (caller, version = store.catalogVersion()) => {
+    switch (caller.kind) {
+      case 'local':
+        return caller
+      case 'anonymous':
+        return { ...caller, closed: closedTo(null, version) }
+      case 'session':
+        return caller.role === 'admin' ? caller : { ...caller, closed: closedTo(caller.userId, version) }
+      case 'api-key': {
+        if (caller.userId === null) return { ...caller, closed: closedTo(null, version) }
+        const closed = closedTo(caller.userId, version)
+        return closed.size === 0 || isAdmin(caller.userId, version) ? caller : { ...caller, closed }
+      }
+    }
+  }
+}
