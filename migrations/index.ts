@@ -26,6 +26,7 @@ import * as jobPksNeverReused from './0020_job_pks_never_reused.js'
 import * as cachedRowsMoveCatalog from './0021_cached_rows_move_catalog.js'
 import * as jobWarningsAndRunner from './0022_job_warnings_and_runner.js'
 import * as extractionReports from './0023_extraction_reports.js'
+import * as oneActiveJobPerVersion from './0024_one_active_job_per_version.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -51,10 +52,16 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0021_cached_rows_move_catalog', cachedRowsMoveCatalog],
   ['0022_job_warnings_and_runner', jobWarningsAndRunner],
   ['0023_extraction_reports', extractionReports],
+  ['0024_one_active_job_per_version', oneActiveJobPerVersion],
 ]
 
-export const migrationSource: Knex.MigrationSource<readonly [string, Knex.Migration]> = {
-  getMigrations: async () => [...MIGRATIONS],
-  getMigrationName: ([name]) => name,
-  getMigration: async ([, migration]) => migration,
+export const migrationSource = sourceOf(MIGRATIONS)
+
+/** A list of named migrations as knex's migration source. */
+export function sourceOf(list: ReadonlyArray<readonly [string, Knex.Migration]>): Knex.MigrationSource<readonly [string, Knex.Migration]> {
+  return {
+    getMigrations: async () => [...list],
+    getMigrationName: ([name]) => name,
+    getMigration: async ([, migration]) => migration,
+  }
 }

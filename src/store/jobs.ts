@@ -91,6 +91,10 @@ const toJob = (r: JobRow): Job => ({
 })
 
 export interface JobsRepository {
+  /**
+   * Queues a job. A library version has one queued or running job at most (migration 0024's
+   * unique index): a second is refused with library_busy, whoever checked before.
+   */
   enqueue(job: NewJob): Job
   /** Claims the oldest queued job for this process (its pid and host name are recorded on the job). */
   claimNext(): Job | undefined
@@ -160,7 +164,7 @@ export function createJobsRepository(db: Db): JobsRepository {
     `UPDATE jobs SET cancel_requested_at = coalesce(cancel_requested_at, ?), cancel_requested_by = coalesce(cancel_requested_by, ?) WHERE pk = ? AND state = 'running'`,
   )
   const requester = db.prepare<[number], string | null>('SELECT cancel_requested_by FROM jobs WHERE pk = ?').pluck()
-  const active = db.prepare<[number], JobRow>(
+  const activeJob = db.prepare<[number], JobRow>(
     `SELECT * FROM jobs WHERE version_pk = ? AND state IN ('queued', 'running') ORDER BY pk LIMIT 1`,
   )
   const latestOfVersion = db.prepare<[number], JobRow>('SELECT * FROM jobs WHERE version_pk = ? ORDER BY pk DESC LIMIT 1')
@@ -179,15 +183,21 @@ export function createJobsRepository(db: Db): JobsRepository {
 
   return {
     enqueue(job) {
-      const { lastInsertRowid } = insert.run(
-        job.kind,
-        job.libraryPk ?? null,
-        job.versionPk ?? null,
-        JSON.stringify(job.payload ?? {}),
-        job.secret ?? null,
-        nowIso(),
-      )
-      return toJob(byPk.get(Number(lastInsertRowid))!)
+      try {
+        const { lastInsertRowid } = insert.run(
+          job.kind,
+          job.libraryPk ?? null,
+          job.versionPk ?? null,
+          JSON.stringify(job.payload ?? {}),
+          job.secret ?? null,
+          nowIso(),
+        )
+        return toJob(byPk.get(Number(lastInsertRowid))!)
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'SQLITE_CONSTRAINT_UNIQUE' || job.versionPk == null) throw err
+        const active = activeJob.get(job.versionPk)
+        throw new LecternError('library_busy', `The library version already has a job ${active ? `(job ${active.pk}, ${active.state})` : 'queued or running'}; wait for it to end, or cancel it.`)
+      }
     },
     // Immediate: the queue is read and the claim written under one write lock, so a job another
     // process cancels or claims meanwhile is never taken (and no snapshot goes stale under the write).
@@ -204,7 +214,7 @@ export function createJobsRepository(db: Db): JobsRepository {
       return row && toJob(row)
     },
     activeForVersion(versionPk) {
-      const row = active.get(versionPk)
+      const row = activeJob.get(versionPk)
       return row && toJob(row)
     },
     latestForVersion(versionPk) {

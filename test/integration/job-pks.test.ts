@@ -47,7 +47,7 @@ describe('job pks', () => {
         { job_pk: 2, message: 'two' },
       ])
       expect(sqliteOf(store).pragma('foreign_key_check')).toEqual([])
-      expect(sqliteOf(store).prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs'").pluck().all()).toEqual(['jobs_state'])
+      expect(sqliteOf(store).prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs'").pluck().all()).toEqual(['jobs_state', 'jobs_one_active_per_version'])
       // Job 3 went with its library before the upgrade and left no trace, so 3 is next; from then on no pk is given out twice.
       const insert = sqliteOf(store).prepare("INSERT INTO jobs (kind, library_pk, state, created_at) VALUES ('ingest', 1, 'queued', ?)")
       const next = Number(insert.run(now).lastInsertRowid)

@@ -1,0 +1,16 @@
+/**
+ * The ordered list of PostgreSQL migrations: the baseline (SQLite's 0001 to 0023 in one), then
+ * every later migration, named as its SQLite twin: the same module where its SQL is the same in
+ * both dialects. Append only; never edit a released entry.
+ */
+import type { Knex } from 'knex'
+import { sourceOf } from '../index.js'
+import * as oneActiveJobPerVersion from '../0024_one_active_job_per_version.js'
+import * as baseline from './0023_baseline.js'
+
+export const POSTGRES_MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
+  ['0023_baseline', baseline],
+  ['0024_one_active_job_per_version', oneActiveJobPerVersion],
+]
+
+export const postgresMigrationSource = sourceOf(POSTGRES_MIGRATIONS)
