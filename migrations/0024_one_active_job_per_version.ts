@@ -8,14 +8,16 @@ import type { Knex } from 'knex'
  * file too).
  *
  * Should a database already hold two active jobs of one version (it cannot through Lectern), the
- * oldest stays and the others end as cancelled, saying why, before the index is made.
+ * running one stays (else the oldest) and the others end as cancelled, saying why, their sealed
+ * tokens cleared as a finished job's are, before the index is made.
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw(`UPDATE jobs SET state = 'failed', error_code = 'cancelled', status_message = 'failed',
-      error_message = 'Cancelled on upgrade: an older job of the same library version was queued or running.',
+  await knex.raw(`UPDATE jobs SET state = 'failed', error_code = 'cancelled', status_message = 'failed', secret = NULL,
+      error_message = 'Cancelled on upgrade: another job of the same library version was queued or running.',
       finished_at = coalesce(finished_at, started_at, created_at)
     WHERE state IN ('queued', 'running') AND version_pk IS NOT NULL
-      AND pk > (SELECT min(first.pk) FROM jobs first WHERE first.version_pk = jobs.version_pk AND first.state IN ('queued', 'running'))`)
+      AND pk <> (SELECT kept.pk FROM jobs kept WHERE kept.version_pk = jobs.version_pk AND kept.state IN ('queued', 'running')
+        ORDER BY (kept.state = 'running') DESC, kept.pk LIMIT 1)`)
   await knex.raw(`CREATE UNIQUE INDEX jobs_one_active_per_version ON jobs (version_pk) WHERE state IN ('queued', 'running')`)
 }
 

@@ -1,7 +1,7 @@
 /**
  * Library access control (on-premise, admin session): every library's access and grantees, one
  * library's access, and the default of libraries nobody configured. Admins reach every library
- * whatever is set here; src/tenancy/library-access.ts closes the others to everyone else.
+ * whatever is set here; src/library/visibility.ts closes the others to everyone else.
  */
 import type { FastifyInstance } from 'fastify'
 import type { LibraryAccess } from '../../src/store/library-access.js'

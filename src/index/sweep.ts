@@ -16,8 +16,8 @@ import type { Store } from '../store/index.js'
 /**
  * Removes retired sets (replaced by a newer one) and building sets (left by a job that died),
  * with their rows and files. A set this process is building is left alone; sets other processes
- * build are not known here, so `building` sets are swept only by the holder of the data
- * directory's lock, while none of its jobs runs.
+ * build are not known here, so `building` sets are swept only where the data directory's jobs
+ * run (one process at a time: the lock holder, or its job process), between two jobs, and at start.
  */
 export function sweepSets(store: Store, statuses: Array<'retired' | 'building'>, onRemoved?: (setPk: number) => void): number {
   let removed = 0

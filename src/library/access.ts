@@ -32,8 +32,11 @@ export type Caller =
       teamId: number | null
       /** Whether the caller is trusted with the install's own private data (on-premise, or the operator's key). */
       insider: boolean
-      /** The teamspace policy its requests go through (a teamspace's key, in the cloud); absent: none. */
-      policy?: Policy
+      /**
+       * The teamspace policy its requests go through (a teamspace's key, in the cloud), null when
+       * it filters nothing; absent until the request's rules are settled (visibility.ts).
+       */
+      policy?: Policy | null
     } & Restricted)
   | ({
       kind: 'session'

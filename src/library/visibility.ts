@@ -12,8 +12,13 @@
  *   (`policy`).
  *
  * A library the caller may not see is `unknown`: answered exactly like one that does not exist,
- * on every path (spec 7.2: "No such library, or no access to it"). A library it sees but its
- * policy leaves out is `denied`: 403 access_denied on context, left out of search.
+ * on every path (spec 7.2: "No such library, or no access to it"; `canSeeLibrary`). Asking a
+ * library (context, search, MCP's tools) also goes through the policy (`decide`): a library the
+ * caller sees but its policy leaves out is `denied`, 403 access_denied on context, left out of
+ * search. Managing a library (refresh, versions, metrics) follows what the caller sees alone.
+ *
+ * A teamspace's key must be settled before it is decided on: one that was not (a path that built
+ * its caller another way) is an error, never a key that no policy filters.
  */
 import type { Mode } from '../config.js'
 import { LecternError } from '../errors.js'
@@ -40,8 +45,9 @@ export function canSeeLibrary(caller: Caller, library: Pick<Library, 'pk' | 'isP
  */
 export function decide(caller: Caller, library: Pick<Library, 'pk' | 'isPrivate' | 'teamPk'>, subject: () => PolicySubject, now = Date.now()): Verdict {
   if (!canSeeLibrary(caller, library)) return 'unknown'
-  if (caller.kind === 'api-key' && caller.policy && !isAllowed(caller.policy, subject(), now)) return 'denied'
-  return 'visible'
+  if (caller.kind !== 'api-key' || caller.insider || caller.teamId === null) return 'visible'
+  if (caller.policy === undefined) throw new Error("a teamspace key's policy was not settled (createCallerSettler) before deciding what it may ask")
+  return caller.policy === null || isAllowed(caller.policy, subject(), now) ? 'visible' : 'denied'
 }
 
 /** The answer to context for a library the caller sees and its policy leaves out. */
@@ -78,7 +84,7 @@ export function createCallerSettler(store: Store, mode: Mode): CallerSettler {
       // Operators (insiders), signed-in users, anonymous callers and keys of the install alone go through no policy.
       if (caller.kind !== 'api-key' || caller.insider || caller.teamId === null) return caller
       const policy = store.policies.of(caller.teamId, version)
-      return policy && !isOpen(policy) ? { ...caller, policy } : caller
+      return { ...caller, policy: policy && !isOpen(policy) ? policy : null }
     }
   }
   return accessControl(store)

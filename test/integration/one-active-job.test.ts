@@ -1,7 +1,7 @@
 /**
  * One queued or running job per library version, held by the database (migration 0024) rather
  * than by each caller's check: a second is refused with library_busy, jobs of no version are not
- * held, and a data directory upgraded with two active jobs of one version keeps the oldest.
+ * held, and a data directory upgraded with two active jobs of one version keeps one.
  */
 import fs from 'node:fs'
 import Database from 'better-sqlite3'
@@ -33,7 +33,7 @@ describe('one active job per library version', () => {
     expect(sqliteOf(store).prepare('SELECT count(*) FROM jobs').pluck().get()).toBe(5)
   })
 
-  it('on upgrade keeps the oldest of two active jobs of a version and ends the others as cancelled, saying why', async () => {
+  it('on upgrade keeps the running job of a version, else its oldest, and ends the others as cancelled, saying why', async () => {
     const dataDir = await tmpDir('lectern-data-')
     const paths = dataPaths(dataDir)
     fs.mkdirSync(paths.vectors, { recursive: true })
@@ -44,24 +44,27 @@ describe('one active job per library version', () => {
     const db = new Database(paths.database)
     db.exec(`INSERT INTO libraries (pk, id, title, source_type, source_url, created_at, updated_at) VALUES (1, '/acme/widgets', 'Widgets', 'github', 'https://github.com/acme/widgets', '${now}', '${now}');
       INSERT INTO library_versions (pk, library_pk, tag, state, updated_at) VALUES (1, 1, '', 'processing', '${now}'), (2, 1, 'v2', 'processing', '${now}');
-      INSERT INTO jobs (pk, kind, library_pk, version_pk, state, created_at, started_at) VALUES
-        (1, 'ingest', 1, 1, 'succeeded', '${now}', '${now}'),
-        (2, 'ingest', 1, 1, 'running', '${now}', '${now}'),
-        (3, 'ingest', 1, 1, 'queued', '${now}', NULL),
-        (4, 'ingest', 1, 2, 'queued', '${now}', NULL),
-        (5, 'reembed', 1, NULL, 'queued', '${now}', NULL),
-        (6, 'reembed', 1, NULL, 'queued', '${now}', NULL);`)
+      INSERT INTO jobs (pk, kind, library_pk, version_pk, state, secret, created_at, started_at) VALUES
+        (1, 'ingest', 1, 1, 'succeeded', NULL, '${now}', '${now}'),
+        (2, 'ingest', 1, 1, 'queued', 'v1.sealed.token.x', '${now}', NULL),
+        (3, 'ingest', 1, 1, 'running', NULL, '${now}', '${now}'),
+        (4, 'ingest', 1, 2, 'queued', NULL, '${now}', NULL),
+        (5, 'reembed', 1, NULL, 'queued', NULL, '${now}', NULL),
+        (6, 'reembed', 1, NULL, 'queued', NULL, '${now}', NULL),
+        (7, 'ingest', 1, 2, 'queued', NULL, '${now}', NULL);`)
     db.close()
     const store = await openStore(dataDir)
     onTestFinished(() => store.close())
-    const jobs = sqliteOf(store).prepare('SELECT pk, state, error_code, error_message, finished_at FROM jobs ORDER BY pk').all()
+    const jobs = sqliteOf(store).prepare('SELECT pk, state, error_code, error_message, secret, finished_at FROM jobs ORDER BY pk').all()
+    const cancelled = { state: 'failed', error_code: 'cancelled', error_message: expect.stringContaining('another job of the same library version'), secret: null, finished_at: now }
     expect(jobs).toEqual([
       expect.objectContaining({ pk: 1, state: 'succeeded' }),
-      expect.objectContaining({ pk: 2, state: 'running', error_code: null }),
-      { pk: 3, state: 'failed', error_code: 'cancelled', error_message: expect.stringContaining('an older job of the same library version'), finished_at: now },
+      { pk: 2, ...cancelled },
+      expect.objectContaining({ pk: 3, state: 'running', error_code: null }),
       expect.objectContaining({ pk: 4, state: 'queued' }),
       expect.objectContaining({ pk: 5, state: 'queued' }),
       expect.objectContaining({ pk: 6, state: 'queued' }),
+      { pk: 7, ...cancelled },
     ])
     expect(() => store.jobs.enqueue({ kind: 'ingest', libraryPk: 1, versionPk: 1 })).toThrow(expect.objectContaining({ code: 'library_busy' }))
   })

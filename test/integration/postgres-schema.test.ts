@@ -18,7 +18,8 @@ const defer = suiteTeardown()
 const BOOLEAN_COLUMNS = new Set(['libraries.is_private', 'libraries.is_imported', 'licenses.offline'])
 
 interface Column {
-  type: 'integer' | 'boolean' | 'text' | 'text, case-insensitive' | 'binary'
+  /** `integer, generated`: a table's own key `pk`, which the database hands out (SQLite's rowid, an identity in PostgreSQL). */
+  type: 'integer' | 'integer, generated' | 'boolean' | 'text' | 'text, case-insensitive' | 'binary'
   notNull: boolean
   default: string | null
 }
@@ -69,8 +70,9 @@ function sqliteSchema(db: ReturnType<typeof sqliteOf>): Schema {
     const info = db.prepare<[], { name: string; type: string; notnull: number; dflt_value: string | null; pk: number }>(`PRAGMA table_info(${name})`).all()
     const nocase = new Set([...sql.matchAll(/(\w+) TEXT[^,]*COLLATE NOCASE/gi)].map((m) => m[1]))
     const columns: Record<string, Column> = {}
+    const ownKey = info.filter((c) => c.pk > 0).length === 1 ? info.find((c) => c.pk === 1 && c.name === 'pk' && c.type === 'INTEGER') : undefined
     for (const c of info) {
-      const type = BOOLEAN_COLUMNS.has(`${name}.${c.name}`) ? 'boolean' : c.type === 'INTEGER' ? 'integer' : c.type === 'BLOB' ? 'binary' : nocase.has(c.name) ? 'text, case-insensitive' : 'text'
+      const type = c === ownKey ? 'integer, generated' : BOOLEAN_COLUMNS.has(`${name}.${c.name}`) ? 'boolean' : c.type === 'INTEGER' ? 'integer' : c.type === 'BLOB' ? 'binary' : nocase.has(c.name) ? 'text, case-insensitive' : 'text'
       columns[c.name] = { type, notNull: c.notnull === 1 || c.pk > 0, default: c.dflt_value }
     }
     const indexes = db.prepare<[], { name: string; unique: number; origin: string; partial: number }>(`PRAGMA index_list(${name})`).all()
@@ -101,8 +103,8 @@ function sqliteSchema(db: ReturnType<typeof sqliteOf>): Schema {
 
 async function postgresSchema(client: pg.Client): Promise<Schema> {
   const rows = async <T extends object>(sql: string) => (await client.query<T>(sql)).rows
-  const columns = await rows<{ table_name: string; column_name: string; data_type: string; udt_name: string; is_nullable: string; column_default: string | null }>(
-    "SELECT table_name, column_name, data_type, udt_name, is_nullable, column_default FROM information_schema.columns WHERE table_schema = 'public' ORDER BY ordinal_position",
+  const columns = await rows<{ table_name: string; column_name: string; udt_name: string; is_nullable: string; is_identity: string; column_default: string | null }>(
+    "SELECT table_name, column_name, udt_name, is_nullable, is_identity, column_default FROM information_schema.columns WHERE table_schema = 'public' ORDER BY ordinal_position",
   )
   const constraints = await rows<{ table_name: string; contype: string; columns: string[]; def: string }>(`
     SELECT c.conrelid::regclass::text AS table_name, c.contype, pg_get_constraintdef(c.oid) AS def,
@@ -112,7 +114,7 @@ async function postgresSchema(client: pg.Client): Promise<Schema> {
   const TYPES: Record<string, Column['type']> = { int8: 'integer', int4: 'integer', bool: 'boolean', text: 'text', citext: 'text, case-insensitive', bytea: 'binary' }
   for (const c of columns.filter((c) => !INTERNAL_TABLES.has(c.table_name))) {
     const table = (tables[c.table_name] ??= { columns: {}, primaryKey: [], uniques: [], foreignKeys: [], checks: [] })
-    const type = TYPES[c.udt_name]
+    const type = c.is_identity === 'YES' ? 'integer, generated' : TYPES[c.udt_name]
     expect(type, `${c.table_name}.${c.column_name} is ${c.udt_name}`).toBeDefined()
     const raw = c.column_default === null ? null : normalise(c.column_default)
     table.columns[c.column_name] = { type, notNull: c.is_nullable === 'NO', default: raw === 'false' ? '0' : raw === 'true' ? '1' : raw }

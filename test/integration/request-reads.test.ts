@@ -163,8 +163,8 @@ describe('the caller settler (on-premise library access control)', () => {
     const teamKey = { kind: 'api-key', keyId: keys.create('acme', { userId: owner.id, teamId: team.id }).id, userId: owner.id, teamId: team.id, insider: false } as const
     const operatorKey = { ...teamKey, userId: null, teamId: null, insider: true }
     const settle = createCallerSettler(app.runtime.store, 'cloud')
-    // The default policy filters nothing: no policy is settled.
-    expect(settle(teamKey)).not.toHaveProperty('policy')
+    // The default policy filters nothing: the key is settled with none.
+    expect(settle(teamKey)).toMatchObject({ policy: null })
     const blocking = applyPatch(defaultPolicy(), { libraryFilters: { mode: 'quality', quality: { blockedLibraries: { add: ['/acme/billing'] } } } })
     policies.set(team.id, blocking)
     const read = vi.spyOn(policies, 'of')

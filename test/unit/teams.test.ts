@@ -165,8 +165,13 @@ describe('who sees a library', () => {
     expect(decide(filtered, installPrivate, blocked)).toBe('unknown')
     expect(decide(withClosed(filtered, [1]), publicLib, blocked)).toBe('unknown')
     expect(asked).toBe(0)
-    // Callers with no policy settled on them are never asked about one.
-    for (const caller of [teamKey, ANONYMOUS, LOCAL]) expect(decide(caller, publicLib, blocked)).toBe('visible')
+    // A teamspace key whose policy filters nothing is settled with none; callers that no policy
+    // filters (the operator's key, sessions, anonymous, the CLI) are never asked about one.
+    const operatorKey = callerOf({ apiKey: { id: 9, userId: null, teamId: null }, user: null }, 'cloud', noTeams)
+    const member = callerOf({ apiKey: null, user: { id: 3, role: 'member' } }, 'cloud', () => [7])
+    for (const caller of [{ ...teamKey, policy: null } as Caller, operatorKey, member, ANONYMOUS, LOCAL]) expect(decide(caller, publicLib, blocked)).toBe('visible')
     expect(asked).toBe(0)
+    // A teamspace key nobody settled is an error, never a key that no policy filters.
+    expect(() => decide(teamKey, publicLib, blocked)).toThrow(/policy was not settled/)
   })
 })
