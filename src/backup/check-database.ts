@@ -13,7 +13,7 @@ import fsp from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import { z } from 'zod'
-import { MIGRATIONS } from '../../migrations/index.js'
+import { MIGRATIONS, sourceOf } from '../../migrations/index.js'
 import type { Manifest } from './manifest.js'
 import { asError } from '../store/worker-error.js'
 
@@ -60,11 +60,7 @@ async function expectedSchema(migrations: string[]): Promise<Schema> {
   const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
   try {
     await knex.migrate.latest({
-      migrationSource: {
-        getMigrations: async () => MIGRATIONS.filter(([name]) => wanted.has(name)),
-        getMigrationName: ([name]) => name,
-        getMigration: async ([, migration]) => migration,
-      },
+      migrationSource: sourceOf(MIGRATIONS.filter(([name]) => wanted.has(name))),
     })
     const tables = (await knex.raw(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)) as { name: string }[]
     const schema: Schema = {}

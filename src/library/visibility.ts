@@ -25,7 +25,7 @@ import { LecternError } from '../errors.js'
 import { readSetting } from '../settings.js'
 import type { Store } from '../store/index.js'
 import type { AccessRules } from '../store/library-access.js'
-import type { Library, LibraryVersion } from '../store/libraries.js'
+import type { LibrariesRepository, Library, LibraryVersion } from '../store/libraries.js'
 import { isAllowed, isOpen, type PolicySubject } from '../tenancy/policies.js'
 import { isInsider, isInTeam, type Caller } from './access.js'
 
@@ -68,7 +68,7 @@ export function policySubject(library: Library, defaultVersion: Pick<LibraryVers
 }
 
 /** The library as policies see it, its default version read from the store. */
-export const storedPolicySubject = (store: Store, library: Library): PolicySubject => policySubject(library, store.libraries.version(library.pk, ''))
+export const storedPolicySubject = (libraries: LibrariesRepository, library: Library): PolicySubject => policySubject(library, libraries.version(library.pk, ''))
 
 /**
  * Settles what the rules say of a request's caller: the libraries closed to it (on-premise) and

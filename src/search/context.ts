@@ -149,13 +149,13 @@ export class Retriever {
   private resolve(libraryId: string, caller: Caller, at: number): Resolution {
     const hit = this.resolutions.get(libraryId)
     if (hit?.at === at) {
-      const verdict = decide(caller, hit.library, () => (hit.subject ??= storedPolicySubject(this.store, hit.library)))
+      const verdict = decide(caller, hit.library, () => (hit.subject ??= storedPolicySubject(this.store.libraries, hit.library)))
       if (verdict === 'unknown') throw libraryNotFound(hit.id, caller)
       if (verdict === 'denied') throw accessDenied(hit.library)
       return hit
     }
     let subject: PolicySubject | undefined
-    const { ref, library, version, setPk } = resolveLibraryVersion(this.store.libraries, libraryId, caller, (found) => (subject = storedPolicySubject(this.store, found)))
+    const { ref, library, version, setPk } = resolveLibraryVersion(this.store.libraries, libraryId, caller, (found) => (subject = storedPolicySubject(this.store.libraries, found)))
     const set = this.store.snippets.set(setPk)
     if (!set) throw new Error(`snippet set ${setPk} vanished`)
     if (this.resolutions.size >= MAX_RESOLUTIONS) this.resolutions.clear()

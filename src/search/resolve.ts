@@ -9,7 +9,7 @@
  * versions or state are read either.
  */
 import type { Caller } from '../library/access.js'
-import { accessDenied, canSeeLibrary, decide, policySubject } from '../library/visibility.js'
+import { accessDenied, canSeeLibrary, decide, storedPolicySubject } from '../library/visibility.js'
 import { ERROR_CODES, LecternError, type ErrorCode } from '../errors.js'
 import { formatLibraryId, parseLibraryId, type LibraryRef } from '../library/id.js'
 import type { LibrariesRepository, Library, LibraryVersion } from '../store/libraries.js'
@@ -104,7 +104,7 @@ export function resolveLibraryVersion(
   rawId: string,
   caller: Caller,
   /** The library as policies see it, asked only when a policy filters the caller. */
-  subject: (library: Library) => PolicySubject = (library) => policySubject(library, libraries.version(library.pk, '')),
+  subject: (library: Library) => PolicySubject = (library) => storedPolicySubject(libraries, library),
 ): ResolvedLibrary & { setPk: number } {
   const { ref, library } = findLibrary(libraries, rawId, caller)
   if (decide(caller, library, () => subject(library)) === 'denied') throw accessDenied(library)

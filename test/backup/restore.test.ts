@@ -9,7 +9,7 @@ import { execa } from 'execa'
 import knexFactory from 'knex'
 import * as tar from 'tar'
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import { MIGRATIONS } from '../../migrations/index.js'
+import { MIGRATIONS, sourceOf } from '../../migrations/index.js'
 import { createArchive } from '../../src/backup/archive.js'
 import { updateBackupConfig, viewBackupConfig } from '../../src/backup/config.js'
 import { pendingMoves, restoreArchive } from '../../src/backup/restore.js'
@@ -334,11 +334,7 @@ async function olderArchive(): Promise<string> {
   fs.mkdirSync(paths.vectors)
   const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: paths.database }, useNullAsDefault: true })
   await knex.migrate.latest({
-    migrationSource: {
-      getMigrations: async () => MIGRATIONS.slice(0, -1),
-      getMigrationName: ([name]) => name,
-      getMigration: async ([, migration]) => migration,
-    },
+    migrationSource: sourceOf(MIGRATIONS.slice(0, -1)),
   })
   await knex.destroy()
   const db = new Database(paths.database)

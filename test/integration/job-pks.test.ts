@@ -7,7 +7,7 @@ import fs from 'node:fs'
 import Database from 'better-sqlite3'
 import knexFactory from 'knex'
 import { describe, expect, it } from 'vitest'
-import { MIGRATIONS } from '../../migrations/index.js'
+import { MIGRATIONS, sourceOf } from '../../migrations/index.js'
 import { dataPaths } from '../../src/install/paths.js'
 import { openStore, sqliteOf } from '../../src/store/index.js'
 import { tmpDir } from '../helpers/tmp.js'
@@ -19,11 +19,7 @@ describe('job pks', () => {
     fs.mkdirSync(paths.vectors, { recursive: true })
     const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: paths.database }, useNullAsDefault: true })
     await knex.migrate.latest({
-      migrationSource: {
-        getMigrations: async () => MIGRATIONS.slice(0, MIGRATIONS.findIndex(([name]) => name === '0019_team_pks_never_reused') + 1),
-        getMigrationName: ([name]) => name,
-        getMigration: async ([, migration]) => migration,
-      },
+      migrationSource: sourceOf(MIGRATIONS.slice(0, MIGRATIONS.findIndex(([name]) => name === '0019_team_pks_never_reused') + 1)),
     })
     await knex.destroy()
     const now = '2026-01-01T00:00:00.000Z'

@@ -13,7 +13,7 @@ import Database from 'better-sqlite3'
 import type { FastifyInstance } from 'fastify'
 import knexFactory from 'knex'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { MIGRATIONS } from '../../migrations/index.js'
+import { MIGRATIONS, sourceOf } from '../../migrations/index.js'
 import { LOCAL } from '../../src/library/access.js'
 import { refreshLibrary } from '../../src/jobs/library-jobs.js'
 import { removeLibrary } from '../../src/library/admin.js'
@@ -461,11 +461,7 @@ describe('upgrading a data directory to teamspace connections', () => {
     fs.mkdirSync(paths.vectors, { recursive: true })
     const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: paths.database }, useNullAsDefault: true })
     await knex.migrate.latest({
-      migrationSource: {
-        getMigrations: async () => MIGRATIONS.slice(0, MIGRATIONS.findIndex(([name]) => name === '0017_accounts') + 1),
-        getMigrationName: ([name]) => name,
-        getMigration: async ([, migration]) => migration,
-      },
+      migrationSource: sourceOf(MIGRATIONS.slice(0, MIGRATIONS.findIndex(([name]) => name === '0017_accounts') + 1)),
     })
     await knex.destroy()
     const sealed = createSecretBox(loadOrCreateSecretKey(paths.secretKey)).seal(GIT_TOKEN)

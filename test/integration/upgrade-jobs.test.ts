@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import Database from 'better-sqlite3'
 import knexFactory from 'knex'
 import { describe, expect, it } from 'vitest'
-import { MIGRATIONS } from '../../migrations/index.js'
+import { MIGRATIONS, sourceOf } from '../../migrations/index.js'
 import { dataPaths } from '../../src/install/paths.js'
 import { createSecretBox } from '../../src/secrets/cipher.js'
 import { loadOrCreateSecretKey } from '../../src/secrets/key.js'
@@ -28,11 +28,7 @@ async function previousReleaseDataDir(seed: (db: Database.Database, seal: (token
   const secrets = createSecretBox(loadOrCreateSecretKey(paths.secretKey))
   const knex = knexFactory({ client: 'better-sqlite3', connection: { filename: paths.database }, useNullAsDefault: true })
   await knex.migrate.latest({
-    migrationSource: {
-      getMigrations: async () => MIGRATIONS.slice(0, MIGRATIONS.findIndex(([name]) => name === PREVIOUS_RELEASE) + 1),
-      getMigrationName: ([name]) => name,
-      getMigration: async ([, migration]) => migration,
-    },
+    migrationSource: sourceOf(MIGRATIONS.slice(0, MIGRATIONS.findIndex(([name]) => name === PREVIOUS_RELEASE) + 1)),
   })
   await knex.destroy()
   const db = new Database(paths.database)
