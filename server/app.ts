@@ -209,7 +209,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   warm()
   if (options.startWorker ?? true) {
     await recoverDataDir(runtime, app.log)
-    runtime.worker.start()
+    await runtime.worker.start()
   }
   return app
 }

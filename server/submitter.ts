@@ -11,10 +11,10 @@ import { placeSubmission, type Submitter } from '../src/tenancy/private-sources.
 export const submitterOf = (app: FastifyInstance, request: FastifyRequest): Submitter => ({ caller: request.caller, mode: app.lecternOptions.config.mode })
 
 /** Submits a non-git source under the ID and owner its privacy gives it. */
-export function submitPlaced(app: FastifyInstance, request: FastifyRequest, submission: SourceSubmission): Submitted {
+export async function submitPlaced(app: FastifyInstance, request: FastifyRequest, submission: SourceSubmission): Promise<Submitted> {
   const { store } = app.runtime
   const { id, owner } = placeSubmission(store.teams, submitterOf(app, request), submission.libraryId, submission.isPrivate === true)
-  return submitSource(store, { ...submission, libraryId: id }, owner)
+  return await submitSource(store, { ...submission, libraryId: id }, owner)
 }
 
 /** An add's answer: the library's ID and what happens next, with a word when the library will be closed to the caller. */

@@ -140,9 +140,9 @@ export async function benchSources(): Promise<SourcesResult> {
   })
   try {
     const submission = websiteSubmission(`${site.url}/`)
-    const crawlJob = submitSource(runtime.store, { ...submission, spec: { ...submission.spec, maxPages: PAGES + HUBS + 1 } }).job
+    const crawlJob = (await submitSource(runtime.store, { ...submission, spec: { ...submission.spec, maxPages: PAGES + HUBS + 1 } })).job
     const crawl = await timedDrain(runtime, crawlJob.pk)
-    const openApiJob = submitOpenApiUrl(runtime.store, { url: `${site.url}/openapi.json` }).job
+    const openApiJob = (await submitOpenApiUrl(runtime.store, { url: `${site.url}/openapi.json` })).job
     const openApi = await timedDrain(runtime, openApiJob.pk)
     return {
       pages: PAGES + HUBS + 1,

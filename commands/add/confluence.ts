@@ -25,7 +25,7 @@ Library ID: /confluence/<slug of --title>, or /confluence/<space key, lower-case
 
   async run(): Promise<AddSourceResult> {
     const { flags } = await this.parse(AddConfluence)
-    return this.withRuntime(flags, 'write', (runtime) => {
+    return this.withRuntime(flags, 'write', async (runtime) => {
       const submission = confluenceSubmission(runtime.store, INSTALL_CONNECTIONS, {
         connection: flags.connection,
         spaceKey: flags.space,
@@ -33,7 +33,7 @@ Library ID: /confluence/<slug of --title>, or /confluence/<space key, lower-case
         title: flags.title,
         description: flags.description,
       })
-      return this.follow(runtime, submitSource(runtime.store, submission), flags.wait)
+      return this.follow(runtime, await submitSource(runtime.store, submission), flags.wait)
     })
   }
 }

@@ -18,6 +18,6 @@ Library ID: /llmstxt/<host-path>, e.g. https://docs.example.com/llms.txt -> /llm
   async run(): Promise<AddSourceResult> {
     const { args, flags } = await this.parse(AddLlmsTxt)
     const submission = llmstxtSubmission(args.url)
-    return this.withRuntime(flags, 'write', (runtime) => this.follow(runtime, submitSource(runtime.store, submission), flags.wait))
+    return this.withRuntime(flags, 'write', async (runtime) => this.follow(runtime, await submitSource(runtime.store, submission), flags.wait))
   }
 }

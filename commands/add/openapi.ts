@@ -35,7 +35,7 @@ Library IDs: /docs/<host-path> for a URL (https://api.example.com/v3/openapi.jso
 }
 
 async function submit(store: Store, source: string, flags: { title?: string; description?: string; force: boolean }): Promise<Submitted> {
-  if (/^https?:\/\//i.test(source)) return submitOpenApiUrl(store, { url: source, ...flags })
+  if (/^https?:\/\//i.test(source)) return await submitOpenApiUrl(store, { url: source, ...flags })
   // Checked before reading, so a huge file is refused without loading it.
   const info = await stat(source).catch(() => {
     throw new LecternError('validation_error', `No such file: ${source}`)

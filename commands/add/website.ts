@@ -24,6 +24,6 @@ Library ID: /websites/<host-base-path>, e.g. https://docs.example.com/guide/ -> 
   async run(): Promise<AddSourceResult> {
     const { args, flags } = await this.parse(AddWebsite)
     const submission = websiteSubmission(args.url, flags['base-url'], flags.render)
-    return this.withRuntime(flags, 'write', (runtime) => this.follow(runtime, submitSource(runtime.store, submission), flags.wait))
+    return this.withRuntime(flags, 'write', async (runtime) => this.follow(runtime, await submitSource(runtime.store, submission), flags.wait))
   }
 }

@@ -22,7 +22,7 @@ export default class LibrariesRemove extends LecternCommand {
         this.error('Aborted; nothing was changed.', { exit: 1 })
       }
     }
-    const removed = await this.withRuntime(flags, 'read', (rt) => removeLibrary(rt.store, args.id, LOCAL))
+    const removed = await this.withRuntime(flags, 'read', async (rt) => await removeLibrary(rt.store, args.id, LOCAL))
     this.log(`Removed ${removed.id}.`)
     return removed
   }

@@ -24,9 +24,9 @@ export default class TeamsDelete extends LecternCommand {
         this.error('Aborted; nothing was changed.', { exit: 1 })
       }
     }
-    const deleted = await this.withRuntime(flags, 'write', (rt) => {
+    const deleted = await this.withRuntime(flags, 'write', async (rt) => {
       requireCloud(rt.config.mode)
-      return deleteTeam(rt.store, findTeam(rt.store, args.team), LOCAL, rt.forgetSet)
+      return await deleteTeam(rt.store, findTeam(rt.store, args.team), LOCAL, rt.forgetSet)
     })
     this.log(`Deleted the teamspace ${deleted.removed}${deleted.libraries.length > 0 ? ` and its private libraries ${deleted.libraries.join(', ')}` : ''}.`)
     return deleted

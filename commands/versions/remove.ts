@@ -25,7 +25,7 @@ export default class VersionsRemove extends LecternCommand {
         this.error('Aborted; nothing was changed.', { exit: 1 })
       }
     }
-    const removed = await this.withRuntime(flags, 'read', (rt) => removeVersion(rt.store, args.libraryId, args.tag, LOCAL))
+    const removed = await this.withRuntime(flags, 'read', async (rt) => await removeVersion(rt.store, args.libraryId, args.tag, LOCAL))
     this.log(`Removed ${removed.id}.`)
     return removed
   }

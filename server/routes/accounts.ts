@@ -21,7 +21,7 @@ export default async function accounts(app: FastifyInstance): Promise<void> {
   })
 
   app.post<{ Body: { token: string } }>('/auth/verify', { schema: { body: TokenBody } }, async (request) => {
-    const user = verifyEmail(store, request.body.token)
+    const user = await verifyEmail(store, request.body.token)
     return { email: user.email, emailVerified: user.emailVerified }
   })
 
@@ -45,6 +45,6 @@ export default async function accounts(app: FastifyInstance): Promise<void> {
   )
 
   app.post<{ Body: { token: string } }>('/invitations/accept', { config: session, schema: { body: TokenBody } }, async (request) =>
-    teamView(acceptInvitation(store, request.user!, request.body.token)),
+    teamView(await acceptInvitation(store, request.user!, request.body.token)),
   )
 }

@@ -22,7 +22,7 @@ export default async function auth(app: FastifyInstance): Promise<void> {
     const user = await users.verify(request.body.email, request.body.password)
     if (!user) throw new LecternError('not_authenticated', 'Wrong email or password.')
     // The reference's "automatically added once they sign in": invitations to this (verified) address.
-    if (app.lecternOptions.config.mode === 'cloud') acceptPendingInvitations(app.runtime.store, user)
+    if (app.lecternOptions.config.mode === 'cloud') await acceptPendingInvitations(app.runtime.store, user)
     const { expiresAt } = startSession(request, reply, users, user)
     return { email: user.email, role: user.role, expiresAt }
   })

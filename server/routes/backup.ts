@@ -65,7 +65,7 @@ export default async function backupRoutes(app: FastifyInstance, options: Backup
   app.get('/backup/config', admin, async () => viewBackupConfig(store))
 
   app.put('/backup/config', { ...admin, schema: { body: ConfigBody } }, async (request) => {
-    const view = updateBackupConfig(store, request.body)
+    const view = await updateBackupConfig(store, request.body)
     scheduler?.reload()
     return view
   })

@@ -14,7 +14,7 @@ export default async function jobsRoutes(app: FastifyInstance): Promise<void> {
   const admin = { access: 'admin' as const }
 
   app.get<{ Querystring: JobsQueryType }>('/jobs', { config: admin, schema: { querystring: JobsQuery, response: { 200: JobList } } }, async (request) => ({
-    jobs: listJobs(store, request.query.state.split(',') as JobState[], request.query.limit),
+    jobs: await listJobs(store, request.query.state.split(',') as JobState[], request.query.limit),
   }))
 
   app.get<{ Params: JobParamsType }>('/jobs/:id', { config: admin, schema: { params: JobParams, response: { 200: JobView } } }, async (request) =>
@@ -32,6 +32,6 @@ export default async function jobsRoutes(app: FastifyInstance): Promise<void> {
 
   // The process running the job may be another one: it notices the request on the job's row.
   app.post<{ Params: JobParamsType }>('/jobs/:id/cancel', { config: admin, schema: { params: JobParams, response: { 200: JobView } } }, async (request) =>
-    viewJob(store, cancelJob(store, request.params.id, `admin ${request.user!.email}`)),
+    viewJob(store, await cancelJob(store, request.params.id, `admin ${request.user!.email}`)),
   )
 }

@@ -54,7 +54,7 @@ export default async function teams(app: FastifyInstance): Promise<void> {
   app.delete<{ Params: { team: number } }>('/teams/:team', { config: session, schema: { params: TeamParams } }, async (request) => {
     const found = access(request.params.team, request.user!.id)
     requirePermission(found, 'deleteTeam')
-    return deleteTeam(store, found.team, request.caller, app.runtime.forgetSet)
+    return await deleteTeam(store, found.team, request.caller, app.runtime.forgetSet)
   })
 
   app.get<{ Params: { team: number } }>('/teams/:team/members', { config: session, schema: { params: TeamParams, response: { 200: MemberListSchema } } }, async (request) => {
@@ -98,7 +98,7 @@ export default async function teams(app: FastifyInstance): Promise<void> {
       const found = access(request.params.team, request.user!.id)
       requirePermission(found, 'manageMembers')
       requireVerified(request.user!)
-      return reply.code(201).send(invite(store, app.mailer, { team: found.team, inviter: request.user!, ...request.body }))
+      return reply.code(201).send(await invite(store, app.mailer, { team: found.team, inviter: request.user!, ...request.body }))
     },
   )
 

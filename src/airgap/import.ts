@@ -72,7 +72,7 @@ export class ImportBatch {
   }
 
   /** Creates new libraries and queues their jobs in one transaction; existing ones only with force. */
-  commit(force: boolean): ImportResult {
+  async commit(force: boolean): Promise<ImportResult> {
     const { store } = this
     const skipped = [...this.invalid]
     if (this.staged.length === 0) {
@@ -80,7 +80,7 @@ export class ImportBatch {
       const reasons = skipped.map((s) => `${s.project}: ${s.reason}`).join('; ')
       throw new LecternError('validation_error', `No library of the import is valid (${reasons}). Nothing was imported.`)
     }
-    const jobs = store.transaction(() => {
+    const jobs = await store.transaction(async () => {
       const queued: Job[] = []
       for (const { id, file } of this.staged) {
         const existing = store.libraries.byId(id)
@@ -125,7 +125,7 @@ export async function importPayload(store: Store, file: string, what: string, fo
   const batch = new ImportBatch(store)
   try {
     const payload = await readPayloadFile(file, what, () => batch.next())
-    return batch.commit(force || payload.force)
+    return await batch.commit(force || payload.force)
   } catch (err) {
     batch.discard()
     throw err
@@ -137,7 +137,7 @@ export async function importBundle(store: Store, file: string, force: boolean): 
   const batch = new ImportBatch(store)
   try {
     await readBundle(file, batch.dir, (entryFile, entry) => readLibraryFile(entryFile, entry, batch.next()))
-    return batch.commit(force)
+    return await batch.commit(force)
   } catch (err) {
     batch.discard()
     throw err

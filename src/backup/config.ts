@@ -79,7 +79,7 @@ export function viewBackupConfig(store: Store, config: BackupConfig = readBackup
 }
 
 /** Validates and merges an update (fields left out keep their value); returns the new view. */
-export function updateBackupConfig(store: Store, input: unknown): BackupConfigView {
+export async function updateBackupConfig(store: Store, input: unknown): Promise<BackupConfigView> {
   const update = parseInput(BackupConfigUpdate, input, 'Backup config')
   const next = readBackupConfig(store)
   if (update.schedule !== undefined) {
@@ -90,7 +90,7 @@ export function updateBackupConfig(store: Store, input: unknown): BackupConfigVi
   let secret: string | undefined
   if (update.destination) ({ destination: next.destination, secret } = resolveDestination(update.destination))
   // One transaction: a reader never sees the new destination with the old secret.
-  store.transaction(() => {
+  await store.transaction(async () => {
     store.settings.set(CONFIG_SETTING, next)
     if (secret === '') store.settings.remove(SECRET_SETTING)
     else if (secret !== undefined) store.settings.set(SECRET_SETTING, store.secrets.seal(secret))

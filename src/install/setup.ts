@@ -46,7 +46,7 @@ export function prepareSetup(store: Store, paths: DataPaths): { token: string; f
 
 /** Creates the first admin for the holder of the setup token. */
 export async function completeSetup(store: Store, paths: DataPaths, input: { token: string; email: string; password: string }): Promise<User> {
-  const stored = claimToken(store, input.token)
+  const stored = await claimToken(store, input.token)
   try {
     const user = await store.users.create({ email: input.email, password: input.password, role: 'admin' })
     fs.rmSync(paths.setupToken, { force: true })
@@ -58,8 +58,8 @@ export async function completeSetup(store: Store, paths: DataPaths, input: { tok
 }
 
 /** Checks the token and erases it in one transaction; returns the stored hash, to put back on failure. */
-function claimToken(store: Store, token: string): string {
-  return store.transaction(() => {
+async function claimToken(store: Store, token: string): Promise<string> {
+  return await store.transaction(async () => {
     if (!needsSetup(store)) throw new LecternError('forbidden', 'This install already has an admin: sign in instead.')
     const stored = store.settings.get<string | null>(SETTING_KEYS.setupTokenHash)
     const given = hashOf(token)

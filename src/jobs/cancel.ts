@@ -20,9 +20,9 @@ export function cancelledReason(jobPk: number, when: 'queued' | 'running'): stri
 }
 
 /** `by` names who asked, for the job's log (an admin's email, or the CLI). */
-export function cancelJob(store: Store, jobPk: number, by: string): Job {
+export async function cancelJob(store: Store, jobPk: number, by: string): Promise<Job> {
   // One write transaction: read and written under the write lock, so a worker cannot claim the job in between.
-  return store.transaction((): Job => {
+  return await store.transaction(async (): Promise<Job> => {
     const job = requireJob(store.jobs, jobPk)
     if (job.state === 'queued') {
       const reason = cancelledReason(jobPk, 'queued')

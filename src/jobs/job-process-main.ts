@@ -75,7 +75,7 @@ async function handle(message: ToJobProcess): Promise<void> {
     case 'init':
       return init(message)
     case 'start':
-      worker!.start()
+      await worker!.start()
       post({ type: 'started' })
       return
     case 'wake':

@@ -162,7 +162,7 @@ export class JobProcess implements JobRunner {
         clearInterval(this.cancelWatch)
         if (this.stopping) return resolve()
         if (this.killedForCancel !== undefined) this.restartAfterCancel()
-        else this.ended({ code, signal, stderr: stderr.trim() || undefined }, performance.now() - forkedAt)
+        else void this.ended({ code, signal, stderr: stderr.trim() || undefined }, performance.now() - forkedAt)
         resolve()
       })
     })
@@ -197,12 +197,12 @@ export class JobProcess implements JobRunner {
   }
 
   /** The job process ended without being asked to: its jobs fail, and a new one starts after a while. */
-  private ended(exit: { code: number | null; signal: NodeJS.Signals | null; stderr?: string }, ranMs: number): void {
+  private async ended(exit: { code: number | null; signal: NodeJS.Signals | null; stderr?: string }, ranMs: number): Promise<void> {
     const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`
     let failedJobs: number[] = []
     try {
       const oom = exit.signal === 'SIGKILL' ? ' (the kernel kills a process with SIGKILL when memory runs out)' : ''
-      failedJobs = failRunningJobs(this.options.store, `The job process ${how} while this job ran${oom}; refresh the library, or add it again, to run it anew.`)
+      failedJobs = await failRunningJobs(this.options.store, `The job process ${how} while this job ran${oom}; refresh the library, or add it again, to run it anew.`)
     } catch (err) {
       // The next job process's start queues them again instead (worker.ts).
       this.options.log.error({ err }, 'could not end the jobs of the job process that ended')

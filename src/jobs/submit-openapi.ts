@@ -26,10 +26,10 @@ export function openApiUrlLibraryId(url: string): string {
   return `/docs/${slugifySegment(`${parsed.host}${withoutExtension}`)}`
 }
 
-export function submitOpenApiUrl(store: Store, input: { url: string; title?: string; description?: string; force?: boolean }, submitter?: Submitter): Submitted {
+export async function submitOpenApiUrl(store: Store, input: { url: string; title?: string; description?: string; force?: boolean }, submitter?: Submitter): Promise<Submitted> {
   const { id: libraryId } = placeSubmission(store.teams, submitter, openApiUrlLibraryId(input.url), false)
   const spec: OpenApiSpec = { type: 'openapi', url: input.url, ...named(input) }
-  return submitSource(store, {
+  return await submitSource(store, {
     libraryId,
     title: input.title || libraryId.slice('/docs/'.length),
     description: input.description,
@@ -56,7 +56,7 @@ export async function submitOpenApiUpload(store: Store, input: OpenApiUpload, su
   // Saving replaces the file an existing library refreshes from, so refuse first what submitSource would.
   refuseUnlessReplaceable(store, libraryId, input.force ?? false, owner !== undefined)
   const file = await saveUpload(store.paths, slug, uploadExtension(input.fileName, input.data), input.data)
-  const submitted = submitSource(store, {
+  const submitted = await submitSource(store, {
     libraryId,
     title: input.title || baseSlug,
     description: input.description,

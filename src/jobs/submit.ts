@@ -91,7 +91,7 @@ export async function submitRepository(store: Store, input: RepositorySubmission
   const isPrivate = input.private === true || (submitter?.mode === 'cloud' && withCredentials)
   const { id, owner } = placeSubmission(store.teams, submitter, repo.libraryId, isPrivate, 'repository')
   const note = await admitGitRemote(repo.cloneUrl, guard)
-  const job = store.transaction(() => {
+  const job = await store.transaction(async () => {
     const newLibrary: NewLibrary = {
       id,
       title: repo.repo,
@@ -117,8 +117,8 @@ export async function submitRepository(store: Store, input: RepositorySubmission
 }
 
 /** `owner`: the teamspace a private source belongs to, its ID already placed (placeSubmission). */
-export function submitSource(store: Store, input: SourceSubmission, owner?: TeamOwner): Submitted {
-  const job = store.transaction(() => {
+export async function submitSource(store: Store, input: SourceSubmission, owner?: TeamOwner): Promise<Submitted> {
+  const job = await store.transaction(async () => {
     const existing = store.libraries.byId(input.libraryId)
     if (existing && existing.sourceKind !== input.sourceKind) {
       throw new LecternError('library_exists', `Library ${input.libraryId} already exists with another source (${existing.sourceKind}).`)

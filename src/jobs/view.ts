@@ -70,11 +70,11 @@ export function viewJob(store: Store, job: Job, now = Date.now(), position?: num
  * order (from the head of the queue), running ones, then ended ones (succeeded and failed
  * together) newest first, by when they were queued.
  */
-export function listJobs(store: Store, states: readonly JobState[], limit: number, now = Date.now()): JobView[] {
+export async function listJobs(store: Store, states: readonly JobState[], limit: number, now = Date.now()): Promise<JobView[]> {
   const wanted = (state: JobState) => states.includes(state)
   // One read transaction (deferred: it takes no write lock): a job claimed between two of the
   // reads would show twice, or not at all.
-  return store.readTransaction(() => {
+  return await store.readTransaction(async () => {
     const queued = wanted('queued') ? store.jobs.list({ states: ['queued'], limit, oldestFirst: true }) : []
     const running = wanted('running') ? store.jobs.list({ states: ['running'], limit, oldestFirst: true }) : []
     const ended = (['succeeded', 'failed'] as const).filter(wanted)

@@ -73,7 +73,7 @@ export class Worker {
   private wakeUp: (() => void) | undefined
   private current: AbortController | undefined
   /** A job's outcome the database refused (full disk), written before anything else is claimed. */
-  private unrecorded: (() => void) | undefined
+  private unrecorded: (() => Promise<void>) | undefined
   private claimFailing = false
 
   constructor(
@@ -87,13 +87,15 @@ export class Worker {
     return this.running
   }
 
-  start(): void {
+  async start(): Promise<void> {
     if (this.running) return
+    // Set before the first await: a second start while this one recovers must not start a second loop.
+    this.running = true
     try {
       // Jobs a dead process left running marked their versions `processing`; they wait again now,
       // except those an admin asked to cancel, which end as cancelled.
       for (const job of this.store.jobs.list({ states: ['running'], limit: 1000 })) {
-        if (job.cancelRequestedAt !== null) this.endCancelled(job)
+        if (job.cancelRequestedAt !== null) await this.endCancelled(job)
         else if (job.versionPk !== null) settleVersion(this.store, job.versionPk)
       }
       const requeued = this.store.jobs.requeueInterrupted()
@@ -102,7 +104,6 @@ export class Worker {
       // A start on a full disk still serves reads; those jobs are queued at a later start.
       this.log.error({ err }, 'could not queue again the jobs a previous run left running (is the disk full?)')
     }
-    this.running = true
     this.loop = this.run()
   }
 
@@ -121,32 +122,32 @@ export class Worker {
   /** Runs queued jobs until none is left; for a CLI that works without a server (store errors end it). */
   async drain(until: () => boolean = () => false): Promise<void> {
     while (!until()) if (!(await this.runNext())) break
-    this.writeUnrecorded()
+    await this.writeUnrecorded()
   }
 
   /** Claims and runs the oldest queued job; false when none was queued. */
   private async runNext(): Promise<boolean> {
-    const job = this.claim()
+    const job = await this.claim()
     if (!job) return false
     await this.execute(job)
     return true
   }
 
-  private writeUnrecorded(): void {
-    this.unrecorded?.()
+  private async writeUnrecorded(): Promise<void> {
+    await this.unrecorded?.()
     this.unrecorded = undefined
   }
 
-  private claim(): Job | undefined {
-    this.writeUnrecorded()
+  private async claim(): Promise<Job | undefined> {
+    await this.writeUnrecorded()
     this.options.betweenJobs?.()
     return this.store.jobs.claimNext()
   }
 
   /** A claim, or undefined when the store cannot be written now (logged once, retried at the next poll). */
-  private claimOrWait(): Job | undefined {
+  private async claimOrWait(): Promise<Job | undefined> {
     try {
-      const job = this.claim()
+      const job = await this.claim()
       this.claimFailing = false
       return job
     } catch (err) {
@@ -158,7 +159,7 @@ export class Worker {
 
   private async run(): Promise<void> {
     while (this.running) {
-      const job = this.claimOrWait()
+      const job = await this.claimOrWait()
       if (job) {
         await this.execute(job)
         continue
@@ -240,7 +241,7 @@ export class Worker {
     recorder.flush()
     const end = () => this.end(job, outcome, log)
     try {
-      end()
+      await end()
     } catch (err) {
       // Retried at every poll, so the version leaves `processing` as soon as the database takes it.
       this.unrecorded = end
@@ -252,8 +253,8 @@ export class Worker {
    * Records the outcome and settles the version in one transaction (both or neither, so a retry
    * repeats both); then the onJobEnd tidying, which fails soft.
    */
-  private end(job: Job, outcome: () => void, log: JobLog): void {
-    this.store.transaction(() => {
+  private async end(job: Job, outcome: () => void, log: JobLog): Promise<void> {
+    await this.store.transaction(async () => {
       outcome()
       if (job.versionPk !== null) settleVersion(this.store, job.versionPk)
     })
@@ -291,9 +292,9 @@ export class Worker {
   }
 
   /** A job a dead process was running when its cancel was asked for: it ends cancelled and never runs again. */
-  private endCancelled(job: Job): void {
+  private async endCancelled(job: Job): Promise<void> {
     const reason = cancelledReason(job.pk, 'running')
-    this.store.transaction(() => failJob(this.store, job, 'cancelled', reason))
+    await this.store.transaction(async () => failJob(this.store, job, 'cancelled', reason))
     removeWorkDirOf(this.store, job.pk)
     this.log.warn({ jobId: job.pk }, 'a job cut off after its cancel was asked ended as cancelled')
   }
@@ -306,10 +307,10 @@ export class Worker {
  * asked for is left to the next start, which ends it cancelled. Each job's own log ends with the
  * line a failure writes. Returns the jobs failed.
  */
-export function failRunningJobs(store: Store, message: string): number[] {
+export async function failRunningJobs(store: Store, message: string): Promise<number[]> {
   const jobs = store.jobs.list({ states: ['running'], limit: 1000 }).filter((job) => job.cancelRequestedAt === null)
   const time = new Date().toISOString()
-  store.transaction(() => {
+  await store.transaction(async () => {
     for (const job of jobs) {
       failJob(store, job, 'internal_error', message)
       store.jobLogs.append(job.pk, [{ time, level: 'warn', message: 'job failed', fields: { code: 'internal_error', reason: message } }])

@@ -37,8 +37,8 @@ export type ForgetSet = (setPk: number) => void
  * cascade) and returns the set pks; their FTS tables are dropped in the same transaction, and
  * their files removed once it committed. The one way Lectern deletes live sets.
  */
-function removeWithSets(store: Store, deleteRows: () => number[], forget: ForgetSet | undefined): number[] {
-  const sets = store.transaction(() => {
+async function removeWithSets(store: Store, deleteRows: () => number[], forget: ForgetSet | undefined): Promise<number[]> {
+  const sets = await store.transaction(async () => {
     const setPks = deleteRows()
     for (const pk of setPks) store.snippets.dropLegacyFts(pk)
     return setPks
@@ -60,9 +60,9 @@ export interface RemovedLibrary {
  * is running is refused (the job would write into rows that are gone), while queued jobs go with
  * it; the check and the delete share one transaction, so a worker cannot claim a job in between.
  */
-export function removeLibrary(store: Store, raw: string, caller: Caller, forget?: ForgetSet): RemovedLibrary {
+export async function removeLibrary(store: Store, raw: string, caller: Caller, forget?: ForgetSet): Promise<RemovedLibrary> {
   const { library } = findLibrary(store.libraries, unpinned(raw, 'The ID'), caller)
-  const sets = removeWithSets(
+  const sets = await removeWithSets(
     store,
     () => {
       const running = store.jobs.runningForLibrary(library.pk)
@@ -90,7 +90,7 @@ export interface RemovedVersion {
  * of it goes with it. The check and the delete share one transaction, so a worker cannot claim
  * the job in between.
  */
-export function removeVersion(store: Store, rawId: string, tag: string, caller: Caller, forget?: ForgetSet): RemovedVersion {
+export async function removeVersion(store: Store, rawId: string, tag: string, caller: Caller, forget?: ForgetSet): Promise<RemovedVersion> {
   const { library } = findLibrary(store.libraries, unpinned(rawId, 'The ID'), caller)
   const namesDefault = tag.trim() === '' || (tag === library.branch && !store.libraries.version(library.pk, tag))
   const version = namesDefault ? undefined : findVersion(store.libraries, library, tag)
@@ -98,7 +98,7 @@ export function removeVersion(store: Store, rawId: string, tag: string, caller: 
     throw new LecternError('validation_error', `The default branch of ${library.id} is the library itself; remove it with \`lectern libraries remove ${library.id}\`.`)
   }
   const id = formatLibraryId({ id: library.id, version: version.tag })
-  const sets = removeWithSets(store, () => {
+  const sets = await removeWithSets(store, () => {
     const active = store.jobs.activeForVersion(version.pk)
     if (active?.state === 'running') {
       throw new LecternError('library_busy', `Version ${id} is being processed (job ${active.pk}); remove it once the job has ended.`)

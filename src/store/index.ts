@@ -21,6 +21,7 @@ import { createLicensesRepository, type LicensesRepository } from './licenses.js
 import { createLibrariesRepository, type LibrariesRepository } from './libraries.js'
 import { createLibraryAccessRepository, type LibraryAccessRepository } from './library-access.js'
 import { createPoliciesRepository, type PoliciesRepository } from './policies.js'
+import { createSqliteSql } from './sqlite-sql.js'
 import { createSettingsRepository, type SettingsRepository } from './settings.js'
 import { createSnippetsRepository, type SnippetsRepository } from './snippets.js'
 import { createTeamsRepository, type TeamsRepository } from './teams.js'
@@ -53,13 +54,14 @@ export interface Store {
    */
   catalogVersion(): number
   /**
-   * Runs `fn` in one write transaction and returns its result. It begins IMMEDIATE: it waits its
-   * turn for the write lock instead of failing when another process wrote since it read. A call
-   * inside another transaction joins it.
+   * Runs `fn` in one write transaction and returns its result: every store call `fn` makes, and
+   * whatever it awaits, is part of it (src/store/sql.ts). It waits its turn for the write lock
+   * instead of failing when another process wrote since it read. A call inside another
+   * transaction joins it as a savepoint.
    */
-  transaction<T>(fn: () => T): T
+  transaction<T>(fn: () => Promise<T>): Promise<T>
   /** Runs `fn` in one read transaction: its reads see one moment, and it holds no writer up. */
-  readTransaction<T>(fn: () => T): T
+  readTransaction<T>(fn: () => Promise<T>): Promise<T>
   /** The migrations applied to the database, oldest first. */
   migrations(): string[]
   /** False once closed: a server that is stopping is not ready. */
@@ -90,6 +92,7 @@ export async function openStore(dataDir: string): Promise<Store> {
   const secretKey = loadOrCreateSecretKey(paths.secretKey)
   await migrateDatabase(paths.database)
   const db = openConnection(paths.database)
+  const sql = createSqliteSql(db)
   const catalogVersionStmt = db.prepare('SELECT version FROM catalog_version WHERE id = 1').pluck()
   const secrets = createSecretBox(secretKey)
   const settings = createSettingsRepository(db)
@@ -114,8 +117,8 @@ export async function openStore(dataDir: string): Promise<Store> {
     licenses: createLicensesRepository(db),
     usage: createUsageRepository(db),
     catalogVersion: () => catalogVersionStmt.get() as number,
-    transaction: (fn) => db.transaction(fn).immediate(),
-    readTransaction: (fn) => db.transaction(fn).deferred(),
+    transaction: (fn) => sql.transaction(fn, 'write'),
+    readTransaction: (fn) => sql.transaction(fn, 'read'),
     migrations: () => appliedMigrations(db),
     isOpen: () => db.open,
     close: () => {

@@ -47,11 +47,11 @@ export function sendVerification(store: Store, mailer: Mailer, user: User): void
 }
 
 /** Marks the token's user verified and adds them to the teamspaces that invited that address. */
-export function verifyEmail(store: Store, token: string): User {
+export async function verifyEmail(store: Store, token: string): Promise<User> {
   const userId = store.accountTokens.consume(token, 'verify')
   if (userId === undefined) throw badLink()
   const user = store.users.markVerified(userId)
-  acceptPendingInvitations(store, user)
+  await acceptPendingInvitations(store, user)
   return user
 }
 

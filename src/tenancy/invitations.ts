@@ -17,12 +17,12 @@ export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
-export function invite(store: Store, mailer: Mailer, input: { team: Team; inviter: User; email: string; role: InvitedRole }): Invitation {
+export async function invite(store: Store, mailer: Mailer, input: { team: Team; inviter: User; email: string; role: InvitedRole }): Promise<Invitation> {
   const { team, inviter, role } = input
   const email = input.email.trim()
   if (!EMAIL.test(email) || email.length > 320) throw new LecternError('validation_error', `"${input.email}" is not an email address.`)
   if (team.personalUserId !== null) throw new LecternError('forbidden', `${team.name} is a personal space, which has no members: create a teamspace to invite people.`)
-  const { invitation, token } = store.transaction(() => {
+  const { invitation, token } = await store.transaction(async () => {
     const members = store.teams.members(team.id)
     if (members.some((m) => m.email.toLowerCase() === email.toLowerCase())) throw new LecternError('validation_error', `${email} is already a member of ${team.name}.`)
     const others = store.invitations.pending(team.id).filter((i) => i.email.toLowerCase() !== email.toLowerCase())
@@ -37,8 +37,8 @@ export function invite(store: Store, mailer: Mailer, input: { team: Team; invite
 }
 
 /** Joins the team of one invitation and removes it. */
-function join(store: Store, user: User, invitation: Invitation): Membership {
-  return store.transaction(() => {
+async function join(store: Store, user: User, invitation: Invitation): Promise<Membership> {
+  return await store.transaction(async () => {
     if (store.teams.roleOf(invitation.teamId, user.id) === undefined) store.teams.addMember(invitation.teamId, user.id, invitation.role, membersAllowed)
     store.invitations.remove(invitation.teamId, invitation.id)
     return store.teams.membershipsOf(user.id).find((m) => m.team.id === invitation.teamId)!
@@ -49,12 +49,12 @@ function join(store: Store, user: User, invitation: Invitation): Membership {
  * Accepts every pending invitation of a verified user's address (at sign-in and verification).
  * One a team can no longer honour (its plan was lowered) stays pending rather than failing the sign-in.
  */
-export function acceptPendingInvitations(store: Store, user: User): Membership[] {
+export async function acceptPendingInvitations(store: Store, user: User): Promise<Membership[]> {
   if (!user.emailVerified) return []
   const joined: Membership[] = []
   for (const invitation of store.invitations.forEmail(user.email)) {
     try {
-      joined.push(join(store, user, invitation))
+      joined.push(await join(store, user, invitation))
     } catch (err) {
       if (!(err instanceof LecternError && err.code === 'forbidden')) throw err
     }
@@ -88,11 +88,11 @@ export function previewInvitation(store: Store, token: string): InvitationPrevie
   return { teamName: team.name, email, role, expiresAt }
 }
 
-export function acceptInvitation(store: Store, user: User, token: string): Membership {
+export async function acceptInvitation(store: Store, user: User, token: string): Promise<Membership> {
   const invitation = validInvitation(store, token)
   if (invitation.email.toLowerCase() !== user.email.toLowerCase()) {
     throw new LecternError('forbidden', `This invitation is for another email address; sign in as that address to accept it (you are signed in as ${user.email}).`)
   }
   // The link reached the invited mailbox, which proves the address as a verification link would.
-  return join(store, store.users.markVerified(user.id), invitation)
+  return await join(store, store.users.markVerified(user.id), invitation)
 }

@@ -54,7 +54,7 @@ export async function addTeamSource(store: Store, access: TeamAccess, input: Tea
   if (connection?.kind === 'git') return addTeamRepository(store, { caller, mode: 'cloud', team: access }, connection, input, guard)
   if (input.repoUrl !== undefined) throw new LecternError('validation_error', `"${input.connection}" is not a git connection: a repository URL goes with a git connection of its host.`)
   const submission = submissionOf(store, access, input)
-  return submitSource(store, { ...submission, libraryId: scopedLibraryId(submission.libraryId, owner.teamPk) }, owner)
+  return await submitSource(store, { ...submission, libraryId: scopedLibraryId(submission.libraryId, owner.teamPk) }, owner)
 }
 
 /** A repository of the connection's host, cloned with its token, as the teamspace's private library. */

@@ -53,7 +53,7 @@ export function createTeam(store: Store, user: User, name: string): Team {
  * snippet sets and vector files go too; one being processed refuses with 409 library_busy and
  * the team stays), then the team with its members, keys, invitations and connections.
  */
-export function deleteTeam(store: Store, team: Team, caller: Caller, forget?: ForgetSet): { removed: string; libraries: string[] } {
+export async function deleteTeam(store: Store, team: Team, caller: Caller, forget?: ForgetSet): Promise<{ removed: string; libraries: string[] }> {
   if (team.personalUserId !== null) throw new LecternError('forbidden', 'A personal space cannot be deleted.')
   const libraries = store.teams.libraryIdsOf(team.id)
   // All checked before any goes, so a busy library leaves the team whole rather than half removed.
@@ -61,7 +61,7 @@ export function deleteTeam(store: Store, team: Team, caller: Caller, forget?: Fo
     const running = store.jobs.runningForLibrary(store.libraries.byId(id)!.pk)
     if (running) throw new LecternError('library_busy', `Library ${id} of ${team.name} is being processed (job ${running.pk}); delete the teamspace once the job has ended.`)
   }
-  for (const id of libraries) removeLibrary(store, id, caller, forget)
+  for (const id of libraries) await removeLibrary(store, id, caller, forget)
   store.teams.remove(team.id)
   return { removed: team.name, libraries }
 }

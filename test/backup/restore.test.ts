@@ -32,7 +32,7 @@ let good: string
 
 beforeAll(async () => {
   const app = await seededApp({ defer: teardown })
-  updateBackupConfig(app.runtime.store, { destination: { type: 's3', bucket: 'b', secretAccessKey: 's3-secret-value' } })
+  await updateBackupConfig(app.runtime.store, { destination: { type: 's3', bucket: 'b', secretAccessKey: 's3-secret-value' } })
   good = (await createArchive(app.runtime.store, await tmpDir('lectern-out-', teardown))).file
 })
 

@@ -51,7 +51,7 @@ describe('retention', () => {
   it('a failed backup prunes nothing', async () => {
     const app = await seededApp()
     const dir = await dirWith([day(1), day(2), day(3)])
-    updateBackupConfig(app.runtime.store, { retention: { keep: 1 } })
+    await updateBackupConfig(app.runtime.store, { retention: { keep: 1 } })
     // A file where the staging directory should be makes the backup fail before any archive exists.
     const blocked = path.join(dir, 'not-a-dir')
     fs.writeFileSync(blocked, '')

@@ -53,7 +53,7 @@ describe('S3 destination (s3rver)', () => {
   it('uploads under the key prefix with path-style addressing, lists, downloads, and prunes only archives', async () => {
     const app = await seededApp()
     const { store } = app.runtime
-    updateBackupConfig(store, { destination: s3Settings('team/lectern'), retention: { keep: 2 } })
+    await updateBackupConfig(store, { destination: s3Settings('team/lectern'), retention: { keep: 2 } })
     const raw = new S3Client(s3ClientConfig({ ...s3Settings('team/lectern') }))
     // Objects that must survive pruning: not archive names, or outside the prefix.
     await raw.send(new PutObjectCommand({ Bucket: 'bk', Key: 'team/lectern/notes.txt', Body: 'keep me' }))
@@ -82,7 +82,7 @@ describe('S3 destination (s3rver)', () => {
   it('`--to s3://bucket/prefix` overrides bucket and prefix and keeps the stored endpoint and keys', async () => {
     const app = await seededApp()
     const { store } = app.runtime
-    updateBackupConfig(store, { destination: s3Settings('') })
+    await updateBackupConfig(store, { destination: s3Settings('') })
     const result = await new BackupRunner(store, quietLog).start({ trigger: 'cli', target: 's3://bk/other/place' }).done
     expect(result.destination).toBe('s3://bk/other/place/')
     expect((await openDestination(store, 's3://bk/other/place').list()).map((a) => a.name)).toEqual([result.name])
@@ -95,7 +95,7 @@ describe('S3 upload failure (aws-sdk-client-mock)', () => {
     const { store } = app.runtime
     // Incompressible data, so the archive needs more than one 5 MiB part.
     store.settings.set(testSettingKey('bulk'), randomBytes(9 * 1024 * 1024).toString('base64'))
-    updateBackupConfig(store, { destination: s3Settings('p'), retention: { keep: 1 } })
+    await updateBackupConfig(store, { destination: s3Settings('p'), retention: { keep: 1 } })
     const s3 = mockClient(S3Client)
     try {
       s3.on(CreateMultipartUploadCommand).resolves({ UploadId: 'upload-1' })

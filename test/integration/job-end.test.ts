@@ -114,7 +114,7 @@ describe('every job end', () => {
       seen.refresh = (await app.inject({ method: 'POST', url: '/api/v1/refresh', headers: { authorization: `Bearer ${key}` }, payload: { libraryName: '/acme/steady' } })).statusCode
       return message
     } }, log, { pollMs: 20 })
-    worker.start()
+    await worker.start()
     try {
       await pollUntil('the job to end', () => (store.jobs.byPk(job.pk)?.state === 'succeeded' ? true : undefined))
       expect(seen).toEqual({ state: 'processing', refresh: 409 })
@@ -150,7 +150,7 @@ describe('every job end', () => {
       free = fill(mountPoint)
       return message
     } }, log, { pollMs: 20 })
-    worker.start()
+    await worker.start()
     try {
       await pollUntil('the job end to be refused', () => (errors.includes('could not record how the job ended; retrying before the next job') ? true : undefined))
       expect(store.jobs.byPk(job.pk)?.state).toBe('running')
@@ -181,7 +181,7 @@ describe('every job end', () => {
       started()
       ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))
     }) }, log, { pollMs: 20 })
-    worker.start()
+    await worker.start()
     await running
     if (cancel) store.jobs.requestCancel(job.pk, 'admin')
     await worker.stop()

@@ -29,7 +29,7 @@ describe('a data dir changed by another process', () => {
 
     // What `lectern libraries remove` and `lectern add` do from their own process.
     const cli = await openRuntime({ config: resolveConfig({ dataDir: dataDir }).config })
-    removeLibrary(cli.store, '/acme/alpha', LOCAL)
+    await removeLibrary(cli.store, '/acme/alpha', LOCAL)
     await cli.close()
     const { setPk: newSet } = await seedLibrary(await buildTestApp({ dataDir, startWorker: false }), '/acme/beta', pages('beta'))
     // A set pk is reused once the newest set is deleted (INTEGER PRIMARY KEY without AUTOINCREMENT),

@@ -191,7 +191,7 @@ describe('a teamspace manages its connections over HTTP', () => {
     const job = app.runtime.store.jobs.list({}).find((j) => j.libraryPk === app.runtime.store.libraries.byId(added.json().libraryName)!.pk)!
     expect(await waitForJobEnd(job.pk)).toBe('failed')
     expect(app.runtime.store.jobs.byPk(job.pk)).toMatchObject({ errorCode: 'source_unreachable', errorMessage: expect.stringContaining('wiki.beta.invalid') })
-    removeLibrary(app.runtime.store, added.json().libraryName, LOCAL)
+    await removeLibrary(app.runtime.store, added.json().libraryName, LOCAL)
     app.runtime.store.connections.remove({ teamPk: tenants.beta.teamPk }, 'future-wiki')
   })
 
@@ -404,7 +404,7 @@ describe("the dashboard's add through a teamspace's connection (a session, no ke
     expect(res.json().message).toMatch(/submitted for processing \(job \d+\)\. Note: git\.acme\.invalid does not resolve \(\w+\)\. If it is a host of your own network .* the operator names it in fetch\.allow \(LECTERN_FETCH_ALLOW\), which lets Lectern reach that host as it is\. The job fails unless it resolves when it runs\.$/)
     const failed = await waitForLibrary(app, res.json().libraryName)
     expect(failed).toMatchObject({ state: 'error', errorCode: 'source_unreachable', errorMessage: expect.stringContaining('fetch.allow') })
-    removeLibrary(app.runtime.store, res.json().libraryName, LOCAL)
+    await removeLibrary(app.runtime.store, res.json().libraryName, LOCAL)
     app.runtime.store.connections.remove({ teamPk: tenants.acme.teamPk }, 'internal-git')
   })
 

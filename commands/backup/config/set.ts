@@ -37,7 +37,7 @@ Schedule presets: ${Object.keys(SCHEDULE_PRESETS).join(', ')}; or a 5-field cron
   async run(): Promise<BackupConfigView> {
     const { flags } = await this.parse(BackupConfigSet)
     const secret = flags['s3-secret-env'] !== undefined ? readEnv(flags['s3-secret-env']) : flags['s3-secret-stdin'] ? (await text(process.stdin)).trim() : undefined
-    const view = await this.withRuntime(flags, 'write', (rt) => {
+    const view = await this.withRuntime(flags, 'write', async (rt) => {
       const current = readBackupConfig(rt.store)
       const update: BackupConfigUpdate = {}
       if (flags.dir) update.destination = { type: 'dir', path: path.resolve(flags.dir) }
@@ -65,7 +65,7 @@ Schedule presets: ${Object.keys(SCHEDULE_PRESETS).join(', ')}; or a 5-field cron
         update.schedule = { ...current.schedule, timeZone: flags['time-zone'] }
       }
       if (flags.keep !== undefined) update.retention = { keep: flags.keep === 'all' ? 'all' : Number(flags.keep) }
-      return updateBackupConfig(rt.store, update)
+      return await updateBackupConfig(rt.store, update)
     })
     this.log(renderBackupConfig(view))
     return view

@@ -45,7 +45,7 @@ export default async function libraries(app: FastifyInstance): Promise<void> {
     { config: admin, schema: { params: LibraryParams, response: { 200: RemovedLibrarySchema } } },
     async (request) => {
       // This process drops the sets at once, and (serve --workers) tells the others to.
-      const removed = removeLibrary(store, idOf(request.params), request.caller, app.runtime.forgetSet)
+      const removed = await removeLibrary(store, idOf(request.params), request.caller, app.runtime.forgetSet)
       return { removed: removed.id, sets: removed.sets }
     },
   )

@@ -33,7 +33,7 @@ export default async function versions(app: FastifyInstance): Promise<void> {
     '/libraries/:owner/:name/versions/:tag',
     { config: admin, schema: { params: VersionParams, response: { 200: RemovedVersionSchema } } },
     async (request) => {
-      const removed = removeVersion(runtime.store, idOf(request.params), request.params.tag, request.caller, runtime.forgetSet)
+      const removed = await removeVersion(runtime.store, idOf(request.params), request.params.tag, request.caller, runtime.forgetSet)
       return { removed: removed.id, tag: removed.tag, sets: removed.sets }
     },
   )

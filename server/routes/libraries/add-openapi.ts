@@ -20,7 +20,7 @@ export default async function addOpenApi(app: FastifyInstance): Promise<void> {
   await registerUploads(app, LIMITS)
 
   app.post<{ Body: AddOpenApiBodyType }>('/v2/add/openapi', { schema: { body: AddOpenApiBody }, config: { access: 'apiKey' } }, async (request) => {
-    const submitted = submitOpenApiUrl(app.runtime.store, { url: request.body.openApiUrl }, submitterOf(app, request))
+    const submitted = await submitOpenApiUrl(app.runtime.store, { url: request.body.openApiUrl }, submitterOf(app, request))
     app.runtime.worker.wake()
     return addAnswer(app, request, submitted)
   })

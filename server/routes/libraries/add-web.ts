@@ -11,13 +11,13 @@ import { addAnswer, submitPlaced } from '../../submitter.js'
 
 export default async function addWeb(app: FastifyInstance): Promise<void> {
   app.post<{ Body: AddLlmsTxtBodyType }>('/v2/add/llmstxt', { schema: { body: AddLlmsTxtBody }, config: { access: 'apiKey' } }, async (request) => {
-    const submitted = submitPlaced(app, request, llmstxtSubmission(request.body.llmstxtUrl))
+    const submitted = await submitPlaced(app, request, llmstxtSubmission(request.body.llmstxtUrl))
     app.runtime.worker.wake()
     return addAnswer(app, request, submitted)
   })
 
   app.post<{ Body: AddWebsiteBodyType }>('/v2/add/website', { schema: { body: AddWebsiteBody }, config: { access: 'apiKey' } }, async (request) => {
-    const submitted = submitPlaced(app, request, websiteSubmission(request.body.websiteUrl, request.body.websiteBaseUrl, request.body.render))
+    const submitted = await submitPlaced(app, request, websiteSubmission(request.body.websiteUrl, request.body.websiteBaseUrl, request.body.render))
     app.runtime.worker.wake()
     return addAnswer(app, request, submitted)
   })

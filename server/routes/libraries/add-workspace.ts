@@ -33,7 +33,7 @@ export default async function addWorkspace(app: FastifyInstance): Promise<void> 
       throw new LecternError('validation_error', `No Confluence connection for ${body.siteUrl}. ${whereToConnect(scope, `lectern connections add confluence --name <name> --site ${body.siteUrl} --email <email> --token-stdin`)}`)
     }
     const submission = confluenceSubmission(store, scope, { connection: connection.name, spaceKey: body.spaceKey, pageIds: body.pageIds, title: body.title || body.spaceName, description: body.description })
-    const submitted = submitPlaced(app, request, submission)
+    const submitted = await submitPlaced(app, request, submission)
     app.runtime.worker.wake()
     return addAnswer(app, request, submitted)
   })
@@ -48,7 +48,7 @@ export default async function addWorkspace(app: FastifyInstance): Promise<void> 
       throw new LecternError('validation_error', `No Notion connection for workspace "${body.workspaceName}". ${whereToConnect(scope, `lectern connections add notion --name ${slugifySegment(body.workspaceName)} --token-env NOTION_TOKEN`)}`)
     }
     const submission = notionSubmission(store, scope, { connection: connection.name, pageIds: body.pageIds, title: body.title, description: body.description })
-    const submitted = submitPlaced(app, request, submission)
+    const submitted = await submitPlaced(app, request, submission)
     app.runtime.worker.wake()
     return addAnswer(app, request, submitted)
   })

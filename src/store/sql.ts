@@ -1,0 +1,25 @@
+/**
+ * The one door repositories speak SQL through. It is asynchronous so that one set of repositories
+ * runs on SQLite (better-sqlite3, in process) and on PostgreSQL (a pool of connections); its SQL is
+ * the part both dialects share: `?` placeholders, RETURNING, ON CONFLICT, TRUE and FALSE.
+ *
+ * Transactions are scoped by async context: every statement issued inside `transaction(fn)`'s
+ * callback (and whatever it awaits) runs in that transaction, so a helper given the store joins its
+ * caller's transaction without being told. A statement from outside waits until the transaction
+ * ends rather than slipping into it.
+ */
+export type SqlValue = string | number | bigint | Buffer | null
+
+export interface Sql {
+  all<R>(text: string, params?: readonly SqlValue[]): Promise<R[]>
+  get<R>(text: string, params?: readonly SqlValue[]): Promise<R | undefined>
+  /** A write: how many rows it changed. */
+  run(text: string, params?: readonly SqlValue[]): Promise<{ changes: number }>
+  /**
+   * Runs `fn` in one transaction and returns its result; a throw rolls it all back. `write` takes
+   * the write lock at the start, so it waits its turn instead of failing on a stale snapshot;
+   * `read` sees one moment and holds no writer up. A call inside another transaction joins it as a
+   * savepoint: its failure undoes only its own part.
+   */
+  transaction<T>(fn: () => Promise<T>, access?: 'write' | 'read'): Promise<T>
+}
