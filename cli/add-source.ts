@@ -23,7 +23,7 @@ export interface AddSourceResult {
 
 export abstract class AddSourceCommand extends LecternCommand {
   protected async follow(runtime: Runtime, submitted: Submitted, wait: boolean): Promise<AddSourceResult> {
-    const notice = restrictionNotice(runtime.store, runtime.mode, LOCAL, submitted.libraryId)
+    const notice = await restrictionNotice(runtime.store, runtime.mode, LOCAL, submitted.libraryId)
     const message = notice ? `${submitted.message} ${notice}` : submitted.message
     const result: AddSourceResult = { libraryName: submitted.libraryId, message, jobId: submitted.job.pk }
     if (!wait) {
@@ -33,7 +33,7 @@ export abstract class AddSourceCommand extends LecternCommand {
     const job = await this.followJob(runtime, submitted.job.pk, submitted.libraryId)
     const served = servedBy(runtime, job.versionPk)
     this.log(`${submitted.libraryId} is ready: ${counted(served.snippets, 'snippet')} from ${counted(served.pages, 'page')}. Ask it: lectern docs ${submitted.libraryId} "<your question>"${this.dataDirArgument(runtime.store.paths.root)}`)
-    const warnings = extractionWarnings(runtime, submitted.libraryId, job.warnings)
+    const warnings = await extractionWarnings(runtime, submitted.libraryId, job.warnings)
     if (warnings.length > 0) this.log(`With warnings: ${warnings.join('; ')}. See them: lectern inspect ${submitted.libraryId}${this.dataDirArgument(runtime.store.paths.root)}`)
     if (notice) this.log(notice)
     return { ...result, state: job.state, ...served, warnings }
@@ -41,9 +41,9 @@ export abstract class AddSourceCommand extends LecternCommand {
 }
 
 /** What the job's extraction report says went wrong, a line per kind; none when the job had no warnings. */
-function extractionWarnings(runtime: Runtime, libraryId: string, count: number): string[] {
+async function extractionWarnings(runtime: Runtime, libraryId: string, count: number): Promise<string[]> {
   if (count === 0) return []
-  const { report } = extractionOf(runtime.store, libraryId, LOCAL)
+  const { report } = await extractionOf(runtime.store, libraryId, LOCAL)
   return report ? reportSummary(report) : []
 }
 

@@ -103,7 +103,7 @@ export abstract class LecternCommand extends Command {
     try {
       const result = await work(runtime, resolved)
       // After the work: a command refused on the way changes nothing, the mode included.
-      if (access === 'write' && !options.switchingMode && resolved.sources.mode !== 'default') recordInstallMode(runtime.store.settings, config.mode)
+      if (access === 'write' && !options.switchingMode && resolved.sources.mode !== 'default') await recordInstallMode(runtime.store.settings, config.mode)
       return result
     } catch (err) {
       throw asDiskFull(err, `writing to ${paths.root}`, paths.root)

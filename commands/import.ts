@@ -61,7 +61,7 @@ export default class Import extends LecternCommand {
 
   private async direct(file: string, zip: boolean, dataDir: string | undefined, configFile: string | undefined, force: boolean): Promise<ImportOutcome> {
     return this.withRuntime({ 'data-dir': dataDir, config: configFile }, 'write', async (runtime) => {
-      requireOfflineLicense(runtime, 'Library import')
+      await requireOfflineLicense(runtime, 'Library import')
       const result = zip ? await importBundle(runtime.store, file, force) : await importPayload(runtime.store, file, file, force)
       this.report(result)
       const failed: ImportOutcome['failed'] = []

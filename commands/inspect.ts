@@ -20,7 +20,7 @@ export default class Inspect extends LecternCommand {
 
   async run(): Promise<ExtractionView> {
     const { args, flags } = await this.parse(Inspect)
-    const view = await this.withRuntime(flags, 'read', (runtime) => extractionOf(runtime.store, args.libraryId, LOCAL, flags.version ?? ''))
+    const view = await this.withRuntime(flags, 'read', async (runtime) => await extractionOf(runtime.store, args.libraryId, LOCAL, flags.version ?? ''))
     this.log(renderExtraction(view))
     return view
   }

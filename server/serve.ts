@@ -98,14 +98,13 @@ async function runCluster(resolved: ResolvedConfig, paths: DataPaths, logs: LogD
   if (staged?.state === 'failed' && !config.server.supervise) return 'restore-failed'
   refuseOtherMode(resolved)
   const store = await openStore(config.dataDir)
-  const setup = (() => {
-    try {
-      recordInstallMode(store.settings, config.mode)
-      return prepareSetup(store, paths)
-    } finally {
-      store.close()
-    }
-  })()
+  let setup: Awaited<ReturnType<typeof prepareSetup>>
+  try {
+    await recordInstallMode(store.settings, config.mode)
+    setup = await prepareSetup(store, paths)
+  } finally {
+    store.close()
+  }
   return new ClusterPrimary(config, log, logs).run((url) => {
     listening(url)
     announceSetup(setup, url, log, config.log.format)
@@ -122,8 +121,8 @@ async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDe
   refuseOtherMode(resolved)
   let stopForRestore = () => {}
   const app = await buildApp({ ...config, jobRunner: 'process', engineRebuild: 'thread', logStream: logs.stream, onRestoreStaged: () => stopForRestore() })
-  recordInstallMode(app.runtime.store.settings, config.mode)
-  const setup = prepareSetup(app.runtime.store, paths)
+  await recordInstallMode(app.runtime.store.settings, config.mode)
+  const setup = await prepareSetup(app.runtime.store, paths)
   const port = await listenOn(app, config.server)
   const url = `http://${config.server.host}:${port}`
   app.log.info({ url }, 'Lectern is listening (ready once the job process has started)')
@@ -161,7 +160,7 @@ async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDe
  * terminal only (never into the log, which is kept and shipped, nor between JSON log lines that a
  * program reads); a service's operator reads the file instead.
  */
-function announceSetup(setup: ReturnType<typeof prepareSetup>, url: string, log: Pick<Logger, 'info'>, format: LogFormat): void {
+function announceSetup(setup: Awaited<ReturnType<typeof prepareSetup>>, url: string, log: Pick<Logger, 'info'>, format: LogFormat): void {
   if (!setup) return
   log.info({ setupUrl: `${url}/setup`, tokenFile: setup.file }, `No admin yet: open ${url}/setup and enter the setup token from ${setup.file} to create the first one (or run \`lectern admin create\`)`)
   if (process.stderr.isTTY && isPretty(format)) process.stderr.write(`\nSetup token: ${setup.token}\nOpen ${url}/setup in a browser and enter it to create the first admin.\n\n`)

@@ -13,12 +13,12 @@ export const submitterOf = (app: FastifyInstance, request: FastifyRequest): Subm
 /** Submits a non-git source under the ID and owner its privacy gives it. */
 export async function submitPlaced(app: FastifyInstance, request: FastifyRequest, submission: SourceSubmission): Promise<Submitted> {
   const { store } = app.runtime
-  const { id, owner } = placeSubmission(store.teams, submitterOf(app, request), submission.libraryId, submission.isPrivate === true)
+  const { id, owner } = await placeSubmission(store.teams, submitterOf(app, request), submission.libraryId, submission.isPrivate === true)
   return await submitSource(store, { ...submission, libraryId: id }, owner)
 }
 
 /** An add's answer: the library's ID and what happens next, with a word when the library will be closed to the caller. */
-export function addAnswer(app: FastifyInstance, request: FastifyRequest, submitted: Submitted): { libraryName: string; message: string } {
-  const notice = restrictionNotice(app.runtime.store, app.lecternOptions.config.mode, request.caller, submitted.libraryId)
+export async function addAnswer(app: FastifyInstance, request: FastifyRequest, submitted: Submitted): Promise<{ libraryName: string; message: string }> {
+  const notice = await restrictionNotice(app.runtime.store, app.lecternOptions.config.mode, request.caller, submitted.libraryId)
   return { libraryName: submitted.libraryId, message: notice ? `${submitted.message} ${notice}` : submitted.message }
 }

@@ -95,7 +95,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const usage = new UsageRecorder(store)
   const softly = failSoftly(log)
   // Counts the disk refuses stay pending for the next flush.
-  const usageTimer = setInterval(() => softly('writing usage counts', () => usage.flush()), USAGE_FLUSH_MS)
+  const usageTimer = setInterval(() => void softly('writing usage counts', () => usage.flush()), USAGE_FLUSH_MS)
   usageTimer.unref()
   return {
     config,
@@ -114,7 +114,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       tidying.cancel()
       clearInterval(usageTimer)
       await rebuilder?.close()
-      softly('writing usage counts', () => usage.flush())
+      await softly('writing usage counts', () => usage.flush())
       store.close()
     },
   }
@@ -133,35 +133,35 @@ export async function recoverDataDir(runtime: Runtime, log: JobLog = silentLog):
   // parsers and the tokenizer, which a command that only opens the data directory never needs.
   const [{ sweepImportStaging }, { checkVectorIndexes }] = await Promise.all([import('./airgap/import.js'), import('./jobs/vector-rebuild.js')])
   const softly = failSoftly(log)
-  softly('removing interrupted and replaced snippet sets', () => {
+  await softly('removing interrupted and replaced snippet sets', () => {
     const swept = sweepSets(runtime.store, ['building', 'retired'], (pk) => runtime.forgetSet(pk))
     if (swept > 0) log.info({ swept }, 'removed snippet sets left by interrupted or replaced jobs')
   })
-  softly('removing the lexical index files of an earlier build', () => {
+  await softly('removing the lexical index files of an earlier build', () => {
     if (removeLegacyLexicalFiles(runtime.store.paths)) log.info({}, 'removed lexical/: engine files replace its lexical index files')
   })
-  softly('removing stray engine files', () => {
+  await softly('removing stray engine files', () => {
     const strays = sweepStrayEngineFiles(runtime.store)
     if (strays > 0) log.info({ strays }, 'removed engine files of sets that are gone, and unfinished writes')
   })
-  softly('removing stray vector files', () => {
+  await softly('removing stray vector files', () => {
     const strays = sweepStrayVectorFiles(runtime.store)
     if (strays > 0) log.info({ strays }, 'removed vector files of sets that are gone, vector indexes of hash-embedded sets (their engine files hold their vectors), and unfinished writes')
   })
-  softly('removing work directories of ended jobs', () => {
+  await softly('removing work directories of ended jobs', () => {
     const workDirs = sweepWorkDirs(runtime.store)
     if (workDirs > 0) log.info({ workDirs }, 'removed work directories left by ended jobs')
   })
-  softly('removing orphaned staged imports', () => {
+  await softly('removing orphaned staged imports', () => {
     const orphans = sweepImportStaging(runtime.store)
     if (orphans > 0) log.info({ orphans }, 'removed staged imports that no job names')
   })
-  softly('deleting the usage salts of days that have ended', () => runtime.usage.forgetEndedDays())
-  softly('removing ended jobs past their retention', () => {
-    const jobs = pruneEndedJobs(runtime.store)
+  await softly('deleting the usage salts of days that have ended', () => runtime.usage.forgetEndedDays())
+  await softly('removing ended jobs past their retention', async () => {
+    const jobs = await pruneEndedJobs(runtime.store)
     if (jobs > 0) log.info({ jobs }, 'removed ended jobs past their retention (jobs.retentionDays)')
   })
-  softly('checking vector indexes', () =>
+  await softly('checking vector indexes', () =>
     checkVectorIndexes(runtime.store, (setPk, problem) => {
       runtime.forgetSet(setPk)
       log.warn({ setPk, problem }, 'vector index does not match its snippet set; queued a rebuild')

@@ -93,11 +93,11 @@ export function isSettingName(name: string): name is SettingName {
   return Object.hasOwn(SETTINGS, name)
 }
 
-export function readSetting<K extends SettingName>(settings: SettingsRepository, name: K): SettingValue<K> {
-  return settings.get<SettingValue<K>>(SETTINGS[name].key) ?? SETTINGS[name].default
+export async function readSetting<K extends SettingName>(settings: SettingsRepository, name: K): Promise<SettingValue<K>> {
+  return await settings.get<SettingValue<K>>(SETTINGS[name].key) ?? SETTINGS[name].default
 }
 
-export function writeSetting(settings: SettingsRepository, name: string, text: string, cwd = process.cwd()): { name: SettingName; value: unknown } {
+export async function writeSetting(settings: SettingsRepository, name: string, text: string, cwd = process.cwd()): Promise<{ name: SettingName; value: unknown }> {
   if (!isSettingName(name)) {
     const startup = STARTUP_SETTINGS.find((s) => s.key === name)
     if (startup) {
@@ -110,7 +110,7 @@ export function writeSetting(settings: SettingsRepository, name: string, text: s
   }
   const spec = SETTINGS[name] as StoredSettingSpec<unknown>
   const value = spec.parse(text, cwd)
-  settings.set(spec.key, value)
+  await settings.set(spec.key, value)
   return { name, value: spec.show(value) }
 }
 
@@ -139,7 +139,7 @@ export function settingText(row: SettingRow, resolved: ResolvedConfig): string {
 }
 
 /** Every setting with its value and where it came from: start-up settings, then stored ones. */
-export function describeSettings(resolved: ResolvedConfig, store: Store): SettingRow[] {
+export async function describeSettings(resolved: ResolvedConfig, store: Store): Promise<SettingRow[]> {
   const rows: SettingRow[] = STARTUP_SETTINGS.map((def) => ({
     name: def.key,
     value: def.key.split('.').reduce<unknown>((o, part) => (o as Record<string, unknown>)[part], resolved.config),
@@ -147,22 +147,22 @@ export function describeSettings(resolved: ResolvedConfig, store: Store): Settin
     description: def.description,
   }))
   for (const [name, spec] of Object.entries(SETTINGS) as Array<[SettingName, StoredSettingSpec<unknown>]>) {
-    const stored = store.settings.get(spec.key)
+    const stored = await store.settings.get(spec.key)
     rows.push({ name, value: spec.show(stored ?? spec.default), source: stored === undefined ? 'default' : 'stored', description: spec.description })
   }
-  const embedding = configuredEmbedding(store)
-  const embeddingStored = store.settings.get(SETTING_KEYS.embedding) !== undefined
+  const embedding = await configuredEmbedding(store)
+  const embeddingStored = await store.settings.get(SETTING_KEYS.embedding) !== undefined
   rows.push({
     name: 'embedding',
     value: { provider: embedding.provider, ...(embedding.model ? { model: embedding.model } : {}), ...(embedding.host ? { host: embedding.host } : {}), ...(embedding.apiKey ? { apiKey: '(set)' } : {}) },
     source: embeddingStored ? 'stored' : 'default',
     description: 'Embedding provider of new snippet sets (`lectern config set embedding.provider`).',
   })
-  const backup = viewBackupConfig(store)
+  const backup = await viewBackupConfig(store)
   rows.push({
     name: 'backup',
     value: { destination: backup.destination, schedule: backup.schedule, retention: backup.retention },
-    source: store.settings.get(SETTING_KEYS.backupConfig) === undefined ? 'default' : 'stored',
+    source: await store.settings.get(SETTING_KEYS.backupConfig) === undefined ? 'default' : 'stored',
     description: 'Backup destination, schedule and retention (`lectern backup config set`).',
   })
   return rows

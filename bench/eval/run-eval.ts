@@ -111,7 +111,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     const unknown = questions.find((q) => !names.includes(q.library))
     if (unknown) throw new Error(`question "${unknown.question}" names unknown library "${unknown.library}"`)
     runtime = await openRuntime({ config: resolveConfig({ dataDir: path.join(workDir, 'data') }).config })
-    if (options.embedding) saveEmbedding(runtime.store, options.embedding)
+    if (options.embedding) await saveEmbedding(runtime.store, options.embedding)
     const started = Date.now()
     await ingestCorpora(runtime, names)
     const ingestSeconds = (Date.now() - started) / 1000

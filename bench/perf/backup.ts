@@ -55,7 +55,7 @@ export async function runBackupBench(dataDir: string): Promise<string> {
     let archive: string
     let backupMs: number
     try {
-      const run = await timedAsync(() => new BackupRunner(store, quiet).start({ trigger: 'cli', target: path.join(scratch, 'out') }).done)
+      const run = await timedAsync(async () => (await new BackupRunner(store, quiet).start({ trigger: 'cli', target: path.join(scratch, 'out') })).done)
       archive = path.join(scratch, 'out', run.value.name!)
       backupMs = run.ms
     } finally {
@@ -99,7 +99,7 @@ async function contextLatency(dataDir: string, scratch: string) {
   // The bench points the server's backups at the scratch dir and puts the operator's config back after.
   let savedConfig: unknown
   try {
-    savedConfig = store.settings.get('backup.config')
+    savedConfig = await store.settings.get('backup.config')
     const ids = store.libraries
       .list()
       .filter((library) => store.libraries.versions(library.pk).some((version) => version.state === 'finalized'))
@@ -109,7 +109,7 @@ async function contextLatency(dataDir: string, scratch: string) {
     paths = questions(400, 7).map((q, i) => contextPath(ids[i % ids.length]!, q))
     const admin = (await store.users.verify(BENCH_ADMIN, BENCH_ADMIN)) ?? (await store.users.create({ email: BENCH_ADMIN, password: BENCH_ADMIN, role: 'admin' }))
     cookie = `lectern_session=${store.users.startSession(admin.id).token}`
-    store.settings.set('backup.config', { destination: { type: 'dir', path: path.join(scratch, 'server-out') }, schedule: null, retention: { keep: 1 } })
+    await store.settings.set('backup.config', { destination: { type: 'dir', path: path.join(scratch, 'server-out') }, schedule: null, retention: { keep: 1 } })
   } finally {
     store.close()
   }
@@ -140,8 +140,8 @@ async function contextLatency(dataDir: string, scratch: string) {
   } finally {
     await server.stop()
     const restoreConfig = await openStore(dataDir)
-    if (savedConfig === undefined) restoreConfig.settings.remove('backup.config')
-    else restoreConfig.settings.set('backup.config', savedConfig)
+    if (savedConfig === undefined) await restoreConfig.settings.remove('backup.config')
+    else await restoreConfig.settings.set('backup.config', savedConfig)
     restoreConfig.close()
   }
 }

@@ -96,7 +96,7 @@ async function ingestLibrary(runtime: Runtime, index: number, snippets: NewSnipp
     sourceUrl: `https://github.com${id}`,
   })
   const result = await ingestSnippets(
-    { store: runtime.store, embedder: runtime.embedders.current() },
+    { store: runtime.store, embedder: await runtime.embedders.current() },
     { versionPk: version.pk, commitSha: null },
     snippets,
   )

@@ -41,14 +41,14 @@ async function main(): Promise<ImportChildReport> {
   const [dataDir, file, licenseFile] = process.argv.slice(2)
   const runtime = await openRuntime({ config: resolveConfig({ dataDir }).config })
   try {
-    installLicense(runtime, fs.readFileSync(licenseFile, 'utf8'))
+    await installLicense(runtime, fs.readFileSync(licenseFile, 'utf8'))
     const idleRss = process.memoryUsage().rss
     resetPeakRss()
     let sampledPeakRss = idleRss
     const sampler = setInterval(() => (sampledPeakRss = Math.max(sampledPeakRss, process.memoryUsage().rss)), SAMPLE_MS)
     try {
       const start = performance.now()
-      requireOfflineLicense(runtime, 'Library import')
+      await requireOfflineLicense(runtime, 'Library import')
       const result = file.endsWith('.zip') ? await importBundle(runtime.store, file, false) : await importPayload(runtime.store, file, file, false)
       const queuedMs = performance.now() - start
       const stagingPeakRss = kernelPeakRss()

@@ -232,8 +232,8 @@ async function importOverHttp(dataDir: string, file: string, licenseFile: string
   const runtime = await openRuntime({ config: { ...config, license: { ...config.license, publicKey } } })
   let key: string
   try {
-    installLicense(runtime, fs.readFileSync(licenseFile, 'utf8'))
-    key = runtime.store.keys.create('bench-import').key
+    await installLicense(runtime, fs.readFileSync(licenseFile, 'utf8'))
+    key = (await runtime.store.keys.create('bench-import')).key
   } finally {
     await runtime.close()
   }

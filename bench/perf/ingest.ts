@@ -73,7 +73,7 @@ export async function withGitRedirect<T>(base: string, prefix: string, run: () =
 }
 
 async function timedIngest(runtime: Runtime, fileCount: number): Promise<IngestResult> {
-  const marks = observePhases(runtime)
+  const marks = await observePhases(runtime)
   const started = performance.now()
   const { job, libraryId } = await submitRepository(runtime.store, { sourceKind: 'github', docsRepoUrl: 'https://github.com/bench/docs' }, runtime.guard)
   await runtime.worker.drain()
@@ -111,7 +111,7 @@ interface PhaseMarks {
  * calls by wrapping instance methods the job calls (no product code changes): parsing ends
  * where the first embed begins.
  */
-function observePhases(runtime: Runtime): PhaseMarks {
+async function observePhases(runtime: Runtime): Promise<PhaseMarks> {
   const marks: PhaseMarks = { status: [], embedMs: 0, insertMs: 0 }
   const jobs = runtime.store.jobs
   const setStatus = jobs.setStatus.bind(jobs)
@@ -119,7 +119,7 @@ function observePhases(runtime: Runtime): PhaseMarks {
     marks.status.push({ message, at: performance.now() })
     setStatus(pk, message)
   }
-  const embedder = runtime.embedders.current()
+  const embedder = await runtime.embedders.current()
   const embed = embedder.embed.bind(embedder)
   embedder.embed = async (texts, signal) => {
     const started = performance.now()

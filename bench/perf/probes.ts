@@ -180,10 +180,10 @@ async function runScenario(scenario: Scenario, plan: ProbePlan, scratch: string,
   let cookie: string
   const libraryId = '/bench/docs'
   try {
-    key = store.keys.create('bench-probes').key
+    key = (await store.keys.create('bench-probes')).key
     const admin = await store.users.create({ email: ADMIN, password: ADMIN, role: 'admin' })
     cookie = `lectern_session=${store.users.startSession(admin.id).token}`
-    store.settings.set('backup.config', { destination: { type: 'dir', path: path.join(dir, 'backups') }, schedule: null, retention: { keep: 1 } })
+    await store.settings.set('backup.config', { destination: { type: 'dir', path: path.join(dir, 'backups') }, schedule: null, retention: { keep: 1 } })
   } finally {
     store.close()
   }

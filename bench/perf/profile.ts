@@ -100,7 +100,7 @@ async function replay(runtime: Runtime, caches: Caches, t: PartTimer, request: P
     return hit
   })
   const lexical = t.time('lexical search (BM25F)', () => loaded.lexical.search(terms, CANDIDATES))
-  const embedder = t.time('embedder lookup (forSet)', () => embedders.forSet(set))
+  const embedder = await t.timeAsync('embedder lookup (forSet)', () => embedders.forSet(set))
   const [vector] = await t.timeAsync('query embedding', () => embedder.embed([request.question]))
   const vectors = loaded.vectors!
   const ranked = t.time('fusion (cosines of the lexical candidates)', () => rescoreByHashSimilarity(lexical, vectors.similarities(vector, lexical.map((hit) => hit.doc))))

@@ -28,7 +28,7 @@ export async function benchSetLoad(snippets = 10_000, rounds = 5): Promise<SetLo
   const runtime = await openRuntime({ config: resolveConfig({ dataDir }).config })
   try {
     const { version } = runtime.store.libraries.create({ id: '/bench/large', title: 'large', sourceKind: 'github', sourceUrl: 'https://github.com/bench/large' })
-    const { setPk } = await ingestSnippets({ store: runtime.store, embedder: runtime.embedders.current() }, { versionPk: version.pk, commitSha: null }, librarySnippets(0, snippets))
+    const { setPk } = await ingestSnippets({ store: runtime.store, embedder: await runtime.embedders.current() }, { versionPk: version.pk, commitSha: null }, librarySnippets(0, snippets))
     const file = engineFilePath(runtime.store.paths, setPk)
     const time = (prepare: () => void) => {
       const ms: number[] = []

@@ -42,10 +42,10 @@ Anyone holding an archive can read the stored credentials: keep archives as safe
     // Started once the data directory opened: a refused directory is one line, with no progress before it.
     let spinner: Progress | undefined
     try {
-      const result = await this.withRuntime(flags, 'read', (rt) => {
+      const result = await this.withRuntime(flags, 'read', async (rt) => {
         const progress = this.progress('Starting the backup').start()
         spinner = progress
-        return new BackupRunner(rt.store, log).start({ trigger: 'cli', target: flags.to, onProgress: (stage) => void (progress.text = STAGES[stage]) }).done
+        return (await new BackupRunner(rt.store, log).start({ trigger: 'cli', target: flags.to, onProgress: (stage) => void (progress.text = STAGES[stage]) })).done
       })
       spinner?.succeed(`Wrote ${result.name} (${humanSize(result.size ?? 0)}) to ${result.destination} in ${humanDuration(result.durationMs / 1000)}`)
       // stdout is the archive alone, for scripts: `archive=$(lectern backup)`.

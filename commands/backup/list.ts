@@ -15,7 +15,7 @@ export default class BackupList extends LecternCommand {
   async run(): Promise<{ destination: string; backups: ArchiveInfo[] }> {
     const { flags } = await this.parse(BackupList)
     const result = await this.withRuntime(flags, 'read', async (rt) => {
-      const destination = openDestination(rt.store, flags.to)
+      const destination = await openDestination(rt.store, flags.to)
       return { destination: destination.label, backups: await destination.list() }
     })
     if (result.backups.length === 0) {

@@ -12,7 +12,7 @@ export default class BackupStatusCommand extends LecternCommand {
   async run(): Promise<BackupStatus> {
     const { flags } = await this.parse(BackupStatusCommand)
     const log = { info: () => {}, warn: () => {}, error: () => {} }
-    const status = await this.withRuntime(flags, 'read', (rt) => new BackupRunner(rt.store, log).status())
+    const status = await this.withRuntime(flags, 'read', async (rt) => await new BackupRunner(rt.store, log).status())
     this.log(status.running ? `A backup is running (started ${status.startedAt ? humanTimestamp(status.startedAt) : 'at an unknown time'}, ${status.trigger ?? 'unknown trigger'}).` : 'No backup is running.')
     const last = status.last
     if (!last) this.log('No backup has run yet.')

@@ -18,7 +18,7 @@ export default class ConfigGet extends LecternCommand {
 
   async run(): Promise<SettingRow[]> {
     const { args, flags } = await this.parse(ConfigGet)
-    const { rows, resolved } = await this.withRuntime(flags, 'read', (rt, resolved) => ({ rows: describeSettings(resolved, rt.store), resolved }))
+    const { rows, resolved } = await this.withRuntime(flags, 'read', async (rt, resolved) => ({ rows: await describeSettings(resolved, rt.store), resolved }))
     const shown = args.name === undefined ? rows : rows.filter((r) => r.name === args.name)
     if (shown.length === 0) throw new LecternError('validation_error', `Unknown setting "${args.name}". Settings: ${rows.map((r) => r.name).join(', ')}.`)
     if (args.name !== undefined && shown.length === 1) this.log(settingText(shown[0], resolved))

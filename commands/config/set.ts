@@ -44,7 +44,7 @@ Start-up settings (server.port, log.level...) are not stored: give them as flags
     if (flags.model || flags.host || flags['api-key-env'] || flags.dimensions) {
       throw new LecternError('validation_error', '--model, --host, --api-key-env and --dimensions belong to embedding.provider.')
     }
-    const result = args.name === 'install.mode' ? await this.switchMode(args.value, flags) : await this.withRuntime(flags, 'write', (rt) => writeSetting(rt.store.settings, args.name, args.value))
+    const result = args.name === 'install.mode' ? await this.switchMode(args.value, flags) : await this.withRuntime(flags, 'write', async (rt) => await writeSetting(rt.store.settings, args.name, args.value))
     this.log(`${result.name} = ${JSON.stringify(result.value)}`)
     return result
   }
@@ -65,7 +65,7 @@ Start-up settings (server.port, log.level...) are not stored: give them as flags
       }
     })()
     try {
-      return await this.withRuntime(flags, 'write', (rt) => writeSetting(rt.store.settings, 'install.mode', value), {}, { switchingMode: true })
+      return await this.withRuntime(flags, 'write', async (rt) => await writeSetting(rt.store.settings, 'install.mode', value), {}, { switchingMode: true })
     } finally {
       lock?.release()
     }

@@ -22,8 +22,8 @@ export default class KeysCreate extends LecternCommand {
   async run(): Promise<CreatedKey> {
     const { flags } = await this.parse(KeysCreate)
     const { user, team } = flags
-    const created = await this.withRuntime(flags, 'write', (rt) =>
-      user === undefined ? rt.store.keys.create(flags.name) : createUserKey(rt.store, rt.config.mode, { name: flags.name, email: user, teamName: team }),
+    const created = await this.withRuntime(flags, 'write', async (rt) =>
+      user === undefined ? await rt.store.keys.create(flags.name) : await createUserKey(rt.store, rt.config.mode, { name: flags.name, email: user, teamName: team }),
     )
     this.log(created.key)
     this.logToStderr(`Created key ${created.id} "${created.name}". It is shown only once; store it like a password.`)

@@ -9,10 +9,10 @@ export default class KeysList extends LecternCommand {
 
   async run(): Promise<ApiKeyInfo[]> {
     const { flags } = await this.parse(KeysList)
-    const { keys, emails, teams } = await this.withRuntime(flags, 'read', (rt) => ({
-      keys: rt.store.keys.list(),
+    const { keys, emails, teams } = await this.withRuntime(flags, 'read', async (rt) => ({
+      keys: await rt.store.keys.list(),
       emails: new Map(rt.store.users.list().map((u) => [u.id, u.email])),
-      teams: new Map(rt.store.teams.list().map((t) => [t.id, t.name])),
+      teams: new Map((await rt.store.teams.list()).map((t) => [t.id, t.name])),
     }))
     if (keys.length === 0) {
       this.log('No API keys. Create one with `lectern keys create --name <name>`.')

@@ -10,7 +10,7 @@ export default class KeysRevoke extends LecternCommand {
   
   async run(): Promise<ApiKeyInfo> {
     const { args, flags } = await this.parse(KeysRevoke)
-    const key = await this.withRuntime(flags, 'read', (rt) => rt.store.keys.revoke(args.id))
+    const key = await this.withRuntime(flags, 'read', async (rt) => await rt.store.keys.revoke(args.id))
     this.log(`Revoked key ${key.id} "${key.name}".`)
     return key
   }

@@ -42,9 +42,9 @@ export default class LibrariesAccess extends LecternCommand {
     const library = args.library
     if (library === undefined) {
       if (access !== undefined || grants) throw new LecternError('validation_error', 'Name the library to set, e.g. /acme/widgets.')
-      const view = await this.withRuntime(flags, 'read', (rt) => {
+      const view = await this.withRuntime(flags, 'read', async (rt) => {
         requireOnPremise(rt.config.mode)
-        return describeLibraryAccess(rt.store)
+        return await describeLibraryAccess(rt.store)
       })
       this.log(`Default for libraries nobody configured: ${view.restrictNewLibraries ? 'restricted' : 'everyone'}.`)
       this.log(
@@ -56,11 +56,11 @@ export default class LibrariesAccess extends LecternCommand {
       )
       return view
     }
-    const entry = await this.withRuntime(flags, 'read', (rt) => {
+    const entry = await this.withRuntime(flags, 'read', async (rt) => {
       requireOnPremise(rt.config.mode)
-      if (access !== undefined) return setLibraryAccess(rt.store, library, access, flags.user ?? [])
-      if (grants) return changeGrants(rt.store, library, { grant: flags.grant ?? [], revoke: flags.revoke ?? [] })
-      return describeOneLibrary(rt.store, library)
+      if (access !== undefined) return await setLibraryAccess(rt.store, library, access, flags.user ?? [])
+      if (grants) return await changeGrants(rt.store, library, { grant: flags.grant ?? [], revoke: flags.revoke ?? [] })
+      return await describeOneLibrary(rt.store, library)
     })
     this.log(accessLine(entry))
     return entry

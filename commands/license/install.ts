@@ -20,7 +20,7 @@ export default class LicenseInstall extends LecternCommand {
     } catch (err) {
       throw new LecternError('validation_error', `Cannot read ${args.file}: ${(err as Error).message}.`)
     }
-    const license = await this.withRuntime(flags, 'write', (rt) => installLicense(rt, text))
+    const license = await this.withRuntime(flags, 'write', async (rt) => await installLicense(rt, text))
     this.log(`Installed the ${license.offline ? 'offline' : 'online'} ${license.edition} license of ${license.customer}, valid until ${license.expiresAt}.`)
     return license
   }

@@ -29,13 +29,13 @@ export default class LicenseIssue extends LecternCommand {
     const { flags } = await this.parse(LicenseIssue)
     if (this.resolveConfig(flags, { mode: flags.mode as Mode }).config.mode !== 'cloud') throw new LecternError('forbidden', 'Licenses are issued by a cloud install: run with --mode cloud (or LECTERN_MODE=cloud).')
     if (flags['public-key']) {
-      const publicKey = await this.withRuntime(flags, 'write', (rt) => publicKeyPem(signingKey(rt.store)))
+      const publicKey = await this.withRuntime(flags, 'write', async (rt) => publicKeyPem(await signingKey(rt.store)))
       this.log(publicKey.trim())
       return { publicKey }
     }
     if (!flags.customer || !flags.expires) throw new LecternError('validation_error', 'Give --customer and --expires (YYYY-MM-DD).')
-    const issued = await this.withRuntime(flags, 'write', (rt) =>
-      issueLicense(rt.store, { customer: flags.customer!, offline: flags.offline, expires: flags.expires!, edition: flags.edition }),
+    const issued = await this.withRuntime(flags, 'write', async (rt) =>
+      await issueLicense(rt.store, { customer: flags.customer!, offline: flags.offline, expires: flags.expires!, edition: flags.edition }),
     )
     const fileText = `${JSON.stringify(issued.file, null, 2)}\n`
     if (flags.output) fs.writeFileSync(flags.output, fileText, { mode: 0o600 })

@@ -9,7 +9,7 @@ export default class LicenseShow extends LecternCommand {
 
   async run(): Promise<LicenseStatus> {
     const { flags } = await this.parse(LicenseShow)
-    const status = await this.withRuntime(flags, 'read', (rt) => licenseStatus(rt))
+    const status = await this.withRuntime(flags, 'read', async (rt) => await licenseStatus(rt))
     if (!('license' in status)) {
       this.log(record([['License', `${stateColour(status.state)}: ${status.reason}`]]))
       return status

@@ -21,9 +21,9 @@ export default class TeamsAddMember extends LecternCommand {
 
   async run(): Promise<Member> {
     const { args, flags } = await this.parse(TeamsAddMember)
-    const member = await this.withRuntime(flags, 'write', (rt) => {
+    const member = await this.withRuntime(flags, 'write', async (rt) => {
       requireCloud(rt.config.mode)
-      return addMember(rt.store, args.team, args.email, flags.role as 'admin' | 'developer')
+      return await addMember(rt.store, args.team, args.email, flags.role as 'admin' | 'developer')
     })
     this.log(`Added ${member.email} to ${args.team.trim()} as ${member.role}.`)
     return member

@@ -21,9 +21,9 @@ export default class TeamsCreate extends LecternCommand {
 
   async run(): Promise<Team> {
     const { args, flags } = await this.parse(TeamsCreate)
-    const team = await this.withRuntime(flags, 'write', (rt) => {
+    const team = await this.withRuntime(flags, 'write', async (rt) => {
       requireCloud(rt.config.mode)
-      return createTeam(rt.store, { name: args.name, ownerEmail: flags.owner, plan: flags.plan as Plan | undefined })
+      return await createTeam(rt.store, { name: args.name, ownerEmail: flags.owner, plan: flags.plan as Plan | undefined })
     })
     this.log(`Created teamspace ${team.name} (plan ${team.plan}), owned by ${flags.owner.trim()}.`)
     return team

@@ -26,7 +26,7 @@ export default class TeamsDelete extends LecternCommand {
     }
     const deleted = await this.withRuntime(flags, 'write', async (rt) => {
       requireCloud(rt.config.mode)
-      return await deleteTeam(rt.store, findTeam(rt.store, args.team), LOCAL, rt.forgetSet)
+      return await deleteTeam(rt.store, await findTeam(rt.store, args.team), LOCAL, rt.forgetSet)
     })
     this.log(`Deleted the teamspace ${deleted.removed}${deleted.libraries.length > 0 ? ` and its private libraries ${deleted.libraries.join(', ')}` : ''}.`)
     return deleted

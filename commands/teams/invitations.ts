@@ -20,16 +20,16 @@ export default class TeamsInvitations extends LecternCommand {
     const { args, flags } = await this.parse(TeamsInvitations)
     const { cancel } = flags
     if (cancel !== undefined) {
-      const cancelled = await this.withRuntime(flags, 'write', (rt) => {
+      const cancelled = await this.withRuntime(flags, 'write', async (rt) => {
         requireCloud(rt.config.mode)
-        return cancelInvitation(rt.store, args.team, cancel)
+        return await cancelInvitation(rt.store, args.team, cancel)
       })
       this.log(`Cancelled the invitation of ${cancelled.email} to ${args.team}.`)
       return cancelled
     }
-    const invitations = await this.withRuntime(flags, 'read', (rt) => {
+    const invitations = await this.withRuntime(flags, 'read', async (rt) => {
       requireCloud(rt.config.mode)
-      return listInvitations(rt.store, args.team)
+      return await listInvitations(rt.store, args.team)
     })
     this.log(
       table(invitations, [

@@ -9,9 +9,9 @@ export default class TeamsList extends LecternCommand {
 
   async run(): Promise<TeamSummary[]> {
     const { flags } = await this.parse(TeamsList)
-    const teams = await this.withRuntime(flags, 'read', (rt) => {
+    const teams = await this.withRuntime(flags, 'read', async (rt) => {
       requireCloud(rt.config.mode)
-      return listTeams(rt.store)
+      return await listTeams(rt.store)
     })
     if (teams.length === 0) {
       this.log('No teamspaces. Create one with `lectern teams create <name> --owner <email>`.')

@@ -12,9 +12,9 @@ export default class TeamsMembers extends LecternCommand {
 
   async run(): Promise<Member[]> {
     const { args, flags } = await this.parse(TeamsMembers)
-    const members = await this.withRuntime(flags, 'read', (rt) => {
+    const members = await this.withRuntime(flags, 'read', async (rt) => {
       requireCloud(rt.config.mode)
-      return listMembers(rt.store, args.team)
+      return await listMembers(rt.store, args.team)
     })
     this.log(
       table(members, [

@@ -13,9 +13,9 @@ export default class TeamsRemoveMember extends LecternCommand {
 
   async run(): Promise<{ team: string; email: string; revokedKeys: number }> {
     const { args, flags } = await this.parse(TeamsRemoveMember)
-    const { revokedKeys } = await this.withRuntime(flags, 'write', (rt) => {
+    const { revokedKeys } = await this.withRuntime(flags, 'write', async (rt) => {
       requireCloud(rt.config.mode)
-      return removeMember(rt.store, args.team, args.email)
+      return await removeMember(rt.store, args.team, args.email)
     })
     this.log(`Removed ${args.email.trim()} from ${args.team.trim()}; revoked ${revokedKeys} key${revokedKeys === 1 ? '' : 's'}.`)
     return { team: args.team.trim(), email: args.email.trim(), revokedKeys }

@@ -32,7 +32,7 @@ async function access(app: FastifyInstance): Promise<void> {
   const settle = createCallerSettler(store, mode)
   app.decorateRequest('caller', null as never)
   app.addHook('onRequest', async (request) => {
-    request.caller = settle(request.apiKeyRefusal ? ANONYMOUS : callerOf(request, mode, store.teams.teamIdsOf), request.catalogVersion)
+    request.caller = await settle(request.apiKeyRefusal ? ANONYMOUS : await callerOf(request, mode, store.teams.teamIdsOf), request.catalogVersion)
     const needed = request.routeOptions.config?.access
     if (needed === 'admin') await app.requireAdmin(request)
     else if (needed === 'session' && !request.user) throw new LecternError('not_authenticated', 'This endpoint needs a session: sign in with POST /api/auth/login.')

@@ -61,7 +61,7 @@ async function auth(app: FastifyInstance, options: { keys: KeysRepository; mode:
     try {
       const token = bearerToken(request.headers.authorization)
       if (token === undefined) return
-      const key = options.keys.verify(token, request.catalogVersion)
+      const key = await options.keys.verify(token, request.catalogVersion)
       if (!key) throw invalidKey(refusedKeyMessage(token, options.mode))
       request.apiKey = key
     } catch (err) {

@@ -52,11 +52,11 @@ async function rateLimit(app: FastifyInstance, options: RateLimitOptions): Promi
   const limiter = options.counter ?? new RateLimiter(options.limits)
   const teams = app.lecternOptions.config.mode === 'cloud' ? app.runtime.store.teams : undefined
   /** The key's teamspace's plan multiplier; a team gone since the key was read counts as free. */
-  const multiplierOf = (teamId: number | null, catalogVersion: number) =>
-    teams && teamId !== null ? PLAN_LIMITS[teams.planOf(teamId, catalogVersion) ?? 'free'].rateMultiplier : 1
+  const multiplierOf = async (teamId: number | null, catalogVersion: number) =>
+    teams && teamId !== null ? PLAN_LIMITS[await teams.planOf(teamId, catalogVersion) ?? 'free'].rateMultiplier : 1
   const take = async (request: FastifyRequest) => {
     if (request.apiKeyRefusal) return limiter.take(`ip:${request.ip}`, 'anonymous')
-    if (request.apiKey) return limiter.take(`key:${request.apiKey.id}`, 'keyed', multiplierOf(request.apiKey.teamId, request.catalogVersion))
+    if (request.apiKey) return limiter.take(`key:${request.apiKey.id}`, 'keyed', await multiplierOf(request.apiKey.teamId, request.catalogVersion))
     if (request.user) return limiter.take(`user:${request.user.id}`, 'keyed')
     return limiter.take(`ip:${request.ip}`, 'anonymous')
   }

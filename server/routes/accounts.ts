@@ -26,12 +26,12 @@ export default async function accounts(app: FastifyInstance): Promise<void> {
   })
 
   app.post('/auth/verify-resend', { config: session }, async (request, reply) => {
-    sendVerification(store, app.mailer, request.user!)
+    await sendVerification(store, app.mailer, request.user!)
     return reply.code(202).send({ message: CHECK_MAIL })
   })
 
   app.post<{ Body: { email: string } }>('/auth/reset-request', { schema: { body: EmailBody } }, async (request, reply) => {
-    requestPasswordReset(store, app.mailer, request.body.email)
+    await requestPasswordReset(store, app.mailer, request.body.email)
     return reply.code(202).send({ message: CHECK_MAIL })
   })
 
@@ -41,7 +41,7 @@ export default async function accounts(app: FastifyInstance): Promise<void> {
   })
 
   app.post<{ Body: { token: string } }>('/invitations/peek', { schema: { body: TokenBody, response: { 200: InvitationPreviewSchema } } }, async (request) =>
-    previewInvitation(store, request.body.token),
+    await previewInvitation(store, request.body.token),
   )
 
   app.post<{ Body: { token: string } }>('/invitations/accept', { config: session, schema: { body: TokenBody } }, async (request) =>

@@ -28,7 +28,7 @@ export default async function backupRoutes(app: FastifyInstance, options: Backup
   let scheduler: BackupScheduler | undefined
   if (options.schedule) {
     app.addHook('onReady', async () => {
-      scheduler = startScheduler(() => readBackupConfig(store).schedule, () => runner.fireScheduled(), app.log)
+      scheduler = startScheduler(async () => (await readBackupConfig(store)).schedule, () => void runner.fireScheduled(), app.log)
     })
   }
   app.addHook('onClose', async () => {
@@ -39,22 +39,22 @@ export default async function backupRoutes(app: FastifyInstance, options: Backup
   const admin = { config: { access: 'admin' as const } }
 
   app.post('/backup', admin, async (_request, reply) => {
-    const { startedAt, done } = runner.start({ trigger: 'manual' })
+    const { startedAt, done } = await runner.start({ trigger: 'manual' })
     // The outcome is recorded as the last result; the caller polls /backup/status.
     done.catch(() => {})
     return reply.code(202).send({ running: true, startedAt })
   })
 
   // A `lectern backup` in another process counts as running too (it holds the backup lock).
-  app.get('/backup/status', admin, async () => ({ ...runner.status(), lastRestore: readLastRestore(store.paths) }))
+  app.get('/backup/status', admin, async () => ({ ...await runner.status(), lastRestore: readLastRestore(store.paths) }))
 
   app.get('/backups', admin, async () => {
-    const destination = openDestination(store)
+    const destination = await openDestination(store)
     return { destination: destination.label, backups: await destination.list() }
   })
 
   app.get<{ Params: { name: string } }>('/backups/:name/download', { ...admin, schema: { params: ArchiveNameParams } }, async (request, reply) => {
-    const destination = localDestination(store)
+    const destination = await localDestination(store)
     const stream = await destination.download(request.params.name)
     return reply
       .header('content-type', 'application/gzip')
@@ -62,17 +62,17 @@ export default async function backupRoutes(app: FastifyInstance, options: Backup
       .send(stream)
   })
 
-  app.get('/backup/config', admin, async () => viewBackupConfig(store))
+  app.get('/backup/config', admin, async () => await viewBackupConfig(store))
 
   app.put('/backup/config', { ...admin, schema: { body: ConfigBody } }, async (request) => {
     const view = await updateBackupConfig(store, request.body)
-    scheduler?.reload()
+    await scheduler?.reload()
     return view
   })
 
   // Nothing is stored: the page tests a destination before saving it.
   app.post('/backup/config/test', { ...admin, schema: { body: TestDestinationBody } }, async (request) => {
-    await openProposedDestination(store, request.body).probe()
+    await (await openProposedDestination(store, request.body)).probe()
     return { ok: true }
   })
 
@@ -85,7 +85,7 @@ export default async function backupRoutes(app: FastifyInstance, options: Backup
     '/backups/:name/restore',
     { ...admin, schema: { params: ArchiveNameParams, querystring: RestoreQuery } },
     async (request, reply) => {
-      const destination = localDestination(store)
+      const destination = await localDestination(store)
       const archive = path.join(destination.stagingDir, request.params.name)
       if (request.query.dryRun) return { dryRun: true, ...(await inspectArchive(archive, store.paths.root)).summary }
       const summary = await stageRestore(store.paths, archive)
@@ -99,8 +99,8 @@ export default async function backupRoutes(app: FastifyInstance, options: Backup
   )
 }
 
-function localDestination(store: FastifyInstance['runtime']['store']) {
-  const destination = openDestination(store)
+async function localDestination(store: FastifyInstance['runtime']['store']) {
+  const destination = await openDestination(store)
   if (destination.kind !== 'dir') {
     throw new LecternError('validation_error', `Downloads and dashboard restores read the local destination; this one is ${destination.label}. Download the archive from the bucket and run lectern restore.`)
   }

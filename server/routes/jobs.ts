@@ -26,7 +26,7 @@ export default async function jobsRoutes(app: FastifyInstance): Promise<void> {
     { config: admin, schema: { params: JobParams, querystring: JobLogQuery, response: { 200: JobLogLines } } },
     async (request) => {
       requireJob(store.jobs, request.params.id)
-      return { lines: store.jobLogs.list(request.params.id, request.query.after) }
+      return { lines: await store.jobLogs.list(request.params.id, request.query.after) }
     },
   )
 

@@ -13,20 +13,20 @@ export default async function libraryAccess(app: FastifyInstance): Promise<void>
   const { store } = app.runtime
   const admin = { access: 'admin' as const }
 
-  app.get('/library-access', { config: admin, schema: { response: { 200: LibraryAccessViewSchema } } }, async () => describeLibraryAccess(store))
+  app.get('/library-access', { config: admin, schema: { response: { 200: LibraryAccessViewSchema } } }, async () => await describeLibraryAccess(store))
 
   app.put<{ Body: { restrictNewLibraries: boolean } }>(
     '/library-access/default',
     { config: admin, schema: { body: DefaultAccessBody, response: { 200: LibraryAccessViewSchema } } },
     async (request) => {
-      setRestrictNewLibraries(store, request.body.restrictNewLibraries)
-      return describeLibraryAccess(store)
+      await setRestrictNewLibraries(store, request.body.restrictNewLibraries)
+      return await describeLibraryAccess(store)
     },
   )
 
   app.put<{ Params: LibraryParamsType; Body: { access: LibraryAccess; users?: string[] } }>(
     '/libraries/:owner/:name/access',
     { config: admin, schema: { params: LibraryParams, body: SetAccessBody, response: { 200: LibraryAccessEntrySchema } } },
-    async (request) => setLibraryAccess(store, `/${request.params.owner}/${request.params.name}`, request.body.access, request.body.users),
+    async (request) => await setLibraryAccess(store, `/${request.params.owner}/${request.params.name}`, request.body.access, request.body.users),
   )
 }

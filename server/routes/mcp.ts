@@ -35,7 +35,7 @@ function askerOf(request: FastifyRequest): string {
 
 async function handlePost(app: FastifyInstance, pool: PooledServer[], request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const { countryHeader } = app.lecternOptions.config.metrics
-  if (!request.apiKey && readSetting(app.runtime.store.settings, 'mcp.requireKey')) {
+  if (!request.apiKey && await readSetting(app.runtime.store.settings, 'mcp.requireKey')) {
     throw new LecternError('invalid_api_key', 'This Lectern requires an API key for MCP: send "Authorization: Bearer <API key>".')
   }
   const entry = pool.pop() ?? newPooledServer(app)

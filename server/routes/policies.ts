@@ -16,9 +16,9 @@ export default async function policies(app: FastifyInstance): Promise<void> {
   const { store, catalogue } = app.runtime
   const respond = (policy: Policy) => policyView(catalogue, policy)
 
-  const teamOf = (request: FastifyRequest): { teamPk: number; userId: number | null; policy: Policy } => {
+  const teamOf = async (request: FastifyRequest): Promise<{ teamPk: number; userId: number | null; policy: Policy }> => {
     const { caller } = request
-    const policy = caller.kind === 'api-key' && caller.teamId !== null ? store.policies.of(caller.teamId) : undefined
+    const policy = caller.kind === 'api-key' && caller.teamId !== null ? await store.policies.of(caller.teamId) : undefined
     if (caller.kind !== 'api-key' || caller.teamId === null || !policy) {
       throw new LecternError('team_not_found', 'Policies belong to a teamspace; use an API key of the teamspace.')
     }
@@ -26,14 +26,14 @@ export default async function policies(app: FastifyInstance): Promise<void> {
   }
 
   const access = { access: 'apiKey' as const }
-  app.get('/v2/policies', { config: access, schema: { response: { 200: PolicyResponse } } }, async (request) => respond(teamOf(request).policy))
+  app.get('/v2/policies', { config: access, schema: { response: { 200: PolicyResponse } } }, async (request) => respond((await teamOf(request)).policy))
 
   app.patch<{ Body: PolicyPatch }>('/v2/policies', { config: access, schema: { body: PatchPoliciesBody, response: { 200: PolicyResponse } } }, async (request) => {
-    const { teamPk, userId, policy } = teamOf(request)
-    const role = userId === null ? undefined : store.teams.roleOf(teamPk, userId)
+    const { teamPk, userId, policy } = await teamOf(request)
+    const role = userId === null ? undefined : await store.teams.roleOf(teamPk, userId)
     if (!role || !can(role, 'manageLibraryAccess')) throw new LecternError('forbidden', 'Only team owners and admins may change the teamspace policies.')
     const next = applyPatch(policy, request.body)
-    store.policies.set(teamPk, next)
+    await store.policies.set(teamPk, next)
     return respond(next)
   })
 }

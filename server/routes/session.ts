@@ -28,7 +28,7 @@ export default async function session(app: FastifyInstance): Promise<void> {
     return {
       user: request.user ? { email: request.user.email, role: request.user.role } : null,
       // Cloud: whether the address is confirmed, and the teamspaces for the dashboard's switcher.
-      ...(cloud && request.user ? { emailVerified: request.user.emailVerified, teams: store.teams.membershipsOf(request.user.id).map(teamView) } : {}),
+      ...(cloud && request.user ? { emailVerified: request.user.emailVerified, teams: (await store.teams.membershipsOf(request.user.id)).map(teamView) } : {}),
       setupRequired: needsSetup(store),
       mode: app.lecternOptions.config.mode,
       version: APP_VERSION,

@@ -14,10 +14,10 @@ import { TeamParams } from '../schemas/teams.js'
 export default async function teamConnections(app: FastifyInstance): Promise<void> {
   const { store } = app.runtime
   const session = { access: 'session' as const }
-  const access = (teamId: number, userId: number) => teamAccess(store, teamId, userId)
+  const access = async (teamId: number, userId: number) => await teamAccess(store, teamId, userId)
 
   app.get<{ Params: { team: number } }>('/teams/:team/connections', { config: session, schema: { params: TeamParams, response: { 200: ConnectionListSchema } } }, async (request) => {
-    const found = access(request.params.team, request.user!.id)
+    const found = await access(request.params.team, request.user!.id)
     requirePermission(found, 'viewDashboard')
     return { connections: store.connections.list(teamScope(found)) }
   })
@@ -26,7 +26,7 @@ export default async function teamConnections(app: FastifyInstance): Promise<voi
     '/teams/:team/connections',
     { config: session, schema: { params: TeamParams, body: ConnectionBody, response: { 201: ConnectionView } } },
     async (request, reply) => {
-      const found = access(request.params.team, request.user!.id)
+      const found = await access(request.params.team, request.user!.id)
       return reply.code(201).send(await addTeamConnection(store, app.runtime.guard, found, request.body))
     },
   )
@@ -34,6 +34,6 @@ export default async function teamConnections(app: FastifyInstance): Promise<voi
   app.delete<{ Params: { team: number; name: string } }>(
     '/teams/:team/connections/:name',
     { config: session, schema: { params: TeamConnectionParams, response: { 200: ConnectionView } } },
-    async (request) => removeTeamConnection(store, access(request.params.team, request.user!.id), request.params.name),
+    async (request) => removeTeamConnection(store, await access(request.params.team, request.user!.id), request.params.name),
   )
 }

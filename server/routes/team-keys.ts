@@ -18,20 +18,20 @@ export default async function teamKeys(app: FastifyInstance): Promise<void> {
   const session = { access: 'session' as const }
 
   app.get<{ Params: { team: number } }>('/teams/:team/keys', { config: session, schema: { params: TeamParams, response: { 200: TeamKeyListSchema } } }, async (request) => {
-    const found = teamAccess(store, request.params.team, request.user!.id)
+    const found = await teamAccess(store, request.params.team, request.user!.id)
     requirePermission(found, 'viewDashboard')
     const all = can(found.role, 'manageMembers')
-    return { keys: store.keys.list({ teamId: found.team.id, ...(all ? {} : { userId: request.user!.id }) }) }
+    return { keys: await store.keys.list({ teamId: found.team.id, ...(all ? {} : { userId: request.user!.id }) }) }
   })
 
   app.post<{ Params: { team: number }; Body: { name: string } }>(
     '/teams/:team/keys',
     { config: session, schema: { params: TeamParams, body: CreateKeyBody, response: { 201: CreatedTeamKeySchema } } },
     async (request, reply) => {
-      const found = teamAccess(store, request.params.team, request.user!.id)
+      const found = await teamAccess(store, request.params.team, request.user!.id)
       requirePermission(found, 'createKeys')
       requireVerified(request.user!)
-      return reply.code(201).send(store.keys.create(request.body.name, { userId: request.user!.id, teamId: found.team.id }))
+      return reply.code(201).send(await store.keys.create(request.body.name, { userId: request.user!.id, teamId: found.team.id }))
     },
   )
 
@@ -39,11 +39,11 @@ export default async function teamKeys(app: FastifyInstance): Promise<void> {
     '/teams/:team/keys/:id',
     { config: session, schema: { params: TeamItemParams, response: { 200: TeamKeySchema } } },
     async (request) => {
-      const found = teamAccess(store, request.params.team, request.user!.id)
-      const key = store.keys.list({ teamId: found.team.id }).find((k) => k.id === request.params.id)
+      const found = await teamAccess(store, request.params.team, request.user!.id)
+      const key = (await store.keys.list({ teamId: found.team.id })).find((k) => k.id === request.params.id)
       const mayRevoke = key !== undefined && (key.userId === request.user!.id || can(found.role, 'manageMembers'))
       if (!mayRevoke) throw new LecternError('key_not_found', `No API key with ID ${request.params.id} of yours in this teamspace.`)
-      return store.keys.revoke(key.id)
+      return await store.keys.revoke(key.id)
     },
   )
 }

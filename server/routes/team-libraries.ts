@@ -42,9 +42,9 @@ export default async function teamLibrariesRoute(app: FastifyInstance): Promise<
     '/teams/:team/libraries',
     { config: { access: 'session' }, schema: { params: TeamParams, response: { 200: TeamLibrariesSchema } } },
     async (request) => {
-      const found = teamAccess(store, request.params.team, request.user!.id)
+      const found = await teamAccess(store, request.params.team, request.user!.id)
       requirePermission(found, 'viewDashboard')
-      return { libraries: teamLibraries(catalogue, store.policies.of(found.team.id)!, found.team.id, request.caller) }
+      return { libraries: teamLibraries(catalogue, (await store.policies.of(found.team.id))!, found.team.id, request.caller) }
     },
   )
 }

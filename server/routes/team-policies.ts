@@ -17,25 +17,25 @@ export default async function teamPolicies(app: FastifyInstance): Promise<void> 
   const session = { access: 'session' as const }
 
   /** The team of the path and its policy, once the user's role there allows `permission`. */
-  const teamFor = (request: FastifyRequest<{ Params: { team: number } }>, permission: TeamPermission) => {
-    const found = teamAccess(store, request.params.team, request.user!.id)
+  const teamFor = async (request: FastifyRequest<{ Params: { team: number } }>, permission: TeamPermission) => {
+    const found = await teamAccess(store, request.params.team, request.user!.id)
     requirePermission(found, permission)
-    return { teamPk: found.team.id, policy: store.policies.of(found.team.id)! }
+    return { teamPk: found.team.id, policy: (await store.policies.of(found.team.id))! }
   }
 
   app.get<{ Params: { team: number } }>(
     '/teams/:team/policies',
     { config: session, schema: { params: TeamParams, response: { 200: PolicyResponse } } },
-    async (request) => policyView(catalogue, teamFor(request, 'viewDashboard').policy),
+    async (request) => policyView(catalogue, (await teamFor(request, 'viewDashboard')).policy),
   )
 
   app.patch<{ Params: { team: number }; Body: PolicyPatch }>(
     '/teams/:team/policies',
     { config: session, schema: { params: TeamParams, body: PatchPoliciesBody, response: { 200: PolicyResponse } } },
     async (request) => {
-      const { teamPk, policy } = teamFor(request, 'manageLibraryAccess')
+      const { teamPk, policy } = await teamFor(request, 'manageLibraryAccess')
       const next = applyPatch(policy, request.body)
-      store.policies.set(teamPk, next)
+      await store.policies.set(teamPk, next)
       return policyView(catalogue, next)
     },
   )
@@ -43,6 +43,6 @@ export default async function teamPolicies(app: FastifyInstance): Promise<void> 
   app.post<{ Params: { team: number }; Body: PolicyPatch }>(
     '/teams/:team/policies/preview',
     { config: session, schema: { params: TeamParams, body: PatchPoliciesBody, response: { 200: PolicyResponse } } },
-    async (request) => policyView(catalogue, applyPatch(teamFor(request, 'manageLibraryAccess').policy, request.body)),
+    async (request) => policyView(catalogue, applyPatch((await teamFor(request, 'manageLibraryAccess')).policy, request.body)),
   )
 }

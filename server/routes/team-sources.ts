@@ -18,7 +18,7 @@ export default async function teamSources(app: FastifyInstance): Promise<void> {
     '/teams/:team/libraries',
     { config: { access: 'session' }, schema: { params: TeamParams, body: TeamSourceBody, response: { 200: AddedSchema } } },
     async (request) => {
-      const submitted = await addTeamSource(store, teamAccess(store, request.params.team, request.user!.id), request.body, request.caller, app.runtime.guard)
+      const submitted = await addTeamSource(store, await teamAccess(store, request.params.team, request.user!.id), request.body, request.caller, app.runtime.guard)
       app.runtime.worker.wake()
       return { libraryName: submitted.libraryId, message: submitted.message }
     },

@@ -27,17 +27,17 @@ import { teamView } from './team-view.js'
 export default async function teams(app: FastifyInstance): Promise<void> {
   const { store } = app.runtime
   const session = { access: 'session' as const }
-  const access = (teamId: number, userId: number) => teamAccess(store, teamId, userId)
+  const access = async (teamId: number, userId: number) => await teamAccess(store, teamId, userId)
 
   app.get('/teams', { config: session, schema: { response: { 200: TeamListSchema } } }, async (request) => {
     const user = request.user!
-    store.teams.personalTeam(user.id)
+    await store.teams.personalTeam(user.id)
     const { keyed, windowSeconds } = app.lecternOptions.config.rateLimit
-    return { teams: store.teams.membershipsOf(user.id).map(teamView), rateLimit: { keyed, windowSeconds } }
+    return { teams: (await store.teams.membershipsOf(user.id)).map(teamView), rateLimit: { keyed, windowSeconds } }
   })
 
   app.post<{ Body: { name: string } }>('/teams', { config: session, schema: { body: TeamNameBody, response: { 201: TeamSchema } } }, async (request, reply) => {
-    const team = createTeam(store, request.user!, request.body.name)
+    const team = await createTeam(store, request.user!, request.body.name)
     return reply.code(201).send(teamView({ team, role: 'owner' }))
   })
 
@@ -45,39 +45,39 @@ export default async function teams(app: FastifyInstance): Promise<void> {
     '/teams/:team',
     { config: session, schema: { params: TeamParams, body: TeamNameBody, response: { 200: TeamSchema } } },
     async (request) => {
-      const found = access(request.params.team, request.user!.id)
+      const found = await access(request.params.team, request.user!.id)
       requirePermission(found, 'renameTeam')
-      return teamView({ team: store.teams.rename(found.team.id, request.body.name), role: found.role })
+      return teamView({ team: await store.teams.rename(found.team.id, request.body.name), role: found.role })
     },
   )
 
   app.delete<{ Params: { team: number } }>('/teams/:team', { config: session, schema: { params: TeamParams } }, async (request) => {
-    const found = access(request.params.team, request.user!.id)
+    const found = await access(request.params.team, request.user!.id)
     requirePermission(found, 'deleteTeam')
     return await deleteTeam(store, found.team, request.caller, app.runtime.forgetSet)
   })
 
   app.get<{ Params: { team: number } }>('/teams/:team/members', { config: session, schema: { params: TeamParams, response: { 200: MemberListSchema } } }, async (request) => {
-    const found = access(request.params.team, request.user!.id)
+    const found = await access(request.params.team, request.user!.id)
     requirePermission(found, 'viewDashboard')
-    return { members: store.teams.members(found.team.id) }
+    return { members: await store.teams.members(found.team.id) }
   })
 
   app.patch<{ Params: { team: number; userId: number }; Body: { role: InvitedRole } }>(
     '/teams/:team/members/:userId',
     { config: session, schema: { params: MemberParams, body: RoleBody, response: { 200: MemberSchema } } },
     async (request) => {
-      const found = access(request.params.team, request.user!.id)
+      const found = await access(request.params.team, request.user!.id)
       requirePermission(found, 'manageMembers')
-      return store.teams.setRole(found.team.id, request.params.userId, request.body.role)
+      return await store.teams.setRole(found.team.id, request.params.userId, request.body.role)
     },
   )
 
   app.delete<{ Params: { team: number; userId: number } }>('/teams/:team/members/:userId', { config: session, schema: { params: MemberParams } }, async (request) => {
-    const found = access(request.params.team, request.user!.id)
+    const found = await access(request.params.team, request.user!.id)
     // Anyone may leave; removing someone else is for those who manage members.
     if (request.params.userId !== request.user!.id) requirePermission(found, 'manageMembers')
-    const { revokedKeys } = store.teams.removeMember(found.team.id, request.params.userId)
+    const { revokedKeys } = await store.teams.removeMember(found.team.id, request.params.userId)
     return { removed: request.params.userId, revokedKeys }
   })
 
@@ -85,9 +85,9 @@ export default async function teams(app: FastifyInstance): Promise<void> {
     '/teams/:team/invitations',
     { config: session, schema: { params: TeamParams, response: { 200: InvitationListSchema } } },
     async (request) => {
-      const found = access(request.params.team, request.user!.id)
+      const found = await access(request.params.team, request.user!.id)
       requirePermission(found, 'manageMembers')
-      return { invitations: store.invitations.pending(found.team.id) }
+      return { invitations: await store.invitations.pending(found.team.id) }
     },
   )
 
@@ -95,7 +95,7 @@ export default async function teams(app: FastifyInstance): Promise<void> {
     '/teams/:team/invitations',
     { config: session, schema: { params: TeamParams, body: InviteBody, response: { 201: InvitationSchema } } },
     async (request, reply) => {
-      const found = access(request.params.team, request.user!.id)
+      const found = await access(request.params.team, request.user!.id)
       requirePermission(found, 'manageMembers')
       requireVerified(request.user!)
       return reply.code(201).send(await invite(store, app.mailer, { team: found.team, inviter: request.user!, ...request.body }))
@@ -106,9 +106,9 @@ export default async function teams(app: FastifyInstance): Promise<void> {
     '/teams/:team/invitations/:id',
     { config: session, schema: { params: TeamItemParams, response: { 200: InvitationSchema } } },
     async (request) => {
-      const found = access(request.params.team, request.user!.id)
+      const found = await access(request.params.team, request.user!.id)
       requirePermission(found, 'manageMembers')
-      return store.invitations.remove(found.team.id, request.params.id)
+      return await store.invitations.remove(found.team.id, request.params.id)
     },
   )
 }

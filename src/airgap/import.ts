@@ -157,15 +157,15 @@ export function createImportJobHandler(store: Store, embedders: EmbedderPool): J
       const { library: valid, snippets } = await readStagedLibrary(staged)
       ctx.progress(`re-embedding ${snippets.length} snippets`)
       const result = await ingestSnippets(
-        { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log, pace: ctx.pace },
+        { store, embedder: await embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log, pace: ctx.pace },
         { versionPk: version.pk, commitSha: null },
         snippets,
       )
       store.libraries.markImported(library.pk, valid)
       // The version's snippets came across the air gap: an earlier ingest's report no longer describes them.
-      store.extractionReports.remove(version.pk)
+      await store.extractionReports.remove(version.pk)
       removeStaged(staged)
-      return `imported ${project}: ${result.snippets} snippets re-embedded with ${embedders.current().provider}`
+      return `imported ${project}: ${result.snippets} snippets re-embedded with ${(await embedders.current()).provider}`
     } catch (err) {
       // A shutdown is not a failure: the job runs again at the next start and needs its file.
       if (ctx.signal.aborted) throw err

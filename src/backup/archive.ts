@@ -59,7 +59,7 @@ export async function createArchive(store: Store, outDir: string, options: Creat
   const final = path.join(outDir, name)
   try {
     progress('snapshot')
-    ensureSecretsCanary(store.settings, store.secrets)
+    await ensureSecretsCanary(store.settings, store.secrets)
     await snapshotDatabase(store.paths.database, path.join(work, DATABASE_MEMBER))
     // Read from the snapshot itself, never from the live database, so the manifest describes
     // exactly the data in the archive.

@@ -66,22 +66,23 @@ export const BackupConfigUpdate = z
 
 export type BackupConfigUpdate = z.input<typeof BackupConfigUpdate>
 
-export function readBackupConfig(store: Store): BackupConfig {
-  return { ...DEFAULT_CONFIG, ...(store.settings.get<BackupConfig>(CONFIG_SETTING) ?? {}) }
+export async function readBackupConfig(store: Store): Promise<BackupConfig> {
+  return { ...DEFAULT_CONFIG, ...((await store.settings.get<BackupConfig>(CONFIG_SETTING)) ?? {}) }
 }
 
-export function viewBackupConfig(store: Store, config: BackupConfig = readBackupConfig(store)): BackupConfigView {
+export async function viewBackupConfig(store: Store, stored?: BackupConfig): Promise<BackupConfigView> {
+  const config = stored ?? (await readBackupConfig(store))
   const d = config.destination
   return {
     ...config,
-    destination: d.type === 'dir' ? { type: 'dir', path: d.path ?? store.paths.backups } : { ...d, secretSet: store.settings.get(SECRET_SETTING) !== undefined },
+    destination: d.type === 'dir' ? { type: 'dir', path: d.path ?? store.paths.backups } : { ...d, secretSet: (await store.settings.get(SECRET_SETTING)) !== undefined },
   }
 }
 
 /** Validates and merges an update (fields left out keep their value); returns the new view. */
 export async function updateBackupConfig(store: Store, input: unknown): Promise<BackupConfigView> {
   const update = parseInput(BackupConfigUpdate, input, 'Backup config')
-  const next = readBackupConfig(store)
+  const next = await readBackupConfig(store)
   if (update.schedule !== undefined) {
     if (update.schedule) validateSchedule(update.schedule)
     next.schedule = update.schedule
@@ -91,11 +92,11 @@ export async function updateBackupConfig(store: Store, input: unknown): Promise<
   if (update.destination) ({ destination: next.destination, secret } = resolveDestination(update.destination))
   // One transaction: a reader never sees the new destination with the old secret.
   await store.transaction(async () => {
-    store.settings.set(CONFIG_SETTING, next)
-    if (secret === '') store.settings.remove(SECRET_SETTING)
-    else if (secret !== undefined) store.settings.set(SECRET_SETTING, store.secrets.seal(secret))
+    await store.settings.set(CONFIG_SETTING, next)
+    if (secret === '') await store.settings.remove(SECRET_SETTING)
+    else if (secret !== undefined) await store.settings.set(SECRET_SETTING, store.secrets.seal(secret))
   })
-  return viewBackupConfig(store, next)
+  return await viewBackupConfig(store, next)
 }
 
 function parseInput<T extends z.ZodTypeAny>(schema: T, input: unknown, what: string): z.output<T> {
@@ -133,14 +134,14 @@ function resolveDestination(update: z.output<typeof DestinationUpdate>): { desti
  * The destination an update describes, without storing it (to test it first). An S3 secret left
  * out is the stored one, an empty one none (the default credential chain).
  */
-export function openProposedDestination(store: Store, input: unknown): Destination {
+export async function openProposedDestination(store: Store, input: unknown): Promise<Destination> {
   const { destination, secret } = resolveDestination(parseInput(DestinationUpdate, input, 'Backup destination'))
   if (destination.type === 'dir') return directoryDestination(destination.path ?? store.paths.backups)
-  return s3Destination({ ...destination, secretAccessKey: secret ?? storedSecret(store) }, store.paths.backupWork + '-outgoing')
+  return s3Destination({ ...destination, secretAccessKey: secret ?? await storedSecret(store) }, store.paths.backupWork + '-outgoing')
 }
 
-function storedSecret(store: Store): string {
-  const sealed = store.settings.get<string>(SECRET_SETTING)
+async function storedSecret(store: Store): Promise<string> {
+  const sealed = await store.settings.get<string>(SECRET_SETTING)
   return sealed ? store.secrets.open(sealed) : ''
 }
 
@@ -148,8 +149,8 @@ function storedSecret(store: Store): string {
  * The destination of the configured config, or of `target` (`--to DIR|s3://bucket/prefix`): an
  * S3 target takes region, endpoint, path style and keys from the stored S3 settings.
  */
-export function openDestination(store: Store, target?: string): Destination {
-  const config = readBackupConfig(store)
+export async function openDestination(store: Store, target?: string): Promise<Destination> {
+  const config = await readBackupConfig(store)
   const parsedTarget = target ? parseTarget(target) : undefined
   if (parsedTarget?.kind === 'dir') return directoryDestination(parsedTarget.path)
   const d = config.destination
@@ -161,7 +162,7 @@ export function openDestination(store: Store, target?: string): Destination {
       prefix: parsedTarget?.kind === 's3' ? parsedTarget.prefix : (d as S3Config).prefix,
       region: s3.region,
       accessKeyId: s3.accessKeyId,
-      secretAccessKey: storedSecret(store),
+      secretAccessKey: await storedSecret(store),
       endpoint: s3.endpoint,
       forcePathStyle: s3.forcePathStyle,
     },

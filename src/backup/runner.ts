@@ -75,25 +75,25 @@ export class BackupRunner {
   ) {}
 
   /** This process's run, else one another process runs (it holds the backup lock). */
-  status(): BackupStatus {
+  async status(): Promise<BackupStatus> {
     const other = this.current ? undefined : backupInOtherProcess(this.store.paths)
     return {
       running: this.current !== null || other !== undefined,
       startedAt: this.current?.startedAt ?? other?.startedAt ?? null,
       trigger: this.current?.trigger ?? other?.trigger ?? null,
-      last: this.lastResult(),
+      last: await this.lastResult(),
     }
   }
 
   /** The newest of: the stored result, one not stored for lack of space, a run found dead. */
-  private lastResult(): BackupResult | null {
-    const candidates = [this.store.settings.get<BackupResult>(LAST_RESULT_SETTING), this.unsaved, interruptedResult(this.store)]
+  private async lastResult(): Promise<BackupResult | null> {
+    const candidates = [await this.store.settings.get<BackupResult>(LAST_RESULT_SETTING), this.unsaved, interruptedResult(this.store)]
     return candidates.filter((r): r is BackupResult => !!r).sort((a, b) => b.startedAt.localeCompare(a.startedAt))[0] ?? null
   }
 
-  private record(result: BackupResult): void {
+  private async record(result: BackupResult): Promise<void> {
     try {
-      this.store.settings.set(LAST_RESULT_SETTING, result)
+      await this.store.settings.set(LAST_RESULT_SETTING, result)
       this.unsaved = null
     } catch (err) {
       this.unsaved = result
@@ -105,7 +105,7 @@ export class BackupRunner {
    * Starts a run and returns at once with its start time and completion promise; throws
    * `backup_running` (with the running one's start time) when one is already under way.
    */
-  start(options: RunOptions): { startedAt: string; done: Promise<BackupResult> } {
+  async start(options: RunOptions): Promise<{ startedAt: string; done: Promise<BackupResult> }> {
     if (this.current) {
       throw new LecternError('backup_running', `A backup started at ${this.current.startedAt} is still running.`, { startedAt: this.current.startedAt })
     }
@@ -113,8 +113,11 @@ export class BackupRunner {
     // Read before the lock is taken: taking it replaces the dead run's holder information.
     const interrupted = interruptedResult(this.store)
     const release = acquireBackupLock(this.store.paths, startedAt, options.trigger)
-    if (interrupted && interrupted.startedAt > (this.lastResult()?.startedAt ?? '')) this.record(interrupted)
-    const done = this.execute(options, startedAt).finally(() => {
+    // Nothing above awaits: `current` is set in the same turn as the check, so two starts cannot both pass it.
+    const done = (async () => {
+      if (interrupted && interrupted.startedAt > ((await this.lastResult())?.startedAt ?? '')) await this.record(interrupted)
+      return this.execute(options, startedAt)
+    })().finally(() => {
       this.current = null
       release()
     })
@@ -128,9 +131,9 @@ export class BackupRunner {
   }
 
   /** The scheduler's entry: a tick while another backup runs is skipped and logged, not queued. */
-  fireScheduled(): void {
+  async fireScheduled(): Promise<void> {
     try {
-      this.start({ trigger: 'schedule' }).done.catch(() => {})
+      (await this.start({ trigger: 'schedule' })).done.catch(() => {})
     } catch (err) {
       if (err instanceof LecternError && err.code === 'backup_running') {
         this.log.warn({ runningSince: err.extra.startedAt }, 'scheduled backup skipped: another backup is running')
@@ -143,7 +146,7 @@ export class BackupRunner {
   private async execute(options: RunOptions, startedAt: string): Promise<BackupResult> {
     const started = Date.now()
     let destinationLabel = options.target ?? ''
-    const finish = (fields: Partial<BackupResult> & { ok: boolean }): BackupResult => {
+    const finish = async (fields: Partial<BackupResult> & { ok: boolean }): Promise<BackupResult> => {
       const result: BackupResult = {
         trigger: options.trigger,
         startedAt,
@@ -152,11 +155,11 @@ export class BackupRunner {
         destination: destinationLabel,
         ...fields,
       }
-      this.record(result)
+      await this.record(result)
       return result
     }
     try {
-      const destination = openDestination(this.store, options.target)
+      const destination = await openDestination(this.store, options.target)
       destinationLabel = destination.label
       // A staged S3 archive from a killed run is only a local copy; the next run starts clean.
       if (destination.kind === 's3') await fsp.rm(destination.stagingDir, { recursive: true, force: true })
@@ -167,17 +170,17 @@ export class BackupRunner {
       options.onProgress?.('upload')
       await destination.store(archive.file, archive.name)
       options.onProgress?.('prune')
-      const pruned = await pruneArchives(destination, readBackupConfig(this.store).retention, archive.name)
+      const pruned = await pruneArchives(destination, (await readBackupConfig(this.store)).retention, archive.name)
       for (const failure of pruned.failed) this.log.warn(failure, 'could not prune an old backup archive')
       const warning = destination.kind === 'dir' ? sharesDataDir(destination.label.slice('dir:'.length), this.store.paths.root) : undefined
-      const result = finish({ ok: true, name: archive.name, size: archive.size, partialLibraries: partialLibraries(archive.manifest), pruned, ...(warning ? { warning } : {}) })
+      const result = await finish({ ok: true, name: archive.name, size: archive.size, partialLibraries: partialLibraries(archive.manifest), pruned, ...(warning ? { warning } : {}) })
       this.log.info({ name: archive.name, size: archive.size, destination: destinationLabel, durationMs: result.durationMs }, 'backup written')
       if (warning) this.log.warn({}, warning)
       return result
     } catch (caught) {
       const err = asDiskFull(caught, destinationLabel ? `the backup to ${destinationLabel}` : 'the backup', this.store.paths.root)
       const code = isLecternError(err) ? err.code : 'internal_error'
-      finish({ ok: false, code, error: (err as Error).message })
+      await finish({ ok: false, code, error: (err as Error).message })
       this.log.error({ err, code, destination: destinationLabel }, 'backup failed')
       throw err
     }

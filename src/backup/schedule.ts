@@ -80,7 +80,7 @@ function expandField(field: string, min: number, max: number, names: string[] = 
 
 export interface BackupScheduler {
   /** Re-reads the schedule (after a config change) and replaces the running timer. */
-  reload(): void
+  reload(): Promise<void>
   stop(): void
 }
 
@@ -94,16 +94,27 @@ export const SCHEDULE_POLL_MS = 1000
  * invalid stored schedule is logged and ignored, never a crash.
  */
 export function startScheduler(
-  read: () => Schedule | null,
+  read: () => Promise<Schedule | null> | Schedule | null,
   fire: () => void,
   log: { warn(obj: object, msg: string): void },
 ): BackupScheduler {
   let task: ScheduledTask | undefined
   let current = ''
-  const reload = () => {
-    const schedule = read()
+  let stopped = false
+  let unreadable = false
+  const reload = async () => {
+    let schedule: Schedule | null
+    try {
+      schedule = await read()
+      unreadable = false
+    } catch (err) {
+      // The database is out of reach for a moment: the running timer stays, and the next poll retries.
+      if (!unreadable) log.warn({ err }, 'could not read the backup schedule; the current one stays until it can be read')
+      unreadable = true
+      return
+    }
     const key = JSON.stringify(schedule)
-    if (key === current) return
+    if (stopped || key === current) return
     current = key
     task?.stop()
     task = undefined
@@ -114,12 +125,13 @@ export function startScheduler(
       log.warn({ err, schedule }, 'the stored backup schedule is invalid; scheduled backups are off until it is fixed')
     }
   }
-  reload()
-  const poll = setInterval(reload, SCHEDULE_POLL_MS)
+  void reload()
+  const poll = setInterval(() => void reload(), SCHEDULE_POLL_MS)
   poll.unref()
   return {
     reload,
     stop() {
+      stopped = true
       clearInterval(poll)
       task?.stop()
       task = undefined

@@ -21,17 +21,17 @@ export interface EmbeddingStore {
 /** As stored: an OpenAI-compatible server's API key is sealed with secret.key, never kept plain. */
 type StoredEmbedding = Omit<EmbedderSettings, 'apiKey'> & { apiKeySealed?: string }
 
-export function configuredEmbedding(store: EmbeddingStore): EmbedderSettings {
-  const stored = store.settings.get<StoredEmbedding>(EMBEDDING_SETTING)
+export async function configuredEmbedding(store: EmbeddingStore): Promise<EmbedderSettings> {
+  const stored = await store.settings.get<StoredEmbedding>(EMBEDDING_SETTING)
   if (!stored) return DEFAULT_EMBEDDING
   const { apiKeySealed, ...settings } = stored
   return apiKeySealed ? { ...settings, apiKey: store.secrets.open(apiKeySealed) } : settings
 }
 
-export function saveEmbedding(store: EmbeddingStore, settings: EmbedderSettings): void {
+export async function saveEmbedding(store: EmbeddingStore, settings: EmbedderSettings): Promise<void> {
   const { apiKey, ...rest } = settings
   const stored: StoredEmbedding = apiKey ? { ...rest, apiKeySealed: store.secrets.seal(apiKey) } : rest
-  store.settings.set(EMBEDDING_SETTING, stored)
+  await store.settings.set(EMBEDDING_SETTING, stored)
 }
 
 export class EmbedderPool {
@@ -40,15 +40,15 @@ export class EmbedderPool {
   constructor(private readonly store: EmbeddingStore) {}
 
   /** The embedder new snippet sets are built with. */
-  current(): Embedder {
-    return this.get(configuredEmbedding(this.store))
+  async current(): Promise<Embedder> {
+    return this.get(await configuredEmbedding(this.store))
   }
 
   /** The embedder that built a set with this provider, model and dimension. */
-  forSet(set: { embedProvider: string; embedModel: string; dimensions: number }): Embedder {
+  async forSet(set: { embedProvider: string; embedModel: string; dimensions: number }): Promise<Embedder> {
     // The hash embedder needs no settings: skip reading them on the hot path of every query.
     if (set.embedProvider === 'hash') return this.get({ provider: 'hash', model: set.embedModel, dimensions: set.dimensions })
-    const configured = configuredEmbedding(this.store)
+    const configured = await configuredEmbedding(this.store)
     const base = configured.provider === set.embedProvider ? configured : { provider: set.embedProvider as EmbedderSettings['provider'] }
     return this.get({ ...base, model: set.embedModel })
   }

@@ -26,14 +26,14 @@ export interface ExtractionView {
 }
 
 /** The report of a library ID's version: the one it is pinned to (`/acme/widgets@v2`), else `tag`, else the default branch. */
-export function extractionOf(store: Store, libraryId: string, caller: Caller, tag = ''): ExtractionView {
+export async function extractionOf(store: Store, libraryId: string, caller: Caller, tag = ''): Promise<ExtractionView> {
   const { library, ref } = findLibrary(store.libraries, libraryId, caller)
   if (ref.version !== undefined && tag !== '' && ref.version !== tag) throw new LecternError('validation_error', `${libraryId} is pinned to ${ref.version}, and the version asked for is ${tag}: name one.`)
   // As every other path finds a version: `v2` finds `2`, and a miss lists the versions there are.
   const version = findVersion(store.libraries, library, (ref.version ?? tag) || undefined)
   const shown = formatLibraryId({ id: library.id, version: version.tag || undefined })
   const about = { libraryId: shown, state: version.state, errorCode: version.errorCode }
-  const stored = store.extractionReports.get(version.pk)
+  const stored = await store.extractionReports.get(version.pk)
   if (!stored) return { ...about, createdAt: null, jobId: null, report: null }
   const parsed = ExtractionReportSchema.safeParse(parseJson(stored.json))
   // A report the schema rejects was written by another build; saying "none" beats showing a wrong one.

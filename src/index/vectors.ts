@@ -56,7 +56,7 @@ export async function rebuildVectorIndex(work: VectorRebuild, setPk: number): Pr
   const { store, signal } = work
   const set = liveSet(store, setPk)
   if (!set || !hasVectorIndex(set)) return undefined
-  const embedder = work.embedders.forSet(set)
+  const embedder = await work.embedders.forSet(set)
   const snippets = store.snippets.allOfSet(setPk)
   const vectors: Float32Array[] = []
   for (let i = 0; i < snippets.length; i += BATCH) {

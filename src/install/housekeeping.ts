@@ -4,13 +4,14 @@
  */
 import type { JobLog } from '../jobs/worker.js'
 
-export type Softly = (what: string, work: () => void) => void
+/** Runs `work` and waits for it; it never rejects. */
+export type Softly = (what: string, work: () => unknown) => Promise<void>
 
 export function failSoftly(log: JobLog): Softly {
   const failing = new Set<string>()
-  return (what, work) => {
+  return async (what, work) => {
     try {
-      work()
+      await work()
       if (failing.delete(what)) log.info({ task: what }, 'housekeeping works again')
     } catch (err) {
       if (!failing.has(what)) log.error({ err, task: what }, 'housekeeping failed (is the disk full?); it is retried')

@@ -65,6 +65,6 @@ export function refuseOtherMode(resolved: ResolvedConfig): void {
  * command that writes is told a mode (a directory set up with `LECTERN_MODE=cloud lectern users
  * create` stays cloud at the next plain `serve`). The caller has already refused another mode.
  */
-export function recordInstallMode(settings: SettingsRepository, mode: Mode): void {
-  if (!isMode(settings.get<unknown>(SETTING_KEYS.installMode))) settings.set(SETTING_KEYS.installMode, mode)
+export async function recordInstallMode(settings: SettingsRepository, mode: Mode): Promise<void> {
+  if (!isMode(await settings.get<unknown>(SETTING_KEYS.installMode))) await settings.set(SETTING_KEYS.installMode, mode)
 }

@@ -29,9 +29,9 @@ export function needsSetup(store: Store): boolean {
  * any token an earlier start left is erased. A start makes a new token, so a token seen in an old
  * terminal or file stops working.
  */
-export function prepareSetup(store: Store, paths: DataPaths): { token: string; file: string } | undefined {
+export async function prepareSetup(store: Store, paths: DataPaths): Promise<{ token: string; file: string } | undefined> {
   if (!needsSetup(store)) {
-    store.settings.set(SETTING_KEYS.setupTokenHash, null)
+    await store.settings.set(SETTING_KEYS.setupTokenHash, null)
     fs.rmSync(paths.setupToken, { force: true })
     return undefined
   }
@@ -40,7 +40,7 @@ export function prepareSetup(store: Store, paths: DataPaths): { token: string; f
   fs.rmSync(temp, { force: true })
   fs.writeFileSync(temp, `${token}\n`, { mode: 0o600, flag: 'wx' })
   fs.renameSync(temp, paths.setupToken)
-  store.settings.set(SETTING_KEYS.setupTokenHash, hashOf(token).toString('hex'))
+  await store.settings.set(SETTING_KEYS.setupTokenHash, hashOf(token).toString('hex'))
   return { token, file: paths.setupToken }
 }
 
@@ -52,7 +52,7 @@ export async function completeSetup(store: Store, paths: DataPaths, input: { tok
     fs.rmSync(paths.setupToken, { force: true })
     return user
   } catch (err) {
-    store.settings.set(SETTING_KEYS.setupTokenHash, stored)
+    await store.settings.set(SETTING_KEYS.setupTokenHash, stored)
     throw err
   }
 }
@@ -61,12 +61,12 @@ export async function completeSetup(store: Store, paths: DataPaths, input: { tok
 async function claimToken(store: Store, token: string): Promise<string> {
   return await store.transaction(async () => {
     if (!needsSetup(store)) throw new LecternError('forbidden', 'This install already has an admin: sign in instead.')
-    const stored = store.settings.get<string | null>(SETTING_KEYS.setupTokenHash)
+    const stored = await store.settings.get<string | null>(SETTING_KEYS.setupTokenHash)
     const given = hashOf(token)
     if (!stored || !timingSafeEqual(Buffer.from(stored, 'hex'), given)) {
       throw new LecternError('not_authenticated', 'The setup token is wrong. It is in the file setup-token of the data directory, and printed by `lectern serve` at start.')
     }
-    store.settings.set(SETTING_KEYS.setupTokenHash, null)
+    await store.settings.set(SETTING_KEYS.setupTokenHash, null)
     return stored
   })
 }

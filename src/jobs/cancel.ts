@@ -27,11 +27,11 @@ export async function cancelJob(store: Store, jobPk: number, by: string): Promis
     if (job.state === 'queued') {
       const reason = cancelledReason(jobPk, 'queued')
       failJob(store, job, 'cancelled', reason)
-      store.jobLogs.append(jobPk, [{ time: new Date().toISOString(), level: 'warn', message: 'job cancelled while queued', fields: { by } }])
+      await store.jobLogs.append(jobPk, [{ time: new Date().toISOString(), level: 'warn', message: 'job cancelled while queued', fields: { by } }])
     } else if (isInterrupted(job)) {
       // No process runs it to notice the request: it ends here, as a dead process's cancelled job does at the next start.
       failJob(store, job, 'cancelled', cancelledReason(jobPk, 'running'))
-      store.jobLogs.append(jobPk, [{ time: new Date().toISOString(), level: 'warn', message: 'job cancelled after its process was gone', fields: { by } }])
+      await store.jobLogs.append(jobPk, [{ time: new Date().toISOString(), level: 'warn', message: 'job cancelled after its process was gone', fields: { by } }])
     } else if (job.state === 'running') {
       // The worker running it logs the request when it sees it: its own lines are still buffered.
       store.jobs.requestCancel(jobPk, by)

@@ -78,9 +78,9 @@ export class WorkerTidying {
   /** The worker options that run this tidying. */
   get workerOptions(): WorkerOptions {
     return {
-      onJobEnd: () => {
+      onJobEnd: async () => {
         this.schedule()
-        this.softly('removing ended jobs past their retention', () => pruneEndedJobs(this.store))
+        await this.softly('removing ended jobs past their retention', () => pruneEndedJobs(this.store))
       },
       betweenJobs: () => this.sweepAbandoned(),
     }
@@ -89,14 +89,14 @@ export class WorkerTidying {
   private schedule(): void {
     const timer = setTimeout(() => {
       this.timers.delete(timer)
-      this.softly('sweeping replaced snippet sets', () => sweepSets(this.store, ['retired'], this.forgetSet))
+      void this.softly('sweeping replaced snippet sets', () => sweepSets(this.store, ['retired'], this.forgetSet))
     }, RETIRE_GRACE_MS)
     timer.unref()
     this.timers.add(timer)
   }
 
-  private sweepAbandoned(): void {
-    this.softly('removing half-built snippet sets', () => sweepSets(this.store, ['building'], this.forgetSet))
+  private sweepAbandoned(): Promise<void> {
+    return this.softly('removing half-built snippet sets', () => sweepSets(this.store, ['building'], this.forgetSet))
   }
 
   /** Before the store closes: the next start sweeps what is left. */

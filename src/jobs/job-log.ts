@@ -40,6 +40,8 @@ export class JobLogRecorder {
   private pending: NewJobLogLine[] = []
   private timer: NodeJS.Timeout | undefined
   private dropping = false
+  /** The writes under way, in order; never rejects (write catches). */
+  private writing: Promise<void> = Promise.resolve()
 
   /**
    * `own`: the keys the worker adds to every line (job ID, kind, library), left out here since
@@ -65,14 +67,22 @@ export class JobLogRecorder {
     this.add('error', obj, msg)
   }
 
-  /** Writes what is pending; called when the job ends, so its last lines are there when it shows as ended. */
-  flush(): void {
+  /**
+   * Writes what is pending; awaited when the job ends, so its last lines are there when it shows
+   * as ended. Writes go one after the other, so lines are stored in the order they were logged.
+   */
+  flush(): Promise<void> {
     clearTimeout(this.timer)
     this.timer = undefined
     const lines = this.pending
     this.pending = []
+    if (lines.length > 0) this.writing = this.writing.then(() => this.write(lines))
+    return this.writing
+  }
+
+  private async write(lines: readonly NewJobLogLine[]): Promise<void> {
     try {
-      this.store.jobLogs.append(this.jobPk, lines)
+      await this.store.jobLogs.append(this.jobPk, lines)
       this.dropping = false
     } catch (err) {
       if (!this.dropping) this.processLog.error({ err, jobId: this.jobPk, lines: lines.length }, "could not keep the job's log lines (is the disk full?); they are dropped")
@@ -83,9 +93,9 @@ export class JobLogRecorder {
   private add(level: JobLogLevel, obj: object, msg: string): void {
     const fields = this.clean(Object.fromEntries(Object.entries(obj).filter(([key]) => !this.own.has(key))), 0) as Record<string, unknown>
     this.pending.push({ time: new Date().toISOString(), level, message: clip(this.text(msg), MAX_MESSAGE_CHARS), fields })
-    if (this.pending.length >= BATCH_LINES) this.flush()
+    if (this.pending.length >= BATCH_LINES) void this.flush()
     else if (!this.timer) {
-      this.timer = setTimeout(() => this.flush(), FLUSH_MS)
+      this.timer = setTimeout(() => void this.flush(), FLUSH_MS)
       this.timer.unref()
     }
   }

@@ -57,12 +57,12 @@ export const SHARED_REFRESH_INTERVAL_MS = 10 * 60_000
  * of an unchanged source): the operator, and anyone on-premise; in cloud mode also the owners and
  * admins of the teamspace the library belongs to.
  */
-function mayReconfigure(store: Store, caller: Caller, library: Library): boolean {
+async function mayReconfigure(store: Store, caller: Caller, library: Library): Promise<boolean> {
   if (isInsider(caller)) return true
   if (library.teamPk === null || caller.kind === 'anonymous' || caller.kind === 'local') return false
   const userId = caller.userId
   const member = caller.kind === 'api-key' ? caller.teamId === library.teamPk : caller.teamIds.includes(library.teamPk)
-  const role = member && userId !== null ? store.teams.roleOf(library.teamPk, userId) : undefined
+  const role = member && userId !== null ? await store.teams.roleOf(library.teamPk, userId) : undefined
   return role !== undefined && can(role, 'managePrivateSources')
 }
 
@@ -150,7 +150,7 @@ export async function refreshLibrary(store: Store, request: RefreshRequest, call
   const refusal = refreshRefusal(library, version, store.jobs.activeForVersion(version.pk))
   if (refusal) throw refusal
   const name = formatLibraryId({ id: library.id, version: version.tag || undefined })
-  if (!mayReconfigure(store, caller, library)) refuseReconfiguring(store, request, library, version, name, now)
+  if (!await mayReconfigure(store, caller, library)) refuseReconfiguring(store, request, library, version, name, now)
   let job: Job
   let note: string | undefined
   if (isGitLibrary(library)) {

@@ -19,7 +19,7 @@ const payloadSchema = z.object({ setPk: z.number().int() })
 
 /** Queues a `reembed` job for every live set not yet embedded by the configured provider. */
 export async function queueReembed(store: Store, embedders: EmbedderPool): Promise<number[]> {
-  const current = embedders.current()
+  const current = await embedders.current()
   const dimensions = await current.dimensions()
   const active = new Set(
     store.jobs
@@ -54,7 +54,7 @@ export async function switchEmbedding(store: Store, embedders: EmbedderPool, set
   const dimensions = await probeEmbedder(probe).catch((err: unknown) => {
     throw new LecternError('validation_error', `Not switched: ${err instanceof Error ? err.message : String(err)}`, {}, { cause: err })
   })
-  saveEmbedding(store, settings)
+  await saveEmbedding(store, settings)
   const queued = await queueReembed(store, embedders)
   return { provider: probe.provider, model: probe.model, dimensions, queuedSets: queued.length }
 }
@@ -62,7 +62,7 @@ export async function switchEmbedding(store: Store, embedders: EmbedderPool, set
 export function createReembedHandler(store: Store, embedders: EmbedderPool, onSwitched: (setPk: number) => void): JobHandler {
   return async (ctx) => {
     const { setPk } = payloadSchema.parse(ctx.job.payload)
-    const embedder = embedders.current()
+    const embedder = await embedders.current()
     const result = await reembedSet({ store, embedder, signal: ctx.signal, progress: ctx.progress, onSwitched }, setPk)
     switch (result.outcome) {
       case 'not-live':

@@ -10,8 +10,8 @@ import type { Store } from '../store/index.js'
 const DAY_MS = 24 * 60 * 60 * 1000
 
 /** Deletes the ended jobs past the retention, with their log lines; returns how many. */
-export function pruneEndedJobs(store: Store, now = new Date()): number {
-  const days = readSetting(store.settings, 'jobs.retentionDays')
+export async function pruneEndedJobs(store: Store, now = new Date()): Promise<number> {
+  const days = await readSetting(store.settings, 'jobs.retentionDays')
   if (days === 0) return 0
   return store.jobs.pruneEnded(new Date(now.getTime() - days * DAY_MS))
 }

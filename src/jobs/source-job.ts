@@ -78,14 +78,14 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
     ctx.progress(`parsing ${counted(fetched.documents.length, 'document')}`)
     const { snippets, duplicatesDropped } = await snippetsFrom(fetched, parsing, tally, ctx)
     const libraryId = formatLibraryId({ id: library.id, version: version.tag || undefined })
-    if (snippets.length === 0) throw noSnippets(store, ctx.job.pk, version, tally, libraryId)
+    if (snippets.length === 0) throw await noSnippets(store, ctx.job.pk, version, tally, libraryId)
     const result = await ingestSnippets(
-      { store, embedder: embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log, pace: ctx.pace },
+      { store, embedder: await embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log, pace: ctx.pace },
       { versionPk: version.pk, commitSha: fetched.revision ?? null },
       snippets,
     )
     const report = tally.report(result.snippets, duplicatesDropped)
-    store.extractionReports.put(version.pk, ctx.job.pk, JSON.stringify(report))
+    await store.extractionReports.put(version.pk, ctx.job.pk, JSON.stringify(report))
     if (version.tag === '') {
       store.libraries.update(library.pk, {
         title: fetched.title ?? library.title,
@@ -110,14 +110,14 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
  * no snippets keeps this ingest's report, which says what each page gave; one that serves a set
  * keeps the report of the ingest that built it, since that is what its answers come from.
  */
-function noSnippets(store: Store, jobPk: number, version: LibraryVersion, tally: ExtractionTally, libraryId: string): LecternError {
+async function noSnippets(store: Store, jobPk: number, version: LibraryVersion, tally: ExtractionTally, libraryId: string): Promise<LecternError> {
   const report = tally.report(0, 0)
   const found = 'No documentation or code snippets were found in the source'
   if (report.pages === 0) return new LecternError('no_code_found', `${found}.`)
   const stubs = report.pages - report.pagesSkipped.count - report.pagesWithoutSnippets.count
   const read = `${found} (${counted(report.pages, 'page')} read: ${report.pagesSkipped.count} could not be parsed, ${report.pagesWithoutSnippets.count} with text but no snippet, ${stubs} without a paragraph of prose or a code block)`
   if (version.currentSet !== null) return new LecternError('no_code_found', `${read}; the live snippets stay.`)
-  store.extractionReports.put(version.pk, jobPk, JSON.stringify(report))
+  await store.extractionReports.put(version.pk, jobPk, JSON.stringify(report))
   return new LecternError('no_code_found', `${read}; \`lectern inspect ${libraryId}\` shows what each gave.`)
 }
 

@@ -27,7 +27,7 @@ export function openApiUrlLibraryId(url: string): string {
 }
 
 export async function submitOpenApiUrl(store: Store, input: { url: string; title?: string; description?: string; force?: boolean }, submitter?: Submitter): Promise<Submitted> {
-  const { id: libraryId } = placeSubmission(store.teams, submitter, openApiUrlLibraryId(input.url), false)
+  const { id: libraryId } = await placeSubmission(store.teams, submitter, openApiUrlLibraryId(input.url), false)
   const spec: OpenApiSpec = { type: 'openapi', url: input.url, ...named(input) }
   return await submitSource(store, {
     libraryId,
@@ -51,7 +51,7 @@ export interface OpenApiUpload {
 export async function submitOpenApiUpload(store: Store, input: OpenApiUpload, submitter?: Submitter): Promise<Submitted> {
   const baseSlug = slugifySegment(input.title?.trim() || path.basename(input.fileName).replace(/\.[^.]+$/, ''))
   const isPrivate = submitter?.mode === 'cloud'
-  const { id: libraryId, owner } = placeSubmission(store.teams, submitter, `/docs/${baseSlug}`, isPrivate)
+  const { id: libraryId, owner } = await placeSubmission(store.teams, submitter, `/docs/${baseSlug}`, isPrivate)
   const slug = libraryId.slice('/docs/'.length)
   // Saving replaces the file an existing library refreshes from, so refuse first what submitSource would.
   refuseUnlessReplaceable(store, libraryId, input.force ?? false, owner !== undefined)

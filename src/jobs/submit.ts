@@ -89,7 +89,7 @@ export async function submitRepository(store: Store, input: RepositorySubmission
   refuseCleartextToken(repo.cloneUrl, gitToken(store, token, repo.host, scope), guard)
   const withCredentials = token !== undefined || (scope !== undefined && store.connections.forGitHost(scope, repo.host) !== undefined)
   const isPrivate = input.private === true || (submitter?.mode === 'cloud' && withCredentials)
-  const { id, owner } = placeSubmission(store.teams, submitter, repo.libraryId, isPrivate, 'repository')
+  const { id, owner } = await placeSubmission(store.teams, submitter, repo.libraryId, isPrivate, 'repository')
   const note = await admitGitRemote(repo.cloneUrl, guard)
   const job = await store.transaction(async () => {
     const newLibrary: NewLibrary = {

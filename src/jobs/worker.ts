@@ -60,9 +60,9 @@ export type JobHandlers = Record<string, JobHandler>
 export interface WorkerOptions {
   pollMs?: number
   /** Called after any job ends, e.g. to drop caches that named the replaced snippet set. */
-  onJobEnd?: (job: Job) => void
+  onJobEnd?: (job: Job) => Promise<void> | void
   /** Called before each claim, while no job runs: housekeeping that must not race a job. */
-  betweenJobs?: () => void
+  betweenJobs?: () => Promise<void> | void
   /** The jobs' pace (default: a turn of the event loop, no pauses). */
   pace?: Pace
 }
@@ -140,7 +140,7 @@ export class Worker {
 
   private async claim(): Promise<Job | undefined> {
     await this.writeUnrecorded()
-    this.options.betweenJobs?.()
+    await this.options.betweenJobs?.()
     return this.store.jobs.claimNext()
   }
 
@@ -238,7 +238,7 @@ export class Worker {
     if (!controller.signal.aborted) controller.abort(new Error('the job ended'))
     this.current = undefined
     await removeWorkDir()
-    recorder.flush()
+    await recorder.flush()
     const end = () => this.end(job, outcome, log)
     try {
       await end()
@@ -260,7 +260,7 @@ export class Worker {
     })
     try {
       const ended = this.store.jobs.byPk(job.pk)
-      if (ended) this.options.onJobEnd?.(ended)
+      if (ended) await this.options.onJobEnd?.(ended)
     } catch (err) {
       log.error({ err }, 'could not tidy up after the job')
     }
@@ -313,7 +313,7 @@ export async function failRunningJobs(store: Store, message: string): Promise<nu
   await store.transaction(async () => {
     for (const job of jobs) {
       failJob(store, job, 'internal_error', message)
-      store.jobLogs.append(job.pk, [{ time, level: 'warn', message: 'job failed', fields: { code: 'internal_error', reason: message } }])
+      await store.jobLogs.append(job.pk, [{ time, level: 'warn', message: 'job failed', fields: { code: 'internal_error', reason: message } }])
     }
   })
   for (const job of jobs) removeWorkDirOf(store, job.pk)

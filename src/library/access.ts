@@ -61,7 +61,7 @@ interface RequestCredentials {
  * The caller of an HTTP request: its API key first, else its session, else nobody. `teamIdsOf`
  * is asked for a session's teamspaces only in cloud mode, where they decide what it sees.
  */
-export function callerOf(request: RequestCredentials, mode: Mode, teamIdsOf: (userId: number) => readonly number[]): Caller {
+export async function callerOf(request: RequestCredentials, mode: Mode, teamIdsOf: (userId: number) => Promise<readonly number[]>): Promise<Caller> {
   if (request.apiKey) {
     const { id, userId, teamId } = request.apiKey
     return { kind: 'api-key', keyId: id, userId, teamId, insider: mode === 'onprem' || teamId === null }
@@ -69,7 +69,7 @@ export function callerOf(request: RequestCredentials, mode: Mode, teamIdsOf: (us
   if (request.user) {
     const { id, role } = request.user
     const operator = mode === 'onprem' || role === 'admin'
-    return { kind: 'session', userId: id, role, teamIds: mode === 'cloud' ? teamIdsOf(id) : [], insider: operator }
+    return { kind: 'session', userId: id, role, teamIds: mode === 'cloud' ? await teamIdsOf(id) : [], insider: operator }
   }
   return ANONYMOUS
 }

@@ -63,13 +63,13 @@ export function refuseAnonymous(caller: Caller): void {
  * teamspace key's own standing is settled first: one whose teamspace is gone or whose user has
  * left it reads nothing, whichever library it names.
  */
-export function libraryForMetrics(store: Store, mode: Mode, caller: Caller, libraryId: string): Library {
+export async function libraryForMetrics(store: Store, mode: Mode, caller: Caller, libraryId: string): Promise<Library> {
   refuseAnonymous(caller)
   if (mode === 'cloud' && caller.kind === 'api-key' && !caller.insider) {
-    if (caller.teamId === null || caller.userId === null || !store.teams.byPk(caller.teamId)) {
+    if (caller.teamId === null || caller.userId === null || !await store.teams.byPk(caller.teamId)) {
       throw new LecternError('team_not_found', 'This API key belongs to no teamspace: library metrics are read with a key of the teamspace that owns the library.')
     }
-    if (store.teams.roleOf(caller.teamId, caller.userId) === undefined) {
+    if (await store.teams.roleOf(caller.teamId, caller.userId) === undefined) {
       throw new LecternError('user_not_found', "This API key's user is no longer a member of its teamspace.")
     }
   }

@@ -73,7 +73,7 @@ function stateOf(version: LibraryVersion, active: Job | undefined): RowState {
   return version.state
 }
 
-function toRow(store: Store, item: CatalogueItem, caller: Caller): LibraryRow {
+async function toRow(store: Store, item: CatalogueItem, caller: Caller): Promise<LibraryRow> {
   const { library, summary } = item
   const main = item.versions.find((v) => v.tag === '')
   const active = main && store.jobs.activeForVersion(main.pk)
@@ -87,7 +87,7 @@ function toRow(store: Store, item: CatalogueItem, caller: Caller): LibraryRow {
     // imported row from showing any.
     sourceUrl: redact(library.sourceUrl),
     private: library.isPrivate,
-    team: library.teamPk === null ? null : (store.teams.byPk(library.teamPk)?.name ?? null),
+    team: library.teamPk === null ? null : ((await store.teams.byPk(library.teamPk))?.name ?? null),
     imported: library.isImported,
     state: main ? stateOf(main, active) : summary.state,
     progress: active?.state === 'running' && canSeeJobDetails(caller, library) ? active.statusMessage : null,
@@ -105,14 +105,14 @@ function toRow(store: Store, item: CatalogueItem, caller: Caller): LibraryRow {
 }
 
 /** One page of the libraries the caller may see, ordered by ID, with how many match in all. */
-export function listLibraryRows(store: Store, catalogue: LibraryCatalogue, caller: Caller, query: LibraryPageQuery): LibraryPage {
+export async function listLibraryRows(store: Store, catalogue: LibraryCatalogue, caller: Caller, query: LibraryPageQuery): Promise<LibraryPage> {
   const needle = query.q?.trim().toLowerCase() ?? ''
   const matching = catalogue
     .items({ caller })
     .filter((item) => needle === '' || item.library.id.includes(needle) || item.library.title.toLowerCase().includes(needle))
   const start = (query.page - 1) * query.pageSize
   return {
-    libraries: matching.slice(start, start + query.pageSize).map((item) => toRow(store, item, caller)),
+    libraries: await Promise.all(matching.slice(start, start + query.pageSize).map((item) => toRow(store, item, caller))),
     total: matching.length,
     page: query.page,
     pageSize: query.pageSize,
@@ -120,9 +120,9 @@ export function listLibraryRows(store: Store, catalogue: LibraryCatalogue, calle
 }
 
 /** The row of one library; a moved ID answers 301 with the new one, as everywhere. */
-export function libraryRow(store: Store, catalogue: LibraryCatalogue, caller: Caller, rawId: string): LibraryRow {
+export async function libraryRow(store: Store, catalogue: LibraryCatalogue, caller: Caller, rawId: string): Promise<LibraryRow> {
   const { library } = findLibrary(store.libraries, unpinned(rawId, 'The ID'), caller)
   const item = catalogue.items({ caller }).find((i) => i.library.pk === library.pk)
   if (!item) throw libraryNotFound(library.id, caller)
-  return toRow(store, item, caller)
+  return await toRow(store, item, caller)
 }

@@ -76,14 +76,14 @@ export const storedPolicySubject = (libraries: LibrariesRepository, library: Lib
  * one the request read once for all its caches (read here when not given); at an unchanged
  * version nothing is read from the database.
  */
-export type CallerSettler = (caller: Caller, catalogVersion?: number) => Caller
+export type CallerSettler = (caller: Caller, catalogVersion?: number) => Promise<Caller>
 
 export function createCallerSettler(store: Store, mode: Mode): CallerSettler {
   if (mode === 'cloud') {
-    return (caller, version = store.catalogVersion()) => {
+    return async (caller, version = store.catalogVersion()) => {
       // Operators (insiders), signed-in users, anonymous callers and keys of the install alone go through no policy.
       if (caller.kind !== 'api-key' || caller.insider || caller.teamId === null) return caller
-      const policy = store.policies.of(caller.teamId, version)
+      const policy = await store.policies.of(caller.teamId, version)
       return { ...caller, policy: policy && !isOpen(policy) ? policy : null }
     }
   }
@@ -103,16 +103,16 @@ function accessControl(store: Store): CallerSettler {
   type Rules = AccessRules & { version: number; closed: Map<number | null, ReadonlySet<number>>; admins: Map<number, boolean> }
   let cache: Rules | undefined
 
-  const rulesAt = (version: number): Rules => {
+  const rulesAt = async (version: number): Promise<Rules> => {
     // The version is read before the rules: a change in between moves it, and the next request reloads.
     if (cache?.version !== version) {
-      cache = { version, ...store.libraryAccess.rules(readSetting(store.settings, 'access.restrictNewLibraries')), closed: new Map(), admins: new Map() }
+      cache = { version, ...await store.libraryAccess.rules(await readSetting(store.settings, 'access.restrictNewLibraries')), closed: new Map(), admins: new Map() }
     }
     return cache
   }
 
-  const closedTo = (userId: number | null, version: number): ReadonlySet<number> => {
-    const rules = rulesAt(version)
+  const closedTo = async (userId: number | null, version: number): Promise<ReadonlySet<number>> => {
+    const rules = await rulesAt(version)
     if (rules.restricted.size === 0) return NOTHING_CLOSED
     let closed = rules.closed.get(userId)
     if (!closed) {
@@ -124,25 +124,25 @@ function accessControl(store: Store): CallerSettler {
   }
 
   /** Whether a key's user is an admin, read once per catalogue version (a role change moves it, migration 0021). */
-  const isAdmin = (userId: number, version: number): boolean => {
-    const { admins } = rulesAt(version)
+  const isAdmin = async (userId: number, version: number): Promise<boolean> => {
+    const { admins } = await rulesAt(version)
     let admin = admins.get(userId)
-    if (admin === undefined) admins.set(userId, (admin = store.libraryAccess.isAdmin(userId)))
+    if (admin === undefined) admins.set(userId, (admin = await store.libraryAccess.isAdmin(userId)))
     return admin
   }
 
-  return (caller, version = store.catalogVersion()) => {
+  return async (caller, version = store.catalogVersion()) => {
     switch (caller.kind) {
       case 'local':
         return caller
       case 'anonymous':
-        return { ...caller, closed: closedTo(null, version) }
+        return { ...caller, closed: await closedTo(null, version) }
       case 'session':
-        return caller.role === 'admin' ? caller : { ...caller, closed: closedTo(caller.userId, version) }
+        return caller.role === 'admin' ? caller : { ...caller, closed: await closedTo(caller.userId, version) }
       case 'api-key': {
-        if (caller.userId === null) return { ...caller, closed: closedTo(null, version) }
-        const closed = closedTo(caller.userId, version)
-        return closed.size === 0 || isAdmin(caller.userId, version) ? caller : { ...caller, closed }
+        if (caller.userId === null) return { ...caller, closed: await closedTo(null, version) }
+        const closed = await closedTo(caller.userId, version)
+        return closed.size === 0 || await isAdmin(caller.userId, version) ? caller : { ...caller, closed }
       }
     }
   }

@@ -34,14 +34,14 @@ function expiryOf(text: string): string {
   return new Date(ms).toISOString()
 }
 
-export function issueLicense(store: Store, request: IssueRequest, now = Date.now()): IssuedLicense {
+export async function issueLicense(store: Store, request: IssueRequest, now = Date.now()): Promise<IssuedLicense> {
   const customer = request.customer.trim()
   if (!customer) throw new LecternError('validation_error', 'A license needs a customer name.')
   const expiresAt = expiryOf(request.expires)
   if (Date.parse(expiresAt) <= now) throw new LecternError('validation_error', `The expiry ${expiresAt} is in the past.`)
   let licenseKey: string
   do licenseKey = `${LICENSE_KEY_PREFIX}${randomBytes(24).toString('base64url')}`
-  while (store.licenses.hasKeyId(licenseKey.slice(0, ID_LENGTH)))
+  while (await store.licenses.hasKeyId(licenseKey.slice(0, ID_LENGTH)))
   const license: License = {
     customer,
     edition: request.edition ?? 'enterprise',
@@ -50,9 +50,9 @@ export function issueLicense(store: Store, request: IssueRequest, now = Date.now
     expiresAt,
     licenseKeyId: licenseKey.slice(0, ID_LENGTH),
   }
-  const file = signLicense(license, signingKey(store))
+  const file = signLicense(license, await signingKey(store))
   const { licenseKeyId: keyId, edition, offline, issuedAt } = license
-  store.licenses.insert({ keyId, keyHash: sha256(licenseKey).toString('hex'), customer, edition, offline, issuedAt, expiresAt }, JSON.stringify(file))
+  await store.licenses.insert({ keyId, keyHash: sha256(licenseKey).toString('hex'), customer, edition, offline, issuedAt, expiresAt }, JSON.stringify(file))
   return { licenseKey, file }
 }
 
@@ -69,10 +69,10 @@ export interface IssuedLicenseInfo {
  * The issued license a bearer license key belongs to. Unknown or malformed: 401
  * `invalid_api_key`; expired: 403 `forbidden` (the key is known, the plan has lapsed).
  */
-export function verifyLicenseKey(store: Store, key: string, now = new Date().toISOString()): IssuedLicenseInfo {
+export async function verifyLicenseKey(store: Store, key: string, now = new Date().toISOString()): Promise<IssuedLicenseInfo> {
   const unknown = new LecternError('invalid_api_key', 'Invalid license key: send "Authorization: Bearer lctl_..." with the key printed by `lectern license issue`.')
   if (!KEY_SHAPE.test(key)) throw unknown
-  const row = store.licenses.byKeyId(key.slice(0, ID_LENGTH))
+  const row = await store.licenses.byKeyId(key.slice(0, ID_LENGTH))
   if (!row || !timingSafeEqual(sha256(key), Buffer.from(row.keyHash, 'hex'))) throw unknown
   if (row.expiresAt <= now) throw new LecternError('forbidden', `The license of ${row.customer} expired on ${row.expiresAt}; export needs a current license.`)
   return { licenseKeyId: row.keyId, customer: row.customer, edition: row.edition, offline: row.offline, issuedAt: row.issuedAt, expiresAt: row.expiresAt }

@@ -40,20 +40,20 @@ export interface StoredPublicKey {
 }
 
 /** The verifying key: the start-up setting's, else the stored file's; undefined when neither is set. */
-export function configuredPublicKey(store: Store, configured: string): KeyObject | undefined {
+export async function configuredPublicKey(store: Store, configured: string): Promise<KeyObject | undefined> {
   if (configured.trim()) return parsePublicKey(configured)
-  const stored = store.settings.get<StoredPublicKey | string>(SETTING_KEYS.licensePublicKeyFile)
+  const stored = await store.settings.get<StoredPublicKey | string>(SETTING_KEYS.licensePublicKeyFile)
   // Installs of 0.1.0 stored the path alone.
   if (typeof stored === 'string') return stored ? parsePublicKey(fs.readFileSync(stored, 'utf8')) : undefined
   return stored ? parsePublicKey(stored.pem) : undefined
 }
 
 /** The cloud's signing key, created and stored sealed the first time it is needed. */
-export function signingKey(store: Store): KeyObject {
-  const sealed = store.settings.get<string>(SIGNING_KEY_SETTING)
+export async function signingKey(store: Store): Promise<KeyObject> {
+  const sealed = await store.settings.get<string>(SIGNING_KEY_SETTING)
   if (sealed !== undefined) return createPrivateKey(store.secrets.open(sealed))
   const { privateKey } = generateKeyPairSync('ed25519')
-  store.settings.set(SIGNING_KEY_SETTING, store.secrets.seal(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()))
+  await store.settings.set(SIGNING_KEY_SETTING, store.secrets.seal(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()))
   return privateKey
 }
 

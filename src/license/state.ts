@@ -25,18 +25,18 @@ export type LicenseStatus =
   | { state: 'expired' | 'valid'; license: License; reason?: string }
 
 /** max(now, the latest time seen before), persisting it when the clock moved on. */
-export function monotonicNow(store: Store, now = Date.now()): number {
-  const seen = store.settings.get<string>(HIGH_WATER_SETTING)
+export async function monotonicNow(store: Store, now = Date.now()): Promise<number> {
+  const seen = await store.settings.get<string>(HIGH_WATER_SETTING)
   const highWater = seen === undefined ? 0 : Date.parse(seen)
   if (now > highWater) {
-    store.settings.set(HIGH_WATER_SETTING, new Date(now).toISOString())
+    await store.settings.set(HIGH_WATER_SETTING, new Date(now).toISOString())
     return now
   }
   return highWater
 }
 
-export function licenseStatus({ store, config }: LicenseDeps, now = Date.now()): LicenseStatus {
-  const effectiveNow = monotonicNow(store, now)
+export async function licenseStatus({ store, config }: LicenseDeps, now = Date.now()): Promise<LicenseStatus> {
+  const effectiveNow = await monotonicNow(store, now)
   let text: string
   try {
     text = fs.readFileSync(store.paths.license, 'utf8')
@@ -45,7 +45,7 @@ export function licenseStatus({ store, config }: LicenseDeps, now = Date.now()):
   }
   let license: License
   try {
-    const key = configuredPublicKey(store, config.license.publicKey)
+    const key = await configuredPublicKey(store, config.license.publicKey)
     if (!key) return { state: 'invalid', reason: 'no license public key is configured (set LECTERN_LICENSE_PUBLIC_KEY, or `lectern config set license.publicKeyFile <pem>`)' }
     license = verifyLicenseText(text, key)
   } catch (err) {
@@ -59,8 +59,8 @@ export function licenseStatus({ store, config }: LicenseDeps, now = Date.now()):
 }
 
 /** Throws 403 `forbidden` saying why unless a valid offline license is installed. */
-export function requireOfflineLicense(deps: LicenseDeps, feature: string, now = Date.now()): License {
-  const status = licenseStatus(deps, now)
+export async function requireOfflineLicense(deps: LicenseDeps, feature: string, now = Date.now()): Promise<License> {
+  const status = await licenseStatus(deps, now)
   if (status.state !== 'valid') {
     throw new LecternError('forbidden', `${feature} needs a valid offline license: ${status.reason}.`)
   }
@@ -71,11 +71,11 @@ export function requireOfflineLicense(deps: LicenseDeps, feature: string, now = 
 }
 
 /** Verifies a license file and copies it to the data directory; refuses invalid or expired ones. */
-export function installLicense({ store, config }: LicenseDeps, text: string, now = Date.now()): License {
-  const key = configuredPublicKey(store, config.license.publicKey)
+export async function installLicense({ store, config }: LicenseDeps, text: string, now = Date.now()): Promise<License> {
+  const key = await configuredPublicKey(store, config.license.publicKey)
   if (!key) throw new LecternError('validation_error', 'No license public key is configured: set LECTERN_LICENSE_PUBLIC_KEY or `lectern config set license.publicKeyFile <pem>`.')
   const license = verifyLicenseText(text, key)
-  if (Date.parse(license.expiresAt) <= monotonicNow(store, now)) {
+  if (Date.parse(license.expiresAt) <= await monotonicNow(store, now)) {
     throw new LecternError('validation_error', `The license expired on ${license.expiresAt}; ask for a new one.`)
   }
   const tmp = `${store.paths.license}.${process.pid}.tmp`

@@ -175,7 +175,7 @@ export class Retriever {
     if (this.signals === 'lexical') return lexical
     const { vectors } = loaded
     if (vectors) {
-      const [vector] = await this.embedders.forSet(set).embed([question])
+      const [vector] = await (await this.embedders.forSet(set)).embed([question])
       if (this.signals === 'fused' && lexical.length > 0) return rescoreByHashSimilarity(lexical, vectors.similarities(vector, lexical.map((hit) => hit.doc)))
       // A question none of whose words occur in the set (a typo, another spelling) still has
       // neighbours among the hash vectors, which hash parts of words too.
@@ -213,7 +213,7 @@ export class Retriever {
     const index = this.sets.vectorIndex(loaded)
     if (!index) return []
     try {
-      const [vector] = await this.embedders.forSet(set).embed([question])
+      const [vector] = await (await this.embedders.forSet(set)).embed([question])
       return index.search(vector, CANDIDATES)
     } catch (err) {
       this.sets.vectorsUnavailable(loaded, err)

@@ -10,8 +10,8 @@ import type { SecretBox } from './cipher.js'
 export const CANARY_SETTING = SETTING_KEYS.secretsCanary
 const CANARY_TEXT = 'lectern secrets canary'
 
-export function ensureSecretsCanary(settings: SettingsRepository, box: SecretBox): void {
-  if (settings.get<string>(CANARY_SETTING) === undefined) settings.set(CANARY_SETTING, box.seal(CANARY_TEXT))
+export async function ensureSecretsCanary(settings: SettingsRepository, box: SecretBox): Promise<void> {
+  if (await settings.get<string>(CANARY_SETTING) === undefined) await settings.set(CANARY_SETTING, box.seal(CANARY_TEXT))
 }
 
 /** Whether `sealed` is this deployment's canary sealed with the key inside `box`. */

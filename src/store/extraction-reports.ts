@@ -2,7 +2,8 @@
  * The extraction report of each library version (migration 0023), stored as the JSON text the
  * job wrote; src/extraction/report.ts owns its shape and validates it when it is read.
  */
-import { nowIso, type Db } from './db.js'
+import { nowIso } from './db.js'
+import type { Sql } from './sql.js'
 
 export interface StoredExtractionReport {
   versionPk: number
@@ -14,26 +15,29 @@ export interface StoredExtractionReport {
 
 export interface ExtractionReportsRepository {
   /** Replaces the version's report. */
-  put(versionPk: number, jobPk: number | null, json: string): void
-  get(versionPk: number): StoredExtractionReport | undefined
+  put(versionPk: number, jobPk: number | null, json: string): Promise<void>
+  get(versionPk: number): Promise<StoredExtractionReport | undefined>
   /** Forgets the version's report: its snippets no longer come from an ingest (an import replaced them). */
-  remove(versionPk: number): void
+  remove(versionPk: number): Promise<void>
 }
 
-export function createExtractionReportsRepository(db: Db): ExtractionReportsRepository {
-  const upsert = db.prepare(
-    `INSERT INTO extraction_reports (version_pk, job_pk, created_at, report) VALUES (?, ?, ?, ?)
-     ON CONFLICT (version_pk) DO UPDATE SET job_pk = excluded.job_pk, created_at = excluded.created_at, report = excluded.report`,
-  )
-  const select = db.prepare<[number], { version_pk: number; job_pk: number | null; created_at: string; report: string }>(
-    'SELECT version_pk, job_pk, created_at, report FROM extraction_reports WHERE version_pk = ?',
-  )
-  const remove = db.prepare('DELETE FROM extraction_reports WHERE version_pk = ?')
+export function createExtractionReportsRepository(sql: Sql): ExtractionReportsRepository {
   return {
-    put: (versionPk, jobPk, json) => void upsert.run(versionPk, jobPk, nowIso(), json),
-    remove: (versionPk) => void remove.run(versionPk),
-    get(versionPk) {
-      const row = select.get(versionPk)
+    async put(versionPk, jobPk, json) {
+      await sql.run(
+        `INSERT INTO extraction_reports (version_pk, job_pk, created_at, report) VALUES (?, ?, ?, ?)
+         ON CONFLICT (version_pk) DO UPDATE SET job_pk = excluded.job_pk, created_at = excluded.created_at, report = excluded.report`,
+        [versionPk, jobPk, nowIso(), json],
+      )
+    },
+    async remove(versionPk) {
+      await sql.run('DELETE FROM extraction_reports WHERE version_pk = ?', [versionPk])
+    },
+    async get(versionPk) {
+      const row = await sql.get<{ version_pk: number; job_pk: number | null; created_at: string; report: string }>(
+        'SELECT version_pk, job_pk, created_at, report FROM extraction_reports WHERE version_pk = ?',
+        [versionPk],
+      )
       return row && { versionPk: row.version_pk, jobPk: row.job_pk, createdAt: row.created_at, json: row.report }
     },
   }

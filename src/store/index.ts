@@ -95,26 +95,26 @@ export async function openStore(dataDir: string): Promise<Store> {
   const sql = createSqliteSql(db)
   const catalogVersionStmt = db.prepare('SELECT version FROM catalog_version WHERE id = 1').pluck()
   const secrets = createSecretBox(secretKey)
-  const settings = createSettingsRepository(db)
-  ensureSecretsCanary(settings, secrets)
+  const settings = createSettingsRepository(sql)
+  await ensureSecretsCanary(settings, secrets)
   const store: Store = {
     paths,
     secrets,
     settings,
-    keys: createKeysRepository(db),
+    keys: createKeysRepository(sql),
     libraries: createLibrariesRepository(db),
-    libraryAccess: createLibraryAccessRepository(db),
+    libraryAccess: createLibraryAccessRepository(sql),
     snippets: createSnippetsRepository(db),
     jobs: createJobsRepository(db),
-    extractionReports: createExtractionReportsRepository(db),
-    jobLogs: createJobLogsRepository(db),
+    extractionReports: createExtractionReportsRepository(sql),
+    jobLogs: createJobLogsRepository(sql),
     users: createUsersRepository(db),
-    teams: createTeamsRepository(db),
-    policies: createPoliciesRepository(db),
-    accountTokens: createAccountTokensRepository(db),
-    invitations: createInvitationsRepository(db),
+    teams: createTeamsRepository(sql),
+    policies: createPoliciesRepository(sql),
+    accountTokens: createAccountTokensRepository(sql),
+    invitations: createInvitationsRepository(sql),
     connections: createConnectionsRepository(db, secrets),
-    licenses: createLicensesRepository(db),
+    licenses: createLicensesRepository(sql),
     usage: createUsageRepository(db),
     catalogVersion: () => catalogVersionStmt.get() as number,
     transaction: (fn) => sql.transaction(fn, 'write'),

@@ -4,7 +4,7 @@
  * that logs a line per skipped file cannot grow the table without bound; a job's lines go with
  * the job (ON DELETE CASCADE).
  */
-import type { Db } from './db.js'
+import type { Sql } from './sql.js'
 
 export type JobLogLevel = 'info' | 'warn' | 'error'
 
@@ -34,29 +34,28 @@ interface JobLogRow {
 
 export interface JobLogsRepository {
   /** Appends lines in one transaction, then drops the job's lines beyond the newest JOB_LOG_LINES_KEPT. */
-  append(jobPk: number, lines: readonly NewJobLogLine[]): void
+  append(jobPk: number, lines: readonly NewJobLogLine[]): Promise<void>
   /** The job's kept lines with an id above `after`, oldest first. */
-  list(jobPk: number, after?: number): JobLogLine[]
+  list(jobPk: number, after?: number): Promise<JobLogLine[]>
 }
 
-export function createJobLogsRepository(db: Db): JobLogsRepository {
-  const insert = db.prepare('INSERT INTO job_logs (job_pk, time, level, message, fields) VALUES (?, ?, ?, ?, ?)')
-  const trim = db.prepare(
-    `DELETE FROM job_logs WHERE job_pk = ? AND pk <= (SELECT pk FROM job_logs WHERE job_pk = ? ORDER BY pk DESC LIMIT 1 OFFSET ${JOB_LOG_LINES_KEPT})`,
-  )
-  const select = db.prepare<[number, number], JobLogRow>('SELECT pk, time, level, message, fields FROM job_logs WHERE job_pk = ? AND pk > ? ORDER BY pk')
-  const append = db.transaction((jobPk: number, lines: readonly NewJobLogLine[]) => {
-    for (const line of lines) {
-      insert.run(jobPk, line.time, line.level, line.message, line.fields && Object.keys(line.fields).length > 0 ? JSON.stringify(line.fields) : null)
-    }
-    trim.run(jobPk, jobPk)
-  })
+export function createJobLogsRepository(sql: Sql): JobLogsRepository {
   return {
-    append: (jobPk, lines) => {
-      if (lines.length > 0) append(jobPk, lines)
+    async append(jobPk, lines) {
+      if (lines.length === 0) return
+      await sql.transaction(async () => {
+        for (const line of lines) {
+          const fields = line.fields && Object.keys(line.fields).length > 0 ? JSON.stringify(line.fields) : null
+          await sql.run('INSERT INTO job_logs (job_pk, time, level, message, fields) VALUES (?, ?, ?, ?, ?)', [jobPk, line.time, line.level, line.message, fields])
+        }
+        await sql.run(
+          `DELETE FROM job_logs WHERE job_pk = ? AND pk <= (SELECT pk FROM job_logs WHERE job_pk = ? ORDER BY pk DESC LIMIT 1 OFFSET ${JOB_LOG_LINES_KEPT})`,
+          [jobPk, jobPk],
+        )
+      })
     },
-    list: (jobPk, after = 0) =>
-      select.all(jobPk, after).map((r) => ({
+    list: async (jobPk, after = 0) =>
+      (await sql.all<JobLogRow>('SELECT pk, time, level, message, fields FROM job_logs WHERE job_pk = ? AND pk > ? ORDER BY pk', [jobPk, after])).map((r) => ({
         id: r.pk,
         time: r.time,
         level: r.level,

@@ -6,8 +6,8 @@
  */
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto'
 import { LecternError } from '../errors.js'
-import type { Db } from './db.js'
 import { nowIso } from './db.js'
+import type { Sql } from './sql.js'
 import { VersionCache } from './version-cache.js'
 
 export const KEY_PREFIX = 'lct_'
@@ -42,16 +42,16 @@ export interface CreatedKey extends ApiKeyInfo {
 }
 
 export interface KeysRepository {
-  create(name: string, owner?: KeyOwner): CreatedKey
+  create(name: string, owner?: KeyOwner): Promise<CreatedKey>
   /** Every key, or those of one teamspace and/or one user. */
-  list(filter?: { teamId?: number; userId?: number }): ApiKeyInfo[]
-  revoke(id: number): ApiKeyInfo
+  list(filter?: { teamId?: number; userId?: number }): Promise<ApiKeyInfo[]>
+  revoke(id: number): Promise<ApiKeyInfo>
   /**
    * The key's row when the key is well formed, known and not revoked; otherwise undefined. Given
    * the catalogue version the request read, a key verified at that version is not read again: a
    * key revoked, deleted or given another owner moves it (migration 0021).
    */
-  verify(key: string, catalogVersion?: number): ApiKeyInfo | undefined
+  verify(key: string, catalogVersion?: number): Promise<ApiKeyInfo | undefined>
 }
 
 interface KeyRow {
@@ -89,21 +89,15 @@ function toInfo(row: KeyRow): ApiKeyInfo {
   }
 }
 
-export function createKeysRepository(db: Db): KeysRepository {
-  const insert = db.prepare('INSERT INTO api_keys (name, lookup, hash, created_at, user_pk, team_pk) VALUES (?, ?, ?, ?, ?, ?)')
-  const byPk = db.prepare<[number], KeyRow>('SELECT * FROM api_keys WHERE pk = ?')
-  const byLookup = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE lookup = ?')
-  const filtered = db.prepare<{ team: number | null; user: number | null }, KeyRow>(
-    'SELECT * FROM api_keys WHERE (@team IS NULL OR team_pk = @team) AND (@user IS NULL OR user_pk = @user) ORDER BY pk',
-  )
-  const markRevoked = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE pk = ? AND revoked_at IS NULL')
-  const touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE pk = ?')
+export function createKeysRepository(sql: Sql): KeysRepository {
+  const byPk = (pk: number) => sql.get<KeyRow>('SELECT * FROM api_keys WHERE pk = ?', [pk])
+  const byLookup = (lookup: string) => sql.get<KeyRow>('SELECT * FROM api_keys WHERE lookup = ?', [lookup])
   // Writing last_used_at on every request would turn each read into a write; once a minute is plenty.
   const lastTouched = new Map<number, number>()
   const live = new VersionCache<string, KeyRow>()
 
   return {
-    create(name, owner) {
+    async create(name, owner) {
       const trimmed = name.trim()
       if (trimmed === '' || trimmed.length > 100) {
         throw new LecternError('validation_error', 'A key name must be 1 to 100 characters.')
@@ -112,23 +106,39 @@ export function createKeysRepository(db: Db): KeysRepository {
         const body = randomBase62(KEY_BODY_LENGTH)
         const key = `${KEY_PREFIX}${body}`
         const lookup = body.slice(0, LOOKUP_LENGTH)
-        if (byLookup.get(lookup)) continue
-        const { lastInsertRowid } = insert.run(trimmed, lookup, sha256(key).toString('hex'), nowIso(), owner?.userId ?? null, owner?.teamId ?? null)
-        return { ...toInfo(byPk.get(Number(lastInsertRowid))!), key }
+        if (await byLookup(lookup)) continue
+        const row = await sql.get<KeyRow>('INSERT INTO api_keys (name, lookup, hash, created_at, user_pk, team_pk) VALUES (?, ?, ?, ?, ?, ?) RETURNING *', [
+          trimmed,
+          lookup,
+          sha256(key).toString('hex'),
+          nowIso(),
+          owner?.userId ?? null,
+          owner?.teamId ?? null,
+        ])
+        return { ...toInfo(row!), key }
       }
     },
-    list: (filter = {}) => filtered.all({ team: filter.teamId ?? null, user: filter.userId ?? null }).map(toInfo),
-    revoke(id) {
-      const row = byPk.get(id)
-      if (!row) throw new LecternError('key_not_found', `No API key with ID ${id}.`)
-      markRevoked.run(nowIso(), id)
-      return toInfo(byPk.get(id)!)
+    async list(filter = {}) {
+      const conditions = (
+        [
+          ['team_pk = ?', filter.teamId],
+          ['user_pk = ?', filter.userId],
+        ] as const
+      ).filter(([, value]) => value !== undefined)
+      const where = conditions.length > 0 ? `WHERE ${conditions.map(([condition]) => condition).join(' AND ')}` : ''
+      const rows = await sql.all<KeyRow>(`SELECT * FROM api_keys ${where} ORDER BY pk`, conditions.map(([, value]) => value!))
+      return rows.map(toInfo)
     },
-    verify(key, catalogVersion) {
+    async revoke(id) {
+      if (!(await byPk(id))) throw new LecternError('key_not_found', `No API key with ID ${id}.`)
+      await sql.run('UPDATE api_keys SET revoked_at = ? WHERE pk = ? AND revoked_at IS NULL', [nowIso(), id])
+      return toInfo((await byPk(id))!)
+    },
+    async verify(key, catalogVersion) {
       if (!isWellFormedKey(key)) return undefined
       const lookup = key.slice(KEY_PREFIX.length, KEY_PREFIX.length + LOOKUP_LENGTH)
-      const row = live.get(lookup, catalogVersion, () => {
-        const found = byLookup.get(lookup)
+      const row = await live.get(lookup, catalogVersion, async () => {
+        const found = await byLookup(lookup)
         return found && !found.revoked_at ? found : undefined
       })
       if (!row) return undefined
@@ -136,12 +146,9 @@ export function createKeysRepository(db: Db): KeysRepository {
       const now = Date.now()
       if (now - (lastTouched.get(row.pk) ?? 0) > 60_000) {
         lastTouched.set(row.pk, now)
-        try {
-          touch.run(new Date(now).toISOString(), row.pk)
-        } catch {
-          // A best-effort stamp: a full disk (or a long write lock) must not fail the request it
-          // rides on; the next use after the minute tries again.
-        }
+        // A best-effort stamp, not awaited: a full disk (or a long write lock) must not fail or
+        // slow the request it rides on; the next use after the minute tries again.
+        sql.run('UPDATE api_keys SET last_used_at = ? WHERE pk = ?', [new Date(now).toISOString(), row.pk]).catch(() => undefined)
       }
       return toInfo(row)
     },

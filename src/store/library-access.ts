@@ -3,7 +3,7 @@
  * workspace default, `everyone`, `restricted`) and the users granted a restricted one. Reads for
  * requests go through `rules`, two small queries that servers cache per catalogue version.
  */
-import type { Db } from './db.js'
+import type { Sql } from './sql.js'
 
 export const LIBRARY_ACCESS = ['default', 'everyone', 'restricted'] as const
 export type LibraryAccess = (typeof LIBRARY_ACCESS)[number]
@@ -31,42 +31,40 @@ export interface AccessRules {
 
 export interface LibraryAccessRepository {
   /** Every library with its access and grantees, ordered by ID. */
-  list(): LibraryAccessEntry[]
+  list(): Promise<LibraryAccessEntry[]>
   /** Sets a library's access; its grants become `userIds` when restricted, none otherwise. */
-  set(libraryPk: number, access: LibraryAccess, userIds: readonly number[]): void
-  rules(restrictByDefault: boolean): AccessRules
+  set(libraryPk: number, access: LibraryAccess, userIds: readonly number[]): Promise<void>
+  rules(restrictByDefault: boolean): Promise<AccessRules>
   /** Whether the user is an admin, whose keys reach every library. */
-  isAdmin(userId: number): boolean
+  isAdmin(userId: number): Promise<boolean>
 }
 
-export function createLibraryAccessRepository(db: Db): LibraryAccessRepository {
-  const libraries = db.prepare<[], { pk: number; id: string; title: string; access: LibraryAccess }>('SELECT pk, id, title, access FROM libraries ORDER BY id')
-  const grantees = db.prepare<[], { library_pk: number; user_pk: number; email: string }>(
-    'SELECT g.library_pk, g.user_pk, u.email FROM library_grants g JOIN users u ON u.pk = g.user_pk ORDER BY u.email',
-  )
-  const restricted = db.prepare<[number], number>(`SELECT pk FROM libraries WHERE access = 'restricted' OR (access = 'default' AND ?)`).pluck()
-  const grants = db.prepare<[], { library_pk: number; user_pk: number }>('SELECT library_pk, user_pk FROM library_grants')
-  const setAccess = db.prepare('UPDATE libraries SET access = ? WHERE pk = ?')
-  const clearGrants = db.prepare('DELETE FROM library_grants WHERE library_pk = ?')
-  const grant = db.prepare('INSERT INTO library_grants (library_pk, user_pk) VALUES (?, ?)')
-  const role = db.prepare<[number], string>('SELECT role FROM users WHERE pk = ?').pluck()
-
+export function createLibraryAccessRepository(sql: Sql): LibraryAccessRepository {
   return {
-    list() {
+    async list() {
       const users = new Map<number, Grantee[]>()
-      for (const row of grantees.all()) users.set(row.library_pk, [...(users.get(row.library_pk) ?? []), { userId: row.user_pk, email: row.email }])
-      return libraries.all().map((l) => ({ libraryPk: l.pk, libraryId: l.id, title: l.title, access: l.access, users: users.get(l.pk) ?? [] }))
+      const grantees = await sql.all<{ library_pk: number; user_pk: number; email: string }>(
+        'SELECT g.library_pk, g.user_pk, u.email FROM library_grants g JOIN users u ON u.pk = g.user_pk ORDER BY u.email',
+      )
+      for (const row of grantees) users.set(row.library_pk, [...(users.get(row.library_pk) ?? []), { userId: row.user_pk, email: row.email }])
+      const libraries = await sql.all<{ pk: number; id: string; title: string; access: LibraryAccess }>('SELECT pk, id, title, access FROM libraries ORDER BY id')
+      return libraries.map((l) => ({ libraryPk: l.pk, libraryId: l.id, title: l.title, access: l.access, users: users.get(l.pk) ?? [] }))
     },
-    set: db.transaction((libraryPk: number, access: LibraryAccess, userIds: readonly number[]) => {
-      setAccess.run(access, libraryPk)
-      clearGrants.run(libraryPk)
-      if (access === 'restricted') for (const userId of new Set(userIds)) grant.run(libraryPk, userId)
-    }),
-    rules(restrictByDefault) {
+    set: (libraryPk, access, userIds) =>
+      sql.transaction(async () => {
+        await sql.run('UPDATE libraries SET access = ? WHERE pk = ?', [access, libraryPk])
+        await sql.run('DELETE FROM library_grants WHERE library_pk = ?', [libraryPk])
+        if (access === 'restricted') for (const userId of new Set(userIds)) await sql.run('INSERT INTO library_grants (library_pk, user_pk) VALUES (?, ?)', [libraryPk, userId])
+      }),
+    async rules(restrictByDefault) {
       const byUser = new Map<number, Set<number>>()
-      for (const row of grants.all()) byUser.set(row.user_pk, (byUser.get(row.user_pk) ?? new Set()).add(row.library_pk))
-      return { restricted: new Set(restricted.all(restrictByDefault ? 1 : 0)), grants: byUser }
+      for (const row of await sql.all<{ library_pk: number; user_pk: number }>('SELECT library_pk, user_pk FROM library_grants')) {
+        byUser.set(row.user_pk, (byUser.get(row.user_pk) ?? new Set()).add(row.library_pk))
+      }
+      const restrictedAccess = restrictByDefault ? ['restricted', 'default'] : ['restricted']
+      const restricted = await sql.all<{ pk: number }>(`SELECT pk FROM libraries WHERE access IN (${restrictedAccess.map(() => '?').join(', ')})`, restrictedAccess)
+      return { restricted: new Set(restricted.map((row) => row.pk)), grants: byUser }
     },
-    isAdmin: (userId) => role.get(userId) === 'admin',
+    isAdmin: async (userId) => (await sql.get<{ role: string }>('SELECT role FROM users WHERE pk = ?', [userId]))?.role === 'admin',
   }
 }

@@ -2,7 +2,7 @@
  * Licenses issued in cloud mode (src/license/issue.ts): a row per license key, found by the key's
  * id, holding only the key's SHA-256 and the signed license file as issued.
  */
-import type { Db } from './db.js'
+import type { Sql } from './sql.js'
 
 export interface IssuedLicenseRow {
   /** The key's prefix and first 8 characters: `licenseKeyId` in the license file. */
@@ -17,10 +17,10 @@ export interface IssuedLicenseRow {
 }
 
 export interface LicensesRepository {
-  hasKeyId(keyId: string): boolean
+  hasKeyId(keyId: string): Promise<boolean>
   /** Records an issued license with its signed file (JSON). */
-  insert(license: IssuedLicenseRow, fileJson: string): void
-  byKeyId(keyId: string): IssuedLicenseRow | undefined
+  insert(license: IssuedLicenseRow, fileJson: string): Promise<void>
+  byKeyId(keyId: string): Promise<IssuedLicenseRow | undefined>
 }
 
 interface Row {
@@ -33,16 +33,24 @@ interface Row {
   expires_at: string
 }
 
-export function createLicensesRepository(db: Db): LicensesRepository {
-  const insert = db.prepare(
-    `INSERT INTO licenses (key_id, key_hash, customer, edition, offline, issued_at, expires_at, license_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  )
-  const byKeyId = db.prepare<[string], Row>('SELECT key_id, key_hash, customer, edition, offline, issued_at, expires_at FROM licenses WHERE key_id = ?')
+export function createLicensesRepository(sql: Sql): LicensesRepository {
+  const byKeyId = (keyId: string) => sql.get<Row>('SELECT key_id, key_hash, customer, edition, offline, issued_at, expires_at FROM licenses WHERE key_id = ?', [keyId])
   return {
-    hasKeyId: (keyId) => byKeyId.get(keyId) !== undefined,
-    insert: (l, fileJson) => void insert.run(l.keyId, l.keyHash, l.customer, l.edition, l.offline ? 1 : 0, l.issuedAt, l.expiresAt, fileJson),
-    byKeyId(keyId) {
-      const row = byKeyId.get(keyId)
+    hasKeyId: async (keyId) => (await byKeyId(keyId)) !== undefined,
+    async insert(l, fileJson) {
+      await sql.run('INSERT INTO licenses (key_id, key_hash, customer, edition, offline, issued_at, expires_at, license_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+        l.keyId,
+        l.keyHash,
+        l.customer,
+        l.edition,
+        l.offline ? 1 : 0,
+        l.issuedAt,
+        l.expiresAt,
+        fileJson,
+      ])
+    },
+    async byKeyId(keyId) {
+      const row = await byKeyId(keyId)
       return (
         row && {
           keyId: row.key_id,

@@ -3,7 +3,7 @@
  * sets one, which means the defaults. Here: the stored shape and the defaults; what a policy
  * allows and how a PATCH changes it is src/tenancy/policies.ts.
  */
-import type { Db } from './db.js'
+import type { Sql } from './sql.js'
 import { VersionCache } from './version-cache.js'
 
 export const SOURCE_TYPES = ['public_repos', 'private_sources', 'confluence', 'uploaded_files', 'websites', 'llmstxt'] as const
@@ -73,23 +73,21 @@ export interface PoliciesRepository {
    * The teamspace's policy, the defaults when it set none; undefined when there is no such
    * teamspace. Given the request's catalogue version, read once per version (migration 0021).
    */
-  of(teamPk: number, catalogVersion?: number): Policy | undefined
-  set(teamPk: number, policy: Policy): void
+  of(teamPk: number, catalogVersion?: number): Promise<Policy | undefined>
+  set(teamPk: number, policy: Policy): Promise<void>
 }
 
-export function createPoliciesRepository(db: Db): PoliciesRepository {
-  const read = db.prepare<[number], { policies: string | null }>('SELECT policies FROM teams WHERE pk = ?')
-  const write = db.prepare('UPDATE teams SET policies = ? WHERE pk = ?')
+export function createPoliciesRepository(sql: Sql): PoliciesRepository {
   const policies = new VersionCache<number, Policy>()
   return {
     of(teamPk, catalogVersion) {
-      return policies.get(teamPk, catalogVersion, () => {
-        const row = read.get(teamPk)
+      return policies.get(teamPk, catalogVersion, async () => {
+        const row = await sql.get<{ policies: string | null }>('SELECT policies FROM teams WHERE pk = ?', [teamPk])
         return row && parseStoredPolicy(row.policies)
       })
     },
-    set(teamPk, policy) {
-      write.run(JSON.stringify(policy), teamPk)
+    async set(teamPk, policy) {
+      await sql.run('UPDATE teams SET policies = ? WHERE pk = ?', [JSON.stringify(policy), teamPk])
     },
   }
 }

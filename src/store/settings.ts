@@ -3,8 +3,8 @@
  * namespace is visible in one place: the operator's settings (catalogued with their meaning in
  * src/settings.ts) and the state modules keep between runs.
  */
-import type { Db } from './db.js'
 import { nowIso } from './db.js'
+import type { Sql } from './sql.js'
 
 export const SETTING_KEYS = {
   /** Operator settings (src/settings.ts). */
@@ -30,26 +30,26 @@ export const SETTING_KEYS = {
 export type SettingKey = (typeof SETTING_KEYS)[keyof typeof SETTING_KEYS]
 
 export interface SettingsRepository {
-  get<T>(key: SettingKey): T | undefined
-  set(key: SettingKey, value: unknown): void
-  remove(key: SettingKey): void
+  get<T>(key: SettingKey): Promise<T | undefined>
+  set(key: SettingKey, value: unknown): Promise<void>
+  remove(key: SettingKey): Promise<void>
 }
 
-export function createSettingsRepository(db: Db): SettingsRepository {
-  const select = db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?')
-  const upsert = db.prepare(
-    `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)
-     ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-  )
-  const remove = db.prepare('DELETE FROM settings WHERE key = ?')
+export function createSettingsRepository(sql: Sql): SettingsRepository {
   return {
-    remove: (key) => void remove.run(key),
-    get<T>(key: SettingKey) {
-      const row = select.get(key)
+    async remove(key) {
+      await sql.run('DELETE FROM settings WHERE key = ?', [key])
+    },
+    async get<T>(key: SettingKey) {
+      const row = await sql.get<{ value: string }>('SELECT value FROM settings WHERE key = ?', [key])
       return row ? (JSON.parse(row.value) as T) : undefined
     },
-    set(key, value) {
-      upsert.run(key, JSON.stringify(value), nowIso())
+    async set(key, value) {
+      await sql.run(
+        `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+        [key, JSON.stringify(value), nowIso()],
+      )
     },
   }
 }

@@ -8,6 +8,10 @@
  * caller's transaction without being told. A statement from outside waits until the transaction
  * ends rather than slipping into it.
  */
+/**
+ * Rows come back as SQLite gives them, whichever the database: booleans as 1 and 0, 64-bit
+ * integers and counts as numbers, binary columns as Buffers.
+ */
 export type SqlValue = string | number | bigint | Buffer | null
 
 export interface Sql {

@@ -6,8 +6,8 @@
  * it; who may ask for a change is the caller's business (src/tenancy/).
  */
 import { LecternError } from '../errors.js'
-import type { Db } from './db.js'
 import { nowIso } from './db.js'
+import type { Sql } from './sql.js'
 import { VersionCache } from './version-cache.js'
 
 /** The plans of cloud mode (what each limits: src/tenancy/plans.ts). */
@@ -70,155 +70,165 @@ export function checkTeamName(name: string): string {
 
 export interface TeamsRepository {
   /** Creates a teamspace owned by `ownerUserId` (validated name, unique). */
-  create(input: { name: string; ownerUserId: number; plan: Plan }): Team
+  create(input: { name: string; ownerUserId: number; plan: Plan }): Promise<Team>
   /** The user's personal team, created on first need (plan free, the user its owner). */
-  personalTeam(userId: number): Team
-  byName(name: string): Team | undefined
-  byPk(pk: number): Team | undefined
+  personalTeam(userId: number): Promise<Team>
+  byName(name: string): Promise<Team | undefined>
+  byPk(pk: number): Promise<Team | undefined>
   /** The teamspace's plan; undefined when there is no such teamspace. Given the request's catalogue version, read once per version (migration 0021). */
-  planOf(pk: number, catalogVersion?: number): Plan | undefined
-  list(): Team[]
+  planOf(pk: number, catalogVersion?: number): Promise<Plan | undefined>
+  list(): Promise<Team[]>
   /** The teams the user belongs to, personal team first. */
-  membershipsOf(userId: number): Membership[]
+  membershipsOf(userId: number): Promise<Membership[]>
   /** The IDs of the teams whose private data the user may see. */
-  teamIdsOf(userId: number): number[]
-  roleOf(teamPk: number, userId: number): TeamRole | undefined
-  members(teamPk: number): Member[]
-  /** Adds a member as admin or developer, within the plan's member limit (403 forbidden past it). */
+  teamIdsOf(userId: number): Promise<number[]>
+  roleOf(teamPk: number, userId: number): Promise<TeamRole | undefined>
+  members(teamPk: number): Promise<Member[]>
   /** Adds a member unless the team's plan allows no more (`membersAllowed`, read in the same transaction as the plan). */
-  addMember(teamPk: number, userId: number, role: Exclude<TeamRole, 'owner'>, membersAllowed: (plan: Plan) => number): Member
-  setRole(teamPk: number, userId: number, role: Exclude<TeamRole, 'owner'>): Member
+  addMember(teamPk: number, userId: number, role: Exclude<TeamRole, 'owner'>, membersAllowed: (plan: Plan) => number): Promise<Member>
+  setRole(teamPk: number, userId: number, role: Exclude<TeamRole, 'owner'>): Promise<Member>
   /** Removes a member (never the owner) and revokes their keys for the team, in one transaction. */
-  removeMember(teamPk: number, userId: number): { revokedKeys: number }
-  setPlan(teamPk: number, plan: Plan): Team
-  rename(teamPk: number, name: string): Team
+  removeMember(teamPk: number, userId: number): Promise<{ revokedKeys: number }>
+  setPlan(teamPk: number, plan: Plan): Promise<Team>
+  rename(teamPk: number, name: string): Promise<Team>
   /** The IDs of the team's private libraries, which must be removed (library/admin.ts) before the team. */
-  libraryIdsOf(teamPk: number): string[]
+  libraryIdsOf(teamPk: number): Promise<string[]>
   /** Deletes a teamspace with its members, keys and invitations; its libraries must be gone (the foreign key refuses otherwise). */
-  remove(teamPk: number): Team
+  remove(teamPk: number): Promise<Team>
 }
 
-export function createTeamsRepository(db: Db): TeamsRepository {
-  const byPk = db.prepare<[number], TeamRow>('SELECT * FROM teams WHERE pk = ?')
-  const byName = db.prepare<[string], TeamRow>('SELECT * FROM teams WHERE name = ?')
-  const personalOf = db.prepare<[number], TeamRow>('SELECT * FROM teams WHERE personal_user_pk = ?')
-  const userEmail = db.prepare<[number], { email: string }>('SELECT email FROM users WHERE pk = ?')
-  const insertTeam = db.prepare('INSERT INTO teams (name, plan, personal_user_pk, created_at) VALUES (?, ?, ?, ?)')
-  const insertMember = db.prepare('INSERT INTO team_members (team_pk, user_pk, role, created_at) VALUES (?, ?, ?, ?)')
-  const memberRow = db.prepare<[number, number], { role: TeamRole }>('SELECT role FROM team_members WHERE team_pk = ? AND user_pk = ?')
-  const memberCount = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM team_members WHERE team_pk = ?')
-  const membersOf = db.prepare<[number], { user_pk: number; email: string; role: TeamRole; created_at: string }>(
-    `SELECT m.user_pk, u.email, m.role, m.created_at FROM team_members m JOIN users u ON u.pk = m.user_pk
-     WHERE m.team_pk = ? ORDER BY m.role = 'owner' DESC, m.role = 'admin' DESC, u.email`,
-  )
-  const membershipsOf = db.prepare<[number], TeamRow & { role: TeamRole }>(
-    `SELECT t.*, m.role FROM team_members m JOIN teams t ON t.pk = m.team_pk WHERE m.user_pk = ?
-     ORDER BY t.personal_user_pk IS NULL, t.name`,
-  )
-  const updateRole = db.prepare('UPDATE team_members SET role = ? WHERE team_pk = ? AND user_pk = ?')
-  const deleteMember = db.prepare('DELETE FROM team_members WHERE team_pk = ? AND user_pk = ?')
-  const revokeKeys = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE team_pk = ? AND user_pk = ? AND revoked_at IS NULL')
+type MemberRow = { user_pk: number; email: string; role: TeamRole; created_at: string }
+const toMember = (row: MemberRow): Member => ({ userId: row.user_pk, email: row.email, role: row.role, joinedAt: row.created_at })
+
+export function createTeamsRepository(sql: Sql): TeamsRepository {
+  const byPk = (pk: number) => sql.get<TeamRow>('SELECT * FROM teams WHERE pk = ?', [pk])
+  const byName = (name: string) => sql.get<TeamRow>('SELECT * FROM teams WHERE name = ?', [name])
+  const roleRow = (teamPk: number, userId: number) => sql.get<{ role: TeamRole }>('SELECT role FROM team_members WHERE team_pk = ? AND user_pk = ?', [teamPk, userId])
+  const membersOf = (teamPk: number) =>
+    sql.all<MemberRow>(
+      `SELECT m.user_pk, u.email, m.role, m.created_at FROM team_members m JOIN users u ON u.pk = m.user_pk
+       WHERE m.team_pk = ? ORDER BY m.role = 'owner' DESC, m.role = 'admin' DESC, u.email`,
+      [teamPk],
+    )
+  const membershipsOf = (userId: number) =>
+    sql.all<TeamRow & { role: TeamRole }>(
+      `SELECT t.*, m.role FROM team_members m JOIN teams t ON t.pk = m.team_pk WHERE m.user_pk = ?
+       ORDER BY t.personal_user_pk IS NULL, t.name`,
+      [userId],
+    )
   const plans = new VersionCache<number, Plan>()
 
-  const requireTeam = (pk: number): TeamRow => {
-    const row = byPk.get(pk)
+  const requireTeam = async (pk: number): Promise<TeamRow> => {
+    const row = await byPk(pk)
     if (!row) throw new LecternError('team_not_found', `No teamspace with ID ${pk}.`)
     return row
   }
-  const requireUser = (userId: number): string => {
-    const row = userEmail.get(userId)
+  const requireUser = async (userId: number): Promise<string> => {
+    const row = await sql.get<{ email: string }>('SELECT email FROM users WHERE pk = ?', [userId])
     if (!row) throw new LecternError('user_not_found', `No user with ID ${userId}.`)
     return row.email
   }
-  const member = (teamPk: number, userId: number): Member => {
-    const row = membersOf.all(teamPk).find((m) => m.user_pk === userId)!
-    return { userId: row.user_pk, email: row.email, role: row.role, joinedAt: row.created_at }
-  }
-  const insert = (name: string, plan: Plan, personalUserPk: number | null, ownerUserId: number): Team => {
-    if (byName.get(name)) throw new LecternError('validation_error', `A teamspace named "${name}" already exists.`)
+  const member = async (teamPk: number, userId: number): Promise<Member> => toMember((await membersOf(teamPk)).find((m) => m.user_pk === userId)!)
+  const insertMember = (teamPk: number, userId: number, role: TeamRole, at: string) =>
+    sql.run('INSERT INTO team_members (team_pk, user_pk, role, created_at) VALUES (?, ?, ?, ?)', [teamPk, userId, role, at])
+  const insert = async (name: string, plan: Plan, personalUserPk: number | null, ownerUserId: number): Promise<Team> => {
+    if (await byName(name)) throw new LecternError('validation_error', `A teamspace named "${name}" already exists.`)
     const now = nowIso()
-    const { lastInsertRowid } = insertTeam.run(name, plan, personalUserPk, now)
-    insertMember.run(Number(lastInsertRowid), ownerUserId, 'owner', now)
-    return toTeam(byPk.get(Number(lastInsertRowid))!)
+    const row = (await sql.get<TeamRow>('INSERT INTO teams (name, plan, personal_user_pk, created_at) VALUES (?, ?, ?, ?) RETURNING *', [name, plan, personalUserPk, now]))!
+    await insertMember(row.pk, ownerUserId, 'owner', now)
+    return toTeam(row)
+  }
+  /** A member's current role, refusing a user who is none and the owner, whose role never changes. */
+  const requireChangeableMember = async (teamPk: number, userId: number, refusal: string): Promise<void> => {
+    await requireTeam(teamPk)
+    const current = await roleRow(teamPk, userId)
+    if (!current) throw new LecternError('user_not_found', `User ${userId} is not a member of this teamspace.`)
+    if (current.role === 'owner') throw new LecternError('forbidden', refusal)
   }
 
   return {
-    create: db.transaction(({ name, ownerUserId, plan }: { name: string; ownerUserId: number; plan: Plan }) => {
-      requireUser(ownerUserId)
-      return insert(checkTeamName(name), plan, null, ownerUserId)
-    }),
-    personalTeam: db.transaction((userId: number) => {
-      const existing = personalOf.get(userId)
-      if (existing) return toTeam(existing)
-      return insert(requireUser(userId), 'free', userId, userId)
-    }),
-    byName: (name) => {
-      const row = byName.get(name.trim())
+    create: ({ name, ownerUserId, plan }) =>
+      sql.transaction(async () => {
+        await requireUser(ownerUserId)
+        return insert(checkTeamName(name), plan, null, ownerUserId)
+      }),
+    personalTeam: (userId) =>
+      sql.transaction(async () => {
+        const existing = await sql.get<TeamRow>('SELECT * FROM teams WHERE personal_user_pk = ?', [userId])
+        if (existing) return toTeam(existing)
+        return insert(await requireUser(userId), 'free', userId, userId)
+      }),
+    async byName(name) {
+      const row = await byName(name.trim())
       return row && toTeam(row)
     },
-    byPk: (pk) => {
-      const row = byPk.get(pk)
+    async byPk(pk) {
+      const row = await byPk(pk)
       return row && toTeam(row)
     },
     planOf: (pk, catalogVersion) =>
-      plans.get(pk, catalogVersion, () => {
-        const row = byPk.get(pk)
+      plans.get(pk, catalogVersion, async () => {
+        const row = await byPk(pk)
         return row && toTeam(row).plan
       }),
-    list: () => (db.prepare('SELECT * FROM teams ORDER BY personal_user_pk IS NULL DESC, name').all() as TeamRow[]).map(toTeam),
-    membershipsOf: (userId) => membershipsOf.all(userId).map((row) => ({ team: toTeam(row), role: row.role })),
-    teamIdsOf: (userId) => membershipsOf.all(userId).map((row) => row.pk),
-    roleOf: (teamPk, userId) => memberRow.get(teamPk, userId)?.role,
-    members: (teamPk) => {
-      requireTeam(teamPk)
-      return membersOf.all(teamPk).map((row) => ({ userId: row.user_pk, email: row.email, role: row.role, joinedAt: row.created_at }))
+    list: async () => (await sql.all<TeamRow>('SELECT * FROM teams ORDER BY personal_user_pk IS NULL DESC, name')).map(toTeam),
+    membershipsOf: async (userId) => (await membershipsOf(userId)).map((row) => ({ team: toTeam(row), role: row.role })),
+    teamIdsOf: async (userId) => (await membershipsOf(userId)).map((row) => row.pk),
+    roleOf: async (teamPk, userId) => (await roleRow(teamPk, userId))?.role,
+    async members(teamPk) {
+      await requireTeam(teamPk)
+      return (await membersOf(teamPk)).map(toMember)
     },
-    addMember: db.transaction((teamPk: number, userId: number, role: Exclude<TeamRole, 'owner'>, membersAllowed: (plan: Plan) => number) => {
-      const team = toTeam(requireTeam(teamPk))
-      const email = requireUser(userId)
-      if (team.personalUserId !== null) throw new LecternError('forbidden', `${team.name} is a personal space; members join teamspaces.`)
-      if (memberRow.get(teamPk, userId)) throw new LecternError('validation_error', `${email} is already a member of ${team.name}.`)
-      const limit = membersAllowed(team.plan)
-      if (memberCount.get(teamPk)!.n >= limit) {
-        throw new LecternError('forbidden', `The ${team.plan} plan of ${team.name} allows ${limit} member${limit === 1 ? '' : 's'}; ask the operator for a larger plan.`)
-      }
-      insertMember.run(teamPk, userId, role, nowIso())
-      return member(teamPk, userId)
-    }),
-    setRole: db.transaction((teamPk: number, userId: number, role: Exclude<TeamRole, 'owner'>) => {
-      requireTeam(teamPk)
-      const current = memberRow.get(teamPk, userId)
-      if (!current) throw new LecternError('user_not_found', `User ${userId} is not a member of this teamspace.`)
-      if (current.role === 'owner') throw new LecternError('forbidden', 'The owner keeps the owner role.')
-      updateRole.run(role, teamPk, userId)
-      return member(teamPk, userId)
-    }),
-    removeMember: db.transaction((teamPk: number, userId: number) => {
-      requireTeam(teamPk)
-      const current = memberRow.get(teamPk, userId)
-      if (!current) throw new LecternError('user_not_found', `User ${userId} is not a member of this teamspace.`)
-      if (current.role === 'owner') throw new LecternError('forbidden', 'The owner cannot be removed; to end the teamspace, its owner deletes it with `DELETE /api/teams/:team` (signed in as the owner), or the operator with `lectern teams delete <team>`.')
-      deleteMember.run(teamPk, userId)
-      return { revokedKeys: revokeKeys.run(nowIso(), teamPk, userId).changes }
-    }),
-    setPlan(teamPk, plan) {
-      requireTeam(teamPk)
-      db.prepare('UPDATE teams SET plan = ? WHERE pk = ?').run(plan, teamPk)
-      return toTeam(byPk.get(teamPk)!)
+    addMember: (teamPk, userId, role, membersAllowed) =>
+      sql.transaction(async () => {
+        const team = toTeam(await requireTeam(teamPk))
+        const email = await requireUser(userId)
+        if (team.personalUserId !== null) throw new LecternError('forbidden', `${team.name} is a personal space; members join teamspaces.`)
+        if (await roleRow(teamPk, userId)) throw new LecternError('validation_error', `${email} is already a member of ${team.name}.`)
+        const limit = membersAllowed(team.plan)
+        const { n } = (await sql.get<{ n: number }>('SELECT count(*) AS n FROM team_members WHERE team_pk = ?', [teamPk]))!
+        if (n >= limit) {
+          throw new LecternError('forbidden', `The ${team.plan} plan of ${team.name} allows ${limit} member${limit === 1 ? '' : 's'}; ask the operator for a larger plan.`)
+        }
+        await insertMember(teamPk, userId, role, nowIso())
+        return member(teamPk, userId)
+      }),
+    setRole: (teamPk, userId, role) =>
+      sql.transaction(async () => {
+        await requireChangeableMember(teamPk, userId, 'The owner keeps the owner role.')
+        await sql.run('UPDATE team_members SET role = ? WHERE team_pk = ? AND user_pk = ?', [role, teamPk, userId])
+        return member(teamPk, userId)
+      }),
+    removeMember: (teamPk, userId) =>
+      sql.transaction(async () => {
+        await requireChangeableMember(
+          teamPk,
+          userId,
+          'The owner cannot be removed; to end the teamspace, its owner deletes it with `DELETE /api/teams/:team` (signed in as the owner), or the operator with `lectern teams delete <team>`.',
+        )
+        await sql.run('DELETE FROM team_members WHERE team_pk = ? AND user_pk = ?', [teamPk, userId])
+        const { changes } = await sql.run('UPDATE api_keys SET revoked_at = ? WHERE team_pk = ? AND user_pk = ? AND revoked_at IS NULL', [nowIso(), teamPk, userId])
+        return { revokedKeys: changes }
+      }),
+    async setPlan(teamPk, plan) {
+      await requireTeam(teamPk)
+      await sql.run('UPDATE teams SET plan = ? WHERE pk = ?', [plan, teamPk])
+      return toTeam((await byPk(teamPk))!)
     },
-    rename: db.transaction((teamPk: number, name: string) => {
-      const team = toTeam(requireTeam(teamPk))
-      if (team.personalUserId !== null) throw new LecternError('forbidden', 'A personal space is named by its email and cannot be renamed.')
-      const next = checkTeamName(name)
-      const taken = byName.get(next)
-      if (taken && taken.pk !== teamPk) throw new LecternError('validation_error', `A teamspace named "${next}" already exists.`)
-      db.prepare('UPDATE teams SET name = ? WHERE pk = ?').run(next, teamPk)
-      return toTeam(byPk.get(teamPk)!)
-    }),
-    libraryIdsOf: (teamPk) => db.prepare<[number], { id: string }>('SELECT id FROM libraries WHERE team_pk = ? ORDER BY id').all(teamPk).map((row) => row.id),
-    remove(teamPk) {
-      const team = toTeam(requireTeam(teamPk))
-      db.prepare('DELETE FROM teams WHERE pk = ?').run(teamPk)
+    rename: (teamPk, name) =>
+      sql.transaction(async () => {
+        const team = toTeam(await requireTeam(teamPk))
+        if (team.personalUserId !== null) throw new LecternError('forbidden', 'A personal space is named by its email and cannot be renamed.')
+        const next = checkTeamName(name)
+        const taken = await byName(next)
+        if (taken && taken.pk !== teamPk) throw new LecternError('validation_error', `A teamspace named "${next}" already exists.`)
+        await sql.run('UPDATE teams SET name = ? WHERE pk = ?', [next, teamPk])
+        return toTeam((await byPk(teamPk))!)
+      }),
+    libraryIdsOf: async (teamPk) => (await sql.all<{ id: string }>('SELECT id FROM libraries WHERE team_pk = ? ORDER BY id', [teamPk])).map((row) => row.id),
+    async remove(teamPk) {
+      const team = toTeam(await requireTeam(teamPk))
+      await sql.run('DELETE FROM teams WHERE pk = ?', [teamPk])
       return team
     },
   }

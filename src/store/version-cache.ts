@@ -10,18 +10,17 @@ export class VersionCache<K, V> {
   private readonly values = new Map<K, V>()
 
   /** The value under `key`: kept at `catalogVersion`, else `read()`; always read when no version is given. */
-  get(key: K, catalogVersion: number | undefined, read: () => V | undefined): V | undefined {
+  async get(key: K, catalogVersion: number | undefined, read: () => Promise<V | undefined>): Promise<V | undefined> {
     if (catalogVersion === undefined) return read()
     if (catalogVersion !== this.at) {
       this.at = catalogVersion
       this.values.clear()
     }
-    let value = this.values.get(key)
-    if (value === undefined) {
-      value = read()
-      // Bounded: keys come from clients.
-      if (value !== undefined && this.values.size < MAX_ENTRIES) this.values.set(key, value)
-    }
+    const kept = this.values.get(key)
+    if (kept !== undefined) return kept
+    const value = await read()
+    // Bounded: keys come from clients. Kept only if no newer version was seen while it was read.
+    if (value !== undefined && this.at === catalogVersion && this.values.size < MAX_ENTRIES) this.values.set(key, value)
     return value
   }
 }

@@ -33,38 +33,38 @@ export async function signUp(store: Store, mailer: Mailer, input: { email: strin
   if (existing) {
     // One scrypt, as creating a user costs: the answer's timing does not tell the address is known.
     await store.users.verify(email, input.password)
-    mailer.post(alreadyRegisteredMail(existing.email, mailer.link('reset', store.accountTokens.issue(existing.id, 'reset', RESET_TTL_MS))))
+    mailer.post(alreadyRegisteredMail(existing.email, mailer.link('reset', await store.accountTokens.issue(existing.id, 'reset', RESET_TTL_MS))))
     return
   }
   const user = await store.users.create({ email, password: input.password, role: 'member', verified: false })
-  store.teams.personalTeam(user.id)
-  sendVerification(store, mailer, user)
+  await store.teams.personalTeam(user.id)
+  await sendVerification(store, mailer, user)
 }
 
-export function sendVerification(store: Store, mailer: Mailer, user: User): void {
+export async function sendVerification(store: Store, mailer: Mailer, user: User): Promise<void> {
   if (user.emailVerified) throw new LecternError('validation_error', `${user.email} is confirmed already.`)
-  mailer.post(verifyMail(user.email, mailer.link('verify', store.accountTokens.issue(user.id, 'verify', VERIFY_TTL_MS))))
+  mailer.post(verifyMail(user.email, mailer.link('verify', await store.accountTokens.issue(user.id, 'verify', VERIFY_TTL_MS))))
 }
 
 /** Marks the token's user verified and adds them to the teamspaces that invited that address. */
 export async function verifyEmail(store: Store, token: string): Promise<User> {
-  const userId = store.accountTokens.consume(token, 'verify')
+  const userId = await store.accountTokens.consume(token, 'verify')
   if (userId === undefined) throw badLink()
   const user = store.users.markVerified(userId)
   await acceptPendingInvitations(store, user)
   return user
 }
 
-export function requestPasswordReset(store: Store, mailer: Mailer, email: string): void {
+export async function requestPasswordReset(store: Store, mailer: Mailer, email: string): Promise<void> {
   const user = store.users.byEmail(email)
-  if (user) mailer.post(resetMail(user.email, mailer.link('reset', store.accountTokens.issue(user.id, 'reset', RESET_TTL_MS))))
+  if (user) mailer.post(resetMail(user.email, mailer.link('reset', await store.accountTokens.issue(user.id, 'reset', RESET_TTL_MS))))
 }
 
 /** Sets the password of the token's user and ends all their sessions; the link proved the mailbox, so the address counts as verified. */
 export async function resetPassword(store: Store, token: string, password: string): Promise<User> {
   // Checked before the token is used up, so a refused password does not cost the link.
   requireStrongPassword(password)
-  const userId = store.accountTokens.consume(token, 'reset')
+  const userId = await store.accountTokens.consume(token, 'reset')
   if (userId === undefined) throw badLink()
   await store.users.resetPassword(userId, password)
   return store.users.markVerified(userId)

@@ -23,14 +23,14 @@ export async function invite(store: Store, mailer: Mailer, input: { team: Team; 
   if (!EMAIL.test(email) || email.length > 320) throw new LecternError('validation_error', `"${input.email}" is not an email address.`)
   if (team.personalUserId !== null) throw new LecternError('forbidden', `${team.name} is a personal space, which has no members: create a teamspace to invite people.`)
   const { invitation, token } = await store.transaction(async () => {
-    const members = store.teams.members(team.id)
+    const members = await store.teams.members(team.id)
     if (members.some((m) => m.email.toLowerCase() === email.toLowerCase())) throw new LecternError('validation_error', `${email} is already a member of ${team.name}.`)
-    const others = store.invitations.pending(team.id).filter((i) => i.email.toLowerCase() !== email.toLowerCase())
+    const others = (await store.invitations.pending(team.id)).filter((i) => i.email.toLowerCase() !== email.toLowerCase())
     const limit = PLAN_LIMITS[team.plan].members
     if (members.length + others.length >= limit) {
       throw new LecternError('forbidden', `The ${team.plan} plan of ${team.name} allows ${limit} member${limit === 1 ? '' : 's'}, pending invitations included; cancel one or ask the operator for a larger plan.`)
     }
-    return store.invitations.upsert({ teamId: team.id, email, role, invitedBy: inviter.id, ttlMs: INVITATION_TTL_MS })
+    return await store.invitations.upsert({ teamId: team.id, email, role, invitedBy: inviter.id, ttlMs: INVITATION_TTL_MS })
   })
   mailer.post(invitationMail(email, team.name, inviter.email, role, mailer.link('invitations', token)))
   return invitation
@@ -39,9 +39,9 @@ export async function invite(store: Store, mailer: Mailer, input: { team: Team; 
 /** Joins the team of one invitation and removes it. */
 async function join(store: Store, user: User, invitation: Invitation): Promise<Membership> {
   return await store.transaction(async () => {
-    if (store.teams.roleOf(invitation.teamId, user.id) === undefined) store.teams.addMember(invitation.teamId, user.id, invitation.role, membersAllowed)
-    store.invitations.remove(invitation.teamId, invitation.id)
-    return store.teams.membershipsOf(user.id).find((m) => m.team.id === invitation.teamId)!
+    if (await store.teams.roleOf(invitation.teamId, user.id) === undefined) await store.teams.addMember(invitation.teamId, user.id, invitation.role, membersAllowed)
+    await store.invitations.remove(invitation.teamId, invitation.id)
+    return (await store.teams.membershipsOf(user.id)).find((m) => m.team.id === invitation.teamId)!
   })
 }
 
@@ -52,7 +52,7 @@ async function join(store: Store, user: User, invitation: Invitation): Promise<M
 export async function acceptPendingInvitations(store: Store, user: User): Promise<Membership[]> {
   if (!user.emailVerified) return []
   const joined: Membership[] = []
-  for (const invitation of store.invitations.forEmail(user.email)) {
+  for (const invitation of await store.invitations.forEmail(user.email)) {
     try {
       joined.push(await join(store, user, invitation))
     } catch (err) {
@@ -71,8 +71,8 @@ export interface InvitationPreview {
   expiresAt: string
 }
 
-function validInvitation(store: Store, token: string): Invitation {
-  const invitation = store.invitations.byToken(token)
+async function validInvitation(store: Store, token: string): Promise<Invitation> {
+  const invitation = await store.invitations.byToken(token)
   if (!invitation) throw new LecternError('validation_error', 'This invitation is not valid: it was accepted or cancelled, has expired, or was replaced by a newer one.')
   return invitation
 }
@@ -81,15 +81,15 @@ function validInvitation(store: Store, token: string): Invitation {
  * Needs no session: whoever holds the token may accept it, so naming its team and the address it
  * was mailed to tells them nothing they could not learn by accepting.
  */
-export function previewInvitation(store: Store, token: string): InvitationPreview {
-  const { teamId, email, role, expiresAt } = validInvitation(store, token)
-  const team = store.teams.byPk(teamId)
+export async function previewInvitation(store: Store, token: string): Promise<InvitationPreview> {
+  const { teamId, email, role, expiresAt } = await validInvitation(store, token)
+  const team = await store.teams.byPk(teamId)
   if (!team) throw new LecternError('validation_error', 'This invitation is not valid: its teamspace was deleted.')
   return { teamName: team.name, email, role, expiresAt }
 }
 
 export async function acceptInvitation(store: Store, user: User, token: string): Promise<Membership> {
-  const invitation = validInvitation(store, token)
+  const invitation = await validInvitation(store, token)
   if (invitation.email.toLowerCase() !== user.email.toLowerCase()) {
     throw new LecternError('forbidden', `This invitation is for another email address; sign in as that address to accept it (you are signed in as ${user.email}).`)
   }

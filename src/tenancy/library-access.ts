@@ -34,11 +34,11 @@ export interface LibraryAccessView {
 }
 
 /** Every library's access and grantees, for the operator (CLI, admin session). */
-export function describeLibraryAccess(store: Store): LibraryAccessView {
-  const restrictNewLibraries = readSetting(store.settings, 'access.restrictNewLibraries')
+export async function describeLibraryAccess(store: Store): Promise<LibraryAccessView> {
+  const restrictNewLibraries = await readSetting(store.settings, 'access.restrictNewLibraries')
   return {
     restrictNewLibraries,
-    libraries: store.libraryAccess.list().map(({ libraryPk: _, ...entry }) => ({
+    libraries: (await store.libraryAccess.list()).map(({ libraryPk: _, ...entry }) => ({
       ...entry,
       effective: entry.access === 'default' ? (restrictNewLibraries ? 'restricted' : 'everyone') : entry.access,
     })),
@@ -49,20 +49,20 @@ export function describeLibraryAccess(store: Store): LibraryAccessView {
  * Opens a library to everyone, restricts it to `emails` (none: admins only), or hands it back
  * to the default. Unknown users are refused (user_not_found) and nothing changes.
  */
-export function setLibraryAccess(store: Store, rawId: string, access: LibraryAccess, emails: readonly string[] = []): LibraryAccessView['libraries'][number] {
+export async function setLibraryAccess(store: Store, rawId: string, access: LibraryAccess, emails: readonly string[] = []): Promise<LibraryAccessView['libraries'][number]> {
   const { library } = findLibrary(store.libraries, unpinned(rawId, 'The library'), LOCAL)
   if (access !== 'restricted' && emails.length > 0) {
     throw new LecternError('validation_error', `Users are granted a restricted library only; ${access === 'everyone' ? 'an open library reaches everyone' : 'the default grants nobody'}.`)
   }
   const userIds = emails.map((email) => findUser(store, email).id)
-  store.libraryAccess.set(library.pk, access, userIds)
-  return describeLibraryAccess(store).libraries.find((l) => l.libraryId === library.id)!
+  await store.libraryAccess.set(library.pk, access, userIds)
+  return (await describeLibraryAccess(store)).libraries.find((l) => l.libraryId === library.id)!
 }
 
 /** One library's access and grantees, by ID (a pinned version names its library). */
-export function describeOneLibrary(store: Store, rawId: string): LibraryAccessView['libraries'][number] {
+export async function describeOneLibrary(store: Store, rawId: string): Promise<LibraryAccessView['libraries'][number]> {
   const { library } = findLibrary(store.libraries, unpinned(rawId, 'The library'), LOCAL)
-  return describeLibraryAccess(store).libraries.find((l) => l.libraryId === library.id)!
+  return (await describeLibraryAccess(store)).libraries.find((l) => l.libraryId === library.id)!
 }
 
 /**
@@ -70,8 +70,8 @@ export function describeOneLibrary(store: Store, rawId: string): LibraryAccessVi
  * restrictive default becomes restricted with them, which closes it to nobody new; an open one is
  * refused, since granting one user would close it to everyone else.
  */
-export function changeGrants(store: Store, rawId: string, change: { grant: readonly string[]; revoke: readonly string[] }): LibraryAccessView['libraries'][number] {
-  const entry = describeOneLibrary(store, rawId)
+export async function changeGrants(store: Store, rawId: string, change: { grant: readonly string[]; revoke: readonly string[] }): Promise<LibraryAccessView['libraries'][number]> {
+  const entry = await describeOneLibrary(store, rawId)
   if (entry.effective === 'everyone') {
     throw new LecternError(
       'validation_error',
@@ -80,7 +80,7 @@ export function changeGrants(store: Store, rawId: string, change: { grant: reado
   }
   const revoked = new Set(change.revoke.map((email) => findUser(store, email).email))
   const emails = new Set([...entry.users.map((u) => u.email), ...change.grant.map((email) => findUser(store, email).email)].filter((email) => !revoked.has(email)))
-  return setLibraryAccess(store, entry.libraryId, 'restricted', [...emails])
+  return await setLibraryAccess(store, entry.libraryId, 'restricted', [...emails])
 }
 
 /**
@@ -88,20 +88,20 @@ export function changeGrants(store: Store, rawId: string, change: { grant: reado
  * "submitted" reads as done and the library then answers 404. The CLI, an admin, is told who
  * else it is closed to. Undefined when the caller reaches it, and in the cloud.
  */
-export function restrictionNotice(store: Store, mode: Mode, caller: Caller, libraryId: string): string | undefined {
+export async function restrictionNotice(store: Store, mode: Mode, caller: Caller, libraryId: string): Promise<string | undefined> {
   if (mode !== 'onprem') return undefined
-  const entry = describeOneLibrary(store, libraryId)
+  const entry = await describeOneLibrary(store, libraryId)
   if (entry.effective !== 'restricted') return undefined
   const grant = `\`lectern libraries access ${entry.libraryId} --grant <email>\``
   const why = entry.access === 'default' ? 'new libraries are restricted on this install (access.restrictNewLibraries)' : 'it is restricted'
   if (caller.kind === 'local') return `${entry.libraryId} is reached by admins only until you grant users access: ${why}; ${grant}.`
   if (caller.kind === 'anonymous') return `${entry.libraryId} stays unknown to you until an admin grants you access: ${why}.`
   const userId = caller.userId
-  const reaches = userId !== null && (store.libraryAccess.isAdmin(userId) || entry.users.some((u) => u.userId === userId))
+  const reaches = userId !== null && (await store.libraryAccess.isAdmin(userId) || entry.users.some((u) => u.userId === userId))
   if (reaches) return undefined
   return `${entry.libraryId} stays unknown to you (404) until an admin grants you access (${grant}, or Library access in the dashboard's Settings): ${why}.`
 }
 
-export function setRestrictNewLibraries(store: Store, restrict: boolean): void {
-  store.settings.set(SETTING_KEYS.restrictNewLibraries, restrict)
+export async function setRestrictNewLibraries(store: Store, restrict: boolean): Promise<void> {
+  await store.settings.set(SETTING_KEYS.restrictNewLibraries, restrict)
 }

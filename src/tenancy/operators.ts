@@ -35,8 +35,8 @@ export function findUser(store: Store, email: string): User {
   return user
 }
 
-export function findTeam(store: Store, name: string): Team {
-  const team = store.teams.byName(name)
+export async function findTeam(store: Store, name: string): Promise<Team> {
+  const team = await store.teams.byName(name)
   if (!team) throw new LecternError('team_not_found', `No teamspace named "${name.trim()}".`)
   return team
 }
@@ -44,53 +44,56 @@ export function findTeam(store: Store, name: string): Team {
 /** A user who signs in to the dashboard as a member; in the cloud with their personal space. */
 export async function createUser(store: Store, mode: Mode, input: { email: string; password: string }): Promise<{ user: User; personalTeam: Team | null }> {
   const user = await store.users.create({ ...input, role: 'member' })
-  return { user, personalTeam: mode === 'cloud' ? store.teams.personalTeam(user.id) : null }
+  return { user, personalTeam: mode === 'cloud' ? await store.teams.personalTeam(user.id) : null }
 }
 
 /**
  * A teamspace owned by `ownerEmail`, on `plan` or else the plan of the owner's personal space.
  * A teamspace needs a plan that creates teams (pro, enterprise): a free one is refused.
  */
-export function createTeam(store: Store, input: { name: string; ownerEmail: string; plan?: Plan }): Team {
+export async function createTeam(store: Store, input: { name: string; ownerEmail: string; plan?: Plan }): Promise<Team> {
   const owner = findUser(store, input.ownerEmail)
-  const plan = input.plan ?? store.teams.personalTeam(owner.id).plan
+  const plan = input.plan ?? (await store.teams.personalTeam(owner.id)).plan
   if (!PLAN_LIMITS[plan].createsTeams) {
     throw new LecternError(
       'forbidden',
       `A teamspace needs the pro or enterprise plan, and ${input.plan ? 'the plan asked for' : `${owner.email}'s plan`} is ${plan}: create it with --plan pro (or --plan enterprise).`,
     )
   }
-  return store.teams.create({ name: input.name, ownerUserId: owner.id, plan })
+  return await store.teams.create({ name: input.name, ownerUserId: owner.id, plan })
 }
 
-export function listTeams(store: Store): TeamSummary[] {
-  return store.teams.list().map((team) => {
-    const members = store.teams.members(team.id)
-    return { ...team, owner: members.find((m) => m.role === 'owner')?.email ?? '', members: members.length }
-  })
+export async function listTeams(store: Store): Promise<TeamSummary[]> {
+  const teams = await store.teams.list()
+  return Promise.all(
+    teams.map(async (team) => {
+      const members = await store.teams.members(team.id)
+      return { ...team, owner: members.find((m) => m.role === 'owner')?.email ?? '', members: members.length }
+    }),
+  )
 }
 
-export const listMembers = (store: Store, teamName: string): Member[] => store.teams.members(findTeam(store, teamName).id)
+export const listMembers = async (store: Store, teamName: string): Promise<Member[]> => await store.teams.members((await findTeam(store, teamName)).id)
 
-export const listInvitations = (store: Store, teamName: string): Invitation[] => store.invitations.pending(findTeam(store, teamName).id)
+export const listInvitations = async (store: Store, teamName: string): Promise<Invitation[]> => await store.invitations.pending((await findTeam(store, teamName)).id)
 
 /** Cancels the team's pending invitation of `email`: the link stops working and the place in the plan is freed. */
-export function cancelInvitation(store: Store, teamName: string, email: string): Invitation {
-  const team = findTeam(store, teamName)
-  const pending = store.invitations.pending(team.id).find((i) => i.email.toLowerCase() === email.trim().toLowerCase())
+export async function cancelInvitation(store: Store, teamName: string, email: string): Promise<Invitation> {
+  const team = await findTeam(store, teamName)
+  const pending = (await store.invitations.pending(team.id)).find((i) => i.email.toLowerCase() === email.trim().toLowerCase())
   if (!pending) throw new LecternError('not_found', `${team.name} has no pending invitation of ${email}; \`lectern teams invitations ${team.name}\` lists them.`)
-  return store.invitations.remove(team.id, pending.id)
+  return await store.invitations.remove(team.id, pending.id)
 }
 
-export function addMember(store: Store, teamName: string, email: string, role: Exclude<TeamRole, 'owner'>): Member {
-  return store.teams.addMember(findTeam(store, teamName).id, findUser(store, email).id, role, membersAllowed)
+export async function addMember(store: Store, teamName: string, email: string, role: Exclude<TeamRole, 'owner'>): Promise<Member> {
+  return await store.teams.addMember((await findTeam(store, teamName)).id, findUser(store, email).id, role, membersAllowed)
 }
 
-export function removeMember(store: Store, teamName: string, email: string): { revokedKeys: number } {
-  const team = findTeam(store, teamName)
+export async function removeMember(store: Store, teamName: string, email: string): Promise<{ revokedKeys: number }> {
+  const team = await findTeam(store, teamName)
   const user = findUser(store, email)
-  if (!store.teams.roleOf(team.id, user.id)) throw new LecternError('user_not_found', `${user.email} is not a member of ${team.name}.`)
-  return store.teams.removeMember(team.id, user.id)
+  if (!await store.teams.roleOf(team.id, user.id)) throw new LecternError('user_not_found', `${user.email} is not a member of ${team.name}.`)
+  return await store.teams.removeMember(team.id, user.id)
 }
 
 export interface PlanChange {
@@ -106,11 +109,11 @@ export interface PlanChange {
  * next addition. Private libraries stay readable on a plan without private sources (taking them
  * away would lose the team's work); adding new ones is refused there (src/tenancy/private-sources.ts).
  */
-export function setPlan(store: Store, teamName: string, plan: Plan): PlanChange {
-  const team = findTeam(store, teamName)
+export async function setPlan(store: Store, teamName: string, plan: Plan): Promise<PlanChange> {
+  const team = await findTeam(store, teamName)
   const limit = PLAN_LIMITS[plan].members
-  const members = store.teams.members(team.id).length
-  const invited = store.invitations.pending(team.id).length
+  const members = (await store.teams.members(team.id)).length
+  const invited = (await store.invitations.pending(team.id)).length
   if (members + invited > limit) {
     const over = members + invited - limit
     // The owner is never removed: with no other member, only cancelling invitations frees a place.
@@ -123,22 +126,22 @@ export function setPlan(store: Store, teamName: string, plan: Plan): PlanChange 
       `The ${plan} plan allows ${counted(limit, 'member')}, and ${team.name} has ${counted(members, 'member')}${invited > 0 ? ` and ${counted(invited, 'pending invitation')}` : ''}: ${remedy}, or choose a larger plan.`,
     )
   }
-  return { team: store.teams.setPlan(team.id, plan), privateLibraries: store.teams.libraryIdsOf(team.id) }
+  return { team: await store.teams.setPlan(team.id, plan), privateLibraries: await store.teams.libraryIdsOf(team.id) }
 }
 
 /**
  * A key of a user: within `teamName`, of which they must be a member, or else (cloud) their
  * personal space; on-premise without a team, where the key carries its user's library grants.
  */
-export function createUserKey(store: Store, mode: Mode, input: { name: string; email: string; teamName?: string }): CreatedKey {
+export async function createUserKey(store: Store, mode: Mode, input: { name: string; email: string; teamName?: string }): Promise<CreatedKey> {
   const user = findUser(store, input.email)
   if (input.teamName === undefined) {
-    return store.keys.create(input.name, { userId: user.id, teamId: mode === 'cloud' ? store.teams.personalTeam(user.id).id : null })
+    return await store.keys.create(input.name, { userId: user.id, teamId: mode === 'cloud' ? (await store.teams.personalTeam(user.id)).id : null })
   }
   requireCloud(mode)
-  const team = findTeam(store, input.teamName)
-  if (!store.teams.roleOf(team.id, user.id)) {
+  const team = await findTeam(store, input.teamName)
+  if (!await store.teams.roleOf(team.id, user.id)) {
     throw new LecternError('user_not_found', `${user.email} is not a member of ${team.name}; add them first with \`lectern teams add-member\`.`)
   }
-  return store.keys.create(input.name, { userId: user.id, teamId: team.id })
+  return await store.keys.create(input.name, { userId: user.id, teamId: team.id })
 }

@@ -58,19 +58,19 @@ export interface Submitter {
  * Where a submission goes: its final library ID and, for a private source of a teamspace, its
  * owner. Without a submitter (the CLI on the data directory) the ID is kept as it is.
  */
-export function placeSubmission(
+export async function placeSubmission(
   teams: TeamsRepository,
   submitter: Submitter | undefined,
   id: string,
   isPrivate: boolean,
   source: PrivateSourceKind = 'other',
-): { id: string; owner?: TeamOwner } {
+): Promise<{ id: string; owner?: TeamOwner }> {
   if (!submitter) return { id }
   const owner = !isPrivate
     ? undefined
     : submitter.team
       ? teamPrivateSourceOwner(submitter.team.team, submitter.team.role, source)
-      : privateSourceOwner(teams, submitter.caller, submitter.mode, source)
+      : await privateSourceOwner(teams, submitter.caller, submitter.mode, source)
   if (owner) return { id: scopedLibraryId(id, owner.teamPk), owner }
   refuseReservedId(id, submitter.mode)
   return { id }
@@ -85,11 +85,11 @@ export type PrivateSourceKind = 'repository' | 'other'
  * Undefined when the caller has no teamspace (on-premise, or a key of the install alone): the
  * library is then private to the install, as before teamspaces.
  */
-export function privateSourceOwner(teams: TeamsRepository, caller: Caller, mode: Mode, source: PrivateSourceKind = 'other'): TeamOwner | undefined {
+export async function privateSourceOwner(teams: TeamsRepository, caller: Caller, mode: Mode, source: PrivateSourceKind = 'other'): Promise<TeamOwner | undefined> {
   if (mode !== 'cloud' || caller.kind !== 'api-key' || caller.teamId === null) return undefined
-  const team = teams.byPk(caller.teamId)
+  const team = await teams.byPk(caller.teamId)
   if (!team) throw new LecternError('team_not_found', 'The teamspace of this API key no longer exists.')
-  return teamPrivateSourceOwner(team, caller.userId === null ? undefined : teams.roleOf(team.id, caller.userId), source)
+  return teamPrivateSourceOwner(team, caller.userId === null ? undefined : await teams.roleOf(team.id, caller.userId), source)
 }
 
 /** The teamspace as the owner of a private source its member (of `role`) adds: owners and admins, on a plan with private sources. */

@@ -29,9 +29,9 @@ const WHAT: Record<TeamPermission, string> = {
 }
 
 /** The team and the user's role in it; 404 team_not_found for a team they are not in. */
-export function teamAccess(store: Store, teamId: number, userId: number): TeamAccess {
-  const team = store.teams.byPk(teamId)
-  const role = team && store.teams.roleOf(teamId, userId)
+export async function teamAccess(store: Store, teamId: number, userId: number): Promise<TeamAccess> {
+  const team = await store.teams.byPk(teamId)
+  const role = team && await store.teams.roleOf(teamId, userId)
   if (!team || !role) throw new LecternError('team_not_found', `No teamspace ${teamId} of yours.`)
   return { team, role }
 }
@@ -41,11 +41,11 @@ export function requirePermission({ role }: TeamAccess, permission: TeamPermissi
 }
 
 /** A new teamspace owned by the user, on their personal space's plan, which must allow it. */
-export function createTeam(store: Store, user: User, name: string): Team {
+export async function createTeam(store: Store, user: User, name: string): Promise<Team> {
   requireVerified(user)
-  const { plan } = store.teams.personalTeam(user.id)
+  const { plan } = await store.teams.personalTeam(user.id)
   if (!PLAN_LIMITS[plan].createsTeams) throw new LecternError('forbidden', 'Creating a teamspace needs a pro or enterprise plan.')
-  return store.teams.create({ name, ownerUserId: user.id, plan })
+  return await store.teams.create({ name, ownerUserId: user.id, plan })
 }
 
 /**
@@ -55,13 +55,13 @@ export function createTeam(store: Store, user: User, name: string): Team {
  */
 export async function deleteTeam(store: Store, team: Team, caller: Caller, forget?: ForgetSet): Promise<{ removed: string; libraries: string[] }> {
   if (team.personalUserId !== null) throw new LecternError('forbidden', 'A personal space cannot be deleted.')
-  const libraries = store.teams.libraryIdsOf(team.id)
+  const libraries = await store.teams.libraryIdsOf(team.id)
   // All checked before any goes, so a busy library leaves the team whole rather than half removed.
   for (const id of libraries) {
     const running = store.jobs.runningForLibrary(store.libraries.byId(id)!.pk)
     if (running) throw new LecternError('library_busy', `Library ${id} of ${team.name} is being processed (job ${running.pk}); delete the teamspace once the job has ended.`)
   }
   for (const id of libraries) await removeLibrary(store, id, caller, forget)
-  store.teams.remove(team.id)
+  await store.teams.remove(team.id)
   return { removed: team.name, libraries }
 }

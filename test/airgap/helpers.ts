@@ -31,8 +31,8 @@ export function offlineLicense(privateKey: KeyObject, overrides: Partial<License
   )
 }
 
-export function installTestLicense(app: FastifyInstance, file: LicenseFile): void {
-  installLicense(app.runtime, JSON.stringify(file))
+export async function installTestLicense(app: FastifyInstance, file: LicenseFile): Promise<void> {
+  await installLicense(app.runtime, JSON.stringify(file))
 }
 
 /** Docs with enough sections for retrieval to have a choice, in the shape seedLibrary takes. */

@@ -95,8 +95,8 @@ describe('hostile imports', () => {
   beforeAll(async () => {
     const { privateKey } = licenseKeys(defer)
     app = await buildTestApp({ startWorker: false, defer })
-    installTestLicense(app, offlineLicense(privateKey))
-    key = createKey(app)
+    await installTestLicense(app, offlineLicense(privateKey))
+    key = await createKey(app)
     work = await tmpDir('lectern-hostile-', defer)
   })
 
@@ -349,10 +349,10 @@ describe('a failing import job', () => {
   it('leaves no library visible and keeps the reason in the job list', async () => {
     const { privateKey } = licenseKeys()
     const app = await buildTestApp()
-    installTestLicense(app, offlineLicense(privateKey))
+    await installTestLicense(app, offlineLicense(privateKey))
     // Nothing listens on port 9: the re-embedding fails.
-    app.runtime.store.settings.set(EMBEDDING_SETTING, { provider: 'ollama', model: 'nomic-embed-text', host: 'http://127.0.0.1:9' })
-    const key = createKey(app)
+    await app.runtime.store.settings.set(EMBEDDING_SETTING, { provider: 'ollama', model: 'nomic-embed-text', host: 'http://127.0.0.1:9' })
+    const key = await createKey(app)
     const res = await importJson(app, key, { libraries: [library('/acme/doomed')] })
     expect(res.statusCode).toBe(202)
     const failure = await pollUntil('the import job to fail', () => app.runtime.store.jobs.list({ states: ['failed'] })[0])

@@ -22,17 +22,17 @@ describe('offline licenses', () => {
   it('refuses a tampered license, one signed by another key, and import without any license', async () => {
     const { privateKey } = licenseKeys()
     const app = await buildTestApp({ startWorker: false })
-    const key = createKey(app)
+    const key = await createKey(app)
     const none = await importJson(app, key, payload)
     expect(none.statusCode).toBe(403)
     expect(none.json()).toEqual({ error: 'forbidden', message: expect.stringMatching(/^Library import needs a valid offline license: no license is installed/) })
 
     const tampered = offlineLicense(privateKey)
     tampered.license.expiresAt = '2199-12-31T23:59:59.999Z'
-    expect(() => installLicense(app.runtime, JSON.stringify(tampered))).toThrow(/signature does not match its content/)
+    await expect(installLicense(app.runtime, JSON.stringify(tampered))).rejects.toThrow(/signature does not match its content/)
     const foreign = offlineLicense(generateKeyPairSync('ed25519').privateKey)
-    expect(() => installLicense(app.runtime, JSON.stringify(foreign))).toThrow(/signature does not match/)
-    expect(() => installLicense(app.runtime, '{"license": 1}')).toThrow(/expected \{"license"/)
+    await expect(installLicense(app.runtime, JSON.stringify(foreign))).rejects.toThrow(/signature does not match/)
+    await expect(installLicense(app.runtime, '{"license": 1}')).rejects.toThrow(/expected \{"license"/)
 
     // A file edited in place after install is refused by the server too, with the reason.
     fs.writeFileSync(app.runtime.store.paths.license, JSON.stringify(tampered))
@@ -40,7 +40,7 @@ describe('offline licenses', () => {
     expect(edited.statusCode).toBe(403)
     expect(edited.json().message).toMatch(/license\.json: The license is invalid: its signature does not match/)
 
-    installTestLicense(app, offlineLicense(privateKey, { offline: false }))
+    await installTestLicense(app, offlineLicense(privateKey, { offline: false }))
     const online = await importJson(app, key, payload)
     expect(online.statusCode).toBe(403)
     expect(online.json().message).toMatch(/needs an offline \(airgapped\) license/)
@@ -50,15 +50,15 @@ describe('offline licenses', () => {
     const { privateKey } = licenseKeys()
     const app = await buildTestApp({ startWorker: false })
     const now = Date.now()
-    installTestLicense(app, offlineLicense(privateKey, { expiresAt: new Date(now + HOUR).toISOString() }))
+    await installTestLicense(app, offlineLicense(privateKey, { expiresAt: new Date(now + HOUR).toISOString() }))
     const { runtime } = app
-    expect(licenseStatus(runtime, now).state).toBe('valid')
-    expect(licenseStatus(runtime, now + 2 * HOUR).state).toBe('expired')
+    expect((await licenseStatus(runtime, now)).state).toBe('valid')
+    expect((await licenseStatus(runtime, now + 2 * HOUR)).state).toBe('expired')
     // The clock goes back: still expired.
-    const rolledBack = licenseStatus(runtime, now)
+    const rolledBack = await licenseStatus(runtime, now)
     expect(rolledBack).toMatchObject({ state: 'expired', reason: expect.stringMatching(/expired on .* \(latest time seen /) })
 
-    const res = await importJson(app, createKey(app), payload)
+    const res = await importJson(app, await createKey(app), payload)
     expect(res.statusCode).toBe(403)
     expect(res.json().message).toMatch(/the license of Acme Corp expired on/)
     const admin = await sessionCookie(app, 'admin')

@@ -32,8 +32,8 @@ describe('the import size cap', () => {
   it('refuses a JSON body and a multipart bundle over 100 MB with 413 payload_too_large', async () => {
     const { privateKey } = licenseKeys()
     const app = await buildTestApp({ startWorker: false })
-    installTestLicense(app, offlineLicense(privateKey))
-    const key = createKey(app)
+    await installTestLicense(app, offlineLicense(privateKey))
+    const key = await createKey(app)
     const rssBefore = process.memoryUsage().rss
 
     const json = await app.inject({
@@ -66,11 +66,11 @@ describe('the import size cap', () => {
   it('refuses a declared Content-Length over the cap before reading the body', async () => {
     const { privateKey } = licenseKeys()
     const app = await buildTestApp({ startWorker: false })
-    installTestLicense(app, offlineLicense(privateKey))
+    await installTestLicense(app, offlineLicense(privateKey))
     const res = await app.inject({
       method: 'POST',
       url: '/api/import-libraries',
-      headers: { authorization: `Bearer ${createKey(app)}`, 'content-type': 'application/json', 'content-length': String(MAX_IMPORT_BYTES + 1) },
+      headers: { authorization: `Bearer ${await createKey(app)}`, 'content-type': 'application/json', 'content-length': String(MAX_IMPORT_BYTES + 1) },
       payload: streamed('', 10, ''),
     })
     expect(res.statusCode).toBe(413)

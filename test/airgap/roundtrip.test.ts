@@ -35,12 +35,12 @@ describe('airgap round trip', () => {
     cloud = await buildTestApp({ dataDir: cloudDir, mode: 'cloud', startWorker: false, defer })
     await seedDocs(cloud, '/acme/widgets')
     await seedDocs(cloud, '/acme/gadgets', 8)
-    const issued = issueLicense(cloud.runtime.store, { customer: 'Acme Corp', offline: true, expires: '2099-12-31' })
+    const issued = await issueLicense(cloud.runtime.store, { customer: 'Acme Corp', offline: true, expires: '2099-12-31' })
     licenseKey = issued.licenseKey
-    setProcessEnv({ LECTERN_LICENSE_PUBLIC_KEY: publicKeyPem(signingKey(cloud.runtime.store)) }, defer)
+    setProcessEnv({ LECTERN_LICENSE_PUBLIC_KEY: publicKeyPem(await signingKey(cloud.runtime.store)) }, defer)
     onprem = await buildTestApp({ defer })
-    installLicense(onprem.runtime, JSON.stringify(issued.file))
-    apiKey = createKey(onprem)
+    await installLicense(onprem.runtime, JSON.stringify(issued.file))
+    apiKey = await createKey(onprem)
   })
 
   it('exports one public library over the endpoint with a license key, in the ImportLibrary shape', async () => {
@@ -102,11 +102,11 @@ describe('airgap round trip', () => {
     // As if /acme/widgets had been ingested here before: an import that replaces its snippets drops that ingest's report.
     const { store } = onprem.runtime
     const widgets = store.libraries.version(store.libraries.byId('/acme/widgets')!.pk, '')!
-    store.extractionReports.put(widgets.pk, null, '{}')
+    await store.extractionReports.put(widgets.pk, null, '{}')
     const forced = await importZip(onprem, apiKey, zip, { force: 'true' })
     expect(forced.json()).toMatchObject({ queued: ['/acme/widgets', '/acme/gadgets'], skipped: [] })
     await waitForJobsToEnd(onprem)
-    expect(store.extractionReports.get(widgets.pk)).toBeUndefined()
+    expect(await store.extractionReports.get(widgets.pk)).toBeUndefined()
 
     const changed = structuredClone(exported)
     changed.libraries[0].infoSnippets.push({ content: 'Zebra mode paints every widget in stripes; enable it with zebra: true.', breadcrumb: 'Zebra mode' })
@@ -123,7 +123,7 @@ describe('airgap round trip', () => {
     const zip = path.join(work, 'lectern-libraries.zip')
     const dataDir = await tmpDataDir()
     const direct = await buildTestApp({ dataDir, startWorker: false })
-    installLicense(direct.runtime, fs.readFileSync(onprem.runtime.store.paths.license, 'utf8'))
+    await installLicense(direct.runtime, fs.readFileSync(onprem.runtime.store.paths.license, 'utf8'))
     // A payload file is held to what the route asks: UTF-8, no prototype keys; nothing is imported.
     const latin1 = path.join(work, 'latin1.json')
     fs.writeFileSync(latin1, Buffer.concat([Buffer.from('{"libraries":[{"project":"/acme/caf'), Buffer.from([0xe9]), Buffer.from('"}]}')]))
@@ -183,7 +183,7 @@ describe('airgap round trip', () => {
     store.libraries.create({ id: '/acme/secret', title: 'secret', sourceKind: 'github', sourceUrl: 'https://github.com/acme/secret', isPrivate: true })
     await seedDocs(cloud, '/acme/secret')
     store.libraries.create({ id: '/acme/pending', title: 'pending', sourceKind: 'github', sourceUrl: 'https://github.com/acme/pending' })
-    const expired = issueLicense(store, { customer: 'Old Corp', offline: true, expires: '2020-01-02' }, Date.parse('2020-01-01T00:00:00Z'))
+    const expired = await issueLicense(store, { customer: 'Old Corp', offline: true, expires: '2020-01-02' }, Date.parse('2020-01-01T00:00:00Z'))
     const post = (auth: string | undefined, library: string) =>
       cloud.inject({ method: 'POST', url: '/api/v1/enterprise/export', headers: auth ? { authorization: auth } : {}, payload: { library } })
     const cases: Array<[string | undefined, string, number, string]> = [
@@ -193,7 +193,7 @@ describe('airgap round trip', () => {
       [`Bearer ${licenseKey}`, '/acme/pending', 202, 'library_not_finalized'],
       [`Bearer ${licenseKey}`, 'not a library id', 400, 'invalid_library_id'],
       ['Bearer lctl_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', '/acme/widgets', 401, 'invalid_api_key'],
-      [`Bearer ${createKey(cloud)}`, '/acme/widgets', 401, 'invalid_api_key'],
+      [`Bearer ${await createKey(cloud)}`, '/acme/widgets', 401, 'invalid_api_key'],
       [undefined, '/acme/widgets', 401, 'invalid_api_key'],
       [`Bearer ${expired.licenseKey}`, '/acme/widgets', 403, 'forbidden'],
     ]

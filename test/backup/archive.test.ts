@@ -80,7 +80,7 @@ describe('backup archive', () => {
     const archive = await createArchive(store, await tmpDir())
     expect(archive.manifest.libraries.find((l) => l.id === '/acme/widgets')?.partial).toBe(true)
     expect(archive.manifest.libraries.find((l) => l.id === '/acme/gadgets')?.partial).toBe(false)
-    const result = await new BackupRunner(store, quietLog).start({ trigger: 'manual', target: await tmpDir() }).done
+    const result = await (await new BackupRunner(store, quietLog).start({ trigger: 'manual', target: await tmpDir() })).done
     expect(result.partialLibraries).toEqual(['/acme/widgets'])
   })
 
@@ -94,16 +94,16 @@ describe('backup archive', () => {
     onTestFinished(() => void execFileSync('umount', [mountPoint]))
     const app = await seededApp()
     const runner = new BackupRunner(app.runtime.store, quietLog)
-    const first = await runner.start({ trigger: 'manual', target: mountPoint }).done
+    const first = await (await runner.start({ trigger: 'manual', target: mountPoint })).done
     const before = fs.readFileSync(path.join(mountPoint, first.name!))
     // Leave less room than an archive needs.
     const { bavail, bsize } = await fsp.statfs(mountPoint)
     fs.writeFileSync(path.join(mountPoint, 'filler'), Buffer.alloc(Math.max(0, bavail * bsize - 4096)))
     await new Promise((resolve) => setTimeout(resolve, 1100))
-    await expect(runner.start({ trigger: 'manual', target: mountPoint }).done).rejects.toThrow(/ENOSPC|no space/i)
+    await expect((await runner.start({ trigger: 'manual', target: mountPoint })).done).rejects.toThrow(/ENOSPC|no space/i)
     expect(fs.readdirSync(mountPoint).sort()).toEqual(['filler', first.name].sort())
     expect(fs.readFileSync(path.join(mountPoint, first.name!)).equals(before)).toBe(true)
-    expect(runner.status().last).toMatchObject({ ok: false })
+    expect((await runner.status()).last).toMatchObject({ ok: false })
     expect(fs.existsSync(app.runtime.store.paths.backupWork)).toBe(false)
   })
 
@@ -127,7 +127,7 @@ describe('backup archive', () => {
 
     const reopened = await openStore(dataDir)
     onTestFinished(() => reopened.close())
-    const result = await new BackupRunner(reopened, quietLog).start({ trigger: 'manual', target: out }).done
+    const result = await (await new BackupRunner(reopened, quietLog).start({ trigger: 'manual', target: out })).done
     expect(fs.readdirSync(out)).toEqual([result.name])
   })
 })

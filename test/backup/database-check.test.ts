@@ -95,7 +95,7 @@ describe('a database member that is not a usable Lectern database', () => {
     const archive = await withDatabase(damage)
     const dataDir = await tmpDir('lectern-data-')
     const store = await openStore(dataDir)
-    store.settings.set(testSettingKey('marker'), 'current')
+    await store.settings.set(testSettingKey('marker'), 'current')
     store.close()
     const before = fingerprintDir(dataDir)
     const result = await runCli(['restore', archive, '--yes', '--json', '--data-dir', dataDir])

@@ -31,7 +31,7 @@ export async function sessionCookie(app: FastifyInstance, role: 'admin' | 'membe
 export async function seededApp(opts: { defer?: Defer; startWorker?: boolean; gadgetsEmbedding?: EmbedderSettings } = {}): Promise<FastifyInstance> {
   const app = await buildTestApp({ startWorker: opts.startWorker ?? false, ...(opts.defer ? { defer: opts.defer } : {}) })
   await seedLibrary(app, '/acme/widgets', { 'README.md': '# Widgets\n\n## Install\n\nRun `npm install widgets` to install.\n\n```js\nwidgets.render()\n```\n' })
-  if (opts.gadgetsEmbedding) saveEmbedding(app.runtime.store, opts.gadgetsEmbedding)
+  if (opts.gadgetsEmbedding) await saveEmbedding(app.runtime.store, opts.gadgetsEmbedding)
   await seedLibrary(app, '/acme/gadgets', { 'README.md': '# Gadgets\n\n## Usage\n\nCall `gadget.spin()` to spin.\n\n```js\ngadget.spin({ fast: true })\n```\n' })
   return app
 }

@@ -59,7 +59,7 @@ async function writeBomb(head: Buffer, mebibytes: number): Promise<string> {
 async function restoreMeasured(archive: string) {
   const dataDir = await tmpDir('lectern-data-', teardown)
   const store = await openStore(dataDir)
-  store.settings.set(testSettingKey('marker'), 'current')
+  await store.settings.set(testSettingKey('marker'), 'current')
   store.close()
   const before = fingerprintDir(dataDir)
   const started = Date.now()

@@ -19,6 +19,7 @@ import { createSecretBox } from '../../src/secrets/cipher.js'
 import { loadOrCreateSecretKey } from '../../src/secrets/key.js'
 import { appliedMigrations } from '../../src/store/db.js'
 import { openStore, sqliteOf, type Store } from '../../src/store/index.js'
+import { createSqliteSql } from '../../src/store/sqlite-sql.js'
 import { createSettingsRepository } from '../../src/store/settings.js'
 import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
@@ -40,7 +41,7 @@ beforeAll(async () => {
 async function currentDataDir(): Promise<string> {
   const dir = await tmpDir('lectern-data-')
   const store = await openStore(dir)
-  store.settings.set(testSettingKey('marker'), 'current')
+  await store.settings.set(testSettingKey('marker'), 'current')
   store.close()
   return dir
 }
@@ -173,9 +174,9 @@ describe('restore', () => {
     const store = await openStore(dir)
     onTestFinished(() => store.close())
     expect(store.libraries.byId('/acme/widgets')).toBeTruthy()
-    expect(store.settings.get(testSettingKey('marker'))).toBeUndefined()
-    expect(viewBackupConfig(store).destination).toMatchObject({ type: 's3', secretSet: true })
-    expect(store.secrets.open(store.settings.get<string>('backup.s3Secret')!)).toBe('s3-secret-value')
+    expect(await store.settings.get(testSettingKey('marker'))).toBeUndefined()
+    expect((await viewBackupConfig(store)).destination).toMatchObject({ type: 's3', secretSet: true })
+    expect(store.secrets.open((await store.settings.get<string>('backup.s3Secret'))!)).toBe('s3-secret-value')
   })
 
   it('restores an archive of an older version; the next start migrates it', async () => {
@@ -186,7 +187,7 @@ describe('restore', () => {
     const store = await openStore(dir)
     onTestFinished(() => store.close())
     expect(appliedMigrations(sqliteOf(store))).toEqual(MIGRATIONS.map(([name]) => name))
-    expect(store.settings.get(testSettingKey('older'))).toBe(true)
+    expect(await store.settings.get(testSettingKey('older'))).toBe(true)
   })
 
   it('refuses when the disk lacks room for the restored files, changing nothing', async (ctx) => {
@@ -198,7 +199,7 @@ describe('restore', () => {
     }
     onTestFinished(() => void execFileSync('umount', [mountPoint]))
     const app = await seededApp()
-    app.runtime.store.settings.set(testSettingKey('bulk'), randomBytes(6 * 1024 * 1024).toString('base64'))
+    await app.runtime.store.settings.set(testSettingKey('bulk'), randomBytes(6 * 1024 * 1024).toString('base64'))
     const big = (await createArchive(app.runtime.store, await tmpDir())).file
     const dir = path.join(mountPoint, 'data')
     const store = await openStore(dir)
@@ -263,7 +264,7 @@ describe('restore', () => {
 
   it('a CLI restore killed with SIGKILL mid-way leaves the old or the new data fully in place, and pre-restore intact', async () => {
     const app = await seededApp()
-    app.runtime.store.settings.set(testSettingKey('bulk'), randomBytes(12 * 1024 * 1024).toString('base64'))
+    await app.runtime.store.settings.set(testSettingKey('bulk'), randomBytes(12 * 1024 * 1024).toString('base64'))
     const big = (await createArchive(app.runtime.store, await tmpDir())).file
     const dir = await currentDataDir()
     const oldKey = fs.readFileSync(path.join(dir, 'secret.key'))
@@ -277,7 +278,7 @@ describe('restore', () => {
     const store = await openStore(dir)
     onTestFinished(() => store.close())
     const key = fs.readFileSync(path.join(dir, 'secret.key'))
-    if (store.settings.get(testSettingKey('marker')) === 'current') {
+    if (await store.settings.get(testSettingKey('marker')) === 'current') {
       expect(key.equals(oldKey)).toBe(true)
       expect(store.libraries.byId('/acme/widgets')).toBeUndefined()
     } else {
@@ -338,8 +339,8 @@ async function olderArchive(): Promise<string> {
   })
   await knex.destroy()
   const db = new Database(paths.database)
-  const settings = createSettingsRepository(db)
-  settings.set(testSettingKey('older'), true)
+  const settings = createSettingsRepository(createSqliteSql(db))
+  await settings.set(testSettingKey('older'), true)
   const fakeStore = { paths, settings, secrets: createSecretBox(loadOrCreateSecretKey(paths.secretKey)) } as unknown as Store
   const archive = await createArchive(fakeStore, path.join(dir, 'out'))
   db.close()

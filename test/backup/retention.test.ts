@@ -55,7 +55,7 @@ describe('retention', () => {
     // A file where the staging directory should be makes the backup fail before any archive exists.
     const blocked = path.join(dir, 'not-a-dir')
     fs.writeFileSync(blocked, '')
-    await expect(new BackupRunner(app.runtime.store, { info() {}, warn() {}, error() {} }).start({ trigger: 'manual', target: blocked }).done).rejects.toThrow()
+    await expect((await new BackupRunner(app.runtime.store, { info() {}, warn() {}, error() {} }).start({ trigger: 'manual', target: blocked })).done).rejects.toThrow()
     expect(fs.readdirSync(dir).sort()).toEqual([day(1), day(2), day(3), 'not-a-dir'])
   })
 })
@@ -65,11 +65,11 @@ describe('one backup at a time', () => {
     const app = await seededApp()
     const warnings: Array<[object, string]> = []
     const runner = new BackupRunner(app.runtime.store, { info() {}, warn: (o, m) => void warnings.push([o, m]), error() {} })
-    const manual = runner.start({ trigger: 'manual', target: await tmpDir() })
-    runner.fireScheduled()
+    const manual = await runner.start({ trigger: 'manual', target: await tmpDir() })
+    await runner.fireScheduled()
     expect(warnings).toEqual([[{ runningSince: manual.startedAt }, 'scheduled backup skipped: another backup is running']])
     await manual.done
-    expect(runner.status().last).toMatchObject({ ok: true, trigger: 'manual' })
+    expect((await runner.status()).last).toMatchObject({ ok: true, trigger: 'manual' })
   })
 })
 
@@ -98,7 +98,7 @@ describe('schedule validation', () => {
 })
 
 describe('the backup scheduler', () => {
-  it('takes up a schedule saved by another process within a second', () => {
+  it('takes up a schedule saved by another process within a second', async () => {
     vi.useFakeTimers({ now: new Date('2026-06-12T10:00:30Z') })
     onTestFinished(() => void vi.useRealTimers())
     let stored: Schedule | null = null
@@ -107,9 +107,9 @@ describe('the backup scheduler', () => {
     onTestFinished(() => scheduler.stop())
     // Saved elsewhere (`lectern backup config set`, another worker): nothing calls reload() here.
     stored = { expression: '* * * * *', timeZone: 'UTC' }
-    vi.advanceTimersByTime(SCHEDULE_POLL_MS)
+    await vi.advanceTimersByTimeAsync(SCHEDULE_POLL_MS)
     expect(fired).toBe(0)
-    vi.advanceTimersByTime(60_000)
+    await vi.advanceTimersByTimeAsync(60_000)
     expect(fired).toBe(1)
   })
 })

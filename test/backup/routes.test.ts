@@ -94,7 +94,7 @@ describe('backup endpoints', () => {
     })
     const read = (await app.inject({ url: '/api/backup/config', headers: { cookie: admin } })).body
     expect(read).not.toContain('very-secret')
-    expect(JSON.stringify(app.runtime.store.settings.get('backup.config'))).not.toContain('very-secret')
+    expect(JSON.stringify(await app.runtime.store.settings.get('backup.config'))).not.toContain('very-secret')
 
     for (const bad of [
       { schedule: { expression: '0 0 31 2 *' } },

@@ -61,10 +61,10 @@ describe('S3 destination (s3rver)', () => {
 
     const runner = new BackupRunner(store, quietLog)
     const names: string[] = []
-    for (let i = 0; i < 3; i++) names.push((await runner.start({ trigger: 'manual' }).done).name!)
+    for (let i = 0; i < 3; i++) names.push((await (await runner.start({ trigger: 'manual' })).done).name!)
     expect(new Set(names).size).toBe(3)
 
-    const destination = openDestination(store)
+    const destination = await openDestination(store)
     expect(destination.label).toBe('s3://bk/team/lectern/')
     const listed = await destination.list()
     expect(listed.map((a) => a.name)).toEqual([names[2], names[1]])
@@ -83,9 +83,9 @@ describe('S3 destination (s3rver)', () => {
     const app = await seededApp()
     const { store } = app.runtime
     await updateBackupConfig(store, { destination: s3Settings('') })
-    const result = await new BackupRunner(store, quietLog).start({ trigger: 'cli', target: 's3://bk/other/place' }).done
+    const result = await (await new BackupRunner(store, quietLog).start({ trigger: 'cli', target: 's3://bk/other/place' })).done
     expect(result.destination).toBe('s3://bk/other/place/')
-    expect((await openDestination(store, 's3://bk/other/place').list()).map((a) => a.name)).toEqual([result.name])
+    expect((await (await openDestination(store, 's3://bk/other/place')).list()).map((a) => a.name)).toEqual([result.name])
   })
 })
 
@@ -94,7 +94,7 @@ describe('S3 upload failure (aws-sdk-client-mock)', () => {
     const app = await seededApp()
     const { store } = app.runtime
     // Incompressible data, so the archive needs more than one 5 MiB part.
-    store.settings.set(testSettingKey('bulk'), randomBytes(9 * 1024 * 1024).toString('base64'))
+    await store.settings.set(testSettingKey('bulk'), randomBytes(9 * 1024 * 1024).toString('base64'))
     await updateBackupConfig(store, { destination: s3Settings('p'), retention: { keep: 1 } })
     const s3 = mockClient(S3Client)
     try {
@@ -107,14 +107,14 @@ describe('S3 upload failure (aws-sdk-client-mock)', () => {
       s3.on(AbortMultipartUploadCommand).resolves({})
       s3.on(ListObjectsV2Command).resolves({ Contents: [{ Key: 'p/lectern-backup-2020-01-01T00-00-00.tar.gz', Size: 1 }] })
       const runner = new BackupRunner(store, quietLog)
-      await expect(runner.start({ trigger: 'manual' }).done).rejects.toThrow(/Upload of .* failed/)
+      await expect((await runner.start({ trigger: 'manual' })).done).rejects.toThrow(/Upload of .* failed/)
       expect(s3.commandCalls(AbortMultipartUploadCommand).map((c) => c.args[0].input)).toEqual([{ Bucket: 'bk', Key: expect.stringMatching(/^p\/lectern-backup-/), UploadId: 'upload-1' }])
       expect(s3.commandCalls(CompleteMultipartUploadCommand)).toHaveLength(0)
       expect(s3.commandCalls(PutObjectCommand)).toHaveLength(0)
       expect(s3.commandCalls(DeleteObjectCommand)).toHaveLength(0)
-      const staging = openDestination(store).stagingDir
+      const staging = (await openDestination(store)).stagingDir
       expect(fs.existsSync(staging) ? fs.readdirSync(staging) : []).toEqual([])
-      expect(runner.status().last).toMatchObject({ ok: false, error: expect.stringMatching(/connection reset/) })
+      expect((await runner.status()).last).toMatchObject({ ok: false, error: expect.stringMatching(/connection reset/) })
     } finally {
       s3.restore()
     }

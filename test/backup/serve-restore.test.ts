@@ -49,7 +49,7 @@ async function prepare(): Promise<string> {
   const dataDir = await tmpDataDir()
   const store = await openStore(dataDir)
   await store.users.create({ email: 'ops@example.com', password: PASSWORD, role: 'admin' })
-  store.settings.set(testSettingKey('marker'), 'before-backup')
+  await store.settings.set(testSettingKey('marker'), 'before-backup')
   store.close()
   await saveUpload(dataPaths(dataDir), 'spec', 'yaml', Buffer.from('before-backup'))
   return dataDir
@@ -57,7 +57,7 @@ async function prepare(): Promise<string> {
 
 async function markAfterBackup(dataDir: string) {
   const store = await openStore(dataDir)
-  store.settings.set(testSettingKey('marker'), 'after-backup')
+  await store.settings.set(testSettingKey('marker'), 'after-backup')
   store.close()
   await saveUpload(dataPaths(dataDir), 'spec', 'yaml', Buffer.from('after-backup'))
   await saveUpload(dataPaths(dataDir), 'later', 'yaml', Buffer.from('after-backup'))
@@ -87,7 +87,7 @@ function damageStaged(dataDir: string, name: string) {
 async function marker(dataDir: string) {
   const store = await openStore(dataDir)
   try {
-    return store.settings.get(testSettingKey('marker'))
+    return await store.settings.get(testSettingKey('marker'))
   } finally {
     store.close()
   }

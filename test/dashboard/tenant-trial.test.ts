@@ -46,8 +46,8 @@ describe('the cloud dashboard on a tenant\'s trial', () => {
     const db = sqliteOf(app.runtime.store)
     await users.create({ email: OPS, password: PASSWORD, role: 'admin' })
     const ada = await users.create({ email: ADA, password: PASSWORD, role: 'member' })
-    acme = teams.create({ name: 'Acme Docs', ownerUserId: ada.id, plan: 'pro' }).id
-    personal = teams.personalTeam(ada.id).id
+    acme = (await teams.create({ name: 'Acme Docs', ownerUserId: ada.id, plan: 'pro' })).id
+    personal = (await teams.personalTeam(ada.id)).id
     const { libraryPk } = await seedLibrary(app, '/acme/billing', DOCS)
     db.prepare('UPDATE libraries SET is_private = 1, team_pk = ? WHERE pk = ?').run(acme, libraryPk)
     await seedLibrary(app, '/public/lib', DOCS)
@@ -93,7 +93,7 @@ describe('the cloud dashboard on a tenant\'s trial', () => {
   it('names the invitation signed out, and lets an invitee with an account sign in as the invited address and land in the team', async () => {
     const { users, teams, invitations } = app.runtime.store
     const bea = await users.create({ email: 'bea@example.com', password: PASSWORD, role: 'member' })
-    const { token } = invitations.upsert({ teamId: acme, email: 'bea@example.com', role: 'admin', invitedBy: users.byEmail(ADA)!.id, ttlMs: 3_600_000 })
+    const { token } = await invitations.upsert({ teamId: acme, email: 'bea@example.com', role: 'admin', invitedBy: users.byEmail(ADA)!.id, ttlMs: 3_600_000 })
     const watched = await openPage(url)
     const { page } = watched
     await go(page, `/invitations#token=${token}`)
@@ -109,7 +109,7 @@ describe('the cloud dashboard on a tenant\'s trial', () => {
     // Signing in as the invited (confirmed) address joins at once: the page goes to the team.
     await expect.poll(() => heading(page, 'Acme Docs').isVisible()).toBe(true)
     expect(new URL(page.url()).pathname).toBe(`/teams/${acme}/overview`)
-    expect(teams.roleOf(acme, bea.id)).toBe('admin')
+    expect(await teams.roleOf(acme, bea.id)).toBe('admin')
     settle(watched)
   })
 

@@ -131,7 +131,7 @@ describe('the cloud dashboard for tenants', () => {
     await signIn(page, ADA, PASSWORD)
     // Signed in, the personal space's overview, at a URL that names the team.
     await expect.poll(() => heading(page, 'Personal space').isVisible()).toBe(true)
-    const personal = app.runtime.store.teams.personalTeam(userId(ADA)).id
+    const personal = (await app.runtime.store.teams.personalTeam(userId(ADA))).id
     expect(new URL(page.url()).pathname).toBe(`/teams/${personal}/overview`)
     const banner = page.getByRole('article', { name: 'Unconfirmed email' })
     expect(await banner.textContent()).toContain(`open the link we mailed to ${ADA}`)
@@ -143,7 +143,7 @@ describe('the cloud dashboard for tenants', () => {
     // In the page's words, not the API's (which names the route that resends the link); the code in small print.
     await expect.poll(() => page.getByRole('alert').textContent()).toBe('Confirm your address first: use the link we mailed, or "Send the link again" above. (code: forbidden)')
     expect(await page.getByRole('alert').locator('small').textContent()).toBe('(code: forbidden)')
-    expect(app.runtime.store.keys.list({ userId: userId(ADA) })).toEqual([])
+    expect(await app.runtime.store.keys.list({ userId: userId(ADA) })).toEqual([])
 
     await banner.getByRole('button', { name: 'Send the link again' }).click()
     await expect.poll(() => banner.getByRole('status').textContent()).toContain('a message with a link is on its way')
@@ -218,15 +218,15 @@ describe('the cloud dashboard for tenants', () => {
     await page.getByLabel('Name of the new teamspace').fill('Acme')
     await page.getByRole('button', { name: 'Create teamspace' }).click()
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('Creating a teamspace needs a pro or enterprise plan.')
-    expect(app.runtime.store.teams.byName('Acme')).toBeUndefined()
+    expect(await app.runtime.store.teams.byName('Acme')).toBeUndefined()
 
     // The operator moves Ada's personal space to pro (what `lectern teams plan set` does).
-    app.runtime.store.teams.setPlan(app.runtime.store.teams.personalTeam(userId(ADA)).id, 'pro')
+    await app.runtime.store.teams.setPlan((await app.runtime.store.teams.personalTeam(userId(ADA))).id, 'pro')
     await reload(page)
     await page.getByLabel('Name of the new teamspace').fill('Acme')
     await page.getByRole('button', { name: 'Create teamspace' }).click()
     await expect.poll(() => heading(page, 'Acme').isVisible()).toBe(true)
-    const acme = app.runtime.store.teams.byName('Acme')!.id
+    const acme = (await app.runtime.store.teams.byName('Acme'))!.id
     expect(new URL(page.url()).pathname).toBe(`/teams/${acme}/overview`)
     expect(await page.getByLabel('Teamspace', { exact: true }).inputValue()).toBe(String(acme))
     const limits = page.getByRole('table')
@@ -280,7 +280,7 @@ describe('the cloud dashboard for tenants', () => {
     expect(await other.getByTestId('creates-teams').textContent()).toBe('Your personal plan (free) does not include creating teamspaces.')
     // Accepting the mailed link confirmed the address: no banner.
     expect(await other.getByRole('article', { name: 'Unconfirmed email' }).count()).toBe(0)
-    expect(app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
+    expect(await app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
 
     // An invitation mailed, then cancelled before it is accepted.
     await reload(page)
@@ -290,7 +290,7 @@ describe('the cloud dashboard for tenants', () => {
     await page.getByRole('button', { name: 'Cancel the invitation of carol@example.com' }).click()
     await expect.poll(() => page.getByText('No pending invitations.').isVisible()).toBe(true)
     expect(await page.getByRole('status', { name: 'Members changes' }).textContent()).toBe('Cancelled the invitation of carol@example.com.')
-    expect(app.runtime.store.invitations.pending(acme)).toEqual([])
+    expect(await app.runtime.store.invitations.pending(acme)).toEqual([])
     await reload(page)
     await expect.poll(() => page.getByRole('row', { name: new RegExp(BOB) }).getByLabel(`Role of ${BOB}`, { exact: true }).inputValue()).toBe('developer')
     settle(ada)
@@ -299,8 +299,8 @@ describe('the cloud dashboard for tenants', () => {
 
   it('switches between the personal space and the teamspace, and a reload keeps the team of the URL', async () => {
     const { page } = ada
-    const acme = app.runtime.store.teams.byName('Acme')!.id
-    const personal = app.runtime.store.teams.personalTeam(userId(ADA)).id
+    const acme = (await app.runtime.store.teams.byName('Acme'))!.id
+    const personal = (await app.runtime.store.teams.personalTeam(userId(ADA))).id
     await page.getByLabel('Teamspace', { exact: true }).selectOption(String(personal))
     await expect.poll(() => heading(page, 'Members of your personal space').isVisible()).toBe(true)
     expect(new URL(page.url()).pathname).toBe(`/teams/${personal}/members`)
@@ -326,7 +326,7 @@ describe('the cloud dashboard for tenants', () => {
 
   it('shows a developer no member controls, and the server\'s refusal when a control outlives the role', async () => {
     const other = bob.page
-    const acme = app.runtime.store.teams.byName('Acme')!.id
+    const acme = (await app.runtime.store.teams.byName('Acme'))!.id
     await other.getByRole('link', { name: 'Members' }).click()
     await expect.poll(() => heading(other, 'Members of Acme').isVisible()).toBe(true)
     await expect.poll(() => other.getByRole('row', { name: new RegExp(ADA) }).textContent()).toContain('owner')
@@ -346,13 +346,13 @@ describe('the cloud dashboard for tenants', () => {
     await ada.page.keyboard.press('ArrowDown')
     expect(await role.inputValue()).toBe('admin')
     expect(await change.isDisabled()).toBe(false)
-    expect(app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
+    expect(await app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
     await ada.page.keyboard.press('Tab')
     await ada.page.keyboard.press('Enter')
     // Promoted to admin: said so, and the focus stays on his row's role once the table is redrawn.
     const changes = ada.page.getByRole('status', { name: 'Members changes' })
     await expect.poll(() => changes.textContent()).toBe(`${BOB} is now admin.`)
-    expect(app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('admin')
+    expect(await app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('admin')
     await expect.poll(() => ada.page.evaluate(() => (globalThis as unknown as InPage).document.activeElement?.getAttribute('aria-label'))).toBe(`Role of ${BOB}`)
     expect(await change.isDisabled()).toBe(true)
     // Bob's page shows the controls; demoted while it is open, the server refuses.
@@ -361,16 +361,16 @@ describe('the cloud dashboard for tenants', () => {
     await role.selectOption('developer')
     await change.click()
     await expect.poll(() => changes.textContent()).toBe(`${BOB} is now developer.`)
-    expect(app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
+    expect(await app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
     await other.getByRole('button', { name: 'Invite' }).click()
     await expect.poll(() => other.getByRole('alert').textContent()).toContain('forbidden')
-    expect(app.runtime.store.invitations.pending(acme)).toEqual([])
+    expect(await app.runtime.store.invitations.pending(acme)).toEqual([])
     settle(bob)
     settle(ada)
   })
 
   it('creates keys shown once that work until revoked; a developer sees their own, the owner everyone\'s with whose', async () => {
-    const acme = app.runtime.store.teams.byName('Acme')!.id
+    const acme = (await app.runtime.store.teams.byName('Acme'))!.id
     const other = bob.page
     await other.getByRole('link', { name: 'API keys' }).click()
     await other.getByLabel('Name of the new key').fill('bob-laptop')
@@ -408,21 +408,21 @@ describe('the cloud dashboard for tenants', () => {
     expect(await page.getByRole('status', { name: 'Revoked' }).textContent()).toBe('Revoked bob-laptop: requests with it are refused from now on.')
     expect((await search(bobKey)).status).toBe(401)
     expect((await search(adaKey)).status).not.toBe(401)
-    expect(app.runtime.store.keys.list({ teamId: acme }).filter((k) => !k.revokedAt).map((k) => k.name)).toEqual(['ci'])
+    expect((await app.runtime.store.keys.list({ teamId: acme })).filter((k) => !k.revokedAt).map((k) => k.name)).toEqual(['ci'])
     settle(ada)
     settle(bob)
   })
 
   it('removes a member after a second click, renames the teamspace, and deletes it only after its name is typed', async () => {
     const { page } = ada
-    const acme = app.runtime.store.teams.byName('Acme')!.id
+    const acme = (await app.runtime.store.teams.byName('Acme'))!.id
     await page.getByRole('link', { name: 'Members' }).click()
     await page.getByRole('button', { name: `Remove ${BOB}`, exact: true }).click()
-    expect(app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
+    expect(await app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
     await page.getByRole('button', { name: `Remove ${BOB} now` }).click()
     await expect.poll(() => page.getByRole('row', { name: new RegExp(BOB) }).count()).toBe(0)
     expect(await page.getByRole('status', { name: 'Members changes' }).textContent()).toBe(`Removed ${BOB}; their API keys for this teamspace are revoked.`)
-    expect(app.runtime.store.teams.roleOf(acme, userId(BOB))).toBeUndefined()
+    expect(await app.runtime.store.teams.roleOf(acme, userId(BOB))).toBeUndefined()
 
     await page.getByRole('link', { name: 'Overview' }).click()
     await page.getByLabel('New name of the teamspace').fill('Acme Docs')
@@ -436,7 +436,7 @@ describe('the cloud dashboard for tenants', () => {
     await page.getByRole('button', { name: 'Delete teamspace' }).click()
     await expect.poll(() => heading(page, 'Personal space').isVisible()).toBe(true)
     expect(await page.getByRole('status', { name: 'Notice' }).textContent()).toBe('Deleted Acme Docs; it had no private libraries.')
-    expect(app.runtime.store.teams.byPk(acme)).toBeUndefined()
+    expect(await app.runtime.store.teams.byPk(acme)).toBeUndefined()
     expect(await page.getByLabel('Teamspace', { exact: true }).locator('option').allTextContents()).toEqual([`Personal space (${ADA})`])
 
     await reload(bob.page)

@@ -28,8 +28,8 @@ export async function buildTestApp(opts: TestAppOptions = {}): Promise<FastifyIn
 }
 
 /** A fresh API key of the app's store. */
-export function createKey(app: FastifyInstance, name = 'test'): string {
-  return app.runtime.store.keys.create(name).key
+export async function createKey(app: FastifyInstance, name = 'test'): Promise<string> {
+  return (await app.runtime.store.keys.create(name)).key
 }
 
 /**
@@ -72,6 +72,6 @@ export async function seedLibrary(app: FastifyInstance, id: string, documents: R
     Object.entries(documents).map(([path, text]) => ({ path, text })),
     (file, anchor) => `${file}#${anchor}`,
   )
-  const { setPk } = await ingestSnippets({ store, embedder: embedders.current() }, { versionPk: version.pk, commitSha: null }, snippets)
+  const { setPk } = await ingestSnippets({ store, embedder: await embedders.current() }, { versionPk: version.pk, commitSha: null }, snippets)
   return { libraryPk: library.pk, setPk }
 }

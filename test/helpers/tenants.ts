@@ -30,16 +30,16 @@ async function member(app: FastifyInstance, email: string) {
 
 export async function createTenants(app: FastifyInstance): Promise<Tenants> {
   const { teams, keys } = app.runtime.store
-  const keyOf = (userId: number, teamId: number) => keys.create(`key of ${userId}`, { userId, teamId }).key
+  const keyOf = async (userId: number, teamId: number) => (await keys.create(`key of ${userId}`, { userId, teamId })).key
   const team = async (name: string, plan: Plan) => {
     const owner = await member(app, `owner@${name.toLowerCase()}.example`)
-    const created = teams.create({ name, ownerUserId: owner.id, plan })
-    return { teamPk: created.id, owner: keyOf(owner.id, created.id) }
+    const created = await teams.create({ name, ownerUserId: owner.id, plan })
+    return { teamPk: created.id, owner: await keyOf(owner.id, created.id) }
   }
   const join = async (teamPk: number, email: string, role: 'admin' | 'developer') => {
     const user = await member(app, email)
-    teams.addMember(teamPk, user.id, role, membersAllowed)
-    return keyOf(user.id, teamPk)
+    await teams.addMember(teamPk, user.id, role, membersAllowed)
+    return await keyOf(user.id, teamPk)
   }
 
   const acme = await team('Acme', 'pro')
@@ -47,11 +47,11 @@ export async function createTenants(app: FastifyInstance): Promise<Tenants> {
   const beta = await team('Beta', 'enterprise')
   const betaKeys = { owner: beta.owner, developer: await join(beta.teamPk, 'dev@beta.example', 'developer') }
   const solo = await member(app, 'solo@example.com')
-  const personal = teams.personalTeam(solo.id)
+  const personal = await teams.personalTeam(solo.id)
   return {
     acme: { teamPk: acme.teamPk, keys: acmeKeys },
     beta: { teamPk: beta.teamPk, keys: betaKeys },
-    solo: { teamPk: personal.id, keys: { owner: keyOf(solo.id, personal.id) } },
+    solo: { teamPk: personal.id, keys: { owner: await keyOf(solo.id, personal.id) } },
   }
 }
 

@@ -35,12 +35,12 @@ describe('wrong JSON types in a body', () => {
     ['POST', '/api/keys', { name: 42 }],
     ['POST', '/api/keys', { name: ['ci'] }],
   ] as const)('%s %s %j is 400 validation_error, and nothing changes', async (method, url, payload) => {
-    const before = { requireKey: (await app.inject({ url: '/api/settings', cookies })).json().mcp.requireKey, keys: app.runtime.store.keys.list().length, access: (await app.inject({ url: '/api/library-access', cookies })).json() }
+    const before = { requireKey: (await app.inject({ url: '/api/settings', cookies })).json().mcp.requireKey, keys: (await app.runtime.store.keys.list()).length, access: (await app.inject({ url: '/api/library-access', cookies })).json() }
     const res = await send(method, url, payload)
     expect(res.statusCode, res.body).toBe(400)
     expect(res.json()).toMatchObject({ error: 'validation_error' })
     expect((await app.inject({ url: '/api/settings', cookies })).json().mcp.requireKey).toBe(before.requireKey)
-    expect(app.runtime.store.keys.list()).toHaveLength(before.keys)
+    expect(await app.runtime.store.keys.list()).toHaveLength(before.keys)
     expect((await app.inject({ url: '/api/library-access', cookies })).json()).toEqual(before.access)
   })
 

@@ -169,7 +169,7 @@ const SCENARIOS: Record<string, Scenario> = {
       expect(stdout).toBe('Cancelled the invitation of dave@example.com to Acme.')
       const store = await openStore(dataOf(sandbox))
       try {
-        expect(store.invitations.pending(store.teams.byName('Acme')!.id)).toEqual([])
+        expect(await store.invitations.pending((await store.teams.byName('Acme'))!.id)).toEqual([])
       } finally {
         store.close()
       }
@@ -252,8 +252,8 @@ const docs = (title: string, sections: Record<string, string>) =>
 async function inviteDave(sandbox: Sandbox): Promise<void> {
   const store = await openStore(dataOf(sandbox))
   try {
-    const acme = store.teams.byName('Acme')!
-    store.invitations.upsert({ teamId: acme.id, email: 'dave@example.com', role: 'developer', invitedBy: store.users.byEmail('alice@example.com')!.id, ttlMs: 86_400_000 })
+    const acme = (await store.teams.byName('Acme'))!
+    await store.invitations.upsert({ teamId: acme.id, email: 'dave@example.com', role: 'developer', invitedBy: store.users.byEmail('alice@example.com')!.id, ttlMs: 86_400_000 })
   } finally {
     store.close()
   }

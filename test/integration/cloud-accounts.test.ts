@@ -159,7 +159,7 @@ describe('cloud password reset', () => {
     const { app, sink } = await cloudApp()
     await signUpVerified(app, sink, 'hal@example.com')
     const user = app.runtime.store.users.byEmail('hal@example.com')!
-    const expired = app.runtime.store.accountTokens.issue(user.id, 'reset', 60_000, Date.now() - 120_000)
+    const expired = await app.runtime.store.accountTokens.issue(user.id, 'reset', 60_000, Date.now() - 120_000)
     for (const token of [expired, 'made-up-token']) {
       const response = await post(app, '/api/auth/reset', { token, password: 'a brand new passphrase' })
       expect(response.statusCode, token).toBe(400)

@@ -46,7 +46,7 @@ beforeAll(async () => {
 
 async function cloudApp(allow: string[] = [], dataDir?: string): Promise<{ app: FastifyInstance; key: string }> {
   const app = await buildTestApp({ mode: 'cloud', fetch: { allow }, ...(dataDir ? { dataDir } : {}) })
-  return { app, key: createKey(app) }
+  return { app, key: await createKey(app) }
 }
 
 const addGit = (app: FastifyInstance, key: string, docsRepoUrl: string, host = 'git') =>
@@ -142,14 +142,14 @@ describe('an install that switches from on-premise to cloud', () => {
     dataDir = await tmpDataDir(defer)
     // On-premise a loopback git server is the normal case.
     const onprem = await buildTestApp({ dataDir, defer })
-    const onpremKey = createKey(onprem)
+    const onpremKey = await createKey(onprem)
     const added = await addGit(onprem, onpremKey, byAddress)
     expect(added.statusCode, added.body).toBe(200)
     expect(await waitForLibrary(onprem, '/acme/widgets')).toMatchObject({ state: 'finalized' })
     await onprem.close()
     // Jobs queued on-premise, left for the cloud install to run.
     const queuing = await buildTestApp({ dataDir, startWorker: false, defer })
-    const queuingKey = createKey(queuing)
+    const queuingKey = await createKey(queuing)
     refreshJob = (await refresh(queuing, queuingKey, '/acme/widgets')).json().jobId
     expect((await addGit(queuing, queuingKey, 'ssh://git@git.example.com/acme/sshlib.git')).statusCode).toBe(200)
     sshJob = queuing.runtime.store.jobs.list({}).find((j) => (j.payload.spec as { url?: string } | undefined)?.url === 'ssh://git@git.example.com/acme/sshlib.git')!.pk

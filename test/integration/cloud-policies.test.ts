@@ -67,7 +67,7 @@ beforeAll(async () => {
 
 // Each test starts from the defaults; an owner's PATCH is what sets them back.
 beforeEach(async () => {
-  app.runtime.store.policies.set(tenants.acme.teamPk, JSON.parse(JSON.stringify(DEFAULT_POLICY)))
+  await app.runtime.store.policies.set(tenants.acme.teamPk, JSON.parse(JSON.stringify(DEFAULT_POLICY)))
 })
 
 describe('GET /api/v2/policies', () => {
@@ -81,14 +81,14 @@ describe('GET /api/v2/policies', () => {
 
   it('is 401 without a key and 404 team_not_found for a key of no teamspace', async () => {
     expect((await getPolicies()).json()).toMatchObject({ error: 'invalid_api_key' })
-    const res = await getPolicies(createKey(app))
+    const res = await getPolicies(await createKey(app))
     expect(res.statusCode).toBe(404)
     expect(res.json()).toMatchObject({ error: 'team_not_found' })
   })
 
   it('does not exist on-premise', async () => {
     const onprem = await buildTestApp({ startWorker: false })
-    expect((await onprem.inject({ url: '/api/v2/policies', headers: bearer(createKey(onprem)) })).statusCode).toBe(404)
+    expect((await onprem.inject({ url: '/api/v2/policies', headers: bearer(await createKey(onprem)) })).statusCode).toBe(404)
   })
 })
 

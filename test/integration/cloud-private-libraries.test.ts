@@ -212,7 +212,7 @@ describe('what a library serves is changed by the operator and its own managers 
     await waitForJobEnd(later.json().jobId)
 
     // The operator's key changes what it serves, at once (no rate limit).
-    const forced = await refresh(createKey(app, 'ops'), id, { force: true, branch })
+    const forced = await refresh(await createKey(app, 'ops'), id, { force: true, branch })
     expect(forced.statusCode, forced.body).toBe(200)
     await waitForJobEnd(forced.json().jobId)
   })
@@ -235,7 +235,7 @@ describe('a token over plain http', () => {
 
   it('is refused at add with 400 validation_error, nothing stored, whoever adds', async () => {
     const before = app.runtime.store.libraries.list().length
-    for (const key of [tenants.acme.keys.owner, createKey(app, 'ops')]) {
+    for (const key of [tenants.acme.keys.owner, await createKey(app, 'ops')]) {
       const res = await addGit(key, `${plainUrl()}/acme/vault`, { gitToken: TOKEN })
       expect(res.statusCode).toBe(400)
       expect(res.json()).toEqual(refusal)
@@ -246,8 +246,8 @@ describe('a token over plain http', () => {
   it("is refused at refresh, and for a host whose stored git connection would send its token", async () => {
     const { store } = app.runtime
     store.libraries.create({ id: '/acme/plain', title: 'plain', sourceKind: 'git', sourceUrl: `${plainUrl()}/acme/plain`, isPrivate: true })
-    const refresh = (payload: Record<string, unknown>) =>
-      app.inject({ method: 'POST', url: '/api/v1/refresh', headers: bearer(createKey(app, 'ops')), payload: { libraryName: '/acme/plain', ...payload } })
+    const refresh = async (payload: Record<string, unknown>) =>
+      app.inject({ method: 'POST', url: '/api/v1/refresh', headers: bearer(await createKey(app, 'ops')), payload: { libraryName: '/acme/plain', ...payload } })
     const withToken = await refresh({ gitToken: TOKEN })
     expect(withToken.statusCode).toBe(400)
     expect(withToken.json()).toEqual(refusal)
@@ -257,7 +257,7 @@ describe('a token over plain http', () => {
       const viaConnection = await refresh({})
       expect(viaConnection.statusCode).toBe(400)
       expect(viaConnection.json()).toEqual(refusal)
-      const added = await addGit(createKey(app, 'ops'), `${plainUrl()}/acme/other`)
+      const added = await addGit(await createKey(app, 'ops'), `${plainUrl()}/acme/other`)
       expect(added.statusCode).toBe(400)
       expect(added.json()).toEqual(refusal)
       // A version (the operator's dashboard) checks the remote's tag with the connection's token.
@@ -275,7 +275,7 @@ describe('a token over plain http', () => {
     const res = await onprem.inject({
       method: 'POST',
       url: '/api/v2/add/repo/git',
-      headers: bearer(createKey(onprem)),
+      headers: bearer(await createKey(onprem)),
       payload: { docsRepoUrl: `${plainUrl()}/acme/widgets`, gitToken: TOKEN },
     })
     expect(res.statusCode, res.body).toBe(200)
@@ -284,7 +284,7 @@ describe('a token over plain http', () => {
 
 describe("the operator's key (of no teamspace: `lectern keys create`, the dashboard's keys)", () => {
   it("adds a private repository as the install's own, which it sees and no tenant does", async () => {
-    const operatorKey = createKey(app, 'ops')
+    const operatorKey = await createKey(app, 'ops')
     const added = await addGit(operatorKey, `${gitServer}/acme/strongbox`, { gitToken: TOKEN })
     expect(added.statusCode, added.body).toBe(200)
     const strongbox = added.json().libraryName
@@ -303,7 +303,7 @@ describe("the operator's key (of no teamspace: `lectern keys create`, the dashbo
   })
 
   it("sees every teamspace's private library, as the operator's admin session does", async () => {
-    const operatorKey = createKey(app, 'ops')
+    const operatorKey = await createKey(app, 'ops')
     const context = await getJson(`/api/v2/context?libraryId=${acmeLibrary}&query=mount+a+widget&type=json`, operatorKey)
     expect(context.statusCode, context.body).toBe(200)
     const search = await getJson('/api/v2/libs/search?libraryName=widgets', operatorKey)
@@ -344,7 +344,7 @@ describe("another teamspace's private library is an unknown library", () => {
   })
 
   it('the cloud export refuses it as unknown', async () => {
-    const { licenseKey } = issueLicense(app.runtime.store, { customer: 'Beta Corp', offline: true, expires: '2099-12-31' })
+    const { licenseKey } = await issueLicense(app.runtime.store, { customer: 'Beta Corp', offline: true, expires: '2099-12-31' })
     const res = await app.inject({ method: 'POST', url: '/api/v1/enterprise/export', headers: bearer(licenseKey), payload: { library: acmeLibrary } })
     expect(res.statusCode).toBe(404)
     expect(res.json()).toMatchObject({ error: 'library_not_found' })

@@ -35,7 +35,7 @@ beforeAll(async () => {
 /** Creates a key through the store, as `lectern keys create` would, and submits the repository. */
 async function addLarge(server: ServerProcess, dataDir: string): Promise<void> {
   const store = await openStore(dataDir)
-  const { key } = store.keys.create('crash-test')
+  const { key } = await store.keys.create('crash-test')
   store.close()
   const res = await fetch(`${server.url}/api/v2/add/repo/github`, {
     method: 'POST',

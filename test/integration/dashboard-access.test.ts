@@ -96,7 +96,7 @@ beforeAll(async () => {
   admin = await signIn(app, 'admin')
   ended = await signIn(app, 'admin', 'gone@example.com')
   await app.inject({ method: 'POST', url: '/api/auth/logout', cookies: ended })
-  key = createKey(app)
+  key = await createKey(app)
 })
 
 /** What the test can see change: libraries, their versions, keys and users' passwords and sessions. */

@@ -76,7 +76,7 @@ describe("the README's curl example of the pages", () => {
     // github.com/<owner>/<repo> is the local repository under remotes/<owner>/<repo>.
     setProcessEnv({ GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: `url.${pathToFileURL(remotes).href}/.insteadOf`, GIT_CONFIG_VALUE_0: 'https://github.com/' })
     const app = await buildTestApp()
-    expect((await addRepo(app, createKey(app), 'https://github.com/fastify/fastify')).statusCode).toBe(200)
+    expect((await addRepo(app, await createKey(app), 'https://github.com/fastify/fastify')).statusCode).toBe(200)
     const ingested = await waitForLibrary(app, '/fastify/fastify')
     expect(ingested.state, ingested.errorMessage ?? '').toBe('finalized')
     const { email, password } = JSON.parse(/-d '(\{.*\})'/.exec(commands[0]!)![1]!) as { email: string; password: string }

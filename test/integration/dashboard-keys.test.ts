@@ -68,18 +68,18 @@ describe('the operator\'s keys in the cloud', () => {
     const tenants = await createTenants(app)
     const operator = await signIn(app)
     const mine = (await app.inject({ method: 'POST', url: '/api/keys', cookies: operator, payload: { name: 'operator ci' } })).json()
-    const cliKey = app.runtime.store.keys.create('made by lectern keys create')
+    const cliKey = await app.runtime.store.keys.create('made by lectern keys create')
 
     const listed = await app.inject({ url: '/api/keys', cookies: operator })
     expect(listed.statusCode).toBe(200)
     expect(listed.json().keys.map((k: { name: string }) => k.name)).toEqual(['operator ci', 'made by lectern keys create'])
 
-    const acmeKey = app.runtime.store.keys.list({ teamId: tenants.acme.teamPk })[0]!
+    const acmeKey = (await app.runtime.store.keys.list({ teamId: tenants.acme.teamPk }))[0]!
     const refused = await app.inject({ method: 'DELETE', url: `/api/keys/${acmeKey.id}`, cookies: operator })
     expect(refused.statusCode).toBe(404)
     expect(refused.json()).toEqual({ error: 'key_not_found', message: `No API key with ID ${acmeKey.id}.` })
-    expect(app.runtime.store.keys.list({ teamId: tenants.acme.teamPk })[0]!.revokedAt).toBeNull()
-    expect(app.runtime.store.keys.verify(tenants.acme.keys.owner)).toBeDefined()
+    expect((await app.runtime.store.keys.list({ teamId: tenants.acme.teamPk }))[0]!.revokedAt).toBeNull()
+    expect(await app.runtime.store.keys.verify(tenants.acme.keys.owner)).toBeDefined()
 
     for (const id of [mine.id, cliKey.id]) expect((await app.inject({ method: 'DELETE', url: `/api/keys/${id}`, cookies: operator })).statusCode).toBe(200)
   })

@@ -113,7 +113,7 @@ describe('listing libraries', () => {
     const refresh = await app.inject({
       method: 'POST',
       url: '/api/v1/refresh',
-      headers: { authorization: `Bearer ${createKey(app)}` },
+      headers: { authorization: `Bearer ${await createKey(app)}` },
       payload: { libraryName: '/llmstxt/imported' },
     })
     expect(refresh.statusCode).toBe(403)
@@ -149,7 +149,7 @@ describe('listing libraries in the cloud', () => {
     const app = await buildTestApp({ mode: 'cloud', startWorker: false })
     const { store } = app.runtime
     const owner = await store.users.create({ email: 'owner@acme.example', password: 'correct horse battery staple', role: 'member' })
-    const acme = store.teams.create({ name: 'Acme Docs', ownerUserId: owner.id, plan: 'pro' })
+    const acme = await store.teams.create({ name: 'Acme Docs', ownerUserId: owner.id, plan: 'pro' })
     store.libraries.create({ id: '/acme/billing', title: 'billing', sourceKind: 'github', sourceUrl: 'https://github.com/acme/billing', isPrivate: true, teamPk: acme.id })
     store.libraries.create({ id: '/ops/runbook', title: 'runbook', sourceKind: 'github', sourceUrl: 'https://github.com/ops/runbook', isPrivate: true })
     const admin = await signIn(app)
@@ -194,7 +194,7 @@ describe('renaming and removing libraries', () => {
     expect(oldRow.statusCode).toBe(301)
     expect(oldRow.json()).toMatchObject({ redirectUrl: '/acme/widgets-core' })
     // Adding its source again would index it twice: refused, naming where it lives now.
-    const again = await addRepo(app, createKey(app), 'https://github.com/acme/widgets')
+    const again = await addRepo(app, await createKey(app), 'https://github.com/acme/widgets')
     expect(again.statusCode).toBe(409)
     expect(again.json()).toMatchObject({ error: 'library_exists', message: expect.stringContaining('already indexed as /acme/widgets-core') })
     expect(app.runtime.store.libraries.byId('/acme/widgets')).toBeUndefined()
@@ -259,7 +259,7 @@ describe('versions', () => {
     redirectGitHub(remotes, defer)
     // No worker: jobs run when a test drains the queue.
     app = await buildTestApp({ defer, startWorker: false })
-    expect((await addRepo(app, createKey(app), 'https://github.com/acme/lib')).statusCode).toBe(200)
+    expect((await addRepo(app, await createKey(app), 'https://github.com/acme/lib')).statusCode).toBe(200)
     await app.runtime.worker.drain()
     admin = await signIn(app)
   })

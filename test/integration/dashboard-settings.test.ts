@@ -17,7 +17,7 @@ describe('GET /api/settings and PUT /api/settings/mcp', () => {
     const on = await app.inject({ method: 'PUT', url: '/api/settings/mcp', cookies, payload: { requireKey: true } })
     expect(on.json()).toEqual({ requireKey: true })
     expect((await app.inject({ method: 'POST', url: '/mcp', headers: MCP_HEADERS, payload: TOOLS_LIST })).statusCode).toBe(401)
-    const keyed = await app.inject({ method: 'POST', url: '/mcp', headers: { ...MCP_HEADERS, authorization: `Bearer ${createKey(app)}` }, payload: TOOLS_LIST })
+    const keyed = await app.inject({ method: 'POST', url: '/mcp', headers: { ...MCP_HEADERS, authorization: `Bearer ${await createKey(app)}` }, payload: TOOLS_LIST })
     expect(keyed.statusCode).toBe(200)
     expect((await app.inject({ url: '/api/auth/mcp' })).json()).toEqual({ enabled: true })
   })

@@ -27,7 +27,7 @@ describe('first run', () => {
     const app = await buildTestApp()
     const { store } = app.runtime
     expect((await app.inject({ url: '/api/session' })).json()).toMatchObject({ user: null, setupRequired: true, mode: 'onprem' })
-    const prepared = prepareSetup(store, store.paths)!
+    const prepared = (await prepareSetup(store, store.paths))!
     expect(readFileSync(prepared.file, 'utf8').trim()).toBe(prepared.token)
     expect(statSync(prepared.file).mode & 0o777).toBe(0o600)
 
@@ -62,9 +62,9 @@ describe('first run', () => {
   it('makes no token once an admin exists, and erases one an earlier start left', async () => {
     const app = await buildTestApp()
     const { store } = app.runtime
-    const first = prepareSetup(store, store.paths)!
+    const first = (await prepareSetup(store, store.paths))!
     await store.users.create({ email: 'ops@example.com', password: PASSWORD })
-    expect(prepareSetup(store, store.paths)).toBeUndefined()
+    expect(await prepareSetup(store, store.paths)).toBeUndefined()
     expect(existsSync(first.file)).toBe(false)
     expect((await setup(app, { token: first.token, email: 'x@example.com', password: PASSWORD })).statusCode).toBe(403)
   })
@@ -72,8 +72,8 @@ describe('first run', () => {
   it('refuses a malformed body with validation_error, and counts as a new token each start', async () => {
     const app = await buildTestApp()
     const { store } = app.runtime
-    const first = prepareSetup(store, store.paths)!
-    const second = prepareSetup(store, store.paths)!
+    const first = (await prepareSetup(store, store.paths))!
+    const second = (await prepareSetup(store, store.paths))!
     expect(second.token).not.toBe(first.token)
     expect((await setup(app, { token: first.token, email: 'ops@example.com', password: PASSWORD })).statusCode).toBe(401)
     const missing = await setup(app, { token: second.token, email: 'ops@example.com' })

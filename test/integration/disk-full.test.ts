@@ -58,7 +58,7 @@ async function preparedDataDir(mountPoint: string): Promise<{ dataDir: string; k
   expect(added.exitCode, added.stderr).toBe(0)
   const store = await openStore(dataDir)
   await store.users.create({ email: 'ops@example.com', password: PASSWORD })
-  const { key } = store.keys.create('reader')
+  const { key } = await store.keys.create('reader')
   store.close()
   return { dataDir, key }
 }

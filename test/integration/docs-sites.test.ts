@@ -60,7 +60,7 @@ beforeAll(async () => {
   await makeGitRepo(djangoFiles, { parent: remotes, name: 'django' })
   redirectGitHub(remotes, defer)
   app = await buildTestApp({ defer })
-  const key = createKey(app)
+  const key = await createKey(app)
   for (const name of ['typer', 'django']) expect((await addRepo(app, key, `https://github.com/acme/${name}`)).statusCode).toBe(200)
   for (const name of ['typer', 'django']) {
     const version = await waitForLibrary(app, `/acme/${name}`)

@@ -61,7 +61,7 @@ async function reference(question: string, tokens: number): Promise<{ txt: strin
   const index = LexicalIndex.build(rows.map(indexedTextOf))
   const lexical = index.search(questionTerms(question), CANDIDATES)
   // The hash embedder's cosine, from each candidate's text embedded now and quantized as stored.
-  const embedder = runtime.embedders.forSet(set)
+  const embedder = await runtime.embedders.forSet(set)
   const [vector] = await embedder.embed([question])
   const cosine = async (row: StoredSnippet) => {
     const [own] = await embedder.embed([embedText(row)])

@@ -36,7 +36,7 @@ beforeAll(async () => {
   )
   redirectGitHub(remotes, defer)
   app = await buildTestApp({ defer })
-  key = createKey(app)
+  key = await createKey(app)
   expect((await addRepo(app, key, 'https://github.com/acme/widgets')).statusCode).toBe(200)
   expect(await waitForLibrary(app, '/acme/widgets')).toMatchObject({ state: 'finalized' })
 })
@@ -137,28 +137,28 @@ describe('400', () => {
 })
 
 describe('401 invalid_api_key', () => {
-  const revokedKey = () => {
-    const created = app.runtime.store.keys.create('revoked')
-    app.runtime.store.keys.revoke(created.id)
+  const revokedKey = async () => {
+    const created = await app.runtime.store.keys.create('revoked')
+    await app.runtime.store.keys.revoke(created.id)
     return created.key
   }
-  const badHeaders: Array<[string, () => Record<string, string>]> = [
+  const badHeaders: Array<[string, () => Record<string, string> | Promise<Record<string, string>>]> = [
     ['a malformed key', () => bearer('not-a-key')],
     ['a key of the right shape that does not exist', () => bearer(`lct_${'A'.repeat(40)}`)],
-    ['a revoked key', () => bearer(revokedKey())],
+    ['a revoked key', async () => bearer(await revokedKey())],
     ['another scheme', () => ({ authorization: 'Basic dXNlcjpwYXNz' })],
   ]
 
   it.each(badHeaders)('on search with %s', async (_, headers) => {
-    expectError(await search({ libraryName: 'widgets' }, headers()), 401, 'invalid_api_key')
+    expectError(await search({ libraryName: 'widgets' }, await headers()), 401, 'invalid_api_key')
   })
 
   it.each(badHeaders)('on context with %s', async (_, headers) => {
-    expectError(await context({ libraryId: '/acme/widgets', query: 'render' }, headers()), 401, 'invalid_api_key')
+    expectError(await context({ libraryId: '/acme/widgets', query: 'render' }, await headers()), 401, 'invalid_api_key')
   })
 
   it.each(badHeaders)('on add with %s', async (_, headers) => {
-    const res = await app.inject({ method: 'POST', url: '/api/v2/add/repo/github', headers: headers(), payload: { docsRepoUrl: 'https://github.com/acme/new' } })
+    const res = await app.inject({ method: 'POST', url: '/api/v2/add/repo/github', headers: await headers(), payload: { docsRepoUrl: 'https://github.com/acme/new' } })
     expectError(res, 401, 'invalid_api_key')
   })
 
@@ -218,10 +218,10 @@ describe('404', () => {
     // embedded by Ollama (a loopback stand-in): a hash-embedded set has no vector index.
     const ollama = await ollamaStandIn(16)
     onTestFinished(async () => {
-      saveEmbedding(app.runtime.store, DEFAULT_EMBEDDING)
+      await saveEmbedding(app.runtime.store, DEFAULT_EMBEDDING)
       await ollama.close()
     })
-    saveEmbedding(app.runtime.store, ollama.settings)
+    await saveEmbedding(app.runtime.store, ollama.settings)
     const { setPk } = await seedLibrary(app, '/acme/sparse', GUIDE)
     rmSync(vectorIndexPath(app.runtime.store.paths, setPk))
     expectError(await context({ libraryId: '/acme/sparse', query: 'zeppelin xylophone' }), 404, 'no_snippets_found')
@@ -232,7 +232,7 @@ describe('404', () => {
 describe('202, 301, 409, 422, 500 and 503 of libraries in every state', () => {
   it('202 library_not_finalized for a library whose job has not run', async () => {
     const idle = await buildTestApp({ startWorker: false })
-    const res = await addRepo(idle, createKey(idle), 'https://github.com/acme/widgets')
+    const res = await addRepo(idle, await createKey(idle), 'https://github.com/acme/widgets')
     expect(res.statusCode).toBe(200)
     const waiting = await idle.inject({ url: '/api/v2/context', query: { libraryId: '/acme/widgets', query: 'render' } })
     expectError(waiting, 202, 'library_not_finalized')
@@ -327,10 +327,10 @@ describe('429 rate_limit_exceeded', () => {
   it('gives keyed callers the higher limit, counted per key', async () => {
     const limited = await buildTestApp({ rateLimit: limits })
     const get = (token: string) => limited.inject({ url: '/api/v2/libs/search', query: { libraryName: 'anything' }, headers: bearer(token) })
-    const first = createKey(limited, 'first')
+    const first = await createKey(limited, 'first')
     for (let i = 0; i < 5; i++) expect((await get(first)).headers['ratelimit-limit']).toBe('5')
     expectError(await get(first), 429, 'rate_limit_exceeded')
-    expect((await get(createKey(limited, 'second'))).statusCode).toBe(404)
+    expect((await get(await createKey(limited, 'second'))).statusCode).toBe(404)
   })
 
   it('counts requests with a wrong key against the anonymous bucket of their address', async () => {
@@ -351,7 +351,7 @@ describe('429 rate_limit_exceeded', () => {
     expectError(await guess(), 429, 'rate_limit_exceeded')
     expectError(await limited.inject({ url: '/api/v2/libs/search', query: { libraryName: 'x' }, headers: { authorization: 'Basic abc' } }), 429, 'rate_limit_exceeded')
     // The same address with a valid key is counted under that key and still served.
-    const valid = await limited.inject({ url: '/api/v2/libs/search', query: { libraryName: 'anything' }, headers: bearer(createKey(limited)) })
+    const valid = await limited.inject({ url: '/api/v2/libs/search', query: { libraryName: 'anything' }, headers: bearer(await createKey(limited)) })
     expect(valid.statusCode).toBe(404)
     expect(valid.headers['ratelimit-limit']).toBe('5')
   })

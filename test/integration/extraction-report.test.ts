@@ -207,7 +207,7 @@ describe('GET /api/libraries/:owner/:name/extraction', () => {
 
     const member = await signIn(app, 'member')
     expect((await app.inject({ url: '/api/libraries/acme/fastapi/extraction', cookies: member })).statusCode).toBe(403)
-    const key = createKey(app)
+    const key = await createKey(app)
     expect((await app.inject({ url: '/api/libraries/acme/fastapi/extraction', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(401)
     expect((await app.inject({ url: '/api/libraries/acme/fastapi/extraction' })).statusCode).toBe(401)
 

@@ -30,7 +30,7 @@ beforeAll(async () => {
   await makeGitRepo(GUIDE, { parent: remotes, name: 'widgets' })
   redirectGitHub(remotes, defer)
   app = await buildTestApp({ defer })
-  key = createKey(app)
+  key = await createKey(app)
   for (const repo of ['widgets', 'gone']) expect((await addRepo(app, key, `https://github.com/acme/${repo}`)).statusCode).toBe(200)
   expect(await waitForLibrary(app, '/acme/widgets')).toMatchObject({ state: 'finalized' })
   expect(await waitForLibrary(app, '/acme/gone')).toMatchObject({ state: 'error', errorCode: 'source_unreachable' })

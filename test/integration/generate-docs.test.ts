@@ -80,7 +80,7 @@ beforeAll(async () => {
   await makeGitRepo(codeOnlyFiles, { parent: remotes, name: 'clock' })
   redirectGitHub(remotes, defer)
   app = await buildTestApp({ defer })
-  const key = createKey(app)
+  const key = await createKey(app)
   for (const [name, generateDocs] of [['server-kit', true], ['server-kit-plain', false], ['clock', true]] as const) {
     const added = await addRepo(key, name, generateDocs)
     expect(added.statusCode, added.body).toBe(200)

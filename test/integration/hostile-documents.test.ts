@@ -45,7 +45,7 @@ async function install(repos: Record<string, Record<string, string>>, env: Recor
   const git = await startHeldGitHost(remotes, defer)
   const dataDir = await tmpDataDir(defer)
   const store = await openStore(dataDir)
-  const key = store.keys.create('submit').key
+  const key = (await store.keys.create('submit')).key
   await store.users.create({ email: 'ops@example.com', password: PASSWORD, role: 'admin' })
   store.close()
   const server = await startServer(dataDir, { ...git.env, ...env, LECTERN_RATE_LIMIT_ANONYMOUS: '0', LECTERN_RATE_LIMIT_KEYED: '0' }, defer, { args: ['--workers', '1'] })

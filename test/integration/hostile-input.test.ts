@@ -24,8 +24,8 @@ let member: string
 beforeAll(async () => {
   const { privateKey } = licenseKeys(defer)
   app = await buildTestApp({ defer, startWorker: false })
-  installTestLicense(app, offlineLicense(privateKey))
-  key = createKey(app)
+  await installTestLicense(app, offlineLicense(privateKey))
+  key = await createKey(app)
   admin = await sessionCookie(app, 'admin')
   member = await sessionCookie(app, 'member')
   await seedLibrary(app, '/acme/widgets', { 'docs/guide.md': '# Guide\n\n## Render a widget\n\nMount a widget:\n\n```js\nrender(el)\n```\n' })

@@ -30,7 +30,7 @@ beforeAll(async () => {
   await makeGitRepo(chartsFiles, { parent: remotes, name: 'widgets-charts' })
   redirectGitHub(remotes, defer)
   app = await buildTestApp({ defer })
-  const key = createKey(app)
+  const key = await createKey(app)
   for (const name of ['widgets', 'widgets-charts']) {
     const added = await addRepo(app, key, `https://github.com/acme/${name}`)
     expect(added.statusCode).toBe(200)

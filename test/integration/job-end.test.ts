@@ -39,7 +39,7 @@ describe('every job end', () => {
     redirectGitHub(base)
     const dataDir = await tmpDataDir()
     const app = await buildTestApp({ dataDir })
-    const key = createKey(app)
+    const key = await createKey(app)
     await addRepo(app, key, 'https://github.com/acme/steady')
     await waitForLibrary(app, '/acme/steady')
     await waitForJobs(app)
@@ -58,7 +58,7 @@ describe('every job end', () => {
     redirectGitHub(base)
     const dataDir = await tmpDataDir()
     const app = await buildTestApp({ dataDir })
-    await addRepo(app, createKey(app), 'https://github.com/acme/bare')
+    await addRepo(app, await createKey(app), 'https://github.com/acme/bare')
     expect(await waitForLibrary(app, '/acme/bare')).toMatchObject({ state: 'error', errorCode: 'no_code_found' })
     await waitForJobs(app)
     expect(await workDirs(dataDir)).toEqual([])
@@ -70,7 +70,7 @@ describe('every job end', () => {
     redirectGitHub(base)
     const dataDir = await tmpDataDir()
     const first = await buildTestApp({ dataDir, startWorker: false, defer: () => {} })
-    const key = createKey(first)
+    const key = await createKey(first)
     await addRepo(first, key, 'https://github.com/acme/crashed')
     await first.runtime.worker.drain()
     // What a SIGKILL during a refresh leaves: the job claimed and `running`, its version
@@ -100,7 +100,7 @@ describe('every job end', () => {
     redirectGitHub(base)
     const app = await buildTestApp({ startWorker: false })
     const { store, embedders } = app.runtime
-    const key = createKey(app)
+    const key = await createKey(app)
     await addRepo(app, key, 'https://github.com/acme/steady')
     const job = store.jobs.list({ states: ['queued'] })[0]!
 
@@ -134,7 +134,7 @@ describe('every job end', () => {
     const mountPoint = await tmpfs('32m')
     const app = await buildTestApp({ dataDir: path.join(mountPoint, 'data'), startWorker: false })
     const { store, embedders } = app.runtime
-    const key = createKey(app)
+    const key = await createKey(app)
     await addRepo(app, key, 'https://github.com/acme/steady')
     await app.runtime.worker.drain()
     const refresh = await app.inject({ method: 'POST', url: '/api/v1/refresh', headers: { authorization: `Bearer ${key}` }, payload: { libraryName: '/acme/steady' } })

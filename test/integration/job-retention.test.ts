@@ -44,17 +44,17 @@ describe('job retention', () => {
       const detached = job(store, null, 'failed', 90)
       const queued = job(store, 1, 'queued', null)
       const running = job(store, 2, 'running', null)
-      expect(pruneEndedJobs(store, NOW)).toBe(3)
+      expect(await pruneEndedJobs(store, NOW)).toBe(3)
       expect(jobPks(store)).toEqual([recent, newestOfTwo, queued, running])
       expect(loggedJobs(store)).toEqual([recent, newestOfTwo, queued, running])
       expect([oldSucceeded, oldFailed, detached].some((pk) => store.jobs.byPk(pk))).toBe(false)
 
       // 0 keeps everything; `recent` is now its library's newest ended job, kept at any retention.
-      store.settings.set('jobs.retentionDays', 0)
+      await store.settings.set('jobs.retentionDays', 0)
       job(store, null, 'succeeded', 1000)
-      expect(pruneEndedJobs(store, NOW)).toBe(0)
-      store.settings.set('jobs.retentionDays', 1)
-      expect(pruneEndedJobs(store, NOW)).toBe(1)
+      expect(await pruneEndedJobs(store, NOW)).toBe(0)
+      await store.settings.set('jobs.retentionDays', 1)
+      expect(await pruneEndedJobs(store, NOW)).toBe(1)
       expect(jobPks(store)).toEqual([recent, newestOfTwo, queued, running])
     } finally {
       store.close()
@@ -91,7 +91,7 @@ describe('job retention', () => {
 
     const older = job(store, null, 'failed', 45)
     app.runtime.worker.start()
-    const added = await addRepo(app, createKey(app), 'https://github.com/acme/thing')
+    const added = await addRepo(app, await createKey(app), 'https://github.com/acme/thing')
     expect(added.statusCode, added.body).toBe(200)
     await waitForLibrary(app, '/acme/thing')
     await pollUntil('the job that ended older than the retention to go', () => (store.jobs.byPk(older) ? undefined : true))

@@ -37,7 +37,7 @@ async function setup(repos: Record<string, Record<string, string>> = { thing: TH
   const git = await startHeldGitHost(remotes, onTestFinished)
   setProcessEnv(git.env)
   const app = await buildTestApp()
-  return { app, git, key: createKey(app), admin: await sessionCookie(app, 'admin') }
+  return { app, git, key: await createKey(app), admin: await sessionCookie(app, 'admin') }
 }
 
 function add(s: Setup, repo: string) {
@@ -91,7 +91,7 @@ describe('the jobs API refuses callers who are not admins, and bad input', () =>
     const anonymous = await app.inject({ method: method as 'GET', url })
     expect(anonymous.statusCode).toBe(401)
     expect(anonymous.json()).toEqual({ error: 'not_authenticated', message: expect.any(String) })
-    const keyed = await app.inject({ method: method as 'GET', url, headers: { authorization: `Bearer ${createKey(app)}` } })
+    const keyed = await app.inject({ method: method as 'GET', url, headers: { authorization: `Bearer ${await createKey(app)}` } })
     expect(keyed.statusCode).toBe(401)
     expect(keyed.json()).toMatchObject({ error: 'not_authenticated' })
     const refused = await app.inject({ method: method as 'GET', url, headers: { cookie: member } })
@@ -252,7 +252,7 @@ describe('listing and cancelling jobs', () => {
     redirectGitHub(base)
     const dataDir = await tmpDataDir()
     const first = await buildTestApp({ dataDir, startWorker: false, defer: () => {} })
-    const key = createKey(first)
+    const key = await createKey(first)
     await addRepo(first, key, 'https://github.com/acme/thing')
     await first.runtime.worker.drain()
     // What a process killed during a refresh leaves, with a cancel asked meanwhile (to another process).

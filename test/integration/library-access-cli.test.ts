@@ -26,7 +26,7 @@ describe('lectern libraries access', () => {
     }
     await json(['users', 'create', 'alice@example.com'], 'correct horse battery staple\n')
     const aliceKey = (await json(['keys', 'create', '--name', 'alice', '--user', 'alice@example.com'])).key as string
-    const installKey = createKey(app)
+    const installKey = await createKey(app)
     const status = async (key: string, id: string) => (await app.inject({ url: `/api/v2/context?libraryId=${id}&query=deploy`, headers: { authorization: `Bearer ${key}` } })).statusCode
 
     expect(await json(['libraries', 'access', '/acme/billing', '--restrict', '--user', 'alice@example.com'])).toMatchObject({
@@ -89,6 +89,6 @@ describe('lectern libraries access', () => {
     const cloud = await runCli(['libraries', 'access', '/acme/billing', '--restrict', '--data-dir', dataDir, '--json'], { LECTERN_MODE: 'cloud' })
     expect(cloud.exitCode).toBe(exitCodeOf('forbidden'))
     expect(JSON.parse(cloud.stdout).message).toContain('on-premise only')
-    expect(app.runtime.store.libraryAccess.list()).toMatchObject([{ libraryId: '/acme/billing', access: 'default', users: [] }])
+    expect(await app.runtime.store.libraryAccess.list()).toMatchObject([{ libraryId: '/acme/billing', access: 'default', users: [] }])
   })
 })

@@ -31,9 +31,9 @@ async function setUp() {
     admin,
     alice,
     bob,
-    aliceKey: bearer(keys.create('alice', ownerOf('alice@example.com')).key),
-    bobKey: bearer(keys.create('bob', ownerOf('bob@example.com')).key),
-    installKey: bearer(createKey(app)),
+    aliceKey: bearer((await keys.create('alice', ownerOf('alice@example.com'))).key),
+    bobKey: bearer((await keys.create('bob', ownerOf('bob@example.com'))).key),
+    installKey: bearer(await createKey(app)),
     adminKey: bearer(adminKey),
   }
 }
@@ -92,7 +92,7 @@ describe('on-premise library access control', () => {
     expect((await reach(s.app, s.aliceKey, '/acme/billing')).status).toContain('/acme/billing')
 
     // The dashboard's key is its admin's; grants are read once per catalogue version, not per request or library.
-    expect(s.app.runtime.store.keys.list().find((k) => k.name === 'ops')!.userId).toBe(s.app.runtime.store.users.byEmail('admin@example.com')!.id)
+    expect((await s.app.runtime.store.keys.list()).find((k) => k.name === 'ops')!.userId).toBe(s.app.runtime.store.users.byEmail('admin@example.com')!.id)
     const rules = vi.spyOn(s.app.runtime.store.libraryAccess, 'rules')
     for (const caller of [s.bob, s.aliceKey, s.installKey, s.bobKey]) await reach(s.app, caller, '/acme/billing')
     expect(rules).not.toHaveBeenCalled()

@@ -60,8 +60,8 @@ describe('library metrics', () => {
     const dataDir = await tmpDataDir()
     const app = await buildTestApp({ dataDir, metrics: { countryHeader: 'cf-ipcountry' } })
     await seedLibrary(app, '/acme/router', DOCS)
-    const keyA = createKey(app, 'a')
-    const keyB = createKey(app, 'b')
+    const keyA = await createKey(app, 'a')
+    const keyB = await createKey(app, 'b')
 
     // REST: 2 text answers (txt), 1 JSON answer from the ctx7 CLI (cli), 1 from a web page (page).
     expect((await context(app, '/acme/router', { remoteAddress: '10.0.0.1', headers: { 'cf-ipcountry': 'DE' } })).statusCode).toBe(200)
@@ -116,7 +116,7 @@ describe('library metrics', () => {
   it('counts the days asked for, oldest first, omitting days without requests', async () => {
     const app = await buildTestApp()
     const { libraryPk } = await seedLibrary(app, '/acme/router', DOCS)
-    const key = createKey(app)
+    const key = await createKey(app)
     const now = Date.now()
     const { usage } = app.runtime
     usage.record(libraryPk, 'api', 'rest-txt', new Date(now - 40 * DAY_MS))
@@ -179,7 +179,7 @@ describe('library metrics under `serve --workers 2`', () => {
     const dataDir = await tmpDataDir()
     const setup = await buildTestApp({ dataDir, defer: () => {} })
     await seedLibrary(setup, '/acme/router', DOCS)
-    const key = createKey(setup)
+    const key = await createKey(setup)
     await setup.close()
     const server = await startServer(dataDir, { LECTERN_RATE_LIMIT_ANONYMOUS: '0', LECTERN_RATE_LIMIT_KEYED: '0' }, undefined, { logLevel: 'info', args: ['--workers', '2'] })
     const lines = collectLog(server)
@@ -224,7 +224,7 @@ describe('library metrics of `lectern mcp` (stdio)', () => {
   it('names the client by the name it gave in initialize, and counts the local user', async () => {
     const app = await buildTestApp({ startWorker: false })
     await seedLibrary(app, '/acme/router', DOCS)
-    const key = createKey(app)
+    const key = await createKey(app)
     const client = new Client({ name: 'Claude Code', version: '1.0.0' })
     const dataDir = app.lecternOptions.config.dataDir
     await client.connect(new StdioClientTransport({ command: process.execPath, args: ['bin/run.js', 'mcp', '--data-dir', dataDir], cwd: PROJECT_ROOT, stderr: 'pipe' }))
@@ -265,7 +265,7 @@ describe("the README's metrics example", () => {
     const [, header, url] = /^curl -H "(Authorization: Bearer \$LECTERN_KEY)" '(http:\/\/127\.0\.0\.1:3000\/[^']+)'\n$/.exec(example)!
     const app = await buildTestApp()
     await seedLibrary(app, '/fastify/fastify', DOCS)
-    const key = createKey(app)
+    const key = await createKey(app)
     expect((await context(app, '/fastify/fastify', { headers: bearer(key) })).statusCode).toBe(200)
     const base = await app.listen({ host: '127.0.0.1', port: 0 })
     const { stdout } = await execa('curl', ['--silent', '--show-error', '--fail', '-H', header.replace('$LECTERN_KEY', key), url.replace('http://127.0.0.1:3000', base)])
@@ -280,13 +280,13 @@ describe('library metrics in the cloud', () => {
     const db = sqliteOf(app.runtime.store)
     const alice = await users.create({ email: 'alice@example.com', password: 'correct horse battery', role: 'member' })
     const bob = await users.create({ email: 'bob@example.com', password: 'correct horse battery', role: 'member' })
-    const acme = teams.create({ name: 'Acme', ownerUserId: alice.id, plan: 'pro' })
-    const globex = teams.create({ name: 'Globex', ownerUserId: bob.id, plan: 'pro' })
+    const acme = await teams.create({ name: 'Acme', ownerUserId: alice.id, plan: 'pro' })
+    const globex = await teams.create({ name: 'Globex', ownerUserId: bob.id, plan: 'pro' })
     const { libraryPk } = await seedLibrary(app, '/acme/router', DOCS)
     db.prepare('UPDATE libraries SET is_private = 1, team_pk = ? WHERE pk = ?').run(acme.id, libraryPk)
     await seedLibrary(app, '/public/lib', DOCS)
-    const aliceKey = keys.create('alice', { userId: alice.id, teamId: acme.id }).key
-    const bobKey = keys.create('bob', { userId: bob.id, teamId: globex.id }).key
+    const aliceKey = (await keys.create('alice', { userId: alice.id, teamId: acme.id })).key
+    const bobKey = (await keys.create('bob', { userId: bob.id, teamId: globex.id })).key
     return { app, alice, bob, acme, globex, aliceKey, bobKey }
   }
 
@@ -301,7 +301,7 @@ describe('library metrics in the cloud', () => {
     const asCarol = () => app.inject({ url: '/api/v2/libs/metrics', query: { libraryId: '/acme/router' }, cookies })
     expect((await asCarol()).statusCode).toBe(404)
     const carol = app.runtime.store.users.list().find((u) => u.email === 'carol@example.com')!
-    app.runtime.store.teams.addMember(acme.id, carol.id, 'developer', membersAllowed)
+    await app.runtime.store.teams.addMember(acme.id, carol.id, 'developer', membersAllowed)
     const member = await asCarol()
     expect(member.statusCode, member.body).toBe(200)
     expect(member.json().total.txt).toBe(1)
@@ -332,7 +332,7 @@ describe('library metrics in the cloud', () => {
   it("lets the operator's key (of no teamspace) read any library's metrics", async () => {
     const { app, aliceKey } = await cloud()
     expect((await context(app, '/acme/router', { headers: bearer(aliceKey) })).statusCode).toBe(200)
-    const operatorKey = createKey(app)
+    const operatorKey = await createKey(app)
     const owned = await metrics(app, { libraryId: '/acme/router' }, bearer(operatorKey))
     expect(owned.statusCode, owned.body).toBe(200)
     expect(owned.json().total.txt).toBe(1)

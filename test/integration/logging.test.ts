@@ -28,7 +28,7 @@ describe('structured logs', () => {
     redirectGitHub(base)
     const logs = logCollector()
     const app = await buildTestApp({ logStream: logs.stream, log: { level: 'info' } })
-    const key = createKey(app)
+    const key = await createKey(app)
     const token = 'ghp_SECRETSECRETSECRETSECRET0123456789'
 
     const search = await app.inject({ url: '/api/v2/libs/search?libraryName=x', headers: { authorization: `Bearer ${key}`, 'x-request-id': 'req-abc' } })

@@ -153,22 +153,22 @@ describe('MCP over streamable HTTP', () => {
     })
     expect(res.status).toBe(401)
     expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringContaining('This is not an API key') } })
-    const keyed = await connectHttp(base, { authorization: `Bearer ${createKey(app)}` })
+    const keyed = await connectHttp(base, { authorization: `Bearer ${await createKey(app)}` })
     expect((await keyed.listTools()).tools).toHaveLength(3)
     await keyed.close()
   })
 
   it('reports and enforces the require-key setting', async () => {
     expect(await (await fetch(`${base}/api/auth/mcp`)).json()).toEqual({ enabled: false })
-    writeSetting(app.runtime.store.settings, 'mcp.requireKey', 'true')
+    await writeSetting(app.runtime.store.settings, 'mcp.requireKey', 'true')
     try {
       expect(await (await fetch(`${base}/api/auth/mcp`)).json()).toEqual({ enabled: true })
       await expect(connectHttp(base)).rejects.toThrow()
-      const keyed = await connectHttp(base, { authorization: `Bearer ${createKey(app)}` })
+      const keyed = await connectHttp(base, { authorization: `Bearer ${await createKey(app)}` })
       expect(textOf(await call(keyed, 'query-docs', { libraryId: '/acme/widgets', query: 'register a route' }))).toContain('app.route')
       await keyed.close()
     } finally {
-      writeSetting(app.runtime.store.settings, 'mcp.requireKey', 'false')
+      await writeSetting(app.runtime.store.settings, 'mcp.requireKey', 'false')
     }
   })
 })
@@ -218,7 +218,7 @@ describe("the README's curl smoke test of /mcp", () => {
     expect(commands).toHaveLength(2)
     const app = await buildTestApp({ startWorker: false })
     await seedLibrary(app, '/fastify/fastify', DOCS)
-    const key = createKey(app)
+    const key = await createKey(app)
     const base = await app.listen({ host: '127.0.0.1', port: 0 })
     const run = async (command: string) => {
       const { stdout } = await execa('bash', ['-c', command.replaceAll('http://127.0.0.1:3000', base)], { env: { LECTERN_KEY: key } })

@@ -29,7 +29,7 @@ beforeAll(async () => {
   base = await serveOpenApiFixtures(defer)
   hostSlug = new URL(base).host.replace(':', '-')
   app = await buildTestApp({ defer })
-  key = createKey(app)
+  key = await createKey(app)
 })
 
 function addByUrl(openApiUrl: string) {

@@ -44,15 +44,15 @@ describe('lectern teams plan set', () => {
     await waitForLibrary(app, libraryName)
     // A pending invitation counts like a member: accepting it would pass the limit.
     const { users, invitations } = app.runtime.store
-    const acmePk = app.runtime.store.teams.byName('Acme')!.id
-    const invited = invitations.upsert({ teamId: acmePk, email: 'dave@example.com', role: 'developer', invitedBy: users.byEmail('alice@example.com')!.id, ttlMs: 3_600_000 })
+    const acmePk = (await app.runtime.store.teams.byName('Acme'))!.id
+    const invited = await invitations.upsert({ teamId: acmePk, email: 'dave@example.com', role: 'developer', invitedBy: users.byEmail('alice@example.com')!.id, ttlMs: 3_600_000 })
 
     const withInvitation = await runCli(['teams', 'plan', 'set', 'Acme', 'free', '--data-dir', dataDir, '--json'], CLOUD)
     expect(JSON.parse(withInvitation.stdout)).toEqual({
       error: 'forbidden',
       message: 'The free plan allows 1 member, and Acme has 3 members and 1 pending invitation: remove 3 first (`lectern teams remove-member Acme <email>`, or cancel invitations: `lectern teams invitations Acme --cancel <email>`), or choose a larger plan.',
     })
-    invitations.remove(acmePk, invited.invitation.id)
+    await invitations.remove(acmePk, invited.invitation.id)
     await app.close()
 
     const refused = await runCli(['teams', 'plan', 'set', 'Acme', 'free', '--data-dir', dataDir, '--json'], CLOUD)
@@ -83,7 +83,7 @@ describe('lectern teams plan set', () => {
     expect((await cli(dataDir, ['teams', 'create', 'Acme', '--owner', 'alice@example.com', '--plan', 'pro'])).exitCode).toBe(0)
     const store = await openStore(dataDir)
     try {
-      store.invitations.upsert({ teamId: store.teams.byName('Acme')!.id, email: 'dave@example.com', role: 'developer', invitedBy: store.users.byEmail('alice@example.com')!.id, ttlMs: 3_600_000 })
+      await store.invitations.upsert({ teamId: (await store.teams.byName('Acme'))!.id, email: 'dave@example.com', role: 'developer', invitedBy: store.users.byEmail('alice@example.com')!.id, ttlMs: 3_600_000 })
     } finally {
       store.close()
     }

@@ -20,8 +20,8 @@ const SEARCH = '/api/v2/libs/search?libraryName=anything'
 async function teamKey(app: FastifyInstance, plan: Plan, name: string): Promise<{ key: string; teamId: number }> {
   const { users, teams, keys } = app.runtime.store
   const owner = await users.create({ email: `${name}@example.com`, password: 'correct horse battery', role: 'member' })
-  const team = teams.create({ name, ownerUserId: owner.id, plan })
-  return { key: keys.create(name, { userId: owner.id, teamId: team.id }).key, teamId: team.id }
+  const team = await teams.create({ name, ownerUserId: owner.id, plan })
+  return { key: (await keys.create(name, { userId: owner.id, teamId: team.id })).key, teamId: team.id }
 }
 
 /** Sends requests until the first 429, returning the answers; fails past `max`. */
@@ -57,7 +57,7 @@ describe('rate limits per plan', () => {
     expectLimited(await untilRefused(app, { authorization: `Bearer ${pro.key}` }, 15), 15)
     expectLimited(await untilRefused(app, {}, 2), 2)
     // A key of no teamspace counts as the keyed limit.
-    expectLimited(await untilRefused(app, { authorization: `Bearer ${createKey(app)}` }, 3), 3)
+    expectLimited(await untilRefused(app, { authorization: `Bearer ${await createKey(app)}` }, 3), 3)
   })
 
   it('follows a plan change at the next request, and gives enterprise twenty times the keyed limit', async () => {
@@ -65,7 +65,7 @@ describe('rate limits per plan', () => {
     const { key, teamId } = await teamKey(app, 'free', 'Growing')
     const headers = { authorization: `Bearer ${key}` }
     expectLimited(await untilRefused(app, headers, 3), 3)
-    app.runtime.store.teams.setPlan(teamId, 'enterprise')
+    await app.runtime.store.teams.setPlan(teamId, 'enterprise')
     const res = await app.inject({ url: SEARCH, headers })
     expect(res.statusCode).toBe(404)
     expect(res.headers['ratelimit-limit']).toBe('60')
@@ -75,15 +75,15 @@ describe('rate limits per plan', () => {
 
   it('keeps the keyed limit for on-premise keys', async () => {
     const app = await buildTestApp({ rateLimit: LIMITS })
-    expectLimited(await untilRefused(app, { authorization: `Bearer ${createKey(app)}` }, 3), 3)
+    expectLimited(await untilRefused(app, { authorization: `Bearer ${await createKey(app)}` }, 3), 3)
   })
 
   it('holds a pro key to five times the keyed limit across `serve --workers 2`', async () => {
     const dataDir = await tmpDataDir()
     const store = await openStore(dataDir)
     const owner = await store.users.create({ email: 'pro@example.com', password: 'correct horse battery', role: 'member' })
-    const team = store.teams.create({ name: 'Pros', ownerUserId: owner.id, plan: 'pro' })
-    const { key } = store.keys.create('pro', { userId: owner.id, teamId: team.id })
+    const team = await store.teams.create({ name: 'Pros', ownerUserId: owner.id, plan: 'pro' })
+    const { key } = await store.keys.create('pro', { userId: owner.id, teamId: team.id })
     store.close()
     const server = await startServer(dataDir, { LECTERN_RATE_LIMIT_ANONYMOUS: '0', LECTERN_RATE_LIMIT_KEYED: '2', LECTERN_MODE: 'cloud' }, undefined, {
       args: ['--workers', '2', '--rate-limit-window', '86400'],

@@ -9,7 +9,7 @@ describe('private libraries', () => {
     const app = await buildTestApp()
     const { libraryPk } = await seedLibrary(app, '/acme/billing', DOCS)
     sqliteOf(app.runtime.store).prepare('UPDATE libraries SET is_private = 1 WHERE pk = ?').run(libraryPk)
-    const key = createKey(app)
+    const key = await createKey(app)
     const auth = { authorization: `Bearer ${key}` }
 
     const anonymousSearch = await app.inject({ url: '/api/v2/libs/search?libraryName=billing' })

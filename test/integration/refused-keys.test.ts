@@ -13,9 +13,9 @@ const search = (app: FastifyInstance, key: string) => app.inject({ url: '/api/pa
 async function refusals(mode: 'onprem' | 'cloud') {
   const app = await buildTestApp({ mode, startWorker: false })
   const { keys } = app.runtime.store
-  const revoked = keys.create('old')
-  keys.revoke(revoked.id)
-  const valid = createKey(app)
+  const revoked = await keys.create('old')
+  await keys.revoke(revoked.id)
+  const valid = await createKey(app)
   // Of a key's form, never issued: the valid key with its last character changed.
   const unknown = valid.slice(0, -1) + (valid.endsWith('a') ? 'b' : 'a')
   const answers = { malformed: await search(app, 'sk-not-a-lectern-key'), revoked: await search(app, revoked.key), unknown: await search(app, unknown) }

@@ -71,13 +71,13 @@ describe('one /v2/context request', () => {
     await seedLibrary(app, '/acme/billing', DOCS)
     // A restricted library, so the access rules have something to say.
     await seedLibrary(app, '/acme/secret', DOCS)
-    app.runtime.store.libraryAccess.set(app.runtime.store.libraries.byId('/acme/secret')!.pk, 'restricted', [])
+    await app.runtime.store.libraryAccess.set(app.runtime.store.libraries.byId('/acme/secret')!.pk, 'restricted', [])
     const { users, keys } = app.runtime.store
     const userKey = async (email: string, role: 'admin' | 'member') => {
       const user = await users.create({ email, password: 'correct horse battery staple', role })
-      return bearer(keys.create(email, { userId: user.id, teamId: null }).key)
+      return bearer((await keys.create(email, { userId: user.id, teamId: null })).key)
     }
-    const callers = [{}, bearer(createKey(app)), await userKey('alice@example.com', 'member'), await userKey('root@example.com', 'admin')]
+    const callers = [{}, bearer(await createKey(app)), await userKey('alice@example.com', 'member'), await userKey('root@example.com', 'admin')]
     for (const headers of callers) await ask(app, headers)
 
     const seen = recordStatements(app)
@@ -90,9 +90,9 @@ describe('one /v2/context request', () => {
     await seedLibrary(app, '/acme/billing', DOCS)
     const { users, teams, keys, policies } = app.runtime.store
     const owner = await users.create({ email: 'owner@acme.example', password: 'correct horse battery staple', role: 'member' })
-    const team = teams.create({ name: 'Acme', ownerUserId: owner.id, plan: 'pro' })
-    policies.set(team.id, applyPatch(defaultPolicy(), { libraryFilters: { mode: 'quality', quality: { blockedLibraries: { add: ['/acme/other'] } } } }))
-    const key = bearer(keys.create('acme', { userId: owner.id, teamId: team.id }).key)
+    const team = await teams.create({ name: 'Acme', ownerUserId: owner.id, plan: 'pro' })
+    await policies.set(team.id, applyPatch(defaultPolicy(), { libraryFilters: { mode: 'quality', quality: { blockedLibraries: { add: ['/acme/other'] } } } }))
+    const key = bearer((await keys.create('acme', { userId: owner.id, teamId: team.id })).key)
     await ask(app, key)
 
     const seen = recordStatements(app)
@@ -105,17 +105,17 @@ describe('a change made by another connection is seen at the next request', () =
   it('on-premise: the workspace default restricting the library, then lifted; the key revoked', async () => {
     const app = await buildTestApp({ startWorker: false })
     await seedLibrary(app, '/acme/billing', DOCS)
-    const created = app.runtime.store.keys.create('ci')
+    const created = await app.runtime.store.keys.create('ci')
     await ask(app)
     await ask(app, bearer(created.key))
     const other = await otherConnection(app)
 
-    setRestrictNewLibraries(other, true)
+    await setRestrictNewLibraries(other, true)
     expect((await ask(app, {}, 404)).json()).toMatchObject({ error: 'library_not_found' })
-    setRestrictNewLibraries(other, false)
+    await setRestrictNewLibraries(other, false)
     await ask(app)
 
-    other.keys.revoke(created.id)
+    await other.keys.revoke(created.id)
     expect((await ask(app, bearer(created.key), 401)).json()).toMatchObject({ error: 'invalid_api_key' })
   })
 
@@ -124,17 +124,17 @@ describe('a change made by another connection is seen at the next request', () =
     await seedLibrary(app, '/acme/billing', DOCS)
     const { users, teams, keys } = app.runtime.store
     const owner = await users.create({ email: 'owner@acme.example', password: 'correct horse battery staple', role: 'member' })
-    const team = teams.create({ name: 'Acme', ownerUserId: owner.id, plan: 'pro' })
-    const key = bearer(keys.create('acme', { userId: owner.id, teamId: team.id }).key)
+    const team = await teams.create({ name: 'Acme', ownerUserId: owner.id, plan: 'pro' })
+    const key = bearer((await keys.create('acme', { userId: owner.id, teamId: team.id })).key)
     expect((await ask(app, key)).headers['ratelimit-limit']).toBe('500')
     const other = await otherConnection(app)
 
-    other.policies.set(team.id, applyPatch(defaultPolicy(), { libraryFilters: { mode: 'quality', quality: { blockedLibraries: { add: ['/acme/billing'] } } } }))
+    await other.policies.set(team.id, applyPatch(defaultPolicy(), { libraryFilters: { mode: 'quality', quality: { blockedLibraries: { add: ['/acme/billing'] } } } }))
     expect((await ask(app, key, 403)).json()).toMatchObject({ error: 'access_denied' })
-    other.policies.set(team.id, defaultPolicy())
+    await other.policies.set(team.id, defaultPolicy())
     await ask(app, key)
 
-    other.teams.setPlan(team.id, 'enterprise')
+    await other.teams.setPlan(team.id, 'enterprise')
     expect((await ask(app, key)).headers['ratelimit-limit']).toBe('2000')
   })
 })
@@ -146,12 +146,12 @@ describe('the caller settler (on-premise library access control)', () => {
     const { store } = app.runtime
     const settle = createCallerSettler(store, 'onprem')
     const reads = { version: vi.spyOn(store, 'catalogVersion'), rules: vi.spyOn(store.libraryAccess, 'rules'), settings: vi.spyOn(store.settings, 'get') }
-    for (let i = 0; i < 3; i++) expect(settle(ANONYMOUS)).toMatchObject({ kind: 'anonymous', closed: new Set() })
+    for (let i = 0; i < 3; i++) expect(await settle(ANONYMOUS)).toMatchObject({ kind: 'anonymous', closed: new Set() })
     expect(reads.version).toHaveBeenCalledTimes(3)
     expect(reads.rules).toHaveBeenCalledTimes(1)
     expect(reads.settings).toHaveBeenCalledTimes(1)
-    setRestrictNewLibraries(store, true)
-    expect(settle(ANONYMOUS)).toMatchObject({ closed: new Set([libraryPk]) })
+    await setRestrictNewLibraries(store, true)
+    expect(await settle(ANONYMOUS)).toMatchObject({ closed: new Set([libraryPk]) })
     expect(reads.rules).toHaveBeenCalledTimes(2)
   })
 
@@ -159,22 +159,22 @@ describe('the caller settler (on-premise library access control)', () => {
     const app = await buildTestApp({ startWorker: false, mode: 'cloud' })
     const { users, teams, keys, policies } = app.runtime.store
     const owner = await users.create({ email: 'owner@acme.example', password: 'correct horse battery staple', role: 'member' })
-    const team = teams.create({ name: 'Acme', ownerUserId: owner.id, plan: 'pro' })
-    const teamKey = { kind: 'api-key', keyId: keys.create('acme', { userId: owner.id, teamId: team.id }).id, userId: owner.id, teamId: team.id, insider: false } as const
+    const team = await teams.create({ name: 'Acme', ownerUserId: owner.id, plan: 'pro' })
+    const teamKey = { kind: 'api-key', keyId: (await keys.create('acme', { userId: owner.id, teamId: team.id })).id, userId: owner.id, teamId: team.id, insider: false } as const
     const operatorKey = { ...teamKey, userId: null, teamId: null, insider: true }
     const settle = createCallerSettler(app.runtime.store, 'cloud')
     // The default policy filters nothing: the key is settled with none.
-    expect(settle(teamKey)).toMatchObject({ policy: null })
+    expect(await settle(teamKey)).toMatchObject({ policy: null })
     const blocking = applyPatch(defaultPolicy(), { libraryFilters: { mode: 'quality', quality: { blockedLibraries: { add: ['/acme/billing'] } } } })
-    policies.set(team.id, blocking)
+    await policies.set(team.id, blocking)
     const read = vi.spyOn(policies, 'of')
     const version = app.runtime.store.catalogVersion()
-    expect(settle(teamKey, version)).toMatchObject({ policy: blocking })
-    expect(settle(teamKey, version)).toMatchObject({ policy: blocking })
+    expect(await settle(teamKey, version)).toMatchObject({ policy: blocking })
+    expect(await settle(teamKey, version)).toMatchObject({ policy: blocking })
     expect(read).toHaveBeenCalledTimes(2)
     expect(read.mock.calls.every(([teamPk, at]) => teamPk === team.id && at === version)).toBe(true)
-    expect(settle(operatorKey, version)).not.toHaveProperty('policy')
-    expect(settle({ kind: 'session', userId: owner.id, role: 'member', teamIds: [team.id], insider: false }, version)).not.toHaveProperty('policy')
+    expect(await settle(operatorKey, version)).not.toHaveProperty('policy')
+    expect(await settle({ kind: 'session', userId: owner.id, role: 'member', teamIds: [team.id], insider: false }, version)).not.toHaveProperty('policy')
     expect(read).toHaveBeenCalledTimes(2)
   })
 })

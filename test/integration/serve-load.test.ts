@@ -106,11 +106,11 @@ describe('a busy server stays responsive', () => {
   it(`probes answer within ${PROBE_BOUND_MS} ms and no request fails while a large repository indexes, then while a backup is written`, async () => {
     const dataDir = await tmpDataDir()
     const store = await openStore(dataDir)
-    const { key } = store.keys.create('load-test')
+    const { key } = await store.keys.create('load-test')
     const admin = await store.users.create({ email: 'admin@example.com', password: 'correct horse battery staple', role: 'admin' })
     const cookie = `lectern_session=${store.users.startSession(admin.id).token}`
     // Wide vectors: tens of MB of vector files (stored as i8) for the backup to compress, from a few thousand snippets.
-    saveEmbedding(store, { provider: 'hash', dimensions: 8192 })
+    await saveEmbedding(store, { provider: 'hash', dimensions: 8192 })
     store.close()
     const server = await startServer(dataDir, serverEnv)
     await add(server, key, 'small')

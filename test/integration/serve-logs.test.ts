@@ -63,7 +63,7 @@ describe('server logs', () => {
     const server = await startServer(dataDir, serverEnv, defer, { logLevel: 'info' })
     const readyAt = Date.now()
     const store = await openStore(dataDir)
-    const { key } = store.keys.create('logs-test')
+    const { key } = await store.keys.create('logs-test')
     store.close()
     for (const probe of ['/api/health', '/api/ready', '/ping']) expect(await get(server, probe)).toBe(200)
     const add = await fetch(`${server.url}/api/v2/add/repo/github`, {

@@ -100,7 +100,7 @@ describe('lectern serve --workers 2', () => {
     )
     dataDir = await tmpDataDir(defer)
     const store = await openStore(dataDir)
-    submitKey = store.keys.create('submit').key
+    submitKey = (await store.keys.create('submit')).key
     await store.users.create({ email: 'ops@example.com', password: PASSWORD, role: 'admin' })
     store.close()
     served = await startWorkers(dataDir, { ...gitRedirectEnv(remotes), LECTERN_RATE_LIMIT_ANONYMOUS: '0', LECTERN_RATE_LIMIT_KEYED: String(KEYED_LIMIT) }, ['--rate-limit-window', '86400'])

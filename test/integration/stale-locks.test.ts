@@ -87,7 +87,7 @@ describe('backup lock', () => {
     const dataDir = await tmpDataDir()
     const store = await openStore(dataDir)
     // Enough data that the backup is still writing when it is killed.
-    store.settings.set(testSettingKey('bulk'), randomBytes(30 * 1024 * 1024).toString('base64'))
+    await store.settings.set(testSettingKey('bulk'), randomBytes(30 * 1024 * 1024).toString('base64'))
     await store.users.create({ email: 'ops@example.com', password: 'correct horse battery staple' })
     store.close()
 

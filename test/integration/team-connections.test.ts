@@ -340,7 +340,7 @@ describe("a teamspace's adds and jobs read through its own connections only", ()
 
   it("takes a key of no teamspace for the operator's: it reads through the install's connection, never a teamspace's; a tenant session, which is no key, gets 401", async () => {
     const before = acmeWiki.requests.length
-    const operatorKey = app.runtime.store.keys.create('no teamspace').key
+    const operatorKey = (await app.runtime.store.keys.create('no teamspace')).key
     const keyed = await addWith(operatorKey, 'confluence', { ...confluenceBody(acmeWiki.url), title: 'Operator handbook' })
     expect(keyed.statusCode, keyed.body).toBe(200)
     const id = keyed.json().libraryName
@@ -438,10 +438,10 @@ describe("the dashboard's add through a teamspace's connection (a session, no ke
 describe('deleting a teamspace', () => {
   it('deletes its connections after its libraries', async () => {
     const owner = await app.runtime.store.users.create({ email: 'owner@gamma.example', password: 'correct horse battery staple', role: 'member' })
-    const gamma = app.runtime.store.teams.create({ name: 'Gamma', ownerUserId: owner.id, plan: 'pro' })
+    const gamma = await app.runtime.store.teams.create({ name: 'Gamma', ownerUserId: owner.id, plan: 'pro' })
     const cookies = await member('owner@gamma.example')
     expect((await createConnection(cookies, gamma.id, { kind: 'confluence', name: 'wiki', site: acmeWiki.url, token: ACME_WIKI_TOKEN })).statusCode).toBe(201)
-    const key = app.runtime.store.keys.create('gamma', { userId: owner.id, teamId: gamma.id }).key
+    const key = (await app.runtime.store.keys.create('gamma', { userId: owner.id, teamId: gamma.id })).key
     const added = await addWith(key, 'confluence', { cloudId: 'ignored', siteUrl: acmeWiki.url, spaceKey: 'OPS', spaceName: 'Operations', title: 'Gamma ops', description: 'x' })
     expect(added.statusCode, added.body).toBe(200)
     await waitForLibrary(app, added.json().libraryName)

@@ -21,7 +21,7 @@ describe('teamspace pks', () => {
     const cookies = await signIn(app, 'member', 'owner@example.com')
     // Creating a teamspace takes a pro personal plan, which the operator sets.
     const { store } = app.runtime
-    store.teams.setPlan(store.teams.personalTeam(store.users.byEmail('owner@example.com')!.id).id, 'pro')
+    await store.teams.setPlan((await store.teams.personalTeam(store.users.byEmail('owner@example.com')!.id)).id, 'pro')
     const create = async (name: string) => {
       const res = await app.inject({ method: 'POST', url: '/api/teams', cookies, payload: { name } })
       expect(res.statusCode, res.body).toBe(201)
@@ -65,9 +65,9 @@ describe('teamspace pks', () => {
         (SELECT count(*) FROM connections WHERE team_pk = 2) AS connections, (SELECT count(*) FROM invitations WHERE team_pk = 2) AS invitations`).get()
       expect(counts).toEqual({ teams: 2, members: 2, keys: 1, libraries: 1, connections: 1, invitations: 1 })
       expect(sqliteOf(store).pragma('foreign_key_check')).toEqual([])
-      expect(store.teams.byPk(2)).toMatchObject({ name: 'Acme', plan: 'pro' })
+      expect(await store.teams.byPk(2)).toMatchObject({ name: 'Acme', plan: 'pro' })
       // Above the deleted team 3, and above team 7 that a leftover redirect still names.
-      expect(store.teams.create({ name: 'Bravo', ownerUserId: 1, plan: 'pro' }).id).toBe(8)
+      expect((await store.teams.create({ name: 'Bravo', ownerUserId: 1, plan: 'pro' })).id).toBe(8)
       // The cascades still hold after the rebuild: deleting Acme deletes what references it.
       sqliteOf(store).prepare('DELETE FROM libraries WHERE team_pk = 2').run()
       sqliteOf(store).prepare('DELETE FROM teams WHERE pk = 2').run()

@@ -32,9 +32,9 @@ async function user(app: FastifyInstance, email: string): Promise<Cookies> {
 const call = (app: FastifyInstance, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, cookies?: Cookies, payload?: object) =>
   app.inject({ method, url, cookies, payload })
 
-function setPersonalPlan(app: FastifyInstance, email: string, plan: 'free' | 'pro' | 'enterprise'): void {
+async function setPersonalPlan(app: FastifyInstance, email: string, plan: 'free' | 'pro' | 'enterprise'): Promise<void> {
   const { users, teams } = app.runtime.store
-  teams.setPlan(teams.personalTeam(users.byEmail(email)!.id).id, plan)
+  await teams.setPlan((await teams.personalTeam(users.byEmail(email)!.id)).id, plan)
 }
 
 const userId = (app: FastifyInstance, email: string) => app.runtime.store.users.byEmail(email)!.id
@@ -42,15 +42,15 @@ const userId = (app: FastifyInstance, email: string) => app.runtime.store.users.
 /** A pro teamspace with an owner, an admin, a developer, and an outsider with a team of their own. */
 async function team(app: FastifyInstance) {
   const owner = await user(app, 'owner@example.com')
-  setPersonalPlan(app, 'owner@example.com', 'pro')
+  await setPersonalPlan(app, 'owner@example.com', 'pro')
   const created = await call(app, 'POST', '/api/teams', owner, { name: 'Acme Docs' })
   expect(created.statusCode, created.body).toBe(201)
   const id = created.json().id as number
   const admin = await user(app, 'admin@example.com')
   const developer = await user(app, 'dev@example.com')
   const outsider = await user(app, 'out@example.com')
-  app.runtime.store.teams.addMember(id, userId(app, 'admin@example.com'), 'admin', membersAllowed)
-  app.runtime.store.teams.addMember(id, userId(app, 'dev@example.com'), 'developer', membersAllowed)
+  await app.runtime.store.teams.addMember(id, userId(app, 'admin@example.com'), 'admin', membersAllowed)
+  await app.runtime.store.teams.addMember(id, userId(app, 'dev@example.com'), 'developer', membersAllowed)
   return { id, owner, admin, developer, outsider }
 }
 
@@ -61,9 +61,9 @@ describe('creating teamspaces', () => {
     const refused = await call(app, 'POST', '/api/teams', cookies, { name: 'Pat Team' })
     expect(refused.statusCode).toBe(403)
     expect(refused.json()).toEqual({ error: 'forbidden', message: 'Creating a teamspace needs a pro or enterprise plan.' })
-    expect(app.runtime.store.teams.byName('Pat Team')).toBeUndefined()
+    expect(await app.runtime.store.teams.byName('Pat Team')).toBeUndefined()
 
-    setPersonalPlan(app, 'pat@example.com', 'pro')
+    await setPersonalPlan(app, 'pat@example.com', 'pro')
     const created = await call(app, 'POST', '/api/teams', cookies, { name: 'Pat Team' })
     expect(created.statusCode).toBe(201)
     expect(created.json()).toMatchObject({ name: 'Pat Team', plan: 'pro', personal: false, role: 'owner', limits: { members: 10, privateSources: true, createsTeams: true, rateMultiplier: 5 } })
@@ -91,11 +91,11 @@ describe('creating teamspaces', () => {
   it('refuses a cookie write from another site (CSRF) with 403, and creates nothing', async () => {
     const { app } = await cloudApp()
     const cookies = await user(app, 'pat@example.com')
-    setPersonalPlan(app, 'pat@example.com', 'pro')
+    await setPersonalPlan(app, 'pat@example.com', 'pro')
     const forged = await app.inject({ method: 'POST', url: '/api/teams', cookies, payload: { name: 'Forged' }, headers: { origin: 'https://evil.example' } })
     expect(forged.statusCode).toBe(403)
     expect(forged.json().error).toBe('forbidden')
-    expect(app.runtime.store.teams.byName('Forged')).toBeUndefined()
+    expect(await app.runtime.store.teams.byName('Forged')).toBeUndefined()
   })
 })
 
@@ -143,16 +143,16 @@ describe('the permission table', () => {
     await expectStatus(admin, 'DELETE', `/api/teams/${id}`, 403)
     await expectStatus(developer, 'DELETE', `/api/teams/${id}`, 403)
     await expectStatus(outsider, 'DELETE', `/api/teams/${id}`, 404)
-    expect(app.runtime.store.teams.byPk(id)?.name).toBe('Renamed')
+    expect((await app.runtime.store.teams.byPk(id))?.name).toBe('Renamed')
     await expectStatus(owner, 'DELETE', `/api/teams/${id}`, 200)
-    expect(app.runtime.store.teams.byPk(id)).toBeUndefined()
+    expect(await app.runtime.store.teams.byPk(id)).toBeUndefined()
     await expectStatus(admin, 'GET', `/api/teams/${id}/members`, 404)
   })
 
   it('keeps a personal space personal: not renamed, deleted or joined', async () => {
     const { app } = await cloudApp()
     const cookies = await user(app, 'solo@example.com')
-    setPersonalPlan(app, 'solo@example.com', 'enterprise')
+    await setPersonalPlan(app, 'solo@example.com', 'enterprise')
     const personal = (await call(app, 'GET', '/api/teams', cookies)).json().teams[0].id as number
     expect((await call(app, 'PATCH', `/api/teams/${personal}`, cookies, { name: 'Mine' })).statusCode).toBe(403)
     expect((await call(app, 'DELETE', `/api/teams/${personal}`, cookies)).statusCode).toBe(403)
@@ -205,7 +205,7 @@ describe('keys of a member within a team', () => {
     const { id, developer } = await team(app)
     const left = await call(app, 'DELETE', `/api/teams/${id}/members/${userId(app, 'dev@example.com')}`, developer)
     expect(left.statusCode).toBe(200)
-    expect(app.runtime.store.teams.roleOf(id, userId(app, 'dev@example.com'))).toBeUndefined()
+    expect(await app.runtime.store.teams.roleOf(id, userId(app, 'dev@example.com'))).toBeUndefined()
   })
 })
 
@@ -222,11 +222,11 @@ describe('invitations', () => {
     await app.inject({ method: 'POST', url: '/api/auth/signup', payload: { email: 'newbie@example.com', password: PASSWORD } })
     const verifyToken = tokenIn(await sink.next('newbie@example.com'), 'verify')
     const unverified = await user(app, 'newbie@example.com')
-    expect(app.runtime.store.teams.roleOf(id, userId(app, 'newbie@example.com'))).toBeUndefined()
+    expect(await app.runtime.store.teams.roleOf(id, userId(app, 'newbie@example.com'))).toBeUndefined()
     expect((await call(app, 'GET', `/api/teams/${id}/members`, unverified)).statusCode).toBe(404)
 
     await app.inject({ method: 'POST', url: '/api/auth/verify', payload: { token: verifyToken } })
-    expect(app.runtime.store.teams.roleOf(id, userId(app, 'newbie@example.com'))).toBe('admin')
+    expect(await app.runtime.store.teams.roleOf(id, userId(app, 'newbie@example.com'))).toBe('admin')
     expect((await call(app, 'GET', `/api/teams/${id}/invitations`, owner)).json().invitations).toEqual([])
   })
 
@@ -235,9 +235,9 @@ describe('invitations', () => {
     const { id, owner } = await team(app)
     await user(app, 'later@example.com')
     await call(app, 'POST', `/api/teams/${id}/invitations`, owner, { email: 'LATER@example.com', role: 'developer' })
-    expect(app.runtime.store.teams.roleOf(id, userId(app, 'later@example.com'))).toBeUndefined()
+    expect(await app.runtime.store.teams.roleOf(id, userId(app, 'later@example.com'))).toBeUndefined()
     const cookies = await user(app, 'later@example.com')
-    expect(app.runtime.store.teams.roleOf(id, userId(app, 'later@example.com'))).toBe('developer')
+    expect(await app.runtime.store.teams.roleOf(id, userId(app, 'later@example.com'))).toBe('developer')
     const teams = (await call(app, 'GET', '/api/session', cookies)).json().teams.map((t: { name: string }) => t.name)
     expect(teams).toContain('Acme Docs')
   })
@@ -250,7 +250,7 @@ describe('invitations', () => {
 
     const wrongUser = await call(app, 'POST', '/api/invitations/accept', outsider, { token })
     expect(wrongUser.statusCode).toBe(403)
-    expect(app.runtime.store.teams.roleOf(id, userId(app, 'out@example.com'))).toBeUndefined()
+    expect(await app.runtime.store.teams.roleOf(id, userId(app, 'out@example.com'))).toBeUndefined()
     expect((await call(app, 'POST', '/api/invitations/accept', undefined, { token })).statusCode).toBe(401)
 
     // An unverified account of the invited address: the token proves the mailbox.
@@ -267,7 +267,7 @@ describe('invitations', () => {
     expect(cancel.statusCode).toBe(200)
     expect((await call(app, 'DELETE', `/api/teams/${id}/invitations/${cancelled.json().id}`, owner)).statusCode).toBe(404)
     await user(app, 'gone@example.com')
-    expect(app.runtime.store.teams.roleOf(id, userId(app, 'gone@example.com'))).toBeUndefined()
+    expect(await app.runtime.store.teams.roleOf(id, userId(app, 'gone@example.com'))).toBeUndefined()
   })
 
   it('are read from the mailed token without a session: team, address, role; a used, cancelled or expired one answers 400 as accepting does', async () => {
@@ -281,7 +281,7 @@ describe('invitations', () => {
     expect(read.statusCode, read.body).toBe(200)
     expect(read.json()).toEqual({ teamName: 'Acme Docs', email: 'new@example.com', role: 'admin', expiresAt: invited.json().expiresAt })
     // Reading it changes nothing: it is still pending and still accepted.
-    expect(app.runtime.store.invitations.pending(id)).toHaveLength(1)
+    expect(await app.runtime.store.invitations.pending(id)).toHaveLength(1)
 
     const invalid = 'This invitation is not valid: it was accepted or cancelled, has expired, or was replaced by a newer one.'
     for (const unknown of ['no-such-token', `${token}x`]) expect((await peek(unknown)).json()).toEqual({ error: 'validation_error', message: invalid })
@@ -296,14 +296,14 @@ describe('invitations', () => {
 
     // Signing in with the invited address joins the team: the link is used.
     await user(app, 'new@example.com')
-    expect(app.runtime.store.teams.roleOf(id, userId(app, 'new@example.com'))).toBe('admin')
+    expect(await app.runtime.store.teams.roleOf(id, userId(app, 'new@example.com'))).toBe('admin')
     const used = await peek(token)
     expect(used.statusCode).toBe(400)
     expect(used.json()).toEqual({ error: 'validation_error', message: invalid })
 
     await call(app, 'POST', `/api/teams/${id}/invitations`, owner, { email: 'gone@example.com', role: 'developer' })
     const goneToken = tokenIn(await sink.next('gone@example.com'), 'invitations')
-    const gone = app.runtime.store.invitations.pending(id).find((i) => i.email === 'gone@example.com')!
+    const gone = (await app.runtime.store.invitations.pending(id)).find((i) => i.email === 'gone@example.com')!
     await call(app, 'DELETE', `/api/teams/${id}/invitations/${gone.id}`, owner)
     expect((await peek(goneToken)).statusCode).toBe(400)
   })
@@ -371,7 +371,7 @@ describe('deleting a teamspace', () => {
     expect(busy.statusCode).toBe(409)
     expect(busy.json().error).toBe('library_busy')
     expect(store.libraries.byId('/acme/internal')).toBeDefined()
-    expect(store.teams.byPk(id)).toBeDefined()
+    expect(await store.teams.byPk(id)).toBeDefined()
     store.jobs.fail(job.pk, 'internal_error', 'test over')
 
     const deleted = await call(app, 'DELETE', `/api/teams/${id}`, owner)

@@ -97,7 +97,7 @@ describe('rate-limit buckets and --trust-proxy', () => {
     const forged = await app.inject({ url: '/api/v2/libs/search', query: { libraryName: 'x' }, remoteAddress: '127.0.0.1', headers: { cookie: 'lectern_session=forged' } })
     expect(forged.statusCode).toBe(429)
     // An API key is counted per key, whoever else shares the address.
-    const keyed = await app.inject({ url: '/api/v2/libs/search', query: { libraryName: 'x' }, remoteAddress: '127.0.0.1', headers: { authorization: `Bearer ${createKey(app)}` } })
+    const keyed = await app.inject({ url: '/api/v2/libs/search', query: { libraryName: 'x' }, remoteAddress: '127.0.0.1', headers: { authorization: `Bearer ${await createKey(app)}` } })
     expect(keyed.statusCode).toBe(404)
   })
 })

@@ -18,7 +18,7 @@ describe('validation messages', () => {
     expect(role.statusCode).toBe(400)
     expect(role.json()).toEqual({ error: 'validation_error', message: 'Field access must be one of: "default", "everyone", "restricted".' })
 
-    const days = await app.inject({ url: '/api/v2/libs/metrics?libraryId=/acme/billing&days=0', headers: bearer(createKey(app)) })
+    const days = await app.inject({ url: '/api/v2/libs/metrics?libraryId=/acme/billing&days=0', headers: bearer(await createKey(app)) })
     expect(days.json()).toMatchObject({ error: 'validation_error', message: expect.stringMatching(/^Query parameter days must be at least 1\.$/) })
     const limit = await app.inject({ url: '/api/jobs?limit=501', headers: admin })
     expect(limit.json()).toEqual({ error: 'validation_error', message: 'Query parameter limit must be at most 500.' })

@@ -40,7 +40,7 @@ beforeAll(async () => {
   // No worker: jobs run when a test drains the queue, or in the CLI's --wait.
   app = await buildTestApp({ defer, startWorker: false })
   dataDir = app.lecternOptions.config.dataDir
-  const key = createKey(app)
+  const key = await createKey(app)
   for (const repo of ['lib', 'declares']) expect((await addRepo(app, key, `https://github.com/acme/${repo}`)).statusCode).toBe(200)
   await app.runtime.worker.drain()
 })

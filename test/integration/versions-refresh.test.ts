@@ -35,7 +35,7 @@ describe('library versions', () => {
     await versionedRepo(base)
     redirectGitHub(base)
     const app = await buildTestApp()
-    expect((await addRepo(app, createKey(app), 'https://github.com/acme/lib')).statusCode).toBe(200)
+    expect((await addRepo(app, await createKey(app), 'https://github.com/acme/lib')).statusCode).toBe(200)
     await waitForLibrary(app, '/acme/lib')
     await waitForJobs(app)
 
@@ -59,7 +59,7 @@ describe('library versions', () => {
     await git(['tag', 'v0.1.0'], repo.dir)
     redirectGitHub(base)
     const app = await buildTestApp()
-    await addRepo(app, createKey(app), 'https://github.com/acme/zero')
+    await addRepo(app, await createKey(app), 'https://github.com/acme/zero')
     await waitForLibrary(app, '/acme/zero')
     await waitForJobs(app)
     const queued = await addVersion(app.runtime.store, '/acme/zero', 'v0.1.0', undefined, LOCAL, undefined, 'onprem')
@@ -79,7 +79,7 @@ describe('refresh', () => {
     const repo = await makeGitRepo({ 'docs/guide.md': page('first') }, { parent: base, name: 'fresh' })
     redirectGitHub(base)
     const app = await buildTestApp()
-    const key = createKey(app)
+    const key = await createKey(app)
     await addRepo(app, key, 'https://github.com/acme/fresh')
     await waitForLibrary(app, '/acme/fresh')
     await waitForJobs(app)
@@ -106,7 +106,7 @@ describe('refresh', () => {
 
   it('answers 409 while a job runs, 403 for imported libraries, 404 for unknown ones, 401 without a key', async () => {
     const app = await buildTestApp({ startWorker: false })
-    const key = createKey(app)
+    const key = await createKey(app)
     const { library } = app.runtime.store.libraries.create({ id: '/acme/busy', title: 'busy', sourceKind: 'github', sourceUrl: 'https://github.com/acme/busy' })
     const refresh = (libraryName: string, auth?: string) =>
       app.inject({ method: 'POST', url: '/api/v1/refresh', headers: auth ? { authorization: `Bearer ${auth}` } : {}, payload: { libraryName } })
@@ -138,7 +138,7 @@ describe('parse status', () => {
     const base = await tmpDir()
     redirectGitHub(base)
     const app = await buildTestApp({ startWorker: false })
-    const key = createKey(app)
+    const key = await createKey(app)
     await addRepo(app, key, 'https://github.com/acme/one')
     await addRepo(app, key, 'https://github.com/acme/two')
     const queued = (await app.inject({ url: '/api/parse-status' })).json()

@@ -38,7 +38,7 @@ function makePrivate(id: string): void {
 
 beforeAll(async () => {
   app = await buildTestApp({ defer, startWorker: false })
-  key = createKey(app)
+  key = await createKey(app)
   const { store } = app.runtime
   // Finalized, with a version: pinned tags it lacks must not list its versions.
   await seedLibrary(app, '/acme/secret', DOCS)
@@ -183,7 +183,7 @@ describe('/api/parse-status', () => {
   it('shows anonymous callers a public failure as its code and summary, insiders the reason with credentials redacted, and progress to insiders only', async () => {
     const open = await buildTestApp({ startWorker: false })
     const { store } = open.runtime
-    const openKey = createKey(open)
+    const openKey = await createKey(open)
     const { library, version } = store.libraries.create({ id: '/acme/open', title: 'open', sourceKind: 'git', sourceUrl: 'https://git.internal.example/acme/open.git' })
     const failed = store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk, payload: {} })
     store.jobs.claimNext()
@@ -245,7 +245,7 @@ describe('/api/parse-status in cloud mode', () => {
     const other = await statusOf(bearer(tenants.beta.keys.owner))
     expect(other.projects).toEqual(['/acme/public'])
     expect([other.failure('/acme/public'), other.progress('/acme/public')]).toEqual([SUMMARY, undefined])
-    const operator = await statusOf(bearer(createKey(cloud, 'ops')))
+    const operator = await statusOf(bearer(await createKey(cloud, 'ops')))
     expect(operator.projects).toEqual(['/acme/public', own].sort())
     expect(operator.failure('/acme/public')).toContain('[REDACTED]@git.internal.example/acme/public.git')
     expect(operator.progress('/acme/public')).toMatch(/^cloning /)

@@ -32,7 +32,7 @@ async function context(libraryId: string, query: string): Promise<ContextRespons
 beforeAll(async () => {
   site = await startDocsSite(defer)
   app = await buildTestApp({ defer })
-  key = createKey(app)
+  key = await createKey(app)
   const website = await post(app, '/api/v2/add/website', { websiteUrl: `${site.url}/` })
   expect(website.statusCode, website.body).toBe(200)
   websiteId = website.json().libraryName
@@ -147,7 +147,7 @@ describe('bad sources fail their job with a clear message', () => {
   it('a private address in cloud mode, with nothing served', async () => {
     const cloud = await buildTestApp({ mode: 'cloud' })
     const requestsBefore = site.requests.length
-    const message = await failure(cloud, createKey(cloud), { websiteUrl: `${site.url}/guide/` })
+    const message = await failure(cloud, await createKey(cloud), { websiteUrl: `${site.url}/guide/` })
     expect(message).toContain('private address')
     expect(site.requests.length).toBe(requestsBefore)
     const res = await cloud.inject({ url: '/api/v2/context', query: { libraryId: websiteLibraryId(`${site.url}/guide/`), query: 'install' } })

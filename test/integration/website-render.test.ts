@@ -37,11 +37,11 @@ describe('websites that need JavaScript', () => {
     const site = await serveSite()
     try {
       const plain = await buildTestApp()
-      const id = (await add(plain, createKey(plain), site.url, false)).json().libraryName
+      const id = (await add(plain, await createKey(plain), site.url, false)).json().libraryName
       expect(await waitForLibrary(plain, id)).toMatchObject({ state: 'error', errorCode: 'no_code_found' })
 
       const rendered = await buildTestApp()
-      expect((await add(rendered, createKey(rendered), site.url, true)).statusCode).toBe(200)
+      expect((await add(rendered, await createKey(rendered), site.url, true)).statusCode).toBe(200)
       expect(await waitForLibrary(rendered, id, 60_000)).toMatchObject({ state: 'finalized' })
       const answer = await rendered.inject({ url: `/api/v2/context?libraryId=${id}&query=draw a gauge&type=json` })
       expect(answer.json().codeSnippets[0]).toMatchObject({ codeLanguage: 'javascript', codeList: [{ code: 'drawGauge(canvas, { value: 42 })' }] })
@@ -52,7 +52,7 @@ describe('websites that need JavaScript', () => {
 
   it('cannot be rendered in cloud mode, where the browser would bypass the address guard', async () => {
     const app = await buildTestApp({ mode: 'cloud' })
-    const id = (await add(app, createKey(app), 'https://docs.example.com/', true)).json().libraryName
+    const id = (await add(app, await createKey(app), 'https://docs.example.com/', true)).json().libraryName
     expect(await waitForLibrary(app, id)).toMatchObject({ state: 'error', errorMessage: expect.stringContaining('on-premise only') })
   })
 })

@@ -66,7 +66,7 @@ beforeAll(async () => {
   const logs = new PassThrough()
   logs.on('data', (chunk: Buffer) => void (logText += chunk.toString()))
   app = await buildTestApp({ defer, logStream: logs, log: { level: 'info' } })
-  key = createKey(app)
+  key = await createKey(app)
   const { connections } = app.runtime.store
   connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'acme-cloud', baseUrl: cloud.url, email: 'bot@acme.test', token: CLOUD_TOKEN })
   connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'acme-dc', baseUrl: dc.url, token: DC_TOKEN })

@@ -18,20 +18,20 @@ describe('the embedding setting', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lectern-embedding-'))
     store = await openStore(dir)
     const apiKey = 'sk-local-THISISSECRET-0123456789'
-    saveEmbedding(store, { provider: 'openai', model: 'bge-small', host: 'http://127.0.0.1:8080', apiKey })
+    await saveEmbedding(store, { provider: 'openai', model: 'bge-small', host: 'http://127.0.0.1:8080', apiKey })
     const raw = sqliteOf(store).prepare("SELECT value FROM settings WHERE key = 'embedding'").pluck().get() as string
     expect(raw).not.toContain(apiKey)
     expect(JSON.parse(raw)).toMatchObject({ provider: 'openai', apiKeySealed: expect.stringMatching(/^v1\./) })
     sqliteOf(store).pragma('wal_checkpoint(TRUNCATE)')
     expect(fs.readFileSync(store.paths.database).includes(Buffer.from(apiKey))).toBe(false)
-    expect(configuredEmbedding(store)).toEqual({ provider: 'openai', model: 'bge-small', host: 'http://127.0.0.1:8080', apiKey })
-    expect(new EmbedderPool(store).current().provider).toBe('openai')
+    expect(await configuredEmbedding(store)).toEqual({ provider: 'openai', model: 'bge-small', host: 'http://127.0.0.1:8080', apiKey })
+    expect((await new EmbedderPool(store).current()).provider).toBe('openai')
   })
 
   it('defaults to the built-in hash embedder', async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lectern-embedding-'))
     store = await openStore(dir)
-    expect(configuredEmbedding(store)).toEqual({ provider: 'hash' })
+    expect(await configuredEmbedding(store)).toEqual({ provider: 'hash' })
   })
 })
 
@@ -76,11 +76,11 @@ describe('the embedder pool', () => {
     // Another process: its own connection to the same database.
     const other = await openStore(dir)
     try {
-      saveEmbedding(other, { provider: 'openai', model: 'm', host, apiKey: 'sk-first' })
+      await saveEmbedding(other, { provider: 'openai', model: 'm', host, apiKey: 'sk-first' })
       const pool = new EmbedderPool(store)
-      await pool.current().embed(['a question'])
-      saveEmbedding(other, { provider: 'openai', model: 'm', host, apiKey: 'sk-second' })
-      await pool.current().embed(['a question'])
+      await (await pool.current()).embed(['a question'])
+      await saveEmbedding(other, { provider: 'openai', model: 'm', host, apiKey: 'sk-second' })
+      await (await pool.current()).embed(['a question'])
     } finally {
       other.close()
     }

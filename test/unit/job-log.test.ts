@@ -21,8 +21,8 @@ describe('a job\'s log lines', () => {
   it('keeps the level, message and fields, but never a secret: by key, in credentials of URLs and headers, or the job\'s own token anywhere', async () => {
     const { store, jobPk } = await storeWithJob()
     const log = new JobLogRecorder(store, jobPk, silent, new Set(['jobId', 'libraryId']), TOKEN)
-    log.info({ jobId: jobPk, libraryId: '/acme/x', files: 3, tokens: 1200 }, 'read 3 files')
-    log.warn(
+    await log.info({ jobId: jobPk, libraryId: '/acme/x', files: 3, tokens: 1200 }, 'read 3 files')
+    await log.warn(
       {
         gitToken: 'anything',
         headers: { Authorization: 'Bearer lct_abc', cookie: 'lectern_session=abc' },
@@ -33,9 +33,9 @@ describe('a job\'s log lines', () => {
       },
       `fetch of https://x-access-token:${TOKEN}@github.com/acme/x failed; Authorization: Basic abc`,
     )
-    log.error({ big: 'x'.repeat(5000), deep: { a: { b: { c: { d: { e: 1 } } } } } }, 'y'.repeat(3000))
-    log.flush()
-    const lines = store.jobLogs.list(jobPk)
+    await log.error({ big: 'x'.repeat(5000), deep: { a: { b: { c: { d: { e: 1 } } } } } }, 'y'.repeat(3000))
+    await log.flush()
+    const lines = await store.jobLogs.list(jobPk)
     expect(lines.map((l) => l.level)).toEqual(['info', 'warn', 'error'])
     expect(lines[0]).toEqual({ id: expect.any(Number), time: expect.any(String), level: 'info', message: 'read 3 files', fields: { files: 3, tokens: 1200 } })
     expect(lines[1].message).toBe('fetch of https://[REDACTED]@github.com/acme/x failed; Authorization: [REDACTED]')
@@ -56,13 +56,13 @@ describe('a job\'s log lines', () => {
   it('writes in batches: nothing before the batch is due, everything at the job\'s end', async () => {
     const { store, jobPk } = await storeWithJob()
     const log = new JobLogRecorder(store, jobPk, silent, new Set(), undefined)
-    for (let i = 0; i < 150; i++) log.info({}, `line ${i}`)
+    for (let i = 0; i < 150; i++) await log.info({}, `line ${i}`)
     // The first hundred went as one batch; the rest wait for the timer or the end.
-    expect(store.jobLogs.list(jobPk)).toHaveLength(100)
-    log.flush()
-    const lines = store.jobLogs.list(jobPk)
+    expect(await store.jobLogs.list(jobPk)).toHaveLength(100)
+    await log.flush()
+    const lines = await store.jobLogs.list(jobPk)
     expect(lines.map((l) => l.message)).toEqual(Array.from({ length: 150 }, (_, i) => `line ${i}`))
-    expect(store.jobLogs.list(jobPk, lines[148].id)).toEqual([lines[149]])
+    expect(await store.jobLogs.list(jobPk, lines[148].id)).toEqual([lines[149]])
   })
 
   it('drops the lines the database refuses and says so once in the process log, without throwing', async () => {
@@ -71,20 +71,20 @@ describe('a job\'s log lines', () => {
     const processLog: JobLog = { ...silent, error: (_obj, msg) => void said.push(msg) }
     const log = new JobLogRecorder(store, jobPk, processLog, new Set(), undefined)
     sqliteOf(store).exec('CREATE TRIGGER refuse BEFORE INSERT ON job_logs BEGIN SELECT RAISE(ABORT, \'database or disk is full\'); END')
-    log.info({}, 'one')
-    expect(() => log.flush()).not.toThrow()
-    log.info({}, 'two')
-    log.flush()
+    await log.info({}, 'one')
+    await expect(log.flush()).resolves.toBeUndefined()
+    await log.info({}, 'two')
+    await log.flush()
     expect(said).toEqual(["could not keep the job's log lines (is the disk full?); they are dropped"])
     sqliteOf(store).exec('DROP TRIGGER refuse')
-    log.info({}, 'three')
-    log.flush()
-    expect(store.jobLogs.list(jobPk).map((l) => l.message)).toEqual(['three'])
+    await log.info({}, 'three')
+    await log.flush()
+    expect((await store.jobLogs.list(jobPk)).map((l) => l.message)).toEqual(['three'])
   })
 
   it('goes with its job', async () => {
     const { store, jobPk } = await storeWithJob()
-    store.jobLogs.append(jobPk, [{ time: new Date().toISOString(), level: 'info', message: 'kept' }])
+    await store.jobLogs.append(jobPk, [{ time: new Date().toISOString(), level: 'info', message: 'kept' }])
     sqliteOf(store).prepare('DELETE FROM jobs WHERE pk = ?').run(jobPk)
     expect(sqliteOf(store).prepare('SELECT count(*) FROM job_logs').pluck().get()).toBe(0)
   })

@@ -48,7 +48,7 @@ let dir: string
 async function addLibrary(id: string, docs: ParsedSnippet[]) {
   const { library, version } = runtime.store.libraries.create({ id, title: id.split('/')[2], sourceKind: 'github', sourceUrl: 'x' })
   const snippets = docs.map((d) => toNewSnippet(d, `docs/guide.md#${d.anchor}`))
-  const result = await ingestSnippets({ store: runtime.store, embedder: runtime.embedders.current() }, { versionPk: version.pk, commitSha: 'abc' }, snippets)
+  const result = await ingestSnippets({ store: runtime.store, embedder: await runtime.embedders.current() }, { versionPk: version.pk, commitSha: 'abc' }, snippets)
   return { library, version, result }
 }
 
@@ -56,7 +56,7 @@ async function addLibrary(id: string, docs: ParsedSnippet[]) {
 async function embedWithOllama(): Promise<Awaited<ReturnType<typeof ollamaStandIn>>> {
   const standIn = await ollamaStandIn(16)
   onTestFinished(() => standIn.close())
-  saveEmbedding(runtime.store, standIn.settings)
+  await saveEmbedding(runtime.store, standIn.settings)
   return standIn
 }
 
@@ -137,7 +137,7 @@ describe('ingest and retrieval', () => {
     const oldFile = engineFilePath(runtime.store.paths, result.setPk)
     expect(fs.existsSync(oldFile)).toBe(true)
     const next = await ingestSnippets(
-      { store: runtime.store, embedder: runtime.embedders.current() },
+      { store: runtime.store, embedder: await runtime.embedders.current() },
       { versionPk: version.pk, commitSha: 'def' },
       DOCS.slice(0, 2).map((d) => toNewSnippet(d, 'x')),
     )
@@ -151,7 +151,7 @@ describe('ingest and retrieval', () => {
   it('sweeps a half-built set a dead job left, and never the set this process is building', async () => {
     const { version } = await addLibrary('/acme/sweep', DOCS)
     const left = runtime.store.snippets.createSet(version.pk, { provider: 'hash', model: 'hash-v1', dimensions: 384 })
-    const base = runtime.embedders.current()
+    const base = await runtime.embedders.current()
     let embedding!: () => void
     const embedderWaits = new Promise<void>((resolve) => { embedding = resolve })
     let release!: () => void
@@ -178,7 +178,7 @@ describe('ingest and retrieval', () => {
   it('removes a half-built set when ingest fails, keeping the live one', async () => {
     await embedWithOllama()
     const { version, result } = await addLibrary('/acme/fail', DOCS)
-    const base = runtime.embedders.current()
+    const base = await runtime.embedders.current()
     const failing = { provider: base.provider, model: base.model, dimensions: () => base.dimensions(), embed: () => Promise.reject(new Error('provider down')) }
     await expect(
       ingestSnippets({ store: runtime.store, embedder: failing }, { versionPk: version.pk, commitSha: 'x' }, DOCS.map((d) => toNewSnippet(d, 'y'))),
@@ -192,7 +192,7 @@ describe('ingest and retrieval', () => {
   it('refuses an empty library with no_code_found', async () => {
     const { version } = runtime.store.libraries.create({ id: '/acme/empty', title: 'e', sourceKind: 'github', sourceUrl: 'x' })
     await expect(
-      ingestSnippets({ store: runtime.store, embedder: runtime.embedders.current() }, { versionPk: version.pk, commitSha: null }, []),
+      ingestSnippets({ store: runtime.store, embedder: await runtime.embedders.current() }, { versionPk: version.pk, commitSha: null }, []),
     ).rejects.toMatchObject({ code: 'no_code_found', status: 422 })
   })
 
@@ -224,7 +224,7 @@ describe('ingest and retrieval', () => {
     expect(down.snippets[0].title).toBe('Register a route')
     const back = await ollamaStandIn(16)
     onTestFinished(() => back.close())
-    saveEmbedding(runtime.store, back.settings)
+    await saveEmbedding(runtime.store, back.settings)
     // Remembered with the loaded set: no request asks the embedder again until the set is loaded anew.
     expect(await runtime.retriever.rank(result.setPk, 'zzz unrelated words')).toEqual([])
     expect(back.calls).toHaveLength(0)

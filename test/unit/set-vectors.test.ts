@@ -189,14 +189,14 @@ describe('rebuilding a set\'s vector index', () => {
     const failing = watched(other(), () => {
       throw new Error('provider went away')
     })
-    await expect(rebuildVectorIndex({ store, embedders: { forSet: () => failing } }, setPk)).rejects.toThrow('provider went away')
+    await expect(rebuildVectorIndex({ store, embedders: { forSet: async () => failing } }, setPk)).rejects.toThrow('provider went away')
     const stop = new AbortController()
     const stopping = watched(other(), () => stop.abort())
-    await expect(rebuildVectorIndex({ store, embedders: { forSet: () => stopping }, signal: stop.signal }, setPk)).rejects.toMatchObject({ name: 'AbortError' })
+    await expect(rebuildVectorIndex({ store, embedders: { forSet: async () => stopping }, signal: stop.signal }, setPk)).rejects.toMatchObject({ name: 'AbortError' })
     expect(fs.readdirSync(store.paths.vectors)).toEqual([])
 
     const rebuilt: number[] = []
-    expect(await rebuildVectorIndex({ store, embedders: { forSet: () => other() }, onRebuilt: (pk) => rebuilt.push(pk) }, setPk)).toBe(SNIPPETS)
+    expect(await rebuildVectorIndex({ store, embedders: { forSet: async () => other() }, onRebuilt: (pk) => rebuilt.push(pk) }, setPk)).toBe(SNIPPETS)
     expect(rebuilt).toEqual([setPk])
     expect(inspectVectorFile(file, { dimensions: 16, count: SNIPPETS })).toBeUndefined()
   })
@@ -204,7 +204,7 @@ describe('rebuilding a set\'s vector index', () => {
   it('builds none for a hash-embedded set, whose engine file holds its vectors (a rebuild queued by an earlier version)', async () => {
     const { store, setPk } = await setUp()
     const embedder = watched(hash, () => {})
-    expect(await rebuildVectorIndex({ store, embedders: { forSet: () => embedder } }, setPk)).toBeUndefined()
+    expect(await rebuildVectorIndex({ store, embedders: { forSet: async () => embedder } }, setPk)).toBeUndefined()
     expect(embedder.texts).toBe(0)
     expect(fs.readdirSync(store.paths.vectors)).toEqual([])
   })
@@ -217,7 +217,7 @@ describe('rebuilding a set\'s vector index', () => {
       await ingestSnippets({ store, embedder: hash }, { versionPk, commitSha: 'b' }, docs('gadgets', 3))
       sweepSets(store, ['retired'])
     })
-    expect(await rebuildVectorIndex({ store, embedders: { forSet: () => replacing } }, setPk)).toBeUndefined()
+    expect(await rebuildVectorIndex({ store, embedders: { forSet: async () => replacing } }, setPk)).toBeUndefined()
     expect(fs.readdirSync(store.paths.vectors).filter((name) => name.startsWith(`set-${setPk}.`))).toEqual([])
   })
 })

@@ -28,70 +28,70 @@ describe('teamspaces', () => {
   it('gives every user one personal team, named by their email, on the free plan', async () => {
     const store = await freshStore()
     const { owner } = await people(store)
-    const personal = store.teams.personalTeam(owner.id)
+    const personal = await store.teams.personalTeam(owner.id)
     expect(personal).toMatchObject({ name: 'owner@example.com', plan: 'free', personalUserId: owner.id })
-    expect(store.teams.personalTeam(owner.id).id).toBe(personal.id)
-    expect(store.teams.membershipsOf(owner.id)).toEqual([{ team: personal, role: 'owner' }])
-    expect(() => store.teams.addMember(personal.id, owner.id + 1, 'developer', membersAllowed)).toThrow(expect.objectContaining({ code: 'forbidden' }))
+    expect((await store.teams.personalTeam(owner.id)).id).toBe(personal.id)
+    expect(await store.teams.membershipsOf(owner.id)).toEqual([{ team: personal, role: 'owner' }])
+    await expect(store.teams.addMember(personal.id, owner.id + 1, 'developer', membersAllowed)).rejects.toThrow(expect.objectContaining({ code: 'forbidden' }))
   })
 
   it('holds members to the plan: free 1, pro 10, enterprise unlimited', async () => {
     const store = await freshStore()
     const { owner, dev, outsider } = await people(store)
-    const team = store.teams.create({ name: 'Acme Docs', ownerUserId: owner.id, plan: 'free' })
-    expect(() => store.teams.addMember(team.id, dev.id, 'developer', membersAllowed)).toThrow(/free plan of Acme Docs allows 1 member/)
-    store.teams.setPlan(team.id, 'pro')
-    expect(store.teams.addMember(team.id, dev.id, 'developer', membersAllowed)).toMatchObject({ email: 'dev@example.com', role: 'developer' })
-    expect(() => store.teams.addMember(team.id, dev.id, 'admin', membersAllowed)).toThrow(/already a member/)
+    const team = await store.teams.create({ name: 'Acme Docs', ownerUserId: owner.id, plan: 'free' })
+    await expect(store.teams.addMember(team.id, dev.id, 'developer', membersAllowed)).rejects.toThrow(/free plan of Acme Docs allows 1 member/)
+    await store.teams.setPlan(team.id, 'pro')
+    expect(await store.teams.addMember(team.id, dev.id, 'developer', membersAllowed)).toMatchObject({ email: 'dev@example.com', role: 'developer' })
+    await expect(store.teams.addMember(team.id, dev.id, 'admin', membersAllowed)).rejects.toThrow(/already a member/)
     const extra = await Promise.all(Array.from({ length: 8 }, (_, i) => store.users.create({ email: `m${i}@example.com`, password: PASSWORD, role: 'member' })))
-    for (const user of extra) store.teams.addMember(team.id, user.id, 'developer', membersAllowed)
-    expect(() => store.teams.addMember(team.id, outsider.id, 'developer', membersAllowed)).toThrow(expect.objectContaining({ code: 'forbidden', message: expect.stringMatching(/allows 10 members/) }))
-    store.teams.setPlan(team.id, 'enterprise')
-    expect(store.teams.addMember(team.id, outsider.id, 'admin', membersAllowed).role).toBe('admin')
-    expect(store.teams.members(team.id).map((m) => m.role).slice(0, 2)).toEqual(['owner', 'admin'])
+    for (const user of extra) await store.teams.addMember(team.id, user.id, 'developer', membersAllowed)
+    await expect(store.teams.addMember(team.id, outsider.id, 'developer', membersAllowed)).rejects.toThrow(expect.objectContaining({ code: 'forbidden', message: expect.stringMatching(/allows 10 members/) }))
+    await store.teams.setPlan(team.id, 'enterprise')
+    expect((await store.teams.addMember(team.id, outsider.id, 'admin', membersAllowed)).role).toBe('admin')
+    expect((await store.teams.members(team.id)).map((m) => m.role).slice(0, 2)).toEqual(['owner', 'admin'])
   })
 
   it('refuses bad names, duplicates, and unknown teams and users with their codes', async () => {
     const store = await freshStore()
     const { owner } = await people(store)
-    store.teams.create({ name: 'acme', ownerUserId: owner.id, plan: 'pro' })
-    expect(() => store.teams.create({ name: 'ACME', ownerUserId: owner.id, plan: 'pro' })).toThrow(/already exists/)
+    await store.teams.create({ name: 'acme', ownerUserId: owner.id, plan: 'pro' })
+    await expect(store.teams.create({ name: 'ACME', ownerUserId: owner.id, plan: 'pro' })).rejects.toThrow(/already exists/)
     for (const bad of ['a', 'x@y.z', '-dash', 'a/b', '']) {
-      expect(() => store.teams.create({ name: bad, ownerUserId: owner.id, plan: 'pro' })).toThrow(expect.objectContaining({ code: 'validation_error' }))
+      await expect(store.teams.create({ name: bad, ownerUserId: owner.id, plan: 'pro' })).rejects.toThrow(expect.objectContaining({ code: 'validation_error' }))
     }
-    expect(() => store.teams.create({ name: 'ghost team', ownerUserId: 999, plan: 'pro' })).toThrow(expect.objectContaining({ code: 'user_not_found' }))
-    expect(() => store.teams.members(999)).toThrow(expect.objectContaining({ code: 'team_not_found' }))
-    expect(store.teams.byName('ghost team')).toBeUndefined()
+    await expect(store.teams.create({ name: 'ghost team', ownerUserId: 999, plan: 'pro' })).rejects.toThrow(expect.objectContaining({ code: 'user_not_found' }))
+    await expect(store.teams.members(999)).rejects.toThrow(expect.objectContaining({ code: 'team_not_found' }))
+    expect(await store.teams.byName('ghost team')).toBeUndefined()
   })
 
   it('keeps the owner, and revokes a removed member’s keys for that team only', async () => {
     const store = await freshStore()
     const { owner, dev } = await people(store)
-    const team = store.teams.create({ name: 'acme', ownerUserId: owner.id, plan: 'pro' })
-    store.teams.addMember(team.id, dev.id, 'developer', membersAllowed)
-    const teamKey = store.keys.create('laptop', { userId: dev.id, teamId: team.id })
-    const ownKey = store.keys.create('personal', { userId: dev.id, teamId: store.teams.personalTeam(dev.id).id })
-    expect(() => store.teams.removeMember(team.id, owner.id)).toThrow(expect.objectContaining({ code: 'forbidden' }))
-    expect(() => store.teams.setRole(team.id, owner.id, 'admin')).toThrow(expect.objectContaining({ code: 'forbidden' }))
-    expect(store.teams.setRole(team.id, dev.id, 'admin').role).toBe('admin')
-    expect(store.teams.removeMember(team.id, dev.id)).toEqual({ revokedKeys: 1 })
-    expect(store.keys.verify(teamKey.key)).toBeUndefined()
-    expect(store.keys.verify(ownKey.key)).toMatchObject({ userId: dev.id })
-    expect(store.teams.teamIdsOf(dev.id)).toEqual([store.teams.personalTeam(dev.id).id])
-    expect(() => store.teams.removeMember(team.id, dev.id)).toThrow(expect.objectContaining({ code: 'user_not_found' }))
+    const team = await store.teams.create({ name: 'acme', ownerUserId: owner.id, plan: 'pro' })
+    await store.teams.addMember(team.id, dev.id, 'developer', membersAllowed)
+    const teamKey = await store.keys.create('laptop', { userId: dev.id, teamId: team.id })
+    const ownKey = await store.keys.create('personal', { userId: dev.id, teamId: (await store.teams.personalTeam(dev.id)).id })
+    await expect(store.teams.removeMember(team.id, owner.id)).rejects.toThrow(expect.objectContaining({ code: 'forbidden' }))
+    await expect(store.teams.setRole(team.id, owner.id, 'admin')).rejects.toThrow(expect.objectContaining({ code: 'forbidden' }))
+    expect((await store.teams.setRole(team.id, dev.id, 'admin')).role).toBe('admin')
+    expect(await store.teams.removeMember(team.id, dev.id)).toEqual({ revokedKeys: 1 })
+    expect(await store.keys.verify(teamKey.key)).toBeUndefined()
+    expect(await store.keys.verify(ownKey.key)).toMatchObject({ userId: dev.id })
+    expect(await store.teams.teamIdsOf(dev.id)).toEqual([(await store.teams.personalTeam(dev.id)).id])
+    await expect(store.teams.removeMember(team.id, dev.id)).rejects.toThrow(expect.objectContaining({ code: 'user_not_found' }))
   })
 
   it('lists keys by team and by user', async () => {
     const store = await freshStore()
     const { owner, dev } = await people(store)
-    const team = store.teams.create({ name: 'acme', ownerUserId: owner.id, plan: 'pro' })
-    store.teams.addMember(team.id, dev.id, 'developer', membersAllowed)
-    store.keys.create('a', { userId: owner.id, teamId: team.id })
-    store.keys.create('b', { userId: dev.id, teamId: team.id })
-    store.keys.create('install')
-    expect(store.keys.list({ teamId: team.id }).map((k) => k.name)).toEqual(['a', 'b'])
-    expect(store.keys.list({ teamId: team.id, userId: dev.id }).map((k) => k.name)).toEqual(['b'])
-    expect(store.keys.list().map((k) => k.name)).toEqual(['a', 'b', 'install'])
+    const team = await store.teams.create({ name: 'acme', ownerUserId: owner.id, plan: 'pro' })
+    await store.teams.addMember(team.id, dev.id, 'developer', membersAllowed)
+    await store.keys.create('a', { userId: owner.id, teamId: team.id })
+    await store.keys.create('b', { userId: dev.id, teamId: team.id })
+    await store.keys.create('install')
+    expect((await store.keys.list({ teamId: team.id })).map((k) => k.name)).toEqual(['a', 'b'])
+    expect((await store.keys.list({ teamId: team.id, userId: dev.id })).map((k) => k.name)).toEqual(['b'])
+    expect((await store.keys.list()).map((k) => k.name)).toEqual(['a', 'b', 'install'])
   })
 })
 
@@ -116,11 +116,11 @@ describe('who sees a library', () => {
   const publicLib = { pk: 1, isPrivate: false, teamPk: null }
   const installPrivate = { pk: 2, isPrivate: true, teamPk: null }
   const teamPrivate = { pk: 3, isPrivate: true, teamPk: 7 }
-  const noTeams = () => []
+  const noTeams = async () => []
 
-  it('on-premise: every key and session is an insider', () => {
-    const key = callerOf({ apiKey: { id: 1, userId: null, teamId: null }, user: null }, 'onprem', noTeams)
-    const member = callerOf({ apiKey: null, user: { id: 2, role: 'member' } }, 'onprem', noTeams)
+  it('on-premise: every key and session is an insider', async () => {
+    const key = await callerOf({ apiKey: { id: 1, userId: null, teamId: null }, user: null }, 'onprem', noTeams)
+    const member = await callerOf({ apiKey: null, user: { id: 2, role: 'member' } }, 'onprem', noTeams)
     for (const caller of [key, member, LOCAL]) expect(canSeeLibrary(caller, installPrivate)).toBe(true)
     expect(canSeeLibrary(ANONYMOUS, installPrivate)).toBe(false)
     expect(canSeeLibrary(ANONYMOUS, publicLib)).toBe(true)
@@ -129,30 +129,30 @@ describe('who sees a library', () => {
     expect(canSeeLibrary(withClosed(key, [2]), publicLib)).toBe(true)
   })
 
-  it('cloud: a teamspace’s private library is seen by its keys and members, and by the operator', () => {
-    const teamKey = callerOf({ apiKey: { id: 1, userId: 3, teamId: 7 }, user: null }, 'cloud', noTeams)
-    const otherKey = callerOf({ apiKey: { id: 2, userId: 4, teamId: 8 }, user: null }, 'cloud', noTeams)
-    const member = callerOf({ apiKey: null, user: { id: 3, role: 'member' } }, 'cloud', () => [5, 7])
-    const stranger = callerOf({ apiKey: null, user: { id: 4, role: 'member' } }, 'cloud', () => [8])
-    const operator = callerOf({ apiKey: null, user: { id: 1, role: 'admin' } }, 'cloud', noTeams)
+  it('cloud: a teamspace’s private library is seen by its keys and members, and by the operator', async () => {
+    const teamKey = await callerOf({ apiKey: { id: 1, userId: 3, teamId: 7 }, user: null }, 'cloud', noTeams)
+    const otherKey = await callerOf({ apiKey: { id: 2, userId: 4, teamId: 8 }, user: null }, 'cloud', noTeams)
+    const member = await callerOf({ apiKey: null, user: { id: 3, role: 'member' } }, 'cloud', async () => [5, 7])
+    const stranger = await callerOf({ apiKey: null, user: { id: 4, role: 'member' } }, 'cloud', async () => [8])
+    const operator = await callerOf({ apiKey: null, user: { id: 1, role: 'admin' } }, 'cloud', noTeams)
     expect([teamKey, member, operator, LOCAL].map((c) => canSeeLibrary(c, teamPrivate))).toEqual([true, true, true, true])
     expect([otherKey, stranger, ANONYMOUS].map((c) => canSeeLibrary(c, teamPrivate))).toEqual([false, false, false])
     // A private library with no team (added by the operator) is the operator's alone.
     expect([teamKey, member, operator].map((c) => canSeeLibrary(c, installPrivate))).toEqual([false, false, true])
     // A key of no teamspace is the operator's: an insider like its admin session.
-    const operatorKey = callerOf({ apiKey: { id: 9, userId: null, teamId: null }, user: null }, 'cloud', noTeams)
+    const operatorKey = await callerOf({ apiKey: { id: 9, userId: null, teamId: null }, user: null }, 'cloud', noTeams)
     expect(operatorKey).toMatchObject({ insider: true })
     expect([installPrivate, teamPrivate].every((l) => canSeeLibrary(operatorKey, l))).toBe(true)
     expect(teamKey).toMatchObject({ insider: false })
     expect([teamKey, stranger, ANONYMOUS].every((c) => canSeeLibrary(c, publicLib))).toBe(true)
   })
 
-  it('the verdict: unknown before the policy is asked, denied only by the policy settled on a teamspace key', () => {
+  it('the verdict: unknown before the policy is asked, denied only by the policy settled on a teamspace key', async () => {
     const subjectOf = (library: { isPrivate: boolean; teamPk: number | null }, id: string): PolicySubject => ({
       id, sourceKind: 'github', sourceUrl: `https://github.com${id}`, trustScore: 5, indexedAt: null, ...library,
     })
     const policy = applyPatch(defaultPolicy(), { libraryFilters: { mode: 'quality', quality: { blockedLibraries: { add: ['/acme/blocked'] } } } })
-    const teamKey = callerOf({ apiKey: { id: 1, userId: 3, teamId: 7 }, user: null }, 'cloud', noTeams)
+    const teamKey = await callerOf({ apiKey: { id: 1, userId: 3, teamId: 7 }, user: null }, 'cloud', noTeams)
     const filtered: Caller = { ...teamKey, policy } as Caller
     let asked = 0
     const blocked = () => { asked++; return subjectOf(publicLib, '/acme/blocked') }
@@ -167,8 +167,8 @@ describe('who sees a library', () => {
     expect(asked).toBe(0)
     // A teamspace key whose policy filters nothing is settled with none; callers that no policy
     // filters (the operator's key, sessions, anonymous, the CLI) are never asked about one.
-    const operatorKey = callerOf({ apiKey: { id: 9, userId: null, teamId: null }, user: null }, 'cloud', noTeams)
-    const member = callerOf({ apiKey: null, user: { id: 3, role: 'member' } }, 'cloud', () => [7])
+    const operatorKey = await callerOf({ apiKey: { id: 9, userId: null, teamId: null }, user: null }, 'cloud', noTeams)
+    const member = await callerOf({ apiKey: null, user: { id: 3, role: 'member' } }, 'cloud', async () => [7])
     for (const caller of [{ ...teamKey, policy: null } as Caller, operatorKey, member, ANONYMOUS, LOCAL]) expect(decide(caller, publicLib, blocked)).toBe('visible')
     expect(asked).toBe(0)
     // A teamspace key nobody settled is an error, never a key that no policy filters.

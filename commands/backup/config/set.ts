@@ -38,7 +38,7 @@ Schedule presets: ${Object.keys(SCHEDULE_PRESETS).join(', ')}; or a 5-field cron
     const { flags } = await this.parse(BackupConfigSet)
     const secret = flags['s3-secret-env'] !== undefined ? readEnv(flags['s3-secret-env']) : flags['s3-secret-stdin'] ? (await text(process.stdin)).trim() : undefined
     const view = await this.withRuntime(flags, 'write', async (rt) => {
-      const current = readBackupConfig(rt.store)
+      const current = await readBackupConfig(rt.store)
       const update: BackupConfigUpdate = {}
       if (flags.dir) update.destination = { type: 'dir', path: path.resolve(flags.dir) }
       if (flags['default-dir']) update.destination = { type: 'dir', path: null }

@@ -9,7 +9,7 @@ export default class BackupConfigShow extends LecternCommand {
   
   async run(): Promise<BackupConfigView> {
     const { flags } = await this.parse(BackupConfigShow)
-    const view = await this.withRuntime(flags, 'read', (rt) => viewBackupConfig(rt.store))
+    const view = await this.withRuntime(flags, 'read', async (rt) => await viewBackupConfig(rt.store))
     this.log(renderBackupConfig(view))
     return view
   }

@@ -17,9 +17,9 @@ export default class TeamsPlanSet extends LecternCommand {
 
   async run(): Promise<PlanChange['team'] & Pick<PlanChange, 'privateLibraries'>> {
     const { args, flags } = await this.parse(TeamsPlanSet)
-    const { team, privateLibraries } = await this.withRuntime(flags, 'write', (rt) => {
+    const { team, privateLibraries } = await this.withRuntime(flags, 'write', async (rt) => {
       requireCloud(rt.config.mode)
-      return setPlan(rt.store, args.team, args.plan as Plan)
+      return await setPlan(rt.store, args.team, args.plan as Plan)
     })
     this.log(`${team.name} is now on the ${team.plan} plan.`)
     if (privateLibraries.length > 0 && !PLAN_LIMITS[team.plan].privateSources) {

@@ -45,7 +45,7 @@ export default async function exportRoute(app: FastifyInstance): Promise<void> {
       onRequest: async (request) => {
         const token = bearerToken(request.headers.authorization)
         if (token === undefined) throw new LecternError('invalid_api_key', 'Export needs "Authorization: Bearer <LICENSE_KEY>" (an enterprise license key).')
-        verifyLicenseKey(app.runtime.store, token)
+        await verifyLicenseKey(app.runtime.store, token)
       },
     },
     // A license key is no key of this install: to its holder, private libraries do not exist.

@@ -21,7 +21,7 @@ const tooLarge = () => new LecternError('payload_too_large', `An import is at mo
 const LIMITS: UploadLimits = { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 5, fieldSize: 1024 }
 
 export default async function importRoute(app: FastifyInstance): Promise<void> {
-  const status = licenseStatus(app.runtime)
+  const status = await licenseStatus(app.runtime)
   if (status.state === 'invalid' || status.state === 'expired') app.log.error({ license: status.reason }, 'the installed license is not valid; import is disabled')
 
   // Only in this plugin: a bundle comes as multipart, and the JSON body stays a stream, which the
@@ -41,7 +41,7 @@ export default async function importRoute(app: FastifyInstance): Promise<void> {
       config: { uploadLimits: LIMITS },
       onRequest: async (request) => {
         if (request.user?.role !== 'admin') await app.requireApiKey(request)
-        requireOfflineLicense(app.runtime, 'Library import')
+        await requireOfflineLicense(app.runtime, 'Library import')
       },
     },
     async (request, reply) => {

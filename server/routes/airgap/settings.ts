@@ -26,7 +26,7 @@ export default async function settingsRoutes(app: FastifyInstance): Promise<void
   const admin = { config: { access: 'admin' as const } }
 
   app.get('/settings/embedding', admin, async () => {
-    const { apiKey, ...visible } = configuredEmbedding(store)
+    const { apiKey, ...visible } = await configuredEmbedding(store)
     return { ...visible, apiKey: apiKey ? 'set' : undefined }
   })
 

@@ -13,6 +13,6 @@ export default async function extraction(app: FastifyInstance): Promise<void> {
   app.get<{ Params: LibraryParamsType; Querystring: { version: string } }>(
     '/libraries/:owner/:name/extraction',
     { config: { access: 'admin' }, schema: { params: LibraryParams, querystring: ExtractionQuery } },
-    async (request) => extractionOf(app.runtime.store, `/${request.params.owner}/${request.params.name}`, request.caller, request.query.version),
+    async (request) => await extractionOf(app.runtime.store, `/${request.params.owner}/${request.params.name}`, request.caller, request.query.version),
   )
 }

@@ -12,15 +12,15 @@ import { CreateKeyBody, CreatedKeySchema, KeyListSchema, KeyParams, KeySchema } 
 export default async function keys(app: FastifyInstance): Promise<void> {
   const repository = app.runtime.store.keys
   const admin = { access: 'admin' as const }
-  const installKeys = () => repository.list().filter((key) => key.teamId === null)
+  const installKeys = async () => (await repository.list()).filter((key) => key.teamId === null)
 
-  app.get('/keys', { config: admin, schema: { response: { 200: KeyListSchema } } }, async () => ({ keys: installKeys() }))
+  app.get('/keys', { config: admin, schema: { response: { 200: KeyListSchema } } }, async () => ({ keys: await installKeys() }))
 
   app.post<{ Body: { name: string } }>(
     '/keys',
     { config: admin, schema: { body: CreateKeyBody, response: { 201: CreatedKeySchema } } },
     // The signed-in user's key: it reaches what they may (on-premise library access control).
-    async (request, reply) => reply.code(201).send(repository.create(request.body.name, { userId: request.user!.id, teamId: null })),
+    async (request, reply) => reply.code(201).send(await repository.create(request.body.name, { userId: request.user!.id, teamId: null })),
   )
 
   app.delete<{ Params: { id: number } }>(
@@ -28,8 +28,8 @@ export default async function keys(app: FastifyInstance): Promise<void> {
     { config: admin, schema: { params: KeyParams, response: { 200: KeySchema } } },
     async (request) => {
       const { id } = request.params
-      if (!installKeys().some((key) => key.id === id)) throw new LecternError('key_not_found', `No API key with ID ${id}.`)
-      return repository.revoke(id)
+      if (!(await installKeys()).some((key) => key.id === id)) throw new LecternError('key_not_found', `No API key with ID ${id}.`)
+      return await repository.revoke(id)
     },
   )
 }

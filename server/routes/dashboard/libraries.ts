@@ -28,7 +28,7 @@ export default async function libraries(app: FastifyInstance): Promise<void> {
   app.get<{ Params: LibraryParamsType }>(
     '/libraries/:owner/:name',
     { config: admin, schema: { params: LibraryParams, response: { 200: LibraryRowSchema } } },
-    async (request) => libraryRow(store, catalogue, request.caller, idOf(request.params)),
+    async (request) => await libraryRow(store, catalogue, request.caller, idOf(request.params)),
   )
 
   app.patch<{ Params: LibraryParamsType; Body: { id: string } }>(
@@ -36,7 +36,7 @@ export default async function libraries(app: FastifyInstance): Promise<void> {
     { config: admin, schema: { params: LibraryParams, body: RenameBody, response: { 200: LibraryRowSchema } } },
     async (request) => {
       const renamed = renameLibrary(store, idOf(request.params), request.body.id)
-      return libraryRow(store, catalogue, request.caller, renamed.id)
+      return await libraryRow(store, catalogue, request.caller, renamed.id)
     },
   )
 

@@ -29,20 +29,20 @@ export default async function settings(app: FastifyInstance): Promise<void> {
 
   app.get('/settings', { config: admin }, async () => ({
     mode: config.mode,
-    mcp: { requireKey: readSetting(store.settings, 'mcp.requireKey') },
+    mcp: { requireKey: await readSetting(store.settings, 'mcp.requireKey') },
     rateLimit: config.rateLimit,
-    ...(config.mode === 'onprem' ? { license: licenseStatus(app.runtime) } : {}),
+    ...(config.mode === 'onprem' ? { license: await licenseStatus(app.runtime) } : {}),
   }))
 
   app.put<{ Body: { requireKey: boolean } }>('/settings/mcp', { config: admin, schema: { body: McpBody } }, async (request) => {
-    store.settings.set(SETTINGS['mcp.requireKey'].key, request.body.requireKey)
-    return { requireKey: readSetting(store.settings, 'mcp.requireKey') }
+    await store.settings.set(SETTINGS['mcp.requireKey'].key, request.body.requireKey)
+    return { requireKey: await readSetting(store.settings, 'mcp.requireKey') }
   })
 
   if (config.mode === 'onprem') {
     app.put<{ Body: { license: string } }>('/license', { config: admin, schema: { body: LicenseBody } }, async (request) => {
-      installLicense(app.runtime, request.body.license)
-      return licenseStatus(app.runtime)
+      await installLicense(app.runtime, request.body.license)
+      return await licenseStatus(app.runtime)
     })
   }
 }

@@ -22,13 +22,13 @@ export default async function addOpenApi(app: FastifyInstance): Promise<void> {
   app.post<{ Body: AddOpenApiBodyType }>('/v2/add/openapi', { schema: { body: AddOpenApiBody }, config: { access: 'apiKey' } }, async (request) => {
     const submitted = await submitOpenApiUrl(app.runtime.store, { url: request.body.openApiUrl }, submitterOf(app, request))
     app.runtime.worker.wake()
-    return addAnswer(app, request, submitted)
+    return await addAnswer(app, request, submitted)
   })
 
   app.post('/v2/add/openapi-upload', { config: { access: 'apiKey', uploadLimits: LIMITS } }, async (request) => {
     const submitted = await submitOpenApiUpload(app.runtime.store, await readUpload(request), submitterOf(app, request))
     app.runtime.worker.wake()
-    return addAnswer(app, request, submitted)
+    return await addAnswer(app, request, submitted)
   })
 }
 

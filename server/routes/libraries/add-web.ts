@@ -13,12 +13,12 @@ export default async function addWeb(app: FastifyInstance): Promise<void> {
   app.post<{ Body: AddLlmsTxtBodyType }>('/v2/add/llmstxt', { schema: { body: AddLlmsTxtBody }, config: { access: 'apiKey' } }, async (request) => {
     const submitted = await submitPlaced(app, request, llmstxtSubmission(request.body.llmstxtUrl))
     app.runtime.worker.wake()
-    return addAnswer(app, request, submitted)
+    return await addAnswer(app, request, submitted)
   })
 
   app.post<{ Body: AddWebsiteBodyType }>('/v2/add/website', { schema: { body: AddWebsiteBody }, config: { access: 'apiKey' } }, async (request) => {
     const submitted = await submitPlaced(app, request, websiteSubmission(request.body.websiteUrl, request.body.websiteBaseUrl, request.body.render))
     app.runtime.worker.wake()
-    return addAnswer(app, request, submitted)
+    return await addAnswer(app, request, submitted)
   })
 }

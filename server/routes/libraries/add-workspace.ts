@@ -35,7 +35,7 @@ export default async function addWorkspace(app: FastifyInstance): Promise<void> 
     const submission = confluenceSubmission(store, scope, { connection: connection.name, spaceKey: body.spaceKey, pageIds: body.pageIds, title: body.title || body.spaceName, description: body.description })
     const submitted = await submitPlaced(app, request, submission)
     app.runtime.worker.wake()
-    return addAnswer(app, request, submitted)
+    return await addAnswer(app, request, submitted)
   })
 
   app.post<{ Body: AddNotionBodyType }>('/v2/add/notion', { schema: { body: AddNotionBody }, config: { access: 'apiKey' } }, async (request) => {
@@ -50,6 +50,6 @@ export default async function addWorkspace(app: FastifyInstance): Promise<void> 
     const submission = notionSubmission(store, scope, { connection: connection.name, pageIds: body.pageIds, title: body.title, description: body.description })
     const submitted = await submitPlaced(app, request, submission)
     app.runtime.worker.wake()
-    return addAnswer(app, request, submitted)
+    return await addAnswer(app, request, submitted)
   })
 }

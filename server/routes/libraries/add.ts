@@ -11,7 +11,7 @@ export default async function add(app: FastifyInstance): Promise<void> {
     async (request) => {
       const submitted = await submitRepository(app.runtime.store, { sourceKind: request.params.sourceKind, ...request.body }, app.runtime.guard, submitterOf(app, request))
       app.runtime.worker.wake()
-      return addAnswer(app, request, submitted)
+      return await addAnswer(app, request, submitted)
     },
   )
 }
