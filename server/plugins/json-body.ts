@@ -16,7 +16,7 @@ async function jsonBody(app: FastifyInstance): Promise<void> {
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (nestsDeeperThan(body as string, MAX_JSON_DEPTH)) return done(tooDeeplyNested('The body'), undefined)
-    parse(request, body as string, (err, parsed) => {
+    void parse(request, body as string, (err, parsed) => {
       if ((err as FastifyError | null)?.code === 'FST_ERR_CTP_INVALID_JSON_BODY' && isJson(body as string)) return done(poisoned(), undefined)
       done(err, parsed)
     })

@@ -7,7 +7,7 @@ import type { RequestGauge } from './pace.js'
 export interface JobRunner {
   /** True while jobs are being taken from the queue (readiness reports it). */
   readonly isRunning: boolean
-  start(): void
+  start(): Promise<void> | void
   /** Look for work now instead of at the next poll (after enqueueing a job). */
   wake(): void
   /** Aborts the running job (it is queued again, unless a cancel was asked) and waits for it to unwind. */

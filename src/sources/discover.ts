@@ -370,7 +370,7 @@ function isTextDoc(name: string, stem: string, segments: string[]): boolean {
 async function inspectPending(walk: Walk): Promise<void> {
   const batch = walk.pending.splice(0)
   const maxBytes = walk.rules.maxFileBytes ?? MAX_FILE_BYTES
-  const checked = await Promise.all(batch.map(({ segments, skipped }) => skipped ?? inspectFile(join(walk.root, ...segments), maxBytes)))
+  const checked = await Promise.all(batch.map(async ({ segments, skipped }) => skipped ?? inspectFile(join(walk.root, ...segments), maxBytes)))
   const maxFiles = walk.rules.maxFiles ?? MAX_FILES
   for (const [i, { segments, skipped }] of batch.entries()) {
     const path = segments.join('/')

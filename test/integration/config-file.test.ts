@@ -178,7 +178,7 @@ describe('lectern serve --config', () => {
     // The database went where the file said: beside it, not in the working directory.
     expect((await configGet(['--config', file])).dataDir).toMatchObject({ value: path.join(dir, 'data') })
 
-    serve(['--port', String(flagPort)])
+    void serve(['--port', String(flagPort)])
     await ready(flagPort)
     expect(await fetch(`http://127.0.0.1:${filePort}/api/ready`).then(() => 'answered', () => 'refused')).toBe('refused')
   })

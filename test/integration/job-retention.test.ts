@@ -90,7 +90,7 @@ describe('job retention', () => {
     expect(store.jobs.byPk(stale)).toBeUndefined()
 
     const older = job(store, null, 'failed', 45)
-    app.runtime.worker.start()
+    await app.runtime.worker.start()
     const added = await addRepo(app, await createKey(app), 'https://github.com/acme/thing')
     expect(added.statusCode, added.body).toBe(200)
     await waitForLibrary(app, '/acme/thing')

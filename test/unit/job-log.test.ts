@@ -21,8 +21,8 @@ describe('a job\'s log lines', () => {
   it('keeps the level, message and fields, but never a secret: by key, in credentials of URLs and headers, or the job\'s own token anywhere', async () => {
     const { store, jobPk } = await storeWithJob()
     const log = new JobLogRecorder(store, jobPk, silent, new Set(['jobId', 'libraryId']), TOKEN)
-    await log.info({ jobId: jobPk, libraryId: '/acme/x', files: 3, tokens: 1200 }, 'read 3 files')
-    await log.warn(
+    log.info({ jobId: jobPk, libraryId: '/acme/x', files: 3, tokens: 1200 }, 'read 3 files')
+    log.warn(
       {
         gitToken: 'anything',
         headers: { Authorization: 'Bearer lct_abc', cookie: 'lectern_session=abc' },
@@ -33,7 +33,7 @@ describe('a job\'s log lines', () => {
       },
       `fetch of https://x-access-token:${TOKEN}@github.com/acme/x failed; Authorization: Basic abc`,
     )
-    await log.error({ big: 'x'.repeat(5000), deep: { a: { b: { c: { d: { e: 1 } } } } } }, 'y'.repeat(3000))
+    log.error({ big: 'x'.repeat(5000), deep: { a: { b: { c: { d: { e: 1 } } } } } }, 'y'.repeat(3000))
     await log.flush()
     const lines = await store.jobLogs.list(jobPk)
     expect(lines.map((l) => l.level)).toEqual(['info', 'warn', 'error'])
@@ -56,8 +56,9 @@ describe('a job\'s log lines', () => {
   it('writes in batches: nothing before the batch is due, everything at the job\'s end', async () => {
     const { store, jobPk } = await storeWithJob()
     const log = new JobLogRecorder(store, jobPk, silent, new Set(), undefined)
-    for (let i = 0; i < 150; i++) await log.info({}, `line ${i}`)
-    // The first hundred went as one batch; the rest wait for the timer or the end.
+    for (let i = 0; i < 150; i++) log.info({}, `line ${i}`)
+    // The first hundred went as one batch (written once this turn of the event loop ends); the rest wait for the timer or the end.
+    await new Promise(setImmediate)
     expect(await store.jobLogs.list(jobPk)).toHaveLength(100)
     await log.flush()
     const lines = await store.jobLogs.list(jobPk)
@@ -71,13 +72,13 @@ describe('a job\'s log lines', () => {
     const processLog: JobLog = { ...silent, error: (_obj, msg) => void said.push(msg) }
     const log = new JobLogRecorder(store, jobPk, processLog, new Set(), undefined)
     sqliteOf(store).exec('CREATE TRIGGER refuse BEFORE INSERT ON job_logs BEGIN SELECT RAISE(ABORT, \'database or disk is full\'); END')
-    await log.info({}, 'one')
+    log.info({}, 'one')
     await expect(log.flush()).resolves.toBeUndefined()
-    await log.info({}, 'two')
+    log.info({}, 'two')
     await log.flush()
     expect(said).toEqual(["could not keep the job's log lines (is the disk full?); they are dropped"])
     sqliteOf(store).exec('DROP TRIGGER refuse')
-    await log.info({}, 'three')
+    log.info({}, 'three')
     await log.flush()
     expect((await store.jobLogs.list(jobPk)).map((l) => l.message)).toEqual(['three'])
   })
