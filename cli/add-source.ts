@@ -31,7 +31,7 @@ export abstract class AddSourceCommand extends LecternCommand {
       return result
     }
     const job = await this.followJob(runtime, submitted.job.pk, submitted.libraryId)
-    const served = servedBy(runtime, job.versionPk)
+    const served = await servedBy(runtime, job.versionPk)
     this.log(`${submitted.libraryId} is ready: ${counted(served.snippets, 'snippet')} from ${counted(served.pages, 'page')}. Ask it: lectern docs ${submitted.libraryId} "<your question>"${this.dataDirArgument(runtime.store.paths.root)}`)
     const warnings = await extractionWarnings(runtime, submitted.libraryId, job.warnings)
     if (warnings.length > 0) this.log(`With warnings: ${warnings.join('; ')}. See them: lectern inspect ${submitted.libraryId}${this.dataDirArgument(runtime.store.paths.root)}`)
@@ -48,8 +48,8 @@ async function extractionWarnings(runtime: Runtime, libraryId: string, count: nu
 }
 
 /** The snippets and pages (documents that gave snippets) of a version's live set. */
-function servedBy(runtime: Runtime, versionPk: number | null): { snippets: number; pages: number } {
-  const version = versionPk === null ? undefined : runtime.store.libraries.versionByPk(versionPk)
+async function servedBy(runtime: Runtime, versionPk: number | null): Promise<{ snippets: number; pages: number }> {
+  const version = versionPk === null ? undefined : await runtime.store.libraries.versionByPk(versionPk)
   if (!version || version.currentSet === null) return { snippets: 0, pages: 0 }
-  return { snippets: version.totalSnippets, pages: runtime.store.snippets.pagesOfSet(version.currentSet).length }
+  return { snippets: version.totalSnippets, pages: (await runtime.store.snippets.pagesOfSet(version.currentSet)).length }
 }

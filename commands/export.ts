@@ -31,7 +31,7 @@ export default class Export extends LecternCommand {
       throw new LecternError('validation_error', `At most ${MAX_EXPORT_LIBRARIES} libraries per export; ${ids.length} were named. Export them in several bundles.`)
     }
     const output = flags.output ?? (flags.json ? 'lectern-libraries.json' : 'lectern-libraries.zip')
-    const libraries = await this.withRuntime(flags, 'read', (rt) => ids.map((id) => exportLibrary(rt.store, id, LOCAL)), { mode: 'cloud' })
+    const libraries = await this.withRuntime(flags, 'read', async (rt) => Promise.all(ids.map((id) => exportLibrary(rt.store, id, LOCAL))), { mode: 'cloud' })
     if (flags.json) fs.writeFileSync(output, JSON.stringify({ libraries }))
     else await writeBundle(output, libraries)
     const snippets = libraries.reduce((n, l) => n + l.codeSnippets.length + l.infoSnippets.length, 0)

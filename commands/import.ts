@@ -78,7 +78,7 @@ export default class Import extends LecternCommand {
           spinner.succeed(`${libraryId}: ${ended.statusMessage ?? 'done'}`)
         }
       }
-      if (failed.length > 0 && failed.length === result.jobs.length) throw jobError(runtime.store.jobs.byPk(result.jobs[0].pk)!)
+      if (failed.length > 0 && failed.length === result.jobs.length) throw jobError((await runtime.store.jobs.byPk(result.jobs[0].pk))!)
       return { message: result.message, queued: result.queued, skipped: result.skipped, failed }
     })
   }

@@ -15,7 +15,7 @@ export default class Search extends LecternCommand {
 
   async run(): Promise<{ results: LibrarySummary[] }> {
     const { args, flags } = await this.parse(Search)
-    const results = await this.withRuntime(flags, 'read', (rt) => rt.catalogue.search(args.name, args.query, { caller: LOCAL }))
+    const results = await this.withRuntime(flags, 'read', async (rt) => await rt.catalogue.search(args.name, args.query, { caller: LOCAL }))
     this.log(
       table(results, [
         { header: 'LIBRARY', value: (r) => r.id },

@@ -230,19 +230,17 @@ function warmSets(app: FastifyInstance, runtime: Runtime): () => void {
   })
   return () => {
     const started = performance.now()
-    const asked = runtime.usage.mostAskedSets(WARM_DAYS)
-    warming = runtime.retriever
-      .warm(asked, stop.signal)
-      .then((loaded) => {
-        const cache = runtime.retriever.cacheStats()
-        const mb = (bytes: number) => Math.round(bytes / 2 ** 20)
-        const libraries = asked.length === 1 ? 'library' : 'libraries'
-        const said = asked.length === 0 ? `no library was asked in the last ${WARM_DAYS} days, so none is loaded ahead` : `loaded ${loaded} of the ${asked.length} ${libraries} asked in the last ${WARM_DAYS} days, most asked first`
-        app.log.info({ loaded, asked: asked.length, ms: Math.round(performance.now() - started), cache }, `${said}; up to ${mb(cache.maxBytes)} MB of libraries stay loaded in this process (--cache-size)`)
-      })
-      .catch((err: unknown) => {
-        if (!stop.signal.aborted) app.log.warn({ err }, 'could not load the most-asked libraries ahead of their requests')
-      })
+    warming = (async () => {
+      const asked = await runtime.usage.mostAskedSets(WARM_DAYS)
+      const loaded = await runtime.retriever.warm(asked, stop.signal)
+      const cache = runtime.retriever.cacheStats()
+      const mb = (bytes: number) => Math.round(bytes / 2 ** 20)
+      const libraries = asked.length === 1 ? 'library' : 'libraries'
+      const said = asked.length === 0 ? `no library was asked in the last ${WARM_DAYS} days, so none is loaded ahead` : `loaded ${loaded} of the ${asked.length} ${libraries} asked in the last ${WARM_DAYS} days, most asked first`
+      app.log.info({ loaded, asked: asked.length, ms: Math.round(performance.now() - started), cache }, `${said}; up to ${mb(cache.maxBytes)} MB of libraries stay loaded in this process (--cache-size)`)
+    })().catch((err: unknown) => {
+      if (!stop.signal.aborted) app.log.warn({ err }, 'could not load the most-asked libraries ahead of their requests')
+    })
   }
 }
 

@@ -133,27 +133,27 @@ export async function recoverDataDir(runtime: Runtime, log: JobLog = silentLog):
   // parsers and the tokenizer, which a command that only opens the data directory never needs.
   const [{ sweepImportStaging }, { checkVectorIndexes }] = await Promise.all([import('./airgap/import.js'), import('./jobs/vector-rebuild.js')])
   const softly = failSoftly(log)
-  await softly('removing interrupted and replaced snippet sets', () => {
-    const swept = sweepSets(runtime.store, ['building', 'retired'], (pk) => runtime.forgetSet(pk))
+  await softly('removing interrupted and replaced snippet sets', async () => {
+    const swept = await sweepSets(runtime.store, ['building', 'retired'], (pk) => runtime.forgetSet(pk))
     if (swept > 0) log.info({ swept }, 'removed snippet sets left by interrupted or replaced jobs')
   })
   await softly('removing the lexical index files of an earlier build', () => {
     if (removeLegacyLexicalFiles(runtime.store.paths)) log.info({}, 'removed lexical/: engine files replace its lexical index files')
   })
-  await softly('removing stray engine files', () => {
-    const strays = sweepStrayEngineFiles(runtime.store)
+  await softly('removing stray engine files', async () => {
+    const strays = await sweepStrayEngineFiles(runtime.store)
     if (strays > 0) log.info({ strays }, 'removed engine files of sets that are gone, and unfinished writes')
   })
-  await softly('removing stray vector files', () => {
-    const strays = sweepStrayVectorFiles(runtime.store)
+  await softly('removing stray vector files', async () => {
+    const strays = await sweepStrayVectorFiles(runtime.store)
     if (strays > 0) log.info({ strays }, 'removed vector files of sets that are gone, vector indexes of hash-embedded sets (their engine files hold their vectors), and unfinished writes')
   })
-  await softly('removing work directories of ended jobs', () => {
-    const workDirs = sweepWorkDirs(runtime.store)
+  await softly('removing work directories of ended jobs', async () => {
+    const workDirs = await sweepWorkDirs(runtime.store)
     if (workDirs > 0) log.info({ workDirs }, 'removed work directories left by ended jobs')
   })
-  await softly('removing orphaned staged imports', () => {
-    const orphans = sweepImportStaging(runtime.store)
+  await softly('removing orphaned staged imports', async () => {
+    const orphans = await sweepImportStaging(runtime.store)
     if (orphans > 0) log.info({ orphans }, 'removed staged imports that no job names')
   })
   await softly('deleting the usage salts of days that have ended', () => runtime.usage.forgetEndedDays())
@@ -174,12 +174,12 @@ export async function recoverDataDir(runtime: Runtime, log: JobLog = silentLog):
  * queued again to start from nothing); a job still marked running keeps its own, which it
  * clears when it runs. Returns how many were removed.
  */
-function sweepWorkDirs(store: Store): number {
+async function sweepWorkDirs(store: Store): Promise<number> {
   if (!fs.existsSync(store.paths.repos)) return 0
   let removed = 0
   for (const name of fs.readdirSync(store.paths.repos)) {
     const jobPk = jobOfWorkDir(name)
-    if (jobPk === undefined || store.jobs.byPk(jobPk)?.state === 'running') continue
+    if (jobPk === undefined || (await store.jobs.byPk(jobPk))?.state === 'running') continue
     fs.rmSync(path.join(store.paths.repos, name), { recursive: true, force: true })
     removed++
   }

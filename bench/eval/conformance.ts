@@ -75,7 +75,7 @@ async function main(argv: string[]): Promise<void> {
       const started = Date.now()
       const { job } = await submitRepository(runtime.store, { sourceKind: 'github', docsRepoUrl: `https://github.com/${EVAL_OWNER}/${corpus.name}` }, runtime.guard)
       await runtime.worker.drain()
-      const ended = runtime.store.jobs.byPk(job.pk)
+      const ended = await runtime.store.jobs.byPk(job.pk)
       const view = await extractionOf(runtime.store, `/${EVAL_OWNER}/${corpus.name}`, LOCAL)
       const report = view.report
       if (ended?.state !== 'succeeded' || !report) {

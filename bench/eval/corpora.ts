@@ -117,7 +117,7 @@ export async function ingestCorpora(runtime: Runtime, names: readonly string[]):
   }
   await runtime.worker.drain()
   for (const submitted of jobs) {
-    const job = runtime.store.jobs.byPk(submitted.pk)
+    const job = await runtime.store.jobs.byPk(submitted.pk)
     if (job?.state !== 'succeeded') {
       throw new Error(`ingesting job ${submitted.pk} ended ${job?.state ?? 'missing'}: ${job?.errorMessage ?? ''}`)
     }

@@ -100,15 +100,14 @@ async function contextLatency(dataDir: string, scratch: string) {
   let savedConfig: unknown
   try {
     savedConfig = await store.settings.get('backup.config')
-    const ids = store.libraries
-      .list()
-      .filter((library) => store.libraries.versions(library.pk).some((version) => version.state === 'finalized'))
-      .slice(0, 100)
-      .map((library) => library.id)
+    const ids: string[] = []
+    for (const library of await store.libraries.list()) {
+      if (ids.length < 100 && (await store.libraries.versions(library.pk)).some((version) => version.state === 'finalized')) ids.push(library.id)
+    }
     if (ids.length === 0) throw new Error(`${dataDir} holds no finalized library to query`)
     paths = questions(400, 7).map((q, i) => contextPath(ids[i % ids.length]!, q))
     const admin = (await store.users.verify(BENCH_ADMIN, BENCH_ADMIN)) ?? (await store.users.create({ email: BENCH_ADMIN, password: BENCH_ADMIN, role: 'admin' }))
-    cookie = `lectern_session=${store.users.startSession(admin.id).token}`
+    cookie = `lectern_session=${(await store.users.startSession(admin.id)).token}`
     await store.settings.set('backup.config', { destination: { type: 'dir', path: path.join(scratch, 'server-out') }, schedule: null, retention: { keep: 1 } })
   } finally {
     store.close()

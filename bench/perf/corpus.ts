@@ -89,7 +89,7 @@ async function build(dataDir: string, spec: CorpusSpec, log: (line: string) => v
 
 async function ingestLibrary(runtime: Runtime, index: number, snippets: NewSnippet[]): Promise<number> {
   const id = libraryIdOf(index)
-  const { version } = runtime.store.libraries.create({
+  const { version } = await runtime.store.libraries.create({
     id,
     title: `Bench library ${index}`,
     sourceKind: 'github',

@@ -55,8 +55,8 @@ export async function ensureDocsStore(minQuestions: number, log: (line: string) 
     const titles: Array<{ libraryId: string; question: string }> = []
     for (const name of names) {
       const libraryId = libraryIdOf(name)
-      const setPk = runtime.store.libraries.version(runtime.store.libraries.byId(libraryId)!.pk, '')!.currentSet!
-      const rows = runtime.store.snippets.allOfSet(setPk)
+      const setPk = (await runtime.store.libraries.version((await runtime.store.libraries.byId(libraryId))!.pk, ''))!.currentSet!
+      const rows = await runtime.store.snippets.allOfSet(setPk)
       snippets += rows.length
       for (const row of rows) {
         const question = `how do I ${row.title.replace(/[`#*_]/g, '').toLowerCase()}`

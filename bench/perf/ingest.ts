@@ -78,11 +78,11 @@ async function timedIngest(runtime: Runtime, fileCount: number): Promise<IngestR
   const { job, libraryId } = await submitRepository(runtime.store, { sourceKind: 'github', docsRepoUrl: 'https://github.com/bench/docs' }, runtime.guard)
   await runtime.worker.drain()
   const ended = performance.now()
-  const finished = runtime.store.jobs.byPk(job.pk)
+  const finished = await runtime.store.jobs.byPk(job.pk)
   if (finished?.state !== 'succeeded') {
     throw new Error(`ingest job ${job.pk} ended ${finished?.state}: ${finished?.errorMessage ?? 'no message'}`)
   }
-  const version = runtime.store.libraries.version(runtime.store.libraries.byId(libraryId)!.pk, '')!
+  const version = (await runtime.store.libraries.version((await runtime.store.libraries.byId(libraryId))!.pk, ''))!
   const at = (prefix: string) => marks.status.find((m) => m.message.startsWith(prefix))?.at ?? Number.NaN
   const firstEmbed = marks.firstEmbed ?? Number.NaN
   return {
@@ -117,7 +117,7 @@ async function observePhases(runtime: Runtime): Promise<PhaseMarks> {
   const setStatus = jobs.setStatus.bind(jobs)
   jobs.setStatus = (pk, message) => {
     marks.status.push({ message, at: performance.now() })
-    setStatus(pk, message)
+    return setStatus(pk, message)
   }
   const embedder = await runtime.embedders.current()
   const embed = embedder.embed.bind(embedder)

@@ -182,7 +182,7 @@ async function runScenario(scenario: Scenario, plan: ProbePlan, scratch: string,
   try {
     key = (await store.keys.create('bench-probes')).key
     const admin = await store.users.create({ email: ADMIN, password: ADMIN, role: 'admin' })
-    cookie = `lectern_session=${store.users.startSession(admin.id).token}`
+    cookie = `lectern_session=${(await store.users.startSession(admin.id)).token}`
     await store.settings.set('backup.config', { destination: { type: 'dir', path: path.join(dir, 'backups') }, schedule: null, retention: { keep: 1 } })
   } finally {
     store.close()

@@ -88,13 +88,13 @@ interface Caches {
 /** The steps of Retriever.getContext (hash-embedded sets) and the route's renderTextBuffer, one timer each. */
 async function replay(runtime: Runtime, caches: Caches, t: PartTimer, request: ProfileRequest) {
   const { store, embedders } = runtime
-  const { library, setPk } = t.time('resolve library + version', () => resolveLibraryVersion(store.libraries, request.libraryId, ANONYMOUS))
-  const set = t.time('snippet set row', () => store.snippets.set(setPk)!)
+  const { library, setPk } = await t.timeAsync('resolve library + version', () => resolveLibraryVersion(store.libraries, request.libraryId, ANONYMOUS))
+  const set = await t.timeAsync('snippet set row', async () => (await store.snippets.set(setPk))!)
   const terms = t.time('question terms', () => questionTerms(request.question))
-  const loaded = t.time('loaded set (cache)', () => {
+  const loaded = await t.timeAsync('loaded set (cache)', async () => {
     let hit = caches.sets.get(setPk)
     if (!hit) {
-      hit = loadSet(setPk, store.snippets.headsOfSet(setPk), engineFileKind(store.snippets.set(setPk)!), engineFilePath(store.paths, setPk), () => store.snippets.allOfSet(setPk))
+      hit = await loadSet(setPk, await store.snippets.headsOfSet(setPk), engineFileKind(set), engineFilePath(store.paths, setPk), () => store.snippets.allOfSet(setPk))
       caches.sets.set(setPk, hit)
     }
     return hit

@@ -27,10 +27,10 @@ export async function benchSetLoad(snippets = 10_000, rounds = 5): Promise<SetLo
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lectern-set-load-'))
   const runtime = await openRuntime({ config: resolveConfig({ dataDir }).config })
   try {
-    const { version } = runtime.store.libraries.create({ id: '/bench/large', title: 'large', sourceKind: 'github', sourceUrl: 'https://github.com/bench/large' })
+    const { version } = await runtime.store.libraries.create({ id: '/bench/large', title: 'large', sourceKind: 'github', sourceUrl: 'https://github.com/bench/large' })
     const { setPk } = await ingestSnippets({ store: runtime.store, embedder: await runtime.embedders.current() }, { versionPk: version.pk, commitSha: null }, librarySnippets(0, snippets))
     const file = engineFilePath(runtime.store.paths, setPk)
-    const time = (prepare: () => void) => {
+    const time = async (prepare: () => void) => {
       const ms: number[] = []
       let bytes = 0
       let count = 0
@@ -38,15 +38,15 @@ export async function benchSetLoad(snippets = 10_000, rounds = 5): Promise<SetLo
         prepare()
         const started = performance.now()
         const { snippets } = runtime.store
-        const loaded = loadSet(setPk, snippets.headsOfSet(setPk), engineFileKind(snippets.set(setPk)!), file, () => snippets.allOfSet(setPk))
+        const loaded = await loadSet(setPk, await snippets.headsOfSet(setPk), engineFileKind((await snippets.set(setPk))!), file, () => snippets.allOfSet(setPk))
         ms.push(performance.now() - started)
         bytes = loaded.bytes
         count = loaded.snippets.length
       }
       return { ms: median(ms), bytes, count }
     }
-    const fromFile = time(() => {})
-    const fromRows = time(() => fs.rmSync(file, { force: true }))
+    const fromFile = await time(() => {})
+    const fromRows = await time(() => fs.rmSync(file, { force: true }))
     return { snippets: fromFile.count, fromFileMs: fromFile.ms, fromRowsMs: fromRows.ms, bytes: fromFile.bytes }
   } finally {
     await runtime.close()

@@ -117,9 +117,9 @@ async function serve(handler: http.RequestListener): Promise<{ url: string; clos
 async function timedDrain(runtime: Runtime, jobPk: number): Promise<{ ms: number; snippets: number }> {
   const started = performance.now()
   await runtime.worker.drain()
-  const job = runtime.store.jobs.byPk(jobPk)!
+  const job = (await runtime.store.jobs.byPk(jobPk))!
   if (job.state !== 'succeeded') throw new Error(`job ${jobPk} ${job.state}: ${job.errorMessage}`)
-  const version = runtime.store.libraries.versionByPk(job.versionPk!)!
+  const version = (await runtime.store.libraries.versionByPk(job.versionPk!))!
   return { ms: performance.now() - started, snippets: version.totalSnippets }
 }
 

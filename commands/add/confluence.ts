@@ -26,7 +26,7 @@ Library ID: /confluence/<slug of --title>, or /confluence/<space key, lower-case
   async run(): Promise<AddSourceResult> {
     const { flags } = await this.parse(AddConfluence)
     return this.withRuntime(flags, 'write', async (runtime) => {
-      const submission = confluenceSubmission(runtime.store, INSTALL_CONNECTIONS, {
+      const submission = await confluenceSubmission(runtime.store, INSTALL_CONNECTIONS, {
         connection: flags.connection,
         spaceKey: flags.space,
         pageIds: flags.page,

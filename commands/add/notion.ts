@@ -22,7 +22,7 @@ Library ID: /notion/<slug of --title>, or /notion/<connection name> without --ti
   async run(): Promise<AddSourceResult> {
     const { flags } = await this.parse(AddNotion)
     return this.withRuntime(flags, 'write', async (runtime) => {
-      const submission = notionSubmission(runtime.store, INSTALL_CONNECTIONS, { connection: flags.connection, pageIds: flags.page, title: flags.title, description: flags.description })
+      const submission = await notionSubmission(runtime.store, INSTALL_CONNECTIONS, { connection: flags.connection, pageIds: flags.page, title: flags.title, description: flags.description })
       return this.follow(runtime, await submitSource(runtime.store, submission), flags.wait)
     })
   }

@@ -20,7 +20,7 @@ export default class AdminCreate extends LecternCommand {
   async run(): Promise<User> {
     const { args, flags } = await this.parse(AdminCreate)
     const secret = await readPassword(args.email)
-    const user = await this.withRuntime(flags, 'write', (rt) => rt.store.users.create({ email: args.email, password: secret, role: flags.role as User['role'] }))
+    const user = await this.withRuntime(flags, 'write', async (rt) => await rt.store.users.create({ email: args.email, password: secret, role: flags.role as User['role'] }))
     this.log(`Created ${user.role} ${user.email}.`)
     return user
   }

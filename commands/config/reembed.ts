@@ -23,7 +23,7 @@ export default class ConfigReembed extends LecternCommand {
       else if (flags.wait) this.log(`Queued re-embedding of ${queuedSets.length} snippet sets.`)
       else this.reportQueued(runtime, `Queued re-embedding of ${queuedSets.length} snippet sets.`)
       if (!flags.wait) return { queuedSets, failed }
-      const jobs = runtime.store.jobs.list({ states: ['queued', 'running'], limit: 1000 }).filter((j) => j.kind === REEMBED_JOB)
+      const jobs = (await runtime.store.jobs.list({ states: ['queued', 'running'], limit: 1000 })).filter((j) => j.kind === REEMBED_JOB)
       for (const job of jobs.reverse()) {
         const spinner = this.progress(`set ${String(job.payload.setPk)}: queued`).start()
         const ended = await waitForJob(runtime, job.pk, (j) => {

@@ -37,8 +37,8 @@ Confluence Cloud (atlassian.net) needs --email with an API token; Data Center ta
     const { args, flags } = await this.parse(ConnectionsAdd)
     const kind = args.kind as ConnectionKind
     const token = await this.readToken(flags)
-    const created = await this.withRuntime(flags, 'write', (rt) =>
-      addConnection(rt.store, INSTALL_CONNECTIONS, { kind, name: flags.name, token, site: flags.site, email: flags.email, host: flags.host, apiUrl: flags['api-url'] }, rt.guard),
+    const created = await this.withRuntime(flags, 'write', async (rt) =>
+      await addConnection(rt.store, INSTALL_CONNECTIONS, { kind, name: flags.name, token, site: flags.site, email: flags.email, host: flags.host, apiUrl: flags['api-url'] }, rt.guard),
     )
     this.log(`Stored ${kind} connection "${created.name}" for ${created.baseUrl}.`)
     return created

@@ -11,7 +11,7 @@ export default class ConnectionsList extends LecternCommand {
 
   async run(): Promise<Connection[]> {
     const { flags } = await this.parse(ConnectionsList)
-    const connections = await this.withRuntime(flags, 'read', (rt) => rt.store.connections.list(INSTALL_CONNECTIONS, flags.kind as Connection['kind'] | undefined))
+    const connections = await this.withRuntime(flags, 'read', async (rt) => await rt.store.connections.list(INSTALL_CONNECTIONS, flags.kind as Connection['kind'] | undefined))
     if (connections.length === 0) {
       this.log('No connections. Add one with `lectern connections add`.')
       return connections

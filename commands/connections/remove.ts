@@ -11,7 +11,7 @@ export default class ConnectionsRemove extends LecternCommand {
   
   async run(): Promise<Connection> {
     const { args, flags } = await this.parse(ConnectionsRemove)
-    const removed = await this.withRuntime(flags, 'read', (rt) => rt.store.connections.remove(INSTALL_CONNECTIONS, args.name))
+    const removed = await this.withRuntime(flags, 'read', async (rt) => await rt.store.connections.remove(INSTALL_CONNECTIONS, args.name))
     this.log(`Removed connection "${removed.name}".`)
     return removed
   }

@@ -15,7 +15,7 @@ export default class JobsCancel extends LecternCommand {
   async run(): Promise<JobView> {
     const { args, flags } = await this.parse(JobsCancel)
     return this.withRuntime(flags, 'read', async (runtime) => {
-      const job = viewJob(runtime.store, await cancelJob(runtime.store, args.id, 'lectern jobs cancel'))
+      const job = await viewJob(runtime.store, await cancelJob(runtime.store, args.id, 'lectern jobs cancel'))
       if (job.state !== 'running') this.log(`Cancelled job ${job.id}${job.libraryId ? ` of ${job.libraryId}` : ''}.`)
       // Without a lock holder no process runs jobs: the job was cut off, and the next start ends it.
       else if (!isLocked(runtime.store.paths.lock)) this.log(`Job ${job.id} is marked running, but no Lectern process runs jobs now; it ends as cancelled when \`lectern serve\` starts.`)

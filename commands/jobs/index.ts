@@ -60,8 +60,8 @@ export default class Jobs extends LecternCommand {
   async run(): Promise<JobsView> {
     const { flags } = await this.parse(Jobs)
     return this.withRuntime(flags, 'read', async (runtime) => {
-      const view = (): JobsView => ({ ...parseStatus(runtime.store, LOCAL), recentWarnings: recentWarnings(runtime.store, LOCAL) })
-      let status = view()
+      const view = async (): Promise<JobsView> => ({ ...await parseStatus(runtime.store, LOCAL), recentWarnings: await recentWarnings(runtime.store, LOCAL) })
+      let status = await view()
       if (!flags.watch || this.jsonEnabled()) {
         this.log(render(status))
         return status
@@ -79,7 +79,7 @@ export default class Jobs extends LecternCommand {
         else if (text !== shown) this.log(`--- ${new Date().toISOString()}\n${text}\n`)
         shown = text
         await sleep(1000)
-        status = view()
+        status = await view()
       }
       return status
     })

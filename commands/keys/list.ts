@@ -11,7 +11,7 @@ export default class KeysList extends LecternCommand {
     const { flags } = await this.parse(KeysList)
     const { keys, emails, teams } = await this.withRuntime(flags, 'read', async (rt) => ({
       keys: await rt.store.keys.list(),
-      emails: new Map(rt.store.users.list().map((u) => [u.id, u.email])),
+      emails: new Map((await rt.store.users.list()).map((u) => [u.id, u.email])),
       teams: new Map((await rt.store.teams.list()).map((t) => [t.id, t.name])),
     }))
     if (keys.length === 0) {

@@ -10,7 +10,7 @@ export default class LibrariesList extends LecternCommand {
 
   async run(): Promise<LibrarySummary[]> {
     const { flags } = await this.parse(LibrariesList)
-    const libraries = await this.withRuntime(flags, 'read', (rt) => rt.catalogue.list({ caller: LOCAL }))
+    const libraries = await this.withRuntime(flags, 'read', async (rt) => await rt.catalogue.list({ caller: LOCAL }))
     if (libraries.length === 0) {
       this.log('No libraries yet. Add one with `lectern add <repository URL>`.')
       return libraries

@@ -14,7 +14,7 @@ export default class LibrariesRename extends LecternCommand {
   
   async run(): Promise<{ from: string; to: string }> {
     const { args, flags } = await this.parse(LibrariesRename)
-    const library = await this.withRuntime(flags, 'read', (rt) => renameLibrary(rt.store, args.from, args.to))
+    const library = await this.withRuntime(flags, 'read', async (rt) => await renameLibrary(rt.store, args.from, args.to))
     this.log(`Renamed ${args.from} to ${library.id}; the old ID now redirects.`)
     return { from: args.from, to: library.id }
   }

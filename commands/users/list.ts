@@ -9,7 +9,7 @@ export default class UsersList extends LecternCommand {
 
   async run(): Promise<User[]> {
     const { flags } = await this.parse(UsersList)
-    const users = await this.withRuntime(flags, 'read', (rt) => rt.store.users.list())
+    const users = await this.withRuntime(flags, 'read', async (rt) => await rt.store.users.list())
     if (users.length === 0) {
       this.log('No users. Create one with `lectern users create <email>`.')
       return users

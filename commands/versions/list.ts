@@ -21,9 +21,9 @@ export default class VersionsList extends LecternCommand {
 
   async run(): Promise<VersionRow[]> {
     const { args, flags } = await this.parse(VersionsList)
-    const rows = await this.withRuntime(flags, 'read', (runtime) => {
-      const { library } = findLibrary(runtime.store.libraries, args.libraryId, LOCAL)
-      return runtime.store.libraries.versions(library.pk).map((v) => ({
+    const rows = await this.withRuntime(flags, 'read', async (runtime) => {
+      const { library } = await findLibrary(runtime.store.libraries, args.libraryId, LOCAL)
+      return (await runtime.store.libraries.versions(library.pk)).map((v) => ({
         tag: v.tag,
         title: v.title,
         state: v.state,

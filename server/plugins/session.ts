@@ -12,8 +12,8 @@ import type { User, UsersRepository } from '../../src/store/users.js'
 export const SESSION_COOKIE = 'lectern_session'
 
 /** Starts a session for the user and sets its cookie on the reply (login, first-run setup). */
-export function startSession(request: FastifyRequest, reply: FastifyReply, users: UsersRepository, user: User): { expiresAt: string } {
-  const session = users.startSession(user.id)
+export async function startSession(request: FastifyRequest, reply: FastifyReply, users: UsersRepository, user: User): Promise<{ expiresAt: string }> {
+  const session = await users.startSession(user.id)
   reply.setCookie(SESSION_COOKIE, session.token, {
     path: '/',
     httpOnly: true,
@@ -38,7 +38,7 @@ async function session(app: FastifyInstance, options: { users: UsersRepository }
   app.decorateRequest('user', null)
   app.addHook('onRequest', async (request) => {
     const token = request.cookies[SESSION_COOKIE]
-    if (token) request.user = options.users.sessionUser(token) ?? null
+    if (token) request.user = await options.users.sessionUser(token) ?? null
   })
   app.decorate('requireAdmin', async (request: FastifyRequest) => {
     if (!request.user) throw new LecternError('not_authenticated', 'This endpoint needs an admin session: log in with POST /api/auth/login.')

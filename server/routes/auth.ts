@@ -23,12 +23,12 @@ export default async function auth(app: FastifyInstance): Promise<void> {
     if (!user) throw new LecternError('not_authenticated', 'Wrong email or password.')
     // The reference's "automatically added once they sign in": invitations to this (verified) address.
     if (app.lecternOptions.config.mode === 'cloud') await acceptPendingInvitations(app.runtime.store, user)
-    const { expiresAt } = startSession(request, reply, users, user)
+    const { expiresAt } = await startSession(request, reply, users, user)
     return { email: user.email, role: user.role, expiresAt }
   })
   app.post('/auth/logout', async (request, reply) => {
     const token = request.cookies[SESSION_COOKIE]
-    if (token) app.runtime.store.users.endSession(token)
+    if (token) await app.runtime.store.users.endSession(token)
     reply.clearCookie(SESSION_COOKIE, { path: '/' })
     return reply.code(204).send()
   })

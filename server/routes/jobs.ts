@@ -18,20 +18,20 @@ export default async function jobsRoutes(app: FastifyInstance): Promise<void> {
   }))
 
   app.get<{ Params: JobParamsType }>('/jobs/:id', { config: admin, schema: { params: JobParams, response: { 200: JobView } } }, async (request) =>
-    viewJob(store, requireJob(store.jobs, request.params.id)),
+    await viewJob(store, await requireJob(store.jobs, request.params.id)),
   )
 
   app.get<{ Params: JobParamsType; Querystring: JobLogQueryType }>(
     '/jobs/:id/log',
     { config: admin, schema: { params: JobParams, querystring: JobLogQuery, response: { 200: JobLogLines } } },
     async (request) => {
-      requireJob(store.jobs, request.params.id)
+      await requireJob(store.jobs, request.params.id)
       return { lines: await store.jobLogs.list(request.params.id, request.query.after) }
     },
   )
 
   // The process running the job may be another one: it notices the request on the job's row.
   app.post<{ Params: JobParamsType }>('/jobs/:id/cancel', { config: admin, schema: { params: JobParams, response: { 200: JobView } } }, async (request) =>
-    viewJob(store, await cancelJob(store, request.params.id, `admin ${request.user!.email}`)),
+    await viewJob(store, await cancelJob(store, request.params.id, `admin ${request.user!.email}`)),
   )
 }

@@ -14,7 +14,7 @@ import { policyView } from './policy-view.js'
 
 export default async function policies(app: FastifyInstance): Promise<void> {
   const { store, catalogue } = app.runtime
-  const respond = (policy: Policy) => policyView(catalogue, policy)
+  const respond = async (policy: Policy) => await policyView(catalogue, policy)
 
   const teamOf = async (request: FastifyRequest): Promise<{ teamPk: number; userId: number | null; policy: Policy }> => {
     const { caller } = request
@@ -26,7 +26,7 @@ export default async function policies(app: FastifyInstance): Promise<void> {
   }
 
   const access = { access: 'apiKey' as const }
-  app.get('/v2/policies', { config: access, schema: { response: { 200: PolicyResponse } } }, async (request) => respond((await teamOf(request)).policy))
+  app.get('/v2/policies', { config: access, schema: { response: { 200: PolicyResponse } } }, async (request) => await respond((await teamOf(request)).policy))
 
   app.patch<{ Body: PolicyPatch }>('/v2/policies', { config: access, schema: { body: PatchPoliciesBody, response: { 200: PolicyResponse } } }, async (request) => {
     const { teamPk, userId, policy } = await teamOf(request)
@@ -34,6 +34,6 @@ export default async function policies(app: FastifyInstance): Promise<void> {
     if (!role || !can(role, 'manageLibraryAccess')) throw new LecternError('forbidden', 'Only team owners and admins may change the teamspace policies.')
     const next = applyPatch(policy, request.body)
     await store.policies.set(teamPk, next)
-    return respond(next)
+    return await respond(next)
   })
 }

@@ -6,12 +6,12 @@ import type { Policy } from '../../src/store/policies.js'
 import { policySubject } from '../../src/library/visibility.js'
 
 // The public libraries, as anyone may see them, are what accessibleLibraryCount counts.
-export function policyView(catalogue: LibraryCatalogue, policy: Policy) {
+export async function policyView(catalogue: LibraryCatalogue, policy: Policy) {
   return {
     ...policy,
     accessibleLibraryCount: countAccessible(
       policy,
-      catalogue.items({ caller: ANONYMOUS }).map((item) => policySubject(item.library, item.versions.find((v) => v.tag === ''))),
+      (await catalogue.items({ caller: ANONYMOUS })).map((item) => policySubject(item.library, item.versions.find((v) => v.tag === ''))),
     ),
   }
 }

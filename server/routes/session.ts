@@ -29,7 +29,7 @@ export default async function session(app: FastifyInstance): Promise<void> {
       user: request.user ? { email: request.user.email, role: request.user.role } : null,
       // Cloud: whether the address is confirmed, and the teamspaces for the dashboard's switcher.
       ...(cloud && request.user ? { emailVerified: request.user.emailVerified, teams: (await store.teams.membershipsOf(request.user.id)).map(teamView) } : {}),
-      setupRequired: needsSetup(store),
+      setupRequired: await needsSetup(store),
       mode: app.lecternOptions.config.mode,
       version: APP_VERSION,
     }
@@ -37,7 +37,7 @@ export default async function session(app: FastifyInstance): Promise<void> {
   app.post<{ Body: { token: string; email: string; password: string } }>('/setup', { schema: { body: SetupBody } }, async (request, reply) => {
     const { store } = app.runtime
     const user = await completeSetup(store, store.paths, request.body)
-    const { expiresAt } = startSession(request, reply, store.users, user)
+    const { expiresAt } = await startSession(request, reply, store.users, user)
     return { email: user.email, role: user.role, expiresAt }
   })
 }

@@ -19,7 +19,7 @@ export default async function teamConnections(app: FastifyInstance): Promise<voi
   app.get<{ Params: { team: number } }>('/teams/:team/connections', { config: session, schema: { params: TeamParams, response: { 200: ConnectionListSchema } } }, async (request) => {
     const found = await access(request.params.team, request.user!.id)
     requirePermission(found, 'viewDashboard')
-    return { connections: store.connections.list(teamScope(found)) }
+    return { connections: await store.connections.list(teamScope(found)) }
   })
 
   app.post<{ Params: { team: number }; Body: ConnectionInput }>(
@@ -34,6 +34,6 @@ export default async function teamConnections(app: FastifyInstance): Promise<voi
   app.delete<{ Params: { team: number; name: string } }>(
     '/teams/:team/connections/:name',
     { config: session, schema: { params: TeamConnectionParams, response: { 200: ConnectionView } } },
-    async (request) => removeTeamConnection(store, await access(request.params.team, request.user!.id), request.params.name),
+    async (request) => await removeTeamConnection(store, await access(request.params.team, request.user!.id), request.params.name),
   )
 }

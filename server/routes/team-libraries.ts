@@ -44,7 +44,7 @@ export default async function teamLibrariesRoute(app: FastifyInstance): Promise<
     async (request) => {
       const found = await teamAccess(store, request.params.team, request.user!.id)
       requirePermission(found, 'viewDashboard')
-      return { libraries: teamLibraries(catalogue, (await store.policies.of(found.team.id))!, found.team.id, request.caller) }
+      return { libraries: await teamLibraries(catalogue, (await store.policies.of(found.team.id))!, found.team.id, request.caller) }
     },
   )
 }

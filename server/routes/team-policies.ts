@@ -26,7 +26,7 @@ export default async function teamPolicies(app: FastifyInstance): Promise<void> 
   app.get<{ Params: { team: number } }>(
     '/teams/:team/policies',
     { config: session, schema: { params: TeamParams, response: { 200: PolicyResponse } } },
-    async (request) => policyView(catalogue, (await teamFor(request, 'viewDashboard')).policy),
+    async (request) => await policyView(catalogue, (await teamFor(request, 'viewDashboard')).policy),
   )
 
   app.patch<{ Params: { team: number }; Body: PolicyPatch }>(
@@ -36,13 +36,13 @@ export default async function teamPolicies(app: FastifyInstance): Promise<void> 
       const { teamPk, policy } = await teamFor(request, 'manageLibraryAccess')
       const next = applyPatch(policy, request.body)
       await store.policies.set(teamPk, next)
-      return policyView(catalogue, next)
+      return await policyView(catalogue, next)
     },
   )
 
   app.post<{ Params: { team: number }; Body: PolicyPatch }>(
     '/teams/:team/policies/preview',
     { config: session, schema: { params: TeamParams, body: PatchPoliciesBody, response: { 200: PolicyResponse } } },
-    async (request) => policyView(catalogue, applyPatch((await teamFor(request, 'manageLibraryAccess')).policy, request.body)),
+    async (request) => await policyView(catalogue, applyPatch((await teamFor(request, 'manageLibraryAccess')).policy, request.body)),
   )
 }

@@ -10,14 +10,14 @@ import { findLibrary, findVersion } from '../search/resolve.js'
 import type { Store } from '../store/index.js'
 import { toImportLibrary, type ImportLibrary } from './payload.js'
 
-export function exportLibrary(store: Store, rawId: string, caller: Caller): ImportLibrary {
-  const { ref, library } = findLibrary(store.libraries, rawId, caller)
+export async function exportLibrary(store: Store, rawId: string, caller: Caller): Promise<ImportLibrary> {
+  const { ref, library } = await findLibrary(store.libraries, rawId, caller)
   if (library.isPrivate) throw new LecternError('forbidden', `Library ${library.id} is private; only public libraries can be exported.`)
-  const version = findVersion(store.libraries, library, ref.version)
+  const version = await findVersion(store.libraries, library, ref.version)
   if (version.currentSet === null) {
     throw new LecternError('library_not_finalized', `Library ${library.id} is still being processed; export it once it is finalized.`)
   }
-  return toImportLibrary(library, store.snippets.allOfSet(version.currentSet), version.totalTokens)
+  return toImportLibrary(library, await store.snippets.allOfSet(version.currentSet), version.totalTokens)
 }
 
 /**
@@ -27,24 +27,26 @@ export function exportLibrary(store: Store, rawId: string, caller: Caller): Impo
  */
 const REFUSED = new Set(['library_not_found', 'forbidden', 'library_not_finalized'])
 
-export function exportLibraries(store: Store, ids: string[], caller: Caller): ImportLibrary[] {
-  return ids.map((id) => {
+export async function exportLibraries(store: Store, ids: string[], caller: Caller): Promise<ImportLibrary[]> {
+  const libraries: ImportLibrary[] = []
+  for (const id of ids) {
     try {
-      return exportLibrary(store, id, caller)
+      libraries.push(await exportLibrary(store, id, caller))
     } catch (err) {
       if (isLecternError(err) && REFUSED.has(err.code)) {
         throw new LecternError('validation_error', `${err.message} Nothing was exported.`)
       }
       throw err
     }
-  })
+  }
+  return libraries
 }
 
 /** What the export picker offers: public, finalized libraries whose ID or title contains `q`, by ID. */
-export function exportableLibraries(catalogue: LibraryCatalogue, q: string, limit: number): { libraries: ExportableLibrary[]; total: number } {
+export async function exportableLibraries(catalogue: LibraryCatalogue, q: string, limit: number): Promise<{ libraries: ExportableLibrary[]; total: number }> {
   const needle = q.trim().toLowerCase()
-  const matching = catalogue
-    .list({ caller: ANONYMOUS })
+  const matching = (await catalogue
+    .list({ caller: ANONYMOUS }))
     .filter((l) => l.state === 'finalized' && (l.id.toLowerCase().includes(needle) || l.title.toLowerCase().includes(needle)))
     .sort((a, b) => a.id.localeCompare(b.id))
   return {

@@ -83,23 +83,23 @@ export class ImportBatch {
     const jobs = await store.transaction(async () => {
       const queued: Job[] = []
       for (const { id, file } of this.staged) {
-        const existing = store.libraries.byId(id)
+        const existing = await store.libraries.byId(id)
         if (existing && !force) {
           skipped.push({ project: id, reason: 'already exists (import with force to overwrite)' })
           fs.rmSync(file, { force: true })
           continue
         }
         const target = existing
-          ? { library: existing, version: store.libraries.ensureVersion(existing.pk, '') }
-          : store.libraries.create({ id, title: id.split('/')[2], sourceKind: 'import', sourceUrl: '', isImported: true })
-        const active = store.jobs.activeForVersion(target.version.pk)
+          ? { library: existing, version: await store.libraries.ensureVersion(existing.pk, '') }
+          : await store.libraries.create({ id, title: id.split('/')[2], sourceKind: 'import', sourceUrl: '', isImported: true })
+        const active = await store.jobs.activeForVersion(target.version.pk)
         if (active) {
           skipped.push({ project: id, reason: `is being processed (job ${active.pk}); import again when it ends` })
           fs.rmSync(file, { force: true })
           continue
         }
         queued.push(
-          store.jobs.enqueue({
+          await store.jobs.enqueue({
             kind: IMPORT_JOB,
             libraryPk: target.library.pk,
             versionPk: target.version.pk,
@@ -151,8 +151,8 @@ export function createImportJobHandler(store: Store, embedders: EmbedderPool): J
     const staged = path.resolve(store.paths.root, file)
     if (!staged.startsWith(importsDir(store) + path.sep)) throw new LecternError('internal_error', `Import job ${ctx.job.pk} names a file outside the imports directory.`)
     try {
-      const library = ctx.job.libraryPk === null ? undefined : store.libraries.byPk(ctx.job.libraryPk)
-      const version = ctx.job.versionPk === null ? undefined : store.libraries.versionByPk(ctx.job.versionPk)
+      const library = ctx.job.libraryPk === null ? undefined : await store.libraries.byPk(ctx.job.libraryPk)
+      const version = ctx.job.versionPk === null ? undefined : await store.libraries.versionByPk(ctx.job.versionPk)
       if (!library || !version) throw new LecternError('library_not_found', `Library ${project} was removed before its import ran.`)
       const { library: valid, snippets } = await readStagedLibrary(staged)
       ctx.progress(`re-embedding ${snippets.length} snippets`)
@@ -161,7 +161,7 @@ export function createImportJobHandler(store: Store, embedders: EmbedderPool): J
         { versionPk: version.pk, commitSha: null },
         snippets,
       )
-      store.libraries.markImported(library.pk, valid)
+      await store.libraries.markImported(library.pk, valid)
       // The version's snippets came across the air gap: an earlier ingest's report no longer describes them.
       await store.extractionReports.remove(version.pk)
       removeStaged(staged)
@@ -170,7 +170,7 @@ export function createImportJobHandler(store: Store, embedders: EmbedderPool): J
       // A shutdown is not a failure: the job runs again at the next start and needs its file.
       if (ctx.signal.aborted) throw err
       removeStaged(staged)
-      dropIfNew(store, ctx.job, created)
+      await dropIfNew(store, ctx.job, created)
       // The job may outlive its library: its reason names the project.
       throw new LecternError(isLecternError(err) ? err.code : 'internal_error', `Import of ${project} failed: ${(err as Error).message}`, {}, { cause: err })
     }
@@ -189,12 +189,12 @@ function removeStaged(file: string): void {
 }
 
 /** A library this import created and never served goes away, keeping the job as the record of why. */
-function dropIfNew(store: Store, job: Job, created: boolean): void {
+async function dropIfNew(store: Store, job: Job, created: boolean): Promise<void> {
   if (!created || job.libraryPk === null || job.versionPk === null) return
-  const version = store.libraries.versionByPk(job.versionPk)
+  const version = await store.libraries.versionByPk(job.versionPk)
   if (!version || version.currentSet !== null) return
-  store.jobs.detach(job.pk)
-  store.libraries.remove(job.libraryPk)
+  await store.jobs.detach(job.pk)
+  await store.libraries.remove(job.libraryPk)
 }
 
 /** Staged files of a request that never committed (the process died in between) are this old at least. */
@@ -204,12 +204,12 @@ const ORPHAN_AGE_MS = 60 * 60 * 1000
  * Removes staged imports that no queued or running job names and that are over an hour old (so
  * a request still staging in another process keeps its files). Returns how many were removed.
  */
-export function sweepImportStaging(store: Store, now = Date.now()): number {
+export async function sweepImportStaging(store: Store, now = Date.now()): Promise<number> {
   const root = importsDir(store)
   if (!fs.existsSync(root)) return 0
   const wanted = new Set(
-    store.jobs
-      .list({ states: ['queued', 'running'], limit: 1000 })
+    (await store.jobs
+      .list({ states: ['queued', 'running'], limit: 1000 }))
       .filter((job) => job.kind === IMPORT_JOB && typeof job.payload.file === 'string')
       .map((job) => path.resolve(store.paths.root, job.payload.file as string)),
   )

@@ -27,10 +27,10 @@ export interface ExtractionView {
 
 /** The report of a library ID's version: the one it is pinned to (`/acme/widgets@v2`), else `tag`, else the default branch. */
 export async function extractionOf(store: Store, libraryId: string, caller: Caller, tag = ''): Promise<ExtractionView> {
-  const { library, ref } = findLibrary(store.libraries, libraryId, caller)
+  const { library, ref } = await findLibrary(store.libraries, libraryId, caller)
   if (ref.version !== undefined && tag !== '' && ref.version !== tag) throw new LecternError('validation_error', `${libraryId} is pinned to ${ref.version}, and the version asked for is ${tag}: name one.`)
   // As every other path finds a version: `v2` finds `2`, and a miss lists the versions there are.
-  const version = findVersion(store.libraries, library, (ref.version ?? tag) || undefined)
+  const version = await findVersion(store.libraries, library, (ref.version ?? tag) || undefined)
   const shown = formatLibraryId({ id: library.id, version: version.tag || undefined })
   const about = { libraryId: shown, state: version.state, errorCode: version.errorCode }
   const stored = await store.extractionReports.get(version.pk)

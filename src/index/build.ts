@@ -63,7 +63,7 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
     )
   }
   const dimensions = await embedder.dimensions()
-  const set = store.snippets.createSet(target.versionPk, { provider: embedder.provider, model: embedder.model, dimensions })
+  const set = await store.snippets.createSet(target.versionPk, { provider: embedder.provider, model: embedder.model, dimensions })
   startedBuilding(set.pk)
   try {
     // No vector is kept past its batch: a real embedder's go into the vector index as they come,
@@ -75,7 +75,7 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
       deps.signal?.throwIfAborted()
       const batch = snippets.slice(i, i + BATCH)
       const embedded = await embedder.embed(batch.map(embedText), deps.signal)
-      const pks = store.snippets.insert(set.pk, batch)
+      const pks = await store.snippets.insert(set.pk, batch)
       const keys: number[] = []
       const vectors: Float32Array[] = []
       pks.forEach((pk, j) => {
@@ -94,19 +94,19 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
     }
     deps.progress?.('indexing the snippets for search')
     try {
-      await writeEngineFilePaced(engineFilePath(store.paths, set.pk), store.snippets.allOfSet(set.pk), engineFileKind(set), pace)
+      await writeEngineFilePaced(engineFilePath(store.paths, set.pk), await store.snippets.allOfSet(set.pk), engineFileKind(set), pace)
     } catch (err) {
       // Derived data: the set's first load builds the file from the rows (and writes it if it can).
       deps.log?.warn({ setPk: set.pk, err }, 'could not write the engine file; the first question will build it')
     }
     // Building the engine file takes a while for a large set: a stop asked meanwhile wins.
     deps.signal?.throwIfAborted()
-    store.snippets.finalizeSet(set.pk, target.versionPk, { tokens, snippets: stored, commitSha: target.commitSha })
+    await store.snippets.finalizeSet(set.pk, target.versionPk, { tokens, snippets: stored, commitSha: target.commitSha })
     return { setPk: set.pk, snippets: stored, tokens, documents: new Set(snippets.map((s) => s.source)).size }
   } catch (caught) {
     const err = asDiskFull(caught, 'writing the snippet set', store.paths.root)
     try {
-      store.snippets.dropSet(set.pk)
+      await store.snippets.dropSet(set.pk)
     } catch {
       // The disk refuses even the delete: the set stays `building`, and the worker sweeps it
       // between jobs once writing works again (runtime.ts).

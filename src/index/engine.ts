@@ -36,11 +36,11 @@ export class SetEngine {
    * rebuilt is rebuilt by it while this thread serves other requests (should it fail, here).
    */
   async loaded(setPk: number): Promise<LoadedSet> {
-    this.pruneSometimes()
+    await this.pruneSometimes()
     const hit = this.cache.get(setPk)
     if (hit) return hit
     if (this.rebuilder) return this.sharedLoad(setPk, this.rebuilder)
-    const loaded = this.load(setPk, 'while its request waited')
+    const loaded = await this.load(setPk, 'while its request waited')
     this.cache.put(loaded)
     return loaded
   }
@@ -48,7 +48,7 @@ export class SetEngine {
   private async sharedLoad(setPk: number, rebuilder: EngineFileRebuilder): Promise<LoadedSet> {
     const loaded = await this.loadOnce(setPk, rebuilder)
     // Retired while it loaded: answered from, not kept (pruneSometimes may have passed already).
-    if (!this.cache.has(setPk) && this.store.snippets.set(setPk)?.status === 'live') this.cache.put(loaded)
+    if (!this.cache.has(setPk) && (await this.store.snippets.set(setPk))?.status === 'live') this.cache.put(loaded)
     return loaded
   }
 
@@ -72,8 +72,8 @@ export class SetEngine {
     for (const setPk of setPks) {
       await new Promise<void>((resolve) => setImmediate(resolve))
       if (signal?.aborted) break
-      if (this.cache.has(setPk) || this.store.snippets.set(setPk)?.status !== 'live') continue
-      const next = this.rebuilder ? await this.loadOnce(setPk, this.rebuilder) : this.load(setPk, 'before its first request')
+      if (this.cache.has(setPk) || (await this.store.snippets.set(setPk))?.status !== 'live') continue
+      const next = this.rebuilder ? await this.loadOnce(setPk, this.rebuilder) : await this.load(setPk, 'before its first request')
       if (signal?.aborted || this.cache.has(setPk)) continue
       const room = this.cache.stats()
       // Full: keeping it would drop what was loaded first, the most wanted.
@@ -90,9 +90,9 @@ export class SetEngine {
    */
   private async loadOffThread(setPk: number, rebuilder: EngineFileRebuilder): Promise<LoadedSet> {
     const { snippets } = this.store
-    const { file, kind } = this.engineFileOf(setPk)
+    const { file, kind } = await this.engineFileOf(setPk)
     for (;;) {
-      const fromFile = loadSetFromFile(setPk, snippets.headsOfSet(setPk), kind, file, this.log)
+      const fromFile = loadSetFromFile(setPk, await snippets.headsOfSet(setPk), kind, file, this.log)
       if (fromFile) return fromFile
       const claim = claimRebuild(file)
       if (claim) {
@@ -115,7 +115,7 @@ export class SetEngine {
       const { bytes, writeError } = await rebuilder.rebuild(setPk, file)
       if (writeError) this.log?.warn({ setPk, file, writeError }, 'could not write the engine file; it is rebuilt at the next load')
       // Undefined when the rows changed while it was built: loaded from them here.
-      const built = loadSetFromBytes(setPk, snippets.headsOfSet(setPk), kind, bytes)
+      const built = loadSetFromBytes(setPk, await snippets.headsOfSet(setPk), kind, bytes)
       if (built) {
         this.logRebuilt(built, started, 'on its own thread')
         return built
@@ -125,14 +125,14 @@ export class SetEngine {
       if (rebuilder.closed) throw err
       this.log?.warn({ setPk, err }, 'the engine file could not be rebuilt on its thread; rebuilding it here')
     }
-    return this.load(setPk, 'on the serving thread')
+    return await this.load(setPk, 'on the serving thread')
   }
 
-  private load(setPk: number, where: string): LoadedSet {
+  private async load(setPk: number, where: string): Promise<LoadedSet> {
     const { snippets } = this.store
-    const { file, kind } = this.engineFileOf(setPk)
+    const { file, kind } = await this.engineFileOf(setPk)
     const started = performance.now()
-    const loaded = loadSet(setPk, snippets.headsOfSet(setPk), kind, file, () => snippets.allOfSet(setPk), this.log)
+    const loaded = await loadSet(setPk, await snippets.headsOfSet(setPk), kind, file, () => snippets.allOfSet(setPk), this.log)
     if (loaded.builtFrom === 'rows') this.logRebuilt(loaded, started, where)
     return loaded
   }
@@ -148,8 +148,8 @@ export class SetEngine {
   }
 
   /** Where the set's engine file is, and what it holds. */
-  private engineFileOf(setPk: number): { file: string; kind: EngineFileKind } {
-    const set = this.store.snippets.set(setPk)
+  private async engineFileOf(setPk: number): Promise<{ file: string; kind: EngineFileKind }> {
+    const set = await this.store.snippets.set(setPk)
     if (!set) throw new Error(`snippet set ${setPk} vanished`)
     return { file: engineFilePath(this.store.paths, setPk), kind: engineFileKind(set) }
   }
@@ -159,12 +159,12 @@ export class SetEngine {
    * with the set. The index is memory-mapped: it costs address space, not heap, so the cache's
    * bound does not count it. Undefined while it cannot be used (vectorsUnavailable).
    */
-  vectorIndex(loaded: LoadedSet): LoadedVectorIndex | undefined {
+  async vectorIndex(loaded: LoadedSet): Promise<LoadedVectorIndex | undefined> {
     if (loaded.vectorIndex === undefined) {
       try {
-        const set = this.store.snippets.set(loaded.setPk)
+        const set = await this.store.snippets.set(loaded.setPk)
         if (!set) throw new Error(`snippet set ${loaded.setPk} vanished`)
-        loaded.vectorIndex = loadVectorIndex(vectorIndexPath(this.store.paths, set.pk), { dimensions: set.dimensions, count: this.store.snippets.count(set.pk) })
+        loaded.vectorIndex = loadVectorIndex(vectorIndexPath(this.store.paths, set.pk), { dimensions: set.dimensions, count: await this.store.snippets.count(set.pk) })
       } catch (err) {
         this.vectorsUnavailable(loaded, err)
       }
@@ -195,7 +195,7 @@ export class SetEngine {
    * are never asked again: once the catalogue changed, and at most once a second, the loaded sets
    * that are no longer live are dropped rather than left to age out.
    */
-  private pruneSometimes(): void {
+  private async pruneSometimes(): Promise<void> {
     const now = Date.now()
     if (now - this.prunedAt < PRUNE_INTERVAL_MS) return
     this.prunedAt = now
@@ -203,7 +203,7 @@ export class SetEngine {
     if (version === this.prunedVersion) return
     this.prunedVersion = version
     for (const setPk of this.cache.setPks()) {
-      if (this.store.snippets.set(setPk)?.status !== 'live') this.cache.forget(setPk)
+      if ((await this.store.snippets.set(setPk))?.status !== 'live') this.cache.forget(setPk)
     }
   }
 }

@@ -103,10 +103,10 @@ export function loadSetFromFile(setPk: number, heads: readonly SnippetHead[], ki
  * Loads a set from its rows' heads (pk order) and its engine file; when the file does not match,
  * from `rowsOf()` (the full rows, same order), writing the file again.
  */
-export function loadSet(setPk: number, heads: readonly SnippetHead[], kind: EngineFileKind, file: string, rowsOf: () => readonly Row[], log?: LoadLog): LoadedSet {
+export async function loadSet(setPk: number, heads: readonly SnippetHead[], kind: EngineFileKind, file: string, rowsOf: () => Promise<readonly Row[]>, log?: LoadLog): Promise<LoadedSet> {
   const fromFile = loadSetFromFile(setPk, heads, kind, file, log)
   if (fromFile) return fromFile
-  const bytes = encode(fingerprint(heads), rowsOf(), kind)
+  const bytes = encode(fingerprint(heads), await rowsOf(), kind)
   try {
     writeFileAtomically(file, bytes)
   } catch (err) {

@@ -29,13 +29,15 @@ const snippets = openReadOnlySnippets(database)
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err))
 
-parentPort!.on('message', (request: RebuildRequest) => {
+parentPort!.on('message', (request: RebuildRequest) => void rebuild(request))
+
+async function rebuild(request: RebuildRequest): Promise<void> {
   let bytes: Buffer
   try {
     // Read now, not when asked: the set may have been replaced, or re-embedded, while it waited.
-    const set = snippets.set(request.setPk)
+    const set = await snippets.set(request.setPk)
     if (set?.status !== 'live') throw new Error(`snippet set ${request.setPk} is no longer live`)
-    bytes = encodeEngineFile(snippets.allOfSet(request.setPk), engineFileKind(set))
+    bytes = encodeEngineFile(await snippets.allOfSet(request.setPk), engineFileKind(set))
   } catch (err) {
     parentPort!.postMessage({ id: request.id, ok: false, error: messageOf(err) } satisfies RebuildReply)
     return
@@ -50,4 +52,4 @@ parentPort!.on('message', (request: RebuildRequest) => {
   const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? (bytes.buffer as ArrayBuffer) : Uint8Array.from(bytes).buffer
   const reply: RebuildReply = { id: request.id, ok: true, bytes: owned, ...(writeError ? { writeError } : {}) }
   parentPort!.postMessage(reply, [owned])
-})
+}

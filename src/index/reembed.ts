@@ -60,7 +60,7 @@ export function isEmbeddedWith(set: SnippetSet, embedder: Embedder, dimensions: 
 }
 
 const targetOf = (e: Embedder, dimensions: number) => `${e.provider}|${e.model}|${dimensions}`
-const isLive = (store: Store, setPk: number) => store.snippets.set(setPk)?.status === 'live'
+const isLive = async (store: Store, setPk: number) => (await store.snippets.set(setPk))?.status === 'live'
 
 function readProgress(file: string): Progress | undefined {
   try {
@@ -72,7 +72,7 @@ function readProgress(file: string): Progress | undefined {
 
 export async function reembedSet(work: Reembedding, setPk: number): Promise<ReembedOutcome> {
   const { store, embedder, signal } = work
-  const set = store.snippets.set(setPk)
+  const set = await store.snippets.set(setPk)
   if (!set || set.status !== 'live') {
     removeReembedFiles(store.paths, setPk)
     return { outcome: 'not-live' }
@@ -85,7 +85,7 @@ export async function reembedSet(work: Reembedding, setPk: number): Promise<Reem
   const files = reembedPaths(store.paths, setPk)
   const target = targetOf(embedder, dimensions)
   const rowBytes = dimensions * 4
-  const snippets = store.snippets.allOfSet(setPk)
+  const snippets = await store.snippets.allOfSet(setPk)
   const saved = readProgress(files.meta)
   let done = saved?.target === target && saved.done <= snippets.length ? saved.done : 0
   const resumedAt = done
@@ -98,7 +98,7 @@ export async function reembedSet(work: Reembedding, setPk: number): Promise<Reem
       const batch = snippets.slice(i, i + BATCH)
       const vectors = await embedder.embed(batch.map(embedText), signal)
       // Checked in the step that writes: a set swept while the batch was embedded gets no files back.
-      if (!isLive(store, setPk)) {
+      if (!await isLive(store, setPk)) {
         removeReembedFiles(store.paths, setPk)
         return { outcome: 'replaced' }
       }
@@ -114,7 +114,7 @@ export async function reembedSet(work: Reembedding, setPk: number): Promise<Reem
     }
     signal?.throwIfAborted()
     // From here to the switch nothing awaits: no query and no sweep runs in between.
-    if (!isLive(store, setPk)) {
+    if (!await isLive(store, setPk)) {
       removeReembedFiles(store.paths, setPk)
       return { outcome: 'replaced' }
     }
@@ -129,7 +129,7 @@ export async function reembedSet(work: Reembedding, setPk: number): Promise<Reem
     } else {
       removeVectorIndex(live)
     }
-    store.snippets.setEmbedding(setPk, { provider: embedder.provider, model: embedder.model, dimensions })
+    await store.snippets.setEmbedding(setPk, { provider: embedder.provider, model: embedder.model, dimensions })
     try {
       // The engine file holds the hash embedder's vectors, or none: written for the new one now
       // rather than found mismatched at the next load.

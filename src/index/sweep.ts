@@ -19,12 +19,12 @@ import type { Store } from '../store/index.js'
  * build are not known here, so `building` sets are swept only where the data directory's jobs
  * run (one process at a time: the lock holder, or its job process), between two jobs, and at start.
  */
-export function sweepSets(store: Store, statuses: Array<'retired' | 'building'>, onRemoved?: (setPk: number) => void): number {
+export async function sweepSets(store: Store, statuses: Array<'retired' | 'building'>, onRemoved?: (setPk: number) => void): Promise<number> {
   let removed = 0
   for (const status of statuses) {
-    for (const set of store.snippets.setsWithStatus(status)) {
+    for (const set of await store.snippets.setsWithStatus(status)) {
       if (isBeingBuilt(set.pk)) continue
-      store.snippets.dropSet(set.pk)
+      await store.snippets.dropSet(set.pk)
       removeSetFiles(store.paths, set.pk)
       onRemoved?.(set.pk)
       removed++
@@ -40,7 +40,7 @@ export function sweepSets(store: Store, statuses: Array<'retired' | 'building'>,
  * that recovers the data directory, while the serving processes may already be loading sets (the
  * most asked, at start): a write or a claim of a process that runs is theirs, and left alone.
  */
-export function sweepStrayEngineFiles(store: Store): number {
+export async function sweepStrayEngineFiles(store: Store): Promise<number> {
   let names: string[]
   try {
     names = fs.readdirSync(store.paths.engine)
@@ -51,7 +51,7 @@ export function sweepStrayEngineFiles(store: Store): number {
   for (const name of names) {
     const file = path.join(store.paths.engine, name)
     const setPk = /^set-(\d+)\.engine/.exec(name)?.[1]
-    if (setPk !== undefined && store.snippets.set(Number(setPk))) {
+    if (setPk !== undefined && await store.snippets.set(Number(setPk))) {
       const engineFile = engineFilePath(store.paths, Number(setPk))
       if (file === engineFile) continue
       // Written as `<file>.<pid>-<thread>.tmp` (loaded-set.ts).
@@ -73,7 +73,7 @@ export function sweepStrayEngineFiles(store: Store): number {
  * (a CLI command) may be running right now: a temporary file is removed only when the process
  * that named it is gone, and a hash-embedded set's re-embedding work stays. Other names are left alone.
  */
-export function sweepStrayVectorFiles(store: Store): number {
+export async function sweepStrayVectorFiles(store: Store): Promise<number> {
   let names: string[]
   try {
     names = fs.readdirSync(store.paths.vectors)
@@ -85,7 +85,7 @@ export function sweepStrayVectorFiles(store: Store): number {
     const setPk = /^set-(\d+)\./.exec(name)?.[1]
     if (setPk === undefined) continue
     const writer = /\.(\d+)\.tmp$/.exec(name)?.[1]
-    const set = store.snippets.set(Number(setPk))
+    const set = await store.snippets.set(Number(setPk))
     const unneeded = set !== undefined && !hasVectorIndex(set) && /^set-\d+\.usearch(\.json)?$/.test(name)
     if (set && !unneeded && (writer === undefined || processRuns(Number(writer)))) continue
     fs.rmSync(path.join(store.paths.vectors, name), { recursive: true, force: true })

@@ -25,14 +25,14 @@ const BATCH = 256
  * Deletes the vector index of every live set it cannot serve (missing, another dimension or
  * count, damaged), telling `onDiscarded` why; returns the pks of those sets.
  */
-export function discardBadVectorIndexes(store: Store, onDiscarded: (setPk: number, problem: string) => void): number[] {
+export async function discardBadVectorIndexes(store: Store, onDiscarded: (setPk: number, problem: string) => Promise<void> | void): Promise<number[]> {
   const discarded: number[] = []
-  for (const set of store.snippets.setsWithStatus('live').filter(hasVectorIndex)) {
+  for (const set of (await store.snippets.setsWithStatus('live')).filter(hasVectorIndex)) {
     const file = vectorIndexPath(store.paths, set.pk)
-    const problem = inspectVectorFile(file, { dimensions: set.dimensions, count: store.snippets.count(set.pk) })
+    const problem = inspectVectorFile(file, { dimensions: set.dimensions, count: await store.snippets.count(set.pk) })
     if (!problem) continue
     removeVectorIndex(file)
-    onDiscarded(set.pk, problem)
+    await onDiscarded(set.pk, problem)
     discarded.push(set.pk)
   }
   return discarded
@@ -54,10 +54,10 @@ export interface VectorRebuild {
  */
 export async function rebuildVectorIndex(work: VectorRebuild, setPk: number): Promise<number | undefined> {
   const { store, signal } = work
-  const set = liveSet(store, setPk)
+  const set = await liveSet(store, setPk)
   if (!set || !hasVectorIndex(set)) return undefined
   const embedder = await work.embedders.forSet(set)
-  const snippets = store.snippets.allOfSet(setPk)
+  const snippets = await store.snippets.allOfSet(setPk)
   const vectors: Float32Array[] = []
   for (let i = 0; i < snippets.length; i += BATCH) {
     signal?.throwIfAborted()
@@ -66,13 +66,13 @@ export async function rebuildVectorIndex(work: VectorRebuild, setPk: number): Pr
   }
   signal?.throwIfAborted()
   // From here to the file in place nothing awaits: the set cannot be swept in between.
-  if (!liveSet(store, setPk)) return undefined
+  if (!await liveSet(store, setPk)) return undefined
   writeVectorIndex(vectorIndexPath(store.paths, setPk), { provider: set.embedProvider, model: set.embedModel }, set.dimensions, snippets.map((s) => s.pk), vectors)
   work.onRebuilt?.(setPk)
   return snippets.length
 }
 
-function liveSet(store: Store, setPk: number): SnippetSet | undefined {
-  const set = store.snippets.set(setPk)
+async function liveSet(store: Store, setPk: number): Promise<SnippetSet | undefined> {
+  const set = await store.snippets.set(setPk)
   return set?.status === 'live' ? set : undefined
 }

@@ -20,8 +20,8 @@ import type { User } from '../store/users.js'
 const hashOf = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest()
 
 /** Whether the install still needs its first admin. */
-export function needsSetup(store: Store): boolean {
-  return !store.users.list().some((user) => user.role === 'admin')
+export async function needsSetup(store: Store): Promise<boolean> {
+  return !(await store.users.list()).some((user) => user.role === 'admin')
 }
 
 /**
@@ -30,7 +30,7 @@ export function needsSetup(store: Store): boolean {
  * terminal or file stops working.
  */
 export async function prepareSetup(store: Store, paths: DataPaths): Promise<{ token: string; file: string } | undefined> {
-  if (!needsSetup(store)) {
+  if (!await needsSetup(store)) {
     await store.settings.set(SETTING_KEYS.setupTokenHash, null)
     fs.rmSync(paths.setupToken, { force: true })
     return undefined
@@ -60,7 +60,7 @@ export async function completeSetup(store: Store, paths: DataPaths, input: { tok
 /** Checks the token and erases it in one transaction; returns the stored hash, to put back on failure. */
 async function claimToken(store: Store, token: string): Promise<string> {
   return await store.transaction(async () => {
-    if (!needsSetup(store)) throw new LecternError('forbidden', 'This install already has an admin: sign in instead.')
+    if (!await needsSetup(store)) throw new LecternError('forbidden', 'This install already has an admin: sign in instead.')
     const stored = await store.settings.get<string | null>(SETTING_KEYS.setupTokenHash)
     const given = hashOf(token)
     if (!stored || !timingSafeEqual(Buffer.from(stored, 'hex'), given)) {

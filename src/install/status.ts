@@ -42,7 +42,7 @@ export interface InstallStatus {
 
 export async function installStatus(resolved: ResolvedConfig, runtime: Runtime): Promise<InstallStatus> {
   const { store } = runtime
-  const active = store.jobs.list({ states: ['running', 'queued'] })
+  const active = await store.jobs.list({ states: ['running', 'queued'] })
   return {
     dataDir: store.paths.root,
     dataDirOrigin: dataDirOrigin(resolved),
@@ -52,7 +52,7 @@ export async function installStatus(resolved: ResolvedConfig, runtime: Runtime):
     version: APP_VERSION,
     schema: store.migrations().at(-1) ?? 'none',
     server: await serverSeen(store.paths.lock),
-    libraries: store.libraries.list().length,
+    libraries: (await store.libraries.list()).length,
     jobs: { running: active.filter((j) => j.state === 'running').length, queued: active.filter((j) => j.state === 'queued').length },
   }
 }

@@ -23,21 +23,21 @@ export function cancelledReason(jobPk: number, when: 'queued' | 'running'): stri
 export async function cancelJob(store: Store, jobPk: number, by: string): Promise<Job> {
   // One write transaction: read and written under the write lock, so a worker cannot claim the job in between.
   return await store.transaction(async (): Promise<Job> => {
-    const job = requireJob(store.jobs, jobPk)
+    const job = await requireJob(store.jobs, jobPk)
     if (job.state === 'queued') {
       const reason = cancelledReason(jobPk, 'queued')
-      failJob(store, job, 'cancelled', reason)
+      await failJob(store, job, 'cancelled', reason)
       await store.jobLogs.append(jobPk, [{ time: new Date().toISOString(), level: 'warn', message: 'job cancelled while queued', fields: { by } }])
     } else if (isInterrupted(job)) {
       // No process runs it to notice the request: it ends here, as a dead process's cancelled job does at the next start.
-      failJob(store, job, 'cancelled', cancelledReason(jobPk, 'running'))
+      await failJob(store, job, 'cancelled', cancelledReason(jobPk, 'running'))
       await store.jobLogs.append(jobPk, [{ time: new Date().toISOString(), level: 'warn', message: 'job cancelled after its process was gone', fields: { by } }])
     } else if (job.state === 'running') {
       // The worker running it logs the request when it sees it: its own lines are still buffered.
-      store.jobs.requestCancel(jobPk, by)
+      await store.jobs.requestCancel(jobPk, by)
     } else {
       throw new LecternError('job_not_active', `Job ${jobPk} has already ${job.state}; only a queued or running job can be cancelled.`)
     }
-    return store.jobs.byPk(jobPk)!
+    return (await store.jobs.byPk(jobPk))!
   })
 }

@@ -154,7 +154,7 @@ export class JobProcess implements JobRunner {
     // The configuration carries secrets: it goes over the channel, never the command line.
     child.send({ type: 'init', config } satisfies ToJobProcess)
     clearInterval(this.cancelWatch)
-    this.cancelWatch = setInterval(() => this.enforceCancel(child), CANCEL_WATCH_MS).unref()
+    this.cancelWatch = setInterval(() => void this.enforceCancel(child), CANCEL_WATCH_MS).unref()
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         this.running = false
@@ -169,18 +169,19 @@ export class JobProcess implements JobRunner {
   }
 
   /** Kills the job process when a job it runs was asked to cancel CANCEL_GRACE_MS ago and has not ended. */
-  private enforceCancel(child: ChildProcess): void {
+  private async enforceCancel(child: ChildProcess): Promise<void> {
     let overdue: number | undefined
     try {
       const now = Date.now()
-      overdue = this.options.store.jobs
-        .list({ states: ['running'], limit: 1000 })
+      overdue = (await this.options.store.jobs
+        .list({ states: ['running'], limit: 1000 }))
         .find((job) => job.runner?.pid === child.pid && job.cancelRequestedAt !== null && now - Date.parse(job.cancelRequestedAt) >= CANCEL_GRACE_MS)?.pk
     } catch {
       // A read the database refuses now is asked again at the next watch.
       return
     }
-    if (overdue === undefined || this.killedForCancel !== undefined) return
+    // The child may have ended while the jobs were read: only the live one is killed.
+    if (overdue === undefined || this.killedForCancel !== undefined || this.child !== child) return
     this.killedForCancel = overdue
     this.options.log.warn({ jobId: overdue, graceMs: CANCEL_GRACE_MS, jobProcess: child.pid }, 'the cancelled job did not end in time; killing its job process')
     child.kill('SIGKILL')

@@ -28,8 +28,8 @@ function busy(library: Library, version: LibraryVersion, active: Job): LecternEr
   return new LecternError('library_busy', `Library ${name} is being processed (job ${active.pk}, ${active.state}); wait for it to end.`)
 }
 
-function refuseIfBusy(store: Store, library: Library, version: LibraryVersion): void {
-  const active = store.jobs.activeForVersion(version.pk)
+async function refuseIfBusy(store: Store, library: Library, version: LibraryVersion): Promise<void> {
+  const active = await store.jobs.activeForVersion(version.pk)
   if (active) throw busy(library, version, active)
 }
 
@@ -70,13 +70,13 @@ async function mayReconfigure(store: Store, caller: Caller, library: Library): P
  * A refresh by a caller who may not reconfigure the library: only as it is configured (no other
  * branch, no force), and at most once per SHARED_REFRESH_INTERVAL_MS per version.
  */
-function refuseReconfiguring(store: Store, request: RefreshRequest, library: Library, version: LibraryVersion, name: string, now: number): void {
+async function refuseReconfiguring(store: Store, request: RefreshRequest, library: Library, version: LibraryVersion, name: string, now: number): Promise<void> {
   const otherBranch = request.branch !== undefined && request.branch !== library.branch
   if (otherBranch || request.force) {
     const who = library.teamPk === null ? 'the operator' : "the operator and the teamspace's owners and admins"
     throw new LecternError('forbidden', `Only ${who} may ${otherBranch ? 'change the branch' : 'force a rebuild'} of ${name}; refresh it without "branch" and "force" to re-ingest it as it is configured.`)
   }
-  const last = store.jobs.latestForVersion(version.pk)
+  const last = await store.jobs.latestForVersion(version.pk)
   const waitMs = last === undefined ? 0 : Date.parse(last.createdAt) + SHARED_REFRESH_INTERVAL_MS - now
   if (waitMs > 0) {
     const retryAfter = Math.ceil(waitMs / 1000)
@@ -104,7 +104,7 @@ export async function addVersion(
   guard: AddressGuard | undefined,
   mode: Mode,
 ): Promise<QueuedJob> {
-  const { library } = findLibrary(store.libraries, parseLibraryId(rawId).id, caller)
+  const { library } = await findLibrary(store.libraries, parseLibraryId(rawId).id, caller)
   // An imported library came as snippets, without its repository: there is no tag to read here.
   if (library.isImported) throw new LecternError('forbidden', `${library.id} was imported: it has no source on this install to add a version from. A version comes across the air gap as the library did: exported from the cloud (a version pin exports that version) and imported.`)
   if (!isGitLibrary(library)) {
@@ -112,24 +112,24 @@ export async function addVersion(
   }
   if (!isValidVersion(tag) || !isSafeRefName(tag)) throw new LecternError('validation_error', `"${tag}" is not a valid version tag.`)
   const repo = parseRepoUrl(library.sourceUrl, library.sourceKind as GitSourceKind, { httpOnly: guard !== undefined })
-  const token = gitToken(store, undefined, repo.host, libraryConnectionScope(library, mode))
+  const token = await gitToken(store, undefined, repo.host, libraryConnectionScope(library, mode))
   refuseCleartextToken(repo.cloneUrl, token, guard)
   await requireRemoteTag({ cloneUrl: repo.cloneUrl, tag, token, libraryId: library.id, guard })
-  const version = store.libraries.ensureVersion(library.pk, tag, title)
-  refuseIfBusy(store, library, version)
-  const job = queueIngest(store, version, gitSpecOf(library, tag))
+  const version = await store.libraries.ensureVersion(library.pk, tag, title)
+  await refuseIfBusy(store, library, version)
+  const job = await queueIngest(store, version, gitSpecOf(library, tag))
   const id = formatLibraryId({ id: library.id, version: tag })
   return { libraryId: id, message: `Version ${id} queued (job ${job.pk}).`, job }
 }
 
 /** Queues the previousVersions a repository's context7.json names and the library lacks. */
-export function queueDeclaredVersions(store: Store, library: Library, versions: Array<{ tag: string; title: string }>): Job[] {
+export async function queueDeclaredVersions(store: Store, library: Library, versions: Array<{ tag: string; title: string }>): Promise<Job[]> {
   const queued: Job[] = []
   for (const { tag, title } of versions) {
     if (!isValidVersion(tag) || !isSafeRefName(tag)) continue
-    const existing = store.libraries.version(library.pk, tag)
-    if (existing && (existing.currentSet !== null || store.jobs.activeForVersion(existing.pk))) continue
-    queued.push(queueIngest(store, existing ?? store.libraries.ensureVersion(library.pk, tag, title), gitSpecOf(library, tag)))
+    const existing = await store.libraries.version(library.pk, tag)
+    if (existing && (existing.currentSet !== null || await store.jobs.activeForVersion(existing.pk))) continue
+    queued.push(await queueIngest(store, existing ?? await store.libraries.ensureVersion(library.pk, tag, title), gitSpecOf(library, tag)))
   }
   return queued
 }
@@ -145,12 +145,12 @@ export interface RefreshRequest {
 
 /** In cloud mode (`guard`) a git library's remote must still be http(s) and not resolve to a private address. */
 export async function refreshLibrary(store: Store, request: RefreshRequest, caller: Caller, guard: AddressGuard | undefined, now = Date.now()): Promise<QueuedJob> {
-  const { ref, library } = findLibrary(store.libraries, request.libraryId, caller)
-  const version = findVersion(store.libraries, library, ref.version)
-  const refusal = refreshRefusal(library, version, store.jobs.activeForVersion(version.pk))
+  const { ref, library } = await findLibrary(store.libraries, request.libraryId, caller)
+  const version = await findVersion(store.libraries, library, ref.version)
+  const refusal = refreshRefusal(library, version, await store.jobs.activeForVersion(version.pk))
   if (refusal) throw refusal
   const name = formatLibraryId({ id: library.id, version: version.tag || undefined })
-  if (!await mayReconfigure(store, caller, library)) refuseReconfiguring(store, request, library, version, name, now)
+  if (!await mayReconfigure(store, caller, library)) await refuseReconfiguring(store, request, library, version, name, now)
   let job: Job
   let note: string | undefined
   if (isGitLibrary(library)) {
@@ -160,14 +160,14 @@ export async function refreshLibrary(store: Store, request: RefreshRequest, call
     const repo = parseRepoUrl(library.sourceUrl, library.sourceKind as GitSourceKind, { httpOnly: guard !== undefined })
     // The guard is cloud mode's: there a library reads through its own teamspace's connections only.
     const scope = libraryConnectionScope(library, guard === undefined ? 'onprem' : 'cloud')
-    refuseCleartextToken(repo.cloneUrl, gitToken(store, request.gitToken?.trim() || undefined, repo.host, scope), guard)
+    refuseCleartextToken(repo.cloneUrl, await gitToken(store, request.gitToken?.trim() || undefined, repo.host, scope), guard)
     note = await admitGitRemote(repo.cloneUrl, guard)
     // Again: another job may have been queued while the host was resolved.
-    refuseIfBusy(store, library, version)
+    await refuseIfBusy(store, library, version)
     const refName = version.tag || request.branch || (typeof library.options.ref === 'string' ? library.options.ref : undefined)
-    job = queueIngest(store, version, gitSpecOf(library, refName), { token: request.gitToken?.trim() || undefined, force: request.force })
+    job = await queueIngest(store, version, gitSpecOf(library, refName), { token: request.gitToken?.trim() || undefined, force: request.force })
   } else {
-    job = queueIngest(store, version, library.options.spec as SourceSpec, { force: request.force })
+    job = await queueIngest(store, version, library.options.spec as SourceSpec, { force: request.force })
   }
   return { libraryId: name, message: [`Refresh of ${name} queued (job ${job.pk}).`, note].filter(Boolean).join(' '), job }
 }
@@ -181,8 +181,8 @@ export async function refreshStale(
 ): Promise<{ queued: QueuedJob[]; skipped: Array<{ libraryId: string; reason: string }> }> {
   const queued: QueuedJob[] = []
   const skipped: Array<{ libraryId: string; reason: string }> = []
-  for (const library of store.libraries.list()) {
-    const main = store.libraries.version(library.pk, '')
+  for (const library of await store.libraries.list()) {
+    const main = await store.libraries.version(library.pk, '')
     if (!main || now - Date.parse(main.updatedAt) < olderThanMs) continue
     try {
       queued.push(await refreshLibrary(store, { libraryId: library.id }, LOCAL, guard))

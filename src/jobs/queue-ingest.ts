@@ -11,8 +11,8 @@ import type { Library, LibraryVersion } from '../store/libraries.js'
 import { INGEST_JOB, type IngestJobPayload } from './kinds.js'
 
 /** Queues the ingest job of a library version; a token is sealed into the job's row until it ends. */
-export function queueIngest(store: Store, version: LibraryVersion, spec: SourceSpec, options: { token?: string; force?: boolean } = {}): Job {
-  return store.jobs.enqueue({
+export async function queueIngest(store: Store, version: LibraryVersion, spec: SourceSpec, options: { token?: string; force?: boolean } = {}): Promise<Job> {
+  return await store.jobs.enqueue({
     kind: INGEST_JOB,
     libraryPk: version.libraryPk,
     versionPk: version.pk,

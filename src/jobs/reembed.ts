@@ -22,18 +22,18 @@ export async function queueReembed(store: Store, embedders: EmbedderPool): Promi
   const current = await embedders.current()
   const dimensions = await current.dimensions()
   const active = new Set(
-    store.jobs
-      .list({ states: ['queued', 'running'], limit: 1000 })
+    (await store.jobs
+      .list({ states: ['queued', 'running'], limit: 1000 }))
       .filter((j) => j.kind === REEMBED_JOB)
       .map((j) => (j.payload as { setPk: number }).setPk),
   )
   const queued: number[] = []
-  for (const set of store.snippets.setsWithStatus('live')) {
+  for (const set of await store.snippets.setsWithStatus('live')) {
     if (active.has(set.pk)) continue
     if (isEmbeddedWith(set, current, dimensions)) continue
-    const version = store.libraries.versionByPk(set.versionPk)
+    const version = await store.libraries.versionByPk(set.versionPk)
     // No versionPk on the job: the version keeps serving and is not shown as processing.
-    store.jobs.enqueue({ kind: REEMBED_JOB, libraryPk: version?.libraryPk ?? null, payload: { setPk: set.pk } })
+    await store.jobs.enqueue({ kind: REEMBED_JOB, libraryPk: version?.libraryPk ?? null, payload: { setPk: set.pk } })
     queued.push(set.pk)
   }
   return queued

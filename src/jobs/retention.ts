@@ -13,5 +13,5 @@ const DAY_MS = 24 * 60 * 60 * 1000
 export async function pruneEndedJobs(store: Store, now = new Date()): Promise<number> {
   const days = await readSetting(store.settings, 'jobs.retentionDays')
   if (days === 0) return 0
-  return store.jobs.pruneEnded(new Date(now.getTime() - days * DAY_MS))
+  return await store.jobs.pruneEnded(new Date(now.getTime() - days * DAY_MS))
 }

@@ -13,7 +13,7 @@ export interface JobRunner {
   /** Aborts the running job (it is queued again, unless a cancel was asked) and waits for it to unwind. */
   stop(): Promise<void>
   /** Runs queued jobs until none is left or `until()` holds; for a CLI that works without a server. */
-  drain(until?: () => boolean): Promise<void>
+  drain(until?: () => boolean | Promise<boolean>): Promise<void>
   /** Where a runner whose jobs give way to requests (pace.ts) wants the server's requests in flight counted. */
   readonly requests?: RequestGauge
 }

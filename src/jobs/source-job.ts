@@ -48,8 +48,8 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
   const { store, embedders } = services
   return async (ctx: JobContext) => {
     const { spec, force } = ingestJobPayload.parse(ctx.job.payload)
-    const library = ctx.job.libraryPk === null ? undefined : store.libraries.byPk(ctx.job.libraryPk)
-    const version = ctx.job.versionPk === null ? undefined : store.libraries.versionByPk(ctx.job.versionPk)
+    const library = ctx.job.libraryPk === null ? undefined : await store.libraries.byPk(ctx.job.libraryPk)
+    const version = ctx.job.versionPk === null ? undefined : await store.libraries.versionByPk(ctx.job.versionPk)
     if (!library || !version) throw new LecternError('library_not_found', 'The library of this job was removed.')
     const reader = await loadSourceReader(spec.type)
     if (!reader) throw new LecternError('validation_error', `Unknown source type "${spec.type}".`)
@@ -87,13 +87,13 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
     const report = tally.report(result.snippets, duplicatesDropped)
     await store.extractionReports.put(version.pk, ctx.job.pk, JSON.stringify(report))
     if (version.tag === '') {
-      store.libraries.update(library.pk, {
+      await store.libraries.update(library.pk, {
         title: fetched.title ?? library.title,
         description: fetched.description ?? library.description,
         ...(fetched.branch !== undefined ? { branch: fetched.branch } : {}),
         ...(fetched.rules !== undefined ? { rules: fetched.rules } : {}),
       })
-      const queued = queueDeclaredVersions(store, library, fetched.declaredVersions ?? [])
+      const queued = await queueDeclaredVersions(store, library, fetched.declaredVersions ?? [])
       if (queued.length > 0) ctx.log.info({ jobId: ctx.job.pk, versions: queued.length }, 'queued the previous versions context7.json declares')
     }
     const documents = fetched.documents.length + (fetched.built?.length ?? 0)

@@ -54,20 +54,20 @@ export interface ParseStatusResponse {
  * The library ID (with the version) of a job the caller may see, and its library; undefined for a
  * job of a library hidden from them.
  */
-function libraryOf(store: Store, job: Job, caller: Caller): { libraryId: string; library?: Library } | undefined {
-  const library = job.libraryPk === null ? undefined : store.libraries.byPk(job.libraryPk)
+async function libraryOf(store: Store, job: Job, caller: Caller): Promise<{ libraryId: string; library?: Library } | undefined> {
+  const library = job.libraryPk === null ? undefined : await store.libraries.byPk(job.libraryPk)
   if (!library) return { libraryId: `job-${job.pk}` }
   if (!canSeeLibrary(caller, library)) return undefined
-  const version = job.versionPk === null ? undefined : store.libraries.versionByPk(job.versionPk)
+  const version = job.versionPk === null ? undefined : await store.libraries.versionByPk(job.versionPk)
   return { libraryId: formatLibraryId({ id: library.id, version: version?.tag || undefined }), library }
 }
 
-export function parseStatus(store: Store, caller: Caller, now = Date.now()): ParseStatusResponse {
+export async function parseStatus(store: Store, caller: Caller, now = Date.now()): Promise<ParseStatusResponse> {
   const activeParses: Record<string, ParseJobStatus> = {}
-  const active = store.jobs.list({ states: ['queued', 'running'], limit: 1000 }).reverse()
+  const active = (await store.jobs.list({ states: ['queued', 'running'], limit: 1000 })).reverse()
   let position = 0
   for (const job of active) {
-    const seen = libraryOf(store, job, caller)
+    const seen = await libraryOf(store, job, caller)
     if (seen === undefined) continue
     const { libraryId, library } = seen
     if (job.state === 'queued') {
@@ -87,8 +87,8 @@ export function parseStatus(store: Store, caller: Caller, now = Date.now()): Par
     }
   }
   const recentFailures: FailedParse[] = []
-  for (const job of store.jobs.unresolvedFailures(FAILURES_SCANNED)) {
-    const seen = libraryOf(store, job, caller)
+  for (const job of await store.jobs.unresolvedFailures(FAILURES_SCANNED)) {
+    const seen = await libraryOf(store, job, caller)
     if (seen === undefined) continue
     const failure = describeFailure(caller, seen.library, job.errorCode ?? 'internal_error', job.errorMessage)
     recentFailures.push({ project: seen.libraryId, jobId: job.pk, kind: job.kind, ...failure, finishedAt: job.finishedAt })
@@ -112,11 +112,11 @@ const RECENT_WARNINGS = 10
 const SUCCEEDED_SCANNED = 100
 
 /** The newest jobs that succeeded with warnings, of libraries the caller may see. */
-export function recentWarnings(store: Store, caller: Caller): WarnedParse[] {
+export async function recentWarnings(store: Store, caller: Caller): Promise<WarnedParse[]> {
   const warned: WarnedParse[] = []
-  for (const job of store.jobs.list({ states: ['succeeded'], limit: SUCCEEDED_SCANNED })) {
+  for (const job of await store.jobs.list({ states: ['succeeded'], limit: SUCCEEDED_SCANNED })) {
     if (job.warnings === 0) continue
-    const seen = libraryOf(store, job, caller)
+    const seen = await libraryOf(store, job, caller)
     if (seen === undefined) continue
     warned.push({ project: seen.libraryId, jobId: job.pk, kind: job.kind, warnings: job.warnings, message: job.statusMessage ?? '', finishedAt: job.finishedAt })
     if (warned.length === RECENT_WARNINGS) break

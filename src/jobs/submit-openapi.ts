@@ -54,7 +54,7 @@ export async function submitOpenApiUpload(store: Store, input: OpenApiUpload, su
   const { id: libraryId, owner } = await placeSubmission(store.teams, submitter, `/docs/${baseSlug}`, isPrivate)
   const slug = libraryId.slice('/docs/'.length)
   // Saving replaces the file an existing library refreshes from, so refuse first what submitSource would.
-  refuseUnlessReplaceable(store, libraryId, input.force ?? false, owner !== undefined)
+  await refuseUnlessReplaceable(store, libraryId, input.force ?? false, owner !== undefined)
   const file = await saveUpload(store.paths, slug, uploadExtension(input.fileName, input.data), input.data)
   const submitted = await submitSource(store, {
     libraryId,
@@ -74,22 +74,22 @@ function named(input: { title?: string; description?: string }): Pick<OpenApiSpe
   return { ...(input.title ? { title: input.title } : {}), ...(input.description ? { description: input.description } : {}) }
 }
 
-function refuseUnlessReplaceable(store: Store, libraryId: string, force: boolean, ownedByTeam: boolean): void {
-  const existing = store.libraries.byId(libraryId)
+async function refuseUnlessReplaceable(store: Store, libraryId: string, force: boolean, ownedByTeam: boolean): Promise<void> {
+  const existing = await store.libraries.byId(libraryId)
   if (!existing) {
     // A library renamed away from this ID still refreshes from the file saved under its old slug.
-    const moved = store.libraries.redirectOf(libraryId)
-    const renamed = moved === undefined ? undefined : store.libraries.byId(moved)
+    const moved = await store.libraries.redirectOf(libraryId)
+    const renamed = moved === undefined ? undefined : await store.libraries.byId(moved)
     const slug = libraryId.slice('/docs/'.length)
     if (renamed?.sourceUrl.startsWith(`upload:${slug}.`)) {
       throw new LecternError('library_exists', `Library ${libraryId} was renamed to ${renamed.id}, which still refreshes from the file uploaded as ${slug}; refresh ${renamed.id}, or upload this spec under another title.`)
     }
     return
   }
-  if (existing.sourceKind === 'openapi' && failedVersionOf(store, existing)) return
+  if (existing.sourceKind === 'openapi' && await failedVersionOf(store, existing)) return
   if (!force) throw new LecternError(ownedByTeam ? 'duplicate_repo' : 'library_exists', `Library ${libraryId} was already added. Refresh it, or upload it again with force.`)
   if (existing.sourceKind !== 'openapi') throw new LecternError('library_exists', `Library ${libraryId} already exists with another source (${existing.sourceKind}).`)
-  const version = store.libraries.version(existing.pk, '')
-  const active = version && store.jobs.activeForVersion(version.pk)
+  const version = await store.libraries.version(existing.pk, '')
+  const active = version && await store.jobs.activeForVersion(version.pk)
   if (active) throw new LecternError('library_busy', `Library ${libraryId} is being processed (job ${active.pk}); wait for it to end.`)
 }

@@ -36,8 +36,8 @@ export interface Submitted {
 }
 
 /** The default version of a library whose ingest failed and that serves nothing, else undefined. */
-export function failedVersionOf(store: Store, library: Library): LibraryVersion | undefined {
-  const version = store.libraries.version(library.pk, '')
+export async function failedVersionOf(store: Store, library: Library): Promise<LibraryVersion | undefined> {
+  const version = await store.libraries.version(library.pk, '')
   return version?.state === 'error' && version.currentSet === null ? version : undefined
 }
 
@@ -49,22 +49,22 @@ const taken = (owner: TeamOwner | undefined, message: string): LecternError =>
  * The library a submission goes to: a new one, or a failed one taken over for a retry (its
  * source, options and visibility replaced, its state back to `initial`). Inside a transaction.
  */
-function createOrRetry(store: Store, input: NewLibrary, refusal: LecternError): { library: Library; version: LibraryVersion } {
-  const existing = store.libraries.byId(input.id)
+async function createOrRetry(store: Store, input: NewLibrary, refusal: LecternError): Promise<{ library: Library; version: LibraryVersion }> {
+  const existing = await store.libraries.byId(input.id)
   if (!existing) {
     // The same source added again after its library was renamed would index it twice.
-    const moved = store.libraries.redirectOf(input.id)
-    const renamed = moved === undefined ? undefined : store.libraries.byId(moved)
+    const moved = await store.libraries.redirectOf(input.id)
+    const renamed = moved === undefined ? undefined : await store.libraries.byId(moved)
     if (renamed && renamed.sourceUrl === input.sourceUrl) {
       throw new LecternError('library_exists', `${input.sourceUrl} is already indexed as ${renamed.id} (renamed from ${input.id}); refresh that library instead.`)
     }
-    return store.libraries.create(input)
+    return await store.libraries.create(input)
   }
-  const failed = failedVersionOf(store, existing)
+  const failed = await failedVersionOf(store, existing)
   if (!failed || existing.sourceKind !== input.sourceKind) throw refusal
-  const active = store.jobs.activeForVersion(failed.pk)
+  const active = await store.jobs.activeForVersion(failed.pk)
   if (active) throw new LecternError('library_busy', `Library ${input.id} is being processed (job ${active.pk}); wait for it to end.`)
-  const library = store.libraries.update(existing.pk, {
+  const library = await store.libraries.update(existing.pk, {
     title: input.title,
     description: input.description ?? existing.description,
     sourceUrl: input.sourceUrl,
@@ -72,8 +72,8 @@ function createOrRetry(store: Store, input: NewLibrary, refusal: LecternError): 
     isPrivate: input.isPrivate ?? false,
     options: input.options ?? {},
   })
-  store.libraries.setVersionState(failed.pk, 'initial')
-  return { library, version: store.libraries.version(existing.pk, '')! }
+  await store.libraries.setVersionState(failed.pk, 'initial')
+  return { library, version: (await store.libraries.version(existing.pk, ''))! }
 }
 
 /**
@@ -86,8 +86,8 @@ export async function submitRepository(store: Store, input: RepositorySubmission
   const repo = parseRepoUrl(input.docsRepoUrl, input.sourceKind, { httpOnly: guard !== undefined })
   const token = input.gitToken?.trim() ? input.gitToken.trim() : undefined
   const scope = submitter ? submitterConnectionScope(submitter) : INSTALL_CONNECTIONS
-  refuseCleartextToken(repo.cloneUrl, gitToken(store, token, repo.host, scope), guard)
-  const withCredentials = token !== undefined || (scope !== undefined && store.connections.forGitHost(scope, repo.host) !== undefined)
+  refuseCleartextToken(repo.cloneUrl, await gitToken(store, token, repo.host, scope), guard)
+  const withCredentials = token !== undefined || (scope !== undefined && await store.connections.forGitHost(scope, repo.host) !== undefined)
   const isPrivate = input.private === true || (submitter?.mode === 'cloud' && withCredentials)
   const { id, owner } = await placeSubmission(store.teams, submitter, repo.libraryId, isPrivate, 'repository')
   const note = await admitGitRemote(repo.cloneUrl, guard)
@@ -106,8 +106,8 @@ export async function submitRepository(store: Store, input: RepositorySubmission
         ...(repo.branch ? { ref: repo.branch } : {}),
       },
     }
-    const { library, version } = createOrRetry(store, newLibrary, taken(owner, `Library ${id} was already added. Refresh it to pick up new commits.`))
-    return queueIngest(store, version, gitSpecOf(library, repo.branch), { token })
+    const { library, version } = await createOrRetry(store, newLibrary, taken(owner, `Library ${id} was already added. Refresh it to pick up new commits.`))
+    return await queueIngest(store, version, gitSpecOf(library, repo.branch), { token })
   })
   return {
     libraryId: id,
@@ -119,15 +119,15 @@ export async function submitRepository(store: Store, input: RepositorySubmission
 /** `owner`: the teamspace a private source belongs to, its ID already placed (placeSubmission). */
 export async function submitSource(store: Store, input: SourceSubmission, owner?: TeamOwner): Promise<Submitted> {
   const job = await store.transaction(async () => {
-    const existing = store.libraries.byId(input.libraryId)
+    const existing = await store.libraries.byId(input.libraryId)
     if (existing && existing.sourceKind !== input.sourceKind) {
       throw new LecternError('library_exists', `Library ${input.libraryId} already exists with another source (${existing.sourceKind}).`)
     }
     // With force, a healthy library is re-ingested in place; a failed one is retried like any re-add.
-    const forced = existing && input.force && !failedVersionOf(store, existing) ? existing : undefined
+    const forced = existing && input.force && !await failedVersionOf(store, existing) ? existing : undefined
     const target = forced
-      ? { library: forced, version: store.libraries.version(forced.pk, '')! }
-      : createOrRetry(
+      ? { library: forced, version: (await store.libraries.version(forced.pk, ''))! }
+      : await createOrRetry(
           store,
           {
             id: input.libraryId,
@@ -141,10 +141,10 @@ export async function submitSource(store: Store, input: SourceSubmission, owner?
           },
           taken(owner, `Library ${input.libraryId} was already added. Refresh it, or submit it again with force.`),
         )
-    if (forced) store.libraries.update(forced.pk, { options: { ...forced.options, spec: input.spec } })
-    const active = store.jobs.activeForVersion(target.version.pk)
+    if (forced) await store.libraries.update(forced.pk, { options: { ...forced.options, spec: input.spec } })
+    const active = await store.jobs.activeForVersion(target.version.pk)
     if (active) throw new LecternError('library_busy', `Library ${input.libraryId} is being processed (job ${active.pk}); wait for it to end.`)
-    return queueIngest(store, target.version, input.spec, { force: input.force })
+    return await queueIngest(store, target.version, input.spec, { force: input.force })
   })
   return { libraryId: input.libraryId, message: `Library ${input.libraryId} submitted for processing (job ${job.pk}).`, job }
 }

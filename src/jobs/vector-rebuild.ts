@@ -13,10 +13,10 @@ import type { JobHandler } from './worker.js'
 const payloadSchema = z.object({ setPk: z.number().int() })
 
 /** Queues a rebuild for every live set whose index is bad; returns the set pks queued. */
-export function checkVectorIndexes(store: Store, log: (setPk: number, problem: string) => void): number[] {
-  return discardBadVectorIndexes(store, (setPk, problem) => {
+export async function checkVectorIndexes(store: Store, log: (setPk: number, problem: string) => void): Promise<number[]> {
+  return await discardBadVectorIndexes(store, async (setPk, problem) => {
     log(setPk, problem)
-    store.jobs.enqueue({ kind: REBUILD_VECTORS_JOB, payload: { setPk } })
+    await store.jobs.enqueue({ kind: REBUILD_VECTORS_JOB, payload: { setPk } })
   })
 }
 

@@ -38,9 +38,9 @@ export interface JobView {
 }
 
 /** `position`: the job's place in the queue when the caller knows it (a list from the head of the queue). */
-export function viewJob(store: Store, job: Job, now = Date.now(), position?: number): JobView {
-  const library = job.libraryPk === null ? undefined : store.libraries.byPk(job.libraryPk)
-  const version = job.versionPk === null ? undefined : store.libraries.versionByPk(job.versionPk)
+export async function viewJob(store: Store, job: Job, now = Date.now(), position?: number): Promise<JobView> {
+  const library = job.libraryPk === null ? undefined : await store.libraries.byPk(job.libraryPk)
+  const version = job.versionPk === null ? undefined : await store.libraries.versionByPk(job.versionPk)
   const started = job.startedAt === null ? undefined : Date.parse(job.startedAt)
   const ended = job.finishedAt === null ? now : Date.parse(job.finishedAt)
   const interrupted = isInterrupted(job)
@@ -50,7 +50,7 @@ export function viewJob(store: Store, job: Job, now = Date.now(), position?: num
     libraryId: library?.id ?? null,
     version: version?.tag || null,
     state: job.state,
-    position: job.state === 'queued' ? (position ?? store.jobs.queuePosition(job.pk)) : null,
+    position: job.state === 'queued' ? (position ?? await store.jobs.queuePosition(job.pk)) : null,
     progress: interrupted ? interruptedProgress(job) : job.statusMessage === null ? null : redact(job.statusMessage),
     errorCode: job.errorCode,
     errorMessage: job.errorMessage === null ? null : redact(job.errorMessage),
@@ -75,13 +75,10 @@ export async function listJobs(store: Store, states: readonly JobState[], limit:
   // One read transaction (deferred: it takes no write lock): a job claimed between two of the
   // reads would show twice, or not at all.
   return await store.readTransaction(async () => {
-    const queued = wanted('queued') ? store.jobs.list({ states: ['queued'], limit, oldestFirst: true }) : []
-    const running = wanted('running') ? store.jobs.list({ states: ['running'], limit, oldestFirst: true }) : []
+    const queued = wanted('queued') ? await store.jobs.list({ states: ['queued'], limit, oldestFirst: true }) : []
+    const running = wanted('running') ? await store.jobs.list({ states: ['running'], limit, oldestFirst: true }) : []
     const ended = (['succeeded', 'failed'] as const).filter(wanted)
-    const finished = ended.length > 0 ? store.jobs.list({ states: ended, limit }) : []
-    return [
-      ...queued.map((job, i) => viewJob(store, job, now, i + 1)),
-      ...[...running, ...finished].map((job) => viewJob(store, job, now)),
-    ]
+    const finished = ended.length > 0 ? await store.jobs.list({ states: ended, limit }) : []
+    return Promise.all([...queued.map((job, i) => viewJob(store, job, now, i + 1)), ...[...running, ...finished].map((job) => viewJob(store, job, now))])
   })
 }

@@ -13,13 +13,13 @@ const POLL_MS = 250
 
 export async function waitForJob(runtime: Runtime, jobPk: number, onProgress: (job: Job) => void = () => {}): Promise<Job> {
   const { store } = runtime
-  const isDone = () => {
-    const job = requireJob(store.jobs, jobPk)
+  const isDone = async () => {
+    const job = await requireJob(store.jobs, jobPk)
     return job.state === 'succeeded' || job.state === 'failed'
   }
   if (!isLocked(store.paths.lock)) {
     const lock = acquireDataDirLock(store.paths.lock, store.paths.root)
-    const ticker = setInterval(() => onProgress(requireJob(store.jobs, jobPk)), POLL_MS)
+    const ticker = setInterval(() => void requireJob(store.jobs, jobPk).then(onProgress, () => {}), POLL_MS)
     try {
       await runtime.worker.drain(isDone)
     } finally {
@@ -27,11 +27,11 @@ export async function waitForJob(runtime: Runtime, jobPk: number, onProgress: (j
       lock.release()
     }
   }
-  while (!isDone()) {
-    onProgress(requireJob(store.jobs, jobPk))
+  while (!(await isDone())) {
+    onProgress(await requireJob(store.jobs, jobPk))
     await sleep(POLL_MS)
   }
-  return requireJob(store.jobs, jobPk)
+  return await requireJob(store.jobs, jobPk)
 }
 
 /** The failure of a finished job as the error it was, for a command's exit code. */

@@ -94,11 +94,11 @@ export class Worker {
     try {
       // Jobs a dead process left running marked their versions `processing`; they wait again now,
       // except those an admin asked to cancel, which end as cancelled.
-      for (const job of this.store.jobs.list({ states: ['running'], limit: 1000 })) {
+      for (const job of await this.store.jobs.list({ states: ['running'], limit: 1000 })) {
         if (job.cancelRequestedAt !== null) await this.endCancelled(job)
-        else if (job.versionPk !== null) settleVersion(this.store, job.versionPk)
+        else if (job.versionPk !== null) await settleVersion(this.store, job.versionPk)
       }
-      const requeued = this.store.jobs.requeueInterrupted()
+      const requeued = await this.store.jobs.requeueInterrupted()
       if (requeued > 0) this.log.warn({ requeued }, 'jobs a previous run left running (it was killed, or its job process did not stop in time) were queued again')
     } catch (err) {
       // A start on a full disk still serves reads; those jobs are queued at a later start.
@@ -120,8 +120,8 @@ export class Worker {
   }
 
   /** Runs queued jobs until none is left; for a CLI that works without a server (store errors end it). */
-  async drain(until: () => boolean = () => false): Promise<void> {
-    while (!until()) if (!(await this.runNext())) break
+  async drain(until: () => boolean | Promise<boolean> = () => false): Promise<void> {
+    while (!(await until())) if (!(await this.runNext())) break
     await this.writeUnrecorded()
   }
 
@@ -141,7 +141,7 @@ export class Worker {
   private async claim(): Promise<Job | undefined> {
     await this.writeUnrecorded()
     await this.options.betweenJobs?.()
-    return this.store.jobs.claimNext()
+    return await this.store.jobs.claimNext()
   }
 
   /** A claim, or undefined when the store cannot be written now (logged once, retried at the next poll). */
@@ -180,7 +180,7 @@ export class Worker {
     this.current = controller
     const started = Date.now()
     // Every line of the job, the handler's too, names the job and what it works on.
-    const subject = { jobId: job.pk, kind: job.kind, ...this.subjectOf(job) }
+    const subject = { jobId: job.pk, kind: job.kind, ...await this.subjectOf(job) }
     const recorder = new JobLogRecorder(this.store, job.pk, this.log, new Set(Object.keys(subject)), this.tokenOf(job))
     const log = both(withFields(this.log, subject), recorder)
     const workDir = jobWorkDir(this.store.paths, job.pk)
@@ -188,24 +188,30 @@ export class Worker {
       fs.rm(workDir, { recursive: true, force: true }).catch((err: unknown) => log.warn({ err }, "could not remove the job's work directory"))
     log.info({}, 'job started')
     let cancelled = false
-    const watch = setInterval(() => {
-      const by = cancelled ? undefined : this.cancelRequester(job.pk)
-      if (by === undefined) return
+    const watch = setInterval(() => void watchCancel(), CANCEL_POLL_MS)
+    const watchCancel = async () => {
+      const by = cancelled ? undefined : await this.cancelRequester(job.pk)
+      if (by === undefined || cancelled) return
       cancelled = true
       log.warn({ by }, 'cancel requested; stopping the job')
       controller.abort(new LecternError('cancelled', cancelledReason(job.pk, 'running')))
-    }, CANCEL_POLL_MS)
-    let outcome: () => void
+    }
+    // Written one after the other, and all before the outcome: a late one must not overwrite it.
+    let statusWrites: Promise<void> = Promise.resolve()
+    const progress = (message: string) => {
+      statusWrites = statusWrites.then(() => this.store.jobs.setStatus(job.pk, message)).catch((err: unknown) => log.warn({ err }, "could not record the job's progress"))
+    }
+    let outcome: () => Promise<void>
     try {
       // A run cut off by a crash left its files; this run starts from nothing.
       await removeWorkDir()
-      if (job.versionPk !== null) this.store.libraries.setVersionState(job.versionPk, 'processing')
+      if (job.versionPk !== null) await this.store.libraries.setVersionState(job.versionPk, 'processing')
       const handler = Object.hasOwn(this.handlers, job.kind) ? this.handlers[job.kind] : undefined
       if (!handler) throw new Error(`no handler for job kind "${job.kind}"`)
       const result = await handler({
         job,
         signal: controller.signal,
-        progress: (m) => this.store.jobs.setStatus(job.pk, m),
+        progress,
         log,
         pace: this.options.pace ?? nextTurn,
       })
@@ -214,7 +220,7 @@ export class Worker {
       log.info({ ms: Date.now() - started }, 'job succeeded')
     } catch (caught) {
       // A cancel asked just before a stop, which the watch had not seen yet, wins over the stop.
-      cancelled ||= !this.running && this.cancelRequester(job.pk) !== undefined
+      cancelled ||= !this.running && (await this.cancelRequester(job.pk)) !== undefined
       if (cancelled) {
         // Whatever the abort made the handler throw (a killed git, an aborted fetch), the job was cancelled.
         const reason = cancelledReason(job.pk, 'running')
@@ -233,6 +239,7 @@ export class Worker {
       }
     }
     clearInterval(watch)
+    await statusWrites
     // Whatever the handler left running on the job's signal (a crawl's other fetches and parses
     // after one failed) ends with the job, not after it.
     if (!controller.signal.aborted) controller.abort(new Error('the job ended'))
@@ -253,22 +260,22 @@ export class Worker {
    * Records the outcome and settles the version in one transaction (both or neither, so a retry
    * repeats both); then the onJobEnd tidying, which fails soft.
    */
-  private async end(job: Job, outcome: () => void, log: JobLog): Promise<void> {
+  private async end(job: Job, outcome: () => Promise<void>, log: JobLog): Promise<void> {
     await this.store.transaction(async () => {
-      outcome()
-      if (job.versionPk !== null) settleVersion(this.store, job.versionPk)
+      await outcome()
+      if (job.versionPk !== null) await settleVersion(this.store, job.versionPk)
     })
     try {
-      const ended = this.store.jobs.byPk(job.pk)
+      const ended = await this.store.jobs.byPk(job.pk)
       if (ended) await this.options.onJobEnd?.(ended)
     } catch (err) {
       log.error({ err }, 'could not tidy up after the job')
     }
   }
 
-  private subjectOf(job: Job): { libraryId?: string; version?: string } {
-    const library = job.libraryPk === null ? undefined : this.store.libraries.byPk(job.libraryPk)
-    const tag = job.versionPk === null ? '' : (this.store.libraries.versionByPk(job.versionPk)?.tag ?? '')
+  private async subjectOf(job: Job): Promise<{ libraryId?: string; version?: string }> {
+    const library = job.libraryPk === null ? undefined : await this.store.libraries.byPk(job.libraryPk)
+    const tag = job.versionPk === null ? '' : ((await this.store.libraries.versionByPk(job.versionPk))?.tag ?? '')
     return { ...(library ? { libraryId: library.id } : {}), ...(tag ? { version: tag } : {}) }
   }
 
@@ -283,9 +290,9 @@ export class Worker {
   }
 
   /** A read the database refuses (it never should) is not a cancel: the next poll asks again. */
-  private cancelRequester(jobPk: number): string | undefined {
+  private async cancelRequester(jobPk: number): Promise<string | undefined> {
     try {
-      return this.store.jobs.cancelRequester(jobPk)
+      return await this.store.jobs.cancelRequester(jobPk)
     } catch {
       return undefined
     }
@@ -294,7 +301,7 @@ export class Worker {
   /** A job a dead process was running when its cancel was asked for: it ends cancelled and never runs again. */
   private async endCancelled(job: Job): Promise<void> {
     const reason = cancelledReason(job.pk, 'running')
-    await this.store.transaction(async () => failJob(this.store, job, 'cancelled', reason))
+    await this.store.transaction(async () => await failJob(this.store, job, 'cancelled', reason))
     removeWorkDirOf(this.store, job.pk)
     this.log.warn({ jobId: job.pk }, 'a job cut off after its cancel was asked ended as cancelled')
   }
@@ -308,11 +315,11 @@ export class Worker {
  * line a failure writes. Returns the jobs failed.
  */
 export async function failRunningJobs(store: Store, message: string): Promise<number[]> {
-  const jobs = store.jobs.list({ states: ['running'], limit: 1000 }).filter((job) => job.cancelRequestedAt === null)
+  const jobs = (await store.jobs.list({ states: ['running'], limit: 1000 })).filter((job) => job.cancelRequestedAt === null)
   const time = new Date().toISOString()
   await store.transaction(async () => {
     for (const job of jobs) {
-      failJob(store, job, 'internal_error', message)
+      await failJob(store, job, 'internal_error', message)
       await store.jobLogs.append(job.pk, [{ time, level: 'warn', message: 'job failed', fields: { code: 'internal_error', reason: message } }])
     }
   })

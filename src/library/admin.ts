@@ -23,10 +23,10 @@ export function unpinned(raw: string, what: string): string {
   return ref.id
 }
 
-export function renameLibrary(store: Store, fromRaw: string, toRaw: string): Library {
+export async function renameLibrary(store: Store, fromRaw: string, toRaw: string): Promise<Library> {
   const fromId = unpinned(fromRaw, 'The old ID')
   const toId = unpinned(toRaw, 'The new ID')
-  return store.libraries.rename(fromId, toId)
+  return await store.libraries.rename(fromId, toId)
 }
 
 /** Called with each removed snippet set once its files are gone. */
@@ -37,10 +37,10 @@ export type ForgetSet = (setPk: number) => void
  * cascade) and returns the set pks; their FTS tables are dropped in the same transaction, and
  * their files removed once it committed. The one way Lectern deletes live sets.
  */
-async function removeWithSets(store: Store, deleteRows: () => number[], forget: ForgetSet | undefined): Promise<number[]> {
+async function removeWithSets(store: Store, deleteRows: () => Promise<number[]>, forget: ForgetSet | undefined): Promise<number[]> {
   const sets = await store.transaction(async () => {
-    const setPks = deleteRows()
-    for (const pk of setPks) store.snippets.dropLegacyFts(pk)
+    const setPks = await deleteRows()
+    for (const pk of setPks) await store.snippets.dropLegacyFts(pk)
     return setPks
   })
   for (const pk of sets) {
@@ -61,11 +61,11 @@ export interface RemovedLibrary {
  * it; the check and the delete share one transaction, so a worker cannot claim a job in between.
  */
 export async function removeLibrary(store: Store, raw: string, caller: Caller, forget?: ForgetSet): Promise<RemovedLibrary> {
-  const { library } = findLibrary(store.libraries, unpinned(raw, 'The ID'), caller)
+  const { library } = await findLibrary(store.libraries, unpinned(raw, 'The ID'), caller)
   const sets = await removeWithSets(
     store,
-    () => {
-      const running = store.jobs.runningForLibrary(library.pk)
+    async () => {
+      const running = await store.jobs.runningForLibrary(library.pk)
       if (running) {
         throw new LecternError('library_busy', `Library ${library.id} is being processed (job ${running.pk}); remove it once the job has ended.`)
       }
@@ -91,15 +91,15 @@ export interface RemovedVersion {
  * the job in between.
  */
 export async function removeVersion(store: Store, rawId: string, tag: string, caller: Caller, forget?: ForgetSet): Promise<RemovedVersion> {
-  const { library } = findLibrary(store.libraries, unpinned(rawId, 'The ID'), caller)
-  const namesDefault = tag.trim() === '' || (tag === library.branch && !store.libraries.version(library.pk, tag))
-  const version = namesDefault ? undefined : findVersion(store.libraries, library, tag)
+  const { library } = await findLibrary(store.libraries, unpinned(rawId, 'The ID'), caller)
+  const namesDefault = tag.trim() === '' || (tag === library.branch && !(await store.libraries.version(library.pk, tag)))
+  const version = namesDefault ? undefined : await findVersion(store.libraries, library, tag)
   if (!version || version.tag === '') {
     throw new LecternError('validation_error', `The default branch of ${library.id} is the library itself; remove it with \`lectern libraries remove ${library.id}\`.`)
   }
   const id = formatLibraryId({ id: library.id, version: version.tag })
-  const sets = await removeWithSets(store, () => {
-    const active = store.jobs.activeForVersion(version.pk)
+  const sets = await removeWithSets(store, async () => {
+    const active = await store.jobs.activeForVersion(version.pk)
     if (active?.state === 'running') {
       throw new LecternError('library_busy', `Version ${id} is being processed (job ${active.pk}); remove it once the job has ended.`)
     }

@@ -73,7 +73,7 @@ export async function libraryForMetrics(store: Store, mode: Mode, caller: Caller
       throw new LecternError('user_not_found', "This API key's user is no longer a member of its teamspace.")
     }
   }
-  const { library } = findLibrary(store.libraries, libraryId, caller)
+  const { library } = await findLibrary(store.libraries, libraryId, caller)
   if (mode === 'onprem' || caller.kind === 'local' || (caller.kind !== 'anonymous' && caller.insider)) return library
   if (library.teamPk === null) {
     throw new LecternError('forbidden', `No teamspace owns ${library.id}: only the operator reads the metrics of libraries no teamspace owns.`)
@@ -84,13 +84,13 @@ export async function libraryForMetrics(store: Store, mode: Mode, caller: Caller
   return library
 }
 
-export function libraryMetrics(store: Store, usage: UsageRecorder, library: Library, days: number, now = new Date()): LibraryMetrics {
-  usage.flushSoftly()
+export async function libraryMetrics(store: Store, usage: UsageRecorder, library: Library, days: number, now = new Date()): Promise<LibraryMetrics> {
+  await usage.flushSoftly()
   const from = dayOf(now.getTime() - (days - 1) * DAY_MS)
 
   const total = zero()
   const daily = new Map<string, LibraryMetrics['daily'][number]>()
-  const counts = store.usage.forLibrary(library.pk)
+  const counts = await store.usage.forLibrary(library.pk)
   for (const row of counts) {
     const surface = surfaceOf(row.client, row.transport)
     total[surface] += row.requests
@@ -101,7 +101,7 @@ export function libraryMetrics(store: Store, usage: UsageRecorder, library: Libr
     point.total += row.requests
   }
 
-  const { byClient: users, distinct } = store.usage.users(library.pk, from)
+  const { byClient: users, distinct } = await store.usage.users(library.pk, from)
   const byClient = new Map<string, Record<string, number>>()
   for (const row of users) byClient.set(row.day, { ...byClient.get(row.day), [row.client]: row.users })
 
@@ -109,7 +109,7 @@ export function libraryMetrics(store: Store, usage: UsageRecorder, library: Libr
     total,
     daily: [...daily.values()],
     mcpClients: { dailyData: distinct.map((row) => ({ date: row.day, uniqueUsersByClient: byClient.get(row.day) ?? {}, totalUniqueUsers: row.users })) },
-    topics: store.usage.topics(library.pk, MAX_TOPICS),
-    countries: store.usage.countries(library.pk),
+    topics: await store.usage.topics(library.pk, MAX_TOPICS),
+    countries: await store.usage.countries(library.pk),
   }
 }

@@ -33,9 +33,9 @@ export interface BrowsedSnippet {
 }
 
 /** The live set of a version; a version without one answers as /v2/context does (202 while its first job runs, its failure once it failed). */
-function liveSet(store: Store, rawId: string, tag: string, caller: Caller): number {
-  const { library } = findLibrary(store.libraries, unpinned(rawId, 'The ID'), caller)
-  const version = store.libraries.version(library.pk, tag)
+async function liveSet(store: Store, rawId: string, tag: string, caller: Caller): Promise<number> {
+  const { library } = await findLibrary(store.libraries, unpinned(rawId, 'The ID'), caller)
+  const version = await store.libraries.version(library.pk, tag)
   if (!version) throw new LecternError('tag_not_found', `${library.id} has no version ${tag}.`)
   return requireServable(library, version, caller)
 }
@@ -44,23 +44,23 @@ function liveSet(store: Store, rawId: string, tag: string, caller: Caller): numb
  * The page a request names: the page itself, else the page whose name ends with it as a path
  * (`docs/guide.md`, `README.md`), the shortest first, so `README.md` is the repository's own.
  */
-function namedPage(store: Store, setPk: number, asked: string): string | undefined {
-  const pages = store.snippets.pagesOfSet(setPk).map((p) => p.page)
+async function namedPage(store: Store, setPk: number, asked: string): Promise<string | undefined> {
+  const pages = (await store.snippets.pagesOfSet(setPk)).map((p) => p.page)
   if (pages.includes(asked)) return asked
   const path = asked.replace(/^\/+/, '')
   if (path === '') return undefined
   return pages.filter((page) => page.endsWith(`/${path}`)).sort((a, b) => a.length - b.length)[0]
 }
 
-export function pagesOfLibrary(store: Store, rawId: string, tag: string, caller: Caller): DocPage[] {
-  return store.snippets.pagesOfSet(liveSet(store, rawId, tag, caller))
+export async function pagesOfLibrary(store: Store, rawId: string, tag: string, caller: Caller): Promise<DocPage[]> {
+  return await store.snippets.pagesOfSet(await liveSet(store, rawId, tag, caller))
 }
 
 /** A page's snippets, with the page's own name (the request may have named it by its path). */
-export function snippetsOfPage(store: Store, rawId: string, tag: string, page: string, caller: Caller): { page: string; snippets: BrowsedSnippet[] } {
-  const setPk = liveSet(store, rawId, tag, caller)
-  const named = namedPage(store, setPk, page)
-  const found = named === undefined ? [] : store.snippets.snippetsOfPage(setPk, named)
+export async function snippetsOfPage(store: Store, rawId: string, tag: string, page: string, caller: Caller): Promise<{ page: string; snippets: BrowsedSnippet[] }> {
+  const setPk = await liveSet(store, rawId, tag, caller)
+  const named = await namedPage(store, setPk, page)
+  const found = named === undefined ? [] : await store.snippets.snippetsOfPage(setPk, named)
   if (named === undefined || found.length === 0) throw new LecternError('not_found', `${rawId} has no page ${page}: the pages endpoint lists them (/api/libraries${unpinned(rawId, 'The ID')}/pages).`)
   const snippets = found.map((s) => ({
     kind: s.kind,

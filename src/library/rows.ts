@@ -76,7 +76,7 @@ function stateOf(version: LibraryVersion, active: Job | undefined): RowState {
 async function toRow(store: Store, item: CatalogueItem, caller: Caller): Promise<LibraryRow> {
   const { library, summary } = item
   const main = item.versions.find((v) => v.tag === '')
-  const active = main && store.jobs.activeForVersion(main.pk)
+  const active = main && await store.jobs.activeForVersion(main.pk)
   const refusal = main && refreshRefusal(library, main, active)
   return {
     id: library.id,
@@ -96,9 +96,11 @@ async function toRow(store: Store, item: CatalogueItem, caller: Caller): Promise
     snippets: summary.totalSnippets,
     tokens: summary.totalTokens,
     updatedAt: summary.lastUpdateDate,
-    versions: item.versions
-      .filter((v) => v.tag !== '')
-      .map((v) => ({ tag: v.tag, state: stateOf(v, store.jobs.activeForVersion(v.pk)), snippets: v.totalSnippets, tokens: v.totalTokens, updatedAt: v.updatedAt })),
+    versions: await Promise.all(
+      item.versions
+        .filter((v) => v.tag !== '')
+        .map(async (v) => ({ tag: v.tag, state: stateOf(v, await store.jobs.activeForVersion(v.pk)), snippets: v.totalSnippets, tokens: v.totalTokens, updatedAt: v.updatedAt })),
+    ),
     refreshable: refusal === undefined,
     refreshBlockedReason: refusal?.message ?? null,
   }
@@ -107,8 +109,8 @@ async function toRow(store: Store, item: CatalogueItem, caller: Caller): Promise
 /** One page of the libraries the caller may see, ordered by ID, with how many match in all. */
 export async function listLibraryRows(store: Store, catalogue: LibraryCatalogue, caller: Caller, query: LibraryPageQuery): Promise<LibraryPage> {
   const needle = query.q?.trim().toLowerCase() ?? ''
-  const matching = catalogue
-    .items({ caller })
+  const matching = (await catalogue
+    .items({ caller }))
     .filter((item) => needle === '' || item.library.id.includes(needle) || item.library.title.toLowerCase().includes(needle))
   const start = (query.page - 1) * query.pageSize
   return {
@@ -121,8 +123,8 @@ export async function listLibraryRows(store: Store, catalogue: LibraryCatalogue,
 
 /** The row of one library; a moved ID answers 301 with the new one, as everywhere. */
 export async function libraryRow(store: Store, catalogue: LibraryCatalogue, caller: Caller, rawId: string): Promise<LibraryRow> {
-  const { library } = findLibrary(store.libraries, unpinned(rawId, 'The ID'), caller)
-  const item = catalogue.items({ caller }).find((i) => i.library.pk === library.pk)
+  const { library } = await findLibrary(store.libraries, unpinned(rawId, 'The ID'), caller)
+  const item = (await catalogue.items({ caller })).find((i) => i.library.pk === library.pk)
   if (!item) throw libraryNotFound(library.id, caller)
   return await toRow(store, item, caller)
 }

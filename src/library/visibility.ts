@@ -43,6 +43,12 @@ export function canSeeLibrary(caller: Caller, library: Pick<Library, 'pk' | 'isP
  * The verdict on one library. `subject`: the library as policies see it, asked only when a
  * policy filters the caller.
  */
+/**
+ * Whether deciding for this caller asks the library's policy subject (a teamspace key whose
+ * policy filters libraries): a caller that reads the subject from the store reads it first, only then.
+ */
+export const asksPolicy = (caller: Caller): boolean => caller.kind === 'api-key' && !caller.insider && caller.teamId !== null && caller.policy !== null
+
 export function decide(caller: Caller, library: Pick<Library, 'pk' | 'isPrivate' | 'teamPk'>, subject: () => PolicySubject, now = Date.now()): Verdict {
   if (!canSeeLibrary(caller, library)) return 'unknown'
   if (caller.kind !== 'api-key' || caller.insider || caller.teamId === null) return 'visible'
@@ -68,7 +74,7 @@ export function policySubject(library: Library, defaultVersion: Pick<LibraryVers
 }
 
 /** The library as policies see it, its default version read from the store. */
-export const storedPolicySubject = (libraries: LibrariesRepository, library: Library): PolicySubject => policySubject(library, libraries.version(library.pk, ''))
+export const storedPolicySubject = async (libraries: LibrariesRepository, library: Library): Promise<PolicySubject> => policySubject(library, await libraries.version(library.pk, ''))
 
 /**
  * Settles what the rules say of a request's caller: the libraries closed to it (on-premise) and

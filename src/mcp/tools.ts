@@ -127,8 +127,8 @@ export function createMcpServer(runtime: Runtime, caller: McpCaller | { current:
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     ({ libraryName, query }) =>
-      guarded(() => {
-        const results = runtime.catalogue.search(libraryName, query, { caller: current().caller })
+      guarded(async () => {
+        const results = await runtime.catalogue.search(libraryName, query, { caller: current().caller })
         return text(`Available libraries:\n\n${results.map(formatLibrary).join('\n----------\n')}`)
       }),
   )

@@ -10,7 +10,7 @@
  */
 import os from 'node:os'
 import type { Caller } from '../library/access.js'
-import { accessDenied, decide, storedPolicySubject } from '../library/visibility.js'
+import { accessDenied, asksPolicy, decide, storedPolicySubject } from '../library/visibility.js'
 import type { EmbedderPool } from '../embed/pool.js'
 import { LecternError, isLecternError } from '../errors.js'
 import { SetEngine } from '../index/engine.js'
@@ -110,7 +110,7 @@ export class Retriever {
   async getContext(request: ContextRequest): Promise<ContextAnswer> {
     checkTokenBudget(request.tokens)
     checkQuestion(request.query)
-    const { library, version, set } = this.resolve(request.libraryId, request.caller, request.catalogVersion ?? this.store.catalogVersion())
+    const { library, version, set } = await this.resolve(request.libraryId, request.caller, request.catalogVersion ?? this.store.catalogVersion())
     const setPk = set.pk
     let snippets: RenderedSnippet[]
     let scores: number[]
@@ -134,7 +134,7 @@ export class Retriever {
 
   /** Snippet pks of a set, best first, for a question. */
   async rank(setPk: number, question: string): Promise<number[]> {
-    const set = this.store.snippets.set(setPk)
+    const set = await this.store.snippets.set(setPk)
     if (!set) throw new Error(`snippet set ${setPk} vanished`)
     const loaded = await this.sets.loaded(set.pk)
     return (await this.rankSet(set, loaded, question)).map((r) => loaded.snippets.pk(r.doc))
@@ -146,17 +146,18 @@ export class Retriever {
    * catalogue changes (`at`, the version the request read). Refusals (404, 301, 202...) are not
    * remembered. A remembered resolution is checked against the caller first, as resolving would.
    */
-  private resolve(libraryId: string, caller: Caller, at: number): Resolution {
+  private async resolve(libraryId: string, caller: Caller, at: number): Promise<Resolution> {
     const hit = this.resolutions.get(libraryId)
     if (hit?.at === at) {
-      const verdict = decide(caller, hit.library, () => (hit.subject ??= storedPolicySubject(this.store.libraries, hit.library)))
+      if (asksPolicy(caller)) hit.subject ??= await storedPolicySubject(this.store.libraries, hit.library)
+      const verdict = decide(caller, hit.library, () => hit.subject!)
       if (verdict === 'unknown') throw libraryNotFound(hit.id, caller)
       if (verdict === 'denied') throw accessDenied(hit.library)
       return hit
     }
     let subject: PolicySubject | undefined
-    const { ref, library, version, setPk } = resolveLibraryVersion(this.store.libraries, libraryId, caller, (found) => (subject = storedPolicySubject(this.store.libraries, found)))
-    const set = this.store.snippets.set(setPk)
+    const { ref, library, version, setPk } = await resolveLibraryVersion(this.store.libraries, libraryId, caller, async (found) => (subject = await storedPolicySubject(this.store.libraries, found)))
+    const set = await this.store.snippets.set(setPk)
     if (!set) throw new Error(`snippet set ${setPk} vanished`)
     if (this.resolutions.size >= MAX_RESOLUTIONS) this.resolutions.clear()
     const resolution: Resolution = { at, id: ref.id, library, version, set, subject }
@@ -210,7 +211,7 @@ export class Retriever {
   }
 
   private async vectorSearch(set: SnippetSet, loaded: LoadedSet, question: string): Promise<VectorHit[]> {
-    const index = this.sets.vectorIndex(loaded)
+    const index = await this.sets.vectorIndex(loaded)
     if (!index) return []
     try {
       const [vector] = await (await this.embedders.forSet(set)).embed([question])

@@ -137,20 +137,20 @@ export class LibraryCatalogue {
   constructor(private readonly store: Store) {}
 
   /** The libraries the caller may see, ordered by ID. */
-  items(options: SearchOptions): CatalogueItem[] {
-    return this.current(options.catalogVersion)
+  async items(options: SearchOptions): Promise<CatalogueItem[]> {
+    return (await this.current(options.catalogVersion))
       .filter((e) => canSeeLibrary(options.caller, e.library))
       .map((e) => ({ library: e.library, versions: e.versions, summary: present(e, options.caller) }))
   }
 
-  list(options: SearchOptions): LibrarySummary[] {
-    return this.items(options).map((item) => item.summary)
+  async list(options: SearchOptions): Promise<LibrarySummary[]> {
+    return (await this.items(options)).map((item) => item.summary)
   }
 
-  search(libraryName: string, query: string | undefined, options: SearchOptions): LibrarySummary[] {
+  async search(libraryName: string, query: string | undefined, options: SearchOptions): Promise<LibrarySummary[]> {
     const terms = query ? questionWords(query) : []
     const now = Date.now()
-    const scored = this.current(options.catalogVersion)
+    const scored = (await this.current(options.catalogVersion))
       .filter((e) => decide(options.caller, e.library, () => policySubject(e.library, e.versions.find((v) => v.tag === '')), now) === 'visible')
       .map((entry) => ({ entry, score: nameScore(entry, libraryName) }))
       .filter((s) => s.score > 0)
@@ -165,9 +165,10 @@ export class LibraryCatalogue {
     return scored.slice(0, options.limit ?? 10).map((s) => present(s.entry, options.caller))
   }
 
-  private current(version = this.store.catalogVersion()): CatalogueEntry[] {
+  private async current(version = this.store.catalogVersion()): Promise<CatalogueEntry[]> {
     if (version !== this.builtAt) {
-      this.entries = this.store.libraries.list().map((l) => toEntry(l, this.store.libraries.versions(l.pk)))
+      const libraries = await this.store.libraries.list()
+      this.entries = await Promise.all(libraries.map(async (l) => toEntry(l, await this.store.libraries.versions(l.pk))))
       this.builtAt = version
     }
     return this.entries

@@ -9,7 +9,7 @@
  * versions or state are read either.
  */
 import type { Caller } from '../library/access.js'
-import { accessDenied, canSeeLibrary, decide, storedPolicySubject } from '../library/visibility.js'
+import { accessDenied, asksPolicy, canSeeLibrary, decide, storedPolicySubject } from '../library/visibility.js'
 import { ERROR_CODES, LecternError, type ErrorCode } from '../errors.js'
 import { formatLibraryId, parseLibraryId, type LibraryRef } from '../library/id.js'
 import type { LibrariesRepository, Library, LibraryVersion } from '../store/libraries.js'
@@ -28,15 +28,15 @@ export const libraryNotFound = (id: string, caller: Caller): LecternError =>
   new LecternError('library_not_found', `Library ${id} not found. Search for it with ${caller.kind === 'local' ? '`lectern search <name>`' : '/api/v2/libs/search'}.`)
 
 /** Finds a library the caller may see by ID, following redirects as a 301 error. */
-export function findLibrary(libraries: LibrariesRepository, rawId: string, caller: Caller): { ref: LibraryRef; library: Library } {
+export async function findLibrary(libraries: LibrariesRepository, rawId: string, caller: Caller): Promise<{ ref: LibraryRef; library: Library }> {
   const ref = parseLibraryId(rawId)
-  const library = libraries.byId(ref.id)
+  const library = await libraries.byId(ref.id)
   if (library) {
     if (!canSeeLibrary(caller, library)) throw libraryNotFound(ref.id, caller)
     return { ref, library }
   }
-  const moved = libraries.redirectOf(ref.id)
-  const target = moved === undefined ? undefined : libraries.byId(moved)
+  const moved = await libraries.redirectOf(ref.id)
+  const target = moved === undefined ? undefined : await libraries.byId(moved)
   if (moved !== undefined && target && canSeeLibrary(caller, target)) {
     const redirectUrl = formatLibraryId({ id: moved, version: ref.version })
     throw new LecternError('library_redirected', `Library ${ref.id} has moved to ${moved}.`, { redirectUrl })
@@ -44,8 +44,8 @@ export function findLibrary(libraries: LibrariesRepository, rawId: string, calle
   throw libraryNotFound(ref.id, caller)
 }
 
-export function findVersion(libraries: LibrariesRepository, library: Library, tag: string | undefined): LibraryVersion {
-  const versions = libraries.versions(library.pk)
+export async function findVersion(libraries: LibrariesRepository, library: Library, tag: string | undefined): Promise<LibraryVersion> {
+  const versions = await libraries.versions(library.pk)
   if (tag === undefined) return versions.find((v) => v.tag === '')!
   const version = versions.find((v) => v.tag === tag) ?? versions.find((v) => v.tag !== '' && withoutV(v.tag) === withoutV(tag))
   if (version) return version
@@ -99,15 +99,16 @@ function failedVersion(name: string, version: LibraryVersion, caller: Caller): L
 }
 
 /** The library version a client's ID names and the set that serves it, or the refusal the spec gives. */
-export function resolveLibraryVersion(
+export async function resolveLibraryVersion(
   libraries: LibrariesRepository,
   rawId: string,
   caller: Caller,
   /** The library as policies see it, asked only when a policy filters the caller. */
-  subject: (library: Library) => PolicySubject = (library) => storedPolicySubject(libraries, library),
-): ResolvedLibrary & { setPk: number } {
-  const { ref, library } = findLibrary(libraries, rawId, caller)
-  if (decide(caller, library, () => subject(library)) === 'denied') throw accessDenied(library)
-  const version = findVersion(libraries, library, ref.version)
+  subject: (library: Library) => Promise<PolicySubject> = (library) => storedPolicySubject(libraries, library),
+): Promise<ResolvedLibrary & { setPk: number }> {
+  const { ref, library } = await findLibrary(libraries, rawId, caller)
+  const asked = asksPolicy(caller) ? await subject(library) : undefined
+  if (decide(caller, library, () => asked!) === 'denied') throw accessDenied(library)
+  const version = await findVersion(libraries, library, ref.version)
   return { ref, library, version, setPk: requireServable(library, version, caller) }
 }

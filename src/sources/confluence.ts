@@ -205,7 +205,7 @@ function pageDocument(page: Page, markdown: string): SourceDocument {
 export const readConfluence: SourceReader<{ type: string } & Record<string, unknown>> = async (raw, ctx): Promise<FetchedSource> => {
   const spec = confluenceSpec.parse(raw)
   if (!ctx.connections) throw storedConnectionRefusal('Confluence')
-  const connection = ctx.store.connections.get(ctx.connections, spec.connection)
+  const connection = await ctx.store.connections.get(ctx.connections, spec.connection)
   if (!connection || connection.kind !== 'confluence') {
     throw new LecternError('validation_error', `No Confluence connection named "${spec.connection}". Add it with \`lectern connections add confluence\`.`)
   }
@@ -213,7 +213,7 @@ export const readConfluence: SourceReader<{ type: string } & Record<string, unkn
   const site: Site = {
     connection,
     root: connection.baseUrl.replace(/\/wiki$/, ''),
-    headers: authHeaders(connection, ctx.store.connections.token(ctx.connections, connection.name)),
+    headers: authHeaders(connection, await ctx.store.connections.token(ctx.connections, connection.name)),
     ctx,
   }
   ctx.progress(`reading Confluence space ${spec.spaceKey}`)
@@ -256,14 +256,14 @@ export function confluenceLibraryId(spaceKey: string, title?: string): string {
 }
 
 /** The stored Confluence connection of `scope` for a site URL, compared without `/wiki` and trailing slashes. */
-export function confluenceConnectionForSite(store: Store, scope: ConnectionScope, siteUrl: string): Connection | undefined {
+export async function confluenceConnectionForSite(store: Store, scope: ConnectionScope, siteUrl: string): Promise<Connection | undefined> {
   const site = normalizeBaseUrl(siteUrl).replace(/\/wiki$/, '').toLowerCase()
-  return store.connections.list(scope, 'confluence').find((c) => c.baseUrl.replace(/\/wiki$/, '').toLowerCase() === site)
+  return (await store.connections.list(scope, 'confluence')).find((c) => c.baseUrl.replace(/\/wiki$/, '').toLowerCase() === site)
 }
 
 /** Checks the input and its connection now, so a mistake is a 400 at submit rather than a failed job. */
-export function confluenceSubmission(store: Store, scope: ConnectionScope, input: ConfluenceInput): SourceSubmission {
-  const connection = store.connections.get(scope, input.connection)
+export async function confluenceSubmission(store: Store, scope: ConnectionScope, input: ConfluenceInput): Promise<SourceSubmission> {
+  const connection = await store.connections.get(scope, input.connection)
   if (!connection || connection.kind !== 'confluence') {
     throw new LecternError('validation_error', `No Confluence connection named "${input.connection}". Add it with \`lectern connections add confluence --name ${input.connection} --site <url> --token-stdin\`.`)
   }

@@ -64,6 +64,6 @@ export function checkedBaseUrl(input: ConnectionInput, guard: AddressGuard | und
   return baseUrl
 }
 
-export function addConnection(store: Store, scope: ConnectionScope, input: ConnectionInput, guard: AddressGuard | undefined): Connection {
-  return store.connections.create(scope, { kind: input.kind, name: input.name, baseUrl: checkedBaseUrl(input, guard), email: input.email, token: input.token })
+export async function addConnection(store: Store, scope: ConnectionScope, input: ConnectionInput, guard: AddressGuard | undefined): Promise<Connection> {
+  return await store.connections.create(scope, { kind: input.kind, name: input.name, baseUrl: checkedBaseUrl(input, guard), email: input.email, token: input.token })
 }

@@ -42,7 +42,7 @@ const DESCRIPTION_CHARS = 300
 export const readGitRepository: SourceReader<SourceSpec> = async (raw, ctx): Promise<FetchedSource> => {
   const spec = gitSpec.parse(raw)
   const repo = parseRepoUrl(spec.url, spec.sourceKind, { httpOnly: ctx.guard !== undefined })
-  const token = gitToken(ctx.store, ctx.submittedToken, repo.host, ctx.connections)
+  const token = await gitToken(ctx.store, ctx.submittedToken, repo.host, ctx.connections)
   // Also here, for the jobs no request checked (refresh --all) and connections added since.
   refuseCleartextToken(repo.cloneUrl, token, ctx.guard)
   const remote = { signal: ctx.signal, guard: ctx.guard }

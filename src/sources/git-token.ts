@@ -9,11 +9,11 @@ import type { ConnectionScope } from '../store/connections.js'
 import type { Store } from '../store/index.js'
 import type { AddressGuard } from './address-guard.js'
 
-export function gitToken(store: Store, submitted: string | undefined, host: string, scope: ConnectionScope | undefined): string | undefined {
+export async function gitToken(store: Store, submitted: string | undefined, host: string, scope: ConnectionScope | undefined): Promise<string | undefined> {
   if (submitted) return submitted
   if (!scope) return undefined
-  const connection = store.connections.forGitHost(scope, host)
-  return connection ? store.connections.token(scope, connection.name) : undefined
+  const connection = await store.connections.forGitHost(scope, host)
+  return connection ? await store.connections.token(scope, connection.name) : undefined
 }
 
 /**

@@ -258,13 +258,13 @@ function revisionOf(pages: NotionPage[]): string {
 export const readNotion: SourceReader<{ type: string } & Record<string, unknown>> = async (raw, ctx): Promise<FetchedSource> => {
   const spec = notionSpec.parse(raw)
   if (!ctx.connections) throw storedConnectionRefusal('Notion')
-  const connection = ctx.store.connections.get(ctx.connections, spec.connection)
+  const connection = await ctx.store.connections.get(ctx.connections, spec.connection)
   if (!connection || connection.kind !== 'notion') {
     throw new LecternError('validation_error', `No Notion connection named "${spec.connection}". Add it with \`lectern connections add notion\`.`)
   }
   refuseCleartextConnection(connection, ctx.guard)
   const client = new Client({
-    auth: ctx.store.connections.token(ctx.connections, connection.name),
+    auth: await ctx.store.connections.token(ctx.connections, connection.name),
     baseUrl: connection.baseUrl,
     fetch: notionFetch(ctx),
     // Lectern's HTTP client already retries 429 and 5xx with backoff.
@@ -301,15 +301,15 @@ export function notionLibraryId(connection: string, title?: string): string {
 }
 
 /** The connection of `scope` for a workspace: the one named like it (or like its slug), else its only Notion connection. */
-export function notionConnectionForWorkspace(store: Store, scope: ConnectionScope, workspaceName: string): Connection | undefined {
-  const all = store.connections.list(scope, 'notion')
+export async function notionConnectionForWorkspace(store: Store, scope: ConnectionScope, workspaceName: string): Promise<Connection | undefined> {
+  const all = await store.connections.list(scope, 'notion')
   const named = all.find((c) => c.name === workspaceName || c.name.toLowerCase() === slugifySegment(workspaceName))
   return named ?? (all.length === 1 ? all[0] : undefined)
 }
 
 /** Checks the input and its connection now, so a mistake is a 400 at submit rather than a failed job. */
-export function notionSubmission(store: Store, scope: ConnectionScope, input: NotionInput): SourceSubmission {
-  const connection = store.connections.get(scope, input.connection)
+export async function notionSubmission(store: Store, scope: ConnectionScope, input: NotionInput): Promise<SourceSubmission> {
+  const connection = await store.connections.get(scope, input.connection)
   if (!connection || connection.kind !== 'notion') {
     throw new LecternError('validation_error', `No Notion connection named "${input.connection}". Add it with \`lectern connections add notion --name ${input.connection} --token-env NOTION_TOKEN\`.`)
   }

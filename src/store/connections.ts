@@ -8,8 +8,8 @@
  */
 import { LecternError } from '../errors.js'
 import type { SecretBox } from '../secrets/cipher.js'
-import type { Db } from './db.js'
 import { nowIso } from './db.js'
+import type { Sql, SqlValue } from './sql.js'
 
 export const CONNECTION_KINDS = ['confluence', 'notion', 'git'] as const
 export type ConnectionKind = (typeof CONNECTION_KINDS)[number]
@@ -43,14 +43,14 @@ export interface NewConnection {
 }
 
 export interface ConnectionsRepository {
-  create(scope: ConnectionScope, input: NewConnection): Connection
-  list(scope: ConnectionScope, kind?: ConnectionKind): Connection[]
-  get(scope: ConnectionScope, name: string): Connection | undefined
-  remove(scope: ConnectionScope, name: string): Connection
+  create(scope: ConnectionScope, input: NewConnection): Promise<Connection>
+  list(scope: ConnectionScope, kind?: ConnectionKind): Promise<Connection[]>
+  get(scope: ConnectionScope, name: string): Promise<Connection | undefined>
+  remove(scope: ConnectionScope, name: string): Promise<Connection>
   /** The plain token of a connection; call it only where a request is about to be sent. */
-  token(scope: ConnectionScope, name: string): string
+  token(scope: ConnectionScope, name: string): Promise<string>
   /** The git connection for a host (`gitlab.example.com`, with a port when not the default). */
-  forGitHost(scope: ConnectionScope, host: string): Connection | undefined
+  forGitHost(scope: ConnectionScope, host: string): Promise<Connection | undefined>
 }
 
 interface ConnectionRow {
@@ -88,47 +88,57 @@ export function hostOf(baseUrl: string): string {
   return new URL(baseUrl).host.toLowerCase()
 }
 
-export function createConnectionsRepository(db: Db, secrets: SecretBox): ConnectionsRepository {
-  const insert = db.prepare('INSERT INTO connections (kind, name, base_url, email, token_sealed, created_at, team_pk) VALUES (?, ?, ?, ?, ?, ?, ?)')
-  const byPk = db.prepare<[number], ConnectionRow>('SELECT * FROM connections WHERE pk = ?')
-  // `IS` compares NULL with NULL as equal: the install's scope is team_pk NULL.
-  const byName = db.prepare<[number | null, string], ConnectionRow>('SELECT * FROM connections WHERE team_pk IS ? AND name = ?')
-  const all = db.prepare<[number | null], ConnectionRow>('SELECT * FROM connections WHERE team_pk IS ? ORDER BY name')
-  const ofKind = db.prepare<[number | null, string], ConnectionRow>('SELECT * FROM connections WHERE team_pk IS ? AND kind = ? ORDER BY name')
-  const deleteByPk = db.prepare('DELETE FROM connections WHERE pk = ?')
+/** The rows of one scope: the install's is team_pk NULL, which `=` never matches. */
+function inScope(scope: ConnectionScope): { where: string; params: SqlValue[] } {
+  return scope.teamPk === null ? { where: 'team_pk IS NULL', params: [] } : { where: 'team_pk = ?', params: [scope.teamPk] }
+}
 
-  const row = (scope: ConnectionScope, name: string): ConnectionRow => {
-    const found = byName.get(scope.teamPk, name)
-    if (!found) throw new LecternError('validation_error', `No connection named "${name}". Add one with \`lectern connections add\`.`)
-    return found
+export function createConnectionsRepository(sql: Sql, secrets: SecretBox): ConnectionsRepository {
+  const byName = (scope: ConnectionScope, name: string) => {
+    const { where, params } = inScope(scope)
+    return sql.get<ConnectionRow>(`SELECT * FROM connections WHERE ${where} AND name = ?`, [...params, name])
+  }
+  const list = async (scope: ConnectionScope, kind?: ConnectionKind) => {
+    const { where, params } = inScope(scope)
+    const rows = kind
+      ? await sql.all<ConnectionRow>(`SELECT * FROM connections WHERE ${where} AND kind = ? ORDER BY name`, [...params, kind])
+      : await sql.all<ConnectionRow>(`SELECT * FROM connections WHERE ${where} ORDER BY name`, params)
+    return rows.map(toConnection)
   }
 
   return {
-    create(scope, input) {
+    async create(scope, input) {
       if (!NAME.test(input.name)) throw new LecternError('validation_error', 'A connection name is 1 to 63 letters, digits, ".", "_" or "-".')
       if (!CONNECTION_KINDS.includes(input.kind)) throw new LecternError('validation_error', `Unknown connection kind "${input.kind}".`)
       const token = input.token.trim()
       if (token === '') throw new LecternError('validation_error', 'The connection token is empty.')
-      if (byName.get(scope.teamPk, input.name)) throw new LecternError('validation_error', `A connection named "${input.name}" already exists; remove it first.`)
+      if (await byName(scope, input.name)) throw new LecternError('validation_error', `A connection named "${input.name}" already exists; remove it first.`)
       const baseUrl = normalizeBaseUrl(input.baseUrl)
-      const { lastInsertRowid } = insert.run(input.kind, input.name, baseUrl, input.email?.trim() || null, secrets.seal(token), nowIso(), scope.teamPk)
-      return toConnection(byPk.get(Number(lastInsertRowid))!)
+      const row = await sql.get<ConnectionRow>(
+        'INSERT INTO connections (kind, name, base_url, email, token_sealed, created_at, team_pk) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *',
+        [input.kind, input.name, baseUrl, input.email?.trim() || null, secrets.seal(token), nowIso(), scope.teamPk],
+      )
+      return toConnection(row!)
     },
-    list: (scope, kind) => (kind ? ofKind.all(scope.teamPk, kind) : all.all(scope.teamPk)).map(toConnection),
-    get(scope, name) {
-      const found = byName.get(scope.teamPk, name)
+    list,
+    async get(scope, name) {
+      const found = await byName(scope, name)
       return found && toConnection(found)
     },
-    remove(scope, name) {
-      const found = byName.get(scope.teamPk, name)
+    async remove(scope, name) {
+      const found = await byName(scope, name)
       if (!found) throw new LecternError('not_found', `No connection named "${name}".`)
-      deleteByPk.run(found.pk)
+      await sql.run('DELETE FROM connections WHERE pk = ?', [found.pk])
       return toConnection(found)
     },
-    token: (scope, name) => secrets.open(row(scope, name).token_sealed),
-    forGitHost(scope, host) {
+    async token(scope, name) {
+      const found = await byName(scope, name)
+      if (!found) throw new LecternError('validation_error', `No connection named "${name}". Add one with \`lectern connections add\`.`)
+      return secrets.open(found.token_sealed)
+    },
+    async forGitHost(scope, host) {
       const wanted = host.toLowerCase()
-      return ofKind.all(scope.teamPk, 'git').map(toConnection).find((c) => hostOf(c.baseUrl) === wanted)
+      return (await list(scope, 'git')).find((c) => hostOf(c.baseUrl) === wanted)
     },
   }
 }

@@ -5,8 +5,8 @@
  */
 import os from 'node:os'
 import { LecternError } from '../errors.js'
-import type { Db } from './db.js'
 import { nowIso } from './db.js'
+import { isUniqueViolation, type Sql } from './sql.js'
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed'
 
@@ -95,155 +95,159 @@ export interface JobsRepository {
    * Queues a job. A library version has one queued or running job at most (migration 0024's
    * unique index): a second is refused with library_busy, whoever checked before.
    */
-  enqueue(job: NewJob): Job
+  enqueue(job: NewJob): Promise<Job>
   /** Claims the oldest queued job for this process (its pid and host name are recorded on the job). */
-  claimNext(): Job | undefined
-  setStatus(pk: number, message: string): void
-  succeed(pk: number, message?: string, warnings?: number): void
-  fail(pk: number, code: string, message: string): void
+  claimNext(): Promise<Job | undefined>
+  setStatus(pk: number, message: string): Promise<void>
+  succeed(pk: number, message?: string, warnings?: number): Promise<void>
+  fail(pk: number, code: string, message: string): Promise<void>
   /** Queues again every job left `running` by a process that died, except those asked to cancel; returns how many. */
-  requeueInterrupted(): number
+  requeueInterrupted(): Promise<number>
   /** Queues a running job again, at its place in the queue: a stop interrupted it. */
-  requeue(pk: number): void
+  requeue(pk: number): Promise<void>
   /** Records a cancel request for a running job (the first request counts); nothing for a job not running. */
-  requestCancel(pk: number, by: string): void
+  requestCancel(pk: number, by: string): Promise<void>
   /** Who asked to cancel the job (in any process), or undefined when nobody did. */
-  cancelRequester(pk: number): string | undefined
-  byPk(pk: number): Job | undefined
+  cancelRequester(pk: number): Promise<string | undefined>
+  byPk(pk: number): Promise<Job | undefined>
   /** The queued or running job of a library version, if any. */
-  activeForVersion(versionPk: number): Job | undefined
+  activeForVersion(versionPk: number): Promise<Job | undefined>
   /** The running job of any version of a library, if any. */
-  runningForLibrary(libraryPk: number): Job | undefined
+  runningForLibrary(libraryPk: number): Promise<Job | undefined>
   /** Newest first, or the oldest first (queue order) with `oldestFirst`. */
-  list(options?: { states?: JobState[]; limit?: number; oldestFirst?: boolean }): Job[]
+  list(options?: { states?: JobState[]; limit?: number; oldestFirst?: boolean }): Promise<Job[]>
   /** The newest job of a version, whatever its state. */
-  latestForVersion(versionPk: number): Job | undefined
+  latestForVersion(versionPk: number): Promise<Job | undefined>
   /** Failed jobs, newest first, except those of a version that a later job has built successfully. */
-  unresolvedFailures(limit: number): Job[]
+  unresolvedFailures(limit: number): Promise<Job[]>
   /** 1-based place of a queued job in the queue. */
-  queuePosition(pk: number): number
+  queuePosition(pk: number): Promise<number>
   /** Unlinks a job from its library, so removing the library keeps the job's record. */
-  detach(pk: number): void
+  detach(pk: number): Promise<void>
   /**
    * Deletes the jobs that ended before `before` (their log lines go with them), except each
    * library's newest ended job, whose outcome says how the library got its snippets; returns how many.
    */
-  pruneEnded(before: Date): number
+  pruneEnded(before: Date): Promise<number>
 }
 
-export function createJobsRepository(db: Db): JobsRepository {
-  const insert = db.prepare(
-    `INSERT INTO jobs (kind, library_pk, version_pk, payload, secret, state, created_at) VALUES (?, ?, ?, ?, ?, 'queued', ?)`,
-  )
-  const byPk = db.prepare<[number], JobRow>('SELECT * FROM jobs WHERE pk = ?')
-  const oldestQueued = db.prepare<[], JobRow>(`SELECT * FROM jobs WHERE state = 'queued' ORDER BY pk LIMIT 1`)
-  const markRunning = db.prepare(
-    `UPDATE jobs SET state = 'running', started_at = ?, attempts = attempts + 1, status_message = 'started', runner_pid = ?, runner_host = ? WHERE pk = ? AND state = 'queued'`,
-  )
-  const status = db.prepare('UPDATE jobs SET status_message = ? WHERE pk = ?')
+export function createJobsRepository(sql: Sql): JobsRepository {
+  const byPk = (pk: number) => sql.get<JobRow>('SELECT * FROM jobs WHERE pk = ?', [pk])
+  const activeJob = (versionPk: number) => sql.get<JobRow>(`SELECT * FROM jobs WHERE version_pk = ? AND state IN ('queued', 'running') ORDER BY pk LIMIT 1`, [versionPk])
+  const job = async (row: Promise<JobRow | undefined>) => {
+    const found = await row
+    return found && toJob(found)
+  }
   // The secret is erased when a job ends: a finished job has no reason to keep a token.
-  const finish = db.prepare(
-    `UPDATE jobs SET state = ?, status_message = ?, error_code = ?, error_message = ?, finished_at = ?, warnings = ?, secret = NULL WHERE pk = ?`,
-  )
-  const requeue = db.prepare(
-    `UPDATE jobs SET state = 'queued', status_message = 'interrupted; queued again' WHERE state = 'running' AND cancel_requested_at IS NULL`,
-  )
-  const requeueOne = db.prepare(
-    `UPDATE jobs SET state = 'queued', status_message = 'interrupted by a stop; queued again' WHERE pk = ? AND state = 'running' AND cancel_requested_at IS NULL`,
-  )
-  // Each version's last success, found in one pass over the successes: a subquery per failed job
-  // scanned the successes again for every failure (150 ms for 15,000 jobs).
-  const unresolvedFailures = db.prepare<[number], JobRow>(
-    `SELECT f.* FROM jobs f
-       LEFT JOIN (SELECT version_pk, max(pk) AS last FROM jobs WHERE state = 'succeeded' AND version_pk IS NOT NULL GROUP BY version_pk) s
-         ON s.version_pk = f.version_pk
-     WHERE f.state = 'failed' AND (s.last IS NULL OR s.last < f.pk)
-     ORDER BY f.pk DESC LIMIT ?`,
-  )
-  const cancelRunning = db.prepare(
-    `UPDATE jobs SET cancel_requested_at = coalesce(cancel_requested_at, ?), cancel_requested_by = coalesce(cancel_requested_by, ?) WHERE pk = ? AND state = 'running'`,
-  )
-  const requester = db.prepare<[number], string | null>('SELECT cancel_requested_by FROM jobs WHERE pk = ?').pluck()
-  const activeJob = db.prepare<[number], JobRow>(
-    `SELECT * FROM jobs WHERE version_pk = ? AND state IN ('queued', 'running') ORDER BY pk LIMIT 1`,
-  )
-  const latestOfVersion = db.prepare<[number], JobRow>('SELECT * FROM jobs WHERE version_pk = ? ORDER BY pk DESC LIMIT 1')
-  const runningOfLibrary = db.prepare<[number], JobRow>(`SELECT * FROM jobs WHERE library_pk = ? AND state = 'running' ORDER BY pk LIMIT 1`)
-  const prune = db.prepare(
-    `DELETE FROM jobs WHERE state IN ('succeeded', 'failed') AND finished_at < ?
-       AND pk NOT IN (SELECT max(pk) FROM jobs WHERE library_pk IS NOT NULL AND state IN ('succeeded', 'failed') GROUP BY library_pk)`,
-  )
-  const position = db.prepare<[number], { n: number }>(`SELECT count(*) AS n FROM jobs WHERE state = 'queued' AND pk <= ?`)
-  const claim = db.transaction((): Job | undefined => {
-    const row = oldestQueued.get()
-    if (!row) return undefined
-    markRunning.run(nowIso(), THIS_PROCESS.pid, THIS_PROCESS.host, row.pk)
-    return toJob(byPk.get(row.pk)!)
-  })
+  const finish = (pk: number, state: 'succeeded' | 'failed', message: string, error: { code: string; message: string } | null, warnings: number) =>
+    sql.run('UPDATE jobs SET state = ?, status_message = ?, error_code = ?, error_message = ?, finished_at = ?, warnings = ?, secret = NULL WHERE pk = ?', [
+      state,
+      message,
+      error?.code ?? null,
+      error?.message ?? null,
+      nowIso(),
+      warnings,
+      pk,
+    ])
 
   return {
-    enqueue(job) {
+    async enqueue(job) {
       try {
-        const { lastInsertRowid } = insert.run(
-          job.kind,
-          job.libraryPk ?? null,
-          job.versionPk ?? null,
-          JSON.stringify(job.payload ?? {}),
-          job.secret ?? null,
-          nowIso(),
+        // A savepoint of its own: a refused insert must not undo (on PostgreSQL, abort) the caller's transaction.
+        const row = await sql.transaction(() =>
+          sql.get<JobRow>(`INSERT INTO jobs (kind, library_pk, version_pk, payload, secret, state, created_at) VALUES (?, ?, ?, ?, ?, 'queued', ?) RETURNING *`, [
+            job.kind,
+            job.libraryPk ?? null,
+            job.versionPk ?? null,
+            JSON.stringify(job.payload ?? {}),
+            job.secret ?? null,
+            nowIso(),
+          ]),
         )
-        return toJob(byPk.get(Number(lastInsertRowid))!)
+        return toJob(row!)
       } catch (err) {
-        if ((err as { code?: string }).code !== 'SQLITE_CONSTRAINT_UNIQUE' || job.versionPk == null) throw err
-        const active = activeJob.get(job.versionPk)
+        if (!isUniqueViolation(err) || job.versionPk == null) throw err
+        const active = await activeJob(job.versionPk)
         throw new LecternError('library_busy', `The library version already has a job ${active ? `(job ${active.pk}, ${active.state})` : 'queued or running'}; wait for it to end, or cancel it.`)
       }
     },
-    // Immediate: the queue is read and the claim written under one write lock, so a job another
-    // process cancels or claims meanwhile is never taken (and no snapshot goes stale under the write).
-    claimNext: () => claim.immediate(),
-    setStatus: (pk, message) => void status.run(message, pk),
-    succeed: (pk, message = 'done', warnings = 0) => void finish.run('succeeded', message, null, null, nowIso(), warnings, pk),
-    fail: (pk, code, message) => void finish.run('failed', 'failed', code, message, nowIso(), 0, pk),
-    requeueInterrupted: () => requeue.run().changes,
-    requeue: (pk) => void requeueOne.run(pk),
-    requestCancel: (pk, by) => void cancelRunning.run(nowIso(), by, pk),
-    cancelRequester: (pk) => requester.get(pk) ?? undefined,
-    byPk(pk) {
-      const row = byPk.get(pk)
-      return row && toJob(row)
+    // One write transaction: the queue is read and the claim written under one write lock, so a
+    // job another process cancels or claims meanwhile is never taken.
+    claimNext: () =>
+      sql.transaction(async () => {
+        const row = await sql.get<JobRow>(`SELECT * FROM jobs WHERE state = 'queued' ORDER BY pk LIMIT 1`)
+        if (!row) return undefined
+        const claimed = await sql.get<JobRow>(
+          `UPDATE jobs SET state = 'running', started_at = ?, attempts = attempts + 1, status_message = 'started', runner_pid = ?, runner_host = ?
+           WHERE pk = ? AND state = 'queued' RETURNING *`,
+          [nowIso(), THIS_PROCESS.pid, THIS_PROCESS.host, row.pk],
+        )
+        return claimed && toJob(claimed)
+      }),
+    async setStatus(pk, message) {
+      await sql.run('UPDATE jobs SET status_message = ? WHERE pk = ?', [message, pk])
     },
-    activeForVersion(versionPk) {
-      const row = activeJob.get(versionPk)
-      return row && toJob(row)
+    async succeed(pk, message = 'done', warnings = 0) {
+      await finish(pk, 'succeeded', message, null, warnings)
     },
-    latestForVersion(versionPk) {
-      const row = latestOfVersion.get(versionPk)
-      return row && toJob(row)
+    async fail(pk, code, message) {
+      await finish(pk, 'failed', 'failed', { code, message }, 0)
     },
-    runningForLibrary(libraryPk) {
-      const row = runningOfLibrary.get(libraryPk)
-      return row && toJob(row)
+    requeueInterrupted: async () =>
+      (await sql.run(`UPDATE jobs SET state = 'queued', status_message = 'interrupted; queued again' WHERE state = 'running' AND cancel_requested_at IS NULL`)).changes,
+    async requeue(pk) {
+      await sql.run(`UPDATE jobs SET state = 'queued', status_message = 'interrupted by a stop; queued again' WHERE pk = ? AND state = 'running' AND cancel_requested_at IS NULL`, [pk])
     },
-    list(options = {}) {
+    async requestCancel(pk, by) {
+      await sql.run(
+        `UPDATE jobs SET cancel_requested_at = coalesce(cancel_requested_at, ?), cancel_requested_by = coalesce(cancel_requested_by, ?) WHERE pk = ? AND state = 'running'`,
+        [nowIso(), by, pk],
+      )
+    },
+    cancelRequester: async (pk) => (await sql.get<{ by: string | null }>('SELECT cancel_requested_by AS by FROM jobs WHERE pk = ?', [pk]))?.by ?? undefined,
+    byPk: (pk) => job(byPk(pk)),
+    activeForVersion: (versionPk) => job(activeJob(versionPk)),
+    latestForVersion: (versionPk) => job(sql.get<JobRow>('SELECT * FROM jobs WHERE version_pk = ? ORDER BY pk DESC LIMIT 1', [versionPk])),
+    runningForLibrary: (libraryPk) => job(sql.get<JobRow>(`SELECT * FROM jobs WHERE library_pk = ? AND state = 'running' ORDER BY pk LIMIT 1`, [libraryPk])),
+    async list(options = {}) {
       const states = options.states ?? ['queued', 'running', 'succeeded', 'failed']
       const limit = Math.min(Math.max(options.limit ?? 100, 1), 1000)
-      const rows = db
-        .prepare<unknown[], JobRow>(
-          `SELECT * FROM jobs WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY pk ${options.oldestFirst ? 'ASC' : 'DESC'} LIMIT ?`,
-        )
-        .all(...states, limit)
+      const rows = await sql.all<JobRow>(
+        `SELECT * FROM jobs WHERE state IN (${states.map(() => '?').join(',')}) ORDER BY pk ${options.oldestFirst ? 'ASC' : 'DESC'} LIMIT ?`,
+        [...states, limit],
+      )
       return rows.map(toJob)
     },
-    unresolvedFailures: (limit) => unresolvedFailures.all(limit).map(toJob),
-    queuePosition: (pk) => position.get(pk)!.n,
-    detach: (pk) => void db.prepare('UPDATE jobs SET library_pk = NULL, version_pk = NULL WHERE pk = ?').run(pk),
-    pruneEnded: (before) => prune.run(before.toISOString()).changes,
+    // Each version's last success, found in one pass over the successes: a subquery per failed job
+    // scanned the successes again for every failure (150 ms for 15,000 jobs).
+    unresolvedFailures: async (limit) =>
+      (
+        await sql.all<JobRow>(
+          `SELECT f.* FROM jobs f
+             LEFT JOIN (SELECT version_pk, max(pk) AS last FROM jobs WHERE state = 'succeeded' AND version_pk IS NOT NULL GROUP BY version_pk) s
+               ON s.version_pk = f.version_pk
+           WHERE f.state = 'failed' AND (s.last IS NULL OR s.last < f.pk)
+           ORDER BY f.pk DESC LIMIT ?`,
+          [limit],
+        )
+      ).map(toJob),
+    queuePosition: async (pk) => (await sql.get<{ n: number }>(`SELECT count(*) AS n FROM jobs WHERE state = 'queued' AND pk <= ?`, [pk]))!.n,
+    async detach(pk) {
+      await sql.run('UPDATE jobs SET library_pk = NULL, version_pk = NULL WHERE pk = ?', [pk])
+    },
+    pruneEnded: async (before) =>
+      (
+        await sql.run(
+          `DELETE FROM jobs WHERE state IN ('succeeded', 'failed') AND finished_at < ?
+             AND pk NOT IN (SELECT max(pk) FROM jobs WHERE library_pk IS NOT NULL AND state IN ('succeeded', 'failed') GROUP BY library_pk)`,
+          [before.toISOString()],
+        )
+      ).changes,
   }
 }
 
-export function requireJob(jobs: JobsRepository, pk: number): Job {
-  const job = jobs.byPk(pk)
+export async function requireJob(jobs: JobsRepository, pk: number): Promise<Job> {
+  const job = await jobs.byPk(pk)
   if (!job) throw new LecternError('job_not_found', `No job with ID ${pk}.`)
   return job
 }

@@ -3,8 +3,8 @@
  * the library's own state is that of its default version (tag '').
  */
 import { LecternError } from '../errors.js'
-import type { Db } from './db.js'
 import { nowIso } from './db.js'
+import type { Sql } from './sql.js'
 
 export type LibraryState = 'initial' | 'processing' | 'finalized' | 'error'
 
@@ -126,161 +126,152 @@ const toVersion = (r: VersionRow): LibraryVersion => ({
 })
 
 export interface LibrariesRepository {
-  byId(id: string): Library | undefined
-  byPk(pk: number): Library | undefined
-  list(): Library[]
+  byId(id: string): Promise<Library | undefined>
+  byPk(pk: number): Promise<Library | undefined>
+  list(): Promise<Library[]>
   /** Creates the library and its default version in state `initial`. */
-  create(input: NewLibrary): { library: Library; version: LibraryVersion }
-  update(pk: number, changes: LibraryUpdate): Library
+  create(input: NewLibrary): Promise<{ library: Library; version: LibraryVersion }>
+  update(pk: number, changes: LibraryUpdate): Promise<Library>
   /** Where an old ID now points, following chains of renames; undefined when not redirected. */
-  redirectOf(id: string): string | undefined
-  rename(fromId: string, toId: string): Library
+  redirectOf(id: string): Promise<string | undefined>
+  rename(fromId: string, toId: string): Promise<Library>
   /** Deletes the library with its versions, sets, snippets and jobs; returns the set pks it had. */
-  remove(pk: number): number[]
+  remove(pk: number): Promise<number[]>
   /** Deletes one version with its sets, snippets and jobs; returns the set pks it had. */
-  removeVersion(versionPk: number): number[]
-  versions(libraryPk: number): LibraryVersion[]
-  version(libraryPk: number, tag: string): LibraryVersion | undefined
-  versionByPk(pk: number): LibraryVersion | undefined
-  ensureVersion(libraryPk: number, tag: string, title?: string): LibraryVersion
-  setVersionState(versionPk: number, state: LibraryState, error?: { code: string; message: string }): void
+  removeVersion(versionPk: number): Promise<number[]>
+  versions(libraryPk: number): Promise<LibraryVersion[]>
+  version(libraryPk: number, tag: string): Promise<LibraryVersion | undefined>
+  versionByPk(pk: number): Promise<LibraryVersion | undefined>
+  ensureVersion(libraryPk: number, tag: string, title?: string): Promise<LibraryVersion>
+  setVersionState(versionPk: number, state: LibraryState, error?: { code: string; message: string }): Promise<void>
   /** Marks a library as imported (spec 3: refresh is refused for it), with the catalogue fields its import carried. */
-  markImported(pk: number, fields: Pick<Library, 'title' | 'description' | 'sourceKind' | 'sourceUrl' | 'branch'>): void
+  markImported(pk: number, fields: Pick<Library, 'title' | 'description' | 'sourceKind' | 'sourceUrl' | 'branch'>): Promise<void>
 }
 
-export function createLibrariesRepository(db: Db): LibrariesRepository {
-  const byId = db.prepare<[string], LibraryRow>('SELECT * FROM libraries WHERE id = ?')
-  const byPk = db.prepare<[number], LibraryRow>('SELECT * FROM libraries WHERE pk = ?')
-  const all = db.prepare<[], LibraryRow>('SELECT * FROM libraries ORDER BY id')
-  const insertLibrary = db.prepare(
-    `INSERT INTO libraries (id, title, description, source_type, source_url, branch, is_private, is_imported, team_pk, options, created_at, updated_at)
-     VALUES (@id, @title, @description, @sourceKind, @sourceUrl, @branch, @isPrivate, @isImported, @teamPk, @options, @now, @now)`,
-  )
-  const insertVersion = db.prepare(
-    `INSERT INTO library_versions (library_pk, tag, title, state, updated_at) VALUES (?, ?, ?, 'initial', ?)`,
-  )
-  const versionsOf = db.prepare<[number], VersionRow>(
-    `SELECT * FROM library_versions WHERE library_pk = ? ORDER BY tag = '' DESC, updated_at DESC`,
-  )
-  const versionOf = db.prepare<[number, string], VersionRow>('SELECT * FROM library_versions WHERE library_pk = ? AND tag = ?')
-  const versionByPk = db.prepare<[number], VersionRow>('SELECT * FROM library_versions WHERE pk = ?')
-  const setState = db.prepare(
-    'UPDATE library_versions SET state = ?, error_code = ?, error_message = ?, updated_at = ? WHERE pk = ?',
-  )
-  const redirect = db.prepare<[string], { to_id: string }>('SELECT to_id FROM redirects WHERE from_id = ?')
-  const insertRedirect = db.prepare(
-    `INSERT INTO redirects (from_id, to_id, created_at) VALUES (?, ?, ?)
-     ON CONFLICT (from_id) DO UPDATE SET to_id = excluded.to_id, created_at = excluded.created_at`,
-  )
-  const repointRedirects = db.prepare('UPDATE redirects SET to_id = ? WHERE to_id = ?')
-  const dropRedirect = db.prepare('DELETE FROM redirects WHERE from_id = ?')
-  const setsOfLibrary = db.prepare<[number], { pk: number }>(
-    'SELECT s.pk FROM snippet_sets s JOIN library_versions v ON v.pk = s.version_pk WHERE v.library_pk = ?',
-  )
-  const deleteLibrary = db.prepare('DELETE FROM libraries WHERE pk = ?')
-  const setsOfVersion = db.prepare<[number], { pk: number }>('SELECT pk FROM snippet_sets WHERE version_pk = ?')
-  const deleteVersion = db.prepare('DELETE FROM library_versions WHERE pk = ?')
+export function createLibrariesRepository(sql: Sql): LibrariesRepository {
+  const byId = (id: string) => sql.get<LibraryRow>('SELECT * FROM libraries WHERE id = ?', [id])
+  const byPk = (pk: number) => sql.get<LibraryRow>('SELECT * FROM libraries WHERE pk = ?', [pk])
+  const versionOf = (libraryPk: number, tag: string) => sql.get<VersionRow>('SELECT * FROM library_versions WHERE library_pk = ? AND tag = ?', [libraryPk, tag])
+  const versionByPk = (pk: number) => sql.get<VersionRow>('SELECT * FROM library_versions WHERE pk = ?', [pk])
+  const insertVersion = async (libraryPk: number, tag: string, title: string) =>
+    (await sql.get<VersionRow>(`INSERT INTO library_versions (library_pk, tag, title, state, updated_at) VALUES (?, ?, ?, 'initial', ?) RETURNING *`, [libraryPk, tag, title, nowIso()]))!
+  const dropRedirect = (id: string) => sql.run('DELETE FROM redirects WHERE from_id = ?', [id])
+  /** The pks of the sets under `where` (a condition on the version `v`), read before the rows go. */
+  const setsWhere = async (where: string, pk: number) =>
+    (await sql.all<{ pk: number }>(`SELECT s.pk FROM snippet_sets s JOIN library_versions v ON v.pk = s.version_pk WHERE ${where}`, [pk])).map((r) => r.pk)
 
-  const repo: LibrariesRepository = {
-    byId: (id) => {
-      const row = byId.get(id)
+  return {
+    async byId(id) {
+      const row = await byId(id)
       return row && toLibrary(row)
     },
-    byPk: (pk) => {
-      const row = byPk.get(pk)
+    async byPk(pk) {
+      const row = await byPk(pk)
       return row && toLibrary(row)
     },
-    list: () => all.all().map(toLibrary),
-    create: db.transaction((input: NewLibrary) => {
-      if (byId.get(input.id)) throw new LecternError('library_exists', `Library ${input.id} already exists.`)
-      const now = nowIso()
-      const { lastInsertRowid } = insertLibrary.run({
-        id: input.id,
-        title: input.title,
-        description: input.description ?? '',
-        sourceKind: input.sourceKind,
-        sourceUrl: input.sourceUrl,
-        branch: input.branch ?? null,
-        isPrivate: input.isPrivate ? 1 : 0,
-        isImported: input.isImported ? 1 : 0,
-        teamPk: input.teamPk ?? null,
-        options: JSON.stringify(input.options ?? {}),
-        now,
-      })
-      const libraryPk = Number(lastInsertRowid)
-      // A new library takes its ID back from any redirect that pointed elsewhere.
-      dropRedirect.run(input.id)
-      const version = insertVersion.run(libraryPk, '', '', now)
-      return {
-        library: toLibrary(byPk.get(libraryPk)!),
-        version: toVersion(versionByPk.get(Number(version.lastInsertRowid))!),
-      }
-    }),
-    update(pk, changes) {
-      const current = byPk.get(pk)
+    list: async () => (await sql.all<LibraryRow>('SELECT * FROM libraries ORDER BY id')).map(toLibrary),
+    create: (input) =>
+      sql.transaction(async () => {
+        if (await byId(input.id)) throw new LecternError('library_exists', `Library ${input.id} already exists.`)
+        const now = nowIso()
+        const library = (await sql.get<LibraryRow>(
+          `INSERT INTO libraries (id, title, description, source_type, source_url, branch, is_private, is_imported, team_pk, options, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+          [
+            input.id,
+            input.title,
+            input.description ?? '',
+            input.sourceKind,
+            input.sourceUrl,
+            input.branch ?? null,
+            input.isPrivate ? 1 : 0,
+            input.isImported ? 1 : 0,
+            input.teamPk ?? null,
+            JSON.stringify(input.options ?? {}),
+            now,
+            now,
+          ],
+        ))!
+        // A new library takes its ID back from any redirect that pointed elsewhere.
+        await dropRedirect(input.id)
+        return { library: toLibrary(library), version: toVersion(await insertVersion(library.pk, '', '')) }
+      }),
+    async update(pk, changes) {
+      const current = await byPk(pk)
       if (!current) throw new LecternError('library_not_found', `No library with pk ${pk}.`)
       const next = { ...toLibrary(current), ...changes }
-      db.prepare(
-        `UPDATE libraries SET title = ?, description = ?, branch = ?, rules = ?, options = ?, source_url = ?, is_private = ?, updated_at = ? WHERE pk = ?`,
-      ).run(next.title, next.description, next.branch, JSON.stringify(next.rules), JSON.stringify(next.options), next.sourceUrl, next.isPrivate ? 1 : 0, nowIso(), pk)
-      return toLibrary(byPk.get(pk)!)
+      const row = await sql.get<LibraryRow>(
+        'UPDATE libraries SET title = ?, description = ?, branch = ?, rules = ?, options = ?, source_url = ?, is_private = ?, updated_at = ? WHERE pk = ? RETURNING *',
+        [next.title, next.description, next.branch, JSON.stringify(next.rules), JSON.stringify(next.options), next.sourceUrl, next.isPrivate ? 1 : 0, nowIso(), pk],
+      )
+      return toLibrary(row!)
     },
-    redirectOf(id) {
+    async redirectOf(id) {
       let target: string | undefined
       let current = id
       // Renames form chains (a -> b -> c); a bound stops a corrupt cycle from hanging a request.
       for (let hops = 0; hops < 16; hops++) {
-        const row = redirect.get(current)
+        const row = await sql.get<{ to_id: string }>('SELECT to_id FROM redirects WHERE from_id = ?', [current])
         if (!row) break
         target = row.to_id
         current = row.to_id
       }
       return target
     },
-    rename: db.transaction((fromId: string, toId: string) => {
-      const row = byId.get(fromId)
-      if (!row) throw new LecternError('library_not_found', `No library ${fromId}.`)
-      if (fromId === toId) throw new LecternError('validation_error', 'The new ID is the same as the old one.')
-      if (byId.get(toId)) throw new LecternError('library_exists', `Library ${toId} already exists.`)
-      db.prepare('UPDATE libraries SET id = ?, updated_at = ? WHERE pk = ?').run(toId, nowIso(), row.pk)
-      dropRedirect.run(toId)
-      repointRedirects.run(toId, fromId)
-      insertRedirect.run(fromId, toId, nowIso())
-      return toLibrary(byPk.get(row.pk)!)
-    }),
-    remove: (pk) => {
-      const sets = setsOfLibrary.all(pk).map((r) => r.pk)
-      deleteLibrary.run(pk)
+    rename: (fromId, toId) =>
+      sql.transaction(async () => {
+        const row = await byId(fromId)
+        if (!row) throw new LecternError('library_not_found', `No library ${fromId}.`)
+        if (fromId === toId) throw new LecternError('validation_error', 'The new ID is the same as the old one.')
+        if (await byId(toId)) throw new LecternError('library_exists', `Library ${toId} already exists.`)
+        const renamed = await sql.get<LibraryRow>('UPDATE libraries SET id = ?, updated_at = ? WHERE pk = ? RETURNING *', [toId, nowIso(), row.pk])
+        await dropRedirect(toId)
+        await sql.run('UPDATE redirects SET to_id = ? WHERE to_id = ?', [toId, fromId])
+        await sql.run(
+          `INSERT INTO redirects (from_id, to_id, created_at) VALUES (?, ?, ?)
+           ON CONFLICT (from_id) DO UPDATE SET to_id = excluded.to_id, created_at = excluded.created_at`,
+          [fromId, toId, nowIso()],
+        )
+        return toLibrary(renamed!)
+      }),
+    async remove(pk) {
+      const sets = await setsWhere('v.library_pk = ?', pk)
+      await sql.run('DELETE FROM libraries WHERE pk = ?', [pk])
       return sets
     },
-    removeVersion: (versionPk) => {
-      const sets = setsOfVersion.all(versionPk).map((r) => r.pk)
-      deleteVersion.run(versionPk)
+    async removeVersion(versionPk) {
+      const sets = await setsWhere('v.pk = ?', versionPk)
+      await sql.run('DELETE FROM library_versions WHERE pk = ?', [versionPk])
       return sets
     },
-    versions: (libraryPk) => versionsOf.all(libraryPk).map(toVersion),
-    version: (libraryPk, tag) => {
-      const row = versionOf.get(libraryPk, tag)
+    versions: async (libraryPk) =>
+      (await sql.all<VersionRow>(`SELECT * FROM library_versions WHERE library_pk = ? ORDER BY tag = '' DESC, updated_at DESC`, [libraryPk])).map(toVersion),
+    async version(libraryPk, tag) {
+      const row = await versionOf(libraryPk, tag)
       return row && toVersion(row)
     },
-    versionByPk: (pk) => {
-      const row = versionByPk.get(pk)
+    async versionByPk(pk) {
+      const row = await versionByPk(pk)
       return row && toVersion(row)
     },
-    ensureVersion(libraryPk, tag, title = '') {
-      const existing = versionOf.get(libraryPk, tag)
-      if (existing) return toVersion(existing)
-      const { lastInsertRowid } = insertVersion.run(libraryPk, tag, title, nowIso())
-      return toVersion(versionByPk.get(Number(lastInsertRowid))!)
+    async ensureVersion(libraryPk, tag, title = '') {
+      const existing = await versionOf(libraryPk, tag)
+      return toVersion(existing ?? (await insertVersion(libraryPk, tag, title)))
     },
-    setVersionState(versionPk, state, error) {
-      setState.run(state, error?.code ?? null, error?.message ?? null, nowIso(), versionPk)
+    async setVersionState(versionPk, state, error) {
+      await sql.run('UPDATE library_versions SET state = ?, error_code = ?, error_message = ?, updated_at = ? WHERE pk = ?', [
+        state,
+        error?.code ?? null,
+        error?.message ?? null,
+        nowIso(),
+        versionPk,
+      ])
     },
-    markImported(pk, fields) {
-      db.prepare(
-        `UPDATE libraries SET is_imported = 1, title = ?, description = ?, source_type = ?, source_url = ?, branch = ?, updated_at = ? WHERE pk = ?`,
-      ).run(fields.title, fields.description, fields.sourceKind, fields.sourceUrl, fields.branch, nowIso(), pk)
+    async markImported(pk, fields) {
+      await sql.run(
+        'UPDATE libraries SET is_imported = TRUE, title = ?, description = ?, source_type = ?, source_url = ?, branch = ?, updated_at = ? WHERE pk = ?',
+        [fields.title, fields.description, fields.sourceKind, fields.sourceUrl, fields.branch, nowIso(), pk],
+      )
     },
   }
-  return repo
 }

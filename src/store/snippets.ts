@@ -6,7 +6,9 @@
  * Guarantee: a set is written while `building`, and `finalizeSet` swaps the version's
  * `current_set` in one transaction, so readers see the old set or the new one, never half.
  */
-import { nowIso, openConnection, type Db } from './db.js'
+import { nowIso, openConnection } from './db.js'
+import { createSqliteSql } from './sqlite-sql.js'
+import type { Sql } from './sql.js'
 
 export type SnippetKind = 'code' | 'info'
 
@@ -44,28 +46,28 @@ export interface SnippetSet {
 }
 
 export interface SnippetsRepository {
-  createSet(versionPk: number, embedder: { provider: string; model: string; dimensions: number }): SnippetSet
+  createSet(versionPk: number, embedder: { provider: string; model: string; dimensions: number }): Promise<SnippetSet>
   /** Inserts snippets not yet in the set (by hash); returns the pks of the new rows, in input order (null for duplicates). */
-  insert(setPk: number, snippets: NewSnippet[]): Array<number | null>
+  insert(setPk: number, snippets: NewSnippet[]): Promise<Array<number | null>>
   /** Makes `setPk` the version's live set with the given totals; returns the set it replaced. */
-  finalizeSet(setPk: number, versionPk: number, totals: { tokens: number; snippets: number; commitSha: string | null }): number | null
+  finalizeSet(setPk: number, versionPk: number, totals: { tokens: number; snippets: number; commitSha: string | null }): Promise<number | null>
   /** Drops the FTS5 table a set of Lectern 0.1.0 had, if any: deleting a set's row by cascade leaves it. */
-  dropLegacyFts(setPk: number): void
+  dropLegacyFts(setPk: number): Promise<void>
   /** Drops a set with its FTS table and rows (the caller removes its vector file). */
-  dropSet(setPk: number): void
-  set(setPk: number): SnippetSet | undefined
-  setsWithStatus(status: SnippetSet['status']): SnippetSet[]
+  dropSet(setPk: number): Promise<void>
+  set(setPk: number): Promise<SnippetSet | undefined>
+  setsWithStatus(status: SnippetSet['status']): Promise<SnippetSet[]>
   /** All snippets of a set in pk order (rebuilding a vector index, export). */
-  allOfSet(setPk: number): StoredSnippet[]
+  allOfSet(setPk: number): Promise<StoredSnippet[]>
   /** What loading a set needs of each snippet beside its engine file, in pk order: no bodies. */
-  headsOfSet(setPk: number): SnippetHead[]
-  count(setPk: number): number
+  headsOfSet(setPk: number): Promise<SnippetHead[]>
+  count(setPk: number): Promise<number>
   /** The pages a set's snippets come from (a source without its `#anchor`), with their snippet counts, by page. */
-  pagesOfSet(setPk: number): Array<{ page: string; title: string; snippets: number }>
+  pagesOfSet(setPk: number): Promise<Array<{ page: string; title: string; snippets: number }>>
   /** A page's snippets in the order they were made (their order on the page). */
-  snippetsOfPage(setPk: number, page: string): StoredSnippet[]
+  snippetsOfPage(setPk: number, page: string): Promise<StoredSnippet[]>
   /** Records that a set's vectors now come from another embedder (after its index file was switched). */
-  setEmbedding(setPk: number, embedder: { provider: string; model: string; dimensions: number }): void
+  setEmbedding(setPk: number, embedder: { provider: string; model: string; dimensions: number }): Promise<void>
 }
 
 interface SetRow {
@@ -125,75 +127,100 @@ const legacyFtsTable = (setPk: number): string => `fts_${Math.trunc(setPk)}`
 
 /** The snippets of a database file through a read-only connection of its own: for a thread that only reads them. */
 export function openReadOnlySnippets(database: string): SnippetsRepository {
-  return createSnippetsRepository(openConnection(database, { readonly: true }))
+  return createSnippetsRepository(createSqliteSql(openConnection(database, { readonly: true })))
 }
 
-export function createSnippetsRepository(db: Db): SnippetsRepository {
-  const insertSet = db.prepare(
-    `INSERT INTO snippet_sets (version_pk, status, embed_provider, embed_model, dimensions, created_at) VALUES (?, 'building', ?, ?, ?, ?)`,
-  )
-  const setByPk = db.prepare<[number], SetRow>('SELECT * FROM snippet_sets WHERE pk = ?')
-  const setsByStatus = db.prepare<[string], SetRow>('SELECT * FROM snippet_sets WHERE status = ? ORDER BY pk')
-  const insertSnippet = db.prepare(
-    `INSERT OR IGNORE INTO snippets (set_pk, kind, title, description, breadcrumb, page_title, language, body, source, tokens, hash, includes, also_at)
-     VALUES (@setPk, @kind, @title, @description, @breadcrumb, @pageTitle, @language, @body, @source, @tokens, @hash, @includes, @alsoAt)`,
-  )
-  const snippetsOfSet = db.prepare<[number], SnippetRow>('SELECT * FROM snippets WHERE set_pk = ? ORDER BY pk')
-  const headsOfSet = db.prepare<[number], SnippetHead>('SELECT pk, kind, title, tokens, hash FROM snippets WHERE set_pk = ? ORDER BY pk')
-  const countOfSet = db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM snippets WHERE set_pk = ?')
-  const PAGE_OF_SOURCE = "CASE WHEN instr(source, '#') > 0 THEN substr(source, 1, instr(source, '#') - 1) ELSE source END"
-  const pagesOfSet = db.prepare<[number], { page: string; title: string; snippets: number }>(
-    `SELECT ${PAGE_OF_SOURCE} AS page, max(page_title) AS title, count(*) AS snippets FROM snippets WHERE set_pk = ? GROUP BY page ORDER BY page`,
-  )
-  const snippetsOfPage = db.prepare<[number, string], SnippetRow>(`SELECT * FROM snippets WHERE set_pk = ? AND ${PAGE_OF_SOURCE} = ? ORDER BY pk`)
-  const currentOf = db.prepare<[number], { current_set: number | null }>('SELECT current_set FROM library_versions WHERE pk = ?')
-  // A version that a job is processing stays `processing` until the job's outcome is recorded
-  // (the worker settles it then): `finalized` must mean that no job holds the library, or a client
-  // that waits for it and then refreshes is told library_busy.
-  const promote = db.prepare(
-    `UPDATE library_versions SET current_set = ?, state = CASE state WHEN 'processing' THEN 'processing' ELSE 'finalized' END,
-       error_code = NULL, error_message = NULL,
-       total_tokens = ?, total_snippets = ?, commit_sha = ?, updated_at = ? WHERE pk = ?`,
-  )
-  const setStatus = db.prepare('UPDATE snippet_sets SET status = ? WHERE pk = ?')
-  const deleteSnippets = db.prepare('DELETE FROM snippets WHERE set_pk = ?')
-  const deleteSet = db.prepare('DELETE FROM snippet_sets WHERE pk = ?')
+/** The page of a snippet's source: the source without its `#anchor`. */
+const pageOf = (source: string): string => {
+  const hash = source.indexOf('#')
+  return hash < 0 ? source : source.slice(0, hash)
+}
+
+/** SQLite's order of text (its bytes in UTF-8), which a page list has always had. */
+const byBytes = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b))
+
+export function createSnippetsRepository(sql: Sql): SnippetsRepository {
+  const setByPk = (pk: number) => sql.get<SetRow>('SELECT * FROM snippet_sets WHERE pk = ?', [pk])
+  const setStatus = (status: SnippetSet['status'], pk: number) => sql.run('UPDATE snippet_sets SET status = ? WHERE pk = ?', [status, pk])
+  const dropLegacyFts = (setPk: number) => sql.run(`DROP TABLE IF EXISTS ${legacyFtsTable(setPk)}`)
   return {
-    createSet(versionPk, embedder) {
-      const { lastInsertRowid } = insertSet.run(versionPk, embedder.provider, embedder.model, embedder.dimensions, nowIso())
-      return toSet(setByPk.get(Number(lastInsertRowid))!)
+    async createSet(versionPk, embedder) {
+      const row = await sql.get<SetRow>(
+        `INSERT INTO snippet_sets (version_pk, status, embed_provider, embed_model, dimensions, created_at) VALUES (?, 'building', ?, ?, ?, ?) RETURNING *`,
+        [versionPk, embedder.provider, embedder.model, embedder.dimensions, nowIso()],
+      )
+      return toSet(row!)
     },
-    insert: db.transaction((setPk: number, snippets: NewSnippet[]) =>
-      snippets.map((snippet) => {
-        const result = insertSnippet.run({ setPk, ...snippet, includes: JSON.stringify(snippet.includes ?? []), alsoAt: JSON.stringify(snippet.alsoAt ?? []) })
-        return result.changes === 0 ? null : Number(result.lastInsertRowid)
+    insert: (setPk, snippets) =>
+      sql.transaction(async () => {
+        const pks: Array<number | null> = []
+        for (const s of snippets) {
+          const row = await sql.get<{ pk: number }>(
+            `INSERT INTO snippets (set_pk, kind, title, description, breadcrumb, page_title, language, body, source, tokens, hash, includes, also_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING pk`,
+            [setPk, s.kind, s.title, s.description, s.breadcrumb, s.pageTitle, s.language, s.body, s.source, s.tokens, s.hash, JSON.stringify(s.includes ?? []), JSON.stringify(s.alsoAt ?? [])],
+          )
+          pks.push(row ? row.pk : null)
+        }
+        return pks
       }),
-    ),
-    finalizeSet: db.transaction((setPk: number, versionPk: number, totals: { tokens: number; snippets: number; commitSha: string | null }) => {
-      const previous = currentOf.get(versionPk)?.current_set ?? null
-      promote.run(setPk, totals.tokens, totals.snippets, totals.commitSha, nowIso(), versionPk)
-      setStatus.run('live', setPk)
-      if (previous !== null && previous !== setPk) setStatus.run('retired', previous)
-      return previous === setPk ? null : previous
-    }),
-    dropLegacyFts: (setPk) => void db.exec(`DROP TABLE IF EXISTS ${legacyFtsTable(setPk)}`),
-    dropSet: db.transaction((setPk: number) => {
-      db.exec(`DROP TABLE IF EXISTS ${legacyFtsTable(setPk)}`)
-      deleteSnippets.run(setPk)
-      deleteSet.run(setPk)
-    }),
-    set: (pk) => {
-      const row = setByPk.get(pk)
+    finalizeSet: (setPk, versionPk, totals) =>
+      sql.transaction(async () => {
+        const previous = (await sql.get<{ current_set: number | null }>('SELECT current_set FROM library_versions WHERE pk = ?', [versionPk]))?.current_set ?? null
+        // A version that a job is processing stays `processing` until the job's outcome is recorded
+        // (the worker settles it then): `finalized` must mean that no job holds the library, or a client
+        // that waits for it and then refreshes is told library_busy.
+        await sql.run(
+          `UPDATE library_versions SET current_set = ?, state = CASE state WHEN 'processing' THEN 'processing' ELSE 'finalized' END,
+             error_code = NULL, error_message = NULL,
+             total_tokens = ?, total_snippets = ?, commit_sha = ?, updated_at = ? WHERE pk = ?`,
+          [setPk, totals.tokens, totals.snippets, totals.commitSha, nowIso(), versionPk],
+        )
+        await setStatus('live', setPk)
+        if (previous !== null && previous !== setPk) await setStatus('retired', previous)
+        return previous === setPk ? null : previous
+      }),
+    async dropLegacyFts(setPk) {
+      await dropLegacyFts(setPk)
+    },
+    dropSet: (setPk) =>
+      sql.transaction(async () => {
+        await dropLegacyFts(setPk)
+        await sql.run('DELETE FROM snippets WHERE set_pk = ?', [setPk])
+        await sql.run('DELETE FROM snippet_sets WHERE pk = ?', [setPk])
+      }),
+    async set(pk) {
+      const row = await setByPk(pk)
       return row && toSet(row)
     },
-    setsWithStatus: (status) => setsByStatus.all(status).map(toSet),
-    allOfSet: (setPk) => snippetsOfSet.all(setPk).map(toSnippet),
-    headsOfSet: (setPk) => headsOfSet.all(setPk),
-    count: (setPk) => countOfSet.get(setPk)!.n,
-    pagesOfSet: (setPk) => pagesOfSet.all(setPk),
-    snippetsOfPage: (setPk, page) => snippetsOfPage.all(setPk, page).map(toSnippet),
-    setEmbedding(setPk, embedder) {
-      db.prepare('UPDATE snippet_sets SET embed_provider = ?, embed_model = ?, dimensions = ? WHERE pk = ?').run(embedder.provider, embedder.model, embedder.dimensions, setPk)
+    setsWithStatus: async (status) => (await sql.all<SetRow>('SELECT * FROM snippet_sets WHERE status = ? ORDER BY pk', [status])).map(toSet),
+    allOfSet: async (setPk) => (await sql.all<SnippetRow>('SELECT * FROM snippets WHERE set_pk = ? ORDER BY pk', [setPk])).map(toSnippet),
+    headsOfSet: (setPk) => sql.all<SnippetHead>('SELECT pk, kind, title, tokens, hash FROM snippets WHERE set_pk = ? ORDER BY pk', [setPk]),
+    count: async (setPk) => (await sql.get<{ n: number }>('SELECT count(*) AS n FROM snippets WHERE set_pk = ?', [setPk]))!.n,
+    async pagesOfSet(setPk) {
+      const pages = new Map<string, { page: string; title: string; snippets: number }>()
+      for (const row of await sql.all<{ source: string; page_title: string }>('SELECT source, page_title FROM snippets WHERE set_pk = ?', [setPk])) {
+        const page = pageOf(row.source)
+        const entry = pages.get(page)
+        if (!entry) pages.set(page, { page, title: row.page_title, snippets: 1 })
+        else {
+          entry.snippets++
+          if (byBytes(row.page_title, entry.title) > 0) entry.title = row.page_title
+        }
+      }
+      return [...pages.values()].sort((a, b) => byBytes(a.page, b.page))
+    },
+    snippetsOfPage: async (setPk, page) =>
+      (
+        await sql.all<SnippetRow>('SELECT * FROM snippets WHERE set_pk = ? AND (source = ? OR substr(source, 1, ?) = ?) ORDER BY pk', [
+          setPk,
+          page,
+          [...page].length + 1,
+          `${page}#`,
+        ])
+      ).map(toSnippet),
+    async setEmbedding(setPk, embedder) {
+      await sql.run('UPDATE snippet_sets SET embed_provider = ?, embed_model = ?, dimensions = ? WHERE pk = ?', [embedder.provider, embedder.model, embedder.dimensions, setPk])
     },
   }
 }

@@ -27,3 +27,9 @@ export interface Sql {
    */
   transaction<T>(fn: () => Promise<T>, access?: 'write' | 'read'): Promise<T>
 }
+
+/** Whether a statement was refused by a unique index, in either database. */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505'
+}

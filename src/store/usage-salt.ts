@@ -9,37 +9,30 @@
  * different days, so users are unique per day only, which is all the metrics report.
  */
 import { randomBytes } from 'node:crypto'
-import type { Db } from './db.js'
+import type { Sql } from './sql.js'
 
 export class DailySalt {
   private current: { day: string; salt: Buffer } | undefined
-  private readonly forgetOlder
-  private readonly insert
-  private readonly select
 
-  constructor(db: Db) {
-    // Only older days: a process whose clock is a little behind must not delete a newer day's salt.
-    this.forgetOlder = db.prepare('DELETE FROM usage_salt WHERE day < ?')
-    this.insert = db.prepare('INSERT OR IGNORE INTO usage_salt (day, salt) VALUES (?, ?)')
-    this.select = db.prepare<[string], { salt: Buffer }>('SELECT salt FROM usage_salt WHERE day = ?')
-  }
+  constructor(private readonly sql: Sql) {}
 
   /**
    * The day's salt; call within a write transaction (a day's first call stores it). Counts still
    * pending from a day that has ended get its salt if it is still stored, else a fresh one, which
    * the flush's forgetBefore deletes again in the same transaction.
    */
-  of(day: string): Buffer {
+  async of(day: string): Promise<Buffer> {
     if (this.current?.day === day) return this.current.salt
-    this.insert.run(day, randomBytes(32))
-    const { salt } = this.select.get(day)!
+    await this.sql.run('INSERT INTO usage_salt (day, salt) VALUES (?, ?) ON CONFLICT DO NOTHING', [day, randomBytes(32)])
+    const { salt } = (await this.sql.get<{ salt: Buffer }>('SELECT salt FROM usage_salt WHERE day = ?', [day]))!
     if (!this.current || this.current.day < day) this.current = { day, salt }
     return salt
   }
 
   /** Deletes every salt of a day before `day`, from the database and from this process. */
-  forgetBefore(day: string): void {
-    this.forgetOlder.run(day)
+  async forgetBefore(day: string): Promise<void> {
+    // Only older days: a process whose clock is a little behind must not delete a newer day's salt.
+    await this.sql.run('DELETE FROM usage_salt WHERE day < ?', [day])
     if (this.current && this.current.day < day) this.current = undefined
   }
 }

@@ -6,8 +6,8 @@
 import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto'
 import { promisify } from 'node:util'
 import { LecternError } from '../errors.js'
-import type { Db } from './db.js'
 import { nowIso } from './db.js'
+import type { Sql } from './sql.js'
 
 const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number, options: object) => Promise<Buffer>
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }
@@ -73,17 +73,17 @@ const decoyHash = () => (decoy ??= hashPassword(randomBytes(16).toString('hex'))
 export interface UsersRepository {
   /** A new user; `verified: false` for a cloud sign-up, whose email is yet to be proven. */
   create(input: { email: string; password: string; role?: Role; verified?: boolean }): Promise<User>
-  list(): User[]
-  byEmail(email: string): User | undefined
-  byPk(pk: number): User | undefined
-  markVerified(userId: number): User
+  list(): Promise<User[]>
+  byEmail(email: string): Promise<User | undefined>
+  byPk(pk: number): Promise<User | undefined>
+  markVerified(userId: number): Promise<User>
   /** The user when email and password match, else undefined; always takes one scrypt. */
   verify(email: string, password: string): Promise<User | undefined>
   /** A new session token for the user (the cookie value); only its hash is stored. */
-  startSession(userId: number, now?: number): { token: string; expiresAt: string }
+  startSession(userId: number, now?: number): Promise<{ token: string; expiresAt: string }>
   /** The user of a live session token. */
-  sessionUser(token: string, now?: number): User | undefined
-  endSession(token: string): void
+  sessionUser(token: string, now?: number): Promise<User | undefined>
+  endSession(token: string): Promise<void>
   /**
    * Sets a new password once `currentPassword` proves it is the user (401 not_authenticated
    * otherwise), and ends every session of the user but `keptToken`'s, so a session someone
@@ -94,82 +94,84 @@ export interface UsersRepository {
   resetPassword(userId: number, newPassword: string): Promise<void>
 }
 
-export function createUsersRepository(db: Db): UsersRepository {
-  const byEmail = db.prepare<[string], UserRow>('SELECT * FROM users WHERE email = ?')
-  const byPk = db.prepare<[number], UserRow>('SELECT * FROM users WHERE pk = ?')
-  const insert = db.prepare('INSERT INTO users (email, password_hash, role, email_verified_at, created_at) VALUES (?, ?, ?, ?, ?)')
-  const insertSession = db.prepare('INSERT INTO sessions (token_hash, user_pk, created_at, expires_at) VALUES (?, ?, ?, ?)')
-  const session = db.prepare<[string, string], UserRow>(
-    'SELECT u.* FROM sessions s JOIN users u ON u.pk = s.user_pk WHERE s.token_hash = ? AND s.expires_at > ?',
-  )
-  const deleteSession = db.prepare('DELETE FROM sessions WHERE token_hash = ?')
-  const deleteExpired = db.prepare('DELETE FROM sessions WHERE expires_at <= ?')
-  const setPasswordHash = db.prepare('UPDATE users SET password_hash = ? WHERE pk = ?')
-  const deleteOtherSessions = db.prepare('DELETE FROM sessions WHERE user_pk = ? AND token_hash != ?')
-  const deleteAllSessions = db.prepare('DELETE FROM sessions WHERE user_pk = ?')
-  const setVerified = db.prepare('UPDATE users SET email_verified_at = ? WHERE pk = ? AND email_verified_at IS NULL')
+export function createUsersRepository(sql: Sql): UsersRepository {
+  const byEmail = (email: string) => sql.get<UserRow>('SELECT * FROM users WHERE email = ?', [email])
+  const byPk = (pk: number) => sql.get<UserRow>('SELECT * FROM users WHERE pk = ?', [pk])
+  const setPasswordHash = (hash: string, userId: number) => sql.run('UPDATE users SET password_hash = ? WHERE pk = ?', [hash, userId])
 
   return {
     async create({ email, password, role = 'admin', verified = true }) {
       const address = email.trim()
       if (!/^[^\s@]+@[^\s@]+$/.test(address)) throw new LecternError('validation_error', `"${email}" is not an email address.`)
       requireStrongPassword(password)
-      if (byEmail.get(address)) throw new LecternError('validation_error', `A user ${address} already exists.`)
+      if (await byEmail(address)) throw new LecternError('validation_error', `A user ${address} already exists.`)
       const now = nowIso()
-      const { lastInsertRowid } = insert.run(address, await hashPassword(password), role, verified ? now : null, now)
-      return toUser(byPk.get(Number(lastInsertRowid))!)
+      const hash = await hashPassword(password)
+      const row = await sql.get<UserRow>('INSERT INTO users (email, password_hash, role, email_verified_at, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *', [
+        address,
+        hash,
+        role,
+        verified ? now : null,
+        now,
+      ])
+      return toUser(row!)
     },
-    list: () => (db.prepare('SELECT * FROM users ORDER BY pk').all() as UserRow[]).map(toUser),
-    byEmail(email) {
-      const row = byEmail.get(email.trim())
+    list: async () => (await sql.all<UserRow>('SELECT * FROM users ORDER BY pk')).map(toUser),
+    async byEmail(email) {
+      const row = await byEmail(email.trim())
       return row && toUser(row)
     },
-    byPk(pk) {
-      const row = byPk.get(pk)
+    async byPk(pk) {
+      const row = await byPk(pk)
       return row && toUser(row)
     },
-    markVerified(userId) {
-      setVerified.run(nowIso(), userId)
-      const row = byPk.get(userId)
+    async markVerified(userId) {
+      await sql.run('UPDATE users SET email_verified_at = ? WHERE pk = ? AND email_verified_at IS NULL', [nowIso(), userId])
+      const row = await byPk(userId)
       if (!row) throw new LecternError('user_not_found', `No user with ID ${userId}.`)
       return toUser(row)
     },
     async verify(email, password) {
-      const row = byEmail.get(email.trim())
+      const row = await byEmail(email.trim())
       const matches = await checkPassword(password, row?.password_hash ?? (await decoyHash()))
       return row && matches ? toUser(row) : undefined
     },
-    startSession(userId, now = Date.now()) {
-      deleteExpired.run(new Date(now).toISOString())
+    async startSession(userId, now = Date.now()) {
+      await sql.run('DELETE FROM sessions WHERE expires_at <= ?', [new Date(now).toISOString()])
       const token = randomBytes(32).toString('base64url')
       const expiresAt = new Date(now + SESSION_TTL_MS).toISOString()
-      insertSession.run(sha256(token), userId, new Date(now).toISOString(), expiresAt)
+      await sql.run('INSERT INTO sessions (token_hash, user_pk, created_at, expires_at) VALUES (?, ?, ?, ?)', [sha256(token), userId, new Date(now).toISOString(), expiresAt])
       return { token, expiresAt }
     },
-    sessionUser(token, now = Date.now()) {
-      const row = session.get(sha256(token), new Date(now).toISOString())
+    async sessionUser(token, now = Date.now()) {
+      const row = await sql.get<UserRow>('SELECT u.* FROM sessions s JOIN users u ON u.pk = s.user_pk WHERE s.token_hash = ? AND s.expires_at > ?', [
+        sha256(token),
+        new Date(now).toISOString(),
+      ])
       return row && toUser(row)
     },
-    endSession: (token) => void deleteSession.run(sha256(token)),
+    async endSession(token) {
+      await sql.run('DELETE FROM sessions WHERE token_hash = ?', [sha256(token)])
+    },
     async changePassword(userId, currentPassword, newPassword, keptToken) {
-      const row = byPk.get(userId)
+      const row = await byPk(userId)
       if (!row || !(await checkPassword(currentPassword, row.password_hash))) {
         throw new LecternError('not_authenticated', 'The current password is wrong; the password was not changed.')
       }
       requireStrongPassword(newPassword)
       const hash = await hashPassword(newPassword)
-      db.transaction(() => {
-        setPasswordHash.run(hash, userId)
-        deleteOtherSessions.run(userId, sha256(keptToken))
-      })()
+      await sql.transaction(async () => {
+        await setPasswordHash(hash, userId)
+        await sql.run('DELETE FROM sessions WHERE user_pk = ? AND token_hash != ?', [userId, sha256(keptToken)])
+      })
     },
     async resetPassword(userId, newPassword) {
       requireStrongPassword(newPassword)
       const hash = await hashPassword(newPassword)
-      db.transaction(() => {
-        setPasswordHash.run(hash, userId)
-        deleteAllSessions.run(userId)
-      })()
+      await sql.transaction(async () => {
+        await setPasswordHash(hash, userId)
+        await sql.run('DELETE FROM sessions WHERE user_pk = ?', [userId])
+      })
     },
   }
 }

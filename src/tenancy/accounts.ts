@@ -29,7 +29,7 @@ export async function signUp(store: Store, mailer: Mailer, input: { email: strin
   const email = input.email.trim()
   if (!EMAIL.test(email) || email.length > 320) throw new LecternError('validation_error', `"${input.email}" is not an email address.`)
   requireStrongPassword(input.password)
-  const existing = store.users.byEmail(email)
+  const existing = await store.users.byEmail(email)
   if (existing) {
     // One scrypt, as creating a user costs: the answer's timing does not tell the address is known.
     await store.users.verify(email, input.password)
@@ -50,13 +50,13 @@ export async function sendVerification(store: Store, mailer: Mailer, user: User)
 export async function verifyEmail(store: Store, token: string): Promise<User> {
   const userId = await store.accountTokens.consume(token, 'verify')
   if (userId === undefined) throw badLink()
-  const user = store.users.markVerified(userId)
+  const user = await store.users.markVerified(userId)
   await acceptPendingInvitations(store, user)
   return user
 }
 
 export async function requestPasswordReset(store: Store, mailer: Mailer, email: string): Promise<void> {
-  const user = store.users.byEmail(email)
+  const user = await store.users.byEmail(email)
   if (user) mailer.post(resetMail(user.email, mailer.link('reset', await store.accountTokens.issue(user.id, 'reset', RESET_TTL_MS))))
 }
 
@@ -67,5 +67,5 @@ export async function resetPassword(store: Store, token: string, password: strin
   const userId = await store.accountTokens.consume(token, 'reset')
   if (userId === undefined) throw badLink()
   await store.users.resetPassword(userId, password)
-  return store.users.markVerified(userId)
+  return await store.users.markVerified(userId)
 }

@@ -94,5 +94,5 @@ export async function acceptInvitation(store: Store, user: User, token: string):
     throw new LecternError('forbidden', `This invitation is for another email address; sign in as that address to accept it (you are signed in as ${user.email}).`)
   }
   // The link reached the invited mailbox, which proves the address as a verification link would.
-  return await join(store, store.users.markVerified(user.id), invitation)
+  return await join(store, await store.users.markVerified(user.id), invitation)
 }

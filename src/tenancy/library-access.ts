@@ -50,18 +50,19 @@ export async function describeLibraryAccess(store: Store): Promise<LibraryAccess
  * to the default. Unknown users are refused (user_not_found) and nothing changes.
  */
 export async function setLibraryAccess(store: Store, rawId: string, access: LibraryAccess, emails: readonly string[] = []): Promise<LibraryAccessView['libraries'][number]> {
-  const { library } = findLibrary(store.libraries, unpinned(rawId, 'The library'), LOCAL)
+  const { library } = await findLibrary(store.libraries, unpinned(rawId, 'The library'), LOCAL)
   if (access !== 'restricted' && emails.length > 0) {
     throw new LecternError('validation_error', `Users are granted a restricted library only; ${access === 'everyone' ? 'an open library reaches everyone' : 'the default grants nobody'}.`)
   }
-  const userIds = emails.map((email) => findUser(store, email).id)
+  const userIds: number[] = []
+  for (const email of emails) userIds.push((await findUser(store, email)).id)
   await store.libraryAccess.set(library.pk, access, userIds)
   return (await describeLibraryAccess(store)).libraries.find((l) => l.libraryId === library.id)!
 }
 
 /** One library's access and grantees, by ID (a pinned version names its library). */
 export async function describeOneLibrary(store: Store, rawId: string): Promise<LibraryAccessView['libraries'][number]> {
-  const { library } = findLibrary(store.libraries, unpinned(rawId, 'The library'), LOCAL)
+  const { library } = await findLibrary(store.libraries, unpinned(rawId, 'The library'), LOCAL)
   return (await describeLibraryAccess(store)).libraries.find((l) => l.libraryId === library.id)!
 }
 
@@ -78,8 +79,12 @@ export async function changeGrants(store: Store, rawId: string, change: { grant:
       `${entry.libraryId} is open to everyone, so there is nothing to grant: restrict it with \`lectern libraries access ${entry.libraryId} --restrict --user <email>\` (which closes it to everyone else).`,
     )
   }
-  const revoked = new Set(change.revoke.map((email) => findUser(store, email).email))
-  const emails = new Set([...entry.users.map((u) => u.email), ...change.grant.map((email) => findUser(store, email).email)].filter((email) => !revoked.has(email)))
+  const emailOf = async (email: string) => (await findUser(store, email)).email
+  const revoked = new Set<string>()
+  for (const email of change.revoke) revoked.add(await emailOf(email))
+  const granted: string[] = []
+  for (const email of change.grant) granted.push(await emailOf(email))
+  const emails = new Set([...entry.users.map((u) => u.email), ...granted].filter((email) => !revoked.has(email)))
   return await setLibraryAccess(store, entry.libraryId, 'restricted', [...emails])
 }
 

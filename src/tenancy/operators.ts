@@ -29,8 +29,8 @@ export function requireCloud(mode: Mode): void {
   }
 }
 
-export function findUser(store: Store, email: string): User {
-  const user = store.users.byEmail(email)
+export async function findUser(store: Store, email: string): Promise<User> {
+  const user = await store.users.byEmail(email)
   if (!user) throw new LecternError('user_not_found', `No user ${email.trim()}. Create one with \`lectern users create ${email.trim()}\`.`)
   return user
 }
@@ -52,7 +52,7 @@ export async function createUser(store: Store, mode: Mode, input: { email: strin
  * A teamspace needs a plan that creates teams (pro, enterprise): a free one is refused.
  */
 export async function createTeam(store: Store, input: { name: string; ownerEmail: string; plan?: Plan }): Promise<Team> {
-  const owner = findUser(store, input.ownerEmail)
+  const owner = await findUser(store, input.ownerEmail)
   const plan = input.plan ?? (await store.teams.personalTeam(owner.id)).plan
   if (!PLAN_LIMITS[plan].createsTeams) {
     throw new LecternError(
@@ -86,12 +86,12 @@ export async function cancelInvitation(store: Store, teamName: string, email: st
 }
 
 export async function addMember(store: Store, teamName: string, email: string, role: Exclude<TeamRole, 'owner'>): Promise<Member> {
-  return await store.teams.addMember((await findTeam(store, teamName)).id, findUser(store, email).id, role, membersAllowed)
+  return await store.teams.addMember((await findTeam(store, teamName)).id, (await findUser(store, email)).id, role, membersAllowed)
 }
 
 export async function removeMember(store: Store, teamName: string, email: string): Promise<{ revokedKeys: number }> {
   const team = await findTeam(store, teamName)
-  const user = findUser(store, email)
+  const user = await findUser(store, email)
   if (!await store.teams.roleOf(team.id, user.id)) throw new LecternError('user_not_found', `${user.email} is not a member of ${team.name}.`)
   return await store.teams.removeMember(team.id, user.id)
 }
@@ -134,7 +134,7 @@ export async function setPlan(store: Store, teamName: string, plan: Plan): Promi
  * personal space; on-premise without a team, where the key carries its user's library grants.
  */
 export async function createUserKey(store: Store, mode: Mode, input: { name: string; email: string; teamName?: string }): Promise<CreatedKey> {
-  const user = findUser(store, input.email)
+  const user = await findUser(store, input.email)
   if (input.teamName === undefined) {
     return await store.keys.create(input.name, { userId: user.id, teamId: mode === 'cloud' ? (await store.teams.personalTeam(user.id)).id : null })
   }

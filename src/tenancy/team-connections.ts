@@ -22,10 +22,10 @@ export async function addTeamConnection(store: Store, guard: AddressGuard | unde
   if (!PLAN_LIMITS[access.team.plan].privateSources) throw new LecternError('forbidden', 'Connections to private sources need a pro or team plan.')
   const baseUrl = checkedBaseUrl(input, guard)
   if (guard) await admitHost(new URL(baseUrl).hostname, guard, `Connecting to ${baseUrl}`)
-  return addConnection(store, teamScope(access), input, guard)
+  return await addConnection(store, teamScope(access), input, guard)
 }
 
-export function removeTeamConnection(store: Store, access: TeamAccess, name: string): Connection {
+export async function removeTeamConnection(store: Store, access: TeamAccess, name: string): Promise<Connection> {
   requirePermission(access, 'managePrivateSources')
-  return store.connections.remove(teamScope(access), name)
+  return await store.connections.remove(teamScope(access), name)
 }

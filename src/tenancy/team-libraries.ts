@@ -43,9 +43,9 @@ function toRow(item: CatalogueItem, owned: boolean, allowed: boolean): TeamLibra
 }
 
 /** `caller` is the signed-in member, who reads failures as a tenant does. */
-export function teamLibraries(catalogue: LibraryCatalogue, policy: Policy, teamPk: number, caller: Caller, now = Date.now()): TeamLibraryRow[] {
+export async function teamLibraries(catalogue: LibraryCatalogue, policy: Policy, teamPk: number, caller: Caller, now = Date.now()): Promise<TeamLibraryRow[]> {
   const rows: TeamLibraryRow[] = []
-  for (const item of catalogue.items({ caller })) {
+  for (const item of await catalogue.items({ caller })) {
     const { library } = item
     const owned = library.teamPk === teamPk
     if (!owned && (library.teamPk !== null || library.isPrivate)) continue

@@ -31,18 +31,18 @@ export interface TeamSourceInput {
   description?: string
 }
 
-function submissionOf(store: Store, access: TeamAccess, input: TeamSourceInput): SourceSubmission {
+async function submissionOf(store: Store, access: TeamAccess, input: TeamSourceInput): Promise<SourceSubmission> {
   const scope = teamScope(access)
-  const connection = store.connections.get(scope, input.connection)
+  const connection = await store.connections.get(scope, input.connection)
   if (!connection) throw new LecternError('validation_error', `This teamspace has no connection named "${input.connection}".`)
   const { title, description, pageIds } = input
   if (connection.kind === 'confluence') {
     if (!input.spaceKey) throw new LecternError('validation_error', 'A Confluence source needs its space key.')
-    return confluenceSubmission(store, scope, { connection: connection.name, spaceKey: input.spaceKey, pageIds, title, description })
+    return await confluenceSubmission(store, scope, { connection: connection.name, spaceKey: input.spaceKey, pageIds, title, description })
   }
   if (connection.kind === 'notion') {
     if (!pageIds?.length) throw new LecternError('validation_error', 'A Notion source needs the IDs of its pages.')
-    return notionSubmission(store, scope, { connection: connection.name, pageIds, title, description })
+    return await notionSubmission(store, scope, { connection: connection.name, pageIds, title, description })
   }
   throw new LecternError('validation_error', `"${connection.name}" is a git connection: give the repository's URL (repoUrl).`)
 }
@@ -50,10 +50,10 @@ function submissionOf(store: Store, access: TeamAccess, input: TeamSourceInput):
 /** `caller`: the signed-in member; `guard`: cloud mode's address guard. */
 export async function addTeamSource(store: Store, access: TeamAccess, input: TeamSourceInput, caller: Caller, guard: AddressGuard | undefined): Promise<Submitted> {
   const owner = teamPrivateSourceOwner(access.team, access.role)
-  const connection = store.connections.get(teamScope(access), input.connection)
+  const connection = await store.connections.get(teamScope(access), input.connection)
   if (connection?.kind === 'git') return addTeamRepository(store, { caller, mode: 'cloud', team: access }, connection, input, guard)
   if (input.repoUrl !== undefined) throw new LecternError('validation_error', `"${input.connection}" is not a git connection: a repository URL goes with a git connection of its host.`)
-  const submission = submissionOf(store, access, input)
+  const submission = await submissionOf(store, access, input)
   return await submitSource(store, { ...submission, libraryId: scopedLibraryId(submission.libraryId, owner.teamPk) }, owner)
 }
 

@@ -58,7 +58,7 @@ export async function deleteTeam(store: Store, team: Team, caller: Caller, forge
   const libraries = await store.teams.libraryIdsOf(team.id)
   // All checked before any goes, so a busy library leaves the team whole rather than half removed.
   for (const id of libraries) {
-    const running = store.jobs.runningForLibrary(store.libraries.byId(id)!.pk)
+    const running = await store.jobs.runningForLibrary((await store.libraries.byId(id))!.pk)
     if (running) throw new LecternError('library_busy', `Library ${id} of ${team.name} is being processed (job ${running.pk}); delete the teamspace once the job has ended.`)
   }
   for (const id of libraries) await removeLibrary(store, id, caller, forget)

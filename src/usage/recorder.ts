@@ -48,8 +48,8 @@ export class UsageRecorder {
    * The live sets of the default versions of libraries asked in the last `days` days, most
    * asked first: the ones worth loading before their first request.
    */
-  mostAskedSets(days: number, now = new Date()): number[] {
-    return this.store.usage.mostAskedSets(new Date(now.getTime() - days * 86_400_000).toISOString().slice(0, 10))
+  async mostAskedSets(days: number, now = new Date()): Promise<number[]> {
+    return await this.store.usage.mostAskedSets(new Date(now.getTime() - days * 86_400_000).toISOString().slice(0, 10))
   }
 
   record(libraryPk: number, client: string, transport: UsageTransport, now = new Date(), asked: Asked = {}): void {
@@ -78,7 +78,7 @@ export class UsageRecorder {
    * Writes the pending counts; a library removed meanwhile simply loses its counts. When the
    * write fails (a full disk), the counts stay pending for the next flush and the error is thrown.
    */
-  flush(now = new Date()): void {
+  async flush(now = new Date()): Promise<void> {
     const today = now.toISOString().slice(0, 10)
     // A process that has written counts before still writes once a day when idle: to delete the
     // salt of the day that ended. One that never has (a CLI command) does not write for nothing.
@@ -89,7 +89,7 @@ export class UsageRecorder {
     this.pendingTopics = new Map()
     this.pendingCountries = new Map()
     try {
-      this.store.usage.write(taken, today)
+      await this.store.usage.write(taken, today)
       this.sweptDay = today
     } catch (err) {
       this.restore(taken)
@@ -98,9 +98,9 @@ export class UsageRecorder {
   }
 
   /** Deletes the salts of the days that have ended: start-up housekeeping (runtime.ts recoverDataDir). */
-  forgetEndedDays(now = new Date()): void {
+  async forgetEndedDays(now = new Date()): Promise<void> {
     const today = now.toISOString().slice(0, 10)
-    this.store.usage.forgetSaltsBefore(today)
+    await this.store.usage.forgetSaltsBefore(today)
     this.sweptDay = today
   }
 
@@ -119,17 +119,17 @@ export class UsageRecorder {
   }
 
   /** Flushes if it can; reads answer from what is stored when the disk refuses the write. */
-  flushSoftly(onError: (err: unknown) => void = () => {}): void {
+  async flushSoftly(onError: (err: unknown) => void = () => {}): Promise<void> {
     try {
-      this.flush()
+      await this.flush()
     } catch (err) {
       onError(err)
     }
   }
 
-  forLibrary(libraryPk: number): UsageRow[] {
-    this.flushSoftly()
-    return this.store.usage.forLibrary(libraryPk)
+  async forLibrary(libraryPk: number): Promise<UsageRow[]> {
+    await this.flushSoftly()
+    return await this.store.usage.forLibrary(libraryPk)
   }
 }
 

@@ -30,11 +30,11 @@ const DAY_MS = 86_400_000
 const dayOf = (time: number) => new Date(time).toISOString().slice(0, 10)
 const zeroTransports = (): Counts => Object.fromEntries(USAGE_TRANSPORTS.map((t) => [t, 0]))
 
-export function usageReport(store: Store, usage: UsageRecorder, days: UsageWindow, now = new Date()): UsageReport {
-  usage.flushSoftly()
+export async function usageReport(store: Store, usage: UsageRecorder, days: UsageWindow, now = new Date()): Promise<UsageReport> {
+  await usage.flushSoftly()
   const to = dayOf(now.getTime())
   const from = dayOf(now.getTime() - (days - 1) * DAY_MS)
-  const rows = store.usage.between(from, to)
+  const rows = await store.usage.between(from, to)
 
   const byDay = new Map<string, UsageReport['byDay'][number]>()
   for (let i = days - 1; i >= 0; i--) {

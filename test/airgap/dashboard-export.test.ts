@@ -33,8 +33,8 @@ describe('the cloud dashboard export', () => {
     await seedDocs(cloud, '/acme/gadgets', 6)
     await seedDocs(cloud, '/acme/secret', 4)
     const { libraries } = cloud.runtime.store
-    libraries.update(libraries.byId('/acme/secret')!.pk, { isPrivate: true })
-    libraries.create({ id: '/acme/pending', title: 'pending', sourceKind: 'github', sourceUrl: 'https://github.com/acme/pending' })
+    await libraries.update((await libraries.byId('/acme/secret'))!.pk, { isPrivate: true })
+    await libraries.create({ id: '/acme/pending', title: 'pending', sourceKind: 'github', sourceUrl: 'https://github.com/acme/pending' })
     admin = await sessionOf(cloud, 'ops@example.com', 'admin')
     member = await sessionOf(cloud, 'dev@example.com', 'member')
   })

@@ -100,9 +100,9 @@ describe('hostile imports', () => {
     work = await tmpDir('lectern-hostile-', defer)
   })
 
-  function expectNothingImported(): void {
-    expect(app.runtime.store.libraries.list()).toEqual([])
-    expect(app.runtime.store.jobs.list()).toEqual([])
+  async function expectNothingImported(): Promise<void> {
+    expect(await app.runtime.store.libraries.list()).toEqual([])
+    expect(await app.runtime.store.jobs.list()).toEqual([])
     const imports = path.join(app.runtime.store.paths.root, 'imports')
     expect(fs.existsSync(imports) ? fs.readdirSync(imports) : []).toEqual([])
   }
@@ -112,7 +112,7 @@ describe('hostile imports', () => {
     expect(res.statusCode, res.body).toBe(400)
     expect(res.json().error).toBe('validation_error')
     expect(res.json().message).toMatch(message)
-    expectNothingImported()
+    await expectNothingImported()
   }
 
   it('rejects zip entries that climb out with .. or are absolute paths', async () => {
@@ -207,7 +207,7 @@ describe('hostile imports', () => {
     const streamed = await bundle('streamed.zip', true)
     const accepted = await importZip(app, key, streamed)
     expect(accepted.statusCode, accepted.body).toBe(202)
-    app.runtime.store.libraries.remove(app.runtime.store.libraries.byId('/acme/liar')!.pk)
+    await app.runtime.store.libraries.remove((await app.runtime.store.libraries.byId('/acme/liar'))!.pk)
     fs.rmSync(path.join(app.runtime.store.paths.root, 'imports'), { recursive: true, force: true })
     const sizesInDescriptor = await bundle('descriptor.zip', true)
     bytes = fs.readFileSync(sizesInDescriptor)
@@ -219,7 +219,7 @@ describe('hostile imports', () => {
 
   it('leaves no staging folder behind when every library of an import already exists', async () => {
     const imports = path.join(app.runtime.store.paths.root, 'imports')
-    app.runtime.store.libraries.create({ id: '/acme/there', title: 'there', sourceKind: 'import', sourceUrl: '', isImported: true })
+    await app.runtime.store.libraries.create({ id: '/acme/there', title: 'there', sourceKind: 'import', sourceUrl: '', isImported: true })
     const file = path.join(work, 'there.zip')
     await writeBundle(file, [library('/acme/there')])
     for (const again of [() => importJson(app, key, { libraries: [library('/acme/there')] }), () => importZip(app, key, file)]) {
@@ -228,7 +228,7 @@ describe('hostile imports', () => {
       expect(res.json()).toMatchObject({ queued: [], skipped: [{ project: '/acme/there', reason: 'already exists (import with force to overwrite)' }] })
       expect(fs.existsSync(imports) ? fs.readdirSync(imports) : []).toEqual([])
     }
-    app.runtime.store.libraries.remove(app.runtime.store.libraries.byId('/acme/there')!.pk)
+    await app.runtime.store.libraries.remove((await app.runtime.store.libraries.byId('/acme/there'))!.pk)
   })
 
   it('rejects a bundle entry nested 100,000 levels deep', async () => {
@@ -247,7 +247,7 @@ describe('hostile imports', () => {
     const res = await importJson(app, key, { libraries: [library('/acme/two'), library('acme/two')] })
     expect(res.statusCode).toBe(400)
     expect(res.json().message).toMatch(/\/acme\/two appears twice/)
-    expectNothingImported()
+    await expectNothingImported()
   })
 
   it('skips invalid libraries with their reason and queues the valid ones', async () => {
@@ -275,9 +275,9 @@ describe('hostile imports', () => {
       '/acme/surrogate': expect.stringMatching(/infoSnippets\[0\]\.content is not valid UTF-8/),
       '/acme/empty': expect.stringMatching(/no snippets/),
     })
-    expect(app.runtime.store.libraries.list().map((l) => l.id)).toEqual(['/acme/good'])
+    expect((await app.runtime.store.libraries.list()).map((l) => l.id)).toEqual(['/acme/good'])
     // Clean up for the next cases: this test queued one job on purpose.
-    app.runtime.store.libraries.remove(app.runtime.store.libraries.byId('/acme/good')!.pk)
+    await app.runtime.store.libraries.remove((await app.runtime.store.libraries.byId('/acme/good'))!.pk)
     fs.rmSync(path.join(app.runtime.store.paths.root, 'imports'), { recursive: true, force: true })
   })
 
@@ -307,7 +307,7 @@ describe('hostile imports', () => {
     expect(text.json()).toMatchObject({ error: 'validation_error', message: 'Content-Type of this body is not one this endpoint reads; send JSON with "Content-Type: application/json", or a file as multipart/form-data.' })
     const noKey = await app.inject({ method: 'POST', url: '/api/import-libraries', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ libraries: [library('/acme/x')] }) })
     expect(noKey.statusCode).toBe(401)
-    expectNothingImported()
+    await expectNothingImported()
   })
 
   it('reads a payload a snippet at a time: broken JSON after valid libraries, trailing bytes or libraries named twice leave nothing behind', async () => {
@@ -332,15 +332,15 @@ describe('hostile imports', () => {
       const res = await post(payload)
       expect(res.statusCode, payload.slice(-40)).toBe(400)
       expect(res.json()).toMatchObject({ error: 'validation_error', message: expect.stringMatching(message) })
-      expectNothingImported()
+      await expectNothingImported()
     }
     // A byte order mark, whitespace anywhere between values and the body's own force after the libraries are read as before.
-    app.runtime.store.libraries.create({ id: '/acme/bom', title: 'bom', sourceKind: 'import', sourceUrl: '', isImported: true })
+    await app.runtime.store.libraries.create({ id: '/acme/bom', title: 'bom', sourceKind: 'import', sourceUrl: '', isImported: true })
     const forced = await post(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`\n{ "libraries" :\t[ ${JSON.stringify(library('/acme/bom'))} ] ,\r\n "force" : true }\n`)]))
     expect(forced.statusCode, forced.body).toBe(202)
     expect(forced.json()).toMatchObject({ queued: ['/acme/bom'], skipped: [] })
-    expect(app.runtime.store.jobs.list()).toHaveLength(1)
-    app.runtime.store.libraries.remove(app.runtime.store.libraries.byId('/acme/bom')!.pk)
+    expect(await app.runtime.store.jobs.list()).toHaveLength(1)
+    await app.runtime.store.libraries.remove((await app.runtime.store.libraries.byId('/acme/bom'))!.pk)
     fs.rmSync(path.join(app.runtime.store.paths.root, 'imports'), { recursive: true, force: true })
   })
 })
@@ -355,10 +355,10 @@ describe('a failing import job', () => {
     const key = await createKey(app)
     const res = await importJson(app, key, { libraries: [library('/acme/doomed')] })
     expect(res.statusCode).toBe(202)
-    const failure = await pollUntil('the import job to fail', () => app.runtime.store.jobs.list({ states: ['failed'] })[0])
+    const failure = await pollUntil('the import job to fail', async () => (await app.runtime.store.jobs.list({ states: ['failed'] }))[0])
     expect(failure.kind).toBe('import')
     expect(failure.errorMessage).toMatch(/Import of \/acme\/doomed failed: Cannot reach Ollama/)
-    expect(app.runtime.store.libraries.byId('/acme/doomed')).toBeUndefined()
+    expect(await app.runtime.store.libraries.byId('/acme/doomed')).toBeUndefined()
     // The reason is for key holders; anonymous callers get its code only.
     const status = (await app.inject({ url: '/api/parse-status', headers: { authorization: `Bearer ${key}` } })).json() as { recentFailures: Array<{ kind: string; message: string }> }
     expect(status.recentFailures[0]).toMatchObject({ kind: 'import', message: expect.stringMatching(/\/acme\/doomed/) })

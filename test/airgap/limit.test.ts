@@ -58,7 +58,7 @@ describe('the import size cap', () => {
     })
     expect(multipart.statusCode).toBe(413)
     expect(multipart.json()).toMatchObject({ error: 'payload_too_large', message: expect.stringMatching(/at most 100 MB/) })
-    expect(app.runtime.store.libraries.list()).toEqual([])
+    expect(await app.runtime.store.libraries.list()).toEqual([])
     // The JSON parser may hold up to the cap once; the bundle goes to disk, so far less than 2x the cap is added.
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(2 * MAX_IMPORT_BYTES)
   })

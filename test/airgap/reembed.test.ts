@@ -30,9 +30,9 @@ describe('re-embedding with a local provider', () => {
       await seedDocs(app, '/acme/widgets', 150)
       await seedDocs(app, '/acme/gadgets', 6)
       const { store } = app.runtime
-      const setOf = (id: string) => store.snippets.set(store.libraries.version(store.libraries.byId(id)!.pk, '')!.currentSet!)!
-      const widgets = setOf('/acme/widgets')
-      const total = store.snippets.count(widgets.pk)
+      const setOf = async (id: string) => (await store.snippets.set((await store.libraries.version((await store.libraries.byId(id))!.pk, ''))!.currentSet!))!
+      const widgets = await setOf('/acme/widgets')
+      const total = await store.snippets.count(widgets.pk)
       expect(total).toBeGreaterThan(128)
       const before = await contextOf(app, '/acme/widgets', QUESTION)
 
@@ -50,13 +50,13 @@ describe('re-embedding with a local provider', () => {
       const switched = await app.inject({ method: 'PUT', url: '/api/settings/embedding', headers: { cookie: admin }, payload: { provider: 'ollama', model: 'nomic-embed-text', host: standIn.url } })
       expect(switched.statusCode, switched.body).toBe(200)
       expect(switched.json()).toMatchObject({ provider: 'ollama', model: 'nomic-embed-text', dimensions: 16, queuedSets: 2 })
-      const failed = await pollUntil('both re-embed jobs to fail', () => {
-        const jobs = store.jobs.list({ states: ['failed'] }).filter((j) => j.kind === 'reembed')
+      const failed = await pollUntil('both re-embed jobs to fail', async () => {
+        const jobs = (await store.jobs.list({ states: ['failed'] })).filter((j) => j.kind === 'reembed')
         return jobs.length === 2 ? jobs : undefined
       })
       expect(failed[0].errorMessage).toMatch(/Ollama|500|outage/)
       // Still the old index, still answering the same.
-      expect(setOf('/acme/widgets')).toMatchObject({ embedProvider: 'hash', dimensions: widgets.dimensions })
+      expect(await setOf('/acme/widgets')).toMatchObject({ embedProvider: 'hash', dimensions: widgets.dimensions })
       expect(await contextOf(app, '/acme/widgets', QUESTION)).toEqual(before)
       // Hash-embedded: its engine file holds its vectors, and no vector index was left half-written.
       expect(fs.readdirSync(store.paths.vectors).filter((f) => !/\.reembed\./.test(f))).toEqual([])
@@ -69,16 +69,16 @@ describe('re-embedding with a local provider', () => {
       const done = await pollUntil('the resumed jobs to succeed', async () => {
         // Search keeps answering while sets switch.
         await contextOf(app, '/acme/widgets', QUESTION)
-        const jobs = store.jobs.list({ states: ['succeeded'] }).filter((j) => j.kind === 'reembed')
+        const jobs = (await store.jobs.list({ states: ['succeeded'] })).filter((j) => j.kind === 'reembed')
         return jobs.length === 2 ? jobs : undefined
       }, 30_000)
       const widgetsJob = done.find((j) => j.payload.setPk === widgets.pk)!
       expect(widgetsJob.statusMessage).toMatch(/\(resumed at 128\)/)
       // Only the snippets not embedded before the failure were sent again.
-      const gadgetsCount = store.snippets.count(setOf('/acme/gadgets').pk)
+      const gadgetsCount = await store.snippets.count((await setOf('/acme/gadgets')).pk)
       expect(texts(standIn.calls.slice(resumeFrom))).toBe(total - 128 + gadgetsCount)
 
-      const after = setOf('/acme/widgets')
+      const after = await setOf('/acme/widgets')
       expect(after).toMatchObject({ pk: widgets.pk, embedProvider: 'ollama', embedModel: 'nomic-embed-text', dimensions: 16 })
       expect(inspectVectorFile(vectorIndexPath(store.paths, after.pk), { dimensions: 16, count: total })).toBeUndefined()
       expect(fs.readdirSync(store.paths.vectors).filter((f) => /reembed|\.next/.test(f))).toEqual([])
@@ -102,7 +102,7 @@ describe('re-embedding with a local provider', () => {
       const result = await runCli(['config', 'set', 'embedding.provider', 'ollama', '--model', 'nomic-embed-text', '--host', standIn.url, '--json'], { LECTERN_DATA_DIR: dataDir })
       expect(result.exitCode, result.stderr).toBe(0)
       expect(JSON.parse(result.stdout)).toMatchObject({ name: 'embedding', value: { provider: 'ollama', model: 'nomic-embed-text', dimensions: 8, queuedSets: 1 } })
-      expect(app.runtime.store.jobs.list({ states: ['queued'] }).map((j) => j.kind)).toEqual(['reembed'])
+      expect((await app.runtime.store.jobs.list({ states: ['queued'] })).map((j) => j.kind)).toEqual(['reembed'])
       expect(standIn.calls.flat()).toContain(PROBE_TEXT)
     } finally {
       await standIn.close()

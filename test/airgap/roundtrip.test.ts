@@ -51,8 +51,8 @@ describe('airgap round trip', () => {
     const [library] = exported.libraries
     expect(library.project).toBe('/acme/widgets')
     const { store } = cloud.runtime
-    const version = store.libraries.version(store.libraries.byId('/acme/widgets')!.pk, '')!
-    expect(library.codeSnippets.length + library.infoSnippets.length).toBe(store.snippets.count(version.currentSet!))
+    const version = (await store.libraries.version((await store.libraries.byId('/acme/widgets'))!.pk, ''))!
+    expect(library.codeSnippets.length + library.infoSnippets.length).toBe(await store.snippets.count(version.currentSet!))
     expect(library.codeSnippets[0]).toMatchObject({ title: expect.any(String), codeList: [{ code: expect.any(String), language: expect.any(String) }] })
     expect(library.infoSnippets[0]).toMatchObject({ content: expect.any(String) })
     expect(JSON.stringify(library)).not.toMatch(/embedding|vector/i)
@@ -101,7 +101,7 @@ describe('airgap round trip', () => {
     }
     // As if /acme/widgets had been ingested here before: an import that replaces its snippets drops that ingest's report.
     const { store } = onprem.runtime
-    const widgets = store.libraries.version(store.libraries.byId('/acme/widgets')!.pk, '')!
+    const widgets = (await store.libraries.version((await store.libraries.byId('/acme/widgets'))!.pk, ''))!
     await store.extractionReports.put(widgets.pk, null, '{}')
     const forced = await importZip(onprem, apiKey, zip, { force: 'true' })
     expect(forced.json()).toMatchObject({ queued: ['/acme/widgets', '/acme/gadgets'], skipped: [] })
@@ -134,25 +134,25 @@ describe('airgap round trip', () => {
       expect(refused.exitCode, file).toBe(2)
       expect(refused.stderr.replace(/\s+/g, ' ')).toContain(message)
     }
-    expect(direct.runtime.store.libraries.list()).toEqual([])
+    expect(await direct.runtime.store.libraries.list()).toEqual([])
     const local = await runCli(['import', zip, '--json'], { LECTERN_DATA_DIR: dataDir })
     expect(local.exitCode, local.stderr).toBe(0)
     expect(JSON.parse(local.stdout)).toMatchObject({ queued: ['/acme/widgets', '/acme/gadgets'], skipped: [], failed: [] })
-    expect(direct.runtime.store.libraries.list().map((l) => [l.id, l.isImported])).toEqual([['/acme/gadgets', true], ['/acme/widgets', true]])
+    expect((await direct.runtime.store.libraries.list()).map((l) => [l.id, l.isImported])).toEqual([['/acme/gadgets', true], ['/acme/widgets', true]])
     expect(await contextOf(direct, '/acme/widgets', QUESTIONS[0])).toEqual(await contextOf(cloud, '/acme/widgets', QUESTIONS[0]))
 
     // A new version of an imported library is refused: its source is not here (no git is run).
     const { libraries, jobs } = direct.runtime.store
-    const widgets = libraries.byId('/acme/widgets')!
-    const jobsBefore = jobs.list().length
+    const widgets = (await libraries.byId('/acme/widgets'))!
+    const jobsBefore = (await jobs.list()).length
     const refused = await runCli(['versions', 'add', '/acme/widgets', 'v9.0.0', '--json'], { LECTERN_DATA_DIR: dataDir })
     expect(refused.exitCode).toBe(3)
     expect(JSON.parse(refused.stdout)).toEqual({
       error: 'forbidden',
       message: '/acme/widgets was imported: it has no source on this install to add a version from. A version comes across the air gap as the library did: exported from the cloud (a version pin exports that version) and imported.',
     })
-    expect(libraries.version(widgets.pk, 'v9.0.0')).toBeUndefined()
-    expect(jobs.list()).toHaveLength(jobsBefore)
+    expect(await libraries.version(widgets.pk, 'v9.0.0')).toBeUndefined()
+    expect(await jobs.list()).toHaveLength(jobsBefore)
 
     const address = await onprem.listen({ port: 0, host: '127.0.0.1' })
     const remote = await runCli(['import', path.join(work, 'payload.json'), '--force', '--url', address, '--key', apiKey, '--json'], {})
@@ -180,9 +180,9 @@ describe('airgap round trip', () => {
 
   it('answers export errors with the spec codes: unknown and private 404, bad key 401, expired license 403, not finalized 202', async () => {
     const { store } = cloud.runtime
-    store.libraries.create({ id: '/acme/secret', title: 'secret', sourceKind: 'github', sourceUrl: 'https://github.com/acme/secret', isPrivate: true })
+    await store.libraries.create({ id: '/acme/secret', title: 'secret', sourceKind: 'github', sourceUrl: 'https://github.com/acme/secret', isPrivate: true })
     await seedDocs(cloud, '/acme/secret')
-    store.libraries.create({ id: '/acme/pending', title: 'pending', sourceKind: 'github', sourceUrl: 'https://github.com/acme/pending' })
+    await store.libraries.create({ id: '/acme/pending', title: 'pending', sourceKind: 'github', sourceUrl: 'https://github.com/acme/pending' })
     const expired = await issueLicense(store, { customer: 'Old Corp', offline: true, expires: '2020-01-02' }, Date.parse('2020-01-01T00:00:00Z'))
     const post = (auth: string | undefined, library: string) =>
       cloud.inject({ method: 'POST', url: '/api/v1/enterprise/export', headers: auth ? { authorization: auth } : {}, payload: { library } })
@@ -207,10 +207,10 @@ describe('airgap round trip', () => {
 async function waitForJobsToEnd(app: FastifyInstance): Promise<void> {
   const { jobs } = app.runtime.store
   const deadline = Date.now() + 20_000
-  while (jobs.list({ states: ['queued', 'running'] }).length > 0) {
+  while ((await jobs.list({ states: ['queued', 'running'] })).length > 0) {
     if (Date.now() > deadline) throw new Error('jobs did not end')
     await new Promise((r) => setTimeout(r, 50))
   }
-  const failed = jobs.list({ states: ['failed'] })
+  const failed = await jobs.list({ states: ['failed'] })
   if (failed.length > 0) throw new Error(`job failed: ${failed[0].errorMessage}`)
 }

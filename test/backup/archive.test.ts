@@ -64,8 +64,8 @@ describe('backup archive', () => {
       expect((db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n, table).toBe(live)
     }
     expect(manifest.libraries.map((l) => [l.id, l.partial])).toEqual([['/acme/gadgets', false], ['/acme/widgets', false]])
-    const gadgets = store.libraries.version(store.libraries.byId('/acme/gadgets')!.pk, '')!.currentSet!
-    expect(manifest.vectors).toEqual([{ setPk: gadgets, count: store.snippets.count(gadgets) }])
+    const gadgets = (await store.libraries.version((await store.libraries.byId('/acme/gadgets'))!.pk, ''))!.currentSet!
+    expect(manifest.vectors).toEqual([{ setPk: gadgets, count: await store.snippets.count(gadgets) }])
     expect(manifest.members.map((m) => m.path).sort()).toEqual(
       ['lectern.db', 'secret.key', ...manifest.vectors.flatMap((v) => [`vectors/set-${v.setPk}.usearch`, `vectors/set-${v.setPk}.usearch.json`])].sort(),
     )
@@ -75,7 +75,7 @@ describe('backup archive', () => {
   it('marks a library that a queued or running job was changing as partial', async () => {
     const app = await seededApp()
     const { store } = app.runtime
-    const widgets = store.libraries.byId('/acme/widgets')!
+    const widgets = (await store.libraries.byId('/acme/widgets'))!
     sqliteOf(store).prepare("INSERT INTO jobs (kind, library_pk, state, created_at) VALUES ('git', ?, 'running', 'now')").run(widgets.pk)
     const archive = await createArchive(store, await tmpDir())
     expect(archive.manifest.libraries.find((l) => l.id === '/acme/widgets')?.partial).toBe(true)

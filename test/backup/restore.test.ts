@@ -173,7 +173,7 @@ describe('restore', () => {
     expect(fs.readFileSync(path.join(result.preRestoreDir!, 'lectern.db')).equals(oldDb)).toBe(true)
     const store = await openStore(dir)
     onTestFinished(() => store.close())
-    expect(store.libraries.byId('/acme/widgets')).toBeTruthy()
+    expect(await store.libraries.byId('/acme/widgets')).toBeTruthy()
     expect(await store.settings.get(testSettingKey('marker'))).toBeUndefined()
     expect((await viewBackupConfig(store)).destination).toMatchObject({ type: 's3', secretSet: true })
     expect(store.secrets.open((await store.settings.get<string>('backup.s3Secret'))!)).toBe('s3-secret-value')
@@ -229,7 +229,7 @@ describe('restore', () => {
       fs.mkdirSync(journal.preRestoreDir)
       for (const [from, to] of pendingMoves(paths, journal).slice(0, done)) fs.renameSync(from, to)
       const store = await openStore(dir)
-      expect(store.libraries.byId('/acme/widgets'), `after ${done} moves`).toBeTruthy()
+      expect(await store.libraries.byId('/acme/widgets'), `after ${done} moves`).toBeTruthy()
       store.close()
       expect(fs.readFileSync(path.join(journal.preRestoreDir, 'secret.key')).equals(oldKey)).toBe(true)
       expect(fs.existsSync(paths.restoreJournal)).toBe(false)
@@ -256,7 +256,7 @@ describe('restore', () => {
       expect(moves.every(([from]) => from.startsWith(journal.tempDir))).toBe(true)
       for (const [from, to] of moves.slice(0, done)) fs.renameSync(from, to)
       const store = await openStore(dir)
-      expect(store.libraries.byId('/acme/widgets'), `after ${done} moves`).toBeTruthy()
+      expect(await store.libraries.byId('/acme/widgets'), `after ${done} moves`).toBeTruthy()
       store.close()
       expect(fs.readdirSync(dir).filter((entry) => entry.startsWith('pre-restore-') || entry.startsWith('.restore-tmp-') || entry === 'restore-journal.json')).toEqual([])
     }
@@ -280,9 +280,9 @@ describe('restore', () => {
     const key = fs.readFileSync(path.join(dir, 'secret.key'))
     if (await store.settings.get(testSettingKey('marker')) === 'current') {
       expect(key.equals(oldKey)).toBe(true)
-      expect(store.libraries.byId('/acme/widgets')).toBeUndefined()
+      expect(await store.libraries.byId('/acme/widgets')).toBeUndefined()
     } else {
-      expect(store.libraries.byId('/acme/widgets')).toBeTruthy()
+      expect(await store.libraries.byId('/acme/widgets')).toBeTruthy()
       const [pre] = fs.readdirSync(dir).filter((f) => f.startsWith('pre-restore-'))
       expect(fs.readFileSync(path.join(dir, pre!, 'secret.key')).equals(oldKey)).toBe(true)
     }

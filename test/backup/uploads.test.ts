@@ -124,7 +124,7 @@ describe('uploaded specs in a backup', () => {
     expect(fs.readdirSync(path.join(dir, 'uploads'))).toEqual([])
     const store = await openStore(dir)
     try {
-      expect(store.libraries.version(store.libraries.byId(LIBRARY)!.pk, '')).toMatchObject({ state: 'finalized' })
+      expect(await store.libraries.version((await store.libraries.byId(LIBRARY))!.pk, '')).toMatchObject({ state: 'finalized' })
     } finally {
       store.close()
     }

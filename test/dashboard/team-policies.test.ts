@@ -44,7 +44,7 @@ describe('the teamspace pages of the cloud dashboard', () => {
     const dataDir = await tmpDataDir(teardown)
     const seeding = await buildTestApp({ dataDir, mode: 'cloud', startWorker: false, defer: teardown })
     tenants = await createTenants(seeding)
-    seeding.runtime.store.libraries.create({ id: ACME_OWN, title: 'internal', sourceKind: 'git', sourceUrl: 'https://git.acme.example/acme/internal.git', isPrivate: true, teamPk: tenants.acme.teamPk })
+    await seeding.runtime.store.libraries.create({ id: ACME_OWN, title: 'internal', sourceKind: 'git', sourceUrl: 'https://git.acme.example/acme/internal.git', isPrivate: true, teamPk: tenants.acme.teamPk })
     for (const id of ['/acme/router', '/acme/store', '/acme/forms', ACME_OWN]) await seedLibrary(seeding, id, DOCS)
     await seeding.close()
     // The operator, without whom the dashboard would show its first-run setup.

@@ -44,7 +44,7 @@ const go = (page: Page, path: string) => page.goto(path, { waitUntil: 'networkid
 const reload = (page: Page) => page.reload({ waitUntil: 'networkidle' })
 const heading = (page: Page, name: string) => page.getByRole('heading', { name, level: 1 })
 const heading2 = (page: Page, name: string) => page.getByRole('heading', { name, level: 2 })
-const userId = (email: string) => app.runtime.store.users.byEmail(email)!.id
+const userId = async (email: string) => (await app.runtime.store.users.byEmail(email))!.id
 const search = (key: string) => fetch(`${url}/api/v2/libs/search?libraryName=x&query=y`, { headers: { authorization: `Bearer ${key}` } })
 
 /**
@@ -121,7 +121,7 @@ describe('the cloud dashboard for tenants', () => {
     await page.getByLabel('Password again').fill('not the same passphrase')
     await page.getByRole('button', { name: 'Create the account' }).click()
     await expect.poll(() => page.getByText('The two passwords differ.').isVisible()).toBe(true)
-    expect(app.runtime.store.users.byEmail(ADA)).toBeUndefined()
+    expect(await app.runtime.store.users.byEmail(ADA)).toBeUndefined()
     await page.getByLabel('Password again').fill(PASSWORD)
     await page.getByRole('button', { name: 'Create the account' }).click()
     await expect.poll(() => page.getByRole('status').textContent()).toContain('a message with a link is on its way')
@@ -131,7 +131,7 @@ describe('the cloud dashboard for tenants', () => {
     await signIn(page, ADA, PASSWORD)
     // Signed in, the personal space's overview, at a URL that names the team.
     await expect.poll(() => heading(page, 'Personal space').isVisible()).toBe(true)
-    const personal = (await app.runtime.store.teams.personalTeam(userId(ADA))).id
+    const personal = (await app.runtime.store.teams.personalTeam(await userId(ADA))).id
     expect(new URL(page.url()).pathname).toBe(`/teams/${personal}/overview`)
     const banner = page.getByRole('article', { name: 'Unconfirmed email' })
     expect(await banner.textContent()).toContain(`open the link we mailed to ${ADA}`)
@@ -143,7 +143,7 @@ describe('the cloud dashboard for tenants', () => {
     // In the page's words, not the API's (which names the route that resends the link); the code in small print.
     await expect.poll(() => page.getByRole('alert').textContent()).toBe('Confirm your address first: use the link we mailed, or "Send the link again" above. (code: forbidden)')
     expect(await page.getByRole('alert').locator('small').textContent()).toBe('(code: forbidden)')
-    expect(await app.runtime.store.keys.list({ userId: userId(ADA) })).toEqual([])
+    expect(await app.runtime.store.keys.list({ userId: await userId(ADA) })).toEqual([])
 
     await banner.getByRole('button', { name: 'Send the link again' }).click()
     await expect.poll(() => banner.getByRole('status').textContent()).toContain('a message with a link is on its way')
@@ -151,7 +151,7 @@ describe('the cloud dashboard for tenants', () => {
     // The older link stopped working: the page says so, and the address stays unconfirmed.
     await go(page, firstLink)
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('validation_error')
-    expect(app.runtime.store.users.byEmail(ADA)!.emailVerified).toBe(false)
+    expect((await app.runtime.store.users.byEmail(ADA))!.emailVerified).toBe(false)
     // Opened in the same tab, where only the fragment changes: the page reads it all the same.
     await go(page, secondLink)
     await expect.poll(() => page.getByRole('status').textContent()).toBe(`${ADA} is confirmed.`)
@@ -159,7 +159,7 @@ describe('the cloud dashboard for tenants', () => {
     expect(page.url()).toBe(`${url}/verify`)
     expect(await page.evaluate(() => (globalThis as unknown as InPage).location.hash)).toBe('')
     await expect.poll(() => page.getByRole('article', { name: 'Unconfirmed email' }).count()).toBe(0)
-    expect(app.runtime.store.users.byEmail(ADA)!.emailVerified).toBe(true)
+    expect((await app.runtime.store.users.byEmail(ADA))!.emailVerified).toBe(true)
     settle(ada)
   }, 60_000)
 
@@ -221,7 +221,7 @@ describe('the cloud dashboard for tenants', () => {
     expect(await app.runtime.store.teams.byName('Acme')).toBeUndefined()
 
     // The operator moves Ada's personal space to pro (what `lectern teams plan set` does).
-    await app.runtime.store.teams.setPlan((await app.runtime.store.teams.personalTeam(userId(ADA))).id, 'pro')
+    await app.runtime.store.teams.setPlan((await app.runtime.store.teams.personalTeam(await userId(ADA))).id, 'pro')
     await reload(page)
     await page.getByLabel('Name of the new teamspace').fill('Acme')
     await page.getByRole('button', { name: 'Create teamspace' }).click()
@@ -280,7 +280,7 @@ describe('the cloud dashboard for tenants', () => {
     expect(await other.getByTestId('creates-teams').textContent()).toBe('Your personal plan (free) does not include creating teamspaces.')
     // Accepting the mailed link confirmed the address: no banner.
     expect(await other.getByRole('article', { name: 'Unconfirmed email' }).count()).toBe(0)
-    expect(await app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
+    expect(await app.runtime.store.teams.roleOf(acme, await userId(BOB))).toBe('developer')
 
     // An invitation mailed, then cancelled before it is accepted.
     await reload(page)
@@ -300,7 +300,7 @@ describe('the cloud dashboard for tenants', () => {
   it('switches between the personal space and the teamspace, and a reload keeps the team of the URL', async () => {
     const { page } = ada
     const acme = (await app.runtime.store.teams.byName('Acme'))!.id
-    const personal = (await app.runtime.store.teams.personalTeam(userId(ADA))).id
+    const personal = (await app.runtime.store.teams.personalTeam(await userId(ADA))).id
     await page.getByLabel('Teamspace', { exact: true }).selectOption(String(personal))
     await expect.poll(() => heading(page, 'Members of your personal space').isVisible()).toBe(true)
     expect(new URL(page.url()).pathname).toBe(`/teams/${personal}/members`)
@@ -346,13 +346,13 @@ describe('the cloud dashboard for tenants', () => {
     await ada.page.keyboard.press('ArrowDown')
     expect(await role.inputValue()).toBe('admin')
     expect(await change.isDisabled()).toBe(false)
-    expect(await app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
+    expect(await app.runtime.store.teams.roleOf(acme, await userId(BOB))).toBe('developer')
     await ada.page.keyboard.press('Tab')
     await ada.page.keyboard.press('Enter')
     // Promoted to admin: said so, and the focus stays on his row's role once the table is redrawn.
     const changes = ada.page.getByRole('status', { name: 'Members changes' })
     await expect.poll(() => changes.textContent()).toBe(`${BOB} is now admin.`)
-    expect(await app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('admin')
+    expect(await app.runtime.store.teams.roleOf(acme, await userId(BOB))).toBe('admin')
     await expect.poll(() => ada.page.evaluate(() => (globalThis as unknown as InPage).document.activeElement?.getAttribute('aria-label'))).toBe(`Role of ${BOB}`)
     expect(await change.isDisabled()).toBe(true)
     // Bob's page shows the controls; demoted while it is open, the server refuses.
@@ -361,7 +361,7 @@ describe('the cloud dashboard for tenants', () => {
     await role.selectOption('developer')
     await change.click()
     await expect.poll(() => changes.textContent()).toBe(`${BOB} is now developer.`)
-    expect(await app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
+    expect(await app.runtime.store.teams.roleOf(acme, await userId(BOB))).toBe('developer')
     await other.getByRole('button', { name: 'Invite' }).click()
     await expect.poll(() => other.getByRole('alert').textContent()).toContain('forbidden')
     expect(await app.runtime.store.invitations.pending(acme)).toEqual([])
@@ -418,11 +418,11 @@ describe('the cloud dashboard for tenants', () => {
     const acme = (await app.runtime.store.teams.byName('Acme'))!.id
     await page.getByRole('link', { name: 'Members' }).click()
     await page.getByRole('button', { name: `Remove ${BOB}`, exact: true }).click()
-    expect(await app.runtime.store.teams.roleOf(acme, userId(BOB))).toBe('developer')
+    expect(await app.runtime.store.teams.roleOf(acme, await userId(BOB))).toBe('developer')
     await page.getByRole('button', { name: `Remove ${BOB} now` }).click()
     await expect.poll(() => page.getByRole('row', { name: new RegExp(BOB) }).count()).toBe(0)
     expect(await page.getByRole('status', { name: 'Members changes' }).textContent()).toBe(`Removed ${BOB}; their API keys for this teamspace are revoked.`)
-    expect(await app.runtime.store.teams.roleOf(acme, userId(BOB))).toBeUndefined()
+    expect(await app.runtime.store.teams.roleOf(acme, await userId(BOB))).toBeUndefined()
 
     await page.getByRole('link', { name: 'Overview' }).click()
     await page.getByLabel('New name of the teamspace').fill('Acme Docs')

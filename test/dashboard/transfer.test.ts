@@ -59,7 +59,7 @@ describe('the Import / export page', () => {
     for (let i = 1; i <= 50; i++) await seedDocs(seeding, `/bulk/lib${String(i).padStart(2, '0')}`, 1)
     const { libraries } = seeding.runtime.store
     await seedDocs(seeding, '/acme/secret', 1)
-    libraries.update(libraries.byId('/acme/secret')!.pk, { isPrivate: true })
+    await libraries.update((await libraries.byId('/acme/secret'))!.pk, { isPrivate: true })
     await seeding.close()
     const env = { LECTERN_DATA_DIR: cloudDir, LECTERN_MODE: 'cloud' }
     const zip = await runCli(['export', '/acme/widgets', '/acme/gadgets', '-o', path.join(work, 'lectern-libraries.zip')], env)

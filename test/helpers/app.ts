@@ -41,9 +41,9 @@ export function waitForLibrary(app: FastifyInstance, id: string, timeoutMs = 20_
   const { libraries } = app.runtime.store
   return pollUntil(
     `${id} to be finalized or fail`,
-    () => {
-      const library = libraries.byId(id)
-      const version = library && libraries.version(library.pk, '')
+    async () => {
+      const library = await libraries.byId(id)
+      const version = library && await libraries.version(library.pk, '')
       return version?.state === 'finalized' || version?.state === 'error' ? version : undefined
     },
     timeoutMs,
@@ -66,8 +66,8 @@ export function addRepo(app: FastifyInstance, key: string, url: string) {
  */
 export async function seedLibrary(app: FastifyInstance, id: string, documents: Record<string, string>, tag = ''): Promise<{ libraryPk: number; setPk: number }> {
   const { store, embedders } = app.runtime
-  const library = store.libraries.byId(id) ?? store.libraries.create({ id, title: id.split('/')[2], sourceKind: 'github', sourceUrl: `https://github.com${id}` }).library
-  const version = store.libraries.ensureVersion(library.pk, tag)
+  const library = await store.libraries.byId(id) ?? (await store.libraries.create({ id, title: id.split('/')[2], sourceKind: 'github', sourceUrl: `https://github.com${id}` })).library
+  const version = await store.libraries.ensureVersion(library.pk, tag)
   const snippets = snippetsOf(
     Object.entries(documents).map(([path, text]) => ({ path, text })),
     (file, anchor) => `${file}#${anchor}`,

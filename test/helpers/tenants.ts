@@ -25,7 +25,7 @@ export interface Tenants {
 const PASSWORD = 'correct horse battery staple'
 
 async function member(app: FastifyInstance, email: string) {
-  return app.runtime.store.users.create({ email, password: PASSWORD, role: 'member' })
+  return await app.runtime.store.users.create({ email, password: PASSWORD, role: 'member' })
 }
 
 export async function createTenants(app: FastifyInstance): Promise<Tenants> {

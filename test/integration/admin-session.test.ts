@@ -29,19 +29,19 @@ describe('admin sessions', () => {
     expect(cookie).toContain('SameSite=Strict')
     expect(cookie).not.toContain('Secure')
     const token = /lectern_session=([\w-]+)/.exec(cookie)![1]
-    expect(app.runtime.store.users.sessionUser(token)?.email).toBe('ops@example.com')
+    expect((await app.runtime.store.users.sessionUser(token))?.email).toBe('ops@example.com')
     expect(JSON.stringify(sqliteOf(app.runtime.store).prepare('SELECT * FROM sessions').all())).not.toContain(token)
 
     const logout = await app.inject({ method: 'POST', url: '/api/auth/logout', cookies: { lectern_session: token } })
     expect(logout.statusCode).toBe(204)
-    expect(app.runtime.store.users.sessionUser(token)).toBeUndefined()
+    expect(await app.runtime.store.users.sessionUser(token)).toBeUndefined()
   })
 
   it('expires sessions and refuses weak passwords and duplicate users', async () => {
     const app = await buildTestApp()
     const user = await app.runtime.store.users.create({ email: 'a@example.com', password: PASSWORD })
-    const { token } = app.runtime.store.users.startSession(user.id, Date.now() - 13 * 3600_000)
-    expect(app.runtime.store.users.sessionUser(token)).toBeUndefined()
+    const { token } = await app.runtime.store.users.startSession(user.id, Date.now() - 13 * 3600_000)
+    expect(await app.runtime.store.users.sessionUser(token)).toBeUndefined()
     await expect(app.runtime.store.users.create({ email: 'b@example.com', password: 'short' })).rejects.toThrow(/at least 12/)
     await expect(app.runtime.store.users.create({ email: 'A@example.com', password: PASSWORD })).rejects.toThrow(/already exists/)
     await expect(app.runtime.store.users.create({ email: 'not-an-email', password: PASSWORD })).rejects.toThrow(/not an email/)

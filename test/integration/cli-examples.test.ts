@@ -253,7 +253,7 @@ async function inviteDave(sandbox: Sandbox): Promise<void> {
   const store = await openStore(dataOf(sandbox))
   try {
     const acme = (await store.teams.byName('Acme'))!
-    await store.invitations.upsert({ teamId: acme.id, email: 'dave@example.com', role: 'developer', invitedBy: store.users.byEmail('alice@example.com')!.id, ttlMs: 86_400_000 })
+    await store.invitations.upsert({ teamId: acme.id, email: 'dave@example.com', role: 'developer', invitedBy: (await store.users.byEmail('alice@example.com'))!.id, ttlMs: 86_400_000 })
   } finally {
     store.close()
   }

@@ -82,7 +82,7 @@ describe('cloud sign-up', () => {
       expect(response.statusCode, email).toBe(400)
       expect(response.json()).toMatchObject({ error: 'validation_error', message: expect.stringContaining(says) })
     }
-    expect(app.runtime.store.users.list()).toEqual([])
+    expect(await app.runtime.store.users.list()).toEqual([])
     expect(sink.received).toEqual([])
   })
 
@@ -99,7 +99,7 @@ describe('cloud sign-up', () => {
     expect(tokenIn(notice, 'reset')).toBeTruthy()
     expect((await login(app, 'cy@example.com')).response.statusCode).toBe(200)
     expect((await login(app, 'cy@example.com', 'someone elses passphrase')).response.statusCode).toBe(401)
-    expect(app.runtime.store.users.list().map((u) => u.email)).toEqual(['cy@example.com', 'dee@example.com'])
+    expect((await app.runtime.store.users.list()).map((u) => u.email)).toEqual(['cy@example.com', 'dee@example.com'])
   })
 
   it('resends a verification link to a signed-in, unverified user; the older link stops working', async () => {
@@ -158,7 +158,7 @@ describe('cloud password reset', () => {
   it('refuses an expired link and a made-up one', async () => {
     const { app, sink } = await cloudApp()
     await signUpVerified(app, sink, 'hal@example.com')
-    const user = app.runtime.store.users.byEmail('hal@example.com')!
+    const user = (await app.runtime.store.users.byEmail('hal@example.com'))!
     const expired = await app.runtime.store.accountTokens.issue(user.id, 'reset', 60_000, Date.now() - 120_000)
     for (const token of [expired, 'made-up-token']) {
       const response = await post(app, '/api/auth/reset', { token, password: 'a brand new passphrase' })
@@ -237,6 +237,6 @@ describe('accounts on-premise', () => {
     const app = await buildTestApp({ mode: 'onprem' })
     const response = await post(app, '/api/auth/signup', { email: 'kim@example.com', password: PASSWORD })
     expect(response.statusCode).toBe(404)
-    expect(app.runtime.store.users.list()).toEqual([])
+    expect(await app.runtime.store.users.list()).toEqual([])
   })
 })

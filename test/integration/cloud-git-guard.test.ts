@@ -56,8 +56,8 @@ const refresh = (app: FastifyInstance, key: string, libraryName: string) =>
   app.inject({ method: 'POST', url: '/api/v1/refresh', headers: { authorization: `Bearer ${key}` }, payload: { libraryName, force: true } })
 
 const waitForJob = (app: FastifyInstance, pk: number): Promise<Job> =>
-  pollUntil(`job ${pk} to end`, () => {
-    const job = app.runtime.store.jobs.byPk(pk)
+  pollUntil(`job ${pk} to end`, async () => {
+    const job = await app.runtime.store.jobs.byPk(pk)
     return job?.state === 'failed' || job?.state === 'succeeded' ? job : undefined
   })
 
@@ -78,8 +78,8 @@ describe('cloud mode refuses at submission', () => {
     expect(res.statusCode, res.body).toBe(403)
     expect(res.json()).toEqual({ error: 'forbidden', message: expect.stringMatching(/is a private address|resolves to .*, a private address/) })
     expect(res.json().message).toContain('LECTERN_FETCH_ALLOW')
-    expect(app.runtime.store.libraries.list()).toEqual([])
-    expect(app.runtime.store.jobs.list({})).toEqual([])
+    expect(await app.runtime.store.libraries.list()).toEqual([])
+    expect(await app.runtime.store.jobs.list({})).toEqual([])
     expect(seen()).toEqual([])
   })
 
@@ -95,7 +95,7 @@ describe('cloud mode refuses at submission', () => {
     const res = await addGit(app, key, url, host)
     expect(res.statusCode, res.body).toBe(400)
     expect(res.json()).toEqual({ error: 'validation_error', message: expect.stringMatching(/^In cloud mode repositories are cloned over https \(or http\) only/) })
-    expect(app.runtime.store.libraries.list()).toEqual([])
+    expect(await app.runtime.store.libraries.list()).toEqual([])
   })
 })
 
@@ -125,7 +125,7 @@ describe('hosts in fetch.allow', () => {
     expect((await addGit(app, key, `${server.url}/moved/acme/widgets`)).statusCode).toBe(200)
     const version = await waitForLibrary(app, '/moved/widgets')
     expect(version).toMatchObject({ state: 'error', currentSet: null })
-    const [job] = app.runtime.store.jobs.list({})
+    const [job] = await app.runtime.store.jobs.list({})
     expect(job).toMatchObject({ state: 'failed', errorCode: 'source_unreachable', errorMessage: expect.stringMatching(/redirect, which is not followed in cloud mode/) })
     expect(seen().length).toBeGreaterThan(0)
     expect(seen().filter((r) => !r.host.startsWith('127.0.0.1:'))).toEqual([])
@@ -152,7 +152,7 @@ describe('an install that switches from on-premise to cloud', () => {
     const queuingKey = await createKey(queuing)
     refreshJob = (await refresh(queuing, queuingKey, '/acme/widgets')).json().jobId
     expect((await addGit(queuing, queuingKey, 'ssh://git@git.example.com/acme/sshlib.git')).statusCode).toBe(200)
-    sshJob = queuing.runtime.store.jobs.list({}).find((j) => (j.payload.spec as { url?: string } | undefined)?.url === 'ssh://git@git.example.com/acme/sshlib.git')!.pk
+    sshJob = (await queuing.runtime.store.jobs.list({})).find((j) => (j.payload.spec as { url?: string } | undefined)?.url === 'ssh://git@git.example.com/acme/sshlib.git')!.pk
     await queuing.close()
   })
 
@@ -173,7 +173,7 @@ describe('an install that switches from on-premise to cloud', () => {
     const ssh = await refresh(app, key, '/acme/sshlib')
     expect(ssh.statusCode, ssh.body).toBe(400)
     expect(ssh.json()).toMatchObject({ error: 'validation_error', message: expect.stringMatching(/cloud mode/) })
-    expect(app.runtime.store.jobs.list({ states: ['queued', 'running'] })).toEqual([])
+    expect(await app.runtime.store.jobs.list({ states: ['queued', 'running'] })).toEqual([])
     await app.close()
   })
 

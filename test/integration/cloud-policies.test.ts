@@ -59,8 +59,8 @@ beforeAll(async () => {
   tenants = await createTenants(app)
   expect(tenants.acme.teamPk).toBe(1)
   const { libraries } = app.runtime.store
-  libraries.create({ id: '/websites/widgets-docs', title: 'widgets docs', sourceKind: 'website', sourceUrl: 'https://docs.widgets.example/' })
-  libraries.create({ id: ACME_PRIVATE, title: 'internal widgets', sourceKind: 'git', sourceUrl: 'https://git.acme.example/acme/internal.git', isPrivate: true, teamPk: tenants.acme.teamPk })
+  await libraries.create({ id: '/websites/widgets-docs', title: 'widgets docs', sourceKind: 'website', sourceUrl: 'https://docs.widgets.example/' })
+  await libraries.create({ id: ACME_PRIVATE, title: 'internal widgets', sourceKind: 'git', sourceUrl: 'https://git.acme.example/acme/internal.git', isPrivate: true, teamPk: tenants.acme.teamPk })
   for (const id of ['/acme/widgets', '/acme/gadgets', '/websites/widgets-docs', ACME_PRIVATE]) await seedLibrary(app, id, DOCS)
   sqliteOf(app.runtime.store).prepare('UPDATE libraries SET trust_score = 3 WHERE id = ?').run('/acme/gadgets')
 })

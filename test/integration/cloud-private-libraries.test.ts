@@ -51,8 +51,8 @@ const addGit = (key: string, docsRepoUrl: string, extra: Record<string, unknown>
 const getJson = (url: string, key?: string) => app.inject({ url, headers: key ? bearer(key) : {} })
 
 const waitForJobEnd = (pk: number) =>
-  pollUntil(`job ${pk} to end`, () => {
-    const state = app.runtime.store.jobs.byPk(pk)?.state
+  pollUntil(`job ${pk} to end`, async () => {
+    const state = (await app.runtime.store.jobs.byPk(pk))?.state
     return state === 'succeeded' || state === 'failed' ? state : undefined
   })
 
@@ -95,10 +95,10 @@ beforeAll(async () => {
 })
 
 describe('adding a private repository', () => {
-  it("belongs to the owner's teamspace, under an ID that carries the teamspace", () => {
+  it("belongs to the owner's teamspace, under an ID that carries the teamspace", async () => {
     expect(acmeLibrary).toBe(`/acme/widgets--t${tenants.acme.teamPk}`)
-    expect(app.runtime.store.libraries.byId(acmeLibrary)).toMatchObject({ isPrivate: true, teamPk: tenants.acme.teamPk })
-    expect(app.runtime.store.libraries.byId('/acme/widgets')).toBeUndefined()
+    expect(await app.runtime.store.libraries.byId(acmeLibrary)).toMatchObject({ isPrivate: true, teamPk: tenants.acme.teamPk })
+    expect(await app.runtime.store.libraries.byId('/acme/widgets')).toBeUndefined()
   })
 
   it('is 409 duplicate_repo the second time in the same teamspace, from any manager', async () => {
@@ -108,21 +108,21 @@ describe('adding a private repository', () => {
   })
 
   it('is 403 forbidden for a developer, with nothing stored', async () => {
-    const before = app.runtime.store.libraries.list().length
+    const before = (await app.runtime.store.libraries.list()).length
     const res = await addGit(tenants.beta.keys.developer, privateUrl, { gitToken: TOKEN })
     expect(res.statusCode).toBe(403)
     expect(res.json()).toEqual({ error: 'forbidden', message: 'Only team owners and admins may add private repositories.' })
-    expect(app.runtime.store.libraries.list()).toHaveLength(before)
+    expect(await app.runtime.store.libraries.list()).toHaveLength(before)
   })
 
   it('is 403 forbidden on the free plan, with nothing stored', async () => {
-    const before = app.runtime.store.libraries.list().length
+    const before = (await app.runtime.store.libraries.list()).length
     for (const payload of [{ gitToken: TOKEN }, { private: true }]) {
       const res = await addGit(tenants.solo.keys.owner, privateUrl, payload)
       expect(res.statusCode).toBe(403)
       expect(res.json()).toEqual({ error: 'forbidden', message: 'Private repositories need a pro or team plan.' })
     }
-    expect(app.runtime.store.libraries.list()).toHaveLength(before)
+    expect(await app.runtime.store.libraries.list()).toHaveLength(before)
   })
 
   it('is 403 forbidden for a developer uploading an OpenAPI file, which is private by nature', async () => {
@@ -140,7 +140,7 @@ describe('adding a private repository', () => {
     expect(res.status).toBe(200)
     const { libraryName } = (await res.json()) as { libraryName: string }
     expect(libraryName).toBe(`/docs/pets--t${tenants.acme.teamPk}`)
-    expect(app.runtime.store.libraries.byId(libraryName)).toMatchObject({ isPrivate: true, teamPk: tenants.acme.teamPk })
+    expect(await app.runtime.store.libraries.byId(libraryName)).toMatchObject({ isPrivate: true, teamPk: tenants.acme.teamPk })
   })
 
   it('gives another teamspace its own library of the same repository, revealing nothing of the first', async () => {
@@ -148,14 +148,14 @@ describe('adding a private repository', () => {
     expect(res.statusCode, res.body).toBe(200)
     expect(res.json().libraryName).toBe(`/acme/widgets--t${tenants.beta.teamPk}`)
     expect(res.body).not.toContain(`--t${tenants.acme.teamPk}`)
-    expect(app.runtime.store.libraries.byId(res.json().libraryName)).toMatchObject({ teamPk: tenants.beta.teamPk })
+    expect(await app.runtime.store.libraries.byId(res.json().libraryName)).toMatchObject({ teamPk: tenants.beta.teamPk })
   })
 
   it('keeps a repository added without credentials public and shared, and refuses a public ID of the private form', async () => {
     const res = await addGit(tenants.acme.keys.developer, publicUrl)
     expect(res.statusCode, res.body).toBe(200)
     expect(res.json().libraryName).toBe('/acme/open')
-    expect(app.runtime.store.libraries.byId('/acme/open')).toMatchObject({ isPrivate: false, teamPk: null })
+    expect(await app.runtime.store.libraries.byId('/acme/open')).toMatchObject({ isPrivate: false, teamPk: null })
     expect((await waitForLibrary(app, '/acme/open')).state).toBe('finalized')
     const search = await getJson('/api/v2/libs/search?libraryName=open', tenants.beta.keys.developer)
     expect(search.json().results.map((r: { id: string }) => r.id)).toContain('/acme/open')
@@ -169,12 +169,15 @@ describe('adding a private repository', () => {
 describe('what a library serves is changed by the operator and its own managers only', () => {
   const refresh = (key: string, libraryName: string, extra: Record<string, unknown> = {}) =>
     app.inject({ method: 'POST', url: '/api/v1/refresh', headers: bearer(key), payload: { libraryName, ...extra } })
-  const jobsOf = (libraryId: string) => app.runtime.store.jobs.list({ limit: 1000 }).filter((j) => j.libraryPk === app.runtime.store.libraries.byId(libraryId)!.pk).length
+  const jobsOf = async (libraryId: string) => {
+    const library = (await app.runtime.store.libraries.byId(libraryId))!
+    return (await app.runtime.store.jobs.list({ limit: 1000 })).filter((j) => j.libraryPk === library.pk).length
+  }
   /** Lets time pass for the rate limit: the version's last job was queued 11 minutes ago. */
-  const ageLastJob = (libraryId: string) => {
+  const ageLastJob = async (libraryId: string) => {
     const { store } = app.runtime
-    const version = store.libraries.version(store.libraries.byId(libraryId)!.pk, '')!
-    const last = store.jobs.latestForVersion(version.pk)!
+    const version = (await store.libraries.version((await store.libraries.byId(libraryId))!.pk, ''))!
+    const last = (await store.jobs.latestForVersion(version.pk))!
     sqliteOf(store).prepare('UPDATE jobs SET created_at = ? WHERE pk = ?').run(new Date(Date.now() - 11 * 60_000).toISOString(), last.pk)
   }
 
@@ -184,9 +187,9 @@ describe('what a library serves is changed by the operator and its own managers 
     const id = added.json().libraryName as string
     expect(id).toBe('/acme/shared')
     expect((await waitForLibrary(app, id)).state).toBe('finalized')
-    ageLastJob(id)
-    const branch = app.runtime.store.libraries.byId(id)!.branch
-    const before = jobsOf(id)
+    await ageLastJob(id)
+    const branch = (await app.runtime.store.libraries.byId(id))!.branch
+    const before = await jobsOf(id)
     for (const key of [tenants.solo.keys.owner, tenants.beta.keys.owner, tenants.acme.keys.owner]) {
       for (const extra of [{ branch: 'evil', force: true }, { branch: 'evil' }, { force: true }]) {
         const res = await refresh(key, id, extra)
@@ -194,19 +197,19 @@ describe('what a library serves is changed by the operator and its own managers 
         expect(res.json()).toMatchObject({ error: 'forbidden', message: expect.stringMatching(/^Only the operator may (change the branch|force a rebuild) of \/acme\/shared; refresh it without "branch" and "force" to re-ingest it as it is configured\.$/) })
       }
     }
-    expect(jobsOf(id)).toBe(before)
-    expect(app.runtime.store.libraries.byId(id)!.branch).toBe(branch)
+    expect(await jobsOf(id)).toBe(before)
+    expect((await app.runtime.store.libraries.byId(id))!.branch).toBe(branch)
 
     // Its own branch is the library as configured; the add above was its last job, 11 minutes ago.
     const asConfigured = await refresh(tenants.solo.keys.owner, id, { branch })
     expect(asConfigured.statusCode, asConfigured.body).toBe(200)
     await waitForJobEnd(asConfigured.json().jobId)
-    expect(app.runtime.store.libraries.byId(id)!.branch).toBe(branch)
+    expect((await app.runtime.store.libraries.byId(id))!.branch).toBe(branch)
     const tooSoon = await refresh(tenants.beta.keys.developer, id)
     expect(tooSoon.statusCode, tooSoon.body).toBe(429)
     expect(tooSoon.json()).toMatchObject({ error: 'rate_limit_exceeded', message: expect.stringMatching(/^\/acme\/shared was refreshed less than 10 minutes ago; retry in \d+ s\.$/) })
     expect(Number(tooSoon.headers['retry-after'])).toBeGreaterThan(0)
-    ageLastJob(id)
+    await ageLastJob(id)
     const later = await refresh(tenants.beta.keys.developer, id)
     expect(later.statusCode, later.body).toBe(200)
     await waitForJobEnd(later.json().jobId)
@@ -234,25 +237,25 @@ describe('a token over plain http', () => {
   const refusal = { error: 'validation_error', message: 'A token is sent only over https: use the https:// URL of the repository.' }
 
   it('is refused at add with 400 validation_error, nothing stored, whoever adds', async () => {
-    const before = app.runtime.store.libraries.list().length
+    const before = (await app.runtime.store.libraries.list()).length
     for (const key of [tenants.acme.keys.owner, await createKey(app, 'ops')]) {
       const res = await addGit(key, `${plainUrl()}/acme/vault`, { gitToken: TOKEN })
       expect(res.statusCode).toBe(400)
       expect(res.json()).toEqual(refusal)
     }
-    expect(app.runtime.store.libraries.list()).toHaveLength(before)
+    expect(await app.runtime.store.libraries.list()).toHaveLength(before)
   })
 
   it("is refused at refresh, and for a host whose stored git connection would send its token", async () => {
     const { store } = app.runtime
-    store.libraries.create({ id: '/acme/plain', title: 'plain', sourceKind: 'git', sourceUrl: `${plainUrl()}/acme/plain`, isPrivate: true })
+    await store.libraries.create({ id: '/acme/plain', title: 'plain', sourceKind: 'git', sourceUrl: `${plainUrl()}/acme/plain`, isPrivate: true })
     const refresh = async (payload: Record<string, unknown>) =>
       app.inject({ method: 'POST', url: '/api/v1/refresh', headers: bearer(await createKey(app, 'ops')), payload: { libraryName: '/acme/plain', ...payload } })
     const withToken = await refresh({ gitToken: TOKEN })
     expect(withToken.statusCode).toBe(400)
     expect(withToken.json()).toEqual(refusal)
 
-    store.connections.create(INSTALL_CONNECTIONS, { kind: 'git', name: 'plain-host', baseUrl: plainUrl(), token: TOKEN })
+    await store.connections.create(INSTALL_CONNECTIONS, { kind: 'git', name: 'plain-host', baseUrl: plainUrl(), token: TOKEN })
     try {
       const viaConnection = await refresh({})
       expect(viaConnection.statusCode).toBe(400)
@@ -265,9 +268,10 @@ describe('a token over plain http', () => {
       expect(version.statusCode).toBe(400)
       expect(version.json()).toEqual(refusal)
     } finally {
-      store.connections.remove(INSTALL_CONNECTIONS, 'plain-host')
+      await store.connections.remove(INSTALL_CONNECTIONS, 'plain-host')
     }
-    expect(store.jobs.list({ states: ['queued', 'running'], limit: 100 }).filter((j) => j.libraryPk === store.libraries.byId('/acme/plain')!.pk)).toEqual([])
+    const plain = (await store.libraries.byId('/acme/plain'))!
+    expect((await store.jobs.list({ states: ['queued', 'running'], limit: 100 })).filter((j) => j.libraryPk === plain.pk)).toEqual([])
   })
 
   it('is sent on-premise, as asked', async () => {
@@ -289,7 +293,7 @@ describe("the operator's key (of no teamspace: `lectern keys create`, the dashbo
     expect(added.statusCode, added.body).toBe(200)
     const strongbox = added.json().libraryName
     expect(strongbox).toBe('/acme/strongbox')
-    expect(app.runtime.store.libraries.byId(strongbox)).toMatchObject({ isPrivate: true, teamPk: null })
+    expect(await app.runtime.store.libraries.byId(strongbox)).toMatchObject({ isPrivate: true, teamPk: null })
     expect((await waitForLibrary(app, strongbox)).state).toBe('finalized')
 
     const own = await getJson(`/api/v2/context?libraryId=${strongbox}&query=mount+a+widget&type=json`, operatorKey)
@@ -372,12 +376,12 @@ describe("another teamspace's private library is an unknown library", () => {
 describe("the install's stored git connection, the operator's alone", () => {
   it('never lends its token to a tenant: the add stays public and its clone is refused, now and at a later refresh', async () => {
     const { connections } = app.runtime.store
-    connections.create(INSTALL_CONNECTIONS, { kind: 'git', name: 'loopback-git', baseUrl: gitServer, token: TOKEN })
+    await connections.create(INSTALL_CONNECTIONS, { kind: 'git', name: 'loopback-git', baseUrl: gitServer, token: TOKEN })
     try {
       const res = await addGit(tenants.acme.keys.admin, `${gitServer}/acme/vault`)
       expect(res.statusCode, res.body).toBe(200)
       expect(res.json().libraryName).toBe('/acme/vault')
-      expect(app.runtime.store.libraries.byId('/acme/vault')).toMatchObject({ isPrivate: false, teamPk: null })
+      expect(await app.runtime.store.libraries.byId('/acme/vault')).toMatchObject({ isPrivate: false, teamPk: null })
       expect((await waitForLibrary(app, '/acme/vault')).state).toBe('error')
       expect(vaultAuthorizations).toEqual([])
 
@@ -386,26 +390,26 @@ describe("the install's stored git connection, the operator's alone", () => {
       app.runtime.worker.wake()
       expect(await waitForJobEnd(refresh.job.pk)).toBe('failed')
       expect(vaultAuthorizations).toEqual([])
-      const vault = app.runtime.store.libraries.byId('/acme/vault')!
-      expect(app.runtime.store.libraries.version(vault.pk, '')!.currentSet).toBeNull()
+      const vault = (await app.runtime.store.libraries.byId('/acme/vault'))!
+      expect((await app.runtime.store.libraries.version(vault.pk, ''))!.currentSet).toBeNull()
     } finally {
-      connections.remove(INSTALL_CONNECTIONS, 'loopback-git')
+      await connections.remove(INSTALL_CONNECTIONS, 'loopback-git')
     }
   })
 
   it("reads the operator's own add through it, as a private library of the install", async () => {
     const { connections } = app.runtime.store
-    connections.create(INSTALL_CONNECTIONS, { kind: 'git', name: 'loopback-git', baseUrl: gitServer, token: TOKEN })
+    await connections.create(INSTALL_CONNECTIONS, { kind: 'git', name: 'loopback-git', baseUrl: gitServer, token: TOKEN })
     try {
       const operator = await signIn(app)
       const res = await app.inject({ method: 'POST', url: '/api/v2/add/repo/git', cookies: operator, payload: { docsRepoUrl: `${gitServer}/acme/ledger` } })
       expect(res.statusCode, res.body).toBe(200)
       expect(res.json().libraryName).toBe('/acme/ledger')
-      expect(app.runtime.store.libraries.byId('/acme/ledger')).toMatchObject({ isPrivate: true, teamPk: null })
+      expect(await app.runtime.store.libraries.byId('/acme/ledger')).toMatchObject({ isPrivate: true, teamPk: null })
       expect((await waitForLibrary(app, '/acme/ledger')).state).toBe('finalized')
       expect((await getJson('/api/v2/context?libraryId=/acme/ledger&query=widget', tenants.acme.keys.owner)).json()).toMatchObject({ error: 'library_not_found' })
     } finally {
-      connections.remove(INSTALL_CONNECTIONS, 'loopback-git')
+      await connections.remove(INSTALL_CONNECTIONS, 'loopback-git')
     }
   })
 })
@@ -423,8 +427,8 @@ describe("Confluence and Notion, read only through the install's stored connecti
       textBlock('heading_1', 'Toggle a flag'),
       textBlock('paragraph', 'Flags are toggled per environment from the flags service, never by editing config files by hand.'),
     ] }] }, defer)
-    app.runtime.store.connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'acme-wiki', baseUrl: confluence.url, email: 'bot@acme.test', token: 'confluence-token-value' })
-    app.runtime.store.connections.create(INSTALL_CONNECTIONS, { kind: 'notion', name: 'acme-notion', baseUrl: notion.url, token: 'secret_ntn_value' })
+    await app.runtime.store.connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'acme-wiki', baseUrl: confluence.url, email: 'bot@acme.test', token: 'confluence-token-value' })
+    await app.runtime.store.connections.create(INSTALL_CONNECTIONS, { kind: 'notion', name: 'acme-notion', baseUrl: notion.url, token: 'secret_ntn_value' })
   })
 
   const confluenceBody = () => ({
@@ -433,7 +437,7 @@ describe("Confluence and Notion, read only through the install's stored connecti
   const notionBody = { workspaceId: 'w-1', workspaceName: 'acme-notion', pageIds: [NOTION_PAGE], title: 'Flags guide', description: 'Feature flags' }
 
   it("are not found for any tenant, whose adds look among its own teamspace's connections: nothing stored and nothing read", async () => {
-    const before = app.runtime.store.libraries.list().length
+    const before = (await app.runtime.store.libraries.list()).length
     for (const key of [tenants.beta.keys.owner, tenants.beta.keys.developer, tenants.solo.keys.owner]) {
       for (const [url, payload] of [['/api/v2/add/confluence', confluenceBody()], ['/api/v2/add/notion', notionBody]] as const) {
         const res = await app.inject({ method: 'POST', url, headers: bearer(key), payload })
@@ -441,21 +445,21 @@ describe("Confluence and Notion, read only through the install's stored connecti
         expect(res.json()).toMatchObject({ error: 'validation_error', message: expect.stringContaining("A teamspace owner or admin adds one under the teamspace's Connections.") })
       }
     }
-    expect(app.runtime.store.libraries.list()).toHaveLength(before)
+    expect(await app.runtime.store.libraries.list()).toHaveLength(before)
     expect(confluence.requests).toEqual([])
     expect(notion.requests).toEqual([])
   })
 
   it("are not read for a teamspace's library added before this rule, whoever refreshes it", async () => {
     const spec = { type: 'confluence', connection: 'acme-wiki', spaceKey: 'OPS' }
-    const { library } = app.runtime.store.libraries.create({
+    const { library } = await app.runtime.store.libraries.create({
       id: `/confluence/ops--t${tenants.beta.teamPk}`, title: 'Ops', sourceKind: 'confluence', sourceUrl: `${confluence.url} space OPS`, isPrivate: true, teamPk: tenants.beta.teamPk, options: { spec },
     })
     const refresh = await refreshLibrary(app.runtime.store, { libraryId: library.id }, LOCAL, app.runtime.guard)
     app.runtime.worker.wake()
     expect(await waitForJobEnd(refresh.job.pk)).toBe('failed')
     // The job looks the name up among Beta's connections, which hold no "acme-wiki".
-    expect(app.runtime.store.jobs.byPk(refresh.job.pk)).toMatchObject({ errorCode: 'validation_error' })
+    expect(await app.runtime.store.jobs.byPk(refresh.job.pk)).toMatchObject({ errorCode: 'validation_error' })
     expect(confluence.requests).toEqual([])
   })
 
@@ -465,7 +469,7 @@ describe("Confluence and Notion, read only through the install's stored connecti
     expect(added.statusCode, added.body).toBe(200)
     const id = added.json().libraryName
     expect(id).toBe('/notion/flags-guide')
-    expect(app.runtime.store.libraries.byId(id)).toMatchObject({ isPrivate: true, teamPk: null })
+    expect(await app.runtime.store.libraries.byId(id)).toMatchObject({ isPrivate: true, teamPk: null })
     expect((await waitForLibrary(app, id)).state).toBe('finalized')
     expect((await getJson(`/api/v2/context?libraryId=${id}&query=flags`, tenants.beta.keys.owner)).json()).toMatchObject({ error: 'library_not_found' })
   })

@@ -41,7 +41,7 @@ describe('the cloud account endpoints the README documents', () => {
     const onprem = await buildTestApp({ mode: 'onprem' })
     const { users, teams } = cloud.runtime.store
     await users.create({ email: 'owner@example.com', password: 'correct horse battery staple', role: 'member' })
-    const team = await teams.create({ name: 'Theirs', ownerUserId: users.byEmail('owner@example.com')!.id, plan: 'pro' })
+    const team = await teams.create({ name: 'Theirs', ownerUserId: (await users.byEmail('owner@example.com'))!.id, plan: 'pro' })
     const stranger = await signIn(cloud, 'member', 'stranger@example.com')
     for (const { method, route, open, fields } of endpoints) {
       const url = route.replace(':team', String(team.id)).replace(/:userId|:id/, '1')

@@ -80,7 +80,7 @@ describe('lectern connections', () => {
     expect(refused.stderr.replace(/\s+/g, ' ')).toContain('A token is sent only over https: use the https:// URL of the Confluence site (wiki.acme.test).')
     expect(refused.stderr).not.toContain(CONFLUENCE_TOKEN)
     const store = await openStore(cloudDir)
-    expect(store.connections.list(INSTALL_CONNECTIONS)).toEqual([])
+    expect(await store.connections.list(INSTALL_CONNECTIONS)).toEqual([])
     store.close()
     expect(await run(ConnectionsAdd, ['confluence', '--name', 'intranet', '--site', 'http://wiki.acme.test', '--token-env', 'ACME_TOKEN'])).toEqual({ exit: 0, message: '' })
   })
@@ -89,7 +89,7 @@ describe('lectern connections', () => {
     expect(await run(ConnectionsRemove, ['ws'])).toEqual({ exit: 0, message: '' })
     expect(await run(ConnectionsRemove, ['ws'])).toMatchObject({ exit: 4 })
     const store = await openStore(dataDir)
-    expect(store.connections.list(INSTALL_CONNECTIONS).map((c) => c.name)).toEqual(['acme', 'gitlab', 'intranet'])
+    expect((await store.connections.list(INSTALL_CONNECTIONS)).map((c) => c.name)).toEqual(['acme', 'gitlab', 'intranet'])
     store.close()
   })
 })
@@ -99,16 +99,16 @@ describe('git job token', () => {
   it('uses the job token first, else the git connection of the repository host', async () => {
     const store = await openStore(await tmpDataDir())
     try {
-      store.connections.create(INSTALL_CONNECTIONS, { kind: 'git', name: 'corp', baseUrl: 'https://git.corp.test', token: 'corp-token' })
-      store.connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'wiki', baseUrl: 'https://wiki.corp.test', token: 'wiki-token' })
-      expect(gitToken(store, undefined, 'git.corp.test', INSTALL_CONNECTIONS)).toBe('corp-token')
-      expect(gitToken(store, undefined, 'GIT.CORP.TEST', INSTALL_CONNECTIONS)).toBe('corp-token')
-      expect(gitToken(store, 'job-token', 'git.corp.test', INSTALL_CONNECTIONS)).toBe('job-token')
-      expect(gitToken(store, undefined, 'git.corp.test:8443', INSTALL_CONNECTIONS)).toBeUndefined()
-      expect(gitToken(store, undefined, 'wiki.corp.test', INSTALL_CONNECTIONS)).toBeUndefined()
-      expect(gitToken(store, undefined, 'github.com', INSTALL_CONNECTIONS)).toBeUndefined()
+      await store.connections.create(INSTALL_CONNECTIONS, { kind: 'git', name: 'corp', baseUrl: 'https://git.corp.test', token: 'corp-token' })
+      await store.connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'wiki', baseUrl: 'https://wiki.corp.test', token: 'wiki-token' })
+      expect(await gitToken(store, undefined, 'git.corp.test', INSTALL_CONNECTIONS)).toBe('corp-token')
+      expect(await gitToken(store, undefined, 'GIT.CORP.TEST', INSTALL_CONNECTIONS)).toBe('corp-token')
+      expect(await gitToken(store, 'job-token', 'git.corp.test', INSTALL_CONNECTIONS)).toBe('job-token')
+      expect(await gitToken(store, undefined, 'git.corp.test:8443', INSTALL_CONNECTIONS)).toBeUndefined()
+      expect(await gitToken(store, undefined, 'wiki.corp.test', INSTALL_CONNECTIONS)).toBeUndefined()
+      expect(await gitToken(store, undefined, 'github.com', INSTALL_CONNECTIONS)).toBeUndefined()
       // A library that reads through no connections gets no stored token, even for a known host.
-      expect(gitToken(store, undefined, 'git.corp.test', undefined)).toBeUndefined()
+      expect(await gitToken(store, undefined, 'git.corp.test', undefined)).toBeUndefined()
     } finally {
       store.close()
     }

@@ -42,7 +42,7 @@ describe('stock Context7 clients against Lectern', () => {
     app = await buildTestApp({ defer })
     await seedLibrary(app, '/acme/gizmos', DOCS)
     await seedLibrary(app, '/acme/old-gizmos', DOCS)
-    renameLibrary(app.runtime.store, '/acme/old-gizmos', '/acme/gizmos-next')
+    await renameLibrary(app.runtime.store, '/acme/old-gizmos', '/acme/gizmos-next')
     base = await app.listen({ port: 0, host: '127.0.0.1' })
     home = await tmpDir('lectern-home-', defer)
   })
@@ -71,7 +71,7 @@ describe('stock Context7 clients against Lectern', () => {
     } finally {
       await client.close()
     }
-    const usage = app.runtime.usage.forLibrary(app.runtime.store.libraries.byId('/acme/gizmos')!.pk)
+    const usage = await app.runtime.usage.forLibrary((await app.runtime.store.libraries.byId('/acme/gizmos'))!.pk)
     expect(usage.find((r) => r.client === 'mcp-server' && r.transport === 'rest-txt')?.requests).toBeGreaterThanOrEqual(1)
   })
 

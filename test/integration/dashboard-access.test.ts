@@ -150,7 +150,7 @@ describe('a path segment over 100 characters', () => {
         expect(res.json()).toEqual({ error: 'validation_error', message: 'A path segment of the URL is too long.' })
       }
     }
-    expect(app.runtime.store.libraries.byId('/acme/widgets')).toBeDefined()
+    expect(await app.runtime.store.libraries.byId('/acme/widgets')).toBeDefined()
   })
 })
 

@@ -18,7 +18,7 @@ describe('/api/connections', () => {
     const notion = await app.inject({ method: 'POST', url: '/api/connections', cookies, payload: { kind: 'notion', name: 'ws', token: TOKEN } })
     expect(notion.json()).toMatchObject({ baseUrl: 'https://api.notion.com' })
     // The token is sealed in the store and opens to what was given.
-    expect(app.runtime.store.connections.token(INSTALL_CONNECTIONS, 'gitlab')).toBe(TOKEN)
+    expect(await app.runtime.store.connections.token(INSTALL_CONNECTIONS, 'gitlab')).toBe(TOKEN)
 
     const list = await app.inject({ url: '/api/connections', cookies })
     expect(list.json().connections.map((c: { name: string }) => c.name).sort()).toEqual(['gitlab', 'wiki', 'ws'])
@@ -28,7 +28,7 @@ describe('/api/connections', () => {
     expect(removed.statusCode).toBe(200)
     expect(removed.json()).toMatchObject({ name: 'gitlab' })
     expect(removed.body).not.toContain(TOKEN)
-    expect(app.runtime.store.connections.get(INSTALL_CONNECTIONS, 'gitlab')).toBeUndefined()
+    expect(await app.runtime.store.connections.get(INSTALL_CONNECTIONS, 'gitlab')).toBeUndefined()
   })
 
   it('refuses no session 401, a member 403, and bad input 400 with nothing stored', async () => {
@@ -50,7 +50,7 @@ describe('/api/connections', () => {
       expect(res.json().error).toBe('validation_error')
       expect(res.body).not.toContain(TOKEN)
     }
-    expect(app.runtime.store.connections.list(INSTALL_CONNECTIONS)).toEqual([])
+    expect(await app.runtime.store.connections.list(INSTALL_CONNECTIONS)).toEqual([])
     await app.inject({ method: 'POST', url: '/api/connections', payload: valid, cookies: admin })
     const twice = await app.inject({ method: 'POST', url: '/api/connections', payload: valid, cookies: admin })
     expect(twice.json()).toMatchObject({ error: 'validation_error', message: expect.stringContaining('already exists') })

@@ -52,14 +52,14 @@ describe('GET /api/libraries/:owner/:name/pages', () => {
     expect(noPage.json().error).toBe('validation_error')
     expect((await app.inject({ url: '/api/libraries/acme/nothing/pages', cookies: admin })).json().error).toBe('library_not_found')
     expect((await app.inject({ url: '/api/libraries/acme/widgets/pages', query: { version: 'v9' }, cookies: admin })).json().error).toBe('tag_not_found')
-    app.runtime.store.libraries.create({ id: '/acme/fresh', title: 'fresh', sourceKind: 'github', sourceUrl: 'https://github.com/acme/fresh' })
-    const fresh = app.runtime.store.libraries.byId('/acme/fresh')!
-    app.runtime.store.libraries.ensureVersion(fresh.pk, '')
+    await app.runtime.store.libraries.create({ id: '/acme/fresh', title: 'fresh', sourceKind: 'github', sourceUrl: 'https://github.com/acme/fresh' })
+    const fresh = (await app.runtime.store.libraries.byId('/acme/fresh'))!
+    await app.runtime.store.libraries.ensureVersion(fresh.pk, '')
     const waiting = await app.inject({ url: '/api/libraries/acme/fresh/pages', cookies: admin })
     expect(waiting.statusCode).toBe(202)
     expect(waiting.json().error).toBe('library_not_finalized')
     // A library whose job failed answers its failure, as /v2/context does, not "not finished yet".
-    app.runtime.store.libraries.setVersionState(app.runtime.store.libraries.version(fresh.pk, '')!.pk, 'error', { code: 'source_unreachable', message: 'git clone failed' })
+    await app.runtime.store.libraries.setVersionState((await app.runtime.store.libraries.version(fresh.pk, ''))!.pk, 'error', { code: 'source_unreachable', message: 'git clone failed' })
     const failed = await app.inject({ url: '/api/libraries/acme/fresh/pages', cookies: admin })
     expect(failed.statusCode).toBe(500)
     expect(failed.json()).toMatchObject({ error: 'source_unreachable', message: expect.stringContaining('lectern refresh /acme/fresh') })

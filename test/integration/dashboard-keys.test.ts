@@ -22,7 +22,7 @@ describe('API keys', () => {
     const { store } = app.runtime
     await seedLibrary(app, '/acme/widgets', DOCS)
     // Private: only a valid key (or a session) sees it, so the key's effect is visible.
-    store.libraries.update(store.libraries.byId('/acme/widgets')!.pk, { isPrivate: true })
+    await store.libraries.update((await store.libraries.byId('/acme/widgets'))!.pk, { isPrivate: true })
     const admin = await signIn(app)
     const ask = (server: FastifyInstance, key?: string) =>
       server.inject({ url: '/api/v2/context', query: { libraryId: '/acme/widgets', query: 'start' }, headers: key ? { authorization: `Bearer ${key}` } : {} })

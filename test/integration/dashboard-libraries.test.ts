@@ -28,16 +28,16 @@ describe('listing libraries', () => {
     const { store } = app.runtime
     await seedLibrary(app, '/acme/widgets', page('widget'))
     await seedLibrary(app, '/acme/widgets', page('legacy widget'), 'v1.0.0')
-    store.libraries.update(store.libraries.byId('/acme/widgets')!.pk, { title: 'Acme Widgets', description: 'Widgets for everyone.' })
+    await store.libraries.update((await store.libraries.byId('/acme/widgets'))!.pk, { title: 'Acme Widgets', description: 'Widgets for everyone.' })
     await seedLibrary(app, '/acme/gadgets', page('gadget'))
-    const secret = store.libraries.create({ id: '/acme/secret', title: 'secret', sourceKind: 'github', sourceUrl: 'https://github.com/acme/secret', isPrivate: true })
-    const failed = store.libraries.create({ id: '/zeta/broken', title: 'broken', sourceKind: 'github', sourceUrl: 'https://github.com/zeta/broken' })
-    store.libraries.setVersionState(failed.version.pk, 'error', {
+    const secret = await store.libraries.create({ id: '/acme/secret', title: 'secret', sourceKind: 'github', sourceUrl: 'https://github.com/acme/secret', isPrivate: true })
+    const failed = await store.libraries.create({ id: '/zeta/broken', title: 'broken', sourceKind: 'github', sourceUrl: 'https://github.com/zeta/broken' })
+    await store.libraries.setVersionState(failed.version.pk, 'error', {
       code: 'source_unreachable',
       message: 'git clone failed: fatal: could not read from https://x-access-token:ghp_s3cr3t@github.com/zeta/broken',
     })
-    store.libraries.create({ id: '/llmstxt/imported', title: 'imported', sourceKind: 'import', sourceUrl: '', isImported: true })
-    store.jobs.enqueue({ kind: 'ingest', libraryPk: secret.library.pk, versionPk: secret.version.pk })
+    await store.libraries.create({ id: '/llmstxt/imported', title: 'imported', sourceKind: 'import', sourceUrl: '', isImported: true })
+    await store.jobs.enqueue({ kind: 'ingest', libraryPk: secret.library.pk, versionPk: secret.version.pk })
     admin = await signIn(app)
   })
 
@@ -53,8 +53,8 @@ describe('listing libraries', () => {
     expect(body.libraries.map((l: { id: string }) => l.id)).toEqual(['/acme/gadgets', '/acme/secret', '/acme/widgets', '/llmstxt/imported', '/zeta/broken'])
     const widgets = body.libraries[2]
     const { store } = app.runtime
-    const main = store.libraries.version(store.libraries.byId('/acme/widgets')!.pk, '')!
-    const tag = store.libraries.version(store.libraries.byId('/acme/widgets')!.pk, 'v1.0.0')!
+    const main = (await store.libraries.version((await store.libraries.byId('/acme/widgets'))!.pk, ''))!
+    const tag = (await store.libraries.version((await store.libraries.byId('/acme/widgets'))!.pk, 'v1.0.0'))!
     expect(main.totalSnippets).toBeGreaterThan(0)
     expect(widgets).toEqual({
       id: '/acme/widgets',
@@ -92,12 +92,12 @@ describe('listing libraries', () => {
     const secret = (await list('?q=secret')).libraries[0]
     expect(secret).toMatchObject({ id: '/acme/secret', private: true, team: null, state: 'queued', progress: null, refreshable: false })
     expect(secret.refreshBlockedReason).toMatch(/^Library \/acme\/secret is being processed \(job \d+, queued\)/)
-    const job = store.jobs.claimNext()!
-    store.jobs.setStatus(job.pk, 'embedding 40 of 120 snippets')
+    const job = (await store.jobs.claimNext())!
+    await store.jobs.setStatus(job.pk, 'embedding 40 of 120 snippets')
     try {
       expect((await list('?q=secret')).libraries[0]).toMatchObject({ state: 'processing', progress: 'embedding 40 of 120 snippets', refreshable: false })
     } finally {
-      store.jobs.fail(job.pk, 'internal_error', 'test over')
+      await store.jobs.fail(job.pk, 'internal_error', 'test over')
     }
   })
 
@@ -150,8 +150,8 @@ describe('listing libraries in the cloud', () => {
     const { store } = app.runtime
     const owner = await store.users.create({ email: 'owner@acme.example', password: 'correct horse battery staple', role: 'member' })
     const acme = await store.teams.create({ name: 'Acme Docs', ownerUserId: owner.id, plan: 'pro' })
-    store.libraries.create({ id: '/acme/billing', title: 'billing', sourceKind: 'github', sourceUrl: 'https://github.com/acme/billing', isPrivate: true, teamPk: acme.id })
-    store.libraries.create({ id: '/ops/runbook', title: 'runbook', sourceKind: 'github', sourceUrl: 'https://github.com/ops/runbook', isPrivate: true })
+    await store.libraries.create({ id: '/acme/billing', title: 'billing', sourceKind: 'github', sourceUrl: 'https://github.com/acme/billing', isPrivate: true, teamPk: acme.id })
+    await store.libraries.create({ id: '/ops/runbook', title: 'runbook', sourceKind: 'github', sourceUrl: 'https://github.com/ops/runbook', isPrivate: true })
     const admin = await signIn(app)
     const rows = (await app.inject({ url: '/api/libraries', cookies: admin })).json().libraries
     expect(rows.map((r: { id: string; private: boolean; team: string | null }) => [r.id, r.private, r.team])).toEqual([
@@ -197,7 +197,7 @@ describe('renaming and removing libraries', () => {
     const again = await addRepo(app, await createKey(app), 'https://github.com/acme/widgets')
     expect(again.statusCode).toBe(409)
     expect(again.json()).toMatchObject({ error: 'library_exists', message: expect.stringContaining('already indexed as /acme/widgets-core') })
-    expect(app.runtime.store.libraries.byId('/acme/widgets')).toBeUndefined()
+    expect(await app.runtime.store.libraries.byId('/acme/widgets')).toBeUndefined()
   })
 
   it('refuses a rename onto an existing ID (409 library_exists) or from an unknown one (404), changing nothing', async () => {
@@ -208,7 +208,7 @@ describe('renaming and removing libraries', () => {
     const unknown = await rename('/acme/nothing', '/acme/something')
     expect(unknown.statusCode).toBe(404)
     expect(unknown.json().error).toBe('library_not_found')
-    expect(app.runtime.store.libraries.list().map((l) => l.id)).toEqual(['/acme/taken', '/acme/widgets-core'])
+    expect((await app.runtime.store.libraries.list()).map((l) => l.id)).toEqual(['/acme/taken', '/acme/widgets-core'])
   })
 
   it('removes a library: it stops answering, its sets leave the cache at once, and its ID is free again', async () => {
@@ -232,16 +232,16 @@ describe('renaming and removing libraries', () => {
 
   it('refuses to remove a library whose job runs (409 library_busy), and keeps it serving', async () => {
     const { store } = app.runtime
-    const library = store.libraries.byId('/acme/widgets-core')!
-    const job = store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: store.libraries.version(library.pk, '')!.pk })
-    expect(store.jobs.claimNext()?.pk).toBe(job.pk)
+    const library = (await store.libraries.byId('/acme/widgets-core'))!
+    const job = await store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: (await store.libraries.version(library.pk, ''))!.pk })
+    expect((await store.jobs.claimNext())?.pk).toBe(job.pk)
     try {
       const res = await remove('/acme/widgets-core')
       expect(res.statusCode).toBe(409)
       expect(res.json()).toEqual({ error: 'library_busy', message: expect.stringContaining(`job ${job.pk}`) })
       expect((await context('/acme/widgets-core')).statusCode).toBe(200)
     } finally {
-      store.jobs.fail(job.pk, 'internal_error', 'test over')
+      await store.jobs.fail(job.pk, 'internal_error', 'test over')
     }
     expect((await remove('/acme/widgets-core')).statusCode).toBe(200)
   })
@@ -272,7 +272,7 @@ describe('versions', () => {
     expect(res.statusCode, res.body).toBe(200)
     const { jobId } = res.json()
     expect(res.json()).toEqual({ libraryName: '/acme/lib@v1.0.0', version: 'v1.0.0', jobId: expect.any(Number) })
-    expect(app.runtime.store.jobs.byPk(jobId)?.state).toBe('queued')
+    expect((await app.runtime.store.jobs.byPk(jobId))?.state).toBe('queued')
     expect((await row()).versions).toEqual([expect.objectContaining({ tag: 'v1.0.0', state: 'queued' })])
     await app.runtime.worker.drain()
     expect((await row()).versions).toEqual([expect.objectContaining({ tag: 'v1.0.0', state: 'finalized', snippets: expect.any(Number) })])
@@ -280,11 +280,11 @@ describe('versions', () => {
   })
 
   it('refuses a tag the remote lacks with 404 tag_not_found, queueing nothing', async () => {
-    const jobs = app.runtime.store.jobs.list().length
+    const jobs = (await app.runtime.store.jobs.list()).length
     const res = await app.inject({ method: 'POST', url: '/api/libraries/acme/lib/versions', cookies: admin, payload: { tag: 'v9.9.9' } })
     expect(res.statusCode).toBe(404)
     expect(res.json()).toEqual({ error: 'tag_not_found', message: expect.stringContaining('v9.9.9') })
-    expect(app.runtime.store.jobs.list()).toHaveLength(jobs)
+    expect(await app.runtime.store.jobs.list()).toHaveLength(jobs)
     expect((await row()).versions.map((v: { tag: string }) => v.tag)).toEqual(['v1.0.0'])
   })
 

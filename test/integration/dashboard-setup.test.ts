@@ -40,7 +40,7 @@ describe('first run', () => {
     const repeated = await setup(app, { token: prepared.token, email: 'ops@example.com', password: 'abababababababab' })
     expect(repeated.statusCode).toBe(400)
     expect(repeated.json()).toMatchObject({ error: 'validation_error', message: expect.stringContaining('5 different characters') })
-    expect(store.users.list()).toEqual([])
+    expect(await store.users.list()).toEqual([])
 
     // A refused password puts the token back: the operator can try again with it.
     const made = await setup(app, { token: prepared.token, email: 'ops@example.com', password: PASSWORD })
@@ -56,7 +56,7 @@ describe('first run', () => {
     const again = await setup(app, { token: prepared.token, email: 'mallory@example.com', password: PASSWORD })
     expect(again.statusCode).toBe(403)
     expect(again.json()).toMatchObject({ error: 'forbidden', message: expect.stringContaining('already has an admin') })
-    expect(store.users.list().map((u) => u.email)).toEqual(['ops@example.com'])
+    expect((await store.users.list()).map((u) => u.email)).toEqual(['ops@example.com'])
   })
 
   it('makes no token once an admin exists, and erases one an earlier start left', async () => {
@@ -79,7 +79,7 @@ describe('first run', () => {
     const missing = await setup(app, { token: second.token, email: 'ops@example.com' })
     expect(missing.statusCode).toBe(400)
     expect(missing.json().error).toBe('validation_error')
-    expect(store.users.list()).toEqual([])
+    expect(await store.users.list()).toEqual([])
   })
 })
 

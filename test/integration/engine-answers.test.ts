@@ -49,15 +49,15 @@ beforeAll(async () => {
   questions = all.filter((q) => q.library === 'fastify').map((q) => q.question)
 }, 120_000)
 
-function liveSet() {
-  const { setPk } = resolveLibraryVersion(runtime.store.libraries, libraryIdOf('fastify'), ANONYMOUS)
-  return runtime.store.snippets.set(setPk)!
+async function liveSet() {
+  const { setPk } = await resolveLibraryVersion(runtime.store.libraries, libraryIdOf('fastify'), ANONYMOUS)
+  return (await runtime.store.snippets.set(setPk))!
 }
 
 /** The ranking of the quality issue, straight from the rows, nothing precomputed or cached. */
 async function reference(question: string, tokens: number): Promise<{ txt: string; json: ContextResponse }> {
-  const set = liveSet()
-  const rows = runtime.store.snippets.allOfSet(set.pk)
+  const set = await liveSet()
+  const rows = await runtime.store.snippets.allOfSet(set.pk)
   const index = LexicalIndex.build(rows.map(indexedTextOf))
   const lexical = index.search(questionTerms(question), CANDIDATES)
   // The hash embedder's cosine, from each candidate's text embedded now and quantized as stored.
@@ -116,7 +116,7 @@ describe('the engine', () => {
   }, 60_000)
 
   it('writes the engine file when the set is built, and answers the same from a damaged or foreign file, rewriting it', async () => {
-    const set = liveSet()
+    const set = await liveSet()
     const file = engineFilePath(runtime.store.paths, set.pk)
     expect(fs.statSync(file).size).toBeGreaterThan(1000)
     const question = questions[0]
@@ -163,16 +163,16 @@ describe('the engine', () => {
     expect(fs.readFileSync(file).equals(good)).toBe(true)
   })
 
-  it('loads a set from its engine file and the rows\' heads alone, the same set as from the rows', () => {
-    const set = liveSet()
+  it('loads a set from its engine file and the rows\' heads alone, the same set as from the rows', async () => {
+    const set = await liveSet()
     const file = engineFilePath(runtime.store.paths, set.pk)
-    const heads = runtime.store.snippets.headsOfSet(set.pk)
-    const fromFile = loadSet(set.pk, heads, engineFileKind(set), file, () => {
+    const heads = await runtime.store.snippets.headsOfSet(set.pk)
+    const fromFile = await loadSet(set.pk, heads, engineFileKind(set), file, () => {
       throw new Error('a set whose engine file matches is loaded without reading its rows')
     })
     expect(fromFile.builtFrom).toBe('file')
     fs.rmSync(file)
-    const fromRows = loadSet(set.pk, heads, engineFileKind(set), file, () => runtime.store.snippets.allOfSet(set.pk))
+    const fromRows = await loadSet(set.pk, heads, engineFileKind(set), file, () => runtime.store.snippets.allOfSet(set.pk))
     expect(fromRows.builtFrom).toBe('rows')
     const plain = (loaded: LoadedSet) =>
       loaded.snippets.all().map(({ pk, doc, kind, title, tokens, txt, json }) => ({ pk, doc, kind, title, tokens, txt: txt.toString(), json: json.toString() }))
@@ -180,7 +180,7 @@ describe('the engine', () => {
     expect(plain(fromFile).map(({ pk, kind, title, tokens }) => ({ pk, kind, title, tokens }))).toEqual(heads.map(({ pk, kind, title, tokens }) => ({ pk, kind, title, tokens })))
     for (const [doc, head] of heads.entries()) expect(fromFile.snippets.docOf(head.pk)).toBe(doc)
     expect(fromFile.snippets.docOf(heads.at(-1)!.pk + 1)).toBeUndefined()
-    expect(plain(fromFile).map((s) => s.txt)).toEqual(runtime.store.snippets.allOfSet(set.pk).map(renderSnippetText))
+    expect(plain(fromFile).map((s) => s.txt)).toEqual((await runtime.store.snippets.allOfSet(set.pk)).map(renderSnippetText))
     expect(fromFile.vectors?.dimensions).toBe(set.dimensions)
     // The same file's bytes at an address not a multiple of 4 (typed-array views need one).
     const bytes = fs.readFileSync(file)
@@ -190,15 +190,15 @@ describe('the engine', () => {
     expect(fromUnaligned && plain(fromUnaligned)).toEqual(plain(fromFile))
 
     // Re-embedded with another embedder, the set's file holds no vectors: the hash one is rebuilt.
-    const rows = () => runtime.store.snippets.allOfSet(set.pk)
-    const other = loadSet(set.pk, heads, { hashDimensions: 0 }, file, rows)
+    const rows = async () => await runtime.store.snippets.allOfSet(set.pk)
+    const other = await loadSet(set.pk, heads, { hashDimensions: 0 }, file, rows)
     expect([other.builtFrom, other.vectors]).toEqual(['rows', undefined])
-    expect(loadSet(set.pk, heads, { hashDimensions: 0 }, file, rows).builtFrom).toBe('file')
-    expect(loadSet(set.pk, heads, engineFileKind(set), file, rows).builtFrom).toBe('rows')
+    expect((await loadSet(set.pk, heads, { hashDimensions: 0 }, file, rows)).builtFrom).toBe('file')
+    expect((await loadSet(set.pk, heads, engineFileKind(set), file, rows)).builtFrom).toBe('rows')
   })
 
   it('counts a loaded set\'s bytes against the cache bound, keeping the set a request needs even over it', async () => {
-    const set = liveSet()
+    const set = await liveSet()
     const retriever = new Retriever(runtime.store, runtime.embedders, undefined, 'fused', 2 ** 20)
     await retriever.getContext({ libraryId: libraryIdOf('fastify'), query: questions[0], tokens: 5000, caller: ANONYMOUS })
     // One set over the bound stays (its request needs it) and is alone.

@@ -36,7 +36,7 @@ function standInRebuilder(store: Store, wait: Promise<void>, started: (pk: numbe
     async rebuild(pk: number, at: string) {
       started(pk)
       await wait
-      writeEngineFile(at, store.snippets.allOfSet(pk), engineFileKind(store.snippets.set(pk)!))
+      writeEngineFile(at, await store.snippets.allOfSet(pk), engineFileKind((await store.snippets.set(pk))!))
       return { bytes: fs.readFileSync(at) }
     },
   } as unknown as EngineFileRebuilder

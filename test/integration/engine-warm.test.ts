@@ -36,7 +36,7 @@ describe('loading libraries at start', () => {
     const lines: string[] = []
     const second = await buildApp({ dataDir, logStream: { write: (line: string) => void lines.push(line) } })
     try {
-      expect(second.runtime.usage.mostAskedSets(30)).toEqual([asked.setPk])
+      expect(await second.runtime.usage.mostAskedSets(30)).toEqual([asked.setPk])
       const stats = await pollUntil('the asked library to be loaded', () => {
         const now = second.runtime.retriever.cacheStats()
         return now.sets > 0 ? now : undefined

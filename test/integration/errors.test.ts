@@ -165,7 +165,7 @@ describe('401 invalid_api_key', () => {
   it('on add without a key, while search works without one', async () => {
     const res = await app.inject({ method: 'POST', url: '/api/v2/add/repo/github', payload: { docsRepoUrl: 'https://github.com/acme/new' } })
     expectError(res, 401, 'invalid_api_key')
-    expect(app.runtime.store.libraries.byId('/acme/new')).toBeUndefined()
+    expect(await app.runtime.store.libraries.byId('/acme/new')).toBeUndefined()
     expect((await search({ libraryName: 'widgets' })).statusCode).toBe(200)
   })
 
@@ -186,7 +186,7 @@ describe('404', () => {
   describe('versions', () => {
     beforeAll(async () => {
       const { libraryPk } = await seedLibrary(app, '/acme/widgets', { 'docs/v1.md': '# Version one\n\n## Legacy render\n\n```js\nlegacyRender(el)\n```\n' }, 'v1.0.0')
-      app.runtime.store.libraries.ensureVersion(libraryPk, 'v0.9.0')
+      await app.runtime.store.libraries.ensureVersion(libraryPk, 'v0.9.0')
     })
 
     it('tag_not_found lists the available tags', async () => {
@@ -242,7 +242,7 @@ describe('202, 301, 409, 422, 500 and 503 of libraries in every state', () => {
 
   it('301 library_redirected with redirectUrl and no Location header after a rename', async () => {
     await seedLibrary(app, '/acme/old-name', GUIDE)
-    renameLibrary(app.runtime.store, '/acme/old-name', '/acme/new-name')
+    await renameLibrary(app.runtime.store, '/acme/old-name', '/acme/new-name')
     const moved = await context({ libraryId: '/acme/old-name', query: 'render' })
     expectError(moved, 301, 'library_redirected', { redirectUrl: '/acme/new-name' })
     expect(moved.headers.location).toBeUndefined()

@@ -91,8 +91,8 @@ describe('/v2/context of a failed library', () => {
   })
 
   it('answers processing_failed for a reason a client cannot act on, quoting nothing of it', async () => {
-    const { version } = app.runtime.store.libraries.create({ id: '/acme/crashy', title: 'crashy', sourceKind: 'github', sourceUrl: 'https://github.com/acme/crashy' })
-    app.runtime.store.libraries.setVersionState(version.pk, 'error', { code: 'internal_error', message: "TypeError: cannot read 'x' at /srv/lectern/dist/src/sources/git-reader.js:80" })
+    const { version } = await app.runtime.store.libraries.create({ id: '/acme/crashy', title: 'crashy', sourceKind: 'github', sourceUrl: 'https://github.com/acme/crashy' })
+    await app.runtime.store.libraries.setVersionState(version.pk, 'error', { code: 'internal_error', message: "TypeError: cannot read 'x' at /srv/lectern/dist/src/sources/git-reader.js:80" })
     const res = await app.inject({ url: '/api/v2/context', query: { libraryId: '/acme/crashy', query: 'render' } })
     const message = expectError(res, 500, 'processing_failed')
     expect(message).toMatch(/failed to process.*Retry with POST \/api\/v1\/refresh/)

@@ -40,9 +40,9 @@ function expectError(res: LightMyRequestResponse, status: number, error: string)
 }
 
 /** Nothing a refused request sent was stored. */
-function expectNothingStored(): void {
-  expect(app.runtime.store.libraries.list().map((l) => l.id)).toEqual(['/acme/widgets'])
-  expect(app.runtime.store.jobs.list()).toEqual([])
+async function expectNothingStored(): Promise<void> {
+  expect((await app.runtime.store.libraries.list()).map((l) => l.id)).toEqual(['/acme/widgets'])
+  expect(await app.runtime.store.jobs.list()).toEqual([])
 }
 
 describe('a query string over the header limit, on a real socket', () => {
@@ -137,19 +137,19 @@ describe('multipart uploads over their limits', () => {
     ])(`POST ${url}: %s is 400 validation_error naming the field limit`, async (_, parts) => {
       const message = expectError(await post(parts()), 400, 'validation_error')
       expect(message).toBe(`The upload has more form fields than the ${maxFields} this endpoint takes.`)
-      expectNothingStored()
+      await expectNothingStored()
     })
 
     it(`POST ${url}: two files are 400 validation_error naming the file limit`, async () => {
       const message = expectError(await post(file(fileField) + file(fileField)), 400, 'validation_error')
       expect(message).toBe('The upload has more files than the 1 file this endpoint takes.')
-      expectNothingStored()
+      await expectNothingStored()
     })
 
     it.each(['__proto__', 'constructor', 'toString'])(`POST ${url}: a field named %s is 400 validation_error`, async (name) => {
       const message = expectError(await post(field(name) + file(fileField)), 400, 'validation_error')
       expect(message).toMatch(/may not be named __proto__, constructor/)
-      expectNothingStored()
+      await expectNothingStored()
     })
   }
 
@@ -161,13 +161,13 @@ describe('multipart uploads over their limits', () => {
       payload: `--${boundary}\r\nContent-Disposition: form-data; name="${fileField}"; filename="f.json"\r\n\r\n{"openapi"`,
     })
     expect(expectError(res, 400, 'validation_error')).toMatch(/not valid multipart\/form-data/)
-    expectNothingStored()
+    await expectNothingStored()
   }, 10_000)
 
   it.each(endpoints)('POST %s without a boundary in the content type is 400 validation_error', async (url, fileField) => {
     const res = await app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${key}`, 'content-type': 'multipart/form-data' }, payload: file(fileField) })
     expect(expectError(res, 400, 'validation_error')).toMatch(/not valid multipart\/form-data/)
-    expectNothingStored()
+    await expectNothingStored()
   })
 
   it('the import bundle upload from an admin session gets the same answer', async () => {
@@ -229,7 +229,7 @@ describe('bodies Fastify refuses get Lectern\'s own messages', () => {
   ])('valid JSON with a %s key is refused as such', async (_, payload) => {
     const message = expectError(await post({ 'content-type': 'application/json' }, payload), 400, 'validation_error')
     expect(message).toBe('JSON bodies may not contain __proto__ or constructor keys.')
-    expectNothingStored()
+    await expectNothingStored()
   })
 
   it('on /mcp the same refusal is a JSON-RPC error', async () => {
@@ -253,7 +253,7 @@ describe('source URLs with credentials are refused at submission and never store
     const message = expectError(res, 400, 'validation_error')
     expect(message).toMatch(/credentials/)
     expect(message).not.toContain('hunter2')
-    expectNothingStored()
+    await expectNothingStored()
     const rows = sqliteOf(app.runtime.store).prepare('SELECT source_url FROM libraries').all() as Array<{ source_url: string }>
     expect(JSON.stringify(rows)).not.toContain('hunter2')
   })
@@ -286,7 +286,7 @@ describe('bodies nested 100,000 levels deep', () => {
     it.each(payloads)(`${method} ${url}: %s is 400 validation_error`, async (_, payload) => {
       const res = await app.inject({ method: method as 'POST' | 'PUT', url, headers: { ...headers(), 'content-type': 'application/json' }, payload })
       expect(expectError(res, 400, 'validation_error')).toMatch(/nests arrays and objects more than 64 levels deep/)
-      expectNothingStored()
+      await expectNothingStored()
     })
   }
 

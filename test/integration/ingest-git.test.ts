@@ -191,11 +191,11 @@ describe('files that must not be indexed', () => {
     }
   })
 
-  it('stores nothing from CHANGELOG, LICENSE, internal/, the symlink or the binary file', () => {
+  it('stores nothing from CHANGELOG, LICENSE, internal/, the symlink or the binary file', async () => {
     const { store } = app.runtime
-    const library = store.libraries.byId('/acme/widgets')!
-    const setPk = store.libraries.version(library.pk, '')!.currentSet!
-    const snippets = store.snippets.allOfSet(setPk)
+    const library = (await store.libraries.byId('/acme/widgets'))!
+    const setPk = (await store.libraries.version(library.pk, ''))!.currentSet!
+    const snippets = await store.snippets.allOfSet(setPk)
     const files = new Set(snippets.map((s) => s.source.replace(/^.*?\/blob\/[0-9a-f]+\//, '').replace(/#.*$/, '')))
     expect([...files].sort()).toEqual(['README.md', 'docs/api.rst', 'docs/guide.md', 'docs/tabs.mdx', 'examples/quickstart.ipynb'])
     for (const s of snippets) for (const word of forbidden) expect(s.body).not.toContain(word)
@@ -212,8 +212,8 @@ describe('/api/v2/libs/search', () => {
   it('returns the library with every Library field', async () => {
     const [widgets] = await search('/acme/widgets')
     const { store } = app.runtime
-    const setPk = store.libraries.version(store.libraries.byId('/acme/widgets')!.pk, '')!.currentSet!
-    const snippets = store.snippets.allOfSet(setPk)
+    const setPk = (await store.libraries.version((await store.libraries.byId('/acme/widgets'))!.pk, ''))!.currentSet!
+    const snippets = await store.snippets.allOfSet(setPk)
     expect(widgets).toEqual({
       id: '/acme/widgets',
       title: 'widgets',

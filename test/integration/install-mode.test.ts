@@ -109,7 +109,7 @@ describe('the mode of a data directory', () => {
     }
     const store = await openStore(dataDir)
     try {
-      const jobs = store.jobs.list({})
+      const jobs = await store.jobs.list({})
       expect(jobs).toHaveLength(1)
       expect(jobs[0]).toMatchObject({ state: 'queued', startedAt: null })
     } finally {

@@ -21,7 +21,7 @@ import { testParser } from '../helpers/parse.js'
 const GUIDE = { 'docs/guide.md': '# Guide\n\n## Connect\n\nConnect to the server with the connect function and a host name.\n\n```js\nconnect("db.example.com")\n```\n' }
 
 async function waitForJobs(app: FastifyInstance): Promise<void> {
-  await pollUntil('the job queue to empty', () => (app.runtime.store.jobs.list({ states: ['queued', 'running'] }).length === 0 ? true : undefined), 30_000)
+  await pollUntil('the job queue to empty', async () => ((await app.runtime.store.jobs.list({ states: ['queued', 'running'] })).length === 0 ? true : undefined), 30_000)
 }
 
 /** The state search reports, as a client reads it. */
@@ -47,7 +47,7 @@ describe('every job end', () => {
     const refresh = await app.inject({ method: 'POST', url: '/api/v1/refresh', headers: { authorization: `Bearer ${key}` }, payload: { libraryName: '/acme/steady' } })
     expect(refresh.statusCode).toBe(200)
     await waitForJobs(app)
-    expect(app.runtime.store.jobs.byPk(refresh.json().jobId)).toMatchObject({ state: 'succeeded', statusMessage: expect.stringMatching(/^unchanged at/) })
+    expect(await app.runtime.store.jobs.byPk(refresh.json().jobId)).toMatchObject({ state: 'succeeded', statusMessage: expect.stringMatching(/^unchanged at/) })
     expect(await searchedState(app, '/acme/steady')).toBe('finalized')
     expect(await workDirs(dataDir)).toEqual([])
   })
@@ -76,9 +76,9 @@ describe('every job end', () => {
     // What a SIGKILL during a refresh leaves: the job claimed and `running`, its version
     // `processing`, a half-made clone, and a clone of a job that ended long ago.
     const refresh = await first.inject({ method: 'POST', url: '/api/v1/refresh', headers: { authorization: `Bearer ${key}` }, payload: { libraryName: '/acme/crashed' } })
-    const claimed = first.runtime.store.jobs.claimNext()!
+    const claimed = (await first.runtime.store.jobs.claimNext())!
     expect(claimed.pk).toBe(refresh.json().jobId)
-    first.runtime.store.libraries.setVersionState(claimed.versionPk!, 'processing')
+    await first.runtime.store.libraries.setVersionState(claimed.versionPk!, 'processing')
     const cut = jobWorkDir(first.runtime.store.paths, claimed.pk)
     await mkdir(path.join(cut, 'docs'), { recursive: true })
     await writeFile(path.join(cut, 'docs', 'half.md'), '# Half')
@@ -88,7 +88,7 @@ describe('every job end', () => {
     const second = await buildTestApp({ dataDir })
     expect(await workDirs(dataDir)).not.toContain('job-9999')
     await waitForJobs(second)
-    expect(second.runtime.store.jobs.byPk(claimed.pk)).toMatchObject({ state: 'succeeded', attempts: 2, statusMessage: expect.stringMatching(/^unchanged at/) })
+    expect(await second.runtime.store.jobs.byPk(claimed.pk)).toMatchObject({ state: 'succeeded', attempts: 2, statusMessage: expect.stringMatching(/^unchanged at/) })
     expect(await searchedState(second, '/acme/crashed')).toBe('finalized')
     expect(await workDirs(dataDir)).toEqual([])
     expect((await second.inject({ url: '/api/v2/context', query: { libraryId: '/acme/crashed', query: 'connect' } })).statusCode).toBe(200)
@@ -102,7 +102,7 @@ describe('every job end', () => {
     const { store, embedders } = app.runtime
     const key = await createKey(app)
     await addRepo(app, key, 'https://github.com/acme/steady')
-    const job = store.jobs.list({ states: ['queued'] })[0]!
+    const job = (await store.jobs.list({ states: ['queued'] }))[0]!
 
     // The real handler builds and finalizes the set; the worker records the job's end after it.
     const ingest = createIngestJobHandler({ store, embedders, http: app.runtime.http, parser: testParser, chromiumPath: '', mode: app.runtime.mode })
@@ -116,7 +116,7 @@ describe('every job end', () => {
     } }, log, { pollMs: 20 })
     await worker.start()
     try {
-      await pollUntil('the job to end', () => (store.jobs.byPk(job.pk)?.state === 'succeeded' ? true : undefined))
+      await pollUntil('the job to end', async () => ((await store.jobs.byPk(job.pk))?.state === 'succeeded' ? true : undefined))
       expect(seen).toEqual({ state: 'processing', refresh: 409 })
       expect(await searchedState(app, '/acme/steady')).toBe('finalized')
       expect((await app.inject({ url: '/api/v2/context', query: { libraryId: '/acme/steady', query: 'connect' } })).statusCode).toBe(200)
@@ -138,7 +138,7 @@ describe('every job end', () => {
     await addRepo(app, key, 'https://github.com/acme/steady')
     await app.runtime.worker.drain()
     const refresh = await app.inject({ method: 'POST', url: '/api/v1/refresh', headers: { authorization: `Bearer ${key}` }, payload: { libraryName: '/acme/steady' } })
-    const job = store.jobs.byPk(refresh.json().jobId)!
+    const job = (await store.jobs.byPk(refresh.json().jobId))!
 
     // The real git handler finds no new commit; the disk fills the moment it returns.
     const ingest = createIngestJobHandler({ store, embedders, http: app.runtime.http, parser: testParser, chromiumPath: '', mode: app.runtime.mode })
@@ -153,13 +153,13 @@ describe('every job end', () => {
     await worker.start()
     try {
       await pollUntil('the job end to be refused', () => (errors.includes('could not record how the job ended; retrying before the next job') ? true : undefined))
-      expect(store.jobs.byPk(job.pk)?.state).toBe('running')
-      expect(store.libraries.versionByPk(job.versionPk!)?.state).toBe('processing')
+      expect((await store.jobs.byPk(job.pk))?.state).toBe('running')
+      expect((await store.libraries.versionByPk(job.versionPk!))?.state).toBe('processing')
       free!()
-      await pollUntil('the version to settle', () => (store.libraries.versionByPk(job.versionPk!)?.state === 'processing' ? undefined : true))
-      expect(store.libraries.versionByPk(job.versionPk!)?.state).toBe('finalized')
-      expect(store.jobs.byPk(job.pk)).toMatchObject({ state: 'succeeded', statusMessage: expect.stringMatching(/^unchanged at/) })
-      expect(store.jobs.list({ states: ['queued', 'running'] })).toEqual([])
+      await pollUntil('the version to settle', async () => ((await store.libraries.versionByPk(job.versionPk!))?.state === 'processing' ? undefined : true))
+      expect((await store.libraries.versionByPk(job.versionPk!))?.state).toBe('finalized')
+      expect(await store.jobs.byPk(job.pk)).toMatchObject({ state: 'succeeded', statusMessage: expect.stringMatching(/^unchanged at/) })
+      expect(await store.jobs.list({ states: ['queued', 'running'] })).toEqual([])
     } finally {
       await worker.stop()
     }
@@ -171,8 +171,8 @@ describe('every job end', () => {
   ])('a stop %s', async (_name, cancel, expected) => {
     const app = await buildTestApp({ startWorker: false })
     const { store } = app.runtime
-    const library = store.libraries.create({ id: '/acme/slow', title: 'slow', sourceKind: 'github', sourceUrl: 'https://github.com/acme/slow' })
-    const job = store.jobs.enqueue({ kind: INGEST_JOB, libraryPk: library.library.pk, versionPk: library.version.pk })
+    const library = await store.libraries.create({ id: '/acme/slow', title: 'slow', sourceKind: 'github', sourceUrl: 'https://github.com/acme/slow' })
+    const job = await store.jobs.enqueue({ kind: INGEST_JOB, libraryPk: library.library.pk, versionPk: library.version.pk })
     let started: () => void = () => {}
     const running = new Promise<void>((resolve) => (started = resolve))
     const log: JobLog = { info: () => {}, warn: () => {}, error: () => {} }
@@ -183,9 +183,9 @@ describe('every job end', () => {
     }) }, log, { pollMs: 20 })
     await worker.start()
     await running
-    if (cancel) store.jobs.requestCancel(job.pk, 'admin')
+    if (cancel) await store.jobs.requestCancel(job.pk, 'admin')
     await worker.stop()
-    expect(store.jobs.byPk(job.pk)).toMatchObject(expected)
-    expect(store.libraries.versionByPk(library.version.pk)?.state).toBe(cancel ? 'error' : 'initial')
+    expect(await store.jobs.byPk(job.pk)).toMatchObject(expected)
+    expect((await store.libraries.versionByPk(library.version.pk))?.state).toBe(cancel ? 'error' : 'initial')
   })
 })

@@ -47,7 +47,7 @@ describe('job retention', () => {
       expect(await pruneEndedJobs(store, NOW)).toBe(3)
       expect(jobPks(store)).toEqual([recent, newestOfTwo, queued, running])
       expect(loggedJobs(store)).toEqual([recent, newestOfTwo, queued, running])
-      expect([oldSucceeded, oldFailed, detached].some((pk) => store.jobs.byPk(pk))).toBe(false)
+      expect(await Promise.all([oldSucceeded, oldFailed, detached].map((pk) => store.jobs.byPk(pk)))).toEqual([undefined, undefined, undefined])
 
       // 0 keeps everything; `recent` is now its library's newest ended job, kept at any retention.
       await store.settings.set('jobs.retentionDays', 0)
@@ -87,13 +87,13 @@ describe('job retention', () => {
     const lines: Array<{ obj: object; msg: string }> = []
     await recoverDataDir(app.runtime, { info: (obj: object, msg: string) => lines.push({ obj, msg }), warn: () => {}, error: () => {} })
     expect(lines).toContainEqual({ obj: { jobs: 1 }, msg: 'removed ended jobs past their retention (jobs.retentionDays)' })
-    expect(store.jobs.byPk(stale)).toBeUndefined()
+    expect(await store.jobs.byPk(stale)).toBeUndefined()
 
     const older = job(store, null, 'failed', 45)
     await app.runtime.worker.start()
     const added = await addRepo(app, await createKey(app), 'https://github.com/acme/thing')
     expect(added.statusCode, added.body).toBe(200)
     await waitForLibrary(app, '/acme/thing')
-    await pollUntil('the job that ended older than the retention to go', () => (store.jobs.byPk(older) ? undefined : true))
+    await pollUntil('the job that ended older than the retention to go', async () => (await store.jobs.byPk(older) ? undefined : true))
   })
 })

@@ -155,7 +155,7 @@ describe('listing and cancelling jobs', () => {
     const before = await s.app.inject({ url: question })
     expect(before.statusCode).toBe(200)
     const { store } = s.app.runtime
-    const versionBefore = store.libraries.version(store.libraries.byId('/acme/thing')!.pk, '')!
+    const versionBefore = (await store.libraries.version((await store.libraries.byId('/acme/thing'))!.pk, ''))!
 
     s.git.hold = true
     const refresh = await s.app.inject({ method: 'POST', url: '/api/v1/refresh', headers: { authorization: `Bearer ${s.key}` }, payload: { libraryName: '/acme/thing', gitToken: GIT_TOKEN, force: true } })
@@ -181,7 +181,7 @@ describe('listing and cancelling jobs', () => {
     expect(job.elapsedMs).toBe(Date.parse(job.finishedAt!) - Date.parse(job.startedAt!))
 
     // The live set is the one before: same set, same answers, state finalized with the reason noted.
-    const versionAfter = store.libraries.version(versionBefore.libraryPk, '')!
+    const versionAfter = (await store.libraries.version(versionBefore.libraryPk, ''))!
     expect(versionAfter).toMatchObject({ state: 'finalized', currentSet: versionBefore.currentSet, errorCode: 'cancelled', totalSnippets: versionBefore.totalSnippets })
     const after = await s.app.inject({ url: question })
     expect(after.statusCode).toBe(200)
@@ -224,8 +224,8 @@ describe('listing and cancelling jobs', () => {
     expect(answer.json()).toMatchObject({ id: queued, state: 'failed', errorCode: 'cancelled', position: null, elapsedMs: null, startedAt: null, finishedAt: expect.any(String) })
     expect(answer.json<JobView>().errorMessage).toBe(`Job ${queued} was cancelled while queued; refresh the library, or add it again, to run it anew.`)
     expect(await logOf(s, queued)).toEqual([{ id: expect.any(Number), time: expect.any(String), level: 'warn', message: 'job cancelled while queued', fields: { by: expect.stringMatching(/^admin /) } }])
-    const other = s.app.runtime.store.libraries.byId('/acme/other')!
-    expect(s.app.runtime.store.libraries.version(other.pk, '')).toMatchObject({ state: 'error', errorCode: 'cancelled', currentSet: null })
+    const other = (await s.app.runtime.store.libraries.byId('/acme/other'))!
+    expect(await s.app.runtime.store.libraries.version(other.pk, '')).toMatchObject({ state: 'error', errorCode: 'cancelled', currentSet: null })
     const context = await s.app.inject({ url: '/api/v2/context?libraryId=/acme/other&query=install' })
     expect(context.statusCode).toBe(409)
     expect(context.json()).toEqual({ error: 'cancelled', message: answer.json<JobView>().errorMessage })
@@ -235,7 +235,7 @@ describe('listing and cancelling jobs', () => {
     // Cancelled while running, a first ingest leaves nothing to serve: failed as cancelled.
     expect((await cancel(s, running)).statusCode).toBe(200)
     expect(await ended(s, running)).toMatchObject({ state: 'failed', errorCode: 'cancelled' })
-    expect(s.app.runtime.store.libraries.version(s.app.runtime.store.libraries.byId('/acme/thing')!.pk, '')).toMatchObject({ state: 'error', errorCode: 'cancelled', currentSet: null })
+    expect(await s.app.runtime.store.libraries.version((await s.app.runtime.store.libraries.byId('/acme/thing'))!.pk, '')).toMatchObject({ state: 'error', errorCode: 'cancelled', currentSet: null })
 
     s.git.hold = false
     const retried = await add(s, 'other')
@@ -257,17 +257,17 @@ describe('listing and cancelling jobs', () => {
     await first.runtime.worker.drain()
     // What a process killed during a refresh leaves, with a cancel asked meanwhile (to another process).
     const refresh = await first.inject({ method: 'POST', url: '/api/v1/refresh', headers: { authorization: `Bearer ${key}` }, payload: { libraryName: '/acme/thing', force: true } })
-    const claimed = first.runtime.store.jobs.claimNext()!
+    const claimed = (await first.runtime.store.jobs.claimNext())!
     expect(claimed.pk).toBe(refresh.json().jobId)
-    first.runtime.store.libraries.setVersionState(claimed.versionPk!, 'processing')
+    await first.runtime.store.libraries.setVersionState(claimed.versionPk!, 'processing')
     await mkdir(jobWorkDir(first.runtime.store.paths, claimed.pk), { recursive: true })
     const answer = await first.inject({ method: 'POST', url: `/api/jobs/${claimed.pk}/cancel`, headers: { cookie: await sessionCookie(first, 'admin') } })
     expect(answer.json()).toMatchObject({ state: 'running', cancelRequestedAt: expect.any(String) })
     await first.close()
 
     const second = await buildTestApp({ dataDir })
-    expect(second.runtime.store.jobs.byPk(claimed.pk)).toMatchObject({ state: 'failed', errorCode: 'cancelled', attempts: 1 })
-    expect(second.runtime.store.libraries.versionByPk(claimed.versionPk!)).toMatchObject({ state: 'finalized', errorCode: 'cancelled', currentSet: expect.any(Number) })
+    expect(await second.runtime.store.jobs.byPk(claimed.pk)).toMatchObject({ state: 'failed', errorCode: 'cancelled', attempts: 1 })
+    expect(await second.runtime.store.libraries.versionByPk(claimed.versionPk!)).toMatchObject({ state: 'finalized', errorCode: 'cancelled', currentSet: expect.any(Number) })
     await pollUntil('the clone of the cancelled job to go', () => (existsSync(jobWorkDir(second.runtime.store.paths, claimed.pk)) ? undefined : true))
     expect((await second.inject({ url: '/api/v2/context?libraryId=/acme/thing&query=install' })).statusCode).toBe(200)
   })

@@ -23,7 +23,7 @@ async function setUp() {
   const alice = cookie(await signIn(app, 'member', 'alice@example.com'))
   const bob = cookie(await signIn(app, 'member', 'bob@example.com'))
   const { users, keys } = app.runtime.store
-  const ownerOf = (email: string) => ({ userId: users.byEmail(email)!.id, teamId: null })
+  const ownerOf = async (email: string) => ({ userId: (await users.byEmail(email))!.id, teamId: null })
   const adminKey = (await app.inject({ method: 'POST', url: '/api/keys', headers: admin, payload: { name: 'ops' } })).json().key as string
   return {
     app,
@@ -31,8 +31,8 @@ async function setUp() {
     admin,
     alice,
     bob,
-    aliceKey: bearer((await keys.create('alice', ownerOf('alice@example.com'))).key),
-    bobKey: bearer((await keys.create('bob', ownerOf('bob@example.com'))).key),
+    aliceKey: bearer((await keys.create('alice', await ownerOf('alice@example.com'))).key),
+    bobKey: bearer((await keys.create('bob', await ownerOf('bob@example.com'))).key),
     installKey: bearer(await createKey(app)),
     adminKey: bearer(adminKey),
   }
@@ -63,7 +63,7 @@ const restrict = (app: FastifyInstance, headers: Headers, id: string, body: obje
 describe('on-premise library access control', () => {
   it('a restricted library: admins, granted users and their keys reach it; to anyone else it is an unknown library', async () => {
     const s = await setUp()
-    const queued = s.app.runtime.store.jobs.enqueue({ kind: 'refresh', libraryPk: s.secretPk })
+    const queued = await s.app.runtime.store.jobs.enqueue({ kind: 'refresh', libraryPk: s.secretPk })
     expect((await reach(s.app, s.bob, '/acme/billing')).searchIds).toContain('/acme/billing')
 
     const set = await restrict(s.app, s.admin, '/acme/billing', { access: 'restricted', users: ['alice@example.com'] })
@@ -87,12 +87,12 @@ describe('on-premise library access control', () => {
       expect(seen.mcp).toContain('deploy.sh v1')
       expect(seen.status).toContain('/acme/billing')
     }
-    s.app.runtime.store.jobs.fail(queued.pk, 'source_unreachable', 'git clone failed')
+    await s.app.runtime.store.jobs.fail(queued.pk, 'source_unreachable', 'git clone failed')
     expect((await reach(s.app, s.bobKey, '/acme/billing')).status).not.toContain('/acme/billing')
     expect((await reach(s.app, s.aliceKey, '/acme/billing')).status).toContain('/acme/billing')
 
     // The dashboard's key is its admin's; grants are read once per catalogue version, not per request or library.
-    expect((await s.app.runtime.store.keys.list()).find((k) => k.name === 'ops')!.userId).toBe(s.app.runtime.store.users.byEmail('admin@example.com')!.id)
+    expect((await s.app.runtime.store.keys.list()).find((k) => k.name === 'ops')!.userId).toBe((await s.app.runtime.store.users.byEmail('admin@example.com'))!.id)
     const rules = vi.spyOn(s.app.runtime.store.libraryAccess, 'rules')
     for (const caller of [s.bob, s.aliceKey, s.installKey, s.bobKey]) await reach(s.app, caller, '/acme/billing')
     expect(rules).not.toHaveBeenCalled()

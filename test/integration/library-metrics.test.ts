@@ -136,9 +136,9 @@ describe('library metrics', () => {
     // The users of two days ago were hashed under a salt that did not outlive the flush.
     expect(sqliteOf(app.runtime.store).prepare('SELECT day FROM usage_salt').all()).toEqual([])
     usage.record(libraryPk, 'cursor', 'mcp-http', new Date(now), { user: 'key:1' })
-    usage.flush(new Date(now))
+    await usage.flush(new Date(now))
     expect(sqliteOf(app.runtime.store).prepare('SELECT day FROM usage_salt').all()).toEqual([{ day: day(0) }])
-    usage.flush(new Date(now + DAY_MS))
+    await usage.flush(new Date(now + DAY_MS))
     expect(sqliteOf(app.runtime.store).prepare('SELECT day FROM usage_salt').all()).toEqual([])
 
     const one = (await metrics(app, { libraryId: '/acme/router', days: '1' }, bearer(key))).json()
@@ -300,7 +300,7 @@ describe('library metrics in the cloud', () => {
     const cookies = await signIn(app, 'member', 'carol@example.com')
     const asCarol = () => app.inject({ url: '/api/v2/libs/metrics', query: { libraryId: '/acme/router' }, cookies })
     expect((await asCarol()).statusCode).toBe(404)
-    const carol = app.runtime.store.users.list().find((u) => u.email === 'carol@example.com')!
+    const carol = (await app.runtime.store.users.list()).find((u) => u.email === 'carol@example.com')!
     await app.runtime.store.teams.addMember(acme.id, carol.id, 'developer', membersAllowed)
     const member = await asCarol()
     expect(member.statusCode, member.body).toBe(200)

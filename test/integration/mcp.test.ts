@@ -60,8 +60,8 @@ describe('MCP over streamable HTTP', () => {
     await seedLibrary(app, '/acme/widgets', { 'docs/v1.md': '# Old\n\n## Old route\n\nThe v1 way to register a route on the widget server.\n\n```js\napp.get(\'/\', h)\n```\n' }, 'v1.0.0')
     await seedLibrary(app, '/acme/moved', DOCS)
     await seedLibrary(app, '/pallets/flask', DOCS)
-    renameLibrary(app.runtime.store, '/acme/moved', '/acme/moved-here')
-    app.runtime.store.libraries.create({ id: '/acme/pending', title: 'pending', sourceKind: 'github', sourceUrl: 'x' })
+    await renameLibrary(app.runtime.store, '/acme/moved', '/acme/moved-here')
+    await app.runtime.store.libraries.create({ id: '/acme/pending', title: 'pending', sourceKind: 'github', sourceUrl: 'x' })
     base = await app.listen({ port: 0, host: '127.0.0.1' })
     client = await connectHttp(base, { 'x-context7-source': 'test-suite' })
     defer(() => client.close())
@@ -120,7 +120,7 @@ describe('MCP over streamable HTTP', () => {
   it('records usage per library, day, client kind and transport', async () => {
     await app.inject({ url: '/api/v2/context?libraryId=/acme/widgets&query=hooks&type=json', headers: { 'x-context7-source': 'cli' } })
     await app.inject({ url: '/api/v2/context?libraryId=/acme/widgets&query=hooks' })
-    const rows = app.runtime.usage.forLibrary(widgetsPk)
+    const rows = await app.runtime.usage.forLibrary(widgetsPk)
     const count = (client: string, transport: string) => rows.find((r) => r.client === client && r.transport === transport)?.requests ?? 0
     expect(count('test-suite', 'mcp-http')).toBeGreaterThanOrEqual(3)
     expect(count('cli', 'rest-json')).toBe(1)

@@ -16,20 +16,20 @@ describe('one active job per library version', () => {
   it('refuses a second queued or running job of a version with library_busy, and takes one again once it ended', async () => {
     const store = await openStore(await tmpDataDir())
     onTestFinished(() => store.close())
-    const { library, version } = store.libraries.create({ id: '/acme/widgets', title: 'widgets', sourceKind: 'github', sourceUrl: 'https://github.com/acme/widgets' })
-    const first = store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk })
-    expect(() => store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk })).toThrow(
+    const { library, version } = await store.libraries.create({ id: '/acme/widgets', title: 'widgets', sourceKind: 'github', sourceUrl: 'https://github.com/acme/widgets' })
+    const first = await store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk })
+    await expect(store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk })).rejects.toThrow(
       expect.objectContaining({ code: 'library_busy', message: expect.stringContaining(`job ${first.pk}, queued`) }),
     )
-    expect(store.jobs.claimNext()?.pk).toBe(first.pk)
-    expect(() => store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk })).toThrow(expect.objectContaining({ code: 'library_busy', message: expect.stringContaining('running') }))
+    expect((await store.jobs.claimNext())?.pk).toBe(first.pk)
+    await expect(store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk })).rejects.toThrow(expect.objectContaining({ code: 'library_busy', message: expect.stringContaining('running') }))
     // Another version of the library, and jobs of no version, are not held.
-    const v2 = store.libraries.ensureVersion(library.pk, 'v2')
-    expect(store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: v2.pk }).state).toBe('queued')
-    store.jobs.enqueue({ kind: 'reembed', libraryPk: library.pk, payload: { setPk: 1 } })
-    store.jobs.enqueue({ kind: 'reembed', libraryPk: library.pk, payload: { setPk: 2 } })
-    store.jobs.succeed(first.pk)
-    expect(store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk }).state).toBe('queued')
+    const v2 = await store.libraries.ensureVersion(library.pk, 'v2')
+    expect((await store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: v2.pk })).state).toBe('queued')
+    await store.jobs.enqueue({ kind: 'reembed', libraryPk: library.pk, payload: { setPk: 1 } })
+    await store.jobs.enqueue({ kind: 'reembed', libraryPk: library.pk, payload: { setPk: 2 } })
+    await store.jobs.succeed(first.pk)
+    expect((await store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk })).state).toBe('queued')
     expect(sqliteOf(store).prepare('SELECT count(*) FROM jobs').pluck().get()).toBe(5)
   })
 
@@ -66,6 +66,6 @@ describe('one active job per library version', () => {
       expect.objectContaining({ pk: 6, state: 'queued' }),
       { pk: 7, ...cancelled },
     ])
-    expect(() => store.jobs.enqueue({ kind: 'ingest', libraryPk: 1, versionPk: 1 })).toThrow(expect.objectContaining({ code: 'library_busy' }))
+    await expect(store.jobs.enqueue({ kind: 'ingest', libraryPk: 1, versionPk: 1 })).rejects.toThrow(expect.objectContaining({ code: 'library_busy' }))
   })
 })

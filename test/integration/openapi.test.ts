@@ -65,11 +65,11 @@ async function ingestUrl(path: string): Promise<string> {
   return libraryName
 }
 
-function lastJob(libraryId: string) {
-  const library = app.runtime.store.libraries.byId(libraryId)!
-  const version = app.runtime.store.libraries.version(library.pk, '')!
+async function lastJob(libraryId: string) {
+  const library = (await app.runtime.store.libraries.byId(libraryId))!
+  const version = (await app.runtime.store.libraries.version(library.pk, ''))!
   const pk = (sqliteOf(app.runtime.store).prepare('SELECT max(pk) FROM jobs WHERE version_pk = ?').pluck().get(version.pk) as number)
-  return { version, job: requireJob(app.runtime.store.jobs, pk) }
+  return { version, job: await requireJob(app.runtime.store.jobs, pk) }
 }
 
 describe('adding an OpenAPI spec by URL', () => {
@@ -79,7 +79,7 @@ describe('adding an OpenAPI spec by URL', () => {
     expect(res.json()).toEqual({ libraryName: `/docs/${hostSlug}-petshop`, message: expect.stringContaining('submitted') })
     const version = await waitForLibrary(app, `/docs/${hostSlug}-petshop`)
     expect(version, version.errorMessage ?? '').toMatchObject({ state: 'finalized' })
-    expect(app.runtime.store.libraries.byId(`/docs/${hostSlug}-petshop`)).toMatchObject({ title: 'Acme Pet Shop API', sourceKind: 'openapi' })
+    expect(await app.runtime.store.libraries.byId(`/docs/${hostSlug}-petshop`)).toMatchObject({ title: 'Acme Pet Shop API', sourceKind: 'openapi' })
 
     const answer = await context(`/docs/${hostSlug}-petshop`, 'how do I create a pet')
     const [first] = answer.codeSnippets
@@ -107,7 +107,7 @@ describe('adding an OpenAPI spec by URL', () => {
   it('ingests a spec of cyclic schemas fast', async () => {
     const started = Date.now()
     const id = await ingestUrl('/tangled.json')
-    expect(lastJob(id).version.state).toBe('finalized')
+    expect((await lastJob(id)).version.state).toBe('finalized')
     expect(Date.now() - started).toBeLessThan(10_000)
   })
 
@@ -129,7 +129,7 @@ describe('adding an OpenAPI spec by URL', () => {
     const { libraryName } = res.json() as { libraryName: string }
     const version = await waitForLibrary(app, libraryName)
     expect(version).toMatchObject({ state: 'error', errorCode: code })
-    expect(lastJob(libraryName).job).toMatchObject({ state: 'failed', errorCode: code, errorMessage: expect.stringMatching(message) })
+    expect((await lastJob(libraryName)).job).toMatchObject({ state: 'failed', errorCode: code, errorMessage: expect.stringMatching(message) })
     const answer = await app.inject({ url: '/api/v2/context', query: { libraryId: libraryName, query: 'pets' } })
     expect(answer.statusCode).toBe(500)
     expect(answer.json()).toEqual({ error: served, message: expect.stringContaining(`Library ${libraryName} failed to process`) })
@@ -143,7 +143,7 @@ describe('uploading an OpenAPI spec', () => {
     expect(res.statusCode, res.body).toBe(200)
     expect(res.json()).toMatchObject({ libraryName: '/docs/acme-shop' })
     expect(await waitForLibrary(app, '/docs/acme-shop')).toMatchObject({ state: 'finalized' })
-    expect(app.runtime.store.libraries.byId('/docs/acme-shop')).toMatchObject({ title: 'Acme Shop', description: 'The shop API.', sourceUrl: 'upload:acme-shop.yaml' })
+    expect(await app.runtime.store.libraries.byId('/docs/acme-shop')).toMatchObject({ title: 'Acme Shop', description: 'The shop API.', sourceUrl: 'upload:acme-shop.yaml' })
     const [first] = (await context('/docs/acme-shop', 'how do I create a pet')).codeSnippets
     expect(first).toMatchObject({ codeTitle: 'POST /pets: Create a pet', codeId: 'upload:acme-shop.yaml#createPet' })
 
@@ -153,8 +153,8 @@ describe('uploading an OpenAPI spec', () => {
 
     const forced = await upload({ name: 'petstore.json', data: PETSTORE_JSON }, { libraryTitle: 'Acme Shop', force: 'true' })
     expect(forced.statusCode, forced.body).toBe(200)
-    const job = await pollUntil('the forced job to end', () => {
-      const found = lastJob('/docs/acme-shop').job
+    const job = await pollUntil('the forced job to end', async () => {
+      const found = (await lastJob('/docs/acme-shop')).job
       return found.state === 'succeeded' || found.state === 'failed' ? found : undefined
     })
     expect(job).toMatchObject({ state: 'succeeded', payload: { force: true } })
@@ -176,8 +176,8 @@ describe('uploading an OpenAPI spec', () => {
       expect(again.json()).toMatchObject({ error: 'library_exists', message: expect.stringContaining('renamed to /docs/shop-core') })
     }
     expect(readFileSync(saved).equals(before)).toBe(true)
-    expect(app.runtime.store.libraries.byId('/docs/shop-core')).toMatchObject({ sourceUrl: 'upload:old-shop.yaml' })
-    expect(app.runtime.store.libraries.byId('/docs/old-shop')).toBeUndefined()
+    expect(await app.runtime.store.libraries.byId('/docs/shop-core')).toMatchObject({ sourceUrl: 'upload:old-shop.yaml' })
+    expect(await app.runtime.store.libraries.byId('/docs/old-shop')).toBeUndefined()
   })
 
   it('names the library after the file when no title is given', async () => {
@@ -197,7 +197,7 @@ describe('uploading an OpenAPI spec', () => {
     const res = await upload({ name: 'huge.json', data: Buffer.alloc(10 * 1024 * 1024 + 1, 0x20) }, { libraryTitle: 'Huge' })
     expect(res.statusCode).toBe(413)
     expect(res.json()).toEqual({ error: 'payload_too_large', message: expect.stringContaining('10 MB') })
-    expect(app.runtime.store.libraries.byId('/docs/huge')).toBeUndefined()
+    expect(await app.runtime.store.libraries.byId('/docs/huge')).toBeUndefined()
   })
 
   it('refuses a request without the file part', async () => {

@@ -45,7 +45,7 @@ describe('lectern teams plan set', () => {
     // A pending invitation counts like a member: accepting it would pass the limit.
     const { users, invitations } = app.runtime.store
     const acmePk = (await app.runtime.store.teams.byName('Acme'))!.id
-    const invited = await invitations.upsert({ teamId: acmePk, email: 'dave@example.com', role: 'developer', invitedBy: users.byEmail('alice@example.com')!.id, ttlMs: 3_600_000 })
+    const invited = await invitations.upsert({ teamId: acmePk, email: 'dave@example.com', role: 'developer', invitedBy: (await users.byEmail('alice@example.com'))!.id, ttlMs: 3_600_000 })
 
     const withInvitation = await runCli(['teams', 'plan', 'set', 'Acme', 'free', '--data-dir', dataDir, '--json'], CLOUD)
     expect(JSON.parse(withInvitation.stdout)).toEqual({
@@ -83,7 +83,7 @@ describe('lectern teams plan set', () => {
     expect((await cli(dataDir, ['teams', 'create', 'Acme', '--owner', 'alice@example.com', '--plan', 'pro'])).exitCode).toBe(0)
     const store = await openStore(dataDir)
     try {
-      await store.invitations.upsert({ teamId: (await store.teams.byName('Acme'))!.id, email: 'dave@example.com', role: 'developer', invitedBy: store.users.byEmail('alice@example.com')!.id, ttlMs: 3_600_000 })
+      await store.invitations.upsert({ teamId: (await store.teams.byName('Acme'))!.id, email: 'dave@example.com', role: 'developer', invitedBy: (await store.users.byEmail('alice@example.com'))!.id, ttlMs: 3_600_000 })
     } finally {
       store.close()
     }

@@ -41,7 +41,7 @@ async function otherConnection(app: FastifyInstance): Promise<Store> {
  */
 function recordStatements(app: FastifyInstance): string[] {
   vi.useFakeTimers({ toFake: ['Date'], now: Date.now() })
-  vi.spyOn(app.runtime.usage, 'flush').mockImplementation(() => {})
+  vi.spyOn(app.runtime.usage, 'flush').mockImplementation(async () => {})
   const db: Db = sqliteOf(app.runtime.store)
   const statement = Object.getPrototypeOf(db.prepare('SELECT 1')) as Record<string, (...args: unknown[]) => unknown>
   const seen: string[] = []
@@ -71,7 +71,7 @@ describe('one /v2/context request', () => {
     await seedLibrary(app, '/acme/billing', DOCS)
     // A restricted library, so the access rules have something to say.
     await seedLibrary(app, '/acme/secret', DOCS)
-    await app.runtime.store.libraryAccess.set(app.runtime.store.libraries.byId('/acme/secret')!.pk, 'restricted', [])
+    await app.runtime.store.libraryAccess.set((await app.runtime.store.libraries.byId('/acme/secret'))!.pk, 'restricted', [])
     const { users, keys } = app.runtime.store
     const userKey = async (email: string, role: 'admin' | 'member') => {
       const user = await users.create({ email, password: 'correct horse battery staple', role })

@@ -16,7 +16,7 @@ describe('request turns', () => {
   it('serve requests in arrival order and let probes answer before the waiting ones', async () => {
     const app = await buildTestApp({ startWorker: false })
     const handled: string[] = []
-    app.runtime.catalogue.search = (name) => {
+    app.runtime.catalogue.search = async (name) => {
       handled.push(name)
       spin(5)
       return []

@@ -18,7 +18,7 @@ describe('adding a library that the default restricts', () => {
     const admin = { cookie: `lectern_session=${(await signIn(app, 'admin')).lectern_session}` }
     await signIn(app, 'member', 'alice@example.com')
     const { users, keys } = app.runtime.store
-    const aliceKey = (await keys.create('alice', { userId: users.byEmail('alice@example.com')!.id, teamId: null })).key
+    const aliceKey = (await keys.create('alice', { userId: (await users.byEmail('alice@example.com'))!.id, teamId: null })).key
     const adminKey = (await app.inject({ method: 'POST', url: '/api/keys', headers: admin, payload: { name: 'ops' } })).json().key as string
 
     const open = await addRepo(app, aliceKey, 'https://github.com/acme/open')

@@ -108,7 +108,7 @@ describe('a busy server stays responsive', () => {
     const store = await openStore(dataDir)
     const { key } = await store.keys.create('load-test')
     const admin = await store.users.create({ email: 'admin@example.com', password: 'correct horse battery staple', role: 'admin' })
-    const cookie = `lectern_session=${store.users.startSession(admin.id).token}`
+    const cookie = `lectern_session=${(await store.users.startSession(admin.id)).token}`
     // Wide vectors: tens of MB of vector files (stored as i8) for the backup to compress, from a few thousand snippets.
     await saveEmbedding(store, { provider: 'hash', dimensions: 8192 })
     store.close()

@@ -61,8 +61,8 @@ const addWith = (key: string, source: 'confluence' | 'notion', payload: Record<s
   app.inject({ method: 'POST', url: `/api/v2/add/${source}`, headers: bearer(key), payload })
 const addGit = (key: string, docsRepoUrl: string) => app.inject({ method: 'POST', url: '/api/v2/add/repo/git', headers: bearer(key), payload: { docsRepoUrl } })
 const waitForJobEnd = (pk: number) =>
-  pollUntil(`job ${pk} to end`, () => {
-    const state = app.runtime.store.jobs.byPk(pk)?.state
+  pollUntil(`job ${pk} to end`, async () => {
+    const state = (await app.runtime.store.jobs.byPk(pk))?.state
     return state === 'succeeded' || state === 'failed' ? state : undefined
   })
 const expectNoSecret = (body: string) => {
@@ -101,8 +101,8 @@ beforeAll(async () => {
   ] }] }, defer)
   app = await buildTestApp({ mode: 'cloud', fetch: { allow: ['127.0.0.1'] }, defer })
   tenants = await createTenants(app)
-  app.runtime.store.connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'ops-wiki', baseUrl: acmeWiki.url, token: OPERATOR_WIKI_TOKEN })
-  app.runtime.store.connections.create(INSTALL_CONNECTIONS, { kind: 'git', name: 'operator-git', baseUrl: gitServer, token: GIT_TOKEN })
+  await app.runtime.store.connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'ops-wiki', baseUrl: acmeWiki.url, token: OPERATOR_WIKI_TOKEN })
+  await app.runtime.store.connections.create(INSTALL_CONNECTIONS, { kind: 'git', name: 'operator-git', baseUrl: gitServer, token: GIT_TOKEN })
   sessions.acmeOwner = await member('owner@acme.example')
   sessions.acmeAdmin = await member('admin@acme.example')
   sessions.acmeDev = await member('dev@acme.example')
@@ -128,7 +128,7 @@ describe('a teamspace manages its connections over HTTP', () => {
     expect(res.json().connections.map((c: { name: string }) => c.name)).toEqual(['ledger-host', 'notes', 'wiki'])
     expectNoSecret(res.body)
     expect((await listConnections(sessions.betaOwner, tenants.beta.teamPk)).json()).toEqual({ connections: [] })
-    expect(app.runtime.store.connections.list(INSTALL_CONNECTIONS).map((c) => c.name)).toEqual(['operator-git', 'ops-wiki'])
+    expect((await app.runtime.store.connections.list(INSTALL_CONNECTIONS)).map((c) => c.name)).toEqual(['operator-git', 'ops-wiki'])
   })
 
   it("answers another teamspace's member as for a teamspace that does not exist", async () => {
@@ -139,7 +139,7 @@ describe('a teamspace manages its connections over HTTP', () => {
     }
     const created = await createConnection(sessions.betaOwner, tenants.acme.teamPk, { kind: 'git', name: 'sneaky', host: gitServer, token: 'x' })
     expect(created.statusCode).toBe(404)
-    expect(app.runtime.store.connections.get({ teamPk: tenants.acme.teamPk }, 'sneaky')).toBeUndefined()
+    expect(await app.runtime.store.connections.get({ teamPk: tenants.acme.teamPk }, 'sneaky')).toBeUndefined()
   })
 
   it('refuses a developer, 403 forbidden, adding or removing, with nothing changed', async () => {
@@ -148,21 +148,21 @@ describe('a teamspace manages its connections over HTTP', () => {
     expect(created.json()).toEqual({ error: 'forbidden', message: 'As developer you may not manage private sources (owners and admins only).' })
     const removed = await app.inject({ method: 'DELETE', url: teamUrl(tenants.acme.teamPk, '/wiki'), cookies: sessions.acmeDev })
     expect(removed.statusCode).toBe(403)
-    expect(app.runtime.store.connections.list({ teamPk: tenants.acme.teamPk })).toHaveLength(3)
+    expect(await app.runtime.store.connections.list({ teamPk: tenants.acme.teamPk })).toHaveLength(3)
   })
 
   it('refuses a free plan, 403 forbidden', async () => {
     const res = await createConnection(sessions.solo, tenants.solo.teamPk, { kind: 'git', name: 'mine', host: gitServer, token: 'solo-token' })
     expect(res.statusCode).toBe(403)
     expect(res.json()).toEqual({ error: 'forbidden', message: 'Connections to private sources need a pro or team plan.' })
-    expect(app.runtime.store.connections.list({ teamPk: tenants.solo.teamPk })).toEqual([])
+    expect(await app.runtime.store.connections.list({ teamPk: tenants.solo.teamPk })).toEqual([])
   })
 
   it('refuses a private address, 403 forbidden, as for any source in cloud mode', async () => {
     const res = await createConnection(sessions.betaOwner, tenants.beta.teamPk, { kind: 'confluence', name: 'intranet', site: 'https://10.1.2.3:8090', token: 'x' })
     expect(res.statusCode).toBe(403)
     expect(res.json()).toMatchObject({ error: 'forbidden', message: expect.stringContaining('10.1.2.3 is a private address') })
-    expect(app.runtime.store.connections.list({ teamPk: tenants.beta.teamPk })).toEqual([])
+    expect(await app.runtime.store.connections.list({ teamPk: tenants.beta.teamPk })).toEqual([])
   })
 
   it('refuses a plain http URL, 400 validation_error, for a teamspace and for the install: a token goes only over https', async () => {
@@ -179,8 +179,8 @@ describe('a teamspace manages its connections over HTTP', () => {
         expectNoSecret(res.body)
       }
     }
-    expect(app.runtime.store.connections.list({ teamPk: tenants.beta.teamPk })).toEqual([])
-    expect(app.runtime.store.connections.list(INSTALL_CONNECTIONS).map((c) => c.name)).toEqual(['operator-git', 'ops-wiki'])
+    expect(await app.runtime.store.connections.list({ teamPk: tenants.beta.teamPk })).toEqual([])
+    expect((await app.runtime.store.connections.list(INSTALL_CONNECTIONS)).map((c) => c.name)).toEqual(['operator-git', 'ops-wiki'])
   })
 
   it('stores a connection to a host that does not resolve yet, as an add takes such a repository; a job through it fails source_unreachable', async () => {
@@ -188,11 +188,12 @@ describe('a teamspace manages its connections over HTTP', () => {
     expect(res.statusCode, res.body).toBe(201)
     const added = await addWith(tenants.beta.keys.owner, 'confluence', { cloudId: 'x', siteUrl: 'https://wiki.beta.invalid', spaceKey: 'OPS', spaceName: 'Ops', title: 'Future ops', description: 'x' })
     expect(added.statusCode, added.body).toBe(200)
-    const job = app.runtime.store.jobs.list({}).find((j) => j.libraryPk === app.runtime.store.libraries.byId(added.json().libraryName)!.pk)!
+    const addedLibrary = (await app.runtime.store.libraries.byId(added.json().libraryName))!
+    const job = (await app.runtime.store.jobs.list({})).find((j) => j.libraryPk === addedLibrary.pk)!
     expect(await waitForJobEnd(job.pk)).toBe('failed')
-    expect(app.runtime.store.jobs.byPk(job.pk)).toMatchObject({ errorCode: 'source_unreachable', errorMessage: expect.stringContaining('wiki.beta.invalid') })
+    expect(await app.runtime.store.jobs.byPk(job.pk)).toMatchObject({ errorCode: 'source_unreachable', errorMessage: expect.stringContaining('wiki.beta.invalid') })
     await removeLibrary(app.runtime.store, added.json().libraryName, LOCAL)
-    app.runtime.store.connections.remove({ teamPk: tenants.beta.teamPk }, 'future-wiki')
+    await app.runtime.store.connections.remove({ teamPk: tenants.beta.teamPk }, 'future-wiki')
   })
 
   it('keeps names unique per owner: another teamspace may take a name, the same teamspace may not', async () => {
@@ -201,7 +202,7 @@ describe('a teamspace manages its connections over HTTP', () => {
     const again = await createConnection(sessions.acmeAdmin, tenants.acme.teamPk, { kind: 'confluence', name: 'wiki', site: betaWiki.url, token: 'x' })
     expect(again.statusCode).toBe(400)
     expect(again.json()).toMatchObject({ error: 'validation_error' })
-    expect(app.runtime.store.connections.get({ teamPk: tenants.acme.teamPk }, 'wiki')!.baseUrl).toBe(acmeWiki.url)
+    expect((await app.runtime.store.connections.get({ teamPk: tenants.acme.teamPk }, 'wiki'))!.baseUrl).toBe(acmeWiki.url)
   })
 
   it('lets an admin remove one by name; a second removal is 404', async () => {
@@ -222,7 +223,7 @@ describe("a teamspace's adds and jobs read through its own connections only", ()
     expect(res.statusCode, res.body).toBe(200)
     const id = res.json().libraryName
     expect(id).toBe(`/confluence/ops-handbook--t${tenants.acme.teamPk}`)
-    expect(app.runtime.store.libraries.byId(id)).toMatchObject({ isPrivate: true, teamPk: tenants.acme.teamPk })
+    expect(await app.runtime.store.libraries.byId(id)).toMatchObject({ isPrivate: true, teamPk: tenants.acme.teamPk })
     expect((await waitForLibrary(app, id)).state).toBe('finalized')
     expect(new Set(acmeWiki.requests.map((r) => r.authorization))).toEqual(new Set([`Bearer ${ACME_WIKI_TOKEN}`]))
     const context = await app.inject({ url: `/api/v2/context?libraryId=${id}&query=scale+a+deployment&type=json`, headers: bearer(tenants.acme.keys.developer) })
@@ -241,11 +242,11 @@ describe("a teamspace's adds and jobs read through its own connections only", ()
   })
 
   it("refuses a developer's add through the teamspace's connection, 403, with nothing stored", async () => {
-    const before = app.runtime.store.libraries.list().length
+    const before = (await app.runtime.store.libraries.list()).length
     const res = await addWith(tenants.acme.keys.developer, 'confluence', { ...confluenceBody(acmeWiki.url), title: 'Dev copy' })
     expect(res.statusCode).toBe(403)
     expect(res.json()).toMatchObject({ error: 'forbidden' })
-    expect(app.runtime.store.libraries.list()).toHaveLength(before)
+    expect(await app.runtime.store.libraries.list()).toHaveLength(before)
   })
 
   it("finds neither Acme's nor the operator's connection for Beta: Beta's add of the same site is 400 and reads nothing", async () => {
@@ -262,7 +263,7 @@ describe("a teamspace's adds and jobs read through its own connections only", ()
   it("reads a Beta library that names a connection Acme and the operator also have through Beta's alone, whoever refreshes it", async () => {
     const acmeRequests = acmeWiki.requests.length
     for (const connection of ['wiki', 'ops-wiki']) {
-      const { library } = app.runtime.store.libraries.create({
+      const { library } = await app.runtime.store.libraries.create({
         id: `/confluence/${connection}--t${tenants.beta.teamPk}`,
         title: connection,
         sourceKind: 'confluence',
@@ -276,13 +277,13 @@ describe("a teamspace's adds and jobs read through its own connections only", ()
       app.runtime.worker.wake()
       const ended = await waitForJobEnd(refresh.job.pk)
       if (connection === 'wiki') {
-        expect(ended, JSON.stringify(app.runtime.store.jobs.byPk(refresh.job.pk))).toBe('succeeded')
+        expect(ended, JSON.stringify(await app.runtime.store.jobs.byPk(refresh.job.pk))).toBe('succeeded')
         const context = await app.inject({ url: `/api/v2/context?libraryId=${library.id}&query=restart&type=json`, headers: bearer(tenants.beta.keys.developer) })
         expect(context.body).toContain('rolling restart')
       } else {
         // Beta has no "ops-wiki": the install's connection of that name is not Beta's.
         expect(ended).toBe('failed')
-        expect(app.runtime.store.jobs.byPk(refresh.job.pk)).toMatchObject({ errorCode: 'validation_error' })
+        expect(await app.runtime.store.jobs.byPk(refresh.job.pk)).toMatchObject({ errorCode: 'validation_error' })
       }
     }
     expect(acmeWiki.requests).toHaveLength(acmeRequests)
@@ -291,11 +292,11 @@ describe("a teamspace's adds and jobs read through its own connections only", ()
 
   it('refuses at job time to read through a connection stored over plain http before the rule, sending nothing', async () => {
     const scope = { teamPk: tenants.beta.teamPk }
-    app.runtime.store.connections.create(scope, { kind: 'confluence', name: 'old-wiki', baseUrl: 'http://wiki.beta.example', token: BETA_WIKI_TOKEN })
-    app.runtime.store.connections.create(scope, { kind: 'notion', name: 'old-notion', baseUrl: 'http://notion-proxy.beta.example', token: ACME_NOTION_TOKEN })
+    await app.runtime.store.connections.create(scope, { kind: 'confluence', name: 'old-wiki', baseUrl: 'http://wiki.beta.example', token: BETA_WIKI_TOKEN })
+    await app.runtime.store.connections.create(scope, { kind: 'notion', name: 'old-notion', baseUrl: 'http://notion-proxy.beta.example', token: ACME_NOTION_TOKEN })
     const specs = [{ type: 'confluence', connection: 'old-wiki', spaceKey: 'OPS' }, { type: 'notion', connection: 'old-notion', pageIds: [NOTION_PAGE] }]
     for (const spec of specs) {
-      const { library } = app.runtime.store.libraries.create({
+      const { library } = await app.runtime.store.libraries.create({
         id: `/${spec.type}/${spec.connection}--t${tenants.beta.teamPk}`,
         title: spec.connection,
         sourceKind: spec.type,
@@ -307,10 +308,10 @@ describe("a teamspace's adds and jobs read through its own connections only", ()
       const refresh = await refreshLibrary(app.runtime.store, { libraryId: library.id }, LOCAL, app.runtime.guard)
       app.runtime.worker.wake()
       expect(await waitForJobEnd(refresh.job.pk)).toBe('failed')
-      expect(app.runtime.store.jobs.byPk(refresh.job.pk)).toMatchObject({ errorCode: 'validation_error', errorMessage: expect.stringContaining('A token is sent only over https') })
-      expectNoSecret(JSON.stringify(app.runtime.store.jobs.byPk(refresh.job.pk)))
+      expect(await app.runtime.store.jobs.byPk(refresh.job.pk)).toMatchObject({ errorCode: 'validation_error', errorMessage: expect.stringContaining('A token is sent only over https') })
+      expectNoSecret(JSON.stringify(await app.runtime.store.jobs.byPk(refresh.job.pk)))
     }
-    for (const name of ['old-wiki', 'old-notion']) app.runtime.store.connections.remove(scope, name)
+    for (const name of ['old-wiki', 'old-notion']) await app.runtime.store.connections.remove(scope, name)
   })
 
   it("clones a private repository through Acme's git connection, now and at the operator's refresh; Beta's add of it gets no token", async () => {
@@ -318,7 +319,7 @@ describe("a teamspace's adds and jobs read through its own connections only", ()
     expect(res.statusCode, res.body).toBe(200)
     const id = res.json().libraryName
     expect(id).toBe(`/acme/ledger--t${tenants.acme.teamPk}`)
-    expect(app.runtime.store.libraries.byId(id)).toMatchObject({ isPrivate: true, teamPk: tenants.acme.teamPk })
+    expect(await app.runtime.store.libraries.byId(id)).toMatchObject({ isPrivate: true, teamPk: tenants.acme.teamPk })
     expect((await waitForLibrary(app, id)).state).toBe('finalized')
 
     const refresh = await refreshLibrary(app.runtime.store, { libraryId: id, force: true }, LOCAL, app.runtime.guard)
@@ -333,7 +334,7 @@ describe("a teamspace's adds and jobs read through its own connections only", ()
     const beta = await addGit(tenants.beta.keys.owner, `${gitServer}/acme/ledger`)
     expect(beta.statusCode, beta.body).toBe(200)
     expect(beta.json().libraryName).toBe('/acme/ledger')
-    expect(app.runtime.store.libraries.byId('/acme/ledger')).toMatchObject({ isPrivate: false, teamPk: null })
+    expect(await app.runtime.store.libraries.byId('/acme/ledger')).toMatchObject({ isPrivate: false, teamPk: null })
     expect((await waitForLibrary(app, '/acme/ledger')).state).toBe('error')
     expect(ledgerAuthorizations.slice(sent).every((a) => a === '')).toBe(true)
   })
@@ -345,7 +346,7 @@ describe("a teamspace's adds and jobs read through its own connections only", ()
     expect(keyed.statusCode, keyed.body).toBe(200)
     const id = keyed.json().libraryName
     expect(id).toBe('/confluence/operator-handbook')
-    expect(app.runtime.store.libraries.byId(id)).toMatchObject({ isPrivate: true, teamPk: null })
+    expect(await app.runtime.store.libraries.byId(id)).toMatchObject({ isPrivate: true, teamPk: null })
     // The site takes Acme's token only: the operator's is sent, and refused.
     expect(await waitForLibrary(app, id)).toMatchObject({ state: 'error', errorMessage: expect.stringContaining('connection "ops-wiki"') })
     const read = acmeWiki.requests.slice(before)
@@ -367,7 +368,7 @@ describe("the dashboard's add through a teamspace's connection (a session, no ke
     expect(res.statusCode, res.body).toBe(200)
     const id = res.json().libraryName
     expect(id).toBe(`/confluence/dashboard-ops--t${tenants.acme.teamPk}`)
-    expect(app.runtime.store.libraries.byId(id)).toMatchObject({ isPrivate: true, teamPk: tenants.acme.teamPk, sourceKind: 'confluence' })
+    expect(await app.runtime.store.libraries.byId(id)).toMatchObject({ isPrivate: true, teamPk: tenants.acme.teamPk, sourceKind: 'confluence' })
     expect((await waitForLibrary(app, id)).state).toBe('finalized')
     const listed = await app.inject({ url: `/api/teams/${tenants.acme.teamPk}/libraries`, cookies: sessions.acmeDev })
     expect(listed.json().libraries).toContainEqual(expect.objectContaining({ id, owned: true }))
@@ -384,8 +385,9 @@ describe("the dashboard's add through a teamspace's connection (a session, no ke
     expect(res.statusCode, res.body).toBe(200)
     const id = res.json().libraryName
     expect(id).toBe(`/acme/handbook--t${tenants.acme.teamPk}`)
-    expect(res.json().message).toBe(`Library ${id} submitted for processing (job ${app.runtime.store.jobs.list({}).find((j) => j.libraryPk === app.runtime.store.libraries.byId(id)!.pk)!.pk}).`)
-    expect(app.runtime.store.libraries.byId(id)).toMatchObject({ isPrivate: true, teamPk: tenants.acme.teamPk, sourceKind: 'git' })
+    const library = (await app.runtime.store.libraries.byId(id))!
+    expect(res.json().message).toBe(`Library ${id} submitted for processing (job ${(await app.runtime.store.jobs.list({})).find((j) => j.libraryPk === library.pk)!.pk}).`)
+    expect(await app.runtime.store.libraries.byId(id)).toMatchObject({ isPrivate: true, teamPk: tenants.acme.teamPk, sourceKind: 'git' })
     expect((await waitForLibrary(app, id)).state).toBe('finalized')
     // A repository on another host than the connection's is refused: its token is for its host alone.
     const elsewhere = await addFromDashboard(sessions.acmeAdmin, tenants.acme.teamPk, { connection: 'ledger-host', repoUrl: 'https://gitlab.example.com/acme/handbook' })
@@ -405,11 +407,11 @@ describe("the dashboard's add through a teamspace's connection (a session, no ke
     const failed = await waitForLibrary(app, res.json().libraryName)
     expect(failed).toMatchObject({ state: 'error', errorCode: 'source_unreachable', errorMessage: expect.stringContaining('fetch.allow') })
     await removeLibrary(app.runtime.store, res.json().libraryName, LOCAL)
-    app.runtime.store.connections.remove({ teamPk: tenants.acme.teamPk }, 'internal-git')
+    await app.runtime.store.connections.remove({ teamPk: tenants.acme.teamPk }, 'internal-git')
   })
 
   it("refuses a developer and a free plan 403, another teamspace's connection or member 400 or 404, a git connection without a repository 400; nothing stored", async () => {
-    const before = app.runtime.store.libraries.list().length
+    const before = (await app.runtime.store.libraries.list()).length
     const developer = await addFromDashboard(sessions.acmeDev, tenants.acme.teamPk, { connection: 'wiki', spaceKey: 'OPS', title: 'Dev' })
     expect(developer.statusCode).toBe(403)
     expect(developer.json()).toEqual({ error: 'forbidden', message: 'Only team owners and admins may add private sources.' })
@@ -431,7 +433,7 @@ describe("the dashboard's add through a teamspace's connection (a session, no ke
     expect(git.json().message).toContain('is a git connection')
     const noSpace = await addFromDashboard(sessions.acmeAdmin, tenants.acme.teamPk, { connection: 'wiki' })
     expect(noSpace.statusCode).toBe(400)
-    expect(app.runtime.store.libraries.list()).toHaveLength(before)
+    expect(await app.runtime.store.libraries.list()).toHaveLength(before)
   })
 })
 
@@ -449,8 +451,8 @@ describe('deleting a teamspace', () => {
     const removed = await app.inject({ method: 'DELETE', url: `/api/teams/${gamma.id}`, cookies })
     expect(removed.statusCode, removed.body).toBe(200)
     expect(removed.json().libraries).toEqual([added.json().libraryName])
-    expect(app.runtime.store.connections.list({ teamPk: gamma.id })).toEqual([])
-    expect(app.runtime.store.connections.list({ teamPk: tenants.acme.teamPk })).toHaveLength(3)
+    expect(await app.runtime.store.connections.list({ teamPk: gamma.id })).toEqual([])
+    expect(await app.runtime.store.connections.list({ teamPk: tenants.acme.teamPk })).toHaveLength(3)
   })
 })
 
@@ -471,9 +473,9 @@ describe('upgrading a data directory to teamspace connections', () => {
 
     const store = await openStore(dataDir)
     try {
-      expect(store.connections.list(INSTALL_CONNECTIONS)).toEqual([expect.objectContaining({ kind: 'git', name: 'gitlab', baseUrl: 'https://gitlab.example.com' })])
-      expect(store.connections.token(INSTALL_CONNECTIONS, 'gitlab')).toBe(GIT_TOKEN)
-      expect(() => store.connections.create(INSTALL_CONNECTIONS, { kind: 'git', name: 'gitlab', baseUrl: 'https://other.example.com', token: 'x' })).toThrow(/already exists/)
+      expect(await store.connections.list(INSTALL_CONNECTIONS)).toEqual([expect.objectContaining({ kind: 'git', name: 'gitlab', baseUrl: 'https://gitlab.example.com' })])
+      expect(await store.connections.token(INSTALL_CONNECTIONS, 'gitlab')).toBe(GIT_TOKEN)
+      await expect(store.connections.create(INSTALL_CONNECTIONS, { kind: 'git', name: 'gitlab', baseUrl: 'https://other.example.com', token: 'x' })).rejects.toThrow(/already exists/)
     } finally {
       store.close()
     }

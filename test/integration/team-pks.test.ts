@@ -21,7 +21,7 @@ describe('teamspace pks', () => {
     const cookies = await signIn(app, 'member', 'owner@example.com')
     // Creating a teamspace takes a pro personal plan, which the operator sets.
     const { store } = app.runtime
-    await store.teams.setPlan((await store.teams.personalTeam(store.users.byEmail('owner@example.com')!.id)).id, 'pro')
+    await store.teams.setPlan((await store.teams.personalTeam((await store.users.byEmail('owner@example.com'))!.id)).id, 'pro')
     const create = async (name: string) => {
       const res = await app.inject({ method: 'POST', url: '/api/teams', cookies, payload: { name } })
       expect(res.statusCode, res.body).toBe(201)

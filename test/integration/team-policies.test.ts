@@ -37,9 +37,9 @@ beforeAll(async () => {
   tenants = await createTenants(app)
   expect([tenants.acme.teamPk, tenants.beta.teamPk]).toEqual([1, 2])
   const { libraries } = app.runtime.store
-  libraries.create({ id: ACME_OWN, title: 'internal', sourceKind: 'git', sourceUrl: 'https://git.acme.example/acme/internal.git', isPrivate: true, teamPk: tenants.acme.teamPk })
-  libraries.create({ id: BETA_OWN, title: 'secret', sourceKind: 'git', sourceUrl: 'https://git.beta.example/beta/secret.git', isPrivate: true, teamPk: tenants.beta.teamPk })
-  libraries.create({ id: '/ops/runbooks', title: 'runbooks', sourceKind: 'git', sourceUrl: 'https://git.ops.example/ops/runbooks.git', isPrivate: true })
+  await libraries.create({ id: ACME_OWN, title: 'internal', sourceKind: 'git', sourceUrl: 'https://git.acme.example/acme/internal.git', isPrivate: true, teamPk: tenants.acme.teamPk })
+  await libraries.create({ id: BETA_OWN, title: 'secret', sourceKind: 'git', sourceUrl: 'https://git.beta.example/beta/secret.git', isPrivate: true, teamPk: tenants.beta.teamPk })
+  await libraries.create({ id: '/ops/runbooks', title: 'runbooks', sourceKind: 'git', sourceUrl: 'https://git.ops.example/ops/runbooks.git', isPrivate: true })
   for (const id of ['/acme/router', '/acme/store', '/acme/forms', ACME_OWN, BETA_OWN, '/ops/runbooks']) await seedLibrary(app, id, DOCS)
   cookies = {
     owner: await signIn(app, 'member', 'owner@acme.example'),

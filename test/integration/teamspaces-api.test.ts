@@ -23,7 +23,7 @@ async function cloudApp(): Promise<{ app: FastifyInstance; sink: SmtpSink }> {
 
 /** A verified cloud user (as the operator's CLI makes one), signed in. */
 async function user(app: FastifyInstance, email: string): Promise<Cookies> {
-  if (!app.runtime.store.users.byEmail(email)) await app.runtime.store.users.create({ email, password: PASSWORD, role: 'member' })
+  if (!await app.runtime.store.users.byEmail(email)) await app.runtime.store.users.create({ email, password: PASSWORD, role: 'member' })
   const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: PASSWORD } })
   expect(login.statusCode, login.body).toBe(200)
   return { lectern_session: login.cookies.find((c) => c.name === 'lectern_session')!.value }
@@ -34,10 +34,10 @@ const call = (app: FastifyInstance, method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
 
 async function setPersonalPlan(app: FastifyInstance, email: string, plan: 'free' | 'pro' | 'enterprise'): Promise<void> {
   const { users, teams } = app.runtime.store
-  await teams.setPlan((await teams.personalTeam(users.byEmail(email)!.id)).id, plan)
+  await teams.setPlan((await teams.personalTeam((await users.byEmail(email))!.id)).id, plan)
 }
 
-const userId = (app: FastifyInstance, email: string) => app.runtime.store.users.byEmail(email)!.id
+const userId = async (app: FastifyInstance, email: string) => (await app.runtime.store.users.byEmail(email))!.id
 
 /** A pro teamspace with an owner, an admin, a developer, and an outsider with a team of their own. */
 async function team(app: FastifyInstance) {
@@ -49,8 +49,8 @@ async function team(app: FastifyInstance) {
   const admin = await user(app, 'admin@example.com')
   const developer = await user(app, 'dev@example.com')
   const outsider = await user(app, 'out@example.com')
-  await app.runtime.store.teams.addMember(id, userId(app, 'admin@example.com'), 'admin', membersAllowed)
-  await app.runtime.store.teams.addMember(id, userId(app, 'dev@example.com'), 'developer', membersAllowed)
+  await app.runtime.store.teams.addMember(id, await userId(app, 'admin@example.com'), 'admin', membersAllowed)
+  await app.runtime.store.teams.addMember(id, await userId(app, 'dev@example.com'), 'developer', membersAllowed)
   return { id, owner, admin, developer, outsider }
 }
 
@@ -103,8 +103,8 @@ describe('the permission table', () => {
   it('lets everyone view and create keys; owners and admins manage members; only the owner renames and deletes; a non-member gets 404', async () => {
     const { app } = await cloudApp()
     const { id, owner, admin, developer, outsider } = await team(app)
-    const devId = userId(app, 'dev@example.com')
-    const adminId = userId(app, 'admin@example.com')
+    const devId = await userId(app, 'dev@example.com')
+    const adminId = await userId(app, 'admin@example.com')
     const expectStatus = async (cookies: Cookies, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, status: number, payload?: object) => {
       const response = await call(app, method, url, cookies, payload)
       expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(status)
@@ -129,7 +129,7 @@ describe('the permission table', () => {
     await expectStatus(developer, 'PATCH', `/api/teams/${id}/members/${adminId}`, 403, { role: 'developer' })
     await expectStatus(admin, 'PATCH', `/api/teams/${id}/members/${devId}`, 200, { role: 'admin' })
     await expectStatus(owner, 'PATCH', `/api/teams/${id}/members/${devId}`, 200, { role: 'developer' })
-    await expectStatus(admin, 'PATCH', `/api/teams/${id}/members/${userId(app, 'owner@example.com')}`, 403, { role: 'developer' })
+    await expectStatus(admin, 'PATCH', `/api/teams/${id}/members/${await userId(app, 'owner@example.com')}`, 403, { role: 'developer' })
     await expectStatus(owner, 'PATCH', `/api/teams/${id}/members/${devId}`, 400, { role: 'owner' })
     expect((await expectStatus(owner, 'PATCH', `/api/teams/${id}/members/99999`, 404, { role: 'admin' })).json().error).toBe('user_not_found')
     expect((await expectStatus(owner, 'DELETE', `/api/teams/${id}/members/99999`, 404)).json().error).toBe('user_not_found')
@@ -174,7 +174,7 @@ describe('keys of a member within a team', () => {
     const ownerKey = await create(owner, 'owner ci')
     const adminKey = await create(admin, 'admin laptop')
     const devKey = await create(developer, 'dev laptop')
-    expect(devKey).toMatchObject({ userId: userId(app, 'dev@example.com') })
+    expect(devKey).toMatchObject({ userId: await userId(app, 'dev@example.com') })
     expect((await call(app, 'POST', `/api/teams/${id}/keys`, outsider, { name: 'x' })).statusCode).toBe(404)
 
     const names = async (cookies: Cookies) => (await call(app, 'GET', `/api/teams/${id}/keys`, cookies)).json().keys.map((k: { name: string }) => k.name)
@@ -191,8 +191,8 @@ describe('keys of a member within a team', () => {
     expect((await search(devKey.key)).statusCode).not.toBe(401)
     expect((await search(adminKey.key)).statusCode).toBe(401)
 
-    const removed = await call(app, 'DELETE', `/api/teams/${id}/members/${userId(app, 'dev@example.com')}`, admin)
-    expect(removed.json()).toEqual({ removed: userId(app, 'dev@example.com'), revokedKeys: 1 })
+    const removed = await call(app, 'DELETE', `/api/teams/${id}/members/${await userId(app, 'dev@example.com')}`, admin)
+    expect(removed.json()).toEqual({ removed: await userId(app, 'dev@example.com'), revokedKeys: 1 })
     const refused = await search(devKey.key)
     expect(refused.statusCode).toBe(401)
     expect(refused.json().error).toBe('invalid_api_key')
@@ -203,9 +203,9 @@ describe('keys of a member within a team', () => {
   it('lets a member leave on their own', async () => {
     const { app } = await cloudApp()
     const { id, developer } = await team(app)
-    const left = await call(app, 'DELETE', `/api/teams/${id}/members/${userId(app, 'dev@example.com')}`, developer)
+    const left = await call(app, 'DELETE', `/api/teams/${id}/members/${await userId(app, 'dev@example.com')}`, developer)
     expect(left.statusCode).toBe(200)
-    expect(await app.runtime.store.teams.roleOf(id, userId(app, 'dev@example.com'))).toBeUndefined()
+    expect(await app.runtime.store.teams.roleOf(id, await userId(app, 'dev@example.com'))).toBeUndefined()
   })
 })
 
@@ -222,11 +222,11 @@ describe('invitations', () => {
     await app.inject({ method: 'POST', url: '/api/auth/signup', payload: { email: 'newbie@example.com', password: PASSWORD } })
     const verifyToken = tokenIn(await sink.next('newbie@example.com'), 'verify')
     const unverified = await user(app, 'newbie@example.com')
-    expect(await app.runtime.store.teams.roleOf(id, userId(app, 'newbie@example.com'))).toBeUndefined()
+    expect(await app.runtime.store.teams.roleOf(id, await userId(app, 'newbie@example.com'))).toBeUndefined()
     expect((await call(app, 'GET', `/api/teams/${id}/members`, unverified)).statusCode).toBe(404)
 
     await app.inject({ method: 'POST', url: '/api/auth/verify', payload: { token: verifyToken } })
-    expect(await app.runtime.store.teams.roleOf(id, userId(app, 'newbie@example.com'))).toBe('admin')
+    expect(await app.runtime.store.teams.roleOf(id, await userId(app, 'newbie@example.com'))).toBe('admin')
     expect((await call(app, 'GET', `/api/teams/${id}/invitations`, owner)).json().invitations).toEqual([])
   })
 
@@ -235,9 +235,9 @@ describe('invitations', () => {
     const { id, owner } = await team(app)
     await user(app, 'later@example.com')
     await call(app, 'POST', `/api/teams/${id}/invitations`, owner, { email: 'LATER@example.com', role: 'developer' })
-    expect(await app.runtime.store.teams.roleOf(id, userId(app, 'later@example.com'))).toBeUndefined()
+    expect(await app.runtime.store.teams.roleOf(id, await userId(app, 'later@example.com'))).toBeUndefined()
     const cookies = await user(app, 'later@example.com')
-    expect(await app.runtime.store.teams.roleOf(id, userId(app, 'later@example.com'))).toBe('developer')
+    expect(await app.runtime.store.teams.roleOf(id, await userId(app, 'later@example.com'))).toBe('developer')
     const teams = (await call(app, 'GET', '/api/session', cookies)).json().teams.map((t: { name: string }) => t.name)
     expect(teams).toContain('Acme Docs')
   })
@@ -250,7 +250,7 @@ describe('invitations', () => {
 
     const wrongUser = await call(app, 'POST', '/api/invitations/accept', outsider, { token })
     expect(wrongUser.statusCode).toBe(403)
-    expect(await app.runtime.store.teams.roleOf(id, userId(app, 'out@example.com'))).toBeUndefined()
+    expect(await app.runtime.store.teams.roleOf(id, await userId(app, 'out@example.com'))).toBeUndefined()
     expect((await call(app, 'POST', '/api/invitations/accept', undefined, { token })).statusCode).toBe(401)
 
     // An unverified account of the invited address: the token proves the mailbox.
@@ -259,7 +259,7 @@ describe('invitations', () => {
     const accepted = await call(app, 'POST', '/api/invitations/accept', invitee, { token })
     expect(accepted.statusCode).toBe(200)
     expect(accepted.json()).toMatchObject({ id, name: 'Acme Docs', role: 'developer' })
-    expect(app.runtime.store.users.byEmail('tok@example.com')!.emailVerified).toBe(true)
+    expect((await app.runtime.store.users.byEmail('tok@example.com'))!.emailVerified).toBe(true)
     expect((await call(app, 'POST', '/api/invitations/accept', invitee, { token })).statusCode).toBe(400)
 
     const cancelled = await call(app, 'POST', `/api/teams/${id}/invitations`, owner, { email: 'gone@example.com', role: 'developer' })
@@ -267,7 +267,7 @@ describe('invitations', () => {
     expect(cancel.statusCode).toBe(200)
     expect((await call(app, 'DELETE', `/api/teams/${id}/invitations/${cancelled.json().id}`, owner)).statusCode).toBe(404)
     await user(app, 'gone@example.com')
-    expect(await app.runtime.store.teams.roleOf(id, userId(app, 'gone@example.com'))).toBeUndefined()
+    expect(await app.runtime.store.teams.roleOf(id, await userId(app, 'gone@example.com'))).toBeUndefined()
   })
 
   it('are read from the mailed token without a session: team, address, role; a used, cancelled or expired one answers 400 as accepting does', async () => {
@@ -296,7 +296,7 @@ describe('invitations', () => {
 
     // Signing in with the invited address joins the team: the link is used.
     await user(app, 'new@example.com')
-    expect(await app.runtime.store.teams.roleOf(id, userId(app, 'new@example.com'))).toBe('admin')
+    expect(await app.runtime.store.teams.roleOf(id, await userId(app, 'new@example.com'))).toBe('admin')
     const used = await peek(token)
     expect(used.statusCode).toBe(400)
     expect(used.json()).toEqual({ error: 'validation_error', message: invalid })
@@ -364,21 +364,21 @@ describe('deleting a teamspace', () => {
     const devKey = (await call(app, 'POST', `/api/teams/${id}/keys`, developer, { name: 'k' })).json().key as string
 
     // A library being processed keeps the whole team, every library included.
-    const runbook = store.libraries.byId('/acme/runbook')!
-    const job = store.jobs.enqueue({ kind: 'ingest', libraryPk: runbook.pk, versionPk: store.libraries.version(runbook.pk, '')!.pk })
-    expect(store.jobs.claimNext()?.pk).toBe(job.pk)
+    const runbook = (await store.libraries.byId('/acme/runbook'))!
+    const job = await store.jobs.enqueue({ kind: 'ingest', libraryPk: runbook.pk, versionPk: (await store.libraries.version(runbook.pk, ''))!.pk })
+    expect((await store.jobs.claimNext())?.pk).toBe(job.pk)
     const busy = await call(app, 'DELETE', `/api/teams/${id}`, owner)
     expect(busy.statusCode).toBe(409)
     expect(busy.json().error).toBe('library_busy')
-    expect(store.libraries.byId('/acme/internal')).toBeDefined()
+    expect(await store.libraries.byId('/acme/internal')).toBeDefined()
     expect(await store.teams.byPk(id)).toBeDefined()
-    store.jobs.fail(job.pk, 'internal_error', 'test over')
+    await store.jobs.fail(job.pk, 'internal_error', 'test over')
 
     const deleted = await call(app, 'DELETE', `/api/teams/${id}`, owner)
     expect(deleted.statusCode, deleted.body).toBe(200)
     expect(deleted.json()).toEqual({ removed: 'Acme Docs', libraries: ['/acme/internal', '/acme/runbook'] })
-    expect(store.libraries.byId('/acme/internal')).toBeUndefined()
-    expect(store.libraries.byId('/acme/runbook')).toBeUndefined()
+    expect(await store.libraries.byId('/acme/internal')).toBeUndefined()
+    expect(await store.libraries.byId('/acme/runbook')).toBeUndefined()
     expect(sqliteOf(store).prepare('SELECT count(*) AS n FROM snippet_sets').get()).toEqual({ n: 0 })
     const refused = await app.inject({ method: 'GET', url: '/api/v2/libs/search?libraryName=a&query=b', headers: { authorization: `Bearer ${devKey}` } })
     expect(refused.statusCode).toBe(401)

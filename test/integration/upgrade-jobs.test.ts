@@ -95,16 +95,16 @@ describe('upgrading a data directory with queued jobs of the retired kinds', () 
     const app = await buildTestApp({ dataDir })
     const { store } = app.runtime
     const jobEnd = (pk: number) =>
-      pollUntil(`job ${pk} to end`, () => {
-        const job = store.jobs.byPk(pk)
+      pollUntil(`job ${pk} to end`, async () => {
+        const job = await store.jobs.byPk(pk)
         return job?.state === 'succeeded' || job?.state === 'failed' ? job : undefined
       })
-    expect(store.jobs.byPk(pks.clock)).toMatchObject({
+    expect(await store.jobs.byPk(pks.clock)).toMatchObject({
       kind: 'ingest',
       payload: { spec: { type: 'git', url: 'https://github.com/acme/clock', sourceKind: 'github', skipVersionFiltering: false, generateDocs: true }, force: false },
     })
-    expect(store.jobs.byPk(pks.oldGit)?.kind).toBe('ingest')
-    expect(store.jobs.byPk(pks.oldSource)).toMatchObject({ kind: 'ingest', payload: { spec: { type: 'llmstxt', url: 'https://docs.example.com/llms.txt' }, force: true } })
+    expect((await store.jobs.byPk(pks.oldGit))?.kind).toBe('ingest')
+    expect(await store.jobs.byPk(pks.oldSource)).toMatchObject({ kind: 'ingest', payload: { spec: { type: 'llmstxt', url: 'https://docs.example.com/llms.txt' }, force: true } })
 
     // The sealed token was opened for the job and erased when it ended.
     const ended = await jobEnd(pks.clock)

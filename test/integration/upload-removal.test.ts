@@ -75,9 +75,9 @@ describe('removing a library with an uploaded spec', () => {
     const owner = await signIn(app, 'member', 'owner@acme.example')
     const deleted = await app.inject({ method: 'DELETE', url: `/api/teams/${tenants.acme.teamPk}`, cookies: owner })
     expect(deleted.statusCode, deleted.body).toBe(200)
-    expect(app.runtime.store.libraries.byId(keptUntilTeamDeletion)).toBeUndefined()
+    expect(await app.runtime.store.libraries.byId(keptUntilTeamDeletion)).toBeUndefined()
     // Beta's upload is Beta's: untouched.
     expect(uploads(dataDir)).toEqual([betaSpec])
-    expect(app.runtime.store.libraries.byId(beta)).toBeDefined()
+    expect(await app.runtime.store.libraries.byId(beta)).toBeDefined()
   })
 })

@@ -81,13 +81,13 @@ describe('GET /api/usage', () => {
     ])
   })
 
-  it('keeps days outside the window out, and the window ends today (UTC)', () => {
+  it('keeps days outside the window out, and the window ends today (UTC)', async () => {
     const { store, usage } = app.runtime
-    const pk = store.libraries.byId('/acme/gadgets')!.pk
+    const pk = (await store.libraries.byId('/acme/gadgets'))!.pk
     usage.record(pk, 'old-tool', 'mcp-http', new Date('2026-01-01T12:00:00Z'))
     usage.record(pk, 'old-tool', 'mcp-http', new Date('2026-01-07T23:59:00Z'))
     usage.record(pk, 'old-tool', 'mcp-http', new Date('2026-01-08T00:00:00Z'))
-    const report = usageReport(store, usage, 7, new Date('2026-01-08T10:00:00Z'))
+    const report = await usageReport(store, usage, 7, new Date('2026-01-08T10:00:00Z'))
     expect(report.from).toBe('2026-01-02')
     expect(report.to).toBe('2026-01-08')
     expect(report.totals.requests).toBe(2)

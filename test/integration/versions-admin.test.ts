@@ -47,11 +47,11 @@ beforeAll(async () => {
 
 const cli = (args: string[]) => runCli([...args, '--data-dir', dataDir], gitEnv)
 const context = (libraryId: string) => app.inject({ url: '/api/v2/context', query: { libraryId, query: 'connect to the server' } })
-const tagsOf = (id: string) => app.runtime.store.libraries.versions(app.runtime.store.libraries.byId(id)!.pk).map((v) => v.tag)
+const tagsOf = async (id: string) => (await app.runtime.store.libraries.versions((await app.runtime.store.libraries.byId(id))!.pk)).map((v) => v.tag)
 
 describe('versions add', () => {
   it('refuses a tag the remote lacks with 404 tag_not_found listing a bounded number of tags, creating and queueing nothing', async () => {
-    const jobsBefore = app.runtime.store.jobs.list().length
+    const jobsBefore = (await app.runtime.store.jobs.list()).length
     const result = await cli(['versions', 'add', '/acme/lib', 'v9.9.9', '--json'])
     expect(result.exitCode, result.stderr).toBe(4)
     const body = JSON.parse(result.stdout)
@@ -59,8 +59,8 @@ describe('versions add', () => {
     expect(body.message).toContain('v1.1.0, v1.0.0, v0.24.0')
     expect(body.message).toContain(`(and ${EXTRA_TAGS.length + 2 - LISTED_TAGS} more)`)
     expect(body.message).not.toMatch(/file:|github\.com/)
-    expect(tagsOf('/acme/lib')).toEqual([''])
-    expect(app.runtime.store.jobs.list()).toHaveLength(jobsBefore)
+    expect(await tagsOf('/acme/lib')).toEqual([''])
+    expect(await app.runtime.store.jobs.list()).toHaveLength(jobsBefore)
     await expect(addVersion(app.runtime.store, '/acme/lib', 'v9.9.9', undefined, LOCAL, undefined, 'onprem')).rejects.toMatchObject({ code: 'tag_not_found' })
   })
 
@@ -72,8 +72,8 @@ describe('versions add', () => {
   })
 
   it('fails a previousVersions tag of context7.json that the remote lacks with tag_not_found, not source_unreachable', async () => {
-    const library = app.runtime.store.libraries.byId('/acme/declares')!
-    expect(app.runtime.store.libraries.version(library.pk, 'v0.0.9')).toMatchObject({ state: 'error', errorCode: 'tag_not_found' })
+    const library = (await app.runtime.store.libraries.byId('/acme/declares'))!
+    expect(await app.runtime.store.libraries.version(library.pk, 'v0.0.9')).toMatchObject({ state: 'error', errorCode: 'tag_not_found' })
     const res = await context('/acme/declares@v0.0.9')
     expect(res.statusCode).toBe(404)
     expect(res.json()).toEqual({ error: 'tag_not_found', message: 'Tag "v0.0.9" does not exist in the repository of /acme/declares; it has no tags.' })
@@ -84,14 +84,14 @@ describe('versions remove', () => {
   it('deletes a version with its snippet set, FTS table and engine file; the default branch keeps serving', async () => {
     const { store } = app.runtime
     expect((await cli(['versions', 'add', '/acme/lib', 'v1.1.0', '--wait'])).exitCode).toBe(0)
-    const setPk = store.libraries.version(store.libraries.byId('/acme/lib')!.pk, 'v1.1.0')!.currentSet!
+    const setPk = (await store.libraries.version((await store.libraries.byId('/acme/lib'))!.pk, 'v1.1.0'))!.currentSet!
     expect(existsSync(engineFilePath(store.paths, setPk))).toBe(true)
 
     const result = await cli(['versions', 'remove', '/acme/lib', 'v1.1.0', '--yes', '--json'])
     expect(result.exitCode, result.stderr).toBe(0)
     expect(JSON.parse(result.stdout)).toEqual({ id: '/acme/lib@v1.1.0', tag: 'v1.1.0', sets: 1 })
-    expect(tagsOf('/acme/lib')).not.toContain('v1.1.0')
-    expect(store.snippets.set(setPk)).toBeUndefined()
+    expect(await tagsOf('/acme/lib')).not.toContain('v1.1.0')
+    expect(await store.snippets.set(setPk)).toBeUndefined()
     expect(sqliteOf(store).prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'fts_${setPk}'`).pluck().get()).toBe(0)
     expect(existsSync(engineFilePath(store.paths, setPk))).toBe(false)
     expect((await context('/acme/lib@v1.1.0')).json().error).toBe('tag_not_found')
@@ -104,19 +104,19 @@ describe('versions remove', () => {
       expect(result.exitCode, result.stderr).toBe(2)
       expect(JSON.parse(result.stdout)).toEqual({ error: 'validation_error', message: expect.stringContaining('lectern libraries remove /acme/lib') })
     }
-    expect(tagsOf('/acme/lib')).toContain('')
+    expect(await tagsOf('/acme/lib')).toContain('')
   })
 
   it('refuses a version whose job is running, and changes nothing', async () => {
     const { store } = app.runtime
     const queued = await addVersion(store, '/acme/lib', 'v0.3.0', undefined, LOCAL, undefined, 'onprem')
-    expect(store.jobs.claimNext()?.pk).toBe(queued.job.pk)
+    expect((await store.jobs.claimNext())?.pk).toBe(queued.job.pk)
     const result = await cli(['versions', 'remove', '/acme/lib', 'v0.3.0', '--yes', '--json'])
     expect(result.exitCode, result.stderr).toBe(5)
     expect(JSON.parse(result.stdout)).toEqual({ error: 'library_busy', message: expect.stringContaining(`job ${queued.job.pk}`) })
-    expect(tagsOf('/acme/lib')).toContain('v0.3.0')
-    expect(store.jobs.byPk(queued.job.pk)?.state).toBe('running')
-    store.jobs.fail(queued.job.pk, 'internal_error', 'test over')
+    expect(await tagsOf('/acme/lib')).toContain('v0.3.0')
+    expect((await store.jobs.byPk(queued.job.pk))?.state).toBe('running')
+    await store.jobs.fail(queued.job.pk, 'internal_error', 'test over')
   })
 
   it('answers an unknown tag with tag_not_found', async () => {
@@ -129,20 +129,20 @@ describe('versions remove', () => {
 describe('libraries remove', () => {
   it('refuses a library whose job is running, then removes it with its queued jobs once none runs', async () => {
     const { store } = app.runtime
-    const library = store.libraries.byId('/acme/declares')!
-    const running = store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: store.libraries.version(library.pk, '')!.pk })
-    expect(store.jobs.claimNext()?.pk).toBe(running.pk)
+    const library = (await store.libraries.byId('/acme/declares'))!
+    const running = await store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: (await store.libraries.version(library.pk, ''))!.pk })
+    expect((await store.jobs.claimNext())?.pk).toBe(running.pk)
     const refused = await cli(['libraries', 'remove', '/acme/declares', '--yes', '--json'])
     expect(refused.exitCode, refused.stderr).toBe(5)
     expect(JSON.parse(refused.stdout)).toEqual({ error: 'library_busy', message: `Library /acme/declares is being processed (job ${running.pk}); remove it once the job has ended.` })
-    expect(store.libraries.byId('/acme/declares')).toBeDefined()
-    expect(store.jobs.byPk(running.pk)?.state).toBe('running')
+    expect(await store.libraries.byId('/acme/declares')).toBeDefined()
+    expect((await store.jobs.byPk(running.pk))?.state).toBe('running')
 
-    store.jobs.fail(running.pk, 'internal_error', 'test over')
-    const queued = store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: store.libraries.version(library.pk, '')!.pk })
+    await store.jobs.fail(running.pk, 'internal_error', 'test over')
+    const queued = await store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: (await store.libraries.version(library.pk, ''))!.pk })
     const removed = await cli(['libraries', 'remove', '/acme/declares', '--yes', '--json'])
     expect(removed.exitCode, removed.stderr).toBe(0)
-    expect(store.libraries.byId('/acme/declares')).toBeUndefined()
-    expect(store.jobs.byPk(queued.pk)).toBeUndefined()
+    expect(await store.libraries.byId('/acme/declares')).toBeUndefined()
+    expect(await store.jobs.byPk(queued.pk)).toBeUndefined()
   })
 })

@@ -26,7 +26,7 @@ const context = async (app: Awaited<ReturnType<typeof buildTestApp>>, libraryId:
   app.inject({ url: `/api/v2/context?libraryId=${encodeURIComponent(libraryId)}&query=connect to the server` })
 
 async function waitForJobs(app: Awaited<ReturnType<typeof buildTestApp>>) {
-  await pollUntil('the job queue to empty', () => (app.runtime.store.jobs.list({ states: ['queued', 'running'] }).length === 0 ? true : undefined), 30_000)
+  await pollUntil('the job queue to empty', async () => ((await app.runtime.store.jobs.list({ states: ['queued', 'running'] })).length === 0 ? true : undefined), 30_000)
 }
 
 describe('library versions', () => {
@@ -68,7 +68,7 @@ describe('library versions', () => {
     await waitForJobs(app)
     expect((await context(app, '/acme/zero@v0.1.0')).statusCode).toBe(200)
     await expect(addVersion(app.runtime.store, '/acme/zero', '--upload-pack=x', undefined, LOCAL, undefined, 'onprem')).rejects.toMatchObject({ code: 'validation_error' })
-    app.runtime.store.libraries.create({ id: '/websites/docs', title: 'docs', sourceKind: 'website', sourceUrl: 'https://x' })
+    await app.runtime.store.libraries.create({ id: '/websites/docs', title: 'docs', sourceKind: 'website', sourceUrl: 'https://x' })
     await expect(addVersion(app.runtime.store, '/websites/docs', 'v1', undefined, LOCAL, undefined, 'onprem')).rejects.toThrowError(/Versions come from git tags/)
   })
 })
@@ -90,7 +90,7 @@ describe('refresh', () => {
     expect(unchanged.statusCode).toBe(200)
     expect(unchanged.json().message).toMatch(/Refresh of \/acme\/fresh queued \(job \d+\)/)
     await waitForJobs(app)
-    expect(app.runtime.store.jobs.byPk(unchanged.json().jobId)?.statusMessage).toMatch(/^unchanged at/)
+    expect((await app.runtime.store.jobs.byPk(unchanged.json().jobId))?.statusMessage).toMatch(/^unchanged at/)
 
     await writeFile(path.join(repo.dir, 'docs/guide.md'), page('second'))
     await git(['commit', '-q', '-am', 'second'], repo.dir)
@@ -101,13 +101,13 @@ describe('refresh', () => {
 
     const forced = await refresh({ libraryName: '/acme/fresh', force: true })
     await waitForJobs(app)
-    expect(app.runtime.store.jobs.byPk(forced.json().jobId)?.statusMessage).toMatch(/snippets? from/)
+    expect((await app.runtime.store.jobs.byPk(forced.json().jobId))?.statusMessage).toMatch(/snippets? from/)
   })
 
   it('answers 409 while a job runs, 403 for imported libraries, 404 for unknown ones, 401 without a key', async () => {
     const app = await buildTestApp({ startWorker: false })
     const key = await createKey(app)
-    const { library } = app.runtime.store.libraries.create({ id: '/acme/busy', title: 'busy', sourceKind: 'github', sourceUrl: 'https://github.com/acme/busy' })
+    const { library } = await app.runtime.store.libraries.create({ id: '/acme/busy', title: 'busy', sourceKind: 'github', sourceUrl: 'https://github.com/acme/busy' })
     const refresh = (libraryName: string, auth?: string) =>
       app.inject({ method: 'POST', url: '/api/v1/refresh', headers: auth ? { authorization: `Bearer ${auth}` } : {}, payload: { libraryName } })
     expect((await refresh('/acme/busy', key)).statusCode).toBe(200)
@@ -124,8 +124,8 @@ describe('refresh', () => {
 
   it('refreshes only libraries older than the given age', async () => {
     const app = await buildTestApp({ startWorker: false })
-    const { version } = app.runtime.store.libraries.create({ id: '/acme/old', title: 'old', sourceKind: 'github', sourceUrl: 'https://github.com/acme/old' })
-    app.runtime.store.libraries.create({ id: '/acme/new', title: 'new', sourceKind: 'github', sourceUrl: 'https://github.com/acme/new' })
+    const { version } = await app.runtime.store.libraries.create({ id: '/acme/old', title: 'old', sourceKind: 'github', sourceUrl: 'https://github.com/acme/old' })
+    await app.runtime.store.libraries.create({ id: '/acme/new', title: 'new', sourceKind: 'github', sourceUrl: 'https://github.com/acme/new' })
     sqliteOf(app.runtime.store).prepare("UPDATE library_versions SET updated_at = '2020-01-01T00:00:00.000Z' WHERE pk = ?").run(version.pk)
     const { queued } = await refreshStale(app.runtime.store, parseAge('7d'), undefined)
     expect(queued.map((q) => q.libraryId)).toEqual(['/acme/old'])

@@ -45,18 +45,18 @@ beforeAll(async () => {
   await seedLibrary(app, '/acme/secret', DOCS, 'v1.0.0')
   makePrivate('/acme/secret')
   // In progress: its job is queued.
-  const queued = store.libraries.create({ id: '/acme/queued', title: 'queued', sourceKind: 'github', sourceUrl: 'https://github.com/acme/queued', isPrivate: true })
-  store.jobs.enqueue({ kind: 'ingest', libraryPk: queued.library.pk, versionPk: queued.version.pk, payload: {} })
+  const queued = await store.libraries.create({ id: '/acme/queued', title: 'queued', sourceKind: 'github', sourceUrl: 'https://github.com/acme/queued', isPrivate: true })
+  await store.jobs.enqueue({ kind: 'ingest', libraryPk: queued.library.pk, versionPk: queued.version.pk, payload: {} })
   // Failed: its job failed with a raw reason naming the clone URL and a server path.
-  const broken = store.libraries.create({ id: '/acme/broken', title: 'broken', sourceKind: 'git', sourceUrl: CLONE_URL, isPrivate: true })
-  const job = store.jobs.enqueue({ kind: 'ingest', libraryPk: broken.library.pk, versionPk: broken.version.pk, payload: {} })
-  store.jobs.claimNext()
+  const broken = await store.libraries.create({ id: '/acme/broken', title: 'broken', sourceKind: 'git', sourceUrl: CLONE_URL, isPrivate: true })
+  const job = await store.jobs.enqueue({ kind: 'ingest', libraryPk: broken.library.pk, versionPk: broken.version.pk, payload: {} })
+  await store.jobs.claimNext()
   const reason = `git clone of ${CLONE_URL} failed: could not create work tree dir '/var/lib/lectern/repos/job-${job.pk}'`
-  store.jobs.fail(job.pk, 'source_unreachable', reason)
-  store.libraries.setVersionState(broken.version.pk, 'error', { code: 'source_unreachable', message: reason })
+  await store.jobs.fail(job.pk, 'source_unreachable', reason)
+  await store.libraries.setVersionState(broken.version.pk, 'error', { code: 'source_unreachable', message: reason })
   // Renamed: the old ID redirects to a private library.
   await seedLibrary(app, '/acme/moved', DOCS)
-  renameLibrary(store, '/acme/moved', '/acme/moved-on')
+  await renameLibrary(store, '/acme/moved', '/acme/moved-on')
   makePrivate('/acme/moved-on')
   cookie = await loginAdmin(app)
 })
@@ -184,13 +184,13 @@ describe('/api/parse-status', () => {
     const open = await buildTestApp({ startWorker: false })
     const { store } = open.runtime
     const openKey = await createKey(open)
-    const { library, version } = store.libraries.create({ id: '/acme/open', title: 'open', sourceKind: 'git', sourceUrl: 'https://git.internal.example/acme/open.git' })
-    const failed = store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk, payload: {} })
-    store.jobs.claimNext()
-    store.jobs.fail(failed.pk, 'source_unreachable', 'git ls-remote of https://deploy:hunter2-token@git.internal.example/acme/open.git failed: not found at /srv/git/acme/open.git')
-    const running = store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk, payload: {} })
-    store.jobs.claimNext()
-    store.jobs.setStatus(running.pk, 'cloning https://git.internal.example/acme/open.git into /var/lib/lectern/repos')
+    const { library, version } = await store.libraries.create({ id: '/acme/open', title: 'open', sourceKind: 'git', sourceUrl: 'https://git.internal.example/acme/open.git' })
+    const failed = await store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk, payload: {} })
+    await store.jobs.claimNext()
+    await store.jobs.fail(failed.pk, 'source_unreachable', 'git ls-remote of https://deploy:hunter2-token@git.internal.example/acme/open.git failed: not found at /srv/git/acme/open.git')
+    const running = await store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk, payload: {} })
+    await store.jobs.claimNext()
+    await store.jobs.setStatus(running.pk, 'cloning https://git.internal.example/acme/open.git into /var/lib/lectern/repos')
 
     const anonymous = await open.inject({ url: '/api/parse-status' })
     expect(anonymous.json()).toEqual({
@@ -215,18 +215,18 @@ describe('/api/parse-status in cloud mode', () => {
     const { store } = cloud.runtime
     const tenants = await createTenants(cloud)
     const REASON = 'git ls-remote of https://deploy:hunter2-token@git.internal.example/acme/%s.git failed: not found at /srv/git/acme/%s.git'
-    const jobsOf = (id: string, teamPk: number | null) => {
-      const { library, version } = store.libraries.create({ id, title: id, sourceKind: 'git', sourceUrl: `https://git.internal.example${id}.git`, isPrivate: teamPk !== null, teamPk })
-      const failed = store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk, payload: {} })
-      store.jobs.claimNext()
-      store.jobs.fail(failed.pk, 'source_unreachable', REASON.replaceAll('%s', id.split('/')[2]!))
-      const running = store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk, payload: {} })
-      store.jobs.claimNext()
-      store.jobs.setStatus(running.pk, `cloning https://git.internal.example${id}.git into /var/lib/lectern/repos`)
+    const jobsOf = async (id: string, teamPk: number | null) => {
+      const { library, version } = await store.libraries.create({ id, title: id, sourceKind: 'git', sourceUrl: `https://git.internal.example${id}.git`, isPrivate: teamPk !== null, teamPk })
+      const failed = await store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk, payload: {} })
+      await store.jobs.claimNext()
+      await store.jobs.fail(failed.pk, 'source_unreachable', REASON.replaceAll('%s', id.split('/')[2]!))
+      const running = await store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk, payload: {} })
+      await store.jobs.claimNext()
+      await store.jobs.setStatus(running.pk, `cloning https://git.internal.example${id}.git into /var/lib/lectern/repos`)
     }
     const own = `/acme/tools--t${tenants.acme.teamPk}`
-    jobsOf(own, tenants.acme.teamPk)
-    jobsOf('/acme/public', null)
+    await jobsOf(own, tenants.acme.teamPk)
+    await jobsOf('/acme/public', null)
     const statusOf = async (headers: Record<string, string>) => {
       const body = (await cloud.inject({ url: '/api/parse-status', headers })).json()
       const failure = (id: string) => body.recentFailures.find((f: { project: string }) => f.project === id)?.message

@@ -92,10 +92,10 @@ describe('a crawled website', () => {
     }
   })
 
-  it('keeps one copy of a canonical duplicate and bounds the crawl trap', () => {
+  it('keeps one copy of a canonical duplicate and bounds the crawl trap', async () => {
     const { store } = app.runtime
-    const version = store.libraries.version(store.libraries.byId(websiteId)!.pk, '')!
-    const pages = new Set(store.snippets.allOfSet(version.currentSet!).map((s) => s.source.split('#')[0]))
+    const version = (await store.libraries.version((await store.libraries.byId(websiteId))!.pk, ''))!
+    const pages = new Set((await store.snippets.allOfSet(version.currentSet!)).map((s) => s.source.split('#')[0]))
     expect(pages.has(`${site.url}/guide/index.html`)).toBe(false)
     expect(pages.has(`${site.url}/guide/`)).toBe(true)
     expect(site.requests.filter((r) => r.startsWith('/calendar/')).length).toBeLessThanOrEqual(25)

@@ -68,9 +68,9 @@ beforeAll(async () => {
   app = await buildTestApp({ defer, logStream: logs, log: { level: 'info' } })
   key = await createKey(app)
   const { connections } = app.runtime.store
-  connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'acme-cloud', baseUrl: cloud.url, email: 'bot@acme.test', token: CLOUD_TOKEN })
-  connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'acme-dc', baseUrl: dc.url, token: DC_TOKEN })
-  connections.create(INSTALL_CONNECTIONS, { kind: 'notion', name: 'acme-workspace', baseUrl: notion.url, token: NOTION_TOKEN })
+  await connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'acme-cloud', baseUrl: cloud.url, email: 'bot@acme.test', token: CLOUD_TOKEN })
+  await connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'acme-dc', baseUrl: dc.url, token: DC_TOKEN })
+  await connections.create(INSTALL_CONNECTIONS, { kind: 'notion', name: 'acme-workspace', baseUrl: notion.url, token: NOTION_TOKEN })
 })
 
 describe('POST /v2/add/confluence', () => {
@@ -89,7 +89,7 @@ describe('POST /v2/add/confluence', () => {
   })
 
   it('indexes selected pages of a Data Center space', async () => {
-    const dcUrl = app.runtime.store.connections.get(INSTALL_CONNECTIONS, 'acme-dc')!.baseUrl
+    const dcUrl = (await app.runtime.store.connections.get(INSTALL_CONNECTIONS, 'acme-dc'))!.baseUrl
     const res = await post('/api/v2/add/confluence', confluenceBody(`${dcUrl}/`, { pageIds: ['601'], title: 'Backups' }))
     expect(res.statusCode, res.body).toBe(200)
     const version = await waitForLibrary(app, '/confluence/backups')
@@ -108,8 +108,8 @@ describe('POST /v2/add/confluence', () => {
 
   it('fails the job with a clear message when the site refuses the token', async () => {
     const { connections } = app.runtime.store
-    connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'stale', baseUrl: `${cloudUrl}/wiki`, email: 'bot@acme.test', token: 'expired-token-value' })
-    connections.remove(INSTALL_CONNECTIONS, 'acme-cloud')
+    await connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'stale', baseUrl: `${cloudUrl}/wiki`, email: 'bot@acme.test', token: 'expired-token-value' })
+    await connections.remove(INSTALL_CONNECTIONS, 'acme-cloud')
     const res = await post('/api/v2/add/confluence', confluenceBody(cloudUrl, { title: 'Stale' }))
     expect(res.statusCode, res.body).toBe(200)
     const version = await waitForLibrary(app, '/confluence/stale')
@@ -120,7 +120,7 @@ describe('POST /v2/add/confluence', () => {
 
   it('fails the job when the site cannot be reached', async () => {
     const port = await freePort()
-    app.runtime.store.connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'down', baseUrl: `http://127.0.0.1:${port}`, token: 'down-token-value' })
+    await app.runtime.store.connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'down', baseUrl: `http://127.0.0.1:${port}`, token: 'down-token-value' })
     const res = await post('/api/v2/add/confluence', confluenceBody(`http://127.0.0.1:${port}`, { title: 'Down' }))
     expect(res.statusCode, res.body).toBe(200)
     const version = await waitForLibrary(app, '/confluence/down')

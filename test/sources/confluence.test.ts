@@ -38,7 +38,7 @@ function pages(): ConfluencePageFixture[] {
 
 async function storeWith(baseUrl: string, email?: string): Promise<Store> {
   const store = await openStore(await tmpDataDir())
-  store.connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'acme', baseUrl, email, token: TOKEN })
+  await store.connections.create(INSTALL_CONNECTIONS, { kind: 'confluence', name: 'acme', baseUrl, email, token: TOKEN })
   return store
 }
 

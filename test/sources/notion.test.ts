@@ -50,7 +50,7 @@ function fixture(): NotionPageFixture[] {
 
 async function storeWith(baseUrl: string): Promise<Store> {
   const store = await openStore(await tmpDataDir())
-  store.connections.create(INSTALL_CONNECTIONS, { kind: 'notion', name: 'ws', baseUrl, token: TOKEN })
+  await store.connections.create(INSTALL_CONNECTIONS, { kind: 'notion', name: 'ws', baseUrl, token: TOKEN })
   return store
 }
 

@@ -14,7 +14,7 @@ const silent: JobLog = { info: () => {}, warn: () => {}, error: () => {} }
 async function storeWithJob(): Promise<{ store: Store; jobPk: number }> {
   const store = await openStore(await tmpDataDir())
   onTestFinished(() => store.close())
-  return { store, jobPk: store.jobs.enqueue({ kind: 'ingest' }).pk }
+  return { store, jobPk: (await store.jobs.enqueue({ kind: 'ingest' })).pk }
 }
 
 describe('a job\'s log lines', () => {

@@ -16,38 +16,38 @@ async function freshStore(): Promise<Store> {
 }
 
 /** Queues a job, runs it (the oldest queued is claimed) and ends it as given. */
-function ended(store: Store, job: NewJob, outcome: 'succeeded' | 'failed'): number {
-  const { pk } = store.jobs.enqueue(job)
-  expect(store.jobs.claimNext()?.pk).toBe(pk)
-  if (outcome === 'succeeded') store.jobs.succeed(pk, 'done')
-  else store.jobs.fail(pk, 'source_unreachable', `job ${pk} could not clone`)
+async function ended(store: Store, job: NewJob, outcome: 'succeeded' | 'failed'): Promise<number> {
+  const { pk } = await store.jobs.enqueue(job)
+  expect((await store.jobs.claimNext())?.pk).toBe(pk)
+  if (outcome === 'succeeded') await store.jobs.succeed(pk, 'done')
+  else await store.jobs.fail(pk, 'source_unreachable', `job ${pk} could not clone`)
   return pk
 }
 
-const failedProjects = (store: Store) => parseStatus(store, LOCAL).recentFailures.map((f) => `${f.project} ${f.jobId}`)
+const failedProjects = async (store: Store) => (await parseStatus(store, LOCAL)).recentFailures.map((f) => `${f.project} ${f.jobId}`)
 
 describe('recent failures', () => {
   it('lists a failure until a later job of its version succeeds; successes of other versions, or of no version, never show', async () => {
     const store = await freshStore()
-    const one = store.libraries.create({ id: '/acme/one', title: 'one', sourceKind: 'github', sourceUrl: 'https://github.com/acme/one' })
-    const two = store.libraries.create({ id: '/acme/two', title: 'two', sourceKind: 'github', sourceUrl: 'https://github.com/acme/two' })
+    const one = await store.libraries.create({ id: '/acme/one', title: 'one', sourceKind: 'github', sourceUrl: 'https://github.com/acme/one' })
+    const two = await store.libraries.create({ id: '/acme/two', title: 'two', sourceKind: 'github', sourceUrl: 'https://github.com/acme/two' })
     const ofOne = { kind: 'ingest', libraryPk: one.library.pk, versionPk: one.version.pk }
     const ofTwo = { kind: 'ingest', libraryPk: two.library.pk, versionPk: two.version.pk }
-    const firstOfOne = ended(store, ofOne, 'failed')
-    const failedTwo = ended(store, ofTwo, 'failed')
-    const secondOfOne = ended(store, ofOne, 'failed')
+    const firstOfOne = await ended(store, ofOne, 'failed')
+    const failedTwo = await ended(store, ofTwo, 'failed')
+    const secondOfOne = await ended(store, ofOne, 'failed')
     // Jobs without a version (a re-embedding of a library, a vector rebuild) that succeeded are no failures.
-    ended(store, { kind: 'reembed', libraryPk: two.library.pk }, 'succeeded')
-    ended(store, { kind: 'rebuild-vectors' }, 'succeeded')
-    expect(failedProjects(store)).toEqual([`/acme/one ${secondOfOne}`, `/acme/two ${failedTwo}`, `/acme/one ${firstOfOne}`])
+    await ended(store, { kind: 'reembed', libraryPk: two.library.pk }, 'succeeded')
+    await ended(store, { kind: 'rebuild-vectors' }, 'succeeded')
+    expect(await failedProjects(store)).toEqual([`/acme/one ${secondOfOne}`, `/acme/two ${failedTwo}`, `/acme/one ${firstOfOne}`])
 
-    ended(store, ofOne, 'succeeded')
-    expect(failedProjects(store)).toEqual([`/acme/two ${failedTwo}`])
+    await ended(store, ofOne, 'succeeded')
+    expect(await failedProjects(store)).toEqual([`/acme/two ${failedTwo}`])
     // More successes than the failures scanned (200) do not push an unresolved failure out.
-    for (let i = 0; i < 210; i++) ended(store, ofOne, 'succeeded')
-    expect(failedProjects(store)).toEqual([`/acme/two ${failedTwo}`])
+    for (let i = 0; i < 210; i++) await ended(store, ofOne, 'succeeded')
+    expect(await failedProjects(store)).toEqual([`/acme/two ${failedTwo}`])
     // A failure after the success is news again.
-    const third = ended(store, ofOne, 'failed')
-    expect(failedProjects(store)).toEqual([`/acme/one ${third}`, `/acme/two ${failedTwo}`])
+    const third = await ended(store, ofOne, 'failed')
+    expect(await failedProjects(store)).toEqual([`/acme/one ${third}`, `/acme/two ${failedTwo}`])
   })
 })

@@ -46,7 +46,7 @@ let runtime: Runtime
 let dir: string
 
 async function addLibrary(id: string, docs: ParsedSnippet[]) {
-  const { library, version } = runtime.store.libraries.create({ id, title: id.split('/')[2], sourceKind: 'github', sourceUrl: 'x' })
+  const { library, version } = await runtime.store.libraries.create({ id, title: id.split('/')[2], sourceKind: 'github', sourceUrl: 'x' })
   const snippets = docs.map((d) => toNewSnippet(d, `docs/guide.md#${d.anchor}`))
   const result = await ingestSnippets({ store: runtime.store, embedder: await runtime.embedders.current() }, { versionPk: version.pk, commitSha: 'abc' }, snippets)
   return { library, version, result }
@@ -128,7 +128,7 @@ describe('ingest and retrieval', () => {
   it('stores identical snippets once and counts tokens of the rendered text', async () => {
     const { result } = await addLibrary('/acme/dup', [...DOCS, DOCS[0]])
     expect(result.snippets).toBe(DOCS.length)
-    const stored = runtime.store.snippets.allOfSet(result.setPk)
+    const stored = await runtime.store.snippets.allOfSet(result.setPk)
     for (const s of stored) expect(s.tokens).toBe(countTokens(renderSnippetText(s)))
   })
 
@@ -141,16 +141,16 @@ describe('ingest and retrieval', () => {
       { versionPk: version.pk, commitSha: 'def' },
       DOCS.slice(0, 2).map((d) => toNewSnippet(d, 'x')),
     )
-    expect(runtime.store.libraries.versionByPk(version.pk)).toMatchObject({ currentSet: next.setPk, totalSnippets: 2, commitSha: 'def' })
-    expect(runtime.store.snippets.set(result.setPk)?.status).toBe('retired')
-    expect(sweepSets(runtime.store, ['retired'])).toBe(1)
+    expect(await runtime.store.libraries.versionByPk(version.pk)).toMatchObject({ currentSet: next.setPk, totalSnippets: 2, commitSha: 'def' })
+    expect((await runtime.store.snippets.set(result.setPk))?.status).toBe('retired')
+    expect(await sweepSets(runtime.store, ['retired'])).toBe(1)
     expect(fs.existsSync(oldFile)).toBe(false)
     expect(sqliteOf(runtime.store).prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'fts_${result.setPk}'`).pluck().get()).toBe(0)
   })
 
   it('sweeps a half-built set a dead job left, and never the set this process is building', async () => {
     const { version } = await addLibrary('/acme/sweep', DOCS)
-    const left = runtime.store.snippets.createSet(version.pk, { provider: 'hash', model: 'hash-v1', dimensions: 384 })
+    const left = await runtime.store.snippets.createSet(version.pk, { provider: 'hash', model: 'hash-v1', dimensions: 384 })
     const base = await runtime.embedders.current()
     let embedding!: () => void
     const embedderWaits = new Promise<void>((resolve) => { embedding = resolve })
@@ -166,12 +166,12 @@ describe('ingest and retrieval', () => {
     // Between two jobs the worker sweeps `building` sets: the one left behind goes, the one
     // being built now stays.
     const swept: number[] = []
-    expect(sweepSets(runtime.store, ['building'], (pk) => swept.push(pk))).toBe(1)
+    expect(await sweepSets(runtime.store, ['building'], (pk) => swept.push(pk))).toBe(1)
     expect(swept).toEqual([left.pk])
     release()
     const result = await building
-    expect(runtime.store.snippets.set(result.setPk)?.status).toBe('live')
-    expect(runtime.store.libraries.versionByPk(version.pk)?.currentSet).toBe(result.setPk)
+    expect((await runtime.store.snippets.set(result.setPk))?.status).toBe('live')
+    expect((await runtime.store.libraries.versionByPk(version.pk))?.currentSet).toBe(result.setPk)
     expect((await runtime.retriever.rank(result.setPk, 'register a route')).length).toBeGreaterThan(0)
   })
 
@@ -183,14 +183,14 @@ describe('ingest and retrieval', () => {
     await expect(
       ingestSnippets({ store: runtime.store, embedder: failing }, { versionPk: version.pk, commitSha: 'x' }, DOCS.map((d) => toNewSnippet(d, 'y'))),
     ).rejects.toThrow('provider down')
-    expect(runtime.store.libraries.versionByPk(version.pk)?.currentSet).toBe(result.setPk)
-    expect(runtime.store.snippets.setsWithStatus('building')).toEqual([])
+    expect((await runtime.store.libraries.versionByPk(version.pk))?.currentSet).toBe(result.setPk)
+    expect(await runtime.store.snippets.setsWithStatus('building')).toEqual([])
     expect(fs.readdirSync(runtime.store.paths.vectors).sort()).toEqual([`set-${result.setPk}.usearch`, `set-${result.setPk}.usearch.json`])
     expect(fs.readdirSync(runtime.store.paths.engine)).toEqual([path.basename(engineFilePath(runtime.store.paths, result.setPk))])
   })
 
   it('refuses an empty library with no_code_found', async () => {
-    const { version } = runtime.store.libraries.create({ id: '/acme/empty', title: 'e', sourceKind: 'github', sourceUrl: 'x' })
+    const { version } = await runtime.store.libraries.create({ id: '/acme/empty', title: 'e', sourceKind: 'github', sourceUrl: 'x' })
     await expect(
       ingestSnippets({ store: runtime.store, embedder: await runtime.embedders.current() }, { versionPk: version.pk, commitSha: null }, []),
     ).rejects.toMatchObject({ code: 'no_code_found', status: 422 })
@@ -203,12 +203,12 @@ describe('ingest and retrieval', () => {
     fs.writeFileSync(file, 'not an index, and mapping it must not crash the process')
     await recoverDataDir(runtime)
     expect(fs.existsSync(file)).toBe(false)
-    const job = runtime.store.jobs.list({ states: ['queued'] })[0]
+    const job = (await runtime.store.jobs.list({ states: ['queued'] }))[0]
     expect(job.kind).toBe(REBUILD_VECTORS_JOB)
     const before = await runtime.retriever.getContext({ libraryId: '/acme/vec', query: 'register a route', tokens: 5000, caller: ANONYMOUS })
     expect(before.snippets[0].title).toBe('Register a route')
     await runtime.worker.drain()
-    expect(runtime.store.jobs.byPk(job.pk)?.state).toBe('succeeded')
+    expect((await runtime.store.jobs.byPk(job.pk))?.state).toBe('succeeded')
     expect(fs.existsSync(file)).toBe(true)
     // The rebuilt index answers a question that matches no word of the set.
     const ranked = await runtime.retriever.rank(result.setPk, 'zzz unrelated words')
@@ -283,7 +283,7 @@ describe('ingest and retrieval', () => {
       msg: 'removed vector files of sets that are gone, vector indexes of hash-embedded sets (their engine files hold their vectors), and unfinished writes',
     })
     // No rebuild is queued for the hash-embedded set, which needs no index.
-    expect(runtime.store.jobs.list({ states: ['queued'] })).toEqual([])
+    expect(await runtime.store.jobs.list({ states: ['queued'] })).toEqual([])
     fs.rmSync(running)
     fs.rmSync(unknown)
   })

@@ -66,7 +66,7 @@ const docs = (prefix: string, count: number) =>
 async function setUp(dataDir?: string, embedder: Embedder = hash): Promise<{ store: Store; versionPk: number; setPk: number; file: string }> {
   const store = await openStore(dataDir ?? (await tmpDataDir()))
   onTestFinished(() => store.close())
-  const { version } = store.libraries.create({ id: '/acme/widgets', title: 'widgets', sourceKind: 'github', sourceUrl: 'x' })
+  const { version } = await store.libraries.create({ id: '/acme/widgets', title: 'widgets', sourceKind: 'github', sourceUrl: 'x' })
   const { setPk } = await ingestSnippets({ store, embedder }, { versionPk: version.pk, commitSha: 'a' }, docs('widgets', SNIPPETS))
   return { store, versionPk: version.pk, setPk, file: vectorIndexPath(store.paths, setPk) }
 }
@@ -85,7 +85,7 @@ describe('re-embedding a set', () => {
       if (call === 3) throw new Error('provider went away')
     })
     await expect(reembedSet({ store, embedder: failing }, setPk)).rejects.toThrow('provider went away')
-    expect(store.snippets.set(setPk)).toMatchObject({ status: 'live', embedProvider: 'hash', dimensions: 384 })
+    expect(await store.snippets.set(setPk)).toMatchObject({ status: 'live', embedProvider: 'hash', dimensions: 384 })
     const files = reembedPaths(store.paths, setPk)
     // Two batches of 64 saved, nothing more; the engine file, which holds the live vectors, untouched.
     expect(JSON.parse(fs.readFileSync(files.meta, 'utf8'))).toMatchObject({ done: 128 })
@@ -100,23 +100,23 @@ describe('re-embedding a set', () => {
     expect(await reembedSet({ store, embedder: healed, onSwitched: (pk) => switched.push(pk) }, setPk)).toEqual({ outcome: 'switched', snippets: SNIPPETS, resumedAt: 128 })
     expect(healed.texts).toBe(SNIPPETS - 128)
     expect(switched).toEqual([setPk])
-    expect(store.snippets.set(setPk)).toMatchObject({ embedProvider: 'ollama', dimensions: 16 })
+    expect(await store.snippets.set(setPk)).toMatchObject({ embedProvider: 'ollama', dimensions: 16 })
     expect(inspectVectorFile(file, { dimensions: 16, count: SNIPPETS })).toBeUndefined()
     expect(fs.readdirSync(store.paths.vectors).sort()).toEqual([`set-${setPk}.usearch`, `set-${setPk}.usearch.json`])
     // The engine file was written again for the new embedder (no vectors in it now): the next
     // load reads it as it is.
-    const heads = store.snippets.headsOfSet(setPk)
-    const load = () =>
-      loadSet(setPk, heads, engineFileKind(store.snippets.set(setPk)!), engineFilePath(store.paths, setPk), () => {
+    const heads = await store.snippets.headsOfSet(setPk)
+    const load = async () =>
+      await loadSet(setPk, heads, engineFileKind((await store.snippets.set(setPk))!), engineFilePath(store.paths, setPk), () => {
         throw new Error('the engine file matches the new embedder')
       })
-    expect(load().vectors).toBeUndefined()
+    expect((await load()).vectors).toBeUndefined()
 
     // Back to the hash embedder: the vector index goes, and the engine file holds the vectors again.
     expect(await reembedSet({ store, embedder: hash }, setPk)).toMatchObject({ outcome: 'switched', snippets: SNIPPETS })
-    expect(store.snippets.set(setPk)).toMatchObject({ embedProvider: 'hash', dimensions: 384 })
+    expect(await store.snippets.set(setPk)).toMatchObject({ embedProvider: 'hash', dimensions: 384 })
     expect(fs.readdirSync(store.paths.vectors)).toEqual([])
-    expect(load().vectors?.dimensions).toBe(384)
+    expect((await load()).vectors?.dimensions).toBe(384)
     expect(fs.readFileSync(engineFile).equals(engineBefore)).toBe(true)
   })
 
@@ -128,7 +128,7 @@ describe('re-embedding a set', () => {
       if (call === 2) stop.abort()
     })
     await expect(reembedSet({ store, embedder: stopping, signal: stop.signal }, setPk)).rejects.toMatchObject({ name: 'AbortError' })
-    expect(store.snippets.set(setPk)).toMatchObject({ embedProvider: 'hash', dimensions: 384 })
+    expect(await store.snippets.set(setPk)).toMatchObject({ embedProvider: 'hash', dimensions: 384 })
     const files = reembedPaths(store.paths, setPk)
     const { [path.basename(files.vectors)]: _v, [path.basename(files.meta)]: _m, ...rest } = vectorFiles(store)
     expect(rest).toEqual(before)
@@ -140,12 +140,12 @@ describe('re-embedding a set', () => {
     const replacing = watched(other(), async (call) => {
       if (call !== 2) return
       await ingestSnippets({ store, embedder: hash }, { versionPk, commitSha: 'b' }, docs('gadgets', 3))
-      sweepSets(store, ['retired'])
+      await sweepSets(store, ['retired'])
     })
     expect(await reembedSet({ store, embedder: replacing }, setPk)).toEqual({ outcome: 'replaced' })
     // It stopped at the batch that saw the set go, rather than embedding the rest for nothing.
     expect(replacing.texts).toBe(2 * 64)
-    expect(store.snippets.set(setPk)).toBeUndefined()
+    expect(await store.snippets.set(setPk)).toBeUndefined()
     expect(fs.readdirSync(store.paths.vectors).filter((name) => name.startsWith(`set-${setPk}.`))).toEqual([])
   })
 
@@ -167,7 +167,7 @@ describe('re-embedding a set', () => {
     })
     await expect(reembedSet({ store, embedder: filling }, setPk)).rejects.toMatchObject({ code: 'disk_full' })
     const files = reembedPaths(store.paths, setPk)
-    expect(store.snippets.set(setPk)).toMatchObject({ embedProvider: 'hash', dimensions: 384 })
+    expect(await store.snippets.set(setPk)).toMatchObject({ embedProvider: 'hash', dimensions: 384 })
     const saved = JSON.parse(fs.readFileSync(files.meta, 'utf8')) as { done: number }
     expect(saved.done).toBe(64)
     expect(fs.statSync(files.vectors).size).toBe(saved.done * 16 * 4)
@@ -215,7 +215,7 @@ describe('rebuilding a set\'s vector index', () => {
     fs.rmSync(`${file}.json`)
     const replacing = watched(other(), async () => {
       await ingestSnippets({ store, embedder: hash }, { versionPk, commitSha: 'b' }, docs('gadgets', 3))
-      sweepSets(store, ['retired'])
+      await sweepSets(store, ['retired'])
     })
     expect(await rebuildVectorIndex({ store, embedders: { forSet: async () => replacing } }, setPk)).toBeUndefined()
     expect(fs.readdirSync(store.paths.vectors).filter((name) => name.startsWith(`set-${setPk}.`))).toEqual([])

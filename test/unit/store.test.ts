@@ -90,15 +90,15 @@ describe('secret box', () => {
 describe('libraries', () => {
   it('renames with a redirect chain and lets a new library take a redirected ID back', async () => {
     const store = await freshStore()
-    store.libraries.create({ id: '/a/one', title: 'one', sourceKind: 'github', sourceUrl: 'x' })
-    store.libraries.rename('/a/one', '/a/two')
-    store.libraries.rename('/a/two', '/a/three')
-    expect(store.libraries.redirectOf('/a/one')).toBe('/a/three')
-    expect(store.libraries.redirectOf('/a/two')).toBe('/a/three')
-    expect(() => store.libraries.rename('/a/three', '/a/three')).toThrowError(expect.objectContaining({ code: 'validation_error' }))
-    store.libraries.create({ id: '/a/one', title: 'new one', sourceKind: 'github', sourceUrl: 'y' })
-    expect(store.libraries.redirectOf('/a/one')).toBeUndefined()
-    expect(() => store.libraries.create({ id: '/a/one', title: 'dup', sourceKind: 'github', sourceUrl: 'z' })).toThrowError(
+    await store.libraries.create({ id: '/a/one', title: 'one', sourceKind: 'github', sourceUrl: 'x' })
+    await store.libraries.rename('/a/one', '/a/two')
+    await store.libraries.rename('/a/two', '/a/three')
+    expect(await store.libraries.redirectOf('/a/one')).toBe('/a/three')
+    expect(await store.libraries.redirectOf('/a/two')).toBe('/a/three')
+    await expect(store.libraries.rename('/a/three', '/a/three')).rejects.toThrowError(expect.objectContaining({ code: 'validation_error' }))
+    await store.libraries.create({ id: '/a/one', title: 'new one', sourceKind: 'github', sourceUrl: 'y' })
+    expect(await store.libraries.redirectOf('/a/one')).toBeUndefined()
+    await expect(store.libraries.create({ id: '/a/one', title: 'dup', sourceKind: 'github', sourceUrl: 'z' })).rejects.toThrowError(
       expect.objectContaining({ code: 'library_exists' }),
     )
   })
@@ -117,27 +117,27 @@ describe('the catalogue version', () => {
       seen = now
       return changed
     }
-    const { library, version } = store.libraries.create({ id: '/a/cat', title: 'cat', sourceKind: 'github', sourceUrl: 'https://github.com/a/cat' })
+    const { library, version } = await store.libraries.create({ id: '/a/cat', title: 'cat', sourceKind: 'github', sourceUrl: 'https://github.com/a/cat' })
     expect(moved()).toBe(true)
-    const set = other.snippets.createSet(version.pk, { provider: 'hash', model: 'hash-v1', dimensions: 8 })
+    const set = await other.snippets.createSet(version.pk, { provider: 'hash', model: 'hash-v1', dimensions: 8 })
     expect(moved()).toBe(true)
 
     // An ingest's own writes: its snippets, its job and the job's progress.
     const snippet = { kind: 'info' as const, title: 't', description: '', breadcrumb: '', pageTitle: '', language: '', body: 'b', source: 's', tokens: 1, hash: 'h' }
-    other.snippets.insert(set.pk, [snippet])
-    const job = other.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk })
-    other.jobs.claimNext()
-    other.jobs.setStatus(job.pk, 'embedded 1 of 1 snippets')
+    await other.snippets.insert(set.pk, [snippet])
+    const job = await other.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk })
+    await other.jobs.claimNext()
+    await other.jobs.setStatus(job.pk, 'embedded 1 of 1 snippets')
     const usage = new UsageRecorder(other)
     usage.record(library.pk, 'curl', 'rest-txt')
-    usage.flush()
+    await usage.flush()
     expect(moved()).toBe(false)
 
-    other.snippets.finalizeSet(set.pk, version.pk, { tokens: 1, snippets: 1, commitSha: null })
+    await other.snippets.finalizeSet(set.pk, version.pk, { tokens: 1, snippets: 1, commitSha: null })
     expect(moved()).toBe(true)
-    store.libraries.rename('/a/cat', '/a/renamed')
+    await store.libraries.rename('/a/cat', '/a/renamed')
     expect(moved()).toBe(true)
-    other.snippets.dropSet(set.pk)
+    await other.snippets.dropSet(set.pk)
     expect(moved()).toBe(true)
   })
 })
@@ -176,8 +176,8 @@ describe('transactions across processes', () => {
 describe('usage counts', () => {
   it('keep the topics and countries of each library through a failed flush and write them at the next', async () => {
     const store = await freshStore()
-    const one = store.libraries.create({ id: '/a/one', title: 'one', sourceKind: 'github', sourceUrl: 'https://github.com/a/one' }).library
-    const two = store.libraries.create({ id: '/a/two', title: 'two', sourceKind: 'github', sourceUrl: 'https://github.com/a/two' }).library
+    const one = (await store.libraries.create({ id: '/a/one', title: 'one', sourceKind: 'github', sourceUrl: 'https://github.com/a/one' })).library
+    const two = (await store.libraries.create({ id: '/a/two', title: 'two', sourceKind: 'github', sourceUrl: 'https://github.com/a/two' })).library
     const usage = new UsageRecorder(store)
     const topics = () => sqliteOf(store).prepare('SELECT library_pk AS pk, topic, requests FROM usage_topics ORDER BY pk, topic').all()
     const countries = () => sqliteOf(store).prepare('SELECT library_pk AS pk, country, requests FROM usage_countries ORDER BY pk, country').all()
@@ -189,10 +189,10 @@ describe('usage counts', () => {
     store.usage.write = () => {
       throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })
     }
-    expect(() => usage.flush()).toThrow(/disk is full/)
+    await expect(usage.flush()).rejects.toThrow(/disk is full/)
     store.usage.write = write
     usage.record(one.pk, 'api', 'rest-txt', new Date(), { question: 'route options' })
-    usage.flush()
+    await usage.flush()
 
     expect(topics()).toEqual([
       { pk: one.pk, topic: 'options', requests: 1 },

@@ -43,7 +43,7 @@ describe('teamspaces', () => {
     await store.teams.setPlan(team.id, 'pro')
     expect(await store.teams.addMember(team.id, dev.id, 'developer', membersAllowed)).toMatchObject({ email: 'dev@example.com', role: 'developer' })
     await expect(store.teams.addMember(team.id, dev.id, 'admin', membersAllowed)).rejects.toThrow(/already a member/)
-    const extra = await Promise.all(Array.from({ length: 8 }, (_, i) => store.users.create({ email: `m${i}@example.com`, password: PASSWORD, role: 'member' })))
+    const extra = await Promise.all(Array.from({ length: 8 }, async (_, i) => await store.users.create({ email: `m${i}@example.com`, password: PASSWORD, role: 'member' })))
     for (const user of extra) await store.teams.addMember(team.id, user.id, 'developer', membersAllowed)
     await expect(store.teams.addMember(team.id, outsider.id, 'developer', membersAllowed)).rejects.toThrow(expect.objectContaining({ code: 'forbidden', message: expect.stringMatching(/allows 10 members/) }))
     await store.teams.setPlan(team.id, 'enterprise')

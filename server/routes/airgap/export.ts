@@ -49,18 +49,18 @@ export default async function exportRoute(app: FastifyInstance): Promise<void> {
       },
     },
     // A license key is no key of this install: to its holder, private libraries do not exist.
-    async (request) => ({ libraries: [exportLibrary(app.runtime.store, request.body.library, ANONYMOUS)] }),
+    async (request) => ({ libraries: [await exportLibrary(app.runtime.store, request.body.library, ANONYMOUS)] }),
   )
 
   const admin = { access: 'admin' as const }
 
   app.get<{ Querystring: { q: string } }>('/libraries/exportable', { config: admin, schema: { querystring: ExportableQuery } }, async (request) => ({
-    ...exportableLibraries(app.runtime.catalogue, request.query.q, PICKER_LIMIT),
+    ...await exportableLibraries(app.runtime.catalogue, request.query.q, PICKER_LIMIT),
     max: MAX_EXPORT_LIBRARIES,
   }))
 
   app.post<{ Body: { libraries: string[] } }>('/libraries/export', { config: admin, schema: { body: BundleBody } }, async (request, reply) => {
-    const { stream } = bundleStream(exportLibraries(app.runtime.store, request.body.libraries, request.caller))
+    const { stream } = bundleStream(await exportLibraries(app.runtime.store, request.body.libraries, request.caller))
     return reply.type('application/zip').header('content-disposition', `attachment; filename="${BUNDLE_FORMAT}.zip"`).send(stream)
   })
 }

@@ -12,14 +12,14 @@ export default async function connections(app: FastifyInstance): Promise<void> {
   const admin = { access: 'admin' as const }
 
   app.get('/connections', { config: admin, schema: { response: { 200: ConnectionListSchema } } }, async () => ({
-    connections: store.connections.list(INSTALL_CONNECTIONS),
+    connections: await store.connections.list(INSTALL_CONNECTIONS),
   }))
 
   app.post<{ Body: ConnectionInput }>('/connections', { config: admin, schema: { body: ConnectionBody, response: { 201: ConnectionView } } }, async (request, reply) =>
-    reply.code(201).send(addConnection(store, INSTALL_CONNECTIONS, request.body, app.runtime.guard)),
+    reply.code(201).send(await addConnection(store, INSTALL_CONNECTIONS, request.body, app.runtime.guard)),
   )
 
   app.delete<{ Params: { name: string } }>('/connections/:name', { config: admin, schema: { params: NameParams, response: { 200: ConnectionView } } }, async (request) =>
-    store.connections.remove(INSTALL_CONNECTIONS, request.params.name),
+    await store.connections.remove(INSTALL_CONNECTIONS, request.params.name),
   )
 }

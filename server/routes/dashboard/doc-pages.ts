@@ -23,12 +23,12 @@ export default async function docPages(app: FastifyInstance): Promise<void> {
   app.get<{ Params: LibraryParamsType; Querystring: { version: string } }>(
     '/libraries/:owner/:name/pages',
     { config: { access: 'admin' }, schema: { params: LibraryParams, querystring: PagesQuery } },
-    async (request) => ({ pages: pagesOfLibrary(store, idOf(request.params), request.query.version, request.caller) }),
+    async (request) => ({ pages: await pagesOfLibrary(store, idOf(request.params), request.query.version, request.caller) }),
   )
 
   app.get<{ Params: LibraryParamsType; Querystring: { page: string; version: string } }>(
     '/libraries/:owner/:name/pages/snippets',
     { config: { access: 'admin' }, schema: { params: LibraryParams, querystring: PageQuery } },
-    async (request) => snippetsOfPage(store, idOf(request.params), request.query.version, request.query.page, request.caller),
+    async (request) => await snippetsOfPage(store, idOf(request.params), request.query.version, request.query.page, request.caller),
   )
 }

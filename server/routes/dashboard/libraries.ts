@@ -35,7 +35,7 @@ export default async function libraries(app: FastifyInstance): Promise<void> {
     '/libraries/:owner/:name',
     { config: admin, schema: { params: LibraryParams, body: RenameBody, response: { 200: LibraryRowSchema } } },
     async (request) => {
-      const renamed = renameLibrary(store, idOf(request.params), request.body.id)
+      const renamed = await renameLibrary(store, idOf(request.params), request.body.id)
       return await libraryRow(store, catalogue, request.caller, renamed.id)
     },
   )

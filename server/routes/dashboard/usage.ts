@@ -10,6 +10,6 @@ const UsageQuery = {
 
 export default async function usage(app: FastifyInstance): Promise<void> {
   app.get<{ Querystring: { days: UsageWindow } }>('/usage', { config: { access: 'admin' }, schema: { querystring: UsageQuery } }, async (request) =>
-    usageReport(app.runtime.store, app.runtime.usage, request.query.days),
+    await usageReport(app.runtime.store, app.runtime.usage, request.query.days),
   )
 }

@@ -28,11 +28,11 @@ export default async function addWorkspace(app: FastifyInstance): Promise<void> 
     const body = request.body
     const scope = callerConnectionScope(request.caller, app.lecternOptions.config.mode)
     if (!scope) throw storedConnectionRefusal('Confluence')
-    const connection = confluenceConnectionForSite(store, scope, body.siteUrl)
+    const connection = await confluenceConnectionForSite(store, scope, body.siteUrl)
     if (!connection) {
       throw new LecternError('validation_error', `No Confluence connection for ${body.siteUrl}. ${whereToConnect(scope, `lectern connections add confluence --name <name> --site ${body.siteUrl} --email <email> --token-stdin`)}`)
     }
-    const submission = confluenceSubmission(store, scope, { connection: connection.name, spaceKey: body.spaceKey, pageIds: body.pageIds, title: body.title || body.spaceName, description: body.description })
+    const submission = await confluenceSubmission(store, scope, { connection: connection.name, spaceKey: body.spaceKey, pageIds: body.pageIds, title: body.title || body.spaceName, description: body.description })
     const submitted = await submitPlaced(app, request, submission)
     app.runtime.worker.wake()
     return await addAnswer(app, request, submitted)
@@ -43,11 +43,11 @@ export default async function addWorkspace(app: FastifyInstance): Promise<void> 
     const body = request.body
     const scope = callerConnectionScope(request.caller, app.lecternOptions.config.mode)
     if (!scope) throw storedConnectionRefusal('Notion')
-    const connection = notionConnectionForWorkspace(store, scope, body.workspaceName)
+    const connection = await notionConnectionForWorkspace(store, scope, body.workspaceName)
     if (!connection) {
       throw new LecternError('validation_error', `No Notion connection for workspace "${body.workspaceName}". ${whereToConnect(scope, `lectern connections add notion --name ${slugifySegment(body.workspaceName)} --token-env NOTION_TOKEN`)}`)
     }
-    const submission = notionSubmission(store, scope, { connection: connection.name, pageIds: body.pageIds, title: body.title, description: body.description })
+    const submission = await notionSubmission(store, scope, { connection: connection.name, pageIds: body.pageIds, title: body.title, description: body.description })
     const submitted = await submitPlaced(app, request, submission)
     app.runtime.worker.wake()
     return await addAnswer(app, request, submitted)

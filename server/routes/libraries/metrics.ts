@@ -25,7 +25,7 @@ export default async function metrics(app: FastifyInstance): Promise<void> {
     async (request) => {
       const { store, usage } = app.runtime
       const library = await libraryForMetrics(store, app.lecternOptions.config.mode, request.caller, request.query.libraryId)
-      return libraryMetrics(store, usage, library, request.query.days)
+      return await libraryMetrics(store, usage, library, request.query.days)
     },
   )
 }

@@ -3,7 +3,7 @@ import { SearchQuery, type SearchQueryType } from '../../schemas/libraries.js'
 
 export default async function search(app: FastifyInstance): Promise<void> {
   app.get<{ Querystring: SearchQueryType }>('/v2/libs/search', { schema: { querystring: SearchQuery } }, async (request) => {
-    const results = app.runtime.catalogue.search(request.query.libraryName, request.query.query, {
+    const results = await app.runtime.catalogue.search(request.query.libraryName, request.query.query, {
       caller: request.caller,
       catalogVersion: request.catalogVersion,
     })
