@@ -85,24 +85,19 @@ export function createUsageRepository(sql: Sql): UsageRepository {
           await sql.run('INSERT INTO usage_users (day, library_pk, client, user_hash) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING', [day, Number(pk), client, hash])
         }
       }
-      for (const [pk, counts] of batch.topics) {
-        if (!(await known(pk))) continue
-        for (const [topic, n] of counts) {
-          await sql.run(
-            'INSERT INTO usage_topics (library_pk, topic, requests) VALUES (?, ?, ?) ON CONFLICT (library_pk, topic) DO UPDATE SET requests = usage_topics.requests + excluded.requests',
-            [pk, topic, n],
-          )
+      const addFacets = async (table: 'usage_topics' | 'usage_countries', column: 'topic' | 'country', facets: Facets) => {
+        for (const [pk, counts] of facets) {
+          if (!(await known(pk))) continue
+          for (const [facet, n] of counts) {
+            await sql.run(
+              `INSERT INTO ${table} (library_pk, ${column}, requests) VALUES (?, ?, ?) ON CONFLICT (library_pk, ${column}) DO UPDATE SET requests = ${table}.requests + excluded.requests`,
+              [pk, facet, n],
+            )
+          }
         }
       }
-      for (const [pk, counts] of batch.countries) {
-        if (!(await known(pk))) continue
-        for (const [country, n] of counts) {
-          await sql.run(
-            'INSERT INTO usage_countries (library_pk, country, requests) VALUES (?, ?, ?) ON CONFLICT (library_pk, country) DO UPDATE SET requests = usage_countries.requests + excluded.requests',
-            [pk, country, n],
-          )
-        }
-      }
+      await addFacets('usage_topics', 'topic', batch.topics)
+      await addFacets('usage_countries', 'country', batch.countries)
       await salt.forgetBefore(today)
     })
   return {
