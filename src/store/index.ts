@@ -94,6 +94,9 @@ export async function openStore(dataDir: string): Promise<Store> {
   const db = openConnection(paths.database)
   const sql = createSqliteSql(db)
   const catalogVersionStmt = db.prepare('SELECT version FROM catalog_version WHERE id = 1').pluck()
+  // While another context's transaction holds the connection, its uncommitted version is not the
+  // catalogue's: the last one read outside it stands until it ends.
+  let catalogVersion = catalogVersionStmt.get() as number
   const secrets = createSecretBox(secretKey)
   const settings = createSettingsRepository(sql)
   await ensureSecretsCanary(settings, secrets)
@@ -116,7 +119,7 @@ export async function openStore(dataDir: string): Promise<Store> {
     connections: createConnectionsRepository(sql, secrets),
     licenses: createLicensesRepository(sql),
     usage: createUsageRepository(sql),
-    catalogVersion: () => catalogVersionStmt.get() as number,
+    catalogVersion: () => (sql.isFree() ? (catalogVersion = catalogVersionStmt.get() as number) : catalogVersion),
     transaction: (fn) => sql.transaction(fn, 'write'),
     readTransaction: (fn) => sql.transaction(fn, 'read'),
     migrations: () => appliedMigrations(db),

@@ -16,7 +16,15 @@ interface Transaction {
   savepoints: number
 }
 
-export function createSqliteSql(db: Db): Sql {
+export interface SqliteSql extends Sql {
+  /**
+   * Whether a statement issued now from this async context runs at once: no other context's
+   * transaction holds the connection, whose uncommitted rows it would otherwise read.
+   */
+  isFree(): boolean
+}
+
+export function createSqliteSql(db: Db): SqliteSql {
   const statements = new Map<string, Statement>()
   const scope = new AsyncLocalStorage<Transaction>()
   /** Settles when the transaction holding the connection (and every one queued before) ends. */
@@ -46,9 +54,11 @@ export function createSqliteSql(db: Db): Sql {
     }
   }
 
+  const isFree = () => waiting === 0 || inTransaction()
+
   /** A statement runs at once unless another context's transaction holds the connection. */
   function statement<T>(run: () => T): Promise<T> {
-    if (waiting === 0 || inTransaction()) {
+    if (isFree()) {
       try {
         return Promise.resolve(run())
       } catch (err) {
@@ -73,6 +83,7 @@ export function createSqliteSql(db: Db): Sql {
   }
 
   return {
+    isFree,
     all: <R>(text: string, params: readonly SqlValue[] = []) => statement(() => prepare(text).all(...params) as R[]),
     get: <R>(text: string, params: readonly SqlValue[] = []) => statement(() => prepare(text).get(...params) as R | undefined),
     run: (text, params = []) => statement(() => ({ changes: prepare(text).run(...params).changes })),

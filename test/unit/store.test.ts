@@ -140,6 +140,28 @@ describe('the catalogue version', () => {
     await other.snippets.dropSet(set.pk)
     expect(moved()).toBe(true)
   })
+
+  it('is the committed one while another async context holds a transaction, whose uncommitted rows are not read either', async () => {
+    const store = await freshStore()
+    const before = store.catalogVersion()
+    let inside!: () => void
+    let release!: () => void
+    const reached = new Promise<void>((resolve) => (inside = resolve))
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const rolledBack = store.transaction(async () => {
+      await store.libraries.create({ id: '/a/never', title: 'never', sourceKind: 'github', sourceUrl: 'https://github.com/a/never' })
+      inside()
+      await held
+      throw new Error('rolled back')
+    })
+    await reached
+    expect(store.catalogVersion()).toBe(before)
+    const read = store.libraries.byId('/a/never')
+    release()
+    await expect(rolledBack).rejects.toThrow('rolled back')
+    expect(await read).toBeUndefined()
+    expect(store.catalogVersion()).toBe(before)
+  })
 })
 
 describe('transactions across processes', () => {
