@@ -29,11 +29,11 @@ export default async function policies(app: FastifyInstance): Promise<void> {
   app.get('/v2/policies', { config: access, schema: { response: { 200: PolicyResponse } } }, async (request) => await respond((await teamOf(request)).policy))
 
   app.patch<{ Body: PolicyPatch }>('/v2/policies', { config: access, schema: { body: PatchPoliciesBody, response: { 200: PolicyResponse } } }, async (request) => {
-    const { teamPk, userId, policy } = await teamOf(request)
+    const { teamPk, userId } = await teamOf(request)
     const role = userId === null ? undefined : await store.teams.roleOf(teamPk, userId)
     if (!role || !can(role, 'manageLibraryAccess')) throw new LecternError('forbidden', 'Only team owners and admins may change the teamspace policies.')
-    const next = applyPatch(policy, request.body)
-    await store.policies.set(teamPk, next)
+    const next = await store.policies.update(teamPk, (current) => applyPatch(current, request.body))
+    if (!next) throw new LecternError('team_not_found', `No teamspace with ID ${teamPk}.`)
     return await respond(next)
   })
 }

@@ -5,6 +5,7 @@
  * accessibleLibraryCount, saving nothing, so the editor shows the count before Save.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { LecternError } from '../../src/errors.js'
 import { applyPatch, type PolicyPatch } from '../../src/tenancy/policies.js'
 import type { TeamPermission } from '../../src/tenancy/roles.js'
 import { requirePermission, teamAccess } from '../../src/tenancy/teamspaces.js'
@@ -33,9 +34,9 @@ export default async function teamPolicies(app: FastifyInstance): Promise<void> 
     '/teams/:team/policies',
     { config: session, schema: { params: TeamParams, body: PatchPoliciesBody, response: { 200: PolicyResponse } } },
     async (request) => {
-      const { teamPk, policy } = await teamFor(request, 'manageLibraryAccess')
-      const next = applyPatch(policy, request.body)
-      await store.policies.set(teamPk, next)
+      const { teamPk } = await teamFor(request, 'manageLibraryAccess')
+      const next = await store.policies.update(teamPk, (current) => applyPatch(current, request.body))
+      if (!next) throw new LecternError('team_not_found', `No teamspace with ID ${teamPk}.`)
       return await policyView(catalogue, next)
     },
   )

@@ -82,19 +82,19 @@ export async function viewBackupConfig(store: Store, stored?: BackupConfig): Pro
 /** Validates and merges an update (fields left out keep their value); returns the new view. */
 export async function updateBackupConfig(store: Store, input: unknown): Promise<BackupConfigView> {
   const update = parseInput(BackupConfigUpdate, input, 'Backup config')
-  const next = await readBackupConfig(store)
-  if (update.schedule !== undefined) {
-    if (update.schedule) validateSchedule(update.schedule)
-    next.schedule = update.schedule
-  }
-  if (update.retention) next.retention = update.retention
-  let secret: string | undefined
-  if (update.destination) ({ destination: next.destination, secret } = resolveDestination(update.destination))
-  // One transaction: a reader never sees the new destination with the old secret.
-  await store.transaction(async () => {
-    await store.settings.set(CONFIG_SETTING, next)
-    if (secret === '') await store.settings.remove(SECRET_SETTING)
-    else if (secret !== undefined) await store.settings.set(SECRET_SETTING, store.secrets.seal(secret))
+  if (update.schedule) validateSchedule(update.schedule)
+  const resolved = update.destination ? resolveDestination(update.destination) : undefined
+  // One transaction: the fields left out are those stored now, and a reader never sees the new
+  // destination with the old secret.
+  const next = await store.transaction(async () => {
+    const config = await readBackupConfig(store)
+    if (update.schedule !== undefined) config.schedule = update.schedule
+    if (update.retention) config.retention = update.retention
+    if (resolved) config.destination = resolved.destination
+    await store.settings.set(CONFIG_SETTING, config)
+    if (resolved?.secret === '') await store.settings.remove(SECRET_SETTING)
+    else if (resolved?.secret !== undefined) await store.settings.set(SECRET_SETTING, store.secrets.seal(resolved.secret))
+    return config
   })
   return await viewBackupConfig(store, next)
 }

@@ -39,24 +39,22 @@ export class SetEngine {
     await this.pruneSometimes()
     const hit = this.cache.get(setPk)
     if (hit) return hit
-    if (this.rebuilder) return this.sharedLoad(setPk, this.rebuilder)
-    const loaded = await this.load(setPk, 'while its request waited')
-    this.cache.put(loaded)
-    return loaded
+    return this.sharedLoad(setPk)
   }
 
-  private async sharedLoad(setPk: number, rebuilder: EngineFileRebuilder): Promise<LoadedSet> {
-    const loaded = await this.loadOnce(setPk, rebuilder)
+  private async sharedLoad(setPk: number): Promise<LoadedSet> {
+    const loaded = await this.loadOnce(setPk, 'while its request waited')
     // Retired while it loaded: answered from, not kept (pruneSometimes may have passed already).
     if (!this.cache.has(setPk) && (await this.store.snippets.set(setPk))?.status === 'live') this.cache.put(loaded)
     return loaded
   }
 
   /** One load per set at a time: whoever asks for a set while it loads waits for that load. */
-  private loadOnce(setPk: number, rebuilder: EngineFileRebuilder): Promise<LoadedSet> {
+  private loadOnce(setPk: number, where: string): Promise<LoadedSet> {
     let loading = this.loading.get(setPk)
     if (!loading) {
-      loading = this.loadOffThread(setPk, rebuilder).finally(() => this.loading.delete(setPk))
+      const load = this.rebuilder ? this.loadOffThread(setPk, this.rebuilder) : this.load(setPk, where)
+      loading = load.finally(() => this.loading.delete(setPk))
       this.loading.set(setPk, loading)
     }
     return loading
@@ -73,7 +71,7 @@ export class SetEngine {
       await new Promise<void>((resolve) => setImmediate(resolve))
       if (signal?.aborted) break
       if (this.cache.has(setPk) || (await this.store.snippets.set(setPk))?.status !== 'live') continue
-      const next = this.rebuilder ? await this.loadOnce(setPk, this.rebuilder) : await this.load(setPk, 'before its first request')
+      const next = await this.loadOnce(setPk, 'before its first request')
       if (signal?.aborted || this.cache.has(setPk)) continue
       const room = this.cache.stats()
       // Full: keeping it would drop what was loaded first, the most wanted.

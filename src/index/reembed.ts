@@ -113,23 +113,28 @@ export async function reembedSet(work: Reembedding, setPk: number): Promise<Reem
       work.progress?.(`re-embedded ${done} of ${snippets.length} snippets with ${embedder.provider} ${embedder.model}`)
     }
     signal?.throwIfAborted()
-    // From here to the switch nothing awaits: no query and no sweep runs in between.
-    if (!await isLive(store, setPk)) {
-      removeReembedFiles(store.paths, setPk)
-      return { outcome: 'replaced' }
-    }
     const raw = fs.readFileSync(files.vectors)
     const all = snippets.map((_, i) => new Float32Array(raw.buffer.slice(raw.byteOffset + i * rowBytes, raw.byteOffset + (i + 1) * rowBytes)))
     const live = vectorIndexPath(store.paths, setPk)
     const switchedTo = { embedProvider: embedder.provider, dimensions }
-    if (hasVectorIndex(switchedTo)) {
-      writeVectorIndex(files.next, embedder, dimensions, snippets.map((s) => s.pk), all)
-      fs.renameSync(files.next, live)
-      fs.renameSync(`${files.next}.json`, `${live}.json`)
-    } else {
-      removeVectorIndex(live)
+    // The check, the switch of files and the row in one transaction: a query reads the set's
+    // embedder before it or after it, never the old embedder with the new index; no sweep runs between.
+    const switched = await store.transaction(async () => {
+      if (!(await isLive(store, setPk))) return false
+      if (hasVectorIndex(switchedTo)) {
+        writeVectorIndex(files.next, embedder, dimensions, snippets.map((s) => s.pk), all)
+        fs.renameSync(files.next, live)
+        fs.renameSync(`${files.next}.json`, `${live}.json`)
+      } else {
+        removeVectorIndex(live)
+      }
+      await store.snippets.setEmbedding(setPk, { provider: embedder.provider, model: embedder.model, dimensions })
+      return true
+    })
+    if (!switched) {
+      removeReembedFiles(store.paths, setPk)
+      return { outcome: 'replaced' }
     }
-    await store.snippets.setEmbedding(setPk, { provider: embedder.provider, model: embedder.model, dimensions })
     try {
       // The engine file holds the hash embedder's vectors, or none: written for the new one now
       // rather than found mismatched at the next load.

@@ -208,6 +208,8 @@ export class JobProcess implements JobRunner {
       // The next job process's start queues them again instead (worker.ts).
       this.options.log.error({ err }, 'could not end the jobs of the job process that ended')
     }
+    // Stopped while the jobs were failed: nothing starts again after a stop.
+    if (this.stopping) return
     if (ranMs >= STEADY_MS) this.restartDelay = RESTART_DELAY_MS
     const restartInMs = this.restartDelay
     this.options.log.error({ ...exit, failedJobs, restartInMs }, `the job process ended unexpectedly (it ${how}); a new one starts in ${restartInMs / 1000} s`)

@@ -315,13 +315,15 @@ export class Worker {
  * line a failure writes. Returns the jobs failed.
  */
 export async function failRunningJobs(store: Store, message: string): Promise<number[]> {
-  const jobs = (await store.jobs.list({ states: ['running'], limit: 1000 })).filter((job) => job.cancelRequestedAt === null)
   const time = new Date().toISOString()
-  await store.transaction(async () => {
-    for (const job of jobs) {
+  // Read under the write lock: a job cancelled or ended meanwhile by another process is left alone.
+  const jobs = await store.transaction(async () => {
+    const running = (await store.jobs.list({ states: ['running'], limit: 1000 })).filter((job) => job.cancelRequestedAt === null)
+    for (const job of running) {
       await failJob(store, job, 'internal_error', message)
       await store.jobLogs.append(job.pk, [{ time, level: 'warn', message: 'job failed', fields: { code: 'internal_error', reason: message } }])
     }
+    return running
   })
   for (const job of jobs) removeWorkDirOf(store, job.pk)
   return jobs.map((job) => job.pk)

@@ -25,14 +25,15 @@ export type LicenseStatus =
   | { state: 'expired' | 'valid'; license: License; reason?: string }
 
 /** max(now, the latest time seen before), persisting it when the clock moved on. */
-export async function monotonicNow(store: Store, now = Date.now()): Promise<number> {
-  const seen = await store.settings.get<string>(HIGH_WATER_SETTING)
-  const highWater = seen === undefined ? 0 : Date.parse(seen)
-  if (now > highWater) {
+export function monotonicNow(store: Store, now = Date.now()): Promise<number> {
+  // Read and written in one transaction: two checks at once cannot move it back.
+  return store.transaction(async () => {
+    const seen = await store.settings.get<string>(HIGH_WATER_SETTING)
+    const highWater = seen === undefined ? 0 : Date.parse(seen)
+    if (now <= highWater) return highWater
     await store.settings.set(HIGH_WATER_SETTING, new Date(now).toISOString())
     return now
-  }
-  return highWater
+  })
 }
 
 export async function licenseStatus({ store, config }: LicenseDeps, now = Date.now()): Promise<LicenseStatus> {

@@ -133,6 +133,8 @@ export interface CatalogueItem {
 export class LibraryCatalogue {
   private entries: CatalogueEntry[] = []
   private builtAt: number | undefined
+  /** The read of a newer version under way, if any. */
+  private building: { version: number; entries: Promise<CatalogueEntry[]> } | undefined
 
   constructor(private readonly store: Store) {}
 
@@ -165,12 +167,31 @@ export class LibraryCatalogue {
     return scored.slice(0, options.limit ?? 10).map((s) => present(s.entry, options.caller))
   }
 
-  private async current(version = this.store.catalogVersion()): Promise<CatalogueEntry[]> {
-    if (version !== this.builtAt) {
-      const libraries = await this.store.libraries.list()
-      this.entries = await Promise.all(libraries.map(async (l) => toEntry(l, await this.store.libraries.versions(l.pk))))
-      this.builtAt = version
+  private current(version = this.store.catalogVersion()): Promise<CatalogueEntry[]> | CatalogueEntry[] {
+    if (version === this.builtAt) return this.entries
+    // One read per version, in one read transaction (the libraries and their versions as of one
+    // moment), shared by the requests that ask while it runs.
+    if (this.building?.version !== version) {
+      const building = {
+        version,
+        entries: this.store.readTransaction(async () => {
+          const libraries = await this.store.libraries.list()
+          return Promise.all(libraries.map(async (l) => toEntry(l, await this.store.libraries.versions(l.pk))))
+        }),
+      }
+      this.building = building
+      void building.entries.then(
+        (entries) => {
+          if (this.building !== building) return
+          this.entries = entries
+          this.builtAt = version
+          this.building = undefined
+        },
+        () => {
+          if (this.building === building) this.building = undefined
+        },
+      )
     }
-    return this.entries
+    return this.building.entries
   }
 }

@@ -9,7 +9,7 @@
 import { LecternError } from '../errors.js'
 import type { SecretBox } from '../secrets/cipher.js'
 import { nowIso } from './db.js'
-import type { Sql, SqlValue } from './sql.js'
+import { isUniqueViolation, type Sql, type SqlValue } from './sql.js'
 
 export const CONNECTION_KINDS = ['confluence', 'notion', 'git'] as const
 export type ConnectionKind = (typeof CONNECTION_KINDS)[number]
@@ -112,13 +112,19 @@ export function createConnectionsRepository(sql: Sql, secrets: SecretBox): Conne
       if (!CONNECTION_KINDS.includes(input.kind)) throw new LecternError('validation_error', `Unknown connection kind "${input.kind}".`)
       const token = input.token.trim()
       if (token === '') throw new LecternError('validation_error', 'The connection token is empty.')
-      if (await byName(scope, input.name)) throw new LecternError('validation_error', `A connection named "${input.name}" already exists; remove it first.`)
       const baseUrl = normalizeBaseUrl(input.baseUrl)
-      const row = await sql.get<ConnectionRow>(
-        'INSERT INTO connections (kind, name, base_url, email, token_sealed, created_at, team_pk) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *',
-        [input.kind, input.name, baseUrl, input.email?.trim() || null, secrets.seal(token), nowIso(), scope.teamPk],
-      )
-      return toConnection(row!)
+      const taken = () => new LecternError('validation_error', `A connection named "${input.name}" already exists; remove it first.`)
+      if (await byName(scope, input.name)) throw taken()
+      try {
+        const row = await sql.get<ConnectionRow>(
+          'INSERT INTO connections (kind, name, base_url, email, token_sealed, created_at, team_pk) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *',
+          [input.kind, input.name, baseUrl, input.email?.trim() || null, secrets.seal(token), nowIso(), scope.teamPk],
+        )
+        return toConnection(row!)
+      } catch (err) {
+        // Taken by another request between the check and the insert.
+        throw isUniqueViolation(err) ? taken() : err
+      }
     },
     list,
     async get(scope, name) {

@@ -94,9 +94,15 @@ export async function openStore(dataDir: string): Promise<Store> {
   const db = openConnection(paths.database)
   const sql = createSqliteSql(db)
   const catalogVersionStmt = db.prepare('SELECT version FROM catalog_version WHERE id = 1').pluck()
-  // While another context's transaction holds the connection, its uncommitted version is not the
-  // catalogue's: the last one read outside it stands until it ends.
+  // A transaction's uncommitted version is not the catalogue's, which others cache by: the last
+  // version read outside every transaction stands for them until it ends.
   let catalogVersion = catalogVersionStmt.get() as number
+  const readCatalogVersion = (): number => {
+    const reads = sql.readsNow()
+    if (reads === 'own') return catalogVersionStmt.get() as number
+    if (reads === 'committed') catalogVersion = catalogVersionStmt.get() as number
+    return catalogVersion
+  }
   const secrets = createSecretBox(secretKey)
   const settings = createSettingsRepository(sql)
   await ensureSecretsCanary(settings, secrets)
@@ -119,7 +125,7 @@ export async function openStore(dataDir: string): Promise<Store> {
     connections: createConnectionsRepository(sql, secrets),
     licenses: createLicensesRepository(sql),
     usage: createUsageRepository(sql),
-    catalogVersion: () => (sql.isFree() ? (catalogVersion = catalogVersionStmt.get() as number) : catalogVersion),
+    catalogVersion: readCatalogVersion,
     transaction: (fn) => sql.transaction(fn, 'write'),
     readTransaction: (fn) => sql.transaction(fn, 'read'),
     migrations: () => appliedMigrations(db),

@@ -196,16 +196,18 @@ export function createLibrariesRepository(sql: Sql): LibrariesRepository {
         await dropRedirect(input.id)
         return { library: toLibrary(library), version: toVersion(await insertVersion(library.pk, '', '')) }
       }),
-    async update(pk, changes) {
-      const current = await byPk(pk)
-      if (!current) throw new LecternError('library_not_found', `No library with pk ${pk}.`)
-      const next = { ...toLibrary(current), ...changes }
-      const row = await sql.get<LibraryRow>(
-        'UPDATE libraries SET title = ?, description = ?, branch = ?, rules = ?, options = ?, source_url = ?, is_private = ?, updated_at = ? WHERE pk = ? RETURNING *',
-        [next.title, next.description, next.branch, JSON.stringify(next.rules), JSON.stringify(next.options), next.sourceUrl, next.isPrivate ? 1 : 0, nowIso(), pk],
-      )
-      return toLibrary(row!)
-    },
+    // Read and written in one transaction: the fields not changed are written back as they are.
+    update: (pk, changes) =>
+      sql.transaction(async () => {
+        const current = await byPk(pk)
+        if (!current) throw new LecternError('library_not_found', `No library with pk ${pk}.`)
+        const next = { ...toLibrary(current), ...changes }
+        const row = await sql.get<LibraryRow>(
+          'UPDATE libraries SET title = ?, description = ?, branch = ?, rules = ?, options = ?, source_url = ?, is_private = ?, updated_at = ? WHERE pk = ? RETURNING *',
+          [next.title, next.description, next.branch, JSON.stringify(next.rules), JSON.stringify(next.options), next.sourceUrl, next.isPrivate ? 1 : 0, nowIso(), pk],
+        )
+        return toLibrary(row!)
+      }),
     async redirectOf(id) {
       let target: string | undefined
       let current = id
@@ -254,10 +256,11 @@ export function createLibrariesRepository(sql: Sql): LibrariesRepository {
       const row = await versionByPk(pk)
       return row && toVersion(row)
     },
-    async ensureVersion(libraryPk, tag, title = '') {
-      const existing = await versionOf(libraryPk, tag)
-      return toVersion(existing ?? (await insertVersion(libraryPk, tag, title)))
-    },
+    ensureVersion: (libraryPk, tag, title = '') =>
+      sql.transaction(async () => {
+        const existing = await versionOf(libraryPk, tag)
+        return toVersion(existing ?? (await insertVersion(libraryPk, tag, title)))
+      }),
     async setVersionState(versionPk, state, error) {
       await sql.run('UPDATE library_versions SET state = ?, error_code = ?, error_message = ?, updated_at = ? WHERE pk = ?', [
         state,

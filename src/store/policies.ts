@@ -75,6 +75,8 @@ export interface PoliciesRepository {
    */
   of(teamPk: number, catalogVersion?: number): Promise<Policy | undefined>
   set(teamPk: number, policy: Policy): Promise<void>
+  /** Reads the teamspace's policy, changes it with `change` and writes it, in one transaction; undefined when there is no such teamspace. */
+  update(teamPk: number, change: (policy: Policy) => Policy): Promise<Policy | undefined>
 }
 
 export function createPoliciesRepository(sql: Sql): PoliciesRepository {
@@ -89,5 +91,13 @@ export function createPoliciesRepository(sql: Sql): PoliciesRepository {
     async set(teamPk, policy) {
       await sql.run('UPDATE teams SET policies = ? WHERE pk = ?', [JSON.stringify(policy), teamPk])
     },
+    update: (teamPk, change) =>
+      sql.transaction(async () => {
+        const row = await sql.get<{ policies: string | null }>('SELECT policies FROM teams WHERE pk = ?', [teamPk])
+        if (!row) return undefined
+        const next = change(parseStoredPolicy(row.policies))
+        await sql.run('UPDATE teams SET policies = ? WHERE pk = ?', [JSON.stringify(next), teamPk])
+        return next
+      }),
   }
 }

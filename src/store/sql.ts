@@ -6,7 +6,8 @@
  * Transactions are scoped by async context: every statement issued inside `transaction(fn)`'s
  * callback (and whatever it awaits) runs in that transaction, so a helper given the store joins its
  * caller's transaction without being told. A statement from outside waits until the transaction
- * ends rather than slipping into it.
+ * ends rather than slipping into it. So a transaction must not await work that another context
+ * started and shares (a set being loaded, the catalogue being read): that work waits for it.
  */
 /**
  * Rows come back as SQLite gives them, whichever the database: booleans as 1 and 0, 64-bit

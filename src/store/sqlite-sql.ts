@@ -18,10 +18,11 @@ interface Transaction {
 
 export interface SqliteSql extends Sql {
   /**
-   * Whether a statement issued now from this async context runs at once: no other context's
-   * transaction holds the connection, whose uncommitted rows it would otherwise read.
+   * What a statement issued now from this async context reads: `committed` when no transaction
+   * holds the connection, `own` inside this context's transaction (its uncommitted rows), `held`
+   * while another context's does (a statement waits its turn).
    */
-  isFree(): boolean
+  readsNow(): 'committed' | 'own' | 'held'
 }
 
 export function createSqliteSql(db: Db): SqliteSql {
@@ -54,11 +55,11 @@ export function createSqliteSql(db: Db): SqliteSql {
     }
   }
 
-  const isFree = () => waiting === 0 || inTransaction()
+  const readsNow = () => (inTransaction() ? 'own' : waiting === 0 ? 'committed' : 'held')
 
   /** A statement runs at once unless another context's transaction holds the connection. */
   function statement<T>(run: () => T): Promise<T> {
-    if (isFree()) {
+    if (readsNow() !== 'held') {
       try {
         return Promise.resolve(run())
       } catch (err) {
@@ -83,7 +84,7 @@ export function createSqliteSql(db: Db): SqliteSql {
   }
 
   return {
-    isFree,
+    readsNow,
     all: <R>(text: string, params: readonly SqlValue[] = []) => statement(() => prepare(text).all(...params) as R[]),
     get: <R>(text: string, params: readonly SqlValue[] = []) => statement(() => prepare(text).get(...params) as R | undefined),
     run: (text, params = []) => statement(() => ({ changes: prepare(text).run(...params).changes })),

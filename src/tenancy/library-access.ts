@@ -71,7 +71,12 @@ export async function describeOneLibrary(store: Store, rawId: string): Promise<L
  * restrictive default becomes restricted with them, which closes it to nobody new; an open one is
  * refused, since granting one user would close it to everyone else.
  */
-export async function changeGrants(store: Store, rawId: string, change: { grant: readonly string[]; revoke: readonly string[] }): Promise<LibraryAccessView['libraries'][number]> {
+export function changeGrants(store: Store, rawId: string, change: { grant: readonly string[]; revoke: readonly string[] }): Promise<LibraryAccessView['libraries'][number]> {
+  // One transaction: a grant made meanwhile is read with the others, never dropped.
+  return store.transaction(() => changeGrantsNow(store, rawId, change))
+}
+
+async function changeGrantsNow(store: Store, rawId: string, change: { grant: readonly string[]; revoke: readonly string[] }): Promise<LibraryAccessView['libraries'][number]> {
   const entry = await describeOneLibrary(store, rawId)
   if (entry.effective === 'everyone') {
     throw new LecternError(

@@ -55,11 +55,15 @@ export async function createTeam(store: Store, user: User, name: string): Promis
  */
 export async function deleteTeam(store: Store, team: Team, caller: Caller, forget?: ForgetSet): Promise<{ removed: string; libraries: string[] }> {
   if (team.personalUserId !== null) throw new LecternError('forbidden', 'A personal space cannot be deleted.')
-  const libraries = await store.teams.libraryIdsOf(team.id)
+  const libraries: string[] = []
   // All checked before any goes, so a busy library leaves the team whole rather than half removed.
-  for (const id of libraries) {
-    const running = await store.jobs.runningForLibrary((await store.libraries.byId(id))!.pk)
+  for (const id of await store.teams.libraryIdsOf(team.id)) {
+    const library = await store.libraries.byId(id)
+    // Removed since it was listed: nothing of it is left to remove.
+    if (!library) continue
+    const running = await store.jobs.runningForLibrary(library.pk)
     if (running) throw new LecternError('library_busy', `Library ${id} of ${team.name} is being processed (job ${running.pk}); delete the teamspace once the job has ended.`)
+    libraries.push(id)
   }
   for (const id of libraries) await removeLibrary(store, id, caller, forget)
   await store.teams.remove(team.id)

@@ -148,6 +148,16 @@ describe('PATCH /api/v2/policies', () => {
     expect((await getPolicies(tenants.acme.keys.owner)).json()).toEqual({ ...DEFAULT_POLICY, accessibleLibraryCount: 3 })
   })
 
+  it('keeps both of two changes sent at once: each reads the policy the other wrote', async () => {
+    const [websites, confluence] = await Promise.all([
+      patchPolicies(tenants.acme.keys.owner, { sourceTypes: { disable: ['websites'] } }),
+      patchPolicies(tenants.acme.keys.admin, { sourceTypes: { disable: ['confluence'] } }),
+    ])
+    expect([websites.statusCode, confluence.statusCode]).toEqual([200, 200])
+    const { sourceTypes } = (await getPolicies(tenants.acme.keys.owner)).json()
+    expect([sourceTypes.websites, sourceTypes.confluence]).toEqual([{ enabled: false }, { enabled: false }])
+  })
+
   it('mode null clears the filter; clear empties a list', async () => {
     await patchPolicies(tenants.acme.keys.owner, { libraryFilters: { mode: 'select', select: { allowedLibraries: { add: ['/acme/widgets', 'widgets.example'] } } } })
     expect((await getPolicies(tenants.acme.keys.owner)).json().accessibleLibraryCount).toBe(2)
