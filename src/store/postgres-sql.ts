@@ -1,0 +1,137 @@
+/**
+ * Sql on a pool of PostgreSQL connections (`pg`). The repositories' SQL is written with `?`
+ * placeholders, as SQLite takes them; they become `$1, $2...` here. Rows come back as SQLite gives
+ * them (src/store/sql.ts): 64-bit integers and numerics as numbers, booleans as 1 and 0, so a
+ * repository reads one shape whichever database is under it.
+ *
+ * A transaction holds one connection of the pool for its whole length; every statement of its
+ * async context goes to that connection, and a transaction inside it is a savepoint.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks'
+import pg from 'pg'
+import type { Sql, SqlValue } from './sql.js'
+
+const OID = { bool: 16, int8: 20, numeric: 1700 } as const
+
+/** Per pool, not pg's global registry: another user of `pg` in the process keeps its own parsing. */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === OID.int8 || oid === OID.numeric) return (value: string) => Number(value)
+    if (oid === OID.bool) return (value: string) => (value === 't' ? 1 : 0)
+    return pg.types.getTypeParser(oid, format)
+  },
+}
+
+/**
+ * `?` placeholders as `$1, $2...`, leaving string literals, quoted identifiers and comments alone.
+ * The repositories' texts are constants, so each is converted once.
+ */
+export function numberPlaceholders(text: string): string {
+  let out = ''
+  let n = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (c === "'" || c === '"') {
+      const end = closingQuote(text, i, c)
+      out += text.slice(i, end + 1)
+      i = end
+    } else if (c === '-' && text[i + 1] === '-') {
+      const end = text.indexOf('\n', i)
+      const stop = end < 0 ? text.length - 1 : end
+      out += text.slice(i, stop + 1)
+      i = stop
+    } else if (c === '?') out += `$${++n}`
+    else out += c
+  }
+  return out
+}
+
+/** Where a quoted text that starts at `start` ends; a doubled quote inside is an escaped one. */
+function closingQuote(text: string, start: number, quote: string): number {
+  for (let i = start + 1; i < text.length; i++) {
+    if (text[i] !== quote) continue
+    if (text[i + 1] === quote) i++
+    else return i
+  }
+  throw new Error(`unterminated ${quote} in SQL: ${text.slice(start, start + 40)}`)
+}
+
+interface Transaction {
+  client: pg.PoolClient
+  open: boolean
+  savepoints: number
+}
+
+export interface PostgresSql extends Sql {
+  /** Ends the pool's connections. */
+  end(): Promise<void>
+}
+
+export function createPostgresSql(pool: pg.Pool): PostgresSql {
+  const scope = new AsyncLocalStorage<Transaction>()
+  const converted = new Map<string, string>()
+  const textOf = (text: string) => {
+    let numbered = converted.get(text)
+    if (numbered === undefined) converted.set(text, (numbered = numberPlaceholders(text)))
+    return numbered
+  }
+  /** The transaction's connection in its own context, else any of the pool's. */
+  const query = <R extends object>(text: string, params: readonly SqlValue[]) => {
+    const tx = scope.getStore()
+    const runner: pg.Pool | pg.PoolClient = tx?.open ? tx.client : pool
+    return runner.query<R>({ text: textOf(text), values: params as unknown[] })
+  }
+
+  async function savepoint<T>(tx: Transaction, fn: () => Promise<T>): Promise<T> {
+    const name = `sp${++tx.savepoints}`
+    await tx.client.query(`SAVEPOINT ${name}`)
+    try {
+      const result = await fn()
+      await tx.client.query(`RELEASE SAVEPOINT ${name}`)
+      return result
+    } catch (err) {
+      await tx.client.query(`ROLLBACK TO SAVEPOINT ${name}`)
+      throw err
+    }
+  }
+
+  return {
+    all: async <R>(text: string, params: readonly SqlValue[] = []) => (await query<R & object>(text, params)).rows as R[],
+    get: async <R>(text: string, params: readonly SqlValue[] = []) => (await query<R & object>(text, params)).rows[0] as R | undefined,
+    run: async (text, params = []) => ({ changes: (await query(text, params)).rowCount ?? 0 }),
+    async transaction<T>(fn: () => Promise<T>, access: 'write' | 'read' = 'write'): Promise<T> {
+      const current = scope.getStore()
+      if (current?.open) return savepoint(current, fn)
+      const client = await pool.connect()
+      const tx: Transaction = { client, open: true, savepoints: 0 }
+      let broken: Error | undefined
+      try {
+        // A read sees one snapshot, as SQLite's read transaction does.
+        await client.query(access === 'read' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN')
+        const result = await scope.run(tx, fn)
+        await client.query('COMMIT')
+        return result
+      } catch (err) {
+        try {
+          await client.query('ROLLBACK')
+        } catch (rollbackErr) {
+          // The connection is gone or unusable: the pool must not hand it out again.
+          broken = rollbackErr as Error
+        }
+        throw err
+      } finally {
+        tx.open = false
+        client.release(broken)
+      }
+    },
+    end: () => pool.end(),
+  }
+}
+
+export function connectPostgres(url: string, options: { max?: number } = {}): PostgresSql {
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types })
+  // An idle connection the server ends (a restart, a failover) is dropped by the pool, and the
+  // next query opens another; unheard, its error event would end the process.
+  pool.on('error', () => {})
+  return createPostgresSql(pool)
+}
