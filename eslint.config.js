@@ -7,7 +7,7 @@
 import tseslint from 'typescript-eslint'
 
 export default [
-  { ignores: ['dist/**', 'web/**', 'node_modules/**'] },
+  { ignores: ['dist/**', 'web/**', 'node_modules/**', 'bench/.work/**'] },
   {
     files: ['**/*.ts'],
     languageOptions: { parser: tseslint.parser, parserOptions: { project: './tsconfig.test.json', tsconfigRootDir: import.meta.dirname } },

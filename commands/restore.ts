@@ -8,6 +8,7 @@ import type { ArchiveSummary } from '../src/backup/verify.js'
 import { LecternError } from '../src/errors.js'
 import { dataPaths } from '../src/install/paths.js'
 import { isLocked } from '../src/store/lock.js'
+import { refusePostgresStore } from '../src/backup/store-kind.js'
 
 export default class Restore extends LecternCommand {
   static override summary = 'Restore a backup archive into the data directory (server stopped).'
@@ -26,7 +27,9 @@ For S3 backups, download the archive first. Without --yes it asks for confirmati
 
   async run(): Promise<RestoreResult> {
     const { args, flags } = await this.parse(Restore)
-    const paths = dataPaths(this.resolveConfig(flags).config.dataDir)
+    const { config } = this.resolveConfig(flags)
+    refusePostgresStore(config.database.url === '' ? 'sqlite' : 'postgres', 'restore')
+    const paths = dataPaths(config.dataDir)
     if (isLocked(paths.lock)) {
       throw new LecternError('restore_refused', `A Lectern server is running on ${paths.root}. Stop it first, then restore. Nothing was changed.`)
     }

@@ -30,6 +30,7 @@ A directory without Lectern data is refused (data_dir_empty, exit 4) with where 
       record([
         ['Data directory', `${status.dataDir} (${status.dataDirOrigin})`],
         ['Config file', status.configFile ?? 'none'],
+        ['Database', status.database.kind === 'sqlite' ? `SQLite, ${status.database.where}` : `PostgreSQL, ${status.database.where}`],
         ['Mode', `${status.mode} (${MODE_SOURCE[status.modeSource]})`],
         ['Version', `Lectern ${status.version}, database schema ${status.schema}`],
         ['Server', serverText(status.server, this.dataDirArgument(status.dataDir))],

@@ -97,13 +97,13 @@ async function runCluster(resolved: ResolvedConfig, paths: DataPaths, logs: LogD
   const staged = await applyStagedRestore(paths, log)
   if (staged?.state === 'failed' && !config.server.supervise) return 'restore-failed'
   refuseOtherMode(resolved)
-  const store = await openStore(config.dataDir)
+  const store = await openStore(config.dataDir, { databaseUrl: config.database.url })
   let setup: Awaited<ReturnType<typeof prepareSetup>>
   try {
     await recordInstallMode(store.settings, config.mode)
     setup = await prepareSetup(store, paths)
   } finally {
-    store.close()
+    await store.close()
   }
   return new ClusterPrimary(config, log, logs).run((url) => {
     listening(url)

@@ -55,6 +55,8 @@ export interface LecternConfig {
   search: { cacheSize: number }
   /** Where account mail goes (src/mail/); the SMTP password is read from LECTERN_SMTP_PASSWORD, never from here. */
   mail: { smtpUrl: string; from: string; publicUrl: string }
+  /** The PostgreSQL the store lives in (src/store/postgres.ts); '' for SQLite in the data directory. */
+  database: { url: string }
 }
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] }
@@ -125,6 +127,18 @@ const publicUrlText = z.string().transform((value, ctx) => {
 })
 
 /** smtp:// or smtps:// with host, port and user, or empty; a password in it would be shown by `config get`. */
+/** postgres://[user[:password]@]host[:port]/database[?options], as libpq and `pg` read it; '' for SQLite. */
+const databaseUrlText = z.string().transform((value, ctx) => {
+  const text = value.trim()
+  if (text === '') return ''
+  const url = URL.canParse(text) ? new URL(text) : undefined
+  if (!url || !['postgres:', 'postgresql:'].includes(url.protocol) || url.hostname === '' || url.pathname.length < 2) {
+    ctx.addIssue({ code: 'custom', message: 'expected postgres://user@host:port/database (the password in the URL, or in PGPASSWORD)' })
+    return z.NEVER
+  }
+  return text
+})
+
 const smtpUrlText = z.string().transform((value, ctx) => {
   const text = value.trim()
   if (text === '') return ''
@@ -248,6 +262,13 @@ export const STARTUP_SETTINGS: readonly SettingDef[] = [
     showWritten: true,
     description: 'Memory for libraries loaded to answer questions: a share of RAM (25%) or a size (512MB, 2GB), shared among the --workers processes. The least recently asked library is dropped beyond it and loaded again when asked; the most-used are loaded at start.',
   },
+  {
+    key: 'database.url',
+    env: 'DATABASE_URL',
+    default: '',
+    schema: databaseUrlText,
+    description: "PostgreSQL 13 or later for the store, as postgres://user:password@host:5432/lectern (or the password in PGPASSWORD): every replica given the same URL and LECTERN_SECRET_KEY serves the same libraries (docs/scaling.md). Empty: SQLite in the data directory. Shown with its password hidden.",
+  },
   { key: 'mail.smtpUrl', env: 'LECTERN_SMTP_URL', default: '', schema: smtpUrlText, description: 'Cloud mode: the mail relay for account mail (sign-up verification, password reset, invitations), as smtp://[user@]host:port or smtps://...; its password comes from LECTERN_SMTP_PASSWORD. Empty: the links are written to the log instead.' },
   { key: 'mail.from', env: 'LECTERN_MAIL_FROM', default: 'Lectern <no-reply@localhost>', schema: z.string().min(3), description: 'Cloud mode: the From address of account mail.' },
   { key: 'mail.publicUrl', env: 'LECTERN_PUBLIC_URL', default: '', schema: publicUrlText, description: "Cloud mode: the dashboard's public address (https://lectern.example.com), the start of the links in account mail; never taken from a request's Host header. Required with mail.smtpUrl." },
@@ -334,6 +355,9 @@ export function readConfigFile(file: string): Record<string, unknown> {
   if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new LecternError('validation_error', `The configuration file ${file} must hold a YAML mapping.`)
   const known = new Set(STARTUP_SETTINGS.map((s) => s.key))
   for (const key of leafKeys(parsed as Record<string, unknown>)) {
+    if (key === 'database.url' && hasPassword(getPath(parsed, key))) {
+      throw new LecternError('validation_error', `${file}: database.url holds a password; secrets never go in the configuration file. Put the password in PGPASSWORD, or the whole URL in DATABASE_URL.`)
+    }
     if (known.has(key)) continue
     if (/(secret|token|password|apikey|api_key)/i.test(key)) {
       throw new LecternError('validation_error', `${file}: "${key}" looks like a secret; secrets never go in the configuration file. Use the environment, or the sealed store (\`lectern connections add\`, \`lectern config set\`).`)
@@ -341,6 +365,16 @@ export function readConfigFile(file: string): Record<string, unknown> {
     throw new LecternError('validation_error', `${file}: unknown setting "${key}". Known settings: ${[...known].join(', ')}.`)
   }
   return parsed as Record<string, unknown>
+}
+
+const hasPassword = (url: unknown): boolean => typeof url === 'string' && URL.canParse(url.trim()) && new URL(url.trim()).password !== ''
+
+/** A database URL as it may be shown or logged: its password, if any, hidden. */
+export function withoutPassword(url: string): string {
+  if (!hasPassword(url)) return url
+  const parsed = new URL(url.trim())
+  parsed.password = '***'
+  return parsed.href
 }
 
 /**

@@ -74,9 +74,10 @@ const silentLog: JobLog = { info: () => {}, warn: () => {}, error: () => {} }
 export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const log = options.log ?? silentLog
   const { config } = options
-  const store = await openStore(config.dataDir)
+  const store = await openStore(config.dataDir, { databaseUrl: config.database.url })
   const embedders = new EmbedderPool(store)
-  const rebuilder = options.engineRebuild === 'thread' ? new EngineFileRebuilder(store.paths.database) : undefined
+  // The rebuild thread reads the SQLite file itself; on PostgreSQL sets are rebuilt in this process.
+  const rebuilder = options.engineRebuild === 'thread' && store.database.kind === 'sqlite' ? new EngineFileRebuilder(store.paths.database) : undefined
   const retriever = new Retriever(store, embedders, log, 'fused', config.search.cacheSize, rebuilder)
   const catalogue = new LibraryCatalogue(store)
   const forgetSet = (setPk: number) => {
@@ -115,7 +116,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       clearInterval(usageTimer)
       await rebuilder?.close()
       await softly('writing usage counts', () => usage.flush())
-      store.close()
+      await store.close()
     },
   }
 }

@@ -7,7 +7,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { viewBackupConfig } from './backup/config.js'
-import { MODES, STARTUP_SETTINGS, type Mode, type ResolvedConfig, type SettingDef } from './config.js'
+import { MODES, STARTUP_SETTINGS, withoutPassword, type Mode, type ResolvedConfig, type SettingDef } from './config.js'
 import { configuredEmbedding } from './embed/pool.js'
 import { LecternError } from './errors.js'
 import { parsePublicKey, type StoredPublicKey } from './license/keys.js'
@@ -138,11 +138,14 @@ export function settingText(row: SettingRow, resolved: ResolvedConfig): string {
   return typeof row.value === 'string' ? row.value : JSON.stringify(row.value)
 }
 
+/** A start-up setting's value as `config get` shows it, in either output: a database URL's password hidden. */
+const shownValue = (key: string, value: unknown): unknown => (key === 'database.url' ? withoutPassword(value as string) : value)
+
 /** Every setting with its value and where it came from: start-up settings, then stored ones. */
 export async function describeSettings(resolved: ResolvedConfig, store: Store): Promise<SettingRow[]> {
   const rows: SettingRow[] = STARTUP_SETTINGS.map((def) => ({
     name: def.key,
-    value: def.key.split('.').reduce<unknown>((o, part) => (o as Record<string, unknown>)[part], resolved.config),
+    value: shownValue(def.key, def.key.split('.').reduce<unknown>((o, part) => (o as Record<string, unknown>)[part], resolved.config)),
     source: describeSource(def, resolved),
     description: def.description,
   }))

@@ -59,7 +59,7 @@ export async function runBackupBench(dataDir: string): Promise<string> {
       archive = path.join(scratch, 'out', run.value.name!)
       backupMs = run.ms
     } finally {
-      store.close()
+      await store.close()
     }
     const tarFile = path.join(scratch, 'plain.tgz')
     const tarCreate = timed(() => execFileSync('tar', ['czf', tarFile, '-C', root, 'lectern.db', 'vectors', 'secret.key']))
@@ -110,7 +110,7 @@ async function contextLatency(dataDir: string, scratch: string) {
     cookie = `lectern_session=${(await store.users.startSession(admin.id)).token}`
     await store.settings.set('backup.config', { destination: { type: 'dir', path: path.join(scratch, 'server-out') }, schedule: null, retention: { keep: 1 } })
   } finally {
-    store.close()
+    await store.close()
   }
   const server = await startServer({ kind: 'lectern', dataDir })
   const base = `http://127.0.0.1:${server.port}`
@@ -141,6 +141,6 @@ async function contextLatency(dataDir: string, scratch: string) {
     const restoreConfig = await openStore(dataDir)
     if (savedConfig === undefined) await restoreConfig.settings.remove('backup.config')
     else await restoreConfig.settings.set('backup.config', savedConfig)
-    restoreConfig.close()
+    await restoreConfig.close()
   }
 }

@@ -185,7 +185,7 @@ async function runScenario(scenario: Scenario, plan: ProbePlan, scratch: string,
     cookie = `lectern_session=${(await store.users.startSession(admin.id)).token}`
     await store.settings.set('backup.config', { destination: { type: 'dir', path: path.join(dir, 'backups') }, schedule: null, retention: { keep: 1 } })
   } finally {
-    store.close()
+    await store.close()
   }
   const server = await startServe(dataDir, dir, { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: `url.file://${remotes}/.insteadOf`, GIT_CONFIG_VALUE_0: 'https://github.com/bench/' })
   let loop: LoopDelay | undefined

@@ -23,6 +23,7 @@ import { APP_VERSION } from '../install/version.js'
 import { DATABASE_MEMBER, FORMAT_VERSION, KEY_MEMBER, MANIFEST_MEMBER, SAFE_MEMBER_PATH, UPLOADS_PREFIX, VECTORS_PREFIX, type Manifest } from './manifest.js'
 import { fsyncDir, fsyncFile } from './fsync.js'
 import { archiveName, PARTIAL_PATTERN, partialName } from './names.js'
+import { refusePostgresStore } from './store-kind.js'
 
 export interface CreatedArchive {
   name: string
@@ -46,6 +47,7 @@ export interface CreateArchiveOptions {
  * partials and the work directory safe: no other backup of this data dir can be writing them.
  */
 export async function createArchive(store: Store, outDir: string, options: CreateArchiveOptions = {}): Promise<CreatedArchive> {
+  refusePostgresStore(store.database.kind, 'backup')
   const now = options.now ?? (() => new Date())
   const progress = options.onProgress ?? (() => {})
   makeDirectory(outDir)

@@ -74,6 +74,8 @@ export function dataDirOrigin(resolved: ResolvedConfig): string {
  * read (`forbidden`, naming the `sudo -u` line), before anything is created.
  */
 export function requireExistingData(resolved: ResolvedConfig, command: string): void {
+  // The install is the database there; the data directory holds only what is local to a replica.
+  if (resolved.config.database.url !== '') return
   const paths = dataPaths(resolved.config.dataDir)
   try {
     fs.accessSync(paths.database, fs.constants.R_OK)

@@ -7,6 +7,7 @@
 import type { ResolvedConfig, Mode, SettingSource } from '../config.js'
 import { dataDirOrigin } from './data-dir.js'
 import type { Runtime } from '../runtime.js'
+import type { Store } from '../store/index.js'
 import { lockState, readLockHolder } from '../store/lock.js'
 import { APP_VERSION } from './version.js'
 
@@ -33,6 +34,8 @@ export interface InstallStatus {
   mode: Mode
   modeSource: SettingSource
   version: string
+  /** Where the store is: the SQLite file, or the PostgreSQL URL (DATABASE_URL) without its password. */
+  database: Store['database']
   /** The newest migration the database has: what a backup's manifest and an upgrade compare. */
   schema: string
   server: ServerSeen
@@ -50,7 +53,8 @@ export async function installStatus(resolved: ResolvedConfig, runtime: Runtime):
     mode: resolved.config.mode,
     modeSource: resolved.sources.mode,
     version: APP_VERSION,
-    schema: store.migrations().at(-1) ?? 'none',
+    database: store.database,
+    schema: (await store.migrations()).at(-1) ?? 'none',
     server: await serverSeen(store.paths.lock),
     libraries: (await store.libraries.list()).length,
     jobs: { running: active.filter((j) => j.state === 'running').length, queued: active.filter((j) => j.state === 'queued').length },

@@ -46,7 +46,7 @@ async function init(message: Extract<ToJobProcess, { type: 'init' }>): Promise<v
   const { config } = message
   // What `ps` shows: which server's jobs these are (the command is `lectern jobs`, a CLI command).
   process.title = `lectern job process (${config.dataDir})`
-  const store = await openStore(config.dataDir)
+  const store = await openStore(config.dataDir, { databaseUrl: config.database.url })
   const embedders = new EmbedderPool(store)
   const http = createHttpClient(config.mode, config.fetch.allow)
   const tidying = new WorkerTidying(store, forgetSet, log)
@@ -55,7 +55,7 @@ async function init(message: Extract<ToJobProcess, { type: 'init' }>): Promise<v
   stop = async () => {
     await jobs.stop()
     tidying.cancel()
-    store.close()
+    await store.close()
   }
 }
 

@@ -107,14 +107,24 @@ const NOTHING_CLOSED: ReadonlySet<number> = new Set()
  */
 function accessControl(store: Store): CallerSettler {
   type Rules = AccessRules & { version: number; closed: Map<number | null, ReadonlySet<number>>; admins: Map<number, boolean> }
-  let cache: Rules | undefined
+  let cache: { version: number; rules: Promise<Rules> } | undefined
 
-  const rulesAt = async (version: number): Promise<Rules> => {
+  /**
+   * The rules at `version`, read once however many requests ask meanwhile: on PostgreSQL the read
+   * takes a round trip, and requests that share it go on in the order they asked.
+   */
+  const rulesAt = (version: number): Promise<Rules> => {
     // The version is read before the rules: a change in between moves it, and the next request reloads.
     if (cache?.version !== version) {
-      cache = { version, ...await store.libraryAccess.rules(await readSetting(store.settings, 'access.restrictNewLibraries')), closed: new Map(), admins: new Map() }
+      const rules = (async (): Promise<Rules> => ({ version, ...(await store.libraryAccess.rules(await readSetting(store.settings, 'access.restrictNewLibraries'))), closed: new Map(), admins: new Map() }))()
+      const entry = { version, rules }
+      cache = entry
+      // A failed read is not kept: the next request reads again.
+      rules.catch(() => {
+        if (cache === entry) cache = undefined
+      })
     }
-    return cache
+    return cache.rules
   }
 
   const closedTo = async (userId: number | null, version: number): Promise<ReadonlySet<number>> => {

@@ -1,14 +1,18 @@
 /**
- * The store: the data directory opened, migrated and wrapped in one repository per table group.
- * Servers and CLI commands open it the same way; SQLite in WAL mode lets them share it.
+ * The store: the database opened, migrated and wrapped in one repository per table group. Servers
+ * and CLI commands open it the same way: SQLite in the data directory (WAL mode lets them share
+ * it), or PostgreSQL (DATABASE_URL), which every replica of an install shares.
  */
 import fs from 'node:fs'
 import { finishInterruptedRestore } from '../backup/restore.js'
 import { makeDirectory } from '../install/make-dir.js'
 import { dataPaths, type DataPaths } from '../install/paths.js'
-import { ensureSecretsCanary } from '../secrets/canary.js'
+import { withoutPassword } from '../config.js'
+import { LecternError } from '../errors.js'
+import { CANARY_SETTING, ensureSecretsCanary, opensCanary } from '../secrets/canary.js'
 import { createSecretBox, type SecretBox } from '../secrets/cipher.js'
-import { loadOrCreateSecretKey } from '../secrets/key.js'
+import { loadOrCreateSecretKey, secretKeyFromEnv } from '../secrets/key.js'
+import type { CatalogWatch } from './catalog-watch.js'
 import { createAccountTokensRepository, type AccountTokensRepository } from './account-tokens.js'
 import { createConnectionsRepository, type ConnectionsRepository } from './connections.js'
 import { appliedMigrations, migrateDatabase, openConnection, type Db } from './db.js'
@@ -23,6 +27,7 @@ import { createLibraryAccessRepository, type LibraryAccessRepository } from './l
 import { createPoliciesRepository, type PoliciesRepository } from './policies.js'
 import { createSqliteSql } from './sqlite-sql.js'
 import { createSettingsRepository, type SettingsRepository } from './settings.js'
+import type { Sql } from './sql.js'
 import { createSnippetsRepository, type SnippetsRepository } from './snippets.js'
 import { createTeamsRepository, type TeamsRepository } from './teams.js'
 import { createUsageRepository, type UsageRepository } from './usage.js'
@@ -63,14 +68,17 @@ export interface Store {
   /** Runs `fn` in one read transaction: its reads see one moment, and it holds no writer up. */
   readTransaction<T>(fn: () => Promise<T>): Promise<T>
   /** The migrations applied to the database, oldest first. */
-  migrations(): string[]
+  migrations(): Promise<string[]>
+  /** Which database holds the store, and where: a file, or a PostgreSQL URL without its password. */
+  database: { kind: 'sqlite' | 'postgres'; where: string }
   /** False once closed: a server that is stopping is not ready. */
   isOpen(): boolean
-  close(): void
+  close(): Promise<void>
 }
 
-/** Each open store's connection, for sqliteOf. */
+/** Each open store's connection (SQLite) and SQL door (both), for sqliteOf and sqlOf. */
 const connections = new WeakMap<Store, Db>()
+const doors = new WeakMap<Store, Sql>()
 
 /**
  * The SQLite connection under a store: for tests that check what is stored as SQLite stores it
@@ -79,13 +87,41 @@ const connections = new WeakMap<Store, Db>()
  */
 export function sqliteOf(store: Store): Db {
   const db = connections.get(store)
-  if (!db) throw new Error('not a store that openStore opened')
+  if (!db) throw new Error('not a store that openStore opened on SQLite')
   return db
 }
 
-export async function openStore(dataDir: string): Promise<Store> {
+/** The SQL door under a store, whichever the database: for tests that must break or read rows on both. */
+export function sqlOf(store: Store): Sql {
+  const sql = doors.get(store)
+  if (!sql) throw new Error('not a store that openStore opened')
+  return sql
+}
+
+export interface StoreOptions {
+  /** DATABASE_URL: the store in this PostgreSQL instead of SQLite in the data directory. */
+  databaseUrl?: string
+  /** Where a PostgreSQL store reads LECTERN_SECRET_KEY. */
+  env?: NodeJS.ProcessEnv
+}
+
+/**
+ * Opens the store: SQLite in the data directory, or the PostgreSQL `databaseUrl` names. Either way
+ * the data directory holds what is local to this process (vector indexes, uploads) and is created
+ * when missing.
+ */
+export async function openStore(dataDir: string, options: StoreOptions = {}): Promise<Store> {
+  const paths = dataDirectory(dataDir)
+  return options.databaseUrl ? openPostgresStore(paths, options.databaseUrl, options.env ?? process.env) : openSqliteStore(paths)
+}
+
+function dataDirectory(dataDir: string): DataPaths {
   const paths = dataPaths(dataDir)
   makeDirectory(paths.root)
+  return paths
+}
+
+async function openSqliteStore(paths: DataPaths): Promise<Store> {
   // Before anything is created: a restore killed mid-way must finish, not meet a fresh empty db.
   await finishInterruptedRestore(paths)
   fs.mkdirSync(paths.vectors, { recursive: true })
@@ -107,7 +143,79 @@ export async function openStore(dataDir: string): Promise<Store> {
   const settings = createSettingsRepository(sql)
   await ensureSecretsCanary(settings, secrets)
   const store: Store = {
+    ...repositories(sql, secrets, settings),
     paths,
+    database: { kind: 'sqlite', where: paths.database },
+    catalogVersion: readCatalogVersion,
+    migrations: async () => appliedMigrations(db),
+    isOpen: () => db.open,
+    close: async () => {
+      if (db.open) db.close()
+    },
+  }
+  connections.set(store, db)
+  doors.set(store, sql)
+  return store
+}
+
+async function openPostgresStore(paths: DataPaths, url: string, env: NodeJS.ProcessEnv): Promise<Store> {
+  const secretKey = secretKeyFromEnv(env)
+  fs.mkdirSync(paths.vectors, { recursive: true })
+  const { appliedPostgresMigrations, migratePostgres } = await import('./postgres.js')
+  const { connectPostgres } = await import('./postgres-sql.js')
+  const { watchCatalog } = await import('./catalog-watch.js')
+  await migratePostgres(url)
+  let watch: CatalogWatch | undefined
+  const sql = connectPostgres(url, { afterWrite: () => watch?.refresh() ?? Promise.resolve() })
+  let open = true
+  try {
+    watch = await watchCatalog(url, sql)
+    const secrets = createSecretBox(secretKey)
+    const settings = createSettingsRepository(sql)
+    await ensureSecretsCanary(settings, secrets)
+    await refuseAnotherKey(settings, secrets)
+    const catalog = watch
+    const store: Store = {
+      ...repositories(sql, secrets, settings),
+      paths,
+      database: { kind: 'postgres', where: withoutPassword(url) },
+      // Inside a write transaction, its own number: what it caches from its uncommitted rows is
+      // never found by another request, whose versions are the committed ones.
+      catalogVersion: () => {
+        const own = sql.ownWriteTransaction()
+        return own === undefined ? catalog.version() : -own
+      },
+      migrations: () => appliedPostgresMigrations((text) => sql.all<{ name: string }>(text).then((rows) => ({ rows }))),
+      isOpen: () => open,
+      close: async () => {
+        if (!open) return
+        open = false
+        await catalog.close()
+        await sql.end()
+      },
+    }
+    doors.set(store, sql)
+    return store
+  } catch (err) {
+    await watch?.close()
+    await sql.end()
+    throw err
+  }
+}
+
+/** Every replica of a PostgreSQL install must hold the key its secrets were sealed with. */
+async function refuseAnotherKey(settings: SettingsRepository, secrets: SecretBox): Promise<void> {
+  const sealed = await settings.get<string>(CANARY_SETTING)
+  if (sealed !== undefined && !opensCanary(sealed, secrets)) {
+    throw new LecternError(
+      'secret_key_mismatch',
+      "LECTERN_SECRET_KEY is not the key this database's secrets were sealed with: give this replica the key every other replica has. With another key, no stored credential could be opened, so this replica does not start.",
+    )
+  }
+}
+
+function repositories(sql: Sql, secrets: SecretBox, settings: SettingsRepository) {
+  return {
     secrets,
     settings,
     keys: createKeysRepository(sql),
@@ -125,15 +233,7 @@ export async function openStore(dataDir: string): Promise<Store> {
     connections: createConnectionsRepository(sql, secrets),
     licenses: createLicensesRepository(sql),
     usage: createUsageRepository(sql),
-    catalogVersion: readCatalogVersion,
-    transaction: (fn) => sql.transaction(fn, 'write'),
-    readTransaction: (fn) => sql.transaction(fn, 'read'),
-    migrations: () => appliedMigrations(db),
-    isOpen: () => db.open,
-    close: () => {
-      if (db.open) db.close()
-    },
+    transaction: <T>(fn: () => Promise<T>) => sql.transaction(fn, 'write'),
+    readTransaction: <T>(fn: () => Promise<T>) => sql.transaction(fn, 'read'),
   }
-  connections.set(store, db)
-  return store
 }

@@ -57,29 +57,56 @@ function closingQuote(text: string, start: number, quote: string): number {
 }
 
 interface Transaction {
+  id: number
   client: pg.PoolClient
   open: boolean
+  access: 'write' | 'read'
   savepoints: number
+  /** Whether a statement of it wrote, so its commit may have moved the catalogue. */
+  wrote: boolean
+}
+
+/**
+ * The key of the advisory lock every write transaction takes first, on every replica: write
+ * transactions follow one another, as SQLite's BEGIN IMMEDIATE makes them, so a check and the
+ * write it allows cannot be split by another replica's write. ("LECT" in ASCII.)
+ */
+export const WRITE_LOCK_KEY = 0x4c454354
+
+const WRITE_STATEMENT = /^\s*(INSERT|UPDATE|DELETE|WITH|CREATE|ALTER|DROP)\b/i
+
+export interface PostgresSqlOptions {
+  /** Runs after a write commits (a statement outside a transaction, or a write transaction that wrote), before the caller goes on. */
+  afterWrite?: () => Promise<void>
 }
 
 export interface PostgresSql extends Sql {
+  /** The write transaction of the calling async context (a number no other has), else undefined. */
+  ownWriteTransaction(): number | undefined
   /** Ends the pool's connections. */
   end(): Promise<void>
 }
 
-export function createPostgresSql(pool: pg.Pool): PostgresSql {
+export function createPostgresSql(pool: pg.Pool, options: PostgresSqlOptions = {}): PostgresSql {
   const scope = new AsyncLocalStorage<Transaction>()
-  const converted = new Map<string, string>()
-  const textOf = (text: string) => {
-    let numbered = converted.get(text)
-    if (numbered === undefined) converted.set(text, (numbered = numberPlaceholders(text)))
-    return numbered
+  const converted = new Map<string, { text: string; writes: boolean }>()
+  let transactions = 0
+  const statementOf = (text: string) => {
+    let statement = converted.get(text)
+    if (statement === undefined) converted.set(text, (statement = { text: numberPlaceholders(text), writes: WRITE_STATEMENT.test(text) }))
+    return statement
   }
   /** The transaction's connection in its own context, else any of the pool's. */
-  const query = <R extends object>(text: string, params: readonly SqlValue[]) => {
+  const query = async <R extends object>(text: string, params: readonly SqlValue[]) => {
     const tx = scope.getStore()
-    const runner: pg.Pool | pg.PoolClient = tx?.open ? tx.client : pool
-    return runner.query<R>({ text: textOf(text), values: params as unknown[] })
+    const statement = statementOf(text)
+    if (tx?.open) {
+      tx.wrote ||= statement.writes
+      return tx.client.query<R>({ text: statement.text, values: params as unknown[] })
+    }
+    const result = await pool.query<R>({ text: statement.text, values: params as unknown[] })
+    if (statement.writes) await options.afterWrite?.()
+    return result
   }
 
   async function savepoint<T>(tx: Transaction, fn: () => Promise<T>): Promise<T> {
@@ -103,13 +130,20 @@ export function createPostgresSql(pool: pg.Pool): PostgresSql {
       const current = scope.getStore()
       if (current?.open) return savepoint(current, fn)
       const client = await pool.connect()
-      const tx: Transaction = { client, open: true, savepoints: 0 }
+      const tx: Transaction = { id: ++transactions, client, open: true, access, savepoints: 0, wrote: false }
       let broken: Error | undefined
+      let committed = false
       try {
-        // A read sees one snapshot, as SQLite's read transaction does.
-        await client.query(access === 'read' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN')
+        if (access === 'read') {
+          // A read sees one snapshot, as SQLite's read transaction does, and waits for no writer.
+          await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+        } else {
+          await client.query('BEGIN')
+          await client.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK_KEY])
+        }
         const result = await scope.run(tx, fn)
         await client.query('COMMIT')
+        committed = true
         return result
       } catch (err) {
         try {
@@ -122,16 +156,21 @@ export function createPostgresSql(pool: pg.Pool): PostgresSql {
       } finally {
         tx.open = false
         client.release(broken)
+        if (committed && tx.wrote) await options.afterWrite?.()
       }
+    },
+    ownWriteTransaction() {
+      const tx = scope.getStore()
+      return tx?.open && tx.access === 'write' ? tx.id : undefined
     },
     end: () => pool.end(),
   }
 }
 
-export function connectPostgres(url: string, options: { max?: number } = {}): PostgresSql {
+export function connectPostgres(url: string, options: PostgresSqlOptions & { max?: number } = {}): PostgresSql {
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types })
   // An idle connection the server ends (a restart, a failover) is dropped by the pool, and the
   // next query opens another; unheard, its error event would end the process.
   pool.on('error', () => {})
-  return createPostgresSql(pool)
+  return createPostgresSql(pool, options)
 }

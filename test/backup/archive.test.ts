@@ -115,7 +115,7 @@ describe('backup archive', () => {
     sqliteOf(store).transaction(() => {
       for (let i = 0; i < 16; i++) put.run(`bulk.${i}`, JSON.stringify(randomBytes(1 << 20).toString('base64')), 'now')
     })()
-    store.close()
+    await store.close()
     const out = await tmpDir()
     const child = execa('node', ['bin/run.js', 'backup', '--data-dir', dataDir, '--to', out], { cwd: PROJECT_ROOT, reject: false })
     await pollUntil('a partial archive to appear', () => (fs.readdirSync(out).some((f) => f.endsWith('.partial')) ? true : undefined), 30_000)

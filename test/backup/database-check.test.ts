@@ -96,7 +96,7 @@ describe('a database member that is not a usable Lectern database', () => {
     const dataDir = await tmpDir('lectern-data-')
     const store = await openStore(dataDir)
     await store.settings.set(testSettingKey('marker'), 'current')
-    store.close()
+    await store.close()
     const before = fingerprintDir(dataDir)
     const result = await runCli(['restore', archive, '--yes', '--json', '--data-dir', dataDir])
     expect(result.exitCode, result.stderr).toBe(9)

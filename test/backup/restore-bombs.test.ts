@@ -60,7 +60,7 @@ async function restoreMeasured(archive: string) {
   const dataDir = await tmpDir('lectern-data-', teardown)
   const store = await openStore(dataDir)
   await store.settings.set(testSettingKey('marker'), 'current')
-  store.close()
+  await store.close()
   const before = fingerprintDir(dataDir)
   const started = Date.now()
   const run = await execa('/usr/bin/time', ['-v', 'node', 'bin/run.js', 'restore', archive, '--yes', '--json', '--data-dir', dataDir], {

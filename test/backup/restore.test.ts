@@ -42,7 +42,7 @@ async function currentDataDir(): Promise<string> {
   const dir = await tmpDir('lectern-data-')
   const store = await openStore(dir)
   await store.settings.set(testSettingKey('marker'), 'current')
-  store.close()
+  await store.close()
   return dir
 }
 
@@ -203,7 +203,7 @@ describe('restore', () => {
     const big = (await createArchive(app.runtime.store, await tmpDir())).file
     const dir = path.join(mountPoint, 'data')
     const store = await openStore(dir)
-    store.close()
+    await store.close()
     const before = fingerprintDir(dir)
     await expect(restoreArchive(dir, big)).rejects.toThrow(/Not enough free disk/)
     expect(fingerprintDir(dir)).toEqual(before)
@@ -230,7 +230,7 @@ describe('restore', () => {
       for (const [from, to] of pendingMoves(paths, journal).slice(0, done)) fs.renameSync(from, to)
       const store = await openStore(dir)
       expect(await store.libraries.byId('/acme/widgets'), `after ${done} moves`).toBeTruthy()
-      store.close()
+      await store.close()
       expect(fs.readFileSync(path.join(journal.preRestoreDir, 'secret.key')).equals(oldKey)).toBe(true)
       expect(fs.existsSync(paths.restoreJournal)).toBe(false)
       expect(fs.existsSync(journal.tempDir)).toBe(false)
@@ -257,7 +257,7 @@ describe('restore', () => {
       for (const [from, to] of moves.slice(0, done)) fs.renameSync(from, to)
       const store = await openStore(dir)
       expect(await store.libraries.byId('/acme/widgets'), `after ${done} moves`).toBeTruthy()
-      store.close()
+      await store.close()
       expect(fs.readdirSync(dir).filter((entry) => entry.startsWith('pre-restore-') || entry.startsWith('.restore-tmp-') || entry === 'restore-journal.json')).toEqual([])
     }
   })
@@ -341,7 +341,7 @@ async function olderArchive(): Promise<string> {
   const db = new Database(paths.database)
   const settings = createSettingsRepository(createSqliteSql(db))
   await settings.set(testSettingKey('older'), true)
-  const fakeStore = { paths, settings, secrets: createSecretBox(loadOrCreateSecretKey(paths.secretKey)) } as unknown as Store
+  const fakeStore = { paths, settings, secrets: createSecretBox(loadOrCreateSecretKey(paths.secretKey)), database: { kind: 'sqlite', where: paths.database } } as unknown as Store
   const archive = await createArchive(fakeStore, path.join(dir, 'out'))
   db.close()
   const unpacked = await unpack(archive.file)

@@ -50,7 +50,7 @@ async function prepare(): Promise<string> {
   const store = await openStore(dataDir)
   await store.users.create({ email: 'ops@example.com', password: PASSWORD, role: 'admin' })
   await store.settings.set(testSettingKey('marker'), 'before-backup')
-  store.close()
+  await store.close()
   await saveUpload(dataPaths(dataDir), 'spec', 'yaml', Buffer.from('before-backup'))
   return dataDir
 }
@@ -58,7 +58,7 @@ async function prepare(): Promise<string> {
 async function markAfterBackup(dataDir: string) {
   const store = await openStore(dataDir)
   await store.settings.set(testSettingKey('marker'), 'after-backup')
-  store.close()
+  await store.close()
   await saveUpload(dataPaths(dataDir), 'spec', 'yaml', Buffer.from('after-backup'))
   await saveUpload(dataPaths(dataDir), 'later', 'yaml', Buffer.from('after-backup'))
 }
@@ -89,7 +89,7 @@ async function marker(dataDir: string) {
   try {
     return await store.settings.get(testSettingKey('marker'))
   } finally {
-    store.close()
+    await store.close()
   }
 }
 

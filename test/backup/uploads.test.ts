@@ -35,7 +35,7 @@ beforeAll(async () => {
 async function currentDataDir(): Promise<string> {
   const dir = await tmpDataDir()
   const store = await openStore(dir)
-  store.close()
+  await store.close()
   await saveUpload(dataPaths(dir), 'current', 'yaml', Buffer.from('openapi: 3.1.0\n# the current one\n'))
   return dir
 }
@@ -126,7 +126,7 @@ describe('uploaded specs in a backup', () => {
     try {
       expect(await store.libraries.version((await store.libraries.byId(LIBRARY))!.pk, '')).toMatchObject({ state: 'finalized' })
     } finally {
-      store.close()
+      await store.close()
     }
     const refreshed = await runCli(['refresh', LIBRARY, '--force', '--wait', '--json', '--data-dir', dir])
     expect(refreshed.exitCode).not.toBe(0)

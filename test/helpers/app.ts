@@ -6,6 +6,7 @@ import { ingestSnippets } from '../../src/index/build.js'
 import { snippetsOf } from '../../src/jobs/ingest.js'
 import type { LibraryVersion } from '../../src/store/libraries.js'
 import { pollUntil } from './poll.js'
+import { installDatabase } from './stores.js'
 import { tmpDataDir, type Defer } from './tmp.js'
 
 export interface TestAppOptions extends Partial<AppOptions> {
@@ -16,11 +17,14 @@ export interface TestAppOptions extends Partial<AppOptions> {
  * buildApp on a fresh data dir (unless one is given), closed when the test or suite ends.
  * Rate limits are off unless asked for, so polling and many requests never trip them.
  * `TEST_LOG=1` writes the app's log to stderr, for the cause of an unexpected 500.
+ * In the PostgreSQL run (vitest.postgres.config.ts) the app's store is its data directory's database.
  */
 export async function buildTestApp(opts: TestAppOptions = {}): Promise<FastifyInstance> {
   const { defer = onTestFinished, ...options } = opts
   const dataDir = options.dataDir ?? (await tmpDataDir(defer))
-  const app = await buildApp({ rateLimit: { anonymous: 0, keyed: 0, signIn: 0 }, ...(process.env.TEST_LOG ? { logStream: process.stderr } : {}), ...options, dataDir })
+  // The PostgreSQL run of the suites (vitest.postgres.config.ts): each app on a database of its own.
+  const database = options.database ?? (await installDatabase(dataDir, defer))
+  const app = await buildApp({ rateLimit: { anonymous: 0, keyed: 0, signIn: 0 }, ...(process.env.TEST_LOG ? { logStream: process.stderr } : {}), ...options, dataDir, ...(database ? { database } : {}) })
   defer(async () => {
     await app.close()
   })

@@ -1,6 +1,8 @@
 /** Runs the built CLI (`node bin/run.js`) as users do: a separate process, no TTY. */
 import { fileURLToPath } from 'node:url'
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { execa } from 'execa'
+import { databaseEnvFor } from './stores.js'
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -17,13 +19,26 @@ export interface CliOptions {
   input?: string
 }
 
+/** The data directory a command names, by flag or environment. */
+function dataDirOf(args: string[], env: Record<string, string>): string | undefined {
+  const at = args.indexOf('--data-dir')
+  if (at >= 0) return args[at + 1]
+  return args.find((arg) => arg.startsWith('--data-dir='))?.slice('--data-dir='.length) ?? env.LECTERN_DATA_DIR
+}
+
+/** In the PostgreSQL run of the suites, a command on an app's data directory reaches that app's database, as an operator's would through DATABASE_URL. */
 export async function runCli(args: string[], env: Record<string, string> = {}, options: CliOptions = {}): Promise<CliResult> {
   const result = await execa('node', [`${PROJECT_ROOT}bin/run.js`, ...args], {
     cwd: options.cwd ?? PROJECT_ROOT,
-    env: { NO_COLOR: '1', ...env },
+    env: { NO_COLOR: '1', ...databaseEnvFor(dataDirOf(args, env)), ...env },
     ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
     reject: false,
     timeout: 60_000,
   })
   return { stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode ?? -1 }
+}
+
+/** `lectern mcp` on a data directory, spawned as an MCP client spawns it (with the SDK's default environment). */
+export function mcpStdio(dataDir: string): StdioClientTransport {
+  return new StdioClientTransport({ command: process.execPath, args: ['bin/run.js', 'mcp', '--data-dir', dataDir], cwd: PROJECT_ROOT, stderr: 'pipe', env: { ...getDefaultEnvironment(), ...databaseEnvFor(dataDir) } })
 }

@@ -1,6 +1,7 @@
 /** A real `lectern serve` process on a free port, for tests about signals, crashes and the lock. */
 import { createServer } from 'node:net'
 import { execa } from 'execa'
+import { databaseEnvFor } from './stores.js'
 import { onTestFinished } from 'vitest'
 import { PROJECT_ROOT } from './cli.js'
 import { pollUntil } from './poll.js'
@@ -35,7 +36,7 @@ function spawnServer(dataDir: string, port: number, env: Record<string, string>,
   const [command, prefix] = options.cpus === undefined ? ['node', []] : ['taskset', ['--cpu-list', `0-${options.cpus - 1}`, 'node']]
   return execa(command, [...prefix, 'bin/run.js', 'serve', '--data-dir', dataDir, '--port', String(port), '--log-level', options.logLevel ?? 'warn', ...(options.args ?? [])], {
     cwd: PROJECT_ROOT,
-    env,
+    env: { ...databaseEnvFor(dataDir), ...env },
     stdin: 'ignore',
     reject: false,
     ...GRACEFUL_STOP,

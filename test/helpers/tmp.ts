@@ -30,13 +30,19 @@ export async function tmpDir(prefix = 'lectern-test-', defer: Defer = onTestFini
 
 /** Sets `dir` up as the first `lectern serve` leaves a new install (database migrated, secret key), since no other command creates one. */
 export async function initDataDir(dir: string): Promise<string> {
-  ;(await openStore(dir)).close()
+  await (await openStore(dir)).close()
   return dir
 }
 
-/** A fresh data directory for one app, server or CLI run. */
+/**
+ * A fresh data directory for one app, server or CLI run. In the PostgreSQL run of the suites its
+ * install is a database of its own, already migrated (test/helpers/stores.ts).
+ */
 export async function tmpDataDir(defer: Defer = onTestFinished): Promise<string> {
-  return initDataDir(await tmpDir('lectern-data-', defer))
+  const dir = await tmpDir('lectern-data-', defer)
+  // Imported here: stores.ts itself makes its directories with tmpDir.
+  const { installDatabase } = await import('./stores.js')
+  return (await installDatabase(dir, defer)) ? dir : initDataDir(dir)
 }
 
 /** Sets environment variables in this process until the defer step restores them. */

@@ -171,7 +171,7 @@ const SCENARIOS: Record<string, Scenario> = {
       try {
         expect(await store.invitations.pending((await store.teams.byName('Acme'))!.id)).toEqual([])
       } finally {
-        store.close()
+        await store.close()
       }
     },
   },
@@ -255,7 +255,7 @@ async function inviteDave(sandbox: Sandbox): Promise<void> {
     const acme = (await store.teams.byName('Acme'))!
     await store.invitations.upsert({ teamId: acme.id, email: 'dave@example.com', role: 'developer', invitedBy: (await store.users.byEmail('alice@example.com'))!.id, ttlMs: 86_400_000 })
   } finally {
-    store.close()
+    await store.close()
   }
 }
 

@@ -10,7 +10,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { buildTestApp, createKey, seedLibrary } from '../helpers/app.js'
 import { bearer, createTenants, type Tenants } from '../helpers/tenants.js'
 import { suiteTeardown } from '../helpers/tmp.js'
-import { sqliteOf } from '../../src/store/index.js'
+import { sqlOf } from '../../src/store/index.js'
 
 const defer = suiteTeardown()
 const DOCS = { 'docs/guide.md': '# Guide\n\n## Mount a widget\n\nMount a widget into an element with render:\n\n```js\nrender(el, { kind: "gauge" })\n```\n' }
@@ -62,7 +62,7 @@ beforeAll(async () => {
   await libraries.create({ id: '/websites/widgets-docs', title: 'widgets docs', sourceKind: 'website', sourceUrl: 'https://docs.widgets.example/' })
   await libraries.create({ id: ACME_PRIVATE, title: 'internal widgets', sourceKind: 'git', sourceUrl: 'https://git.acme.example/acme/internal.git', isPrivate: true, teamPk: tenants.acme.teamPk })
   for (const id of ['/acme/widgets', '/acme/gadgets', '/websites/widgets-docs', ACME_PRIVATE]) await seedLibrary(app, id, DOCS)
-  sqliteOf(app.runtime.store).prepare('UPDATE libraries SET trust_score = 3 WHERE id = ?').run('/acme/gadgets')
+  await sqlOf(app.runtime.store).run('UPDATE libraries SET trust_score = 3 WHERE id = ?', ['/acme/gadgets'])
 })
 
 // Each test starts from the defaults; an owner's PATCH is what sets them back.

@@ -81,7 +81,7 @@ describe('lectern connections', () => {
     expect(refused.stderr).not.toContain(CONFLUENCE_TOKEN)
     const store = await openStore(cloudDir)
     expect(await store.connections.list(INSTALL_CONNECTIONS)).toEqual([])
-    store.close()
+    await store.close()
     expect(await run(ConnectionsAdd, ['confluence', '--name', 'intranet', '--site', 'http://wiki.acme.test', '--token-env', 'ACME_TOKEN'])).toEqual({ exit: 0, message: '' })
   })
 
@@ -90,7 +90,7 @@ describe('lectern connections', () => {
     expect(await run(ConnectionsRemove, ['ws'])).toMatchObject({ exit: 4 })
     const store = await openStore(dataDir)
     expect((await store.connections.list(INSTALL_CONNECTIONS)).map((c) => c.name)).toEqual(['acme', 'gitlab', 'intranet'])
-    store.close()
+    await store.close()
   })
 })
 
@@ -110,7 +110,7 @@ describe('git job token', () => {
       // A library that reads through no connections gets no stored token, even for a known host.
       expect(await gitToken(store, undefined, 'git.corp.test', undefined)).toBeUndefined()
     } finally {
-      store.close()
+      await store.close()
     }
   })
 })

@@ -36,7 +36,7 @@ beforeAll(async () => {
 async function addLarge(server: ServerProcess, dataDir: string): Promise<void> {
   const store = await openStore(dataDir)
   const { key } = await store.keys.create('crash-test')
-  store.close()
+  await store.close()
   const res = await fetch(`${server.url}/api/v2/add/repo/github`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },

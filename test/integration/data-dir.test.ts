@@ -209,6 +209,7 @@ describe('the default data directory', () => {
       dataDir: expected,
       dataDirOrigin: 'the default, as /var/lib/lectern does not exist',
       configFile: null,
+      database: { kind: 'sqlite', where: path.join(expected, 'lectern.db') },
       mode: 'onprem',
       modeSource: 'data-dir',
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
@@ -219,6 +220,7 @@ describe('the default data directory', () => {
     })
     const text = await runCli(['status'], env, { cwd: otherFolder })
     expect(text.stdout).toContain(`Data directory:  ${expected} (the default, as /var/lib/lectern does not exist)`)
+    expect(text.stdout).toContain(`Database:        SQLite, ${path.join(expected, 'lectern.db')}`)
     expect(text.stdout).toMatch(new RegExp(`Server: +${url}, ready \\(process ${server.pid} on `))
 
     server.kill('SIGTERM')

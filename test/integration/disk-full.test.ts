@@ -59,7 +59,7 @@ async function preparedDataDir(mountPoint: string): Promise<{ dataDir: string; k
   const store = await openStore(dataDir)
   await store.users.create({ email: 'ops@example.com', password: PASSWORD })
   const { key } = await store.keys.create('reader')
-  store.close()
+  await store.close()
   return { dataDir, key }
 }
 

@@ -15,7 +15,7 @@ import { makeGitRepo, redirectGitHub } from '../helpers/git.js'
 import { signIn } from '../helpers/session.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { ollamaStandIn } from '../airgap/ollama-standin.js'
-import { sqliteOf } from '../../src/store/index.js'
+import { sqlOf } from '../../src/store/index.js'
 
 const defer = suiteTeardown()
 let app: FastifyInstance
@@ -290,7 +290,7 @@ describe('202, 301, 409, 422, 500 and 503 of libraries in every state', () => {
   it('503 search_failed when the set cannot be searched, without internals in the message', async () => {
     const { setPk } = await seedLibrary(app, '/acme/broken', GUIDE)
     // A code snippet whose stored body is no longer JSON, and no engine file: rebuilding it fails.
-    sqliteOf(app.runtime.store).prepare(`UPDATE snippets SET body = '{' WHERE set_pk = ? AND kind = 'code'`).run(setPk)
+    await sqlOf(app.runtime.store).run(`UPDATE snippets SET body = '{' WHERE set_pk = ? AND kind = 'code'`, [setPk])
     rmSync(engineFilePath(app.runtime.store.paths, setPk))
     const message = expectError(await context({ libraryId: '/acme/broken', query: 'render' }), 503, 'search_failed')
     expect(message).not.toMatch(/JSON|position|sqlite|Unexpected/i)

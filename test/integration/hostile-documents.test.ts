@@ -47,7 +47,7 @@ async function install(repos: Record<string, Record<string, string>>, env: Recor
   const store = await openStore(dataDir)
   const key = (await store.keys.create('submit')).key
   await store.users.create({ email: 'ops@example.com', password: PASSWORD, role: 'admin' })
-  store.close()
+  await store.close()
   const server = await startServer(dataDir, { ...git.env, ...env, LECTERN_RATE_LIMIT_ANONYMOUS: '0', LECTERN_RATE_LIMIT_KEYED: '0' }, defer, { args: ['--workers', '1'] })
   const login = await send(`${server.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'ops@example.com', password: PASSWORD }) })
   return { server, dataDir, keyed: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, cookie: String(login.headers['set-cookie']).split(';')[0] }

@@ -113,7 +113,7 @@ describe('the mode of a data directory', () => {
       expect(jobs).toHaveLength(1)
       expect(jobs[0]).toMatchObject({ state: 'queued', startedAt: null })
     } finally {
-      store.close()
+      await store.close()
     }
   })
 

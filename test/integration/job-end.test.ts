@@ -14,6 +14,7 @@ import { jobWorkDir } from '../../src/install/paths.js'
 import { addRepo, buildTestApp, createKey, waitForLibrary } from '../helpers/app.js'
 import { makeGitRepo, redirectGitHub } from '../helpers/git.js'
 import { pollUntil } from '../helpers/poll.js'
+import { onPostgres } from '../helpers/stores.js'
 import { tmpDataDir, tmpDir } from '../helpers/tmp.js'
 import { fill, tmpfs } from '../helpers/tmpfs.js'
 import { testParser } from '../helpers/parse.js'
@@ -127,7 +128,8 @@ describe('every job end', () => {
     }
   })
 
-  it('a refresh whose end a full disk refuses to record settles its version once space returns, with no other job', async () => {
+  // A full data volume refuses SQLite's writes; a PostgreSQL store's disk is the database server's.
+  it.skipIf(onPostgres())('a refresh whose end a full disk refuses to record settles its version once space returns, with no other job', async () => {
     const base = await tmpDir()
     await makeGitRepo(GUIDE, { parent: base, name: 'steady' })
     redirectGitHub(base)

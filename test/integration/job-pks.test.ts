@@ -66,7 +66,7 @@ describe('job pks', () => {
       sqliteOf(store).prepare('DELETE FROM libraries WHERE pk = 1').run()
       expect(sqliteOf(store).prepare('SELECT (SELECT count(*) FROM jobs) AS jobs, (SELECT count(*) FROM job_logs) AS lines').get()).toEqual({ jobs: 0, lines: 0 })
     } finally {
-      store.close()
+      await store.close()
     }
   })
 })

@@ -57,7 +57,7 @@ describe('job retention', () => {
       expect(await pruneEndedJobs(store, NOW)).toBe(1)
       expect(jobPks(store)).toEqual([recent, newestOfTwo, queued, running])
     } finally {
-      store.close()
+      await store.close()
     }
   })
 

@@ -41,7 +41,7 @@ describe('cancelling a job with lectern serve --workers 2', () => {
     const store = await openStore(dataDir)
     const key = (await store.keys.create('submit')).key
     await store.users.create({ email: 'ops@example.com', password: PASSWORD, role: 'admin' })
-    store.close()
+    await store.close()
     const server = await startServer(dataDir, { ...git.env, LECTERN_RATE_LIMIT_ANONYMOUS: '0', LECTERN_RATE_LIMIT_KEYED: '0' }, defer, { logLevel: 'info', args: ['--workers', '2'] })
     const lines = collectLog(server)
     const keyed = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }

@@ -7,13 +7,12 @@
 import { readFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { execa } from 'execa'
 import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp, createKey, seedLibrary } from '../helpers/app.js'
 import { codeBlocks, readmeSection } from '../helpers/readme.js'
-import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
+import { runCli, mcpStdio } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
 import { startServer } from '../helpers/server.js'
 import { signIn } from '../helpers/session.js'
@@ -227,7 +226,7 @@ describe('library metrics of `lectern mcp` (stdio)', () => {
     const key = await createKey(app)
     const client = new Client({ name: 'Claude Code', version: '1.0.0' })
     const dataDir = app.lecternOptions.config.dataDir
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: ['bin/run.js', 'mcp', '--data-dir', dataDir], cwd: PROJECT_ROOT, stderr: 'pipe' }))
+    await client.connect(mcpStdio(dataDir))
     try {
       const result = await client.callTool({ name: 'query-docs', arguments: { libraryId: '/acme/router', query: QUESTION } })
       expect(result.isError).toBeFalsy()

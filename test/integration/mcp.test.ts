@@ -1,5 +1,4 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { execa } from 'execa'
 import type { FastifyInstance } from 'fastify'
@@ -7,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { renameLibrary } from '../../src/library/admin.js'
 import { writeSetting } from '../../src/settings.js'
 import { buildTestApp, createKey, seedLibrary } from '../helpers/app.js'
-import { PROJECT_ROOT } from '../helpers/cli.js'
+import { mcpStdio } from '../helpers/cli.js'
 import { codeBlocks, readmeSection } from '../helpers/readme.js'
 import { suiteTeardown } from '../helpers/tmp.js'
 
@@ -197,7 +196,7 @@ describe('MCP over stdio (lectern mcp)', () => {
     const dataDir = app.lecternOptions.config.dataDir
     const client = new Client({ name: 'lectern-test', version: '1.0.0' })
     await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: ['bin/run.js', 'mcp', '--data-dir', dataDir], cwd: PROJECT_ROOT, stderr: 'pipe' }),
+      mcpStdio(dataDir),
     )
     try {
       expect((await client.listTools()).tools).toHaveLength(3)

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it, vi } from 'vitest'
 import { exitCodeOf } from '../../cli/run.js'
-import { openStore } from '../../src/store/index.js'
 import { buildTestApp, waitForLibrary } from '../helpers/app.js'
 import { runCli } from '../helpers/cli.js'
+import { openInstall } from '../helpers/stores.js'
 import { bearer } from '../helpers/tenants.js'
 import { tmpDataDir } from '../helpers/tmp.js'
 
@@ -81,11 +81,11 @@ describe('lectern teams plan set', () => {
     const dataDir = await tmpDataDir()
     expect((await cli(dataDir, ['users', 'create', 'alice@example.com'], PASSWORD)).exitCode).toBe(0)
     expect((await cli(dataDir, ['teams', 'create', 'Acme', '--owner', 'alice@example.com', '--plan', 'pro'])).exitCode).toBe(0)
-    const store = await openStore(dataDir)
+    const store = await openInstall(dataDir)
     try {
       await store.invitations.upsert({ teamId: (await store.teams.byName('Acme'))!.id, email: 'dave@example.com', role: 'developer', invitedBy: (await store.users.byEmail('alice@example.com'))!.id, ttlMs: 3_600_000 })
     } finally {
-      store.close()
+      await store.close()
     }
     const refused = await runCli(['teams', 'plan', 'set', 'Acme', 'free', '--data-dir', dataDir, '--json'], CLOUD)
     expect(refused.exitCode).toBe(exitCodeOf('forbidden'))

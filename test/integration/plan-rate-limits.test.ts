@@ -6,10 +6,10 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
-import { openStore } from '../../src/store/index.js'
 import type { Plan } from '../../src/store/teams.js'
 import { buildTestApp, createKey } from '../helpers/app.js'
 import { startServer } from '../helpers/server.js'
+import { openInstall } from '../helpers/stores.js'
 import { tmpDataDir } from '../helpers/tmp.js'
 import { send } from '../helpers/workers.js'
 
@@ -80,11 +80,11 @@ describe('rate limits per plan', () => {
 
   it('holds a pro key to five times the keyed limit across `serve --workers 2`', async () => {
     const dataDir = await tmpDataDir()
-    const store = await openStore(dataDir)
+    const store = await openInstall(dataDir)
     const owner = await store.users.create({ email: 'pro@example.com', password: 'correct horse battery', role: 'member' })
     const team = await store.teams.create({ name: 'Pros', ownerUserId: owner.id, plan: 'pro' })
     const { key } = await store.keys.create('pro', { userId: owner.id, teamId: team.id })
-    store.close()
+    await store.close()
     const server = await startServer(dataDir, { LECTERN_RATE_LIMIT_ANONYMOUS: '0', LECTERN_RATE_LIMIT_KEYED: '2', LECTERN_MODE: 'cloud' }, undefined, {
       args: ['--workers', '2', '--rate-limit-window', '86400'],
     })

@@ -151,7 +151,7 @@ let url: string
 beforeAll(async () => {
   const store = await openStore(await tmpDir('lectern-schema-', defer))
   sqlite = sqliteSchema(sqliteOf(store))
-  store.close()
+  await store.close()
   url = (await startPostgres(defer)).url
   const db: Knex = knex({ client: 'pg', connection: url })
   try {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { buildTestApp, createKey, seedLibrary } from '../helpers/app.js'
-import { sqliteOf } from '../../src/store/index.js'
+import { sqlOf } from '../../src/store/index.js'
 
 const DOCS = { 'docs/a.md': '# Internal\n\n## Deploy\n\nDeploy the internal billing service with the deploy script and a release tag.\n\n```bash\n./deploy.sh v1\n```\n' }
 
@@ -8,7 +8,7 @@ describe('private libraries', () => {
   it('are visible to keys of the install only, in search and context alike', async () => {
     const app = await buildTestApp()
     const { libraryPk } = await seedLibrary(app, '/acme/billing', DOCS)
-    sqliteOf(app.runtime.store).prepare('UPDATE libraries SET is_private = 1 WHERE pk = ?').run(libraryPk)
+    await sqlOf(app.runtime.store).run('UPDATE libraries SET is_private = TRUE WHERE pk = ?', [libraryPk])
     const key = await createKey(app)
     const auth = { authorization: `Bearer ${key}` }
 

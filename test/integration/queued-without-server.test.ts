@@ -76,7 +76,7 @@ describe('a job queued without --wait', () => {
     // The re-embedding fails, as when the provider went away half-way: `config reembed` queues it again.
     const store = await openStore(dataDir)
     for (const job of await store.jobs.list({ states: ['queued'] })) await store.jobs.fail(job.pk, 'internal_error', 'the provider went away')
-    store.close()
+    await store.close()
     const reembed = await runCli(['config', 'reembed', '--data-dir', dataDir])
     expect(reembed.exitCode, reembed.stderr).toBe(0)
     expect(reembed.stdout).toContain('Queued re-embedding of 1 snippet sets.')

@@ -22,8 +22,8 @@ const CATALOG_READ = 'SELECT version FROM catalog_version WHERE id = 1'
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
 
 const others: Store[] = []
-afterEach(() => {
-  for (const store of others.splice(0)) store.close()
+afterEach(async () => {
+  for (const store of others.splice(0)) await store.close()
   vi.useRealTimers()
 })
 

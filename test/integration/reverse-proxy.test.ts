@@ -26,7 +26,7 @@ beforeAll(async () => {
   const dataDir = path.join(await tmpDir('lectern-proxied-', defer), 'data')
   const store = await openStore(dataDir)
   await store.users.create({ email: 'ops@example.com', password: PASSWORD })
-  store.close()
+  await store.close()
   const server = await startServer(
     dataDir,
     { LECTERN_RATE_LIMIT_ANONYMOUS: String(ANONYMOUS_LIMIT), LECTERN_RATE_LIMIT_KEYED: String(KEYED_LIMIT), LECTERN_RATE_LIMIT_WINDOW: '86400' },

@@ -111,7 +111,7 @@ describe('a busy server stays responsive', () => {
     const cookie = `lectern_session=${(await store.users.startSession(admin.id)).token}`
     // Wide vectors: tens of MB of vector files (stored as i8) for the backup to compress, from a few thousand snippets.
     await saveEmbedding(store, { provider: 'hash', dimensions: 8192 })
-    store.close()
+    await store.close()
     const server = await startServer(dataDir, serverEnv)
     await add(server, key, 'small')
     await pollUntil('/acme/small to finalize', async () => ((await stateOf(server, '/acme/small')) === 'finalized' ? true : undefined), 60_000)

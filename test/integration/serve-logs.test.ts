@@ -64,7 +64,7 @@ describe('server logs', () => {
     const readyAt = Date.now()
     const store = await openStore(dataDir)
     const { key } = await store.keys.create('logs-test')
-    store.close()
+    await store.close()
     for (const probe of ['/api/health', '/api/ready', '/ping']) expect(await get(server, probe)).toBe(200)
     const add = await fetch(`${server.url}/api/v2/add/repo/github`, {
       method: 'POST',

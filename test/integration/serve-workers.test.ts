@@ -102,7 +102,7 @@ describe('lectern serve --workers 2', () => {
     const store = await openStore(dataDir)
     submitKey = (await store.keys.create('submit')).key
     await store.users.create({ email: 'ops@example.com', password: PASSWORD, role: 'admin' })
-    store.close()
+    await store.close()
     served = await startWorkers(dataDir, { ...gitRedirectEnv(remotes), LECTERN_RATE_LIMIT_ANONYMOUS: '0', LECTERN_RATE_LIMIT_KEYED: String(KEYED_LIMIT) }, ['--rate-limit-window', '86400'])
   })
 
@@ -364,7 +364,7 @@ describe('lectern serve --workers 2 on one CPU', () => {
 describe('the workers setting', () => {
   it('defaults to one per CPU, is shown by config get, and refuses what is not a count', async () => {
     const dataDir = await tmpDataDir()
-    ;(await openStore(dataDir)).close()
+    await (await openStore(dataDir)).close()
     const shown = async (env: Record<string, string>) => JSON.parse((await runCli(['config', 'get', 'server.workers', '--json', '--data-dir', dataDir], env)).stdout) as Array<{ value: unknown; source: string }>
     const { availableParallelism } = await import('node:os')
     expect(await shown({})).toEqual([expect.objectContaining({ value: availableParallelism(), source: 'default' })])

@@ -89,7 +89,7 @@ describe('backup lock', () => {
     // Enough data that the backup is still writing when it is killed.
     await store.settings.set(testSettingKey('bulk'), randomBytes(30 * 1024 * 1024).toString('base64'))
     await store.users.create({ email: 'ops@example.com', password: 'correct horse battery staple' })
-    store.close()
+    await store.close()
 
     const backup = execa('node', ['bin/run.js', 'backup', '--data-dir', dataDir], { cwd: PROJECT_ROOT, reject: false })
     onTestFinished(async () => {

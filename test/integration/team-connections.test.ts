@@ -477,7 +477,7 @@ describe('upgrading a data directory to teamspace connections', () => {
       expect(await store.connections.token(INSTALL_CONNECTIONS, 'gitlab')).toBe(GIT_TOKEN)
       await expect(store.connections.create(INSTALL_CONNECTIONS, { kind: 'git', name: 'gitlab', baseUrl: 'https://other.example.com', token: 'x' })).rejects.toThrow(/already exists/)
     } finally {
-      store.close()
+      await store.close()
     }
   })
 })

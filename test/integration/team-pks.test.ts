@@ -74,7 +74,7 @@ describe('teamspace pks', () => {
       expect(sqliteOf(store).prepare('SELECT count(*) AS n FROM connections').get()).toEqual({ n: 0 })
       expect(sqliteOf(store).prepare('SELECT count(*) AS n FROM team_members WHERE team_pk = 2').get()).toEqual({ n: 0 })
     } finally {
-      store.close()
+      await store.close()
     }
   })
 })

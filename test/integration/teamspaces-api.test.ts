@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp, seedLibrary } from '../helpers/app.js'
 import { startSmtpSink, tokenIn, type SmtpSink } from '../helpers/smtp-sink.js'
-import { sqliteOf } from '../../src/store/index.js'
+import { sqlOf } from '../../src/store/index.js'
 import { membersAllowed } from '../../src/tenancy/plans.js'
 
 const PASSWORD = 'a long and varied passphrase'
@@ -289,7 +289,7 @@ describe('invitations', () => {
 
     await call(app, 'POST', `/api/teams/${id}/invitations`, owner, { email: 'late@example.com', role: 'developer' })
     const lateToken = tokenIn(await sink.next('late@example.com'), 'invitations')
-    sqliteOf(app.runtime.store).prepare("UPDATE invitations SET expires_at = '2000-01-01T00:00:00.000Z' WHERE email = 'late@example.com'").run()
+    await sqlOf(app.runtime.store).run("UPDATE invitations SET expires_at = '2000-01-01T00:00:00.000Z' WHERE email = 'late@example.com'")
     const expired = await peek(lateToken)
     expect(expired.statusCode).toBe(400)
     expect(expired.json().message).toBe(invalid)
@@ -360,7 +360,7 @@ describe('deleting a teamspace', () => {
     await seedLibrary(app, '/acme/runbook', {
       'docs/oncall.md': '# On call\n\n## Page someone\n\nUse the pager command with the team name to page whoever is on call.\n\n```sh\npager page platform\n```\n',
     })
-    sqliteOf(store).prepare('UPDATE libraries SET team_pk = ?, is_private = 1 WHERE id IN (?, ?)').run(id, '/acme/internal', '/acme/runbook')
+    await sqlOf(store).run('UPDATE libraries SET team_pk = ?, is_private = TRUE WHERE id IN (?, ?)', [id, '/acme/internal', '/acme/runbook'])
     const devKey = (await call(app, 'POST', `/api/teams/${id}/keys`, developer, { name: 'k' })).json().key as string
 
     // A library being processed keeps the whole team, every library included.
@@ -379,7 +379,7 @@ describe('deleting a teamspace', () => {
     expect(deleted.json()).toEqual({ removed: 'Acme Docs', libraries: ['/acme/internal', '/acme/runbook'] })
     expect(await store.libraries.byId('/acme/internal')).toBeUndefined()
     expect(await store.libraries.byId('/acme/runbook')).toBeUndefined()
-    expect(sqliteOf(store).prepare('SELECT count(*) AS n FROM snippet_sets').get()).toEqual({ n: 0 })
+    expect(await sqlOf(store).get('SELECT count(*) AS n FROM snippet_sets')).toEqual({ n: 0 })
     const refused = await app.inject({ method: 'GET', url: '/api/v2/libs/search?libraryName=a&query=b', headers: { authorization: `Bearer ${devKey}` } })
     expect(refused.statusCode).toBe(401)
   })

@@ -8,17 +8,16 @@
  * lines; insiders get the reasons with credentials redacted.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { renameLibrary } from '../../src/library/admin.js'
 import { buildTestApp, createKey, seedLibrary } from '../helpers/app.js'
-import { PROJECT_ROOT } from '../helpers/cli.js'
+import { mcpStdio } from '../helpers/cli.js'
 import { signIn } from '../helpers/session.js'
 import { bearer, createTenants } from '../helpers/tenants.js'
 import { suiteTeardown } from '../helpers/tmp.js'
-import { sqliteOf } from '../../src/store/index.js'
+import { sqlOf } from '../../src/store/index.js'
 
 // The stdio MCP step spawns the CLI; on a loaded two-core machine a spawn can take seconds.
 vi.setConfig({ testTimeout: 60_000 })
@@ -32,8 +31,8 @@ let app: FastifyInstance
 let key: string
 let cookie: string
 
-function makePrivate(id: string): void {
-  sqliteOf(app.runtime.store).prepare('UPDATE libraries SET is_private = 1 WHERE id = ?').run(id)
+async function makePrivate(id: string): Promise<void> {
+  await sqlOf(app.runtime.store).run('UPDATE libraries SET is_private = TRUE WHERE id = ?', [id])
 }
 
 beforeAll(async () => {
@@ -43,7 +42,7 @@ beforeAll(async () => {
   // Finalized, with a version: pinned tags it lacks must not list its versions.
   await seedLibrary(app, '/acme/secret', DOCS)
   await seedLibrary(app, '/acme/secret', DOCS, 'v1.0.0')
-  makePrivate('/acme/secret')
+  await makePrivate('/acme/secret')
   // In progress: its job is queued.
   const queued = await store.libraries.create({ id: '/acme/queued', title: 'queued', sourceKind: 'github', sourceUrl: 'https://github.com/acme/queued', isPrivate: true })
   await store.jobs.enqueue({ kind: 'ingest', libraryPk: queued.library.pk, versionPk: queued.version.pk, payload: {} })
@@ -57,7 +56,7 @@ beforeAll(async () => {
   // Renamed: the old ID redirects to a private library.
   await seedLibrary(app, '/acme/moved', DOCS)
   await renameLibrary(store, '/acme/moved', '/acme/moved-on')
-  makePrivate('/acme/moved-on')
+  await makePrivate('/acme/moved-on')
   cookie = await loginAdmin(app)
 })
 
@@ -159,7 +158,7 @@ describe('MCP', () => {
   it('over stdio, the CLI on the data directory sees private libraries', async () => {
     const client = new Client({ name: 'lectern-test', version: '1.0.0' })
     const dataDir = app.lecternOptions.config.dataDir
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: ['bin/run.js', 'mcp', '--data-dir', dataDir], cwd: PROJECT_ROOT, stderr: 'pipe' }))
+    await client.connect(mcpStdio(dataDir))
     try {
       const answer = await call(client, 'query-docs', { libraryId: '/acme/secret', query: 'release' })
       expect(answer.isError).toBeFalsy()

@@ -86,7 +86,7 @@ describe.each(['cloud', 'datacenter'] as const)('Confluence %s (stand-in)', (fla
     const server = await confluenceStandIn({ flavor, spaceKey: 'DOCS', pages: pages(), token: TOKEN, email, pageSize: 2 })
     const store = await storeWith(server.url, email)
     const fetched = await readConfluence({ type: 'confluence', connection: 'acme', spaceKey: 'DOCS' }, context(store))
-    store.close()
+    await store.close()
 
     const paths = fetched.documents.map((d) => d.path).sort()
     expect(paths).toEqual(['1001-guides.md', '1002-python-client.md', '1003-deploying.md', '1004-rollback.md', '1005-glossary.md'])
@@ -108,7 +108,7 @@ describe.each(['cloud', 'datacenter'] as const)('Confluence %s (stand-in)', (fla
     const server = await confluenceStandIn({ flavor, spaceKey: 'DOCS', pages: pages(), token: TOKEN, email })
     const store = await storeWith(server.url, email)
     const fetched = await readConfluence({ type: 'confluence', connection: 'acme', spaceKey: 'DOCS', pageIds: ['1002', '1004'] }, context(store))
-    store.close()
+    await store.close()
     expect(fetched.documents.map((d) => d.path).sort()).toEqual(['1002-python-client.md', '1004-rollback.md'])
   })
 
@@ -118,7 +118,7 @@ describe.each(['cloud', 'datacenter'] as const)('Confluence %s (stand-in)', (fla
     const store = await storeWith(server.url, email)
     const logs: string[] = []
     const fetched = await readConfluence({ type: 'confluence', connection: 'acme', spaceKey: 'DOCS' }, context(store, logs))
-    store.close()
+    await store.close()
     expect(fetched.documents.map((d) => d.path)).toHaveLength(5)
     expect(fetched.documents.map((d) => d.path)).not.toContain('1006-nested.md')
     // The stack overflows after a few seconds; on a machine busy enough, the 20 s budget ends it first.
@@ -130,7 +130,7 @@ describe.each(['cloud', 'datacenter'] as const)('Confluence %s (stand-in)', (fla
     const store = await storeWith(server.url, email)
     const logs: string[] = []
     const error = await readConfluence({ type: 'confluence', connection: 'acme', spaceKey: 'DOCS' }, context(store, logs)).catch((e: Error) => e)
-    store.close()
+    await store.close()
     expect(error).toMatchObject({ code: 'source_unreachable', message: expect.stringMatching(/refused the token of connection "acme" \(HTTP 401\)/) })
     expect(`${(error as Error).message}${logs.join('\n')}`).not.toContain(TOKEN)
   })
@@ -141,6 +141,6 @@ it('reports the revision unchanged when no page changed', async () => {
   const store = await storeWith(server.url)
   const first = await readConfluence({ type: 'confluence', connection: 'acme', spaceKey: 'DOCS' }, context(store))
   const again = await readConfluence({ type: 'confluence', connection: 'acme', spaceKey: 'DOCS' }, { ...context(store), previousRevision: first.revision! })
-  store.close()
+  await store.close()
   expect(again).toMatchObject({ unchanged: true, revision: first.revision })
 })

@@ -63,7 +63,7 @@ describe('Notion (stand-in)', () => {
     const server = await notionStandIn({ token: TOKEN, pages: fixture(), pageSize: 3 })
     const store = await storeWith(server.url)
     const fetched = await readNotion({ type: 'notion', connection: 'ws', pageIds: [ROOT] }, context(store))
-    store.close()
+    await store.close()
 
     expect(fetched.documents.map((d) => d.path)).toEqual([`${ROOT.replace(/-/g, '')}-runbooks.md`, `${CHILD.replace(/-/g, '')}-database-failover.md`])
     expect(fetched.documents[0].text).toBe(`# Runbooks
@@ -114,7 +114,7 @@ no language here
     const store = await storeWith(server.url)
     const logs: string[] = []
     const error = await readNotion({ type: 'notion', connection: 'ws', pageIds: [ROOT] }, context(store, logs)).catch((e: Error) => e)
-    store.close()
+    await store.close()
     expect(error).toMatchObject({ code: 'source_unreachable', message: expect.stringContaining('refused the token of connection "ws" (HTTP 401)') })
     expect(`${(error as Error).message}${logs.join('\n')}`).not.toContain(TOKEN)
   })
@@ -124,7 +124,7 @@ no language here
     const store = await storeWith(server.url)
     const missing = '9f2e3d4c-5b6a-4798-8a1f-2e3d4c5b6a79'
     const error = await readNotion({ type: 'notion', connection: 'ws', pageIds: [missing] }, context(store)).catch((e: Error) => e)
-    store.close()
+    await store.close()
     expect((error as Error).message).toContain(`Notion page ${missing} was not found, or is not shared`)
   })
 })

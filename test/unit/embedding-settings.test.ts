@@ -8,8 +8,8 @@ import { serveOnLoopback } from '../helpers/loopback-server.js'
 
 let store: Store | undefined
 let dir: string | undefined
-afterEach(() => {
-  store?.close()
+afterEach(async () => {
+  await store?.close()
   if (dir) fs.rmSync(dir, { recursive: true, force: true })
 })
 
@@ -82,7 +82,7 @@ describe('the embedder pool', () => {
       await saveEmbedding(other, { provider: 'openai', model: 'm', host, apiKey: 'sk-second' })
       await (await pool.current()).embed(['a question'])
     } finally {
-      other.close()
+      await other.close()
     }
     expect(authorizations).toEqual(['Bearer sk-first', 'Bearer sk-second'])
   })

@@ -16,8 +16,8 @@ async function freshStore(): Promise<Store> {
   stores.push(store)
   return store
 }
-afterEach(() => {
-  stores.forEach((s) => s.close())
+afterEach(async () => {
+  for (const s of stores) await s.close()
   dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true }))
   stores = []
   dirs = []
@@ -29,7 +29,7 @@ describe('data directory', () => {
     const key = fs.readFileSync(store.paths.secretKey)
     expect(key).toHaveLength(32)
     expect(fs.statSync(store.paths.secretKey).mode & 0o777).toBe(0o600)
-    store.close()
+    await store.close()
     const again = await openStore(store.paths.root)
     stores.push(again)
     expect(fs.readFileSync(again.paths.secretKey)).toEqual(key)

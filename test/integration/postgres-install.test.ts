@@ -1,0 +1,93 @@
+/**
+ * An install whose store is PostgreSQL (DATABASE_URL), driven through the real binary: the server
+ * and the CLI each with a data directory of their own share one install through the database, the
+ * URL's password is never shown, and what cannot work yet (archives of a PostgreSQL store) is
+ * refused with what to do instead.
+ */
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { exitCodeOf } from '../../cli/run.js'
+import { runCli } from '../helpers/cli.js'
+import { startServer } from '../helpers/server.js'
+import { TEST_SECRET_KEY } from '../helpers/secret-key.js'
+import { freshDatabase } from '../helpers/stores.js'
+import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
+
+const serverDefer = suiteTeardown()
+
+/** The environment of a replica of the install in `url`: a password in the URL, as Compose files write it (the test server trusts loopback, so any password opens it). */
+const replica = (url: string, key = TEST_SECRET_KEY) => ({ DATABASE_URL: url.replace('postgres://lectern@', 'postgres://lectern:hunter2@'), LECTERN_SECRET_KEY: key })
+
+describe('an install on PostgreSQL', () => {
+  it('is one install for a server and a CLI with data directories of their own, and never shows the password', async () => {
+    const env = replica(await freshDatabase(serverDefer, serverDefer))
+    const server = await startServer(await tmpDir('lectern-replica-'), env)
+    const cliDir = await tmpDir('lectern-cli-')
+    const created = await runCli(['keys', 'create', '--name', 'ci', '--data-dir', cliDir], env)
+    expect(created.exitCode, created.stderr).toBe(0)
+    const key = created.stdout.trim()
+    const asked = await fetch(`${server.url}/api/v2/libs/search?libraryName=nothing`, { headers: { authorization: `Bearer ${key}` } })
+    // Known to the server: 404 for no library, where an unknown key would be 401.
+    expect(asked.status).toBe(404)
+
+    const status = await runCli(['status', '--json', '--data-dir', cliDir], env)
+    expect(status.exitCode, status.stderr).toBe(0)
+    const seen = JSON.parse(status.stdout) as { database: { kind: string; where: string }; schema: string }
+    expect(seen.database).toEqual({ kind: 'postgres', where: expect.stringMatching(/^postgres:\/\/lectern:\*\*\*@127\.0\.0\.1:\d+\/lectern_/) })
+    expect(seen.schema).toBe('0024_one_active_job_per_version')
+    const text = await runCli(['status', '--data-dir', cliDir], env)
+    expect(text.stdout).toMatch(/Database: +PostgreSQL, postgres:\/\/lectern:\*\*\*@/)
+    const setting = await runCli(['config', 'get', 'database.url', '--data-dir', cliDir], env)
+    expect(setting.stdout.trim()).toMatch(/^postgres:\/\/lectern:\*\*\*@127\.0\.0\.1:\d+\/lectern_/)
+    const all = await runCli(['config', 'get', '--json', '--data-dir', cliDir], env)
+    for (const out of [status.stdout, text.stdout, setting.stdout, all.stdout, all.stderr]) expect(out).not.toContain('hunter2')
+  })
+
+  it('refuses a replica without the install key, or with another one, before it serves', async () => {
+    const env = replica(await freshDatabase(serverDefer, serverDefer))
+    const dir = await tmpDir('lectern-cli-')
+    expect((await runCli(['keys', 'list', '--data-dir', dir], env)).exitCode).toBe(0)
+    const missing = await runCli(['keys', 'list', '--data-dir', dir], { DATABASE_URL: env.DATABASE_URL, LECTERN_SECRET_KEY: '' })
+    expect(missing.exitCode).toBe(exitCodeOf('validation_error'))
+    expect(missing.stderr).toContain('LECTERN_SECRET_KEY is required with DATABASE_URL')
+    const other = await runCli(['serve', '--port', '0', '--data-dir', await tmpDir('lectern-replica-')], replica(env.DATABASE_URL, 'c3'.repeat(32)))
+    expect(other.exitCode).toBe(exitCodeOf('secret_key_mismatch'))
+    expect(other.stderr).toContain("LECTERN_SECRET_KEY is not the key this database's secrets were sealed with")
+    expect(other.stderr).not.toContain('c3c3')
+  })
+
+  it('refuses a malformed DATABASE_URL, and a password in lectern.yaml', async () => {
+    const dir = await tmpDir('lectern-cli-')
+    const malformed = await runCli(['keys', 'list', '--data-dir', dir], { DATABASE_URL: 'mysql://db/lectern', LECTERN_SECRET_KEY: TEST_SECRET_KEY })
+    expect(malformed.exitCode).toBe(exitCodeOf('validation_error'))
+    expect(malformed.stderr).toContain('Invalid setting database.url (from DATABASE_URL): expected postgres://user@host:port/database')
+    const config = path.join(dir, 'lectern.yaml')
+    await fs.writeFile(config, 'database:\n  url: postgres://lectern:hunter2@db.example.com/lectern\n')
+    const inFile = await runCli(['keys', 'list', '--config', config, '--data-dir', dir], { LECTERN_SECRET_KEY: TEST_SECRET_KEY })
+    expect(inFile.exitCode).toBe(exitCodeOf('validation_error'))
+    expect(inFile.stderr).toContain('database.url holds a password; secrets never go in the configuration file')
+    expect(inFile.stderr).not.toContain('hunter2')
+  })
+
+  it('says it cannot reach the database, with the command exiting database_unreachable', async () => {
+    const unreachable = await runCli(['keys', 'list', '--data-dir', await tmpDir('lectern-cli-')], { DATABASE_URL: 'postgres://lectern:hunter2@127.0.0.1:1/lectern', LECTERN_SECRET_KEY: TEST_SECRET_KEY })
+    expect(unreachable.exitCode).toBe(exitCodeOf('database_unreachable'))
+    expect(unreachable.stderr).toContain('Cannot reach PostgreSQL at postgres://lectern:***@127.0.0.1:1/lectern')
+    expect(unreachable.stderr).not.toContain('hunter2')
+  })
+
+  it('refuses archives of a PostgreSQL store, saying to use pg_dump, and changes nothing', async () => {
+    const env = replica(await freshDatabase(serverDefer, serverDefer))
+    const dir = await tmpDir('lectern-cli-')
+    const backup = await runCli(['backup', '--data-dir', dir], env)
+    expect(backup.exitCode).toBe(exitCodeOf('validation_error'))
+    expect(backup.stderr).toContain('back the database up with pg_dump --format=custom and keep LECTERN_SECRET_KEY with it')
+    const archive = path.join(dir, 'nothing.tar.gz')
+    await fs.writeFile(archive, 'not an archive')
+    const restore = await runCli(['restore', archive, '--yes', '--data-dir', dir], env)
+    expect(restore.exitCode).toBe(exitCodeOf('restore_refused'))
+    expect(restore.stderr).toContain('restore a pg_dump with pg_restore into an empty database')
+    expect(await fs.readdir(dir)).not.toContain('pre-restore')
+  })
+})

@@ -1,0 +1,210 @@
+/**
+ * The store's contract, held by both databases it runs on: SQLite in the data directory and a real
+ * PostgreSQL (DATABASE_URL). Every repository is exercised through the Store interface only, so
+ * what passes here behaves the same whichever database an install chose.
+ */
+import { setTimeout as sleep } from 'node:timers/promises'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { LecternError } from '../../src/errors.js'
+import type { NewSnippet } from '../../src/store/snippets.js'
+import { openStore, type Store } from '../../src/store/index.js'
+import { freshStore, sameDatabase, TEST_SECRET_KEY, type StoreKind } from '../helpers/stores.js'
+import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
+
+const serverDefer = suiteTeardown()
+const open = (kind: StoreKind) => freshStore(kind, onTestFinished, serverDefer)
+
+const snippet = (n: number): NewSnippet => ({
+  kind: n % 2 === 0 ? 'code' : 'info',
+  title: `Snippet ${n}`,
+  description: `About ${n}`,
+  breadcrumb: 'Guide > Part',
+  pageTitle: `Page ${n % 3}`,
+  language: n % 2 === 0 ? 'ts' : '',
+  body: n % 2 === 0 ? JSON.stringify([{ language: 'ts', code: `const n = ${n} // é ✓` }]) : `Text ${n} — ünïcode`,
+  source: `docs/page-${n % 3}.md#part-${n}`,
+  tokens: 10 + n,
+  hash: `hash-${n}`,
+  includes: n === 2 ? ['src/example.ts'] : [],
+})
+
+async function liveLibrary(store: Store, id: string, snippets = 4) {
+  const { library, version } = await store.libraries.create({ id, title: id.split('/')[2], sourceKind: 'github', sourceUrl: `https://github.com${id}` })
+  const set = await store.snippets.createSet(version.pk, { provider: 'hash', model: 'hash-v1', dimensions: 256 })
+  await store.snippets.insert(set.pk, Array.from({ length: snippets }, (_, n) => snippet(n)))
+  await store.snippets.finalizeSet(set.pk, version.pk, { tokens: 100, snippets, commitSha: 'abc123' })
+  return { library, version, set }
+}
+
+describe.each<StoreKind>(['sqlite', 'postgres'])('the store on %s', (kind) => {
+  it('creates, verifies and revokes API keys, keeping only their hash', async () => {
+    const store = await open(kind)
+    const created = await store.keys.create('ci')
+    expect((await store.keys.verify(created.key))?.name).toBe('ci')
+    expect(await store.keys.verify(`${created.key.slice(0, -1)}${created.key.endsWith('a') ? 'b' : 'a'}`)).toBeUndefined()
+    expect((await store.keys.list()).map((k) => k.name)).toEqual(['ci'])
+    await store.keys.revoke(created.id)
+    expect(await store.keys.verify(created.key)).toBeUndefined()
+    await expect(store.keys.revoke(9999)).rejects.toMatchObject({ code: 'key_not_found' })
+  })
+
+  it('keeps libraries, versions and renames with redirects, and refuses a taken ID', async () => {
+    const store = await open(kind)
+    const { library } = await store.libraries.create({ id: '/acme/widgets', title: 'Widgets', sourceKind: 'github', sourceUrl: 'https://github.com/acme/widgets', isPrivate: true, options: { depth: 2 } })
+    expect(library).toMatchObject({ id: '/acme/widgets', isPrivate: true, options: { depth: 2 } })
+    await expect(store.libraries.create({ id: '/acme/widgets', title: 'Again', sourceKind: 'github', sourceUrl: 'https://github.com/acme/widgets' })).rejects.toMatchObject({ code: 'library_exists' })
+    const v2 = await store.libraries.ensureVersion(library.pk, 'v2', 'Version 2')
+    expect(await store.libraries.ensureVersion(library.pk, 'v2')).toMatchObject({ pk: v2.pk })
+    expect((await store.libraries.versions(library.pk)).map((v) => v.tag).sort()).toEqual(['', 'v2'])
+    const renamed = await store.libraries.rename('/acme/widgets', '/acme/gadgets')
+    expect(renamed.id).toBe('/acme/gadgets')
+    expect(await store.libraries.redirectOf('/acme/widgets')).toBe('/acme/gadgets')
+    await store.libraries.rename('/acme/gadgets', '/acme/tools')
+    expect(await store.libraries.redirectOf('/acme/widgets')).toBe('/acme/tools')
+    const updated = await store.libraries.update(library.pk, { title: 'Tools', isPrivate: false })
+    expect(updated).toMatchObject({ title: 'Tools', isPrivate: false })
+    expect((await store.libraries.byId('/acme/tools'))?.pk).toBe(library.pk)
+  })
+
+  it('builds a snippet set, makes it live, reads its pages in order and replaces it with the next', async () => {
+    const store = await open(kind)
+    const { version, set } = await liveLibrary(store, '/acme/docs', 6)
+    expect((await store.snippets.set(set.pk))?.status).toBe('live')
+    expect(await store.snippets.count(set.pk)).toBe(6)
+    const all = await store.snippets.allOfSet(set.pk)
+    expect(all.map((s) => s.title)).toEqual(['Snippet 0', 'Snippet 1', 'Snippet 2', 'Snippet 3', 'Snippet 4', 'Snippet 5'])
+    expect(all[2]).toMatchObject({ includes: ['src/example.ts'], body: snippet(2).body })
+    expect(all[1].body).toBe('Text 1 — ünïcode')
+    expect(await store.snippets.insert(set.pk, [snippet(1), snippet(9)])).toEqual([null, expect.any(Number)])
+    const pages = await store.snippets.pagesOfSet(set.pk)
+    expect(pages.length).toBeGreaterThan(0)
+    const next = await store.snippets.createSet(version.pk, { provider: 'hash', model: 'hash-v1', dimensions: 256 })
+    await store.snippets.insert(next.pk, [snippet(7)])
+    expect(await store.snippets.finalizeSet(next.pk, version.pk, { tokens: 17, snippets: 1, commitSha: null })).toBe(set.pk)
+    expect((await store.snippets.set(set.pk))?.status).toBe('retired')
+    expect((await store.libraries.versionByPk(version.pk))?.currentSet).toBe(next.pk)
+  })
+
+  it('queues one active job per version, claims the oldest first, and ends it once', async () => {
+    const store = await open(kind)
+    const { library, version } = await liveLibrary(store, '/acme/jobs')
+    const first = await store.jobs.enqueue({ kind: 'refresh', libraryPk: library.pk, versionPk: version.pk, payload: { why: 'test' } })
+    await expect(store.jobs.enqueue({ kind: 'refresh', libraryPk: library.pk, versionPk: version.pk })).rejects.toMatchObject({ code: 'library_busy' })
+    const other = await store.jobs.enqueue({ kind: 'backup' })
+    const claimed = await store.jobs.claimNext()
+    expect(claimed).toMatchObject({ pk: first.pk, state: 'running', payload: { why: 'test' } })
+    expect((await store.jobs.claimNext())?.pk).toBe(other.pk)
+    expect(await store.jobs.claimNext()).toBeUndefined()
+    await store.jobs.succeed(first.pk, 'done', 2)
+    expect(await store.jobs.byPk(first.pk)).toMatchObject({ state: 'succeeded', statusMessage: 'done' })
+    // An ended job is not cancelled after the fact.
+    await store.jobs.requestCancel(first.pk, 'admin')
+    expect(await store.jobs.cancelRequester(first.pk)).toBeUndefined()
+    // The version is free again once its job ended.
+    expect((await store.jobs.enqueue({ kind: 'refresh', libraryPk: library.pk, versionPk: version.pk })).state).toBe('queued')
+  })
+
+  it('keeps teams, members within the plan, and invitations', async () => {
+    const store = await open(kind)
+    const owner = await store.users.create({ email: 'Owner@Example.com', password: 'correct horse battery', verified: true })
+    const member = await store.users.create({ email: 'member@example.com', password: 'correct horse battery', verified: true })
+    expect((await store.users.byEmail('owner@example.com'))?.id).toBe(owner.id)
+    await expect(store.users.create({ email: 'OWNER@example.com', password: 'another password!' })).rejects.toBeInstanceOf(LecternError)
+    const team = await store.teams.create({ name: 'acme', ownerUserId: owner.id, plan: 'free' })
+    await expect(store.teams.addMember(team.id, member.id, 'developer', () => 1)).rejects.toBeInstanceOf(LecternError)
+    await store.teams.addMember(team.id, member.id, 'developer', () => 5)
+    expect((await store.teams.members(team.id)).map((m) => m.role).sort()).toEqual(['developer', 'owner'])
+    expect(await store.teams.roleOf(team.id, member.id)).toBe('developer')
+    const { invitation, token } = await store.invitations.upsert({ teamId: team.id, email: 'new@example.com', role: 'admin', invitedBy: owner.id, ttlMs: 60_000 })
+    expect((await store.invitations.byToken(token))?.id).toBe(invitation.id)
+    expect((await store.invitations.pending(team.id)).map((i) => i.email)).toEqual(['new@example.com'])
+  })
+
+  it('signs users in with sessions that end, and seals connection tokens', async () => {
+    const store = await open(kind)
+    const user = await store.users.create({ email: 'admin@example.com', password: 'correct horse battery', role: 'admin', verified: true })
+    expect((await store.users.verify('admin@example.com', 'correct horse battery'))?.id).toBe(user.id)
+    expect(await store.users.verify('admin@example.com', 'wrong')).toBeUndefined()
+    const session = await store.users.startSession(user.id)
+    expect((await store.users.sessionUser(session.token))?.id).toBe(user.id)
+    await store.users.endSession(session.token)
+    expect(await store.users.sessionUser(session.token)).toBeUndefined()
+    await store.connections.create({ teamPk: null }, { kind: 'git', name: 'gh', baseUrl: 'https://github.com', token: 'ghp_secret' })
+    expect(await store.connections.token({ teamPk: null }, 'gh')).toBe('ghp_secret')
+    await expect(store.connections.create({ teamPk: null }, { kind: 'git', name: 'gh', baseUrl: 'https://github.com', token: 'x' })).rejects.toMatchObject({ code: 'validation_error' })
+  })
+
+  it('rolls a failed transaction back whole, and keeps settings', async () => {
+    const store = await open(kind)
+    await store.settings.set('access.restrictNewLibraries', true)
+    await expect(
+      store.transaction(async () => {
+        await store.libraries.create({ id: '/acme/gone', title: 'Gone', sourceKind: 'github', sourceUrl: 'https://github.com/acme/gone' })
+        await store.settings.set('access.restrictNewLibraries', false)
+        throw new Error('undone')
+      }),
+    ).rejects.toThrow('undone')
+    expect(await store.libraries.byId('/acme/gone')).toBeUndefined()
+    expect(await store.settings.get('access.restrictNewLibraries')).toBe(true)
+    expect(await store.migrations()).toContain('0024_one_active_job_per_version')
+  })
+
+  it('moves the catalogue version on a write of this process at once, and of another within a second', async () => {
+    const store = await open(kind)
+    const other = await sameDatabase(store, onTestFinished)
+    const before = store.catalogVersion()
+    await store.libraries.create({ id: '/acme/one', title: 'One', sourceKind: 'github', sourceUrl: 'https://github.com/acme/one' })
+    const mine = store.catalogVersion()
+    expect(mine).toBeGreaterThan(before)
+    // Snippets, jobs and usage leave it alone.
+    await store.jobs.enqueue({ kind: 'backup' })
+    expect(store.catalogVersion()).toBe(mine)
+    await other.libraries.create({ id: '/acme/two', title: 'Two', sourceKind: 'github', sourceUrl: 'https://github.com/acme/two' })
+    const started = Date.now()
+    while (store.catalogVersion() === mine && Date.now() - started < 1000) await sleep(10)
+    expect(store.catalogVersion()).toBeGreaterThan(mine)
+    expect(other.catalogVersion()).toBe(store.catalogVersion())
+  })
+})
+
+/**
+ * Two stores in one process stand for two replicas. On SQLite they would be two connections of one
+ * thread, whose busy wait blocks the very event loop the lock holder needs: SQLite's own version,
+ * across processes, is in test/unit/store.test.ts ("transactions across processes").
+ */
+describe('the store on postgres, two replicas', () => {
+  it('runs write transactions of two processes one after the other, so a check and its write are never split', async () => {
+    const store = await open('postgres')
+    const other = await sameDatabase(store, onTestFinished)
+    const { library } = await store.libraries.create({ id: '/acme/count', title: 'Count', sourceKind: 'github', sourceUrl: 'https://github.com/acme/count' })
+    // Each reads the options, waits, then writes them increased: interleaved, one increment would be lost.
+    const increment = (s: Store) =>
+      s.transaction(async () => {
+        const now = (await s.libraries.byPk(library.pk))!.options.count as number | undefined
+        await sleep(20)
+        await s.libraries.update(library.pk, { options: { count: (now ?? 0) + 1 } })
+      })
+    await Promise.all([increment(store), increment(other), increment(store), increment(other)])
+    expect((await store.libraries.byPk(library.pk))!.options.count).toBe(4)
+  })
+
+  it('refuses to start a replica whose LECTERN_SECRET_KEY is missing, malformed or not the one the secrets were sealed with', async () => {
+    const store = await open('postgres')
+    const url = store.database.where
+    const dir = await tmpDir('lectern-store-')
+    const opening = (key?: string) => openStore(dir, { databaseUrl: url, env: key === undefined ? {} : { LECTERN_SECRET_KEY: key } })
+    await expect(opening()).rejects.toThrow(/LECTERN_SECRET_KEY is required with DATABASE_URL/)
+    await expect(opening('abc')).rejects.toThrow(/must be 64 hex characters.*3 characters/)
+    await expect(opening('z'.repeat(64))).rejects.toThrow(/not all hex/)
+    const other = opening('b2'.repeat(32))
+    await expect(other).rejects.toMatchObject({ code: 'secret_key_mismatch' })
+    await expect(other).rejects.not.toThrow(/b2b2/)
+  })
+
+  it('says which database it cannot reach, and why, without the password', async () => {
+    const url = 'postgres://lectern:hunter2@127.0.0.1:1/lectern'
+    const opening = openStore(await tmpDir('lectern-store-'), { databaseUrl: url, env: { LECTERN_SECRET_KEY: TEST_SECRET_KEY } })
+    await expect(opening).rejects.toMatchObject({ code: 'database_unreachable', message: expect.stringContaining('postgres://lectern:***@127.0.0.1:1/lectern') })
+    await expect(opening).rejects.not.toThrow(/hunter2/)
+  })
+})
