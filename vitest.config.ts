@@ -10,5 +10,7 @@ export default defineConfig({
     pool: 'forks',
     // Integration tests spawn git, servers and child processes; two cores cannot run many at once.
     maxWorkers: 2,
+    // A developer's shell may name a database of its own: the SQLite run never reaches it.
+    env: { DATABASE_URL: '' },
   },
 })

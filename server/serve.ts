@@ -24,7 +24,7 @@ import pino, { type Logger } from 'pino'
 import { applyStagedRestore } from '../src/backup/restore.js'
 import type { LogFormat, ResolvedConfig } from '../src/config.js'
 import { createDataDir, dataDirOrigin } from '../src/install/data-dir.js'
-import { recordInstallMode, refuseOtherMode } from '../src/install/mode.js'
+import { recordInstallMode, refuseOtherMode, withDatabaseMode } from '../src/install/mode.js'
 import { dataPaths, type DataPaths } from '../src/install/paths.js'
 import { prepareSetup } from '../src/install/setup.js'
 import { openStore } from '../src/store/index.js'
@@ -43,7 +43,9 @@ export const RESTORE_STAGED_EXIT_CODE = 75
 /** The exit code under `--no-supervise` when a staged restore failed to apply at this start. */
 export const RESTORE_FAILED_EXIT_CODE = 76
 
-export async function serve(resolved: ResolvedConfig): Promise<void> {
+export async function serve(given: ResolvedConfig): Promise<void> {
+  // On PostgreSQL the install's recorded mode is read from its database (the data directory's is read already).
+  const resolved = await withDatabaseMode(given)
   const { config } = resolved
   const paths = dataPaths(config.dataDir)
   const clustered = config.server.workers > 1

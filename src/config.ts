@@ -367,13 +367,21 @@ export function readConfigFile(file: string): Record<string, unknown> {
   return parsed as Record<string, unknown>
 }
 
-const hasPassword = (url: unknown): boolean => typeof url === 'string' && URL.canParse(url.trim()) && new URL(url.trim()).password !== ''
+/** Query parameters libpq and `pg` read a password from, besides the URL's own. */
+const PASSWORD_PARAMETERS = ['password', 'sslpassword']
 
-/** A database URL as it may be shown or logged: its password, if any, hidden. */
+const hasPassword = (url: unknown): boolean => {
+  if (typeof url !== 'string' || !URL.canParse(url.trim())) return false
+  const parsed = new URL(url.trim())
+  return parsed.password !== '' || PASSWORD_PARAMETERS.some((name) => parsed.searchParams.has(name))
+}
+
+/** A database URL as it may be shown or logged: its passwords, if any, hidden. */
 export function withoutPassword(url: string): string {
   if (!hasPassword(url)) return url
   const parsed = new URL(url.trim())
-  parsed.password = '***'
+  if (parsed.password !== '') parsed.password = '***'
+  for (const name of PASSWORD_PARAMETERS) if (parsed.searchParams.has(name)) parsed.searchParams.set(name, '***')
   return parsed.href
 }
 

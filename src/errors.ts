@@ -84,3 +84,16 @@ export function isLecternError(err: unknown): err is LecternError {
 }
 
 export const validationError = (message: string) => new LecternError('validation_error', message)
+
+/** How long a client waits before asking again while the database cannot be reached. */
+export const DATABASE_RETRY_SECONDS = 5
+
+/** A request (or command) that needed the database while it could not be reached; said without internals. */
+export function databaseUnreachable(cause?: unknown): LecternError {
+  return new LecternError(
+    'database_unreachable',
+    `The database cannot be reached right now; retry in ${DATABASE_RETRY_SECONDS} seconds. Answers that need no database keep working, and the server reconnects by itself.`,
+    { retryAfter: DATABASE_RETRY_SECONDS },
+    cause === undefined ? undefined : { cause },
+  )
+}

@@ -4,7 +4,8 @@
  * lectern.yaml) runs in the recorded one, so `lectern users create` on a cloud install's data
  * directory makes a cloud user with a personal space. Precedence: flag > env > lectern.yaml >
  * the data directory's recorded mode > onprem. An explicit mode other than the recorded one is
- * refused by every command (refuseOtherMode).
+ * refused by every command (refuseOtherMode). On PostgreSQL the mode is recorded in the install's
+ * database instead, and read once the configuration has resolved (withDatabaseMode).
  */
 import fs from 'node:fs'
 import { MODES, type Mode, type ResolvedConfig } from '../config.js'
@@ -27,11 +28,27 @@ export function recordedMode(dataDir: string): Mode | undefined {
 }
 
 /** `resolved` with the data directory's recorded mode when nothing else set one. */
-export function withRecordedMode(resolved: ResolvedConfig): ResolvedConfig {
-  if (resolved.sources.mode !== 'default') return resolved
-  const mode = recordedMode(resolved.config.dataDir)
-  if (mode === undefined) return resolved
+export function withRecordedMode(resolved: ResolvedConfig, recorded = recordedMode(resolved.config.dataDir)): ResolvedConfig {
+  if (resolved.sources.mode !== 'default' || recorded === undefined) return resolved
+  const mode = recorded
   return { ...resolved, config: { ...resolved.config, mode }, sources: { ...resolved.sources, mode: 'data-dir' }, written: { ...resolved.written, mode } }
+}
+
+/**
+ * On PostgreSQL (DATABASE_URL) the mode is recorded in the install's database, which is read over
+ * the network once the configuration has resolved: `resolved` with that mode when nothing else set
+ * one, and another explicit mode refused (unless `switching`), as withRecordedMode and
+ * refuseOtherMode do for a data directory. On SQLite, `resolved` as it is (they already ran).
+ */
+export async function withDatabaseMode(resolved: ResolvedConfig, switching = false): Promise<ResolvedConfig> {
+  const url = resolved.config.database.url
+  if (url === '') return resolved
+  const { settingOfDatabase } = await import('../store/postgres.js')
+  const value = await settingOfDatabase(url, SETTING_KEYS.installMode)
+  const recorded = isMode(value) ? value : undefined
+  const adopted = withRecordedMode(resolved, recorded)
+  if (!switching) refuseOtherMode(adopted, recorded, "This install's database")
+  return adopted
 }
 
 /** Where an explicit mode came from, as the person typed it. */
@@ -49,14 +66,13 @@ function modeOrigin(resolved: ResolvedConfig): string {
  * private-address guard, make users without personal spaces, or open libraries that teamspaces
  * closed. Switching is deliberate: `lectern config set install.mode <mode>` with the server stopped.
  */
-export function refuseOtherMode(resolved: ResolvedConfig): void {
-  const recorded = recordedMode(resolved.config.dataDir)
+export function refuseOtherMode(resolved: ResolvedConfig, recorded = recordedMode(resolved.config.dataDir), where = 'This data directory'): void {
   const { mode } = resolved.config
   if (recorded === undefined || recorded === mode) return
   const origin = modeOrigin(resolved)
   throw new LecternError(
     'validation_error',
-    `This data directory was set up in ${recorded} mode and ${origin} asks for ${mode} mode. Run without --mode (and without LECTERN_MODE or mode in lectern.yaml) to use ${recorded} mode; to switch it to ${mode} for good, stop the server and run \`lectern config set install.mode ${mode}\` first.`,
+    `${where} was set up in ${recorded} mode and ${origin} asks for ${mode} mode. Run without --mode (and without LECTERN_MODE or mode in lectern.yaml) to use ${recorded} mode; to switch it to ${mode} for good, stop the server and run \`lectern config set install.mode ${mode}\` first.`,
   )
 }
 

@@ -5,9 +5,9 @@
  * listening connection per process hears it as soon as the writer commits, on any replica.
  *
  * What the version guarantees: it only moves forward, and it is never ahead of what this process
- * reads next (it is taken from a commit that happened). It may lag behind another replica's commit
- * for as long as the notification takes, and, while the listening connection is down, for up to one
- * poll: every `POLL_MS` the watch then reads the version and tries to listen again. This process's
+ * reads next (it is taken from a commit that happened). It lags behind another replica's commit for
+ * as long as the notification takes, and never longer than one poll: every `POLL_MS` the watch
+ * reads the version too, and listens again if the connection is down. This process's
  * own writes move it before their transaction returns (`refresh`), so a request that changed the
  * catalogue is followed by requests that see the change.
  */
@@ -31,6 +31,8 @@ export async function watchCatalog(url: string, sql: Sql): Promise<CatalogWatch>
   const read = async () => Number((await sql.get<{ version: number }>('SELECT version FROM catalog_version WHERE id = 1'))!.version)
   let version = await read()
   let listener: pg.Client | undefined
+  /** A listening connection being opened, ended at once by close(). */
+  let pending: pg.Client | undefined
   let connecting: Promise<void> | undefined
   let closed = false
 
@@ -52,7 +54,9 @@ export async function watchCatalog(url: string, sql: Sql): Promise<CatalogWatch>
   }
 
   const listen = async () => {
-    const client = new pg.Client({ connectionString: url, keepAlive: true })
+    // Keepalive probes after 10 s of silence: a listener cut off without a FIN is noticed.
+    const client = new pg.Client({ connectionString: url, keepAlive: true, keepAliveInitialDelayMillis: 10_000, connectionTimeoutMillis: 5000 })
+    pending = client
     client.on('error', () => drop(client))
     client.on('end', () => drop(client))
     client.on('notification', (message) => raise(Number(message.payload)))
@@ -62,6 +66,8 @@ export async function watchCatalog(url: string, sql: Sql): Promise<CatalogWatch>
     } catch {
       await client.end().catch(() => {})
       return
+    } finally {
+      pending = undefined
     }
     if (closed) {
       await client.end().catch(() => {})
@@ -72,11 +78,14 @@ export async function watchCatalog(url: string, sql: Sql): Promise<CatalogWatch>
     await refresh()
   }
 
+  // Every tick reads the version, listening or not: a notification can be lost without the
+  // connection noticing (a pooler that does not pass LISTEN on, a half-open connection), and one
+  // small read a second bounds how long that can last.
   const tick = () => {
-    if (closed || listener || connecting) return
+    if (closed || connecting) return
     connecting = (async () => {
       await refresh()
-      await listen()
+      if (!listener) await listen()
     })().finally(() => {
       connecting = undefined
     })
@@ -93,6 +102,7 @@ export async function watchCatalog(url: string, sql: Sql): Promise<CatalogWatch>
     async close() {
       closed = true
       clearInterval(timer)
+      await pending?.end().catch(() => {})
       await connecting
       const client = listener
       listener = undefined

@@ -73,6 +73,12 @@ export interface Store {
   database: { kind: 'sqlite' | 'postgres'; where: string }
   /** False once closed: a server that is stopping is not ready. */
   isOpen(): boolean
+  /**
+   * Whether the database answers as far as this process knows: always on SQLite; on PostgreSQL
+   * while the connection that listens for catalogue changes is up, which it tries again every
+   * second when it is not (src/store/catalog-watch.ts).
+   */
+  isReachable(): boolean
   close(): Promise<void>
 }
 
@@ -149,6 +155,7 @@ async function openSqliteStore(paths: DataPaths): Promise<Store> {
     catalogVersion: readCatalogVersion,
     migrations: async () => appliedMigrations(db),
     isOpen: () => db.open,
+    isReachable: () => true,
     close: async () => {
       if (db.open) db.close()
     },
@@ -172,8 +179,12 @@ async function openPostgresStore(paths: DataPaths, url: string, env: NodeJS.Proc
     watch = await watchCatalog(url, sql)
     const secrets = createSecretBox(secretKey)
     const settings = createSettingsRepository(sql)
-    await ensureSecretsCanary(settings, secrets)
-    await refuseAnotherKey(settings, secrets)
+    // One write transaction (the write lock): replicas starting together on a new database cannot
+    // each seal a canary with their own key and each find their own.
+    await sql.transaction(async () => {
+      await ensureSecretsCanary(settings, secrets)
+      await refuseAnotherKey(settings, secrets)
+    })
     const catalog = watch
     const store: Store = {
       ...repositories(sql, secrets, settings),
@@ -183,10 +194,11 @@ async function openPostgresStore(paths: DataPaths, url: string, env: NodeJS.Proc
       // never found by another request, whose versions are the committed ones.
       catalogVersion: () => {
         const own = sql.ownWriteTransaction()
-        return own === undefined ? catalog.version() : -own
+        return own === undefined ? catalog.version() : Number.MIN_SAFE_INTEGER + own
       },
       migrations: () => appliedPostgresMigrations((text) => sql.all<{ name: string }>(text).then((rows) => ({ rows }))),
       isOpen: () => open,
+      isReachable: () => catalog.listening(),
       close: async () => {
         if (!open) return
         open = false

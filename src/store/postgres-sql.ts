@@ -132,6 +132,10 @@ export function createPostgresSql(pool: pg.Pool, options: PostgresSqlOptions = {
       const client = await pool.connect()
       const tx: Transaction = { id: ++transactions, client, open: true, access, savepoints: 0, wrote: false }
       let broken: Error | undefined
+      // The pool stops listening to a client it has handed out: a connection the server ends
+      // mid-transaction (a restart, a failover) would otherwise be an unheard error that ends the process.
+      const lost = (err: Error) => void (broken ??= err)
+      client.on('error', lost)
       let committed = false
       try {
         if (access === 'read') {
@@ -142,7 +146,9 @@ export function createPostgresSql(pool: pg.Pool, options: PostgresSqlOptions = {
           await client.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK_KEY])
         }
         const result = await scope.run(tx, fn)
-        await client.query('COMMIT')
+        // A statement that failed inside `fn`, its error caught there, leaves the transaction
+        // aborted: COMMIT then rolls it back without an error, which must not pass for success.
+        if ((await client.query('COMMIT')).command === 'ROLLBACK') throw new Error('the transaction was rolled back: a statement in it failed and its error was caught')
         committed = true
         return result
       } catch (err) {
@@ -155,6 +161,7 @@ export function createPostgresSql(pool: pg.Pool, options: PostgresSqlOptions = {
         throw err
       } finally {
         tx.open = false
+        client.off('error', lost)
         client.release(broken)
         if (committed && tx.wrote) await options.afterWrite?.()
       }
@@ -168,7 +175,10 @@ export function createPostgresSql(pool: pg.Pool, options: PostgresSqlOptions = {
 }
 
 export function connectPostgres(url: string, options: PostgresSqlOptions & { max?: number } = {}): PostgresSql {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types })
+  // A host that does not answer (no refusal, a partition) fails a request in 5 s instead of never.
+  // A replica that stalls inside a transaction (it holds the write lock every replica waits for)
+  // has it ended by the server after a minute.
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types, connectionTimeoutMillis: 5000, keepAlive: true, idle_in_transaction_session_timeout: 60_000 })
   // An idle connection the server ends (a restart, a failover) is dropped by the pool, and the
   // next query opens another; unheard, its error event would end the process.
   pool.on('error', () => {})

@@ -53,7 +53,8 @@ export async function migratePostgres(url: string): Promise<string[]> {
 }
 
 async function isCurrent(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url })
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 })
+  client.on('error', () => {})
   try {
     await client.connect()
   } catch (err) {
@@ -85,5 +86,30 @@ async function migrateOnce(url: string): Promise<string[]> {
     )
   } finally {
     await knex.destroy()
+  }
+}
+
+/**
+ * One stored setting of the database at `url`, read without migrating or keeping a connection
+ * (what a command needs before it opens the store: the recorded mode); undefined before the first
+ * migration or when unset.
+ */
+export async function settingOfDatabase(url: string, key: string): Promise<unknown> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 })
+  client.on('error', () => {})
+  try {
+    await client.connect()
+  } catch (err) {
+    await client.end().catch(() => {})
+    throw unreachable(url, err)
+  }
+  try {
+    const row = (await client.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key])).rows[0]
+    return row === undefined ? undefined : (JSON.parse(row.value) as unknown)
+  } catch (err) {
+    if ((err as { code?: string }).code === '42P01') return undefined
+    throw err
+  } finally {
+    await client.end().catch(() => {})
   }
 }

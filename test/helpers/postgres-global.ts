@@ -16,11 +16,18 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const steps: Array<() => Promise<void> | void> = []
-  const { url } = await startPostgres((step) => void steps.push(step))
-  await createDatabase(url, TEMPLATE_DATABASE)
-  await migratePostgres(withDatabase(url, TEMPLATE_DATABASE))
-  project.provide('postgresUrl', url)
-  return async () => {
+  const teardown = async () => {
     for (const step of steps.reverse()) await step()
   }
+  try {
+    const { url } = await startPostgres((step) => void steps.push(step))
+    await createDatabase(url, TEMPLATE_DATABASE)
+    await migratePostgres(withDatabase(url, TEMPLATE_DATABASE))
+    project.provide('postgresUrl', url)
+  } catch (err) {
+    // vitest runs no teardown of a setup that threw: the server and its directory go now.
+    await teardown()
+    throw err
+  }
+  return teardown
 }

@@ -30,6 +30,10 @@ function userIds(name: string): { uid: number; gid: number } {
 export interface Postgres {
   /** postgres://lectern@127.0.0.1:<port>/postgres: the superuser `lectern`, trusted on loopback. */
   url: string
+  /** Stops the server (a fast shutdown: open sessions are ended), as an outage does. */
+  stop(): Promise<void>
+  /** Starts it again on the same port and data, after `stop`. */
+  start(): Promise<void>
 }
 
 export async function startPostgres(defer: Defer): Promise<Postgres> {
@@ -41,23 +45,33 @@ export async function startPostgres(defer: Defer): Promise<Postgres> {
   // -N: no fsync; a test cluster need not survive a power cut.
   await execa(path.join(bin, 'initdb'), ['-D', data, '-U', 'lectern', '--auth=trust', '-E', 'UTF8', '--locale=C', '-N'], { ...owner, stdin: 'ignore' })
   const port = await freePort()
-  const server = execa(
-    path.join(bin, 'postgres'),
-    ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
-    { ...owner, stdin: 'ignore', reject: false, all: true },
-  )
-  defer(async () => {
-    // SIGINT: the fast shutdown, which ends open sessions rather than waiting for them.
-    server.kill('SIGINT')
-    await server
-  })
-  await new Promise<void>((resolve, reject) => {
-    let said = ''
-    server.all!.on('data', (chunk: Buffer) => {
-      said += chunk.toString()
-      if (said.includes('database system is ready to accept connections')) resolve()
+  let server: ReturnType<typeof launch> | undefined
+  function launch() {
+    return execa(
+      path.join(bin, 'postgres'),
+      ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+      { ...owner, stdin: 'ignore', reject: false, all: true },
+    )
+  }
+  const start = async () => {
+    const running = (server = launch())
+    await new Promise<void>((resolve, reject) => {
+      let said = ''
+      running.all!.on('data', (chunk: Buffer) => {
+        said += chunk.toString()
+        if (said.includes('database system is ready to accept connections')) resolve()
+      })
+      void running.then((ended) => reject(new Error(`postgres exited (${ended.exitCode ?? ended.signal}) before accepting connections: ${said}`)))
     })
-    void server.then((ended) => reject(new Error(`postgres exited (${ended.exitCode ?? ended.signal}) before accepting connections: ${said}`)))
-  })
-  return { url: `postgres://lectern@127.0.0.1:${port}/postgres` }
+  }
+  const stop = async () => {
+    const running = server
+    server = undefined
+    // SIGINT: the fast shutdown, which ends open sessions rather than waiting for them.
+    running?.kill('SIGINT')
+    await running
+  }
+  defer(stop)
+  await start()
+  return { url: `postgres://lectern@127.0.0.1:${port}/postgres`, stop, start }
 }

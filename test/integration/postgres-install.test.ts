@@ -6,12 +6,14 @@
  */
 import fs from 'node:fs/promises'
 import path from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { exitCodeOf } from '../../cli/run.js'
 import { runCli } from '../helpers/cli.js'
 import { startServer } from '../helpers/server.js'
 import { TEST_SECRET_KEY } from '../helpers/secret-key.js'
-import { freshDatabase } from '../helpers/stores.js'
+import { pollUntil } from '../helpers/poll.js'
+import { startPostgres } from '../helpers/postgres.js'
+import { createDatabase, freshDatabase, withDatabase } from '../helpers/stores.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 
 const serverDefer = suiteTeardown()
@@ -75,6 +77,21 @@ describe('an install on PostgreSQL', () => {
     expect(unreachable.exitCode).toBe(exitCodeOf('database_unreachable'))
     expect(unreachable.stderr).toContain('Cannot reach PostgreSQL at postgres://lectern:***@127.0.0.1:1/lectern')
     expect(unreachable.stderr).not.toContain('hunter2')
+    // libpq's password parameter is a password too.
+    const inQuery = await runCli(['keys', 'list', '--data-dir', await tmpDir('lectern-cli-')], { DATABASE_URL: 'postgres://lectern@127.0.0.1:1/lectern?password=hunter2', LECTERN_SECRET_KEY: TEST_SECRET_KEY })
+    expect(inQuery.stderr).toContain('postgres://lectern@127.0.0.1:1/lectern?password=***')
+    expect(inQuery.stderr).not.toContain('hunter2')
+  })
+
+  it("runs every command in the mode recorded in the install's database, and refuses another", async () => {
+    const env = replica(await freshDatabase(serverDefer, serverDefer))
+    const created = await runCli(['users', 'create', 'dev@example.com', '--data-dir', await tmpDir('lectern-cli-')], { ...env, LECTERN_MODE: 'cloud' }, { input: 'correct horse battery\n' })
+    expect(created.exitCode, created.stderr).toBe(0)
+    const status = JSON.parse((await runCli(['status', '--json', '--data-dir', await tmpDir('lectern-cli-')], env)).stdout) as { mode: string; modeSource: string }
+    expect(status).toMatchObject({ mode: 'cloud', modeSource: 'data-dir' })
+    const other = await runCli(['keys', 'list', '--data-dir', await tmpDir('lectern-cli-')], { ...env, LECTERN_MODE: 'onprem' })
+    expect(other.exitCode).toBe(exitCodeOf('validation_error'))
+    expect(other.stderr).toContain("This install's database was set up in cloud mode and LECTERN_MODE asks for onprem mode")
   })
 
   it('refuses archives of a PostgreSQL store, saying to use pg_dump, and changes nothing', async () => {
@@ -90,4 +107,39 @@ describe('an install on PostgreSQL', () => {
     expect(restore.stderr).toContain('restore a pg_dump with pg_restore into an empty database')
     expect(await fs.readdir(dir)).not.toContain('pre-restore')
   })
+
+  it('is not ready while PostgreSQL is down, answers what needs it 503, and recovers without a restart', async () => {
+    // A server of its own, since this test stops it.
+    const postgres = await startPostgres(onTestFinished)
+    await createDatabase(postgres.url, 'outage')
+    const env = replica(withDatabase(postgres.url, 'outage'))
+    const server = await startServer(await tmpDir('lectern-replica-'), env)
+    const keyOf = async () => (await runCli(['keys', 'create', '--name', 'ci', '--data-dir', await tmpDir('lectern-cli-')], env)).stdout.trim()
+    const seen = await keyOf()
+    const unseen = await keyOf()
+    const search = (key: string) => fetch(`${server.url}/api/v2/libs/search?libraryName=nothing`, { headers: { authorization: `Bearer ${key}` } })
+    expect((await search(seen)).status).toBe(404)
+
+    await postgres.stop()
+    const notReady = await pollUntil('/api/ready to say the database is unreachable', async () => {
+      const res = await fetch(`${server.url}/api/ready`)
+      return res.status === 503 ? ((await res.json()) as { error: string }) : undefined
+    })
+    expect(notReady.error).toBe('database_unreachable')
+    expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
+    // A key already seen is answered from memory; one never seen needs the database.
+    expect((await search(seen)).status).toBe(404)
+    const refused = await search(unseen)
+    expect(refused.status).toBe(503)
+    expect(refused.headers.get('retry-after')).toBe('5')
+    expect(await refused.json()).toEqual({ error: 'database_unreachable', message: expect.stringContaining('The database cannot be reached right now'), retryAfter: 5 })
+    const cli = await runCli(['keys', 'list', '--data-dir', await tmpDir('lectern-cli-')], env)
+    expect(cli.exitCode).toBe(exitCodeOf('database_unreachable'))
+
+    await postgres.start()
+    await pollUntil('/api/ready once the database is back', async () => ((await fetch(`${server.url}/api/ready`)).status === 200 ? true : undefined))
+    expect((await search(unseen)).status).toBe(404)
+    expect(server.process.exitCode).toBeNull()
+  })
 })
+

@@ -162,3 +162,18 @@ describe('placeholders for PostgreSQL', () => {
     )
   })
 })
+
+describe('Sql on PostgreSQL', () => {
+  it('fails a transaction one of whose statements failed, even when its error was caught inside: PostgreSQL has rolled it all back', async () => {
+    const sql = await dialects[1].fresh()
+    await sql.run("INSERT INTO notes (text) VALUES ('taken')")
+    const attempt = sql.transaction(async () => {
+      await sql.run("INSERT INTO notes (text) VALUES ('lost')")
+      // Caught without a savepoint: on PostgreSQL the transaction is aborted from here on.
+      await sql.run("INSERT INTO notes (text) VALUES ('taken')").catch(() => undefined)
+    })
+    await expect(attempt).rejects.toThrow(/rolled back: a statement in it failed/)
+    expect((await sql.all<{ text: string }>('SELECT text FROM notes ORDER BY text')).map((r) => r.text)).toEqual(['taken'])
+  })
+})
+

@@ -8,7 +8,7 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import { LecternError } from '../../src/errors.js'
 import type { NewSnippet } from '../../src/store/snippets.js'
 import { openStore, type Store } from '../../src/store/index.js'
-import { freshStore, sameDatabase, TEST_SECRET_KEY, type StoreKind } from '../helpers/stores.js'
+import { freshDatabase, freshStore, sameDatabase, TEST_SECRET_KEY, type StoreKind } from '../helpers/stores.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 
 const serverDefer = suiteTeardown()
@@ -207,4 +207,15 @@ describe('the store on postgres, two replicas', () => {
     await expect(opening).rejects.toMatchObject({ code: 'database_unreachable', message: expect.stringContaining('postgres://lectern:***@127.0.0.1:1/lectern') })
     await expect(opening).rejects.not.toThrow(/hunter2/)
   })
+
+  // The window it guards (both read no canary, then both seal one) is narrow: this run may pass without the guard too.
+  it('lets one of two replicas starting together on a new database with different keys start, and refuses the other', async () => {
+    const url = await freshDatabase(onTestFinished, serverDefer)
+    const opening = (key: string) => tmpDir('lectern-store-').then((dir) => openStore(dir, { databaseUrl: url, env: { LECTERN_SECRET_KEY: key } }))
+    const results = await Promise.allSettled([opening('d4'.repeat(32)), opening('e5'.repeat(32))])
+    for (const result of results) if (result.status === 'fulfilled') onTestFinished(() => result.value.close())
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
+    expect(results.find((r) => r.status === 'rejected')).toMatchObject({ reason: { code: 'secret_key_mismatch' } })
+  })
 })
+
