@@ -27,6 +27,7 @@ import * as cachedRowsMoveCatalog from './0021_cached_rows_move_catalog.js'
 import * as jobWarningsAndRunner from './0022_job_warnings_and_runner.js'
 import * as extractionReports from './0023_extraction_reports.js'
 import * as oneActiveJobPerVersion from './0024_one_active_job_per_version.js'
+import * as replicas from './0025_replicas.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -53,6 +54,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0022_job_warnings_and_runner', jobWarningsAndRunner],
   ['0023_extraction_reports', extractionReports],
   ['0024_one_active_job_per_version', oneActiveJobPerVersion],
+  ['0025_replicas', replicas],
 ]
 
 export const migrationSource = sourceOf(MIGRATIONS)

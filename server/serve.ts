@@ -22,7 +22,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import pino, { type Logger } from 'pino'
 import { applyStagedRestore } from '../src/backup/restore.js'
-import type { LogFormat, ResolvedConfig } from '../src/config.js'
+import type { LecternConfig, LogFormat, ResolvedConfig } from '../src/config.js'
 import { createDataDir, dataDirOrigin } from '../src/install/data-dir.js'
 import { recordInstallMode, refuseOtherMode, withDatabaseMode } from '../src/install/mode.js'
 import { dataPaths, type DataPaths } from '../src/install/paths.js'
@@ -34,6 +34,7 @@ import { buildApp } from './app.js'
 import { ClusterPrimary } from './cluster/primary.js'
 import { listenOn } from './listen.js'
 import { createLogDestination, isPretty, loggerOptions, type LogDestination } from './logger.js'
+import { claimRunner, installInUse, isClaim, type RunnerClaim } from '../src/jobs/runner-claim.js'
 
 /**
  * The exit code after a dashboard restore was staged under `--no-supervise`: the restore is
@@ -51,9 +52,16 @@ export async function serve(given: ResolvedConfig): Promise<void> {
   const clustered = config.server.workers > 1
   const logs = createLogDestination(config.log.format)
   const log = pino(loggerOptions(config.log.level, clustered ? 0 : undefined), logs.stream)
-  const creating = !fs.existsSync(paths.database)
+  const creating = config.database.url === '' && !fs.existsSync(paths.database)
   createDataDir(resolved)
   const lock = acquireDataDirLock(paths.lock, paths.root)
+  let runner: RunnerClaim | undefined
+  try {
+    runner = await claimPostgresInstall(config, log)
+  } catch (err) {
+    lock.release()
+    throw err
+  }
   log.info(
     { version: APP_VERSION, dataDir: paths.root, mode: config.mode, ...(clustered ? { workers: config.server.workers } : {}), ...(resolved.file ? { configFile: resolved.file } : {}) },
     `Lectern ${APP_VERSION} starting`,
@@ -82,9 +90,34 @@ export async function serve(given: ResolvedConfig): Promise<void> {
       }
     }
   } finally {
+    await runner?.release()
     lock.release()
     log.info({ droppedLogLines: logs.dropped() }, 'Lectern stopped')
     logs.flush()
+  }
+}
+
+/**
+ * On PostgreSQL, the claim on the install's jobs that the data directory's lock gives on SQLite
+ * (src/jobs/runner-claim.ts), held until the server stops; another server holding it refuses the
+ * start, before anything runs. Undefined on SQLite.
+ */
+async function claimPostgresInstall(config: LecternConfig, log: Logger): Promise<RunnerClaim | undefined> {
+  if (config.database.url === '') return undefined
+  const store = await openStore(config.dataDir, { databaseUrl: config.database.url })
+  const claimed = await claimRunner(store, log).catch(async (err: unknown) => {
+    await store.close()
+    throw err
+  })
+  if (!isClaim(claimed)) {
+    await store.close()
+    throw installInUse(claimed)
+  }
+  return {
+    async release() {
+      await claimed.release()
+      await store.close()
+    },
   }
 }
 

@@ -1,13 +1,15 @@
 /**
- * Waiting for a job from a CLI. When a server holds the data directory, its worker runs the job
- * and the CLI only watches the row; when none does, the CLI takes the lock and runs the queue
- * itself, so `lectern add --wait` works with or without a server.
+ * Waiting for a job from a CLI. When a server holds the data directory (on PostgreSQL: the
+ * install's claim on its jobs, src/jobs/runner-claim.ts), its worker runs the job and the CLI only
+ * watches the row; when none does, the CLI takes the lock (the claim) and runs the queue itself, so
+ * `lectern add --wait` works with or without a server.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { LecternError } from '../errors.js'
 import type { Runtime } from '../runtime.js'
 import { requireJob, type Job } from '../store/jobs.js'
 import { acquireDataDirLock, isLocked } from '../store/lock.js'
+import { claimRunner, isClaim } from './runner-claim.js'
 
 const POLL_MS = 250
 
@@ -17,13 +19,29 @@ export async function waitForJob(runtime: Runtime, jobPk: number, onProgress: (j
     const job = await requireJob(store.jobs, jobPk)
     return job.state === 'succeeded' || job.state === 'failed'
   }
-  if (!isLocked(store.paths.lock)) {
-    const lock = acquireDataDirLock(store.paths.lock, store.paths.root)
+  const runQueue = async () => {
     const ticker = setInterval(() => void requireJob(store.jobs, jobPk).then(onProgress, () => {}), POLL_MS)
     try {
       await runtime.worker.drain(isDone)
     } finally {
       clearInterval(ticker)
+    }
+  }
+  if (store.database.kind === 'postgres') {
+    // No server on the install: this command runs the queue, holding the claim a server would.
+    const claimed = await claimRunner(store, { warn: () => {} })
+    if (isClaim(claimed)) {
+      try {
+        await runQueue()
+      } finally {
+        await claimed.release()
+      }
+    }
+  } else if (!isLocked(store.paths.lock)) {
+    const lock = acquireDataDirLock(store.paths.lock, store.paths.root)
+    try {
+      await runQueue()
+    } finally {
       lock.release()
     }
   }

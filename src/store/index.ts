@@ -26,6 +26,7 @@ import { createLibrariesRepository, type LibrariesRepository } from './libraries
 import { createLibraryAccessRepository, type LibraryAccessRepository } from './library-access.js'
 import { createPoliciesRepository, type PoliciesRepository } from './policies.js'
 import { createSqliteSql } from './sqlite-sql.js'
+import { createReplicasRepository, type ReplicasRepository } from './replicas.js'
 import { createSettingsRepository, type SettingsRepository } from './settings.js'
 import type { Sql } from './sql.js'
 import { createSnippetsRepository, type SnippetsRepository } from './snippets.js'
@@ -52,6 +53,7 @@ export interface Store {
   connections: ConnectionsRepository
   licenses: LicensesRepository
   usage: UsageRepository
+  replicas: ReplicasRepository
   /**
    * Changes whenever any connection (this process or another) changes the catalogue: a
    * library, a version, a snippet set or a redirect (migration 0012). Cheap validation for what
@@ -245,6 +247,7 @@ function repositories(sql: Sql, secrets: SecretBox, settings: SettingsRepository
     connections: createConnectionsRepository(sql, secrets),
     licenses: createLicensesRepository(sql),
     usage: createUsageRepository(sql),
+    replicas: createReplicasRepository(sql),
     transaction: <T>(fn: () => Promise<T>) => sql.transaction(fn, 'write'),
     readTransaction: <T>(fn: () => Promise<T>) => sql.transaction(fn, 'read'),
   }

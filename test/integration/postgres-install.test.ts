@@ -8,6 +8,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { exitCodeOf } from '../../cli/run.js'
+import { POSTGRES_MIGRATIONS } from '../../migrations/postgres/index.js'
 import { runCli } from '../helpers/cli.js'
 import { startServer } from '../helpers/server.js'
 import { TEST_SECRET_KEY } from '../helpers/secret-key.js'
@@ -37,7 +38,7 @@ describe('an install on PostgreSQL', () => {
     expect(status.exitCode, status.stderr).toBe(0)
     const seen = JSON.parse(status.stdout) as { database: { kind: string; where: string }; schema: string }
     expect(seen.database).toEqual({ kind: 'postgres', where: expect.stringMatching(/^postgres:\/\/lectern:\*\*\*@127\.0\.0\.1:\d+\/lectern_/) })
-    expect(seen.schema).toBe('0024_one_active_job_per_version')
+    expect(seen.schema).toBe(POSTGRES_MIGRATIONS.at(-1)![0])
     const text = await runCli(['status', '--data-dir', cliDir], env)
     expect(text.stdout).toMatch(/Database: +PostgreSQL, postgres:\/\/lectern:\*\*\*@/)
     const setting = await runCli(['config', 'get', 'database.url', '--data-dir', cliDir], env)
@@ -140,6 +141,19 @@ describe('an install on PostgreSQL', () => {
     await pollUntil('/api/ready once the database is back', async () => ((await fetch(`${server.url}/api/ready`)).status === 200 ? true : undefined))
     expect((await search(unseen)).status).toBe(404)
     expect(server.process.exitCode).toBeNull()
+  })
+
+  it('refuses a second server on the same database until the first has stopped', async () => {
+    const env = replica(await freshDatabase(serverDefer, serverDefer))
+    const first = await startServer(await tmpDir('lectern-replica-'), env)
+    const second = await runCli(['serve', '--port', '0', '--data-dir', await tmpDir('lectern-replica-')], env)
+    expect(second.exitCode).toBe(exitCodeOf('install_in_use'))
+    expect(second.stderr).toContain(`Another Lectern server runs this install's jobs: process ${first.process.pid} on `)
+    first.process.kill('SIGTERM')
+    await first.process
+    // A clean stop gives the claim up at once: the next server starts without waiting for it to lapse.
+    const next = await startServer(await tmpDir('lectern-replica-'), env)
+    expect((await fetch(`${next.url}/api/ready`)).status).toBe(200)
   })
 })
 

@@ -149,6 +149,23 @@ describe.each<StoreKind>(['sqlite', 'postgres'])('the store on %s', (kind) => {
     expect(await store.migrations()).toContain('0024_one_active_job_per_version')
   })
 
+  it('gives the claim on the jobs to one replica at a time, and to another once the first was not seen for a while', async () => {
+    const store = await open(kind)
+    const first = { id: 'first', host: 'a.example', pid: 101, appVersion: '0.1.0' }
+    const second = { id: 'second', host: 'b.example', pid: 202, appVersion: '0.1.0' }
+    const longAgo = new Date(Date.now() - 60_000).toISOString()
+    expect(await store.replicas.claim(first, longAgo)).toBeUndefined()
+    expect(await store.replicas.claim(second, longAgo)).toMatchObject({ id: 'first', host: 'a.example', pid: 101 })
+    expect(await store.replicas.claim(first, longAgo)).toBeUndefined()
+    expect(await store.replicas.beat('first')).toBe(true)
+    // Seen before this moment counts as gone: its row is removed and the claim passes on.
+    expect(await store.replicas.claim(second, new Date(Date.now() + 1000).toISOString())).toBeUndefined()
+    expect(await store.replicas.beat('first')).toBe(false)
+    expect((await store.replicas.list()).map((r) => r.id)).toEqual(['second'])
+    await store.replicas.remove('second')
+    expect(await store.replicas.list()).toEqual([])
+  })
+
   it('moves the catalogue version on a write of this process at once, and of another within a second', async () => {
     const store = await open(kind)
     const other = await sameDatabase(store, onTestFinished)
