@@ -44,8 +44,7 @@ async function migrateOnce(file: string): Promise<string[]> {
     const [, applied] = (await knex.migrate.latest({ migrationSource })) as [number, string[]]
     return applied
   } catch (err) {
-    // After a rollback to an older build: knex finds migrations applied that this build lacks.
-    const unknown = /The migration directory is corrupt, the following files are missing: (.*)$/.exec((err as Error).message)?.[1]
+    const unknown = migrationsUnknownToKnex(err)
     if (unknown === undefined) throw err
     throw new LecternError(
       'database_too_new',
@@ -56,6 +55,14 @@ async function migrateOnce(file: string): Promise<string[]> {
   } finally {
     await knex.destroy()
   }
+}
+
+/**
+ * After a rollback to an older build knex finds migrations applied that this build lacks: their
+ * names, from its error; undefined for any other error.
+ */
+export function migrationsUnknownToKnex(err: unknown): string | undefined {
+  return /The migration directory is corrupt, the following files are missing: (.*)$/.exec((err as Error).message)?.[1]
 }
 
 /** Whether the database exists and has exactly the migrations of this build applied. */

@@ -8,6 +8,7 @@ import { POSTGRES_MIGRATIONS, postgresMigrationSource } from '../../migrations/p
 import { withoutPassword } from '../config.js'
 import { LecternError } from '../errors.js'
 import { APP_VERSION } from '../install/version.js'
+import { migrationsUnknownToKnex } from './db.js'
 
 /** Lost races of replicas starting together: knex's own tables created twice, or its lock taken. */
 const TRANSIENT_MIGRATION_ERROR = /already exists|already locked|duplicate key/i
@@ -52,7 +53,8 @@ export async function migratePostgres(url: string): Promise<string[]> {
   }
 }
 
-async function isCurrent(url: string): Promise<boolean> {
+/** Runs `fn` on a connection of its own, ended after; a connection that cannot be made is `database_unreachable`. */
+async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 })
   client.on('error', () => {})
   try {
@@ -62,11 +64,17 @@ async function isCurrent(url: string): Promise<boolean> {
     throw unreachable(url, err)
   }
   try {
-    const applied = new Set(await appliedPostgresMigrations((text) => client.query<{ name: string }>(text)))
-    return applied.size === POSTGRES_MIGRATIONS.length && POSTGRES_MIGRATIONS.every(([name]) => applied.has(name))
+    return await fn(client)
   } finally {
     await client.end().catch(() => {})
   }
+}
+
+async function isCurrent(url: string): Promise<boolean> {
+  return withClient(url, async (client) => {
+    const applied = new Set(await appliedPostgresMigrations((text) => client.query<{ name: string }>(text)))
+    return applied.size === POSTGRES_MIGRATIONS.length && POSTGRES_MIGRATIONS.every(([name]) => applied.has(name))
+  })
 }
 
 async function migrateOnce(url: string): Promise<string[]> {
@@ -76,7 +84,7 @@ async function migrateOnce(url: string): Promise<string[]> {
     const [, applied] = (await knex.migrate.latest({ migrationSource: postgresMigrationSource })) as [number, string[]]
     return applied
   } catch (err) {
-    const unknown = /The migration directory is corrupt, the following files are missing: (.*)$/.exec((err as Error).message)?.[1]
+    const unknown = migrationsUnknownToKnex(err)
     if (unknown === undefined) throw err
     throw new LecternError(
       'database_too_new',
@@ -95,21 +103,13 @@ async function migrateOnce(url: string): Promise<string[]> {
  * migration or when unset.
  */
 export async function settingOfDatabase(url: string, key: string): Promise<unknown> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 })
-  client.on('error', () => {})
-  try {
-    await client.connect()
-  } catch (err) {
-    await client.end().catch(() => {})
-    throw unreachable(url, err)
-  }
-  try {
-    const row = (await client.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key])).rows[0]
-    return row === undefined ? undefined : (JSON.parse(row.value) as unknown)
-  } catch (err) {
-    if ((err as { code?: string }).code === '42P01') return undefined
-    throw err
-  } finally {
-    await client.end().catch(() => {})
-  }
+  return withClient(url, async (client) => {
+    try {
+      const row = (await client.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key])).rows[0]
+      return row === undefined ? undefined : (JSON.parse(row.value) as unknown)
+    } catch (err) {
+      if ((err as { code?: string }).code === '42P01') return undefined
+      throw err
+    }
+  })
 }
