@@ -8,8 +8,7 @@ import { Command, type Interfaces } from '@oclif/core'
 import { loadConfig, type ConfigOverrides, type ResolvedConfig } from '../src/config.js'
 import { refuseRootOnForeignDataDir, requireExistingData } from '../src/install/data-dir.js'
 import { asDiskFull, isDiskFull } from '../src/install/disk-full.js'
-import { databaseUnreachable, ERROR_CODES, LecternError, isLecternError, type ErrorCode } from '../src/errors.js'
-import { isUnreachable } from '../src/store/sql.js'
+import { ERROR_CODES, LecternError, isLecternError, type ErrorCode } from '../src/errors.js'
 import { jobError, waitForJob } from '../src/jobs/wait.js'
 import { recordInstallMode, refuseOtherMode, withDatabaseMode, withRecordedMode } from '../src/install/mode.js'
 import { dataPaths } from '../src/install/paths.js'
@@ -39,7 +38,6 @@ type ParsedValues = Record<string, unknown>
 function catalogued(err: Error & { oclif?: { exit?: number }; code?: string }, commandId: string | undefined): LecternError {
   if (isLecternError(err)) return err
   if (isDiskFull(err)) return asDiskFull(err, 'writing to the data directory') as LecternError
-  if (isUnreachable(err)) return databaseUnreachable(err)
   // oclif's own refusals (unknown flag, missing argument, bad option) carry exit code 2.
   if (err.oclif?.exit === 2 || /Flag|Arg|Parse/i.test(err.constructor.name)) return new LecternError('validation_error', parserMessage(err.message, commandId))
   return new LecternError('internal_error', err.message || String(err), {}, { cause: err })

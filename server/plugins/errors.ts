@@ -11,8 +11,7 @@ import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { isDiskFull } from '../../src/install/disk-full.js'
-import { databaseUnreachable, isLecternError, LecternError } from '../../src/errors.js'
-import { isUnreachable } from '../../src/store/sql.js'
+import { isLecternError, LecternError } from '../../src/errors.js'
 
 /** The error body MCP clients parse: JSON-RPC, with no request id to answer. */
 export const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null })
@@ -194,16 +193,9 @@ export function frameworkErrors(err: FastifyError, request: FastifyRequest, repl
   reply.code(mapped.status).type('application/json; charset=utf-8').send(mapped.body)
 }
 
-/** A statement PostgreSQL could not take because it cannot be reached: 503, retried by the client. */
-function databaseError(err: unknown, request: FastifyRequest): LecternError | undefined {
-  if (isLecternError(err) || !isUnreachable(err)) return undefined
-  request.log.warn({ err }, 'the database cannot be reached')
-  return databaseUnreachable(err)
-}
-
 async function errors(app: FastifyInstance): Promise<void> {
   app.setErrorHandler((caught: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const err = (diskFullError(caught, request) ?? databaseError(caught, request) ?? caught) as FastifyError
+    const err = (diskFullError(caught, request) ?? caught) as FastifyError
     // MCP clients parse JSON-RPC, not Lectern's error body.
     if (request.url.split('?')[0] === '/mcp') {
       const status = isLecternError(err) ? err.status : (fastifyErrorBody(err, request)?.status ?? 500)

@@ -9,6 +9,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import pg from 'pg'
+import { databaseUnreachable } from '../errors.js'
 import type { Sql, SqlValue } from './sql.js'
 
 const OID = { bool: 16, int8: 20, numeric: 1700 } as const
@@ -75,6 +76,24 @@ export const WRITE_LOCK_KEY = 0x4c454354
 
 const WRITE_STATEMENT = /^\s*(INSERT|UPDATE|DELETE|WITH|CREATE|ALTER|DROP)\b/i
 
+/**
+ * SQLSTATE codes and classes, and socket errors, of a database that cannot be reached now: class
+ * 08 (connection exception), 57P01-57P03 (the server shutting down, crashed, or not accepting
+ * connections yet). A connection cut mid-query has no code, only pg's message. Only errors of this
+ * pool's statements are read this way: a client's own socket error elsewhere is not the database's.
+ */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', '57P01', '57P02', '57P03'])
+const UNREACHABLE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/i
+
+function unreachableAsSuch(err: unknown): unknown {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown }
+  const unreachable = (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || code.startsWith('08'))) || (typeof message === 'string' && UNREACHABLE_MESSAGES.test(message))
+  return unreachable ? databaseUnreachable(err) : err
+}
+
+/** The statement's result, or its failure with a lost database said as `database_unreachable` (503, retried). */
+const said = <T>(work: Promise<T>): Promise<T> => work.catch((err: unknown) => Promise.reject(unreachableAsSuch(err)))
+
 export interface PostgresSqlOptions {
   /** Runs after a write commits (a statement outside a transaction, or a write transaction that wrote), before the caller goes on. */
   afterWrite?: () => Promise<void>
@@ -122,50 +141,52 @@ export function createPostgresSql(pool: pg.Pool, options: PostgresSqlOptions = {
     }
   }
 
-  return {
-    all: async <R>(text: string, params: readonly SqlValue[] = []) => (await query<R & object>(text, params)).rows as R[],
-    get: async <R>(text: string, params: readonly SqlValue[] = []) => (await query<R & object>(text, params)).rows[0] as R | undefined,
-    run: async (text, params = []) => ({ changes: (await query(text, params)).rowCount ?? 0 }),
-    async transaction<T>(fn: () => Promise<T>, access: 'write' | 'read' = 'write'): Promise<T> {
-      const current = scope.getStore()
-      if (current?.open) return savepoint(current, fn)
-      const client = await pool.connect()
-      const tx: Transaction = { id: ++transactions, client, open: true, access, savepoints: 0, wrote: false }
-      let broken: Error | undefined
-      // The pool stops listening to a client it has handed out: a connection the server ends
-      // mid-transaction (a restart, a failover) would otherwise be an unheard error that ends the process.
-      const lost = (err: Error) => void (broken ??= err)
-      client.on('error', lost)
-      let committed = false
-      try {
-        if (access === 'read') {
-          // A read sees one snapshot, as SQLite's read transaction does, and waits for no writer.
-          await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
-        } else {
-          await client.query('BEGIN')
-          await client.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK_KEY])
-        }
-        const result = await scope.run(tx, fn)
-        // A statement that failed inside `fn`, its error caught there, leaves the transaction
-        // aborted: COMMIT then rolls it back without an error, which must not pass for success.
-        if ((await client.query('COMMIT')).command === 'ROLLBACK') throw new Error('the transaction was rolled back: a statement in it failed and its error was caught')
-        committed = true
-        return result
-      } catch (err) {
-        try {
-          await client.query('ROLLBACK')
-        } catch (rollbackErr) {
-          // The connection is gone or unusable: the pool must not hand it out again.
-          broken = rollbackErr as Error
-        }
-        throw err
-      } finally {
-        tx.open = false
-        client.off('error', lost)
-        client.release(broken)
-        if (committed && tx.wrote) await options.afterWrite?.()
+  async function transaction<T>(fn: () => Promise<T>, access: 'write' | 'read'): Promise<T> {
+    const current = scope.getStore()
+    if (current?.open) return savepoint(current, fn)
+    const client = await pool.connect()
+    const tx: Transaction = { id: ++transactions, client, open: true, access, savepoints: 0, wrote: false }
+    let broken: Error | undefined
+    // The pool stops listening to a client it has handed out: a connection the server ends
+    // mid-transaction (a restart, a failover) would otherwise be an unheard error that ends the process.
+    const lost = (err: Error) => void (broken ??= err)
+    client.on('error', lost)
+    let committed = false
+    try {
+      if (access === 'read') {
+        // A read sees one snapshot, as SQLite's read transaction does, and waits for no writer.
+        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+      } else {
+        await client.query('BEGIN')
+        await client.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK_KEY])
       }
-    },
+      const result = await scope.run(tx, fn)
+      // A statement that failed inside `fn`, its error caught there, leaves the transaction
+      // aborted: COMMIT then rolls it back without an error, which must not pass for success.
+      if ((await client.query('COMMIT')).command === 'ROLLBACK') throw new Error('the transaction was rolled back: a statement in it failed and its error was caught')
+      committed = true
+      return result
+    } catch (err) {
+      try {
+        await client.query('ROLLBACK')
+      } catch (rollbackErr) {
+        // The connection is gone or unusable: the pool must not hand it out again.
+        broken = rollbackErr as Error
+      }
+      throw err
+    } finally {
+      tx.open = false
+      client.off('error', lost)
+      client.release(broken)
+      if (committed && tx.wrote) await options.afterWrite?.()
+    }
+  }
+
+  return {
+    all: async <R>(text: string, params: readonly SqlValue[] = []) => (await said(query<R & object>(text, params))).rows as R[],
+    get: async <R>(text: string, params: readonly SqlValue[] = []) => (await said(query<R & object>(text, params))).rows[0] as R | undefined,
+    run: async (text, params = []) => ({ changes: (await said(query(text, params))).rowCount ?? 0 }),
+    transaction: <T>(fn: () => Promise<T>, access: 'write' | 'read' = 'write'): Promise<T> => said(transaction(fn, access)),
     ownWriteTransaction() {
       const tx = scope.getStore()
       return tx?.open && tx.access === 'write' ? tx.id : undefined

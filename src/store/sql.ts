@@ -34,18 +34,3 @@ export function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505'
 }
-
-/**
- * SQLSTATE classes and codes, and socket errors, of a database that cannot be reached now: class
- * 08 (connection exception), 57P01-57P03 (the server shutting down, crashed, or not accepting
- * connections yet). A pg connection cut mid-query has no code, only its message.
- */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', '57P01', '57P02', '57P03'])
-const UNREACHABLE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused)/i
-
-/** Whether a statement failed because the database (PostgreSQL) cannot be reached now, rather than because of the statement. */
-export function isUnreachable(err: unknown): boolean {
-  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown }
-  if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || code.startsWith('08'))) return true
-  return typeof message === 'string' && UNREACHABLE_MESSAGES.test(message)
-}
