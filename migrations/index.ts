@@ -28,6 +28,7 @@ import * as jobWarningsAndRunner from './0022_job_warnings_and_runner.js'
 import * as extractionReports from './0023_extraction_reports.js'
 import * as oneActiveJobPerVersion from './0024_one_active_job_per_version.js'
 import * as replicas from './0025_replicas.js'
+import * as jobLeases from './0026_job_leases.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -55,6 +56,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0023_extraction_reports', extractionReports],
   ['0024_one_active_job_per_version', oneActiveJobPerVersion],
   ['0025_replicas', replicas],
+  ['0026_job_leases', jobLeases],
 ]
 
 export const migrationSource = sourceOf(MIGRATIONS)

@@ -34,7 +34,7 @@ import { buildApp } from './app.js'
 import { ClusterPrimary } from './cluster/primary.js'
 import { listenOn } from './listen.js'
 import { createLogDestination, isPretty, loggerOptions, type LogDestination } from './logger.js'
-import { claimRunner, installInUse, isClaim, type RunnerClaim } from '../src/jobs/runner-claim.js'
+import { registerReplica, type ReplicaRegistration } from '../src/install/replica.js'
 
 /**
  * The exit code after a dashboard restore was staged under `--no-supervise`: the restore is
@@ -55,9 +55,9 @@ export async function serve(given: ResolvedConfig): Promise<void> {
   const creating = config.database.url === '' && !fs.existsSync(paths.database)
   createDataDir(resolved)
   const lock = acquireDataDirLock(paths.lock, paths.root)
-  let runner: RunnerClaim | undefined
+  let replica: ReplicaRegistration | undefined
   try {
-    runner = await claimPostgresInstall(config, log)
+    replica = await registerPostgresReplica(config, log)
   } catch (err) {
     lock.release()
     throw err
@@ -90,7 +90,7 @@ export async function serve(given: ResolvedConfig): Promise<void> {
       }
     }
   } finally {
-    await runner?.release()
+    await replica?.release()
     lock.release()
     log.info({ droppedLogLines: logs.dropped() }, 'Lectern stopped')
     logs.flush()
@@ -98,24 +98,20 @@ export async function serve(given: ResolvedConfig): Promise<void> {
 }
 
 /**
- * On PostgreSQL, the claim on the install's jobs that the data directory's lock gives on SQLite
- * (src/jobs/runner-claim.ts), held until the server stops; another server holding it refuses the
- * start, before anything runs. Undefined on SQLite.
+ * On PostgreSQL, this server's row among the install's replicas (src/install/replica.ts), kept
+ * until it stops, across the restarts of a staged restore. Undefined on SQLite, where the data
+ * directory's lock tells what the row does.
  */
-async function claimPostgresInstall(config: LecternConfig, log: Logger): Promise<RunnerClaim | undefined> {
+async function registerPostgresReplica(config: LecternConfig, log: Logger): Promise<ReplicaRegistration | undefined> {
   if (config.database.url === '') return undefined
   const store = await openStore(config.dataDir, { databaseUrl: config.database.url })
-  const claimed = await claimRunner(store, log).catch(async (err: unknown) => {
+  const registered = await registerReplica(store, log).catch(async (err: unknown) => {
     await store.close()
     throw err
   })
-  if (!isClaim(claimed)) {
-    await store.close()
-    throw installInUse(claimed)
-  }
   return {
     async release() {
-      await claimed.release()
+      await registered.release()
       await store.close()
     },
   }

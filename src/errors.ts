@@ -46,7 +46,6 @@ export const ERROR_CODES = {
   source_unreachable: { status: 500, exit: 1, summary: 'The source (git host, URL) could not be read.' },
   processing_failed: { status: 500, exit: 1, summary: 'The library failed to process; the message says how to retry.' },
   data_dir_locked: { status: 500, exit: 8, summary: 'Another Lectern server holds the data directory.' },
-  install_in_use: { status: 409, exit: 8, summary: 'Another Lectern server runs the jobs of this PostgreSQL install; several replicas are not supported yet.' },
   data_dir_empty: { status: 404, exit: 4, summary: 'The data directory holds no Lectern data (a wrong --data-dir?).' },
   disk_full: { status: 507, exit: 10, summary: 'The data volume (or the backup destination) is full; the write was refused, reads keep working.' },
   database_too_new: { status: 500, exit: 11, summary: 'A newer Lectern migrated the database; this version cannot open it.' },

@@ -7,12 +7,14 @@ import type { Knex } from 'knex'
 import { sourceOf } from '../index.js'
 import * as oneActiveJobPerVersion from '../0024_one_active_job_per_version.js'
 import * as replicas from '../0025_replicas.js'
+import * as jobLeases from '../0026_job_leases.js'
 import * as baseline from './0023_baseline.js'
 
 export const POSTGRES_MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0023_baseline', baseline],
   ['0024_one_active_job_per_version', oneActiveJobPerVersion],
   ['0025_replicas', replicas],
+  ['0026_job_leases', jobLeases],
 ]
 
 export const postgresMigrationSource = sourceOf(POSTGRES_MIGRATIONS)

@@ -17,6 +17,7 @@ import type { EmbedderPool } from '../embed/pool.js'
 import { isLecternError, LecternError } from '../errors.js'
 import { ingestSnippets } from '../index/build.js'
 import { IMPORT_JOB } from '../jobs/kinds.js'
+import { jobHome } from '../jobs/lease.js'
 import type { JobHandler } from '../jobs/worker.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
@@ -104,6 +105,8 @@ export class ImportBatch {
             libraryPk: target.library.pk,
             versionPk: target.version.pk,
             payload: { project: id, file: path.relative(store.paths.root, file), created: !existing },
+            // The staged file is in this data directory: the job runs here.
+            home: jobHome(store),
           }),
         )
       }
@@ -157,7 +160,7 @@ export function createImportJobHandler(store: Store, embedders: EmbedderPool): J
       const { library: valid, snippets } = await readStagedLibrary(staged)
       ctx.progress(`re-embedding ${snippets.length} snippets`)
       const result = await ingestSnippets(
-        { store, embedder: await embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log, pace: ctx.pace },
+        { store, embedder: await embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log, pace: ctx.pace, fence: ctx.fence },
         { versionPk: version.pk, commitSha: null },
         snippets,
       )

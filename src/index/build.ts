@@ -38,6 +38,8 @@ export interface IngestDeps {
   log?: { warn(obj: object, msg: string): void }
   /** Awaited between batches and index chunks: a job's pace (src/jobs/pace.ts); by default a turn of the event loop. */
   pace?: () => Promise<void>
+  /** Throws unless the job still holds its lease (src/jobs/lease.ts); run in the transaction that swaps the new set in. */
+  fence?: () => Promise<void>
 }
 
 export interface IngestResult {
@@ -101,7 +103,10 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
     }
     // Building the engine file takes a while for a large set: a stop asked meanwhile wins.
     deps.signal?.throwIfAborted()
-    await store.snippets.finalizeSet(set.pk, target.versionPk, { tokens, snippets: stored, commitSha: target.commitSha })
+    await store.transaction(async () => {
+      await deps.fence?.()
+      await store.snippets.finalizeSet(set.pk, target.versionPk, { tokens, snippets: stored, commitSha: target.commitSha })
+    })
     return { setPk: set.pk, snippets: stored, tokens, documents: new Set(snippets.map((s) => s.source)).size }
   } catch (caught) {
     const err = asDiskFull(caught, 'writing the snippet set', store.paths.root)

@@ -15,14 +15,14 @@ import type { Store } from '../store/index.js'
 
 /**
  * Removes retired sets (replaced by a newer one) and building sets (left by a job that died),
- * with their rows and files. A set this process is building is left alone; sets other processes
- * build are not known here, so `building` sets are swept only where the data directory's jobs
- * run (one process at a time: the lock holder, or its job process), between two jobs, and at start.
+ * with their rows and files. A set this process is building is left alone, and so is a set whose
+ * version's running job holds a live lease, whichever runner (another replica) builds it.
  */
 export async function sweepSets(store: Store, statuses: Array<'retired' | 'building'>, onRemoved?: (setPk: number) => void): Promise<number> {
   let removed = 0
   for (const status of statuses) {
-    for (const set of await store.snippets.setsWithStatus(status)) {
+    const sets = status === 'building' ? await store.snippets.abandonedSets(new Date().toISOString()) : await store.snippets.setsWithStatus(status)
+    for (const set of sets) {
       if (isBeingBuilt(set.pk)) continue
       await store.snippets.dropSet(set.pk)
       removeSetFiles(store.paths, set.pk)

@@ -10,7 +10,7 @@
  */
 import { LecternError } from '../errors.js'
 import type { Store } from '../store/index.js'
-import { requireJob, type Job } from '../store/jobs.js'
+import { JobNotHeldError, requireJob, type Job } from '../store/jobs.js'
 import { isInterrupted } from './interrupted.js'
 import { failJob } from './version-outcome.js'
 
@@ -21,7 +21,21 @@ export function cancelledReason(jobPk: number, when: 'queued' | 'running'): stri
 
 /** `by` names who asked, for the job's log (an admin's email, or the CLI). */
 export async function cancelJob(store: Store, jobPk: number, by: string): Promise<Job> {
-  // One write transaction: read and written under the write lock, so a worker cannot claim the job in between.
+  try {
+    return await cancelOnce(store, jobPk, by)
+  } catch (err) {
+    // A runner claimed the queued job (or took over the interrupted one) as it was being ended:
+    // it is running now, and its runner is asked instead.
+    if (!(err instanceof JobNotHeldError)) throw err
+    return await cancelOnce(store, jobPk, by)
+  }
+}
+
+/**
+ * One write transaction. A claim does not wait for the write lock (store/jobs.ts), so the job's
+ * end names the owner it was read with, and fails with JobNotHeldError if a runner came between.
+ */
+async function cancelOnce(store: Store, jobPk: number, by: string): Promise<Job> {
   return await store.transaction(async (): Promise<Job> => {
     const job = await requireJob(store.jobs, jobPk)
     if (job.state === 'queued') {

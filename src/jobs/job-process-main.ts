@@ -43,14 +43,14 @@ let stop: (() => Promise<void>) | undefined
 
 /** Opens the store and builds the worker from the server's configuration, the first message. */
 async function init(message: Extract<ToJobProcess, { type: 'init' }>): Promise<void> {
-  const { config } = message
+  const { config, runner } = message
   // What `ps` shows: which server's jobs these are (the command is `lectern jobs`, a CLI command).
   process.title = `lectern job process (${config.dataDir})`
   const store = await openStore(config.dataDir, { databaseUrl: config.database.url })
   const embedders = new EmbedderPool(store)
   const http = createHttpClient(config.mode, config.fetch.allow)
   const tidying = new WorkerTidying(store, forgetSet, log)
-  const jobs = new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, { ...tidying.workerOptions, pace: pacer(() => requestsInFlight) })
+  const jobs = new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, { ...tidying.workerOptions, pace: pacer(() => requestsInFlight), runner })
   worker = jobs
   stop = async () => {
     await jobs.stop()

@@ -38,6 +38,7 @@ import { fork, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type { LecternConfig } from '../config.js'
 import type { Store } from '../store/index.js'
+import { newRunnerIdentity, type JobRunnerIdentity } from './lease.js'
 import { RequestGauge } from './pace.js'
 import type { JobRunner } from './runner.js'
 import { failRunningJobs, type JobLog } from './worker.js'
@@ -46,7 +47,7 @@ export type LogLevel = 'info' | 'warn' | 'error'
 
 /** Messages to the job process. */
 export type ToJobProcess =
-  | { type: 'init'; config: LecternConfig }
+  | { type: 'init'; config: LecternConfig; runner: JobRunnerIdentity }
   | { type: 'start' }
   | { type: 'wake' }
   | { type: 'stop' }
@@ -141,6 +142,8 @@ export class JobProcess implements JobRunner {
     const { config } = this.options
     this.stopping = false
     const forkedAt = performance.now()
+    // Each job process is a runner of its own: the jobs of one that died are told apart from its successor's.
+    const runner = newRunnerIdentity(this.options.store, config.jobs.leaseSeconds * 1000)
     const child = fork(fileURLToPath(new URL('./job-process-main.js', import.meta.url)), [], {
       // The server's own Node flags (a profiler, a preloaded module) are not the jobs'.
       execArgv: [],
@@ -152,9 +155,9 @@ export class JobProcess implements JobRunner {
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-STDERR_TAIL_BYTES)))
     child.on('message', (message: FromJobProcess) => this.receive(child, message))
     // The configuration carries secrets: it goes over the channel, never the command line.
-    child.send({ type: 'init', config } satisfies ToJobProcess)
+    child.send({ type: 'init', config, runner } satisfies ToJobProcess)
     clearInterval(this.cancelWatch)
-    this.cancelWatch = setInterval(() => void this.enforceCancel(child), CANCEL_WATCH_MS).unref()
+    this.cancelWatch = setInterval(() => void this.enforceCancel(child, runner.owner), CANCEL_WATCH_MS).unref()
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         this.running = false
@@ -162,20 +165,20 @@ export class JobProcess implements JobRunner {
         clearInterval(this.cancelWatch)
         if (this.stopping) return resolve()
         if (this.killedForCancel !== undefined) this.restartAfterCancel()
-        else void this.ended({ code, signal, stderr: stderr.trim() || undefined }, performance.now() - forkedAt)
+        else void this.ended({ code, signal, stderr: stderr.trim() || undefined }, performance.now() - forkedAt, runner.owner)
         resolve()
       })
     })
   }
 
   /** Kills the job process when a job it runs was asked to cancel CANCEL_GRACE_MS ago and has not ended. */
-  private async enforceCancel(child: ChildProcess): Promise<void> {
+  private async enforceCancel(child: ChildProcess, owner: string): Promise<void> {
     let overdue: number | undefined
     try {
       const now = Date.now()
       overdue = (await this.options.store.jobs
         .list({ states: ['running'], limit: 1000 }))
-        .find((job) => job.runner?.pid === child.pid && job.cancelRequestedAt !== null && now - Date.parse(job.cancelRequestedAt) >= CANCEL_GRACE_MS)?.pk
+        .find((job) => job.owner === owner && job.cancelRequestedAt !== null && now - Date.parse(job.cancelRequestedAt) >= CANCEL_GRACE_MS)?.pk
     } catch {
       // A read the database refuses now is asked again at the next watch.
       return
@@ -198,12 +201,12 @@ export class JobProcess implements JobRunner {
   }
 
   /** The job process ended without being asked to: its jobs fail, and a new one starts after a while. */
-  private async ended(exit: { code: number | null; signal: NodeJS.Signals | null; stderr?: string }, ranMs: number): Promise<void> {
+  private async ended(exit: { code: number | null; signal: NodeJS.Signals | null; stderr?: string }, ranMs: number, owner: string): Promise<void> {
     const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`
     let failedJobs: number[] = []
     try {
       const oom = exit.signal === 'SIGKILL' ? ' (the kernel kills a process with SIGKILL when memory runs out)' : ''
-      failedJobs = await failRunningJobs(this.options.store, `The job process ${how} while this job ran${oom}; refresh the library, or add it again, to run it anew.`)
+      failedJobs = await failRunningJobs(this.options.store, owner, `The job process ${how} while this job ran${oom}; refresh the library, or add it again, to run it anew.`)
     } catch (err) {
       // The next job process's start queues them again instead (worker.ts).
       this.options.log.error({ err }, 'could not end the jobs of the job process that ended')

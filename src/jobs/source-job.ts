@@ -80,7 +80,7 @@ export function createIngestJobHandler(services: IngestServices): JobHandler {
     const libraryId = formatLibraryId({ id: library.id, version: version.tag || undefined })
     if (snippets.length === 0) throw await noSnippets(store, ctx.job.pk, version, tally, libraryId)
     const result = await ingestSnippets(
-      { store, embedder: await embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log, pace: ctx.pace },
+      { store, embedder: await embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log, pace: ctx.pace, fence: ctx.fence },
       { versionPk: version.pk, commitSha: fetched.revision ?? null },
       snippets,
     )

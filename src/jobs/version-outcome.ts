@@ -13,9 +13,12 @@ export async function markVersionFailed(store: Store, versionPk: number, code: s
   await store.libraries.setVersionState(version.pk, version.currentSet === null ? 'error' : 'finalized', { code, message })
 }
 
-/** Ends a job failed with `code` and `message`, and leaves its version as after any failure; the caller holds the transaction. */
+/**
+ * Ends a job failed with `code` and `message`, and leaves its version as after any failure; the
+ * caller holds the transaction. A running job is ended only while `job.owner` holds it (JobNotHeldError).
+ */
 export async function failJob(store: Store, job: Job, code: string, message: string): Promise<void> {
-  await store.jobs.fail(job.pk, code, message)
+  await store.jobs.fail(job, code, message)
   if (job.versionPk !== null) await markVersionFailed(store, job.versionPk, code, message)
 }
 

@@ -1,15 +1,16 @@
 /**
- * Waiting for a job from a CLI. When a server holds the data directory (on PostgreSQL: the
- * install's claim on its jobs, src/jobs/runner-claim.ts), its worker runs the job and the CLI only
- * watches the row; when none does, the CLI takes the lock (the claim) and runs the queue itself, so
- * `lectern add --wait` works with or without a server.
+ * Waiting for a job from a CLI. When a server holds the data directory (on PostgreSQL: when a
+ * replica of the install is up, src/install/replica.ts), its worker runs the job and the CLI only
+ * watches the row; when none does, the CLI runs the queue itself (on SQLite, holding the lock), so
+ * `lectern add --wait` works with or without a server. On PostgreSQL a server that starts
+ * meanwhile runs other jobs beside it: each runner holds its job by a lease (lease.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { LecternError } from '../errors.js'
 import type { Runtime } from '../runtime.js'
 import { requireJob, type Job } from '../store/jobs.js'
 import { acquireDataDirLock, isLocked } from '../store/lock.js'
-import { claimRunner, isClaim } from './runner-claim.js'
+import { liveReplicas } from '../install/replica.js'
 
 const POLL_MS = 250
 
@@ -28,15 +29,7 @@ export async function waitForJob(runtime: Runtime, jobPk: number, onProgress: (j
     }
   }
   if (store.database.kind === 'postgres') {
-    // No server on the install: this command runs the queue, holding the claim a server would.
-    const claimed = await claimRunner(store, { warn: () => {} })
-    if (isClaim(claimed)) {
-      try {
-        await runQueue()
-      } finally {
-        await claimed.release()
-      }
-    }
+    if ((await liveReplicas(store)).length === 0) await runQueue()
   } else if (!isLocked(store.paths.lock)) {
     const lock = acquireDataDirLock(store.paths.lock, store.paths.root)
     try {

@@ -1,8 +1,15 @@
 /**
  * The worker: claims queued jobs one at a time and runs the handler of their kind. Jobs
- * enqueued by this process wake it at once; jobs enqueued by another process (a CLI) are found
- * by polling. `stop()` aborts the running job and waits for it to unwind: its library keeps
- * its previous snippet set, and the job is queued again at the next start.
+ * enqueued by this process wake it at once; jobs enqueued by another process (a CLI, another
+ * replica) are found by polling. `stop()` aborts the running job and waits for it to unwind: its
+ * library keeps its previous snippet set, and the job is queued again.
+ *
+ * The worker is one runner of the queue (lease.ts): it holds the job it runs under a lease that
+ * it renews while the job runs, and queues again the jobs of runners whose lease lapsed: at start,
+ * and on PostgreSQL, where other replicas' runners may die at any time, every renewal period. On
+ * SQLite the data directory's lock makes the starting worker the only runner, so every job found
+ * running at its start is a dead runner's, whatever its lease says. A job this worker lost (its
+ * lease lapsed while it was cut off) is aborted, and nothing of its outcome is written.
  *
  * Guarantee: however a job ends (a new set, no new set, failure, cancel, abort, shutdown), its
  * version is left in a true state (finalized when it serves a set, else error or initial) and its
@@ -22,8 +29,10 @@ import { isLecternError, LecternError } from '../errors.js'
 import { jobWorkDir } from '../install/paths.js'
 import type { Job } from '../store/jobs.js'
 import type { Store } from '../store/index.js'
+import { JobNotHeldError } from '../store/jobs.js'
 import { cancelledReason } from './cancel.js'
 import { JobLogRecorder } from './job-log.js'
+import { leaseEnd, newRunnerIdentity, renewEvery, type JobRunnerIdentity } from './lease.js'
 import { nextTurn, type Pace } from './pace.js'
 import { failJob, settleVersion } from './version-outcome.js'
 
@@ -47,6 +56,11 @@ export interface JobContext {
   log: JobLog
   /** Awaited between pieces of work (documents, batches): gives way to requests in flight (pace.ts). */
   pace: Pace
+  /**
+   * Throws JobNotHeldError unless this worker still holds the job; called inside the transaction
+   * that swaps in what the job built, so a runner that lost the job cannot swap in its work.
+   */
+  fence(): Promise<void>
 }
 
 /** How a job that succeeded ended: its result line, and how many documents it skipped. */
@@ -65,6 +79,8 @@ export interface WorkerOptions {
   betweenJobs?: () => Promise<void> | void
   /** The jobs' pace (default: a turn of the event loop, no pauses). */
   pace?: Pace
+  /** Who this worker is to the queue (default: a new id, this data directory, the default lease). */
+  runner?: JobRunnerIdentity
 }
 
 export class Worker {
@@ -75,13 +91,17 @@ export class Worker {
   /** A job's outcome the database refused (full disk), written before anything else is claimed. */
   private unrecorded: (() => Promise<void>) | undefined
   private claimFailing = false
+  private readonly runner: JobRunnerIdentity
+  private lastRecovery = 0
 
   constructor(
     private readonly store: Store,
     private readonly handlers: JobHandlers,
     private readonly log: JobLog,
     private readonly options: WorkerOptions = {},
-  ) {}
+  ) {
+    this.runner = options.runner ?? newRunnerIdentity(store)
+  }
 
   get isRunning(): boolean {
     return this.running
@@ -92,14 +112,7 @@ export class Worker {
     // Set before the first await: a second start while this one recovers must not start a second loop.
     this.running = true
     try {
-      // Jobs a dead process left running marked their versions `processing`; they wait again now,
-      // except those an admin asked to cancel, which end as cancelled.
-      for (const job of await this.store.jobs.list({ states: ['running'], limit: 1000 })) {
-        if (job.cancelRequestedAt !== null) await this.endCancelled(job)
-        else if (job.versionPk !== null) await settleVersion(this.store, job.versionPk)
-      }
-      const requeued = await this.store.jobs.requeueInterrupted()
-      if (requeued > 0) this.log.warn({ requeued }, 'jobs a previous run left running (it was killed, or its job process did not stop in time) were queued again')
+      await this.recover(this.store.database.kind === 'sqlite')
     } catch (err) {
       // A start on a full disk still serves reads; those jobs are queued at a later start.
       this.log.error({ err }, 'could not queue again the jobs a previous run left running (is the disk full?)')
@@ -140,8 +153,33 @@ export class Worker {
 
   private async claim(): Promise<Job | undefined> {
     await this.writeUnrecorded()
+    if (this.store.database.kind === 'postgres' && Date.now() - this.lastRecovery >= renewEvery(this.runner.leaseMs)) await this.recover(false)
     await this.options.betweenJobs?.()
-    return await this.store.jobs.claimNext()
+    const { owner, home, leaseMs } = this.runner
+    return await this.store.jobs.claimNext({ owner, home, leaseUntil: leaseEnd(leaseMs) })
+  }
+
+  /**
+   * Jobs whose runner is gone (every running job, when this worker is the only runner) marked their
+   * versions `processing`; they wait in the queue again now, except those an admin asked to cancel,
+   * which end as cancelled. A job another runner recovers or renews meanwhile is left to it.
+   */
+  private async recover(onlyRunner: boolean): Promise<void> {
+    this.lastRecovery = Date.now()
+    const now = new Date().toISOString()
+    let requeued = 0
+    for (const job of await this.store.jobs.lapsed(onlyRunner ? undefined : now)) {
+      if (job.cancelRequestedAt !== null) {
+        await this.endCancelled(job)
+        continue
+      }
+      await this.store.transaction(async () => {
+        if (!(await this.store.jobs.requeue(job, 'interrupted; queued again', onlyRunner ? undefined : now))) return
+        requeued++
+        if (job.versionPk !== null) await settleVersion(this.store, job.versionPk)
+      })
+    }
+    if (requeued > 0) this.log.warn({ requeued }, 'jobs whose runner is gone (it was killed, lost the database longer than its lease, or its job process did not stop in time) were queued again')
   }
 
   /** A claim, or undefined when the store cannot be written now (logged once, retried at the next poll). */
@@ -188,13 +226,31 @@ export class Worker {
       fs.rm(workDir, { recursive: true, force: true }).catch((err: unknown) => log.warn({ err }, "could not remove the job's work directory"))
     log.info({}, 'job started')
     let cancelled = false
-    const watch = setInterval(() => void watchCancel(), CANCEL_POLL_MS)
-    const watchCancel = async () => {
-      const by = cancelled ? undefined : await this.cancelRequester(job.pk)
-      if (by === undefined || cancelled) return
+    let lost = false
+    let renewed = Date.now()
+    const watch = setInterval(() => void watchJob(), CANCEL_POLL_MS)
+    const watchJob = async () => {
+      if (Date.now() - renewed >= renewEvery(this.runner.leaseMs)) await renewLease()
+      const by = cancelled || lost ? undefined : await this.cancelRequester(job.pk)
+      if (by === undefined || cancelled || lost) return
       cancelled = true
       log.warn({ by }, 'cancel requested; stopping the job')
       controller.abort(new LecternError('cancelled', cancelledReason(job.pk, 'running')))
+    }
+    // Renewed from the time of asking: a renewal the database took long to answer holds no longer than it should.
+    const renewLease = async () => {
+      const asked = Date.now()
+      renewed = asked
+      try {
+        if (lost || (await this.store.jobs.renewLease(job.pk, this.runner.owner, leaseEnd(this.runner.leaseMs, asked)))) return
+      } catch {
+        // The database is unreachable: the next tick asks again, and the lease lapses if it stays so.
+        return
+      }
+      if (lost) return
+      lost = true
+      log.warn({}, 'this runner no longer holds the job (its lease lapsed while it was cut off or stalled, and the job was queued again): stopping it; nothing of this run is recorded')
+      controller.abort(new JobNotHeldError(job.pk))
     }
     // Written one after the other, and all before the outcome: a late one must not overwrite it.
     let statusWrites: Promise<void> = Promise.resolve()
@@ -214,14 +270,20 @@ export class Worker {
         progress,
         log,
         pace: this.options.pace ?? nextTurn,
+        fence: () => this.store.jobs.requireHeld(job.pk, this.runner.owner),
       })
       const { message, warnings } = typeof result === 'object' ? result : { message: result || 'done', warnings: 0 }
-      outcome = () => this.store.jobs.succeed(job.pk, message, warnings)
+      outcome = () => this.store.jobs.succeed(job, message, warnings)
       log.info({ ms: Date.now() - started }, 'job succeeded')
     } catch (caught) {
+      lost ||= caught instanceof JobNotHeldError
       // A cancel asked just before a stop, which the watch had not seen yet, wins over the stop.
-      cancelled ||= !this.running && (await this.cancelRequester(job.pk)) !== undefined
-      if (cancelled) {
+      cancelled ||= !lost && !this.running && (await this.cancelRequester(job.pk)) !== undefined
+      if (lost) {
+        // Another runner holds the job now (or it was ended as interrupted): its outcome is theirs.
+        outcome = () => Promise.reject(new JobNotHeldError(job.pk))
+        log.warn({ ms: Date.now() - started }, 'job given up: another runner took it over')
+      } else if (cancelled) {
         // Whatever the abort made the handler throw (a killed git, an aborted fetch), the job was cancelled.
         const reason = cancelledReason(job.pk, 'running')
         outcome = () => failJob(this.store, job, 'cancelled', reason)
@@ -229,7 +291,9 @@ export class Worker {
       } else if (controller.signal.aborted && !this.running) {
         // Stopping, not failing: the job waits in the queue for the next start.
         log.warn({}, 'job interrupted by the stop; queued again')
-        outcome = () => this.store.jobs.requeue(job.pk)
+        outcome = async () => {
+          if (!(await this.store.jobs.requeue(job, 'interrupted by a stop; queued again'))) throw new JobNotHeldError(job.pk)
+        }
       } else {
         const err = asDiskFull(caught, 'the job', this.store.paths.root)
         const code = isLecternError(err) ? err.code : 'internal_error'
@@ -250,6 +314,11 @@ export class Worker {
     try {
       await end()
     } catch (err) {
+      if (err instanceof JobNotHeldError) {
+        // The runner that took the job over records its end, and settles its version.
+        log.warn({}, 'the job was taken over by another runner; this run recorded nothing')
+        return
+      }
       // Retried at every poll, so the version leaves `processing` as soon as the database takes it.
       this.unrecorded = end
       log.error({ err }, 'could not record how the job ended; retrying before the next job')
@@ -301,7 +370,13 @@ export class Worker {
   /** A job a dead process was running when its cancel was asked for: it ends cancelled and never runs again. */
   private async endCancelled(job: Job): Promise<void> {
     const reason = cancelledReason(job.pk, 'running')
-    await this.store.transaction(async () => await failJob(this.store, job, 'cancelled', reason))
+    try {
+      await this.store.transaction(async () => await failJob(this.store, job, 'cancelled', reason))
+    } catch (err) {
+      // Another runner ended it first.
+      if (err instanceof JobNotHeldError) return
+      throw err
+    }
     removeWorkDirOf(this.store, job.pk)
     this.log.warn({ jobId: job.pk }, 'a job cut off after its cancel was asked ended as cancelled')
   }
@@ -309,16 +384,16 @@ export class Worker {
 
 /**
  * The jobs a job process was running when it ended unexpectedly (a crash, the kernel's OOM
- * killer) end failed, their versions settled as after any failure. Queued again instead, a job
- * that kills its process would kill every job process started after it. A job whose cancel was
- * asked for is left to the next start, which ends it cancelled. Each job's own log ends with the
- * line a failure writes. Returns the jobs failed.
+ * killer), the jobs `owner` holds, end failed, their versions settled as after any failure.
+ * Queued again instead, a job that kills its process would kill every job process started after
+ * it. A job whose cancel was asked for is left to the next runner's recovery, which ends it
+ * cancelled. Each job's own log ends with the line a failure writes. Returns the jobs failed.
  */
-export async function failRunningJobs(store: Store, message: string): Promise<number[]> {
+export async function failRunningJobs(store: Store, owner: string, message: string): Promise<number[]> {
   const time = new Date().toISOString()
   // Read under the write lock: a job cancelled or ended meanwhile by another process is left alone.
   const jobs = await store.transaction(async () => {
-    const running = (await store.jobs.list({ states: ['running'], limit: 1000 })).filter((job) => job.cancelRequestedAt === null)
+    const running = (await store.jobs.list({ states: ['running'], limit: 1000 })).filter((job) => job.owner === owner && job.cancelRequestedAt === null)
     for (const job of running) {
       await failJob(store, job, 'internal_error', message)
       await store.jobLogs.append(job.pk, [{ time, level: 'warn', message: 'job failed', fields: { code: 'internal_error', reason: message } }])

@@ -1,7 +1,11 @@
 /**
- * The job queue in the database. Any process inserts; one worker (the server's, or a CLI
- * `--wait` when no server runs) claims the oldest queued job in a transaction. A job found
- * `running` at start-up was cut off by a crash and is queued again, to re-run from its start.
+ * The job queue in the database. Any process inserts; runners (a server's job process, a CLI
+ * `--wait` when no server runs; several replicas on PostgreSQL) each claim the oldest queued job
+ * they can run, in one statement that two runners never both win (on PostgreSQL, skipping rows
+ * another claim has locked). A claim records the runner as the job's owner with a lease that it
+ * renews while the job runs (src/jobs/lease.ts); the writes that end or requeue a running job name
+ * its owner, so a runner whose lease lapsed cannot overwrite the job's later life. A job whose
+ * lease lapsed is queued again, to re-run from its start.
  */
 import os from 'node:os'
 import { LecternError } from '../errors.js'
@@ -34,6 +38,30 @@ export interface Job {
   warnings: number
   /** The process that claimed the job: its pid and host name (null before the claim). */
   runner: { pid: number; host: string } | null
+  /** The runner that holds the running job (src/jobs/lease.ts), and until when, unless it renews. */
+  owner: string | null
+  leaseUntil: string | null
+  /** The only data directory where the job can run (its input file is there), or null for any. */
+  home: string | null
+}
+
+/** The runner that claims a job, as the claim records it (src/jobs/lease.ts). */
+export interface JobClaimer {
+  owner: string
+  home: string | null
+  /** The lease's end, an ISO time. */
+  leaseUntil: string
+}
+
+/**
+ * A write that needed the job to be held by its owner found it held by another, or ended: its
+ * lease lapsed and it was queued again (and maybe claimed), or it was ended as interrupted.
+ */
+export class JobNotHeldError extends Error {
+  constructor(readonly jobPk: number) {
+    super(`Job ${jobPk} is no longer held by this runner: its lease lapsed and another runner took it over, or it was ended as interrupted.`)
+    this.name = 'JobNotHeldError'
+  }
 }
 
 /** This process, as a job it claims records it. */
@@ -45,6 +73,7 @@ export interface NewJob {
   versionPk?: number | null
   payload?: Record<string, unknown>
   secret?: string | null
+  home?: string | null
 }
 
 interface JobRow {
@@ -67,6 +96,9 @@ interface JobRow {
   warnings: number
   runner_pid: number | null
   runner_host: string | null
+  owner: string | null
+  lease_until: string | null
+  home: string | null
 }
 
 const toJob = (r: JobRow): Job => ({
@@ -88,6 +120,9 @@ const toJob = (r: JobRow): Job => ({
   cancelRequestedBy: r.cancel_requested_by,
   warnings: r.warnings,
   runner: r.runner_pid === null || r.runner_host === null ? null : { pid: r.runner_pid, host: r.runner_host },
+  owner: r.owner,
+  leaseUntil: r.lease_until,
+  home: r.home,
 })
 
 export interface JobsRepository {
@@ -96,15 +131,37 @@ export interface JobsRepository {
    * unique index): a second is refused with library_busy, whoever checked before.
    */
   enqueue(job: NewJob): Promise<Job>
-  /** Claims the oldest queued job for this process (its pid and host name are recorded on the job). */
-  claimNext(): Promise<Job | undefined>
+  /**
+   * Claims the oldest queued job `claimer` can run (no home, or its home) for it, with this
+   * process's pid and host name. Two claims never take the same job.
+   */
+  claimNext(claimer: JobClaimer): Promise<Job | undefined>
+  /** Extends the lease of a job `owner` holds; false when it holds it no more (JobNotHeldError's cases). */
+  renewLease(pk: number, owner: string, leaseUntil: string): Promise<boolean>
+  /**
+   * Throws JobNotHeldError unless `owner` holds the running job; inside a write transaction, the
+   * job's row stays locked until it ends, so no runner takes the job over before that transaction's
+   * writes land.
+   */
+  requireHeld(pk: number, owner: string): Promise<void>
   setStatus(pk: number, message: string): Promise<void>
-  succeed(pk: number, message?: string, warnings?: number): Promise<void>
-  fail(pk: number, code: string, message: string): Promise<void>
-  /** Queues again every job left `running` by a process that died, except those asked to cancel; returns how many. */
-  requeueInterrupted(): Promise<number>
-  /** Queues a running job again, at its place in the queue: a stop interrupted it. */
-  requeue(pk: number): Promise<void>
+  /**
+   * Ends a job. A running job's end names its owner (`job.owner`): a job that owner no longer holds
+   * is left alone and JobNotHeldError thrown. A queued job (a cancel) has no owner to name.
+   */
+  succeed(job: Pick<Job, 'pk' | 'owner'>, message?: string, warnings?: number): Promise<void>
+  fail(job: Pick<Job, 'pk' | 'owner'>, code: string, message: string): Promise<void>
+  /**
+   * The running jobs whose lease lapsed before `now` (or every running job, with `now` undefined:
+   * a runner that knows it is the only one, SQLite's lock holder), oldest first.
+   */
+  lapsed(now?: string): Promise<Job[]>
+  /**
+   * Queues a running job again, at its place in the queue, if its owner is still `job.owner` (and,
+   * with `lapsedBefore`, its lease still lapsed then): a stop interrupted it, or its runner is gone;
+   * false when someone else got to it first, or its owner renewed it. A job asked to cancel is not queued again.
+   */
+  requeue(job: Pick<Job, 'pk' | 'owner'>, reason: string, lapsedBefore?: string): Promise<boolean>
   /** Records a cancel request for a running job (the first request counts); nothing for a job not running. */
   requestCancel(pk: number, by: string): Promise<void>
   /** Who asked to cancel the job (in any process), or undefined when nobody did. */
@@ -138,29 +195,30 @@ export function createJobsRepository(sql: Sql): JobsRepository {
     const found = await row
     return found && toJob(found)
   }
+  // A running job is written only by its owner (null matches a queued job, which has none).
+  const held = `owner IS NOT DISTINCT FROM ?`
   // The secret is erased when a job ends: a finished job has no reason to keep a token.
-  const finish = (pk: number, state: 'succeeded' | 'failed', message: string, error: { code: string; message: string } | null, warnings: number) =>
-    sql.run('UPDATE jobs SET state = ?, status_message = ?, error_code = ?, error_message = ?, finished_at = ?, warnings = ?, secret = NULL WHERE pk = ?', [
-      state,
-      message,
-      error?.code ?? null,
-      error?.message ?? null,
-      nowIso(),
-      warnings,
-      pk,
-    ])
+  const finish = async (job: Pick<Job, 'pk' | 'owner'>, state: 'succeeded' | 'failed', message: string, error: { code: string; message: string } | null, warnings: number) => {
+    const { changes } = await sql.run(
+      `UPDATE jobs SET state = ?, status_message = ?, error_code = ?, error_message = ?, finished_at = ?, warnings = ?, secret = NULL, lease_until = NULL
+       WHERE pk = ? AND state IN ('queued', 'running') AND ${held}`,
+      [state, message, error?.code ?? null, error?.message ?? null, nowIso(), warnings, job.pk, job.owner],
+    )
+    if (changes === 0) throw new JobNotHeldError(job.pk)
+  }
 
   return {
     async enqueue(job) {
       try {
         // A savepoint of its own: a refused insert must not undo (on PostgreSQL, abort) the caller's transaction.
         const row = await sql.transaction(() =>
-          sql.get<JobRow>(`INSERT INTO jobs (kind, library_pk, version_pk, payload, secret, state, created_at) VALUES (?, ?, ?, ?, ?, 'queued', ?) RETURNING *`, [
+          sql.get<JobRow>(`INSERT INTO jobs (kind, library_pk, version_pk, payload, secret, home, state, created_at) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?) RETURNING *`, [
             job.kind,
             job.libraryPk ?? null,
             job.versionPk ?? null,
             JSON.stringify(job.payload ?? {}),
             job.secret ?? null,
+            job.home ?? null,
             nowIso(),
           ]),
         )
@@ -171,33 +229,49 @@ export function createJobsRepository(sql: Sql): JobsRepository {
         throw new LecternError('library_busy', `The library version already has a job ${active ? `(job ${active.pk}, ${active.state})` : 'queued or running'}; wait for it to end, or cancel it.`)
       }
     },
-    // One write transaction: the queue is read and the claim written under one write lock, so a
-    // job another process cancels or claims meanwhile is never taken.
-    claimNext: () =>
-      sql.transaction(async () => {
-        const row = await sql.get<JobRow>(`SELECT * FROM jobs WHERE state = 'queued' ORDER BY pk LIMIT 1`)
-        if (!row) return undefined
-        const claimed = await sql.get<JobRow>(
-          `UPDATE jobs SET state = 'running', started_at = ?, attempts = attempts + 1, status_message = 'started', runner_pid = ?, runner_host = ?
-           WHERE pk = ? AND state = 'queued' RETURNING *`,
-          [nowIso(), THIS_PROCESS.pid, THIS_PROCESS.host, row.pk],
-        )
-        return claimed && toJob(claimed)
-      }),
+    // One statement, outside the write lock: SQLite runs it whole, and on PostgreSQL the row it
+    // picks is locked, so a second runner's claim skips to the next queued job instead of waiting
+    // for this one and then finding it taken. A job cancelled meanwhile is no longer queued.
+    async claimNext(claimer) {
+      const claimed = await sql.get<JobRow>(
+        `UPDATE jobs SET state = 'running', started_at = ?, attempts = attempts + 1, status_message = 'started', runner_pid = ?, runner_host = ?, owner = ?, lease_until = ?
+         WHERE pk = (SELECT pk FROM jobs WHERE state = 'queued' AND (home IS NULL OR home = ?) ORDER BY pk LIMIT 1${sql.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : ''})
+           AND state = 'queued'
+         RETURNING *`,
+        [nowIso(), THIS_PROCESS.pid, THIS_PROCESS.host, claimer.owner, claimer.leaseUntil, claimer.home],
+      )
+      return claimed && toJob(claimed)
+    },
+    renewLease: async (pk, owner, leaseUntil) => (await sql.run(`UPDATE jobs SET lease_until = ? WHERE pk = ? AND owner = ? AND state = 'running'`, [leaseUntil, pk, owner])).changes === 1,
+    async requireHeld(pk, owner) {
+      // An update, not a read: it takes the row's lock, which a read does not.
+      const { changes } = await sql.run(`UPDATE jobs SET owner = owner WHERE pk = ? AND owner = ? AND state = 'running'`, [pk, owner])
+      if (changes === 0) throw new JobNotHeldError(pk)
+    },
     async setStatus(pk, message) {
       await sql.run('UPDATE jobs SET status_message = ? WHERE pk = ?', [message, pk])
     },
-    async succeed(pk, message = 'done', warnings = 0) {
-      await finish(pk, 'succeeded', message, null, warnings)
+    async succeed(job, message = 'done', warnings = 0) {
+      await finish(job, 'succeeded', message, null, warnings)
     },
-    async fail(pk, code, message) {
-      await finish(pk, 'failed', 'failed', { code, message }, 0)
+    async fail(job, code, message) {
+      await finish(job, 'failed', 'failed', { code, message }, 0)
     },
-    requeueInterrupted: async () =>
-      (await sql.run(`UPDATE jobs SET state = 'queued', status_message = 'interrupted; queued again' WHERE state = 'running' AND cancel_requested_at IS NULL`)).changes,
-    async requeue(pk) {
-      await sql.run(`UPDATE jobs SET state = 'queued', status_message = 'interrupted by a stop; queued again' WHERE pk = ? AND state = 'running' AND cancel_requested_at IS NULL`, [pk])
-    },
+    lapsed: async (now) =>
+      (
+        await sql.all<JobRow>(
+          `SELECT * FROM jobs WHERE state = 'running'${now === undefined ? '' : ' AND (lease_until IS NULL OR lease_until < ?)'} ORDER BY pk`,
+          now === undefined ? [] : [now],
+        )
+      ).map(toJob),
+    requeue: async (job, reason, lapsedBefore) =>
+      (
+        await sql.run(
+          `UPDATE jobs SET state = 'queued', status_message = ?, owner = NULL, lease_until = NULL
+           WHERE pk = ? AND state = 'running' AND cancel_requested_at IS NULL AND ${held}${lapsedBefore === undefined ? '' : ' AND (lease_until IS NULL OR lease_until < ?)'}`,
+          [reason, job.pk, job.owner, ...(lapsedBefore === undefined ? [] : [lapsedBefore])],
+        )
+      ).changes === 1,
     async requestCancel(pk, by) {
       await sql.run(
         `UPDATE jobs SET cancel_requested_at = coalesce(cancel_requested_at, ?), cancel_requested_by = coalesce(cancel_requested_by, ?) WHERE pk = ? AND state = 'running'`,

@@ -183,6 +183,7 @@ export function createPostgresSql(pool: pg.Pool, options: PostgresSqlOptions = {
   }
 
   return {
+    dialect: 'postgres',
     all: async <R>(text: string, params: readonly SqlValue[] = []) => (await said(query<R & object>(text, params))).rows as R[],
     get: async <R>(text: string, params: readonly SqlValue[] = []) => (await said(query<R & object>(text, params))).rows[0] as R | undefined,
     run: async (text, params = []) => ({ changes: (await said(query(text, params))).rowCount ?? 0 }),

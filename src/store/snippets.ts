@@ -57,6 +57,12 @@ export interface SnippetsRepository {
   dropSet(setPk: number): Promise<void>
   set(setPk: number): Promise<SnippetSet | undefined>
   setsWithStatus(status: SnippetSet['status']): Promise<SnippetSet[]>
+  /**
+   * The `building` sets no job may still be writing: none of their version's running jobs holds a
+   * lease that lasts until `now` (src/jobs/lease.ts). Only ingest and import jobs build sets, and
+   * always for their own version.
+   */
+  abandonedSets(now: string): Promise<SnippetSet[]>
   /** All snippets of a set in pk order (rebuilding a vector index, export). */
   allOfSet(setPk: number): Promise<StoredSnippet[]>
   /** What loading a set needs of each snippet beside its engine file, in pk order: no bodies. */
@@ -194,6 +200,15 @@ export function createSnippetsRepository(sql: Sql): SnippetsRepository {
       return row && toSet(row)
     },
     setsWithStatus: async (status) => (await sql.all<SetRow>('SELECT * FROM snippet_sets WHERE status = ? ORDER BY pk', [status])).map(toSet),
+    abandonedSets: async (now) =>
+      (
+        await sql.all<SetRow>(
+          `SELECT * FROM snippet_sets s WHERE s.status = 'building'
+             AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.version_pk = s.version_pk AND j.state = 'running' AND j.lease_until >= ?)
+           ORDER BY s.pk`,
+          [now],
+        )
+      ).map(toSet),
     allOfSet: async (setPk) => (await sql.all<SnippetRow>('SELECT * FROM snippets WHERE set_pk = ? ORDER BY pk', [setPk])).map(toSnippet),
     headsOfSet: (setPk) => sql.all<SnippetHead>('SELECT pk, kind, title, tokens, hash FROM snippets WHERE set_pk = ? ORDER BY pk', [setPk]),
     count: async (setPk) => (await sql.get<{ n: number }>('SELECT count(*) AS n FROM snippets WHERE set_pk = ?', [setPk]))!.n,

@@ -16,6 +16,8 @@
 export type SqlValue = string | number | bigint | Buffer | null
 
 export interface Sql {
+  /** Where the few statements that differ (a claim's row locks) need to know. */
+  readonly dialect: 'sqlite' | 'postgres'
   all<R>(text: string, params?: readonly SqlValue[]): Promise<R[]>
   get<R>(text: string, params?: readonly SqlValue[]): Promise<R | undefined>
   /** A write: how many rows it changed. */

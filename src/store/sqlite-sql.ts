@@ -84,6 +84,7 @@ export function createSqliteSql(db: Db): SqliteSql {
   }
 
   return {
+    dialect: 'sqlite',
     readsNow,
     all: <R>(text: string, params: readonly SqlValue[] = []) => statement(() => prepare(text).all(...params) as R[]),
     get: <R>(text: string, params: readonly SqlValue[] = []) => statement(() => prepare(text).get(...params) as R | undefined),

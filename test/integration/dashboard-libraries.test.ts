@@ -10,6 +10,7 @@ import { addRepo, buildTestApp, createKey, seedLibrary } from '../helpers/app.js
 import { git, makeGitRepo, redirectGitHub } from '../helpers/git.js'
 import { signIn } from '../helpers/session.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
+import { testClaimer, heldByTest } from '../helpers/jobs.js'
 
 const page = (topic: string) => ({
   'docs/guide.md': `# ${topic}\n\n## Start the ${topic}\n\nStart the ${topic} with the start function.\n\n\`\`\`js\n${topic}.start({ retries: 3 })\n\`\`\`\n`,
@@ -92,12 +93,12 @@ describe('listing libraries', () => {
     const secret = (await list('?q=secret')).libraries[0]
     expect(secret).toMatchObject({ id: '/acme/secret', private: true, team: null, state: 'queued', progress: null, refreshable: false })
     expect(secret.refreshBlockedReason).toMatch(/^Library \/acme\/secret is being processed \(job \d+, queued\)/)
-    const job = (await store.jobs.claimNext())!
+    const job = (await store.jobs.claimNext(testClaimer))!
     await store.jobs.setStatus(job.pk, 'embedding 40 of 120 snippets')
     try {
       expect((await list('?q=secret')).libraries[0]).toMatchObject({ state: 'processing', progress: 'embedding 40 of 120 snippets', refreshable: false })
     } finally {
-      await store.jobs.fail(job.pk, 'internal_error', 'test over')
+      await store.jobs.fail(heldByTest(job.pk), 'internal_error', 'test over')
     }
   })
 
@@ -234,14 +235,14 @@ describe('renaming and removing libraries', () => {
     const { store } = app.runtime
     const library = (await store.libraries.byId('/acme/widgets-core'))!
     const job = await store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: (await store.libraries.version(library.pk, ''))!.pk })
-    expect((await store.jobs.claimNext())?.pk).toBe(job.pk)
+    expect((await store.jobs.claimNext(testClaimer))?.pk).toBe(job.pk)
     try {
       const res = await remove('/acme/widgets-core')
       expect(res.statusCode).toBe(409)
       expect(res.json()).toEqual({ error: 'library_busy', message: expect.stringContaining(`job ${job.pk}`) })
       expect((await context('/acme/widgets-core')).statusCode).toBe(200)
     } finally {
-      await store.jobs.fail(job.pk, 'internal_error', 'test over')
+      await store.jobs.fail(heldByTest(job.pk), 'internal_error', 'test over')
     }
     expect((await remove('/acme/widgets-core')).statusCode).toBe(200)
   })

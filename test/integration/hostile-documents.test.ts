@@ -146,7 +146,7 @@ describe('hostile documents in a repository', () => {
 
     const jobs = await runCli(['jobs', '--data-dir', dataDir], env)
     expect(jobs.exitCode, jobs.stderr).toBe(0)
-    expect(jobs.stdout).toMatch(/^interrupted +\/acme\/thing +1 +ingest +started .+ interrupted: the process that ran it \(pid \d+\) is gone; it runs again when `lectern serve` starts, or cancel it$/m)
+    expect(jobs.stdout).toMatch(/^interrupted +\/acme\/thing +1 +ingest +started .+ interrupted: the process that ran it \(pid \d+ on \S+\) is gone; it runs again when a server takes it over, or cancel it$/m)
     const status = JSON.parse((await runCli(['jobs', '--json', '--data-dir', dataDir], env)).stdout) as { activeParses: Record<string, { status: string }> }
     expect(status.activeParses['/acme/thing']).toMatchObject({ status: 'interrupted' })
 

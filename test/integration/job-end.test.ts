@@ -18,6 +18,7 @@ import { onPostgres } from '../helpers/stores.js'
 import { tmpDataDir, tmpDir } from '../helpers/tmp.js'
 import { fill, tmpfs } from '../helpers/tmpfs.js'
 import { testParser } from '../helpers/parse.js'
+import { testClaimer } from '../helpers/jobs.js'
 
 const GUIDE = { 'docs/guide.md': '# Guide\n\n## Connect\n\nConnect to the server with the connect function and a host name.\n\n```js\nconnect("db.example.com")\n```\n' }
 
@@ -77,7 +78,7 @@ describe('every job end', () => {
     // What a SIGKILL during a refresh leaves: the job claimed and `running`, its version
     // `processing`, a half-made clone, and a clone of a job that ended long ago.
     const refresh = await first.inject({ method: 'POST', url: '/api/v1/refresh', headers: { authorization: `Bearer ${key}` }, payload: { libraryName: '/acme/crashed' } })
-    const claimed = (await first.runtime.store.jobs.claimNext())!
+    const claimed = (await first.runtime.store.jobs.claimNext(testClaimer))!
     expect(claimed.pk).toBe(refresh.json().jobId)
     await first.runtime.store.libraries.setVersionState(claimed.versionPk!, 'processing')
     const cut = jobWorkDir(first.runtime.store.paths, claimed.pk)

@@ -17,6 +17,7 @@ import { GIT_BASIC, GIT_TOKEN, startHeldGitHost, type HeldGitHost } from '../hel
 import { pollUntil } from '../helpers/poll.js'
 import { setProcessEnv, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 import { sqliteOf } from '../../src/store/index.js'
+import { testClaimer } from '../helpers/jobs.js'
 
 const THING = {
   'README.md': '# Thing\n\n## Install\n\nRun `npm install thing` to install the thing.\n\n```js\nthing.start()\n```\n',
@@ -257,7 +258,7 @@ describe('listing and cancelling jobs', () => {
     await first.runtime.worker.drain()
     // What a process killed during a refresh leaves, with a cancel asked meanwhile (to another process).
     const refresh = await first.inject({ method: 'POST', url: '/api/v1/refresh', headers: { authorization: `Bearer ${key}` }, payload: { libraryName: '/acme/thing', force: true } })
-    const claimed = (await first.runtime.store.jobs.claimNext())!
+    const claimed = (await first.runtime.store.jobs.claimNext(testClaimer))!
     expect(claimed.pk).toBe(refresh.json().jobId)
     await first.runtime.store.libraries.setVersionState(claimed.versionPk!, 'processing')
     await mkdir(jobWorkDir(first.runtime.store.paths, claimed.pk), { recursive: true })

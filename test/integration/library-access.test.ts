@@ -87,7 +87,7 @@ describe('on-premise library access control', () => {
       expect(seen.mcp).toContain('deploy.sh v1')
       expect(seen.status).toContain('/acme/billing')
     }
-    await s.app.runtime.store.jobs.fail(queued.pk, 'source_unreachable', 'git clone failed')
+    await s.app.runtime.store.jobs.fail(queued, 'source_unreachable', 'git clone failed')
     expect((await reach(s.app, s.bobKey, '/acme/billing')).status).not.toContain('/acme/billing')
     expect((await reach(s.app, s.aliceKey, '/acme/billing')).status).toContain('/acme/billing')
 

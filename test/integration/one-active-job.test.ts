@@ -11,6 +11,7 @@ import { MIGRATIONS, sourceOf } from '../../migrations/index.js'
 import { dataPaths } from '../../src/install/paths.js'
 import { openStore, sqliteOf } from '../../src/store/index.js'
 import { tmpDataDir, tmpDir } from '../helpers/tmp.js'
+import { testClaimer, heldByTest } from '../helpers/jobs.js'
 
 describe('one active job per library version', () => {
   it('refuses a second queued or running job of a version with library_busy, and takes one again once it ended', async () => {
@@ -21,14 +22,14 @@ describe('one active job per library version', () => {
     await expect(store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk })).rejects.toThrow(
       expect.objectContaining({ code: 'library_busy', message: expect.stringContaining(`job ${first.pk}, queued`) }),
     )
-    expect((await store.jobs.claimNext())?.pk).toBe(first.pk)
+    expect((await store.jobs.claimNext(testClaimer))?.pk).toBe(first.pk)
     await expect(store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk })).rejects.toThrow(expect.objectContaining({ code: 'library_busy', message: expect.stringContaining('running') }))
     // Another version of the library, and jobs of no version, are not held.
     const v2 = await store.libraries.ensureVersion(library.pk, 'v2')
     expect((await store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: v2.pk })).state).toBe('queued')
     await store.jobs.enqueue({ kind: 'reembed', libraryPk: library.pk, payload: { setPk: 1 } })
     await store.jobs.enqueue({ kind: 'reembed', libraryPk: library.pk, payload: { setPk: 2 } })
-    await store.jobs.succeed(first.pk)
+    await store.jobs.succeed(heldByTest(first.pk))
     expect((await store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk })).state).toBe('queued')
     expect(sqliteOf(store).prepare('SELECT count(*) FROM jobs').pluck().get()).toBe(5)
   })

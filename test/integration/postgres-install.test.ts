@@ -9,7 +9,10 @@ import path from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { exitCodeOf } from '../../cli/run.js'
 import { POSTGRES_MIGRATIONS } from '../../migrations/postgres/index.js'
+import { openStore } from '../../src/store/index.js'
 import { runCli } from '../helpers/cli.js'
+import { makeGitRepo } from '../helpers/git.js'
+import { GIT_TOKEN, startHeldGitHost } from '../helpers/held-git.js'
 import { startServer } from '../helpers/server.js'
 import { TEST_SECRET_KEY } from '../helpers/secret-key.js'
 import { pollUntil } from '../helpers/poll.js'
@@ -143,17 +146,47 @@ describe('an install on PostgreSQL', () => {
     expect(server.process.exitCode).toBeNull()
   })
 
-  it('refuses a second server on the same database until the first has stopped', async () => {
-    const env = replica(await freshDatabase(serverDefer, serverDefer))
-    const first = await startServer(await tmpDir('lectern-replica-'), env)
-    const second = await runCli(['serve', '--port', '0', '--data-dir', await tmpDir('lectern-replica-')], env)
-    expect(second.exitCode).toBe(exitCodeOf('install_in_use'))
-    expect(second.stderr).toContain(`Another Lectern server runs this install's jobs: process ${first.process.pid} on `)
-    first.process.kill('SIGTERM')
-    await first.process
-    // A clean stop gives the claim up at once: the next server starts without waiting for it to lapse.
-    const next = await startServer(await tmpDir('lectern-replica-'), env)
-    expect((await fetch(`${next.url}/api/ready`)).status).toBe(200)
+  it("shares the queue among replicas: a job whose replica was killed is run again by another once its lease lapses", async () => {
+    const url = await freshDatabase(serverDefer, serverDefer)
+    const remotes = await tmpDir('lectern-remotes-')
+    await makeGitRepo({ 'README.md': '# Thing\n\n## Install\n\nRun `npm install thing` to install the thing.\n\n```js\nthing.start()\n```\n' }, { parent: remotes, name: 'thing' })
+    const git = await startHeldGitHost(remotes, onTestFinished)
+    const env = { ...replica(url), ...git.env, LECTERN_JOB_LEASE: '3', LECTERN_RATE_LIMIT_KEYED: '0' }
+    const created = await runCli(['keys', 'create', '--name', 'ci', '--data-dir', await tmpDir('lectern-cli-')], env)
+    const keyed = { authorization: `Bearer ${created.stdout.trim()}`, 'content-type': 'application/json' }
+    const replicas = [await startServer(await tmpDir('lectern-replica-'), env), await startServer(await tmpDir('lectern-replica-'), env)]
+    const store = await openStore(await tmpDir('lectern-store-'), { databaseUrl: url, env: { LECTERN_SECRET_KEY: TEST_SECRET_KEY } })
+    onTestFinished(() => store.close())
+
+    git.hold = true
+    const added = await fetch(`${replicas[0]!.url}/api/v2/add/repo/github`, { method: 'POST', headers: keyed, body: JSON.stringify({ docsRepoUrl: 'https://github.com/acme/thing', gitToken: GIT_TOKEN }) })
+    expect(added.status, await added.clone().text()).toBe(200)
+    const first = await pollUntil('the job to run, inside a held fetch', async () => {
+      const [job] = await store.jobs.list({ states: ['running'] })
+      return job && git.held > 0 ? job : undefined
+    })
+    // The replica whose job process runs it: the job names the job process, whose parent is the server.
+    const parent = Number(/^PPid:\s+(\d+)$/m.exec(await fs.readFile(`/proc/${first.runner!.pid}/status`, 'utf8'))![1])
+    const running = replicas.findIndex((r) => r.process.pid === parent)
+    expect(running).toBeGreaterThanOrEqual(0)
+    const survivor = replicas[1 - running]!
+
+    git.hold = false
+    const killedAt = Date.now()
+    replicas[running]!.process.kill('SIGKILL')
+    const done = await pollUntil('another replica to re-run the job to its end', async () => {
+      const job = await store.jobs.byPk(first.pk)
+      return job?.state === 'succeeded' ? job : undefined
+    }, 60_000)
+    expect(done.attempts).toBe(2)
+    expect(done.owner).not.toBe(first.owner)
+    // Failed over within the lease, the poll after it, and the re-run.
+    expect(Date.now() - killedAt).toBeLessThan(30_000)
+    const answer = await fetch(`${survivor.url}/api/v2/context?libraryId=/acme/thing&query=install`, { headers: keyed })
+    expect(answer.status).toBe(200)
+    expect(await answer.text()).toContain('npm install thing')
+    const log = await store.jobLogs.list(first.pk)
+    expect(log.map((line) => line.message)).toContain('job succeeded')
   })
 })
 

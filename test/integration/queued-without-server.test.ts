@@ -75,7 +75,7 @@ describe('a job queued without --wait', () => {
     expect(switched.stderr.replace(/\s+/g, ' ')).toContain(NO_SERVER)
     // The re-embedding fails, as when the provider went away half-way: `config reembed` queues it again.
     const store = await openStore(dataDir)
-    for (const job of await store.jobs.list({ states: ['queued'] })) await store.jobs.fail(job.pk, 'internal_error', 'the provider went away')
+    for (const job of await store.jobs.list({ states: ['queued'] })) await store.jobs.fail(job, 'internal_error', 'the provider went away')
     await store.close()
     const reembed = await runCli(['config', 'reembed', '--data-dir', dataDir])
     expect(reembed.exitCode, reembed.stderr).toBe(0)

@@ -10,6 +10,7 @@ import type { NewSnippet } from '../../src/store/snippets.js'
 import { openStore, type Store } from '../../src/store/index.js'
 import { freshDatabase, freshStore, sameDatabase, TEST_SECRET_KEY, type StoreKind } from '../helpers/stores.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
+import { testClaimer, heldByTest } from '../helpers/jobs.js'
 
 const serverDefer = suiteTeardown()
 const open = (kind: StoreKind) => freshStore(kind, onTestFinished, serverDefer)
@@ -91,11 +92,11 @@ describe.each<StoreKind>(['sqlite', 'postgres'])('the store on %s', (kind) => {
     const first = await store.jobs.enqueue({ kind: 'refresh', libraryPk: library.pk, versionPk: version.pk, payload: { why: 'test' } })
     await expect(store.jobs.enqueue({ kind: 'refresh', libraryPk: library.pk, versionPk: version.pk })).rejects.toMatchObject({ code: 'library_busy' })
     const other = await store.jobs.enqueue({ kind: 'backup' })
-    const claimed = await store.jobs.claimNext()
+    const claimed = await store.jobs.claimNext(testClaimer)
     expect(claimed).toMatchObject({ pk: first.pk, state: 'running', payload: { why: 'test' } })
-    expect((await store.jobs.claimNext())?.pk).toBe(other.pk)
-    expect(await store.jobs.claimNext()).toBeUndefined()
-    await store.jobs.succeed(first.pk, 'done', 2)
+    expect((await store.jobs.claimNext(testClaimer))?.pk).toBe(other.pk)
+    expect(await store.jobs.claimNext(testClaimer)).toBeUndefined()
+    await store.jobs.succeed(heldByTest(first.pk), 'done', 2)
     expect(await store.jobs.byPk(first.pk)).toMatchObject({ state: 'succeeded', statusMessage: 'done' })
     // An ended job is not cancelled after the fact.
     await store.jobs.requestCancel(first.pk, 'admin')
@@ -149,21 +150,80 @@ describe.each<StoreKind>(['sqlite', 'postgres'])('the store on %s', (kind) => {
     expect(await store.migrations()).toContain('0024_one_active_job_per_version')
   })
 
-  it('gives the claim on the jobs to one replica at a time, and to another once the first was not seen for a while', async () => {
+  it('records replicas with a heartbeat, and forgets one not seen for a while', async () => {
     const store = await open(kind)
     const first = { id: 'first', host: 'a.example', pid: 101, appVersion: '0.1.0' }
     const second = { id: 'second', host: 'b.example', pid: 202, appVersion: '0.1.0' }
     const longAgo = new Date(Date.now() - 60_000).toISOString()
-    expect(await store.replicas.claim(first, longAgo)).toBeUndefined()
-    expect(await store.replicas.claim(second, longAgo)).toMatchObject({ id: 'first', host: 'a.example', pid: 101 })
-    expect(await store.replicas.claim(first, longAgo)).toBeUndefined()
+    await store.replicas.register(first, longAgo)
+    await store.replicas.register(second, longAgo)
+    expect((await store.replicas.live(longAgo)).map((r) => [r.id, r.host, r.pid])).toEqual([
+      ['first', 'a.example', 101],
+      ['second', 'b.example', 202],
+    ])
     expect(await store.replicas.beat('first')).toBe(true)
-    // Seen before this moment counts as gone: its row is removed and the claim passes on.
-    expect(await store.replicas.claim(second, new Date(Date.now() + 1000).toISOString())).toBeUndefined()
+    // Seen before this moment counts as gone: the next registration removes its row.
+    const now = new Date(Date.now() + 1000).toISOString()
+    expect(await store.replicas.live(now)).toEqual([])
+    await store.replicas.register(second, now)
     expect(await store.replicas.beat('first')).toBe(false)
-    expect((await store.replicas.list()).map((r) => r.id)).toEqual(['second'])
+    expect((await store.replicas.live(longAgo)).map((r) => r.id)).toEqual(['second'])
     await store.replicas.remove('second')
-    expect(await store.replicas.list()).toEqual([])
+    expect(await store.replicas.live(longAgo)).toEqual([])
+  })
+
+  it("holds a running job by its owner's lease: only the owner renews or ends it, and a lapsed one is queued again once", async () => {
+    const store = await open(kind)
+    const { library, version } = await liveLibrary(store, '/acme/leased')
+    const job = await store.jobs.enqueue({ kind: 'refresh', libraryPk: library.pk, versionPk: version.pk })
+    const soon = new Date(Date.now() + 60_000).toISOString()
+    const a = { owner: 'runner-a', home: null, leaseUntil: soon }
+    const claimed = (await store.jobs.claimNext(a))!
+    expect(claimed).toMatchObject({ pk: job.pk, state: 'running', owner: 'runner-a', leaseUntil: soon })
+    expect(await store.jobs.renewLease(job.pk, 'runner-b', soon)).toBe(false)
+    await expect(store.jobs.succeed({ pk: job.pk, owner: 'runner-b' })).rejects.toThrow(`Job ${job.pk} is no longer held by this runner`)
+    await expect(store.jobs.requireHeld(job.pk, 'runner-b')).rejects.toThrow('no longer held')
+    await store.jobs.requireHeld(job.pk, 'runner-a')
+    // Not lapsed yet: neither listed nor queued again by a runner that sees it lapsed later.
+    expect(await store.jobs.lapsed(new Date().toISOString())).toEqual([])
+    expect(await store.jobs.requeue(claimed, 'interrupted; queued again', new Date().toISOString())).toBe(false)
+    // Its runner went quiet: the lease it renewed last ends in the past.
+    const past = new Date(Date.now() - 1000).toISOString()
+    expect(await store.jobs.renewLease(job.pk, 'runner-a', past)).toBe(true)
+    const now = new Date().toISOString()
+    expect((await store.jobs.lapsed(now)).map((j) => j.pk)).toEqual([job.pk])
+    expect(await store.jobs.requeue(claimed, 'interrupted; queued again', now)).toBe(true)
+    expect(await store.jobs.requeue(claimed, 'interrupted; queued again', now)).toBe(false)
+    expect(await store.jobs.byPk(job.pk)).toMatchObject({ state: 'queued', owner: null, leaseUntil: null, statusMessage: 'interrupted; queued again' })
+    // Taken over: the runner that lost it can neither renew nor end it, nor swap in what it built.
+    const b = { owner: 'runner-b', home: null, leaseUntil: soon }
+    expect(await store.jobs.claimNext(b)).toMatchObject({ pk: job.pk, owner: 'runner-b', attempts: 2 })
+    expect(await store.jobs.renewLease(job.pk, 'runner-a', soon)).toBe(false)
+    await expect(store.jobs.fail(claimed, 'internal_error', 'late')).rejects.toThrow('no longer held')
+    await expect(store.jobs.requireHeld(job.pk, 'runner-a')).rejects.toThrow('no longer held')
+    await store.jobs.succeed({ pk: job.pk, owner: 'runner-b' }, 'done')
+    expect(await store.jobs.byPk(job.pk)).toMatchObject({ state: 'succeeded', owner: 'runner-b', leaseUntil: null })
+    // Every running job, for a runner that knows it is the only one (SQLite's lock holder).
+    const other = await store.jobs.enqueue({ kind: 'backup' })
+    await store.jobs.claimNext(a)
+    expect(await store.jobs.lapsed(now)).toEqual([])
+    expect((await store.jobs.lapsed()).map((j) => j.pk)).toEqual([other.pk])
+  })
+
+  it('runs a job that has a home only there, and keeps a building set while a job of its version holds its lease', async () => {
+    const store = await open(kind)
+    const { library, version } = await liveLibrary(store, '/acme/homed')
+    const soon = new Date(Date.now() + 60_000).toISOString()
+    const homed = await store.jobs.enqueue({ kind: 'refresh', libraryPk: library.pk, versionPk: version.pk, home: 'host-a:/var/lib/lectern' })
+    expect(await store.jobs.claimNext({ owner: 'elsewhere', home: 'host-b:/var/lib/lectern', leaseUntil: soon })).toBeUndefined()
+    expect(await store.jobs.claimNext({ owner: 'on-premise', home: null, leaseUntil: soon })).toBeUndefined()
+    expect(await store.jobs.claimNext({ owner: 'at-home', home: 'host-a:/var/lib/lectern', leaseUntil: soon })).toMatchObject({ pk: homed.pk, home: 'host-a:/var/lib/lectern' })
+    const building = await store.snippets.createSet(version.pk, { provider: 'hash', model: 'hash-v1', dimensions: 256 })
+    expect(await store.snippets.abandonedSets(new Date().toISOString())).toEqual([])
+    // Once the lease has run out, nobody may still be writing the set.
+    expect((await store.snippets.abandonedSets(new Date(Date.now() + 120_000).toISOString())).map((s) => s.pk)).toEqual([building.pk])
+    await store.jobs.succeed({ pk: homed.pk, owner: 'at-home' })
+    expect((await store.snippets.abandonedSets(new Date().toISOString())).map((s) => s.pk)).toEqual([building.pk])
   })
 
   it('moves the catalogue version on a write of this process at once, and of another within a second', async () => {
@@ -203,6 +263,30 @@ describe('the store on postgres, two replicas', () => {
       })
     await Promise.all([increment(store), increment(other), increment(store), increment(other)])
     expect((await store.libraries.byPk(library.pk))!.options.count).toBe(4)
+  })
+
+  it('gives each queued job to one of two runners claiming at once, without either waiting for the other', async () => {
+    const store = await open('postgres')
+    const other = await sameDatabase(store, onTestFinished)
+    const queued = new Set<number>()
+    for (let i = 0; i < 24; i++) queued.add((await store.jobs.enqueue({ kind: 'backup' })).pk)
+    const soon = new Date(Date.now() + 60_000).toISOString()
+    const claimAll = async (s: Store, owner: string) => {
+      const mine: number[] = []
+      for (let job = await s.jobs.claimNext({ owner, home: null, leaseUntil: soon }); job; job = await s.jobs.claimNext({ owner, home: null, leaseUntil: soon })) mine.push(job.pk)
+      return mine
+    }
+    // A claim whose row is still locked (its transaction has not ended) is skipped, not waited for.
+    await store.transaction(async () => {
+      const mine = (await store.jobs.claimNext({ owner: 'a', home: null, leaseUntil: soon }))!
+      const theirs = await Promise.race([other.jobs.claimNext({ owner: 'b', home: null, leaseUntil: soon }), sleep(3000).then(() => 'waited' as const)])
+      expect(theirs).toMatchObject({ pk: mine.pk + 1, owner: 'b' })
+    })
+    const [a, b, c] = await Promise.all([claimAll(store, 'a'), claimAll(other, 'b'), claimAll(other, 'c')])
+    const claimed = [...a, ...b, ...c]
+    expect(claimed.length).toBe(22)
+    expect(new Set(claimed).size).toBe(22)
+    expect((await store.jobs.list({ states: ['running'] })).map((job) => job.pk).sort((x, y) => x - y)).toEqual([...queued])
   })
 
   it('refuses to start a replica whose LECTERN_SECRET_KEY is missing, malformed or not the one the secrets were sealed with', async () => {

@@ -11,6 +11,7 @@ import { buildTestApp, seedLibrary } from '../helpers/app.js'
 import { startSmtpSink, tokenIn, type SmtpSink } from '../helpers/smtp-sink.js'
 import { sqlOf } from '../../src/store/index.js'
 import { membersAllowed } from '../../src/tenancy/plans.js'
+import { testClaimer, heldByTest } from '../helpers/jobs.js'
 
 const PASSWORD = 'a long and varied passphrase'
 type Cookies = { lectern_session: string }
@@ -366,13 +367,13 @@ describe('deleting a teamspace', () => {
     // A library being processed keeps the whole team, every library included.
     const runbook = (await store.libraries.byId('/acme/runbook'))!
     const job = await store.jobs.enqueue({ kind: 'ingest', libraryPk: runbook.pk, versionPk: (await store.libraries.version(runbook.pk, ''))!.pk })
-    expect((await store.jobs.claimNext())?.pk).toBe(job.pk)
+    expect((await store.jobs.claimNext(testClaimer))?.pk).toBe(job.pk)
     const busy = await call(app, 'DELETE', `/api/teams/${id}`, owner)
     expect(busy.statusCode).toBe(409)
     expect(busy.json().error).toBe('library_busy')
     expect(await store.libraries.byId('/acme/internal')).toBeDefined()
     expect(await store.teams.byPk(id)).toBeDefined()
-    await store.jobs.fail(job.pk, 'internal_error', 'test over')
+    await store.jobs.fail(heldByTest(job.pk), 'internal_error', 'test over')
 
     const deleted = await call(app, 'DELETE', `/api/teams/${id}`, owner)
     expect(deleted.statusCode, deleted.body).toBe(200)

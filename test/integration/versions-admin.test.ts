@@ -16,6 +16,7 @@ import { runCli } from '../helpers/cli.js'
 import { git, gitRedirectEnv, makeGitRepo, redirectGitHub } from '../helpers/git.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { sqliteOf } from '../../src/store/index.js'
+import { testClaimer, heldByTest } from '../helpers/jobs.js'
 
 // Every CLI step spawns node; on a loaded two-core machine a spawn can take seconds.
 vi.setConfig({ testTimeout: 120_000 })
@@ -110,13 +111,13 @@ describe('versions remove', () => {
   it('refuses a version whose job is running, and changes nothing', async () => {
     const { store } = app.runtime
     const queued = await addVersion(store, '/acme/lib', 'v0.3.0', undefined, LOCAL, undefined, 'onprem')
-    expect((await store.jobs.claimNext())?.pk).toBe(queued.job.pk)
+    expect((await store.jobs.claimNext(testClaimer))?.pk).toBe(queued.job.pk)
     const result = await cli(['versions', 'remove', '/acme/lib', 'v0.3.0', '--yes', '--json'])
     expect(result.exitCode, result.stderr).toBe(5)
     expect(JSON.parse(result.stdout)).toEqual({ error: 'library_busy', message: expect.stringContaining(`job ${queued.job.pk}`) })
     expect(await tagsOf('/acme/lib')).toContain('v0.3.0')
     expect((await store.jobs.byPk(queued.job.pk))?.state).toBe('running')
-    await store.jobs.fail(queued.job.pk, 'internal_error', 'test over')
+    await store.jobs.fail(heldByTest(queued.job.pk), 'internal_error', 'test over')
   })
 
   it('answers an unknown tag with tag_not_found', async () => {
@@ -131,14 +132,14 @@ describe('libraries remove', () => {
     const { store } = app.runtime
     const library = (await store.libraries.byId('/acme/declares'))!
     const running = await store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: (await store.libraries.version(library.pk, ''))!.pk })
-    expect((await store.jobs.claimNext())?.pk).toBe(running.pk)
+    expect((await store.jobs.claimNext(testClaimer))?.pk).toBe(running.pk)
     const refused = await cli(['libraries', 'remove', '/acme/declares', '--yes', '--json'])
     expect(refused.exitCode, refused.stderr).toBe(5)
     expect(JSON.parse(refused.stdout)).toEqual({ error: 'library_busy', message: `Library /acme/declares is being processed (job ${running.pk}); remove it once the job has ended.` })
     expect(await store.libraries.byId('/acme/declares')).toBeDefined()
     expect((await store.jobs.byPk(running.pk))?.state).toBe('running')
 
-    await store.jobs.fail(running.pk, 'internal_error', 'test over')
+    await store.jobs.fail(heldByTest(running.pk), 'internal_error', 'test over')
     const queued = await store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: (await store.libraries.version(library.pk, ''))!.pk })
     const removed = await cli(['libraries', 'remove', '/acme/declares', '--yes', '--json'])
     expect(removed.exitCode, removed.stderr).toBe(0)

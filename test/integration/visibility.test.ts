@@ -18,6 +18,7 @@ import { signIn } from '../helpers/session.js'
 import { bearer, createTenants } from '../helpers/tenants.js'
 import { suiteTeardown } from '../helpers/tmp.js'
 import { sqlOf } from '../../src/store/index.js'
+import { testClaimer, heldByTest } from '../helpers/jobs.js'
 
 // The stdio MCP step spawns the CLI; on a loaded two-core machine a spawn can take seconds.
 vi.setConfig({ testTimeout: 60_000 })
@@ -49,9 +50,9 @@ beforeAll(async () => {
   // Failed: its job failed with a raw reason naming the clone URL and a server path.
   const broken = await store.libraries.create({ id: '/acme/broken', title: 'broken', sourceKind: 'git', sourceUrl: CLONE_URL, isPrivate: true })
   const job = await store.jobs.enqueue({ kind: 'ingest', libraryPk: broken.library.pk, versionPk: broken.version.pk, payload: {} })
-  await store.jobs.claimNext()
+  await store.jobs.claimNext(testClaimer)
   const reason = `git clone of ${CLONE_URL} failed: could not create work tree dir '/var/lib/lectern/repos/job-${job.pk}'`
-  await store.jobs.fail(job.pk, 'source_unreachable', reason)
+  await store.jobs.fail(heldByTest(job.pk), 'source_unreachable', reason)
   await store.libraries.setVersionState(broken.version.pk, 'error', { code: 'source_unreachable', message: reason })
   // Renamed: the old ID redirects to a private library.
   await seedLibrary(app, '/acme/moved', DOCS)
@@ -185,10 +186,10 @@ describe('/api/parse-status', () => {
     const openKey = await createKey(open)
     const { library, version } = await store.libraries.create({ id: '/acme/open', title: 'open', sourceKind: 'git', sourceUrl: 'https://git.internal.example/acme/open.git' })
     const failed = await store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk, payload: {} })
-    await store.jobs.claimNext()
-    await store.jobs.fail(failed.pk, 'source_unreachable', 'git ls-remote of https://deploy:hunter2-token@git.internal.example/acme/open.git failed: not found at /srv/git/acme/open.git')
+    await store.jobs.claimNext(testClaimer)
+    await store.jobs.fail(heldByTest(failed.pk), 'source_unreachable', 'git ls-remote of https://deploy:hunter2-token@git.internal.example/acme/open.git failed: not found at /srv/git/acme/open.git')
     const running = await store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk, payload: {} })
-    await store.jobs.claimNext()
+    await store.jobs.claimNext(testClaimer)
     await store.jobs.setStatus(running.pk, 'cloning https://git.internal.example/acme/open.git into /var/lib/lectern/repos')
 
     const anonymous = await open.inject({ url: '/api/parse-status' })
@@ -217,10 +218,10 @@ describe('/api/parse-status in cloud mode', () => {
     const jobsOf = async (id: string, teamPk: number | null) => {
       const { library, version } = await store.libraries.create({ id, title: id, sourceKind: 'git', sourceUrl: `https://git.internal.example${id}.git`, isPrivate: teamPk !== null, teamPk })
       const failed = await store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk, payload: {} })
-      await store.jobs.claimNext()
-      await store.jobs.fail(failed.pk, 'source_unreachable', REASON.replaceAll('%s', id.split('/')[2]!))
+      await store.jobs.claimNext(testClaimer)
+      await store.jobs.fail(heldByTest(failed.pk), 'source_unreachable', REASON.replaceAll('%s', id.split('/')[2]!))
       const running = await store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk, payload: {} })
-      await store.jobs.claimNext()
+      await store.jobs.claimNext(testClaimer)
       await store.jobs.setStatus(running.pk, `cloning https://git.internal.example${id}.git into /var/lib/lectern/repos`)
     }
     const own = `/acme/tools--t${tenants.acme.teamPk}`

@@ -8,6 +8,7 @@ import { parseStatus } from '../../src/jobs/status.js'
 import { openStore, type Store } from '../../src/store/index.js'
 import type { NewJob } from '../../src/store/jobs.js'
 import { tmpDataDir } from '../helpers/tmp.js'
+import { testClaimer, heldByTest } from '../helpers/jobs.js'
 
 async function freshStore(): Promise<Store> {
   const store = await openStore(await tmpDataDir())
@@ -18,9 +19,9 @@ async function freshStore(): Promise<Store> {
 /** Queues a job, runs it (the oldest queued is claimed) and ends it as given. */
 async function ended(store: Store, job: NewJob, outcome: 'succeeded' | 'failed'): Promise<number> {
   const { pk } = await store.jobs.enqueue(job)
-  expect((await store.jobs.claimNext())?.pk).toBe(pk)
-  if (outcome === 'succeeded') await store.jobs.succeed(pk, 'done')
-  else await store.jobs.fail(pk, 'source_unreachable', `job ${pk} could not clone`)
+  expect((await store.jobs.claimNext(testClaimer))?.pk).toBe(pk)
+  if (outcome === 'succeeded') await store.jobs.succeed(heldByTest(pk), 'done')
+  else await store.jobs.fail(heldByTest(pk), 'source_unreachable', `job ${pk} could not clone`)
   return pk
 }
 

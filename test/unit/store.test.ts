@@ -6,6 +6,7 @@ import { createSecretBox } from '../../src/secrets/cipher.js'
 import { openConnection } from '../../src/store/db.js'
 import { openStore, sqliteOf, type Store } from '../../src/store/index.js'
 import { UsageRecorder } from '../../src/usage/recorder.js'
+import { testClaimer } from '../helpers/jobs.js'
 
 let dirs: string[] = []
 let stores: Store[] = []
@@ -126,7 +127,7 @@ describe('the catalogue version', () => {
     const snippet = { kind: 'info' as const, title: 't', description: '', breadcrumb: '', pageTitle: '', language: '', body: 'b', source: 's', tokens: 1, hash: 'h' }
     await other.snippets.insert(set.pk, [snippet])
     const job = await other.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk })
-    await other.jobs.claimNext()
+    await other.jobs.claimNext(testClaimer)
     await other.jobs.setStatus(job.pk, 'embedded 1 of 1 snippets')
     const usage = new UsageRecorder(other)
     usage.record(library.pk, 'curl', 'rest-txt')
