@@ -165,9 +165,13 @@ describe('an install on PostgreSQL', () => {
       const [job] = await store.jobs.list({ states: ['running'] })
       return job && git.held > 0 ? job : undefined
     })
-    // The replica whose job process runs it: the job names the job process, whose parent is the server.
-    const parent = Number(/^PPid:\s+(\d+)$/m.exec(await fs.readFile(`/proc/${first.runner!.pid}/status`, 'utf8'))![1])
-    const running = replicas.findIndex((r) => r.process.pid === parent)
+    // The replica whose job process runs it: the job names the job process, a descendant of the server.
+    const ancestors = async (pid: number): Promise<number[]> => {
+      const parent = Number(/^PPid:\s+(\d+)$/m.exec(await fs.readFile(`/proc/${pid}/status`, 'utf8'))![1])
+      return parent <= 1 ? [] : [parent, ...(await ancestors(parent))]
+    }
+    const lineage = await ancestors(first.runner!.pid)
+    const running = replicas.findIndex((r) => lineage.includes(r.process.pid!))
     expect(running).toBeGreaterThanOrEqual(0)
     const survivor = replicas[1 - running]!
 

@@ -1,0 +1,107 @@
+/**
+ * A runner holds the job it runs by a lease (src/jobs/lease.ts), on both stores: a worker that
+ * finds its job taken over stops it and records nothing of that run, cannot swap in what it built,
+ * and a job whose runner went quiet is queued again and run, on PostgreSQL once its lease lapsed,
+ * on SQLite at once (the starting worker holds the data directory's lock: it is the only runner).
+ */
+import { setTimeout as sleep } from 'node:timers/promises'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { Worker, type JobHandler, type JobLog } from '../../src/jobs/worker.js'
+import type { Store } from '../../src/store/index.js'
+import { freshStore, type StoreKind } from '../helpers/stores.js'
+import { pollUntil } from '../helpers/poll.js'
+import { suiteTeardown } from '../helpers/tmp.js'
+import { heldByTest, testClaimer } from '../helpers/jobs.js'
+
+const serverDefer = suiteTeardown()
+
+function recordingLog(): JobLog & { lines: string[] } {
+  const lines: string[] = []
+  const line = (_: object, msg: string) => void lines.push(msg)
+  return { lines, info: line, warn: line, error: line }
+}
+
+function startWorker(store: Store, handler: JobHandler, leaseMs: number, log = recordingLog()) {
+  const worker = new Worker(store, { test: handler }, log, { pollMs: 50, runner: { owner: 'worker', home: null, leaseMs } })
+  onTestFinished(() => worker.stop())
+  return { worker, log }
+}
+
+describe.each<StoreKind>(['sqlite', 'postgres'])('job leases on %s', (kind) => {
+  it('stops a job the worker no longer holds, and records nothing of that run', async () => {
+    const store = await freshStore(kind, onTestFinished, serverDefer)
+    const handler: JobHandler = async (ctx) => {
+      while (!ctx.signal.aborted) await sleep(20)
+      throw ctx.signal.reason
+    }
+    const { worker, log } = startWorker(store, handler, 1200)
+    const job = await store.jobs.enqueue({ kind: 'test' })
+    await worker.start()
+    const running = await pollUntil('the worker to claim the job', async () => {
+      const row = await store.jobs.byPk(job.pk)
+      return row?.state === 'running' ? row : undefined
+    })
+    expect(running).toMatchObject({ owner: 'worker' })
+    // Another runner takes it over, as after the worker was cut off longer than its lease.
+    expect(await store.jobs.requeue(running, 'interrupted; queued again')).toBe(true)
+    expect((await store.jobs.claimNext(testClaimer))?.pk).toBe(job.pk)
+    await pollUntil('the worker to give the job up', () => (log.lines.includes('job given up: another runner took it over') ? true : undefined))
+    await worker.stop()
+    expect(await store.jobs.byPk(job.pk)).toMatchObject({ state: 'running', owner: testClaimer.owner, finishedAt: null })
+    expect(log.lines).toContain('the job was taken over by another runner; this run recorded nothing')
+    // The runner that holds it ends it.
+    await store.jobs.succeed(heldByTest(job.pk), 'done')
+    expect((await store.jobs.byPk(job.pk))?.state).toBe('succeeded')
+  })
+
+  it('refuses the fence to a worker whose job was taken over, before its work is swapped in', async () => {
+    const store = await freshStore(kind, onTestFinished, serverDefer)
+    let takenOver!: () => void
+    const taken = new Promise<void>((resolve) => (takenOver = resolve))
+    let fenced: unknown
+    const handler: JobHandler = async (ctx) => {
+      await ctx.fence()
+      await taken
+      fenced = await ctx.fence().catch((err: unknown) => err)
+      throw fenced
+    }
+    // A lease long enough that no renewal notices first: the fence alone stops it.
+    const { worker } = startWorker(store, handler, 60_000)
+    const job = await store.jobs.enqueue({ kind: 'test' })
+    await worker.start()
+    const running = await pollUntil('the worker to claim the job', async () => {
+      const row = await store.jobs.byPk(job.pk)
+      return row?.state === 'running' ? row : undefined
+    })
+    await store.jobs.requeue(running, 'interrupted; queued again')
+    await store.jobs.claimNext(testClaimer)
+    takenOver()
+    await pollUntil('the fence to refuse', () => fenced)
+    expect(String(fenced)).toContain(`Job ${job.pk} is no longer held by this runner`)
+    await worker.stop()
+    expect(await store.jobs.byPk(job.pk)).toMatchObject({ state: 'running', owner: testClaimer.owner })
+  })
+
+  it(`queues again the job of a runner that went quiet, and runs it: ${kind === 'postgres' ? 'once its lease has lapsed' : 'at once, being the only runner'}`, async () => {
+    const store = await freshStore(kind, onTestFinished, serverDefer)
+    const ran: number[] = []
+    const { worker, log } = startWorker(store, async (ctx) => void ran.push(ctx.job.pk), 1200)
+    const quiet = await store.jobs.enqueue({ kind: 'test' })
+    const leaseUntil = new Date(Date.now() + 1500).toISOString()
+    await store.jobs.claimNext({ owner: 'gone', home: null, leaseUntil })
+    await worker.start()
+    if (kind === 'postgres') {
+      await sleep(500)
+      // Its lease still runs: another runner may be running it, and it is left alone.
+      expect(await store.jobs.byPk(quiet.pk)).toMatchObject({ state: 'running', owner: 'gone' })
+    }
+    const done = await pollUntil('the job to be run again', async () => {
+      const row = await store.jobs.byPk(quiet.pk)
+      return row?.state === 'succeeded' ? row : undefined
+    })
+    expect(done).toMatchObject({ owner: 'worker', attempts: 2 })
+    if (kind === 'postgres') expect(Date.parse(done.finishedAt!)).toBeGreaterThanOrEqual(Date.parse(leaseUntil))
+    expect(ran).toEqual([quiet.pk])
+    expect(log.lines.some((line) => line.startsWith('jobs whose runner is gone'))).toBe(true)
+  })
+})
