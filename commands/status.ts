@@ -2,6 +2,7 @@ import { humanTimestamp, record } from '../cli/output.js'
 import { LecternCommand } from '../cli/run.js'
 import type { SettingSource } from '../src/config.js'
 import { installStatus, type InstallStatus, type ServerSeen } from '../src/install/status.js'
+import type { Replica } from '../src/store/replicas.js'
 
 const MODE_SOURCE: Record<SettingSource, string> = {
   flag: 'from --mode',
@@ -13,7 +14,7 @@ const MODE_SOURCE: Record<SettingSource, string> = {
 
 export default class Status extends LecternCommand {
   static override summary = 'Show which data directory, mode, version and server this command sees.'
-  static override description = `Every command finds the data directory the same way: --data-dir, else LECTERN_DATA_DIR, else dataDir in lectern.yaml (./lectern.yaml, else /etc/lectern/lectern.yaml), else /var/lib/lectern when it exists, else ~/.local/share/lectern. status says which one it found and why, the mode and where it came from, the program's version and the database's schema, and whether a server holds that directory: its process, its address and whether it answers /api/ready.
+  static override description = `Every command finds the data directory the same way: --data-dir, else LECTERN_DATA_DIR, else dataDir in lectern.yaml (./lectern.yaml, else /etc/lectern/lectern.yaml), else /var/lib/lectern when it exists, else ~/.local/share/lectern. status says which one it found and why, the mode and where it came from, the program's version and the database's schema, and whether a server holds that directory: its process, its address and whether it answers /api/ready. On PostgreSQL (DATABASE_URL) it also lists the servers of the install on every host, from their heartbeats.
 
 A directory without Lectern data is refused (data_dir_empty, exit 4) with where it looked, as every command but serve and restore refuses it.`
   static override examples = [
@@ -34,12 +35,18 @@ A directory without Lectern data is refused (data_dir_empty, exit 4) with where 
         ['Mode', `${status.mode} (${MODE_SOURCE[status.modeSource]})`],
         ['Version', `Lectern ${status.version}, database schema ${status.schema}`],
         ['Server', serverText(status.server, this.dataDirArgument(status.dataDir))],
+        ...(status.replicas === null ? [] : [['Replicas', replicasText(status.replicas)] as [string, string]]),
         ['Libraries', String(status.libraries)],
         ['Jobs', `${status.jobs.running} running, ${status.jobs.queued} queued`],
       ]),
     )
     return status
   }
+}
+
+function replicasText(replicas: Replica[]): string {
+  if (replicas.length === 0) return 'none up (no `lectern serve` on this database beat in the last 20 s)'
+  return `${replicas.length} up: ${replicas.map((r) => `process ${r.pid} on ${r.host} (Lectern ${r.appVersion}, since ${humanTimestamp(r.startedAt)})`).join('; ')}`
 }
 
 /** `dataDirFlag`: the --data-dir the command was given, kept in the command it suggests. */

@@ -3,11 +3,14 @@
  * mode and versions, and whether a server holds that directory, where it listens and whether it
  * answers. The server is found by the data directory's lock (held only by a live process) and
  * the address `lectern serve` writes beside it; it is asked `GET /api/ready` with a short timeout.
+ * On PostgreSQL the servers of the install on every host are listed too, from their heartbeats.
  */
 import type { ResolvedConfig, Mode, SettingSource } from '../config.js'
 import { dataDirOrigin } from './data-dir.js'
 import type { Runtime } from '../runtime.js'
 import type { Store } from '../store/index.js'
+import type { Replica } from '../store/replicas.js'
+import { liveReplicas } from './replica.js'
 import { lockState, readLockHolder } from '../store/lock.js'
 import { APP_VERSION } from './version.js'
 
@@ -39,6 +42,8 @@ export interface InstallStatus {
   /** The newest migration the database has: what a backup's manifest and an upgrade compare. */
   schema: string
   server: ServerSeen
+  /** On PostgreSQL, the servers of the install seen within the last 20 s, on any host (replica.ts); null on SQLite. */
+  replicas: Replica[] | null
   libraries: number
   jobs: { running: number; queued: number }
 }
@@ -56,6 +61,7 @@ export async function installStatus(resolved: ResolvedConfig, runtime: Runtime):
     database: store.database,
     schema: (await store.migrations()).at(-1) ?? 'none',
     server: await serverSeen(store.paths.lock),
+    replicas: store.database.kind === 'postgres' ? await liveReplicas(store) : null,
     libraries: (await store.libraries.list()).length,
     jobs: { running: active.filter((j) => j.state === 'running').length, queued: active.filter((j) => j.state === 'queued').length },
   }

@@ -39,11 +39,14 @@ describe('an install on PostgreSQL', () => {
 
     const status = await runCli(['status', '--json', '--data-dir', cliDir], env)
     expect(status.exitCode, status.stderr).toBe(0)
-    const seen = JSON.parse(status.stdout) as { database: { kind: string; where: string }; schema: string }
+    const seen = JSON.parse(status.stdout) as { database: { kind: string; where: string }; schema: string; replicas: Array<{ pid: number }> }
     expect(seen.database).toEqual({ kind: 'postgres', where: expect.stringMatching(/^postgres:\/\/lectern:\*\*\*@127\.0\.0\.1:\d+\/lectern_/) })
     expect(seen.schema).toBe(POSTGRES_MIGRATIONS.at(-1)![0])
+    // The server runs elsewhere (another data directory): its heartbeat is what tells.
+    expect(seen.replicas.map((r) => r.pid)).toEqual([server.process.pid])
     const text = await runCli(['status', '--data-dir', cliDir], env)
     expect(text.stdout).toMatch(/Database: +PostgreSQL, postgres:\/\/lectern:\*\*\*@/)
+    expect(text.stdout).toMatch(new RegExp(`Replicas: +1 up: process ${server.process.pid} on \\S+ \\(Lectern `))
     const setting = await runCli(['config', 'get', 'database.url', '--data-dir', cliDir], env)
     expect(setting.stdout.trim()).toMatch(/^postgres:\/\/lectern:\*\*\*@127\.0\.0\.1:\d+\/lectern_/)
     const all = await runCli(['config', 'get', '--json', '--data-dir', cliDir], env)
