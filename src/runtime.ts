@@ -123,7 +123,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
 
 /**
  * Start-up housekeeping for the process that owns the data directory (it holds the lock, so no
- * job can be running): drop sets that a killed job left half-built and sets already replaced,
+ * job of this data directory can be running; on PostgreSQL other replicas' jobs may run, and what
+ * they build is held by their leases): drop sets that a killed job left half-built and sets already replaced,
 * remove work directories left behind, and queue a rebuild of any vector index that does not
  * match its set; delete the usage salts of ended days (src/store/usage-salt.ts). On a full disk
  * the server still starts (reads need none of this); the worker sweeps half-built sets once it
@@ -135,7 +136,10 @@ export async function recoverDataDir(runtime: Runtime, log: JobLog = silentLog):
   const [{ sweepImportStaging }, { checkVectorIndexes }] = await Promise.all([import('./airgap/import.js'), import('./jobs/vector-rebuild.js')])
   const softly = failSoftly(log)
   await softly('removing interrupted and replaced snippet sets', async () => {
-    const swept = await sweepSets(runtime.store, ['building', 'retired'], (pk) => runtime.forgetSet(pk))
+    // On PostgreSQL another replica's job may have retired a set a moment ago, while that replica's
+    // requests still read it: retired sets are left to the sweep after a job's grace period (handlers.ts).
+    const statuses: Array<'building' | 'retired'> = runtime.store.database.kind === 'postgres' ? ['building'] : ['building', 'retired']
+    const swept = await sweepSets(runtime.store, statuses, (pk) => runtime.forgetSet(pk))
     if (swept > 0) log.info({ swept }, 'removed snippet sets left by interrupted or replaced jobs')
   })
   await softly('removing the lexical index files of an earlier build', () => {
@@ -159,8 +163,8 @@ export async function recoverDataDir(runtime: Runtime, log: JobLog = silentLog):
   })
   await softly('deleting the usage salts of days that have ended', () => runtime.usage.forgetEndedDays())
   await softly('removing ended jobs past their retention', async () => {
-    const jobs = await pruneEndedJobs(runtime.store)
-    if (jobs > 0) log.info({ jobs }, 'removed ended jobs past their retention (jobs.retentionDays)')
+    const pruned = await runtime.store.exclusively('prune-ended-jobs', () => pruneEndedJobs(runtime.store))
+    if (pruned.ran && pruned.value > 0) log.info({ jobs: pruned.value }, 'removed ended jobs past their retention (jobs.retentionDays)')
   })
   await softly('checking vector indexes', () =>
     checkVectorIndexes(runtime.store, (setPk, problem) => {

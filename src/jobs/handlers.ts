@@ -9,13 +9,15 @@ import { failSoftly, type Softly } from '../install/housekeeping.js'
 import { addressGuard } from '../sources/address-guard.js'
 import type { HttpClient } from '../sources/http.js'
 import type { Store } from '../store/index.js'
-import { sweepSets } from '../index/sweep.js'
+import { sweepSets, sweepStrayEngineFiles, sweepStrayVectorFiles } from '../index/sweep.js'
 import { IMPORT_JOB, INGEST_JOB, REBUILD_VECTORS_JOB, REEMBED_JOB } from './kinds.js'
 import { pruneEndedJobs } from './retention.js'
 import type { JobHandler, JobHandlers, JobLog, WorkerOptions } from './worker.js'
 
 /** Retired sets linger this long after a job so in-flight requests can finish reading them. */
 const RETIRE_GRACE_MS = 10_000
+/** How often a replica on PostgreSQL removes the files of sets another replica's jobs removed. */
+export const HOUSEKEEPING_MS = 5 * 60_000
 
 export interface HandlerServices {
   store: Store
@@ -59,13 +61,21 @@ export function createJobHandlers(s: HandlerServices): JobHandlers {
 
 /**
  * What a worker tidies after and between jobs: a snippet set a job retired is removed a grace
- * period after the job ends; between jobs, when no set is being built, a `building` set is one a
- * failed job could not drop (a full disk refused the delete) and goes as soon as writing works
- * again; after each job, ended jobs past their retention go (retention.ts). All fail soft.
+ * period after the job ends; between jobs, a `building` set that no job holds a lease for is one a
+ * failed job could not drop (a full disk refused the delete) or a dead runner left, and goes as
+ * soon as writing works again; after each job, ended jobs past their retention go (retention.ts).
+ * All fail soft.
+ *
+ * On PostgreSQL several replicas tidy one database: the removal of retired sets and of old jobs
+ * runs on one replica at a time (`store.exclusively`; the other skips its turn, there being
+ * nothing left for it). And each replica removes, every HOUSEKEEPING_MS, the files its data
+ * directory holds for sets that are gone: another replica's job removed their rows, and only this
+ * replica can remove its own copies.
  */
 export class WorkerTidying {
   private readonly timers = new Set<NodeJS.Timeout>()
   private readonly softly: Softly
+  private housekeeping: NodeJS.Timeout | undefined
 
   constructor(
     private readonly store: Store,
@@ -80,7 +90,7 @@ export class WorkerTidying {
     return {
       onJobEnd: async () => {
         this.schedule()
-        await this.softly('removing ended jobs past their retention', () => pruneEndedJobs(this.store))
+        await this.pruneJobs()
       },
       betweenJobs: () => this.sweepAbandoned(),
     }
@@ -89,7 +99,7 @@ export class WorkerTidying {
   private schedule(): void {
     const timer = setTimeout(() => {
       this.timers.delete(timer)
-      void this.softly('sweeping replaced snippet sets', () => sweepSets(this.store, ['retired'], this.forgetSet))
+      void this.softly('sweeping replaced snippet sets', () => this.store.exclusively('sweep-retired-sets', () => sweepSets(this.store, ['retired'], this.forgetSet)))
     }, RETIRE_GRACE_MS)
     timer.unref()
     this.timers.add(timer)
@@ -99,9 +109,31 @@ export class WorkerTidying {
     return this.softly('removing half-built snippet sets', () => sweepSets(this.store, ['building'], this.forgetSet))
   }
 
+  private pruneJobs(): Promise<void> {
+    return this.softly('removing ended jobs past their retention', () => this.store.exclusively('prune-ended-jobs', () => pruneEndedJobs(this.store)))
+  }
+
+  /** On PostgreSQL, starts the tidying every HOUSEKEEPING_MS (the replica that runs jobs calls it). */
+  startHousekeeping(): void {
+    if (this.store.database.kind !== 'postgres' || this.housekeeping) return
+    this.housekeeping = setInterval(() => void this.housekeep(), HOUSEKEEPING_MS)
+    this.housekeeping.unref()
+  }
+
+  /** Old jobs, once for all replicas; then this replica's files of sets that are gone. */
+  async housekeep(): Promise<void> {
+    await this.pruneJobs()
+    await this.softly('removing the files of sets that are gone', async () => {
+      await sweepStrayEngineFiles(this.store)
+      await sweepStrayVectorFiles(this.store)
+    })
+  }
+
   /** Before the store closes: the next start sweeps what is left. */
   cancel(): void {
     for (const timer of this.timers) clearTimeout(timer)
     this.timers.clear()
+    clearInterval(this.housekeeping)
+    this.housekeeping = undefined
   }
 }

@@ -52,6 +52,7 @@ async function init(message: Extract<ToJobProcess, { type: 'init' }>): Promise<v
   const tidying = new WorkerTidying(store, forgetSet, log)
   const jobs = new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, { ...tidying.workerOptions, pace: pacer(() => requestsInFlight), runner })
   worker = jobs
+  tidying.startHousekeeping()
   stop = async () => {
     await jobs.stop()
     tidying.cancel()

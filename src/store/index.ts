@@ -81,6 +81,13 @@ export interface Store {
    * second when it is not (src/store/catalog-watch.ts).
    */
   isReachable(): boolean
+  /**
+   * Once-only work: runs `fn` unless another replica runs the same task right now, and says
+   * whether it ran. On SQLite it always runs: the data directory's lock leaves one process to do
+   * such work. On PostgreSQL an advisory lock decides (postgres-sql.ts); a replica that dies lets
+   * go of it, so another takes the task over at its next turn.
+   */
+  exclusively<T>(task: string, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>
   close(): Promise<void>
 }
 
@@ -158,6 +165,7 @@ async function openSqliteStore(paths: DataPaths): Promise<Store> {
     migrations: async () => appliedMigrations(db),
     isOpen: () => db.open,
     isReachable: () => true,
+    exclusively: async (_task, fn) => ({ ran: true, value: await fn() }),
     close: async () => {
       if (db.open) db.close()
     },
@@ -201,6 +209,7 @@ async function openPostgresStore(paths: DataPaths, url: string, env: NodeJS.Proc
       migrations: () => appliedPostgresMigrations((text) => sql.all<{ name: string }>(text).then((rows) => ({ rows }))),
       isOpen: () => open,
       isReachable: () => catalog.listening(),
+      exclusively: (task, fn) => sql.exclusively(task, fn),
       close: async () => {
         if (!open) return
         open = false

@@ -8,6 +8,7 @@
  * async context goes to that connection, and a transaction inside it is a savepoint.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { createHash } from 'node:crypto'
 import pg from 'pg'
 import { databaseUnreachable } from '../errors.js'
 import type { Sql, SqlValue } from './sql.js'
@@ -74,6 +75,15 @@ interface Transaction {
  */
 export const WRITE_LOCK_KEY = 0x4c454354
 
+/**
+ * The first key of the advisory locks of once-only work (`exclusively`), the second being the
+ * task's: the two-key form, which never conflicts with WRITE_LOCK_KEY's one-key form.
+ */
+const ONCE_LOCK_CLASS = 0x4c454333
+
+/** A task's name as the second key of its lock. */
+const taskKey = (task: string): number => createHash('sha256').update(task).digest().readInt32BE(0)
+
 const WRITE_STATEMENT = /^\s*(INSERT|UPDATE|DELETE|WITH|CREATE|ALTER|DROP)\b/i
 
 /**
@@ -102,6 +112,12 @@ export interface PostgresSqlOptions {
 export interface PostgresSql extends Sql {
   /** The write transaction of the calling async context (a number no other has), else undefined. */
   ownWriteTransaction(): number | undefined
+  /**
+   * Runs `fn` unless another connection (another replica) runs the task now: an advisory lock held
+   * by a connection of its own for `fn`'s length, which the server lets go of if that connection
+   * or its process dies, so another replica takes the task over at its next turn.
+   */
+  exclusively<T>(task: string, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>
   /** Ends the pool's connections. */
   end(): Promise<void>
 }
@@ -192,7 +208,28 @@ export function createPostgresSql(pool: pg.Pool, options: PostgresSqlOptions = {
       const tx = scope.getStore()
       return tx?.open && tx.access === 'write' ? tx.id : undefined
     },
+    exclusively: (task, fn) => said(exclusively(task, fn)),
     end: () => pool.end(),
+  }
+
+  async function exclusively<T>(task: string, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
+    const client = await pool.connect()
+    let broken: Error | undefined
+    const lost = (err: Error) => void (broken ??= err)
+    client.on('error', lost)
+    try {
+      const { rows } = await client.query<{ held: number }>('SELECT pg_try_advisory_lock($1, $2) AS held', [ONCE_LOCK_CLASS, taskKey(task)])
+      if (!rows[0]!.held) return { ran: false }
+      try {
+        return { ran: true, value: await fn() }
+      } finally {
+        // A connection that cannot unlock must not go back to the pool still holding the lock.
+        await client.query('SELECT pg_advisory_unlock($1, $2)', [ONCE_LOCK_CLASS, taskKey(task)]).catch((err: Error) => (broken = err))
+      }
+    } finally {
+      client.off('error', lost)
+      client.release(broken)
+    }
   }
 }
 

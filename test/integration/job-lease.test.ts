@@ -3,12 +3,17 @@
  * finds its job taken over stops it and records nothing of that run, cannot swap in what it built,
  * and a job whose runner went quiet is queued again and run, on PostgreSQL once its lease lapsed,
  * on SQLite at once (the starting worker holds the data directory's lock: it is the only runner).
+ * And a replica on PostgreSQL tidies its own files of the sets another replica's jobs removed.
  */
+import { existsSync } from 'node:fs'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it, onTestFinished } from 'vitest'
+import { WorkerTidying } from '../../src/jobs/handlers.js'
 import { Worker, type JobHandler, type JobLog } from '../../src/jobs/worker.js'
+import { engineFilePath } from '../../src/install/paths.js'
 import type { Store } from '../../src/store/index.js'
-import { freshStore, type StoreKind } from '../helpers/stores.js'
+import { freshStore, sameDatabase, type StoreKind } from '../helpers/stores.js'
 import { pollUntil } from '../helpers/poll.js'
 import { suiteTeardown } from '../helpers/tmp.js'
 import { heldByTest, testClaimer } from '../helpers/jobs.js'
@@ -57,12 +62,18 @@ describe.each<StoreKind>(['sqlite', 'postgres'])('job leases on %s', (kind) => {
   it('refuses the fence to a worker whose job was taken over, before its work is swapped in', async () => {
     const store = await freshStore(kind, onTestFinished, serverDefer)
     let takenOver!: () => void
+    let fencedOnce!: () => void
     const taken = new Promise<void>((resolve) => (takenOver = resolve))
+    const holding = new Promise<void>((resolve) => (fencedOnce = resolve))
     let fenced: unknown
     const handler: JobHandler = async (ctx) => {
       await ctx.fence()
+      fencedOnce()
       await taken
-      fenced = await ctx.fence().catch((err: unknown) => err)
+      fenced = await ctx.fence().then(
+        () => 'the fence let the worker through',
+        (err: unknown) => err,
+      )
       throw fenced
     }
     // A lease long enough that no renewal notices first: the fence alone stops it.
@@ -73,8 +84,10 @@ describe.each<StoreKind>(['sqlite', 'postgres'])('job leases on %s', (kind) => {
       const row = await store.jobs.byPk(job.pk)
       return row?.state === 'running' ? row : undefined
     })
-    await store.jobs.requeue(running, 'interrupted; queued again')
-    await store.jobs.claimNext(testClaimer)
+    // Taken over only once the handler passed the fence while it held the job.
+    await holding
+    expect(await store.jobs.requeue(running, 'interrupted; queued again')).toBe(true)
+    expect((await store.jobs.claimNext(testClaimer))?.pk).toBe(job.pk)
     takenOver()
     await pollUntil('the fence to refuse', () => fenced)
     expect(String(fenced)).toContain(`Job ${job.pk} is no longer held by this runner`)
@@ -103,5 +116,24 @@ describe.each<StoreKind>(['sqlite', 'postgres'])('job leases on %s', (kind) => {
     if (kind === 'postgres') expect(Date.parse(done.finishedAt!)).toBeGreaterThanOrEqual(Date.parse(leaseUntil))
     expect(ran).toEqual([quiet.pk])
     expect(log.lines.some((line) => line.startsWith('jobs whose runner is gone'))).toBe(true)
+  })
+})
+
+describe('tidying on PostgreSQL', () => {
+  it("removes a replica's files of the sets another replica's job removed, and leaves the live sets' files", async () => {
+    const store = await freshStore('postgres', onTestFinished, serverDefer)
+    const other = await sameDatabase(store, onTestFinished)
+    const { version } = await store.libraries.create({ id: '/acme/tidy', title: 'Tidy', sourceKind: 'github', sourceUrl: 'https://github.com/acme/tidy' })
+    const live = await store.snippets.createSet(version.pk, { provider: 'hash', model: 'hash-v1', dimensions: 256 })
+    await store.snippets.finalizeSet(live.pk, version.pk, { tokens: 0, snippets: 0, commitSha: null })
+    const gone = await store.snippets.createSet(version.pk, { provider: 'hash', model: 'hash-v1', dimensions: 256 })
+    // The other replica had both loaded, so its engine directory holds a file of each.
+    await mkdir(other.paths.engine, { recursive: true })
+    for (const set of [live, gone]) await writeFile(engineFilePath(other.paths, set.pk), 'engine')
+    await store.snippets.dropSet(gone.pk)
+    const tidying = new WorkerTidying(other, () => {}, recordingLog())
+    await tidying.housekeep()
+    expect(existsSync(engineFilePath(other.paths, gone.pk))).toBe(false)
+    expect(existsSync(engineFilePath(other.paths, live.pk))).toBe(true)
   })
 })

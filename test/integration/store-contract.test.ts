@@ -7,8 +7,9 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { LecternError } from '../../src/errors.js'
 import type { NewSnippet } from '../../src/store/snippets.js'
-import { openStore, type Store } from '../../src/store/index.js'
+import { openStore, sqlOf, type Store } from '../../src/store/index.js'
 import { freshDatabase, freshStore, sameDatabase, TEST_SECRET_KEY, type StoreKind } from '../helpers/stores.js'
+import { pollUntil } from '../helpers/poll.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { testClaimer, heldByTest } from '../helpers/jobs.js'
 
@@ -226,6 +227,13 @@ describe.each<StoreKind>(['sqlite', 'postgres'])('the store on %s', (kind) => {
     expect((await store.snippets.abandonedSets(new Date().toISOString())).map((s) => s.pk)).toEqual([building.pk])
   })
 
+  it('runs once-only work there and then when no other replica runs it', async () => {
+    const store = await open(kind)
+    expect(await store.exclusively('sweep', async () => 42)).toEqual({ ran: true, value: 42 })
+    await expect(store.exclusively('sweep', async () => Promise.reject(new Error('sweep failed')))).rejects.toThrow('sweep failed')
+    expect(await store.exclusively('sweep', async () => 43)).toEqual({ ran: true, value: 43 })
+  })
+
   it('moves the catalogue version on a write of this process at once, and of another within a second', async () => {
     const store = await open(kind)
     const other = await sameDatabase(store, onTestFinished)
@@ -263,6 +271,45 @@ describe('the store on postgres, two replicas', () => {
       })
     await Promise.all([increment(store), increment(other), increment(store), increment(other)])
     expect((await store.libraries.byPk(library.pk))!.options.count).toBe(4)
+  })
+
+  it('runs once-only work on one replica at a time, and lets another take it over when the first ends or its connection dies', async () => {
+    const store = await open('postgres')
+    const other = await sameDatabase(store, onTestFinished)
+    let started!: () => void
+    let finish!: () => void
+    const running = new Promise<void>((resolve) => (started = resolve))
+    const holding = new Promise<void>((resolve) => (finish = resolve))
+    const first = store.exclusively('sweep', async () => {
+      started()
+      await holding
+      return 'first'
+    })
+    await running
+    expect(await other.exclusively('sweep', async () => 'second')).toEqual({ ran: false })
+    expect(await other.exclusively('prune', async () => 'another task')).toEqual({ ran: true, value: 'another task' })
+    finish()
+    expect(await first).toEqual({ ran: true, value: 'first' })
+    expect(await other.exclusively('sweep', async () => 'second')).toEqual({ ran: true, value: 'second' })
+
+    // The holder's connection dies (its replica was killed): the database lets go of the lock.
+    let stalled!: () => void
+    let unstall!: () => void
+    const stalling = new Promise<void>((resolve) => (stalled = resolve))
+    const dying = store.exclusively('sweep', async () => {
+      stalled()
+      await new Promise<void>((resolve) => (unstall = resolve))
+    })
+    await stalling
+    expect(await other.exclusively('sweep', async () => 'second')).toEqual({ ran: false })
+    await sqlOf(other).get(
+      `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid() AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    )
+    await pollUntil('the lock to pass on', async () => ((await other.exclusively('sweep', async () => 'taken over')).ran ? true : undefined))
+    // The stalled holder wakes up to a dead connection: its work is done, the connection is not reused.
+    unstall()
+    expect(await dying).toEqual({ ran: true, value: undefined })
+    expect(await store.exclusively('sweep', async () => 'again')).toEqual({ ran: true, value: 'again' })
   })
 
   it('gives each queued job to one of two runners claiming at once, without either waiting for the other', async () => {
