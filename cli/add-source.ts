@@ -27,7 +27,7 @@ export abstract class AddSourceCommand extends LecternCommand {
     const message = notice ? `${submitted.message} ${notice}` : submitted.message
     const result: AddSourceResult = { libraryName: submitted.libraryId, message, jobId: submitted.job.pk }
     if (!wait) {
-      this.reportQueued(runtime, `${message} Follow it with \`lectern jobs\`.`)
+      await this.reportQueued(runtime, `${message} Follow it with \`lectern jobs\`.`)
       return result
     }
     const job = await this.followJob(runtime, submitted.job.pk, submitted.libraryId)

@@ -9,12 +9,11 @@ import { loadConfig, type ConfigOverrides, type ResolvedConfig } from '../src/co
 import { refuseRootOnForeignDataDir, requireExistingData } from '../src/install/data-dir.js'
 import { asDiskFull, isDiskFull } from '../src/install/disk-full.js'
 import { ERROR_CODES, LecternError, isLecternError, type ErrorCode } from '../src/errors.js'
-import { jobError, waitForJob } from '../src/jobs/wait.js'
+import { jobError, waitForJob, whyNoServerRuns } from '../src/jobs/wait.js'
 import { recordInstallMode, refuseOtherMode, withDatabaseMode, withRecordedMode } from '../src/install/mode.js'
 import { dataPaths } from '../src/install/paths.js'
 import { openRuntime, type Runtime } from '../src/runtime.js'
 import type { Job } from '../src/store/jobs.js'
-import { isLocked } from '../src/store/lock.js'
 import { errorLine, parserMessage } from './error-text.js'
 import { configFlag, dataDirFlag } from './flags.js'
 import { Progress, progressMode } from './progress.js'
@@ -130,11 +129,10 @@ export abstract class LecternCommand extends Command {
   }
 
   /** Says what was queued, and what will run it: a server, or nothing until `serve` or `--wait`. */
-  protected reportQueued(runtime: Runtime, message: string): void {
+  protected async reportQueued(runtime: Runtime, message: string): Promise<void> {
     this.log(message)
-    if (!isLocked(runtime.store.paths.lock)) {
-      this.logToStderr('No server is running: start `lectern serve` to run the job, or pass --wait to run it here.')
-    }
+    const unrun = await whyNoServerRuns(runtime.store)
+    if (unrun) this.logToStderr(unrun)
   }
 
   /**

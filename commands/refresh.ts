@@ -45,7 +45,7 @@ export default class Refresh extends LecternCommand {
       if (queued.length === 0) this.log('Nothing to refresh.')
       for (const q of queued) {
         if (!flags.wait) {
-          this.reportQueued(runtime, q.message)
+          await this.reportQueued(runtime, q.message)
           continue
         }
         // With --all one failure does not stop the others; their states are in the result.

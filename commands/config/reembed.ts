@@ -21,7 +21,7 @@ export default class ConfigReembed extends LecternCommand {
       let failed = 0
       if (queuedSets.length === 0) this.log('Every snippet set already uses the configured provider, or is queued for it.')
       else if (flags.wait) this.log(`Queued re-embedding of ${queuedSets.length} snippet sets.`)
-      else this.reportQueued(runtime, `Queued re-embedding of ${queuedSets.length} snippet sets.`)
+      else await this.reportQueued(runtime, `Queued re-embedding of ${queuedSets.length} snippet sets.`)
       if (!flags.wait) return { queuedSets, failed }
       const jobs = (await runtime.store.jobs.list({ states: ['queued', 'running'], limit: 1000 })).filter((j) => j.kind === REEMBED_JOB)
       for (const job of jobs.reverse()) {

@@ -92,7 +92,7 @@ Start-up settings (server.port, log.level...) are not stored: give them as flags
       const switched = await switchEmbedding(rt.store, rt.embedders, settings)
       const message = `embedding = ${switched.provider} ${switched.model} (${switched.dimensions} dimensions)`
       if (switched.queuedSets === 0) this.log(`${message}.`)
-      else this.reportQueued(rt, `${message}; queued re-embedding of ${switched.queuedSets} snippet sets.`)
+      else await this.reportQueued(rt, `${message}; queued re-embedding of ${switched.queuedSets} snippet sets.`)
       return switched
     })
     return { name: 'embedding', value: { ...result, ...(flags.host ? { host: flags.host } : {}) } }

@@ -22,7 +22,7 @@ export default class VersionsAdd extends LecternCommand {
     return this.withRuntime(flags, 'read', async (runtime) => {
       const queued = await addVersion(runtime.store, args.libraryId, args.tag, flags.title, LOCAL, runtime.guard, runtime.config.mode)
       if (!flags.wait) {
-        this.reportQueued(runtime, queued.message)
+        await this.reportQueued(runtime, queued.message)
         return { libraryId: queued.libraryId, jobId: queued.job.pk }
       }
       const job = await this.followJob(runtime, queued.job.pk, queued.libraryId)

@@ -12,6 +12,7 @@ import { POSTGRES_MIGRATIONS } from '../../migrations/postgres/index.js'
 import { openStore } from '../../src/store/index.js'
 import { runCli } from '../helpers/cli.js'
 import { makeGitRepo } from '../helpers/git.js'
+import { PETSHOP_YAML } from '../helpers/openapi-fixtures.js'
 import { GIT_TOKEN, startHeldGitHost } from '../helpers/held-git.js'
 import { startServer } from '../helpers/server.js'
 import { TEST_SECRET_KEY } from '../helpers/secret-key.js'
@@ -147,6 +148,28 @@ describe('an install on PostgreSQL', () => {
     await pollUntil('/api/ready once the database is back', async () => ((await fetch(`${server.url}/api/ready`)).status === 200 ? true : undefined))
     expect((await search(unseen)).status).toBe(404)
     expect(server.process.exitCode).toBeNull()
+  })
+
+  it('runs an uploaded spec where its file is: a CLI on another host runs it itself with --wait, and says so without', async () => {
+    const env = replica(await freshDatabase(serverDefer, serverDefer))
+    await startServer(await tmpDir('lectern-replica-'), env)
+    const cliDir = await tmpDir('lectern-cli-')
+    const file = path.join(cliDir, 'petshop.yaml')
+    await fs.writeFile(file, PETSHOP_YAML)
+    const queued = await runCli(['add', 'openapi', file, '--title', 'Pet Shop', '--data-dir', cliDir], env)
+    expect(queued.exitCode, queued.stderr).toBe(0)
+    expect(queued.stderr).toContain(`The job reads a file kept in this data directory (${cliDir}), which no server serves: start \`lectern serve\` with this data directory, or pass --wait to run it here.`)
+    // It waits for a server with this data directory; cancelled, it makes way for a run here.
+    expect((await runCli(['jobs', 'cancel', '1', '--data-dir', cliDir], env)).exitCode).toBe(0)
+    const waited = await runCli(['add', 'openapi', file, '--title', 'Pet Shop', '--force', '--wait', '--data-dir', cliDir], env)
+    expect(waited.exitCode, waited.stderr).toBe(0)
+    const store = await openStore(await tmpDir('lectern-store-'), { databaseUrl: env.DATABASE_URL, env: { LECTERN_SECRET_KEY: TEST_SECRET_KEY } })
+    onTestFinished(() => store.close())
+    const jobs = await store.jobs.list({ oldestFirst: true })
+    expect(jobs.map((job) => [job.state, job.errorCode, job.home])).toEqual([
+      ['failed', 'cancelled', expect.stringMatching(new RegExp(`:${cliDir}$`))],
+      ['succeeded', null, expect.stringMatching(new RegExp(`:${cliDir}$`))],
+    ])
   })
 
   it("shares the queue among replicas: a job whose replica was killed is run again by another once its lease lapses", async () => {
