@@ -121,11 +121,24 @@ describe('an install on PostgreSQL', () => {
     const postgres = await startPostgres(onTestFinished)
     await createDatabase(postgres.url, 'outage')
     const env = replica(withDatabase(postgres.url, 'outage'))
-    const server = await startServer(await tmpDir('lectern-replica-'), env)
+    const serverDir = await tmpDir('lectern-replica-')
+    // One serving process: what is answered from memory is what that process has seen (each of --workers N keeps its own).
+    const server = await startServer(serverDir, env, onTestFinished, { args: ['--workers', '1'] })
     const keyOf = async () => (await runCli(['keys', 'create', '--name', 'ci', '--data-dir', await tmpDir('lectern-cli-')], env)).stdout.trim()
     const seen = await keyOf()
     const unseen = await keyOf()
     const search = (key: string) => fetch(`${server.url}/api/v2/libs/search?libraryName=nothing`, { headers: { authorization: `Bearer ${key}` } })
+    expect((await search(seen)).status).toBe(404)
+    const file = path.join(serverDir, 'petshop.yaml')
+    await fs.writeFile(file, PETSHOP_YAML)
+    const added = await runCli(['add', 'openapi', file, '--title', 'Pet Shop', '--wait', '--data-dir', serverDir], env)
+    expect(added.exitCode, added.stderr).toBe(0)
+    const ask = () => fetch(`${server.url}/api/v2/context?libraryId=/docs/pet-shop&query=list%20pets&type=txt`, { headers: { authorization: `Bearer ${seen}` } })
+    const before = await ask()
+    expect(before.status).toBe(200)
+    const answer = await before.text()
+    expect(answer).toContain('pets')
+    // The catalogue changed with the library: a search reads it once at its new version.
     expect((await search(seen)).status).toBe(404)
 
     await postgres.stop()
@@ -135,8 +148,11 @@ describe('an install on PostgreSQL', () => {
     })
     expect(notReady.error).toBe('database_unreachable')
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
-    // A key already seen is answered from memory; one never seen needs the database.
+    // A key already seen is answered from memory, about a library already loaded too; one never seen needs the database.
     expect((await search(seen)).status).toBe(404)
+    const during = await ask()
+    expect(during.status).toBe(200)
+    expect(await during.text()).toBe(answer)
     const refused = await search(unseen)
     expect(refused.status).toBe(503)
     expect(refused.headers.get('retry-after')).toBe('5')
@@ -148,7 +164,7 @@ describe('an install on PostgreSQL', () => {
     await pollUntil('/api/ready once the database is back', async () => ((await fetch(`${server.url}/api/ready`)).status === 200 ? true : undefined))
     expect((await search(unseen)).status).toBe(404)
     expect(server.process.exitCode).toBeNull()
-  })
+  }, 120_000)
 
   it('runs an uploaded spec where its file is: a CLI on another host runs it itself with --wait, and says so without', async () => {
     const env = replica(await freshDatabase(serverDefer, serverDefer))
