@@ -29,6 +29,7 @@ import * as extractionReports from './0023_extraction_reports.js'
 import * as oneActiveJobPerVersion from './0024_one_active_job_per_version.js'
 import * as replicas from './0025_replicas.js'
 import * as jobLeases from './0026_job_leases.js'
+import * as rateCounts from './0027_rate_counts.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -57,6 +58,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0024_one_active_job_per_version', oneActiveJobPerVersion],
   ['0025_replicas', replicas],
   ['0026_job_leases', jobLeases],
+  ['0027_rate_counts', rateCounts],
 ]
 
 export const migrationSource = sourceOf(MIGRATIONS)

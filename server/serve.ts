@@ -32,6 +32,7 @@ import { acquireDataDirLock } from '../src/store/lock.js'
 import { APP_VERSION } from '../src/install/version.js'
 import { buildApp } from './app.js'
 import { ClusterPrimary } from './cluster/primary.js'
+import { SharedRateLimiter } from '../src/net/shared-rate-limit.js'
 import { listenOn } from './listen.js'
 import { createLogDestination, isPretty, loggerOptions, type LogDestination } from './logger.js'
 import { registerReplica, type ReplicaRegistration } from '../src/install/replica.js'
@@ -133,13 +134,25 @@ async function runCluster(resolved: ResolvedConfig, paths: DataPaths, logs: LogD
   try {
     await recordInstallMode(store.settings, config.mode)
     setup = await prepareSetup(store, paths)
-  } finally {
+  } catch (err) {
     await store.close()
+    throw err
   }
-  return new ClusterPrimary(config, log, logs).run((url) => {
-    listening(url)
-    announceSetup(setup, url, log, config.log.format)
-  })
+  // On PostgreSQL the primary's rate-limit counts are shared with the other replicas through the
+  // store, kept open for it; on SQLite the primary needs no database.
+  const shared = store.database.kind === 'postgres' ? new SharedRateLimiter(config.rateLimit, store.rateCounts, log) : undefined
+  if (!shared) await store.close()
+  try {
+    return await new ClusterPrimary(config, log, logs, shared).run((url) => {
+      listening(url)
+      announceSetup(setup, url, log, config.log.format)
+    })
+  } finally {
+    if (shared) {
+      await shared.close()
+      await store.close()
+    }
+  }
 }
 
 /** One server lifetime: apply a staged restore, build, listen, and wait for a signal or a staged restore. */

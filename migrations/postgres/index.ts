@@ -8,6 +8,7 @@ import { sourceOf } from '../index.js'
 import * as oneActiveJobPerVersion from '../0024_one_active_job_per_version.js'
 import * as replicas from '../0025_replicas.js'
 import * as jobLeases from '../0026_job_leases.js'
+import * as rateCounts from '../0027_rate_counts.js'
 import * as baseline from './0023_baseline.js'
 
 export const POSTGRES_MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
@@ -15,6 +16,7 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration
   ['0024_one_active_job_per_version', oneActiveJobPerVersion],
   ['0025_replicas', replicas],
   ['0026_job_leases', jobLeases],
+  ['0027_rate_counts', rateCounts],
 ]
 
 export const postgresMigrationSource = sourceOf(POSTGRES_MIGRATIONS)

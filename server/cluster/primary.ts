@@ -25,6 +25,7 @@ import type { Logger } from 'pino'
 import type { LecternConfig } from '../../src/config.js'
 import { LecternError, type ErrorCode } from '../../src/errors.js'
 import { RateLimiter } from '../../src/net/rate-limit.js'
+import type { SharedRateLimiter } from '../../src/net/shared-rate-limit.js'
 import type { LogDestination } from '../logger.js'
 import { isMessage, type FromWorker, type ToWorker } from './messages.js'
 
@@ -55,7 +56,7 @@ interface Slot {
 
 export class ClusterPrimary {
   private readonly slots: Slot[]
-  private readonly limiter: RateLimiter
+  private readonly limiter: RateLimiter | SharedRateLimiter
   private jobsRunning = false
   /** The port the workers share (the OS picks it for --port 0). */
   private port = 0
@@ -70,6 +71,8 @@ export class ClusterPrimary {
     private readonly config: LecternConfig,
     private readonly log: Logger,
     private readonly logs: LogDestination,
+    /** The counter the workers ask (default: one in this process; on PostgreSQL, one the replicas share). */
+    limiter?: SharedRateLimiter,
   ) {
     this.slots = Array.from({ length: config.server.workers }, (_, i) => ({
       worker: i + 1,
@@ -82,7 +85,7 @@ export class ClusterPrimary {
       restartTimer: undefined,
       startFailure: undefined,
     }))
-    this.limiter = new RateLimiter(config.rateLimit)
+    this.limiter = limiter ?? new RateLimiter(config.rateLimit)
   }
 
   /** Starts every worker and supervises them until a signal or a staged restore; every worker has exited when it returns. */

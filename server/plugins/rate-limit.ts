@@ -17,6 +17,7 @@ import fp from 'fastify-plugin'
 import { LecternError } from '../../src/errors.js'
 import type { RateLimitSettings } from '../../src/config.js'
 import { RateLimiter, type RateLimitCounter, type RateLimitDecision } from '../../src/net/rate-limit.js'
+import { SharedRateLimiter } from '../../src/net/shared-rate-limit.js'
 import { PLAN_LIMITS } from '../../src/tenancy/plans.js'
 
 declare module 'fastify' {
@@ -44,12 +45,24 @@ const EXEMPT = new Set(['/api/health', '/api/ready', '/ping', '/mcp'])
 
 export interface RateLimitOptions {
   limits: RateLimitSettings
-  /** Where requests are counted; default a RateLimiter in this process (see src/net/rate-limit.ts). */
+  /**
+   * Where requests are counted; default a RateLimiter in this process (src/net/rate-limit.ts), or
+   * on PostgreSQL one whose counts the replicas share (src/net/shared-rate-limit.ts).
+   */
   counter?: RateLimitCounter
 }
 
+/** This process's own counter: shared with the other replicas through the database on PostgreSQL. */
+function ownCounter(app: FastifyInstance, limits: RateLimitSettings): RateLimitCounter {
+  if (app.runtime.store.database.kind !== 'postgres') return new RateLimiter(limits)
+  const shared = new SharedRateLimiter(limits, app.runtime.store.rateCounts, app.log)
+  // Before the store closes (onClose hooks run in the reverse order of registration).
+  app.addHook('onClose', () => shared.close())
+  return shared
+}
+
 async function rateLimit(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
-  const limiter = options.counter ?? new RateLimiter(options.limits)
+  const limiter = options.counter ?? ownCounter(app, options.limits)
   const teams = app.lecternOptions.config.mode === 'cloud' ? app.runtime.store.teams : undefined
   /** The key's teamspace's plan multiplier; a team gone since the key was read counts as free. */
   const multiplierOf = async (teamId: number | null, catalogVersion: number) =>

@@ -2,7 +2,8 @@
  * Fixed-window request limits per caller (an API key, or the client address when anonymous).
  * In memory, in exactly one process per data directory: a single-process server counts itself;
  * under `serve --workers N` the primary process holds the one RateLimiter and every worker asks
- * it (server/cluster/rate-limit-client.ts), so N processes never grant N times a limit.
+ * it (server/cluster/rate-limit-client.ts), so N processes never grant N times a limit. Replicas
+ * on PostgreSQL share their counts through the database instead (shared-rate-limit.ts).
  * `reset` is a Unix timestamp in seconds, as spec 8 defines RateLimit-Reset. A keyed caller's
  * limit is `rateLimit.keyed` times its plan's multiplier (src/tenancy/plans.ts; 1 without a plan).
  */

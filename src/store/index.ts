@@ -26,6 +26,7 @@ import { createLibrariesRepository, type LibrariesRepository } from './libraries
 import { createLibraryAccessRepository, type LibraryAccessRepository } from './library-access.js'
 import { createPoliciesRepository, type PoliciesRepository } from './policies.js'
 import { createSqliteSql } from './sqlite-sql.js'
+import { createRateCountsRepository, type RateCountsRepository } from './rate-counts.js'
 import { createReplicasRepository, type ReplicasRepository } from './replicas.js'
 import { createSettingsRepository, type SettingsRepository } from './settings.js'
 import type { Sql } from './sql.js'
@@ -54,6 +55,7 @@ export interface Store {
   licenses: LicensesRepository
   usage: UsageRepository
   replicas: ReplicasRepository
+  rateCounts: RateCountsRepository
   /**
    * Changes whenever any connection (this process or another) changes the catalogue: a
    * library, a version, a snippet set or a redirect (migration 0012). Cheap validation for what
@@ -257,6 +259,7 @@ function repositories(sql: Sql, secrets: SecretBox, settings: SettingsRepository
     licenses: createLicensesRepository(sql),
     usage: createUsageRepository(sql),
     replicas: createReplicasRepository(sql),
+    rateCounts: createRateCountsRepository(sql),
     transaction: <T>(fn: () => Promise<T>) => sql.transaction(fn, 'write'),
     readTransaction: <T>(fn: () => Promise<T>) => sql.transaction(fn, 'read'),
   }

@@ -5,10 +5,12 @@
  * refused with what to do instead.
  */
 import fs from 'node:fs/promises'
+import { setTimeout as sleep } from 'node:timers/promises'
 import path from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { exitCodeOf } from '../../cli/run.js'
 import { POSTGRES_MIGRATIONS } from '../../migrations/postgres/index.js'
+import { SYNC_MS } from '../../src/net/shared-rate-limit.js'
 import { openStore } from '../../src/store/index.js'
 import { runCli } from '../helpers/cli.js'
 import { makeGitRepo } from '../helpers/git.js'
@@ -186,6 +188,27 @@ describe('an install on PostgreSQL', () => {
       ['failed', 'cancelled', expect.stringMatching(new RegExp(`:${cliDir}$`))],
       ['succeeded', null, expect.stringMatching(new RegExp(`:${cliDir}$`))],
     ])
+  })
+
+  it("holds a key to its rate limit over two replicas, one serving alone and one with --workers 2", async () => {
+    const env = { ...replica(await freshDatabase(serverDefer, serverDefer)), LECTERN_RATE_LIMIT_KEYED: '10' }
+    const key = (await runCli(['keys', 'create', '--name', 'ci', '--data-dir', await tmpDir('lectern-cli-')], env)).stdout.trim()
+    const alone = await startServer(await tmpDir('lectern-replica-'), env, onTestFinished, { args: ['--workers', '1'] })
+    const clustered = await startServer(await tmpDir('lectern-replica-'), env, onTestFinished, { args: ['--workers', '2'] })
+    const ask = async (server: { url: string }) => (await fetch(`${server.url}/api/v2/libs/search?libraryName=nothing`, { headers: { authorization: `Bearer ${key}` } })).status
+    const statuses = async (server: { url: string }, n: number) => {
+      const seen: number[] = []
+      for (let i = 0; i < n; i++) seen.push(await ask(server))
+      return seen
+    }
+    // Each replica has seen the key before the counts are shared (a first sight is the slack, docs/scaling.md).
+    expect(await statuses(clustered, 1)).toEqual([404])
+    expect(await statuses(alone, 5)).toEqual([404, 404, 404, 404, 404])
+    // Both have added their counts and read the totals back: two syncs at most.
+    await sleep(2 * SYNC_MS + 500)
+    expect(await statuses(clustered, 6)).toEqual([404, 404, 404, 404, 429, 429])
+    await sleep(2 * SYNC_MS + 500)
+    expect(await statuses(alone, 1)).toEqual([429])
   })
 
   it("shares the queue among replicas: a job whose replica was killed is run again by another once its lease lapses", async () => {
