@@ -34,7 +34,7 @@ A directory without Lectern data is refused (data_dir_empty, exit 4) with where 
         ['Database', status.database.kind === 'sqlite' ? `SQLite, ${status.database.where}` : `PostgreSQL, ${status.database.where}`],
         ['Mode', `${status.mode} (${MODE_SOURCE[status.modeSource]})`],
         ['Version', `Lectern ${status.version}, database schema ${status.schema}`],
-        ['Server', serverText(status.server, this.dataDirArgument(status.dataDir))],
+        ['Server', serverText(status.server, this.dataDirArgument(status.dataDir), status.replicas)],
         ...(status.replicas === null ? [] : [['Replicas', replicasText(status.replicas)] as [string, string]]),
         ['Libraries', String(status.libraries)],
         ['Jobs', `${status.jobs.running} running, ${status.jobs.queued} queued`],
@@ -50,7 +50,8 @@ function replicasText(replicas: Replica[]): string {
 }
 
 /** `dataDirFlag`: the --data-dir the command was given, kept in the command it suggests. */
-function serverText(server: ServerSeen, dataDirFlag: string): string {
+function serverText(server: ServerSeen, dataDirFlag: string, replicas: Replica[] | null): string {
+  if (!server.running && replicas?.length) return 'none on this data directory; the install is served by the replicas below'
   if (!server.running) return `not running (start it with \`lectern serve${dataDirFlag}\`, or \`systemctl start lectern\`)`
   const who = server.pid ? `process ${server.pid} on ${server.hostname}, since ${humanTimestamp(server.startedAt)}` : 'a Lectern process'
   if (!server.url) return `the data directory is held by ${who}, which is not listening (a command running jobs, or a restore)`

@@ -26,8 +26,8 @@ import type { LecternConfig, LogFormat, ResolvedConfig } from '../src/config.js'
 import { createDataDir, dataDirOrigin } from '../src/install/data-dir.js'
 import { recordInstallMode, refuseOtherMode, withDatabaseMode } from '../src/install/mode.js'
 import { dataPaths, type DataPaths } from '../src/install/paths.js'
-import { prepareSetup } from '../src/install/setup.js'
-import { openStore } from '../src/store/index.js'
+import { prepareSetup, tokenElsewhere } from '../src/install/setup.js'
+import { openStore, type Store } from '../src/store/index.js'
 import { acquireDataDirLock } from '../src/store/lock.js'
 import { APP_VERSION } from '../src/install/version.js'
 import { buildApp } from './app.js'
@@ -130,10 +130,10 @@ async function runCluster(resolved: ResolvedConfig, paths: DataPaths, logs: LogD
   if (staged?.state === 'failed' && !config.server.supervise) return 'restore-failed'
   refuseOtherMode(resolved)
   const store = await openStore(config.dataDir, { databaseUrl: config.database.url })
-  let setup: Awaited<ReturnType<typeof prepareSetup>>
+  let setup: Setup
   try {
     await recordInstallMode(store.settings, config.mode)
-    setup = await prepareSetup(store, paths)
+    setup = await prepareOrFindSetup(store, paths)
   } catch (err) {
     await store.close()
     throw err
@@ -166,7 +166,7 @@ async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDe
   let stopForRestore = () => {}
   const app = await buildApp({ ...config, jobRunner: 'process', engineRebuild: 'thread', logStream: logs.stream, onRestoreStaged: () => stopForRestore() })
   await recordInstallMode(app.runtime.store.settings, config.mode)
-  const setup = await prepareSetup(app.runtime.store, paths)
+  const setup = await prepareOrFindSetup(app.runtime.store, paths)
   const port = await listenOn(app, config.server)
   const url = `http://${config.server.host}:${port}`
   app.log.info({ url }, 'Lectern is listening (ready once the job process has started)')
@@ -199,13 +199,26 @@ async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDe
   })
 }
 
+type Setup = Awaited<ReturnType<typeof prepareSetup>> | { elsewhere: { host: string; file: string } }
+
+/** A fresh install's setup token: made by this start, or (PostgreSQL) by another live replica. */
+async function prepareOrFindSetup(store: Store, paths: DataPaths): Promise<Setup> {
+  const elsewhere = await tokenElsewhere(store, paths)
+  return elsewhere ? { elsewhere } : await prepareSetup(store, paths)
+}
+
 /**
  * A fresh install: says where the dashboard's setup page is. The token goes to a person's
  * terminal only (never into the log, which is kept and shipped, nor between JSON log lines that a
  * program reads); a service's operator reads the file instead.
  */
-function announceSetup(setup: Awaited<ReturnType<typeof prepareSetup>>, url: string, log: Pick<Logger, 'info'>, format: LogFormat): void {
+function announceSetup(setup: Setup, url: string, log: Pick<Logger, 'info'>, format: LogFormat): void {
   if (!setup) return
+  if ('elsewhere' in setup) {
+    const { host, file } = setup.elsewhere
+    log.info({ setupUrl: `${url}/setup`, tokenHost: host, tokenFile: file }, `No admin yet: open ${url}/setup and enter the setup token another replica made, in ${file} on ${host} (or run \`lectern admin create\`)`)
+    return
+  }
   log.info({ setupUrl: `${url}/setup`, tokenFile: setup.file }, `No admin yet: open ${url}/setup and enter the setup token from ${setup.file} to create the first one (or run \`lectern admin create\`)`)
   if (process.stderr.isTTY && isPretty(format)) process.stderr.write(`\nSetup token: ${setup.token}\nOpen ${url}/setup in a browser and enter it to create the first admin.\n\n`)
 }

@@ -8,11 +8,19 @@
  * Guarantee: at most one admin is created through setup. Presenting the token claims it in one
  * transaction (the hash is erased), so two setups racing across processes cannot both pass; a
  * claim whose admin is then refused (a weak password) puts the token back.
+ *
+ * One token per install: replicas on PostgreSQL share the database but not their data
+ * directories, so a replica that starts while another live replica's token waits makes none, and
+ * says on which host and in which file the token is (tokenElsewhere); every replica checks the
+ * token, whichever made it. A token whose maker's host has no live replica any more (its pod is
+ * gone) is replaced by the next start.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import fs from 'node:fs'
+import os from 'node:os'
 import { LecternError } from '../errors.js'
 import type { DataPaths } from './paths.js'
+import { liveReplicas } from './replica.js'
 import type { Store } from '../store/index.js'
 import { SETTING_KEYS } from '../store/settings.js'
 import type { User } from '../store/users.js'
@@ -32,6 +40,7 @@ export async function needsSetup(store: Store): Promise<boolean> {
 export async function prepareSetup(store: Store, paths: DataPaths): Promise<{ token: string; file: string } | undefined> {
   if (!await needsSetup(store)) {
     await store.settings.set(SETTING_KEYS.setupTokenHash, null)
+    await store.settings.remove(SETTING_KEYS.setupTokenWhere)
     fs.rmSync(paths.setupToken, { force: true })
     return undefined
   }
@@ -41,7 +50,25 @@ export async function prepareSetup(store: Store, paths: DataPaths): Promise<{ to
   fs.writeFileSync(temp, `${token}\n`, { mode: 0o600, flag: 'wx' })
   fs.renameSync(temp, paths.setupToken)
   await store.settings.set(SETTING_KEYS.setupTokenHash, hashOf(token).toString('hex'))
+  await store.settings.set(SETTING_KEYS.setupTokenWhere, { host: os.hostname(), file: paths.setupToken } satisfies TokenWhere)
   return { token, file: paths.setupToken }
+}
+
+interface TokenWhere {
+  host: string
+  file: string
+}
+
+/**
+ * On PostgreSQL, where the waiting setup token is when another replica made it, on a host where
+ * a replica is still up; undefined when this start should make one (prepareSetup).
+ */
+export async function tokenElsewhere(store: Store, paths: DataPaths): Promise<TokenWhere | undefined> {
+  if (store.database.kind !== 'postgres' || !(await needsSetup(store))) return undefined
+  const where = await store.settings.get<TokenWhere>(SETTING_KEYS.setupTokenWhere)
+  if (!where || !(await store.settings.get<string | null>(SETTING_KEYS.setupTokenHash))) return undefined
+  if (where.host === os.hostname() && where.file === paths.setupToken) return undefined
+  return (await liveReplicas(store)).some((replica) => replica.host === where.host) ? where : undefined
 }
 
 /** Creates the first admin for the holder of the setup token. */

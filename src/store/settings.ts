@@ -25,6 +25,8 @@ export const SETTING_KEYS = {
   backupLastResult: 'backup.lastResult',
   /** sha256 of the first-run setup token, while no admin exists (src/install/setup.ts). */
   setupTokenHash: 'setup.tokenHash',
+  /** Where that token's file is: the host and data directory of the server that made it (src/install/setup.ts). */
+  setupTokenWhere: 'setup.tokenWhere',
 } as const
 
 export type SettingKey = (typeof SETTING_KEYS)[keyof typeof SETTING_KEYS]

@@ -7,7 +7,7 @@
 import fs from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import path from 'node:path'
-import { describe, expect, it, onTestFinished } from 'vitest'
+import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { exitCodeOf } from '../../cli/run.js'
 import { POSTGRES_MIGRATIONS } from '../../migrations/postgres/index.js'
 import { SYNC_MS } from '../../src/net/shared-rate-limit.js'
@@ -22,6 +22,9 @@ import { pollUntil } from '../helpers/poll.js'
 import { startPostgres } from '../helpers/postgres.js'
 import { createDatabase, freshDatabase, withDatabase } from '../helpers/stores.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
+
+// Real servers (two at a time) and CLI processes, each migrating and opening PostgreSQL, on a loaded two-core machine.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 })
 
 const serverDefer = suiteTeardown()
 
@@ -50,6 +53,7 @@ describe('an install on PostgreSQL', () => {
     const text = await runCli(['status', '--data-dir', cliDir], env)
     expect(text.stdout).toMatch(/Database: +PostgreSQL, postgres:\/\/lectern:\*\*\*@/)
     expect(text.stdout).toMatch(new RegExp(`Replicas: +1 up: process ${server.process.pid} on \\S+ \\(Lectern `))
+    expect(text.stdout).toMatch(/Server: +none on this data directory; the install is served by the replicas below/)
     const setting = await runCli(['config', 'get', 'database.url', '--data-dir', cliDir], env)
     expect(setting.stdout.trim()).toMatch(/^postgres:\/\/lectern:\*\*\*@127\.0\.0\.1:\d+\/lectern_/)
     const all = await runCli(['config', 'get', '--json', '--data-dir', cliDir], env)
@@ -110,6 +114,12 @@ describe('an install on PostgreSQL', () => {
     const backup = await runCli(['backup', '--data-dir', dir], env)
     expect(backup.exitCode).toBe(exitCodeOf('validation_error'))
     expect(backup.stderr).toContain('back the database up with pg_dump --format=custom and keep LECTERN_SECRET_KEY with it')
+    // A schedule is refused when set, not at every run on every replica.
+    const scheduled = await runCli(['backup', 'config', 'set', '--schedule', 'daily', '--data-dir', dir], env)
+    expect(scheduled.exitCode).toBe(exitCodeOf('validation_error'))
+    expect(scheduled.stderr).toContain('back the database up with pg_dump --format=custom')
+    const config = await runCli(['backup', 'config', 'show', '--json', '--data-dir', dir], env)
+    expect(JSON.parse(config.stdout)).toMatchObject({ schedule: null })
     const archive = path.join(dir, 'nothing.tar.gz')
     await fs.writeFile(archive, 'not an archive')
     const restore = await runCli(['restore', archive, '--yes', '--data-dir', dir], env)
@@ -166,7 +176,7 @@ describe('an install on PostgreSQL', () => {
     await pollUntil('/api/ready once the database is back', async () => ((await fetch(`${server.url}/api/ready`)).status === 200 ? true : undefined))
     expect((await search(unseen)).status).toBe(404)
     expect(server.process.exitCode).toBeNull()
-  }, 120_000)
+  })
 
   it('runs an uploaded spec where its file is: a CLI on another host runs it itself with --wait, and says so without', async () => {
     const env = replica(await freshDatabase(serverDefer, serverDefer))
@@ -188,6 +198,24 @@ describe('an install on PostgreSQL', () => {
       ['failed', 'cancelled', expect.stringMatching(new RegExp(`:${cliDir}$`))],
       ['succeeded', null, expect.stringMatching(new RegExp(`:${cliDir}$`))],
     ])
+  })
+
+  it('makes one setup token per install: a second replica points to the first one\'s, which any replica takes', async () => {
+    const env = replica(await freshDatabase(serverDefer, serverDefer))
+    const [dirA, dirB] = [await tmpDir('lectern-replica-'), await tmpDir('lectern-replica-')]
+    await startServer(dirA, env, onTestFinished, { args: ['--workers', '1'] })
+    const second = await startServer(dirB, env, onTestFinished, { logLevel: 'info', args: ['--workers', '1'] })
+    const token = (await fs.readFile(path.join(dirA, 'setup-token'), 'utf8')).trim()
+    await expect(fs.access(path.join(dirB, 'setup-token'))).rejects.toThrow()
+    const created = await fetch(`${second.url}/api/setup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: second.url },
+      body: JSON.stringify({ token, email: 'ops@example.com', password: 'correct horse battery staple' }),
+    })
+    expect(created.status, await created.clone().text()).toBe(200)
+    second.process.kill('SIGTERM')
+    const { stdout } = await second.process
+    expect(stdout).toContain(`enter the setup token another replica made, in ${path.join(dirA, 'setup-token')} on `)
   })
 
   it("holds a key to its rate limit over two replicas, one serving alone and one with --workers 2", async () => {
