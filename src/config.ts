@@ -51,8 +51,8 @@ export interface LecternConfig {
   chromium: { path: string }
   /** How long one document may take to parse before it is skipped (src/jobs/parse-thread.ts). */
   parse: { budgetSeconds: number }
-  /** How long a runner holds a job it runs without renewing its lease (src/jobs/lease.ts). */
-  jobs: { leaseSeconds: number }
+  /** How long a runner holds a job it runs without renewing its lease (src/jobs/lease.ts), and how many jobs a server runs at once. */
+  jobs: { leaseSeconds: number; concurrency: number }
   /** Bytes of memory for loaded snippet sets (src/index/set-cache.ts). */
   search: { cacheSize: number }
   /** Where account mail goes (src/mail/); the SMTP password is read from LECTERN_SMTP_PASSWORD, never from here. */
@@ -287,6 +287,13 @@ export const STARTUP_SETTINGS: readonly SettingDef[] = [
     default: 30,
     schema: z.coerce.number().int().min(2).max(3600),
     description: "Seconds a running job is held by the process that runs it without word from it. When that process dies (killed, its host lost) or is cut off from the database longer, another runner queues the job again and re-runs it from its start: the time a replica's job takes to fail over. Replicas' clocks must agree to well within it.",
+  },
+  {
+    key: 'jobs.concurrency',
+    env: 'LECTERN_JOB_CONCURRENCY',
+    default: 1,
+    schema: z.coerce.number().int().min(1).max(16),
+    description: 'Jobs a server runs at once (each replica, on PostgreSQL). Jobs of one library version never run together; more at once finish a queue of many libraries sooner, at the cost of the memory and CPU each job takes beside the requests.',
   },
   { key: 'chromium.path', env: 'LECTERN_CHROMIUM_PATH', default: '/usr/bin/chromium', schema: z.string().min(1), description: 'Chromium binary for websites that need JavaScript.' },
 ]

@@ -92,7 +92,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       ? options.jobRunner
       : options.jobRunner === 'process'
         ? new JobProcess({ config, store, log, forgetSet })
-        : new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, tidying.workerOptions)
+        : new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, { ...tidying.workerOptions, concurrency: config.jobs.concurrency })
   const usage = new UsageRecorder(store)
   const softly = failSoftly(log)
   // Counts the disk refuses stay pending for the next flush.

@@ -50,7 +50,7 @@ async function init(message: Extract<ToJobProcess, { type: 'init' }>): Promise<v
   const embedders = new EmbedderPool(store)
   const http = createHttpClient(config.mode, config.fetch.allow)
   const tidying = new WorkerTidying(store, forgetSet, log)
-  const jobs = new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, { ...tidying.workerOptions, pace: pacer(() => requestsInFlight), runner })
+  const jobs = new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, { ...tidying.workerOptions, pace: pacer(() => requestsInFlight), runner, concurrency: config.jobs.concurrency })
   worker = jobs
   tidying.startHousekeeping()
   stop = async () => {

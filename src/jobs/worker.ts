@@ -1,5 +1,6 @@
 /**
- * The worker: claims queued jobs one at a time and runs the handler of their kind. Jobs
+ * The worker: claims queued jobs and runs the handler of their kind, one at a time unless
+ * `jobs.concurrency` says more (each of N loops claims and runs its own job). Jobs
  * enqueued by this process wake it at once; jobs enqueued by another process (a CLI, another
  * replica) are found by polling. `stop()` aborts the running job and waits for it to unwind: its
  * library keeps its previous snippet set, and the job is queued again.
@@ -75,21 +76,25 @@ export interface WorkerOptions {
   pollMs?: number
   /** Called after any job ends, e.g. to drop caches that named the replaced snippet set. */
   onJobEnd?: (job: Job) => Promise<void> | void
-  /** Called before each claim, while no job runs: housekeeping that must not race a job. */
+  /** Called before each claim: housekeeping that leaves alone what running jobs hold (their leases). */
   betweenJobs?: () => Promise<void> | void
   /** The jobs' pace (default: a turn of the event loop, no pauses). */
   pace?: Pace
   /** Who this worker is to the queue (default: a new id, this data directory, the default lease). */
   runner?: JobRunnerIdentity
+  /** How many jobs run at once (`jobs.concurrency`, default 1). */
+  concurrency?: number
 }
 
 export class Worker {
   private running = false
-  private loop: Promise<void> | undefined
-  private wakeUp: (() => void) | undefined
-  private current: AbortController | undefined
-  /** A job's outcome the database refused (full disk), written before anything else is claimed. */
-  private unrecorded: (() => Promise<void>) | undefined
+  private loops: Array<Promise<void>> = []
+  /** Each idle loop's wake-up. */
+  private readonly wakers = new Set<() => void>()
+  /** The running jobs' aborts. */
+  private readonly current = new Set<AbortController>()
+  /** Jobs' outcomes the database refused (full disk), written before anything else is claimed. */
+  private unrecorded: Array<() => Promise<void>> = []
   private claimFailing = false
   private readonly runner: JobRunnerIdentity
   private lastRecovery = 0
@@ -117,19 +122,19 @@ export class Worker {
       // A start on a full disk still serves reads; those jobs are queued at a later start.
       this.log.error({ err }, 'could not queue again the jobs a previous run left running (is the disk full?)')
     }
-    this.loop = this.run()
+    this.loops = Array.from({ length: Math.max(1, this.options.concurrency ?? 1) }, () => this.run())
   }
 
-  /** Ask the loop to look for work now instead of at the next poll. */
+  /** Ask the idle loops to look for work now instead of at the next poll. */
   wake(): void {
-    this.wakeUp?.()
+    for (const wakeUp of this.wakers) wakeUp()
   }
 
   async stop(): Promise<void> {
     this.running = false
-    this.current?.abort(new Error('worker stopping'))
+    for (const controller of this.current) controller.abort(new Error('worker stopping'))
     this.wake()
-    await this.loop
+    await Promise.all(this.loops)
   }
 
   /** Runs queued jobs until none is left; for a CLI that works without a server (store errors end it). */
@@ -146,9 +151,17 @@ export class Worker {
     return true
   }
 
+  /** Taken out before the first await, so two loops never write one outcome twice; what fails waits for the next try. */
   private async writeUnrecorded(): Promise<void> {
-    await this.unrecorded?.()
-    this.unrecorded = undefined
+    const pending = this.unrecorded.splice(0)
+    for (let i = 0; i < pending.length; i++) {
+      try {
+        await pending[i]!()
+      } catch (err) {
+        this.unrecorded.unshift(...pending.slice(i))
+        throw err
+      }
+    }
   }
 
   private async claim(): Promise<Job | undefined> {
@@ -203,19 +216,20 @@ export class Worker {
         continue
       }
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.options.pollMs ?? 1000)
-        this.wakeUp = () => {
+        const wakeUp = () => {
           clearTimeout(timer)
+          this.wakers.delete(wakeUp)
           resolve()
         }
+        const timer = setTimeout(wakeUp, this.options.pollMs ?? 1000)
+        this.wakers.add(wakeUp)
       })
-      this.wakeUp = undefined
     }
   }
 
   private async execute(job: Job): Promise<void> {
     const controller = new AbortController()
-    this.current = controller
+    this.current.add(controller)
     const started = Date.now()
     // Every line of the job, the handler's too, names the job and what it works on.
     const subject = { jobId: job.pk, kind: job.kind, ...await this.subjectOf(job) }
@@ -307,7 +321,7 @@ export class Worker {
     // Whatever the handler left running on the job's signal (a crawl's other fetches and parses
     // after one failed) ends with the job, not after it.
     if (!controller.signal.aborted) controller.abort(new Error('the job ended'))
-    this.current = undefined
+    this.current.delete(controller)
     await removeWorkDir()
     await recorder.flush()
     const end = () => this.end(job, outcome, log)
@@ -320,7 +334,7 @@ export class Worker {
         return
       }
       // Retried at every poll, so the version leaves `processing` as soon as the database takes it.
-      this.unrecorded = end
+      this.unrecorded.push(end)
       log.error({ err }, 'could not record how the job ended; retrying before the next job')
     }
   }

@@ -119,6 +119,39 @@ describe.each<StoreKind>(['sqlite', 'postgres'])('job leases on %s', (kind) => {
   })
 })
 
+describe.each<StoreKind>(['sqlite', 'postgres'])('jobs.concurrency on %s', (kind) => {
+  it('runs as many jobs at once as asked, and a stop puts every running one back in the queue', async () => {
+    const store = await freshStore(kind, onTestFinished, serverDefer)
+    let running = 0
+    let most = 0
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    const handler: JobHandler = async (ctx) => {
+      most = Math.max(most, ++running)
+      try {
+        await Promise.race([released, new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error)))])
+      } finally {
+        running--
+      }
+    }
+    const worker = new Worker(store, { test: handler }, recordingLog(), { pollMs: 50, concurrency: 2, runner: { owner: 'worker', home: null, leaseMs: 30_000 } })
+    onTestFinished(() => worker.stop())
+    const jobs = [await store.jobs.enqueue({ kind: 'test' }), await store.jobs.enqueue({ kind: 'test' }), await store.jobs.enqueue({ kind: 'test' })]
+    await worker.start()
+    await pollUntil('two jobs to run at once', () => (running === 2 ? true : undefined))
+    expect((await store.jobs.byPk(jobs[2]!.pk))?.state).toBe('queued')
+    await worker.stop()
+    expect((await store.jobs.list({ states: ['queued'] })).map((job) => job.pk).sort()).toEqual(jobs.map((job) => job.pk).sort())
+
+    release()
+    const again = new Worker(store, { test: handler }, recordingLog(), { pollMs: 50, concurrency: 2, runner: { owner: 'again', home: null, leaseMs: 30_000 } })
+    onTestFinished(() => again.stop())
+    await again.start()
+    await pollUntil('every job to succeed', async () => ((await store.jobs.list({ states: ['succeeded'] })).length === 3 ? true : undefined))
+    expect(most).toBe(2)
+  })
+})
+
 describe('tidying on PostgreSQL', () => {
   it("removes a replica's files of the sets another replica's job removed, and leaves the live sets' files", async () => {
     const store = await freshStore('postgres', onTestFinished, serverDefer)
