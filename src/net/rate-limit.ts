@@ -30,6 +30,19 @@ export function limitOf(settings: RateLimitSettings, bucket: RateBucket, multipl
   return bucket === 'anonymous' ? settings.anonymous : settings[bucket] * multiplier
 }
 
+/** The fixed window `now` (ms) falls in: its start (ms), and when it resets (Unix s) and in how many seconds. */
+export function windowOf(windowSeconds: number, now: number): { start: number; reset: number; retryAfter: number } {
+  const windowMs = windowSeconds * 1000
+  const start = now - (now % windowMs)
+  return { start, reset: Math.ceil((start + windowMs) / 1000), retryAfter: Math.max(1, Math.ceil((start + windowMs - now) / 1000)) }
+}
+
+/** The decision for a caller who has used `used` of `limit` in the window (0: no limit). */
+export function decisionOf(allowed: boolean, limit: number, used: number, window: { reset: number; retryAfter: number }): RateLimitDecision {
+  if (limit <= 0) return { allowed: true, limit: 0, remaining: 0, reset: window.reset, retryAfter: 0 }
+  return { allowed, limit, remaining: Math.max(0, limit - used), reset: window.reset, retryAfter: window.retryAfter }
+}
+
 /** Whatever counts requests: a RateLimiter here, or the primary's, asked over IPC. */
 export interface RateLimitCounter {
   take(caller: string, bucket: RateBucket, multiplier?: number): RateLimitDecision | Promise<RateLimitDecision>
@@ -51,11 +64,9 @@ export class RateLimiter implements RateLimitCounter {
 
   take(caller: string, bucket: RateBucket, multiplier = 1): RateLimitDecision {
     const limit = limitOf(this.settings, bucket, multiplier)
-    const windowMs = this.settings.windowSeconds * 1000
-    const now = this.now()
-    const start = now - (now % windowMs)
-    const reset = Math.ceil((start + windowMs) / 1000)
-    if (limit <= 0) return { allowed: true, limit: 0, remaining: 0, reset, retryAfter: 0 }
+    const fixed = windowOf(this.settings.windowSeconds, this.now())
+    if (limit <= 0) return decisionOf(true, 0, 0, fixed)
+    const { start } = fixed
     this.sweep(start)
     let window = this.windows.get(caller)
     if (!window || window.start !== start) {
@@ -64,13 +75,7 @@ export class RateLimiter implements RateLimitCounter {
     }
     const allowed = window.count < limit
     if (allowed) window.count++
-    return {
-      allowed,
-      limit,
-      remaining: Math.max(0, limit - window.count),
-      reset,
-      retryAfter: Math.max(1, Math.ceil((start + windowMs - now) / 1000)),
-    }
+    return decisionOf(allowed, limit, window.count, fixed)
   }
 
   /** Forgets windows that ended, once per window, so idle callers do not accumulate. */

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto'
 import type { RateLimitSettings } from '../config.js'
 import type { RateCountsRepository } from '../store/rate-counts.js'
-import { limitOf, type RateBucket, type RateLimitDecision } from './rate-limit.js'
+import { decisionOf, limitOf, windowOf, type RateBucket, type RateLimitDecision } from './rate-limit.js'
 
 /** How often a replica adds its counts to the database and reads the totals back. */
 export const SYNC_MS = 1000
@@ -57,11 +57,9 @@ export class SharedRateLimiter {
 
   take(caller: string, bucket: RateBucket, multiplier = 1): RateLimitDecision {
     const limit = limitOf(this.settings, bucket, multiplier)
-    const windowMs = this.settings.windowSeconds * 1000
-    const now = this.now()
-    const start = now - (now % windowMs)
-    const reset = Math.ceil((start + windowMs) / 1000)
-    if (limit <= 0) return { allowed: true, limit: 0, remaining: 0, reset, retryAfter: 0 }
+    const fixed = windowOf(this.settings.windowSeconds, this.now())
+    if (limit <= 0) return decisionOf(true, 0, 0, fixed)
+    const { start } = fixed
     if (start !== this.start) {
       // Counts of a window that ended no longer matter to anyone.
       this.start = start
@@ -74,13 +72,7 @@ export class SharedRateLimiter {
       window.mine++
       window.unsynced++
     }
-    return {
-      allowed,
-      limit,
-      remaining: Math.max(0, limit - window.mine - window.others),
-      reset,
-      retryAfter: Math.max(1, Math.ceil((start + windowMs - now) / 1000)),
-    }
+    return decisionOf(allowed, limit, window.mine + window.others, fixed)
   }
 
   /** Adds this replica's new counts and reads the totals back; one sync at a time. */
