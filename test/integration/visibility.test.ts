@@ -52,7 +52,7 @@ beforeAll(async () => {
   const job = await store.jobs.enqueue({ kind: 'ingest', libraryPk: broken.library.pk, versionPk: broken.version.pk, payload: {} })
   await store.jobs.claimNext(testClaimer)
   const reason = `git clone of ${CLONE_URL} failed: could not create work tree dir '/var/lib/lectern/repos/job-${job.pk}'`
-  await store.jobs.fail(heldByTest(job.pk), 'source_unreachable', reason)
+  await store.jobs.fail(job, 'source_unreachable', reason)
   await store.libraries.setVersionState(broken.version.pk, 'error', { code: 'source_unreachable', message: reason })
   // Renamed: the old ID redirects to a private library.
   await seedLibrary(app, '/acme/moved', DOCS)
