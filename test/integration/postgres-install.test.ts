@@ -180,20 +180,29 @@ describe('an install on PostgreSQL', () => {
 
   it('runs an uploaded spec where its file is: a CLI on another host runs it itself with --wait, and says so without', async () => {
     const env = replica(await freshDatabase(serverDefer, serverDefer))
-    await startServer(await tmpDir('lectern-replica-'), env)
     const cliDir = await tmpDir('lectern-cli-')
+    // With no server of the install up, a queued job waits for one, which the CLI says.
+    const unserved = await runCli(['add', 'https://github.com/acme/elsewhere', '--data-dir', cliDir], env)
+    expect(unserved.exitCode, unserved.stderr).toBe(0)
+    expect(unserved.stderr).toContain('No server of this install is running: start `lectern serve` on any host to run the job, or pass --wait to run it here.')
+    await startServer(await tmpDir('lectern-replica-'), env)
+    // With one up (on another host, as far as this CLI knows), a job without a home is any replica's: nothing to say.
+    const served = await runCli(['add', 'https://github.com/acme/anywhere', '--data-dir', cliDir], env)
+    expect(served.exitCode, served.stderr).toBe(0)
+    expect(served.stderr).not.toMatch(/no server/i)
     const file = path.join(cliDir, 'petshop.yaml')
     await fs.writeFile(file, PETSHOP_YAML)
     const queued = await runCli(['add', 'openapi', file, '--title', 'Pet Shop', '--data-dir', cliDir], env)
     expect(queued.exitCode, queued.stderr).toBe(0)
     expect(queued.stderr).toContain(`The job reads a file kept in this data directory (${cliDir}), which no server serves: start \`lectern serve\` with this data directory, or pass --wait to run it here.`)
     // It waits for a server with this data directory; cancelled, it makes way for a run here.
-    expect((await runCli(['jobs', 'cancel', '1', '--data-dir', cliDir], env)).exitCode).toBe(0)
-    const waited = await runCli(['add', 'openapi', file, '--title', 'Pet Shop', '--force', '--wait', '--data-dir', cliDir], env)
-    expect(waited.exitCode, waited.stderr).toBe(0)
     const store = await openStore(await tmpDir('lectern-store-'), { databaseUrl: env.DATABASE_URL, env: { LECTERN_SECRET_KEY: TEST_SECRET_KEY } })
     onTestFinished(() => store.close())
-    const jobs = await store.jobs.list({ oldestFirst: true })
+    const homed = (await store.jobs.list({ states: ['queued'] })).find((job) => job.home !== null)!
+    expect((await runCli(['jobs', 'cancel', String(homed.pk), '--data-dir', cliDir], env)).exitCode).toBe(0)
+    const waited = await runCli(['add', 'openapi', file, '--title', 'Pet Shop', '--force', '--wait', '--data-dir', cliDir], env)
+    expect(waited.exitCode, waited.stderr).toBe(0)
+    const jobs = (await store.jobs.list({ oldestFirst: true })).filter((job) => job.home !== null)
     expect(jobs.map((job) => [job.state, job.errorCode, job.home])).toEqual([
       ['failed', 'cancelled', expect.stringMatching(new RegExp(`:${cliDir}$`))],
       ['succeeded', null, expect.stringMatching(new RegExp(`:${cliDir}$`))],
