@@ -78,7 +78,9 @@ describe('every job end', () => {
     // What a SIGKILL during a refresh leaves: the job claimed and `running`, its version
     // `processing`, a half-made clone, and a clone of a job that ended long ago.
     const refresh = await first.inject({ method: 'POST', url: '/api/v1/refresh', headers: { authorization: `Bearer ${key}` }, payload: { libraryName: '/acme/crashed' } })
-    const claimed = (await first.runtime.store.jobs.claimNext(testClaimer))!
+    // Claimed by a runner that is then gone: its lease lapses a moment later (at once on SQLite,
+    // where the next start is the only runner and takes every running job back).
+    const claimed = (await first.runtime.store.jobs.claimNext({ ...testClaimer, leaseUntil: new Date(Date.now() + 1000).toISOString() }))!
     expect(claimed.pk).toBe(refresh.json().jobId)
     await first.runtime.store.libraries.setVersionState(claimed.versionPk!, 'processing')
     const cut = jobWorkDir(first.runtime.store.paths, claimed.pk)
