@@ -51,14 +51,3 @@ export const renewEvery = (leaseMs: number): number => Math.max(200, Math.floor(
  * runner that is gone since.
  */
 export const leaseLapsed = (leaseUntil: string | null, now = new Date().toISOString()): boolean => leaseUntil === null || leaseUntil < now
-
-/**
- * A write that needed the job to be held by this runner found it held by another, or ended: the
- * lease lapsed and the job was queued again (and maybe claimed), or it was ended as interrupted.
- */
-export class JobNotHeldError extends Error {
-  constructor(readonly jobPk: number) {
-    super(`Job ${jobPk} is no longer held by this runner: its lease lapsed and another runner took it over, or it was ended as interrupted.`)
-    this.name = 'JobNotHeldError'
-  }
-}
