@@ -30,6 +30,7 @@ import * as oneActiveJobPerVersion from './0024_one_active_job_per_version.js'
 import * as replicas from './0025_replicas.js'
 import * as jobLeases from './0026_job_leases.js'
 import * as rateCounts from './0027_rate_counts.js'
+import * as inputFiles from './0028_input_files.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -59,6 +60,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0025_replicas', replicas],
   ['0026_job_leases', jobLeases],
   ['0027_rate_counts', rateCounts],
+  ['0028_input_files', inputFiles],
 ]
 
 export const migrationSource = sourceOf(MIGRATIONS)

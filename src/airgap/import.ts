@@ -1,7 +1,8 @@
 /**
  * Importing libraries (spec 4.2): validate every library of a payload or bundle, stage each
- * valid one as a file under `<dataDir>/imports/`, then in one transaction create the new
- * libraries and queue one `import` job per library. The job re-embeds the snippets with this
+ * valid one as a file under `<dataDir>/imports/` (an input file: on PostgreSQL it moves into the
+ * database before its job is queued, sources/input-files.ts), then in one transaction create the
+ * new libraries and queue one `import` job per library. The job re-embeds the snippets with this
  * install's provider and swaps them in like any ingest.
  *
  * Guarantees: nothing is stored before the whole request has been validated; a new library
@@ -17,8 +18,8 @@ import type { EmbedderPool } from '../embed/pool.js'
 import { isLecternError, LecternError } from '../errors.js'
 import { ingestSnippets } from '../index/build.js'
 import { IMPORT_JOB } from '../jobs/kinds.js'
-import { jobHome } from '../jobs/lease.js'
 import type { JobHandler } from '../jobs/worker.js'
+import { inputFileName, keepInputFile, removeInputFile, withInputFile } from '../sources/input-files.js'
 import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
 import { readBundle } from './bundle.js'
@@ -45,6 +46,8 @@ export class ImportBatch {
   /** Where this request stages its libraries (staging.ts), and a bundle its inflated entries. */
   readonly dir: string
   private readonly staged: Array<{ id: string; file: string }> = []
+  /** The input files this request kept (keepInputFile), which a discard removes. */
+  private readonly kept: string[] = []
   private readonly invalid: Array<{ project: string; reason: string }> = []
   private readonly seen = new Set<string>()
   private elements = 0
@@ -68,8 +71,9 @@ export class ImportBatch {
     else this.invalid.push({ project: result.project, reason: result.reason })
   }
 
-  discard(): void {
+  async discard(): Promise<void> {
     fs.rmSync(this.dir, { recursive: true, force: true })
+    for (const name of this.kept) await removeInputFile(this.store, name)
   }
 
   /** Creates new libraries and queues their jobs in one transaction; existing ones only with force. */
@@ -77,17 +81,24 @@ export class ImportBatch {
     const { store } = this
     const skipped = [...this.invalid]
     if (this.staged.length === 0) {
-      this.discard()
+      await this.discard()
       const reasons = skipped.map((s) => `${s.project}: ${s.reason}`).join('; ')
       throw new LecternError('validation_error', `No library of the import is valid (${reasons}). Nothing was imported.`)
+    }
+    // Before any job is queued: a replica may claim one the moment the transaction commits.
+    for (const { file } of this.staged) {
+      const name = inputFileName(store, file)
+      await keepInputFile(store, name)
+      this.kept.push(name)
     }
     const jobs = await store.transaction(async () => {
       const queued: Job[] = []
       for (const { id, file } of this.staged) {
+        const name = inputFileName(store, file)
         const existing = await store.libraries.byId(id)
         if (existing && !force) {
           skipped.push({ project: id, reason: 'already exists (import with force to overwrite)' })
-          fs.rmSync(file, { force: true })
+          await removeInputFile(store, name)
           continue
         }
         const target = existing
@@ -96,7 +107,7 @@ export class ImportBatch {
         const active = await store.jobs.activeForVersion(target.version.pk)
         if (active) {
           skipped.push({ project: id, reason: `is being processed (job ${active.pk}); import again when it ends` })
-          fs.rmSync(file, { force: true })
+          await removeInputFile(store, name)
           continue
         }
         queued.push(
@@ -104,16 +115,15 @@ export class ImportBatch {
             kind: IMPORT_JOB,
             libraryPk: target.library.pk,
             versionPk: target.version.pk,
-            payload: { project: id, file: path.relative(store.paths.root, file), created: !existing },
-            // The staged file is in this data directory: the job runs here.
-            home: jobHome(store),
+            payload: { project: id, file: name, created: !existing },
           }),
         )
       }
       return queued
     })
     // Every library already existed (or was busy): nothing will read the staged files.
-    if (jobs.length === 0) this.discard()
+    if (jobs.length === 0) await this.discard()
+    else removeEmptyDir(this.dir)
     const queued = jobs.map((j) => (j.payload as { project: string }).project)
     const message = `Queued ${queued.length} ${queued.length === 1 ? 'library' : 'libraries'} for import${skipped.length ? `; skipped ${skipped.length}` : ''}`
     return { message, queued, skipped, jobs }
@@ -130,7 +140,7 @@ export async function importPayload(store: Store, file: string, what: string, fo
     const payload = await readPayloadFile(file, what, () => batch.next())
     return await batch.commit(force || payload.force)
   } catch (err) {
-    batch.discard()
+    await batch.discard()
     throw err
   }
 }
@@ -142,7 +152,7 @@ export async function importBundle(store: Store, file: string, force: boolean): 
     await readBundle(file, batch.dir, (entryFile, entry) => readLibraryFile(entryFile, entry, batch.next()))
     return await batch.commit(force)
   } catch (err) {
-    batch.discard()
+    await batch.discard()
     throw err
   }
 }
@@ -151,13 +161,15 @@ export async function importBundle(store: Store, file: string, force: boolean): 
 export function createImportJobHandler(store: Store, embedders: EmbedderPool): JobHandler {
   return async (ctx) => {
     const { project, file, created } = payloadSchema.parse(ctx.job.payload)
-    const staged = path.resolve(store.paths.root, file)
-    if (!staged.startsWith(importsDir(store) + path.sep)) throw new LecternError('internal_error', `Import job ${ctx.job.pk} names a file outside the imports directory.`)
+    if (!file.startsWith('imports/')) throw new LecternError('internal_error', `Import job ${ctx.job.pk} names a file outside the imports directory.`)
     try {
       const library = ctx.job.libraryPk === null ? undefined : await store.libraries.byPk(ctx.job.libraryPk)
       const version = ctx.job.versionPk === null ? undefined : await store.libraries.versionByPk(ctx.job.versionPk)
       if (!library || !version) throw new LecternError('library_not_found', `Library ${project} was removed before its import ran.`)
-      const { library: valid, snippets } = await readStagedLibrary(staged)
+      const { library: valid, snippets } = await withInputFile(store, file, async (staged) => {
+        if (staged === undefined) throw new LecternError('internal_error', `The staged import of ${project} is missing; import it again.`)
+        return await readStagedLibrary(staged)
+      })
       ctx.progress(`re-embedding ${snippets.length} snippets`)
       const result = await ingestSnippets(
         { store, embedder: await embedders.current(), signal: ctx.signal, progress: ctx.progress, log: ctx.log, pace: ctx.pace, fence: ctx.fence },
@@ -167,12 +179,12 @@ export function createImportJobHandler(store: Store, embedders: EmbedderPool): J
       await store.libraries.markImported(library.pk, valid)
       // The version's snippets came across the air gap: an earlier ingest's report no longer describes them.
       await store.extractionReports.remove(version.pk)
-      removeStaged(staged)
+      await removeStaged(store, file)
       return `imported ${project}: ${result.snippets} snippets re-embedded with ${(await embedders.current()).provider}`
     } catch (err) {
       // A shutdown is not a failure: the job runs again at the next start and needs its file.
       if (ctx.signal.aborted) throw err
-      removeStaged(staged)
+      await removeStaged(store, file)
       await dropIfNew(store, ctx.job, created)
       // The job may outlive its library: its reason names the project.
       throw new LecternError(isLecternError(err) ? err.code : 'internal_error', `Import of ${project} failed: ${(err as Error).message}`, {}, { cause: err })
@@ -180,11 +192,15 @@ export function createImportJobHandler(store: Store, embedders: EmbedderPool): J
   }
 }
 
-function removeStaged(file: string): void {
-  fs.rmSync(file, { force: true })
+async function removeStaged(store: Store, name: string): Promise<void> {
+  await removeInputFile(store, name)
   // The request's directory goes with its last file; while others remain it stays.
+  removeEmptyDir(path.join(store.paths.root, path.dirname(name)))
+}
+
+function removeEmptyDir(dir: string): void {
   try {
-    fs.rmdirSync(path.dirname(file))
+    fs.rmdirSync(dir)
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
     if (code !== 'ENOTEMPTY' && code !== 'ENOENT') throw err
@@ -205,18 +221,28 @@ const ORPHAN_AGE_MS = 60 * 60 * 1000
 
 /**
  * Removes staged imports that no queued or running job names and that are over an hour old (so
- * a request still staging in another process keeps its files). Returns how many were removed.
+ * a request still staging in another process keeps its files): files in this data directory, and
+ * on PostgreSQL those kept in the database, with the chunks of copies into it that never finished.
+ * Returns how many were removed.
  */
 export async function sweepImportStaging(store: Store, now = Date.now()): Promise<number> {
-  const root = importsDir(store)
-  if (!fs.existsSync(root)) return 0
   const wanted = new Set(
-    (await store.jobs
-      .list({ states: ['queued', 'running'], limit: 1000 }))
+    (await store.jobs.list({ states: ['queued', 'running'], limit: 1000 }))
       .filter((job) => job.kind === IMPORT_JOB && typeof job.payload.file === 'string')
-      .map((job) => path.resolve(store.paths.root, job.payload.file as string)),
+      .map((job) => job.payload.file as string),
   )
   let removed = 0
+  if (store.database.kind === 'postgres') {
+    const before = new Date(now - ORPHAN_AGE_MS).toISOString()
+    await store.inputFiles.removePartial(before)
+    for (const file of await store.inputFiles.list('imports/')) {
+      if (wanted.has(file.name) || file.createdAt >= before) continue
+      await store.inputFiles.remove(file.name)
+      removed++
+    }
+  }
+  const root = importsDir(store)
+  if (!fs.existsSync(root)) return removed
   for (const request of fs.readdirSync(root, { withFileTypes: true })) {
     const dir = path.join(root, request.name)
     // A request body or bundle being received sits beside the request directories until it is read.
@@ -231,8 +257,9 @@ export async function sweepImportStaging(store: Store, now = Date.now()): Promis
     if (names.length === 0 && now - fs.statSync(dir).mtimeMs >= ORPHAN_AGE_MS) fs.rmdirSync(dir)
     for (const name of names) {
       const file = path.join(dir, name)
-      if (wanted.has(file) || now - fs.statSync(file).mtimeMs < ORPHAN_AGE_MS) continue
-      removeStaged(file)
+      if (wanted.has(inputFileName(store, file)) || now - fs.statSync(file).mtimeMs < ORPHAN_AGE_MS) continue
+      fs.rmSync(file, { force: true })
+      removeEmptyDir(dir)
       removed++
     }
   }

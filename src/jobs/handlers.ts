@@ -68,8 +68,8 @@ export function createJobHandlers(s: HandlerServices): JobHandlers {
  *
  * On PostgreSQL several replicas tidy one database: the removal of retired sets and of old jobs
  * runs on one replica at a time (`store.exclusively`; the other skips its turn, there being
- * nothing left for it). And each replica removes, every HOUSEKEEPING_MS, the files its data
- * directory holds for sets that are gone: another replica's job removed their rows, and only this
+ * nothing left for it). And each replica removes, every HOUSEKEEPING_MS, staged imports that no job
+ * will read, and the files its data directory holds for sets that are gone: another replica's job removed their rows, and only this
  * replica can remove its own copies.
  */
 export class WorkerTidying {
@@ -120,9 +120,13 @@ export class WorkerTidying {
     this.housekeeping.unref()
   }
 
-  /** Old jobs, once for all replicas; then this replica's files of sets that are gone. */
+  /** Old jobs, once for all replicas; staged imports no job will read; then this replica's files of sets that are gone. */
   async housekeep(): Promise<void> {
     await this.pruneJobs()
+    await this.softly('removing orphaned staged imports', async () => {
+      const { sweepImportStaging } = await import('../airgap/import.js')
+      await sweepImportStaging(this.store)
+    })
     await this.softly('removing the files of sets that are gone', async () => {
       await sweepStrayEngineFiles(this.store)
       await sweepStrayVectorFiles(this.store)

@@ -143,7 +143,7 @@ export class JobProcess implements JobRunner {
     this.stopping = false
     const forkedAt = performance.now()
     // Each job process is a runner of its own: the jobs of one that died are told apart from its successor's.
-    const runner = newRunnerIdentity(this.options.store, config.jobs.leaseSeconds * 1000)
+    const runner = newRunnerIdentity(config.jobs.leaseSeconds * 1000)
     const child = fork(fileURLToPath(new URL('./job-process-main.js', import.meta.url)), [], {
       // The server's own Node flags (a profiler, a preloaded module) are not the jobs'.
       execArgv: [],

@@ -8,15 +8,10 @@
  * overwrite what the runner that took the job over does.
  *
  * Replicas compare leases written by each other's clocks: their clocks must agree to well within
- * the lease (NTP does; docs/scaling.md).
- *
- * A job's home: a job whose input is a file in one data directory (an uploaded spec, a staged
- * import) runs only where that file is, on PostgreSQL, where replicas have data directories of
- * their own. On SQLite every runner shares the one data directory, and jobs have no home.
+ * the lease (NTP does; docs/scaling.md). Any runner can run any job: the files a job reads are
+ * where every runner finds them (src/sources/input-files.ts).
  */
 import { randomUUID } from 'node:crypto'
-import os from 'node:os'
-import type { Store } from '../store/index.js'
 
 /** The lease of a running job unless `jobs.leaseSeconds` says otherwise: how long a dead runner's job waits before another runner re-runs it. */
 export const DEFAULT_LEASE_MS = 30_000
@@ -24,19 +19,12 @@ export const DEFAULT_LEASE_MS = 30_000
 export interface JobRunnerIdentity {
   /** This runner's id, recorded as the owner of the jobs it claims. */
   owner: string
-  /** The data directory this runner can read files in (see jobHome), or null on SQLite. */
-  home: string | null
   /** How long a claim or a renewal holds a job. */
   leaseMs: number
 }
 
-export function newRunnerIdentity(store: Store, leaseMs = DEFAULT_LEASE_MS): JobRunnerIdentity {
-  return { owner: randomUUID(), home: jobHome(store), leaseMs }
-}
-
-/** Where a job whose input is a file in this data directory can run: null on SQLite (any runner). */
-export function jobHome(store: Store): string | null {
-  return store.database.kind === 'postgres' ? `${os.hostname()}:${store.paths.root}` : null
+export function newRunnerIdentity(leaseMs = DEFAULT_LEASE_MS): JobRunnerIdentity {
+  return { owner: randomUUID(), leaseMs }
 }
 
 /** The end of a lease taken or renewed now. */

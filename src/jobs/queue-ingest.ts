@@ -9,12 +9,8 @@ import type { Store } from '../store/index.js'
 import type { Job } from '../store/jobs.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
 import { INGEST_JOB, type IngestJobPayload } from './kinds.js'
-import { jobHome } from './lease.js'
 
-/**
- * Queues the ingest job of a library version; a token is sealed into the job's row until it ends.
- * An uploaded spec is a file in this data directory, so its job runs here (lease.ts, a job's home).
- */
+/** Queues the ingest job of a library version; a token is sealed into the job's row until it ends. */
 export async function queueIngest(store: Store, version: LibraryVersion, spec: SourceSpec, options: { token?: string; force?: boolean } = {}): Promise<Job> {
   return await store.jobs.enqueue({
     kind: INGEST_JOB,
@@ -22,7 +18,6 @@ export async function queueIngest(store: Store, version: LibraryVersion, spec: S
     versionPk: version.pk,
     payload: { spec, force: options.force ?? false } satisfies IngestJobPayload,
     secret: options.token ? store.secrets.seal(options.token) : null,
-    home: spec.type === 'openapi' && typeof spec.file === 'string' ? jobHome(store) : null,
   })
 }
 

@@ -55,7 +55,7 @@ export async function submitOpenApiUpload(store: Store, input: OpenApiUpload, su
   const slug = libraryId.slice('/docs/'.length)
   // Saving replaces the file an existing library refreshes from, so refuse first what submitSource would.
   await refuseUnlessReplaceable(store, libraryId, input.force ?? false, owner !== undefined)
-  const file = await saveUpload(store.paths, slug, uploadExtension(input.fileName, input.data), input.data)
+  const file = await saveUpload(store, slug, uploadExtension(input.fileName, input.data), input.data)
   const submitted = await submitSource(store, {
     libraryId,
     title: input.title || baseSlug,
@@ -66,7 +66,7 @@ export async function submitOpenApiUpload(store: Store, input: OpenApiUpload, su
     isPrivate,
     force: input.force,
   }, owner)
-  await removeOtherUploads(store.paths, slug, file)
+  await removeOtherUploads(store, slug, file)
   return submitted
 }
 

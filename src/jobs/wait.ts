@@ -1,8 +1,7 @@
 /**
  * Waiting for a job from a CLI. When a server holds the data directory (on PostgreSQL: when a
- * replica of the install is up, src/install/replica.ts, or for a job that reads a file in this
- * data directory, when a server holds it), a server's worker runs the job and the CLI only
- * watches the row; when none does, the CLI runs the queue itself (on SQLite, holding the lock), so
+ * replica of the install is up, src/install/replica.ts), a server's worker runs the job and the
+ * CLI only watches the row; when none does, the CLI runs the queue itself (on SQLite, holding the lock), so
  * `lectern add --wait` works with or without a server. On PostgreSQL a server that starts
  * meanwhile runs other jobs beside it: each runner holds its job by a lease (lease.ts).
  */
@@ -13,28 +12,19 @@ import { requireJob, type Job } from '../store/jobs.js'
 import { acquireDataDirLock, isLocked } from '../store/lock.js'
 import { liveReplicas } from '../install/replica.js'
 import type { Store } from '../store/index.js'
-import { jobHome } from './lease.js'
 
 const POLL_MS = 250
 
-/**
- * Why no server will run the jobs just queued, for a CLI to say; undefined when one will. On
- * PostgreSQL a job that reads a file in this data directory (its home, lease.ts) runs only on a
- * server of this data directory; any other job, on any replica.
- */
+/** Why no server will run the jobs just queued, for a CLI to say; undefined when one will. */
 export async function whyNoServerRuns(store: Store): Promise<string | undefined> {
-  const served = isLocked(store.paths.lock)
-  if (store.database.kind === 'sqlite') return served ? undefined : 'No server is running: start `lectern serve` to run the job, or pass --wait to run it here.'
-  if (!served && (await store.jobs.list({ states: ['queued'] })).some((job) => job.home === jobHome(store))) {
-    return `The job reads a file kept in this data directory (${store.paths.root}), which no server serves: start \`lectern serve\` with this data directory, or pass --wait to run it here.`
-  }
+  if (store.database.kind === 'sqlite') return isLocked(store.paths.lock) ? undefined : 'No server is running: start `lectern serve` to run the job, or pass --wait to run it here.'
   if ((await liveReplicas(store)).length > 0) return undefined
   return 'No server of this install is running: start `lectern serve` on any host to run the job, or pass --wait to run it here.'
 }
 
 /** Whether a server will run the job: see whyNoServerRuns. */
-async function serverRuns(store: Store, job: Job): Promise<boolean> {
-  if (store.database.kind === 'sqlite' || job.home === jobHome(store)) return isLocked(store.paths.lock)
+async function serverRuns(store: Store): Promise<boolean> {
+  if (store.database.kind === 'sqlite') return isLocked(store.paths.lock)
   return (await liveReplicas(store)).length > 0
 }
 
@@ -52,7 +42,7 @@ export async function waitForJob(runtime: Runtime, jobPk: number, onProgress: (j
       clearInterval(ticker)
     }
   }
-  const served = await serverRuns(store, await requireJob(store.jobs, jobPk))
+  const served = await serverRuns(store)
   if (!served && store.database.kind === 'postgres') await runQueue()
   else if (!served) {
     const lock = acquireDataDirLock(store.paths.lock, store.paths.root)

@@ -105,7 +105,7 @@ export class Worker {
     private readonly log: JobLog,
     private readonly options: WorkerOptions = {},
   ) {
-    this.runner = options.runner ?? newRunnerIdentity(store)
+    this.runner = options.runner ?? newRunnerIdentity()
   }
 
   get isRunning(): boolean {
@@ -168,8 +168,8 @@ export class Worker {
     await this.writeUnrecorded()
     if (this.store.database.kind === 'postgres' && Date.now() - this.lastRecovery >= renewEvery(this.runner.leaseMs)) await this.recover(false)
     await this.options.betweenJobs?.()
-    const { owner, home, leaseMs } = this.runner
-    return await this.store.jobs.claimNext({ owner, home, leaseUntil: leaseEnd(leaseMs) })
+    const { owner, leaseMs } = this.runner
+    return await this.store.jobs.claimNext({ owner, leaseUntil: leaseEnd(leaseMs) })
   }
 
   /**

@@ -5,14 +5,12 @@
  * spec: nothing left behind). A process that caches loaded sets passes `forget` to drop the removed ones at once;
  * other processes drop them when they see the catalogue change.
  */
-import fs from 'node:fs'
-import path from 'node:path'
 import type { Caller } from './access.js'
 import { LecternError } from '../errors.js'
 import { formatLibraryId, parseLibraryId } from './id.js'
 import { removeSetFiles } from '../index/set-files.js'
 import { findLibrary, findVersion } from '../search/resolve.js'
-import { uploadPath } from '../sources/uploads.js'
+import { removeUpload } from '../sources/uploads.js'
 import type { Store } from '../store/index.js'
 import type { Library } from '../store/libraries.js'
 
@@ -73,7 +71,7 @@ export async function removeLibrary(store: Store, raw: string, caller: Caller, f
     },
     forget,
   )
-  removeUploadOf(store, library)
+  await removeUploadOf(store, library)
   return { id: library.id, sets: sets.length }
 }
 
@@ -108,19 +106,8 @@ export async function removeVersion(store: Store, rawId: string, tag: string, ca
   return { id, tag: version.tag, sets: sets.length }
 }
 
-/** The file in uploads/ a library reads from (an uploaded OpenAPI spec); undefined for any other source. */
-function uploadOf(library: Pick<Library, 'options'>): string | undefined {
+/** Deletes a removed library's uploaded file (named by its spec, so a renamed library's too). */
+async function removeUploadOf(store: Store, library: Pick<Library, 'options'>): Promise<void> {
   const spec = library.options.spec as { type?: unknown; file?: unknown } | undefined
-  return spec?.type === 'openapi' && typeof spec.file === 'string' ? spec.file : undefined
-}
-
-/**
- * Deletes a removed library's uploaded file (named by its spec, so a renamed library's too). The
- * name comes from a stored spec: anything but a plain file name is left alone rather than
- * followed out of uploads/.
- */
-function removeUploadOf(store: Store, library: Library): void {
-  const file = uploadOf(library)
-  if (file === undefined || path.basename(file) !== file || file.startsWith('.')) return
-  fs.rmSync(uploadPath(store.paths, file), { force: true })
+  if (spec?.type === 'openapi' && typeof spec.file === 'string') await removeUpload(store, spec.file)
 }

@@ -5,8 +5,6 @@
  * the overview, each auth scheme and each tag. Nothing goes through the Markdown parsers.
  */
 import { createHash } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
-import path from 'node:path'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { parse as parseYaml } from 'yaml'
 import { z } from 'zod'
@@ -14,7 +12,7 @@ import { LecternError } from '../errors.js'
 import type { ApiSnippets, ParsedCodeSnippet, ParsedInfoSnippet, ParsedSnippet } from '../parse/types.js'
 import { exampleOf, type Json, type Schema } from './openapi-examples.js'
 import type { FetchedSource, SourceContext, SourceReader } from './types.js'
-import { uploadPath } from './uploads.js'
+import { readUpload } from './uploads.js'
 import { ParseFailure } from '../parse/failure.js'
 
 export const openApiSpec = z
@@ -101,14 +99,8 @@ async function load(spec: OpenApiSpec, ctx: SourceContext): Promise<Loaded> {
     return { text, origin: spec.url }
   }
   const name = spec.file!
-  // The name comes from a stored spec; anything but a plain file name could read outside uploads/.
-  if (path.basename(name) !== name || name.startsWith('.')) throw new LecternError('validation_error', `Invalid upload name "${name}".`)
-  let text: string
-  try {
-    text = await readFile(uploadPath(ctx.store.paths, name), 'utf8')
-  } catch (err) {
-    throw new LecternError('source_unreachable', `The uploaded spec ${name} could not be read; upload it again.`, {}, { cause: err })
-  }
+  const text = await readUpload(ctx.store, name)
+  if (text === undefined) throw new LecternError('source_unreachable', `The uploaded spec ${name} is missing; upload it again.`)
   if (looksLikeHtml(text, '')) throw new LecternError('validation_error', `The uploaded file ${name} is an HTML page, not an OpenAPI spec.`)
   return { text, origin: `upload:${name}` }
 }

@@ -1,19 +1,21 @@
 /**
- * Uploaded source files (OpenAPI specs) in the data dir's uploads/ folder. The upload route and
- * `lectern add openapi <file>` both save through here, so a file lands the same way from either:
- * written under a temporary name and renamed, so a job never reads half a file.
+ * Uploaded source files (OpenAPI specs), input files under `uploads/` (input-files.ts: in the data
+ * directory on SQLite, in the database on PostgreSQL). The upload route and `lectern add openapi
+ * <file>` both save through here, so a file lands the same way from either, and whole: a job never
+ * reads half a file.
  */
-import { randomUUID } from 'node:crypto'
-import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { LecternError } from '../errors.js'
-import type { DataPaths } from '../install/paths.js'
+import type { Store } from '../store/index.js'
+import { readInputFile, removeInputFile, saveInputFile } from './input-files.js'
 
 export const UPLOAD_MAX_BYTES = 10 * 1024 * 1024
 const EXTENSIONS = ['json', 'yaml', 'yml']
 
-export function uploadPath(paths: DataPaths, name: string): string {
-  return path.join(paths.uploads, name)
+/** The input file of an upload; the name comes from a stored spec, and anything but a plain file name is refused. */
+function uploadName(name: string): string {
+  if (path.basename(name) !== name || name.startsWith('.')) throw new LecternError('validation_error', `Invalid upload name "${name}".`)
+  return `uploads/${name}`
 }
 
 /** The extension of the original file name when it is a spec's, else guessed from the content. */
@@ -29,25 +31,27 @@ export function checkUploadSize(bytes: number): void {
   }
 }
 
-/** Saves `data` as uploads/<slug>.<ext>; the slug must already be a safe file name (slugifySegment). */
-export async function saveUpload(paths: DataPaths, slug: string, ext: string, data: Buffer): Promise<string> {
+/** Saves `data` as the upload `<slug>.<ext>`; the slug must already be a safe file name (slugifySegment). */
+export async function saveUpload(store: Store, slug: string, ext: string, data: Buffer): Promise<string> {
   checkUploadSize(data.length)
   const name = `${slug}.${ext}`
-  await mkdir(paths.uploads, { recursive: true })
-  const temp = uploadPath(paths, `.${name}.${randomUUID()}.tmp`)
-  try {
-    await writeFile(temp, data, { mode: 0o600 })
-    await rename(temp, uploadPath(paths, name))
-  } catch (err) {
-    await rm(temp, { force: true })
-    throw err
-  }
+  await saveInputFile(store, uploadName(name), data)
   return name
 }
 
+/** The upload's text, or undefined when there is none. */
+export async function readUpload(store: Store, name: string): Promise<string | undefined> {
+  return (await readInputFile(store, uploadName(name)))?.toString('utf8')
+}
+
 /** Removes the slug's files of other extensions, left behind when a re-upload changed the format. */
-export async function removeOtherUploads(paths: DataPaths, slug: string, keep: string): Promise<void> {
-  const names = await readdir(paths.uploads).catch(() => [] as string[])
-  const stale = names.filter((name) => name !== keep && EXTENSIONS.some((ext) => name === `${slug}.${ext}`))
-  await Promise.all(stale.map((name) => rm(uploadPath(paths, name), { force: true })))
+export async function removeOtherUploads(store: Store, slug: string, keep: string): Promise<void> {
+  const stale = EXTENSIONS.map((ext) => `${slug}.${ext}`).filter((name) => name !== keep)
+  await Promise.all(stale.map((name) => removeInputFile(store, uploadName(name))))
+}
+
+/** Removes an upload; a name that is not a plain file name is left alone rather than followed out of uploads/. */
+export async function removeUpload(store: Store, name: string): Promise<void> {
+  if (path.basename(name) !== name || name.startsWith('.')) return
+  await removeInputFile(store, uploadName(name))
 }

@@ -26,6 +26,7 @@ import { createLibrariesRepository, type LibrariesRepository } from './libraries
 import { createLibraryAccessRepository, type LibraryAccessRepository } from './library-access.js'
 import { createPoliciesRepository, type PoliciesRepository } from './policies.js'
 import { createSqliteSql } from './sqlite-sql.js'
+import { createInputFilesRepository, type InputFilesRepository } from './input-files.js'
 import { createRateCountsRepository, type RateCountsRepository } from './rate-counts.js'
 import { createReplicasRepository, type ReplicasRepository } from './replicas.js'
 import { createSettingsRepository, type SettingsRepository } from './settings.js'
@@ -56,6 +57,8 @@ export interface Store {
   usage: UsageRepository
   replicas: ReplicasRepository
   rateCounts: RateCountsRepository
+  /** Files jobs read, on PostgreSQL (src/sources/input-files.ts). */
+  inputFiles: InputFilesRepository
   /**
    * Changes whenever any connection (this process or another) changes the catalogue: a
    * library, a version, a snippet set or a redirect (migration 0012). Cheap validation for what
@@ -260,6 +263,7 @@ function repositories(sql: Sql, secrets: SecretBox, settings: SettingsRepository
     usage: createUsageRepository(sql),
     replicas: createReplicasRepository(sql),
     rateCounts: createRateCountsRepository(sql),
+    inputFiles: createInputFilesRepository(sql),
     transaction: <T>(fn: () => Promise<T>) => sql.transaction(fn, 'write'),
     readTransaction: <T>(fn: () => Promise<T>) => sql.transaction(fn, 'read'),
   }

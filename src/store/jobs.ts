@@ -41,14 +41,11 @@ export interface Job {
   /** The runner that holds the running job (src/jobs/lease.ts), and until when, unless it renews. */
   owner: string | null
   leaseUntil: string | null
-  /** The only data directory where the job can run (its input file is there), or null for any. */
-  home: string | null
 }
 
 /** The runner that claims a job, as the claim records it (src/jobs/lease.ts). */
 export interface JobClaimer {
   owner: string
-  home: string | null
   /** The lease's end, an ISO time. */
   leaseUntil: string
 }
@@ -73,7 +70,6 @@ export interface NewJob {
   versionPk?: number | null
   payload?: Record<string, unknown>
   secret?: string | null
-  home?: string | null
 }
 
 interface JobRow {
@@ -98,7 +94,6 @@ interface JobRow {
   runner_host: string | null
   owner: string | null
   lease_until: string | null
-  home: string | null
 }
 
 const toJob = (r: JobRow): Job => ({
@@ -122,7 +117,6 @@ const toJob = (r: JobRow): Job => ({
   runner: r.runner_pid === null || r.runner_host === null ? null : { pid: r.runner_pid, host: r.runner_host },
   owner: r.owner,
   leaseUntil: r.lease_until,
-  home: r.home,
 })
 
 export interface JobsRepository {
@@ -132,7 +126,7 @@ export interface JobsRepository {
    */
   enqueue(job: NewJob): Promise<Job>
   /**
-   * Claims the oldest queued job `claimer` can run (no home, or its home) for it, with this
+   * Claims the oldest queued job for `claimer`, with this
    * process's pid and host name. Two claims never take the same job.
    */
   claimNext(claimer: JobClaimer): Promise<Job | undefined>
@@ -212,13 +206,12 @@ export function createJobsRepository(sql: Sql): JobsRepository {
       try {
         // A savepoint of its own: a refused insert must not undo (on PostgreSQL, abort) the caller's transaction.
         const row = await sql.transaction(() =>
-          sql.get<JobRow>(`INSERT INTO jobs (kind, library_pk, version_pk, payload, secret, home, state, created_at) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?) RETURNING *`, [
+          sql.get<JobRow>(`INSERT INTO jobs (kind, library_pk, version_pk, payload, secret, state, created_at) VALUES (?, ?, ?, ?, ?, 'queued', ?) RETURNING *`, [
             job.kind,
             job.libraryPk ?? null,
             job.versionPk ?? null,
             JSON.stringify(job.payload ?? {}),
             job.secret ?? null,
-            job.home ?? null,
             nowIso(),
           ]),
         )
@@ -235,10 +228,10 @@ export function createJobsRepository(sql: Sql): JobsRepository {
     async claimNext(claimer) {
       const claimed = await sql.get<JobRow>(
         `UPDATE jobs SET state = 'running', started_at = ?, attempts = attempts + 1, status_message = 'started', runner_pid = ?, runner_host = ?, owner = ?, lease_until = ?
-         WHERE pk = (SELECT pk FROM jobs WHERE state = 'queued' AND (home IS NULL OR home = ?) ORDER BY pk LIMIT 1${sql.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : ''})
+         WHERE pk = (SELECT pk FROM jobs WHERE state = 'queued' ORDER BY pk LIMIT 1${sql.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : ''})
            AND state = 'queued'
          RETURNING *`,
-        [nowIso(), THIS_PROCESS.pid, THIS_PROCESS.host, claimer.owner, claimer.leaseUntil, claimer.home],
+        [nowIso(), THIS_PROCESS.pid, THIS_PROCESS.host, claimer.owner, claimer.leaseUntil],
       )
       return claimed && toJob(claimed)
     },

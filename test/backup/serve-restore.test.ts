@@ -3,7 +3,6 @@ import fs from 'node:fs'
 import { execa } from 'execa'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { RESTORE_FAILED_EXIT_CODE, RESTORE_STAGED_EXIT_CODE } from '../../server/serve.js'
-import { dataPaths } from '../../src/install/paths.js'
 import { saveUpload } from '../../src/sources/uploads.js'
 import { openStore } from '../../src/store/index.js'
 import { PROJECT_ROOT } from '../helpers/cli.js'
@@ -50,17 +49,17 @@ async function prepare(): Promise<string> {
   const store = await openStore(dataDir)
   await store.users.create({ email: 'ops@example.com', password: PASSWORD, role: 'admin' })
   await store.settings.set(testSettingKey('marker'), 'before-backup')
+  await saveUpload(store, 'spec', 'yaml', Buffer.from('before-backup'))
   await store.close()
-  await saveUpload(dataPaths(dataDir), 'spec', 'yaml', Buffer.from('before-backup'))
   return dataDir
 }
 
 async function markAfterBackup(dataDir: string) {
   const store = await openStore(dataDir)
   await store.settings.set(testSettingKey('marker'), 'after-backup')
+  await saveUpload(store, 'spec', 'yaml', Buffer.from('after-backup'))
+  await saveUpload(store, 'later', 'yaml', Buffer.from('after-backup'))
   await store.close()
-  await saveUpload(dataPaths(dataDir), 'spec', 'yaml', Buffer.from('after-backup'))
-  await saveUpload(dataPaths(dataDir), 'later', 'yaml', Buffer.from('after-backup'))
 }
 
 /** The uploaded specs of the data dir and of its pre-restore-* directory, by name and content. */

@@ -9,7 +9,6 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { FORMAT_VERSION, type Manifest } from '../../src/backup/manifest.js'
 import { restoreArchive } from '../../src/backup/restore.js'
 import { isLecternError } from '../../src/errors.js'
-import { dataPaths } from '../../src/install/paths.js'
 import { saveUpload } from '../../src/sources/uploads.js'
 import { openStore } from '../../src/store/index.js'
 import { runCli } from '../helpers/cli.js'
@@ -35,8 +34,8 @@ beforeAll(async () => {
 async function currentDataDir(): Promise<string> {
   const dir = await tmpDataDir()
   const store = await openStore(dir)
+  await saveUpload(store, 'current', 'yaml', Buffer.from('openapi: 3.1.0\n# the current one\n'))
   await store.close()
-  await saveUpload(dataPaths(dir), 'current', 'yaml', Buffer.from('openapi: 3.1.0\n# the current one\n'))
   return dir
 }
 
@@ -130,6 +129,6 @@ describe('uploaded specs in a backup', () => {
     }
     const refreshed = await runCli(['refresh', LIBRARY, '--force', '--wait', '--json', '--data-dir', dir])
     expect(refreshed.exitCode).not.toBe(0)
-    expect(refreshed.stdout + refreshed.stderr).toMatch(/The uploaded spec pet-shop\.yaml could not be read; upload it again/)
+    expect(refreshed.stdout + refreshed.stderr).toMatch(/The uploaded spec pet-shop\.yaml is missing; upload it again/)
   })
 })

@@ -4,7 +4,7 @@
  */
 import type { JobClaimer } from '../../src/store/jobs.js'
 
-export const testClaimer: JobClaimer = { owner: 'test-runner', home: null, leaseUntil: '9999-12-31T00:00:00.000Z' }
+export const testClaimer: JobClaimer = { owner: 'test-runner', leaseUntil: '9999-12-31T00:00:00.000Z' }
 
 /** A job `testClaimer` claimed, as the writes that end it name it. */
 export const heldByTest = (pk: number) => ({ pk, owner: testClaimer.owner })

@@ -27,7 +27,7 @@ function recordingLog(): JobLog & { lines: string[] } {
 }
 
 function startWorker(store: Store, handler: JobHandler, leaseMs: number, log = recordingLog()) {
-  const worker = new Worker(store, { test: handler }, log, { pollMs: 50, runner: { owner: 'worker', home: null, leaseMs } })
+  const worker = new Worker(store, { test: handler }, log, { pollMs: 50, runner: { owner: 'worker', leaseMs } })
   onTestFinished(() => worker.stop())
   return { worker, log }
 }
@@ -101,7 +101,7 @@ describe.each<StoreKind>(['sqlite', 'postgres'])('job leases on %s', (kind) => {
     const { worker, log } = startWorker(store, async (ctx) => void ran.push(ctx.job.pk), 1200)
     const quiet = await store.jobs.enqueue({ kind: 'test' })
     const leaseUntil = new Date(Date.now() + 1500).toISOString()
-    await store.jobs.claimNext({ owner: 'gone', home: null, leaseUntil })
+    await store.jobs.claimNext({ owner: 'gone', leaseUntil })
     await worker.start()
     if (kind === 'postgres') {
       await sleep(500)
@@ -134,7 +134,7 @@ describe.each<StoreKind>(['sqlite', 'postgres'])('jobs.concurrency on %s', (kind
         running--
       }
     }
-    const worker = new Worker(store, { test: handler }, recordingLog(), { pollMs: 50, concurrency: 2, runner: { owner: 'worker', home: null, leaseMs: 30_000 } })
+    const worker = new Worker(store, { test: handler }, recordingLog(), { pollMs: 50, concurrency: 2, runner: { owner: 'worker', leaseMs: 30_000 } })
     onTestFinished(() => worker.stop())
     const jobs = [await store.jobs.enqueue({ kind: 'test' }), await store.jobs.enqueue({ kind: 'test' }), await store.jobs.enqueue({ kind: 'test' })]
     await worker.start()
@@ -144,7 +144,7 @@ describe.each<StoreKind>(['sqlite', 'postgres'])('jobs.concurrency on %s', (kind
     expect((await store.jobs.list({ states: ['queued'] })).map((job) => job.pk).sort()).toEqual(jobs.map((job) => job.pk).sort())
 
     release()
-    const again = new Worker(store, { test: handler }, recordingLog(), { pollMs: 50, concurrency: 2, runner: { owner: 'again', home: null, leaseMs: 30_000 } })
+    const again = new Worker(store, { test: handler }, recordingLog(), { pollMs: 50, concurrency: 2, runner: { owner: 'again', leaseMs: 30_000 } })
     onTestFinished(() => again.stop())
     await again.start()
     await pollUntil('every job to succeed', async () => ((await store.jobs.list({ states: ['succeeded'] })).length === 3 ? true : undefined))

@@ -10,6 +10,9 @@ import path from 'node:path'
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { exitCodeOf } from '../../cli/run.js'
 import { POSTGRES_MIGRATIONS } from '../../migrations/postgres/index.js'
+import { exportLibrary } from '../../src/airgap/export.js'
+import { importPayload } from '../../src/airgap/import.js'
+import { LOCAL } from '../../src/library/access.js'
 import { SYNC_MS } from '../../src/net/shared-rate-limit.js'
 import { openStore } from '../../src/store/index.js'
 import { runCli } from '../helpers/cli.js'
@@ -178,35 +181,53 @@ describe('an install on PostgreSQL', () => {
     expect(server.process.exitCode).toBeNull()
   })
 
-  it('runs an uploaded spec where its file is: a CLI on another host runs it itself with --wait, and says so without', async () => {
+  it('keeps uploaded specs and staged imports in the database, so any replica runs their jobs', async () => {
     const env = replica(await freshDatabase(serverDefer, serverDefer))
     const cliDir = await tmpDir('lectern-cli-')
     // With no server of the install up, a queued job waits for one, which the CLI says.
     const unserved = await runCli(['add', 'https://github.com/acme/elsewhere', '--data-dir', cliDir], env)
     expect(unserved.exitCode, unserved.stderr).toBe(0)
     expect(unserved.stderr).toContain('No server of this install is running: start `lectern serve` on any host to run the job, or pass --wait to run it here.')
-    await startServer(await tmpDir('lectern-replica-'), env)
-    // With one up (on another host, as far as this CLI knows), a job without a home is any replica's: nothing to say.
-    const served = await runCli(['add', 'https://github.com/acme/anywhere', '--data-dir', cliDir], env)
-    expect(served.exitCode, served.stderr).toBe(0)
-    expect(served.stderr).not.toMatch(/no server/i)
-    const file = path.join(cliDir, 'petshop.yaml')
-    await fs.writeFile(file, PETSHOP_YAML)
-    const queued = await runCli(['add', 'openapi', file, '--title', 'Pet Shop', '--data-dir', cliDir], env)
-    expect(queued.exitCode, queued.stderr).toBe(0)
-    expect(queued.stderr).toContain(`The job reads a file kept in this data directory (${cliDir}), which no server serves: start \`lectern serve\` with this data directory, or pass --wait to run it here.`)
-    // It waits for a server with this data directory; cancelled, it makes way for a run here.
     const store = await openStore(await tmpDir('lectern-store-'), { databaseUrl: env.DATABASE_URL, env: { LECTERN_SECRET_KEY: TEST_SECRET_KEY } })
     onTestFinished(() => store.close())
-    const homed = (await store.jobs.list({ states: ['queued'] })).find((job) => job.home !== null)!
-    expect((await runCli(['jobs', 'cancel', String(homed.pk), '--data-dir', cliDir], env)).exitCode).toBe(0)
-    const waited = await runCli(['add', 'openapi', file, '--title', 'Pet Shop', '--force', '--wait', '--data-dir', cliDir], env)
-    expect(waited.exitCode, waited.stderr).toBe(0)
-    const jobs = (await store.jobs.list({ oldestFirst: true })).filter((job) => job.home !== null)
-    expect(jobs.map((job) => [job.state, job.errorCode, job.home])).toEqual([
-      ['failed', 'cancelled', expect.stringMatching(new RegExp(`:${cliDir}$`))],
-      ['succeeded', null, expect.stringMatching(new RegExp(`:${cliDir}$`))],
-    ])
+    const [elsewhere] = await store.jobs.list({ states: ['queued'] })
+    expect((await runCli(['jobs', 'cancel', String(elsewhere!.pk), '--data-dir', cliDir], env)).exitCode).toBe(0)
+
+    const first = await startServer(await tmpDir('lectern-replica-'), env, onTestFinished, { args: ['--workers', '1'] })
+    const file = path.join(cliDir, 'petshop.yaml')
+    await fs.writeFile(file, PETSHOP_YAML)
+    // The CLI's data directory is not the replica's: the spec travels in the database, and the replica runs its job.
+    const added = await runCli(['add', 'openapi', file, '--title', 'Pet Shop', '--wait', '--json', '--data-dir', cliDir], env)
+    expect(added.exitCode, added.stderr).toBe(0)
+    expect(added.stderr).not.toMatch(/no server/i)
+    expect(await fs.readdir(cliDir)).not.toContain('uploads')
+    expect((await store.inputFiles.list('uploads/')).map((f) => f.name)).toEqual(['uploads/pet-shop.yaml'])
+    const ranOn = async (jobPk: number) => (await store.jobs.byPk(jobPk))!.runner!.host
+    const [upload] = await store.jobs.list({ states: ['succeeded'] })
+    const ask = (server: { url: string }) => fetch(`${server.url}/api/v2/context?libraryId=/docs/pet-shop&query=list%20pets`)
+    expect(await (await ask(first)).text()).toContain('/pets')
+
+    // Another replica refreshes it from the database once the first is gone.
+    const second = await startServer(await tmpDir('lectern-replica-'), env, onTestFinished, { args: ['--workers', '1'] })
+    first.process.kill('SIGTERM')
+    await first.process.catch(() => {})
+    const refreshed = await runCli(['refresh', '/docs/pet-shop', '--force', '--wait', '--json', '--data-dir', cliDir], env)
+    expect(refreshed.exitCode, refreshed.stderr).toBe(0)
+    const refresh = (await store.jobs.list({ states: ['succeeded'] })).find((job) => job.pk !== upload!.pk)!
+    expect(await ranOn(refresh.pk)).toBe(await ranOn(upload!.pk))
+    expect(refresh.runner!.pid).not.toBe(upload!.runner!.pid)
+
+    // An import staged in another data directory (this test's store), run by the replica; the staged file goes once it is read.
+    const payload = path.join(cliDir, 'pet-shop.json')
+    await fs.writeFile(payload, JSON.stringify({ libraries: [await exportLibrary(store, '/docs/pet-shop', LOCAL)] }))
+    expect((await runCli(['libraries', 'remove', '/docs/pet-shop', '--yes', '--data-dir', cliDir], env)).exitCode).toBe(0)
+    expect(await store.inputFiles.list('uploads/')).toEqual([])
+    const { jobs } = await importPayload(store, payload, 'The payload', false)
+    expect((await store.inputFiles.list('imports/')).map((f) => f.name)).toEqual([jobs[0]!.payload.file])
+    await pollUntil('the replica to run the import', async () => ((await store.jobs.byPk(jobs[0]!.pk))?.state === 'succeeded' ? true : undefined))
+    expect(await (await ask(second)).text()).toContain('/pets')
+    expect(await store.inputFiles.list('imports/')).toEqual([])
+    expect(await fs.readdir(path.join(store.paths.root, 'imports'))).toEqual([])
   })
 
   it('makes one setup token per install: a second replica points to the first one\'s, which any replica takes', async () => {

@@ -3,9 +3,12 @@
  * PostgreSQL (DATABASE_URL). Every repository is exercised through the Store interface only, so
  * what passes here behaves the same whichever database an install chose.
  */
+import fs from 'node:fs'
+import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { LecternError } from '../../src/errors.js'
+import { CHUNK_BYTES } from '../../src/store/input-files.js'
 import type { NewSnippet } from '../../src/store/snippets.js'
 import { openStore, sqlOf, type Store } from '../../src/store/index.js'
 import { freshDatabase, freshStore, sameDatabase, TEST_SECRET_KEY, type StoreKind } from '../helpers/stores.js'
@@ -178,7 +181,7 @@ describe.each<StoreKind>(['sqlite', 'postgres'])('the store on %s', (kind) => {
     const { library, version } = await liveLibrary(store, '/acme/leased')
     const job = await store.jobs.enqueue({ kind: 'refresh', libraryPk: library.pk, versionPk: version.pk })
     const soon = new Date(Date.now() + 60_000).toISOString()
-    const a = { owner: 'runner-a', home: null, leaseUntil: soon }
+    const a = { owner: 'runner-a', leaseUntil: soon }
     const claimed = (await store.jobs.claimNext(a))!
     expect(claimed).toMatchObject({ pk: job.pk, state: 'running', owner: 'runner-a', leaseUntil: soon })
     expect(await store.jobs.renewLease(job.pk, 'runner-b', soon)).toBe(false)
@@ -197,7 +200,7 @@ describe.each<StoreKind>(['sqlite', 'postgres'])('the store on %s', (kind) => {
     expect(await store.jobs.requeue(claimed, 'interrupted; queued again', now)).toBe(false)
     expect(await store.jobs.byPk(job.pk)).toMatchObject({ state: 'queued', owner: null, leaseUntil: null, statusMessage: 'interrupted; queued again' })
     // Taken over: the runner that lost it can neither renew nor end it, nor swap in what it built.
-    const b = { owner: 'runner-b', home: null, leaseUntil: soon }
+    const b = { owner: 'runner-b', leaseUntil: soon }
     expect(await store.jobs.claimNext(b)).toMatchObject({ pk: job.pk, owner: 'runner-b', attempts: 2 })
     expect(await store.jobs.renewLease(job.pk, 'runner-a', soon)).toBe(false)
     await expect(store.jobs.fail(claimed, 'internal_error', 'late')).rejects.toThrow('no longer held')
@@ -211,20 +214,54 @@ describe.each<StoreKind>(['sqlite', 'postgres'])('the store on %s', (kind) => {
     expect((await store.jobs.lapsed()).map((j) => j.pk)).toEqual([other.pk])
   })
 
-  it('runs a job that has a home only there, and keeps a building set while a job of its version holds its lease', async () => {
+  it('keeps a building set while a job of its version holds its lease', async () => {
     const store = await open(kind)
-    const { library, version } = await liveLibrary(store, '/acme/homed')
+    const { library, version } = await liveLibrary(store, '/acme/leased')
     const soon = new Date(Date.now() + 60_000).toISOString()
-    const homed = await store.jobs.enqueue({ kind: 'refresh', libraryPk: library.pk, versionPk: version.pk, home: 'host-a:/var/lib/lectern' })
-    expect(await store.jobs.claimNext({ owner: 'elsewhere', home: 'host-b:/var/lib/lectern', leaseUntil: soon })).toBeUndefined()
-    expect(await store.jobs.claimNext({ owner: 'on-premise', home: null, leaseUntil: soon })).toBeUndefined()
-    expect(await store.jobs.claimNext({ owner: 'at-home', home: 'host-a:/var/lib/lectern', leaseUntil: soon })).toMatchObject({ pk: homed.pk, home: 'host-a:/var/lib/lectern' })
+    const job = await store.jobs.enqueue({ kind: 'refresh', libraryPk: library.pk, versionPk: version.pk })
+    expect(await store.jobs.claimNext({ owner: 'runner', leaseUntil: soon })).toMatchObject({ pk: job.pk, owner: 'runner', leaseUntil: soon })
     const building = await store.snippets.createSet(version.pk, { provider: 'hash', model: 'hash-v1', dimensions: 256 })
     expect(await store.snippets.abandonedSets(new Date().toISOString())).toEqual([])
     // Once the lease has run out, nobody may still be writing the set.
     expect((await store.snippets.abandonedSets(new Date(Date.now() + 120_000).toISOString())).map((s) => s.pk)).toEqual([building.pk])
-    await store.jobs.succeed({ pk: homed.pk, owner: 'at-home' })
+    await store.jobs.succeed({ pk: job.pk, owner: 'runner' })
     expect((await store.snippets.abandonedSets(new Date().toISOString())).map((s) => s.pk)).toEqual([building.pk])
+  })
+
+  it('keeps input files whole, in chunks, replaced only once the new one is stored', async () => {
+    const store = await open(kind)
+    const big = Buffer.alloc(CHUNK_BYTES * 2 + 5, 7)
+    big.write('the end', big.length - 7)
+    // Pieces that straddle chunk boundaries.
+    expect(await store.inputFiles.put('imports/a/1.json', [big.subarray(0, 100), big.subarray(100, CHUNK_BYTES + 3), big.subarray(CHUNK_BYTES + 3)])).toBe(big.length)
+    expect((await store.inputFiles.read('imports/a/1.json'))!.equals(big)).toBe(true)
+    const file = path.join(await tmpDir(), 'copy')
+    expect(await store.inputFiles.copyTo('imports/a/1.json', file)).toBe(true)
+    expect(fs.readFileSync(file).equals(big)).toBe(true)
+    await store.inputFiles.put('uploads/spec.yaml', [])
+    expect(await store.inputFiles.read('uploads/spec.yaml')).toEqual(Buffer.alloc(0))
+    await store.inputFiles.put('uploads/spec.yaml', [Buffer.from('openapi: 3.1.0\n')])
+    expect((await store.inputFiles.list('uploads/')).map(({ name, bytes }) => ({ name, bytes }))).toEqual([{ name: 'uploads/spec.yaml', bytes: 15 }])
+
+    // A put that fails part way leaves the file it was replacing as it was, and no partial rows.
+    async function* failing() {
+      yield Buffer.alloc(CHUNK_BYTES + 1, 1)
+      throw new Error('the upload was cut off')
+    }
+    await expect(store.inputFiles.put('uploads/spec.yaml', failing())).rejects.toThrow('cut off')
+    expect((await store.inputFiles.read('uploads/spec.yaml'))!.toString()).toBe('openapi: 3.1.0\n')
+    expect(await store.inputFiles.removePartial(new Date(Date.now() + 1000).toISOString())).toBe(0)
+    // A put whose process died: its chunks are not a file, and go once old enough.
+    await sqlOf(store).run('INSERT INTO input_files (name, chunk, data, created_at) VALUES (?, 0, ?, ?)', ['partial/dead', Buffer.from('x'), '2026-01-01T00:00:00.000Z'])
+    expect((await store.inputFiles.list('')).map((f) => f.name)).toEqual(['imports/a/1.json', 'uploads/spec.yaml'])
+    expect(await store.inputFiles.removePartial('2026-01-01T00:00:00.000Z')).toBe(0)
+    expect(await store.inputFiles.removePartial(new Date().toISOString())).toBe(1)
+
+    expect(await store.inputFiles.remove('imports/a/1.json')).toBe(true)
+    expect(await store.inputFiles.remove('imports/a/1.json')).toBe(false)
+    expect(await store.inputFiles.read('imports/a/1.json')).toBeUndefined()
+    expect(await store.inputFiles.copyTo('imports/a/1.json', file)).toBe(false)
+    expect(await store.inputFiles.list('imports/')).toEqual([])
   })
 
   it('runs once-only work there and then when no other replica runs it', async () => {
@@ -320,13 +357,13 @@ describe('the store on postgres, two replicas', () => {
     const soon = new Date(Date.now() + 60_000).toISOString()
     const claimAll = async (s: Store, owner: string) => {
       const mine: number[] = []
-      for (let job = await s.jobs.claimNext({ owner, home: null, leaseUntil: soon }); job; job = await s.jobs.claimNext({ owner, home: null, leaseUntil: soon })) mine.push(job.pk)
+      for (let job = await s.jobs.claimNext({ owner, leaseUntil: soon }); job; job = await s.jobs.claimNext({ owner, leaseUntil: soon })) mine.push(job.pk)
       return mine
     }
     // A claim whose row is still locked (its transaction has not ended) is skipped, not waited for.
     await store.transaction(async () => {
-      const mine = (await store.jobs.claimNext({ owner: 'a', home: null, leaseUntil: soon }))!
-      const theirs = await Promise.race([other.jobs.claimNext({ owner: 'b', home: null, leaseUntil: soon }), sleep(3000).then(() => 'waited' as const)])
+      const mine = (await store.jobs.claimNext({ owner: 'a', leaseUntil: soon }))!
+      const theirs = await Promise.race([other.jobs.claimNext({ owner: 'b', leaseUntil: soon }), sleep(3000).then(() => 'waited' as const)])
       expect(theirs).toMatchObject({ pk: mine.pk + 1, owner: 'b' })
     })
     const [a, b, c] = await Promise.all([claimAll(store, 'a'), claimAll(other, 'b'), claimAll(other, 'c')])

@@ -1,5 +1,6 @@
 /**
- * Removing a library deletes its uploaded OpenAPI file from uploads/, whichever way it goes:
+ * Removing a library deletes its uploaded OpenAPI file (from uploads/, or from the database on
+ * PostgreSQL), whichever way it goes:
  * `lectern libraries remove` (the real binary), the dashboard's DELETE /api/libraries, and a
  * teamspace's deletion, which removes the teamspace's libraries; other libraries' files stay.
  */
@@ -13,12 +14,22 @@ import { buildTestApp } from '../helpers/app.js'
 import { runCli } from '../helpers/cli.js'
 import { PETSHOP_YAML } from '../helpers/openapi-fixtures.js'
 import { signIn } from '../helpers/session.js'
+import { databaseOf, openInstall } from '../helpers/stores.js'
 import { bearer, createTenants } from '../helpers/tenants.js'
 import { tmpDataDir, tmpDir } from '../helpers/tmp.js'
 
 vi.setConfig({ testTimeout: 60_000 })
 
-const uploads = (dataDir: string) => fs.readdirSync(dataPaths(dataDir).uploads).sort()
+/** The install's uploaded files: in uploads/, or in the database in the PostgreSQL run. */
+async function uploads(dataDir: string): Promise<string[]> {
+  if (databaseOf(dataDir) === undefined) return fs.readdirSync(dataPaths(dataDir).uploads).sort()
+  const store = await openInstall(dataDir)
+  try {
+    return (await store.inputFiles.list('uploads/')).map((file) => file.name.slice('uploads/'.length))
+  } finally {
+    await store.close()
+  }
+}
 
 async function upload(base: string, key: string, title: string): Promise<string> {
   const form = new FormData()
@@ -45,16 +56,16 @@ describe('removing a library with an uploaded spec', () => {
       const added = await runCli(['add', 'openapi', specFile, '--title', title, '--data-dir', dataDir])
       expect(added.exitCode, added.stderr).toBe(0)
     }
-    expect(uploads(dataDir)).toEqual(['billing-api.yaml', 'orders-api.yaml'])
+    expect(await uploads(dataDir)).toEqual(['billing-api.yaml', 'orders-api.yaml'])
 
     const removed = await runCli(['libraries', 'remove', '/docs/billing-api', '--yes', '--data-dir', dataDir])
     expect(removed.exitCode, removed.stderr).toBe(0)
-    expect(uploads(dataDir)).toEqual(['orders-api.yaml'])
+    expect(await uploads(dataDir)).toEqual(['orders-api.yaml'])
 
     // A renamed library still reads its file by the old name, and takes it along when removed.
     expect((await runCli(['libraries', 'rename', '/docs/orders-api', '/docs/ledger', '--data-dir', dataDir])).exitCode).toBe(0)
     expect((await runCli(['libraries', 'remove', '/docs/ledger', '--yes', '--data-dir', dataDir])).exitCode).toBe(0)
-    expect(uploads(dataDir)).toEqual([])
+    expect(await uploads(dataDir)).toEqual([])
   })
 
   it("deletes the file when the operator removes the library over HTTP, and when the teamspace is deleted", async () => {
@@ -65,19 +76,19 @@ describe('removing a library with an uploaded spec', () => {
     const keptUntilTeamDeletion = await upload(base, tenants.acme.keys.admin, 'Other spec')
     const beta = await upload(base, tenants.beta.keys.owner, 'Spec')
     const [acmeSpec, acmeOther, betaSpec] = [`spec--t${tenants.acme.teamPk}.yaml`, `other-spec--t${tenants.acme.teamPk}.yaml`, `spec--t${tenants.beta.teamPk}.yaml`]
-    expect(uploads(dataDir)).toEqual([acmeOther, acmeSpec, betaSpec].sort())
+    expect(await uploads(dataDir)).toEqual([acmeOther, acmeSpec, betaSpec].sort())
 
     const admin = await signIn(app)
     const res = await app.inject({ method: 'DELETE', url: `/api/libraries${removedByOperator}`, cookies: admin })
     expect(res.statusCode, res.body).toBe(200)
-    expect(uploads(dataDir)).toEqual([acmeOther, betaSpec].sort())
+    expect(await uploads(dataDir)).toEqual([acmeOther, betaSpec].sort())
 
     const owner = await signIn(app, 'member', 'owner@acme.example')
     const deleted = await app.inject({ method: 'DELETE', url: `/api/teams/${tenants.acme.teamPk}`, cookies: owner })
     expect(deleted.statusCode, deleted.body).toBe(200)
     expect(await app.runtime.store.libraries.byId(keptUntilTeamDeletion)).toBeUndefined()
     // Beta's upload is Beta's: untouched.
-    expect(uploads(dataDir)).toEqual([betaSpec])
+    expect(await uploads(dataDir)).toEqual([betaSpec])
     expect(await app.runtime.store.libraries.byId(beta)).toBeDefined()
   })
 })

@@ -28,8 +28,8 @@ beforeAll(async () => {
 function context(previousRevision: string | null = null): SourceContext {
   return {
     http: new HttpClient({ retries: 0 }),
-    // The reader only needs the store's paths, to find uploads.
-    store: { paths: dataPaths(dataDir) } as Store,
+    // The reader only needs to know where an SQLite store keeps uploads.
+    store: { paths: dataPaths(dataDir), database: { kind: 'sqlite' } } as Store,
     signal: new AbortController().signal,
     parse: testParse(),
     progress: () => {},
