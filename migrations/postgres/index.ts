@@ -10,6 +10,7 @@ import * as replicas from '../0025_replicas.js'
 import * as jobLeases from '../0026_job_leases.js'
 import * as rateCounts from '../0027_rate_counts.js'
 import * as inputFiles from '../0028_input_files.js'
+import * as snippetVectors from '../0029_snippet_vectors.js'
 import * as baseline from './0023_baseline.js'
 
 export const POSTGRES_MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
@@ -19,6 +20,7 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration
   ['0026_job_leases', jobLeases],
   ['0027_rate_counts', rateCounts],
   ['0028_input_files', inputFiles],
+  ['0029_snippet_vectors', snippetVectors],
 ]
 
 export const postgresMigrationSource = sourceOf(POSTGRES_MIGRATIONS)

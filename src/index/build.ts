@@ -1,6 +1,6 @@
 /**
- * Building a snippet set: count, embed, write its rows, its vector index (unless the engine file
- * holds its vectors: `hasVectorIndex`) and its engine file, then swap the version to the new set
+ * Building a snippet set: count, embed, write its rows (with their vectors, unless the engine file
+ * holds them: `hasVectorIndex`), its vector index (likewise) and its engine file, then swap the version to the new set
  * in one transaction.
  *
  * Guarantee: until `finalizeSet` commits, readers keep the previous set; if anything fails
@@ -77,7 +77,8 @@ export async function ingestSnippets(deps: IngestDeps, target: IngestTarget, sni
       deps.signal?.throwIfAborted()
       const batch = snippets.slice(i, i + BATCH)
       const embedded = await embedder.embed(batch.map(embedText), deps.signal)
-      const pks = await store.snippets.insert(set.pk, batch)
+      // A real embedder's vectors are stored with their rows: any index file is rebuilt from them (vectors.ts).
+      const pks = await store.snippets.insert(set.pk, batch, index ? embedded : undefined)
       const keys: number[] = []
       const vectors: Float32Array[] = []
       pks.forEach((pk, j) => {

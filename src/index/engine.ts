@@ -10,7 +10,9 @@ import { engineFileKind, loadSet, loadSetFromBytes, loadSetFromFile, type Engine
 import { claimRebuild, claimReleased } from './rebuild-claim.js'
 import type { EngineFileRebuilder } from './rebuilder.js'
 import { SetCache, type SetCacheStats } from './set-cache.js'
-import { loadVectorIndex, type LoadedVectorIndex } from './vector-index.js'
+import type { SnippetSet } from '../store/snippets.js'
+import { inspectVectorFile, loadVectorIndex, type LoadedVectorIndex } from './vector-index.js'
+import { expectedVectors, indexFromStoredVectors } from './vectors.js'
 
 /** How often, at most, loaded sets are checked against the database for sets no longer live. */
 const PRUNE_INTERVAL_MS = 1000
@@ -20,6 +22,8 @@ export class SetEngine {
   private prunedVersion = -1
   /** Sets being loaded off the serving thread (with a rebuilder). */
   private readonly loading = new Map<number, Promise<LoadedSet>>()
+  /** Vector indexes being opened (and written from stored vectors first, when they must be). */
+  private readonly openingVectors = new Map<number, Promise<LoadedVectorIndex>>()
 
   constructor(
     private readonly store: Store,
@@ -156,18 +160,45 @@ export class SetEngine {
    * A loaded set's vector index (a real embedder's), read on its first vector search and kept
    * with the set. The index is memory-mapped: it costs address space, not heap, so the cache's
    * bound does not count it. Undefined while it cannot be used (vectorsUnavailable).
+   *
+   * A file that is missing or does not match the set (the set was built or re-embedded by another
+   * replica, the file was lost) is derived data: it is written from the vectors the set's rows
+   * hold, here, once, while the questions that need it wait (vectors.ts).
    */
-  async vectorIndex(loaded: LoadedSet): Promise<LoadedVectorIndex | undefined> {
+  async vectorIndex(loaded: LoadedSet, set: SnippetSet): Promise<LoadedVectorIndex | undefined> {
+    const held = loaded.vectorIndex?.embedder
+    // Re-embedded since it was loaded (by another replica, whose job told only its own engine).
+    if (held && (held.provider !== set.embedProvider || held.model !== set.embedModel || loaded.vectorIndex!.dimensions !== set.dimensions)) loaded.vectorIndex = undefined
     if (loaded.vectorIndex === undefined) {
+      let opening = this.openingVectors.get(set.pk)
+      if (!opening) {
+        opening = this.openVectorIndex(set).finally(() => this.openingVectors.delete(set.pk))
+        this.openingVectors.set(set.pk, opening)
+      }
       try {
-        const set = await this.store.snippets.set(loaded.setPk)
-        if (!set) throw new Error(`snippet set ${loaded.setPk} vanished`)
-        loaded.vectorIndex = loadVectorIndex(vectorIndexPath(this.store.paths, set.pk), { dimensions: set.dimensions, count: await this.store.snippets.count(set.pk) })
+        loaded.vectorIndex = await opening
       } catch (err) {
         this.vectorsUnavailable(loaded, err)
       }
     }
     return loaded.vectorIndex ?? undefined
+  }
+
+  private async openVectorIndex(set: SnippetSet): Promise<LoadedVectorIndex> {
+    const file = vectorIndexPath(this.store.paths, set.pk)
+    const expected = await expectedVectors(this.store, set)
+    const problem = inspectVectorFile(file, expected)
+    if (problem) {
+      const started = performance.now()
+      const index = await indexFromStoredVectors(this.store, set)
+      // Written only while the set is live: a swept set gets no file that nothing would remove.
+      if (index && (await this.store.snippets.set(set.pk))?.status === 'live') {
+        index.write(file, { provider: set.embedProvider, model: set.embedModel })
+        const ms = Math.round(performance.now() - started)
+        this.log?.info({ setPk: set.pk, vectors: index.size, ms, problem }, `wrote the vector index of snippet set ${set.pk} (${index.size} vectors) from its stored vectors in ${ms} ms: the file ${problem}`)
+      }
+    }
+    return loadVectorIndex(file, expected)
   }
 
   /**

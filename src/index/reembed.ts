@@ -3,9 +3,9 @@
  * (the `reembed` job queued when the embedding provider changes).
  *
  * Guarantees: the set keeps serving from its old index until its new one is complete; the new
- * index is written beside it (`set-<pk>.usearch.next`) and switched in one synchronous step
- * (rename the files, record the set's provider/model/dimensions, `onSwitched` drops the cached
- * index), so in this process no query sees a new file with the old model or the reverse. A
+ * index is written beside it (`set-<pk>.usearch.next`) and switched in one step (store the new
+ * vectors with the rows, rename the files, record the set's provider/model/dimensions,
+ * `onSwitched` drops the cached index), so in this process no query sees a new file with the old model or the reverse. A
  * switch to the hash embedder removes the index instead: the engine file holds those vectors.
  * Progress is kept per set (`set-<pk>.usearch.reembed.f32` holds the vectors done so far,
  * `.json` how many and for which embedder): a run that fails half-way, is stopped or is cut off
@@ -121,6 +121,8 @@ export async function reembedSet(work: Reembedding, setPk: number): Promise<Reem
     // embedder before it or after it, never the old embedder with the new index; no sweep runs between.
     const switched = await store.transaction(async () => {
       if (!(await isLive(store, setPk))) return false
+      // The rows first: should storing them fail, no file has been switched yet.
+      await store.snippets.setVectors(setPk, hasVectorIndex(switchedTo) ? snippets.map((s, i) => ({ pk: s.pk, vector: all[i]! })) : null)
       if (hasVectorIndex(switchedTo)) {
         writeVectorIndex(files.next, embedder, dimensions, snippets.map((s) => s.pk), all)
         fs.renameSync(files.next, live)

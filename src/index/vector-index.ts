@@ -69,8 +69,15 @@ export function removeVectorIndex(file: string): void {
   fs.rmSync(sidecarOf(file), { force: true })
 }
 
+/** What a vector index file must hold to serve a set: its shape, and, when given, the embedder of its vectors. */
+export interface ExpectedVectors {
+  dimensions: number
+  count: number
+  embedder?: { provider: string; model: string }
+}
+
 /** Why the file cannot serve a set with this shape, or undefined when it can be mapped safely. */
-export function inspectVectorFile(file: string, expected: { dimensions: number; count: number }): string | undefined {
+export function inspectVectorFile(file: string, expected: ExpectedVectors): string | undefined {
   let info: VectorFileInfo
   try {
     info = JSON.parse(fs.readFileSync(sidecarOf(file), 'utf8')) as VectorFileInfo
@@ -79,6 +86,10 @@ export function inspectVectorFile(file: string, expected: { dimensions: number; 
   }
   if (info.dimensions !== expected.dimensions || info.count !== expected.count) {
     return `holds ${info.count} vectors of ${info.dimensions} dimensions, expected ${expected.count} of ${expected.dimensions}`
+  }
+  const { embedder } = expected
+  if (embedder && (info.provider !== embedder.provider || info.model !== embedder.model)) {
+    return `holds vectors of ${info.provider} ${info.model}, expected ${embedder.provider} ${embedder.model}`
   }
   let fd: number
   try {
@@ -113,6 +124,11 @@ export class VectorIndexBuilder {
 
   constructor(private readonly dimensions: number) {
     this.index = newIndex(dimensions)
+  }
+
+  /** How many vectors were added. */
+  get size(): number {
+    return this.count
   }
 
   add(keys: number[], vectors: Float32Array[]): void {
@@ -154,10 +170,12 @@ export interface VectorHit {
 export interface LoadedVectorIndex {
   size: number
   dimensions: number
+  /** The embedder of its vectors, as expected when it was loaded. */
+  embedder?: { provider: string; model: string }
   search(vector: Float32Array, k: number): VectorHit[]
 }
 
-export function loadVectorIndex(file: string, expected: { dimensions: number; count: number }): LoadedVectorIndex {
+export function loadVectorIndex(file: string, expected: ExpectedVectors): LoadedVectorIndex {
   const problem = inspectVectorFile(file, expected)
   if (problem) throw new Error(`vector index ${file} ${problem}`)
   const { dimensions } = expected
@@ -170,6 +188,7 @@ export function loadVectorIndex(file: string, expected: { dimensions: number; co
   return {
     size: index.size(),
     dimensions,
+    embedder: expected.embedder,
     search(vector, k) {
       const limit = Math.min(k, index.size())
       if (limit === 0) return []

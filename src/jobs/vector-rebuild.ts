@@ -2,21 +2,27 @@
  * The `rebuild-vectors` job: at start-up every live set's vector index is checked against its
  * set, a bad one is deleted (retrieval answers from BM25 alone meanwhile) and this job rebuilds
  * it from the set's rows (index/vectors.ts does the work).
+ *
+ * On PostgreSQL a job runs on whichever replica claims it, while the file is this replica's: a
+ * set whose rows hold its vectors is left to this replica's engine, which builds the file from
+ * them when the set is next asked (index/engine.ts); only a set whose vectors must be computed
+ * again gets the job, which stores them for every replica.
  */
 import { z } from 'zod'
 import type { EmbedderPool } from '../embed/pool.js'
-import { discardBadVectorIndexes, rebuildVectorIndex } from '../index/vectors.js'
+import { discardBadVectorIndexes, hasStoredVectors, rebuildVectorIndex } from '../index/vectors.js'
 import type { Store } from '../store/index.js'
 import { REBUILD_VECTORS_JOB } from './kinds.js'
 import type { JobHandler } from './worker.js'
 
 const payloadSchema = z.object({ setPk: z.number().int() })
 
-/** Queues a rebuild for every live set whose index is bad; returns the set pks queued. */
+/** Discards every live set's bad index and queues the rebuilds this replica needs (above); returns the pks of the sets discarded. */
 export async function checkVectorIndexes(store: Store, log: (setPk: number, problem: string) => void): Promise<number[]> {
-  return await discardBadVectorIndexes(store, async (setPk, problem) => {
-    log(setPk, problem)
-    await store.jobs.enqueue({ kind: REBUILD_VECTORS_JOB, payload: { setPk } })
+  return await discardBadVectorIndexes(store, async (set, problem) => {
+    log(set.pk, problem)
+    if (store.database.kind === 'postgres' && (await hasStoredVectors(store, set))) return
+    await store.jobs.enqueue({ kind: REBUILD_VECTORS_JOB, payload: { setPk: set.pk } })
   })
 }
 

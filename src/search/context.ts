@@ -211,7 +211,7 @@ export class Retriever {
   }
 
   private async vectorSearch(set: SnippetSet, loaded: LoadedSet, question: string): Promise<VectorHit[]> {
-    const index = await this.sets.vectorIndex(loaded)
+    const index = await this.sets.vectorIndex(loaded, set)
     if (!index) return []
     try {
       const [vector] = await (await this.embedders.forSet(set)).embed([question])

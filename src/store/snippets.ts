@@ -47,8 +47,11 @@ export interface SnippetSet {
 
 export interface SnippetsRepository {
   createSet(versionPk: number, embedder: { provider: string; model: string; dimensions: number }): Promise<SnippetSet>
-  /** Inserts snippets not yet in the set (by hash); returns the pks of the new rows, in input order (null for duplicates). */
-  insert(setPk: number, snippets: NewSnippet[]): Promise<Array<number | null>>
+  /**
+   * Inserts snippets not yet in the set (by hash), each with its vector when `vectors` is given (a
+   * real embedder's, migration 0029); returns the pks of the new rows, in input order (null for duplicates).
+   */
+  insert(setPk: number, snippets: NewSnippet[], vectors?: readonly Float32Array[]): Promise<Array<number | null>>
   /** Makes `setPk` the version's live set with the given totals; returns the set it replaced. */
   finalizeSet(setPk: number, versionPk: number, totals: { tokens: number; snippets: number; commitSha: string | null }): Promise<number | null>
   /** Drops the FTS5 table a set of Lectern 0.1.0 had, if any: deleting a set's row by cascade leaves it. */
@@ -74,7 +77,23 @@ export interface SnippetsRepository {
   snippetsOfPage(setPk: number, page: string): Promise<StoredSnippet[]>
   /** Records that a set's vectors now come from another embedder (after its index file was switched). */
   setEmbedding(setPk: number, embedder: { provider: string; model: string; dimensions: number }): Promise<void>
+  /**
+   * Up to `limit` of the set's snippets after `afterPk`, in pk order, with their stored vectors
+   * (null where none is stored): a set's vectors are read a page at a time, never all at once.
+   */
+  vectorPage(setPk: number, afterPk: number, limit: number): Promise<Array<{ pk: number; vector: Float32Array | null }>>
+  /** Stores the vectors of the given snippets of a set (a re-embedding, a rebuilt index), or with null clears every vector of the set. */
+  setVectors(setPk: number, vectors: ReadonlyArray<{ pk: number; vector: Float32Array }> | null): Promise<void>
 }
+
+/** Every column of a snippet but its vector, which only vector indexes read. */
+const SNIPPET_COLUMNS = 'pk, set_pk, kind, title, description, breadcrumb, page_title, language, body, source, tokens, hash, includes, also_at'
+
+/** A vector as its column holds it: float32 in this machine's byte order (little-endian wherever Node runs). */
+const vectorBytes = (vector: Float32Array): Buffer => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength)
+
+/** A column's bytes as a vector of its own (copied: a Buffer's offset need not be aligned for a Float32Array). */
+const vectorOf = (bytes: Buffer): Float32Array => new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength))
 
 interface SetRow {
   pk: number
@@ -157,14 +176,15 @@ export function createSnippetsRepository(sql: Sql): SnippetsRepository {
       )
       return toSet(row!)
     },
-    insert: (setPk, snippets) =>
+    insert: (setPk, snippets, vectors) =>
       sql.transaction(async () => {
         const pks: Array<number | null> = []
-        for (const s of snippets) {
+        for (const [i, s] of snippets.entries()) {
+          const vector = vectors?.[i]
           const row = await sql.get<{ pk: number }>(
-            `INSERT INTO snippets (set_pk, kind, title, description, breadcrumb, page_title, language, body, source, tokens, hash, includes, also_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING pk`,
-            [setPk, s.kind, s.title, s.description, s.breadcrumb, s.pageTitle, s.language, s.body, s.source, s.tokens, s.hash, JSON.stringify(s.includes ?? []), JSON.stringify(s.alsoAt ?? [])],
+            `INSERT INTO snippets (set_pk, kind, title, description, breadcrumb, page_title, language, body, source, tokens, hash, includes, also_at, vector)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING pk`,
+            [setPk, s.kind, s.title, s.description, s.breadcrumb, s.pageTitle, s.language, s.body, s.source, s.tokens, s.hash, JSON.stringify(s.includes ?? []), JSON.stringify(s.alsoAt ?? []), vector ? vectorBytes(vector) : null],
           )
           pks.push(row ? row.pk : null)
         }
@@ -209,7 +229,7 @@ export function createSnippetsRepository(sql: Sql): SnippetsRepository {
           [now],
         )
       ).map(toSet),
-    allOfSet: async (setPk) => (await sql.all<SnippetRow>('SELECT * FROM snippets WHERE set_pk = ? ORDER BY pk', [setPk])).map(toSnippet),
+    allOfSet: async (setPk) => (await sql.all<SnippetRow>(`SELECT ${SNIPPET_COLUMNS} FROM snippets WHERE set_pk = ? ORDER BY pk`, [setPk])).map(toSnippet),
     headsOfSet: (setPk) => sql.all<SnippetHead>('SELECT pk, kind, title, tokens, hash FROM snippets WHERE set_pk = ? ORDER BY pk', [setPk]),
     count: async (setPk) => (await sql.get<{ n: number }>('SELECT count(*) AS n FROM snippets WHERE set_pk = ?', [setPk]))!.n,
     async pagesOfSet(setPk) {
@@ -227,7 +247,7 @@ export function createSnippetsRepository(sql: Sql): SnippetsRepository {
     },
     snippetsOfPage: async (setPk, page) =>
       (
-        await sql.all<SnippetRow>('SELECT * FROM snippets WHERE set_pk = ? AND (source = ? OR substr(source, 1, ?) = ?) ORDER BY pk', [
+        await sql.all<SnippetRow>(`SELECT ${SNIPPET_COLUMNS} FROM snippets WHERE set_pk = ? AND (source = ? OR substr(source, 1, ?) = ?) ORDER BY pk`, [
           setPk,
           page,
           [...page].length + 1,
@@ -237,5 +257,14 @@ export function createSnippetsRepository(sql: Sql): SnippetsRepository {
     async setEmbedding(setPk, embedder) {
       await sql.run('UPDATE snippet_sets SET embed_provider = ?, embed_model = ?, dimensions = ? WHERE pk = ?', [embedder.provider, embedder.model, embedder.dimensions, setPk])
     },
+    vectorPage: async (setPk, afterPk, limit) =>
+      (await sql.all<{ pk: number; vector: Buffer | null }>('SELECT pk, vector FROM snippets WHERE set_pk = ? AND pk > ? ORDER BY pk LIMIT ?', [setPk, afterPk, limit])).map(
+        (row) => ({ pk: row.pk, vector: row.vector === null ? null : vectorOf(row.vector) }),
+      ),
+    setVectors: (setPk, vectors) =>
+      sql.transaction(async () => {
+        if (vectors === null) await sql.run('UPDATE snippets SET vector = NULL WHERE set_pk = ?', [setPk])
+        else for (const { pk, vector } of vectors) await sql.run('UPDATE snippets SET vector = ? WHERE pk = ? AND set_pk = ?', [vectorBytes(vector), pk, setPk])
+      }),
   }
 }

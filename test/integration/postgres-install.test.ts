@@ -24,6 +24,7 @@ import { TEST_SECRET_KEY } from '../helpers/secret-key.js'
 import { pollUntil } from '../helpers/poll.js'
 import { startPostgres } from '../helpers/postgres.js'
 import { createDatabase, freshDatabase, withDatabase } from '../helpers/stores.js'
+import { ollamaStandIn } from '../airgap/ollama-standin.js'
 import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 
 // Real servers (two at a time) and CLI processes, each migrating and opening PostgreSQL, on a loaded two-core machine.
@@ -228,6 +229,34 @@ describe('an install on PostgreSQL', () => {
     expect(await (await ask(second)).text()).toContain('/pets')
     expect(await store.inputFiles.list('imports/')).toEqual([])
     expect(await fs.readdir(path.join(store.paths.root, 'imports'))).toEqual([])
+  })
+
+  it("stores a real embedder's vectors with the set: another replica answers by vector without asking the embedder for them", async () => {
+    const env = replica(await freshDatabase(serverDefer, serverDefer))
+    const ollama = await ollamaStandIn(16)
+    onTestFinished(() => ollama.close())
+    const cliDir = await tmpDir('lectern-cli-')
+    expect((await runCli(['config', 'set', 'embedding.provider', 'ollama', '--model', 'nomic-embed-text', '--host', ollama.url, '--data-dir', cliDir], env)).exitCode).toBe(0)
+    const first = await startServer(await tmpDir('lectern-replica-'), env, onTestFinished, { args: ['--workers', '1'] })
+    const file = path.join(cliDir, 'petshop.yaml')
+    await fs.writeFile(file, PETSHOP_YAML)
+    const added = await runCli(['add', 'openapi', file, '--title', 'Pet Shop', '--wait', '--data-dir', cliDir], env)
+    expect(added.exitCode, added.stderr).toBe(0)
+    const embedded = ollama.calls.length
+
+    const secondDir = await tmpDir('lectern-replica-')
+    const second = await startServer(secondDir, env, onTestFinished, { args: ['--workers', '1'] })
+    // No word of the question is in the spec: only the vectors can answer it.
+    const question = 'zzzz qqqq'
+    const answer = await fetch(`${second.url}/api/v2/context?libraryId=/docs/pet-shop&query=${encodeURIComponent(question)}`)
+    expect(answer.status).toBe(200)
+    expect(await answer.text()).toContain('/pets')
+    expect((await fs.readdir(path.join(secondDir, 'vectors'))).filter((name) => name.endsWith('.usearch'))).toHaveLength(1)
+    // The second replica asked the embedder for the question alone.
+    const asked = ollama.calls.slice(embedded).flat()
+    expect(asked.length).toBeGreaterThan(0)
+    expect(asked.every((text) => text.includes(question))).toBe(true)
+    expect(first.process.exitCode).toBeNull()
   })
 
   it('makes one setup token per install: a second replica points to the first one\'s, which any replica takes', async () => {

@@ -228,6 +228,34 @@ describe.each<StoreKind>(['sqlite', 'postgres'])('the store on %s', (kind) => {
     expect((await store.snippets.abandonedSets(new Date().toISOString())).map((s) => s.pk)).toEqual([building.pk])
   })
 
+  it("keeps a real embedder's vectors with the rows, a page at a time, exactly as given", async () => {
+    const store = await open(kind)
+    const { version } = await store.libraries.create({ id: '/acme/vectors', title: 'vectors', sourceKind: 'github', sourceUrl: 'https://github.com/acme/vectors' })
+    const set = await store.snippets.createSet(version.pk, { provider: 'ollama', model: 'nomic-embed-text', dimensions: 3 })
+    const vectors = [new Float32Array([0.1, -2.5, 3e-8]), new Float32Array([1, 2, 3]), new Float32Array([Math.PI, Math.E, -0])]
+    // The second snippet repeats the first (same hash): stored once, its vector with it.
+    const pks = await store.snippets.insert(set.pk, [snippet(0), snippet(0), snippet(1), snippet(2)], [vectors[0]!, vectors[1]!, vectors[1]!, vectors[2]!])
+    expect(pks[1]).toBeNull()
+    const [a, , b, c] = pks as number[]
+    expect(await store.snippets.vectorPage(set.pk, 0, 10)).toEqual([
+      { pk: a, vector: vectors[0] },
+      { pk: b, vector: vectors[1] },
+      { pk: c, vector: vectors[2] },
+    ])
+    expect(await store.snippets.vectorPage(set.pk, a!, 1)).toEqual([{ pk: b, vector: vectors[1] }])
+    expect(await store.snippets.vectorPage(set.pk, c!, 10)).toEqual([])
+    // The rows read for answers never carry the vectors.
+    expect(Object.keys((await store.snippets.allOfSet(set.pk))[0]!)).not.toContain('vector')
+
+    await store.snippets.setVectors(set.pk, [{ pk: b!, vector: vectors[0]! }])
+    expect((await store.snippets.vectorPage(set.pk, 0, 10)).map((row) => row.vector)).toEqual([vectors[0], vectors[0], vectors[2]])
+    await store.snippets.setVectors(set.pk, null)
+    expect((await store.snippets.vectorPage(set.pk, 0, 10)).map((row) => row.vector)).toEqual([null, null, null])
+    // A hash-embedded set's rows hold none.
+    const { set: hashed } = await liveLibrary(store, '/acme/hashed', 2)
+    expect((await store.snippets.vectorPage(hashed.pk, 0, 10)).map((row) => row.vector)).toEqual([null, null])
+  })
+
   it('keeps input files whole, in chunks, replaced only once the new one is stored', async () => {
     const store = await open(kind)
     const big = Buffer.alloc(CHUNK_BYTES * 2 + 5, 7)

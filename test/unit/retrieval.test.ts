@@ -18,6 +18,8 @@ import { packSnippets } from '../../src/search/budget.js'
 import { fuseRankings, HASH_RESCORED, HASH_VECTOR_WEIGHT, rescoreByHashSimilarity, type RankedDoc } from '../../src/search/fusion.js'
 import { LexicalIndex } from '../../src/index/lexical-index.js'
 import { quantizeInto, SetVectors } from '../../src/index/set-vectors.js'
+import { inspectVectorFile } from '../../src/index/vector-index.js'
+import { indexFromStoredVectors, rebuildVectorIndex } from '../../src/index/vectors.js'
 import { renderSnippetText } from '../../src/index/render.js'
 import type { StoredSnippet } from '../../src/store/snippets.js'
 import { questionTerms } from '../../src/text/terms.js'
@@ -196,23 +198,46 @@ describe('ingest and retrieval', () => {
     ).rejects.toMatchObject({ code: 'no_code_found', status: 422 })
   })
 
-  it('rebuilds a missing or mismatched vector index at start-up and answers from BM25 meanwhile', async () => {
-    await embedWithOllama()
+  it('rebuilds a missing or mismatched vector index from the vectors stored with the rows, never asking the embedder again', async () => {
+    const standIn = await embedWithOllama()
     const { result } = await addLibrary('/acme/vec', DOCS)
+    const embedded = standIn.calls.flat().length
     const file = vectorIndexPath(runtime.store.paths, result.setPk)
     fs.writeFileSync(file, 'not an index, and mapping it must not crash the process')
     await recoverDataDir(runtime)
     expect(fs.existsSync(file)).toBe(false)
     const job = (await runtime.store.jobs.list({ states: ['queued'] }))[0]
     expect(job.kind).toBe(REBUILD_VECTORS_JOB)
-    const before = await runtime.retriever.getContext({ libraryId: '/acme/vec', query: 'register a route', tokens: 5000, caller: ANONYMOUS })
-    expect(before.snippets[0].title).toBe('Register a route')
     await runtime.worker.drain()
     expect((await runtime.store.jobs.byPk(job.pk))?.state).toBe('succeeded')
     expect(fs.existsSync(file)).toBe(true)
-    // The rebuilt index answers a question that matches no word of the set.
-    const ranked = await runtime.retriever.rank(result.setPk, 'zzz unrelated words')
-    expect(ranked.length).toBe(DOCS.length)
+    // The rebuilt index answers a question that matches no word of the set; only that question was embedded.
+    expect(await runtime.retriever.rank(result.setPk, 'zzz unrelated words')).toHaveLength(DOCS.length)
+    expect(standIn.calls.flat()).toHaveLength(embedded + 1)
+
+    // A file lost while the server runs (or never written here: another replica built the set) is written when the set is next asked.
+    runtime.retriever.forgetSet(result.setPk)
+    fs.rmSync(file)
+    expect(await runtime.retriever.rank(result.setPk, 'zzz other words')).toHaveLength(DOCS.length)
+    expect(fs.existsSync(file)).toBe(true)
+    expect(standIn.calls.flat()).toHaveLength(embedded + 2)
+  })
+
+  it('re-embeds a set built before vectors were stored once, storing them for every later rebuild', async () => {
+    const standIn = await embedWithOllama()
+    const { result } = await addLibrary('/acme/vec', DOCS)
+    const set = (await runtime.store.snippets.set(result.setPk))!
+    await runtime.store.snippets.setVectors(result.setPk, null)
+    expect(await indexFromStoredVectors(runtime.store, set)).toBeUndefined()
+    const before = standIn.calls.flat().length
+    expect(await rebuildVectorIndex({ store: runtime.store, embedders: runtime.embedders }, result.setPk)).toBe(DOCS.length)
+    expect(standIn.calls.flat()).toHaveLength(before + DOCS.length)
+    expect((await indexFromStoredVectors(runtime.store, set))?.size).toBe(DOCS.length)
+    expect(await rebuildVectorIndex({ store: runtime.store, embedders: runtime.embedders }, result.setPk)).toBe(DOCS.length)
+    expect(standIn.calls.flat()).toHaveLength(before + DOCS.length)
+    // A file of another embedder's vectors does not serve the set.
+    const file = vectorIndexPath(runtime.store.paths, result.setPk)
+    expect(inspectVectorFile(file, { dimensions: 16, count: DOCS.length, embedder: { provider: 'ollama', model: 'other-model' } })).toBe('holds vectors of ollama nomic-embed-text, expected ollama other-model')
   })
 
   it('answers from the lexical index while the embedder is down, and from the vectors again once the set is loaded anew', async () => {

@@ -16,7 +16,7 @@ import { engineFileKind, loadSet } from '../../src/index/loaded-set.js'
 import { reembedSet } from '../../src/index/reembed.js'
 import { removeSetFiles } from '../../src/index/set-files.js'
 import { sweepSets } from '../../src/index/sweep.js'
-import { rebuildVectorIndex } from '../../src/index/vectors.js'
+import { indexFromStoredVectors, rebuildVectorIndex } from '../../src/index/vectors.js'
 import { toNewSnippet } from '../../src/jobs/ingest.js'
 import { engineFilePath, reembedPaths, vectorIndexPath } from '../../src/install/paths.js'
 import { inspectVectorFile } from '../../src/index/vector-index.js'
@@ -103,6 +103,8 @@ describe('re-embedding a set', () => {
     expect(await store.snippets.set(setPk)).toMatchObject({ embedProvider: 'ollama', dimensions: 16 })
     expect(inspectVectorFile(file, { dimensions: 16, count: SNIPPETS })).toBeUndefined()
     expect(fs.readdirSync(store.paths.vectors).sort()).toEqual([`set-${setPk}.usearch`, `set-${setPk}.usearch.json`])
+    // The new vectors are stored with the rows: the file can be rebuilt without the embedder.
+    expect((await indexFromStoredVectors(store, (await store.snippets.set(setPk))!))?.size).toBe(SNIPPETS)
     // The engine file was written again for the new embedder (no vectors in it now): the next
     // load reads it as it is.
     const heads = await store.snippets.headsOfSet(setPk)
@@ -116,6 +118,7 @@ describe('re-embedding a set', () => {
     expect(await reembedSet({ store, embedder: hash }, setPk)).toMatchObject({ outcome: 'switched', snippets: SNIPPETS })
     expect(await store.snippets.set(setPk)).toMatchObject({ embedProvider: 'hash', dimensions: 384 })
     expect(fs.readdirSync(store.paths.vectors)).toEqual([])
+    expect((await store.snippets.vectorPage(setPk, 0, SNIPPETS)).every((row) => row.vector === null)).toBe(true)
     expect((await load()).vectors?.dimensions).toBe(384)
     expect(fs.readFileSync(engineFile).equals(engineBefore)).toBe(true)
   })
@@ -186,6 +189,8 @@ describe('rebuilding a set\'s vector index', () => {
     const { store, setPk, file } = await setUp(undefined, other())
     fs.rmSync(file)
     fs.rmSync(`${file}.json`)
+    // A set built before vectors were stored with the rows: only the embedder can rebuild its index.
+    await store.snippets.setVectors(setPk, null)
     const failing = watched(other(), () => {
       throw new Error('provider went away')
     })
@@ -213,6 +218,7 @@ describe('rebuilding a set\'s vector index', () => {
     const { store, versionPk, setPk, file } = await setUp(undefined, other())
     fs.rmSync(file)
     fs.rmSync(`${file}.json`)
+    await store.snippets.setVectors(setPk, null)
     const replacing = watched(other(), async () => {
       await ingestSnippets({ store, embedder: hash }, { versionPk, commitSha: 'b' }, docs('gadgets', 3))
       await sweepSets(store, ['retired'])
