@@ -220,9 +220,11 @@ export class SetEngine {
   }
 
   /**
-   * Sets replaced or removed by a write of any process (a refresh, `lectern libraries remove`)
-   * are never asked again: once the catalogue changed, and at most once a second, the loaded sets
-   * that are no longer live are dropped rather than left to age out.
+   * Sets replaced or removed by a write of any process or replica (a refresh, `lectern libraries
+   * remove`) are never asked again: once the catalogue changed, and at most once a second, the
+   * loaded sets that are no longer live are dropped rather than left to age out; so is a set
+   * re-embedded elsewhere into another kind of engine data (to or from the hash embedder), which
+   * the next request loads anew.
    */
   private async pruneSometimes(): Promise<void> {
     const now = Date.now()
@@ -232,7 +234,15 @@ export class SetEngine {
     if (version === this.prunedVersion) return
     this.prunedVersion = version
     for (const setPk of this.cache.setPks()) {
-      if ((await this.store.snippets.set(setPk))?.status !== 'live') this.cache.forget(setPk)
+      const set = await this.store.snippets.set(setPk)
+      const loaded = this.cache.get(setPk)
+      if (set?.status !== 'live' || (loaded && !holdsEngineDataOf(loaded, set))) this.cache.forget(setPk)
     }
   }
+}
+
+/** Whether the loaded set holds the engine data its set's embedder needs: a hash-embedded set's vectors of its dimension, or none. */
+function holdsEngineDataOf(loaded: LoadedSet, set: SnippetSet): boolean {
+  const { hashDimensions } = engineFileKind(set)
+  return hashDimensions === 0 ? loaded.vectors === undefined : loaded.vectors?.dimensions === hashDimensions
 }

@@ -19,6 +19,10 @@ import { fuseRankings, HASH_RESCORED, HASH_VECTOR_WEIGHT, rescoreByHashSimilarit
 import { LexicalIndex } from '../../src/index/lexical-index.js'
 import { quantizeInto, SetVectors } from '../../src/index/set-vectors.js'
 import { inspectVectorFile } from '../../src/index/vector-index.js'
+import { SetEngine } from '../../src/index/engine.js'
+import { reembedSet } from '../../src/index/reembed.js'
+import { createEmbedder } from '../../src/embed/index.js'
+import { pollUntil } from '../helpers/poll.js'
 import { indexFromStoredVectors, rebuildVectorIndex } from '../../src/index/vectors.js'
 import { renderSnippetText } from '../../src/index/render.js'
 import type { StoredSnippet } from '../../src/store/snippets.js'
@@ -221,6 +225,22 @@ describe('ingest and retrieval', () => {
     expect(await runtime.retriever.rank(result.setPk, 'zzz other words')).toHaveLength(DOCS.length)
     expect(fs.existsSync(file)).toBe(true)
     expect(standIn.calls.flat()).toHaveLength(embedded + 2)
+  })
+
+  it('drops a loaded set that another replica re-embedded into other engine data once the catalogue moves, and loads it anew', async () => {
+    const standIn = await embedWithOllama()
+    const { result } = await addLibrary('/acme/vec', DOCS)
+    const engine = new SetEngine(runtime.store, 64 * 1024 * 1024)
+    expect((await engine.loaded(result.setPk)).vectors).toBeUndefined()
+    // Switched back to the hash embedder by another replica's job: this engine is not told.
+    const hash = createEmbedder({ provider: 'hash' })
+    expect(await reembedSet({ store: runtime.store, embedder: hash }, result.setPk)).toMatchObject({ outcome: 'switched' })
+    const reloaded = await pollUntil('the engine to load the set anew', async () => {
+      const loaded = await engine.loaded(result.setPk)
+      return loaded.vectors ? loaded : undefined
+    })
+    expect(reloaded.vectors!.dimensions).toBe((await runtime.store.snippets.set(result.setPk))!.dimensions)
+    await standIn.close()
   })
 
   it('re-embeds a set built before vectors were stored once, storing them for every later rebuild', async () => {
