@@ -8,11 +8,14 @@ import type { ArchiveSummary } from '../src/backup/verify.js'
 import { LecternError } from '../src/errors.js'
 import { dataPaths } from '../src/install/paths.js'
 import { isLocked } from '../src/store/lock.js'
-import { refusePostgresStore } from '../src/backup/store-kind.js'
+import { withoutPassword } from '../src/config.js'
+import { secretKeyFromEnv } from '../src/secrets/key.js'
 
 export default class Restore extends LecternCommand {
-  static override summary = 'Restore a backup archive into the data directory (server stopped).'
+  static override summary = 'Restore a backup archive into the data directory, or into PostgreSQL (servers stopped).'
   static override description = `Validates everything first (gzip, manifest, every member's size and sha256, no extra, missing, linked or out-of-tree members, no more unpacked data than the manifest declares, free disk, that the database is a SQLite database of Lectern passing its integrity check, and that the archive's key opens its secrets); then moves the current database, vectors/, uploads/ and secret.key into pre-restore-<timestamp>/ in the data directory (never deleted by Lectern) and moves the restored files in, by renames only. An archive from a newer Lectern is refused; an older one is migrated at the next start.
+
+With DATABASE_URL set, it restores the archive of an install on PostgreSQL (its pg_dump) into that database with pg_restore and psql, in one transaction: refused while any replica of the install is up, into a database that holds tables unless --force (which replaces them), and unless LECTERN_SECRET_KEY is the key the archive's secrets were sealed with. The replicas migrate an older schema as they start.
 
 For S3 backups, download the archive first. Without --yes it asks for confirmation, and refuses when there is no terminal to ask on.`
   static override examples = [
@@ -23,12 +26,14 @@ For S3 backups, download the archive first. Without --yes it asks for confirmati
   static override args = { archive: Args.string({ description: 'Path of the archive.', required: true }) }
   static override flags = {
     yes: Flags.boolean({ summary: 'Restore without asking for confirmation (scripts, containers).', default: false }),
+    force: Flags.boolean({ summary: 'With DATABASE_URL: replace what the database holds (refused without it unless the database is empty).', default: false }),
   }
 
   async run(): Promise<RestoreResult> {
     const { args, flags } = await this.parse(Restore)
     const { config } = this.resolveConfig(flags)
-    refusePostgresStore(config.database.url === '' ? 'sqlite' : 'postgres', 'restore')
+    if (config.database.url !== '') return await this.intoPostgres(path.resolve(args.archive), config.database.url, dataPaths(config.dataDir).root, flags)
+    if (flags.force) throw new LecternError('validation_error', '--force replaces what a PostgreSQL database holds: it needs DATABASE_URL. A restore into a data directory sets the current data aside. Nothing was changed.')
     const paths = dataPaths(config.dataDir)
     if (isLocked(paths.lock)) {
       throw new LecternError('restore_refused', `A Lectern server is running on ${paths.root}. Stop it first, then restore. Nothing was changed.`)
@@ -42,13 +47,7 @@ For S3 backups, download the archive first. Without --yes it asks for confirmati
       spinner.stop()
     }
     this.logToStderr(describe(summary))
-    if (!flags.yes) {
-      if (!process.stdin.isTTY) {
-        throw new LecternError('restore_refused', 'No terminal to confirm on: pass --yes to restore without asking. Nothing was changed.')
-      }
-      const ok = await confirm({ message: `Replace the data in ${paths.root} with this archive? (the current data moves to pre-restore-<timestamp>/)`, default: false })
-      if (!ok) throw new LecternError('restore_refused', 'Restore cancelled. Nothing was changed.')
-    }
+    await confirmed(flags.yes, `Replace the data in ${paths.root} with this archive? (the current data moves to pre-restore-<timestamp>/)`)
     const progress = this.progress('Restoring').start()
     try {
       const result = await restoreArchive(paths.root, archive)
@@ -60,6 +59,40 @@ For S3 backups, download the archive first. Without --yes it asks for confirmati
       throw err
     }
   }
+
+  /** The archive of an install on PostgreSQL, into the database DATABASE_URL names (src/backup/restore-postgres.ts). */
+  private async intoPostgres(archive: string, url: string, workDir: string, flags: { yes: boolean; force: boolean }): Promise<RestoreResult> {
+    const { inspectPostgresArchive, restorePostgresArchive } = await import('../src/backup/restore-postgres.js')
+    const target = { url, key: secretKeyFromEnv(process.env), workDir, force: flags.force }
+    const shownAs = withoutPassword(url)
+    const spinner = this.progress(`Validating ${path.basename(archive)}`).start()
+    let summary: ArchiveSummary
+    try {
+      summary = (await inspectPostgresArchive(archive, target)).summary
+    } finally {
+      spinner.stop()
+    }
+    this.logToStderr(describe(summary))
+    await confirmed(flags.yes, `Restore this archive into ${shownAs}?${flags.force ? ' (what the database holds now is replaced)' : ''}`)
+    const progress = this.progress(`Restoring into ${shownAs}`).start()
+    try {
+      const result = await restorePostgresArchive(archive, target)
+      progress.succeed(`Restored ${result.name} into ${shownAs}; start the replicas to use the restored data.`)
+      return { ...result, preRestoreDir: null }
+    } catch (err) {
+      progress.fail('Restore failed')
+      throw err
+    }
+  }
+}
+
+/** Asks before a restore unless `yes`; refuses without a terminal to ask on. */
+async function confirmed(yes: boolean, message: string): Promise<void> {
+  if (yes) return
+  if (!process.stdin.isTTY) {
+    throw new LecternError('restore_refused', 'No terminal to confirm on: pass --yes to restore without asking. Nothing was changed.')
+  }
+  if (!(await confirm({ message, default: false }))) throw new LecternError('restore_refused', 'Restore cancelled. Nothing was changed.')
 }
 
 function describe(s: ArchiveSummary): string {

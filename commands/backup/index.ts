@@ -23,7 +23,7 @@ function archiveLocation(destination: string, name: string): string {
 
 export default class Backup extends LecternCommand {
   static override summary = 'Write a backup archive now (safe while the server runs).'
-  static override description = `Snapshots the database with VACUUM INTO from a separate read-only connection, so a running server keeps serving and writing. The archive (lectern-backup-<UTC time>.tar.gz) holds the database, the vector indexes, the uploaded OpenAPI specs (uploads/), secret.key and a manifest with a sha256 for every member. It goes to the configured destination (lectern backup config show) or to --to, and the command prints where the archive is (its path, or its s3:// URL) on stdout, the progress on stderr. Retention applies after a successful backup only.
+  static override description = `Snapshots the database with VACUUM INTO from a separate read-only connection, so a running server keeps serving and writing. The archive (lectern-backup-<UTC time>.tar.gz) holds the database, the vector indexes, the uploaded OpenAPI specs (uploads/), secret.key and a manifest with a sha256 for every member. With DATABASE_URL set, the archive holds a pg_dump of the database instead, taken in the same snapshot as its manifest while the replicas serve, with no key and no vector index (docs/backup.md); pg_dump comes from the host (postgresql-client). It goes to the configured destination (lectern backup config show) or to --to, and the command prints where the archive is (its path, or its s3:// URL) on stdout, the progress on stderr. Retention applies after a successful backup only.
 
 Anyone holding an archive can read the stored credentials: keep archives as safe as the data directory.`
   static override examples = [

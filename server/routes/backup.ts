@@ -88,8 +88,8 @@ export default async function backupRoutes(app: FastifyInstance, options: Backup
     async (request, reply) => {
       const destination = await localDestination(store)
       const archive = path.join(destination.stagingDir, request.params.name)
-      if (request.query.dryRun) return { dryRun: true, ...(await inspectArchive(archive, store.paths.root)).summary }
       refusePostgresStore(store.database.kind, 'restore')
+      if (request.query.dryRun) return { dryRun: true, ...(await inspectArchive(archive, store.paths.root)).summary }
       const summary = await stageRestore(store.paths, archive)
       if (options.onRestoreStaged) reply.raw.once('finish', options.onRestoreStaged)
       return reply.code(202).send({

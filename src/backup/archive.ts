@@ -1,10 +1,18 @@
 /**
  * Creates one backup archive. Written as `.<name>.partial`, fsynced, renamed and its directory
- * fsynced: a reader (or a crash) never sees half an archive under the final name. The database
- * is a `VACUUM INTO` snapshot taken from a separate read-only connection, so it is one
- * transaction-consistent state even while the server writes; the manifest, the library states
- * and the vector files all come from that snapshot. Uploaded specs (uploads/) are the files a
- * refresh of an uploaded OpenAPI library reads; they are taken as they are just after the snapshot.
+ * fsynced: a reader (or a crash) never sees half an archive under the final name.
+ *
+ * An SQLite store's database is a `VACUUM INTO` snapshot taken from a separate read-only
+ * connection, so it is one transaction-consistent state even while the server writes; the
+ * manifest, the library states and the vector files all come from that snapshot. Uploaded specs
+ * (uploads/) are the files a refresh of an uploaded OpenAPI library reads; they are taken as they
+ * are just after the snapshot. The data directory's secret.key goes with them.
+ *
+ * A PostgreSQL store's archive holds its `pg_dump` (store/postgres-dump.ts), taken in the snapshot
+ * the manifest is read in, while every replica goes on serving. The dump holds the uploads and
+ * the vectors of real embedders; vector index files are derived, and left out. The key is not in
+ * it: it is LECTERN_SECRET_KEY, kept with the replicas' secrets, and the manifest names its
+ * fingerprint.
  */
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
@@ -16,14 +24,11 @@ import * as tar from 'tar'
 import { makeDirectory } from '../install/make-dir.js'
 import { vectorIndexPath } from '../install/paths.js'
 import { ensureSecretsCanary } from '../secrets/canary.js'
-import { keyFingerprint } from '../secrets/key.js'
-import { readSnapshotFacts, snapshotDatabase } from '../store/database-file.js'
 import type { Store } from '../store/index.js'
 import { APP_VERSION } from '../install/version.js'
-import { DATABASE_MEMBER, FORMAT_VERSION, KEY_MEMBER, MANIFEST_MEMBER, SAFE_MEMBER_PATH, UPLOADS_PREFIX, VECTORS_PREFIX, type Manifest } from './manifest.js'
+import { DATABASE_MEMBER, DUMP_MEMBER, FORMAT_VERSION, KEY_MEMBER, SQLITE_FORMAT_VERSION, MANIFEST_MEMBER, SAFE_MEMBER_PATH, UPLOADS_PREFIX, VECTORS_PREFIX, type Manifest } from './manifest.js'
 import { fsyncDir, fsyncFile } from './fsync.js'
 import { archiveName, PARTIAL_PATTERN, partialName } from './names.js'
-import { refusePostgresStore } from './store-kind.js'
 
 export interface CreatedArchive {
   name: string
@@ -47,7 +52,6 @@ export interface CreateArchiveOptions {
  * partials and the work directory safe: no other backup of this data dir can be writing them.
  */
 export async function createArchive(store: Store, outDir: string, options: CreateArchiveOptions = {}): Promise<CreatedArchive> {
-  refusePostgresStore(store.database.kind, 'backup')
   const now = options.now ?? (() => new Date())
   const progress = options.onProgress ?? (() => {})
   makeDirectory(outDir)
@@ -62,25 +66,30 @@ export async function createArchive(store: Store, outDir: string, options: Creat
   try {
     progress('snapshot')
     await ensureSecretsCanary(store.settings, store.secrets)
-    await snapshotDatabase(store.paths.database, path.join(work, DATABASE_MEMBER))
+    const onPostgres = store.database.kind === 'postgres'
     // Read from the snapshot itself, never from the live database, so the manifest describes
     // exactly the data in the archive.
-    const facts = readSnapshotFacts(path.join(work, DATABASE_MEMBER))
+    const facts = await store.snapshot(path.join(work, onPostgres ? DUMP_MEMBER : DATABASE_MEMBER))
     progress('vectors')
-    const vectors = await linkVectorFiles(store, work, facts.liveSets)
-    const uploads = await linkUploads(store, work)
-    await fsp.copyFile(store.paths.secretKey, path.join(work, KEY_MEMBER))
-    const memberPaths = [DATABASE_MEMBER, KEY_MEMBER, ...vectors.members, ...uploads]
+    let memberPaths = [DUMP_MEMBER]
+    let vectors: Manifest['vectors'] = []
+    if (!onPostgres) {
+      const linked = await linkVectorFiles(store, work, facts.liveSets)
+      const uploads = await linkUploads(store, work)
+      await fsp.copyFile(store.paths.secretKey, path.join(work, KEY_MEMBER))
+      memberPaths = [DATABASE_MEMBER, KEY_MEMBER, ...linked.members, ...uploads]
+      vectors = linked.vectors
+    }
     const members = []
     for (const member of memberPaths) members.push({ path: member, ...(await hashFile(path.join(work, member))) })
     const manifest: Manifest = {
-      formatVersion: FORMAT_VERSION,
+      formatVersion: onPostgres ? FORMAT_VERSION : SQLITE_FORMAT_VERSION,
       appVersion: APP_VERSION,
       createdAt: now().toISOString(),
       migrations: facts.migrations,
-      keyFingerprint: keyFingerprint(fs.readFileSync(path.join(work, KEY_MEMBER))),
+      keyFingerprint: store.secrets.keyFingerprint,
       libraries: facts.libraries,
-      vectors: vectors.vectors,
+      vectors,
       members,
     }
     await fsp.writeFile(path.join(work, MANIFEST_MEMBER), JSON.stringify(manifest, null, 2), { mode: 0o600 })

@@ -85,7 +85,7 @@ export async function updateBackupConfig(store: Store, input: unknown): Promise<
   const update = parseInput(BackupConfigUpdate, input, 'Backup config')
   if (update.schedule) {
     // A schedule every replica would fire, and every run refuse: said now, not at every run.
-    refusePostgresStore(store.database.kind, 'backup')
+    refusePostgresStore(store.database.kind, 'schedule')
     validateSchedule(update.schedule)
   }
   const resolved = update.destination ? resolveDestination(update.destination) : undefined

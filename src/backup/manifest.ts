@@ -6,11 +6,17 @@ import { z } from 'zod'
 
 /**
  * Bumped when the archive layout changes; an archive with a higher number is refused ("upgrade
- * first"). 2 adds uploads/ members: a build that reads only 1 would restore without them.
+ * first"). 2 adds uploads/ members: a build that reads only 1 would restore without them. 3 is
+ * the archive of a PostgreSQL store: DUMP_MEMBER in place of the database file, the key and the
+ * uploads (the dump holds them; the key stays with the replicas). An SQLite store's archive is
+ * still written as 2, which builds that read only 2 restore.
  */
-export const FORMAT_VERSION = 2
+export const FORMAT_VERSION = 3
+export const SQLITE_FORMAT_VERSION = 2
 export const MANIFEST_MEMBER = 'manifest.json'
 export const DATABASE_MEMBER = 'lectern.db'
+/** A PostgreSQL store's `pg_dump --format=custom`. */
+export const DUMP_MEMBER = 'lectern.pgdump'
 export const KEY_MEMBER = 'secret.key'
 export const VECTORS_PREFIX = 'vectors/'
 export const UPLOADS_PREFIX = 'uploads/'
@@ -39,3 +45,7 @@ export const ManifestSchema = z
   .strict()
 
 export type Manifest = z.infer<typeof ManifestSchema>
+
+/** Which store the archive is of: a PostgreSQL store's holds its dump. */
+export const archiveStore = (manifest: Pick<Manifest, 'members'>): 'sqlite' | 'postgres' =>
+  manifest.members.some((member) => member.path === DUMP_MEMBER) ? 'postgres' : 'sqlite'

@@ -24,7 +24,7 @@ import { databaseProblem } from './check-database.js'
 import { DATABASE_MEMBER, KEY_MEMBER, type Manifest } from './manifest.js'
 import { isArchiveName, partialName } from './names.js'
 import { recordLastRestore, type LastRestore } from './restore-status.js'
-import { checkCompatibility, freeSpaceProblem, scanArchive, summarise, type ArchiveSummary } from './verify.js'
+import { checkFor, freeSpaceProblem, scanArchive, summarise, type ArchiveSummary } from './verify.js'
 
 /** The items a restore replaces, in the order they move. */
 const ITEMS = ['lectern.db', 'vectors', 'uploads', 'secret.key'] as const
@@ -35,7 +35,7 @@ const ITEMS = ['lectern.db', 'vectors', 'uploads', 'secret.key'] as const
  */
 const DIR_ITEMS = ['vectors', 'uploads'] as const
 /** Extraction directories; one without a journal is the leftover of a killed restore. */
-const TEMP_DIR_PREFIX = '.restore-tmp-'
+export const TEMP_DIR_PREFIX = '.restore-tmp-'
 /** WAL files belong to the database they sit next to: they move aside with it, never in. */
 const DB_COMPANIONS = ['lectern.db-wal', 'lectern.db-shm'] as const
 
@@ -63,7 +63,7 @@ export async function inspectArchive(archive: string, workDir: string): Promise<
   await fsp.mkdir(workDir, { recursive: true, mode: 0o700 })
   const scratch = await fsp.mkdtemp(path.join(workDir, `${TEMP_DIR_PREFIX}check-`))
   try {
-    const manifest = await scanArchive(archive, { extractTo: scratch, extract: (member) => member === DATABASE_MEMBER, check: checkCompatibility })
+    const manifest = await scanArchive(archive, { extractTo: scratch, extract: (member) => member === DATABASE_MEMBER, check: checkFor('sqlite') })
     await checkDatabase(archive, scratch, manifest)
     return { manifest, summary: summarise(archive, manifest) }
   } finally {
@@ -101,7 +101,7 @@ export async function restoreArchive(dataDir: string, archive: string, options: 
     try {
       // One pass: members are verified as they are written (after the free space is checked), and
       // only verified files are ever used.
-      const manifest = await scanArchive(archive, { extractTo: tempDir, check: checkCompatibility })
+      const manifest = await scanArchive(archive, { extractTo: tempDir, check: checkFor('sqlite') })
       await checkDatabase(archive, tempDir, manifest)
       checkKey(archive, tempDir, manifest)
       for (const dir of DIR_ITEMS) await fsp.mkdir(path.join(tempDir, dir), { recursive: true, mode: 0o700 })

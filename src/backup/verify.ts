@@ -21,10 +21,11 @@ import { pipeline } from 'node:stream/promises'
 import { createGunzip } from 'node:zlib'
 import * as tar from 'tar'
 import { MIGRATIONS } from '../../migrations/index.js'
+import { POSTGRES_MIGRATIONS } from '../../migrations/postgres/index.js'
 import { asDiskFull } from '../install/disk-full.js'
 import { LecternError } from '../errors.js'
 import { APP_VERSION, compareVersions } from '../install/version.js'
-import { FORMAT_VERSION, MANIFEST_MEMBER, ManifestSchema, SAFE_MEMBER_PATH, type Manifest } from './manifest.js'
+import { archiveStore, FORMAT_VERSION, MANIFEST_MEMBER, ManifestSchema, SAFE_MEMBER_PATH, type Manifest } from './manifest.js'
 
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024
 /**
@@ -221,13 +222,29 @@ export function freeSpaceProblem(dir: string, bytes: number): LecternError | und
   return new LecternError('restore_refused', `Not enough free disk in ${dir}: the restore needs ${needed} bytes, ${free} are free. Nothing was changed.`)
 }
 
+/** Refuses an archive of the other store than `store`, and one from a newer Lectern (checkCompatibility). */
+export const checkFor =
+  (store: 'sqlite' | 'postgres') =>
+  (manifest: Manifest): void => {
+    checkCompatibility(manifest)
+    const made = archiveStore(manifest)
+    if (made !== store) {
+      throw new LecternError(
+        'restore_refused',
+        made === 'postgres'
+          ? 'The archive is of an install on PostgreSQL (it holds a pg_dump): restore it with DATABASE_URL set to the database to restore into. Nothing was changed.'
+          : 'The archive is of an install on SQLite: restore it into a data directory, without DATABASE_URL. Nothing was changed.',
+      )
+    }
+  }
+
 /**
  * An archive from a newer Lectern (a newer format, app version or a migration this build does not
  * know) is refused: its schema cannot be read safely here. An older one is accepted; the database
  * migrates at the next start.
  */
 export function checkCompatibility(manifest: Manifest): void {
-  const known = new Set(MIGRATIONS.map(([name]) => name))
+  const known = new Set((archiveStore(manifest) === 'postgres' ? POSTGRES_MIGRATIONS : MIGRATIONS).map(([name]) => name))
   const unknown = manifest.migrations.filter((name) => !known.has(name))
   const newer =
     manifest.formatVersion > FORMAT_VERSION

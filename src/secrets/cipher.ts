@@ -3,14 +3,18 @@
  * Format: `v1.<iv>.<tag>.<ciphertext>`, base64url parts; a tampered value fails to decrypt.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import { keyFingerprint } from './key.js'
 
 export interface SecretBox {
   seal(plain: string): string
   open(sealed: string): string
+  /** The key's fingerprint (key.ts), which a backup's manifest names. */
+  readonly keyFingerprint: string
 }
 
 export function createSecretBox(key: Buffer): SecretBox {
   return {
+    keyFingerprint: keyFingerprint(key),
     seal(plain) {
       const iv = randomBytes(12)
       const cipher = createCipheriv('aes-256-gcm', key, iv)

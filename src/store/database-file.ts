@@ -7,7 +7,9 @@ import { once } from 'node:events'
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import Database from 'better-sqlite3'
-import { appliedMigrations, openConnection, type Db } from './db.js'
+import { readBackupFacts, type SnapshotFacts } from './backup-facts.js'
+import { openConnection, type Db } from './db.js'
+import { createSqliteSql } from './sqlite-sql.js'
 import { asError } from './worker-error.js'
 
 /**
@@ -34,41 +36,11 @@ const SNAPSHOT_WORKER = `
     db.close()
   }`
 
-export interface SnapshotFacts {
-  migrations: string[]
-  /** Each library with its versions; `partial` when a job was queued or running for it, or one of its sets was being built. */
-  libraries: Array<{ id: string; versions: Array<{ tag: string; state: string; snippets: number }>; partial: boolean }>
-  liveSets: number[]
-}
-
 /** What a snapshot holds, read from the snapshot itself. */
-export function readSnapshotFacts(file: string): SnapshotFacts {
+export async function readSnapshotFacts(file: string): Promise<SnapshotFacts> {
   const db = openConnection(file, { readonly: true })
   try {
-    const versions = db
-      .prepare(
-        `SELECT l.pk AS libraryPk, l.id, v.tag, v.state, v.total_snippets AS snippets
-         FROM libraries l LEFT JOIN library_versions v ON v.library_pk = l.pk ORDER BY l.id, v.tag`,
-      )
-      .all() as { libraryPk: number; id: string; tag: string | null; state: string | null; snippets: number | null }[]
-    const busy = new Set(
-      (
-        db
-          .prepare(
-            `SELECT library_pk AS pk FROM jobs WHERE state IN ('queued', 'running') AND library_pk IS NOT NULL
-             UNION SELECT v.library_pk FROM snippet_sets s JOIN library_versions v ON v.pk = s.version_pk WHERE s.status = 'building'`,
-          )
-          .all() as { pk: number }[]
-      ).map((r) => r.pk),
-    )
-    const libraries = new Map<string, SnapshotFacts['libraries'][number]>()
-    for (const row of versions) {
-      const entry = libraries.get(row.id) ?? { id: row.id, versions: [], partial: busy.has(row.libraryPk) }
-      if (row.tag !== null) entry.versions.push({ tag: row.tag, state: row.state ?? 'unknown', snippets: row.snippets ?? 0 })
-      libraries.set(row.id, entry)
-    }
-    const liveSets = (db.prepare(`SELECT pk FROM snippet_sets WHERE status = 'live' ORDER BY pk`).all() as { pk: number }[]).map((r) => r.pk)
-    return { migrations: appliedMigrations(db), libraries: [...libraries.values()], liveSets }
+    return await readBackupFacts(createSqliteSql(db))
   } finally {
     db.close()
   }

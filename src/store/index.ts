@@ -12,9 +12,11 @@ import { LecternError } from '../errors.js'
 import { CANARY_SETTING, ensureSecretsCanary, opensCanary } from '../secrets/canary.js'
 import { createSecretBox, type SecretBox } from '../secrets/cipher.js'
 import { loadOrCreateSecretKey, secretKeyFromEnv } from '../secrets/key.js'
+import type { SnapshotFacts } from './backup-facts.js'
 import type { CatalogWatch } from './catalog-watch.js'
 import { createAccountTokensRepository, type AccountTokensRepository } from './account-tokens.js'
 import { createConnectionsRepository, type ConnectionsRepository } from './connections.js'
+import { readSnapshotFacts, snapshotDatabase } from './database-file.js'
 import { appliedMigrations, migrateDatabase, openConnection, type Db } from './db.js'
 import { createExtractionReportsRepository, type ExtractionReportsRepository } from './extraction-reports.js'
 import { createInvitationsRepository, type InvitationsRepository } from './invitations.js'
@@ -93,6 +95,12 @@ export interface Store {
    * go of it, so another takes the task over at its next turn.
    */
   exclusively<T>(task: string, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>
+  /**
+   * Writes a consistent copy of the whole database to `file` while the store goes on serving, and
+   * returns what the copy holds (a backup's manifest lists it): on SQLite a `VACUUM INTO` copy,
+   * on PostgreSQL a `pg_dump` custom-format dump (postgres-dump.ts).
+   */
+  snapshot(file: string): Promise<SnapshotFacts>
   close(): Promise<void>
 }
 
@@ -171,6 +179,10 @@ async function openSqliteStore(paths: DataPaths): Promise<Store> {
     isOpen: () => db.open,
     isReachable: () => true,
     exclusively: async (_task, fn) => ({ ran: true, value: await fn() }),
+    snapshot: async (file) => {
+      await snapshotDatabase(paths.database, file)
+      return await readSnapshotFacts(file)
+    },
     close: async () => {
       if (db.open) db.close()
     },
@@ -215,6 +227,10 @@ async function openPostgresStore(paths: DataPaths, url: string, env: NodeJS.Proc
       isOpen: () => open,
       isReachable: () => catalog.listening(),
       exclusively: (task, fn) => sql.exclusively(task, fn),
+      snapshot: async (file) => {
+        const { dumpPostgres } = await import('./postgres-dump.js')
+        return await dumpPostgres(sql, url, file)
+      },
       close: async () => {
         if (!open) return
         open = false

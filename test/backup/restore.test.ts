@@ -18,6 +18,7 @@ import { dataPaths } from '../../src/install/paths.js'
 import { createSecretBox } from '../../src/secrets/cipher.js'
 import { loadOrCreateSecretKey } from '../../src/secrets/key.js'
 import { appliedMigrations } from '../../src/store/db.js'
+import { readSnapshotFacts, snapshotDatabase } from '../../src/store/database-file.js'
 import { openStore, sqliteOf, type Store } from '../../src/store/index.js'
 import { createSqliteSql } from '../../src/store/sqlite-sql.js'
 import { createSettingsRepository } from '../../src/store/settings.js'
@@ -341,7 +342,16 @@ async function olderArchive(): Promise<string> {
   const db = new Database(paths.database)
   const settings = createSettingsRepository(createSqliteSql(db))
   await settings.set(testSettingKey('older'), true)
-  const fakeStore = { paths, settings, secrets: createSecretBox(loadOrCreateSecretKey(paths.secretKey)), database: { kind: 'sqlite', where: paths.database } } as unknown as Store
+  const fakeStore = {
+    paths,
+    settings,
+    secrets: createSecretBox(loadOrCreateSecretKey(paths.secretKey)),
+    database: { kind: 'sqlite', where: paths.database },
+    snapshot: async (file: string) => {
+      await snapshotDatabase(paths.database, file)
+      return await readSnapshotFacts(file)
+    },
+  } as unknown as Store
   const archive = await createArchive(fakeStore, path.join(dir, 'out'))
   db.close()
   const unpacked = await unpack(archive.file)

@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { FORMAT_VERSION, type Manifest } from '../../src/backup/manifest.js'
+import { FORMAT_VERSION, SQLITE_FORMAT_VERSION, type Manifest } from '../../src/backup/manifest.js'
 import { restoreArchive } from '../../src/backup/restore.js'
 import { isLecternError } from '../../src/errors.js'
 import { saveUpload } from '../../src/sources/uploads.js'
@@ -53,7 +53,7 @@ describe('uploaded specs in a backup', () => {
   it('are members listed with their size and sha256', async () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(await unpack(archive), 'manifest.json'), 'utf8')) as Manifest
     const spec = fs.readFileSync(SPEC)
-    expect(manifest.formatVersion).toBe(FORMAT_VERSION)
+    expect(manifest.formatVersion).toBe(SQLITE_FORMAT_VERSION)
     expect(manifest.members.find((m) => m.path === 'uploads/pet-shop.yaml')).toEqual({ path: 'uploads/pet-shop.yaml', size: spec.length, sha256: sha256(spec) })
   })
 

@@ -7,6 +7,7 @@
 import fs from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import path from 'node:path'
+import pg from 'pg'
 import { describe, expect, it, onTestFinished, vi } from 'vitest'
 import { exitCodeOf } from '../../cli/run.js'
 import { POSTGRES_MIGRATIONS } from '../../migrations/postgres/index.js'
@@ -112,25 +113,77 @@ describe('an install on PostgreSQL', () => {
     expect(other.stderr).toContain("This install's database was set up in cloud mode and LECTERN_MODE asks for onprem mode")
   })
 
-  it('refuses archives of a PostgreSQL store, saying to use pg_dump, and changes nothing', async () => {
-    const env = replica(await freshDatabase(serverDefer, serverDefer))
+  it('backs up with pg_dump, and restores into an empty database only, with the same key and no replica up', async () => {
+    const url = await freshDatabase(serverDefer, serverDefer)
+    const env = replica(url)
     const dir = await tmpDir('lectern-cli-')
-    const backup = await runCli(['backup', '--data-dir', dir], env)
-    expect(backup.exitCode).toBe(exitCodeOf('validation_error'))
-    expect(backup.stderr).toContain('back the database up with pg_dump --format=custom and keep LECTERN_SECRET_KEY with it')
+    const spec = path.join(dir, 'petshop.yaml')
+    await fs.writeFile(spec, PETSHOP_YAML)
+    expect((await runCli(['add', 'openapi', spec, '--title', 'Pet Shop', '--wait', '--data-dir', dir], env)).exitCode).toBe(0)
+    const key = (await runCli(['keys', 'create', '--name', 'ci', '--data-dir', dir], env)).stdout.trim()
+    const out = await tmpDir('lectern-out-')
+    const backup = await runCli(['backup', '--to', out, '--json', '--data-dir', dir], env)
+    expect(backup.exitCode, backup.stderr).toBe(0)
+    const archive = path.join(out, (JSON.parse(backup.stdout) as { name: string }).name)
     // A schedule is refused when set, not at every run on every replica.
     const scheduled = await runCli(['backup', 'config', 'set', '--schedule', 'daily', '--data-dir', dir], env)
     expect(scheduled.exitCode).toBe(exitCodeOf('validation_error'))
-    expect(scheduled.stderr).toContain('back the database up with pg_dump --format=custom')
-    const config = await runCli(['backup', 'config', 'show', '--json', '--data-dir', dir], env)
-    expect(JSON.parse(config.stdout)).toMatchObject({ schedule: null })
-    const archive = path.join(dir, 'nothing.tar.gz')
-    await fs.writeFile(archive, 'not an archive')
-    const restore = await runCli(['restore', archive, '--yes', '--data-dir', dir], env)
-    expect(restore.exitCode).toBe(exitCodeOf('restore_refused'))
-    expect(restore.stderr).toContain('restore a pg_dump with pg_restore into an empty database')
-    expect(await fs.readdir(dir)).not.toContain('pre-restore')
-  })
+    expect(scheduled.stderr).toContain('run `lectern backup` from one host on a timer')
+
+    // Refused, changing nothing: another key; a database that holds tables; a replica up; an archive that is not one.
+    const emptyName = `lectern_restored_${process.pid}`
+    await createDatabase(url, emptyName)
+    const empty = replica(withDatabase(url, emptyName))
+    const tables = async (database: string) => {
+      const client = new pg.Client(database)
+      await client.connect()
+      try {
+        return Number((await client.query<{ n: string }>("SELECT count(*) AS n FROM pg_tables WHERE schemaname = 'public'")).rows[0]!.n)
+      } finally {
+        await client.end()
+      }
+    }
+    const otherKey = await runCli(['restore', archive, '--yes', '--data-dir', dir], { ...empty, LECTERN_SECRET_KEY: 'b'.repeat(64) })
+    expect(otherKey.exitCode).toBe(exitCodeOf('secret_key_mismatch'))
+    expect(otherKey.stderr).toContain('LECTERN_SECRET_KEY is not the key the secrets in')
+    const notEmpty = await runCli(['restore', archive, '--yes', '--data-dir', dir], env)
+    expect(notEmpty.exitCode).toBe(exitCodeOf('restore_refused'))
+    expect(notEmpty.stderr).toMatch(/is not empty \(\d+ tables\): restore into an empty database, or pass --force/)
+    const server = await startServer(await tmpDir('lectern-replica-'), env)
+    const live = await runCli(['restore', archive, '--yes', '--force', '--data-dir', dir], env)
+    expect(live.exitCode).toBe(exitCodeOf('restore_refused'))
+    expect(live.stderr).toContain('1 replica is serving')
+    server.process.kill('SIGTERM')
+    await server.process.catch(() => {})
+    const junk = path.join(dir, 'nothing.tar.gz')
+    await fs.writeFile(junk, 'not an archive')
+    expect((await runCli(['restore', junk, '--yes', '--data-dir', dir], empty)).exitCode).toBe(exitCodeOf('archive_invalid'))
+    expect(await tables(empty.DATABASE_URL)).toBe(0)
+    // Into a data directory (no DATABASE_URL), an archive of PostgreSQL is refused; so is --force, which only a database takes.
+    const sqliteDir = await tmpDir('lectern-sqlite-')
+    const intoSqlite = await runCli(['restore', archive, '--yes', '--data-dir', sqliteDir])
+    expect(intoSqlite.exitCode).toBe(exitCodeOf('restore_refused'))
+    expect(intoSqlite.stderr).toContain('The archive is of an install on PostgreSQL (it holds a pg_dump)')
+    expect((await runCli(['restore', archive, '--yes', '--force', '--data-dir', sqliteDir])).exitCode).toBe(exitCodeOf('validation_error'))
+    expect(await fs.readdir(sqliteDir)).toEqual([])
+
+    const restored = await runCli(['restore', archive, '--yes', '--json', '--data-dir', dir], empty)
+    expect(restored.exitCode, restored.stderr).toBe(0)
+    expect(JSON.parse(restored.stdout)).toMatchObject({ preRestoreDir: null, libraries: [expect.objectContaining({ id: '/docs/pet-shop' })] })
+    // The restored install answers, knows its key, and refreshes the uploaded spec the dump carried.
+    const again = await startServer(await tmpDir('lectern-replica-'), empty)
+    const answer = await fetch(`${again.url}/api/v2/context?libraryId=/docs/pet-shop&query=list%20pets`, { headers: { authorization: `Bearer ${key}` } })
+    expect(answer.status).toBe(200)
+    expect(await answer.text()).toContain('/pets')
+    const refreshed = await runCli(['refresh', '/docs/pet-shop', '--force', '--wait', '--data-dir', dir], empty)
+    expect(refreshed.exitCode, refreshed.stderr).toBe(0)
+    again.process.kill('SIGTERM')
+    await again.process.catch(() => {})
+    // --force replaces a database's tables, in one transaction.
+    const replaced = await runCli(['restore', archive, '--yes', '--force', '--data-dir', dir], env)
+    expect(replaced.exitCode, replaced.stderr).toBe(0)
+    expect(await tables(url)).toBeGreaterThan(0)
+  }, 240_000)
 
   it('is not ready while PostgreSQL is down, answers what needs it 503, and recovers without a restart', async () => {
     // A server of its own, since this test stops it.
