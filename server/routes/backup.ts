@@ -11,7 +11,7 @@ import { BackupRunner } from '../../src/backup/runner.js'
 import { nextRuns, SCHEDULE_PRESETS, startScheduler, type BackupScheduler } from '../../src/backup/schedule.js'
 import { LecternError } from '../../src/errors.js'
 import { ArchiveNameParams, ConfigBody, NextRunsQuery, RestoreQuery, TestDestinationBody } from '../schemas/backup.js'
-import { refusePostgresStore } from '../../src/backup/store-kind.js'
+import { refuseStagedRestore } from '../../src/backup/store-kind.js'
 
 /** How many coming run times the schedule preview lists. */
 const NEXT_RUNS = 3
@@ -88,7 +88,7 @@ export default async function backupRoutes(app: FastifyInstance, options: Backup
     async (request, reply) => {
       const destination = await localDestination(store)
       const archive = path.join(destination.stagingDir, request.params.name)
-      refusePostgresStore(store.database.kind, 'restore')
+      refuseStagedRestore(store.database.kind)
       if (request.query.dryRun) return { dryRun: true, ...(await inspectArchive(archive, store.paths.root)).summary }
       const summary = await stageRestore(store.paths, archive)
       if (options.onRestoreStaged) reply.raw.once('finish', options.onRestoreStaged)

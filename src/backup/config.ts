@@ -11,7 +11,6 @@ import { SETTING_KEYS } from '../store/settings.js'
 import { directoryDestination, normalisePrefix, parseTarget, s3Destination, type Destination } from './destinations.js'
 import type { Retention } from './retention.js'
 import { validateSchedule, type Schedule } from './schedule.js'
-import { refusePostgresStore } from './store-kind.js'
 
 const CONFIG_SETTING = SETTING_KEYS.backupConfig
 const SECRET_SETTING = SETTING_KEYS.backupS3Secret
@@ -83,11 +82,7 @@ export async function viewBackupConfig(store: Store, stored?: BackupConfig): Pro
 /** Validates and merges an update (fields left out keep their value); returns the new view. */
 export async function updateBackupConfig(store: Store, input: unknown): Promise<BackupConfigView> {
   const update = parseInput(BackupConfigUpdate, input, 'Backup config')
-  if (update.schedule) {
-    // A schedule every replica would fire, and every run refuse: said now, not at every run.
-    refusePostgresStore(store.database.kind, 'schedule')
-    validateSchedule(update.schedule)
-  }
+  if (update.schedule) validateSchedule(update.schedule)
   const resolved = update.destination ? resolveDestination(update.destination) : undefined
   // One transaction: the fields left out are those stored now, and a reader never sees the new
   // destination with the old secret.

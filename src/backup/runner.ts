@@ -21,6 +21,10 @@ import type { Manifest } from './manifest.js'
 import { pruneArchives, type PruneResult } from './retention.js'
 
 const LAST_RESULT_SETTING = SETTING_KEYS.backupLastResult
+const SCHEDULED_SLOT_SETTING = SETTING_KEYS.backupScheduledSlot
+
+/** The minute a schedule fires in, as every replica names it (their clocks agree to well within a minute). */
+export const minuteOf = (at: Date): string => new Date(Math.floor(at.getTime() / 60_000) * 60_000).toISOString()
 
 export type Trigger = 'manual' | 'schedule' | 'cli'
 
@@ -130,10 +134,21 @@ export class BackupRunner {
     await this.current?.done.catch(() => {})
   }
 
-  /** The scheduler's entry: a tick while another backup runs is skipped and logged, not queued. */
-  async fireScheduled(): Promise<void> {
+  /**
+   * The scheduler's entry, for the minute `slot` it fires in: a tick while another backup runs
+   * is skipped and logged, not queued. On PostgreSQL every replica's scheduler fires; the slot is
+   * started once: by the replica that takes the task first (store.exclusively), which records it
+   * before another can take the task; the others find it taken, or recorded, and skip it.
+   */
+  async fireScheduled(slot = minuteOf(new Date())): Promise<void> {
     try {
-      (await this.start({ trigger: 'schedule' })).done.catch(() => {})
+      const turn = await this.store.exclusively('backup-schedule', async () => {
+        if ((await this.store.settings.get<string>(SCHEDULED_SLOT_SETTING)) === slot) return false
+        ;(await this.start({ trigger: 'schedule' })).done.catch(() => {})
+        await this.store.settings.set(SCHEDULED_SLOT_SETTING, slot)
+        return true
+      })
+      if (!turn.ran || !turn.value) this.log.info({ slot }, 'scheduled backup left to the replica that runs it')
     } catch (err) {
       if (err instanceof LecternError && err.code === 'backup_running') {
         this.log.warn({ runningSince: err.extra.startedAt }, 'scheduled backup skipped: another backup is running')

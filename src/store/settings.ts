@@ -23,6 +23,8 @@ export const SETTING_KEYS = {
   /** State. */
   licenseTimeHighWater: 'license.timeHighWater',
   backupLastResult: 'backup.lastResult',
+  /** The last minute a scheduled backup started in, whichever replica ran it (src/backup/runner.ts). */
+  backupScheduledSlot: 'backup.scheduledSlot',
   /** sha256 of the first-run setup token, while no admin exists (src/install/setup.ts). */
   setupTokenHash: 'setup.tokenHash',
   /** Where that token's file is: the host and data directory of the server that made it (src/install/setup.ts). */
