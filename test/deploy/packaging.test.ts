@@ -2,7 +2,8 @@
  * deploy/: what can be checked without Docker or a running systemd. The Dockerfile passes a
  * Dockerfile linter (dockerfile-utils, the validator behind VS Code's Dockerfile support: syntax,
  * flags, durations, ports, deprecated or repeated instructions) and is parsed (dockerfile-ast) and
- * held to its invariants; the compose file is read as YAML; the systemd unit passes
+ * held to its invariants; the compose files and the Kubernetes manifests are read as YAML and
+ * held to theirs, and the nginx site of the replicas passes `nginx -t`; the systemd unit passes
  * `systemd-analyze verify`. The image's entrypoint script runs from the release tarball
  * (test/release/release.test.ts), as it runs in the image.
  */
@@ -106,12 +107,114 @@ describe('deploy/docker-compose.yml', () => {
       volumes: Record<string, unknown>
     }
     const service = compose.services.lectern!
-    const version = (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version
     expect(service.image).toBe(`lectern:${version}`)
     expect(service.build).toBeUndefined()
     expect(['always', 'unless-stopped', 'on-failure']).toContain(service.restart)
     const volume = service.volumes.find((v) => v.endsWith(':/data'))!
     expect(Object.keys(compose.volumes)).toContain(volume.split(':')[0])
+  })
+})
+
+const version = (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version
+
+describe('deploy/docker-compose.postgres.yml', () => {
+  interface Service {
+    image: string
+    restart?: string
+    deploy?: { replicas?: number }
+    depends_on?: Record<string, { condition: string }> | string[]
+    environment?: Record<string, string>
+    ports?: string[]
+    volumes?: string[]
+    healthcheck?: { test: string[] }
+  }
+  const compose = YAML.parse(fs.readFileSync(deployFile('docker-compose.postgres.yml'), 'utf8')) as { services: Record<string, Service>; volumes: Record<string, unknown> }
+  const { postgres, lectern, nginx } = compose.services
+
+  it('runs three replicas of the release image on one PostgreSQL, each given the URL and the one key, or refusing to start without them', () => {
+    expect(lectern!.image).toBe(`lectern:${version}`)
+    expect(lectern!.deploy?.replicas).toBe(3)
+    expect(lectern!.depends_on).toEqual({ postgres: { condition: 'service_healthy' } })
+    expect(lectern!.environment!.DATABASE_URL).toBe('postgres://lectern:${POSTGRES_PASSWORD:?set POSTGRES_PASSWORD}@postgres:5432/lectern')
+    expect(lectern!.environment!.LECTERN_SECRET_KEY).toMatch(/^\$\{LECTERN_SECRET_KEY:\?/)
+    // Only nginx publishes a port, on loopback.
+    expect(lectern!.ports).toBeUndefined()
+    expect(nginx!.ports).toEqual(['127.0.0.1:3000:80'])
+    expect(postgres!.image).toMatch(/^postgres:\d+/)
+    expect(postgres!.healthcheck!.test).toContain('pg_isready')
+    expect(Object.keys(compose.volumes)).toContain(postgres!.volumes![0]!.split(':')[0])
+  })
+
+  it("mounts deploy/nginx-replicas.conf as nginx's site, which Debian's nginx accepts", async () => {
+    expect(nginx!.volumes).toEqual(['./nginx-replicas.conf:/etc/nginx/conf.d/default.conf:ro'])
+    const site = fs.readFileSync(deployFile('nginx-replicas.conf'), 'utf8')
+    expect(site).toContain('server lectern:3000')
+    // `nginx -t` resolves the upstream's name, which only Compose's network knows: checked with a loopback address in its place.
+    const dir = await tmpDir('lectern-nginx-')
+    fs.writeFileSync(path.join(dir, 'site.conf'), site.replace('server lectern:3000', 'server 127.0.0.1:3000').replace('listen 80;', 'listen 127.0.0.1:8080;'))
+    fs.writeFileSync(
+      path.join(dir, 'nginx.conf'),
+      `pid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents {}\nhttp {\n  access_log off;\n  client_body_temp_path ${dir}/body;\n  proxy_temp_path ${dir}/proxy;\n  include ${dir}/site.conf;\n}\n`,
+    )
+    const tested = await execa('/usr/sbin/nginx', ['-t', '-q', '-p', dir, '-c', path.join(dir, 'nginx.conf')], { reject: false })
+    expect(tested.exitCode, tested.stderr).toBe(0)
+  })
+})
+
+describe('deploy/kubernetes/lectern.yaml', () => {
+  interface Probe {
+    httpGet: { path: string; port: string }
+  }
+  interface Manifest {
+    kind: string
+    metadata: { name: string }
+    spec: {
+      replicas?: number
+      selector: { matchLabels?: Record<string, string> } & Record<string, unknown>
+      template?: {
+        metadata: { labels: Record<string, string> }
+        spec: {
+          securityContext: { runAsNonRoot: boolean; runAsUser: number }
+          containers: Array<{
+            image: string
+            ports: Array<{ name: string; containerPort: number }>
+            env: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef: { name: string; key: string } } }>
+            readinessProbe: Probe
+            livenessProbe: Probe
+          }>
+        }
+      }
+      ports?: Array<{ targetPort: string }>
+      minAvailable?: number
+    }
+  }
+  const manifests = YAML.parseAllDocuments(fs.readFileSync(deployFile('kubernetes/lectern.yaml'), 'utf8')).map((doc) => doc.toJS() as Manifest)
+  const byKind = (kind: string) => manifests.find((m) => m.kind === kind)!
+
+  it('runs three replicas of the release image as a non-root user, the database URL and the key from a Secret', () => {
+    const deployment = byKind('Deployment')
+    expect(deployment.spec.replicas).toBe(3)
+    const pod = deployment.spec.template!.spec
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001 })
+    const [container] = pod.containers
+    expect(container!.image).toBe(`lectern:${version}`)
+    const env = Object.fromEntries(container!.env.map((e) => [e.name, e.valueFrom?.secretKeyRef ?? e.value]))
+    expect(env.DATABASE_URL).toEqual({ name: 'lectern', key: 'database-url' })
+    expect(env.LECTERN_SECRET_KEY).toEqual({ name: 'lectern', key: 'secret-key' })
+  })
+
+  it('is ready on /api/ready and alive on /api/health, and its Service reaches the pods it runs', () => {
+    const deployment = byKind('Deployment')
+    const [container] = deployment.spec.template!.spec.containers
+    expect(container!.readinessProbe.httpGet.path).toBe('/api/ready')
+    expect(container!.livenessProbe.httpGet.path).toBe('/api/health')
+    expect(container!.ports.map((p) => p.name)).toContain(container!.readinessProbe.httpGet.port)
+    const labels = deployment.spec.template!.metadata.labels
+    expect(deployment.spec.selector.matchLabels).toEqual(labels)
+    const service = byKind('Service')
+    expect(service.spec.selector).toEqual(labels)
+    expect(container!.ports.map((p) => p.name)).toContain(service.spec.ports![0]!.targetPort)
+    expect(byKind('PodDisruptionBudget').spec).toMatchObject({ minAvailable: 2, selector: { matchLabels: labels } })
   })
 })
 
