@@ -26,7 +26,7 @@ For S3 backups, download the archive first. Without --yes it asks for confirmati
   static override args = { archive: Args.string({ description: 'Path of the archive.', required: true }) }
   static override flags = {
     yes: Flags.boolean({ summary: 'Restore without asking for confirmation (scripts, containers).', default: false }),
-    force: Flags.boolean({ summary: 'With DATABASE_URL: replace what the database holds (refused without it unless the database is empty).', default: false }),
+    force: Flags.boolean({ summary: 'With DATABASE_URL: replace what the database holds, every table of its public schema (refused without it unless the database is empty).', default: false }),
   }
 
   async run(): Promise<RestoreResult> {

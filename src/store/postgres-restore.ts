@@ -4,8 +4,9 @@
  *
  * Guarantees: nothing is changed while a replica of the install is live (the replicas table
  * says so by its heartbeats), nor in a database that holds tables unless asked to replace them.
- * The dump is replayed by `psql` in one transaction, after the old schema is dropped in that same
- * transaction when replacing: a restore that fails part way leaves the database as it was. The
+ * The dump is replayed by `psql` in one transaction, committed only once pg_restore has written
+ * all of it, after the old schema is dropped in that same transaction when replacing: a restore
+ * that fails part way, on either side, leaves the database as it was. The
  * tools come from the host (Debian's postgresql-client) and run without a shell; the password
  * travels in their environment.
  */
@@ -13,7 +14,7 @@ import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { promisify } from 'node:util'
 import pg from 'pg'
-import { LecternError } from '../errors.js'
+import { databaseUnreachable, LecternError } from '../errors.js'
 import { passwordsApart } from './postgres-dump.js'
 
 export interface PostgresRestoreOptions {
@@ -52,7 +53,7 @@ const toolsMissing = () =>
 /** What the database holds now: whether a restore may go ahead. */
 export async function inspectTarget(url: string, liveSince: string): Promise<PostgresTarget> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 })
-  await client.connect()
+  await client.connect().catch((err: unknown) => Promise.reject(databaseUnreachable(err)))
   try {
     const { rows } = await client.query<{ tables: string; replicas: boolean }>(
       `SELECT count(*) AS tables, bool_or(tablename = 'replicas') AS replicas FROM pg_tables WHERE schemaname = 'public'`,
@@ -84,21 +85,27 @@ export async function restorePostgresDump(url: string, dumpFile: string, options
   const connection = passwordsApart(url)
   const env = { ...process.env, ...connection.env }
   const reader = spawn('pg_restore', ['--no-owner', '--no-privileges', '--file=-', dumpFile], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-  const replay = spawn('psql', ['--no-psqlrc', '--quiet', '--single-transaction', '--set=ON_ERROR_STOP=1', `--dbname=${connection.url}`], { env, stdio: ['pipe', 'ignore', 'pipe'] })
+  const replay = spawn('psql', ['--no-psqlrc', '--quiet', '--set=ON_ERROR_STOP=1', `--dbname=${connection.url}`], { env, stdio: ['pipe', 'ignore', 'pipe'] })
   const errors = { pg_restore: '', psql: '' }
   reader.stderr.on('data', (chunk: Buffer) => (errors.pg_restore += chunk.toString()))
   replay.stderr.on('data', (chunk: Buffer) => (errors.psql += chunk.toString()))
-  // The drop is the transaction's first statement: if anything after it fails, it is undone too.
-  if (target.tables > 0) replay.stdin.write('DROP SCHEMA public CASCADE;\nCREATE SCHEMA public;\n')
-  reader.stdout.pipe(replay.stdin)
   // psql ending early (an error) closes its input; what pg_restore still writes is not needed.
   replay.stdin.on('error', () => {})
+  // The transaction is ours, not psql's --single-transaction, which commits whatever it read once
+  // its input ends, also when pg_restore died part way: COMMIT is sent only after pg_restore
+  // succeeded. The drop comes first: if anything after it fails, it is undone too.
+  replay.stdin.write(`BEGIN;\n${target.tables > 0 ? 'DROP SCHEMA public CASCADE;\nCREATE SCHEMA public;\n' : ''}`)
+  reader.stdout.pipe(replay.stdin, { end: false })
   const ended = (child: typeof reader | typeof replay) =>
     once(child, 'close').then(([code]) => code as number | null, (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? -2 : -1))
-  const [readCode, replayCode] = await Promise.all([ended(reader), ended(replay)])
+  const readCode = await ended(reader)
+  // Without COMMIT the server rolls the transaction back when psql's connection goes.
+  if (readCode === 0) replay.stdin.end('COMMIT;\n')
+  else replay.kill('SIGKILL')
+  const replayCode = await ended(replay)
   if (readCode === -2 || replayCode === -2) throw toolsMissing()
   if (readCode !== 0 || replayCode !== 0) {
-    const said = (errors.psql || errors.pg_restore).trim().split('\n').slice(0, 3).join(' ')
+    const said = (readCode !== 0 ? errors.pg_restore : errors.psql).trim().split('\n').slice(0, 3).join(' ')
     throw new LecternError('internal_error', `The restore into ${options.shownAs} failed and was rolled back: ${said || `pg_restore exited with ${readCode}, psql with ${replayCode}`}. Nothing was changed.`)
   }
 }
