@@ -64,6 +64,24 @@ function writeAtomically(file: string, write: (tmp: string) => void): void {
   fs.renameSync(tmp, file)
 }
 
+/**
+ * Rewrites a sidecar that holds more than its fields: builds before this one wrote the whole
+ * embedder into it, an OpenAI-compatible server's API key included. Returns whether it did.
+ */
+export function scrubSidecar(file: string): boolean {
+  let stored: Record<string, unknown>
+  try {
+    stored = JSON.parse(fs.readFileSync(sidecarOf(file), 'utf8')) as Record<string, unknown>
+  } catch {
+    return false
+  }
+  const fields: Array<keyof VectorFileInfo> = ['provider', 'model', 'dimensions', 'count', 'bytes']
+  if (Object.keys(stored).every((key) => (fields as string[]).includes(key))) return false
+  const kept = Object.fromEntries(fields.map((key) => [key, stored[key]]))
+  writeAtomically(sidecarOf(file), (tmp) => fs.writeFileSync(tmp, JSON.stringify(kept)))
+  return true
+}
+
 export function removeVectorIndex(file: string): void {
   fs.rmSync(file, { force: true })
   fs.rmSync(sidecarOf(file), { force: true })
@@ -145,7 +163,8 @@ export class VectorIndexBuilder {
 
   write(file: string, embedder: { provider: string; model: string }): void {
     writeAtomically(file, (tmp) => this.index.save(tmp))
-    const info: VectorFileInfo = { ...embedder, dimensions: this.dimensions, count: this.count, bytes: fs.statSync(file).size }
+    // Named field by field: an embedder object also holds its URL and API key, which have no place in a file.
+    const info: VectorFileInfo = { provider: embedder.provider, model: embedder.model, dimensions: this.dimensions, count: this.count, bytes: fs.statSync(file).size }
     writeAtomically(sidecarOf(file), (tmp) => fs.writeFileSync(tmp, JSON.stringify(info)))
   }
 }

@@ -14,7 +14,7 @@
  */
 import type { EmbedderPool } from '../embed/pool.js'
 import { vectorIndexPath } from '../install/paths.js'
-import { inspectVectorFile, removeVectorIndex, VectorIndexBuilder, type ExpectedVectors } from './vector-index.js'
+import { inspectVectorFile, removeVectorIndex, scrubSidecar, VectorIndexBuilder, type ExpectedVectors } from './vector-index.js'
 import type { Store } from '../store/index.js'
 import type { SnippetSet } from '../store/snippets.js'
 import { embedText } from './embed-text.js'
@@ -55,12 +55,14 @@ export async function hasStoredVectors(store: Store, set: SnippetSet): Promise<b
 
 /**
  * Deletes the vector index of every live set it cannot serve (missing, another dimension or
- * count, damaged), telling `onDiscarded` why; returns the pks of those sets.
+ * count, damaged), telling `onDiscarded` why; returns the pks of those sets. A sidecar that holds
+ * more than its fields (an API key, written by earlier builds) is rewritten on the way.
  */
 export async function discardBadVectorIndexes(store: Store, onDiscarded: (set: SnippetSet, problem: string) => Promise<void> | void): Promise<number[]> {
   const discarded: number[] = []
   for (const set of (await store.snippets.setsWithStatus('live')).filter(hasVectorIndex)) {
     const file = vectorIndexPath(store.paths, set.pk)
+    scrubSidecar(file)
     const problem = inspectVectorFile(file, await expectedVectors(store, set))
     if (!problem) continue
     removeVectorIndex(file)

@@ -243,6 +243,20 @@ describe('ingest and retrieval', () => {
     await standIn.close()
   })
 
+  it('keeps no API key or URL of the embedder in a vector index sidecar, and rewrites one an earlier build wrote at start', async () => {
+    await embedWithOllama()
+    const { result } = await addLibrary('/acme/vec', DOCS)
+    const sidecar = `${vectorIndexPath(runtime.store.paths, result.setPk)}.json`
+    const fields = ['bytes', 'count', 'dimensions', 'model', 'provider']
+    expect(Object.keys(JSON.parse(fs.readFileSync(sidecar, 'utf8')) as object).sort()).toEqual(fields)
+    fs.writeFileSync(sidecar, JSON.stringify({ ...(JSON.parse(fs.readFileSync(sidecar, 'utf8')) as object), apiKey: 'sk-secret', url: 'https://api.example.com' }))
+    await recoverDataDir(runtime)
+    expect(fs.readFileSync(sidecar, 'utf8')).not.toContain('sk-secret')
+    expect(Object.keys(JSON.parse(fs.readFileSync(sidecar, 'utf8')) as object).sort()).toEqual(fields)
+    // Still the set's index: nothing to rebuild.
+    expect(await runtime.store.jobs.list({ states: ['queued'] })).toEqual([])
+  })
+
   it('re-embeds a set built before vectors were stored once, storing them for every later rebuild', async () => {
     const standIn = await embedWithOllama()
     const { result } = await addLibrary('/acme/vec', DOCS)
