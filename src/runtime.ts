@@ -169,7 +169,7 @@ export async function recoverDataDir(runtime: Runtime, log: JobLog = silentLog):
   await softly('checking vector indexes', () =>
     checkVectorIndexes(runtime.store, (setPk, problem) => {
       runtime.forgetSet(setPk)
-      log.warn({ setPk, problem }, 'vector index does not match its snippet set; queued a rebuild')
+      log.warn({ setPk, problem }, 'vector index does not match its snippet set')
     }),
   )
 }

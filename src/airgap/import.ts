@@ -41,6 +41,9 @@ const payloadSchema = z.object({ project: z.string(), file: z.string(), created:
 
 export const importsDir = (store: Store) => path.join(store.paths.root, 'imports')
 
+/** `imports/<request>/<n>.json`, as ImportBatch names a staged library. */
+const STAGED_NAME = /^imports\/[0-9a-f-]{36}\/\d+\.json$/
+
 /** Collects the libraries of one request; `commit` stores and queues them, `discard` forgets them. */
 export class ImportBatch {
   /** Where this request stages its libraries (staging.ts), and a bundle its inflated entries. */
@@ -161,7 +164,8 @@ export async function importBundle(store: Store, file: string, force: boolean): 
 export function createImportJobHandler(store: Store, embedders: EmbedderPool): JobHandler {
   return async (ctx) => {
     const { project, file, created } = payloadSchema.parse(ctx.job.payload)
-    if (!file.startsWith('imports/')) throw new LecternError('internal_error', `Import job ${ctx.job.pk} names a file outside the imports directory.`)
+    // A staged file is named by the import that staged it, nothing else: a job's payload cannot lead elsewhere.
+    if (!STAGED_NAME.test(file)) throw new LecternError('internal_error', `Import job ${ctx.job.pk} names a file outside the imports directory.`)
     try {
       const library = ctx.job.libraryPk === null ? undefined : await store.libraries.byPk(ctx.job.libraryPk)
       const version = ctx.job.versionPk === null ? undefined : await store.libraries.versionByPk(ctx.job.versionPk)
@@ -227,9 +231,7 @@ const ORPHAN_AGE_MS = 60 * 60 * 1000
  */
 export async function sweepImportStaging(store: Store, now = Date.now()): Promise<number> {
   const wanted = new Set(
-    (await store.jobs.list({ states: ['queued', 'running'], limit: 1000 }))
-      .filter((job) => job.kind === IMPORT_JOB && typeof job.payload.file === 'string')
-      .map((job) => job.payload.file as string),
+    (await store.jobs.activeOfKind(IMPORT_JOB)).filter((job) => typeof job.payload.file === 'string').map((job) => job.payload.file as string),
   )
   let removed = 0
   if (store.database.kind === 'postgres') {

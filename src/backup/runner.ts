@@ -144,8 +144,9 @@ export class BackupRunner {
     try {
       const turn = await this.store.exclusively('backup-schedule', async () => {
         if ((await this.store.settings.get<string>(SCHEDULED_SLOT_SETTING)) === slot) return false
-        ;(await this.start({ trigger: 'schedule' })).done.catch(() => {})
+        // Recorded first: should the record fail, no backup runs that another replica might run too.
         await this.store.settings.set(SCHEDULED_SLOT_SETTING, slot)
+        ;(await this.start({ trigger: 'schedule' })).done.catch(() => {})
         return true
       })
       if (!turn.ran || !turn.value) this.log.info({ slot }, 'scheduled backup left to the replica that runs it')

@@ -161,9 +161,12 @@ export class SetEngine {
    * with the set. The index is memory-mapped: it costs address space, not heap, so the cache's
    * bound does not count it. Undefined while it cannot be used (vectorsUnavailable).
    *
-   * A file that is missing or does not match the set (the set was built or re-embedded by another
-   * replica, the file was lost) is derived data: it is written from the vectors the set's rows
-   * hold, here, once, while the questions that need it wait (vectors.ts).
+   * On PostgreSQL a file that is missing or does not match the set (the set was built or
+   * re-embedded by another replica, the file was lost) is derived data: it is written from the
+   * vectors the set's rows hold, here, once (vectors.ts). usearch builds it synchronously: this
+   * thread serves nothing else meanwhile, about as long as the build's own indexing took (a
+   * thread of its own is the next step, noted on issue 31). On SQLite the start-up check queues
+   * the `rebuild-vectors` job, which writes it in the job process.
    */
   async vectorIndex(loaded: LoadedSet, set: SnippetSet): Promise<LoadedVectorIndex | undefined> {
     const held = loaded.vectorIndex?.embedder
@@ -188,7 +191,7 @@ export class SetEngine {
     const file = vectorIndexPath(this.store.paths, set.pk)
     const expected = await expectedVectors(this.store, set)
     const problem = inspectVectorFile(file, expected)
-    if (problem) {
+    if (problem && this.store.database.kind === 'postgres') {
       const started = performance.now()
       const index = await indexFromStoredVectors(this.store, set)
       // Written only while the set is live: a swept set gets no file that nothing would remove.

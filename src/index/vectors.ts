@@ -47,10 +47,9 @@ export async function expectedVectors(store: Store, set: SnippetSet): Promise<Ex
   return { dimensions: set.dimensions, count: await store.snippets.count(set.pk), embedder: { provider: set.embedProvider, model: set.embedModel } }
 }
 
-/** Whether the set's rows hold its vectors (its first row tells: a set's rows were all stored the same way). */
+/** Whether every row of the set holds its vector. */
 export async function hasStoredVectors(store: Store, set: SnippetSet): Promise<boolean> {
-  const [first] = await store.snippets.vectorPage(set.pk, 0, 1)
-  return first?.vector?.length === set.dimensions
+  return !(await store.snippets.lacksVectors(set.pk, set.dimensions))
 }
 
 /**

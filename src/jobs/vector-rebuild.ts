@@ -20,8 +20,13 @@ const payloadSchema = z.object({ setPk: z.number().int() })
 /** Discards every live set's bad index and queues the rebuilds this replica needs (above); returns the pks of the sets discarded. */
 export async function checkVectorIndexes(store: Store, log: (setPk: number, problem: string) => void): Promise<number[]> {
   return await discardBadVectorIndexes(store, async (set, problem) => {
-    log(set.pk, problem)
-    if (store.database.kind === 'postgres' && (await hasStoredVectors(store, set))) return
+    if (store.database.kind === 'postgres' && (await hasStoredVectors(store, set))) {
+      log(set.pk, `${problem}; this replica writes it from the stored vectors when the set is first asked`)
+      return
+    }
+    // Replicas starting together find the same set: one job re-embeds it (an embedder may be a paid API).
+    if ((await store.jobs.activeOfKind(REBUILD_VECTORS_JOB)).some((job) => job.payload.setPk === set.pk)) return
+    log(set.pk, `${problem}; queued a rebuild`)
     await store.jobs.enqueue({ kind: REBUILD_VECTORS_JOB, payload: { setPk: set.pk } })
   })
 }

@@ -167,6 +167,8 @@ export interface JobsRepository {
   runningForLibrary(libraryPk: number): Promise<Job | undefined>
   /** Newest first, or the oldest first (queue order) with `oldestFirst`. */
   list(options?: { states?: JobState[]; limit?: number; oldestFirst?: boolean }): Promise<Job[]>
+  /** Every queued or running job of a kind, oldest first: what still needs its input. */
+  activeOfKind(kind: string): Promise<Job[]>
   /** The newest job of a version, whatever its state. */
   latestForVersion(versionPk: number): Promise<Job | undefined>
   /** Failed jobs, newest first, except those of a version that a later job has built successfully. */
@@ -276,6 +278,7 @@ export function createJobsRepository(sql: Sql): JobsRepository {
     activeForVersion: (versionPk) => job(activeJob(versionPk)),
     latestForVersion: (versionPk) => job(sql.get<JobRow>('SELECT * FROM jobs WHERE version_pk = ? ORDER BY pk DESC LIMIT 1', [versionPk])),
     runningForLibrary: (libraryPk) => job(sql.get<JobRow>(`SELECT * FROM jobs WHERE library_pk = ? AND state = 'running' ORDER BY pk LIMIT 1`, [libraryPk])),
+    activeOfKind: async (kind) => (await sql.all<JobRow>(`SELECT * FROM jobs WHERE kind = ? AND state IN ('queued', 'running') ORDER BY pk`, [kind])).map(toJob),
     async list(options = {}) {
       const states = options.states ?? ['queued', 'running', 'succeeded', 'failed']
       const limit = Math.min(Math.max(options.limit ?? 100, 1), 1000)

@@ -82,6 +82,8 @@ export interface SnippetsRepository {
    * (null where none is stored): a set's vectors are read a page at a time, never all at once.
    */
   vectorPage(setPk: number, afterPk: number, limit: number): Promise<Array<{ pk: number; vector: Float32Array | null }>>
+  /** Whether a row of the set holds no vector of `dimensions` (a set built before vectors were stored, or a rebuild cut short). */
+  lacksVectors(setPk: number, dimensions: number): Promise<boolean>
   /** Stores the vectors of the given snippets of a set (a re-embedding, a rebuilt index), or with null clears every vector of the set. */
   setVectors(setPk: number, vectors: ReadonlyArray<{ pk: number; vector: Float32Array }> | null): Promise<void>
 }
@@ -261,6 +263,8 @@ export function createSnippetsRepository(sql: Sql): SnippetsRepository {
       (await sql.all<{ pk: number; vector: Buffer | null }>('SELECT pk, vector FROM snippets WHERE set_pk = ? AND pk > ? ORDER BY pk LIMIT ?', [setPk, afterPk, limit])).map(
         (row) => ({ pk: row.pk, vector: row.vector === null ? null : vectorOf(row.vector) }),
       ),
+    lacksVectors: async (setPk, dimensions) =>
+      (await sql.get<{ one: number }>('SELECT 1 AS one FROM snippets WHERE set_pk = ? AND (vector IS NULL OR LENGTH(vector) <> ?) LIMIT 1', [setPk, dimensions * 4])) !== undefined,
     setVectors: (setPk, vectors) =>
       sql.transaction(async () => {
         if (vectors === null) await sql.run('UPDATE snippets SET vector = NULL WHERE set_pk = ?', [setPk])

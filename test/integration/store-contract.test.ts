@@ -247,10 +247,16 @@ describe.each<StoreKind>(['sqlite', 'postgres'])('the store on %s', (kind) => {
     // The rows read for answers never carry the vectors.
     expect(Object.keys((await store.snippets.allOfSet(set.pk))[0]!)).not.toContain('vector')
 
+    expect(await store.snippets.lacksVectors(set.pk, 3)).toBe(false)
+    expect(await store.snippets.lacksVectors(set.pk, 4)).toBe(true)
     await store.snippets.setVectors(set.pk, [{ pk: b!, vector: vectors[0]! }])
     expect((await store.snippets.vectorPage(set.pk, 0, 10)).map((row) => row.vector)).toEqual([vectors[0], vectors[0], vectors[2]])
     await store.snippets.setVectors(set.pk, null)
     expect((await store.snippets.vectorPage(set.pk, 0, 10)).map((row) => row.vector)).toEqual([null, null, null])
+    expect(await store.snippets.lacksVectors(set.pk, 3)).toBe(true)
+    // One row without its vector (a rebuild cut short) is enough to lack them.
+    await store.snippets.setVectors(set.pk, [{ pk: a!, vector: vectors[0]! }, { pk: b!, vector: vectors[1]! }])
+    expect(await store.snippets.lacksVectors(set.pk, 3)).toBe(true)
     // A hash-embedded set's rows hold none.
     const { set: hashed } = await liveLibrary(store, '/acme/hashed', 2)
     expect((await store.snippets.vectorPage(hashed.pk, 0, 10)).map((row) => row.vector)).toEqual([null, null])

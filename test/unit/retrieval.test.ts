@@ -219,12 +219,6 @@ describe('ingest and retrieval', () => {
     expect(await runtime.retriever.rank(result.setPk, 'zzz unrelated words')).toHaveLength(DOCS.length)
     expect(standIn.calls.flat()).toHaveLength(embedded + 1)
 
-    // A file lost while the server runs (or never written here: another replica built the set) is written when the set is next asked.
-    runtime.retriever.forgetSet(result.setPk)
-    fs.rmSync(file)
-    expect(await runtime.retriever.rank(result.setPk, 'zzz other words')).toHaveLength(DOCS.length)
-    expect(fs.existsSync(file)).toBe(true)
-    expect(standIn.calls.flat()).toHaveLength(embedded + 2)
   })
 
   it('drops a loaded set that another replica re-embedded into other engine data once the catalogue moves, and loads it anew', async () => {
