@@ -143,7 +143,8 @@ export async function importPayload(store: Store, file: string, what: string, fo
     const payload = await readPayloadFile(file, what, () => batch.next())
     return await batch.commit(force || payload.force)
   } catch (err) {
-    await batch.discard()
+    // The request's own failure is what the caller must hear, not a failure to clean up after it.
+    await batch.discard().catch(() => {})
     throw err
   }
 }
@@ -155,7 +156,8 @@ export async function importBundle(store: Store, file: string, force: boolean): 
     await readBundle(file, batch.dir, (entryFile, entry) => readLibraryFile(entryFile, entry, batch.next()))
     return await batch.commit(force)
   } catch (err) {
-    await batch.discard()
+    // The request's own failure is what the caller must hear, not a failure to clean up after it.
+    await batch.discard().catch(() => {})
     throw err
   }
 }
