@@ -12,7 +12,6 @@ import type { EngineFileRebuilder } from './rebuilder.js'
 import { SetCache, type SetCacheStats } from './set-cache.js'
 import type { SnippetSet } from '../store/snippets.js'
 import { inspectVectorFile, loadVectorIndex, type LoadedVectorIndex } from './vector-index.js'
-import { expectedVectors, indexFromStoredVectors } from './vectors.js'
 
 /** How often, at most, loaded sets are checked against the database for sets no longer live. */
 const PRUNE_INTERVAL_MS = 1000
@@ -188,6 +187,8 @@ export class SetEngine {
   }
 
   private async openVectorIndex(set: SnippetSet): Promise<LoadedVectorIndex> {
+    // Loaded with the first vector search: a command that only opens the store never needs it (test/integration/cli-startup.test.ts).
+    const { expectedVectors, indexFromStoredVectors } = await import('./vectors.js')
     const file = vectorIndexPath(this.store.paths, set.pk)
     const expected = await expectedVectors(this.store, set)
     const problem = inspectVectorFile(file, expected)

@@ -224,6 +224,8 @@ describe('404', () => {
     await saveEmbedding(app.runtime.store, ollama.settings)
     const { setPk } = await seedLibrary(app, '/acme/sparse', GUIDE)
     rmSync(vectorIndexPath(app.runtime.store.paths, setPk))
+    // Nor stored with the rows (a set built before they were): on PostgreSQL the index would be written from them.
+    await app.runtime.store.snippets.setVectors(setPk, null)
     expectError(await context({ libraryId: '/acme/sparse', query: 'zeppelin xylophone' }), 404, 'no_snippets_found')
     expect((await context({ libraryId: '/acme/sparse', query: 'render a gauge' })).statusCode).toBe(200)
   })
