@@ -37,7 +37,8 @@ const optionsOf = (target: PostgresRestoreTarget): PostgresRestoreOptions => ({
 /** Everything a restore checks before it changes anything (the archive, the key, the target database); changes nothing. */
 export async function inspectPostgresArchive(archive: string, target: PostgresRestoreTarget): Promise<{ manifest: Manifest; summary: ArchiveSummary }> {
   return await withDump(archive, target, async (manifest) => {
-    refuseTarget(await inspectTarget(target.url, optionsOf(target).liveSince), optionsOf(target))
+    const options = optionsOf(target)
+    refuseTarget(await inspectTarget(target.url, options.liveSince), options)
     return { manifest, summary: summarise(archive, manifest) }
   })
 }
