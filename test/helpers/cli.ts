@@ -6,6 +6,8 @@ import { databaseEnvFor } from './stores.js'
 
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
+const CLI_TIMEOUT_MS = 60_000
+
 export interface CliResult {
   stdout: string
   stderr: string
@@ -33,9 +35,11 @@ export async function runCli(args: string[], env: Record<string, string> = {}, o
     env: { NO_COLOR: '1', ...databaseEnvFor(dataDirOf(args, env)), ...env },
     ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
     reject: false,
-    timeout: 60_000,
+    timeout: CLI_TIMEOUT_MS,
   })
-  return { stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode ?? -1 }
+  // A command the timeout ended says so, for the failure message of the test that waited on it.
+  const stderr = result.timedOut ? `${result.stderr}\n[runCli: killed after ${CLI_TIMEOUT_MS / 1000} s]` : result.stderr
+  return { stdout: result.stdout, stderr, exitCode: result.exitCode ?? -1 }
 }
 
 /** `lectern mcp` on a data directory, spawned as an MCP client spawns it (with the SDK's default environment). */
