@@ -29,6 +29,8 @@ import { copySandbox, makeSandbox, runInSandbox, type Sandbox, type SandboxRun }
 import { git, makeGitRepo } from '../helpers/git.js'
 import { PETSHOP_YAML } from '../helpers/openapi-fixtures.js'
 import { codeBlocks, codeSpans, readmeSection, runsLectern, shellExamples, tableRows } from '../helpers/readme.js'
+import { startPostgres } from '../helpers/postgres.js'
+import { createDatabase } from '../helpers/stores.js'
 import { initDataDir, suiteTeardown, tmpDir } from '../helpers/tmp.js'
 import { widgetsFiles } from '../helpers/widgets-repo.js'
 import { startForwardProxy } from '../helpers/forward-proxy.js'
@@ -42,7 +44,7 @@ vi.setConfig({ testTimeout: 180_000, hookTimeout: 600_000, maxConcurrency: 3 })
 const defer = suiteTeardown()
 
 /** Hosts the examples name, all served inside the sandbox. */
-const HOSTS = ['lectern.internal', 'docs.example.com', 'app-docs.example.com', 'api.example.com', 'petstore3.swagger.io', 'gitlab.example.com', 'acme.atlassian.net']
+const HOSTS = ['lectern.internal', 'db.internal', 'docs.example.com', 'app-docs.example.com', 'api.example.com', 'petstore3.swagger.io', 'gitlab.example.com', 'acme.atlassian.net']
 
 /** The forward proxy's port inside the sandbox, and where the sandbox keeps the test CA. */
 const PROXY_PORT = 3128
@@ -62,8 +64,8 @@ const ARCHIVE = 'lectern-backup-2026-06-12T02-00-00.tar.gz'
 interface Scenario extends SandboxRun {
   /** The on-premise install with libraries, keys and connections; the cloud; or an install as its first `lectern serve` left it. */
   world?: 'onprem' | 'cloud' | 'fresh'
-  /** Done to the example's own copy of its world before it runs. */
-  prepare?: (sandbox: Sandbox) => Promise<void>
+  /** Done to the example's own copy of its world before it runs; what it returns is added to the example's environment. */
+  prepare?: (sandbox: Sandbox) => Promise<void | Record<string, string>>
   /** What else the example must have done, beyond exiting 0. */
   check?: (out: { stdout: string; stderr: string }, sandbox: Sandbox) => void | Promise<void>
 }
@@ -211,6 +213,20 @@ const SCENARIOS: Record<string, Scenario> = {
   // The install already has connections of these names.
   'printf %s "$ATLASSIAN_TOKEN" | lectern connections add confluence --name acme --site https://acme.atlassian.net --email me@acme.com --token-stdin': { world: 'fresh' },
   'lectern connections add notion --name ws --token-env NOTION_TOKEN': { world: 'fresh' },
+  // Each into a database of its own on the PostgreSQL at db.internal:5432.
+  [`LECTERN_SECRET_KEY=$(od -An -vtx1 /var/lib/lectern/secret.key | tr -d ' \\n') lectern migrate-store --to postgres://lectern@db.internal/lectern --data-dir /var/lib/lectern`]: {
+    prepare: async () => void (await createDatabase(postgresUrl, 'lectern')),
+    check: ({ stderr }) => expect(stderr).toMatch(/Copied \d+ rows in \d+ tables and 0 files into postgres:\/\/lectern@db\.internal\/lectern; every count and checksum matches/),
+  },
+  'lectern migrate-store --json': {
+    env: { DATABASE_URL: 'postgres://lectern@db.internal/moved' },
+    // The key as the replicas will be given it.
+    prepare: async (sandbox) => {
+      await createDatabase(postgresUrl, 'moved')
+      return { LECTERN_SECRET_KEY: (await readFile(path.join(dataOf(sandbox), 'secret.key'))).toString('hex') }
+    },
+    check: ({ stdout }) => expect((JSON.parse(stdout) as { tables: Array<{ table: string; rows: number }> }).tables).toContainEqual(expect.objectContaining({ table: 'libraries', rows: 2 })),
+  },
 }
 
 /** Where a sandbox's install keeps its data: the default data directory of its $HOME, as no /var/lib/lectern exists there. */
@@ -219,6 +235,8 @@ const dataOf = (sandbox: Sandbox) => path.join(sandbox.home, '.local', 'share', 
 let worlds: Record<'onprem' | 'cloud' | 'fresh', Sandbox>
 let runEnv: Record<string, string>
 let bridges: Array<{ port: number; target: number }>
+/** The PostgreSQL the migrate-store examples copy into, as db.internal:5432 inside the sandbox. */
+let postgresUrl: string
 
 /** Examples as written: `<%= config.bin %> <%= command.id %>` is what a reader types. */
 async function commandExamples(): Promise<Map<string, string[]>> {
@@ -314,7 +332,9 @@ beforeAll(async () => {
   web = await startWebStandIns(ca, defer)
   const proxy = await startForwardProxy({ hosts: web.proxyHosts }, defer)
   const portOf = (url: string) => Number(new URL(url).port)
+  postgresUrl = (await startPostgres(defer)).url
   bridges = [
+    { port: 5432, target: portOf(postgresUrl) },
     { port: PROXY_PORT, target: proxy.port },
     { port: s3Port, target: s3Port },
     { port: 11434, target: portOf(ollama.url) },
@@ -404,8 +424,8 @@ async function runExample(example: string): Promise<void> {
   // The same install at the system path, for the deployment examples that name it; only for
   // them, since every command takes /var/lib/lectern as its default data directory when it exists.
   if (example.includes('/var/lib/lectern')) await cp(dataOf(sandbox), path.join(sandbox.varLib, 'lectern'), { recursive: true })
-  await scenario.prepare?.(sandbox)
-  const result = await runInSandbox(sandbox, example, { ...scenario, env: { ...runEnv, ...scenario.env }, bridges })
+  const prepared = await scenario.prepare?.(sandbox)
+  const result = await runInSandbox(sandbox, example, { ...scenario, env: { ...runEnv, ...scenario.env, ...prepared }, bridges })
   expect(result.exitCode, `${example}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`).toBe(0)
   await scenario.check?.(result, sandbox)
 }
