@@ -65,7 +65,9 @@ async function auth(app: FastifyInstance, options: { keys: KeysRepository; mode:
       if (!key) throw invalidKey(refusedKeyMessage(token, options.mode))
       request.apiKey = key
     } catch (err) {
-      if (!isLecternError(err)) throw err
+      // Only a refused key is kept for the rate limiter: a key that could not be checked (the
+      // database unreachable) is answered as such at once, not counted as anonymous traffic.
+      if (!isLecternError(err) || err.code !== 'invalid_api_key') throw err
       request.apiKeyRefusal = err
     }
   })

@@ -19,6 +19,8 @@ export class SetEngine {
   private readonly cache: SetCache
   private prunedAt = 0
   private prunedVersion = -1
+  /** The prune under way, which requests do not wait for. */
+  private pruning: Promise<void> | undefined
   /** Sets being loaded off the serving thread (with a rebuilder). */
   private readonly loading = new Map<number, Promise<LoadedSet>>()
   /** Vector indexes being opened (and written from stored vectors first, when they must be). */
@@ -38,11 +40,13 @@ export class SetEngine {
    * The set, loaded now if it is not yet. With a rebuilder, a set whose engine file must be
    * rebuilt is rebuilt by it while this thread serves other requests (should it fail, here).
    */
-  async loaded(setPk: number): Promise<LoadedSet> {
-    await this.pruneSometimes()
-    const hit = this.cache.get(setPk)
-    if (hit) return hit
-    return this.sharedLoad(setPk)
+  async loaded(set: SnippetSet): Promise<LoadedSet> {
+    this.pruneSometimes()
+    const hit = this.cache.get(set.pk)
+    // Re-embedded elsewhere into another kind of engine data (to or from the hash embedder): loaded anew.
+    if (hit && holdsEngineDataOf(hit, set)) return hit
+    if (hit) this.cache.forget(set.pk)
+    return this.sharedLoad(set.pk)
   }
 
   private async sharedLoad(setPk: number): Promise<LoadedSet> {
@@ -226,17 +230,28 @@ export class SetEngine {
   /**
    * Sets replaced or removed by a write of any process or replica (a refresh, `lectern libraries
    * remove`) are never asked again: once the catalogue changed, and at most once a second, the
-   * loaded sets that are no longer live are dropped rather than left to age out; so is a set
-   * re-embedded elsewhere into another kind of engine data (to or from the hash embedder), which
-   * the next request loads anew.
+   * loaded sets that are no longer live, or were re-embedded into another kind of engine data,
+   * are dropped rather than left to age out. It runs beside the request that starts it, which
+   * never waits on the database for it (issue 31): a prune that cannot read the rows (PostgreSQL
+   * unreachable) keeps every set and is tried again at the next change or second.
    */
-  private async pruneSometimes(): Promise<void> {
+  private pruneSometimes(): void {
     const now = Date.now()
-    if (now - this.prunedAt < PRUNE_INTERVAL_MS) return
+    if (this.pruning || now - this.prunedAt < PRUNE_INTERVAL_MS) return
     this.prunedAt = now
     const version = this.store.catalogVersion()
-    if (version === this.prunedVersion) return
-    this.prunedVersion = version
+    if (version === this.prunedVersion || !this.store.isReachable()) return
+    this.pruning = this.prune()
+      .then(() => {
+        this.prunedVersion = version
+      })
+      .catch((err: unknown) => this.log?.warn({ err }, 'could not check which loaded snippet sets are still live; they stay loaded until the next check'))
+      .finally(() => {
+        this.pruning = undefined
+      })
+  }
+
+  private async prune(): Promise<void> {
     for (const setPk of this.cache.setPks()) {
       const set = await this.store.snippets.set(setPk)
       const loaded = this.cache.get(setPk)

@@ -115,7 +115,7 @@ export class Retriever {
     let snippets: RenderedSnippet[]
     let scores: number[]
     try {
-      const loaded = await this.sets.loaded(set.pk)
+      const loaded = await this.sets.loaded(set)
       const ranked = await this.rankSet(set, loaded, request.query)
       const candidates = ranked.map((r) => ({ doc: r.doc, score: r.score, tokens: loaded.snippets.tokens(r.doc) }))
       const picked = packSnippets(candidates, request.tokens, (a, b) => loaded.lexical.nearDuplicates(a.doc, b.doc))
@@ -136,7 +136,7 @@ export class Retriever {
   async rank(setPk: number, question: string): Promise<number[]> {
     const set = await this.store.snippets.set(setPk)
     if (!set) throw new Error(`snippet set ${setPk} vanished`)
-    const loaded = await this.sets.loaded(set.pk)
+    const loaded = await this.sets.loaded(set)
     return (await this.rankSet(set, loaded, question)).map((r) => loaded.snippets.pk(r.doc))
   }
 

@@ -36,6 +36,42 @@ export async function startTlsProxy(upstream: string, defer: Defer): Promise<Tls
     '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert,
   ])
   const port = await freePort()
+  const url = await startNginx(dir, `
+  server {
+    listen 127.0.0.1:${port} ssl;
+    ssl_certificate ${cert};
+    ssl_certificate_key ${key};
+    location / {
+      proxy_pass ${upstream};
+      proxy_set_header Host $host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto $scheme;
+      proxy_set_header X-Forwarded-Host $host;
+    }
+  }`, port, { scheme: 'https', ca: fs.readFileSync(cert, 'utf8') }, defer)
+  return { url, ca: fs.readFileSync(cert, 'utf8') }
+}
+
+/**
+ * nginx in front of several replicas with deploy/nginx-replicas.conf as shipped, its upstream's one
+ * `server` (the Compose service) replaced by the replicas' loopback ports and its `listen 80` by a
+ * free loopback port. Returns its http:// URL, once it answers /api/ready.
+ */
+export async function startReplicasProxy(replicaPorts: number[], defer: Defer): Promise<string> {
+  requireSystemCommand(NGINX, 'nginx')
+  const dir = await tmpDir('lectern-nginx-', defer)
+  const port = await freePort()
+  const shipped = fs.readFileSync(new URL('../../deploy/nginx-replicas.conf', import.meta.url), 'utf8')
+  const server = /^( *)server lectern:3000( [^;]*);$/m
+  if (!server.test(shipped) || !/^ *listen 80;$/m.test(shipped)) throw new Error('deploy/nginx-replicas.conf no longer has the upstream server and listen lines this helper rewrites')
+  const conf = shipped
+    .replace(server, (_line, indent: string, options: string) => replicaPorts.map((p) => `${indent}server 127.0.0.1:${p}${options};`).join('\n'))
+    .replace(/^( *)listen 80;$/m, `$1listen 127.0.0.1:${port};`)
+  return await startNginx(dir, conf, port, { scheme: 'http' }, defer)
+}
+
+/** Runs nginx in the foreground with `httpConf` inside its http block, every file in `dir`; resolves once /api/ready answers 200 through it. */
+async function startNginx(dir: string, httpConf: string, port: number, client: { scheme: 'http' | 'https'; ca?: string }, defer: Defer): Promise<string> {
   // One process in the foreground (no workers switching user), every file inside `dir`.
   fs.writeFileSync(
     path.join(dir, 'nginx.conf'),
@@ -51,18 +87,7 @@ http {
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
-  server {
-    listen 127.0.0.1:${port} ssl;
-    ssl_certificate ${cert};
-    ssl_certificate_key ${key};
-    location / {
-      proxy_pass ${upstream};
-      proxy_set_header Host $host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_set_header X-Forwarded-Proto $scheme;
-      proxy_set_header X-Forwarded-Host $host;
-    }
-  }
+${httpConf}
 }
 `,
   )
@@ -71,13 +96,13 @@ http {
     nginx.kill('SIGTERM')
     await nginx
   })
-  const proxy = { url: `https://127.0.0.1:${port}`, ca: fs.readFileSync(cert, 'utf8') }
+  const url = `${client.scheme}://127.0.0.1:${port}`
   await pollUntil('nginx to proxy to the server', async () => {
     if (nginx.exitCode !== null) throw new Error(`nginx exited with ${nginx.exitCode}: ${fs.readFileSync(path.join(dir, 'error.log'), 'utf8')}`)
-    const res = await request(`${proxy.url}/api/ready`, { ca: proxy.ca }).catch(() => undefined)
+    const res = await request(`${url}/api/ready`, { ca: client.ca }).catch(() => undefined)
     return res?.status === 200 ? true : undefined
   })
-  return proxy
+  return url
 }
 
 export interface ClientOptions {

@@ -140,14 +140,15 @@ describe('rebuilding an engine file', () => {
       const rebuilder = standInRebuilder(store, released, (pk) => rebuilds.push(pk))
       const rebuilt: string[] = []
       const engine = new SetEngine(store, 2 ** 30, { info: (_obj, msg) => rebuilt.push(msg), warn: () => {} }, rebuilder)
-      const asked = Array.from({ length: 10 }, () => engine.loaded(setPk))
+      const set = (await store.snippets.set(setPk))!
+      const asked = Array.from({ length: 10 }, () => engine.loaded(set))
       release()
       const loaded = await Promise.all(asked)
       expect(rebuilds).toEqual([setPk])
       expect(rebuilt).toEqual([expect.stringMatching(new RegExp(`^rebuilt the engine data of snippet set ${setPk} \\(\\d+ snippets\\)`))])
       expect(new Set(loaded).size).toBe(1)
       expect(loaded[0].builtFrom).toBe('rows')
-      expect(await engine.loaded(setPk)).toBe(loaded[0])
+      expect(await engine.loaded(set)).toBe(loaded[0])
     })
   })
 
@@ -162,9 +163,10 @@ describe('rebuilding an engine file', () => {
       const quiet = { info: () => {}, warn: () => {} }
       const first = new SetEngine(store, 2 ** 30, quiet, rebuilderOf('first', released))
       const second = new SetEngine(store, 2 ** 30, quiet, rebuilderOf('second', Promise.resolve()))
-      const firstLoad = first.loaded(setPk)
+      const set = (await store.snippets.set(setPk))!
+      const firstLoad = first.loaded(set)
       await pollUntil('the first to claim the rebuild', () => (rebuilds.length === 1 ? true : undefined))
-      const secondLoad = second.loaded(setPk)
+      const secondLoad = second.loaded(set)
       release()
       const [a, b] = await Promise.all([firstLoad, secondLoad])
       expect(rebuilds).toEqual(['first'])

@@ -22,7 +22,6 @@ import { inspectVectorFile } from '../../src/index/vector-index.js'
 import { SetEngine } from '../../src/index/engine.js'
 import { reembedSet } from '../../src/index/reembed.js'
 import { createEmbedder } from '../../src/embed/index.js'
-import { pollUntil } from '../helpers/poll.js'
 import { indexFromStoredVectors, rebuildVectorIndex } from '../../src/index/vectors.js'
 import { renderSnippetText } from '../../src/index/render.js'
 import type { StoredSnippet } from '../../src/store/snippets.js'
@@ -221,18 +220,16 @@ describe('ingest and retrieval', () => {
 
   })
 
-  it('drops a loaded set that another replica re-embedded into other engine data once the catalogue moves, and loads it anew', async () => {
+  it('loads anew a set that another replica re-embedded into other engine data, at its first request after', async () => {
     const standIn = await embedWithOllama()
     const { result } = await addLibrary('/acme/vec', DOCS)
     const engine = new SetEngine(runtime.store, 64 * 1024 * 1024)
-    expect((await engine.loaded(result.setPk)).vectors).toBeUndefined()
+    const setNow = async () => (await runtime.store.snippets.set(result.setPk))!
+    expect((await engine.loaded(await setNow())).vectors).toBeUndefined()
     // Switched back to the hash embedder by another replica's job: this engine is not told.
     const hash = createEmbedder({ provider: 'hash' })
     expect(await reembedSet({ store: runtime.store, embedder: hash }, result.setPk)).toMatchObject({ outcome: 'switched' })
-    const reloaded = await pollUntil('the engine to load the set anew', async () => {
-      const loaded = await engine.loaded(result.setPk)
-      return loaded.vectors ? loaded : undefined
-    })
+    const reloaded = await engine.loaded(await setNow())
     expect(reloaded.vectors!.dimensions).toBe((await runtime.store.snippets.set(result.setPk))!.dimensions)
     await standIn.close()
   })
