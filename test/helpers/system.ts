@@ -13,3 +13,9 @@ export function requireSystemCommand(command: string, debianPackage: string): vo
     : (process.env.PATH ?? '').split(':').some((dir) => dir !== '' && fs.existsSync(path.join(dir, command)))
   if (!found) throw new Error(`${command} is missing: install the Debian package ${debianPackage} (npm test installs it: scripts/system-packages.sh).`)
 }
+
+/** The ancestors of a process, nearest first (from /proc): which server a job process belongs to. */
+export function ancestorPids(pid: number): number[] {
+  const parent = Number(/^PPid:\s+(\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1])
+  return parent <= 1 ? [] : [parent, ...ancestorPids(parent)]
+}

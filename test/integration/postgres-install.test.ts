@@ -23,6 +23,7 @@ import { GIT_TOKEN, startHeldGitHost } from '../helpers/held-git.js'
 import { startServer } from '../helpers/server.js'
 import { TEST_SECRET_KEY } from '../helpers/secret-key.js'
 import { pollUntil } from '../helpers/poll.js'
+import { ancestorPids } from '../helpers/system.js'
 import { startPostgres } from '../helpers/postgres.js'
 import { createDatabase, freshDatabase, withDatabase } from '../helpers/stores.js'
 import { ollamaStandIn } from '../airgap/ollama-standin.js'
@@ -369,11 +370,7 @@ describe('an install on PostgreSQL', () => {
       return job && git.held > 0 ? job : undefined
     })
     // The replica whose job process runs it: the job names the job process, a descendant of the server.
-    const ancestors = async (pid: number): Promise<number[]> => {
-      const parent = Number(/^PPid:\s+(\d+)$/m.exec(await fs.readFile(`/proc/${pid}/status`, 'utf8'))![1])
-      return parent <= 1 ? [] : [parent, ...(await ancestors(parent))]
-    }
-    const lineage = await ancestors(first.runner!.pid)
+    const lineage = ancestorPids(first.runner!.pid)
     const running = replicas.findIndex((r) => lineage.includes(r.process.pid!))
     expect(running).toBeGreaterThanOrEqual(0)
     const survivor = replicas[1 - running]!

@@ -19,6 +19,7 @@ import { makeGitRepo } from '../helpers/git.js'
 import { GIT_TOKEN, startHeldGitHost, type HeldGitHost } from '../helpers/held-git.js'
 import { startReplicasProxy } from '../helpers/nginx.js'
 import { pollUntil } from '../helpers/poll.js'
+import { ancestorPids } from '../helpers/system.js'
 import { startPostgres, type Postgres } from '../helpers/postgres.js'
 import { TEST_SECRET_KEY } from '../helpers/secret-key.js'
 import { startServer, type ServerProcess } from '../helpers/server.js'
@@ -143,11 +144,7 @@ describe('three replicas behind nginx', () => {
       const running = await store.jobs.byPk(job)
       return running?.state === 'running' && git.held > 0 ? running : undefined
     })
-    const ancestors = async (pid: number): Promise<number[]> => {
-      const parent = Number(/^PPid:\s+(\d+)$/m.exec(await fs.readFile(`/proc/${pid}/status`, 'utf8'))![1])
-      return parent <= 1 ? [] : [parent, ...(await ancestors(parent))]
-    }
-    const lineage = await ancestors(first.runner!.pid)
+    const lineage = ancestorPids(first.runner!.pid)
     const killed = replicas.findIndex((r) => lineage.includes(r.process.pid!))
     expect(killed).toBeGreaterThanOrEqual(0)
     git.hold = false
