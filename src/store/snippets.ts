@@ -8,7 +8,7 @@
  */
 import { nowIso, openConnection } from './db.js'
 import { createSqliteSql } from './sqlite-sql.js'
-import type { Sql } from './sql.js'
+import type { Sql, SqlValue } from './sql.js'
 
 export type SnippetKind = 'code' | 'info'
 
@@ -166,6 +166,28 @@ const pageOf = (source: string): string => {
 /** SQLite's order of text (its bytes in UTF-8), which a page list has always had. */
 const byBytes = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b))
 
+const INSERT_SNIPPET = 'INSERT INTO snippets (set_pk, kind, title, description, breadcrumb, page_title, language, body, source, tokens, hash, includes, also_at, vector) VALUES'
+const ROW_PLACEHOLDERS = Array.from({ length: 14 }, () => '?').join(', ')
+
+/**
+ * A batch in one INSERT: the pk of each snippet stored, null for one whose hash the set already
+ * holds (from an earlier batch, or earlier in this one), as the row-by-row insert answers.
+ */
+async function insertAtOnce(sql: Sql, snippets: NewSnippet[], values: SqlValue[][]): Promise<Array<number | null>> {
+  if (snippets.length === 0) return []
+  const rows = await sql.all<{ pk: number; hash: string }>(
+    `${INSERT_SNIPPET} ${values.map(() => `(${ROW_PLACEHOLDERS})`).join(', ')} ON CONFLICT DO NOTHING RETURNING pk, hash`,
+    values.flat(),
+  )
+  const stored = new Map(rows.map((r) => [r.hash, r.pk]))
+  return snippets.map((s) => {
+    const pk = stored.get(s.hash)
+    // The first snippet of a hash took the row; a later one in the batch is a duplicate.
+    stored.delete(s.hash)
+    return pk ?? null
+  })
+}
+
 export function createSnippetsRepository(sql: Sql): SnippetsRepository {
   const setByPk = (pk: number) => sql.get<SetRow>('SELECT * FROM snippet_sets WHERE pk = ?', [pk])
   const setStatus = (status: SnippetSet['status'], pk: number) => sql.run('UPDATE snippet_sets SET status = ? WHERE pk = ?', [status, pk])
@@ -180,16 +202,14 @@ export function createSnippetsRepository(sql: Sql): SnippetsRepository {
     },
     insert: (setPk, snippets, vectors) =>
       sql.transaction(async () => {
-        const pks: Array<number | null> = []
-        for (const [i, s] of snippets.entries()) {
+        const values = snippets.map((s, i) => {
           const vector = vectors?.[i]
-          const row = await sql.get<{ pk: number }>(
-            `INSERT INTO snippets (set_pk, kind, title, description, breadcrumb, page_title, language, body, source, tokens, hash, includes, also_at, vector)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING pk`,
-            [setPk, s.kind, s.title, s.description, s.breadcrumb, s.pageTitle, s.language, s.body, s.source, s.tokens, s.hash, JSON.stringify(s.includes ?? []), JSON.stringify(s.alsoAt ?? []), vector ? vectorBytes(vector) : null],
-          )
-          pks.push(row ? row.pk : null)
-        }
+          return [setPk, s.kind, s.title, s.description, s.breadcrumb, s.pageTitle, s.language, s.body, s.source, s.tokens, s.hash, JSON.stringify(s.includes ?? []), JSON.stringify(s.alsoAt ?? []), vector ? vectorBytes(vector) : null]
+        })
+        // PostgreSQL answers over the network: one statement for the batch, not a round trip a row.
+        if (sql.dialect === 'postgres') return await insertAtOnce(sql, snippets, values)
+        const pks: Array<number | null> = []
+        for (const row of values) pks.push((await sql.get<{ pk: number }>(`${INSERT_SNIPPET} (${ROW_PLACEHOLDERS}) ON CONFLICT DO NOTHING RETURNING pk`, row))?.pk ?? null)
         return pks
       }),
     finalizeSet: (setPk, versionPk, totals) =>

@@ -61,6 +61,7 @@ const COMMANDS: Record<string, string[]> = {
   'license:issue': ['license', 'issue', '--public-key', '--mode', 'cloud'],
   'license:show': ['license', 'show'],
   mcp: ['mcp'],
+  'migrate-store': ['migrate-store', '--to', 'postgres://lectern@127.0.0.1:9/lectern'],
   refresh: ['refresh', '/acme/widgets'],
   search: ['search', 'widgets'],
   status: ['status'],
