@@ -9,6 +9,8 @@
  *   --skip-1m      everything except the 1M-snippet store
  *   --processes N  Lectern and the baseline each serve /v2/context from N processes on one
  *                  port (node:cluster, as `lectern serve --workers N`); default 1
+ *   --postgres-only  the ingest into SQLite and section 7 alone (PostgreSQL: one and two replicas
+ *                  against SQLite, ingest, failover)
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -17,6 +19,7 @@ import { ensureCorpus, type Corpus, type CorpusSpec } from './perf/corpus.js'
 import { ensureDocsStore } from './perf/docs-store.js'
 import { questions } from './perf/docs.js'
 import { benchIngest, type IngestResult } from './perf/ingest.js'
+import { runPostgresBench } from './perf/postgres.js'
 import { runBackupBench } from './perf/backup.js'
 import { runImportBench } from './perf/import.js'
 import { measureMcpOverhead } from './perf/mcp.js'
@@ -38,6 +41,8 @@ interface Plan {
   probeSeconds: number
   /** Processes serving each side of the /v2/context comparison. */
   processes: number
+  /** Only what section 7 (PostgreSQL) measures against. */
+  postgresOnly: boolean
 }
 
 const SEED = 20_240_601
@@ -60,12 +65,13 @@ function planOf(args: string[]): Plan {
   const processes = at === -1 ? 1 : Number(args[at + 1])
   if (!Number.isInteger(processes) || processes < 1) throw new Error(`--processes takes a whole number of 1 or more, not ${args[at + 1]}`)
   const rest = at === -1 ? args : args.filter((_, i) => i !== at && i !== at + 1)
-  const unknown = rest.filter((a) => a !== '--quick' && a !== '--skip-1m')
-  if (unknown.length > 0) throw new Error(`unknown flag(s): ${unknown.join(' ')} (use --quick, --skip-1m, --processes N)`)
+  const unknown = rest.filter((a) => a !== '--quick' && a !== '--skip-1m' && a !== '--postgres-only')
+  if (unknown.length > 0) throw new Error(`unknown flag(s): ${unknown.join(' ')} (use --quick, --skip-1m, --processes N, --postgres-only)`)
   const quick = rest.includes('--quick')
+  const postgresOnly = rest.includes('--postgres-only')
   return quick
-    ? { loadSeconds: 4, warmupSeconds: 1, profileRequests: 1000, with1m: false, probeSeconds: 5, processes }
-    : { loadSeconds: 10, warmupSeconds: 3, profileRequests: 3000, with1m: !rest.includes('--skip-1m'), probeSeconds: 10, processes }
+    ? { loadSeconds: 4, warmupSeconds: 1, profileRequests: 1000, with1m: false, probeSeconds: 5, processes, postgresOnly }
+    : { loadSeconds: 10, warmupSeconds: 3, profileRequests: 3000, with1m: !rest.includes('--skip-1m'), probeSeconds: 10, processes, postgresOnly }
 }
 
 function ingestRows(r: IngestResult): Row[] {
@@ -183,7 +189,12 @@ async function main(): Promise<void> {
   const asked = questions(QUESTIONS, SEED)
 
   log(`== 1. Ingest: ${INGEST_FILES} generated Markdown files through git clone + worker`)
-  rows.push(...ingestRows(await benchIngest(INGEST_FILES, SEED)))
+  const ingest = await benchIngest(INGEST_FILES, SEED)
+  rows.push(...ingestRows(ingest))
+  if (plan.postgresOnly) {
+    await postgresSection(ingest, asked, plan, rows)
+    return finish(rows, '', '', started)
+  }
 
   log('== 1b. Sources: crawl a local 2,000-page site; ingest a 5 MB OpenAPI spec')
   const sources = await benchSources()
@@ -252,8 +263,21 @@ async function main(): Promise<void> {
   log(`== 6. Probes: /api/health and /api/ready timed one at a time, idle, during an ingest, during backups, each with and without ${PROBE_CLIENTS} clients (lectern serve); the load alone and during an ingest three times each`)
   rows.push(...probeRows(await runProbeBench({ seconds: plan.probeSeconds, connections: PROBE_CLIENTS }, log)))
 
+  await postgresSection(ingest, asked, plan, rows)
+  finish(rows, `\n\nBackup and restore (${label} store):\n\n${backupTable}`, `\n\nImport:\n\n${importTable}`, started)
+}
+
+/** Section 7: PostgreSQL against SQLite in the same run (bench/perf/postgres.ts), on the 10k store. */
+async function postgresSection(ingest: IngestResult, asked: string[], plan: Plan, rows: Row[]): Promise<void> {
+  log('== 7. PostgreSQL: /v2/context from one replica and from two against SQLite (10k store), ingest into PostgreSQL, failover of a killed replica\'s job')
+  const small = await corpusOf(SMALL)
+  const paths = asked.map((q, i) => contextPath(small.libraryIds[i % small.libraryIds.length], q))
+  rows.push(...(await runPostgresBench(small, paths, ingest, { warmupSeconds: plan.warmupSeconds, loadSeconds: plan.loadSeconds, connections: CONNECTIONS, ingestFiles: INGEST_FILES, seed: SEED }, log)))
+}
+
+function finish(rows: Row[], backupTable: string, importTable: string, started: number): void {
   rows.push(row('Host load average (1/5/15 min) at the end', `${os.loadavg().map((l) => l.toFixed(2)).join(' / ')} on ${os.availableParallelism()} CPUs`))
-  const table = `${markdownTable(rows)}\n\nBackup and restore (${label} store):\n\n${backupTable}\n\nImport:\n\n${importTable}`
+  const table = `${markdownTable(rows)}${backupTable}${importTable}`
   log(`\n== Summary (${seconds(performance.now() - started)} total)\n\n${table}`)
   fs.mkdirSync(WORK_DIR, { recursive: true })
   fs.writeFileSync(path.join(WORK_DIR, 'perf-results.md'), `${table}\n`)

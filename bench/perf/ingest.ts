@@ -29,12 +29,13 @@ export interface IngestResult {
 
 const GIT_ENV_KEYS = ['GIT_CONFIG_COUNT', 'GIT_CONFIG_KEY_0', 'GIT_CONFIG_VALUE_0'] as const
 
-export async function benchIngest(fileCount: number, seed: number): Promise<IngestResult> {
+/** `databaseUrl`: ingest into that PostgreSQL database (LECTERN_SECRET_KEY set) instead of SQLite in the data directory. */
+export async function benchIngest(fileCount: number, seed: number, databaseUrl = ''): Promise<IngestResult> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lectern-bench-ingest-'))
   try {
     const remotes = path.join(tmp, 'remotes')
     commitRepo(path.join(remotes, 'docs'), markdownRepo(fileCount, seed))
-    const runtime = await openRuntime({ config: resolveConfig({ dataDir: path.join(tmp, 'data') }).config })
+    const runtime = await openRuntime({ config: resolveConfig({ dataDir: path.join(tmp, 'data'), database: { url: databaseUrl } }).config })
     try {
       return await withGitRedirect(`file://${remotes}/`, 'https://github.com/bench/', () => timedIngest(runtime, fileCount))
     } finally {

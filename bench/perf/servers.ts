@@ -18,12 +18,14 @@ export interface RunningServer {
  * `processes` (default 1): how many processes serve on the one port (node:cluster, as `lectern
  * serve --workers N`); give Lectern and the baseline the same number to compare like with like.
  */
-export type ServerKind = ({ kind: 'lectern'; dataDir: string; cacheBytes?: number; requestLog?: boolean } | { kind: 'baseline'; bodyBytes: number }) & { processes?: number }
+export type ServerKind = ({ kind: 'lectern'; dataDir: string; cacheBytes?: number; requestLog?: boolean; env?: Record<string, string> } | { kind: 'baseline'; bodyBytes: number }) & { processes?: number }
 
 /**
  * `cacheBytes` (Lectern only): the memory for loaded libraries over all the processes, as
  * `--cache-size` (default a quarter of RAM); each process gets its share. `requestLog` (Lectern
- * only): log as `lectern serve` does at its defaults (JSON lines at info), to /dev/null.
+ * only): log as `lectern serve` does at its defaults (JSON lines at info), to /dev/null. `env`
+ * (Lectern only): added to the server's environment, e.g. DATABASE_URL and LECTERN_SECRET_KEY for a
+ * replica on PostgreSQL.
  */
 export async function startServer(server: ServerKind): Promise<RunningServer> {
   const processes = server.processes ?? 1
@@ -31,7 +33,8 @@ export async function startServer(server: ServerKind): Promise<RunningServer> {
     server.kind === 'lectern'
       ? [server.dataDir, String(processes), String(Math.floor((server.cacheBytes ?? 0) / processes)), server.requestLog ? 'log' : 'quiet']
       : [String(server.bodyBytes), String(processes)]
-  const child = fork(siblingModule('server-child'), [server.kind, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const env = server.kind === 'lectern' && server.env ? { ...process.env, ...server.env } : process.env
+  const child = fork(siblingModule('server-child'), [server.kind, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env })
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (message: { port: number }) => resolve(message.port))
     child.once('exit', (code) => reject(new Error(`${server.kind} server exited with code ${code} before listening`)))
