@@ -15,7 +15,7 @@ export default class MigrateStore extends LecternCommand {
   static override summary = "Copy an install on SQLite (this data directory) into an empty PostgreSQL database, checking every row: the way to grow to several replicas."
   static override description = `Stop the server first: the data directory is copied under its lock. Every row of its database and the files its jobs read (uploaded specs, staged imports) go into the database --to names (else DATABASE_URL), in one transaction that commits only once every table's row count and checksum, read back from PostgreSQL, equal SQLite's. A failure leaves the target without rows; the data directory is never changed, so it stays the way back.
 
-The target must hold no data: a new database, or one this command migrated but left without rows. LECTERN_SECRET_KEY must be the data directory's own key (its secret.key in hex), as every replica will need it; the command checks it and never prints it. Put the database password in the URL or in PGPASSWORD.
+The target must hold no data: a new database, or one this command migrated but left without rows. LECTERN_SECRET_KEY must be the data directory's own key (its secret.key in hex), as every replica will need it; the command checks it and never prints it. Put the database password in PGPASSWORD rather than in the URL, where other users of the host see it in the process list.
 
 Then start the replicas with DATABASE_URL and LECTERN_SECRET_KEY (docs/scaling.md). Vector indexes are not copied: each replica builds its own from the vectors stored with the snippets, and re-embeds a set stored before vectors were (with the embedder configured).`
   static override examples = [
@@ -32,7 +32,7 @@ Then start the replicas with DATABASE_URL and LECTERN_SECRET_KEY (docs/scaling.m
     const resolved = this.resolveConfig(flags)
     const url = flags.to ?? resolved.config.database.url
     if (!url) throw new LecternError('validation_error', 'Name the PostgreSQL database to copy into with --to postgres://user@host/db (or DATABASE_URL).')
-    if (!/^postgres(ql)?:\/\//.test(url)) throw new LecternError('validation_error', `--to must be a postgres:// URL, not ${JSON.stringify(withoutPassword(url))}.`)
+    if (!isPostgresUrl(url)) throw new LecternError('validation_error', `--to must be a postgres:// URL naming a host (or a socket directory in ?host=), not ${JSON.stringify(withoutPassword(url))}.`)
     const paths = dataPaths(resolved.config.dataDir)
     requireExistingData({ ...resolved, config: { ...resolved.config, database: { ...resolved.config.database, url: '' } } }, this.commandLine())
     const key = keyOfTarget(paths.secretKey)
@@ -55,6 +55,16 @@ Then start the replicas with DATABASE_URL and LECTERN_SECRET_KEY (docs/scaling.m
     } finally {
       lock.release()
     }
+  }
+}
+
+/** A postgres:// URL with a host, or a Unix socket directory as `?host=` (as libpq takes them). */
+function isPostgresUrl(text: string): boolean {
+  try {
+    const url = new URL(text)
+    return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && (url.hostname !== '' || (url.searchParams.get('host') ?? '') !== '')
+  } catch {
+    return false
   }
 }
 

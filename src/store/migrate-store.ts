@@ -25,11 +25,11 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import pg from 'pg'
-import { databaseUnreachable, LecternError } from '../errors.js'
+import { LecternError } from '../errors.js'
 import type { DataPaths } from '../install/paths.js'
 import { openConnection, type Db } from './db.js'
 import { createInputFilesRepository } from './input-files.js'
-import { migratePostgres } from './postgres.js'
+import { migratePostgres, unreachable } from './postgres.js'
 import { connectPostgres, type PostgresSql } from './postgres-sql.js'
 import type { SqlValue } from './sql.js'
 
@@ -99,7 +99,7 @@ export function refuseOtherKey(paths: DataPaths, key: Buffer): void {
   if (own.length !== key.length || !timingSafeEqual(own, key)) {
     throw new LecternError(
       'secret_key_mismatch',
-      `LECTERN_SECRET_KEY is not the key of ${paths.root} (its secret.key): the secrets its database sealed could not be opened on PostgreSQL. Set it to that file's 32 bytes in hex, e.g. LECTERN_SECRET_KEY=$(od -An -vtx1 ${paths.secretKey} | tr -d ' \\n'), and give every replica the same. Nothing was changed.`,
+      `LECTERN_SECRET_KEY is not the key of ${paths.root} (its secret.key): replicas given this key could not open the secrets its database sealed. Set it to that file's 32 bytes in hex, e.g. LECTERN_SECRET_KEY=$(od -An -vtx1 ${paths.secretKey} | tr -d ' \\n'), and give every replica the same. Nothing was changed.`,
     )
   }
 }
@@ -111,7 +111,10 @@ export function refuseOtherKey(paths: DataPaths, key: Buffer): void {
 export async function refuseTargetWithData(url: string, shownAs: string): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 })
   client.on('error', () => {})
-  await client.connect().catch((err: unknown) => Promise.reject(databaseUnreachable(err)))
+  await client.connect().catch((err: unknown) => {
+    const cause = unreachable(url, err)
+    return Promise.reject(new LecternError('database_unreachable', `${cause.message} Nothing was changed.`, {}, { cause: err }))
+  })
   try {
     const tables = (await client.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")).rows.map((r) => r.name)
     if (tables.length === 0) return

@@ -95,9 +95,15 @@ describe('lectern migrate-store', () => {
     expect(otherKey.stderr).toContain(`LECTERN_SECRET_KEY is not the key of ${dir} (its secret.key)`)
     const notPostgres = await runCli(['migrate-store', '--to', 'mysql://db/lectern', '--data-dir', dir], { LECTERN_SECRET_KEY: key })
     expect(notPostgres.exitCode).toBe(exitCodeOf('validation_error'))
-    const nowhere = await runCli(['migrate-store', '--to', `postgres://lectern@127.0.0.1:${await freePort()}/lectern`, '--data-dir', dir], { LECTERN_SECRET_KEY: key })
+    const port = await freePort()
+    const nowhere = await runCli(['migrate-store', '--to', `postgres://lectern:hunter2@127.0.0.1:${port}/lectern`, '--data-dir', dir], { LECTERN_SECRET_KEY: key })
     expect(nowhere.exitCode).toBe(exitCodeOf('database_unreachable'))
-    for (const refused of [held, noKey, otherKey, notPostgres, nowhere]) expect(refused.stdout + refused.stderr).not.toContain(key)
+    expect(nowhere.stderr).toContain(`Cannot reach PostgreSQL at postgres://lectern:***@127.0.0.1:${port}/lectern: connect ECONNREFUSED`)
+    expect(nowhere.stderr).toContain('Nothing was changed.')
+    expect(nowhere.stderr).not.toContain('hunter2')
+    const noHost = await runCli(['migrate-store', '--to', 'postgres://', '--data-dir', dir], { LECTERN_SECRET_KEY: key })
+    expect(noHost.exitCode).toBe(exitCodeOf('validation_error'))
+    for (const refused of [held, noKey, otherKey, notPostgres, nowhere, noHost]) expect(refused.stdout + refused.stderr).not.toContain(key)
     expect(await rowsIn(target)).toBe(0)
 
     // DATABASE_URL names the target when --to is not given, as the replicas will be told; the password goes in the URL.
