@@ -20,11 +20,25 @@ const run = promisify(execFile)
  */
 const TRANSIENT_TABLES = ['rate_counts', 'replicas']
 
-/** A URL's passwords moved out of it: libpq reads PGPASSWORD (and PGSSLPASSWORD) from the environment. */
+/** A percent-encoded part of a URL as its text; one that is not valid percent-encoding is taken as written. */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part)
+  } catch {
+    return part
+  }
+}
+
+/**
+ * A URL as the PostgreSQL tools (libpq) read it, from one node-postgres reads: its passwords moved
+ * into the environment (PGPASSWORD, PGSSLPASSWORD), where no other user of the host sees them, and
+ * node-postgres's own TLS spellings, which libpq refuses, said its way: `ssl=true` and
+ * `sslmode=no-verify` are both `sslmode=require` (encrypted, the certificate not checked).
+ */
 export function passwordsApart(url: string): { url: string; env: Record<string, string> } {
   const parsed = new URL(url)
   const env: Record<string, string> = {}
-  if (parsed.password !== '') env.PGPASSWORD = decodeURIComponent(parsed.password)
+  if (parsed.password !== '') env.PGPASSWORD = decoded(parsed.password)
   parsed.password = ''
   for (const [param, variable] of [['password', 'PGPASSWORD'], ['sslpassword', 'PGSSLPASSWORD']] as const) {
     const value = parsed.searchParams.get(param)
@@ -32,6 +46,12 @@ export function passwordsApart(url: string): { url: string; env: Record<string, 
     env[variable] = value
     parsed.searchParams.delete(param)
   }
+  const ssl = parsed.searchParams.get('ssl')
+  if (ssl !== null) {
+    parsed.searchParams.delete('ssl')
+    if (['true', '1', 'on'].includes(ssl.toLowerCase()) && !parsed.searchParams.has('sslmode')) parsed.searchParams.set('sslmode', 'require')
+  }
+  if (parsed.searchParams.get('sslmode') === 'no-verify') parsed.searchParams.set('sslmode', 'require')
   return { url: parsed.href, env }
 }
 
