@@ -152,10 +152,13 @@ export async function migrateStore(paths: DataPaths, options: MigrateStoreOption
       const written = (await target.get<{ n: number }>('SELECT count(*) AS n FROM settings'))!.n
       if (written > 0) throw new LecternError('restore_refused', `${options.shownAs} was written to while this copy began: migrate-store copies into an empty database. Nothing was changed.`)
       const tables: TableCopy[] = []
-      for (const table of order) tables.push(await copyTable(source, target, table, progress))
+      // Each table's columns, compared between the two schemas once: the copy and its check read them.
+      const columns = new Map<string, string[]>()
+      for (const table of order) columns.set(table, await columnsOf(source, target, table))
+      for (const table of order) tables.push(await copyTable(source, target, table, columns.get(table)!, progress))
       await copyCatalogVersion(source, target)
       await moveIdentities(source, target)
-      for (const copied of tables) await verifyTable(source, target, copied, progress)
+      for (const copied of tables) await verifyTable(target, copied, columns.get(copied.table)!, progress)
       const files = await copyInputFiles(paths, target, progress)
       return { tables, rows: tables.reduce((n, t) => n + t.rows, 0), files }
     })
@@ -207,8 +210,7 @@ async function columnsOf(source: Db, target: PostgresSql, table: string): Promis
 
 const sizeOf = (value: SqlValue): number => (Buffer.isBuffer(value) ? value.length : typeof value === 'string' ? value.length : 8)
 
-async function copyTable(source: Db, target: PostgresSql, table: string, progress: (message: string) => void): Promise<TableCopy> {
-  const columns = await columnsOf(source, target, table)
+async function copyTable(source: Db, target: PostgresSql, table: string, columns: string[], progress: (message: string) => void): Promise<TableCopy> {
   const total = source.prepare(`SELECT count(*) FROM ${quoted(table)}`).pluck().get() as number
   const list = columns.map(quoted).join(', ')
   const sum = new TableSum()
@@ -254,9 +256,8 @@ async function moveIdentities(source: Db, target: PostgresSql): Promise<void> {
 }
 
 /** Reads the table back from PostgreSQL and compares it with what was read from SQLite. */
-async function verifyTable(source: Db, target: PostgresSql, copied: TableCopy, progress: (message: string) => void): Promise<void> {
+async function verifyTable(target: PostgresSql, copied: TableCopy, columns: string[], progress: (message: string) => void): Promise<void> {
   progress(`Checking ${copied.table}`)
-  const columns = await columnsOf(source, target, copied.table)
   const sum = new TableSum()
   const cursor = `migrate_${copied.table}`
   await target.run(`DECLARE ${quoted(cursor)} NO SCROLL CURSOR FOR SELECT ${columns.map(quoted).join(', ')} FROM ${quoted(copied.table)}`)
