@@ -330,7 +330,12 @@ describe('an install on PostgreSQL', () => {
   })
 
   it("holds a key to its rate limit over two replicas, one serving alone and one with --workers 2", async () => {
-    const env = { ...replica(await freshDatabase(serverDefer, serverDefer)), LECTERN_RATE_LIMIT_KEYED: '10' }
+    // A day's window (the longest), entered well before its end: a window ending mid-test would reset every count.
+    const WINDOW_S = 86_400
+    const left = WINDOW_S * 1000 - (Date.now() % (WINDOW_S * 1000))
+    if (left < 60_000) await sleep(left + 1000)
+    const database = await freshDatabase(serverDefer, serverDefer)
+    const env = { ...replica(database), LECTERN_RATE_LIMIT_KEYED: '10', LECTERN_RATE_LIMIT_WINDOW: String(WINDOW_S) }
     const key = (await runCli(['keys', 'create', '--name', 'ci', '--data-dir', await tmpDir('lectern-cli-')], env)).stdout.trim()
     const alone = await startServer(await tmpDir('lectern-replica-'), env, onTestFinished, { args: ['--workers', '1'] })
     const clustered = await startServer(await tmpDir('lectern-replica-'), env, onTestFinished, { args: ['--workers', '2'] })
@@ -340,13 +345,26 @@ describe('an install on PostgreSQL', () => {
       for (let i = 0; i < n; i++) seen.push(await ask(server))
       return seen
     }
+    /** Waits until both replicas have added what they granted, then for each to read the total back at its next sync. */
+    const shared = async (total: number) => {
+      const client = new pg.Client(database)
+      await client.connect()
+      try {
+        await pollUntil('the counts in rate_counts', async () => {
+          const { rows } = await client.query<{ sum: string | null }>('SELECT sum(count) AS sum FROM rate_counts')
+          return Number(rows[0].sum) === total ? true : undefined
+        }, 30_000)
+      } finally {
+        await client.end()
+      }
+      await sleep(2 * SYNC_MS + 500)
+    }
     // Each replica has seen the key before the counts are shared (a first sight is the slack, docs/scaling.md).
     expect(await statuses(clustered, 1)).toEqual([404])
     expect(await statuses(alone, 5)).toEqual([404, 404, 404, 404, 404])
-    // Both have added their counts and read the totals back: two syncs at most.
-    await sleep(2 * SYNC_MS + 500)
+    await shared(6)
     expect(await statuses(clustered, 6)).toEqual([404, 404, 404, 404, 429, 429])
-    await sleep(2 * SYNC_MS + 500)
+    await shared(10)
     expect(await statuses(alone, 1)).toEqual([429])
   })
 
