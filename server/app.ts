@@ -80,7 +80,7 @@ export interface AppOptions extends ConfigOverrides {
    * another process (`serve --workers`): it relays wake-ups, and readiness follows it.
    */
   jobRunner?: JobRunnerKind | JobRunner
-  /** Where engine files that do not match their rows are rebuilt (RuntimeOptions.engineRebuild). */
+  /** Where engine files that do not match their rows are rebuilt, and vector indexes written from stored vectors (RuntimeOptions.engineRebuild). */
   engineRebuild?: 'thread' | 'in-process'
   /** Where requests are counted against the rate limits (default: in this process). */
   rateLimitCounter?: RateLimitCounter

@@ -18,7 +18,7 @@ import { addressGuard, type AddressGuard } from './sources/address-guard.js'
 import { createHttpClient, type HttpClient } from './sources/http.js'
 import { Worker, type JobLog } from './jobs/worker.js'
 import { jobOfWorkDir } from './install/paths.js'
-import { EngineFileRebuilder } from './index/rebuilder.js'
+import { SetFileRebuilder } from './index/rebuilder.js'
 import { Retriever } from './search/context.js'
 import { LibraryCatalogue } from './search/libraries.js'
 import { openStore, type Store } from './store/index.js'
@@ -41,7 +41,7 @@ export interface RuntimeOptions {
    */
   onSetForgotten?: (setPk: number) => void
   /**
-   * Where an engine file that does not match its rows is rebuilt (default 'in-process'): 'thread'
+   * Where an engine file that does not match its rows is rebuilt, and on PostgreSQL a vector index written from stored vectors (default 'in-process'): 'thread'
    * keeps the rebuild off the serving thread (src/index/rebuilder.ts; compiled dist/ only).
    */
   engineRebuild?: 'thread' | 'in-process'
@@ -76,8 +76,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config } = options
   const store = await openStore(config.dataDir, { databaseUrl: config.database.url })
   const embedders = new EmbedderPool(store)
-  // The rebuild thread reads the SQLite file itself; on PostgreSQL sets are rebuilt in this process.
-  const rebuilder = options.engineRebuild === 'thread' && store.database.kind === 'sqlite' ? new EngineFileRebuilder(store.paths.database) : undefined
+  // The rebuild thread reads the rows through a connection of its own: the SQLite file, or the install's PostgreSQL.
+  const rebuilder = options.engineRebuild === 'thread' ? new SetFileRebuilder(store.database.kind === 'sqlite' ? { kind: 'sqlite', file: store.paths.database } : { kind: 'postgres', url: config.database.url }) : undefined
   const retriever = new Retriever(store, embedders, log, 'fused', config.search.cacheSize, rebuilder)
   const catalogue = new LibraryCatalogue(store)
   const forgetSet = (setPk: number) => {

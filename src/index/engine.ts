@@ -8,7 +8,7 @@ import { engineFilePath, vectorIndexPath } from '../install/paths.js'
 import type { Store } from '../store/index.js'
 import { engineFileKind, loadSet, loadSetFromBytes, loadSetFromFile, type EngineFileKind, type LoadLog, type LoadedSet } from './loaded-set.js'
 import { claimRebuild, claimReleased } from './rebuild-claim.js'
-import type { EngineFileRebuilder } from './rebuilder.js'
+import type { SetFileRebuilder } from './rebuilder.js'
 import { SetCache, type SetCacheStats } from './set-cache.js'
 import type { SnippetSet } from '../store/snippets.js'
 import { inspectVectorFile, loadVectorIndex, type LoadedVectorIndex } from './vector-index.js'
@@ -30,8 +30,8 @@ export class SetEngine {
     private readonly store: Store,
     maxBytes: number,
     private readonly log?: LoadLog,
-    /** Where engine files that do not match their rows are rebuilt; else on this thread. */
-    private readonly rebuilder?: EngineFileRebuilder,
+    /** Where engine files that do not match their rows are rebuilt, and vector indexes written from stored vectors; else on this thread. */
+    private readonly rebuilder?: SetFileRebuilder,
   ) {
     this.cache = new SetCache(maxBytes)
   }
@@ -93,7 +93,7 @@ export class SetEngine {
    * Loads the set from its engine file, once the rebuilder has rebuilt it if it did not match. Of
    * the processes serving the data directory, one rebuilds it; the others wait and load its file.
    */
-  private async loadOffThread(setPk: number, rebuilder: EngineFileRebuilder): Promise<LoadedSet> {
+  private async loadOffThread(setPk: number, rebuilder: SetFileRebuilder): Promise<LoadedSet> {
     const { snippets } = this.store
     const { file, kind } = await this.engineFileOf(setPk)
     for (;;) {
@@ -109,11 +109,11 @@ export class SetEngine {
       }
       // Another process rebuilds it; should it fail or leave, the next turn claims the rebuild here.
       await claimReleased(file, () => rebuilder.closed)
-      if (rebuilder.closed) throw new Error('the engine file thread is closed')
+      if (rebuilder.closed) throw new Error('the rebuild thread is closed')
     }
   }
 
-  private async rebuildOffThread(setPk: number, rebuilder: EngineFileRebuilder, file: string, kind: EngineFileKind): Promise<LoadedSet> {
+  private async rebuildOffThread(setPk: number, rebuilder: SetFileRebuilder, file: string, kind: EngineFileKind): Promise<LoadedSet> {
     const { snippets } = this.store
     try {
       const started = performance.now()
@@ -166,10 +166,9 @@ export class SetEngine {
    *
    * On PostgreSQL a file that is missing or does not match the set (the set was built or
    * re-embedded by another replica, the file was lost) is derived data: it is written from the
-   * vectors the set's rows hold, here, once (vectors.ts). usearch builds it synchronously: this
-   * thread serves nothing else meanwhile, about as long as the build's own indexing took (a
-   * thread of its own is the next step, noted on issue 31). On SQLite the start-up check queues
-   * the `rebuild-vectors` job, which writes it in the job process.
+   * vectors the set's rows hold, once (vectors.ts), by the rebuild thread when there is one: usearch
+   * builds it synchronously, which on this thread would hold every other request. On SQLite the
+   * start-up check queues the `rebuild-vectors` job, which writes it in the job process.
    */
   async vectorIndex(loaded: LoadedSet, set: SnippetSet): Promise<LoadedVectorIndex | undefined> {
     const held = loaded.vectorIndex?.embedder
@@ -192,21 +191,29 @@ export class SetEngine {
 
   private async openVectorIndex(set: SnippetSet): Promise<LoadedVectorIndex> {
     // Loaded with the first vector search: a command that only opens the store never needs it (test/integration/cli-startup.test.ts).
-    const { expectedVectors, indexFromStoredVectors } = await import('./vectors.js')
+    const { expectedVectors } = await import('./vectors.js')
     const file = vectorIndexPath(this.store.paths, set.pk)
     const expected = await expectedVectors(this.store, set)
     const problem = inspectVectorFile(file, expected)
     if (problem && this.store.database.kind === 'postgres') {
       const started = performance.now()
-      const index = await indexFromStoredVectors(this.store, set)
-      // Written only while the set is live: a swept set gets no file that nothing would remove.
-      if (index && (await this.store.snippets.set(set.pk))?.status === 'live') {
-        index.write(file, { provider: set.embedProvider, model: set.embedModel })
+      const [vectors, where] = this.rebuilder ? [await this.rebuilder.writeVectorIndex(set.pk, file), 'on its own thread'] : [await this.writeVectorIndexHere(set, file), 'on the serving thread']
+      if (vectors !== undefined) {
         const ms = Math.round(performance.now() - started)
-        this.log?.info({ setPk: set.pk, vectors: index.size, ms, problem }, `wrote the vector index of snippet set ${set.pk} (${index.size} vectors) from its stored vectors in ${ms} ms: the file ${problem}`)
+        this.log?.info({ setPk: set.pk, vectors, ms, problem }, `wrote the vector index of snippet set ${set.pk} (${vectors} vectors) from its stored vectors in ${ms} ms, ${where}: the file ${problem}`)
       }
     }
     return loadVectorIndex(file, expected)
+  }
+
+  /** As the rebuild thread writes it (rebuild-thread.ts), for a process without one. */
+  private async writeVectorIndexHere(set: SnippetSet, file: string): Promise<number | undefined> {
+    const { indexFromStoredVectors } = await import('./vectors.js')
+    const index = await indexFromStoredVectors(this.store.snippets, set)
+    // Written only while the set is live: a swept set gets no file that nothing would remove.
+    if (!index || (await this.store.snippets.set(set.pk))?.status !== 'live') return undefined
+    index.write(file, { provider: set.embedProvider, model: set.embedModel })
+    return index.size
   }
 
   /**

@@ -1,17 +1,20 @@
 /**
- * Rebuilding a set's engine file off the serving thread. A set whose file is missing or does not
- * match its rows (every set after a restore, whose files are removed; a file damaged on disk) is
- * rebuilt from its rows: 80 to 120 ms per 1,000 snippets of tokenizing, rendering and embedding,
- * which on the serving thread would hold every other request behind the one that asked for it.
- * The rebuild runs on a thread of its own; the request that needs the set waits for it, the
- * others are served meanwhile. One thread, started at the first rebuild, one set at a time
- * (SetEngine asks once per set, however many requests wait for it).
+ * Rebuilding a set's derived files off the serving thread. A set whose engine file is missing or
+ * does not match its rows (every set after a restore, whose files are removed; a file damaged on
+ * disk; on PostgreSQL, a set another replica built) is rebuilt from its rows: 80 to 120 ms per
+ * 1,000 snippets of tokenizing, rendering and embedding, which on the serving thread would hold
+ * every other request behind the one that asked for it. On PostgreSQL a set of a real embedder
+ * also needs its vector index written from the vectors its rows hold (usearch builds it
+ * synchronously, about as long as the ingest's own indexing took). Both run on a thread of their
+ * own; the request that needs the set waits for it, the others are served meanwhile. One thread,
+ * started at the first rebuild, one set at a time (SetEngine asks once per set, however many
+ * requests wait for it).
  *
  * The thread runs compiled JavaScript (rebuild-thread.js beside this file), so only a process
  * started from dist/ uses it (`lectern serve`); others rebuild on their own thread (engine.ts).
  */
 import { Worker } from 'node:worker_threads'
-import type { RebuildReply, RebuildRequest, RebuildThreadData } from './rebuild-thread.js'
+import type { RebuildDatabase, RebuildReply, RebuildRequest, RebuildThreadData } from './rebuild-thread.js'
 
 export interface Rebuilt {
   bytes: Buffer
@@ -19,26 +22,43 @@ export interface Rebuilt {
   writeError?: string
 }
 
-export class EngineFileRebuilder {
+export class SetFileRebuilder {
   private thread: Worker | undefined
   /** Once closed, a rebuild is refused, and one under way fails. */
   closed = false
   private nextId = 0
-  private readonly pending = new Map<number, { resolve(built: Rebuilt): void; reject(err: Error): void }>()
+  private readonly pending = new Map<number, { resolve(reply: RebuildReply & { ok: true }): void; reject(err: Error): void }>()
 
   constructor(
-    private readonly database: string,
+    private readonly database: RebuildDatabase,
     /** The thread's script; tests give another. */
     private readonly script: URL = new URL('./rebuild-thread.js', import.meta.url),
   ) {}
 
   /** Rebuilds the set's engine file: its bytes, written to `file` unless `writeError` says why not; rejects if the thread could not build them. */
-  rebuild(setPk: number, file: string): Promise<Rebuilt> {
-    if (this.closed) return Promise.reject(new Error('the engine file thread is closed'))
-    return new Promise<Rebuilt>((resolve, reject) => {
+  async rebuild(setPk: number, file: string): Promise<Rebuilt> {
+    const reply = await this.ask('engine-file', setPk, file)
+    if (!('bytes' in reply)) throw new Error('the rebuild thread answered an engine file without its bytes')
+    return { bytes: Buffer.from(reply.bytes), writeError: reply.writeError }
+  }
+
+  /**
+   * Writes the set's vector index to `file` from the vectors its rows hold: how many it holds, or
+   * undefined (nothing written) when a row holds none. Rejects when the set is no longer live or
+   * the file could not be written.
+   */
+  async writeVectorIndex(setPk: number, file: string): Promise<number | undefined> {
+    const reply = await this.ask('vector-index', setPk, file)
+    if (!('vectors' in reply)) throw new Error('the rebuild thread answered a vector index without its count')
+    return reply.vectors ?? undefined
+  }
+
+  private ask(what: RebuildRequest['what'], setPk: number, file: string): Promise<RebuildReply & { ok: true }> {
+    if (this.closed) return Promise.reject(new Error('the rebuild thread is closed'))
+    return new Promise((resolve, reject) => {
       const id = this.nextId++
       this.pending.set(id, { resolve, reject })
-      const request: RebuildRequest = { id, setPk, file }
+      const request: RebuildRequest = { id, what, setPk, file }
       const thread = this.started()
       // Busy, it keeps the process alive until it answers; idle, it does not.
       thread.ref()
@@ -61,7 +81,7 @@ export class EngineFileRebuilder {
       const waiting = this.pending.get(reply.id)
       this.pending.delete(reply.id)
       if (this.pending.size === 0) thread.unref()
-      if (reply.ok) waiting?.resolve({ bytes: Buffer.from(reply.bytes), writeError: reply.writeError })
+      if (reply.ok) waiting?.resolve(reply)
       else waiting?.reject(new Error(reply.error))
     })
     const failed = (err: Error) => {
@@ -70,7 +90,7 @@ export class EngineFileRebuilder {
       this.pending.clear()
     }
     thread.on('error', failed)
-    thread.on('exit', (code) => failed(new Error(`the engine file thread exited with code ${code}`)))
+    thread.on('exit', (code) => failed(new Error(`the rebuild thread exited with code ${code}`)))
     this.thread = thread
     return thread
   }

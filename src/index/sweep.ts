@@ -67,7 +67,8 @@ export async function sweepStrayEngineFiles(store: Store): Promise<number> {
 
 /**
  * Removes what `vectors/` holds for sets that are gone (removed while a process was down), the
- * temporary files of writes a kill cut short (`<file>.<pid>.tmp`, written by vector-index.ts),
+ * temporary files of writes a kill cut short (`<file>.<pid>-<thread>.tmp`, written by
+ * vector-index.ts; `<file>.<pid>.tmp` by earlier versions),
  * and the vector index of a hash-embedded set (built by earlier versions; its engine file holds
  * its vectors now). Unlike engine files, a vector index is written by jobs, which another process
  * (a CLI command) may be running right now: a temporary file is removed only when the process
@@ -84,7 +85,7 @@ export async function sweepStrayVectorFiles(store: Store): Promise<number> {
   for (const name of names) {
     const setPk = /^set-(\d+)\./.exec(name)?.[1]
     if (setPk === undefined) continue
-    const writer = /\.(\d+)\.tmp$/.exec(name)?.[1]
+    const writer = /\.(\d+)(?:-\d+)?\.tmp$/.exec(name)?.[1]
     const set = await store.snippets.set(Number(setPk))
     const unneeded = set !== undefined && !hasVectorIndex(set) && /^set-\d+\.usearch(\.json)?$/.test(name)
     if (set && !unneeded && (writer === undefined || processRuns(Number(writer)))) continue

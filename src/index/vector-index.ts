@@ -10,6 +10,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
+import { threadId } from 'node:worker_threads'
 import usearch from 'usearch'
 import { asDiskFull } from '../install/disk-full.js'
 
@@ -48,7 +49,8 @@ const MAGIC = Buffer.from('usearch')
 const sidecarOf = (file: string) => `${file}.json`
 
 function writeAtomically(file: string, write: (tmp: string) => void): void {
-  const tmp = `${file}.${process.pid}.tmp`
+  // Named by process and thread: the rebuild thread and a job of the same process may write at once.
+  const tmp = `${file}.${process.pid}-${threadId}.tmp`
   try {
     write(tmp)
     const fd = fs.openSync(tmp, 'r')

@@ -5,8 +5,8 @@
  * its vectors (loaded-set.ts), and the engine compares a question with every one of them where
  * another set's question walks the index's graph (set-vectors.ts). The index is derived data: a
  * bad one is deleted, retrieval answers from the lexical index alone meanwhile, and the file is
- * rebuilt from the stored vectors when the set is next asked (engine.ts), or by the
- * `rebuild-vectors` job the caller queues.
+ * rebuilt from the stored vectors when the set is next asked (engine.ts; on PostgreSQL, by the
+ * rebuild thread of `lectern serve`), or by the `rebuild-vectors` job the caller queues.
  *
  * Guarantee: the rebuilt file is written to a temp name and renamed (vector-index.ts),
  * and only while the set is still live; a stop or a failure half-way writes nothing and leaves
@@ -16,7 +16,7 @@ import type { EmbedderPool } from '../embed/pool.js'
 import { vectorIndexPath } from '../install/paths.js'
 import { inspectVectorFile, removeVectorIndex, scrubSidecar, VectorIndexBuilder, type ExpectedVectors } from './vector-index.js'
 import type { Store } from '../store/index.js'
-import type { SnippetSet } from '../store/snippets.js'
+import type { SnippetSet, SnippetsRepository } from '../store/snippets.js'
 import { embedText } from './embed-text.js'
 import { hasVectorIndex } from './loaded-set.js'
 
@@ -31,10 +31,10 @@ const VECTOR_PAGE = 4096
  * embedder; undefined when a row holds none, or one of another dimension (a set built before
  * vectors were stored).
  */
-export async function indexFromStoredVectors(store: Store, set: SnippetSet): Promise<VectorIndexBuilder | undefined> {
+export async function indexFromStoredVectors(snippets: Pick<SnippetsRepository, 'vectorPage'>, set: SnippetSet): Promise<VectorIndexBuilder | undefined> {
   const builder = new VectorIndexBuilder(set.dimensions)
   for (let after = 0; ; ) {
-    const page = await store.snippets.vectorPage(set.pk, after, VECTOR_PAGE)
+    const page = await snippets.vectorPage(set.pk, after, VECTOR_PAGE)
     if (page.length === 0) return builder
     if (page.some((row) => row.vector?.length !== set.dimensions)) return undefined
     builder.add(page.map((row) => row.pk), page.map((row) => row.vector!))
@@ -91,7 +91,7 @@ export async function rebuildVectorIndex(work: VectorRebuild, setPk: number): Pr
   const { store, signal } = work
   const set = await liveSet(store, setPk)
   if (!set || !hasVectorIndex(set)) return undefined
-  let index = await indexFromStoredVectors(store, set)
+  let index = await indexFromStoredVectors(store.snippets, set)
   if (index) work.progress?.(`read the ${index.size} stored vectors`)
   else {
     const embedder = await work.embedders.forSet(set)

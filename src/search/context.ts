@@ -16,7 +16,7 @@ import { LecternError, isLecternError } from '../errors.js'
 import { SetEngine } from '../index/engine.js'
 import type { SetCacheStats } from '../index/set-cache.js'
 import type { LoadedSet } from '../index/loaded-set.js'
-import type { EngineFileRebuilder } from '../index/rebuilder.js'
+import type { SetFileRebuilder } from '../index/rebuilder.js'
 import type { Store } from '../store/index.js'
 import type { Library, LibraryVersion } from '../store/libraries.js'
 import type { SnippetSet } from '../store/snippets.js'
@@ -102,7 +102,7 @@ export class Retriever {
     private readonly log: RetrieverLog = { info: () => {}, warn: () => {} },
     private readonly signals: Signals = 'fused',
     cacheBytes = DEFAULT_SET_CACHE_BYTES,
-    rebuilder?: EngineFileRebuilder,
+    rebuilder?: SetFileRebuilder,
   ) {
     this.sets = new SetEngine(store, cacheBytes, log, rebuilder)
   }

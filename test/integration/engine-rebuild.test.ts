@@ -2,19 +2,24 @@
  * A set whose engine file does not match its rows (every set after a restore) is rebuilt from
  * its rows off the serving thread: the request that needs it waits, the others are answered
  * meanwhile (`lectern serve`); should the rebuild thread fail, the set is rebuilt where it is asked.
+ * On PostgreSQL the thread also writes a real embedder's vector index from the vectors the rows hold.
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { FastifyInstance } from 'fastify'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { buildApp } from '../../server/app.js'
 import { ANONYMOUS } from '../../src/library/access.js'
+import type { Embedder } from '../../src/embed/types.js'
+import { ingestSnippets } from '../../src/index/build.js'
 import { SetEngine } from '../../src/index/engine.js'
 import { engineFileKind, writeEngineFile } from '../../src/index/loaded-set.js'
 import { claimFileOf } from '../../src/index/rebuild-claim.js'
-import { EngineFileRebuilder } from '../../src/index/rebuilder.js'
-import { engineFilePath } from '../../src/install/paths.js'
+import { SetFileRebuilder } from '../../src/index/rebuilder.js'
+import { inspectVectorFile, removeVectorIndex } from '../../src/index/vector-index.js'
+import { toNewSnippet } from '../../src/jobs/ingest.js'
+import { engineFilePath, vectorIndexPath } from '../../src/install/paths.js'
 import { Retriever } from '../../src/search/context.js'
 import type { Store } from '../../src/store/index.js'
 import { seedLibrary } from '../helpers/app.js'
@@ -22,6 +27,7 @@ import { PROJECT_ROOT } from '../helpers/cli.js'
 import { pollUntil } from '../helpers/poll.js'
 import { largeDocs } from '../helpers/large-docs.js'
 import { startServer, type ServerProcess } from '../helpers/server.js'
+import { freshStore } from '../helpers/stores.js'
 import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 
 const defer = suiteTeardown()
@@ -30,7 +36,7 @@ const defer = suiteTeardown()
  * Stands in for a process's rebuild thread: once `wait` resolves, rebuilds the file from the
  * rows, as the thread does; `started` is told of each rebuild as it begins.
  */
-function standInRebuilder(store: Store, wait: Promise<void>, started: (pk: number) => void): EngineFileRebuilder {
+function standInRebuilder(store: Store, wait: Promise<void>, started: (pk: number) => void): SetFileRebuilder {
   return {
     closed: false,
     async rebuild(pk: number, at: string) {
@@ -39,7 +45,7 @@ function standInRebuilder(store: Store, wait: Promise<void>, started: (pk: numbe
       writeEngineFile(at, await store.snippets.allOfSet(pk), engineFileKind((await store.snippets.set(pk))!))
       return { bytes: fs.readFileSync(at) }
     },
-  } as unknown as EngineFileRebuilder
+  } as unknown as SetFileRebuilder
 }
 
 async function withSmallLibrary(use: (app: FastifyInstance, setPk: number, file: string) => Promise<void>): Promise<void> {
@@ -179,7 +185,7 @@ describe('rebuilding an engine file', () => {
   it('the rebuild thread writes nothing for a set that is no longer live', async () => {
     await withSmallLibrary(async (app, setPk, file) => {
       const { store } = app.runtime
-      const rebuilder = new EngineFileRebuilder(store.paths.database, compiledThread)
+      const rebuilder = new SetFileRebuilder({ kind: 'sqlite', file: store.paths.database }, compiledThread)
       const gone = engineFilePath(store.paths, setPk + 1000)
       await expect(rebuilder.rebuild(setPk + 1000, gone)).rejects.toThrow(`snippet set ${setPk + 1000} is no longer live`)
       expect(fs.existsSync(gone)).toBe(false)
@@ -194,7 +200,7 @@ describe('rebuilding an engine file', () => {
       // A directory where the file goes: no write or rename can replace it, not even root's.
       fs.mkdirSync(path.join(file, 'blocked'), { recursive: true })
       const warnings: string[] = []
-      const rebuilder = new EngineFileRebuilder(app.runtime.store.paths.database, compiledThread)
+      const rebuilder = new SetFileRebuilder({ kind: 'sqlite', file: app.runtime.store.paths.database }, compiledThread)
       const retriever = new Retriever(app.runtime.store, app.runtime.embedders, { info: () => {}, warn: (_obj, msg) => warnings.push(msg) }, 'fused', 2 ** 30, rebuilder)
       const answer = await retriever.getContext({ libraryId: '/acme/small', query: 'start', tokens: 5000, caller: ANONYMOUS })
       expect(answer.snippets.map((s) => s.title).join(' ')).toContain('Start')
@@ -209,7 +215,7 @@ describe('rebuilding an engine file', () => {
       // A thread that dies on its first request.
       const script = path.join(await tmpDir(), 'dying-thread.mjs')
       fs.writeFileSync(script, "import { parentPort } from 'node:worker_threads'\nparentPort.on('message', () => process.exit(3))\n")
-      const rebuilder = new EngineFileRebuilder(app.runtime.store.paths.database, pathToFileURL(script))
+      const rebuilder = new SetFileRebuilder({ kind: 'sqlite', file: app.runtime.store.paths.database }, pathToFileURL(script))
       const retriever = new Retriever(app.runtime.store, app.runtime.embedders, { info: (_obj, msg) => logged.push(msg), warn: (_obj, msg) => logged.push(msg) }, 'fused', 2 ** 30, rebuilder)
       const answer = await retriever.getContext({ libraryId: '/acme/small', query: 'start', tokens: 5000, caller: ANONYMOUS })
       expect(answer.snippets.map((s) => s.title).join(' ')).toContain('Start')
@@ -219,7 +225,101 @@ describe('rebuilding an engine file', () => {
       ])
       expect(fs.existsSync(file)).toBe(true)
       await rebuilder.close()
-      await expect(rebuilder.rebuild(setPk, file)).rejects.toThrow('the engine file thread is closed')
+      await expect(rebuilder.rebuild(setPk, file)).rejects.toThrow('the rebuild thread is closed')
     })
+  })
+})
+
+describe('on PostgreSQL, the rebuild thread', () => {
+  const serverDefer = suiteTeardown()
+  /** Stored with the set, as a real embedder's are (migration 0029): deterministic, no server to ask. */
+  const DIMENSIONS = 384
+  const standInEmbedder: Embedder = {
+    provider: 'ollama',
+    model: 'stand-in',
+    dimensions: async () => DIMENSIONS,
+    embed: async (texts) =>
+      texts.map((text) => {
+        let seed = [...text].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7)
+        return Float32Array.from({ length: DIMENSIONS }, () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32) - 0.5)
+      }),
+  }
+  const many = (count: number) =>
+    Array.from({ length: count }, (_, i) =>
+      toNewSnippet({ kind: 'info', breadcrumb: 'Guide', pageTitle: 'Guide', anchor: `s${i}`, content: `How the pipeline runs step ${i}.` }, `docs/guide.md#s${i}`),
+    )
+
+  /** The longest the event loop went without a turn while `work` ran, in ms. */
+  async function longestStall(work: () => Promise<unknown>): Promise<number> {
+    let last = performance.now()
+    let longest = 0
+    const ticker = setInterval(() => {
+      const now = performance.now()
+      longest = Math.max(longest, now - last)
+      last = now
+    }, 1)
+    try {
+      await work()
+    } finally {
+      clearInterval(ticker)
+    }
+    return Math.max(longest, performance.now() - last)
+  }
+
+  it('writes the engine file and the vector index of a set another replica built, while this thread keeps its turns', async () => {
+    const store = await freshStore('postgres', onTestFinished, serverDefer)
+    const { version } = await store.libraries.create({ id: '/acme/pipeline', title: 'pipeline', sourceKind: 'github', sourceUrl: 'x' })
+    const { setPk } = await ingestSnippets({ store, embedder: standInEmbedder }, { versionPk: version.pk, commitSha: 'a' }, many(5000))
+    const set = (await store.snippets.set(setPk))!
+    // As on a replica that did not build the set: neither file is in its data directory.
+    const vectorFile = vectorIndexPath(store.paths, setPk)
+    const drop = () => {
+      fs.rmSync(engineFilePath(store.paths, setPk))
+      removeVectorIndex(vectorFile)
+    }
+    const logged: string[] = []
+    const log = { info: (_obj: object, msg: string) => logged.push(msg), warn: (_obj: object, msg: string) => logged.push(msg) }
+
+    // Without the thread (a process not started from dist/): the serving thread builds the index itself.
+    drop()
+    const here = new SetEngine(store, 2 ** 30, log)
+    const loadedHere = await here.loaded(set)
+    const stallHere = await longestStall(() => here.vectorIndex(loadedHere, set))
+    expect(logged.pop()).toMatch(new RegExp(`^wrote the vector index of snippet set ${setPk} \\(5000 vectors\\) from its stored vectors in \\d+ ms, on the serving thread: the file missing$`))
+
+    drop()
+    logged.length = 0
+    const rebuilder = new SetFileRebuilder({ kind: 'postgres', url: store.database.where }, compiledThread)
+    onTestFinished(() => rebuilder.close())
+    const engine = new SetEngine(store, 2 ** 30, log, rebuilder)
+    const loaded = await engine.loaded(set)
+    expect(loaded.builtFrom).toBe('rows')
+    const stall = await longestStall(async () => expect((await engine.vectorIndex(loaded, set))?.size).toBe(5000))
+    expect(logged).toEqual([
+      expect.stringMatching(new RegExp(`^rebuilt the engine data of snippet set ${setPk} \\(5000 snippets\\) from its rows in \\d+ ms, on its own thread$`)),
+      expect.stringMatching(new RegExp(`^wrote the vector index of snippet set ${setPk} \\(5000 vectors\\) from its stored vectors in \\d+ ms, on its own thread: the file missing$`)),
+    ])
+    expect(inspectVectorFile(vectorFile, { dimensions: DIMENSIONS, count: 5000 })).toBeUndefined()
+    // usearch's build holds the thread it runs on: here for a page of vectors at a time, there never.
+    expect(stall, `longest stall ${stall} ms with the thread, ${stallHere} ms without`).toBeLessThan(stallHere / 2)
+    // A stored vector finds its own snippet.
+    const [row] = await store.snippets.vectorPage(setPk, 4321, 1)
+    expect(loaded.vectorIndex!.search(row!.vector!, 1)[0]!.pk).toBe(row!.pk)
+  })
+
+  it('writes no vector index for a set that is no longer live, nor for one whose rows hold no vectors', async () => {
+    const store = await freshStore('postgres', onTestFinished, serverDefer)
+    const { version } = await store.libraries.create({ id: '/acme/pipeline', title: 'pipeline', sourceKind: 'github', sourceUrl: 'x' })
+    const { setPk } = await ingestSnippets({ store, embedder: standInEmbedder }, { versionPk: version.pk, commitSha: 'a' }, many(16))
+    const rebuilder = new SetFileRebuilder({ kind: 'postgres', url: store.database.where }, compiledThread)
+    onTestFinished(() => rebuilder.close())
+    const gone = vectorIndexPath(store.paths, setPk + 1000)
+    await expect(rebuilder.writeVectorIndex(setPk + 1000, gone)).rejects.toThrow(`snippet set ${setPk + 1000} is no longer live`)
+    expect(fs.existsSync(gone)).toBe(false)
+    const file = vectorIndexPath(store.paths, setPk)
+    removeVectorIndex(file)
+    await store.snippets.setVectors(setPk, null)
+    expect(await rebuilder.writeVectorIndex(setPk, file)).toBeUndefined()
+    expect(fs.existsSync(file)).toBe(false)
   })
 })

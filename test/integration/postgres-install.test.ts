@@ -297,7 +297,7 @@ describe('an install on PostgreSQL', () => {
     const embedded = ollama.calls.length
 
     const secondDir = await tmpDir('lectern-replica-')
-    const second = await startServer(secondDir, env, onTestFinished, { args: ['--workers', '1'] })
+    const second = await startServer(secondDir, env, onTestFinished, { args: ['--workers', '1'], logLevel: 'info' })
     // No word of the question is in the spec: only the vectors can answer it.
     const question = 'zzzz qqqq'
     const answer = await fetch(`${second.url}/api/v2/context?libraryId=/docs/pet-shop&query=${encodeURIComponent(question)}`)
@@ -309,6 +309,13 @@ describe('an install on PostgreSQL', () => {
     expect(asked.length).toBeGreaterThan(0)
     expect(asked.every((text) => text.includes(question))).toBe(true)
     expect(first.process.exitCode).toBeNull()
+    // Its engine file and vector index were written off the serving thread.
+    second.process.kill('SIGTERM')
+    const messages = String((await second.process).stdout).split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { msg: string }).msg)
+    expect(messages.filter((msg) => / on (its own|the serving) thread/.test(msg))).toEqual([
+      expect.stringMatching(/^rebuilt the engine data of snippet set \d+ \(\d+ snippets\) from its rows in \d+ ms, on its own thread$/),
+      expect.stringMatching(/^wrote the vector index of snippet set \d+ \(\d+ vectors\) from its stored vectors in \d+ ms, on its own thread: the file missing$/),
+    ])
   })
 
   it('makes one setup token per install: a second replica points to the first one\'s, which any replica takes', async () => {

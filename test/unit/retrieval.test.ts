@@ -253,11 +253,11 @@ describe('ingest and retrieval', () => {
     const { result } = await addLibrary('/acme/vec', DOCS)
     const set = (await runtime.store.snippets.set(result.setPk))!
     await runtime.store.snippets.setVectors(result.setPk, null)
-    expect(await indexFromStoredVectors(runtime.store, set)).toBeUndefined()
+    expect(await indexFromStoredVectors(runtime.store.snippets, set)).toBeUndefined()
     const before = standIn.calls.flat().length
     expect(await rebuildVectorIndex({ store: runtime.store, embedders: runtime.embedders }, result.setPk)).toBe(DOCS.length)
     expect(standIn.calls.flat()).toHaveLength(before + DOCS.length)
-    expect((await indexFromStoredVectors(runtime.store, set))?.size).toBe(DOCS.length)
+    expect((await indexFromStoredVectors(runtime.store.snippets, set))?.size).toBe(DOCS.length)
     expect(await rebuildVectorIndex({ store: runtime.store, embedders: runtime.embedders }, result.setPk)).toBe(DOCS.length)
     expect(standIn.calls.flat()).toHaveLength(before + DOCS.length)
     // A file of another embedder's vectors does not serve the set.
@@ -317,8 +317,9 @@ describe('ingest and retrieval', () => {
     const live = vectorIndexPath(runtime.store.paths, result.setPk)
     const deadWriter = spawnSync(process.execPath, ['-e', '0']).pid
     // set-<hashed>.usearch: the vector index earlier versions built for a hash-embedded set.
-    const strays = ['set-99999.usearch', 'set-99999.usearch.json', `set-${result.setPk}.usearch.${deadWriter}.tmp`, `set-${hashed}.usearch`, `set-${hashed}.usearch.json`].map((name) => path.join(vectors, name))
-    const running = path.join(vectors, `set-${result.setPk}.usearch.${process.pid}.tmp`)
+    // <pid>-<thread>.tmp as this version names its writes, <pid>.tmp as earlier ones did.
+    const strays = ['set-99999.usearch', 'set-99999.usearch.json', `set-${result.setPk}.usearch.${deadWriter}.tmp`, `set-${result.setPk}.usearch.json.${deadWriter}-1.tmp`, `set-${hashed}.usearch`, `set-${hashed}.usearch.json`].map((name) => path.join(vectors, name))
+    const running = path.join(vectors, `set-${result.setPk}.usearch.${process.pid}-0.tmp`)
     const reembedding = path.join(vectors, `set-${hashed}.usearch.reembed.f32`)
     const unknown = path.join(vectors, 'README')
     for (const file of [...strays, running, reembedding, unknown]) fs.writeFileSync(file, 'left behind')
@@ -329,7 +330,7 @@ describe('ingest and retrieval', () => {
     expect([running, reembedding, unknown].filter((file) => fs.existsSync(file))).toEqual([running, reembedding, unknown])
     expect(fs.readFileSync(live).equals(kept)).toBe(true)
     expect(lines).toContainEqual({
-      obj: { strays: 5 },
+      obj: { strays: 6 },
       msg: 'removed vector files of sets that are gone, vector indexes of hash-embedded sets (their engine files hold their vectors), and unfinished writes',
     })
     // No rebuild is queued for the hash-embedded set, which needs no index.

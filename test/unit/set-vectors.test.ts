@@ -104,7 +104,7 @@ describe('re-embedding a set', () => {
     expect(inspectVectorFile(file, { dimensions: 16, count: SNIPPETS })).toBeUndefined()
     expect(fs.readdirSync(store.paths.vectors).sort()).toEqual([`set-${setPk}.usearch`, `set-${setPk}.usearch.json`])
     // The new vectors are stored with the rows: the file can be rebuilt without the embedder.
-    expect((await indexFromStoredVectors(store, (await store.snippets.set(setPk))!))?.size).toBe(SNIPPETS)
+    expect((await indexFromStoredVectors(store.snippets, (await store.snippets.set(setPk))!))?.size).toBe(SNIPPETS)
     // The engine file was written again for the new embedder (no vectors in it now): the next
     // load reads it as it is.
     const heads = await store.snippets.headsOfSet(setPk)
