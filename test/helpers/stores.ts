@@ -33,6 +33,10 @@ function postgresServer(defer: Defer): Promise<string> {
     const provided = inject('postgresUrl')
     if (provided) return provided
     const { url } = await startPostgres(defer)
+    // Stopped with the file that started it: the next file of this worker (without isolation) starts its own.
+    defer(() => {
+      server = undefined
+    })
     await createDatabase(url, TEMPLATE_DATABASE)
     await migratePostgres(withDatabase(url, TEMPLATE_DATABASE))
     return url
