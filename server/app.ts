@@ -86,6 +86,8 @@ export interface AppOptions extends ConfigOverrides {
   rateLimitCounter?: RateLimitCounter
   /** Called after this process dropped its cache of a snippet set, for the other processes to drop theirs. */
   onSetForgotten?: (setPk: number) => void
+  /** Called when this process's job process starts or stops taking jobs, for the other processes' readiness. */
+  onJobsRunning?: (running: boolean) => void
   /** The process of `serve --workers` this is (0 the primary, 1..N serving), named on every log line. */
   worker?: number
   /** Where logs go (default: nowhere, so tests stay quiet); `serve` passes its log destination. */
@@ -120,7 +122,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true },
     schemaController: { compilersFactory: { buildValidator } },
   })
-  const runtime = await openRuntime({ config, log: app.log, jobRunner: options.jobRunner, onSetForgotten: options.onSetForgotten, engineRebuild: options.engineRebuild })
+  const runtime = await openRuntime({ config, log: app.log, jobRunner: options.jobRunner, onSetForgotten: options.onSetForgotten, onJobsRunning: options.onJobsRunning, engineRebuild: options.engineRebuild })
   app.decorate('runtime', runtime)
   // Jobs in a process of their own give way to requests in flight (src/jobs/pace.ts): each request
   // counts from its arrival to its response's close, however it ends.

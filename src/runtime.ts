@@ -40,6 +40,8 @@ export interface RuntimeOptions {
    * replaced or removed, so the other processes serving the data directory drop theirs.
    */
   onSetForgotten?: (setPk: number) => void
+  /** A job process (jobRunner 'process') started or stopped taking jobs. */
+  onJobsRunning?: (running: boolean) => void
   /**
    * Where an engine file that does not match its rows is rebuilt, and on PostgreSQL a vector index written from stored vectors (default 'in-process'): 'thread'
    * keeps the rebuild off the serving thread (src/index/rebuilder.ts; compiled dist/ only).
@@ -91,7 +93,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     typeof options.jobRunner === 'object'
       ? options.jobRunner
       : options.jobRunner === 'process'
-        ? new JobProcess({ config, store, log, forgetSet })
+        ? new JobProcess({ config, store, log, forgetSet, onRunningChange: options.onJobsRunning })
         : new Worker(store, createJobHandlers({ store, embedders, http, config, forgetSet }), log, { ...tidying.workerOptions, concurrency: config.jobs.concurrency })
   const usage = new UsageRecorder(store)
   const softly = failSoftly(log)

@@ -17,8 +17,8 @@ export interface RateLimitQuestion {
 
 /** From the primary to a worker. */
 export type ToWorker =
-  /** The worker's number (1..N), whether it runs the jobs and the other once-only work, and the settings the primary resolved. */
-  | { type: 'start'; worker: number; runsJobs: boolean; config: LecternConfig }
+  /** The worker's number (1..N), whether it runs the jobs and the other once-only work, whether the job worker runs now (changes follow as jobs-running), and the settings the primary resolved. */
+  | { type: 'start'; worker: number; runsJobs: boolean; jobsRunning: boolean; config: LecternConfig }
   /** The answers to a `rate-limit` message's questions, by id. */
   | { type: 'rate-limit'; answers: Array<{ id: number; decision: RateLimitDecision }> }
   /** Another process replaced or removed this set's files: drop what is cached about it. */

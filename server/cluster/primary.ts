@@ -148,12 +148,11 @@ export class ClusterPrimary {
   private receive(slot: Slot, child: ClusterWorker, message: FromWorker): void {
     switch (message.type) {
       case 'hello':
-        if (!slot.stopping) this.send(child, { type: 'start', worker: slot.worker, runsJobs: slot.runsJobs, config: workerConfig(this.config) })
+        if (!slot.stopping) this.send(child, { type: 'start', worker: slot.worker, runsJobs: slot.runsJobs, jobsRunning: this.jobsRunning, config: workerConfig(this.config) })
         return
       case 'listening':
         slot.listening = true
         this.port = message.port
-        if (!slot.runsJobs) this.send(child, { type: 'jobs-running', running: this.jobsRunning })
         if (this.startup && this.slots.every((s) => s.listening)) {
           this.startup.resolve()
           this.startup = undefined

@@ -6,9 +6,11 @@
 import type { JobRunner } from '../../src/jobs/runner.js'
 
 export class RemoteJobRunner implements JobRunner {
-  private running = false
-
-  constructor(private readonly wakeRemote: () => void) {}
+  /** @param running what the primary knew of the job worker when this process started; changes follow as messages. */
+  constructor(
+    private readonly wakeRemote: () => void,
+    private running: boolean,
+  ) {}
 
   get isRunning(): boolean {
     return this.running

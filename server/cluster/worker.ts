@@ -20,9 +20,6 @@ import { isMessage, type FromWorker, type ToWorker } from './messages.js'
 import { RateLimitClient } from './rate-limit-client.js'
 import { RemoteJobRunner } from './remote-jobs.js'
 
-/** How often the worker that runs jobs checks whether its job worker runs, to tell the others. */
-const JOBS_WATCH_MS = 100
-
 type StartMessage = Extract<ToWorker, { type: 'start' }>
 
 // The callback keeps a write to a channel the primary has just closed (it is stopping) from being
@@ -67,11 +64,11 @@ class WorkerProcess {
     this.rateLimits?.failAll(new Error('the primary process is gone'))
   }
 
-  private async start({ worker, runsJobs, config }: StartMessage): Promise<void> {
+  private async start({ worker, runsJobs, jobsRunning, config }: StartMessage): Promise<void> {
     const logs = createLogDestination(config.log.format)
     this.logs = logs
     this.rateLimits = new RateLimitClient(config.rateLimit, send)
-    this.remoteJobs = runsJobs ? undefined : new RemoteJobRunner(() => send({ type: 'wake-jobs' }))
+    this.remoteJobs = runsJobs ? undefined : new RemoteJobRunner(() => send({ type: 'wake-jobs' }), jobsRunning)
     try {
       const app = await buildApp({
         ...config,
@@ -82,31 +79,19 @@ class WorkerProcess {
         engineRebuild: 'thread',
         rateLimitCounter: this.rateLimits,
         onSetForgotten: (setPk) => send({ type: 'forget-set', setPk }),
+        // Told as it happens, so every worker's readiness changes with this one's.
+        onJobsRunning: runsJobs ? (running) => send({ type: 'jobs-running', running }) : undefined,
         onRestoreStaged: () => send({ type: 'restore-staged' }),
       })
       this.app = app
       const port = await listenOn(app, config.server)
       send({ type: 'listening', port })
-      if (runsJobs) this.watchJobs(app)
     } catch (err) {
       pino(loggerOptions(config.log.level, worker), logs.stream).error({ err }, 'worker could not start')
       send({ type: 'start-failed', code: isLecternError(err) ? err.code : 'internal_error', message: (err as Error).message })
       logs.flush()
       process.exit(1)
     }
-  }
-
-  /** Tells the primary whenever the job worker starts or stops running, for every worker's readiness. */
-  private watchJobs(app: FastifyInstance): void {
-    let reported: boolean | undefined
-    const check = () => {
-      const running = app.runtime.worker.isRunning
-      if (running === reported) return
-      reported = running
-      send({ type: 'jobs-running', running })
-    }
-    check()
-    setInterval(check, JOBS_WATCH_MS).unref()
   }
 
   /** A signal to this process: the first stops it like the primary's `stop` (which may come too); a second exits at once. */

@@ -67,6 +67,8 @@ export interface JobProcessOptions {
   log: JobLog
   /** A job replaced or removed this set's files: the serving side drops what it cached. */
   forgetSet(setPk: number): void
+  /** The job worker started or stopped taking jobs (under `serve --workers`, the other workers' readiness follows it). */
+  onRunningChange?(running: boolean): void
 }
 
 /** How much of the job process's stderr (a crash's stack) is kept for the log line of its exit. */
@@ -101,6 +103,12 @@ export class JobProcess implements JobRunner {
     return this.running
   }
 
+  private setRunning(running: boolean): void {
+    if (running === this.running) return
+    this.running = running
+    this.options.onRunningChange?.(running)
+  }
+
   start(): void {
     if (!this.child) {
       this.killedForCancel = undefined
@@ -119,7 +127,7 @@ export class JobProcess implements JobRunner {
   }
 
   async stop(): Promise<void> {
-    this.running = false
+    this.setRunning(false)
     this.stopping = true
     clearTimeout(this.restart)
     clearInterval(this.cancelWatch)
@@ -160,7 +168,7 @@ export class JobProcess implements JobRunner {
     this.cancelWatch = setInterval(() => void this.enforceCancel(child, runner.owner), CANCEL_WATCH_MS).unref()
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
-        this.running = false
+        this.setRunning(false)
         this.child = undefined
         clearInterval(this.cancelWatch)
         if (this.stopping) return resolve()
@@ -226,7 +234,7 @@ export class JobProcess implements JobRunner {
   private receive(child: ChildProcess, message: FromJobProcess): void {
     switch (message.type) {
       case 'started':
-        this.running = true
+        this.setRunning(true)
         this.options.log.info({ jobProcess: child.pid }, 'job process started')
         return
       case 'log':
