@@ -11,6 +11,9 @@ export default defineConfig({
     // Integration tests spawn git, servers and child processes; two cores cannot run many at once.
     maxWorkers: 2,
     // A developer's shell may name a database of its own: the SQLite run never reaches it.
-    env: { DATABASE_URL: '' },
+    // A `lectern serve` a test starts serves from one process unless the test asks for more:
+    // the default (one per CPU) forks a process per core for every server, which on two cores
+    // cost a quarter of the suite's time; serve-workers.test.ts tests the default and the cluster.
+    env: { DATABASE_URL: '', LECTERN_WORKERS: '1' },
   },
 })

@@ -57,6 +57,6 @@ export default defineConfig({
     ...base.test,
     include: POSTGRES_SUITES,
     globalSetup: ['test/helpers/postgres-global.ts'],
-    env: { DATABASE_URL: '', LECTERN_TEST_STORE: 'postgres', LECTERN_SECRET_KEY: TEST_SECRET_KEY },
+    env: { ...base.test?.env, LECTERN_TEST_STORE: 'postgres', LECTERN_SECRET_KEY: TEST_SECRET_KEY },
   },
 })

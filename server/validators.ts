@@ -8,28 +8,49 @@
  * Both keep a property `additionalProperties: false` calls unknown and refuse it: Fastify's default
  * (removeAdditional) would drop it silently, so a misspelt key would be ignored.
  *
- * Compiling a schema is most of what building the app costs (about half of buildApp's time): a
- * schema is compiled once per process and kind, however many routes or apps use it. The routes
- * repeat a few schemas often (`:owner/:name`, `:team`, `:id`): a server compiles 39 schemas, not 68
- * (onprem), and 52, not 109, in the cloud. A compiled validator holds no state between calls.
+ * Compiling a schema is most of what building the app costs (about half of buildApp's time, 0.6 s
+ * of a server's start): a schema is compiled when a request first needs it, not when its route is
+ * registered, and once per process and kind, however many routes or apps use it. Most routes of a
+ * process are never called (a CLI's app, a worker that serves only the API), and the routes repeat
+ * a few schemas often (`:owner/:name`, `:team`, `:id`). A compiled validator holds no state
+ * between calls but the errors of the last one, which Fastify reads right after it.
  */
 import { AjvCompiler, type ValidatorFactory } from '@fastify/ajv-compiler'
 
 type Validate = ReturnType<ReturnType<ValidatorFactory>>
+type Compile = ReturnType<ValidatorFactory>
 
 /** Every validator this process compiled, by kind (body or text), external schemas and schema. */
 const compiled = new Map<string, Validate>()
 
 /** Lectern sets no `ajv` option of Fastify's, so this factory's own options are the whole configuration. */
 export const buildValidator: ValidatorFactory = (externalSchemas) => {
-  const forText = AjvCompiler()(externalSchemas, { customOptions: { removeAdditional: false } })
-  const forBodies = AjvCompiler()(externalSchemas, { customOptions: { removeAdditional: false, coerceTypes: false } })
+  let forText: Compile | undefined
+  let forBodies: Compile | undefined
   const external = JSON.stringify(externalSchemas ?? {})
   return (route) => {
     const body = route.httpPart === 'body'
     const key = `${body ? 'body' : 'text'}\n${external}\n${JSON.stringify(route.schema)}`
-    let validate = compiled.get(key)
-    if (!validate) compiled.set(key, (validate = body ? forBodies(route) : forText(route)))
-    return validate
+    const compile = (): Validate => {
+      let validate = compiled.get(key)
+      if (validate) return validate
+      if (body) validate = (forBodies ??= AjvCompiler()(externalSchemas, { customOptions: { removeAdditional: false, coerceTypes: false } }))(route)
+      else validate = (forText ??= AjvCompiler()(externalSchemas, { customOptions: { removeAdditional: false } }))(route)
+      compiled.set(key, validate)
+      return validate
+    }
+    return compiled.get(key) ?? compiledOnFirstCall(compile)
   }
+}
+
+/** A validator that compiles its schema when first called; Fastify reads `errors` from the function it was given. */
+function compiledOnFirstCall(compile: () => Validate): Validate {
+  let validate: Validate | undefined
+  const lazy = ((data: unknown) => {
+    validate ??= compile()
+    const valid = validate(data)
+    lazy.errors = validate.errors
+    return valid
+  }) as Validate
+  return lazy
 }

@@ -14,6 +14,9 @@ export interface CliResult {
   exitCode: number
 }
 
+/** Variables added to the test runner's environment; one set to undefined is removed. */
+export type CliEnv = Record<string, string | undefined>
+
 export interface CliOptions {
   /** Working directory of the command (default: the project root). */
   cwd?: string
@@ -22,14 +25,14 @@ export interface CliOptions {
 }
 
 /** The data directory a command names, by flag or environment. */
-function dataDirOf(args: string[], env: Record<string, string>): string | undefined {
+function dataDirOf(args: string[], env: CliEnv): string | undefined {
   const at = args.indexOf('--data-dir')
   if (at >= 0) return args[at + 1]
   return args.find((arg) => arg.startsWith('--data-dir='))?.slice('--data-dir='.length) ?? env.LECTERN_DATA_DIR
 }
 
 /** In the PostgreSQL run of the suites, a command on an app's data directory reaches that app's database, as an operator's would through DATABASE_URL. */
-export async function runCli(args: string[], env: Record<string, string> = {}, options: CliOptions = {}): Promise<CliResult> {
+export async function runCli(args: string[], env: CliEnv = {}, options: CliOptions = {}): Promise<CliResult> {
   const result = await execa('node', [`${PROJECT_ROOT}bin/run.js`, ...args], {
     cwd: options.cwd ?? PROJECT_ROOT,
     env: { NO_COLOR: '1', ...databaseEnvFor(dataDirOf(args, env)), ...env },

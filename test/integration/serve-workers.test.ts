@@ -10,7 +10,7 @@ import { request } from 'node:http'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { STOP_GRACE_MS } from '../../src/jobs/job-process.js'
 import { openStore } from '../../src/store/index.js'
-import { runCli } from '../helpers/cli.js'
+import { runCli, type CliEnv } from '../helpers/cli.js'
 import { gitRedirectEnv, makeGitRepo } from '../helpers/git.js'
 import { serveOnLoopback } from '../helpers/loopback-server.js'
 import { pollUntil } from '../helpers/poll.js'
@@ -365,9 +365,10 @@ describe('the workers setting', () => {
   it('defaults to one per CPU, is shown by config get, and refuses what is not a count', async () => {
     const dataDir = await tmpDataDir()
     await (await openStore(dataDir)).close()
-    const shown = async (env: Record<string, string>) => JSON.parse((await runCli(['config', 'get', 'server.workers', '--json', '--data-dir', dataDir], env)).stdout) as Array<{ value: unknown; source: string }>
+    const shown = async (env: CliEnv) => JSON.parse((await runCli(['config', 'get', 'server.workers', '--json', '--data-dir', dataDir], env)).stdout) as Array<{ value: unknown; source: string }>
     const { availableParallelism } = await import('node:os')
-    expect(await shown({})).toEqual([expect.objectContaining({ value: availableParallelism(), source: 'default' })])
+    // The suite serves from one process (vitest.config.ts): the default is seen without that setting.
+    expect(await shown({ LECTERN_WORKERS: undefined })).toEqual([expect.objectContaining({ value: availableParallelism(), source: 'default' })])
     expect(await shown({ LECTERN_WORKERS: '3' })).toEqual([expect.objectContaining({ value: 3, source: 'env LECTERN_WORKERS' })])
     const env = await runCli(['config', 'get', '--json', '--data-dir', dataDir], { LECTERN_WORKERS: '0' })
     expect(env.exitCode).toBe(2)
