@@ -32,6 +32,13 @@ async function access(app: FastifyInstance): Promise<void> {
   const settle = createCallerSettler(store, mode)
   app.decorateRequest('caller', null as never)
   app.addHook('onRequest', async (request) => {
+    // A probe is about this process, not about who asks: it never waits on the database, which
+    // settling a caller may read (the catalogue moved since the last request), so a database
+    // outage does not fail liveness and get every replica restarted.
+    if (request.routeOptions.config?.probe) {
+      request.caller = ANONYMOUS
+      return
+    }
     request.caller = await settle(request.apiKeyRefusal ? ANONYMOUS : await callerOf(request, mode, store.teams.teamIdsOf), request.catalogVersion)
     const needed = request.routeOptions.config?.access
     if (needed === 'admin') await app.requireAdmin(request)

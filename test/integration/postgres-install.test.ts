@@ -16,6 +16,7 @@ import { importPayload } from '../../src/airgap/import.js'
 import { LOCAL } from '../../src/library/access.js'
 import { SYNC_MS } from '../../src/net/shared-rate-limit.js'
 import { openStore } from '../../src/store/index.js'
+import { POLL_MS as CATALOG_POLL_MS } from '../../src/store/catalog-watch.js'
 import { runCli } from '../helpers/cli.js'
 import { makeGitRepo } from '../helpers/git.js'
 import { PETSHOP_YAML } from '../helpers/openapi-fixtures.js'
@@ -208,14 +209,23 @@ describe('an install on PostgreSQL', () => {
     expect(answer).toContain('pets')
     // The catalogue changed with the library: a search reads it once at its new version.
     expect((await search(seen)).status).toBe(404)
+    const outage = async () => {
+      await postgres.stop()
+      const notReady = await pollUntil('/api/ready to say the database is unreachable', async () => {
+        const res = await fetch(`${server.url}/api/ready`)
+        return res.status === 503 ? ((await res.json()) as { error: string }) : undefined
+      })
+      expect(notReady.error).toBe('database_unreachable')
+      // Liveness is about the process: an orchestrator must not restart every replica for an outage.
+      expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
+      expect((await fetch(`${server.url}/ping`)).status).toBe(200)
+    }
+    const recovery = async () => {
+      await postgres.start()
+      await pollUntil('/api/ready once the database is back', async () => ((await fetch(`${server.url}/api/ready`)).status === 200 ? true : undefined))
+    }
 
-    await postgres.stop()
-    const notReady = await pollUntil('/api/ready to say the database is unreachable', async () => {
-      const res = await fetch(`${server.url}/api/ready`)
-      return res.status === 503 ? ((await res.json()) as { error: string }) : undefined
-    })
-    expect(notReady.error).toBe('database_unreachable')
-    expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
+    await outage()
     // A key already seen is answered from memory, about a library already loaded too; one never seen needs the database.
     expect((await search(seen)).status).toBe(404)
     const during = await ask()
@@ -227,10 +237,20 @@ describe('an install on PostgreSQL', () => {
     expect(await refused.json()).toEqual({ error: 'database_unreachable', message: expect.stringContaining('The database cannot be reached right now'), retryAfter: 5 })
     const cli = await runCli(['keys', 'list', '--data-dir', await tmpDir('lectern-cli-')], env)
     expect(cli.exitCode).toBe(exitCodeOf('database_unreachable'))
-
-    await postgres.start()
-    await pollUntil('/api/ready once the database is back', async () => ((await fetch(`${server.url}/api/ready`)).status === 200 ? true : undefined))
+    await recovery()
     expect((await search(unseen)).status).toBe(404)
+
+    // The catalogue moves with no request after it (a key revoked): the server learns the version
+    // within a poll of its catalogue watch, which no request can show without reading the rules.
+    const cliDir = await tmpDir('lectern-cli-')
+    const doomed = JSON.parse((await runCli(['keys', 'create', '--name', 'doomed', '--json', '--data-dir', cliDir], env)).stdout) as { id: number }
+    expect((await runCli(['keys', 'revoke', String(doomed.id), '--data-dir', cliDir], env)).exitCode).toBe(0)
+    await sleep(2 * CATALOG_POLL_MS)
+    await outage()
+    // What the process remembers may be what moved (this revocation): even a key seen waits for the database.
+    expect((await search(seen)).status).toBe(503)
+    await recovery()
+    expect((await search(seen)).status).toBe(404)
     expect(server.process.exitCode).toBeNull()
   })
 
