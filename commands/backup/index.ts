@@ -8,6 +8,7 @@ import { BackupRunner, type BackupResult } from '../../src/backup/runner.js'
 
 const STAGES: Record<BackupStage, string> = {
   snapshot: 'Snapshotting the database (VACUUM INTO)',
+  dump: 'Dumping the database (pg_dump)',
   vectors: 'Collecting vector indexes and uploaded specs',
   compress: 'Writing the archive',
   sync: 'Syncing the archive to disk',

@@ -37,7 +37,7 @@ export interface CreatedArchive {
   manifest: Manifest
 }
 
-export type BackupStage = 'snapshot' | 'vectors' | 'compress' | 'sync' | 'upload' | 'prune'
+export type BackupStage = 'snapshot' | 'dump' | 'vectors' | 'compress' | 'sync' | 'upload' | 'prune'
 export type Progress = (stage: BackupStage) => void
 
 export interface CreateArchiveOptions {
@@ -64,16 +64,16 @@ export async function createArchive(store: Store, outDir: string, options: Creat
   const partial = path.join(outDir, partialName(name))
   const final = path.join(outDir, name)
   try {
-    progress('snapshot')
-    await ensureSecretsCanary(store.settings, store.secrets)
     const onPostgres = store.database.kind === 'postgres'
+    progress(onPostgres ? 'dump' : 'snapshot')
+    await ensureSecretsCanary(store.settings, store.secrets)
     // Read from the snapshot itself, never from the live database, so the manifest describes
     // exactly the data in the archive.
     const facts = await store.snapshot(path.join(work, onPostgres ? DUMP_MEMBER : DATABASE_MEMBER))
-    progress('vectors')
     let memberPaths = [DUMP_MEMBER]
     let vectors: Manifest['vectors'] = []
     if (!onPostgres) {
+      progress('vectors')
       const linked = await linkVectorFiles(store, work, facts.liveSets)
       const uploads = await linkUploads(store, work)
       await fsp.copyFile(store.paths.secretKey, path.join(work, KEY_MEMBER))

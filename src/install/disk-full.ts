@@ -30,6 +30,14 @@ export function isDiskFull(err: unknown, dir?: string): boolean {
   return false
 }
 
+/**
+ * What a log line of a write that failed and is retried suggests to look at: a database that
+ * cannot be reached (on PostgreSQL), otherwise a full disk, the usual reason a local write fails.
+ */
+export function likelyCause(err: unknown): string {
+  return err instanceof LecternError && err.code === 'database_unreachable' ? 'the database cannot be reached' : 'is the disk full?'
+}
+
 function freeBytes(dir: string): number {
   try {
     const stats = fs.statfsSync(dir)

@@ -3,6 +3,7 @@
  * task is logged once, retried at its next turn, and logged again when it works.
  */
 import type { JobLog } from '../jobs/worker.js'
+import { likelyCause } from './disk-full.js'
 
 /** Runs `work` and waits for it; it never rejects. */
 export type Softly = (what: string, work: () => unknown) => Promise<void>
@@ -14,7 +15,7 @@ export function failSoftly(log: JobLog): Softly {
       await work()
       if (failing.delete(what)) log.info({ task: what }, 'housekeeping works again')
     } catch (err) {
-      if (!failing.has(what)) log.error({ err, task: what }, 'housekeeping failed (is the disk full?); it is retried')
+      if (!failing.has(what)) log.error({ err, task: what }, `housekeeping failed (${likelyCause(err)}); it is retried`)
       failing.add(what)
     }
   }

@@ -12,6 +12,7 @@
  * the database refuses (a full disk) is dropped and said once in the process's log; the job
  * goes on.
  */
+import { likelyCause } from '../install/disk-full.js'
 import { redact } from '../sources/git.js'
 import type { Store } from '../store/index.js'
 import type { JobLogLevel, NewJobLogLine } from '../store/job-logs.js'
@@ -85,7 +86,7 @@ export class JobLogRecorder {
       await this.store.jobLogs.append(this.jobPk, lines)
       this.dropping = false
     } catch (err) {
-      if (!this.dropping) this.processLog.error({ err, jobId: this.jobPk, lines: lines.length }, "could not keep the job's log lines (is the disk full?); they are dropped")
+      if (!this.dropping) this.processLog.error({ err, jobId: this.jobPk, lines: lines.length }, `could not keep the job's log lines (${likelyCause(err)}); they are dropped`)
       this.dropping = true
     }
   }

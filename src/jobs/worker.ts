@@ -25,7 +25,7 @@
  * next poll (before any claim); a claim that fails is retried at the next poll.
  */
 import fs from 'node:fs/promises'
-import { asDiskFull } from '../install/disk-full.js'
+import { asDiskFull, likelyCause } from '../install/disk-full.js'
 import { isLecternError, LecternError } from '../errors.js'
 import { jobWorkDir } from '../install/paths.js'
 import type { Job } from '../store/jobs.js'
@@ -120,7 +120,7 @@ export class Worker {
       await this.recover(this.store.database.kind === 'sqlite')
     } catch (err) {
       // A start on a full disk still serves reads; those jobs are queued at a later start.
-      this.log.error({ err }, 'could not queue again the jobs a previous run left running (is the disk full?)')
+      this.log.error({ err }, `could not queue again the jobs a previous run left running (${likelyCause(err)})`)
     }
     this.loops = Array.from({ length: Math.max(1, this.options.concurrency ?? 1) }, () => this.run())
   }
@@ -202,7 +202,7 @@ export class Worker {
       this.claimFailing = false
       return job
     } catch (err) {
-      if (!this.claimFailing) this.log.error({ err }, 'the job queue cannot be written now (is the disk full?); retrying')
+      if (!this.claimFailing) this.log.error({ err }, `the job queue cannot be written now (${likelyCause(err)}); retrying`)
       this.claimFailing = true
       return undefined
     }

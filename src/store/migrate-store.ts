@@ -119,7 +119,7 @@ export async function refuseTargetWithData(url: string, shownAs: string): Promis
     const tables = (await client.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")).rows.map((r) => r.name)
     if (tables.length === 0) return
     if (!tables.includes('knex_migrations')) {
-      throw new LecternError('restore_refused', `${shownAs} holds ${tables.length} tables that are not a Lectern store's: migrate-store copies into an empty database. Nothing was changed.`)
+      throw new LecternError('restore_refused', `${shownAs} holds ${tables.length === 1 ? '1 table that is' : `${tables.length} tables that are`} not a Lectern store's: migrate-store copies into an empty database. Nothing was changed.`)
     }
     const holding: string[] = []
     for (const table of tables.filter((t) => t !== CATALOG_VERSION && !t.startsWith('knex_'))) {

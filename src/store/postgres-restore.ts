@@ -74,7 +74,7 @@ export function refuseTarget(target: PostgresTarget, options: PostgresRestoreOpt
     throw new LecternError('restore_refused', `${target.liveReplicas.length} replica${target.liveReplicas.length === 1 ? ' is' : 's are'} serving ${options.shownAs}: ${replicas}. Stop every replica, then restore. Nothing was changed.`)
   }
   if (target.tables > 0 && !options.force) {
-    throw new LecternError('restore_refused', `${options.shownAs} is not empty (${target.tables} tables): restore into an empty database, or pass --force to replace what it holds. Nothing was changed.`)
+    throw new LecternError('restore_refused', `${options.shownAs} is not empty (${target.tables} ${target.tables === 1 ? 'table' : 'tables'}): restore into an empty database, or pass --force to replace what it holds. Nothing was changed.`)
   }
 }
 

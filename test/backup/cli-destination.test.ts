@@ -35,6 +35,8 @@ describe('lectern backup', () => {
     expect(name).toMatch(/^lectern-backup-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.tar\.gz$/)
     expect(result.stdout).toBe(path.join(backups, name!))
     expect(result.stderr).toContain(`Wrote ${name}`)
+    expect(result.stderr).toContain('Snapshotting the database (VACUUM INTO)')
+    expect(result.stderr).toContain('Collecting vector indexes and uploaded specs')
     expect(result.stderr).not.toContain('inside the data directory')
     expect(await lastResult()).not.toHaveProperty('warning')
   })
