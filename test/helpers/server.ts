@@ -1,5 +1,7 @@
 /** A real `lectern serve` process on a free port, for tests about signals, crashes and the lock. */
+import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
+import path from 'node:path'
 import { execa } from 'execa'
 import { databaseEnvFor } from './stores.js'
 import { onTestFinished } from 'vitest'
@@ -63,10 +65,23 @@ export async function startServer(dataDir: string, env: Record<string, string> =
   let readyInRow = 0
   await pollUntil(`${url}/api/ready`, async () => {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${String((await child).stderr)}`)
+    // Another test's server may have taken the port between freePort() and this one's bind: only
+    // the address this server wrote beside its lock says the answers are its own.
+    if (!listensOn(dataDir, child.pid, url)) return undefined
     const res = await fetch(`${url}/api/ready`, { headers: { connection: 'close' } }).catch(() => undefined)
     readyInRow = res?.status === 200 ? readyInRow + 1 : 0
     return readyInRow >= 4 ? true : undefined
     // Generous: a start takes many seconds when other suites load the machine.
   }, 60_000)
   return { url, process: child }
+}
+
+/** Whether the server holding the data directory's lock is `pid`, listening at `url` (what `lectern status` reads). */
+function listensOn(dataDir: string, pid: number | undefined, url: string): boolean {
+  try {
+    const holder = JSON.parse(readFileSync(path.join(dataDir, 'lectern.lock'), 'utf8')) as { pid?: number; server?: string }
+    return holder.pid === pid && new URL(holder.server ?? '').port === new URL(url).port
+  } catch {
+    return false
+  }
 }

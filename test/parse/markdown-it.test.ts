@@ -1,25 +1,32 @@
 import type { Nodes } from 'mdast'
 import { describe, expect, it, vi } from 'vitest'
-import { parseMarkdown } from '../../src/parse/markdown.js'
 import type { ParsedSnippet } from '../../src/parse/types.js'
 import { codeSnippets, dedent, infoSnippets, remarkTree } from './helpers.js'
 
 // Plain markdown goes through markdown-it; this switch sends it through remark (remark-parse +
 // remark-gfm, the reader markdown used before) so one document can be read both ways.
-const parser = vi.hoisted(() => ({ remark: false }))
+const parser = vi.hoisted(() => ({ remark: false, remarkReads: 0 }))
 
 vi.mock('../../src/parse/markdown-it.js', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../src/parse/markdown-it.js')>()
   const helpers = await import('./helpers.js')
-  return { markdownItTree: (body: string) => (parser.remark ? helpers.remarkTree(body) : actual.markdownItTree(body)) }
+  return { markdownItTree: (body: string) => (parser.remark ? (parser.remarkReads++, helpers.remarkTree(body)) : actual.markdownItTree(body)) }
 })
+
+// Evaluated anew, so it imports the mock above even when another test file of this worker
+// loaded it first (test files share their worker's modules: vitest.config.ts, isolate).
+vi.resetModules()
+const { parseMarkdown } = await import('../../src/parse/markdown.js')
 
 function parseWith(remark: boolean, path: string, text: string): ParsedSnippet[] {
   parser.remark = remark
+  const reads = parser.remarkReads
   try {
     return parseMarkdown({ path, text }, { mdx: false })
   } finally {
     parser.remark = false
+    // Read both ways for real: the mock reached the parser.
+    if (remark) expect(parser.remarkReads).toBeGreaterThan(reads)
   }
 }
 
