@@ -20,7 +20,7 @@ import { AjvCompiler, type ValidatorFactory } from '@fastify/ajv-compiler'
 type Validate = ReturnType<ReturnType<ValidatorFactory>>
 type Compile = ReturnType<ValidatorFactory>
 
-/** Every validator this process compiled, by kind (body or text), external schemas and schema. */
+/** Every validator this process made, by kind (body or text), external schemas and schema; each compiles at its first call. */
 const compiled = new Map<string, Validate>()
 
 /** Lectern sets no `ajv` option of Fastify's, so this factory's own options are the whole configuration. */
@@ -31,15 +31,14 @@ export const buildValidator: ValidatorFactory = (externalSchemas) => {
   return (route) => {
     const body = route.httpPart === 'body'
     const key = `${body ? 'body' : 'text'}\n${external}\n${JSON.stringify(route.schema)}`
-    const compile = (): Validate => {
-      let validate = compiled.get(key)
-      if (validate) return validate
-      if (body) validate = (forBodies ??= AjvCompiler()(externalSchemas, { customOptions: { removeAdditional: false, coerceTypes: false } }))(route)
-      else validate = (forText ??= AjvCompiler()(externalSchemas, { customOptions: { removeAdditional: false } }))(route)
-      compiled.set(key, validate)
-      return validate
+    let validate = compiled.get(key)
+    if (!validate) {
+      const compile = body
+        ? () => (forBodies ??= AjvCompiler()(externalSchemas, { customOptions: { removeAdditional: false, coerceTypes: false } }))(route)
+        : () => (forText ??= AjvCompiler()(externalSchemas, { customOptions: { removeAdditional: false } }))(route)
+      compiled.set(key, (validate = compiledOnFirstCall(compile)))
     }
-    return compiled.get(key) ?? compiledOnFirstCall(compile)
+    return validate
   }
 }
 

@@ -1,8 +1,8 @@
 /** A real `lectern serve` process on a free port, for tests about signals, crashes and the lock. */
-import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
-import path from 'node:path'
 import { execa } from 'execa'
+import { dataPaths } from '../../src/install/paths.js'
+import { readLockHolder } from '../../src/store/lock.js'
 import { databaseEnvFor } from './stores.js'
 import { onTestFinished } from 'vitest'
 import { PROJECT_ROOT } from './cli.js'
@@ -78,10 +78,6 @@ export async function startServer(dataDir: string, env: Record<string, string> =
 
 /** Whether the server holding the data directory's lock is `pid`, listening at `url` (what `lectern status` reads). */
 function listensOn(dataDir: string, pid: number | undefined, url: string): boolean {
-  try {
-    const holder = JSON.parse(readFileSync(path.join(dataDir, 'lectern.lock'), 'utf8')) as { pid?: number; server?: string }
-    return holder.pid === pid && new URL(holder.server ?? '').port === new URL(url).port
-  } catch {
-    return false
-  }
+  const holder = readLockHolder(dataPaths(dataDir).lock)
+  return holder !== undefined && holder.pid === pid && typeof holder.server === 'string' && new URL(holder.server).port === new URL(url).port
 }
