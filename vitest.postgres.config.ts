@@ -50,6 +50,7 @@ export const POSTGRES_SUITES = [
   'test/integration/teamspaces-api.test.ts',
   'test/integration/visibility.test.ts',
   'test/integration/private-libraries.test.ts',
+  'test/integration/audit.test.ts',
 ]
 
 export default defineConfig({

@@ -3,6 +3,8 @@ import confirm from '@inquirer/confirm'
 import { Args, Flags } from '@oclif/core'
 import { humanSize, humanTimestamp } from '../cli/output.js'
 import { LecternCommand } from '../cli/run.js'
+import { cliContext } from '../src/audit/log.js'
+import { auditRestore } from '../src/audit/restore.js'
 import { inspectArchive, restoreArchive, type RestoreResult } from '../src/backup/restore.js'
 import type { ArchiveSummary } from '../src/backup/verify.js'
 import { LecternError } from '../src/errors.js'
@@ -53,6 +55,7 @@ For S3 backups, download the archive first. Without --yes it asks for confirmati
       const result = await restoreArchive(paths.root, archive)
       const previous = result.preRestoreDir ? `The previous data is in ${result.preRestoreDir}` : `${paths.root} held no data to set aside`
       progress.succeed(`Restored ${result.name}. ${previous}; start the server to use the restored data.`)
+      await this.recordRestore(flags, result)
       return result
     } catch (err) {
       progress.fail('Restore failed')
@@ -60,8 +63,21 @@ For S3 backups, download the archive first. Without --yes it asks for confirmati
     }
   }
 
+  /**
+   * Records the restore in the restored database's audit log (src/audit/restore.ts). The restore
+   * is done by then: a log that cannot be written (the archive is of another mode, say) is a
+   * warning, never a failed restore.
+   */
+  private async recordRestore(flags: { 'data-dir'?: string; config?: string }, result: RestoreResult): Promise<void> {
+    try {
+      await this.withRuntime(flags, 'write', (rt) => auditRestore(rt.store, cliContext(), result, { via: 'cli' }))
+    } catch (err) {
+      this.warn(`The restore is done, but it could not be recorded in the audit log: ${(err as Error).message}`)
+    }
+  }
+
   /** The archive of an install on PostgreSQL, into the database DATABASE_URL names (src/backup/restore-postgres.ts). */
-  private async intoPostgres(archive: string, url: string, workDir: string, flags: { yes: boolean; force: boolean }): Promise<RestoreResult> {
+  private async intoPostgres(archive: string, url: string, workDir: string, flags: { yes: boolean; force: boolean; 'data-dir'?: string; config?: string }): Promise<RestoreResult> {
     const { inspectPostgresArchive, restorePostgresArchive } = await import('../src/backup/restore-postgres.js')
     const target = { url, key: secretKeyFromEnv(process.env), workDir, force: flags.force }
     const shownAs = withoutPassword(url)
@@ -78,6 +94,7 @@ For S3 backups, download the archive first. Without --yes it asks for confirmati
     try {
       const result = await restorePostgresArchive(archive, target)
       progress.succeed(`Restored ${result.name} into ${shownAs}; start the replicas to use the restored data.`)
+      await this.recordRestore(flags, { ...result, preRestoreDir: null })
       return { ...result, preRestoreDir: null }
     } catch (err) {
       progress.fail('Restore failed')

@@ -30,6 +30,7 @@ import authMcp from './routes/auth-mcp.js'
 import exportRoute from './routes/airgap/export.js'
 import importRoute from './routes/airgap/import.js'
 import settingsRoutes from './routes/airgap/settings.js'
+import auditRoutes from './routes/audit.js'
 import backupRoutes from './routes/backup.js'
 import dashboardConnections from './routes/dashboard/connections.js'
 import dashboardDocPages from './routes/dashboard/doc-pages.js'
@@ -188,6 +189,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(dashboardExtraction)
       await api.register(dashboardSettings)
       await api.register(dashboardConnections)
+      await api.register(auditRoutes)
       // Self-service accounts and teamspaces exist only in the cloud; on-premise they answer 404.
       if (config.mode === 'cloud') {
         await api.register(mail)

@@ -21,7 +21,9 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import pino, { type Logger } from 'pino'
-import { applyStagedRestore } from '../src/backup/restore.js'
+import { audit, SYSTEM } from '../src/audit/log.js'
+import { auditRestore } from '../src/audit/restore.js'
+import { applyStagedRestore, type StagedRestoreOutcome } from '../src/backup/restore.js'
 import type { LecternConfig, LogFormat, ResolvedConfig } from '../src/config.js'
 import { createDataDir, dataDirOrigin } from '../src/install/data-dir.js'
 import { recordInstallMode, refuseOtherMode, withDatabaseMode } from '../src/install/mode.js'
@@ -133,6 +135,7 @@ async function runCluster(resolved: ResolvedConfig, paths: DataPaths, logs: LogD
   let setup: Setup
   try {
     await recordInstallMode(store.settings, config.mode)
+    await auditStagedRestore(store, staged, log)
     setup = await prepareOrFindSetup(store, paths)
   } catch (err) {
     await store.close()
@@ -166,6 +169,7 @@ async function runServer(resolved: ResolvedConfig, paths: DataPaths, logs: LogDe
   let stopForRestore = () => {}
   const app = await buildApp({ ...config, jobRunner: 'process', engineRebuild: 'thread', logStream: logs.stream, onRestoreStaged: () => stopForRestore() })
   await recordInstallMode(app.runtime.store.settings, config.mode)
+  await auditStagedRestore(app.runtime.store, staged, app.log)
   const setup = await prepareOrFindSetup(app.runtime.store, paths)
   const port = await listenOn(app, config.server)
   const url = `http://${config.server.host}:${port}`
@@ -221,4 +225,17 @@ function announceSetup(setup: Setup, url: string, log: Pick<Logger, 'info'>, for
   }
   log.info({ setupUrl: `${url}/setup`, tokenFile: setup.file }, `No admin yet: open ${url}/setup and enter the setup token from ${setup.file} to create the first one (or run \`lectern admin create\`)`)
   if (process.stderr.isTTY && isPretty(format)) process.stderr.write(`\nSetup token: ${setup.token}\nOpen ${url}/setup in a browser and enter it to create the first admin.\n\n`)
+}
+
+/**
+ * Records a staged restore that this start applied, or failed to apply, in the audit log: who
+ * staged it is in the log already, carried over from the data set aside (src/audit/restore.ts).
+ */
+async function auditStagedRestore(store: Store, staged: StagedRestoreOutcome | undefined, log: Pick<Logger, 'warn'>): Promise<void> {
+  try {
+    if (staged?.state === 'applied') await auditRestore(store, SYSTEM, staged.result, { via: 'staged' })
+    if (staged?.state === 'failed') await audit(store, SYSTEM, 'restore.failed', null, { via: 'staged', code: staged.error.code })
+  } catch (err) {
+    log.warn({ err }, 'could not record the staged restore in the audit log')
+  }
 }

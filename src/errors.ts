@@ -64,9 +64,15 @@ export class LecternError extends Error {
   readonly exit: number
   /** Extra body fields, e.g. `redirectUrl` on a 301. */
   readonly extra: Record<string, unknown>
+  /**
+   * The library a caller was refused because access rules or a policy keep it from them (not one
+   * that does not exist), for the audit log (src/audit/log.ts); never sent to the client.
+   */
+  readonly blockedLibrary: string | undefined
 
-  constructor(code: ErrorCode, message: string, extra: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, extra: Record<string, unknown> = {}, options?: { cause?: unknown; blockedLibrary?: string }) {
     super(message, options)
+    this.blockedLibrary = options?.blockedLibrary
     this.name = 'LecternError'
     this.code = code
     this.status = ERROR_CODES[code].status

@@ -3,6 +3,7 @@
  * retriever, library catalogue, worker). The HTTP server, the MCP stdio server and the CLI
  * commands all start from here, so they behave the same on the same data.
  */
+import { pruneAudit } from './audit/log.js'
 import fs from 'node:fs'
 import path from 'node:path'
 import type { LecternConfig, Mode } from './config.js'
@@ -167,6 +168,10 @@ export async function recoverDataDir(runtime: Runtime, log: JobLog = silentLog):
   await softly('removing ended jobs past their retention', async () => {
     const pruned = await runtime.store.exclusively('prune-ended-jobs', () => pruneEndedJobs(runtime.store))
     if (pruned.ran && pruned.value > 0) log.info({ jobs: pruned.value }, 'removed ended jobs past their retention (jobs.retentionDays)')
+  })
+  await softly('removing audit events past their retention', async () => {
+    const pruned = await pruneAudit(runtime.store)
+    if (pruned > 0) log.info({ events: pruned }, 'removed audit events past their retention (audit.retentionDays)')
   })
   await softly('checking vector indexes', () =>
     checkVectorIndexes(runtime.store, (setPk, problem) => {

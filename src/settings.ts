@@ -30,6 +30,13 @@ const boolean = (text: string): boolean => {
   throw new LecternError('validation_error', `Expected true or false, got "${text}".`)
 }
 
+/** A retention in days, 0 (keep everything) to ten years. */
+function wholeDays(text: string): number {
+  const days = Number(text)
+  if (/^\d+$/.test(text.trim()) && days <= 3650) return days
+  throw new LecternError('validation_error', `Expected a whole number of days from 0 to 3650, got "${text}".`)
+}
+
 export const SETTINGS = {
   'mcp.requireKey': {
     key: SETTING_KEYS.mcpRequireKey,
@@ -49,11 +56,14 @@ export const SETTINGS = {
     key: SETTING_KEYS.jobsRetentionDays,
     description: 'Days an ended job (and its log lines) is kept; each library keeps its newest ended job however old. 0 keeps every job.',
     default: 30,
-    parse(text: string): number {
-      const days = Number(text)
-      if (/^\d+$/.test(text.trim()) && days <= 3650) return days
-      throw new LecternError('validation_error', `Expected a whole number of days from 0 to 3650, got "${text}".`)
-    },
+    parse: (text: string) => wholeDays(text),
+    show: (value: number) => value,
+  } satisfies StoredSettingSpec<number>,
+  'audit.retentionDays': {
+    key: SETTING_KEYS.auditRetentionDays,
+    description: 'Days an audit event is kept (`lectern audit`); older ones are removed. 0 keeps every event.',
+    default: 365,
+    parse: (text: string) => wholeDays(text),
     show: (value: number) => value,
   } satisfies StoredSettingSpec<number>,
   'install.mode': {

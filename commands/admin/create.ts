@@ -1,4 +1,5 @@
 import { Args, Flags } from '@oclif/core'
+import { audit, cliContext } from '../../src/audit/log.js'
 import { readPassword } from '../../cli/password.js'
 import { LecternCommand } from '../../cli/run.js'
 import type { User } from '../../src/store/users.js'
@@ -20,7 +21,13 @@ export default class AdminCreate extends LecternCommand {
   async run(): Promise<User> {
     const { args, flags } = await this.parse(AdminCreate)
     const secret = await readPassword(args.email)
-    const user = await this.withRuntime(flags, 'write', async (rt) => await rt.store.users.create({ email: args.email, password: secret, role: flags.role as User['role'] }))
+    const user = await this.withRuntime(flags, 'write', (rt) =>
+      rt.store.transaction(async () => {
+        const created = await rt.store.users.create({ email: args.email, password: secret, role: flags.role as User['role'] })
+        await audit(rt.store, cliContext(), 'user.created', created.email, { role: created.role })
+        return created
+      }),
+    )
     this.log(`Created ${user.role} ${user.email}.`)
     return user
   }

@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import { audit, cliContext } from '../../src/audit/log.js'
 import { Args, Flags } from '@oclif/core'
 import { LecternCommand } from '../../cli/run.js'
 import type { EmbedderSettings } from '../../src/embed/types.js'
@@ -6,6 +7,7 @@ import { LecternError, isLecternError } from '../../src/errors.js'
 import { switchEmbedding } from '../../src/jobs/reembed.js'
 import { dataPaths } from '../../src/install/paths.js'
 import { SETTINGS, writeSetting } from '../../src/settings.js'
+import type { Store } from '../../src/store/index.js'
 import { acquireDataDirLock } from '../../src/store/lock.js'
 
 const PROVIDERS = ['hash', 'ollama', 'openai'] as const
@@ -44,7 +46,7 @@ Start-up settings (server.port, log.level...) are not stored: give them as flags
     if (flags.model || flags.host || flags['api-key-env'] || flags.dimensions) {
       throw new LecternError('validation_error', '--model, --host, --api-key-env and --dimensions belong to embedding.provider.')
     }
-    const result = args.name === 'install.mode' ? await this.switchMode(args.value, flags) : await this.withRuntime(flags, 'write', async (rt) => await writeSetting(rt.store.settings, args.name, args.value))
+    const result = args.name === 'install.mode' ? await this.switchMode(args.value, flags) : await this.withRuntime(flags, 'write', async (rt) => await writeAudited(rt.store, args.name, args.value))
     this.log(`${result.name} = ${JSON.stringify(result.value)}`)
     return result
   }
@@ -65,7 +67,7 @@ Start-up settings (server.port, log.level...) are not stored: give them as flags
       }
     })()
     try {
-      return await this.withRuntime(flags, 'write', async (rt) => await writeSetting(rt.store.settings, 'install.mode', value), {}, { switchingMode: true })
+      return await this.withRuntime(flags, 'write', async (rt) => await writeAudited(rt.store, 'install.mode', value), {}, { switchingMode: true })
     } finally {
       lock?.release()
     }
@@ -90,6 +92,7 @@ Start-up settings (server.port, log.level...) are not stored: give them as flags
     }
     const result = await this.withRuntime(flags, 'write', async (rt) => {
       const switched = await switchEmbedding(rt.store, rt.embedders, settings)
+      await audit(rt.store, cliContext(), 'settings.changed', 'embedding', { provider: switched.provider, model: switched.model, dimensions: switched.dimensions })
       const message = `embedding = ${switched.provider} ${switched.model} (${switched.dimensions} dimensions)`
       if (switched.queuedSets === 0) this.log(`${message}.`)
       else await this.reportQueued(rt, `${message}; queued re-embedding of ${switched.queuedSets} snippet sets.`)
@@ -97,4 +100,18 @@ Start-up settings (server.port, log.level...) are not stored: give them as flags
     })
     return { name: 'embedding', value: { ...result, ...(flags.host ? { host: flags.host } : {}) } }
   }
+}
+
+/**
+ * Sets a stored setting and records the change: its name and the value as `config get` shows it
+ * (no stored setting holds a secret). The default access of libraries is an access rule, recorded
+ * as the dashboard's change of it is.
+ */
+function writeAudited(store: Store, name: string, text: string): Promise<{ name: string; value: unknown }> {
+  return store.transaction(async () => {
+    const result = await writeSetting(store.settings, name, text)
+    if (result.name === 'access.restrictNewLibraries') await audit(store, cliContext(), 'access.default.changed', result.name, { restrictNewLibraries: result.value })
+    else await audit(store, cliContext(), 'settings.changed', result.name, { value: result.value })
+    return result
+  })
 }

@@ -1,6 +1,8 @@
 import { Flags } from '@oclif/core'
 import { LecternCommand } from '../../cli/run.js'
 import type { CreatedKey } from '../../src/store/keys.js'
+import { cliContext } from '../../src/audit/log.js'
+import { createKey } from '../../src/tenancy/keys.js'
 import { createUserKey } from '../../src/tenancy/operators.js'
 
 export default class KeysCreate extends LecternCommand {
@@ -23,7 +25,7 @@ export default class KeysCreate extends LecternCommand {
     const { flags } = await this.parse(KeysCreate)
     const { user, team } = flags
     const created = await this.withRuntime(flags, 'write', async (rt) =>
-      user === undefined ? await rt.store.keys.create(flags.name) : await createUserKey(rt.store, rt.config.mode, { name: flags.name, email: user, teamName: team }),
+      user === undefined ? await createKey(rt.store, cliContext(), flags.name) : await createUserKey(rt.store, rt.config.mode, cliContext(), { name: flags.name, email: user, teamName: team }),
     )
     this.log(created.key)
     this.logToStderr(`Created key ${created.id} "${created.name}". It is shown only once; store it like a password.`)

@@ -1,5 +1,7 @@
 import { Args } from '@oclif/core'
 import { LecternCommand } from '../../cli/run.js'
+import { cliContext } from '../../src/audit/log.js'
+import { revokeKey } from '../../src/tenancy/keys.js'
 import type { ApiKeyInfo } from '../../src/store/keys.js'
 
 export default class KeysRevoke extends LecternCommand {
@@ -10,7 +12,7 @@ export default class KeysRevoke extends LecternCommand {
   
   async run(): Promise<ApiKeyInfo> {
     const { args, flags } = await this.parse(KeysRevoke)
-    const key = await this.withRuntime(flags, 'read', async (rt) => await rt.store.keys.revoke(args.id))
+    const key = await this.withRuntime(flags, 'read', async (rt) => await revokeKey(rt.store, cliContext(), args.id))
     this.log(`Revoked key ${key.id} "${key.name}".`)
     return key
   }

@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core'
 import { colour, table } from '../../cli/output.js'
 import { LecternCommand } from '../../cli/run.js'
 import { LecternError } from '../../src/errors.js'
+import { cliContext } from '../../src/audit/log.js'
 import { changeGrants, describeLibraryAccess, describeOneLibrary, requireOnPremise, setLibraryAccess, type LibraryAccessView } from '../../src/tenancy/library-access.js'
 
 type Entry = LibraryAccessView['libraries'][number]
@@ -58,8 +59,8 @@ export default class LibrariesAccess extends LecternCommand {
     }
     const entry = await this.withRuntime(flags, 'read', async (rt) => {
       requireOnPremise(rt.config.mode)
-      if (access !== undefined) return await setLibraryAccess(rt.store, library, access, flags.user ?? [])
-      if (grants) return await changeGrants(rt.store, library, { grant: flags.grant ?? [], revoke: flags.revoke ?? [] })
+      if (access !== undefined) return await setLibraryAccess(rt.store, cliContext(), library, access, flags.user ?? [])
+      if (grants) return await changeGrants(rt.store, cliContext(), library, { grant: flags.grant ?? [], revoke: flags.revoke ?? [] })
       return await describeOneLibrary(rt.store, library)
     })
     this.log(accessLine(entry))

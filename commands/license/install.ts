@@ -1,9 +1,10 @@
 import fs from 'node:fs'
+import { audit, cliContext } from '../../src/audit/log.js'
 import { Args } from '@oclif/core'
 import { LecternCommand } from '../../cli/run.js'
 import { LecternError } from '../../src/errors.js'
 import type { License } from '../../src/license/format.js'
-import { installLicense } from '../../src/license/state.js'
+import { installLicense, licenseFacts } from '../../src/license/state.js'
 
 export default class LicenseInstall extends LecternCommand {
   static override summary = 'Verify a license file and install it into the data directory.'
@@ -20,7 +21,11 @@ export default class LicenseInstall extends LecternCommand {
     } catch (err) {
       throw new LecternError('validation_error', `Cannot read ${args.file}: ${(err as Error).message}.`)
     }
-    const license = await this.withRuntime(flags, 'write', async (rt) => await installLicense(rt, text))
+    const license = await this.withRuntime(flags, 'write', async (rt) => {
+      const installed = await installLicense(rt, text)
+      await audit(rt.store, cliContext(), 'settings.changed', 'license', licenseFacts(installed))
+      return installed
+    })
     this.log(`Installed the ${license.offline ? 'offline' : 'online'} ${license.edition} license of ${license.customer}, valid until ${license.expiresAt}.`)
     return license
   }

@@ -1,4 +1,5 @@
 import { Args, Flags } from '@oclif/core'
+import { cliContext } from '../../src/audit/log.js'
 import { LecternCommand } from '../../cli/run.js'
 import type { Member } from '../../src/store/teams.js'
 import { addMember, requireCloud } from '../../src/tenancy/operators.js'
@@ -23,7 +24,7 @@ export default class TeamsAddMember extends LecternCommand {
     const { args, flags } = await this.parse(TeamsAddMember)
     const member = await this.withRuntime(flags, 'write', async (rt) => {
       requireCloud(rt.config.mode)
-      return await addMember(rt.store, args.team, args.email, flags.role as 'admin' | 'developer')
+      return await addMember(rt.store, cliContext(), args.team, args.email, flags.role as 'admin' | 'developer')
     })
     this.log(`Added ${member.email} to ${args.team.trim()} as ${member.role}.`)
     return member

@@ -1,4 +1,5 @@
 import { Args } from '@oclif/core'
+import { cliContext } from '../../src/audit/log.js'
 import { readPassword } from '../../cli/password.js'
 import { LecternCommand } from '../../cli/run.js'
 import type { Team } from '../../src/store/teams.js'
@@ -19,7 +20,7 @@ export default class UsersCreate extends LecternCommand {
   async run(): Promise<User & { personalTeam: Team | null }> {
     const { args, flags } = await this.parse(UsersCreate)
     const secret = await readPassword(args.email)
-    const { user, personalTeam } = await this.withRuntime(flags, 'write', (rt) => createUser(rt.store, rt.config.mode, { email: args.email, password: secret }))
+    const { user, personalTeam } = await this.withRuntime(flags, 'write', (rt) => createUser(rt.store, rt.config.mode, cliContext(), { email: args.email, password: secret }))
     this.log(`Created user ${user.email}${personalTeam ? ` with the personal space ${personalTeam.name} (plan ${personalTeam.plan})` : ''}.`)
     return { ...user, personalTeam }
   }

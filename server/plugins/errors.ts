@@ -12,6 +12,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin'
 import { isDiskFull } from '../../src/install/disk-full.js'
 import { isLecternError, LecternError } from '../../src/errors.js'
+import { auditBlocked } from '../audit-context.js'
 
 /** The error body MCP clients parse: JSON-RPC, with no request id to answer. */
 export const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null })
@@ -196,6 +197,7 @@ export function frameworkErrors(err: FastifyError, request: FastifyRequest, repl
 async function errors(app: FastifyInstance): Promise<void> {
   app.setErrorHandler((caught: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const err = (diskFullError(caught, request) ?? caught) as FastifyError
+    if (isLecternError(err)) auditBlocked(request, err)
     // MCP clients parse JSON-RPC, not Lectern's error body.
     if (request.url.split('?')[0] === '/mcp') {
       const status = isLecternError(err) ? err.status : (fastifyErrorBody(err, request)?.status ?? 500)

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
+import { audit } from '../../src/audit/log.js'
 import { LecternError } from '../../src/errors.js'
 import { acceptPendingInvitations } from '../../src/tenancy/invitations.js'
+import { auditContext, auditRefusal } from '../audit-context.js'
 import { SESSION_COOKIE, startSession } from '../plugins/session.js'
 
 const LoginBody = {
@@ -19,16 +21,22 @@ export default async function auth(app: FastifyInstance): Promise<void> {
   app.post<{ Body: { email: string; password: string } }>('/auth/login', { schema: { body: LoginBody }, config: { rateLimited: false } }, async (request, reply) => {
     await app.rateLimiter.takeSignIn(request, reply, request.body.email)
     const { users } = app.runtime.store
-    const user = await users.verify(request.body.email, request.body.password)
-    if (!user) throw new LecternError('not_authenticated', 'Wrong email or password.')
+    const { email } = request.body
+    const user = await users.verify(email, request.body.password)
+    if (!user) {
+      await auditRefusal(request, 'signin.failed', email, { method: 'password' }, { actor: { kind: 'anonymous', name: null }, address: request.ip })
+      throw new LecternError('not_authenticated', 'Wrong email or password.')
+    }
     // The reference's "automatically added once they sign in": invitations to this (verified) address.
     if (app.lecternOptions.config.mode === 'cloud') await acceptPendingInvitations(app.runtime.store, user)
     const { expiresAt } = await startSession(request, reply, users, user)
+    await audit(app.runtime.store, { actor: { kind: 'user', name: user.email }, address: request.ip }, 'signin.succeeded', user.email, { method: 'password' })
     return { email: user.email, role: user.role, expiresAt }
   })
   app.post('/auth/logout', async (request, reply) => {
     const token = request.cookies[SESSION_COOKIE]
     if (token) await app.runtime.store.users.endSession(token)
+    if (request.user) await audit(app.runtime.store, await auditContext(request, app.runtime.store.users), 'signout', request.user.email)
     reply.clearCookie(SESSION_COOKIE, { path: '/' })
     return reply.code(204).send()
   })

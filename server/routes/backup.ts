@@ -2,9 +2,11 @@
  * Backup and restore endpoints (spec 4.2). Every route needs an admin session and nothing else:
  * no license check, so an operator can always get the data out. Work happens in src/backup/.
  */
+import { audit } from '../../src/audit/log.js'
+import { auditContext } from '../audit-context.js'
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { readBackupConfig, openDestination, openProposedDestination, updateBackupConfig, viewBackupConfig } from '../../src/backup/config.js'
+import { readBackupConfig, openDestination, openProposedDestination, updateBackupConfig, viewBackupConfig, backupConfigFacts } from '../../src/backup/config.js'
 import { inspectArchive, stageRestore } from '../../src/backup/restore.js'
 import { readLastRestore } from '../../src/backup/restore-status.js'
 import { BackupRunner } from '../../src/backup/runner.js'
@@ -39,8 +41,8 @@ export default async function backupRoutes(app: FastifyInstance, options: Backup
   })
   const admin = { config: { access: 'admin' as const } }
 
-  app.post('/backup', admin, async (_request, reply) => {
-    const { startedAt, done } = await runner.start({ trigger: 'manual' })
+  app.post('/backup', admin, async (request, reply) => {
+    const { startedAt, done } = await runner.start({ trigger: 'manual', context: await auditContext(request, store.users) })
     // The outcome is recorded as the last result; the caller polls /backup/status.
     done.catch(() => {})
     return reply.code(202).send({ running: true, startedAt })
@@ -67,6 +69,7 @@ export default async function backupRoutes(app: FastifyInstance, options: Backup
 
   app.put('/backup/config', { ...admin, schema: { body: ConfigBody } }, async (request) => {
     const view = await updateBackupConfig(store, request.body)
+    await audit(store, await auditContext(request, store.users), 'settings.changed', 'backup.config', backupConfigFacts(view))
     await scheduler?.reload()
     return view
   })
@@ -91,6 +94,7 @@ export default async function backupRoutes(app: FastifyInstance, options: Backup
       refuseStagedRestore(store.database.kind)
       if (request.query.dryRun) return { dryRun: true, ...(await inspectArchive(archive, store.paths.root)).summary }
       const summary = await stageRestore(store.paths, archive)
+      await audit(store, await auditContext(request, store.users), 'restore.staged', summary.name, { createdAt: summary.createdAt })
       if (options.onRestoreStaged) reply.raw.once('finish', options.onRestoreStaged)
       return reply.code(202).send({
         staged: true,

@@ -4,6 +4,7 @@
  * whatever is set here; src/library/visibility.ts closes the others to everyone else.
  */
 import type { FastifyInstance } from 'fastify'
+import { auditContext } from '../audit-context.js'
 import type { LibraryAccess } from '../../src/store/library-access.js'
 import { describeLibraryAccess, setLibraryAccess, setRestrictNewLibraries } from '../../src/tenancy/library-access.js'
 import { LibraryParams, type LibraryParamsType } from '../schemas/dashboard.js'
@@ -19,7 +20,7 @@ export default async function libraryAccess(app: FastifyInstance): Promise<void>
     '/library-access/default',
     { config: admin, schema: { body: DefaultAccessBody, response: { 200: LibraryAccessViewSchema } } },
     async (request) => {
-      await setRestrictNewLibraries(store, request.body.restrictNewLibraries)
+      await setRestrictNewLibraries(store, await auditContext(request, store.users), request.body.restrictNewLibraries)
       return await describeLibraryAccess(store)
     },
   )
@@ -27,6 +28,6 @@ export default async function libraryAccess(app: FastifyInstance): Promise<void>
   app.put<{ Params: LibraryParamsType; Body: { access: LibraryAccess; users?: string[] } }>(
     '/libraries/:owner/:name/access',
     { config: admin, schema: { params: LibraryParams, body: SetAccessBody, response: { 200: LibraryAccessEntrySchema } } },
-    async (request) => await setLibraryAccess(store, `/${request.params.owner}/${request.params.name}`, request.body.access, request.body.users),
+    async (request) => await setLibraryAccess(store, await auditContext(request, store.users), `/${request.params.owner}/${request.params.name}`, request.body.access, request.body.users),
   )
 }

@@ -7,6 +7,7 @@
  * Building an McpServer costs about 2 ms (the SDK compiles its validators per instance), more
  * than answering a question; so idle servers are pooled, each serving one request at a time.
  */
+import { auditBlocked } from '../audit-context.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ANONYMOUS } from '../../src/library/access.js'
@@ -49,6 +50,7 @@ async function handlePost(app: FastifyInstance, pool: PooledServer[], request: F
       const decision = await app.rateLimiter.take(request)
       return decision.allowed ? undefined : `Rate limit exceeded: retry in ${decision.retryAfter} s${request.apiKey || request.user ? '' : ', or use an API key for a higher limit'}.`
     },
+    onRefused: (err) => auditBlocked(request, err),
   }
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
   reply.hijack()

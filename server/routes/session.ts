@@ -4,6 +4,7 @@
  * first admin for the holder of the setup token (src/install/setup.ts) and signs them in.
  */
 import type { FastifyInstance } from 'fastify'
+import { audit } from '../../src/audit/log.js'
 import { completeSetup, needsSetup } from '../../src/install/setup.js'
 import { APP_VERSION } from '../../src/install/version.js'
 import { startSession } from '../plugins/session.js'
@@ -38,6 +39,9 @@ export default async function session(app: FastifyInstance): Promise<void> {
     const { store } = app.runtime
     const user = await completeSetup(store, store.paths, request.body)
     const { expiresAt } = await startSession(request, reply, store.users, user)
+    const context = { actor: { kind: 'user' as const, name: user.email }, address: request.ip }
+    await audit(store, context, 'user.created', user.email, { role: user.role, via: 'setup' })
+    await audit(store, context, 'signin.succeeded', user.email, { method: 'setup' })
     return { email: user.email, role: user.role, expiresAt }
   })
 }

@@ -5,6 +5,8 @@
  * one that does not exist. The key is in the creating answer only. The operator's keys of the
  * install stay at /api/keys (dashboard/keys.ts).
  */
+import { createKey, revokeKey } from '../../src/tenancy/keys.js'
+import { auditContext } from '../audit-context.js'
 import type { FastifyInstance } from 'fastify'
 import { LecternError } from '../../src/errors.js'
 import { requireVerified } from '../../src/tenancy/accounts.js'
@@ -31,7 +33,7 @@ export default async function teamKeys(app: FastifyInstance): Promise<void> {
       const found = await teamAccess(store, request.params.team, request.user!.id)
       requirePermission(found, 'createKeys')
       requireVerified(request.user!)
-      return reply.code(201).send(await store.keys.create(request.body.name, { userId: request.user!.id, teamId: found.team.id }))
+      return reply.code(201).send(await createKey(store, await auditContext(request, store.users), request.body.name, { userId: request.user!.id, teamId: found.team.id }))
     },
   )
 
@@ -43,7 +45,7 @@ export default async function teamKeys(app: FastifyInstance): Promise<void> {
       const key = (await store.keys.list({ teamId: found.team.id })).find((k) => k.id === request.params.id)
       const mayRevoke = key !== undefined && (key.userId === request.user!.id || can(found.role, 'manageMembers'))
       if (!mayRevoke) throw new LecternError('key_not_found', `No API key with ID ${request.params.id} of yours in this teamspace.`)
-      return await store.keys.revoke(key.id)
+      return await revokeKey(store, await auditContext(request, store.users), key.id)
     },
   )
 }

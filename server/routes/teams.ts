@@ -3,6 +3,8 @@
  * its ID in the path, so the dashboard's teamspace switcher needs no server state: it picks one of
  * `GET /api/teams` and calls that team's routes. Roles are checked in src/tenancy/teamspaces.ts.
  */
+import { audit } from '../../src/audit/log.js'
+import { auditContext } from '../audit-context.js'
 import type { FastifyInstance } from 'fastify'
 import type { InvitedRole } from '../../src/store/invitations.js'
 import { invite } from '../../src/tenancy/invitations.js'
@@ -69,7 +71,12 @@ export default async function teams(app: FastifyInstance): Promise<void> {
     async (request) => {
       const found = await access(request.params.team, request.user!.id)
       requirePermission(found, 'manageMembers')
-      return await store.teams.setRole(found.team.id, request.params.userId, request.body.role)
+      const context = await auditContext(request, store.users)
+      return await store.transaction(async () => {
+        const member = await store.teams.setRole(found.team.id, request.params.userId, request.body.role)
+        await audit(store, context, 'user.role.changed', member.email, { team: found.team.name, role: member.role })
+        return member
+      })
     },
   )
 

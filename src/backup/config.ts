@@ -79,6 +79,13 @@ export async function viewBackupConfig(store: Store, stored?: BackupConfig): Pro
   }
 }
 
+/** What the audit log says of a backup config: where, when and how many, never a credential. */
+export function backupConfigFacts(view: BackupConfigView): Record<string, unknown> {
+  const d = view.destination
+  const destination = d.type === 'dir' ? { type: 'dir', path: d.path } : { type: 's3', bucket: d.bucket, endpoint: d.endpoint, prefix: d.prefix }
+  return { destination, schedule: view.schedule, retention: view.retention }
+}
+
 /** Validates and merges an update (fields left out keep their value); returns the new view. */
 export async function updateBackupConfig(store: Store, input: unknown): Promise<BackupConfigView> {
   const update = parseInput(BackupConfigUpdate, input, 'Backup config')

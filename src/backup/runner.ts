@@ -9,7 +9,8 @@
  */
 import fsp from 'node:fs/promises'
 import path from 'node:path'
-import { asDiskFull } from '../install/disk-full.js'
+import { audit, cliContext, SYSTEM, type AuditContext } from '../audit/log.js'
+import { asDiskFull, likelyCause } from '../install/disk-full.js'
 import { isLecternError, LecternError, type ErrorCode } from '../errors.js'
 import type { Store } from '../store/index.js'
 import { SETTING_KEYS } from '../store/settings.js'
@@ -60,6 +61,8 @@ export interface RunOptions {
   /** `--to DIR|s3://bucket/prefix` instead of the configured destination (retention still applies). */
   target?: string
   onProgress?: Progress
+  /** Who asked, for the audit log: a scheduled run is Lectern's own, a CLI run its user's. */
+  context?: AuditContext
 }
 
 interface Log {
@@ -129,6 +132,18 @@ export class BackupRunner {
     return { startedAt, done }
   }
 
+  /** Records the run's end in the audit log; a run whose record cannot be written (a full disk) is logged. */
+  private async audit(options: RunOptions, result: BackupResult): Promise<void> {
+    const context = options.context ?? (options.trigger === 'cli' ? cliContext() : SYSTEM)
+    const facts = { trigger: result.trigger, destination: result.destination }
+    try {
+      if (result.ok) await audit(this.store, context, 'backup.created', result.name ?? null, { ...facts, size: result.size })
+      else await audit(this.store, context, 'backup.failed', null, { ...facts, code: result.code })
+    } catch (err) {
+      this.log.warn({ err }, `could not write the backup's audit event (${likelyCause(err)})`)
+    }
+  }
+
   /** Resolves when no backup is running (used before the database closes). */
   async idle(): Promise<void> {
     await this.current?.done.catch(() => {})
@@ -172,6 +187,7 @@ export class BackupRunner {
         ...fields,
       }
       await this.record(result)
+      await this.audit(options, result)
       return result
     }
     try {

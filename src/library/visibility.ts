@@ -58,7 +58,7 @@ export function decide(caller: Caller, library: Pick<Library, 'pk' | 'isPrivate'
 
 /** The answer to context for a library the caller sees and its policy leaves out. */
 export const accessDenied = (library: Pick<Library, 'id'>): LecternError =>
-  new LecternError('access_denied', `Library ${library.id} is not among the libraries your teamspace's policies allow; a teamspace owner or admin can allow it.`)
+  new LecternError('access_denied', `Library ${library.id} is not among the libraries your teamspace's policies allow; a teamspace owner or admin can allow it.`, {}, { blockedLibrary: library.id })
 
 /** A library as policies see it, with its default version (the one freshness is read from). */
 export function policySubject(library: Library, defaultVersion: Pick<LibraryVersion, 'currentSet' | 'updatedAt'> | undefined): PolicySubject {

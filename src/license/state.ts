@@ -72,6 +72,14 @@ export async function requireOfflineLicense(deps: LicenseDeps, feature: string, 
 }
 
 /** Verifies a license file and copies it to the data directory; refuses invalid or expired ones. */
+/** What the audit log says of an installed license. */
+export const licenseFacts = (license: License): Record<string, unknown> => ({
+  customer: license.customer,
+  edition: license.edition,
+  licenseKeyId: license.licenseKeyId,
+  expiresAt: license.expiresAt,
+})
+
 export async function installLicense({ store, config }: LicenseDeps, text: string, now = Date.now()): Promise<License> {
   const key = await configuredPublicKey(store, config.license.publicKey)
   if (!key) throw new LecternError('validation_error', 'No license public key is configured: set LECTERN_LICENSE_PUBLIC_KEY or `lectern config set license.publicKeyFile <pem>`.')

@@ -26,6 +26,8 @@ export interface McpCaller {
   country?: string | string[]
   /** Takes one unit of the caller's rate limit; returns a refusal message when over it. */
   takeRateLimit?: () => Promise<string | undefined>
+  /** Told of a refusal that kept a library from the caller (`blockedLibrary`), for the audit log. */
+  onRefused?: (err: LecternError) => void
 }
 
 export const SERVER_INFO = { name: 'lectern', version: '0.1.0' }
@@ -102,7 +104,10 @@ export function createMcpServer(runtime: Runtime, caller: McpCaller | { current:
     try {
       return await work()
     } catch (err) {
-      if (isLecternError(err)) return failure(describeError(err))
+      if (isLecternError(err)) {
+        current().onRefused?.(err)
+        return failure(describeError(err))
+      }
       return failure('Lectern could not answer because of an internal error; try again in a moment.')
     }
   }

@@ -151,7 +151,7 @@ export class Retriever {
     if (hit?.at === at) {
       if (asksPolicy(caller)) hit.subject ??= await storedPolicySubject(this.store.libraries, hit.library)
       const verdict = decide(caller, hit.library, () => hit.subject!)
-      if (verdict === 'unknown') throw libraryNotFound(hit.id, caller)
+      if (verdict === 'unknown') throw libraryNotFound(hit.id, caller, hit.library)
       if (verdict === 'denied') throw accessDenied(hit.library)
       return hit
     }

@@ -23,16 +23,20 @@ export interface ResolvedLibrary {
 
 const withoutV = (tag: string) => tag.replace(/^v(?=\d)/i, '')
 
-/** The answer for an ID that names no library the caller may see, pointing at the search of the caller's own surface. */
-export const libraryNotFound = (id: string, caller: Caller): LecternError =>
-  new LecternError('library_not_found', `Library ${id} not found. Search for it with ${caller.kind === 'local' ? '`lectern search <name>`' : '/api/v2/libs/search'}.`)
+/**
+ * The answer for an ID that names no library the caller may see, pointing at the search of the
+ * caller's own surface. `blocked`: the library that exists but is kept from the caller, which the
+ * answer never tells it and the audit log records.
+ */
+export const libraryNotFound = (id: string, caller: Caller, blocked?: Pick<Library, 'id'>): LecternError =>
+  new LecternError('library_not_found', `Library ${id} not found. Search for it with ${caller.kind === 'local' ? '`lectern search <name>`' : '/api/v2/libs/search'}.`, {}, { blockedLibrary: blocked?.id })
 
 /** Finds a library the caller may see by ID, following redirects as a 301 error. */
 export async function findLibrary(libraries: LibrariesRepository, rawId: string, caller: Caller): Promise<{ ref: LibraryRef; library: Library }> {
   const ref = parseLibraryId(rawId)
   const library = await libraries.byId(ref.id)
   if (library) {
-    if (!canSeeLibrary(caller, library)) throw libraryNotFound(ref.id, caller)
+    if (!canSeeLibrary(caller, library)) throw libraryNotFound(ref.id, caller, library)
     return { ref, library }
   }
   const moved = await libraries.redirectOf(ref.id)
@@ -41,7 +45,7 @@ export async function findLibrary(libraries: LibrariesRepository, rawId: string,
     const redirectUrl = formatLibraryId({ id: moved, version: ref.version })
     throw new LecternError('library_redirected', `Library ${ref.id} has moved to ${moved}.`, { redirectUrl })
   }
-  throw libraryNotFound(ref.id, caller)
+  throw libraryNotFound(ref.id, caller, target)
 }
 
 export async function findVersion(libraries: LibrariesRepository, library: Library, tag: string | undefined): Promise<LibraryVersion> {

@@ -1,12 +1,14 @@
 /**
  * SQLite database files other than the open store's connection: the snapshot a backup takes
  * (VACUUM INTO, on a thread of its own), what a snapshot or an archive's copy of the database
- * holds, and a setting read from a data directory that is not opened.
+ * holds, a setting read from a data directory that is not opened, and the audit events of a
+ * database a restore set aside.
  */
 import { once } from 'node:events'
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import Database from 'better-sqlite3'
+import { createAuditRepository, type AuditEvent } from './audit.js'
 import { readBackupFacts, type SnapshotFacts } from './backup-facts.js'
 import { openConnection, type Db } from './db.js'
 import { createSqliteSql } from './sqlite-sql.js'
@@ -67,6 +69,22 @@ export function settingOfFile(file: string, key: string): unknown {
     if (!hasSettings) return undefined
     const row = db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?').get(key)
     return row ? (JSON.parse(row.value) as unknown) : undefined
+  } finally {
+    db.close()
+  }
+}
+
+/**
+ * The audit events of a database file newer than `after` (an ISO time), oldest first: what a
+ * restore carries over from the database it set aside. None when the file has no audit log.
+ */
+export async function auditEventsOfFile(file: string, after: string): Promise<AuditEvent[]> {
+  const db = openConnection(file, { readonly: true })
+  try {
+    const hasLog = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit_events'").get()
+    if (!hasLog) return []
+    const newest = await createAuditRepository(createSqliteSql(db)).list({ since: after }, { limit: Number.MAX_SAFE_INTEGER })
+    return newest.filter((event) => event.at > after).reverse()
   } finally {
     db.close()
   }

@@ -14,6 +14,7 @@ import { createSecretBox, type SecretBox } from '../secrets/cipher.js'
 import { loadOrCreateSecretKey, secretKeyFromEnv } from '../secrets/key.js'
 import type { SnapshotFacts } from './backup-facts.js'
 import type { CatalogWatch } from './catalog-watch.js'
+import { createAuditRepository, type AuditRepository } from './audit.js'
 import { createAccountTokensRepository, type AccountTokensRepository } from './account-tokens.js'
 import { createConnectionsRepository, type ConnectionsRepository } from './connections.js'
 import { readSnapshotFacts, snapshotDatabase } from './database-file.js'
@@ -61,6 +62,7 @@ export interface Store {
   rateCounts: RateCountsRepository
   /** Files jobs read, on PostgreSQL (src/sources/input-files.ts). */
   inputFiles: InputFilesRepository
+  audit: AuditRepository
   /**
    * Changes whenever any connection (this process or another) changes the catalogue: a
    * library, a version, a snippet set or a redirect (migration 0012). Cheap validation for what
@@ -280,6 +282,7 @@ function repositories(sql: Sql, secrets: SecretBox, settings: SettingsRepository
     replicas: createReplicasRepository(sql),
     rateCounts: createRateCountsRepository(sql),
     inputFiles: createInputFilesRepository(sql),
+    audit: createAuditRepository(sql),
     transaction: <T>(fn: () => Promise<T>) => sql.transaction(fn, 'write'),
     readTransaction: <T>(fn: () => Promise<T>) => sql.transaction(fn, 'read'),
   }

@@ -12,6 +12,7 @@ export const SETTING_KEYS = {
   licensePublicKeyFile: 'license.publicKeyFile',
   restrictNewLibraries: 'access.restrictNewLibraries',
   jobsRetentionDays: 'jobs.retentionDays',
+  auditRetentionDays: 'audit.retentionDays',
   /** The mode `lectern serve` runs the data directory in (src/install/mode.ts). */
   installMode: 'install.mode',
   embedding: 'embedding',

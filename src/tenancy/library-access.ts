@@ -6,6 +6,7 @@
  * to everyone else, so it answers exactly as an unknown library does (src/library/visibility.ts
  * settles and applies the rules per request). Here: reading and changing the rules.
  */
+import { audit, type AuditContext } from '../audit/log.js'
 import { LOCAL, type Caller } from '../library/access.js'
 import type { Mode } from '../config.js'
 import { LecternError } from '../errors.js'
@@ -47,9 +48,24 @@ export async function describeLibraryAccess(store: Store): Promise<LibraryAccess
 
 /**
  * Opens a library to everyone, restricts it to `emails` (none: admins only), or hands it back
- * to the default. Unknown users are refused (user_not_found) and nothing changes.
+ * to the default, and records who did (the audit log). Unknown users are refused
+ * (user_not_found) and nothing changes.
  */
-export async function setLibraryAccess(store: Store, rawId: string, access: LibraryAccess, emails: readonly string[] = []): Promise<LibraryAccessView['libraries'][number]> {
+export function setLibraryAccess(
+  store: Store,
+  context: AuditContext,
+  rawId: string,
+  access: LibraryAccess,
+  emails: readonly string[] = [],
+): Promise<LibraryAccessView['libraries'][number]> {
+  return store.transaction(async () => {
+    const entry = await applyAccess(store, rawId, access, emails)
+    await audit(store, context, 'access.rule.changed', entry.libraryId, { access: entry.access, users: entry.users.map((u) => u.email) })
+    return entry
+  })
+}
+
+async function applyAccess(store: Store, rawId: string, access: LibraryAccess, emails: readonly string[]): Promise<LibraryAccessView['libraries'][number]> {
   const { library } = await findLibrary(store.libraries, unpinned(rawId, 'The library'), LOCAL)
   if (access !== 'restricted' && emails.length > 0) {
     throw new LecternError('validation_error', `Users are granted a restricted library only; ${access === 'everyone' ? 'an open library reaches everyone' : 'the default grants nobody'}.`)
@@ -71,12 +87,22 @@ export async function describeOneLibrary(store: Store, rawId: string): Promise<L
  * restrictive default becomes restricted with them, which closes it to nobody new; an open one is
  * refused, since granting one user would close it to everyone else.
  */
-export function changeGrants(store: Store, rawId: string, change: { grant: readonly string[]; revoke: readonly string[] }): Promise<LibraryAccessView['libraries'][number]> {
+export function changeGrants(
+  store: Store,
+  context: AuditContext,
+  rawId: string,
+  change: { grant: readonly string[]; revoke: readonly string[] },
+): Promise<LibraryAccessView['libraries'][number]> {
   // One transaction: a grant made meanwhile is read with the others, never dropped.
-  return store.transaction(() => changeGrantsNow(store, rawId, change))
+  return store.transaction(() => changeGrantsNow(store, context, rawId, change))
 }
 
-async function changeGrantsNow(store: Store, rawId: string, change: { grant: readonly string[]; revoke: readonly string[] }): Promise<LibraryAccessView['libraries'][number]> {
+async function changeGrantsNow(
+  store: Store,
+  context: AuditContext,
+  rawId: string,
+  change: { grant: readonly string[]; revoke: readonly string[] },
+): Promise<LibraryAccessView['libraries'][number]> {
   const entry = await describeOneLibrary(store, rawId)
   if (entry.effective === 'everyone') {
     throw new LecternError(
@@ -90,7 +116,7 @@ async function changeGrantsNow(store: Store, rawId: string, change: { grant: rea
   const granted: string[] = []
   for (const email of change.grant) granted.push(await emailOf(email))
   const emails = new Set([...entry.users.map((u) => u.email), ...granted].filter((email) => !revoked.has(email)))
-  return await setLibraryAccess(store, entry.libraryId, 'restricted', [...emails])
+  return await setLibraryAccess(store, context, entry.libraryId, 'restricted', [...emails])
 }
 
 /**
@@ -112,6 +138,9 @@ export async function restrictionNotice(store: Store, mode: Mode, caller: Caller
   return `${entry.libraryId} stays unknown to you (404) until an admin grants you access (${grant}, or Library access in the dashboard's Settings): ${why}.`
 }
 
-export async function setRestrictNewLibraries(store: Store, restrict: boolean): Promise<void> {
-  await store.settings.set(SETTING_KEYS.restrictNewLibraries, restrict)
+export function setRestrictNewLibraries(store: Store, context: AuditContext, restrict: boolean): Promise<void> {
+  return store.transaction(async () => {
+    await store.settings.set(SETTING_KEYS.restrictNewLibraries, restrict)
+    await audit(store, context, 'access.default.changed', 'access.restrictNewLibraries', { restrictNewLibraries: restrict })
+  })
 }

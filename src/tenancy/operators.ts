@@ -3,6 +3,8 @@
  * `lectern keys create --user`), by email and team name as an operator knows them. The checks
  * live here, not in the commands, so the HTTP API of teamspaces asks the same ones.
  */
+import { audit, type AuditContext } from '../audit/log.js'
+import { createKey } from './keys.js'
 import type { Mode } from '../config.js'
 import { LecternError } from '../errors.js'
 import type { Store } from '../store/index.js'
@@ -42,9 +44,12 @@ export async function findTeam(store: Store, name: string): Promise<Team> {
 }
 
 /** A user who signs in to the dashboard as a member; in the cloud with their personal space. */
-export async function createUser(store: Store, mode: Mode, input: { email: string; password: string }): Promise<{ user: User; personalTeam: Team | null }> {
-  const user = await store.users.create({ ...input, role: 'member' })
-  return { user, personalTeam: mode === 'cloud' ? await store.teams.personalTeam(user.id) : null }
+export function createUser(store: Store, mode: Mode, context: AuditContext, input: { email: string; password: string }): Promise<{ user: User; personalTeam: Team | null }> {
+  return store.transaction(async () => {
+    const user = await store.users.create({ ...input, role: 'member' })
+    await audit(store, context, 'user.created', user.email, { role: user.role })
+    return { user, personalTeam: mode === 'cloud' ? await store.teams.personalTeam(user.id) : null }
+  })
 }
 
 /**
@@ -85,8 +90,13 @@ export async function cancelInvitation(store: Store, teamName: string, email: st
   return await store.invitations.remove(team.id, pending.id)
 }
 
-export async function addMember(store: Store, teamName: string, email: string, role: Exclude<TeamRole, 'owner'>): Promise<Member> {
-  return await store.teams.addMember((await findTeam(store, teamName)).id, (await findUser(store, email)).id, role, membersAllowed)
+export function addMember(store: Store, context: AuditContext, teamName: string, email: string, role: Exclude<TeamRole, 'owner'>): Promise<Member> {
+  return store.transaction(async () => {
+    const team = await findTeam(store, teamName)
+    const member = await store.teams.addMember(team.id, (await findUser(store, email)).id, role, membersAllowed)
+    await audit(store, context, 'user.role.changed', member.email, { team: team.name, role: member.role })
+    return member
+  })
 }
 
 export async function removeMember(store: Store, teamName: string, email: string): Promise<{ revokedKeys: number }> {
@@ -133,15 +143,15 @@ export async function setPlan(store: Store, teamName: string, plan: Plan): Promi
  * A key of a user: within `teamName`, of which they must be a member, or else (cloud) their
  * personal space; on-premise without a team, where the key carries its user's library grants.
  */
-export async function createUserKey(store: Store, mode: Mode, input: { name: string; email: string; teamName?: string }): Promise<CreatedKey> {
+export async function createUserKey(store: Store, mode: Mode, context: AuditContext, input: { name: string; email: string; teamName?: string }): Promise<CreatedKey> {
   const user = await findUser(store, input.email)
   if (input.teamName === undefined) {
-    return await store.keys.create(input.name, { userId: user.id, teamId: mode === 'cloud' ? (await store.teams.personalTeam(user.id)).id : null })
+    return await createKey(store, context, input.name, { userId: user.id, teamId: mode === 'cloud' ? (await store.teams.personalTeam(user.id)).id : null })
   }
   requireCloud(mode)
   const team = await findTeam(store, input.teamName)
   if (!await store.teams.roleOf(team.id, user.id)) {
     throw new LecternError('user_not_found', `${user.email} is not a member of ${team.name}; add them first with \`lectern teams add-member\`.`)
   }
-  return await store.keys.create(input.name, { userId: user.id, teamId: team.id })
+  return await createKey(store, context, input.name, { userId: user.id, teamId: team.id })
 }

@@ -102,6 +102,18 @@ const SCENARIOS: Record<string, Scenario> = {
     check: ({ stdout }) => expect(stdout).toMatch(/^\/fastify\/fastify is ready: \d+ snippets? from \d+ pages?\. Ask it: lectern docs \/fastify\/fastify "<your question>"$/m),
   },
   'lectern serve': serverStopsCleanly('http://127.0.0.1:3000/api/ready'),
+  'lectern audit --since 2026-12-01 --jsonl > lectern-audit.jsonl': {
+    // The install's setup above, as the export a SIEM takes in: oldest first, no key in it.
+    check: async (_, sandbox) => {
+      const text = await readFile(path.join(sandbox.home, 'lectern-audit.jsonl'), 'utf8')
+      const events = text.trimEnd().split('\n').map((line) => JSON.parse(line) as { action: string; actor: { kind: string }; at: string })
+      expect(events.filter((e) => e.action === 'key.created').length).toBeGreaterThanOrEqual(4)
+      expect(events.map((e) => e.action)).toContain('backup.created')
+      expect(events.every((e) => e.actor.kind === 'cli')).toBe(true)
+      expect(events.map((e) => e.at)).toEqual(events.map((e) => e.at).sort())
+      expect(text).not.toContain('lct_')
+    },
+  },
   'lectern serve --port 8080 --host 0.0.0.0 --data-dir /var/lib/lectern': serverStopsCleanly('http://127.0.0.1:8080/api/ready'),
   'lectern serve --config /etc/lectern/lectern.yaml --log-format json': {
     ...serverStopsCleanly('http://127.0.0.1:8080/api/ready'),

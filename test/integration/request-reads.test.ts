@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { ANONYMOUS } from '../../src/library/access.js'
 import type { Db } from '../../src/store/db.js'
 import { openStore, sqliteOf, type Store } from '../../src/store/index.js'
+import { SYSTEM } from '../../src/audit/log.js'
 import { setRestrictNewLibraries } from '../../src/tenancy/library-access.js'
 import { createCallerSettler } from '../../src/library/visibility.js'
 import { applyPatch } from '../../src/tenancy/policies.js'
@@ -110,9 +111,9 @@ describe('a change made by another connection is seen at the next request', () =
     await ask(app, bearer(created.key))
     const other = await otherConnection(app)
 
-    await setRestrictNewLibraries(other, true)
+    await setRestrictNewLibraries(other, SYSTEM, true)
     expect((await ask(app, {}, 404)).json()).toMatchObject({ error: 'library_not_found' })
-    await setRestrictNewLibraries(other, false)
+    await setRestrictNewLibraries(other, SYSTEM, false)
     await ask(app)
 
     await other.keys.revoke(created.id)
@@ -150,7 +151,7 @@ describe('the caller settler (on-premise library access control)', () => {
     expect(reads.version).toHaveBeenCalledTimes(3)
     expect(reads.rules).toHaveBeenCalledTimes(1)
     expect(reads.settings).toHaveBeenCalledTimes(1)
-    await setRestrictNewLibraries(store, true)
+    await setRestrictNewLibraries(store, SYSTEM, true)
     expect(await settle(ANONYMOUS)).toMatchObject({ closed: new Set([libraryPk]) })
     expect(reads.rules).toHaveBeenCalledTimes(2)
   })

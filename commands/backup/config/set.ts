@@ -1,9 +1,10 @@
 import path from 'node:path'
+import { audit, cliContext } from '../../../src/audit/log.js'
 import { text } from 'node:stream/consumers'
 import { Flags } from '@oclif/core'
 import { renderBackupConfig } from '../../../cli/backup-view.js'
 import { LecternCommand } from '../../../cli/run.js'
-import { readBackupConfig, updateBackupConfig, type BackupConfigUpdate, type BackupConfigView, type S3Config } from '../../../src/backup/config.js'
+import { readBackupConfig, updateBackupConfig, type BackupConfigUpdate, type BackupConfigView, type S3Config, backupConfigFacts } from '../../../src/backup/config.js'
 import { SCHEDULE_PRESETS } from '../../../src/backup/schedule.js'
 import { LecternError } from '../../../src/errors.js'
 
@@ -65,7 +66,9 @@ Schedule presets: ${Object.keys(SCHEDULE_PRESETS).join(', ')}; or a 5-field cron
         update.schedule = { ...current.schedule, timeZone: flags['time-zone'] }
       }
       if (flags.keep !== undefined) update.retention = { keep: flags.keep === 'all' ? 'all' : Number(flags.keep) }
-      return await updateBackupConfig(rt.store, update)
+      const updated = await updateBackupConfig(rt.store, update)
+      await audit(rt.store, cliContext(), 'settings.changed', 'backup.config', backupConfigFacts(updated))
+      return updated
     })
     this.log(renderBackupConfig(view))
     return view

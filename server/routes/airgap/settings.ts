@@ -3,6 +3,8 @@
  * (it changes how every library is searched). A switch probes the provider first, so a wrong
  * host or model is refused with nothing changed; then the re-embedding runs in the background.
  */
+import { audit } from '../../../src/audit/log.js'
+import { auditContext } from '../../audit-context.js'
 import type { FastifyInstance } from 'fastify'
 import { configuredEmbedding } from '../../../src/embed/pool.js'
 import type { EmbedderSettings } from '../../../src/embed/types.js'
@@ -32,6 +34,7 @@ export default async function settingsRoutes(app: FastifyInstance): Promise<void
 
   app.put<{ Body: EmbedderSettings }>('/settings/embedding', { ...admin, schema: { body: EmbeddingBody } }, async (request) => {
     const result = await switchEmbedding(store, embedders, request.body)
+    await audit(store, await auditContext(request, store.users), 'settings.changed', 'embedding', { provider: result.provider, model: result.model, dimensions: result.dimensions })
     worker.wake()
     return { ...result, message: `Embedding provider set to ${result.provider} ${result.model}; re-embedding ${result.queuedSets} snippet sets in the background.` }
   })

@@ -7,10 +7,13 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { LecternError } from '../../../src/errors.js'
+import { createKey, revokeKey } from '../../../src/tenancy/keys.js'
+import { auditContext } from '../../audit-context.js'
 import { CreateKeyBody, CreatedKeySchema, KeyListSchema, KeyParams, KeySchema } from '../../schemas/dashboard.js'
 
 export default async function keys(app: FastifyInstance): Promise<void> {
-  const repository = app.runtime.store.keys
+  const { store } = app.runtime
+  const repository = store.keys
   const admin = { access: 'admin' as const }
   const installKeys = async () => (await repository.list()).filter((key) => key.teamId === null)
 
@@ -20,7 +23,7 @@ export default async function keys(app: FastifyInstance): Promise<void> {
     '/keys',
     { config: admin, schema: { body: CreateKeyBody, response: { 201: CreatedKeySchema } } },
     // The signed-in user's key: it reaches what they may (on-premise library access control).
-    async (request, reply) => reply.code(201).send(await repository.create(request.body.name, { userId: request.user!.id, teamId: null })),
+    async (request, reply) => reply.code(201).send(await createKey(store, await auditContext(request, store.users), request.body.name, { userId: request.user!.id, teamId: null })),
   )
 
   app.delete<{ Params: { id: number } }>(
@@ -29,7 +32,7 @@ export default async function keys(app: FastifyInstance): Promise<void> {
     async (request) => {
       const { id } = request.params
       if (!(await installKeys()).some((key) => key.id === id)) throw new LecternError('key_not_found', `No API key with ID ${id}.`)
-      return await repository.revoke(id)
+      return await revokeKey(store, await auditContext(request, store.users), id)
     },
   )
 }

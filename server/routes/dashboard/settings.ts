@@ -3,8 +3,10 @@
  * server runs with (start-up settings, read only here), and on-premise the offline license:
  * its state, and installing one. The embedding provider has its own routes (airgap/settings.ts).
  */
+import { audit } from '../../../src/audit/log.js'
+import { auditContext } from '../../audit-context.js'
 import type { FastifyInstance } from 'fastify'
-import { installLicense, licenseStatus } from '../../../src/license/state.js'
+import { installLicense, licenseFacts, licenseStatus } from '../../../src/license/state.js'
 import { readSetting, SETTINGS } from '../../../src/settings.js'
 
 const McpBody = {
@@ -36,12 +38,14 @@ export default async function settings(app: FastifyInstance): Promise<void> {
 
   app.put<{ Body: { requireKey: boolean } }>('/settings/mcp', { config: admin, schema: { body: McpBody } }, async (request) => {
     await store.settings.set(SETTINGS['mcp.requireKey'].key, request.body.requireKey)
+    await audit(store, await auditContext(request, store.users), 'settings.changed', 'mcp.requireKey', { value: request.body.requireKey })
     return { requireKey: await readSetting(store.settings, 'mcp.requireKey') }
   })
 
   if (config.mode === 'onprem') {
     app.put<{ Body: { license: string } }>('/license', { config: admin, schema: { body: LicenseBody } }, async (request) => {
-      await installLicense(app.runtime, request.body.license)
+      const license = await installLicense(app.runtime, request.body.license)
+      await audit(store, await auditContext(request, store.users), 'settings.changed', 'license', licenseFacts(license))
       return await licenseStatus(app.runtime)
     })
   }

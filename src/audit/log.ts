@@ -1,0 +1,144 @@
+/**
+ * The audit log: what changed who may reach what, and who was refused. Each event says when, who
+ * (the actor), from where (the client's address; none for the CLI) and on what (the target), with
+ * a few facts as details. It never holds a secret (a key, a password, a token, a sealed
+ * connection's value) nor a question asked of the docs: details name things, never their content.
+ *
+ * Changes record their event in the transaction that makes them, so a change is never without
+ * its event nor an event without its change. Refusals (a blocked library, a failed sign-in) record
+ * theirs beside the refusal, which is answered even when the record cannot be written.
+ *
+ * Events older than `audit.retentionDays` go: at start-up, and at most hourly as events are written.
+ */
+import os from 'node:os'
+import { LecternError } from '../errors.js'
+import { readSetting } from '../settings.js'
+import type { AuditActor, AuditEvent, AuditFilter, AuditOutcome } from '../store/audit.js'
+import type { Store } from '../store/index.js'
+
+/** Every action the log records, with what it means (`lectern audit --help`, docs/audit.md). */
+export const AUDIT_ACTIONS = {
+  'access.rule.changed': "a library's access or its grantees changed",
+  'access.default.changed': 'the access of libraries nobody configured changed (access.restrictNewLibraries)',
+  'access.blocked': 'a caller asked for a library closed to it, and was answered as if it did not exist',
+  'key.created': 'an API key was created',
+  'key.revoked': 'an API key was revoked',
+  'signin.succeeded': 'a user signed in to the dashboard',
+  'signin.failed': 'a sign-in was refused (wrong email or password)',
+  'signout': 'a user signed out',
+  'user.created': 'a user was created',
+  'user.role.changed': "a user's role in a teamspace changed",
+  'settings.changed': 'a setting changed (the names and values of settings that hold no secret)',
+  'backup.created': 'a backup archive was written',
+  'backup.failed': 'a backup failed',
+  'restore.staged': 'a restore was staged from the dashboard, applied at the next start',
+  'restore.applied': 'a backup was restored',
+  'restore.failed': 'a staged restore could not be applied at start-up, and the data was left as it was',
+} as const
+export type AuditAction = keyof typeof AUDIT_ACTIONS
+
+const OUTCOMES: Partial<Record<AuditAction, AuditOutcome>> = {
+  'access.blocked': 'blocked',
+  'signin.failed': 'failure',
+  'backup.failed': 'failure',
+  'restore.failed': 'failure',
+}
+
+/** Who acts and from where, as the surface it came through knows it. */
+export interface AuditContext {
+  actor: AuditActor
+  address: string | null
+}
+
+/** The CLI, working on the data directory: its actor is the operating-system user that runs it. */
+export function cliContext(): AuditContext {
+  let name: string | null
+  try {
+    name = os.userInfo().username
+  } catch {
+    // A container's user may have no passwd entry.
+    name = process.env.USER ?? null
+  }
+  return { actor: { kind: 'cli', name }, address: null }
+}
+
+/** Lectern itself: a scheduled backup, a restore applied at start-up. */
+export const SYSTEM: AuditContext = { actor: { kind: 'system', name: null }, address: null }
+
+const HOUR_MS = 60 * 60 * 1000
+const lastPruned = new WeakMap<Store, number>()
+
+/** Records one event. `target` names what it acted on: a library ID, a user's email, a key, a setting, an archive. */
+export async function audit(store: Store, context: AuditContext, action: AuditAction, target: string | null, details: Record<string, unknown> = {}): Promise<void> {
+  await store.audit.record({ action, outcome: OUTCOMES[action] ?? 'success', actor: context.actor, address: context.address, target, details })
+  if (Date.now() - (lastPruned.get(store) ?? 0) >= HOUR_MS) await pruneAudit(store)
+}
+
+/** Removes the events older than `audit.retentionDays` (0 keeps them all); returns how many went. */
+export async function pruneAudit(store: Store, now = new Date()): Promise<number> {
+  lastPruned.set(store, now.getTime())
+  const days = await readSetting(store.settings, 'audit.retentionDays')
+  if (days === 0) return 0
+  return await store.audit.prune(new Date(now.getTime() - days * 24 * HOUR_MS))
+}
+
+const UNITS: Record<string, number> = { m: 60 * 1000, h: HOUR_MS, d: 24 * HOUR_MS, w: 7 * 24 * HOUR_MS }
+
+/**
+ * A bound of a time filter as an ISO time: an age (`30m`, `24h`, `7d`, `2w`) back from `now`, or
+ * a date or time (`2026-12-01`, `2026-12-01T09:00:00Z`; a date is its start, in UTC).
+ */
+export function parseTimeBound(text: string, what: string, now = new Date()): string {
+  const age = /^(\d{1,6})([mhdw])$/.exec(text.trim())
+  if (age) return new Date(now.getTime() - Number(age[1]) * UNITS[age[2]]).toISOString()
+  const time = /^\d{4}-\d{2}-\d{2}($|T)/.test(text.trim()) ? new Date(text.trim()) : new Date(Number.NaN)
+  if (Number.isNaN(time.getTime())) {
+    throw new LecternError('validation_error', `${what} must be an age such as 30m, 24h, 7d or 2w, or a date or time such as 2026-12-01 or 2026-12-01T09:00:00Z; got "${text}".`)
+  }
+  return time.toISOString()
+}
+
+/** A filter as a person writes it: times as ages or dates (parseTimeBound), an action or its group. */
+export interface AuditQuery {
+  since?: string
+  until?: string
+  action?: string
+  actor?: string
+  target?: string
+  outcome?: AuditOutcome
+}
+
+/** The query as the store reads it; an action that names none of AUDIT_ACTIONS, nor a group of them, is refused. */
+export function auditFilter(query: AuditQuery, now = new Date()): AuditFilter {
+  const { since, until, action, ...rest } = query
+  if (action !== undefined && !Object.keys(AUDIT_ACTIONS).some((known) => known === action || known.startsWith(`${action}.`))) {
+    throw new LecternError('validation_error', `No audit action is "${action}" or starts with "${action}.": the actions are ${Object.keys(AUDIT_ACTIONS).join(', ')}.`)
+  }
+  return {
+    ...rest,
+    ...(action === undefined ? {} : { action }),
+    ...(since === undefined ? {} : { since: parseTimeBound(since, 'since', now) }),
+    ...(until === undefined ? {} : { until: parseTimeBound(until, 'until', now) }),
+  }
+}
+
+/** One page of the log, newest first, and the cursor of the next (older) page; null when this is the last. */
+export async function readAudit(store: Store, filter: AuditFilter, page: { limit: number; cursor?: number }): Promise<{ events: AuditEvent[]; nextCursor: number | null }> {
+  const events = await store.audit.list(filter, { limit: page.limit + 1, before: page.cursor })
+  const more = events.length > page.limit
+  const shown = events.slice(0, page.limit)
+  return { events: shown, nextCursor: more ? shown.at(-1)!.id : null }
+}
+
+const EXPORT_PAGE = 1000
+
+/** Every matching event, oldest first, read a page at a time: the JSON lines a SIEM takes in. */
+export async function* exportAudit(store: Store, filter: AuditFilter): AsyncGenerator<AuditEvent> {
+  let after = 0
+  for (;;) {
+    const events = await store.audit.list(filter, { limit: EXPORT_PAGE, after })
+    yield* events
+    if (events.length < EXPORT_PAGE) return
+    after = events.at(-1)!.id
+  }
+}
