@@ -83,6 +83,24 @@ function damageStaged(dataDir: string, name: string) {
   fs.writeFileSync(file, bytes.subarray(0, Math.floor(bytes.length / 2)))
 }
 
+/** The audit log's newest actions, with who acted. */
+async function auditTrail(dataDir: string, count: number) {
+  const store = await openStore(dataDir)
+  try {
+    return (await store.audit.list({}, { limit: count })).map((e) => [e.action, e.actor.name])
+  } finally {
+    await store.close()
+  }
+}
+
+/** A staged restore's trail: its staging and the backup made before it, carried over from the data set aside, then the restore. */
+const RESTORED_TRAIL = [
+  ['restore.applied', null],
+  ['restore.staged', 'ops@example.com'],
+  ['backup.created', 'ops@example.com'],
+  ['signin.succeeded', 'ops@example.com'],
+]
+
 async function marker(dataDir: string) {
   const store = await openStore(dataDir)
   try {
@@ -112,6 +130,7 @@ describe('lectern serve and a staged restore', () => {
     expect(uploads(dataDir)).toEqual({ current: { 'spec.yaml': 'before-backup' }, setAside: { 'spec.yaml': 'after-backup', 'later.yaml': 'after-backup' } })
     child.kill('SIGTERM')
     expect((await child).exitCode).toBe(0)
+    expect(await auditTrail(dataDir, 4)).toEqual(RESTORED_TRAIL)
   })
 
   it('with --workers 2, every worker stops, the primary applies the restore, and the workers start again', { timeout: 120_000 }, async () => {
@@ -128,6 +147,7 @@ describe('lectern serve and a staged restore', () => {
     expect(uploads(dataDir)).toEqual({ current: { 'spec.yaml': 'before-backup' }, setAside: { 'spec.yaml': 'after-backup', 'later.yaml': 'after-backup' } })
     child.kill('SIGTERM')
     expect((await child).exitCode).toBe(0)
+    expect(await auditTrail(dataDir, 4)).toEqual(RESTORED_TRAIL)
   })
 
   it('with --no-supervise exits with the documented code and applies the restore at the next start', { timeout: 120_000 }, async () => {
@@ -185,5 +205,7 @@ describe('lectern serve and a staged restore', () => {
     expect(await lastRestore(second.url)).toMatchObject({ state: 'failed', archive: name, code: 'archive_invalid' })
     expect(second.child.exitCode).toBeNull()
     expect(await marker(dataDir)).toBe('after-backup')
+    // Newest first: the sign-in of lastRestore, the failure, and the staging it failed to apply.
+    expect(await auditTrail(dataDir, 3)).toEqual([['signin.succeeded', 'ops@example.com'], ['restore.failed', null], ['restore.staged', 'ops@example.com']])
   })
 })

@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify'
 import { describe, expect, it, vi } from 'vitest'
 import { pruneAudit } from '../../src/audit/log.js'
+import { membersAllowed } from '../../src/tenancy/plans.js'
 import type { AuditEvent } from '../../src/store/audit.js'
 import { buildTestApp, seedLibrary } from '../helpers/app.js'
 import { signIn, TEST_PASSWORD } from '../helpers/session.js'
@@ -57,6 +58,8 @@ describe('the audit log over HTTP', () => {
     expect(JSON.stringify((await mcpCall(app, bearer(bobsKey), '/acme/billing')).json())).toContain('not found')
     expect((await app.inject({ url: '/api/v2/context?libraryId=/acme/billing&query=deploy', headers: bob })).statusCode).toBe(404)
     expect((await app.inject({ method: 'POST', url: '/api/auth/logout', headers: bob })).statusCode).toBe(204)
+    expect((await app.inject({ method: 'POST', url: '/api/backup', headers: admin })).statusCode).toBe(202)
+    await vi.waitFor(async () => expect((await app.inject({ url: '/api/backup/status', headers: admin })).json().last?.ok).toBe(true), { timeout: 30_000 })
 
     // Blocked attempts are written after the answer, so that they cost it no time.
     await vi.waitFor(async () => expect((await events(app, admin, '&action=access.blocked')).length).toBe(3))
@@ -75,6 +78,9 @@ describe('the audit log over HTTP', () => {
     expect(find('access.rule.changed')).toEqual([expect.objectContaining({ target: '/acme/billing', details: { access: 'restricted', users: [] } })])
     expect(find('access.default.changed')).toEqual([expect.objectContaining({ details: { restrictNewLibraries: true } })])
     expect(find('settings.changed')).toEqual([expect.objectContaining({ target: 'mcp.requireKey', details: { value: false } })])
+    expect(find('backup.created')).toEqual([
+      expect.objectContaining({ actor: { kind: 'user', name: 'admin@example.com' }, target: expect.stringMatching(/^lectern-backup-.*\.tar\.gz$/), details: expect.objectContaining({ trigger: 'manual' }) }),
+    ])
     const attempts = find('access.blocked')
     expect(attempts.map((e) => [e.outcome, e.target, e.actor.name, e.details.route])).toEqual([
       ['blocked', '/acme/billing', 'bob@example.com', 'GET /api/v2/context'],
@@ -138,6 +144,28 @@ describe('the audit log over HTTP', () => {
     const member = cookie(await signIn(app, 'member', 'dana@example.com'))
     expect((await app.inject({ url: '/api/audit', headers: member })).statusCode).toBe(403)
     expect((await app.inject({ url: '/api/audit/export' })).statusCode).toBe(401)
+    await app.close()
+  })
+
+  it('records, in the cloud, a teamspace key and a change of a member role, for the operator to read', async () => {
+    const app = await buildTestApp({ mode: 'cloud', startWorker: false })
+    const { users, teams } = app.runtime.store
+    const operator = cookie(await signIn(app, 'admin', 'ops@example.com'))
+    const owner = cookie(await signIn(app, 'member', 'owner@example.com'))
+    await signIn(app, 'member', 'dev@example.com')
+    const ownerId = (await users.byEmail('owner@example.com'))!.id
+    await teams.setPlan((await teams.personalTeam(ownerId)).id, 'pro')
+    const team = (await app.inject({ method: 'POST', url: '/api/teams', headers: owner, payload: { name: 'Acme Docs' } })).json() as { id: number }
+    const devId = (await users.byEmail('dev@example.com'))!.id
+    await teams.addMember(team.id, devId, 'developer', membersAllowed)
+    expect((await app.inject({ method: 'PATCH', url: `/api/teams/${team.id}/members/${devId}`, headers: owner, payload: { role: 'admin' } })).statusCode).toBe(200)
+    const key = await app.inject({ method: 'POST', url: `/api/teams/${team.id}/keys`, headers: owner, payload: { name: 'ci' } })
+    expect(key.statusCode, key.body).toBe(201)
+
+    const log = await events(app, operator)
+    expect(log.find((e) => e.action === 'user.role.changed')).toMatchObject({ actor: { kind: 'user', name: 'owner@example.com' }, target: 'dev@example.com', details: { team: 'Acme Docs', role: 'admin' } })
+    expect(log.find((e) => e.action === 'key.created')).toMatchObject({ target: `key ${key.json().id} "ci"`, details: { owner: 'owner@example.com', teamId: team.id } })
+    expect((await app.inject({ url: '/api/audit', headers: owner })).statusCode).toBe(403)
     await app.close()
   })
 
