@@ -51,6 +51,7 @@ export const POSTGRES_SUITES = [
   'test/integration/visibility.test.ts',
   'test/integration/private-libraries.test.ts',
   'test/integration/audit.test.ts',
+  'test/integration/sso.test.ts',
 ]
 
 export default defineConfig({

@@ -33,6 +33,7 @@ import * as rateCounts from './0027_rate_counts.js'
 import * as inputFiles from './0028_input_files.js'
 import * as snippetVectors from './0029_snippet_vectors.js'
 import * as auditEvents from './0030_audit_events.js'
+import * as ssoUsers from './0031_sso_users.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -65,6 +66,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0028_input_files', inputFiles],
   ['0029_snippet_vectors', snippetVectors],
   ['0030_audit_events', auditEvents],
+  ['0031_sso_users', ssoUsers],
 ]
 
 export const migrationSource = sourceOf(MIGRATIONS)

@@ -59,6 +59,20 @@ export interface LecternConfig {
   mail: { smtpUrl: string; from: string; publicUrl: string }
   /** The PostgreSQL the store lives in (src/store/postgres.ts); '' for SQLite in the data directory. */
   database: { url: string }
+  /** OpenID Connect single sign-on for the dashboard (src/sso/); off while `issuer` is ''. Its client secret is read from LECTERN_SSO_CLIENT_SECRET, never from here. */
+  sso: SsoSettings
+}
+
+export interface SsoSettings {
+  issuer: string
+  clientId: string
+  scopes: string[]
+  groupsClaim: string
+  adminGroups: string[]
+  passwordSignIn: boolean
+  breakGlassAdmins: string[]
+  clockToleranceSeconds: number
+  label: string
 }
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] }
@@ -123,6 +137,19 @@ const publicUrlText = z.string().transform((value, ctx) => {
   if (text === '') return ''
   if (!/^https?:\/\/[^/?#\s]+$/i.test(text) || !URL.canParse(text)) {
     ctx.addIssue({ code: 'custom', message: `expected the dashboard's address like https://lectern.example.com, not ${JSON.stringify(value)}` })
+    return z.NEVER
+  }
+  return text
+})
+
+/** An OpenID provider's issuer: https, or http on a loopback address only (a provider on the same host); '' for none. */
+const issuerText = z.string().transform((value, ctx) => {
+  const text = value.trim()
+  if (text === '') return ''
+  const url = URL.canParse(text) ? new URL(text) : undefined
+  const loopback = url !== undefined && (url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\./.test(url.hostname))
+  if (!url || url.search !== '' || url.hash !== '' || !(url.protocol === 'https:' || (url.protocol === 'http:' && loopback))) {
+    ctx.addIssue({ code: 'custom', message: `expected the provider's issuer URL, https://idp.example.com/realms/acme (http only on a loopback address), not ${JSON.stringify(value)}` })
     return z.NEVER
   }
   return text
@@ -273,7 +300,7 @@ export const STARTUP_SETTINGS: readonly SettingDef[] = [
   },
   { key: 'mail.smtpUrl', env: 'LECTERN_SMTP_URL', default: '', schema: smtpUrlText, description: 'Cloud mode: the mail relay for account mail (sign-up verification, password reset, invitations), as smtp://[user@]host:port or smtps://...; its password comes from LECTERN_SMTP_PASSWORD. Empty: the links are written to the log instead.' },
   { key: 'mail.from', env: 'LECTERN_MAIL_FROM', default: 'Lectern <no-reply@localhost>', schema: z.string().min(3), description: 'Cloud mode: the From address of account mail.' },
-  { key: 'mail.publicUrl', env: 'LECTERN_PUBLIC_URL', default: '', schema: publicUrlText, description: "Cloud mode: the dashboard's public address (https://lectern.example.com), the start of the links in account mail; never taken from a request's Host header. Required with mail.smtpUrl." },
+  { key: 'mail.publicUrl', env: 'LECTERN_PUBLIC_URL', default: '', schema: publicUrlText, description: "The dashboard's public address (https://lectern.example.com), never taken from a request's Host header: in the cloud the start of the links in account mail (required with mail.smtpUrl); on-premise, with single sign-on, the start of its redirect URI (<address>/api/auth/sso/callback)." },
   {
     key: 'parse.budgetSeconds',
     env: 'LECTERN_PARSE_BUDGET',
@@ -295,6 +322,21 @@ export const STARTUP_SETTINGS: readonly SettingDef[] = [
     schema: z.coerce.number().int().min(1).max(16),
     description: 'Jobs a server runs at once (each replica, on PostgreSQL). Jobs of one library version never run together; more at once finish a queue of many libraries sooner, at the cost of the memory and CPU each job takes beside the requests.',
   },
+  {
+    key: 'sso.issuer',
+    env: 'LECTERN_SSO_ISSUER',
+    default: '',
+    schema: issuerText,
+    description: "On-premise: the OpenID Connect provider the dashboard signs in with, by its issuer URL (its discovery document is read from <issuer>/.well-known/openid-configuration). Empty: no single sign-on. Needs sso.clientId and mail.publicUrl (LECTERN_PUBLIC_URL), whose /api/auth/sso/callback is the redirect URI to register; a confidential client's secret comes from LECTERN_SSO_CLIENT_SECRET.",
+  },
+  { key: 'sso.clientId', env: 'LECTERN_SSO_CLIENT_ID', default: '', schema: z.string().trim().max(500), description: 'The client ID Lectern is registered under at the provider.' },
+  { key: 'sso.scopes', env: 'LECTERN_SSO_SCOPES', default: ['openid', 'email', 'profile'], schema: listText, description: 'The scopes asked for (comma-separated); openid is always asked. Add the one that releases the groups claim if the provider needs it (groups).' },
+  { key: 'sso.groupsClaim', env: 'LECTERN_SSO_GROUPS_CLAIM', default: 'groups', schema: z.string().trim().min(1).max(200), description: "The ID token or userinfo claim that lists a user's groups (a list of names, or one name); read at every sign-in." },
+  { key: 'sso.adminGroups', env: 'LECTERN_SSO_ADMIN_GROUPS', default: [], schema: listText, description: 'Groups whose members are admins (comma-separated); everyone else who signs in is a member. Decided again at every sign-in.' },
+  { key: 'sso.passwordSignIn', env: 'LECTERN_SSO_PASSWORD_SIGN_IN', default: true, schema: booleanText, description: 'Whether users may still sign in with a password while single sign-on is on. Off: only sso.breakGlassAdmins can, for when the provider is down.' },
+  { key: 'sso.breakGlassAdmins', env: 'LECTERN_SSO_BREAK_GLASS_ADMINS', default: [], schema: listText, description: 'Emails of admins who may sign in with their password although sso.passwordSignIn is off (comma-separated): the way in when the provider is down. Create one with `lectern admin create`.' },
+  { key: 'sso.clockToleranceSeconds', env: 'LECTERN_SSO_CLOCK_TOLERANCE', default: 60, schema: z.coerce.number().int().min(0).max(600), description: "Seconds by which the provider's clock may differ from this host's when ID tokens are checked." },
+  { key: 'sso.label', env: 'LECTERN_SSO_LABEL', default: 'single sign-on', schema: z.string().trim().min(1).max(60), description: 'What the sign-in button names: "Sign in with <label>".' },
   { key: 'chromium.path', env: 'LECTERN_CHROMIUM_PATH', default: '/usr/bin/chromium', schema: z.string().min(1), description: 'Chromium binary for websites that need JavaScript.' },
 ]
 

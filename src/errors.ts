@@ -50,6 +50,7 @@ export const ERROR_CODES = {
   disk_full: { status: 507, exit: 10, summary: 'The data volume (or the backup destination) is full; the write was refused, reads keep working.' },
   database_too_new: { status: 500, exit: 11, summary: 'A newer Lectern migrated the database; this version cannot open it.' },
   database_unreachable: { status: 503, exit: 12, summary: 'The PostgreSQL database cannot be reached; the server retries by itself.' },
+  sso_unavailable: { status: 503, exit: 1, summary: 'The identity provider of single sign-on could not be reached or read.' },
   secret_key_mismatch: { status: 500, exit: 13, summary: "LECTERN_SECRET_KEY is not the key this database's secrets were sealed with." },
   search_failed: { status: 503, exit: 1, summary: 'Retrieval failed; retry later.' },
   not_ready: { status: 503, exit: 1, summary: 'The server is starting or stopping.' },

@@ -12,6 +12,7 @@ import * as rateCounts from '../0027_rate_counts.js'
 import * as inputFiles from '../0028_input_files.js'
 import * as snippetVectors from '../0029_snippet_vectors.js'
 import * as auditEvents from '../0030_audit_events.js'
+import * as ssoUsers from '../0031_sso_users.js'
 import * as baseline from './0023_baseline.js'
 
 export const POSTGRES_MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
@@ -23,6 +24,7 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration
   ['0028_input_files', inputFiles],
   ['0029_snippet_vectors', snippetVectors],
   ['0030_audit_events', auditEvents],
+  ['0031_sso_users', ssoUsers],
 ]
 
 export const postgresMigrationSource = sourceOf(POSTGRES_MIGRATIONS)

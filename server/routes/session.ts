@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { audit } from '../../src/audit/log.js'
+import { ssoEnabled } from '../../src/sso/oidc.js'
 import { completeSetup, needsSetup } from '../../src/install/setup.js'
 import { APP_VERSION } from '../../src/install/version.js'
 import { startSession } from '../plugins/session.js'
@@ -23,6 +24,8 @@ const SetupBody = {
 
 export default async function session(app: FastifyInstance): Promise<void> {
   const cloud = app.lecternOptions.config.mode === 'cloud'
+  const { sso: ssoSettings } = app.lecternOptions.config
+  const sso = !cloud && ssoEnabled(ssoSettings) ? ssoSettings : undefined
   // Asked on every dashboard load: not counted against the address's anonymous requests.
   app.get('/session', { config: { rateLimited: false } }, async (request) => {
     const { store } = app.runtime
@@ -31,6 +34,8 @@ export default async function session(app: FastifyInstance): Promise<void> {
       // Cloud: whether the address is confirmed, and the teamspaces for the dashboard's switcher.
       ...(cloud && request.user ? { emailVerified: request.user.emailVerified, teams: (await store.teams.membershipsOf(request.user.id)).map(teamView) } : {}),
       setupRequired: await needsSetup(store),
+      // On-premise single sign-on: what the sign-in page offers.
+      ...(sso ? { sso: { label: sso.label, passwordSignIn: sso.passwordSignIn } } : {}),
       mode: app.lecternOptions.config.mode,
       version: APP_VERSION,
     }

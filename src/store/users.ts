@@ -29,6 +29,7 @@ interface UserRow {
   pk: number
   email: string
   password_hash: string
+  sso_subject: string | null
   role: Role
   email_verified_at: string | null
   created_at: string
@@ -92,7 +93,29 @@ export interface UsersRepository {
   changePassword(userId: number, currentPassword: string, newPassword: string, keptToken: string): Promise<void>
   /** Sets a new password without the old one (a reset link proved the mailbox) and ends every session of the user. */
   resetPassword(userId: number, newPassword: string): Promise<void>
+  /**
+   * The user an OpenID provider's subject signs in as, with the email, name, role and groups the
+   * provider gives now: found by subject; else the user of that email with no subject yet, linked
+   * to it; else created (just in time), with no password. `previousRole` is null for a new user.
+   */
+  signInSso(identity: SsoIdentity): Promise<{ user: User; previousRole: Role | null }>
+  /** The groups the provider named at the user's last sign-in, by name; none for a password user. */
+  groupsOf(userId: number): Promise<string[]>
 }
+
+export interface SsoIdentity {
+  /** `<issuer> <sub>`: the identity's one stable key. */
+  subject: string
+  email: string
+  name: string | null
+  /** The role to give, from the one the user has (null: a new user). */
+  role: (current: Role | null) => Role
+  groups: readonly string[]
+}
+
+/** The password hash of a user who signs in only through the provider: no password matches it. */
+const NO_PASSWORD = 'sso'
+
 
 export function createUsersRepository(sql: Sql): UsersRepository {
   const byEmail = (email: string) => sql.get<UserRow>('SELECT * FROM users WHERE email = ?', [email])
@@ -133,8 +156,10 @@ export function createUsersRepository(sql: Sql): UsersRepository {
     },
     async verify(email, password) {
       const row = await byEmail(email.trim())
-      const matches = await checkPassword(password, row?.password_hash ?? (await decoyHash()))
-      return row && matches ? toUser(row) : undefined
+      // A user with no password takes the same scrypt as an unknown one: the time tells nothing.
+      const stored = row && row.password_hash !== NO_PASSWORD ? row.password_hash : await decoyHash()
+      const matches = await checkPassword(password, stored)
+      return row && row.password_hash !== NO_PASSWORD && matches ? toUser(row) : undefined
     },
     async startSession(userId, now = Date.now()) {
       await sql.run('DELETE FROM sessions WHERE expires_at <= ?', [new Date(now).toISOString()])
@@ -173,5 +198,47 @@ export function createUsersRepository(sql: Sql): UsersRepository {
         await sql.run('DELETE FROM sessions WHERE user_pk = ?', [userId])
       })
     },
+    signInSso: (identity) =>
+      sql.transaction(async () => {
+        const email = identity.email.trim()
+        if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new LecternError('not_authenticated', `The provider's email claim "${email}" is not an email address.`)
+        let row = await sql.get<UserRow>('SELECT * FROM users WHERE sso_subject = ?', [identity.subject])
+        const byAddress = await byEmail(email)
+        if (!row && byAddress) {
+          if (byAddress.sso_subject !== null) throw new LecternError('not_authenticated', `${email} signs in as another identity of the provider; an admin can remove that user first.`)
+          row = byAddress
+        } else if (row && byAddress && byAddress.pk !== row.pk) {
+          throw new LecternError('not_authenticated', `The provider now names this user ${email}, which another user of Lectern has.`)
+        }
+        const previousRole = row?.role ?? null
+        const role = identity.role(previousRole)
+        if (row) {
+          await sql.run('UPDATE users SET sso_subject = ?, email = ?, name = ?, email_verified_at = COALESCE(email_verified_at, ?) WHERE pk = ?', [
+            identity.subject,
+            email,
+            identity.name,
+            nowIso(),
+            row.pk,
+          ])
+          // Apart: a role change moves the catalogue version (migration 0021), which a sign-in that keeps the role must not.
+          if (row.role !== role) await sql.run('UPDATE users SET role = ? WHERE pk = ?', [role, row.pk])
+        } else {
+          const now = nowIso()
+          row = await sql.get<UserRow>('INSERT INTO users (email, password_hash, role, email_verified_at, created_at, sso_subject, name) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *', [
+            email,
+            NO_PASSWORD,
+            role,
+            now,
+            now,
+            identity.subject,
+            identity.name,
+          ])
+        }
+        const pk = row!.pk
+        await sql.run('DELETE FROM user_groups WHERE user_pk = ?', [pk])
+        for (const name of new Set(identity.groups)) await sql.run('INSERT INTO user_groups (user_pk, name) VALUES (?, ?)', [pk, name])
+        return { user: toUser((await byPk(pk))!), previousRole }
+      }, 'write'),
+    groupsOf: async (userId) => (await sql.all<{ name: string }>('SELECT name FROM user_groups WHERE user_pk = ? ORDER BY name', [userId])).map((r) => r.name),
   }
 }

@@ -1,0 +1,231 @@
+/**
+ * OpenID Connect single sign-on against a real provider (oidc-provider on loopback, started here):
+ * the Authorization Code flow with PKCE, state, nonce and the RFC 9207 iss check through
+ * openid-client; users created on their first sign-in from the email and name claims, admins by
+ * group, groups kept at each sign-in; a key rotation at the provider; forged, replayed and stale
+ * answers refused; password sign-in off but for the break-glass admin; every outcome audited.
+ * The browser's part is played by following the redirects with each site's own cookies.
+ */
+import type { FastifyInstance } from 'fastify'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import YAML from 'yaml'
+import { resolveConfig } from '../../src/config.js'
+import type { AuditEvent } from '../../src/store/audit.js'
+import { buildTestApp } from '../helpers/app.js'
+import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.js'
+import { codeBlocks, readmeSection } from '../helpers/readme.js'
+import { TEST_PASSWORD } from '../helpers/session.js'
+
+const PUBLIC_URL = 'http://lectern.test'
+const CALLBACK = `${PUBLIC_URL}/api/auth/sso/callback`
+
+const ACCOUNTS = {
+  'sub-ada': { email: 'ada@example.com', name: 'Ada Lovelace', groups: ['lectern-admins', 'payments'] },
+  'sub-bob': { email: 'bob@example.com', name: 'Bob Builder', groups: ['payments'] },
+  'sub-eve': { email: 'eve@example.com', name: 'Eve', groups: [], emailVerified: false },
+}
+
+async function setUp(sso: Record<string, unknown> = {}) {
+  const idp = await startOidcProvider({ redirectUri: CALLBACK, accounts: ACCOUNTS })
+  onTestFinished(() => idp.close())
+  process.env.LECTERN_SSO_CLIENT_SECRET = idp.clientSecret
+  onTestFinished(() => void delete process.env.LECTERN_SSO_CLIENT_SECRET)
+  const app = await buildTestApp({
+    startWorker: false,
+    mail: { publicUrl: PUBLIC_URL },
+    sso: { issuer: idp.issuer, clientId: idp.clientId, scopes: ['openid', 'email', 'profile', 'groups'], adminGroups: ['lectern-admins'], ...sso },
+  })
+  onTestFinished(() => app.close())
+  return { app, idp }
+}
+
+const cookieOf = (setCookies: string[], name: string) => setCookies.map((c) => c.split(';')[0]).find((c) => c.startsWith(`${name}=`))?.slice(name.length + 1)
+const setCookiesOf = (header: string | string[] | undefined) => (header === undefined ? [] : Array.isArray(header) ? header : [header])
+
+/** Starts a sign-in at Lectern and follows the provider's redirects until it sends the browser back; returns the callback URL and the flow cookie. */
+async function throughProvider(app: FastifyInstance, idp: TestProvider, subject: string): Promise<{ callback: string; flow: string }> {
+  idp.signInAs(subject)
+  const start = await app.inject({ url: '/api/auth/sso/login?returnTo=/libraries' })
+  expect(start.statusCode, start.body).toBe(302)
+  const flow = cookieOf(setCookiesOf(start.headers['set-cookie']), 'lectern_sso')!
+  expect(flow).toBeTruthy()
+  const jar = new Map<string, string>()
+  let url = String(start.headers.location)
+  expect(url.startsWith(`${idp.issuer}/`)).toBe(true)
+  for (let hop = 0; hop < 10 && !url.startsWith(CALLBACK); hop++) {
+    const answer = await fetch(url, { redirect: 'manual', headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } })
+    for (const set of answer.headers.getSetCookie()) {
+      const [pair] = set.split(';')
+      const at = pair.indexOf('=')
+      jar.set(pair.slice(0, at), pair.slice(at + 1))
+    }
+    expect([302, 303], `${url}: ${await answer.clone().text()}`).toContain(answer.status)
+    url = new URL(answer.headers.get('location')!, url).href
+  }
+  expect(url.startsWith(CALLBACK)).toBe(true)
+  return { callback: url, flow }
+}
+
+const callback = (app: FastifyInstance, url: string, flow?: string) =>
+  app.inject({ url: url.slice(PUBLIC_URL.length), headers: flow === undefined ? {} : { cookie: `lectern_sso=${flow}` } })
+
+async function signIn(app: FastifyInstance, idp: TestProvider, subject: string): Promise<{ session: string; location: string }> {
+  const { callback: url, flow } = await throughProvider(app, idp, subject)
+  const back = await callback(app, url, flow)
+  expect(back.statusCode, back.body).toBe(302)
+  return { session: cookieOf(setCookiesOf(back.headers['set-cookie']), 'lectern_session') ?? '', location: String(back.headers.location) }
+}
+
+const me = async (app: FastifyInstance, session: string) => (await app.inject({ url: '/api/session', headers: { cookie: `lectern_session=${session}` } })).json()
+
+async function auditLog(app: FastifyInstance): Promise<AuditEvent[]> {
+  return await app.runtime.store.audit.list({}, { limit: 100 })
+}
+
+describe('single sign-on (OpenID Connect)', () => {
+  it('creates users on their first sign-in, makes the admin group admins, keeps groups, and survives a key rotation', async () => {
+    const { app, idp } = await setUp()
+    expect((await app.inject({ url: '/api/session' })).json().sso).toEqual({ label: 'single sign-on', passwordSignIn: true })
+
+    const ada = await signIn(app, idp, 'sub-ada')
+    expect(ada.location).toBe('/libraries')
+    expect(await me(app, ada.session)).toMatchObject({ user: { email: 'ada@example.com', role: 'admin' } })
+    const bob = await signIn(app, idp, 'sub-bob')
+    expect(await me(app, bob.session)).toMatchObject({ user: { email: 'bob@example.com', role: 'member' } })
+    const { users } = app.runtime.store
+    const bobUser = (await users.byEmail('bob@example.com'))!
+    expect(await users.groupsOf(bobUser.id)).toEqual(['payments'])
+    // A user made by SSO has no password.
+    expect((await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'bob@example.com', password: 'sso' } })).statusCode).toBe(401)
+
+    // The provider moves bob to the admin group and rotates its signing key: the next sign-in follows both.
+    idp.accounts.get('sub-bob')!.groups = ['lectern-admins']
+    const oldKey = idp.keyId()
+    await idp.rotateKeys()
+    expect(idp.keyId()).not.toBe(oldKey)
+    const again = await signIn(app, idp, 'sub-bob')
+    expect(await me(app, again.session)).toMatchObject({ user: { email: 'bob@example.com', role: 'admin' } })
+    expect(await users.groupsOf(bobUser.id)).toEqual(['lectern-admins'])
+    expect((await users.list()).filter((u) => u.email === 'bob@example.com')).toHaveLength(1)
+
+    // Sign-out ends the Lectern session.
+    expect((await app.inject({ method: 'POST', url: '/api/auth/logout', headers: { cookie: `lectern_session=${again.session}` } })).statusCode).toBe(204)
+    expect((await me(app, again.session)).user).toBeNull()
+
+    const log = await auditLog(app)
+    expect(log.filter((e) => e.action === 'user.created').map((e) => [e.target, e.details])).toEqual([
+      ['bob@example.com', { role: 'member', via: 'sso' }],
+      ['ada@example.com', { role: 'admin', via: 'sso' }],
+    ])
+    expect(log.find((e) => e.action === 'user.role.changed')).toMatchObject({ target: 'bob@example.com', details: { role: 'admin', from: 'member', via: 'sso' } })
+    expect(log.filter((e) => e.action === 'signin.succeeded').map((e) => e.details)).toEqual([
+      { method: 'sso', groups: ['lectern-admins'] },
+      { method: 'sso', groups: ['payments'] },
+      { method: 'sso', groups: ['lectern-admins', 'payments'] },
+    ])
+    expect(JSON.stringify(log)).not.toContain(idp.clientSecret)
+  })
+
+  it('refuses a forged, replayed or unverified answer, and audits each refusal', async () => {
+    const { app, idp } = await setUp()
+    const refusal = async (answer: Awaited<ReturnType<typeof callback>>) => {
+      expect(answer.statusCode).toBe(302)
+      expect(String(answer.headers.location)).toMatch(/^\/\?signInError=/)
+      expect(cookieOf(setCookiesOf(answer.headers['set-cookie']), 'lectern_session')).toBeUndefined()
+      return decodeURIComponent(String(answer.headers.location).slice('/?signInError='.length))
+    }
+
+    // A state that is not the flow's.
+    const first = await throughProvider(app, idp, 'sub-bob')
+    const forged = new URL(first.callback)
+    forged.searchParams.set('state', 'not-the-state')
+    expect(await refusal(await callback(app, forged.href, first.flow))).toMatch(/refused/)
+    // An answer that claims another issuer (RFC 9207).
+    const second = await throughProvider(app, idp, 'sub-bob')
+    const otherIssuer = new URL(second.callback)
+    otherIssuer.searchParams.set('iss', 'http://127.0.0.1:1')
+    expect(await refusal(await callback(app, otherIssuer.href, second.flow))).toMatch(/refused/)
+    // A sealed flow this server did not make.
+    const third = await throughProvider(app, idp, 'sub-bob')
+    expect(await refusal(await callback(app, third.callback, `${third.flow.slice(0, -4)}AAAA`))).toMatch(/not one this server made/)
+
+    // Replayed: the answer once used, again without the flow (cleared) and with it (the code is spent).
+    const used = await throughProvider(app, idp, 'sub-bob')
+    expect((await callback(app, used.callback, used.flow)).statusCode).toBe(302)
+    expect(await refusal(await callback(app, used.callback))).toMatch(/No sign-in is in progress/)
+    expect(await refusal(await callback(app, used.callback, used.flow))).toMatch(/refused/)
+
+    // The provider says the email is not verified.
+    const eve = await throughProvider(app, idp, 'sub-eve')
+    expect(await refusal(await callback(app, eve.callback, eve.flow))).toMatch(/eve@example\.com is not verified/)
+    expect(await app.runtime.store.users.byEmail('eve@example.com')).toBeUndefined()
+
+    const failed = (await auditLog(app)).filter((e) => e.action === 'signin.failed')
+    expect(failed).toHaveLength(6)
+    for (const event of failed) expect(event).toMatchObject({ outcome: 'failure', details: { method: 'sso', reason: 'not_authenticated' }, address: expect.any(String) })
+  })
+
+  it('refuses an ID token that no key the provider publishes signed', async () => {
+    const { app, idp } = await setUp()
+    const flow = await throughProvider(app, idp, 'sub-bob')
+    idp.publishOtherKey()
+    const answer = await callback(app, flow.callback, flow.flow)
+    expect(decodeURIComponent(String(answer.headers.location))).toMatch(/^\/\?signInError=The identity provider's ID token is not signed by a key it publishes/)
+    expect(await app.runtime.store.users.byEmail('bob@example.com')).toBeUndefined()
+  })
+
+  it('with password sign-in off, only the break-glass admin signs in with a password', async () => {
+    const { app, idp } = await setUp({ passwordSignIn: false, breakGlassAdmins: ['ops@example.com', 'dana@example.com'] })
+    const { users } = app.runtime.store
+    await users.create({ email: 'ops@example.com', password: TEST_PASSWORD, role: 'admin' })
+    await users.create({ email: 'dana@example.com', password: TEST_PASSWORD, role: 'member' })
+    await users.create({ email: 'carl@example.com', password: TEST_PASSWORD, role: 'admin' })
+    const login = (email: string, password = TEST_PASSWORD) => app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password } })
+
+    expect((await app.inject({ url: '/api/session' })).json().sso).toEqual({ label: 'single sign-on', passwordSignIn: false })
+    const carl = await login('carl@example.com')
+    expect([carl.statusCode, carl.json().error, carl.json().message]).toEqual([403, 'forbidden', 'Password sign-in is off on this install: sign in with single sign-on.'])
+    // The same answer whatever the password: it tells nothing of whether it was right.
+    expect((await login('carl@example.com', 'wrong password of carl')).body).toBe(carl.body)
+    expect((await login('ops@example.com')).statusCode).toBe(200)
+    expect((await login('ops@example.com', 'wrong password of ops')).statusCode).toBe(401)
+    // A break-glass email that is not an admin's signs in no more than a wrong password.
+    expect((await login('dana@example.com')).statusCode).toBe(401)
+    // SSO still works, and a break-glass admin who signs in through it stays an admin.
+    idp.accounts.set('sub-ops', { email: 'ops@example.com', name: 'Ops', groups: [] })
+    const ops = await signIn(app, idp, 'sub-ops')
+    expect(await me(app, ops.session)).toMatchObject({ user: { email: 'ops@example.com', role: 'admin' } })
+    expect((await auditLog(app)).filter((e) => e.action === 'signin.failed').map((e) => e.details.reason ?? 'wrong password')).toEqual([
+      'wrong password',
+      'wrong password',
+      'password sign-in is off',
+      'password sign-in is off',
+    ])
+  })
+
+  it("reads the README's configuration as documented", () => {
+    const [example] = codeBlocks('yaml', readmeSection('Single sign-on (on-premise)'))
+    const { config } = resolveConfig({}, {}, { path: 'lectern.yaml', values: YAML.parse(example) as Record<string, unknown> })
+    expect(config.mail.publicUrl).toBe('https://lectern.example.com')
+    expect(config.sso).toEqual({
+      issuer: 'https://idp.example.com/realms/acme',
+      clientId: 'lectern',
+      scopes: ['openid', 'email', 'profile', 'groups'],
+      groupsClaim: 'groups',
+      adminGroups: ['lectern-admins'],
+      passwordSignIn: false,
+      breakGlassAdmins: ['ops@example.com'],
+      clockToleranceSeconds: 60,
+      label: 'single sign-on',
+    })
+  })
+
+  it('refuses a configuration that lacks the client ID or the public address, and is absent in the cloud', async () => {
+    await expect(buildTestApp({ startWorker: false, sso: { issuer: 'http://127.0.0.1:9' } })).rejects.toThrow(/sso.clientId .* and mail.publicUrl/)
+    await expect(buildTestApp({ startWorker: false, sso: { issuer: 'http://idp.example.com' } })).rejects.toThrow(/http only on a loopback address/)
+    const cloud = await buildTestApp({ mode: 'cloud', startWorker: false, mail: { publicUrl: PUBLIC_URL }, sso: { issuer: 'http://127.0.0.1:9', clientId: 'x' } })
+    expect((await cloud.inject({ url: '/api/auth/sso/login' })).statusCode).toBe(404)
+    expect((await cloud.inject({ url: '/api/session' })).json().sso).toBeUndefined()
+    await cloud.close()
+  })
+})
