@@ -34,6 +34,7 @@ import * as inputFiles from './0028_input_files.js'
 import * as snippetVectors from './0029_snippet_vectors.js'
 import * as auditEvents from './0030_audit_events.js'
 import * as ssoUsers from './0031_sso_users.js'
+import * as libraryGroupGrants from './0032_library_group_grants.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -67,6 +68,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0029_snippet_vectors', snippetVectors],
   ['0030_audit_events', auditEvents],
   ['0031_sso_users', ssoUsers],
+  ['0032_library_group_grants', libraryGroupGrants],
 ]
 
 export const migrationSource = sourceOf(MIGRATIONS)

@@ -25,9 +25,9 @@ export default async function libraryAccess(app: FastifyInstance): Promise<void>
     },
   )
 
-  app.put<{ Params: LibraryParamsType; Body: { access: LibraryAccess; users?: string[] } }>(
+  app.put<{ Params: LibraryParamsType; Body: { access: LibraryAccess; users?: string[]; groups?: string[] } }>(
     '/libraries/:owner/:name/access',
     { config: admin, schema: { params: LibraryParams, body: SetAccessBody, response: { 200: LibraryAccessEntrySchema } } },
-    async (request) => await setLibraryAccess(store, await auditContext(request, store.users), `/${request.params.owner}/${request.params.name}`, request.body.access, request.body.users),
+    async (request) => await setLibraryAccess(store, await auditContext(request, store.users), `/${request.params.owner}/${request.params.name}`, request.body.access, { users: request.body.users, groups: request.body.groups }),
   )
 }

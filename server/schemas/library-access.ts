@@ -3,7 +3,7 @@ import { LIBRARY_ACCESS } from '../../src/store/library-access.js'
 
 export const LibraryAccessEntrySchema = {
   type: 'object',
-  required: ['libraryId', 'title', 'access', 'effective', 'users'],
+  required: ['libraryId', 'title', 'access', 'effective', 'users', 'groups'],
   properties: {
     libraryId: { type: 'string' },
     title: { type: 'string' },
@@ -13,6 +13,7 @@ export const LibraryAccessEntrySchema = {
       type: 'array',
       items: { type: 'object', required: ['userId', 'email'], properties: { userId: { type: 'integer' }, email: { type: 'string' } } },
     },
+    groups: { type: 'array', items: { type: 'string' } },
   },
 } as const
 
@@ -29,6 +30,7 @@ export const SetAccessBody = {
   properties: {
     access: { type: 'string', enum: [...LIBRARY_ACCESS] },
     users: { type: 'array', maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 320 } },
+    groups: { type: 'array', maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 200 } },
   },
 } as const
 

@@ -106,7 +106,7 @@ const NOTHING_CLOSED: ReadonlySet<number> = new Set()
  * them, so neither a request nor search queries per library.
  */
 function accessControl(store: Store): CallerSettler {
-  type Rules = AccessRules & { version: number; closed: Map<number | null, ReadonlySet<number>>; admins: Map<number, boolean> }
+  type Rules = AccessRules & { version: number; closed: Map<number | null, Promise<ReadonlySet<number>>>; admins: Map<number, boolean> }
   let cache: { version: number; rules: Promise<Rules> } | undefined
 
   /**
@@ -132,11 +132,17 @@ function accessControl(store: Store): CallerSettler {
     if (rules.restricted.size === 0) return NOTHING_CLOSED
     let closed = rules.closed.get(userId)
     if (!closed) {
-      const granted = userId === null ? undefined : rules.grants.get(userId)
-      closed = new Set([...rules.restricted].filter((pk) => !granted?.has(pk)))
+      closed = (async () => {
+        if (userId === null) return rules.restricted
+        // Granted to the user, or to a group the provider named at their last sign-in (a change moves the version, migration 0032).
+        const groups = rules.groupGrants.size === 0 ? [] : await store.users.groupsOf(userId)
+        const granted = [rules.grants.get(userId), ...groups.map((group) => rules.groupGrants.get(group))]
+        return new Set([...rules.restricted].filter((pk) => !granted.some((set) => set?.has(pk))))
+      })()
       rules.closed.set(userId, closed)
+      closed.catch(() => rules.closed.delete(userId))
     }
-    return closed
+    return await closed
   }
 
   /** Whether a key's user is an admin, read once per catalogue version (a role change moves it, migration 0021). */

@@ -235,8 +235,13 @@ export function createUsersRepository(sql: Sql): UsersRepository {
           ])
         }
         const pk = row!.pk
-        await sql.run('DELETE FROM user_groups WHERE user_pk = ?', [pk])
-        for (const name of new Set(identity.groups)) await sql.run('INSERT INTO user_groups (user_pk, name) VALUES (?, ?)', [pk, name])
+        // Rewritten only when they changed: a change moves the catalogue version (migration 0032).
+        const groups = [...new Set(identity.groups)].sort()
+        const stored = (await sql.all<{ name: string }>('SELECT name FROM user_groups WHERE user_pk = ?', [pk])).map((r) => r.name).sort()
+        if (groups.join('\n') !== stored.join('\n')) {
+          await sql.run('DELETE FROM user_groups WHERE user_pk = ?', [pk])
+          for (const name of groups) await sql.run('INSERT INTO user_groups (user_pk, name) VALUES (?, ?)', [pk, name])
+        }
         return { user: toUser((await byPk(pk))!), previousRole }
       }, 'write'),
     groupsOf: async (userId) => (await sql.all<{ name: string }>('SELECT name FROM user_groups WHERE user_pk = ? ORDER BY name', [userId])).map((r) => r.name),

@@ -46,33 +46,42 @@ export async function describeLibraryAccess(store: Store): Promise<LibraryAccess
   }
 }
 
+/** Who a restricted library is granted to: users by email, and single sign-on groups by name. */
+export interface Grantees {
+  users?: readonly string[]
+  groups?: readonly string[]
+}
+
 /**
- * Opens a library to everyone, restricts it to `emails` (none: admins only), or hands it back
+ * Opens a library to everyone, restricts it to `grantees` (none: admins only), or hands it back
  * to the default, and records who did (the audit log). Unknown users are refused
- * (user_not_found) and nothing changes.
+ * (user_not_found) and nothing changes; a group is any name the provider may send.
  */
 export function setLibraryAccess(
   store: Store,
   context: AuditContext,
   rawId: string,
   access: LibraryAccess,
-  emails: readonly string[] = [],
+  grantees: Grantees = {},
 ): Promise<LibraryAccessView['libraries'][number]> {
   return store.transaction(async () => {
-    const entry = await applyAccess(store, rawId, access, emails)
-    await audit(store, context, 'access.rule.changed', entry.libraryId, { access: entry.access, users: entry.users.map((u) => u.email) })
+    const entry = await applyAccess(store, rawId, access, grantees)
+    await audit(store, context, 'access.rule.changed', entry.libraryId, { access: entry.access, users: entry.users.map((u) => u.email), groups: entry.groups })
     return entry
   })
 }
 
-async function applyAccess(store: Store, rawId: string, access: LibraryAccess, emails: readonly string[]): Promise<LibraryAccessView['libraries'][number]> {
+async function applyAccess(store: Store, rawId: string, access: LibraryAccess, grantees: Grantees): Promise<LibraryAccessView['libraries'][number]> {
   const { library } = await findLibrary(store.libraries, unpinned(rawId, 'The library'), LOCAL)
-  if (access !== 'restricted' && emails.length > 0) {
-    throw new LecternError('validation_error', `Users are granted a restricted library only; ${access === 'everyone' ? 'an open library reaches everyone' : 'the default grants nobody'}.`)
+  const emails = grantees.users ?? []
+  const groups = [...new Set((grantees.groups ?? []).map((group) => group.trim()))]
+  if (access !== 'restricted' && emails.length + groups.length > 0) {
+    throw new LecternError('validation_error', `Users and groups are granted a restricted library only; ${access === 'everyone' ? 'an open library reaches everyone' : 'the default grants nobody'}.`)
   }
+  if (groups.some((group) => group === '')) throw new LecternError('validation_error', 'A group name is empty.')
   const userIds: number[] = []
   for (const email of emails) userIds.push((await findUser(store, email)).id)
-  await store.libraryAccess.set(library.pk, access, userIds)
+  await store.libraryAccess.set(library.pk, access, userIds, groups)
   return (await describeLibraryAccess(store)).libraries.find((l) => l.libraryId === library.id)!
 }
 
@@ -80,6 +89,14 @@ async function applyAccess(store: Store, rawId: string, access: LibraryAccess, e
 export async function describeOneLibrary(store: Store, rawId: string): Promise<LibraryAccessView['libraries'][number]> {
   const { library } = await findLibrary(store.libraries, unpinned(rawId, 'The library'), LOCAL)
   return (await describeLibraryAccess(store)).libraries.find((l) => l.libraryId === library.id)!
+}
+
+/** Grantees to add and remove: users by email, groups by name. */
+export interface GrantChange {
+  grant: readonly string[]
+  revoke: readonly string[]
+  grantGroups?: readonly string[]
+  revokeGroups?: readonly string[]
 }
 
 /**
@@ -91,7 +108,7 @@ export function changeGrants(
   store: Store,
   context: AuditContext,
   rawId: string,
-  change: { grant: readonly string[]; revoke: readonly string[] },
+  change: GrantChange,
 ): Promise<LibraryAccessView['libraries'][number]> {
   // One transaction: a grant made meanwhile is read with the others, never dropped.
   return store.transaction(() => changeGrantsNow(store, context, rawId, change))
@@ -101,7 +118,7 @@ async function changeGrantsNow(
   store: Store,
   context: AuditContext,
   rawId: string,
-  change: { grant: readonly string[]; revoke: readonly string[] },
+  change: GrantChange,
 ): Promise<LibraryAccessView['libraries'][number]> {
   const entry = await describeOneLibrary(store, rawId)
   if (entry.effective === 'everyone') {
@@ -116,7 +133,9 @@ async function changeGrantsNow(
   const granted: string[] = []
   for (const email of change.grant) granted.push(await emailOf(email))
   const emails = new Set([...entry.users.map((u) => u.email), ...granted].filter((email) => !revoked.has(email)))
-  return await setLibraryAccess(store, context, entry.libraryId, 'restricted', [...emails])
+  const revokedGroups = new Set(change.revokeGroups?.map((group) => group.trim()))
+  const groups = new Set([...entry.groups, ...(change.grantGroups ?? [])].filter((group) => !revokedGroups.has(group.trim())))
+  return await setLibraryAccess(store, context, entry.libraryId, 'restricted', { users: [...emails], groups: [...groups] })
 }
 
 /**
@@ -133,7 +152,8 @@ export async function restrictionNotice(store: Store, mode: Mode, caller: Caller
   if (caller.kind === 'local') return `${entry.libraryId} is reached by admins only until you grant users access: ${why}; ${grant}.`
   if (caller.kind === 'anonymous') return `${entry.libraryId} stays unknown to you until an admin grants you access: ${why}.`
   const userId = caller.userId
-  const reaches = userId !== null && (await store.libraryAccess.isAdmin(userId) || entry.users.some((u) => u.userId === userId))
+  const inGroup = async (id: number) => (await store.users.groupsOf(id)).some((group) => entry.groups.includes(group))
+  const reaches = userId !== null && (await store.libraryAccess.isAdmin(userId) || entry.users.some((u) => u.userId === userId) || await inGroup(userId))
   if (reaches) return undefined
   return `${entry.libraryId} stays unknown to you (404) until an admin grants you access (${grant}, or Library access in the dashboard's Settings): ${why}.`
 }

@@ -6,7 +6,7 @@ import { PROJECT_ROOT } from './cli.js'
 import { databaseEnvFor } from './stores.js'
 
 export const ADMIN_EMAIL = 'ops@example.com'
-const ADMIN_PASSWORD = 'correct horse battery'
+export const ADMIN_PASSWORD = 'correct horse battery'
 
 export async function createAdmin(dataDir: string): Promise<void> {
   await execa(process.execPath, ['bin/run.js', 'admin', 'create', ADMIN_EMAIL, '--data-dir', dataDir], { cwd: PROJECT_ROOT, input: `${ADMIN_PASSWORD}\n`, env: databaseEnvFor(dataDir) })

@@ -25,6 +25,8 @@ export interface ServerOptions {
   args?: string[]
   /** Runs the server on its first `cpus` CPUs only (taskset), as on a smaller machine. */
   cpus?: number
+  /** The port, when the test must know it before the start (a public address in the configuration); else one from freePort(). */
+  port?: number
 }
 
 /**
@@ -52,7 +54,7 @@ export interface ServerProcess {
 
 /** Spawns the server and waits until /api/ready answers 200; it is killed at the end if still running. */
 export async function startServer(dataDir: string, env: Record<string, string> = {}, defer: Defer = onTestFinished, options: ServerOptions = {}): Promise<ServerProcess> {
-  const port = await freePort()
+  const port = options.port ?? (await freePort())
   const child = spawnServer(dataDir, port, env, options)
   defer(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')

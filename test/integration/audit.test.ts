@@ -75,7 +75,7 @@ describe('the audit log over HTTP', () => {
     expect(find('signout')).toEqual([expect.objectContaining({ actor: { kind: 'user', name: 'bob@example.com' }, target: 'bob@example.com' })])
     expect(find('key.created')).toEqual([expect.objectContaining({ actor: { kind: 'user', name: 'admin@example.com' }, target: `key ${key.id} "ci"`, details: { owner: 'admin@example.com' } })])
     expect(find('key.revoked')).toEqual([expect.objectContaining({ target: `key ${key.id} "ci"`, outcome: 'success' })])
-    expect(find('access.rule.changed')).toEqual([expect.objectContaining({ target: '/acme/billing', details: { access: 'restricted', users: [] } })])
+    expect(find('access.rule.changed')).toEqual([expect.objectContaining({ target: '/acme/billing', details: { access: 'restricted', users: [], groups: [] } })])
     expect(find('access.default.changed')).toEqual([expect.objectContaining({ details: { restrictNewLibraries: true } })])
     expect(find('settings.changed')).toEqual([expect.objectContaining({ target: 'mcp.requireKey', details: { value: false } })])
     expect(find('backup.created')).toEqual([

@@ -68,7 +68,7 @@ describe('on-premise library access control', () => {
 
     const set = await restrict(s.app, s.admin, '/acme/billing', { access: 'restricted', users: ['alice@example.com'] })
     expect(set.statusCode, set.body).toBe(200)
-    expect(set.json()).toEqual({ libraryId: '/acme/billing', title: 'billing', access: 'restricted', effective: 'restricted', users: [{ userId: expect.any(Number), email: 'alice@example.com' }] })
+    expect(set.json()).toEqual({ libraryId: '/acme/billing', title: 'billing', access: 'restricted', effective: 'restricted', users: [{ userId: expect.any(Number), email: 'alice@example.com' }], groups: [] })
 
     const unknown = await reach(s.app, s.bob, '/acme/nothing')
     for (const outsider of [s.bob, s.bobKey, s.installKey, {}]) {

@@ -72,7 +72,7 @@ describe('one /v2/context request', () => {
     await seedLibrary(app, '/acme/billing', DOCS)
     // A restricted library, so the access rules have something to say.
     await seedLibrary(app, '/acme/secret', DOCS)
-    await app.runtime.store.libraryAccess.set((await app.runtime.store.libraries.byId('/acme/secret'))!.pk, 'restricted', [])
+    await app.runtime.store.libraryAccess.set((await app.runtime.store.libraries.byId('/acme/secret'))!.pk, 'restricted', [], [])
     const { users, keys } = app.runtime.store
     const userKey = async (email: string, role: 'admin' | 'member') => {
       const user = await users.create({ email, password: 'correct horse battery staple', role })

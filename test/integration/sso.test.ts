@@ -11,7 +11,7 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import YAML from 'yaml'
 import { resolveConfig } from '../../src/config.js'
 import type { AuditEvent } from '../../src/store/audit.js'
-import { buildTestApp } from '../helpers/app.js'
+import { buildTestApp, seedLibrary } from '../helpers/app.js'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.js'
 import { codeBlocks, readmeSection } from '../helpers/readme.js'
 import { TEST_PASSWORD } from '../helpers/session.js'
@@ -124,6 +124,49 @@ describe('single sign-on (OpenID Connect)', () => {
       { method: 'sso', groups: ['lectern-admins', 'payments'] },
     ])
     expect(JSON.stringify(log)).not.toContain(idp.clientSecret)
+  })
+
+  it("grants a restricted library to a group: its members' sessions and keys reach it over REST and MCP, as the provider's groups say at each sign-in", async () => {
+    const { app, idp } = await setUp()
+    await seedLibrary(app, '/acme/payments', { 'docs/refunds.md': '# Refunds\n\n## Issue a refund\n\nIssue a refund with the refund call.\n\n```js\nrefund(charge)\n```\n' })
+    idp.accounts.set('sub-carol', { email: 'carol@example.com', name: 'Carol', groups: ['support'] })
+    const ada = await signIn(app, idp, 'sub-ada')
+    const restricted = await app.inject({ method: 'PUT', url: '/api/libraries/acme/payments/access', headers: { cookie: `lectern_session=${ada.session}` }, payload: { access: 'restricted', groups: ['payments'] } })
+    expect(restricted.statusCode, restricted.body).toBe(200)
+    expect(restricted.json()).toMatchObject({ access: 'restricted', users: [], groups: ['payments'] })
+
+    const bob = await signIn(app, idp, 'sub-bob')
+    const carol = await signIn(app, idp, 'sub-carol')
+    const { users, keys } = app.runtime.store
+    const keyOf = async (email: string) => `Bearer ${(await keys.create(email, { userId: (await users.byEmail(email))!.id, teamId: null })).key}`
+    const bobKey = await keyOf('bob@example.com')
+    const carolKey = await keyOf('carol@example.com')
+    const context = async (headers: Record<string, string>) => (await app.inject({ url: '/api/v2/context?libraryId=/acme/payments&query=refund', headers })).statusCode
+    const mcp = async (authorization: string) => {
+      const answer = await app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { authorization, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'query-docs', arguments: { libraryId: '/acme/payments', query: 'refund' } } },
+      })
+      return JSON.stringify(answer.json().result)
+    }
+    expect(await context({ cookie: `lectern_session=${bob.session}` })).toBe(200)
+    expect(await context({ authorization: bobKey })).toBe(200)
+    expect(await mcp(bobKey)).toContain('refund(charge)')
+    expect(await context({ cookie: `lectern_session=${carol.session}` })).toBe(404)
+    expect(await context({ authorization: carolKey })).toBe(404)
+    expect(await mcp(carolKey)).toContain('not found')
+
+    // The provider moves bob out of the group and carol into it: their next sign-in moves their keys too.
+    idp.accounts.get('sub-bob')!.groups = []
+    idp.accounts.get('sub-carol')!.groups = ['payments']
+    await signIn(app, idp, 'sub-bob')
+    await signIn(app, idp, 'sub-carol')
+    expect(await context({ authorization: bobKey })).toBe(404)
+    expect(await context({ authorization: carolKey })).toBe(200)
+    const rule = (await auditLog(app)).find((e) => e.action === 'access.rule.changed')
+    expect(rule).toMatchObject({ actor: { kind: 'user', name: 'ada@example.com' }, target: '/acme/payments', details: { access: 'restricted', users: [], groups: ['payments'] } })
   })
 
   it('refuses a forged, replayed or unverified answer, and audits each refusal', async () => {
