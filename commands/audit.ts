@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core'
 import { colour, table } from '../cli/output.js'
 import { LecternCommand } from '../cli/run.js'
-import { AUDIT_ACTIONS, auditFilter, exportAudit, readAudit } from '../src/audit/log.js'
+import { AUDIT_ACTIONS } from '../src/audit/actions.js'
+import { auditFilter, exportAudit, readAudit } from '../src/audit/log.js'
 import { AUDIT_OUTCOMES, type AuditEvent } from '../src/store/audit.js'
 
 type AuditPage = Awaited<ReturnType<typeof readAudit>>

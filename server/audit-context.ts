@@ -3,7 +3,8 @@
  * API key (as its owner's email and the key's ID), else its signed-in user, else nobody; and the client's address as Fastify's trustProxy reads it.
  */
 import type { FastifyRequest } from 'fastify'
-import { audit, type AuditAction, type AuditContext } from '../src/audit/log.js'
+import type { AuditAction } from '../src/audit/actions.js'
+import { audit, type AuditContext } from '../src/audit/log.js'
 import { likelyCause } from '../src/install/disk-full.js'
 import type { LecternError } from '../src/errors.js'
 import type { UsersRepository } from '../src/store/users.js'

@@ -12,30 +12,11 @@
  */
 import os from 'node:os'
 import { LecternError } from '../errors.js'
+import { AUDIT_ACTIONS, type AuditAction } from './actions.js'
 import { readSetting } from '../settings.js'
 import type { AuditActor, AuditEvent, AuditFilter, AuditOutcome } from '../store/audit.js'
 import type { Store } from '../store/index.js'
 
-/** Every action the log records, with what it means (`lectern audit --help`, docs/audit.md). */
-export const AUDIT_ACTIONS = {
-  'access.rule.changed': "a library's access or its grantees changed",
-  'access.default.changed': 'the access of libraries nobody configured changed (access.restrictNewLibraries)',
-  'access.blocked': 'a caller asked for a library closed to it, and was answered as if it did not exist',
-  'key.created': 'an API key was created',
-  'key.revoked': 'an API key was revoked',
-  'signin.succeeded': 'a user signed in to the dashboard',
-  'signin.failed': 'a sign-in was refused (wrong email or password)',
-  'signout': 'a user signed out',
-  'user.created': 'a user was created',
-  'user.role.changed': "a user's role in a teamspace changed",
-  'settings.changed': 'a setting changed (the names and values of settings that hold no secret)',
-  'backup.created': 'a backup archive was written',
-  'backup.failed': 'a backup failed',
-  'restore.staged': 'a restore was staged from the dashboard, applied at the next start',
-  'restore.applied': 'a backup was restored',
-  'restore.failed': 'a staged restore could not be applied at start-up, and the data was left as it was',
-} as const
-export type AuditAction = keyof typeof AUDIT_ACTIONS
 
 const OUTCOMES: Partial<Record<AuditAction, AuditOutcome>> = {
   'access.blocked': 'blocked',

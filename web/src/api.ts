@@ -23,6 +23,8 @@ export interface Session {
   setupRequired: boolean
   mode: 'onprem' | 'cloud'
   version: string
+  /** On-premise single sign-on, when configured: the button's label, and whether passwords still sign in. */
+  sso?: { label: string; passwordSignIn: boolean }
 }
 
 type Body = Record<string, unknown> | FormData | undefined

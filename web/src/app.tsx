@@ -9,6 +9,7 @@ import { api, SESSION_ENDED, type Session } from './api'
 import { ErrorNote } from './components'
 import { useLoad } from './hooks'
 import { AccountPage } from './pages/account'
+import { AuditPage } from './pages/audit'
 import { BackupsPage } from './pages/backups'
 import { KeysPage } from './pages/keys'
 import { LibrariesPage } from './pages/libraries'
@@ -28,6 +29,7 @@ const NAV = [
   { href: '/usage', label: 'Usage' },
   { href: '/transfer', label: 'Import/export' },
   { href: '/backups', label: 'Backups' },
+  { href: '/audit', label: 'Audit log' },
   { href: '/settings', label: 'Settings' },
   { href: '/account', label: 'Account' },
 ]
@@ -52,7 +54,7 @@ export function App() {
   if (setupRequired && !user) return <SetupPage onDone={refresh} />
   // The cloud's users other than the operator (signed out, or members) get the tenants' dashboard.
   if (session.data.mode === 'cloud' && user?.role !== 'admin') return <TenantApp session={session.data} onSessionChange={refresh} />
-  if (!user) return <LoginPage onDone={refresh} />
+  if (!user) return <LoginPage onDone={refresh} sso={session.data.sso} />
   if (user.role !== 'admin') {
     return (
       <main class="container">
@@ -108,6 +110,7 @@ function Shell({ session, onSignedOut }: { session: Session; onSignedOut: () => 
           <Route path="/usage" component={UsagePage} />
           <Route path="/transfer" component={() => <TransferPage mode={session.mode} />} />
           <Route path="/backups" component={BackupsPage} />
+          <Route path="/audit" component={AuditPage} />
           <Route path="/account" component={() => <AccountPage email={session.user!.email} />} />
           <Route default component={NotFound} />
         </Router>

@@ -192,3 +192,21 @@ export interface ExtractionView {
   errorCode: string | null
   report: ExtractionReport | null
 }
+
+/** GET /api/audit: one event of the audit log (src/store/audit.ts). */
+export interface AuditEvent {
+  id: number
+  at: string
+  action: string
+  outcome: 'success' | 'failure' | 'blocked'
+  actor: { kind: 'user' | 'api-key' | 'cli' | 'anonymous' | 'system' | 'webhook'; name: string | null }
+  address: string | null
+  target: string | null
+  details: Record<string, unknown>
+}
+
+export interface AuditPage {
+  events: AuditEvent[]
+  /** The `cursor` of the next, older page; null on the last. */
+  nextCursor: number | null
+}

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { api } from '../api'
+import { api, type Session } from '../api'
 import { ErrorNote } from '../components'
 import { useAction } from '../hooks'
 
@@ -55,11 +55,33 @@ export function SetupPage({ onDone }: { onDone: () => void }) {
   )
 }
 
-export function LoginPage({ onDone }: { onDone: () => void }) {
+/**
+ * The sign-in page: the password form, and with single sign-on its button first. With password
+ * sign-in off the form is folded away for the break-glass admins (sso.breakGlassAdmins). A failed
+ * single sign-on comes back here with `?signInError=`, shown above the button.
+ */
+export function LoginPage({ onDone, sso }: { onDone: () => void; sso?: Session['sso'] }) {
+  const ssoError = new URLSearchParams(window.location.search).get('signInError')
+  const returnTo = window.location.pathname === '/' ? '/' : window.location.pathname
   return (
     <main class="container narrow">
       <h1>Sign in to Lectern</h1>
-      <LoginForm onDone={onDone} />
+      {ssoError ? <p class="error-note" role="alert">Single sign-on failed: {ssoError}</p> : null}
+      {sso ? (
+        <p>
+          <a role="button" href={`/api/auth/sso/login?returnTo=${encodeURIComponent(returnTo)}`}>
+            Sign in with {sso.label}
+          </a>
+        </p>
+      ) : null}
+      {sso && !sso.passwordSignIn ? (
+        <details>
+          <summary>Break-glass admin sign-in</summary>
+          <LoginForm onDone={onDone} />
+        </details>
+      ) : (
+        <LoginForm onDone={onDone} />
+      )}
     </main>
   )
 }

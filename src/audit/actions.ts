@@ -1,0 +1,24 @@
+/**
+ * Every action the audit log records and what it means. No imports: the dashboard's Audit log
+ * page (web/) reads the same list, as it reads tenancy/roles.ts.
+ */
+/** The actions, each with what it means (`lectern audit --help`, the README's "Audit log"). */
+export const AUDIT_ACTIONS = {
+  'access.rule.changed': "a library's access or its grantees changed",
+  'access.default.changed': 'the access of libraries nobody configured changed (access.restrictNewLibraries)',
+  'access.blocked': 'a caller asked for a library closed to it, and was answered as if it did not exist',
+  'key.created': 'an API key was created',
+  'key.revoked': 'an API key was revoked',
+  'signin.succeeded': 'a user signed in to the dashboard',
+  'signin.failed': 'a sign-in was refused (wrong email or password)',
+  'signout': 'a user signed out',
+  'user.created': 'a user was created',
+  'user.role.changed': "a user's role in a teamspace changed",
+  'settings.changed': 'a setting changed (the names and values of settings that hold no secret)',
+  'backup.created': 'a backup archive was written',
+  'backup.failed': 'a backup failed',
+  'restore.staged': 'a restore was staged from the dashboard, applied at the next start',
+  'restore.applied': 'a backup was restored',
+  'restore.failed': 'a staged restore could not be applied at start-up, and the data was left as it was',
+} as const
+export type AuditAction = keyof typeof AUDIT_ACTIONS
