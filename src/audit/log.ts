@@ -79,15 +79,8 @@ export function parseTimeBound(text: string, what: string, now = new Date()): st
   return time.toISOString()
 }
 
-/** A filter as a person writes it: times as ages or dates (parseTimeBound), an action or its group. */
-export interface AuditQuery {
-  since?: string
-  until?: string
-  action?: string
-  actor?: string
-  target?: string
-  outcome?: AuditOutcome
-}
+/** A filter as a person writes it: the store's fields, with times as ages or dates (parseTimeBound). */
+export type AuditQuery = AuditFilter
 
 /** The query as the store reads it; an action that names none of AUDIT_ACTIONS, nor a group of them, is refused. */
 export function auditFilter(query: AuditQuery, now = new Date()): AuditFilter {

@@ -19,6 +19,11 @@ import type { Role } from '../store/users.js'
 
 export const SSO_CALLBACK_PATH = '/api/auth/sso/callback'
 const FLOW_MS = 10 * 60 * 1000
+/**
+ * A path of this site: printable ASCII only (a browser drops tabs and newlines from a URL, which
+ * would make `/\t/host` another site), no backslash (which browsers read as a slash), not `//`.
+ */
+const RETURN_PATH = /^\/(?![/\\])[\x21-\x5b\x5d-\x7e]*$/
 /** Discovery is read again after this long, so a provider's moved endpoints are followed. */
 const DISCOVERY_MS = 60 * 60 * 1000
 
@@ -27,7 +32,7 @@ export const SsoFlowSchema = z.object({
   nonce: z.string().min(1),
   codeVerifier: z.string().min(43),
   /** Where the dashboard goes once signed in: a path of it, never another site. */
-  returnTo: z.string().regex(/^\/(?!\/)/),
+  returnTo: z.string().regex(RETURN_PATH),
   expiresAt: z.number(),
 })
 export type SsoFlow = z.infer<typeof SsoFlowSchema>
@@ -36,6 +41,8 @@ export interface SsoClaims {
   /** `<issuer> <sub>`. */
   subject: string
   email: string
+  /** Whether the provider says the email is verified (`email_verified: true`); many leave it out. */
+  emailVerified: boolean
   name: string | null
   groups: string[]
 }
@@ -58,7 +65,7 @@ export function requireSsoConfig(options: SsoOptions): void {
 }
 
 /** A safe place to return to: a path of the dashboard, never `//host` or another origin. */
-export const returnPath = (asked: string | undefined): string => (asked !== undefined && /^\/(?!\/)[^\\]*$/.test(asked) ? asked : '/')
+export const returnPath = (asked: string | undefined): string => (asked !== undefined && RETURN_PATH.test(asked) ? asked : '/')
 
 export class SingleSignOn {
   private discovered: { at: number; config: Promise<client.Configuration> } | undefined
@@ -135,7 +142,7 @@ export class SingleSignOn {
     if (!email) throw new LecternError('not_authenticated', 'The identity provider gave no email for this user; Lectern needs the email claim (scope email).')
     if (claims.email_verified === false) throw new LecternError('not_authenticated', `The identity provider says ${email} is not verified.`)
     const name = typeof claims.name === 'string' ? claims.name : null
-    return { subject: `${idClaims.iss} ${idClaims.sub}`, email, name, groups: groupsOf(claims[this.options.settings.groupsClaim]) }
+    return { subject: `${idClaims.iss} ${idClaims.sub}`, email, emailVerified: claims.email_verified === true, name, groups: groupsOf(claims[this.options.settings.groupsClaim]) }
   }
 
   /**

@@ -96,7 +96,7 @@ export interface UsersRepository {
   /**
    * The user an OpenID provider's subject signs in as, with the email, name, role and groups the
    * provider gives now: found by subject; else the user of that email with no subject yet, linked
-   * to it; else created (just in time), with no password. `previousRole` is null for a new user.
+   * to it when the provider says the email is verified; else created (just in time), with no password. `previousRole` is null for a new user.
    */
   signInSso(identity: SsoIdentity): Promise<{ user: User; previousRole: Role | null }>
   /** The groups the provider named at the user's last sign-in, by name; none for a password user. */
@@ -107,6 +107,8 @@ export interface SsoIdentity {
   /** `<issuer> <sub>`: the identity's one stable key. */
   subject: string
   email: string
+  /** Whether the provider vouches for the email: only then does a sign-in take over an existing user of that email. */
+  emailVerified: boolean
   name: string | null
   /** The role to give, from the one the user has (null: a new user). */
   role: (current: Role | null) => Role
@@ -206,6 +208,10 @@ export function createUsersRepository(sql: Sql): UsersRepository {
         const byAddress = await byEmail(email)
         if (!row && byAddress) {
           if (byAddress.sso_subject !== null) throw new LecternError('not_authenticated', `${email} signs in as another identity of the provider; an admin can remove that user first.`)
+          // Linking hands the provider's user every right of the existing one: only for an email it vouches for.
+          if (!identity.emailVerified) {
+            throw new LecternError('not_authenticated', `A user ${email} already exists, and the identity provider does not say the email is verified (email_verified), so the sign-in cannot take that user over; have the provider send email_verified, or remove the existing user.`)
+          }
           row = byAddress
         } else if (row && byAddress && byAddress.pk !== row.pk) {
           throw new LecternError('not_authenticated', `The provider now names this user ${email}, which another user of Lectern has.`)

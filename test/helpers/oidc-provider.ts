@@ -14,7 +14,8 @@ export interface Account {
   email: string
   name: string
   groups: string[]
-  emailVerified?: boolean
+  /** The email_verified claim: true by default; null leaves it out, as many providers do. */
+  emailVerified?: boolean | null
 }
 
 export interface TestProvider {
@@ -62,7 +63,8 @@ export async function startOidcProvider(options: { redirectUri: string; accounts
     findAccount: (_ctx, sub) => {
       const account = accounts.get(sub)
       if (!account) return undefined
-      return { accountId: sub, claims: () => ({ sub, email: account.email, email_verified: account.emailVerified ?? true, name: account.name, groups: account.groups }) }
+      const verified = account.emailVerified === null ? {} : { email_verified: account.emailVerified ?? true }
+      return { accountId: sub, claims: () => ({ sub, email: account.email, ...verified, name: account.name, groups: account.groups }) }
     },
   })
   let provider = new Provider(issuer, configuration())

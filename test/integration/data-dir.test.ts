@@ -32,6 +32,7 @@ const COMMANDS: Record<string, string[]> = {
   'add:openapi': ['add', 'openapi', 'FILES/spec.yaml'],
   'add:website': ['add', 'website', 'https://docs.example.com/'],
   'admin:create': ['admin', 'create', 'ops@example.com'],
+  audit: ['audit'],
   backup: ['backup'],
   'backup:config:set': ['backup', 'config', 'set', '--keep', '3'],
   'backup:config:show': ['backup', 'config', 'show'],

@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import YAML from 'yaml'
 import { resolveConfig } from '../../src/config.js'
+import { returnPath } from '../../src/sso/oidc.js'
 import type { AuditEvent } from '../../src/store/audit.js'
 import { buildTestApp, seedLibrary } from '../helpers/app.js'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.js'
@@ -234,16 +235,28 @@ describe('single sign-on (OpenID Connect)', () => {
     expect((await login('ops@example.com', 'wrong password of ops')).statusCode).toBe(401)
     // A break-glass email that is not an admin's signs in no more than a wrong password.
     expect((await login('dana@example.com')).statusCode).toBe(401)
+    // A provider's user who claims an existing user's email without saying it is verified does not take that user over.
+    idp.accounts.set('sub-mallory', { email: 'carl@example.com', name: 'Mallory', groups: [], emailVerified: null })
+    const mallory = await throughProvider(app, idp, 'sub-mallory')
+    const taken = await callback(app, mallory.callback, mallory.flow)
+    expect(decodeURIComponent(String(taken.headers.location))).toMatch(/A user carl@example\.com already exists, and the identity provider does not say the email is verified/)
+    expect(cookieOf(setCookiesOf(taken.headers['set-cookie']), 'lectern_session')).toBeUndefined()
     // SSO still works, and a break-glass admin who signs in through it stays an admin.
     idp.accounts.set('sub-ops', { email: 'ops@example.com', name: 'Ops', groups: [] })
     const ops = await signIn(app, idp, 'sub-ops')
     expect(await me(app, ops.session)).toMatchObject({ user: { email: 'ops@example.com', role: 'admin' } })
     expect((await auditLog(app)).filter((e) => e.action === 'signin.failed').map((e) => e.details.reason ?? 'wrong password')).toEqual([
+      'not_authenticated',
       'wrong password',
       'wrong password',
       'password sign-in is off',
       'password sign-in is off',
     ])
+  })
+
+  it('returns only to a path of the dashboard', () => {
+    for (const path of ['/libraries', '/audit?action=key', '/a/b#c']) expect(returnPath(path)).toBe(path)
+    for (const path of ['//evil.example', '/\\evil.example', '/\t/evil.example', '/\n/evil.example', 'https://evil.example', 'evil', '', undefined]) expect(returnPath(path)).toBe('/')
   })
 
   it("reads the README's configuration as documented", () => {
