@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { audit } from '../../src/audit/log.js'
-import { ssoEnabled } from '../../src/sso/oidc.js'
+import { isBreakGlass, ssoEnabled } from '../../src/sso/oidc.js'
 import type { User } from '../../src/store/users.js'
 import { LecternError } from '../../src/errors.js'
 import { acceptPendingInvitations } from '../../src/tenancy/invitations.js'
@@ -23,21 +23,23 @@ export default async function auth(app: FastifyInstance): Promise<void> {
   const { mode, sso } = app.lecternOptions.config
   /** With single sign-on on and passwords off, only the break-glass admins sign in with one (sso.breakGlassAdmins). */
   const passwordSignInAllowed = (email: string, user?: User) =>
-    mode !== 'onprem' || !ssoEnabled(sso) || sso.passwordSignIn || (sso.breakGlassAdmins.includes(email.trim()) && (user === undefined || user.role === 'admin'))
+    mode !== 'onprem' || !ssoEnabled(sso) || sso.passwordSignIn || (isBreakGlass(sso.breakGlassAdmins, email) && (user === undefined || user.role === 'admin'))
   app.post<{ Body: { email: string; password: string } }>('/auth/login', { schema: { body: LoginBody }, config: { rateLimited: false } }, async (request, reply) => {
     await app.rateLimiter.takeSignIn(request, reply, request.body.email)
     const { users } = app.runtime.store
     const { email } = request.body
+    // What the audit log names: the email tried, never what was typed in its place (a password, by mistake).
+    const tried = /^[^\s@]+@[^\s@]+$/.test(email.trim()) ? email.trim() : null
     // Refused before the password is checked: the answer says nothing of whether it was right.
     if (!passwordSignInAllowed(email)) {
-      await auditRefusal(request, 'signin.failed', email, { method: 'password', reason: 'password sign-in is off' }, { actor: { kind: 'anonymous', name: null }, address: request.ip })
+      await auditRefusal(request, 'signin.failed', tried, { method: 'password', reason: 'password sign-in is off' }, { actor: { kind: 'anonymous', name: null }, address: request.ip })
       throw new LecternError('forbidden', `Password sign-in is off on this install: sign in with ${sso.label}.`)
     }
     const found = await users.verify(email, request.body.password)
     // A break-glass email that is not an admin's signs in no more than a wrong password does.
     const user = found && passwordSignInAllowed(email, found) ? found : undefined
     if (!user) {
-      await auditRefusal(request, 'signin.failed', email, { method: 'password' }, { actor: { kind: 'anonymous', name: null }, address: request.ip })
+      await auditRefusal(request, 'signin.failed', tried, { method: 'password' }, { actor: { kind: 'anonymous', name: null }, address: request.ip })
       throw new LecternError('not_authenticated', 'Wrong email or password.')
     }
     // The reference's "automatically added once they sign in": invitations to this (verified) address.

@@ -9,7 +9,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { audit } from '../../src/audit/log.js'
 import { isLecternError, LecternError } from '../../src/errors.js'
-import { returnPath, SingleSignOn, SsoFlowSchema, type SsoFlow } from '../../src/sso/oidc.js'
+import { isBreakGlass, SingleSignOn, SsoFlowSchema, type SsoFlow } from '../../src/sso/oidc.js'
 import { auditRefusal } from '../audit-context.js'
 import { startSession } from '../plugins/session.js'
 
@@ -27,7 +27,7 @@ export default async function sso(app: FastifyInstance, options: { sso: SingleSi
   const { sso: settings } = app.lecternOptions.config
 
   app.get<{ Querystring: { returnTo?: string } }>('/auth/sso/login', { schema: { querystring: LoginQuery } }, async (request, reply) => {
-    const { url, flow } = await options.sso.start(returnPath(request.query.returnTo))
+    const { url, flow } = await options.sso.start(request.query.returnTo)
     reply.setCookie(FLOW_COOKIE, store.secrets.seal(JSON.stringify(flow)), {
       path: FLOW_PATH,
       httpOnly: true,
@@ -47,8 +47,11 @@ export default async function sso(app: FastifyInstance, options: { sso: SingleSi
       flow = readFlow(store.secrets.open.bind(store.secrets), sealed)
       // The URL the provider sent the browser to, on the registered redirect URI: never the Host header.
       const claims = await options.sso.finish(new URL(request.url, options.sso.redirectUri), flow)
-      const breakGlass = settings.breakGlassAdmins.includes(claims.email)
-      const { user, previousRole } = await store.users.signInSso({ ...claims, role: (current) => options.sso.roleFor(claims, current, breakGlass) })
+      // A break-glass admin is the way in when the provider is down: never an identity the provider can claim.
+      if (isBreakGlass(settings.breakGlassAdmins, claims.email)) {
+        throw new LecternError('forbidden', `${claims.email} is a break-glass admin of this install, who signs in with a password only.`)
+      }
+      const { user, previousRole } = await store.users.signInSso({ ...claims, role: (current) => options.sso.roleFor(claims, current) })
       await startSession(request, reply, store.users, user)
       const context = { actor: { kind: 'user' as const, name: user.email }, address: request.ip }
       if (previousRole === null) await audit(store, context, 'user.created', user.email, { role: user.role, via: 'sso' })

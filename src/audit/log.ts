@@ -17,7 +17,6 @@ import { readSetting } from '../settings.js'
 import type { AuditActor, AuditEvent, AuditFilter, AuditOutcome } from '../store/audit.js'
 import type { Store } from '../store/index.js'
 
-
 const OUTCOMES: Partial<Record<AuditAction, AuditOutcome>> = {
   'access.blocked': 'blocked',
   'signin.failed': 'failure',

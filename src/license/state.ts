@@ -71,7 +71,6 @@ export async function requireOfflineLicense(deps: LicenseDeps, feature: string, 
   return status.license
 }
 
-/** Verifies a license file and copies it to the data directory; refuses invalid or expired ones. */
 /** What the audit log says of an installed license. */
 export const licenseFacts = (license: License): Record<string, unknown> => ({
   customer: license.customer,
@@ -80,6 +79,7 @@ export const licenseFacts = (license: License): Record<string, unknown> => ({
   expiresAt: license.expiresAt,
 })
 
+/** Verifies a license file and copies it to the data directory; refuses invalid or expired ones. */
 export async function installLicense({ store, config }: LicenseDeps, text: string, now = Date.now()): Promise<License> {
   const key = await configuredPublicKey(store, config.license.publicKey)
   if (!key) throw new LecternError('validation_error', 'No license public key is configured: set LECTERN_LICENSE_PUBLIC_KEY or `lectern config set license.publicKeyFile <pem>`.')

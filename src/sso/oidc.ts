@@ -64,6 +64,10 @@ export function requireSsoConfig(options: SsoOptions): void {
   if (named.length > 0) throw new LecternError('validation_error', `sso.issuer is set but ${named.join(' and ')} ${named.length === 1 ? 'is' : 'are'} not.`)
 }
 
+/** Whether the email is one of `sso.breakGlassAdmins`, in any case (emails are matched without case everywhere). */
+export const isBreakGlass = (breakGlassAdmins: readonly string[], email: string): boolean =>
+  breakGlassAdmins.some((admin) => admin.trim().toLowerCase() === email.trim().toLowerCase())
+
 /** A safe place to return to: a path of the dashboard, never `//host` or another origin. */
 export const returnPath = (asked: string | undefined): string => (asked !== undefined && RETURN_PATH.test(asked) ? asked : '/')
 
@@ -100,7 +104,7 @@ export class SingleSignOn {
   }
 
   /** The provider's authorization URL to send the browser to, and the flow to keep until it comes back. */
-  async start(returnTo: string): Promise<{ url: string; flow: SsoFlow }> {
+  async start(returnTo: string | undefined): Promise<{ url: string; flow: SsoFlow }> {
     const config = await this.configuration()
     const codeVerifier = client.randomPKCECodeVerifier()
     const flow: SsoFlow = { state: client.randomState(), nonce: client.randomNonce(), codeVerifier, returnTo: returnPath(returnTo), expiresAt: Date.now() + FLOW_MS }
@@ -135,7 +139,10 @@ export class SingleSignOn {
     const idClaims = tokens.claims()!
     let claims: Record<string, unknown> = { ...idClaims }
     if (config.serverMetadata().userinfo_endpoint) {
-      const info = await client.fetchUserInfo(config, tokens.access_token, idClaims.sub).catch(() => undefined)
+      // Not skipped when it fails: groups read only there would be lost, and roles and grants with them.
+      const info = await client.fetchUserInfo(config, tokens.access_token, idClaims.sub).catch((err: unknown) => {
+        throw new LecternError('sso_unavailable', `The identity provider's userinfo endpoint did not answer (${(err as Error).message}); try again.`, {}, { cause: err })
+      })
       claims = { ...info, ...idClaims }
     }
     const email = typeof claims.email === 'string' ? claims.email : undefined
@@ -157,7 +164,7 @@ export class SingleSignOn {
     if (!jwksUri) throw new LecternError('sso_unavailable', 'The identity provider publishes no jwks_uri, so its ID tokens cannot be checked.')
     if (this.keys?.uri !== jwksUri) this.keys = { uri: jwksUri, set: createRemoteJWKSet(new URL(jwksUri), { cooldownDuration: 0, cacheMaxAge: DISCOVERY_MS }) }
     try {
-      await compactVerify(idToken, this.keys.set)
+      await compactVerify(idToken, this.keys.set, { algorithms: signingAlgorithms(config) })
     } catch (err) {
       throw new LecternError('not_authenticated', `The identity provider's ID token is not signed by a key it publishes: ${(err as Error).message}.`, {}, { cause: err })
     }
@@ -166,19 +173,27 @@ export class SingleSignOn {
   /**
    * The role the provider's groups give: admin in one of `sso.adminGroups`, else member. With no
    * admin groups configured the provider decides nothing: a new user is a member and an existing
-   * one keeps their role. A break-glass admin stays an admin.
+   * one keeps their role.
    */
-  roleFor(claims: SsoClaims, current: Role | null, isBreakGlass: boolean): Role {
+  roleFor(claims: SsoClaims, current: Role | null): Role {
     const { adminGroups } = this.options.settings
-    if (isBreakGlass) return 'admin'
     if (adminGroups.length === 0) return current ?? 'member'
     return claims.groups.some((group) => adminGroups.includes(group)) ? 'admin' : 'member'
   }
 }
 
+/** At most this many groups of at most this many characters are kept of a user's claim. */
+const MAX_GROUPS = 500
+const MAX_GROUP_LENGTH = 200
+
 /** A groups claim as a list of names: a list, or one name; anything else is none. */
 function groupsOf(value: unknown): string[] {
-  if (typeof value === 'string') return [value]
-  if (Array.isArray(value)) return value.filter((g): g is string => typeof g === 'string' && g !== '')
-  return []
+  const names = typeof value === 'string' ? [value] : Array.isArray(value) ? value : []
+  return names.filter((g): g is string => typeof g === 'string' && g !== '' && g.length <= MAX_GROUP_LENGTH).slice(0, MAX_GROUPS)
+}
+
+/** The algorithms an ID token may be signed with: the provider's, asymmetric only (JWKS keys are public keys). */
+function signingAlgorithms(config: client.Configuration): string[] {
+  const advertised = config.serverMetadata().id_token_signing_alg_values_supported ?? ['RS256']
+  return advertised.filter((alg) => alg !== 'none' && !alg.startsWith('HS'))
 }

@@ -7,8 +7,8 @@ import type { Sql, SqlValue } from './sql.js'
 export const AUDIT_OUTCOMES = ['success', 'failure', 'blocked'] as const
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number]
 
-/** Who acted: a signed-in user, an API key, the CLI on the data directory, nobody known, Lectern itself, a webhook's sender. */
-export const ACTOR_KINDS = ['user', 'api-key', 'cli', 'anonymous', 'system', 'webhook'] as const
+/** Who acted: a signed-in user, an API key, the CLI on the data directory, nobody known, Lectern itself. */
+export const ACTOR_KINDS = ['user', 'api-key', 'cli', 'anonymous', 'system'] as const
 export type ActorKind = (typeof ACTOR_KINDS)[number]
 
 export interface AuditActor {

@@ -118,7 +118,6 @@ export interface SsoIdentity {
 /** The password hash of a user who signs in only through the provider: no password matches it. */
 const NO_PASSWORD = 'sso'
 
-
 export function createUsersRepository(sql: Sql): UsersRepository {
   const byEmail = (email: string) => sql.get<UserRow>('SELECT * FROM users WHERE email = ?', [email])
   const byPk = (pk: number) => sql.get<UserRow>('SELECT * FROM users WHERE pk = ?', [pk])

@@ -241,11 +241,18 @@ describe('single sign-on (OpenID Connect)', () => {
     const taken = await callback(app, mallory.callback, mallory.flow)
     expect(decodeURIComponent(String(taken.headers.location))).toMatch(/A user carl@example\.com already exists, and the identity provider does not say the email is verified/)
     expect(cookieOf(setCookiesOf(taken.headers['set-cookie']), 'lectern_session')).toBeUndefined()
-    // SSO still works, and a break-glass admin who signs in through it stays an admin.
-    idp.accounts.set('sub-ops', { email: 'ops@example.com', name: 'Ops', groups: [] })
-    const ops = await signIn(app, idp, 'sub-ops')
-    expect(await me(app, ops.session)).toMatchObject({ user: { email: 'ops@example.com', role: 'admin' } })
+    // A break-glass admin is local only: the provider cannot claim that address, in any case, and the admin keeps its role.
+    idp.accounts.set('sub-ops', { email: 'OPS@example.com', name: 'Ops', groups: [] })
+    const ops = await throughProvider(app, idp, 'sub-ops')
+    const claimed = await callback(app, ops.callback, ops.flow)
+    expect(decodeURIComponent(String(claimed.headers.location))).toMatch(/OPS@example\.com is a break-glass admin of this install, who signs in with a password only/)
+    expect((await users.byEmail('ops@example.com'))?.role).toBe('admin')
+    expect((await login('OPS@example.com')).statusCode).toBe(200)
+    // SSO still works for everyone else.
+    const bob = await signIn(app, idp, 'sub-bob')
+    expect(await me(app, bob.session)).toMatchObject({ user: { email: 'bob@example.com', role: 'member' } })
     expect((await auditLog(app)).filter((e) => e.action === 'signin.failed').map((e) => e.details.reason ?? 'wrong password')).toEqual([
+      'forbidden',
       'not_authenticated',
       'wrong password',
       'wrong password',
