@@ -4,9 +4,11 @@
  * a few facts as details. It never holds a secret (a key, a password, a token, a sealed
  * connection's value) nor a question asked of the docs: details name things, never their content.
  *
- * Changes record their event in the transaction that makes them, so a change is never without
- * its event nor an event without its change. Refusals (a blocked library, a failed sign-in) record
- * theirs beside the refusal, which is answered even when the record cannot be written.
+ * Access rules, keys, users and the CLI's settings record their event in the transaction that
+ * makes the change, so neither is without the other. The dashboard's settings, single sign-on's
+ * user changes and backups record theirs right after the change: a failure in between (a full
+ * disk) can leave such a change without its event. Refusals (a blocked library, a failed sign-in)
+ * record theirs beside the refusal, which is answered even when the record cannot be written.
  *
  * Events older than `audit.retentionDays` go: at start-up, and at most hourly as events are written.
  */
