@@ -9,6 +9,7 @@ import { dataPaths } from '../../src/install/paths.js'
 import { SETTINGS, writeSetting } from '../../src/settings.js'
 import type { Store } from '../../src/store/index.js'
 import { acquireDataDirLock } from '../../src/store/lock.js'
+import { setRestrictNewLibraries } from '../../src/tenancy/library-access.js'
 
 const PROVIDERS = ['hash', 'ollama', 'openai'] as const
 
@@ -104,14 +105,18 @@ Start-up settings (server.port, log.level...) are not stored: give them as flags
 
 /**
  * Sets a stored setting and records the change: its name and the value as `config get` shows it
- * (no stored setting holds a secret). The default access of libraries is an access rule, recorded
- * as the dashboard's change of it is.
+ * (no stored setting holds a secret). The default access of libraries is an access rule, set
+ * (and recorded) as the dashboard sets it.
  */
-function writeAudited(store: Store, name: string, text: string): Promise<{ name: string; value: unknown }> {
-  return store.transaction(async () => {
+async function writeAudited(store: Store, name: string, text: string): Promise<{ name: string; value: unknown }> {
+  if (name === 'access.restrictNewLibraries') {
+    const value = SETTINGS[name].parse(text)
+    await setRestrictNewLibraries(store, cliContext(), value)
+    return { name, value }
+  }
+  return await store.transaction(async () => {
     const result = await writeSetting(store.settings, name, text)
-    if (result.name === 'access.restrictNewLibraries') await audit(store, cliContext(), 'access.default.changed', result.name, { restrictNewLibraries: result.value })
-    else await audit(store, cliContext(), 'settings.changed', result.name, { value: result.value })
+    await audit(store, cliContext(), 'settings.changed', result.name, { value: result.value })
     return result
   })
 }

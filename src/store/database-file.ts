@@ -83,8 +83,9 @@ export async function auditEventsOfFile(file: string, after: string): Promise<Au
   try {
     const hasLog = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit_events'").get()
     if (!hasLog) return []
-    const newest = await createAuditRepository(createSqliteSql(db)).list({ since: after }, { limit: Number.MAX_SAFE_INTEGER })
-    return newest.filter((event) => event.at > after).reverse()
+    // `after: 0` reads the log oldest first, as it is carried over.
+    const since = await createAuditRepository(createSqliteSql(db)).list({ since: after }, { limit: Number.MAX_SAFE_INTEGER, after: 0 })
+    return since.filter((event) => event.at > after)
   } finally {
     db.close()
   }
