@@ -14,6 +14,7 @@ import * as snippetVectors from '../0029_snippet_vectors.js'
 import * as auditEvents from '../0030_audit_events.js'
 import * as ssoUsers from '../0031_sso_users.js'
 import * as libraryGroupGrants from '../0032_library_group_grants.js'
+import * as namespaceRules from '../0033_namespace_rules.js'
 import * as baseline from './0023_baseline.js'
 
 export const POSTGRES_MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
@@ -27,6 +28,7 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration
   ['0030_audit_events', auditEvents],
   ['0031_sso_users', ssoUsers],
   ['0032_library_group_grants', libraryGroupGrants],
+  ['0033_namespace_rules', namespaceRules],
 ]
 
 export const postgresMigrationSource = sourceOf(POSTGRES_MIGRATIONS)

@@ -4,7 +4,7 @@
  */
 /** The actions, each with what it means (`lectern audit --help`, the README's "Audit log"). */
 export const AUDIT_ACTIONS = {
-  'access.rule.changed': "a library's access or its grantees changed",
+  'access.rule.changed': "the access or grantees of a library or a namespace (/acme/*) changed",
   'access.default.changed': 'the access of libraries nobody configured changed (access.restrictNewLibraries)',
   'access.blocked': 'a caller asked for a library closed to it, and was answered as if it did not exist',
   'key.created': 'an API key was created',

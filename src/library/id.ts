@@ -32,7 +32,8 @@ function invalid(raw: string, why: string): LecternError {
   )
 }
 
-function isSegment(value: string): boolean {
+/** Whether `value` is one segment of a library ID (already lowercase). */
+export function isSegment(value: string): boolean {
   return SEGMENT.test(value) && value !== '.' && value !== '..' && !value.endsWith('.')
 }
 

@@ -7,7 +7,8 @@
  *   libraries; in the cloud a teamspace's private library is its keys' and members' alone, and
  *   the install's private ones the operator's.
  * - On-premise library access control (tenancy/library-access.ts): a restricted library is closed
- *   to every caller but admins and the users granted it (`closed`).
+ *   to every caller but admins and the users and groups granted it (`closed`); a library without
+ *   a rule of its own follows the longest namespace rule that matches it, or the default.
  * - A teamspace's policy (tenancy/policies.ts), in the cloud: the libraries its keys may ask
  *   (`policy`).
  *
@@ -24,10 +25,11 @@ import type { Mode } from '../config.js'
 import { LecternError } from '../errors.js'
 import { readSetting } from '../settings.js'
 import type { Store } from '../store/index.js'
-import type { AccessRules } from '../store/library-access.js'
+import type { AccessFacts } from '../store/library-access.js'
 import type { LibrariesRepository, Library, LibraryVersion } from '../store/libraries.js'
 import { isAllowed, isOpen, type PolicySubject } from '../tenancy/policies.js'
 import { isInsider, isInTeam, type Caller } from './access.js'
+import { governingNamespace } from './namespace.js'
 
 export type Verdict = 'visible' | 'denied' | 'unknown'
 
@@ -98,11 +100,40 @@ export function createCallerSettler(store: Store, mode: Mode): CallerSettler {
 
 const NOTHING_CLOSED: ReadonlySet<number> = new Set()
 
+/** The restricted libraries and who is granted each, namespace rules applied. */
+interface AccessRules {
+  /** Libraries closed to everyone but admins and their grantees. */
+  restricted: ReadonlySet<number>
+  /** Per user, the libraries granted to them. */
+  grants: ReadonlyMap<number, ReadonlySet<number>>
+  /** Per single sign-on group, the libraries granted to its members. */
+  groupGrants: ReadonlyMap<string, ReadonlySet<number>>
+}
+
+/**
+ * Applies the rules: a library's own rule decides it; one without follows the longest namespace
+ * rule that matches it, with that rule's grantees; one with neither follows the default.
+ */
+export function accessRules(facts: AccessFacts, restrictByDefault: boolean): AccessRules {
+  const grants = new Map([...facts.grants].map(([user, pks]) => [user, new Set(pks)]))
+  const groupGrants = new Map([...facts.groupGrants].map(([group, pks]) => [group, new Set(pks)]))
+  const namespaces = new Map(facts.namespaces.map((rule) => [rule.namespace, rule]))
+  const restricted = new Set<number>()
+  for (const library of facts.libraries) {
+    const rule = library.access === 'default' ? governingNamespace(library.id, namespaces)?.[1] : undefined
+    if (library.access === 'default' && (rule === undefined ? !restrictByDefault : rule.access === 'everyone')) continue
+    restricted.add(library.pk)
+    for (const user of rule?.users ?? []) grants.set(user.userId, (grants.get(user.userId) ?? new Set()).add(library.pk))
+    for (const group of rule?.groups ?? []) groupGrants.set(group, (groupGrants.get(group) ?? new Set()).add(library.pk))
+  }
+  return { restricted, grants, groupGrants }
+}
+
 /**
  * On-premise library access control: admins (an admin session, a key of an admin, the CLI) reach
  * everything; every other caller has the restricted libraries not granted to its user closed.
- * The default, the restricted set and the grants are read once per catalogue version (grants and
- * the default move it too, migrations 0016 and 0021), and each user's closed set is kept with
+ * The default, the restricted set and the grants are read once per catalogue version (grants,
+ * namespace rules and the default move it too, migrations 0016, 0021 and 0033), and each user's closed set is kept with
  * them, so neither a request nor search queries per library.
  */
 function accessControl(store: Store): CallerSettler {
@@ -116,7 +147,10 @@ function accessControl(store: Store): CallerSettler {
   const rulesAt = (version: number): Promise<Rules> => {
     // The version is read before the rules: a change in between moves it, and the next request reloads.
     if (cache?.version !== version) {
-      const rules = (async (): Promise<Rules> => ({ version, ...(await store.libraryAccess.rules(await readSetting(store.settings, 'access.restrictNewLibraries'))), closed: new Map(), admins: new Map() }))()
+      const rules = (async (): Promise<Rules> => {
+        const restrictByDefault = await readSetting(store.settings, 'access.restrictNewLibraries')
+        return { version, ...accessRules(await store.libraryAccess.facts(), restrictByDefault), closed: new Map(), admins: new Map() }
+      })()
       const entry = { version, rules }
       cache = entry
       // A failed read is not kept: the next request reads again.

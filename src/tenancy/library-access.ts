@@ -1,20 +1,23 @@
 /**
- * On-premise library access control (Context7's enterprise/library-access.mdx, without SSO
- * groups): a library is open to everyone or restricted to named users and their keys; libraries
- * nobody configured follow the workspace default, `access.restrictNewLibraries`. Admins (an
- * admin session, a key of an admin, the CLI) reach everything. A restricted library is closed
- * to everyone else, so it answers exactly as an unknown library does (src/library/visibility.ts
- * settles and applies the rules per request). Here: reading and changing the rules.
+ * On-premise library access control (Context7's enterprise/library-access.mdx): a library is open
+ * to everyone or restricted to named users and single sign-on groups (and their keys); a
+ * namespace rule (`/acme/*`) does the same for every library under it without a rule of its own,
+ * the longest namespace winning; libraries nobody configured follow the workspace default,
+ * `access.restrictNewLibraries`. Admins (an admin session, a key of an admin, the CLI) reach
+ * everything. A restricted library is closed to everyone else, so it answers exactly as an
+ * unknown library does (src/library/visibility.ts settles and applies the rules per request).
+ * Here: reading and changing the rules.
  */
 import { audit, type AuditContext } from '../audit/log.js'
 import { LOCAL, type Caller } from '../library/access.js'
 import type { Mode } from '../config.js'
 import { LecternError } from '../errors.js'
 import { unpinned } from '../library/admin.js'
+import { governingNamespace, isNamespace, parseNamespace } from '../library/namespace.js'
 import { findLibrary } from '../search/resolve.js'
 import { readSetting } from '../settings.js'
 import type { Store } from '../store/index.js'
-import type { LibraryAccess, LibraryAccessEntry } from '../store/library-access.js'
+import type { Grantee, LibraryAccess, LibraryAccessEntry, NamespaceRule } from '../store/library-access.js'
 import { SETTING_KEYS } from '../store/settings.js'
 import { findUser } from './operators.js'
 
@@ -28,23 +31,48 @@ export function requireOnPremise(mode: Mode): void {
   }
 }
 
+type Effective = Exclude<LibraryAccess, 'default'>
+
+/**
+ * A library's access as it applies: `access` is its own rule; `namespace` the namespace rule that
+ * decides it when it has none; `users` and `groups` the grantees of the rule that decides it.
+ */
+export type LibraryAccessState = Omit<LibraryAccessEntry, 'libraryPk'> & { effective: Effective; namespace: string | null }
+
+/** A namespace's rule (`default`: it has none), and how many libraries it governs. */
+export interface NamespaceAccessState {
+  namespace: string
+  access: LibraryAccess
+  effective: Effective
+  users: Grantee[]
+  groups: string[]
+  libraries: number
+}
+
 export interface LibraryAccessView {
   /** The workspace default: whether libraries nobody configured are restricted. */
   restrictNewLibraries: boolean
-  libraries: Array<Omit<LibraryAccessEntry, 'libraryPk'> & { effective: Exclude<LibraryAccess, 'default'> }>
+  namespaces: NamespaceAccessState[]
+  libraries: LibraryAccessState[]
 }
 
-/** Every library's access and grantees, for the operator (CLI, admin session). */
+/** Every library's access and grantees, and every namespace rule, for the operator (CLI, admin session). */
 export async function describeLibraryAccess(store: Store): Promise<LibraryAccessView> {
   const restrictNewLibraries = await readSetting(store.settings, 'access.restrictNewLibraries')
-  return {
-    restrictNewLibraries,
-    libraries: (await store.libraryAccess.list()).map(({ libraryPk: _, ...entry }) => ({
-      ...entry,
-      effective: entry.access === 'default' ? (restrictNewLibraries ? 'restricted' : 'everyone') : entry.access,
-    })),
-  }
+  const rules = new Map((await store.libraryAccess.namespaces()).map((rule) => [rule.namespace, rule]))
+  const governed = new Map<string, number>()
+  const libraries = (await store.libraryAccess.list()).map(({ libraryPk: _, ...entry }): LibraryAccessState => {
+    if (entry.access !== 'default') return { ...entry, effective: entry.access, namespace: null }
+    const [namespace, rule] = governingNamespace(entry.libraryId, rules) ?? []
+    if (namespace === undefined || rule === undefined) return { ...entry, effective: restrictNewLibraries ? 'restricted' : 'everyone', namespace: null }
+    governed.set(namespace, (governed.get(namespace) ?? 0) + 1)
+    return { ...entry, effective: rule.access, namespace, users: rule.users, groups: rule.groups }
+  })
+  const namespaces = [...rules.values()].map((rule) => namespaceState(rule, governed.get(rule.namespace) ?? 0))
+  return { restrictNewLibraries, namespaces, libraries }
 }
+
+const namespaceState = (rule: NamespaceRule, libraries: number): NamespaceAccessState => ({ ...rule, effective: rule.access, libraries })
 
 /** Who a restricted library is granted to: users by email, and single sign-on groups by name. */
 export interface Grantees {
@@ -63,7 +91,7 @@ export function setLibraryAccess(
   rawId: string,
   access: LibraryAccess,
   grantees: Grantees = {},
-): Promise<LibraryAccessView['libraries'][number]> {
+): Promise<LibraryAccessState> {
   return store.transaction(async () => {
     const entry = await applyAccess(store, rawId, access, grantees)
     await audit(store, context, 'access.rule.changed', entry.libraryId, { access: entry.access, users: entry.users.map((u) => u.email), groups: entry.groups })
@@ -71,8 +99,15 @@ export function setLibraryAccess(
   })
 }
 
-async function applyAccess(store: Store, rawId: string, access: LibraryAccess, grantees: Grantees): Promise<LibraryAccessView['libraries'][number]> {
+async function applyAccess(store: Store, rawId: string, access: LibraryAccess, grantees: Grantees): Promise<LibraryAccessState> {
   const { library } = await findLibrary(store.libraries, unpinned(rawId, 'The library'), LOCAL)
+  const { userIds, groups } = await granteesOf(store, access, grantees)
+  await store.libraryAccess.set(library.pk, access, userIds, groups)
+  return (await describeLibraryAccess(store)).libraries.find((l) => l.libraryId === library.id)!
+}
+
+/** Grantees checked: given only with `restricted`, groups named, users known (user_not_found otherwise). */
+async function granteesOf(store: Store, access: LibraryAccess, grantees: Grantees): Promise<{ userIds: number[]; groups: string[] }> {
   const emails = grantees.users ?? []
   const groups = [...new Set((grantees.groups ?? []).map((group) => group.trim()))]
   if (access !== 'restricted' && emails.length + groups.length > 0) {
@@ -81,12 +116,37 @@ async function applyAccess(store: Store, rawId: string, access: LibraryAccess, g
   if (groups.some((group) => group === '')) throw new LecternError('validation_error', 'A group name is empty.')
   const userIds: number[] = []
   for (const email of emails) userIds.push((await findUser(store, email)).id)
-  await store.libraryAccess.set(library.pk, access, userIds, groups)
-  return (await describeLibraryAccess(store)).libraries.find((l) => l.libraryId === library.id)!
+  return { userIds, groups }
+}
+
+/**
+ * Sets the rule of a namespace (`/acme/*`): every library under it without a rule of its own
+ * follows it, unless a longer namespace's rule governs the library; `default` removes the rule.
+ * Recorded in the audit log like a library's.
+ */
+export function setNamespaceAccess(store: Store, context: AuditContext, raw: string, access: LibraryAccess, grantees: Grantees = {}): Promise<NamespaceAccessState> {
+  const namespace = parseNamespace(raw)
+  return store.transaction(async () => {
+    const { userIds, groups } = await granteesOf(store, access, grantees)
+    await store.libraryAccess.setNamespace(namespace, access, userIds, groups)
+    const state = await describeNamespace(store, namespace)
+    await audit(store, context, 'access.rule.changed', namespace, { access: state.access, users: state.users.map((u) => u.email), groups: state.groups })
+    return state
+  })
+}
+
+/** A namespace's rule, or that it has none (`default`, following the workspace default). */
+export async function describeNamespace(store: Store, raw: string): Promise<NamespaceAccessState> {
+  const namespace = parseNamespace(raw)
+  const view = await describeLibraryAccess(store)
+  const rule = view.namespaces.find((n) => n.namespace === namespace)
+  if (rule) return rule
+  const effective = view.restrictNewLibraries ? 'restricted' : 'everyone'
+  return { namespace, access: 'default', effective, users: [], groups: [], libraries: 0 }
 }
 
 /** One library's access and grantees, by ID (a pinned version names its library). */
-export async function describeOneLibrary(store: Store, rawId: string): Promise<LibraryAccessView['libraries'][number]> {
+export async function describeOneLibrary(store: Store, rawId: string): Promise<LibraryAccessState> {
   const { library } = await findLibrary(store.libraries, unpinned(rawId, 'The library'), LOCAL)
   return (await describeLibraryAccess(store)).libraries.find((l) => l.libraryId === library.id)!
 }
@@ -99,32 +159,31 @@ export interface GrantChange {
   revokeGroups?: readonly string[]
 }
 
+/** What an access change names: a library, or a namespace (`/acme/*`). */
+export type AccessState = LibraryAccessState | NamespaceAccessState
+
+/** The library or namespace a state is of. */
+const targetOf = (state: AccessState): string => ('libraryId' in state ? state.libraryId : state.namespace)
+
 /**
- * Adds and removes grantees of a restricted library, keeping the others. A library following a
- * restrictive default becomes restricted with them, which closes it to nobody new; an open one is
- * refused, since granting one user would close it to everyone else.
+ * Adds and removes grantees of a restricted library or namespace (`/acme/*`), keeping the others.
+ * One following a restrictive default (or a library a namespace restricts) becomes restricted
+ * with them, which closes it to nobody new; an open one is refused, since granting one user would
+ * close it to everyone else.
  */
-export function changeGrants(
-  store: Store,
-  context: AuditContext,
-  rawId: string,
-  change: GrantChange,
-): Promise<LibraryAccessView['libraries'][number]> {
+export function changeGrants(store: Store, context: AuditContext, target: string, change: GrantChange): Promise<AccessState> {
   // One transaction: a grant made meanwhile is read with the others, never dropped.
-  return store.transaction(() => changeGrantsNow(store, context, rawId, change))
+  return store.transaction(() => changeGrantsNow(store, context, target, change))
 }
 
-async function changeGrantsNow(
-  store: Store,
-  context: AuditContext,
-  rawId: string,
-  change: GrantChange,
-): Promise<LibraryAccessView['libraries'][number]> {
-  const entry = await describeOneLibrary(store, rawId)
-  if (entry.effective === 'everyone') {
+async function changeGrantsNow(store: Store, context: AuditContext, target: string, change: GrantChange): Promise<AccessState> {
+  const state: AccessState = isNamespace(target) ? await describeNamespace(store, target) : await describeOneLibrary(store, target)
+  const name = targetOf(state)
+  if (state.effective === 'everyone') {
+    const shown = isNamespace(name) ? `'${name}'` : name
     throw new LecternError(
       'validation_error',
-      `${entry.libraryId} is open to everyone, so there is nothing to grant: restrict it with \`lectern libraries access ${entry.libraryId} --restrict --user <email>\` (which closes it to everyone else).`,
+      `${name} is open to everyone, so there is nothing to grant: restrict it with \`lectern libraries access ${shown} --restrict --user <email>\` (which closes it to everyone else).`,
     )
   }
   const emailOf = async (email: string) => (await findUser(store, email)).email
@@ -132,10 +191,11 @@ async function changeGrantsNow(
   for (const email of change.revoke) revoked.add(await emailOf(email))
   const granted: string[] = []
   for (const email of change.grant) granted.push(await emailOf(email))
-  const emails = new Set([...entry.users.map((u) => u.email), ...granted].filter((email) => !revoked.has(email)))
+  const emails = new Set([...state.users.map((u) => u.email), ...granted].filter((email) => !revoked.has(email)))
   const revokedGroups = new Set(change.revokeGroups?.map((group) => group.trim()))
-  const groups = new Set([...entry.groups, ...(change.grantGroups ?? [])].filter((group) => !revokedGroups.has(group.trim())))
-  return await setLibraryAccess(store, context, entry.libraryId, 'restricted', { users: [...emails], groups: [...groups] })
+  const groups = new Set([...state.groups, ...(change.grantGroups ?? [])].filter((group) => !revokedGroups.has(group.trim())))
+  const grantees = { users: [...emails], groups: [...groups] }
+  return isNamespace(name) ? await setNamespaceAccess(store, context, name, 'restricted', grantees) : await setLibraryAccess(store, context, name, 'restricted', grantees)
 }
 
 /**
@@ -148,7 +208,12 @@ export async function restrictionNotice(store: Store, mode: Mode, caller: Caller
   const entry = await describeOneLibrary(store, libraryId)
   if (entry.effective !== 'restricted') return undefined
   const grant = `\`lectern libraries access ${entry.libraryId} --grant <email>\``
-  const why = entry.access === 'default' ? 'new libraries are restricted on this install (access.restrictNewLibraries)' : 'it is restricted'
+  const why =
+    entry.access !== 'default'
+      ? 'it is restricted'
+      : entry.namespace !== null
+        ? `the namespace rule ${entry.namespace} restricts it`
+        : 'new libraries are restricted on this install (access.restrictNewLibraries)'
   if (caller.kind === 'local') return `${entry.libraryId} is reached by admins only until you grant users access: ${why}; ${grant}.`
   if (caller.kind === 'anonymous') return `${entry.libraryId} stays unknown to you until an admin grants you access: ${why}.`
   const userId = caller.userId

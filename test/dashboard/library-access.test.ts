@@ -2,7 +2,8 @@
  * The Settings page's Library access section in Chromium against a real `lectern serve`:
  * restricting a library to a user closes it to a key without an owner and opens it to that user's
  * key; an unknown user is refused and nothing changes; the default switch restricts the libraries
- * nobody configured.
+ * nobody configured; a namespace rule with users and groups governs the libraries under it that
+ * have no rule of their own, a bad namespace is refused, and removing the rule reopens them.
  */
 import { execa } from 'execa'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -72,6 +73,43 @@ describe('the Library access section of Settings', () => {
     await expect.poll(() => section.getByRole('row').count()).toBe(2)
     expect(await unlabelledControls(page)).toEqual([])
     await screenshot(page, 'settings-library-access')
+    expect(watched.problems).toEqual([])
+  }, 60_000)
+
+  it('sets a namespace rule with users and groups, refuses a bad namespace, and removes the rule', async () => {
+    const { page } = watched
+    const section = page.getByRole('region', { name: 'Library access' })
+    const row = (id: string) => section.getByRole('row').filter({ hasText: id })
+    await section.getByLabel('Filter libraries by name').fill('')
+    await section.getByRole('switch', { name: 'Restrict libraries by default' }).uncheck()
+    await expect.poll(() => row('/acme/gadgets').textContent()).toMatch(/Everyone\s*default/)
+
+    await section.getByRole('button', { name: 'Add a namespace rule' }).click()
+    const adding = section.getByRole('form', { name: 'New namespace rule' })
+    await adding.getByLabel('Namespace').fill('/acme')
+    await adding.getByRole('button', { name: 'Save changes' }).click()
+    await expect.poll(() => adding.getByRole('alert').textContent()).toContain('Expected /owner/* or /owner/name/*')
+    await adding.getByLabel('Namespace').fill('/acme/*')
+    await adding.getByLabel('Users granted (emails)').fill('alice@example.com')
+    await adding.getByLabel('Groups granted (single sign-on groups, comma-separated)').fill('gadget makers, platform')
+    await adding.getByRole('button', { name: 'Save changes' }).click()
+    const rules = section.getByRole('table', { name: 'Namespace rules' })
+    await expect.poll(() => rules.getByRole('row').filter({ hasText: '/acme/*' }).textContent()).toMatch(/Restricted.*alice@example.com, group gadget makers, group platform\s*1/)
+    // /acme/widgets keeps its own rule; /acme/gadgets, without one, follows the namespace.
+    await expect.poll(() => row('/acme/gadgets').textContent()).toMatch(/Restricted\s*\/acme\/\*.*alice@example.com, group gadget makers/)
+    expect(await contextStatus(installKey, '/acme/gadgets')).toBe(404)
+    expect(await contextStatus(aliceKey, '/acme/gadgets')).toBe(200)
+    expect(JSON.parse((await lectern(['libraries', 'access', '/acme/*', '--json'])).stdout)).toMatchObject({ access: 'restricted', groups: ['gadget makers', 'platform'] })
+    expect(await unlabelledControls(page)).toEqual([])
+    await screenshot(page, 'settings-library-access-namespaces')
+
+    await rules.getByRole('button', { name: 'Edit access to /acme/*' }).click()
+    const editing = section.getByRole('form', { name: 'Access to /acme/*' })
+    await editing.getByLabel('No rule (remove it)').check()
+    await editing.getByRole('button', { name: 'Save changes' }).click()
+    await expect.poll(() => row('/acme/gadgets').textContent()).toMatch(/Everyone\s*default/)
+    expect(await rules.count()).toBe(0)
+    expect(await contextStatus(installKey, '/acme/gadgets')).toBe(200)
     expect(watched.problems).toEqual([])
   }, 60_000)
 })

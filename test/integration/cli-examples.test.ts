@@ -150,6 +150,18 @@ const SCENARIOS: Record<string, Scenario> = {
     },
     check: ({ stdout }) => expect(stdout).toBe('/acme/widgets: restricted; who can access: alice@example.com, bob@example.com.'),
   },
+  "lectern libraries access '/acme/*' --restrict --group acme-engineering": {
+    check: ({ stdout }) => expect(stdout).toMatch(/^\/acme\/\*, governing \d+ librar(y|ies) without a rule of their own: restricted; who can access: group acme-engineering\.$/),
+  },
+  "lectern libraries access '/acme/*' --grant alice@example.com": {
+    prepare: async (sandbox) => {
+      const restricted = await runCli(['libraries', 'access', '/acme/*', '--restrict', '--group', 'acme-engineering', '--data-dir', dataOf(sandbox)], runEnv)
+      expect(restricted.exitCode, restricted.stderr).toBe(0)
+    },
+    check: ({ stdout }) => expect(stdout).toContain('who can access: alice@example.com, group acme-engineering.'),
+  },
+  "lectern libraries access '/acme/payments/*' --everyone": { check: ({ stdout }) => expect(stdout).toMatch(/^\/acme\/payments\/\*, governing \d+ librar(y|ies) without a rule of their own: open to everyone/) },
+  "lectern libraries access '/acme/*' --default": { check: ({ stdout }) => expect(stdout).toContain('/acme/* has no rule') },
   'lectern libraries access /acme/widgets --json': { check: ({ stdout }) => expect(JSON.parse(stdout)).toMatchObject({ libraryId: '/acme/widgets', access: 'default', effective: 'everyone', users: [] }) },
   'lectern jobs cancel 4 --json': {
     prepare: queueJob4,

@@ -69,6 +69,40 @@ describe('lectern libraries access', () => {
     expect((await json(['libraries', 'access', '/acme/billing'])).users.map((u: { email: string }) => u.email)).toEqual(['bob@example.com'])
   })
 
+  it('sets, shows, lists and removes a namespace rule, which governs the libraries under it', async () => {
+    const dataDir = await tmpDataDir()
+    const app = await buildTestApp({ dataDir, startWorker: false })
+    await seedLibrary(app, '/acme/billing', DOCS)
+    await seedLibrary(app, '/globex/tools', DOCS)
+    const cli = async (...args: string[]) => {
+      const result = await runCli([...args, '--data-dir', dataDir])
+      expect(result.exitCode, result.stdout + result.stderr).toBe(0)
+      return result.stdout
+    }
+    await runCli(['users', 'create', 'alice@example.com', '--data-dir', dataDir], {}, { input: 'correct horse battery staple\n' })
+    const aliceKey = (await app.runtime.store.keys.create('alice', { userId: (await app.runtime.store.users.byEmail('alice@example.com'))!.id, teamId: null })).key
+    const installKey = await createKey(app)
+    const status = async (key: string, id: string) => (await app.inject({ url: `/api/v2/context?libraryId=${id}&query=deploy`, headers: { authorization: `Bearer ${key}` } })).statusCode
+
+    expect(await cli('libraries', 'access', '/acme/*', '--restrict', '--group', 'acme-engineering')).toBe(
+      '/acme/*, governing 1 library without a rule of their own: restricted; who can access: group acme-engineering.',
+    )
+    expect(await status(installKey, '/acme/billing')).toBe(404)
+    expect(await status(installKey, '/globex/tools')).toBe(200)
+    expect(await cli('libraries', 'access', '/acme/*', '--grant', 'alice@example.com')).toContain('who can access: alice@example.com, group acme-engineering.')
+    expect(await status(aliceKey, '/acme/billing')).toBe(200)
+    expect(JSON.parse(await cli('libraries', 'access', '/acme/*', '--json'))).toMatchObject({ namespace: '/acme/*', access: 'restricted', groups: ['acme-engineering'], libraries: 1 })
+    expect(await cli('libraries', 'access', '/acme/billing')).toBe('/acme/billing: restricted (the rule of /acme/*); who can access: alice@example.com, group acme-engineering.')
+    const listed = await cli('libraries', 'access')
+    expect(listed).toMatch(/\/acme\/\*\s+Restricted\s+alice@example.com, group acme-engineering\s+1/)
+    expect(listed).toMatch(/\/acme\/billing\s+Restricted \(\/acme\/\*\)/)
+
+    expect(await cli('libraries', 'access', '/acme/*', '--default')).toBe('/acme/* has no rule: the libraries under it follow their own rules or the workspace default (open to everyone).')
+    expect(await status(installKey, '/acme/billing')).toBe(200)
+    expect((await app.inject({ url: '/api/audit?action=access.rule.changed', headers: {} })).statusCode).toBe(401)
+    expect((await app.runtime.store.audit.list({ action: 'access.rule.changed' }, { limit: 10 })).map((e) => e.target)).toEqual(['/acme/*', '/acme/*', '/acme/*'])
+  })
+
   it('refuses unknown users and libraries and contradictory flags, changing nothing', async () => {
     const dataDir = await tmpDataDir()
     const app = await buildTestApp({ dataDir, startWorker: false })
@@ -86,9 +120,14 @@ describe('lectern libraries access', () => {
     await refused(['--restrict'], 'validation_error', /Name the library/)
     await refused(['/acme/billing', '--everyone', '--restrict'], 'validation_error', /everyone|restrict/)
     await refused(['/acme/billing', '--everyone', '--user', 'a@example.com'], 'validation_error', /restrict/)
+    await refused(['/*', '--restrict'], 'validation_error', /workspace default/)
+    await refused(['/acme/billing/v1/*', '--restrict'], 'validation_error', /Expected \/owner\/\* or \/owner\/name\/\*/)
+    await refused(['/acme/*', '--grant', 'alice@example.com'], 'validation_error', /lectern libraries access '\/acme\/\*' --restrict/)
+    await refused(['/acme/*', '--restrict', '--user', 'zed@example.com'], 'user_not_found', /zed@example.com/)
     const cloud = await runCli(['libraries', 'access', '/acme/billing', '--restrict', '--data-dir', dataDir, '--json'], { LECTERN_MODE: 'cloud' })
     expect(cloud.exitCode).toBe(exitCodeOf('forbidden'))
     expect(JSON.parse(cloud.stdout).message).toContain('on-premise only')
     expect(await app.runtime.store.libraryAccess.list()).toMatchObject([{ libraryId: '/acme/billing', access: 'default', users: [] }])
+    expect(await app.runtime.store.libraryAccess.namespaces()).toEqual([])
   })
 })

@@ -68,7 +68,7 @@ describe('on-premise library access control', () => {
 
     const set = await restrict(s.app, s.admin, '/acme/billing', { access: 'restricted', users: ['alice@example.com'] })
     expect(set.statusCode, set.body).toBe(200)
-    expect(set.json()).toEqual({ libraryId: '/acme/billing', title: 'billing', access: 'restricted', effective: 'restricted', users: [{ userId: expect.any(Number), email: 'alice@example.com' }], groups: [] })
+    expect(set.json()).toEqual({ libraryId: '/acme/billing', title: 'billing', access: 'restricted', effective: 'restricted', namespace: null, users: [{ userId: expect.any(Number), email: 'alice@example.com' }], groups: [] })
 
     const unknown = await reach(s.app, s.bob, '/acme/nothing')
     for (const outsider of [s.bob, s.bobKey, s.installKey, {}]) {
@@ -93,7 +93,7 @@ describe('on-premise library access control', () => {
 
     // The dashboard's key is its admin's; grants are read once per catalogue version, not per request or library.
     expect((await s.app.runtime.store.keys.list()).find((k) => k.name === 'ops')!.userId).toBe((await s.app.runtime.store.users.byEmail('admin@example.com'))!.id)
-    const rules = vi.spyOn(s.app.runtime.store.libraryAccess, 'rules')
+    const rules = vi.spyOn(s.app.runtime.store.libraryAccess, 'facts')
     for (const caller of [s.bob, s.aliceKey, s.installKey, s.bobKey]) await reach(s.app, caller, '/acme/billing')
     expect(rules).not.toHaveBeenCalled()
 
@@ -148,6 +148,77 @@ describe('on-premise library access control', () => {
     expect((await restrict(s.app, s.admin, '/acme/billing', { access: 'private' })).json().error).toBe('validation_error')
     expect((await s.app.inject({ url: '/api/library-access', headers: s.admin })).json()).toEqual(before)
     expect((await reach(s.app, s.bobKey, '/acme/billing')).context.status).toBe(200)
+  })
+
+  it('a namespace rule governs every library under it without a rule of its own; the longest namespace and a library\'s own rule win', async () => {
+    const s = await setUp()
+    await seedLibrary(s.app, '/globex/tools', { 'docs/tools.md': '# Tools\n\n## Deploy\n\nDeploy tools with the deploy command.\n\n```bash\ndeploy tools\n```\n' })
+    const setNamespace = (headers: Headers, body: object) => s.app.inject({ method: 'PUT', url: '/api/library-access/namespaces', headers, payload: body })
+    const statusOf = async (caller: Headers, id: string) => (await reach(s.app, caller, id)).context.status
+
+    const set = await setNamespace(s.admin, { namespace: '/ACME/*', access: 'restricted', users: ['alice@example.com'] })
+    expect(set.statusCode, set.body).toBe(200)
+    expect(set.json()).toEqual({ namespace: '/acme/*', access: 'restricted', effective: 'restricted', users: [{ userId: expect.any(Number), email: 'alice@example.com' }], groups: [], libraries: 2 })
+    // Closed to everyone else exactly as an unknown library is, on every path; other namespaces untouched.
+    const unknown = await reach(s.app, s.bob, '/acme/nothing')
+    for (const outsider of [s.bob, s.bobKey, s.installKey, {}]) {
+      const seen = await reach(s.app, outsider, '/acme/billing')
+      expect(seen.searchIds).not.toContain('/acme/billing')
+      expect(seen.context).toEqual(unknown.context)
+      expect(seen.mcp).toBe(unknown.mcp)
+      expect(await statusOf(outsider, '/globex/tools')).toBe(200)
+    }
+    for (const insider of [s.alice, s.aliceKey, s.adminKey]) expect(await statusOf(insider, '/acme/widgets')).toBe(200)
+    // A library added under it later is governed at once.
+    await seedLibrary(s.app, '/acme/new', DOCS)
+    expect(await statusOf(s.bobKey, '/acme/new')).toBe(404)
+
+    // The longest namespace wins; a library's own rule wins over any namespace.
+    expect((await setNamespace(s.admin, { namespace: 'acme/billing/*', access: 'everyone' })).json()).toMatchObject({ namespace: '/acme/billing/*', libraries: 1 })
+    await restrict(s.app, s.admin, '/acme/new', { access: 'restricted', users: ['bob@example.com'] })
+    expect(await statusOf(s.bobKey, '/acme/billing')).toBe(200)
+    expect(await statusOf(s.bobKey, '/acme/widgets')).toBe(404)
+    expect(await statusOf(s.bobKey, '/acme/new')).toBe(200)
+    expect(await statusOf(s.aliceKey, '/acme/new')).toBe(404)
+    const view = (await s.app.inject({ url: '/api/library-access', headers: s.admin })).json()
+    expect(view.namespaces.map((n: { namespace: string; libraries: number }) => [n.namespace, n.libraries])).toEqual([['/acme/*', 1], ['/acme/billing/*', 1]])
+    expect(view.libraries.map((l: { libraryId: string; effective: string; namespace: string | null; users: Array<{ email: string }> }) => [l.libraryId, l.effective, l.namespace, l.users.map((u) => u.email)])).toEqual([
+      ['/acme/billing', 'everyone', '/acme/billing/*', []],
+      ['/acme/new', 'restricted', null, ['bob@example.com']],
+      ['/acme/widgets', 'restricted', '/acme/*', ['alice@example.com']],
+      ['/globex/tools', 'everyone', null, []],
+    ])
+
+    // A namespace rule opens libraries that the restrictive default would close; `default` removes it.
+    await s.app.inject({ method: 'PUT', url: '/api/library-access/default', headers: s.admin, payload: { restrictNewLibraries: true } })
+    expect(await statusOf(s.bobKey, '/acme/billing')).toBe(200)
+    expect(await statusOf(s.bobKey, '/globex/tools')).toBe(404)
+    expect((await setNamespace(s.admin, { namespace: '/acme/billing/*', access: 'default' })).json()).toMatchObject({ access: 'default', effective: 'restricted', libraries: 0 })
+    expect(await statusOf(s.bobKey, '/acme/billing')).toBe(404)
+    expect(await statusOf(s.aliceKey, '/acme/billing')).toBe(200)
+    const events = await s.app.inject({ url: '/api/audit?action=access.rule.changed', headers: s.admin })
+    expect(events.json().events.map((e: { target: string }) => e.target)).toEqual(['/acme/billing/*', '/acme/new', '/acme/billing/*', '/acme/*'])
+  })
+
+  it('refuses a bad namespace rule, and a member, changing nothing', async () => {
+    const s = await setUp()
+    await s.app.inject({ method: 'PUT', url: '/api/library-access/namespaces', headers: s.admin, payload: { namespace: '/acme/*', access: 'restricted', groups: ['billing'] } })
+    const before = (await s.app.inject({ url: '/api/library-access', headers: s.admin })).json()
+    const refused = async (headers: Headers, body: object) => {
+      const response = await s.app.inject({ method: 'PUT', url: '/api/library-access/namespaces', headers, payload: body })
+      return { status: response.statusCode, error: response.json().error as string, message: response.json().message as string }
+    }
+    for (const namespace of ['/*', '/acme', '/acme/payments/v1/*', '/ac me/*', '/acme/*/*']) {
+      expect(await refused(s.admin, { namespace, access: 'everyone' })).toMatchObject({ status: 400, error: 'validation_error', message: expect.stringContaining('Expected /owner/* or /owner/name/*') })
+    }
+    expect((await refused(s.admin, { namespace: '/*', access: 'everyone' })).message).toContain('workspace default')
+    expect(await refused(s.admin, { namespace: '/acme/*', access: 'everyone', groups: ['billing'] })).toMatchObject({ status: 400, error: 'validation_error' })
+    expect(await refused(s.admin, { namespace: '/acme/*', access: 'restricted', users: ['zed@example.com'] })).toMatchObject({ status: 404, error: 'user_not_found' })
+    expect(await refused(s.admin, { namespace: '/acme/*', access: 'restricted', extra: 1 })).toMatchObject({ status: 400, error: 'validation_error' })
+    expect((await refused(s.alice, { namespace: '/acme/*', access: 'everyone' })).status).toBe(403)
+    expect((await refused(s.adminKey, { namespace: '/acme/*', access: 'everyone' })).status).toBe(401)
+    expect((await s.app.inject({ url: '/api/library-access', headers: s.admin })).json()).toEqual(before)
+    expect(before.namespaces).toEqual([{ namespace: '/acme/*', access: 'restricted', effective: 'restricted', users: [], groups: ['billing'], libraries: 2 }])
   })
 
   it('is on-premise only: the cloud answers 404', async () => {

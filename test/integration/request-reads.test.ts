@@ -146,7 +146,7 @@ describe('the caller settler (on-premise library access control)', () => {
     const { libraryPk } = await seedLibrary(app, '/acme/billing', DOCS)
     const { store } = app.runtime
     const settle = createCallerSettler(store, 'onprem')
-    const reads = { version: vi.spyOn(store, 'catalogVersion'), rules: vi.spyOn(store.libraryAccess, 'rules'), settings: vi.spyOn(store.settings, 'get') }
+    const reads = { version: vi.spyOn(store, 'catalogVersion'), rules: vi.spyOn(store.libraryAccess, 'facts'), settings: vi.spyOn(store.settings, 'get') }
     for (let i = 0; i < 3; i++) expect(await settle(ANONYMOUS)).toMatchObject({ kind: 'anonymous', closed: new Set() })
     expect(reads.version).toHaveBeenCalledTimes(3)
     expect(reads.rules).toHaveBeenCalledTimes(1)

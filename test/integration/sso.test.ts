@@ -168,6 +168,16 @@ describe('single sign-on (OpenID Connect)', () => {
     expect(await context({ authorization: carolKey })).toBe(200)
     const rule = (await auditLog(app)).find((e) => e.action === 'access.rule.changed')
     expect(rule).toMatchObject({ actor: { kind: 'user', name: 'ada@example.com' }, target: '/acme/payments', details: { access: 'restricted', users: [], groups: ['payments'] } })
+
+    // The same grant through a namespace rule, the library handed back to it.
+    const admin = { cookie: `lectern_session=${ada.session}` }
+    await app.inject({ method: 'PUT', url: '/api/libraries/acme/payments/access', headers: admin, payload: { access: 'default' } })
+    expect(await context({ authorization: bobKey })).toBe(200)
+    const namespace = await app.inject({ method: 'PUT', url: '/api/library-access/namespaces', headers: admin, payload: { namespace: '/acme/*', access: 'restricted', groups: ['payments'] } })
+    expect(namespace.statusCode, namespace.body).toBe(200)
+    expect(await context({ authorization: bobKey })).toBe(404)
+    expect(await context({ authorization: carolKey })).toBe(200)
+    expect(await mcp(carolKey)).toContain('refund(charge)')
   })
 
   it('refuses a forged, replayed or unverified answer, and audits each refusal', async () => {
