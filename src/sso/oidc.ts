@@ -10,11 +10,12 @@
  * once. What the provider says of the user (`SsoClaims`) decides who they are in Lectern:
  * `roleFor` and `users.signInSso`.
  */
-import { compactVerify, createRemoteJWKSet } from 'jose'
+import { compactVerify, createRemoteJWKSet, customFetch } from 'jose'
 import * as client from 'openid-client'
 import { z } from 'zod'
 import type { SsoSettings } from '../config.js'
 import { LecternError } from '../errors.js'
+import { outboundFetch } from '../net/outbound.js'
 import type { Role } from '../store/users.js'
 
 export const SSO_CALLBACK_PATH = '/api/auth/sso/callback'
@@ -92,8 +93,9 @@ export class SingleSignOn {
         settings.clientId,
         { [client.clockTolerance]: settings.clockToleranceSeconds },
         clientSecret ? client.ClientSecretBasic(clientSecret) : client.None(),
+        // Through the outbound proxy like every other request (src/net/proxy.ts): kept by the configuration for its later calls.
         // http:// is accepted only for a provider on a loopback address (config.ts, issuerText).
-        issuer.protocol === 'http:' ? { execute: [client.allowInsecureRequests] } : undefined,
+        { [client.customFetch]: outboundFetch, ...(issuer.protocol === 'http:' ? { execute: [client.allowInsecureRequests] } : {}) },
       )
       .catch((err: unknown) => {
         this.discovered = undefined
@@ -162,7 +164,7 @@ export class SingleSignOn {
   private async checkSignature(config: client.Configuration, idToken: string): Promise<void> {
     const jwksUri = config.serverMetadata().jwks_uri
     if (!jwksUri) throw new LecternError('sso_unavailable', 'The identity provider publishes no jwks_uri, so its ID tokens cannot be checked.')
-    if (this.keys?.uri !== jwksUri) this.keys = { uri: jwksUri, set: createRemoteJWKSet(new URL(jwksUri), { cooldownDuration: 0, cacheMaxAge: DISCOVERY_MS }) }
+    if (this.keys?.uri !== jwksUri) this.keys = { uri: jwksUri, set: createRemoteJWKSet(new URL(jwksUri), { cooldownDuration: 0, cacheMaxAge: DISCOVERY_MS, [customFetch]: outboundFetch }) }
     try {
       await compactVerify(idToken, this.keys.set, { algorithms: signingAlgorithms(config) })
     } catch (err) {

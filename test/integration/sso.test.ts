@@ -13,6 +13,7 @@ import { resolveConfig } from '../../src/config.js'
 import { returnPath } from '../../src/sso/oidc.js'
 import type { AuditEvent } from '../../src/store/audit.js'
 import { buildTestApp, seedLibrary } from '../helpers/app.js'
+import { startForwardProxy } from '../helpers/forward-proxy.js'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.js'
 import { codeBlocks, readmeSection } from '../helpers/readme.js'
 import { TEST_PASSWORD } from '../helpers/session.js'
@@ -269,6 +270,20 @@ describe('single sign-on (OpenID Connect)', () => {
       'password sign-in is off',
       'password sign-in is off',
     ])
+  })
+
+  it("reaches the provider through the outbound proxy (http_proxy), as every other request does", async () => {
+    const proxy = await startForwardProxy()
+    const saved = { http_proxy: process.env.http_proxy, no_proxy: process.env.no_proxy }
+    process.env.http_proxy = proxy.url
+    delete process.env.no_proxy
+    onTestFinished(() => Object.assign(process.env, saved))
+    const { app, idp } = await setUp()
+    expect((await me(app, (await signIn(app, idp, 'sub-ada')).session)).user).toMatchObject({ email: 'ada@example.com' })
+    const paths = proxy.seen.map((line) => line.replace(idp.issuer, '<issuer>'))
+    expect(paths).toContain('GET <issuer>/.well-known/openid-configuration')
+    expect(paths.some((line) => /^POST <issuer>\/token/.test(line))).toBe(true)
+    expect(paths.some((line) => /^GET <issuer>\/jwks/.test(line))).toBe(true)
   })
 
   it('returns only to a path of the dashboard', () => {
