@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { resolveConfig, type ConfigOverrides, type LecternConfig, type TrustProxy } from '../src/config.js'
 import { LecternError } from '../src/errors.js'
-import { requireSsoConfig, SingleSignOn, ssoEnabled } from '../src/sso/oidc.js'
+import { createSsoSource } from '../src/sso/configuration.js'
 import type { JobRunner } from '../src/jobs/runner.js'
 import type { RateLimitCounter } from '../src/net/rate-limit.js'
 import { openRuntime, recoverDataDir, type JobRunnerKind, type Runtime } from '../src/runtime.js'
@@ -33,6 +33,7 @@ import importRoute from './routes/airgap/import.js'
 import settingsRoutes from './routes/airgap/settings.js'
 import auditRoutes from './routes/audit.js'
 import ssoRoutes from './routes/sso.js'
+import ssoSettingsRoutes from './routes/sso-settings.js'
 import backupRoutes from './routes/backup.js'
 import dashboardConnections from './routes/dashboard/connections.js'
 import dashboardDocPages from './routes/dashboard/doc-pages.js'
@@ -151,7 +152,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => runtime.close())
 
   await app.register(errors)
-  const sso = singleSignOn(config)
+  const sso = createSsoSource(runtime.store, config)
   await app.register(allowedHosts, { policy: hostPolicy(config) })
   await app.register(jsonBody)
   await app.register(decimalNumbers)
@@ -173,8 +174,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(addWeb)
       await api.register(addWorkspace)
       await api.register(authMcp)
-      await api.register(authRoutes)
-      await api.register(sessionRoutes)
+      await api.register(authRoutes, { sso })
+      await api.register(sessionRoutes, { sso })
       await api.register(refresh)
       await api.register(parseStatusRoute)
       await api.register(jobsRoutes)
@@ -205,8 +206,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await api.register(teamSourcesRoutes)
       }
       // Library access control and single sign-on are on-premise's: the cloud answers 404.
-      if (config.mode === 'onprem') await api.register(libraryAccessRoutes)
-      if (sso) await api.register(ssoRoutes, { sso })
+      if (config.mode === 'onprem') {
+        await api.register(libraryAccessRoutes)
+        await api.register(ssoRoutes, { sso })
+        await api.register(ssoSettingsRoutes)
+      }
     },
     { prefix: '/api' },
   )
@@ -266,10 +270,3 @@ function isDecodable(query: string): boolean {
   }
 }
 
-/** Single sign-on when it is configured (on-premise only), refusing a configuration that lacks what it needs. */
-function singleSignOn(config: LecternConfig): SingleSignOn | undefined {
-  if (config.mode !== 'onprem' || !ssoEnabled(config.sso)) return undefined
-  const options = { settings: config.sso, publicUrl: config.mail.publicUrl, clientSecret: process.env.LECTERN_SSO_CLIENT_SECRET || undefined }
-  requireSsoConfig(options)
-  return new SingleSignOn(options)
-}

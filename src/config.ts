@@ -221,6 +221,19 @@ export interface SettingDef {
   showWritten?: boolean
 }
 
+/**
+ * The single sign-on settings as one schema, from their start-up definitions (sso.*): what the
+ * dashboard's configuration (src/sso/configuration.ts) is checked against, so both ways of
+ * configuring it accept the same values.
+ */
+export function ssoSettingsSchema(): z.ZodType<SsoSettings, z.ZodTypeDef, unknown> {
+  const fields = STARTUP_SETTINGS.filter((setting) => setting.key.startsWith('sso.')).map((setting) => [setting.key.slice('sso.'.length), setting.schema.default(setting.default)])
+  return z.object(Object.fromEntries(fields)).strict() as unknown as z.ZodType<SsoSettings, z.ZodTypeDef, unknown>
+}
+
+/** The dashboard's public address as mail.publicUrl takes it. */
+export const publicUrlSchema = (): z.ZodType<string, z.ZodTypeDef, unknown> => STARTUP_SETTINGS.find((setting) => setting.key === 'mail.publicUrl')!.schema
+
 /** The Debian package's data directory: the default wherever it exists, so every command on the host finds the service's data. */
 export const SYSTEM_DATA_DIR = '/var/lib/lectern'
 

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { audit } from '../../src/audit/log.js'
-import { isBreakGlass, ssoEnabled } from '../../src/sso/oidc.js'
+import type { SsoSource } from '../../src/sso/configuration.js'
+import { isBreakGlass } from '../../src/sso/oidc.js'
+import type { SsoSettings } from '../../src/config.js'
 import type { User } from '../../src/store/users.js'
 import { LecternError } from '../../src/errors.js'
 import { acceptPendingInvitations } from '../../src/tenancy/invitations.js'
@@ -19,25 +21,25 @@ const LoginBody = {
  * admin's NAT or proxy never refuses the admin's sign-in, and guesses at one account from one
  * address do not refuse it elsewhere.
  */
-export default async function auth(app: FastifyInstance): Promise<void> {
-  const { mode, sso } = app.lecternOptions.config
+export default async function auth(app: FastifyInstance, options: { sso: SsoSource }): Promise<void> {
   /** With single sign-on on and passwords off, only the break-glass admins sign in with one (sso.breakGlassAdmins). */
-  const passwordSignInAllowed = (email: string, user?: User) =>
-    mode !== 'onprem' || !ssoEnabled(sso) || sso.passwordSignIn || (isBreakGlass(sso.breakGlassAdmins, email) && (user === undefined || user.role === 'admin'))
+  const passwordSignInAllowed = (sso: SsoSettings | undefined, email: string, user?: User) =>
+    sso === undefined || sso.passwordSignIn || (isBreakGlass(sso.breakGlassAdmins, email) && (user === undefined || user.role === 'admin'))
   app.post<{ Body: { email: string; password: string } }>('/auth/login', { schema: { body: LoginBody }, config: { rateLimited: false } }, async (request, reply) => {
     await app.rateLimiter.takeSignIn(request, reply, request.body.email)
     const { users } = app.runtime.store
     const { email } = request.body
     // What the audit log names: the email tried, never what was typed in its place (a password, by mistake).
     const tried = /^[^\s@]+@[^\s@]+$/.test(email.trim()) ? email.trim() : null
+    const sso = (await options.sso.current())?.settings
     // Refused before the password is checked: the answer says nothing of whether it was right.
-    if (!passwordSignInAllowed(email)) {
+    if (!passwordSignInAllowed(sso, email)) {
       await auditRefusal(request, 'signin.failed', tried, { method: 'password', reason: 'password sign-in is off' }, { actor: { kind: 'anonymous', name: null }, address: request.ip })
-      throw new LecternError('forbidden', `Password sign-in is off on this install: sign in with ${sso.label}.`)
+      throw new LecternError('forbidden', `Password sign-in is off on this install: sign in with ${sso?.label}.`)
     }
     const found = await users.verify(email, request.body.password)
     // A break-glass email that is not an admin's signs in no more than a wrong password does.
-    const user = found && passwordSignInAllowed(email, found) ? found : undefined
+    const user = found && passwordSignInAllowed(sso, email, found) ? found : undefined
     if (!user) {
       await auditRefusal(request, 'signin.failed', tried, { method: 'password' }, { actor: { kind: 'anonymous', name: null }, address: request.ip })
       throw new LecternError('not_authenticated', 'Wrong email or password.')

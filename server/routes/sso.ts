@@ -9,7 +9,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { audit } from '../../src/audit/log.js'
 import { isLecternError, LecternError } from '../../src/errors.js'
-import { isBreakGlass, SingleSignOn, SsoFlowSchema, type SsoFlow } from '../../src/sso/oidc.js'
+import type { SsoSource } from '../../src/sso/configuration.js'
+import { isBreakGlass, SsoFlowSchema, type SingleSignOn, type SsoFlow } from '../../src/sso/oidc.js'
 import { auditRefusal } from '../audit-context.js'
 import { startSession } from '../plugins/session.js'
 
@@ -22,18 +23,25 @@ const LoginQuery = {
   properties: { returnTo: { type: 'string', maxLength: 2000 } },
 } as const
 
-export default async function sso(app: FastifyInstance, options: { sso: SingleSignOn }): Promise<void> {
+/** The single sign-on in force: not_found while none is configured (src/sso/configuration.ts). */
+async function inForce(source: SsoSource): Promise<SingleSignOn> {
+  const sso = await source.current()
+  if (!sso) throw new LecternError('not_found', "Single sign-on is not configured on this install: an admin configures it in the dashboard's Settings, or in lectern.yaml.")
+  return sso
+}
+
+export default async function ssoRoutes(app: FastifyInstance, options: { sso: SsoSource }): Promise<void> {
   const { store } = app.runtime
-  const { sso: settings } = app.lecternOptions.config
 
   app.get<{ Querystring: { returnTo?: string } }>('/auth/sso/login', { schema: { querystring: LoginQuery } }, async (request, reply) => {
-    const { url, flow } = await options.sso.start(request.query.returnTo)
+    const sso = await inForce(options.sso)
+    const { url, flow } = await sso.start(request.query.returnTo)
     reply.setCookie(FLOW_COOKIE, store.secrets.seal(JSON.stringify(flow)), {
       path: FLOW_PATH,
       httpOnly: true,
       // Lax: the provider's redirect back is a top-level navigation from its site, which a strict cookie would miss.
       sameSite: 'lax',
-      secure: request.protocol === 'https' || options.sso.redirectUri.startsWith('https:'),
+      secure: request.protocol === 'https' || sso.redirectUri.startsWith('https:'),
       maxAge: 600,
     })
     return reply.redirect(url, 302)
@@ -44,14 +52,15 @@ export default async function sso(app: FastifyInstance, options: { sso: SingleSi
     reply.clearCookie(FLOW_COOKIE, { path: FLOW_PATH })
     let flow: SsoFlow | undefined
     try {
+      const sso = await inForce(options.sso)
       flow = readFlow(store.secrets.open.bind(store.secrets), sealed)
       // The URL the provider sent the browser to, on the registered redirect URI: never the Host header.
-      const claims = await options.sso.finish(new URL(request.url, options.sso.redirectUri), flow)
+      const claims = await sso.finish(new URL(request.url, sso.redirectUri), flow)
       // A break-glass admin is the way in when the provider is down: never an identity the provider can claim.
-      if (isBreakGlass(settings.breakGlassAdmins, claims.email)) {
+      if (isBreakGlass(sso.settings.breakGlassAdmins, claims.email)) {
         throw new LecternError('forbidden', `${claims.email} is a break-glass admin of this install, who signs in with a password only.`)
       }
-      const { user, previousRole } = await store.users.signInSso({ ...claims, role: (current) => options.sso.roleFor(claims, current) })
+      const { user, previousRole } = await store.users.signInSso({ ...claims, role: (current) => sso.roleFor(claims, current) })
       await startSession(request, reply, store.users, user)
       const context = { actor: { kind: 'user' as const, name: user.email }, address: request.ip }
       if (previousRole === null) await audit(store, context, 'user.created', user.email, { role: user.role, via: 'sso' })

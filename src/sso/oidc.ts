@@ -78,6 +78,16 @@ export class SingleSignOn {
 
   constructor(private readonly options: SsoOptions) {}
 
+  /** The settings it signs in with (the sign-in page's label, password sign-in, the break-glass admins). */
+  get settings(): SsoSettings {
+    return this.options.settings
+  }
+
+  /** Reads the provider's discovery document now: sso_unavailable when it cannot be reached or read. */
+  async probe(): Promise<void> {
+    await this.configuration()
+  }
+
   get redirectUri(): string {
     return `${this.options.publicUrl}${SSO_CALLBACK_PATH}`
   }

@@ -17,9 +17,12 @@ export const SETTING_KEYS = {
   installMode: 'install.mode',
   embedding: 'embedding',
   backupConfig: 'backup.config',
+  /** Single sign-on as configured from the dashboard (src/sso/configuration.ts). */
+  ssoConfig: 'sso.config',
   /** Sealed secrets. */
   backupS3Secret: 'backup.s3Secret',
   licenseSigningKey: 'license.signingKey',
+  ssoClientSecret: 'sso.clientSecret',
   secretsCanary: 'secrets.canary',
   /** State. */
   licenseTimeHighWater: 'license.timeHighWater',

@@ -2,11 +2,12 @@
  * Single sign-on in Chromium against a real `lectern serve` and a real OpenID provider
  * (oidc-provider on loopback, started here): the sign-in page's button, the provider's round trip,
  * an admin by group and a member created just in time, sign-out, a failed sign-in shown on the
- * page, and the password form folded away for the break-glass admin when passwords are off.
+ * page, and the password form folded away for the break-glass admin when passwords are off; and
+ * an admin configuring single sign-on from Settings on a server started without it.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import { openPage } from '../helpers/browser.js'
-import { ADMIN_EMAIL, ADMIN_PASSWORD, createAdmin } from '../helpers/dashboard-admin.js'
+import { openPage, screenshot, unlabelledControls } from '../helpers/browser.js'
+import { ADMIN_EMAIL, ADMIN_PASSWORD, createAdmin, signIn } from '../helpers/dashboard-admin.js'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.js'
 import { freePort, startServer, type ServerProcess } from '../helpers/server.js'
 import { suiteTeardown, tmpDataDir } from '../helpers/tmp.js'
@@ -89,5 +90,48 @@ describe('single sign-on in the dashboard', () => {
     await page.getByLabel('Password', { exact: true }).fill(ADMIN_PASSWORD)
     await page.getByRole('button', { name: 'Sign in', exact: true }).click()
     await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true)
+  })
+})
+
+describe('single sign-on configured from Settings', () => {
+  const teardown = suiteTeardown()
+  let plain: ServerProcess
+  let provider: TestProvider
+  beforeAll(async () => {
+    const port = await freePort()
+    provider = await startOidcProvider({
+      redirectUri: `http://127.0.0.1:${port}/api/auth/sso/callback`,
+      accounts: { 'sub-bob': { email: 'bob@example.com', name: 'Bob Builder', groups: ['payments'] } },
+    })
+    teardown(() => provider.close())
+    const dataDir = await tmpDataDir(teardown)
+    await createAdmin(dataDir)
+    plain = await startServer(dataDir, {}, teardown, { port })
+  }, 90_000)
+
+  it('an admin saves the provider (a wrong issuer refused), and the sign-in page offers it at once', async () => {
+    const { page, problems } = await openPage(plain.url)
+    await signIn(page, '/settings')
+    const form = page.getByRole('form', { name: 'Single sign-on' })
+    await expect.poll(() => form.textContent()).toContain(`${plain.url}/api/auth/sso/callback`)
+    await form.getByLabel('Issuer URL').fill('http://127.0.0.1:9')
+    await form.getByLabel('Client ID').fill(provider.clientId)
+    await form.getByLabel('Client secret (write-only)').fill(provider.clientSecret)
+    await form.getByLabel('Sign-in button names').fill('Acme ID')
+    await form.getByRole('button', { name: 'Save single sign-on' }).click()
+    await expect.poll(() => form.getByRole('alert').textContent()).toContain('could not be reached')
+    await form.getByLabel('Issuer URL').fill(provider.issuer)
+    await form.getByRole('button', { name: 'Save single sign-on' }).click()
+    await expect.poll(() => page.getByRole('button', { name: 'Turn single sign-on off' }).isVisible()).toBe(true)
+    expect(await form.getByLabel('Client secret (write-only)').getAttribute('placeholder')).toContain('saved')
+    expect(await unlabelledControls(page)).toEqual([])
+    await screenshot(page, 'settings-sso')
+
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    provider.signInAs('sub-bob')
+    await page.getByRole('button', { name: 'Sign in with Acme ID' }).click()
+    await expect.poll(() => page.getByText('Signed in as bob@example.com, who is not an admin').isVisible()).toBe(true)
+    // The one refusal Chromium logs is the wrong issuer's (sso_unavailable).
+    expect(problems).toEqual(['Failed to load resource: the server responded with a status of 503 (Service Unavailable)'])
   })
 })

@@ -16,7 +16,7 @@ import { buildTestApp, seedLibrary } from '../helpers/app.js'
 import { startForwardProxy } from '../helpers/forward-proxy.js'
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.js'
 import { codeBlocks, readmeSection } from '../helpers/readme.js'
-import { TEST_PASSWORD } from '../helpers/session.js'
+import { signIn as passwordSignIn, TEST_PASSWORD } from '../helpers/session.js'
 
 const PUBLIC_URL = 'http://lectern.test'
 const CALLBACK = `${PUBLIC_URL}/api/auth/sso/callback`
@@ -277,7 +277,12 @@ describe('single sign-on (OpenID Connect)', () => {
     const saved = { http_proxy: process.env.http_proxy, no_proxy: process.env.no_proxy }
     process.env.http_proxy = proxy.url
     delete process.env.no_proxy
-    onTestFinished(() => Object.assign(process.env, saved))
+    onTestFinished(() => {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name]
+        else process.env[name] = value
+      }
+    })
     const { app, idp } = await setUp()
     expect((await me(app, (await signIn(app, idp, 'sub-ada')).session)).user).toMatchObject({ email: 'ada@example.com' })
     const paths = proxy.seen.map((line) => line.replace(idp.issuer, '<issuer>'))
@@ -315,5 +320,84 @@ describe('single sign-on (OpenID Connect)', () => {
     expect((await cloud.inject({ url: '/api/auth/sso/login' })).statusCode).toBe(404)
     expect((await cloud.inject({ url: '/api/session' })).json().sso).toBeUndefined()
     await cloud.close()
+  })
+})
+
+describe('single sign-on configured from the dashboard', () => {
+  async function setUpUnconfigured() {
+    const idp = await startOidcProvider({ redirectUri: CALLBACK, accounts: ACCOUNTS })
+    onTestFinished(() => idp.close())
+    const app = await buildTestApp({ startWorker: false })
+    onTestFinished(() => app.close())
+    const admin = { cookie: `lectern_session=${(await passwordSignIn(app, 'admin', 'ops@example.com')).lectern_session}` }
+    const save = (body: Record<string, unknown>, headers: Record<string, string> = admin) => app.inject({ method: 'PUT', url: '/api/settings/sso', headers, payload: body })
+    const full = { issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, publicUrl: PUBLIC_URL, scopes: ['openid', 'email', 'profile', 'groups'], adminGroups: ['lectern-admins'], label: 'Acme ID' }
+    return { app, idp, admin, save, full }
+  }
+
+  it('is saved once the provider answers, applies at the next sign-in without a restart, never shows the secret, and is removed', async () => {
+    const { app, idp, admin, save, full } = await setUpUnconfigured()
+    expect((await app.inject({ url: '/api/settings/sso', headers: admin })).json()).toMatchObject({ source: 'off', settings: null, clientSecretSet: false })
+    expect((await app.inject({ url: '/api/auth/sso/login' })).json()).toMatchObject({ error: 'not_found', message: expect.stringContaining('not configured') })
+
+    const saved = await save(full)
+    expect(saved.statusCode, saved.body).toBe(200)
+    expect(saved.json()).toMatchObject({ source: 'dashboard', publicUrl: PUBLIC_URL, redirectUri: CALLBACK, clientSecretSet: true, settings: { issuer: idp.issuer, label: 'Acme ID', passwordSignIn: true, groupsClaim: 'groups' } })
+    expect(saved.body).not.toContain(idp.clientSecret)
+    expect((await me(app, '')).sso).toEqual({ label: 'Acme ID', passwordSignIn: true })
+    const ada = await signIn(app, idp, 'sub-ada')
+    expect((await me(app, ada.session)).user).toEqual({ email: 'ada@example.com', role: 'admin' })
+
+    // A change without the secret keeps it; the stored secret is sealed.
+    expect((await save({ ...full, clientSecret: undefined, label: 'Acme SSO' })).json()).toMatchObject({ clientSecretSet: true, settings: { label: 'Acme SSO' } })
+    expect((await me(app, '')).sso.label).toBe('Acme SSO')
+    expect((await signIn(app, idp, 'sub-bob')).location).toBe('/libraries')
+    const rows = await app.runtime.store.settings.get<string>('sso.clientSecret')
+    expect(rows).toBeTruthy()
+    expect(rows).not.toContain(idp.clientSecret)
+    const changes = (await auditLog(app)).filter((e) => e.action === 'settings.changed' && e.target === 'sso')
+    expect(changes.map((e) => e.details.clientSecret)).toEqual(['kept', 'set'])
+    expect(JSON.stringify(await auditLog(app))).not.toContain(idp.clientSecret)
+
+    const removed = await app.inject({ method: 'DELETE', url: '/api/settings/sso', headers: admin })
+    expect(removed.json()).toMatchObject({ source: 'off', settings: null, clientSecretSet: false })
+    expect((await app.inject({ url: '/api/auth/sso/login' })).statusCode).toBe(404)
+    expect((await me(app, '')).sso).toBeUndefined()
+    expect(await app.runtime.store.settings.get('sso.clientSecret')).toBeUndefined()
+  })
+
+  it('refuses what would not work or would lock admins out, changing nothing', async () => {
+    const { app, admin, save, full } = await setUpUnconfigured()
+    const refused = async (body: Record<string, unknown>, headers?: Record<string, string>) => {
+      const answer = await save(body, headers)
+      return { status: answer.statusCode, error: answer.json().error as string, message: answer.json().message as string }
+    }
+    expect(await refused({ ...full, issuer: 'http://127.0.0.1:9' })).toMatchObject({ status: 503, error: 'sso_unavailable', message: expect.stringContaining('http://127.0.0.1:9') })
+    expect(await refused({ ...full, issuer: 'http://idp.example.com' })).toMatchObject({ status: 400, error: 'validation_error', message: expect.stringContaining('http only on a loopback address') })
+    expect(await refused({ ...full, publicUrl: undefined })).toMatchObject({ status: 400, error: 'validation_error', message: expect.stringContaining('public address') })
+    expect(await refused({ ...full, publicUrl: 'lectern.test/path' })).toMatchObject({ status: 400, error: 'validation_error' })
+    expect(await refused({ ...full, passwordSignIn: false })).toMatchObject({ status: 400, error: 'validation_error', message: expect.stringContaining('break-glass') })
+    expect(await refused({ ...full, passwordSignIn: false, breakGlassAdmins: ['nobody@example.com'] })).toMatchObject({ status: 400, message: expect.stringContaining('break-glass') })
+    expect(await refused({ ...full, colour: 'blue' })).toMatchObject({ status: 400, error: 'validation_error' })
+    const member = { cookie: `lectern_session=${(await passwordSignIn(app, 'member', 'mel@example.com')).lectern_session}` }
+    expect((await refused(full, member)).status).toBe(403)
+    expect((await refused(full, {})).status).toBe(401)
+    expect((await app.inject({ url: '/api/settings/sso', headers: admin })).json().source).toBe('off')
+    expect((await auditLog(app)).filter((e) => e.action === 'settings.changed')).toEqual([])
+
+    // Password sign-in off, with the break-glass admin named: members are refused, the admin is not.
+    expect((await save({ ...full, passwordSignIn: false, breakGlassAdmins: ['OPS@example.com'] })).statusCode).toBe(200)
+    const password = (email: string) => app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: TEST_PASSWORD } })
+    expect((await password('mel@example.com')).statusCode).toBe(403)
+    expect((await password('ops@example.com')).statusCode).toBe(200)
+  })
+
+  it('shows a configuration from lectern.yaml or the environment, which the dashboard cannot change', async () => {
+    const { app, idp } = await setUp()
+    const admin = { cookie: `lectern_session=${(await passwordSignIn(app, 'admin', 'ops@example.com')).lectern_session}` }
+    expect((await app.inject({ url: '/api/settings/sso', headers: admin })).json()).toMatchObject({ source: 'startup', publicUrlFixed: true, clientSecretSet: true, settings: { issuer: idp.issuer } })
+    const put = await app.inject({ method: 'PUT', url: '/api/settings/sso', headers: admin, payload: { issuer: idp.issuer, clientId: 'other' } })
+    expect(put.json()).toMatchObject({ error: 'forbidden', message: expect.stringContaining('lectern.yaml or the environment') })
+    expect((await app.inject({ method: 'DELETE', url: '/api/settings/sso', headers: admin })).statusCode).toBe(403)
   })
 })

@@ -1,8 +1,8 @@
 /**
  * Settings: the embedding provider (probed by the server before it switches, then re-embedding
  * in the background), MCP (whether it needs a key, how to connect each editor, a live test),
- * the rate limits this server runs with, and on-premise who may reach each library and the
- * offline license.
+ * the rate limits this server runs with, and on-premise single sign-on, who may reach each
+ * library and the offline license.
  */
 import { useState } from 'preact/hooks'
 import { api, query } from '../api'
@@ -12,6 +12,7 @@ import type { JobRow } from '../types'
 import { ConnectionsSection } from './settings-connections'
 import { LibraryAccessSection } from './settings-library-access'
 import { McpSection } from './settings-mcp'
+import { SsoSection } from './settings-sso'
 
 interface Embedding {
   provider: 'hash' | 'ollama' | 'openai'
@@ -43,6 +44,7 @@ export function SettingsPage() {
       <EmbeddingSection />
       {settings.data ? <McpSection requireKey={settings.data.mcp.requireKey} onChange={settings.reload} /> : null}
       <ConnectionsSection />
+      {settings.data?.mode === 'onprem' ? <SsoSection /> : null}
       {settings.data?.mode === 'onprem' ? <LibraryAccessSection /> : null}
       {settings.data ? (
         <section aria-labelledby="rate-limits">
