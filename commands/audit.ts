@@ -10,7 +10,16 @@ type AuditPage = Awaited<ReturnType<typeof readAudit>>
 const outcomeColour = (event: AuditEvent) =>
   event.outcome === 'success' ? event.outcome : event.outcome === 'blocked' ? colour.yellow(event.outcome) : colour.red(event.outcome)
 
-const actorOf = (event: AuditEvent) => (event.actor.name === null ? event.actor.kind : `${event.actor.name} (${event.actor.kind})`)
+const actorOf = (event: AuditEvent) => (event.actor.name === null ? event.actor.kind : `${event.actor.kind}: ${event.actor.name}`)
+
+const DETAILS_WIDTH = 80
+
+/** The event's details in a line: `access=restricted users=alice@example.com groups=-`, cut at DETAILS_WIDTH (--json has them whole). */
+function detailsOf(event: AuditEvent): string {
+  const shown = (value: unknown): string => (Array.isArray(value) ? (value.length === 0 ? '-' : value.map(shown).join(',')) : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value))
+  const line = Object.entries(event.details).map(([key, value]) => `${key}=${shown(value)}`).join(' ')
+  return line === '' ? '-' : line.length > DETAILS_WIDTH ? `${line.slice(0, DETAILS_WIDTH - 3)}...` : line
+}
 
 function render(page: AuditPage): string {
   if (page.events.length === 0) return 'No audit events match.'
@@ -21,6 +30,7 @@ function render(page: AuditPage): string {
     { header: 'ACTOR', value: actorOf },
     { header: 'ADDRESS', value: (e) => e.address ?? '-' },
     { header: 'TARGET', value: (e) => e.target ?? '-' },
+    { header: 'DETAILS', value: detailsOf },
   ])
   return page.nextCursor === null ? rows : `${rows}\n\nOlder events: add --cursor ${page.nextCursor}.`
 }
@@ -29,7 +39,7 @@ export default class Audit extends LecternCommand {
   static override summary = 'Show the audit log: access-rule changes, keys, sign-ins, roles, settings, backups, restores and blocked access attempts.'
   static override description = `Newest first, times in UTC. Each event names its actor (a user, an API key as its owner and ID, the CLI's system user, or Lectern itself), the client's address and the target. No key, password, token or question is ever in it. Events are kept audit.retentionDays days (default 365; \`lectern config set audit.retentionDays 730\`).
 
---since and --until take an age (30m, 24h, 7d, 2w) or a date or time (2026-12-01, 2026-12-01T09:00:00Z). --action takes an action or its group (key, access, signin). --actor and --target match part of the name, in any case.
+--since and --until take an age (30m, 24h, 7d, 2w) or a date or time (2026-12-01, 2026-12-01 09:00, 2026-12-01T09:00:00+01:00): without a zone it is UTC, as the table prints it, and a date is its start (--until 2026-12-03 ends as that day begins). --action takes an action or its group (key, access, signin, settings, backup, restore, user), in any case. --actor and --target match part of the name, in any case.
 
 --jsonl prints every matching event, oldest first, one JSON object a line: the export a SIEM takes in (GET /api/audit/export gives the same).
 

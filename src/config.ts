@@ -92,6 +92,10 @@ const workersText = z.unknown().transform((value, ctx): number => {
   return z.NEVER
 })
 const listText = z.union([z.array(z.string()), z.string().transform((t) => t.split(',').map((s) => s.trim()).filter(Boolean))])
+/** OAuth scopes: separated by commas or spaces (the protocol's own separator), in a list or a text. */
+const scopesText = z.union([z.array(z.string()), z.string()]).transform((value) => (Array.isArray(value) ? value : value.split(/[\s,]+/)).map((s) => s.trim()).filter(Boolean))
+/** Emails, comma-separated: a typo here would lock its admin out the day the provider is down. */
+const emailsText = listText.pipe(z.array(z.string().trim().regex(/^[^\s@]+@[^\s@]+$/, 'expected email addresses (comma-separated)')))
 /** proxy-addr's (and so Fastify's) names for address ranges, accepted besides addresses and CIDRs. */
 const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
 
@@ -343,11 +347,11 @@ export const STARTUP_SETTINGS: readonly SettingDef[] = [
     description: "On-premise: the OpenID Connect provider the dashboard signs in with, by its issuer URL (its discovery document is read from <issuer>/.well-known/openid-configuration). Empty: no single sign-on. Needs sso.clientId and mail.publicUrl (LECTERN_PUBLIC_URL), whose /api/auth/sso/callback is the redirect URI to register; a confidential client's secret comes from LECTERN_SSO_CLIENT_SECRET.",
   },
   { key: 'sso.clientId', env: 'LECTERN_SSO_CLIENT_ID', default: '', schema: z.string().trim().max(500), description: 'The client ID Lectern is registered under at the provider.' },
-  { key: 'sso.scopes', env: 'LECTERN_SSO_SCOPES', default: ['openid', 'email', 'profile'], schema: listText, description: 'The scopes asked for (comma-separated); openid is always asked. Add the one that releases the groups claim if the provider needs it (groups).' },
+  { key: 'sso.scopes', env: 'LECTERN_SSO_SCOPES', default: ['openid', 'email', 'profile'], schema: scopesText, description: 'The scopes asked for (separated by commas or spaces); openid is always asked. Add the one that releases the groups claim if the provider needs it (groups).' },
   { key: 'sso.groupsClaim', env: 'LECTERN_SSO_GROUPS_CLAIM', default: 'groups', schema: z.string().trim().min(1).max(200), description: "The ID token or userinfo claim that lists a user's groups (a list of names, or one name); read at every sign-in." },
   { key: 'sso.adminGroups', env: 'LECTERN_SSO_ADMIN_GROUPS', default: [], schema: listText, description: 'Groups whose members are admins (comma-separated); everyone else who signs in is a member. Decided again at every sign-in.' },
   { key: 'sso.passwordSignIn', env: 'LECTERN_SSO_PASSWORD_SIGN_IN', default: true, schema: booleanText, description: 'Whether users may still sign in with a password while single sign-on is on. Off: only sso.breakGlassAdmins can, for when the provider is down.' },
-  { key: 'sso.breakGlassAdmins', env: 'LECTERN_SSO_BREAK_GLASS_ADMINS', default: [], schema: listText, description: 'Emails of admins who may sign in with their password although sso.passwordSignIn is off (comma-separated): the way in when the provider is down. Create one with `lectern admin create`.' },
+  { key: 'sso.breakGlassAdmins', env: 'LECTERN_SSO_BREAK_GLASS_ADMINS', default: [], schema: emailsText, description: 'Emails of admins who may sign in with their password although sso.passwordSignIn is off (comma-separated): the way in when the provider is down. Create one with `lectern admin create`.' },
   { key: 'sso.clockToleranceSeconds', env: 'LECTERN_SSO_CLOCK_TOLERANCE', default: 60, schema: z.coerce.number().int().min(0).max(600), description: "Seconds by which the provider's clock may differ from this host's when ID tokens are checked." },
   { key: 'sso.label', env: 'LECTERN_SSO_LABEL', default: 'single sign-on', schema: z.string().trim().min(1).max(60), description: 'What the sign-in button names: "Sign in with <label>".' },
   { key: 'chromium.path', env: 'LECTERN_CHROMIUM_PATH', default: '/usr/bin/chromium', schema: z.string().min(1), description: 'Chromium binary for websites that need JavaScript.' },

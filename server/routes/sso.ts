@@ -34,8 +34,16 @@ export default async function ssoRoutes(app: FastifyInstance, options: { sso: Ss
   const { store } = app.runtime
 
   app.get<{ Querystring: { returnTo?: string } }>('/auth/sso/login', { schema: { querystring: LoginQuery } }, async (request, reply) => {
-    const sso = await inForce(options.sso)
-    const { url, flow } = await sso.start(request.query.returnTo)
+    let started: { sso: SingleSignOn; url: string; flow: SsoFlow }
+    try {
+      const sso = await inForce(options.sso)
+      started = { sso, ...(await sso.start(request.query.returnTo)) }
+    } catch (err) {
+      // A browser followed the button here: it goes back to the sign-in page, which says why.
+      if (!isLecternError(err)) throw err
+      return signInError(reply, err)
+    }
+    const { sso, url, flow } = started
     reply.setCookie(FLOW_COOKIE, store.secrets.seal(JSON.stringify(flow)), {
       path: FLOW_PATH,
       httpOnly: true,

@@ -66,18 +66,31 @@ export async function pruneAudit(store: Store, now = new Date()): Promise<number
 
 const UNITS: Record<string, number> = { m: 60 * 1000, h: HOUR_MS, d: 24 * HOUR_MS, w: 7 * 24 * HOUR_MS }
 
+/** A date, optionally with a time (`T` or a space between, as the table prints it) and a zone; without one, UTC. */
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/i
+
 /**
  * A bound of a time filter as an ISO time: an age (`30m`, `24h`, `7d`, `2w`) back from `now`, or
- * a date or time (`2026-12-01`, `2026-12-01T09:00:00Z`; a date is its start, in UTC).
+ * a date or time (`2026-12-01`, `2026-12-01 09:00`, `2026-12-01T09:00:00+01:00`). Times without a
+ * zone are UTC, as the log prints them, whatever the host's zone; a date is its start. A date
+ * that does not exist (February 30th) is refused, not rolled over.
  */
 export function parseTimeBound(text: string, what: string, now = new Date()): string {
-  const age = /^(\d{1,6})([mhdw])$/.exec(text.trim())
+  const trimmed = text.trim()
+  const age = /^(\d{1,6})([mhdw])$/.exec(trimmed)
   if (age) return new Date(now.getTime() - Number(age[1]) * UNITS[age[2]]).toISOString()
-  const time = /^\d{4}-\d{2}-\d{2}($|T)/.test(text.trim()) ? new Date(text.trim()) : new Date(Number.NaN)
-  if (Number.isNaN(time.getTime())) {
-    throw new LecternError('validation_error', `${what} must be an age such as 30m, 24h, 7d or 2w, or a date or time such as 2026-12-01 or 2026-12-01T09:00:00Z; got "${text}".`)
+  const parts = DATE_TIME.exec(trimmed)
+  if (parts) {
+    const [, year, month, day, hour = '0', minute = '0', second = '0', ms = '0', zone = 'Z'] = parts
+    const fields = [year, month, day, hour, minute, second].map(Number)
+    const utc = Date.UTC(fields[0], fields[1] - 1, fields[2], fields[3], fields[4], fields[5], Number(ms.padEnd(3, '0')))
+    const exists = new Date(utc).toISOString().startsWith(`${year}-${month}-${day}T${hour.padStart(2, '0')}:${minute}`)
+    if (exists && fields[5] < 60) {
+      const offset = zone.toUpperCase() === 'Z' ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(-2))) * 60_000
+      return new Date(utc - offset).toISOString()
+    }
   }
-  return time.toISOString()
+  throw new LecternError('validation_error', `${what} must be an age such as 30m, 24h, 7d or 2w, or a date or time such as 2026-12-01, 2026-12-01 09:00 (UTC) or 2026-12-01T09:00:00+01:00; got "${text}".`)
 }
 
 /** A filter as a person writes it: the store's fields, with times as ages or dates (parseTimeBound). */
@@ -85,16 +98,19 @@ export type AuditQuery = AuditFilter
 
 /** The query as the store reads it; an action that names none of AUDIT_ACTIONS, nor a group of them, is refused. */
 export function auditFilter(query: AuditQuery, now = new Date()): AuditFilter {
-  const { since, until, action, ...rest } = query
+  const { since, until, ...rest } = query
+  const action = query.action?.trim().toLowerCase()
   if (action !== undefined && !Object.keys(AUDIT_ACTIONS).some((known) => known === action || known.startsWith(`${action}.`))) {
     throw new LecternError('validation_error', `No audit action is "${action}" or starts with "${action}.": the actions are ${Object.keys(AUDIT_ACTIONS).join(', ')}.`)
   }
-  return {
-    ...rest,
-    ...(action === undefined ? {} : { action }),
+  const bounds = {
     ...(since === undefined ? {} : { since: parseTimeBound(since, 'since', now) }),
     ...(until === undefined ? {} : { until: parseTimeBound(until, 'until', now) }),
   }
+  if (bounds.since !== undefined && bounds.until !== undefined && bounds.since > bounds.until) {
+    throw new LecternError('validation_error', `since (${bounds.since}) is after until (${bounds.until}): no event could match; swap them.`)
+  }
+  return { ...rest, ...(action === undefined ? {} : { action }), ...bounds }
 }
 
 /** One page of the log, newest first, and the cursor of the next (older) page; null when this is the last. */

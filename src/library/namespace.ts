@@ -8,8 +8,8 @@
 import { LecternError } from '../errors.js'
 import { isSegment } from './id.js'
 
-/** Whether a target names a namespace (`/acme/*`) rather than a library. */
-export const isNamespace = (raw: string): boolean => raw.trim().endsWith('/*')
+/** Whether a target is meant as a namespace (`/acme/*`) rather than a library: a `*` is in no library ID. */
+export const isNamespace = (raw: string): boolean => raw.includes('*')
 
 /**
  * A namespace as stored: lowercase like library IDs, `/owner/*` or `/owner/name/*`. Anything
@@ -21,10 +21,9 @@ export function parseNamespace(raw: string): string {
   const star = segments.pop()
   const shown = raw.length > 80 ? `${raw.slice(0, 80)}...` : raw
   if (star !== '*' || segments.length === 0 || segments.length > 2 || !segments.every(isSegment)) {
-    const why =
-      segments.length === 0 || (segments.length === 1 && segments[0] === '')
-        ? 'every library is governed by the workspace default (access.restrictNewLibraries), not by a namespace'
-        : 'a namespace is a library ID\'s owner, or owner and name, followed by "/*"'
+    const why = /^\/?\*$/.test(trimmed)
+      ? 'every library is governed by the workspace default (access.restrictNewLibraries), not by a namespace'
+      : 'a namespace is a library ID\'s owner, or owner and name, followed by "/*" (a single * at the end)'
     throw new LecternError('validation_error', `Invalid namespace "${shown}": ${why}. Expected /owner/* or /owner/name/*, e.g. /acme/*.`)
   }
   return `/${segments.join('/')}/*`

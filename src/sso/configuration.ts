@@ -44,8 +44,8 @@ function startupOptions(config: LecternConfig): SsoOptions | undefined {
 export function createSsoSource(store: Store, config: LecternConfig): SsoSource {
   if (config.mode !== 'onprem') return { current: async () => undefined }
   const startup = startupOptions(config)
+  requireSsoConfig(startup ?? { settings: config.sso, publicUrl: config.mail.publicUrl, clientSecret: undefined })
   if (startup) {
-    requireSsoConfig(startup)
     const fixed = new SingleSignOn(startup)
     return { current: async () => fixed }
   }

@@ -59,10 +59,17 @@ export interface SsoOptions {
 export const ssoEnabled = (settings: SsoSettings): boolean => settings.issuer !== ''
 
 export function requireSsoConfig(options: SsoOptions): void {
-  if (!ssoEnabled(options.settings)) return
-  const missing = [options.settings.clientId === '' && 'sso.clientId (LECTERN_SSO_CLIENT_ID)', options.publicUrl === '' && 'mail.publicUrl (LECTERN_PUBLIC_URL), the address users reach the dashboard at']
+  const { settings } = options
+  if (!ssoEnabled(settings)) {
+    if (settings.clientId !== '') throw new LecternError('validation_error', 'sso.clientId is set but sso.issuer is not: name the provider, or remove the sso settings to leave single sign-on off.')
+    return
+  }
+  const missing = [settings.clientId === '' && 'sso.clientId (LECTERN_SSO_CLIENT_ID)', options.publicUrl === '' && 'mail.publicUrl (LECTERN_PUBLIC_URL), the address users reach the dashboard at']
   const named = missing.filter(Boolean)
   if (named.length > 0) throw new LecternError('validation_error', `sso.issuer is set but ${named.join(' and ')} ${named.length === 1 ? 'is' : 'are'} not.`)
+  if (!settings.passwordSignIn && settings.breakGlassAdmins.length === 0) {
+    throw new LecternError('validation_error', 'sso.passwordSignIn is off but sso.breakGlassAdmins names nobody: name the admin who signs in with a password the day the provider is down (`lectern admin create`).')
+  }
 }
 
 /** Whether the email is one of `sso.breakGlassAdmins`, in any case (emails are matched without case everywhere). */

@@ -59,9 +59,10 @@ describe('lectern audit', () => {
     expect(page.events[4].details).toEqual({ value: 10 })
 
     const table = await cli(['audit', '--action', 'key'])
-    expect(table).toMatch(/^TIME\s+ACTION\s+OUTCOME\s+ACTOR\s+ADDRESS\s+TARGET/)
-    expect(table).toMatch(/key\.revoked\s+success\s+\S+ \(cli\)\s+-\s+key \d+ "alice"/)
+    expect(table).toMatch(/^TIME\s+ACTION\s+OUTCOME\s+ACTOR\s+ADDRESS\s+TARGET\s+DETAILS/)
+    expect(table).toMatch(/key\.revoked\s+success\s+cli: \S+\s+-\s+key \d+ "alice"/)
     expect(table).not.toContain('user.created')
+    expect(await cli(['audit', '--action', 'SETTINGS'])).toMatch(/settings\.changed\s+success\s+cli: \S+\s+-\s+jobs\.retentionDays\s+value=10$/m)
     const paged = await cli(['audit', '--limit', '2'])
     expect(paged).toContain(`Older events: add --cursor ${page.events[1].id}.`)
     expect(JSON.parse(await cli(['audit', '--cursor', String(page.events[1].id), '--limit', '1', '--json'])).events[0].id).toBe(page.events[2].id)

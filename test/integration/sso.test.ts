@@ -316,6 +316,17 @@ describe('single sign-on (OpenID Connect)', () => {
   it('refuses a configuration that lacks the client ID or the public address, and is absent in the cloud', async () => {
     await expect(buildTestApp({ startWorker: false, sso: { issuer: 'http://127.0.0.1:9' } })).rejects.toThrow(/sso.clientId .* and mail.publicUrl/)
     await expect(buildTestApp({ startWorker: false, sso: { issuer: 'http://idp.example.com' } })).rejects.toThrow(/http only on a loopback address/)
+    await expect(buildTestApp({ startWorker: false, sso: { clientId: 'lectern' } })).rejects.toThrow(/sso.clientId is set but sso.issuer is not/)
+    const withPublicUrl = { startWorker: false, mail: { publicUrl: PUBLIC_URL } }
+    await expect(buildTestApp({ ...withPublicUrl, sso: { issuer: 'http://127.0.0.1:9', clientId: 'x', passwordSignIn: false } })).rejects.toThrow(/breakGlassAdmins names nobody/)
+    expect(() => resolveConfig({}, { LECTERN_SSO_BREAK_GLASS_ADMINS: 'ops@example.com, notanemail' })).toThrow(/expected email addresses/)
+    expect(resolveConfig({}, { LECTERN_SSO_SCOPES: 'openid email  profile,groups' }).config.sso.scopes).toEqual(['openid', 'email', 'profile', 'groups'])
+    // An unreachable provider sends the browser back to the sign-in page, which says why.
+    const unreachable = await buildTestApp({ ...withPublicUrl, sso: { issuer: 'http://127.0.0.1:9', clientId: 'x' } })
+    const login = await unreachable.inject({ url: '/api/auth/sso/login' })
+    expect(login.statusCode).toBe(302)
+    expect(decodeURIComponent(String(login.headers.location))).toContain('could not be reached')
+    await unreachable.close()
     const cloud = await buildTestApp({ mode: 'cloud', startWorker: false, mail: { publicUrl: PUBLIC_URL }, sso: { issuer: 'http://127.0.0.1:9', clientId: 'x' } })
     expect((await cloud.inject({ url: '/api/auth/sso/login' })).statusCode).toBe(404)
     expect((await cloud.inject({ url: '/api/session' })).json().sso).toBeUndefined()
@@ -338,7 +349,9 @@ describe('single sign-on configured from the dashboard', () => {
   it('is saved once the provider answers, applies at the next sign-in without a restart, never shows the secret, and is removed', async () => {
     const { app, idp, admin, save, full } = await setUpUnconfigured()
     expect((await app.inject({ url: '/api/settings/sso', headers: admin })).json()).toMatchObject({ source: 'off', settings: null, clientSecretSet: false })
-    expect((await app.inject({ url: '/api/auth/sso/login' })).json()).toMatchObject({ error: 'not_found', message: expect.stringContaining('not configured') })
+    const unconfigured = await app.inject({ url: '/api/auth/sso/login' })
+    expect(unconfigured.statusCode).toBe(302)
+    expect(decodeURIComponent(String(unconfigured.headers.location))).toMatch(/^\/\?signInError=Single sign-on is not configured/)
 
     const saved = await save(full)
     expect(saved.statusCode, saved.body).toBe(200)
@@ -361,7 +374,7 @@ describe('single sign-on configured from the dashboard', () => {
 
     const removed = await app.inject({ method: 'DELETE', url: '/api/settings/sso', headers: admin })
     expect(removed.json()).toMatchObject({ source: 'off', settings: null, clientSecretSet: false })
-    expect((await app.inject({ url: '/api/auth/sso/login' })).statusCode).toBe(404)
+    expect(String((await app.inject({ url: '/api/auth/sso/login' })).headers.location)).toContain('signInError=')
     expect((await me(app, '')).sso).toBeUndefined()
     expect(await app.runtime.store.settings.get('sso.clientSecret')).toBeUndefined()
   })

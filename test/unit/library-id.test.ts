@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { LecternError } from '../../src/errors.js'
 import { formatLibraryId, parseLibraryId, slugifySegment } from '../../src/library/id.js'
+import { isNamespace, namespacesOf, parseNamespace } from '../../src/library/namespace.js'
 
 describe('parseLibraryId', () => {
   it.each([
@@ -81,5 +82,19 @@ describe('slugifySegment', () => {
   it('keeps readable names', () => {
     expect(slugifySegment('Docs.Example.com')).toBe('docs.example.com')
     expect(slugifySegment('My API (v2)')).toBe('my-api-v2')
+  })
+})
+
+describe('namespaces of library IDs', () => {
+  it('normalise /owner/* and /owner/name/*, and say what is wrong with anything else', () => {
+    expect(parseNamespace(' ACME/* ')).toBe('/acme/*')
+    expect(parseNamespace('/acme/payments/*')).toBe('/acme/payments/*')
+    expect(namespacesOf('/acme/payments')).toEqual(['/acme/payments/*', '/acme/*'])
+    expect(() => parseNamespace('/*')).toThrow(/workspace default/)
+    for (const raw of ['/acme', '/acme/pay*', '/acme/**', '/acme/*/x', '/a/b/c/*', '/ac me/*']) {
+      expect(() => parseNamespace(raw), raw).toThrow(/followed by "\/\*".*Expected \/owner\/\* or \/owner\/name\/\*/)
+    }
+    expect(['/acme/*', '/acme/pay*', '/acme/**'].every(isNamespace)).toBe(true)
+    expect(isNamespace('/acme/payments')).toBe(false)
   })
 })
