@@ -36,6 +36,7 @@ import * as auditEvents from './0030_audit_events.js'
 import * as ssoUsers from './0031_sso_users.js'
 import * as libraryGroupGrants from './0032_library_group_grants.js'
 import * as namespaceRules from './0033_namespace_rules.js'
+import * as gitopsLibraries from './0034_gitops_libraries.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -71,6 +72,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0031_sso_users', ssoUsers],
   ['0032_library_group_grants', libraryGroupGrants],
   ['0033_namespace_rules', namespaceRules],
+  ['0034_gitops_libraries', gitopsLibraries],
 ]
 
 export const migrationSource = sourceOf(MIGRATIONS)

@@ -34,6 +34,7 @@ import settingsRoutes from './routes/airgap/settings.js'
 import auditRoutes from './routes/audit.js'
 import ssoRoutes from './routes/sso.js'
 import ssoSettingsRoutes from './routes/sso-settings.js'
+import gitopsRoutes from './routes/gitops.js'
 import backupRoutes from './routes/backup.js'
 import dashboardConnections from './routes/dashboard/connections.js'
 import dashboardDocPages from './routes/dashboard/doc-pages.js'
@@ -205,11 +206,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await api.register(teamConnectionsRoutes)
         await api.register(teamSourcesRoutes)
       }
-      // Library access control and single sign-on are on-premise's: the cloud answers 404.
+      // Library access control, single sign-on and GitOps are on-premise's: the cloud answers 404.
       if (config.mode === 'onprem') {
         await api.register(libraryAccessRoutes)
         await api.register(ssoRoutes, { sso })
         await api.register(ssoSettingsRoutes)
+        await api.register(gitopsRoutes)
       }
     },
     { prefix: '/api' },

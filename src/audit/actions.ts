@@ -20,5 +20,7 @@ export const AUDIT_ACTIONS = {
   'restore.staged': 'a restore was staged from the dashboard, applied at the next start',
   'restore.applied': 'a backup was restored',
   'restore.failed': 'a staged restore could not be applied at start-up, and the data was left as it was',
+  'gitops.synced': 'a GitOps sync applied the manifest: the libraries it created, re-indexed and pruned',
+  'gitops.failed': 'a GitOps sync changed nothing: the manifest could not be read or is not valid',
 } as const
 export type AuditAction = keyof typeof AUDIT_ACTIONS

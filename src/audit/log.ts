@@ -24,6 +24,7 @@ const OUTCOMES: Partial<Record<AuditAction, AuditOutcome>> = {
   'signin.failed': 'failure',
   'backup.failed': 'failure',
   'restore.failed': 'failure',
+  'gitops.failed': 'failure',
 }
 
 /** Who acts and from where, as the surface it came through knows it. */

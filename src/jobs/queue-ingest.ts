@@ -22,6 +22,9 @@ export async function queueIngest(store: Store, version: LibraryVersion, spec: S
 }
 
 /** The git reader's spec for a git library at a ref, with the options it was added with. */
+/** The folder lists a library may carry (src/sources/git-reader.ts), in place of its repository's context7.json. */
+export const FOLDER_OPTIONS = ['folders', 'excludeFolders', 'excludeFiles'] as const
+
 export function gitSpecOf(library: Library, ref: string | undefined): GitSpec {
   return {
     type: 'git',
@@ -30,5 +33,6 @@ export function gitSpecOf(library: Library, ref: string | undefined): GitSpec {
     ...(ref ? { ref } : {}),
     skipVersionFiltering: library.options.skipVersionFiltering === true,
     generateDocs: library.options.generateDocs === true,
+    ...Object.fromEntries(FOLDER_OPTIONS.filter((name) => Array.isArray(library.options[name])).map((name) => [name, library.options[name] as string[]])),
   }
 }

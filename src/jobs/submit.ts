@@ -9,7 +9,7 @@ import { LecternError } from '../errors.js'
 import type { AddressGuard } from '../sources/address-guard.js'
 import { admitGitRemote } from '../sources/git-guard.js'
 import { gitToken, refuseCleartextToken } from '../sources/git-token.js'
-import { parseRepoUrl, type GitSourceKind } from '../sources/repo-url.js'
+import { isSafeRefName, parseRepoUrl, type GitSourceKind } from '../sources/repo-url.js'
 import type { SourceSubmission } from '../sources/types.js'
 import { INSTALL_CONNECTIONS } from '../store/connections.js'
 import type { Store } from '../store/index.js'
@@ -17,7 +17,7 @@ import type { Job } from '../store/jobs.js'
 import type { Library, LibraryVersion, NewLibrary } from '../store/libraries.js'
 import { placeSubmission, type Submitter, type TeamOwner } from '../tenancy/private-sources.js'
 import { submitterConnectionScope } from '../tenancy/stored-connections.js'
-import { gitSpecOf, queueIngest } from './queue-ingest.js'
+import { FOLDER_OPTIONS, gitSpecOf, queueIngest } from './queue-ingest.js'
 
 export interface RepositorySubmission {
   /** Inferred from the URL when absent (github.com, gitlab.com, bitbucket.org, else git). */
@@ -27,6 +27,12 @@ export interface RepositorySubmission {
   private?: boolean
   skipVersionFiltering?: boolean
   generateDocs?: boolean
+  /** The branch to index, where the URL names none (`/tree/<branch>`). */
+  branch?: string
+  /** In place of the repository's context7.json lists (a GitOps manifest's entry). */
+  folders?: string[]
+  excludeFolders?: string[]
+  excludeFiles?: string[]
 }
 
 export interface Submitted {
@@ -83,7 +89,9 @@ async function createOrRetry(store: Store, input: NewLibrary, refusal: LecternEr
  * nature: submitted with a teamspace's key, it belongs to that teamspace.
  */
 export async function submitRepository(store: Store, input: RepositorySubmission, guard: AddressGuard | undefined, submitter?: Submitter): Promise<Submitted> {
-  const repo = parseRepoUrl(input.docsRepoUrl, input.sourceKind, { httpOnly: guard !== undefined })
+  const parsed = parseRepoUrl(input.docsRepoUrl, input.sourceKind, { httpOnly: guard !== undefined })
+  if (input.branch !== undefined && input.branch !== '' && !isSafeRefName(input.branch)) throw new LecternError('validation_error', `"${input.branch}" is not a valid branch name.`)
+  const repo = input.branch ? { ...parsed, branch: input.branch } : parsed
   const token = input.gitToken?.trim() ? input.gitToken.trim() : undefined
   const scope = submitter ? submitterConnectionScope(submitter) : INSTALL_CONNECTIONS
   refuseCleartextToken(repo.cloneUrl, await gitToken(store, token, repo.host, scope), guard)
@@ -104,6 +112,7 @@ export async function submitRepository(store: Store, input: RepositorySubmission
         skipVersionFiltering: input.skipVersionFiltering ?? false,
         generateDocs: input.generateDocs ?? false,
         ...(repo.branch ? { ref: repo.branch } : {}),
+        ...Object.fromEntries(FOLDER_OPTIONS.filter((name) => input[name] !== undefined).map((name) => [name, input[name]])),
       },
     }
     const { library, version } = await createOrRetry(store, newLibrary, taken(owner, `Library ${id} was already added. Refresh it to pick up new commits.`))

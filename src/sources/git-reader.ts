@@ -33,6 +33,10 @@ export const gitSpec = z.object({
   ref: z.string().optional(),
   skipVersionFiltering: z.boolean().default(false),
   generateDocs: z.boolean().default(false),
+  /** Set by whoever added the library (a GitOps manifest): they replace the repository's context7.json lists. */
+  folders: z.array(z.string()).optional(),
+  excludeFolders: z.array(z.string()).optional(),
+  excludeFiles: z.array(z.string()).optional(),
 })
 
 export type GitSpec = z.input<typeof gitSpec>
@@ -59,7 +63,8 @@ export const readGitRepository: SourceReader<SourceSpec> = async (raw, ctx): Pro
   await fs.mkdir(ctx.store.paths.repos, { recursive: true })
   ctx.progress(`cloning ${repo.cloneUrl}`)
   const clone = await cloneRepo({ cloneUrl: repo.cloneUrl, destDir: ctx.workDir, ref: spec.ref, token, ...remote })
-  const config = { ...(await readRepoConfig(ctx.workDir, ctx.log)), skipVersionFiltering: spec.skipVersionFiltering }
+  const { folders, excludeFolders, excludeFiles } = spec
+  const config = { ...(await readRepoConfig(ctx.workDir, ctx.log)), skipVersionFiltering: spec.skipVersionFiltering, ...definedOnly({ folders, excludeFolders, excludeFiles }) }
   const site = siteMetadata(ctx.workDir)
   ctx.progress('finding documentation files')
   const documents = await findDocs(ctx.workDir, config, ctx.log, spec.generateDocs)
@@ -118,3 +123,6 @@ function describe(documents: SourceDocument[]): string | undefined {
   const flat = paragraph.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/[*_`]/g, '').replace(/\s+/g, ' ')
   return flat.length > DESCRIPTION_CHARS ? `${flat.slice(0, DESCRIPTION_CHARS - 3).trimEnd()}...` : flat
 }
+
+/** The lists that were given: an absent one leaves context7.json's. */
+const definedOnly = <T extends Record<string, unknown>>(values: T): Partial<T> => Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<T>

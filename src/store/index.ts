@@ -26,6 +26,7 @@ import { createJobsRepository, type JobsRepository } from './jobs.js'
 import { createKeysRepository, type KeysRepository } from './keys.js'
 import { createLicensesRepository, type LicensesRepository } from './licenses.js'
 import { createLibrariesRepository, type LibrariesRepository } from './libraries.js'
+import { createGitOpsRepository, type GitOpsRepository } from './gitops.js'
 import { createLibraryAccessRepository, type LibraryAccessRepository } from './library-access.js'
 import { createPoliciesRepository, type PoliciesRepository } from './policies.js'
 import { createSqliteSql } from './sqlite-sql.js'
@@ -46,6 +47,7 @@ export interface Store {
   keys: KeysRepository
   libraries: LibrariesRepository
   libraryAccess: LibraryAccessRepository
+  gitops: GitOpsRepository
   snippets: SnippetsRepository
   jobs: JobsRepository
   extractionReports: ExtractionReportsRepository
@@ -267,6 +269,7 @@ function repositories(sql: Sql, secrets: SecretBox, settings: SettingsRepository
     keys: createKeysRepository(sql),
     libraries: createLibrariesRepository(sql),
     libraryAccess: createLibraryAccessRepository(sql),
+    gitops: createGitOpsRepository(sql),
     snippets: createSnippetsRepository(sql),
     jobs: createJobsRepository(sql),
     extractionReports: createExtractionReportsRepository(sql),

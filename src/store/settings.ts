@@ -19,6 +19,8 @@ export const SETTING_KEYS = {
   backupConfig: 'backup.config',
   /** Single sign-on as configured from the dashboard (src/sso/configuration.ts). */
   ssoConfig: 'sso.config',
+  /** GitOps: the manifest repository (src/gitops/config.ts). */
+  gitopsConfig: 'gitops.config',
   /** Sealed secrets. */
   backupS3Secret: 'backup.s3Secret',
   licenseSigningKey: 'license.signingKey',
@@ -27,6 +29,8 @@ export const SETTING_KEYS = {
   /** State. */
   licenseTimeHighWater: 'license.timeHighWater',
   backupLastResult: 'backup.lastResult',
+  /** The last GitOps sync: its commit and what it did (src/gitops/reconcile.ts). */
+  gitopsLastSync: 'gitops.lastSync',
   /** The last minute a scheduled backup started in, whichever replica ran it (src/backup/runner.ts). */
   backupScheduledSlot: 'backup.scheduledSlot',
   /** sha256 of the first-run setup token, while no admin exists (src/install/setup.ts). */

@@ -1,0 +1,219 @@
+/**
+ * A GitOps sync: read the manifest at the head of its repository, and make the install match it.
+ * For each entry:
+ * - create its library when there is none;
+ * - re-index it when GitOps added it and the entry changed since (its fingerprint), or its last
+ *   ingest failed;
+ * - leave it when it matches;
+ * - skip it when a library of that ID was added by hand: GitOps never takes one over.
+ * With pruning on, the libraries GitOps added that the manifest no longer lists are removed; a
+ * library added by hand never is.
+ *
+ * What it guarantees: a manifest that cannot be read or is not valid changes nothing
+ * (manifest.ts checks all of it before the first change); an entry that fails (a source that
+ * cannot be reached, a library being indexed) is reported and the others go on. A sync whose
+ * manifest commit and configuration are those of the last complete sync does nothing, unless
+ * forced; a sync with failed entries is not complete, so the next one tries them again. A dry
+ * run reads and plans the same way and changes nothing.
+ */
+import fs from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { audit, type AuditContext } from '../audit/log.js'
+import { isLecternError, LecternError } from '../errors.js'
+import { failedVersionOf } from '../jobs/submit.js'
+import { LOCAL } from '../library/access.js'
+import { removeLibrary, type ForgetSet } from '../library/admin.js'
+import { cloneRepo } from '../sources/git.js'
+import { gitToken } from '../sources/git-token.js'
+import { parseRepoUrl } from '../sources/repo-url.js'
+import { INSTALL_CONNECTIONS } from '../store/connections.js'
+import type { Store } from '../store/index.js'
+import { SETTING_KEYS } from '../store/settings.js'
+import { manifestPath, readGitOpsConfig, type GitOpsConfig } from './config.js'
+import { parseManifest, type ManifestType } from './manifest.js'
+import { desiredSource, type DesiredSource } from './sources.js'
+
+/** A manifest larger than this is refused: it is a list of sources, not a document. */
+const MAX_MANIFEST_BYTES = 1024 * 1024
+
+export const SYNC_ACTIONS = ['create', 'update', 'unchanged', 'skip', 'prune', 'fail'] as const
+export type SyncAction = (typeof SYNC_ACTIONS)[number]
+
+export interface SyncEntry {
+  libraryId: string
+  type: ManifestType | null
+  action: SyncAction
+  /** Why it was skipped or failed, or what was queued. */
+  reason?: string
+  jobId?: number
+}
+
+export interface SyncResult {
+  at: string
+  dryRun: boolean
+  /** The manifest's commit. */
+  commit: string
+  /** Nothing to do: the manifest's commit and the configuration are those of the last complete sync. */
+  upToDate: boolean
+  created: number
+  updated: number
+  unchanged: number
+  skipped: number
+  pruned: number
+  failed: number
+  entries: SyncEntry[]
+}
+
+interface LastSync {
+  /** The commit and configuration of the last complete sync, which a sync with the same skips. */
+  key: string | null
+  result: SyncResult | null
+  error: { at: string; message: string } | null
+}
+
+export interface SyncOptions {
+  dryRun?: boolean
+  /** Sync although the commit is unchanged. */
+  force?: boolean
+  forget?: ForgetSet
+}
+
+const running = new WeakMap<Store, Promise<SyncResult>>()
+
+/** Runs a sync, one at a time per process: a second request waits for the one in progress and runs after it. */
+export function syncGitOps(store: Store, context: AuditContext, options: SyncOptions = {}): Promise<SyncResult> {
+  const previous = running.get(store) ?? Promise.resolve(undefined)
+  const next = previous.catch(() => undefined).then(() => syncNow(store, context, options))
+  running.set(store, next)
+  return next
+}
+
+async function syncNow(store: Store, context: AuditContext, options: SyncOptions): Promise<SyncResult> {
+  const config = await readGitOpsConfig(store)
+  if (config.repoUrl === '') throw new LecternError('validation_error', 'GitOps has no manifest repository: set one with `lectern gitops config --repo <url>` (or PUT /api/gitops/config).')
+  let manifest: { commit: string; entries: ReturnType<typeof parseManifest> }
+  try {
+    manifest = await readManifest(store, config)
+  } catch (err) {
+    if (!options.dryRun && isLecternError(err)) {
+      await audit(store, context, 'gitops.failed', config.repoUrl, { reason: err.message })
+      await recordLast(store, (last) => ({ ...last, error: { at: new Date().toISOString(), message: err.message } }))
+    }
+    throw err
+  }
+  const key = JSON.stringify([manifest.commit, config])
+  const last = await readLast(store)
+  const result: SyncResult = { at: new Date().toISOString(), dryRun: options.dryRun === true, commit: manifest.commit, upToDate: false, created: 0, updated: 0, unchanged: 0, skipped: 0, pruned: 0, failed: 0, entries: [] }
+  if (!options.force && last.key === key) return { ...result, upToDate: true }
+
+  // In the manifest's order: each entry its library, or why it cannot be submitted.
+  const planned: Array<DesiredSource | SyncEntry> = []
+  for (const entry of manifest.entries) {
+    try {
+      planned.push(await desiredSource(store, entry))
+    } catch (err) {
+      if (!isLecternError(err)) throw err
+      planned.push({ libraryId: entry.url, type: entry.type, action: 'fail', reason: `${entry.at}: ${err.message}` })
+    }
+  }
+  const desired = planned.filter((p): p is DesiredSource => 'submit' in p)
+  const twice = desired.map((d) => d.libraryId).filter((id, i, ids) => ids.indexOf(id) !== i)
+  if (twice.length > 0) throw new LecternError('validation_error', `The manifest is not valid, so nothing was changed: more than one entry makes ${[...new Set(twice)].join(', ')}.`)
+
+  const managed = new Map((await store.gitops.managed()).map((m) => [m.libraryId, m]))
+  for (const item of planned) result.entries.push('submit' in item ? await applyEntry(store, item, managed.get(item.libraryId), result.dryRun) : item)
+  const listed = new Set(desired.map((d) => d.libraryId))
+  for (const [libraryId] of [...managed].filter(([id]) => !listed.has(id))) {
+    if (!config.prune) continue
+    result.entries.push(await pruneLibrary(store, libraryId, result.dryRun, options.forget))
+  }
+  for (const entry of result.entries) result[COUNTS[entry.action]] += 1
+  if (!result.dryRun) {
+    await audit(store, context, 'gitops.synced', config.repoUrl, { commit: manifest.commit, created: result.created, updated: result.updated, pruned: result.pruned, skipped: result.skipped, failed: result.failed })
+    await recordLast(store, () => ({ key: result.failed === 0 ? key : null, result, error: null }))
+  }
+  return result
+}
+
+const COUNTS = { create: 'created', update: 'updated', unchanged: 'unchanged', skip: 'skipped', prune: 'pruned', fail: 'failed' } as const
+
+async function applyEntry(store: Store, source: DesiredSource, managed: { fingerprint: string } | undefined, dryRun: boolean): Promise<SyncEntry> {
+  const { libraryId, entry } = source
+  const library = await store.libraries.byId(libraryId)
+  const base = { libraryId, type: entry.type }
+  if (library && !managed) return { ...base, action: 'skip', reason: `${libraryId} was added by hand; GitOps leaves it alone` }
+  const failed = library ? (await failedVersionOf(store, library)) !== undefined : false
+  const action: SyncAction = !library ? 'create' : managed!.fingerprint !== entry.fingerprint || failed ? 'update' : 'unchanged'
+  if (action === 'unchanged' || dryRun) return { ...base, action }
+  try {
+    const submitted = await source.submit(action === 'update' && !failed)
+    const made = await store.libraries.byId(libraryId)
+    if (made) await store.gitops.manage(made.pk, entry.fingerprint)
+    return { ...base, action, jobId: submitted.job.pk, reason: submitted.message }
+  } catch (err) {
+    if (!isLecternError(err)) throw err
+    return { ...base, action: 'fail', reason: `${entry.at}: ${err.message}` }
+  }
+}
+
+async function pruneLibrary(store: Store, libraryId: string, dryRun: boolean, forget: ForgetSet | undefined): Promise<SyncEntry> {
+  const base = { libraryId, type: null }
+  if (dryRun) return { ...base, action: 'prune' }
+  try {
+    await removeLibrary(store, libraryId, LOCAL, forget)
+    return { ...base, action: 'prune' }
+  } catch (err) {
+    if (!isLecternError(err)) throw err
+    return { ...base, action: 'fail', reason: err.message }
+  }
+}
+
+/** Clones the manifest repository's head (shallow, into a temporary directory removed after) and reads the manifest. */
+async function readManifest(store: Store, config: GitOpsConfig): Promise<{ commit: string; entries: ReturnType<typeof parseManifest> }> {
+  const repo = parseRepoUrl(config.repoUrl)
+  const relative = manifestPath(config.path)
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'lectern-gitops-'))
+  try {
+    const token = await gitToken(store, undefined, repo.host, INSTALL_CONNECTIONS)
+    const clone = await cloneRepo({ cloneUrl: repo.cloneUrl, destDir: path.join(dir, 'repo'), ref: config.branch || undefined, token })
+    const root = await fs.realpath(path.join(dir, 'repo'))
+    const file = await fs.realpath(path.join(root, relative)).catch(() => undefined)
+    // A symbolic link may not lead out of the repository.
+    if (!file || !file.startsWith(`${root}${path.sep}`)) throw new LecternError('validation_error', `The manifest repository has no file ${relative} at ${clone.branch} (commit ${clone.commit.slice(0, 12)}).`)
+    const stat = await fs.stat(file)
+    if (!stat.isFile()) throw new LecternError('validation_error', `${relative} in the manifest repository is not a file.`)
+    if (stat.size > MAX_MANIFEST_BYTES) throw new LecternError('validation_error', `${relative} is ${stat.size} bytes, over the manifest's ${MAX_MANIFEST_BYTES}.`)
+    return { commit: clone.commit, entries: parseManifest(await fs.readFile(file, 'utf8')) }
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true })
+  }
+}
+
+async function readLast(store: Store): Promise<LastSync> {
+  return (await store.settings.get<LastSync>(SETTING_KEYS.gitopsLastSync)) ?? { key: null, result: null, error: null }
+}
+
+async function recordLast(store: Store, next: (last: LastSync) => LastSync): Promise<void> {
+  await store.settings.set(SETTING_KEYS.gitopsLastSync, next(await readLast(store)))
+}
+
+export interface GitOpsStatus {
+  config: GitOpsConfig
+  /** The libraries GitOps added, with when each was last synced. */
+  managed: Array<{ libraryId: string; syncedAt: string }>
+  lastSync: SyncResult | null
+  /** The last sync that failed before changing anything, when it came after the last sync that ran. */
+  lastError: { at: string; message: string } | null
+}
+
+/** The configuration, the libraries GitOps manages and the last sync's result (GET /api/gitops/status, `lectern gitops status`). */
+export async function gitOpsStatus(store: Store): Promise<GitOpsStatus> {
+  const last = await readLast(store)
+  return {
+    config: await readGitOpsConfig(store),
+    managed: (await store.gitops.managed()).map(({ libraryId, syncedAt }) => ({ libraryId, syncedAt })),
+    lastSync: last.result,
+    lastError: last.error,
+  }
+}
