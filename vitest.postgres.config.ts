@@ -52,6 +52,7 @@ export const POSTGRES_SUITES = [
   'test/integration/private-libraries.test.ts',
   'test/integration/audit.test.ts',
   'test/integration/sso.test.ts',
+  'test/integration/gitops.test.ts',
 ]
 
 export default defineConfig({

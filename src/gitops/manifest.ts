@@ -71,9 +71,9 @@ function invalid(message: string): LecternError {
 }
 
 const issueText = (issue: z.ZodIssue, at: string): string => {
-  const field = issue.path.join('.')
-  if (issue.code === 'unrecognized_keys') return `${at}: ${issue.keys.map((key) => `"${key}"`).join(', ')} ${issue.keys.length === 1 ? 'is' : 'are'} not a field of this type`
-  return `${at}${field ? `.${field}` : ''}: ${issue.message}`
+  const where = [at, ...issue.path.map(String)].filter(Boolean).join('.') || 'the manifest'
+  if (issue.code === 'unrecognized_keys') return `${where}: ${issue.keys.map((key) => `"${key}"`).join(', ')} ${issue.keys.length === 1 ? 'is' : 'are'} not a field ${at === '' ? 'of a manifest (defaults, repos)' : 'of this type'}`
+  return `${where}: ${issue.message}`
 }
 
 /** Parses and checks a manifest's text (YAML); every problem is named with its place, and the first few are said. */
@@ -85,7 +85,7 @@ export function parseManifest(source: string): ManifestEntry[] {
     throw invalid(`it is not YAML (${(err as Error).message.split('\n')[0]})`)
   }
   const parsed = ManifestSchema.safeParse(raw ?? {})
-  if (!parsed.success) throw invalid(parsed.error.issues.slice(0, 5).map((issue) => issueText(issue, issue.path[0] === undefined ? '(top)' : String(issue.path[0]))).join('; '))
+  if (!parsed.success) throw invalid(parsed.error.issues.slice(0, 5).map((issue) => issueText(issue, '')).join('; '))
   const problems: string[] = []
   const unknownDefaults = Object.keys(parsed.data.defaults).filter((key) => !ALL_FIELDS.has(key))
   if (unknownDefaults.length > 0) problems.push(`defaults: ${unknownDefaults.map((key) => `"${key}"`).join(', ')} is no field of any type`)

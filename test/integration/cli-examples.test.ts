@@ -162,6 +162,11 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   "lectern libraries access '/acme/payments/*' --everyone": { check: ({ stdout }) => expect(stdout).toMatch(/^\/acme\/payments\/\*, governing \d+ librar(y|ies) without a rule of their own: open to everyone/) },
   "lectern libraries access '/acme/*' --default": { check: ({ stdout }) => expect(stdout).toContain('/acme/* has no rule') },
+  'lectern gitops sync': { check: ({ stdout }) => expect(stdout).toMatch(/skip\s+\/acme\/widgets\s+git\s+\/acme\/widgets was added by hand[\s\S]*create\s+\/acme\/gizmos\s+git[\s\S]*Synced \(manifest commit [0-9a-f]{12}\): created 1, re-indexed 0, unchanged 0, skipped 1, pruned 0, failed 0\./) },
+  'lectern gitops sync --dry-run': { check: ({ stdout }) => expect(stdout).toContain('Dry run, nothing changed') },
+  'lectern gitops sync --force --json': { check: ({ stdout }) => expect(JSON.parse(stdout)).toMatchObject({ created: 1, skipped: 1, failed: 0, upToDate: false }) },
+  'lectern gitops status': { check: ({ stdout }) => expect(stdout).toContain('Manifest: repos.yaml in https://github.com/acme/lectern-sources (default branch)') },
+  'lectern gitops config': { check: ({ stdout }) => expect(stdout).toContain('pruning off') },
   'lectern libraries access /acme/widgets --json': { check: ({ stdout }) => expect(JSON.parse(stdout)).toMatchObject({ libraryId: '/acme/widgets', access: 'default', effective: 'everyone', users: [] }) },
   'lectern jobs cancel 4 --json': {
     prepare: queueJob4,
@@ -326,6 +331,9 @@ beforeAll(async () => {
   }, ['v4.28.1'])
   await makeRepo(remotes, 'acme/widgets', widgetsFiles(), ['v2.0.0'])
   await makeRepo(remotes, 'vercel/next.js', { 'README.md': docs('Next.js', { 'Create a page': 'Add a file under app/ to make a route:\n\n```tsx\nexport default function Page() { return <h1>Hello</h1> }\n```' }) })
+  // The GitOps manifest (`lectern gitops`): the hand-added widgets (skipped) and a gizmos repository to add.
+  await makeRepo(remotes, 'acme/gizmos', { 'README.md': docs('Gizmos', { 'Spin a gizmo': 'Spin it:\n\n```js\ngizmo.spin()\n```' }) })
+  await makeRepo(remotes, 'acme/lectern-sources', { 'repos.yaml': 'repos:\n  - url: https://github.com/acme/widgets\n  - url: https://github.com/acme/gizmos\n    branch: main\n' })
   await makeRepo(remotes, 'facebook/react', { 'README.md': docs('React', { 'Manage state with hooks': 'useState keeps state in a function component:\n\n```jsx\nconst [count, setCount] = useState(0)\n```' }) })
 
   const s3 = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: await tmpDir('lectern-s3rver-', defer), configureBuckets: [{ name: 'my-bucket' }, { name: 'backups' }] })
@@ -419,6 +427,7 @@ beforeAll(async () => {
     expect(created.exitCode, created.stderr).toBe(0)
   }
   runEnv.LECTERN_API_KEY = (await cli(['keys', 'create', '--name', 'import', ...onpremData])).trim()
+  await cli(['gitops', 'config', '--repo', 'https://github.com/acme/lectern-sources', ...onpremData])
   await cli(['connections', 'add', 'confluence', '--name', 'acme', '--site', confluence.url, '--token-env', 'ATLASSIAN_TOKEN', ...onpremData])
   await cli(['connections', 'add', 'notion', '--name', 'ws', '--api-url', notion.url, '--token-env', 'NOTION_TOKEN', ...onpremData])
   await cli(['config', 'set', 'license.publicKeyFile', path.join(onprem.home, 'lectern-license.pem'), ...onpremData])
