@@ -211,7 +211,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await api.register(libraryAccessRoutes)
         await api.register(ssoRoutes, { sso })
         await api.register(ssoSettingsRoutes)
-        await api.register(gitopsRoutes)
+        await api.register(gitopsRoutes, { schedule: options.startWorker ?? true })
       }
     },
     { prefix: '/api' },

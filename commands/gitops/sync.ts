@@ -27,7 +27,7 @@ A manifest that is not valid (an unknown type or field, a missing one, two entri
     const { flags } = await this.parse(GitOpsSync)
     const result = await this.withRuntime(flags, flags['dry-run'] ? 'read' : 'write', async (rt) => {
       requireOnPremise(rt.config.mode)
-      return await syncGitOps(rt.store, cliContext(), { dryRun: flags['dry-run'], force: flags.force })
+      return await syncGitOps(rt.store, cliContext(), { trigger: 'cli', dryRun: flags['dry-run'], force: flags.force })
     })
     if (result.entries.length > 0) {
       this.log(

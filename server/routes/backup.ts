@@ -10,7 +10,7 @@ import { readBackupConfig, openDestination, openProposedDestination, updateBacku
 import { inspectArchive, stageRestore } from '../../src/backup/restore.js'
 import { readLastRestore } from '../../src/backup/restore-status.js'
 import { BackupRunner } from '../../src/backup/runner.js'
-import { nextRuns, SCHEDULE_PRESETS, startScheduler, type BackupScheduler } from '../../src/backup/schedule.js'
+import { nextRuns, SCHEDULE_PRESETS, startScheduler, type Scheduler } from '../../src/backup/schedule.js'
 import { LecternError } from '../../src/errors.js'
 import { ArchiveNameParams, ConfigBody, NextRunsQuery, RestoreQuery, TestDestinationBody } from '../schemas/backup.js'
 import { refuseStagedRestore } from '../../src/backup/store-kind.js'
@@ -28,7 +28,7 @@ export interface BackupRoutesOptions {
 export default async function backupRoutes(app: FastifyInstance, options: BackupRoutesOptions): Promise<void> {
   const { store } = app.runtime
   const runner = new BackupRunner(store, app.log)
-  let scheduler: BackupScheduler | undefined
+  let scheduler: Scheduler | undefined
   if (options.schedule) {
     app.addHook('onReady', async () => {
       scheduler = startScheduler(async () => (await readBackupConfig(store)).schedule, () => void runner.fireScheduled(), app.log)

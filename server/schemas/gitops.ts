@@ -4,8 +4,8 @@ import { SYNC_ACTIONS } from '../../src/gitops/reconcile.js'
 
 export const GitOpsConfigSchema = {
   type: 'object',
-  required: ['repoUrl', 'path', 'branch', 'prune'],
-  properties: { repoUrl: { type: 'string' }, path: { type: 'string' }, branch: { type: 'string' }, prune: { type: 'boolean' } },
+  required: ['repoUrl', 'path', 'branch', 'prune', 'enabled', 'schedule'],
+  properties: { repoUrl: { type: 'string' }, path: { type: 'string' }, branch: { type: 'string' }, prune: { type: 'boolean' }, enabled: { type: 'boolean' }, schedule: { type: 'string' } },
 } as const
 
 export const GitOpsConfigBody = {
@@ -16,6 +16,8 @@ export const GitOpsConfigBody = {
     path: { type: 'string', minLength: 1, maxLength: 500 },
     branch: { type: 'string', maxLength: 250 },
     prune: { type: 'boolean' },
+    enabled: { type: 'boolean' },
+    schedule: { type: 'string', maxLength: 100 },
   },
 } as const
 
@@ -27,9 +29,10 @@ export const ReconcileQuery = {
 
 export const SyncResultSchema = {
   type: 'object',
-  required: ['at', 'dryRun', 'commit', 'upToDate', 'created', 'updated', 'unchanged', 'skipped', 'pruned', 'failed', 'entries'],
+  required: ['at', 'trigger', 'dryRun', 'commit', 'upToDate', 'created', 'updated', 'unchanged', 'skipped', 'pruned', 'failed', 'entries'],
   properties: {
     at: { type: 'string' },
+    trigger: { type: 'string', enum: ['manual', 'cli', 'start', 'schedule'] },
     dryRun: { type: 'boolean' },
     commit: { type: 'string' },
     upToDate: { type: 'boolean' },

@@ -78,7 +78,7 @@ function expandField(field: string, min: number, max: number, names: string[] = 
   return [...values]
 }
 
-export interface BackupScheduler {
+export interface Scheduler {
   /** Re-reads the schedule (after a config change) and replaces the running timer. */
   reload(): Promise<void>
   stop(): void
@@ -97,7 +97,9 @@ export function startScheduler(
   read: () => Promise<Schedule | null> | Schedule | null,
   fire: () => void,
   log: { warn(obj: object, msg: string): void },
-): BackupScheduler {
+  /** What runs on it, for the log: `backup`, `GitOps sync`. */
+  what = 'backup',
+): Scheduler {
   let task: ScheduledTask | undefined
   let current = ''
   let stopped = false
@@ -109,7 +111,7 @@ export function startScheduler(
       unreadable = false
     } catch (err) {
       // The database is out of reach for a moment: the running timer stays, and the next poll retries.
-      if (!unreadable) log.warn({ err }, 'could not read the backup schedule; the current one stays until it can be read')
+      if (!unreadable) log.warn({ err }, `could not read the ${what} schedule; the current one stays until it can be read`)
       unreadable = true
       return
     }
@@ -122,7 +124,7 @@ export function startScheduler(
     try {
       task = cron.schedule(validateSchedule(schedule), fire, { timezone: schedule.timeZone })
     } catch (err) {
-      log.warn({ err, schedule }, 'the stored backup schedule is invalid; scheduled backups are off until it is fixed')
+      log.warn({ err, schedule }, `the stored ${what} schedule is invalid; it is off until it is fixed`)
     }
   }
   void reload()

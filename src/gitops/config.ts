@@ -1,11 +1,13 @@
 /**
- * Where the GitOps manifest is: its repository, the file in it and the branch, and whether a
- * sync prunes what the manifest no longer lists. Stored in the settings table, so the server and
+ * Where the GitOps manifest is: its repository, the file in it and the branch, whether a sync
+ * prunes what the manifest no longer lists, and whether syncs run by themselves (at start, on a
+ * schedule). Stored in the settings table, so the server and
  * the CLI share it; the repository is cloned with the install's git connection for its host.
  */
 import path from 'node:path'
 import { z } from 'zod'
 import { audit, type AuditContext } from '../audit/log.js'
+import { validateSchedule } from '../backup/schedule.js'
 import { LecternError } from '../errors.js'
 import { isSafeRefName, parseRepoUrl } from '../sources/repo-url.js'
 import type { Store } from '../store/index.js'
@@ -21,6 +23,10 @@ export const GitOpsConfigSchema = z
     branch: z.string().trim().max(250).default(''),
     /** Whether a sync removes the libraries it added that the manifest no longer lists. */
     prune: z.boolean().default(false),
+    /** Automatic syncs: at the server's start and on `schedule`. Off, syncs run on demand only. */
+    enabled: z.boolean().default(false),
+    /** When automatic syncs run: a preset (daily, every-6-hours, weekly) or a 5-field cron expression, in UTC; '' for none. */
+    schedule: z.string().trim().max(100).default(''),
   })
   .strict()
 export type GitOpsConfig = z.infer<typeof GitOpsConfigSchema>
@@ -42,6 +48,8 @@ export async function updateGitOpsConfig(store: Store, context: AuditContext, ch
   if (config.repoUrl !== '') parseRepoUrl(config.repoUrl)
   if (config.branch !== '' && !isSafeRefName(config.branch)) throw new LecternError('validation_error', `"${config.branch}" is not a valid branch name.`)
   manifestPath(config.path)
+  if (config.schedule !== '') validateSchedule({ expression: config.schedule, timeZone: 'UTC' })
+  if (config.enabled && config.repoUrl === '') throw new LecternError('validation_error', 'Automatic syncs need the manifest repository: give --repo (repoUrl) too.')
   await store.transaction(async () => {
     await store.settings.set(SETTING_KEYS.gitopsConfig, config)
     await audit(store, context, 'settings.changed', 'gitops', { ...config })

@@ -19,7 +19,7 @@
 import fs from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { audit, type AuditContext } from '../audit/log.js'
+import { audit, SYSTEM, type AuditContext } from '../audit/log.js'
 import { isLecternError, LecternError } from '../errors.js'
 import { failedVersionOf } from '../jobs/submit.js'
 import { LOCAL } from '../library/access.js'
@@ -51,6 +51,7 @@ export interface SyncEntry {
 
 export interface SyncResult {
   at: string
+  trigger: SyncTrigger
   dryRun: boolean
   /** The manifest's commit. */
   commit: string
@@ -72,7 +73,11 @@ interface LastSync {
   error: { at: string; message: string } | null
 }
 
+/** What started a sync. */
+export type SyncTrigger = 'manual' | 'cli' | 'start' | 'schedule'
+
 export interface SyncOptions {
+  trigger: SyncTrigger
   dryRun?: boolean
   /** Sync although the commit is unchanged. */
   force?: boolean
@@ -82,7 +87,7 @@ export interface SyncOptions {
 const running = new WeakMap<Store, Promise<SyncResult>>()
 
 /** Runs a sync, one at a time per process: a second request waits for the one in progress and runs after it. */
-export function syncGitOps(store: Store, context: AuditContext, options: SyncOptions = {}): Promise<SyncResult> {
+export function syncGitOps(store: Store, context: AuditContext, options: SyncOptions): Promise<SyncResult> {
   const previous = running.get(store) ?? Promise.resolve(undefined)
   const next = previous.catch(() => undefined).then(() => syncNow(store, context, options))
   running.set(store, next)
@@ -97,14 +102,14 @@ async function syncNow(store: Store, context: AuditContext, options: SyncOptions
     manifest = await readManifest(store, config)
   } catch (err) {
     if (!options.dryRun && isLecternError(err)) {
-      await audit(store, context, 'gitops.failed', config.repoUrl, { reason: err.message })
+      await audit(store, context, 'gitops.failed', config.repoUrl, { trigger: options.trigger, reason: err.message })
       await recordLast(store, (last) => ({ ...last, error: { at: new Date().toISOString(), message: err.message } }))
     }
     throw err
   }
   const key = JSON.stringify([manifest.commit, config])
   const last = await readLast(store)
-  const result: SyncResult = { at: new Date().toISOString(), dryRun: options.dryRun === true, commit: manifest.commit, upToDate: false, created: 0, updated: 0, unchanged: 0, skipped: 0, pruned: 0, failed: 0, entries: [] }
+  const result: SyncResult = { at: new Date().toISOString(), trigger: options.trigger, dryRun: options.dryRun === true, commit: manifest.commit, upToDate: false, created: 0, updated: 0, unchanged: 0, skipped: 0, pruned: 0, failed: 0, entries: [] }
   if (!options.force && last.key === key) return { ...result, upToDate: true }
 
   // In the manifest's order: each entry its library, or why it cannot be submitted.
@@ -130,7 +135,7 @@ async function syncNow(store: Store, context: AuditContext, options: SyncOptions
   }
   for (const entry of result.entries) result[COUNTS[entry.action]] += 1
   if (!result.dryRun) {
-    await audit(store, context, 'gitops.synced', config.repoUrl, { commit: manifest.commit, created: result.created, updated: result.updated, pruned: result.pruned, skipped: result.skipped, failed: result.failed })
+    await audit(store, context, 'gitops.synced', config.repoUrl, { trigger: options.trigger, commit: manifest.commit, created: result.created, updated: result.updated, pruned: result.pruned, skipped: result.skipped, failed: result.failed })
     await recordLast(store, () => ({ key: result.failed === 0 ? key : null, result, error: null }))
   }
   return result
@@ -215,5 +220,22 @@ export async function gitOpsStatus(store: Store): Promise<GitOpsStatus> {
     managed: (await store.gitops.managed()).map(({ libraryId, syncedAt }) => ({ libraryId, syncedAt })),
     lastSync: last.result,
     lastError: last.error,
+  }
+}
+
+/**
+ * A sync nobody asked for (at start, on the schedule), when automatic syncs are on: one replica
+ * at a time (the others find the manifest unchanged after it), its outcome logged rather than
+ * thrown.
+ */
+export async function automaticSync(store: Store, trigger: 'start' | 'schedule', log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void }, forget?: ForgetSet): Promise<void> {
+  try {
+    if (!(await readGitOpsConfig(store)).enabled) return
+    const turn = await store.exclusively('gitops-sync', () => syncGitOps(store, SYSTEM, { trigger, forget }))
+    if (!turn.ran) return log.info({ trigger }, 'GitOps sync left to the replica running one')
+    const result = turn.value
+    log.info({ trigger, commit: result.commit, upToDate: result.upToDate, created: result.created, updated: result.updated, pruned: result.pruned, failed: result.failed }, 'GitOps sync done')
+  } catch (err) {
+    log.warn({ err, trigger }, 'GitOps sync failed; nothing was changed (lectern gitops status says why)')
   }
 }

@@ -166,7 +166,8 @@ const SCENARIOS: Record<string, Scenario> = {
   'lectern gitops sync --dry-run': { check: ({ stdout }) => expect(stdout).toContain('Dry run, nothing changed') },
   'lectern gitops sync --force --json': { check: ({ stdout }) => expect(JSON.parse(stdout)).toMatchObject({ created: 1, skipped: 1, failed: 0, upToDate: false }) },
   'lectern gitops status': { check: ({ stdout }) => expect(stdout).toContain('Manifest: repos.yaml in https://github.com/acme/lectern-sources (default branch)') },
-  'lectern gitops config': { check: ({ stdout }) => expect(stdout).toContain('pruning off') },
+  'lectern gitops config': { check: ({ stdout }) => expect(stdout).toContain('syncs on demand only; pruning off') },
+  "lectern gitops config --enabled --schedule '*/15 * * * *'": { check: ({ stdout }) => expect(stdout).toContain('automatic syncs at start and on */15 * * * * (UTC)') },
   'lectern libraries access /acme/widgets --json': { check: ({ stdout }) => expect(JSON.parse(stdout)).toMatchObject({ libraryId: '/acme/widgets', access: 'default', effective: 'everyone', users: [] }) },
   'lectern jobs cancel 4 --json': {
     prepare: queueJob4,

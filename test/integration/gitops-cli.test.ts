@@ -29,7 +29,7 @@ describe('lectern gitops', () => {
     expect(unset.stdout).toContain('GitOps is not set up')
     const configured = await lectern('gitops', 'config', '--repo', `${server.url}/ops/sources`, '--path', 'deploy/repos.yaml', '--prune')
     expect(configured.exitCode, configured.stderr).toBe(0)
-    expect(configured.stdout).toBe(`Manifest: deploy/repos.yaml in ${server.url}/ops/sources (default branch); pruning on: a sync removes the libraries it added that the manifest no longer lists.`)
+    expect(configured.stdout).toBe(`Manifest: deploy/repos.yaml in ${server.url}/ops/sources (default branch); syncs on demand only; pruning on: a sync removes the libraries it added that the manifest no longer lists.`)
     await writeFile(path.join(manifest.dir, 'deploy/repos.yaml'), `repos:\n  - url: ${server.url}/acme/widgets\n    folders: [docs]\n`)
     await git(['commit', '-qam', 'add widgets'], manifest.dir)
 

@@ -8,13 +8,14 @@
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { buildTestApp, seedLibrary, waitForLibrary } from '../helpers/app.js'
 import { git, makeGitRepo } from '../helpers/git.js'
 import { pollUntil } from '../helpers/poll.js'
 import { startGitServer, type GitServer } from '../helpers/git-server.js'
 import { signIn } from '../helpers/session.js'
 import { tmpDir } from '../helpers/tmp.js'
+import { automaticSync } from '../../src/gitops/reconcile.js'
 import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
 
 const guide = (topic: string) => `# ${topic}\n\n## Install ${topic}\n\nInstall ${topic} with the package manager.\n\n\`\`\`bash\nnpm install ${topic.toLowerCase()}\n\`\`\`\n`
@@ -48,7 +49,7 @@ describe('GitOps', () => {
   it('plans, adds, re-indexes what changed, skips what was added by hand, and prunes only what it added', async () => {
     const { app, server, admin, commitManifest, configure, reconcile, manifestUrl } = await setUp()
     await seedLibrary(app, '/acme/manual', { 'docs/manual.md': guide('Manual') })
-    expect((await configure({ repoUrl: manifestUrl })).json()).toEqual({ repoUrl: manifestUrl, path: 'repos.yaml', branch: '', prune: false })
+    expect((await configure({ repoUrl: manifestUrl })).json()).toEqual({ repoUrl: manifestUrl, path: 'repos.yaml', branch: '', prune: false, enabled: false, schedule: '' })
     const first = await commitManifest(`defaults:
   folders: [docs]
 repos:
@@ -187,7 +188,35 @@ repos:
     expect((await configure({ path: '../etc/passwd' })).json()).toMatchObject({ error: 'validation_error', message: expect.stringContaining('inside the repository') })
     expect((await configure({ branch: 'no..dots' })).json().error).toBe('validation_error')
     expect((await configure({ colour: 'red' })).statusCode).toBe(400)
+    expect((await configure({ schedule: '0 0 31 2 *' })).json()).toMatchObject({ error: 'validation_error', message: expect.stringContaining('names no date that exists') })
+    expect((await configure({ schedule: 'hourly' })).json().error).toBe('validation_error')
     expect(await app.runtime.store.libraries.list()).toEqual([])
+  })
+
+  it('syncs by itself at start when automatic syncs are on, and on its schedule; never when they are off', async () => {
+    const { app, server, configure, commitManifest, manifestUrl } = await setUp({ startWorker: false })
+    const dataDir = app.runtime.store.paths.root
+    await commitManifest(`repos:\n  - url: ${repoUrl(server, 'widgets')}\n`)
+    expect((await configure({ enabled: true })).json()).toMatchObject({ error: 'validation_error', message: expect.stringContaining('manifest repository') })
+    await configure({ repoUrl: manifestUrl, schedule: 'daily' })
+    const log = { info: vi.fn(), warn: vi.fn() }
+    await automaticSync(app.runtime.store, 'schedule', log)
+    expect(await app.runtime.store.libraries.byId('/acme/widgets')).toBeUndefined()
+    await configure({ enabled: true })
+    await app.close()
+
+    // A restart with automatic syncs on: the server syncs as it starts, as Lectern itself.
+    const restarted = await buildTestApp({ dataDir })
+    expect((await waitForLibrary(restarted, '/acme/widgets')).state).toBe('finalized')
+    const [started] = await restarted.runtime.store.audit.list({ action: 'gitops.synced' }, { limit: 1 })
+    expect(started).toMatchObject({ actor: { kind: 'system' }, details: { trigger: 'start', created: 1 } })
+    // The schedule's sync finds the manifest unchanged; a broken manifest is logged, never thrown.
+    await automaticSync(restarted.runtime.store, 'schedule', log)
+    expect(log.info).toHaveBeenLastCalledWith(expect.objectContaining({ trigger: 'schedule', upToDate: true }), 'GitOps sync done')
+    await commitManifest('repos: [\n')
+    await automaticSync(restarted.runtime.store, 'schedule', log)
+    expect(log.warn).toHaveBeenCalledWith(expect.objectContaining({ trigger: 'schedule' }), expect.stringContaining('GitOps sync failed'))
+    await restarted.close()
   })
 
   it('is for admins, by session or by the API key of an admin; the cloud has none of it', async () => {

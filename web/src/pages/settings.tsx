@@ -2,7 +2,7 @@
  * Settings: the embedding provider (probed by the server before it switches, then re-embedding
  * in the background), MCP (whether it needs a key, how to connect each editor, a live test),
  * the rate limits this server runs with, and on-premise single sign-on, who may reach each
- * library and the offline license.
+ * library, GitOps and the offline license.
  */
 import { useState } from 'preact/hooks'
 import { api, query } from '../api'
@@ -10,6 +10,7 @@ import { ErrorNote, formatDate } from '../components'
 import { useAction, useLoad } from '../hooks'
 import type { JobRow } from '../types'
 import { ConnectionsSection } from './settings-connections'
+import { GitOpsSection } from './settings-gitops'
 import { LibraryAccessSection } from './settings-library-access'
 import { McpSection } from './settings-mcp'
 import { SsoSection } from './settings-sso'
@@ -46,6 +47,7 @@ export function SettingsPage() {
       <ConnectionsSection />
       {settings.data?.mode === 'onprem' ? <SsoSection /> : null}
       {settings.data?.mode === 'onprem' ? <LibraryAccessSection /> : null}
+      {settings.data?.mode === 'onprem' ? <GitOpsSection /> : null}
       {settings.data ? (
         <section aria-labelledby="rate-limits">
           <h2 id="rate-limits">Rate limits</h2>
