@@ -93,7 +93,10 @@ export function setLibraryAccess(
   grantees: Grantees = {},
 ): Promise<LibraryAccessState> {
   return store.transaction(async () => {
+    const before = await describeOneLibrary(store, rawId)
     const entry = await applyAccess(store, rawId, access, grantees)
+    // A change that changes nothing (the same grantees again) is no event.
+    if (sameRule(before, entry)) return entry
     await audit(store, context, 'access.rule.changed', entry.libraryId, { access: entry.access, users: entry.users.map((u) => u.email), groups: entry.groups })
     return entry
   })
@@ -128,8 +131,10 @@ export function setNamespaceAccess(store: Store, context: AuditContext, raw: str
   const namespace = parseNamespace(raw)
   return store.transaction(async () => {
     const { userIds, groups } = await granteesOf(store, access, grantees)
+    const before = await describeNamespace(store, namespace)
     await store.libraryAccess.setNamespace(namespace, access, userIds, groups)
     const state = await describeNamespace(store, namespace)
+    if (sameRule(before, state)) return state
     await audit(store, context, 'access.rule.changed', namespace, { access: state.access, users: state.users.map((u) => u.email), groups: state.groups })
     return state
   })
@@ -143,6 +148,12 @@ export async function describeNamespace(store: Store, raw: string): Promise<Name
   if (rule) return rule
   const effective = view.restrictNewLibraries ? 'restricted' : 'everyone'
   return { namespace, access: 'default', effective, users: [], groups: [], libraries: 0 }
+}
+
+/** Whether two states of one library or namespace hold the same rule: its access and grantees, in any order. */
+const sameRule = (a: AccessState, b: AccessState): boolean => {
+  const key = (state: AccessState) => JSON.stringify([state.access, state.users.map((u) => u.email).sort(), [...state.groups].sort()])
+  return key(a) === key(b)
 }
 
 /** One library's access and grantees, by ID (a pinned version names its library). */
@@ -183,7 +194,7 @@ async function changeGrantsNow(store: Store, context: AuditContext, target: stri
     const shown = isNamespace(name) ? `'${name}'` : name
     throw new LecternError(
       'validation_error',
-      `${name} is open to everyone, so there is nothing to grant: restrict it with \`lectern libraries access ${shown} --restrict --user <email>\` (which closes it to everyone else).`,
+      `${name} is open to everyone, so there is nothing to grant or revoke: restrict it with \`lectern libraries access ${shown} --restrict --user <email>\` (which closes it to everyone else).`,
     )
   }
   const emailOf = async (email: string) => (await findUser(store, email)).email

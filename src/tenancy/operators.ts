@@ -32,6 +32,7 @@ export function requireCloud(mode: Mode): void {
 }
 
 export async function findUser(store: Store, email: string): Promise<User> {
+  if (email.trim() === '') throw new LecternError('validation_error', 'A user email is empty.')
   const user = await store.users.byEmail(email)
   if (!user) throw new LecternError('user_not_found', `No user ${email.trim()}. Create one with \`lectern users create ${email.trim()}\`.`)
   return user

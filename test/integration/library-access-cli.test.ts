@@ -99,6 +99,8 @@ describe('lectern libraries access', () => {
 
     expect(await cli('libraries', 'access', '/acme/*', '--default')).toBe('/acme/* has no rule: the libraries under it follow their own rules or the workspace default (open to everyone).')
     expect(await status(installKey, '/acme/billing')).toBe(200)
+    // Again, and the same grant again: nothing changes, so nothing more is recorded.
+    await cli('libraries', 'access', '/acme/*', '--default')
     expect((await app.inject({ url: '/api/audit?action=access.rule.changed', headers: {} })).statusCode).toBe(401)
     expect((await app.runtime.store.audit.list({ action: 'access.rule.changed' }, { limit: 10 })).map((e) => e.target)).toEqual(['/acme/*', '/acme/*', '/acme/*'])
   })
