@@ -79,10 +79,13 @@ type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unk
 /** Values given on the command line (or by a test), in the shape of the configuration. */
 export type ConfigOverrides = DeepPartial<LecternConfig>
 
-const booleanText = z.union([
-  z.boolean(),
-  z.string().regex(/^(true|false|yes|no|on|off|1|0)$/i, 'expected true or false').transform((t) => /^(true|yes|on|1)$/i.test(t)),
-])
+const booleanText = z.union([z.boolean(), z.string()]).transform((value, ctx) => {
+  if (typeof value === 'boolean') return value
+  if (/^(true|yes|on|1)$/i.test(value.trim())) return true
+  if (/^(false|no|off|0)$/i.test(value.trim())) return false
+  ctx.addIssue({ code: 'custom', message: `expected true or false, not ${JSON.stringify(value)}` })
+  return z.NEVER
+})
 /** Serving processes: a whole number from 1 to MAX_WORKERS, or `auto` (the default), one per CPU this process may use. */
 const workersText = z.unknown().transform((value, ctx): number => {
   const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : undefined

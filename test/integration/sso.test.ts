@@ -320,6 +320,7 @@ describe('single sign-on (OpenID Connect)', () => {
     const withPublicUrl = { startWorker: false, mail: { publicUrl: PUBLIC_URL } }
     await expect(buildTestApp({ ...withPublicUrl, sso: { issuer: 'http://127.0.0.1:9', clientId: 'x', passwordSignIn: false } })).rejects.toThrow(/breakGlassAdmins names nobody/)
     expect(() => resolveConfig({}, { LECTERN_SSO_BREAK_GLASS_ADMINS: 'ops@example.com, notanemail' })).toThrow(/expected email addresses/)
+    expect(() => resolveConfig({}, { LECTERN_SSO_PASSWORD_SIGN_IN: 'nope' })).toThrow(/expected true or false, not "nope"/)
     expect(resolveConfig({}, { LECTERN_SSO_SCOPES: 'openid email  profile,groups' }).config.sso.scopes).toEqual(['openid', 'email', 'profile', 'groups'])
     // An unreachable provider sends the browser back to the sign-in page, which says why.
     const unreachable = await buildTestApp({ ...withPublicUrl, sso: { issuer: 'http://127.0.0.1:9', clientId: 'x' } })
