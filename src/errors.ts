@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   job_not_active: { status: 409, exit: 5, summary: 'The job has already ended; only a queued or running job can be cancelled.' },
   cancelled: { status: 409, exit: 5, summary: 'The job was cancelled before it finished; the library kept what it served before.' },
   backup_running: { status: 409, exit: 5, summary: 'A backup is already running; the message says since when.' },
+  sync_running: { status: 409, exit: 5, summary: 'A GitOps sync is already running, in this process or another replica.' },
   archive_invalid: { status: 400, exit: 9, summary: 'The backup archive is damaged, incomplete or not a Lectern backup; nothing was changed.' },
   restore_refused: { status: 409, exit: 9, summary: 'The restore was refused before anything was changed (newer archive, server running, no confirmation).' },
   no_code_found: { status: 422, exit: 6, summary: 'The library holds no documentation or code.' },

@@ -1,7 +1,8 @@
 /**
  * GitOps over HTTP (on-premise; Context7's enterprise/gitops.mdx API): the configuration and the
  * last sync's result, changing the configuration, and running a sync now. An admin session or
- * the API key of an admin calls them, so CI can run a sync after a merge. The process that runs
+ * the API key of an admin reads the status and runs a sync, so CI can after a merge; only an
+ * admin session changes the configuration. The process that runs
  * the worker also runs the automatic syncs, when they are on: one at start, then on the schedule.
  */
 import type { FastifyInstance } from 'fastify'
@@ -36,7 +37,8 @@ export default async function gitops(app: FastifyInstance, options: GitOpsRoutes
 
   app.put<{ Body: { repoUrl?: string; path?: string; branch?: string; prune?: boolean; enabled?: boolean; schedule?: string } }>(
     '/gitops/config',
-    { config: operator, schema: { body: GitOpsConfigBody, response: { 200: GitOpsConfigSchema } } },
+    // An admin session only: a key CI holds must not repoint the manifest or turn pruning on.
+    { config: { access: 'admin' as const }, schema: { body: GitOpsConfigBody, response: { 200: GitOpsConfigSchema } } },
     async (request) => await updateGitOpsConfig(store, await auditContext(request, store.users), request.body),
   )
 

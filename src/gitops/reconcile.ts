@@ -31,7 +31,7 @@ import { INSTALL_CONNECTIONS } from '../store/connections.js'
 import type { Store } from '../store/index.js'
 import { SETTING_KEYS } from '../store/settings.js'
 import { manifestPath, readGitOpsConfig, type GitOpsConfig } from './config.js'
-import { parseManifest, type ManifestType } from './manifest.js'
+import { parseManifest, type ManifestEntry, type ManifestType } from './manifest.js'
 import { desiredSource, type DesiredSource } from './sources.js'
 
 /** A manifest larger than this is refused: it is a list of sources, not a document. */
@@ -84,22 +84,34 @@ export interface SyncOptions {
   forget?: ForgetSet
 }
 
-const running = new WeakMap<Store, Promise<SyncResult>>()
-
-/** Runs a sync, one at a time per process: a second request waits for the one in progress and runs after it. */
-export function syncGitOps(store: Store, context: AuditContext, options: SyncOptions): Promise<SyncResult> {
-  const previous = running.get(store) ?? Promise.resolve(undefined)
-  const next = previous.catch(() => undefined).then(() => syncNow(store, context, options))
-  running.set(store, next)
-  return next
+/**
+ * Runs a sync, one at a time across every process of the install (a lock in the store): a sync
+ * asked while another runs is refused with sync_running, never run beside it.
+ */
+export async function syncGitOps(store: Store, context: AuditContext, options: SyncOptions): Promise<SyncResult> {
+  const refusal = () => new LecternError('sync_running', 'A GitOps sync is already running (in this process or another replica); try again when it ends.')
+  // The store's lock spans processes on PostgreSQL; within one process (and on SQLite, one host) this set does.
+  if (syncing.has(store)) throw refusal()
+  syncing.add(store)
+  try {
+    const turn = await store.exclusively('gitops-sync', () => syncNow(store, context, options))
+    if (!turn.ran) throw refusal()
+    return turn.value
+  } finally {
+    syncing.delete(store)
+  }
 }
+
+const syncing = new WeakSet<Store>()
 
 async function syncNow(store: Store, context: AuditContext, options: SyncOptions): Promise<SyncResult> {
   const config = await readGitOpsConfig(store)
   if (config.repoUrl === '') throw new LecternError('validation_error', 'GitOps has no manifest repository: set one with `lectern gitops config --repo <url>` (or PUT /api/gitops/config).')
   let manifest: { commit: string; entries: ReturnType<typeof parseManifest> }
+  let planned: Array<DesiredSource | SyncEntry>
   try {
     manifest = await readManifest(store, config)
+    planned = await plannedSources(store, manifest.entries)
   } catch (err) {
     if (!options.dryRun && isLecternError(err)) {
       await audit(store, context, 'gitops.failed', config.repoUrl, { trigger: options.trigger, reason: err.message })
@@ -112,26 +124,16 @@ async function syncNow(store: Store, context: AuditContext, options: SyncOptions
   const result: SyncResult = { at: new Date().toISOString(), trigger: options.trigger, dryRun: options.dryRun === true, commit: manifest.commit, upToDate: false, created: 0, updated: 0, unchanged: 0, skipped: 0, pruned: 0, failed: 0, entries: [] }
   if (!options.force && last.key === key) return { ...result, upToDate: true }
 
-  // In the manifest's order: each entry its library, or why it cannot be submitted.
-  const planned: Array<DesiredSource | SyncEntry> = []
-  for (const entry of manifest.entries) {
-    try {
-      planned.push(await desiredSource(store, entry))
-    } catch (err) {
-      if (!isLecternError(err)) throw err
-      planned.push({ libraryId: entry.url, type: entry.type, action: 'fail', reason: `${entry.at}: ${err.message}` })
-    }
-  }
   const desired = planned.filter((p): p is DesiredSource => 'submit' in p)
-  const twice = desired.map((d) => d.libraryId).filter((id, i, ids) => ids.indexOf(id) !== i)
-  if (twice.length > 0) throw new LecternError('validation_error', `The manifest is not valid, so nothing was changed: more than one entry makes ${[...new Set(twice)].join(', ')}.`)
-
   const managed = new Map((await store.gitops.managed()).map((m) => [m.libraryId, m]))
   for (const item of planned) result.entries.push('submit' in item ? await applyEntry(store, item, managed.get(item.libraryId), result.dryRun) : item)
   const listed = new Set(desired.map((d) => d.libraryId))
+  // An entry that could not be read may be the one that makes a library: none is pruned then.
+  const unread = planned.length > desired.length
   for (const [libraryId] of [...managed].filter(([id]) => !listed.has(id))) {
     if (!config.prune) continue
-    result.entries.push(await pruneLibrary(store, libraryId, result.dryRun, options.forget))
+    if (unread) result.entries.push({ libraryId, type: null, action: 'skip', reason: 'not pruned: an entry of the manifest failed, and it may be the one that makes this library' })
+    else result.entries.push(await pruneLibrary(store, libraryId, result.dryRun, options.forget))
   }
   for (const entry of result.entries) result[COUNTS[entry.action]] += 1
   if (!result.dryRun) {
@@ -139,6 +141,26 @@ async function syncNow(store: Store, context: AuditContext, options: SyncOptions
     await recordLast(store, () => ({ key: result.failed === 0 ? key : null, result, error: null }))
   }
   return result
+}
+
+/**
+ * Each entry, in the manifest's order, as the library it makes, or why it cannot be submitted;
+ * two entries that make one library make the manifest invalid.
+ */
+async function plannedSources(store: Store, entries: ManifestEntry[]): Promise<Array<DesiredSource | SyncEntry>> {
+  const planned: Array<DesiredSource | SyncEntry> = []
+  for (const entry of entries) {
+    try {
+      planned.push(await desiredSource(store, entry))
+    } catch (err) {
+      if (!isLecternError(err)) throw err
+      planned.push({ libraryId: entry.url, type: entry.type, action: 'fail', reason: `${entry.at}: ${err.message}` })
+    }
+  }
+  const ids = planned.filter((p): p is DesiredSource => 'submit' in p).map((d) => d.libraryId)
+  const twice = [...new Set(ids.filter((id, i) => ids.indexOf(id) !== i))]
+  if (twice.length > 0) throw new LecternError('validation_error', `The manifest is not valid, so nothing was changed: more than one entry makes ${twice.join(', ')}.`)
+  return planned
 }
 
 const COUNTS = { create: 'created', update: 'updated', unchanged: 'unchanged', skip: 'skipped', prune: 'pruned', fail: 'failed' } as const
@@ -184,8 +206,9 @@ async function readManifest(store: Store, config: GitOpsConfig): Promise<{ commi
     const clone = await cloneRepo({ cloneUrl: repo.cloneUrl, destDir: path.join(dir, 'repo'), ref: config.branch || undefined, token })
     const root = await fs.realpath(path.join(dir, 'repo'))
     const file = await fs.realpath(path.join(root, relative)).catch(() => undefined)
+    if (!file) throw new LecternError('validation_error', `The manifest repository has no file ${relative} at ${clone.branch} (commit ${clone.commit.slice(0, 12)}).`)
     // A symbolic link may not lead out of the repository.
-    if (!file || !file.startsWith(`${root}${path.sep}`)) throw new LecternError('validation_error', `The manifest repository has no file ${relative} at ${clone.branch} (commit ${clone.commit.slice(0, 12)}).`)
+    if (!file.startsWith(`${root}${path.sep}`)) throw new LecternError('validation_error', `${relative} in the manifest repository is a link that leads out of the repository.`)
     const stat = await fs.stat(file)
     if (!stat.isFile()) throw new LecternError('validation_error', `${relative} in the manifest repository is not a file.`)
     if (stat.size > MAX_MANIFEST_BYTES) throw new LecternError('validation_error', `${relative} is ${stat.size} bytes, over the manifest's ${MAX_MANIFEST_BYTES}.`)
@@ -231,11 +254,10 @@ export async function gitOpsStatus(store: Store): Promise<GitOpsStatus> {
 export async function automaticSync(store: Store, trigger: 'start' | 'schedule', log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void }, forget?: ForgetSet): Promise<void> {
   try {
     if (!(await readGitOpsConfig(store)).enabled) return
-    const turn = await store.exclusively('gitops-sync', () => syncGitOps(store, SYSTEM, { trigger, forget }))
-    if (!turn.ran) return log.info({ trigger }, 'GitOps sync left to the replica running one')
-    const result = turn.value
+    const result = await syncGitOps(store, SYSTEM, { trigger, forget })
     log.info({ trigger, commit: result.commit, upToDate: result.upToDate, created: result.created, updated: result.updated, pruned: result.pruned, failed: result.failed }, 'GitOps sync done')
   } catch (err) {
+    if (isLecternError(err) && err.code === 'sync_running') return log.info({ trigger }, 'GitOps sync left to the one already running')
     log.warn({ err, trigger }, 'GitOps sync failed; nothing was changed (lectern gitops status says why)')
   }
 }

@@ -43,7 +43,8 @@ export async function desiredSource(store: Store, entry: ManifestEntry): Promise
       const repo = parseRepoUrl(entry.url)
       const input = {
         docsRepoUrl: entry.url,
-        branch: str(fields.branch),
+        // The entry's branch, else the one its URL names (`/tree/<branch>`), else the default branch.
+        branch: str(fields.branch) ?? repo.branch,
         folders: strings(fields.folders),
         excludeFolders: strings(fields.excludeFolders),
         excludeFiles: strings(fields.excludeFiles),

@@ -190,6 +190,12 @@ export function changeGrants(store: Store, context: AuditContext, target: string
 async function changeGrantsNow(store: Store, context: AuditContext, target: string, change: GrantChange): Promise<AccessState> {
   const state: AccessState = isNamespace(target) ? await describeNamespace(store, target) : await describeOneLibrary(store, target)
   const name = targetOf(state)
+  if ('libraryId' in state && state.namespace !== null) {
+    throw new LecternError(
+      'validation_error',
+      `${name} follows the namespace rule ${state.namespace}: change the grantees there (\`lectern libraries access '${state.namespace}' --grant <email>\`), or give ${name} a rule of its own with --restrict --user/--group.`,
+    )
+  }
   if (state.effective === 'everyone') {
     const shown = isNamespace(name) ? `'${name}'` : name
     throw new LecternError(
@@ -219,11 +225,14 @@ export async function restrictionNotice(store: Store, mode: Mode, caller: Caller
   const entry = await describeOneLibrary(store, libraryId)
   if (entry.effective !== 'restricted') return undefined
   const grant = `\`lectern libraries access ${entry.libraryId} --grant <email>\``
+  // The CLI (the operator) is told which rule; anyone else only that it is restricted.
   const why =
     entry.access !== 'default'
       ? 'it is restricted'
       : entry.namespace !== null
-        ? `the namespace rule ${entry.namespace} restricts it`
+        ? caller.kind === 'local'
+          ? `the namespace rule ${entry.namespace} restricts it`
+          : 'it is restricted'
         : 'new libraries are restricted on this install (access.restrictNewLibraries)'
   if (caller.kind === 'local') return `${entry.libraryId} is reached by admins only until you grant users access: ${why}; ${grant}.`
   if (caller.kind === 'anonymous') return `${entry.libraryId} stays unknown to you until an admin grants you access: ${why}.`

@@ -145,6 +145,13 @@ repos:
     expect(await libraries.byId('/confluence/team-space')).toMatchObject({ isPrivate: true, options: { spec: { connection: 'acme-wiki', spaceKey: 'TEAM' } } })
     // A failed entry leaves the sync incomplete: the next one tries it again although the commit is the same.
     expect((await reconcile()).json()).toMatchObject({ upToDate: false, unchanged: 4, failed: 1 })
+    // With pruning on, a library whose entry fails is never pruned for it: the entry may be the one that makes it.
+    await configure({ prune: true })
+    await app.runtime.store.connections.remove(INSTALL_CONNECTIONS, 'acme-wiki')
+    const kept = (await reconcile()).json()
+    expect(plan(kept)).toContainEqual(['skip', '/confluence/team-space'])
+    expect(kept).toMatchObject({ pruned: 0, failed: 2 })
+    expect(await libraries.byId('/confluence/team-space')).toBeDefined()
   })
 
   it('changes nothing for an invalid manifest, saying every problem with its place, and audits it', async () => {
@@ -225,12 +232,17 @@ repos:
     const { users, keys } = app.runtime.store
     const keyOf = async (email: string | null) => ({ authorization: `Bearer ${(await keys.create('ci', email === null ? undefined : { userId: (await users.byEmail(email))!.id, teamId: null })).key}` })
     expect((await configure({ repoUrl: manifestUrl }, member)).statusCode).toBe(403)
-    expect((await configure({ repoUrl: manifestUrl }, await keyOf('mel@example.com'))).statusCode).toBe(403)
-    expect((await configure({ repoUrl: manifestUrl }, await keyOf(null))).statusCode).toBe(403)
     expect((await configure({ repoUrl: manifestUrl }, {})).statusCode).toBe(401)
+    for (const refused of [member, await keyOf('mel@example.com'), await keyOf(null)]) expect((await reconcile('', refused)).statusCode).toBe(403)
+    expect((await reconcile('', {})).statusCode).toBe(401)
     const adminKey = await keyOf('admin@example.com')
-    expect((await configure({ repoUrl: manifestUrl }, adminKey)).statusCode).toBe(200)
-    expect((await reconcile('', adminKey)).json()).toMatchObject({ created: 0, failed: 0 })
+    // An admin's key runs syncs and reads the status (CI); only an admin session changes where the manifest is.
+    expect((await configure({ repoUrl: manifestUrl }, adminKey)).statusCode).toBe(401)
+    expect((await configure({ repoUrl: manifestUrl })).statusCode).toBe(200)
+    const [one, two] = await Promise.all([reconcile('', adminKey), reconcile('', adminKey)])
+    expect([one.statusCode, two.statusCode].sort()).toEqual([200, 409])
+    expect([one, two].find((r) => r.statusCode === 409)!.json().error).toBe('sync_running')
+    expect((await reconcile('?force=true', adminKey)).json()).toMatchObject({ created: 0, failed: 0 })
     expect((await app.inject({ url: '/api/gitops/status', headers: adminKey })).json().config.repoUrl).toBe(manifestUrl)
 
     const cloud = await buildTestApp({ mode: 'cloud', startWorker: false })
