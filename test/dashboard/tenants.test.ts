@@ -437,7 +437,8 @@ describe('the cloud dashboard for tenants', () => {
     await expect.poll(() => heading(page, 'Personal space').isVisible()).toBe(true)
     expect(await page.getByRole('status', { name: 'Notice' }).textContent()).toBe('Deleted Acme Docs; it had no private libraries.')
     expect(await app.runtime.store.teams.byPk(acme)).toBeUndefined()
-    expect(await page.getByLabel('Teamspace', { exact: true }).locator('option').allTextContents()).toEqual([`Personal space (${ADA})`])
+    // The switcher reloads the session's teamspaces after the page moved on: awaited, not assumed.
+    await expect.poll(() => page.getByLabel('Teamspace', { exact: true }).locator('option').allTextContents()).toEqual([`Personal space (${ADA})`])
 
     await reload(bob.page)
     await expect.poll(() => heading(bob.page, 'No such teamspace').isVisible()).toBe(true)
