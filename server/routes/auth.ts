@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { audit } from '../../src/audit/log.js'
-import type { SsoSource } from '../../src/sso/configuration.js'
+import { settingsInForce, type SsoSource } from '../../src/sso/configuration.js'
 import { isBreakGlass } from '../../src/sso/oidc.js'
 import type { SsoSettings } from '../../src/config.js'
 import type { User } from '../../src/store/users.js'
@@ -31,13 +31,7 @@ export default async function auth(app: FastifyInstance, options: { sso: SsoSour
     const { email } = request.body
     // What the audit log names: the email tried, never what was typed in its place (a password, by mistake).
     const tried = /^[^\s@]+@[^\s@]+$/.test(email.trim()) ? email.trim() : null
-    // A stored configuration that no longer reads leaves password sign-in open: the way in to fix it.
-    const sso = (
-      await options.sso.current().catch((err: unknown) => {
-        request.log.error({ err }, 'single sign-on is configured but its configuration could not be read; password sign-in stays open')
-        return undefined
-      })
-    )?.settings
+    const sso = await settingsInForce(options.sso, request.log)
     // Refused before the password is checked: the answer says nothing of whether it was right.
     if (!passwordSignInAllowed(sso, email)) {
       await auditRefusal(request, 'signin.failed', tried, { method: 'password', reason: 'password sign-in is off' }, { actor: { kind: 'anonymous', name: null }, address: request.ip })

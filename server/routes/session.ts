@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { audit } from '../../src/audit/log.js'
-import type { SsoSource } from '../../src/sso/configuration.js'
+import { settingsInForce, type SsoSource } from '../../src/sso/configuration.js'
 import { completeSetup, needsSetup } from '../../src/install/setup.js'
 import { APP_VERSION } from '../../src/install/version.js'
 import { startSession } from '../plugins/session.js'
@@ -27,13 +27,7 @@ export default async function session(app: FastifyInstance, options: { sso: SsoS
   // Asked on every dashboard load: not counted against the address's anonymous requests.
   app.get('/session', { config: { rateLimited: false } }, async (request) => {
     const { store } = app.runtime
-    // A stored configuration that no longer reads must not keep the dashboard from loading, where an admin fixes it.
-    const sso = (
-      await options.sso.current().catch((err: unknown) => {
-        request.log.error({ err }, 'single sign-on is configured but its configuration could not be read')
-        return undefined
-      })
-    )?.settings
+    const sso = await settingsInForce(options.sso, request.log)
     return {
       user: request.user ? { email: request.user.email, role: request.user.role } : null,
       // Cloud: whether the address is confirmed, and the teamspaces for the dashboard's switcher.

@@ -30,6 +30,20 @@ export interface SsoSource {
   current(): Promise<SingleSignOn | undefined>
 }
 
+/**
+ * The settings of the single sign-on in force, or undefined when none is, or when a stored
+ * configuration no longer reads (logged): the sign-in page and password sign-in stay usable, the
+ * way in to fix it.
+ */
+export async function settingsInForce(source: SsoSource, log: { error(obj: object, msg: string): void }): Promise<SsoSettings | undefined> {
+  try {
+    return (await source.current())?.settings
+  } catch (err) {
+    log.error({ err }, 'single sign-on is configured but its configuration could not be read; password sign-in stays open')
+    return undefined
+  }
+}
+
 /** What the start-up settings configure, or undefined when they name no issuer. */
 function startupOptions(config: LecternConfig): SsoOptions | undefined {
   if (!ssoEnabled(config.sso)) return undefined
