@@ -70,7 +70,7 @@ export async function scanArchive(archive: string, options: ScanOptions = {}): P
   const seen = new Map<string, { size: number; sha256: string }>()
   const names = new Set<string>()
   const consumers: Promise<void>[] = []
-  const sinks = new Set<fs.WriteStream>()
+  const targets = new Targets()
   const parser = new tar.Parser({ strict: true })
   const toParser = parserSink(parser)
   const stop = (reason: string | LecternError) => {
@@ -118,7 +118,7 @@ export async function scanArchive(archive: string, options: ScanOptions = {}): P
     const member = manifest?.members.find((m) => m.path === name)
     if (!member) return stop(`member ${name} is not listed in the manifest`)
     if (entry.size > member.size) return stop(`member ${name} is ${entry.size} bytes, more than the ${member.size} its manifest records`)
-    const work = consume(entry, options.extractTo && wanted(name) ? options.extractTo : undefined, sinks).then((got) => void seen.set(name, got))
+    const work = consume(entry, options.extractTo && wanted(name) ? options.extractTo : undefined, targets).then((got) => void seen.set(name, got))
     // Awaited after the stream; marked handled now so an early failure is not reported as unhandled.
     work.catch(() => {})
     consumers.push(work)
@@ -128,7 +128,7 @@ export async function scanArchive(archive: string, options: ScanOptions = {}): P
     await pipeline(fs.createReadStream(archive, { highWaterMark: READ_CHUNK }), createGunzip({ chunkSize: READ_CHUNK }), inflationLimit(() => inflatedCap), toParser)
     await Promise.all(consumers)
   } catch (err) {
-    for (const sink of sinks) sink.destroy()
+    await targets.abort()
     if (err instanceof Stop) throw typeof err.reason === 'string' ? invalid(archive, err.reason) : err.reason
     if (err instanceof LecternError) throw err
     const full = asDiskFull(err, `extracting ${path.basename(archive)}`, options.extractTo)
@@ -185,7 +185,7 @@ function parserSink(parser: tar.Parser): Writable {
   return sink
 }
 
-async function consume(entry: tar.ReadEntry, extractTo: string | undefined, sinks: Set<fs.WriteStream>): Promise<{ size: number; sha256: string }> {
+async function consume(entry: tar.ReadEntry, extractTo: string | undefined, targets: Targets): Promise<{ size: number; sha256: string }> {
   const hash = createHash('sha256')
   let size = 0
   const measure = new Transform({
@@ -195,22 +195,41 @@ async function consume(entry: tar.ReadEntry, extractTo: string | undefined, sink
       callback(null, chunk)
     },
   })
-  const sink = extractTo ? await openTarget(extractTo, entry.path) : undefined
-  if (sink) sinks.add(sink)
-  try {
-    // Without a file to write, the measured bytes are dropped as they pass.
-    await pipeline(entry, measure, sink ?? new Writable({ write: (_chunk, _encoding, callback) => callback() }))
-  } finally {
-    if (sink) sinks.delete(sink)
-  }
+  const sink = extractTo ? await targets.open(extractTo, entry.path) : undefined
+  // Without a file to write, the measured bytes are dropped as they pass.
+  await pipeline(entry, measure, sink ?? new Writable({ write: (_chunk, _encoding, callback) => callback() }))
   return { size, sha256: hash.digest('hex') }
 }
 
-async function openTarget(root: string, member: string): Promise<fs.WriteStream> {
-  const file = path.join(root, ...member.split('/'))
-  await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 })
-  // 'wx': a member can never overwrite anything, not even another member.
-  return fs.createWriteStream(file, { flags: 'wx', mode: 0o600 })
+/**
+ * The files a scan writes. When the scan fails, `abort` returns only once every file is closed and
+ * no directory or file is still being made, so the caller's removal of the directory cannot race a
+ * member that was being opened as the scan stopped (rm then failed with ENOTEMPTY).
+ */
+class Targets {
+  private stopped = false
+  private readonly streams = new Set<fs.WriteStream>()
+  private readonly closed: Promise<void>[] = []
+
+  async open(root: string, member: string): Promise<fs.WriteStream> {
+    const file = path.join(root, ...member.split('/'))
+    const opening = fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 }).then(() =>
+      // 'wx': a member can never overwrite anything, not even another member.
+      fs.createWriteStream(file, { flags: 'wx', mode: 0o600 }),
+    )
+    this.closed.push(opening.then((stream) => new Promise<void>((resolve) => stream.once('close', () => resolve())), () => undefined))
+    const stream = await opening
+    this.streams.add(stream)
+    stream.once('close', () => this.streams.delete(stream))
+    if (this.stopped) stream.destroy()
+    return stream
+  }
+
+  async abort(): Promise<void> {
+    this.stopped = true
+    for (const stream of this.streams) stream.destroy()
+    await Promise.all(this.closed)
+  }
 }
 
 /** Needs room for `bytes` in `dir` plus 10%; the refusal says how much. */
