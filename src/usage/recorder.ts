@@ -41,6 +41,11 @@ export class UsageRecorder {
   private pendingCountries: Facets = new Map()
   /** The day whose older salts this process last deleted. */
   private sweptDay = ''
+  /**
+   * The flush under way. Flushes run one after another: a read that flushes first must also wait
+   * for a flush already writing, or it would read before the counts that flush took are stored.
+   */
+  private flushing: Promise<void> = Promise.resolve()
 
   constructor(private readonly store: Pick<Store, 'usage' | 'isOpen'>) {}
 
@@ -77,8 +82,15 @@ export class UsageRecorder {
   /**
    * Writes the pending counts; a library removed meanwhile simply loses its counts. When the
    * write fails (a full disk), the counts stay pending for the next flush and the error is thrown.
+   * Resolves once every count taken before the call is stored (or put back).
    */
-  async flush(now = new Date()): Promise<void> {
+  flush(now = new Date()): Promise<void> {
+    const run = this.flushing.then(() => this.write(now))
+    this.flushing = run.catch(() => {})
+    return run
+  }
+
+  private async write(now: Date): Promise<void> {
     const today = now.toISOString().slice(0, 10)
     // A process that has written counts before still writes once a day when idle: to delete the
     // salt of the day that ended. One that never has (a CLI command) does not write for nothing.

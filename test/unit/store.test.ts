@@ -231,4 +231,26 @@ describe('usage counts', () => {
       { pk: two.pk, country: 'unknown', requests: 1 },
     ])
   })
+  it('are all stored when a flush returns, even those a flush already under way had taken', async () => {
+    const store = await freshStore()
+    const one = (await store.libraries.create({ id: '/a/one', title: 'one', sourceKind: 'github', sourceUrl: 'https://github.com/a/one' })).library
+    const usage = new UsageRecorder(store)
+    const { write } = store.usage
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    store.usage.write = async (batch, today) => {
+      await held
+      await write(batch, today)
+    }
+    usage.record(one.pk, 'api', 'rest-txt')
+    const periodic = usage.flush()
+    // The report's own flush finds nothing pending, yet must not return before the periodic one has stored its counts.
+    let reported = false
+    const report = usage.forLibrary(one.pk).then((rows) => ((reported = true), rows))
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(reported).toBe(false)
+    release()
+    await periodic
+    expect((await report).map((row) => row.requests)).toEqual([1])
+  })
 })
