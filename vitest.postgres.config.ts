@@ -53,6 +53,7 @@ export const POSTGRES_SUITES = [
   'test/integration/audit.test.ts',
   'test/integration/sso.test.ts',
   'test/integration/gitops.test.ts',
+  'test/integration/webhooks.test.ts',
 ]
 
 export default defineConfig({

@@ -37,6 +37,7 @@ import * as ssoUsers from './0031_sso_users.js'
 import * as libraryGroupGrants from './0032_library_group_grants.js'
 import * as namespaceRules from './0033_namespace_rules.js'
 import * as gitopsLibraries from './0034_gitops_libraries.js'
+import * as webhooks from './0035_webhooks.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -73,6 +74,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0032_library_group_grants', libraryGroupGrants],
   ['0033_namespace_rules', namespaceRules],
   ['0034_gitops_libraries', gitopsLibraries],
+  ['0035_webhooks', webhooks],
 ]
 
 export const migrationSource = sourceOf(MIGRATIONS)

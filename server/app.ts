@@ -35,6 +35,7 @@ import auditRoutes from './routes/audit.js'
 import ssoRoutes from './routes/sso.js'
 import ssoSettingsRoutes from './routes/sso-settings.js'
 import gitopsRoutes from './routes/gitops.js'
+import webhookRoutes from './routes/webhooks.js'
 import backupRoutes from './routes/backup.js'
 import dashboardConnections from './routes/dashboard/connections.js'
 import dashboardDocPages from './routes/dashboard/doc-pages.js'
@@ -193,7 +194,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(dashboardDocPages)
       await api.register(dashboardExtraction)
       await api.register(dashboardSettings)
-      await api.register(dashboardConnections)
+      await api.register(dashboardConnections, { webhooks: config.mode === 'onprem' })
       await api.register(auditRoutes)
       // Self-service accounts and teamspaces exist only in the cloud; on-premise they answer 404.
       if (config.mode === 'cloud') {
@@ -206,12 +207,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await api.register(teamConnectionsRoutes)
         await api.register(teamSourcesRoutes)
       }
-      // Library access control, single sign-on and GitOps are on-premise's: the cloud answers 404.
+      // Library access control, single sign-on, GitOps and push webhooks are on-premise's: the cloud answers 404.
       if (config.mode === 'onprem') {
         await api.register(libraryAccessRoutes)
         await api.register(ssoRoutes, { sso })
         await api.register(ssoSettingsRoutes)
         await api.register(gitopsRoutes, { schedule: options.startWorker ?? true })
+        await api.register(webhookRoutes)
       }
     },
     { prefix: '/api' },

@@ -1,14 +1,9 @@
 import { Args, Flags } from '@oclif/core'
 import { LecternCommand } from '../../cli/run.js'
+import { secretFromEnv, secretFromStdin } from '../../cli/secret-input.js'
 import { LecternError } from '../../src/errors.js'
 import { addConnection } from '../../src/sources/connections.js'
 import { INSTALL_CONNECTIONS, NOTION_API_URL, type Connection, type ConnectionKind } from '../../src/store/connections.js'
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8').trim()
-}
 
 export default class ConnectionsAdd extends LecternCommand {
   static override summary = 'Store a connection (Confluence site, Notion workspace or private git host) and its token.'
@@ -45,12 +40,8 @@ Confluence Cloud (atlassian.net) needs --email with an API token; Data Center ta
   }
 
   private async readToken(flags: { 'token-stdin': boolean; 'token-env'?: string; token?: string }): Promise<string> {
-    if (flags['token-stdin']) return readStdin()
-    if (flags['token-env']) {
-      const value = process.env[flags['token-env']]
-      if (!value) throw new LecternError('validation_error', `The environment variable ${flags['token-env']} is not set.`)
-      return value
-    }
+    if (flags['token-stdin']) return await secretFromStdin()
+    if (flags['token-env']) return secretFromEnv(flags['token-env'])
     if (flags.token) return flags.token
     throw new LecternError('validation_error', 'Give the token with --token-stdin or --token-env VAR.')
   }

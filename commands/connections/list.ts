@@ -22,6 +22,7 @@ export default class ConnectionsList extends LecternCommand {
         { header: 'KIND', value: (c) => c.kind },
         { header: 'URL', value: (c) => c.baseUrl },
         { header: 'EMAIL', value: (c) => c.email ?? '-' },
+        { header: 'WEBHOOK', value: (c) => (c.kind !== 'git' ? '-' : c.webhook ? 'secret set' : 'none') },
         { header: 'CREATED', value: (c) => humanDate(c.createdAt) },
       ]),
     )

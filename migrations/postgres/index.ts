@@ -16,6 +16,7 @@ import * as ssoUsers from '../0031_sso_users.js'
 import * as libraryGroupGrants from '../0032_library_group_grants.js'
 import * as namespaceRules from '../0033_namespace_rules.js'
 import * as gitopsLibraries from '../0034_gitops_libraries.js'
+import * as webhooks from '../0035_webhooks.js'
 import * as baseline from './0023_baseline.js'
 
 export const POSTGRES_MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
@@ -31,6 +32,7 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration
   ['0032_library_group_grants', libraryGroupGrants],
   ['0033_namespace_rules', namespaceRules],
   ['0034_gitops_libraries', gitopsLibraries],
+  ['0035_webhooks', webhooks],
 ]
 
 export const postgresMigrationSource = sourceOf(POSTGRES_MIGRATIONS)

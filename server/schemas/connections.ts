@@ -21,7 +21,28 @@ export const ConnectionBody = {
 
 export const ConnectionView = {
   type: 'object',
-  properties: { id: { type: 'integer' }, kind: { type: 'string' }, name: { type: 'string' }, baseUrl: { type: 'string' }, email: { type: ['string', 'null'] }, createdAt: { type: 'string' } },
+  properties: {
+    id: { type: 'integer' },
+    kind: { type: 'string' },
+    name: { type: 'string' },
+    baseUrl: { type: 'string' },
+    email: { type: ['string', 'null'] },
+    webhook: { type: 'boolean' },
+    createdAt: { type: 'string' },
+  },
+} as const
+
+/** A webhook secret to store; without one, Lectern makes one and answers it this once. */
+export const WebhookSecretBody = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  properties: { secret: { type: 'string', minLength: 1, maxLength: 512 } },
+} as const
+
+export const WebhookSecretChangeSchema = {
+  type: 'object',
+  required: ['connection'],
+  properties: { connection: ConnectionView, secret: { type: 'string' } },
 } as const
 
 export const ConnectionListSchema = { type: 'object', properties: { connections: { type: 'array', items: ConnectionView } } } as const

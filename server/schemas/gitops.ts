@@ -1,6 +1,6 @@
 /** JSON schemas of GitOps over HTTP (on-premise). */
 import { MANIFEST_TYPES } from '../../src/gitops/manifest.js'
-import { SYNC_ACTIONS } from '../../src/gitops/reconcile.js'
+import { SYNC_ACTIONS, SYNC_TRIGGERS } from '../../src/gitops/reconcile.js'
 
 export const GitOpsConfigSchema = {
   type: 'object',
@@ -32,7 +32,7 @@ export const SyncResultSchema = {
   required: ['at', 'trigger', 'dryRun', 'commit', 'upToDate', 'created', 'updated', 'unchanged', 'skipped', 'pruned', 'failed', 'entries'],
   properties: {
     at: { type: 'string' },
-    trigger: { type: 'string', enum: ['manual', 'cli', 'start', 'schedule'] },
+    trigger: { type: 'string', enum: SYNC_TRIGGERS },
     dryRun: { type: 'boolean' },
     commit: { type: 'string' },
     upToDate: { type: 'boolean' },

@@ -25,6 +25,7 @@ const OUTCOMES: Partial<Record<AuditAction, AuditOutcome>> = {
   'backup.failed': 'failure',
   'restore.failed': 'failure',
   'gitops.failed': 'failure',
+  'webhook.refused': 'blocked',
 }
 
 /** Who acts and from where, as the surface it came through knows it. */

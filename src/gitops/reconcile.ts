@@ -37,6 +37,7 @@ import { desiredSource, type DesiredSource } from './sources.js'
 /** A manifest larger than this is refused: it is a list of sources, not a document. */
 const MAX_MANIFEST_BYTES = 1024 * 1024
 
+export const SYNC_TRIGGERS = ['manual', 'cli', 'start', 'schedule', 'webhook'] as const
 export const SYNC_ACTIONS = ['create', 'update', 'unchanged', 'skip', 'prune', 'fail'] as const
 export type SyncAction = (typeof SYNC_ACTIONS)[number]
 
@@ -74,7 +75,7 @@ interface LastSync {
 }
 
 /** What started a sync. */
-export type SyncTrigger = 'manual' | 'cli' | 'start' | 'schedule'
+export type SyncTrigger = (typeof SYNC_TRIGGERS)[number]
 
 export interface SyncOptions {
   trigger: SyncTrigger
@@ -246,18 +247,31 @@ export async function gitOpsStatus(store: Store): Promise<GitOpsStatus> {
   }
 }
 
+/** What an automatic sync came to: done (or nothing to do), left to a sync already running, or failed (logged). */
+export type AutomaticOutcome = 'done' | 'busy' | 'failed'
+
 /**
- * A sync nobody asked for (at start, on the schedule), when automatic syncs are on: one replica
- * at a time (the others find the manifest unchanged after it), its outcome logged rather than
- * thrown.
+ * A sync nobody asked for (at start, on the schedule, for a push), when automatic syncs are on:
+ * one replica at a time (the others find the manifest unchanged after it), its outcome logged
+ * rather than thrown.
  */
-export async function automaticSync(store: Store, trigger: 'start' | 'schedule', log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void }, forget?: ForgetSet): Promise<void> {
+export async function automaticSync(
+  store: Store,
+  trigger: 'start' | 'schedule' | 'webhook',
+  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void },
+  forget?: ForgetSet,
+): Promise<AutomaticOutcome> {
   try {
-    if (!(await readGitOpsConfig(store)).enabled) return
+    if (!(await readGitOpsConfig(store)).enabled) return 'done'
     const result = await syncGitOps(store, SYSTEM, { trigger, forget })
     log.info({ trigger, commit: result.commit, upToDate: result.upToDate, created: result.created, updated: result.updated, pruned: result.pruned, failed: result.failed }, 'GitOps sync done')
+    return 'done'
   } catch (err) {
-    if (isLecternError(err) && err.code === 'sync_running') return log.info({ trigger }, 'GitOps sync left to the one already running')
+    if (isLecternError(err) && err.code === 'sync_running') {
+      log.info({ trigger }, 'GitOps sync left to the one already running')
+      return 'busy'
+    }
     log.warn({ err, trigger }, 'GitOps sync failed; nothing was changed (lectern gitops status says why)')
+    return 'failed'
   }
 }

@@ -7,8 +7,8 @@ import type { Sql, SqlValue } from './sql.js'
 export const AUDIT_OUTCOMES = ['success', 'failure', 'blocked'] as const
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number]
 
-/** Who acted: a signed-in user, an API key, the CLI on the data directory, nobody known, Lectern itself. */
-export const ACTOR_KINDS = ['user', 'api-key', 'cli', 'anonymous', 'system'] as const
+/** Who acted: a signed-in user, an API key, the CLI on the data directory, nobody known, Lectern itself, a git host's push webhook. */
+export const ACTOR_KINDS = ['user', 'api-key', 'cli', 'anonymous', 'system', 'webhook'] as const
 export type ActorKind = (typeof ACTOR_KINDS)[number]
 
 export interface AuditActor {

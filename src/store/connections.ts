@@ -31,6 +31,8 @@ export interface Connection {
   baseUrl: string
   /** Confluence Cloud signs in with email + API token; absent means a bearer token. */
   email: string | null
+  /** Git: whether the connection holds the secret its host signs push webhooks with (src/webhooks/). */
+  webhook: boolean
   createdAt: string
 }
 
@@ -51,6 +53,10 @@ export interface ConnectionsRepository {
   token(scope: ConnectionScope, name: string): Promise<string>
   /** The git connection for a host (`gitlab.example.com`, with a port when not the default). */
   forGitHost(scope: ConnectionScope, host: string): Promise<Connection | undefined>
+  /** Stores (sealed) or, with null, removes the secret a git connection's host signs push webhooks with. */
+  setWebhookSecret(scope: ConnectionScope, name: string, secret: string | null): Promise<Connection>
+  /** The plain webhook secret of a connection, or null when it has none; call it only to check a delivery. */
+  webhookSecret(scope: ConnectionScope, name: string): Promise<string | null>
 }
 
 interface ConnectionRow {
@@ -60,14 +66,18 @@ interface ConnectionRow {
   base_url: string
   email: string | null
   token_sealed: string
+  webhook_secret_sealed: string | null
   created_at: string
   team_pk: number | null
 }
 
+/** Shorter secrets are guessable offline from one signed delivery. */
+export const MIN_WEBHOOK_SECRET = 16
+
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/
 
 function toConnection(row: ConnectionRow): Connection {
-  return { id: row.pk, kind: row.kind, name: row.name, baseUrl: row.base_url, email: row.email, createdAt: row.created_at }
+  return { id: row.pk, kind: row.kind, name: row.name, baseUrl: row.base_url, email: row.email, webhook: row.webhook_secret_sealed !== null, createdAt: row.created_at }
 }
 
 /** An http(s) URL without credentials, query or trailing slash: the form every lookup compares. */
@@ -145,6 +155,21 @@ export function createConnectionsRepository(sql: Sql, secrets: SecretBox): Conne
     async forGitHost(scope, host) {
       const wanted = host.toLowerCase()
       return (await list(scope, 'git')).find((c) => hostOf(c.baseUrl) === wanted)
+    },
+    async setWebhookSecret(scope, name, secret) {
+      const found = await byName(scope, name)
+      if (!found) throw new LecternError('not_found', `No connection named "${name}".`)
+      if (found.kind !== 'git') throw new LecternError('validation_error', `Connection "${name}" is a ${found.kind} connection; push webhooks come from git hosts.`)
+      const value = secret?.trim() ?? null
+      if (value !== null && value.length < MIN_WEBHOOK_SECRET) {
+        throw new LecternError('validation_error', `A webhook secret is at least ${MIN_WEBHOOK_SECRET} characters; let Lectern generate one (--generate).`)
+      }
+      await sql.run('UPDATE connections SET webhook_secret_sealed = ? WHERE pk = ?', [value === null ? null : secrets.seal(value), found.pk])
+      return toConnection({ ...found, webhook_secret_sealed: value === null ? null : 'sealed' })
+    },
+    async webhookSecret(scope, name) {
+      const found = await byName(scope, name)
+      return found?.webhook_secret_sealed ? secrets.open(found.webhook_secret_sealed) : null
     },
   }
 }

@@ -17,6 +17,7 @@ import type { CatalogWatch } from './catalog-watch.js'
 import { createAuditRepository, type AuditRepository } from './audit.js'
 import { createAccountTokensRepository, type AccountTokensRepository } from './account-tokens.js'
 import { createConnectionsRepository, type ConnectionsRepository } from './connections.js'
+import { createWebhookDeliveriesRepository, type WebhookDeliveriesRepository } from './webhook-deliveries.js'
 import { readSnapshotFacts, snapshotDatabase } from './database-file.js'
 import { appliedMigrations, migrateDatabase, openConnection, type Db } from './db.js'
 import { createExtractionReportsRepository, type ExtractionReportsRepository } from './extraction-reports.js'
@@ -65,6 +66,7 @@ export interface Store {
   /** Files jobs read, on PostgreSQL (src/sources/input-files.ts). */
   inputFiles: InputFilesRepository
   audit: AuditRepository
+  webhookDeliveries: WebhookDeliveriesRepository
   /**
    * Changes whenever any connection (this process or another) changes the catalogue: a
    * library, a version, a snippet set or a redirect (migration 0012). Cheap validation for what
@@ -286,6 +288,7 @@ function repositories(sql: Sql, secrets: SecretBox, settings: SettingsRepository
     rateCounts: createRateCountsRepository(sql),
     inputFiles: createInputFilesRepository(sql),
     audit: createAuditRepository(sql),
+    webhookDeliveries: createWebhookDeliveriesRepository(sql),
     transaction: <T>(fn: () => Promise<T>) => sql.transaction(fn, 'write'),
     readTransaction: <T>(fn: () => Promise<T>) => sql.transaction(fn, 'read'),
   }

@@ -94,6 +94,7 @@ interface JobRow {
   runner_host: string | null
   owner: string | null
   lease_until: string | null
+  run_again: number | boolean
 }
 
 const toJob = (r: JobRow): Job => ({
@@ -156,6 +157,12 @@ export interface JobsRepository {
    * false when someone else got to it first, or its owner renewed it. A job asked to cancel is not queued again.
    */
   requeue(job: Pick<Job, 'pk' | 'owner'>, reason: string, lapsedBefore?: string): Promise<boolean>
+  /**
+   * Asks that the running job of a version be queued once more when it ends (unless cancelled):
+   * its source changed after it began, so what it read may already be old. False when no job of
+   * the version is running.
+   */
+  runAgain(versionPk: number): Promise<boolean>
   /** Records a cancel request for a running job (the first request counts); nothing for a job not running. */
   requestCancel(pk: number, by: string): Promise<void>
   /** Who asked to cancel the job (in any process), or undefined when nobody did. */
@@ -194,14 +201,25 @@ export function createJobsRepository(sql: Sql): JobsRepository {
   // A running job is written only by its owner (null matches a queued job, which has none).
   const held = `owner IS NOT DISTINCT FROM ?`
   // The secret is erased when a job ends: a finished job has no reason to keep a token.
-  const finish = async (job: Pick<Job, 'pk' | 'owner'>, state: 'succeeded' | 'failed', message: string, error: { code: string; message: string } | null, warnings: number) => {
-    const { changes } = await sql.run(
-      `UPDATE jobs SET state = ?, status_message = ?, error_code = ?, error_message = ?, finished_at = ?, warnings = ?, secret = NULL, lease_until = NULL
-       WHERE pk = ? AND state IN ('queued', 'running') AND ${held}`,
-      [state, message, error?.code ?? null, error?.message ?? null, nowIso(), warnings, job.pk, job.owner],
-    )
-    if (changes === 0) throw new JobNotHeldError(job.pk)
-  }
+  // A job asked to run again (runAgain) is queued anew in the same transaction, without the one-off
+  // token its first run had; a cancelled one is not.
+  const finish = (job: Pick<Job, 'pk' | 'owner'>, state: 'succeeded' | 'failed', message: string, error: { code: string; message: string } | null, warnings: number) =>
+    sql.transaction(async () => {
+      const ended = await sql.get<JobRow>(
+        `UPDATE jobs SET state = ?, status_message = ?, error_code = ?, error_message = ?, finished_at = ?, warnings = ?, secret = NULL, lease_until = NULL
+         WHERE pk = ? AND state IN ('queued', 'running') AND ${held} RETURNING *`,
+        [state, message, error?.code ?? null, error?.message ?? null, nowIso(), warnings, job.pk, job.owner],
+      )
+      if (!ended) throw new JobNotHeldError(job.pk)
+      if (!ended.run_again || error?.code === 'cancelled') return
+      await sql.run(`INSERT INTO jobs (kind, library_pk, version_pk, payload, state, created_at) VALUES (?, ?, ?, ?, 'queued', ?)`, [
+        ended.kind,
+        ended.library_pk,
+        ended.version_pk,
+        ended.payload,
+        nowIso(),
+      ])
+    })
 
   return {
     async enqueue(job) {
@@ -259,6 +277,8 @@ export function createJobsRepository(sql: Sql): JobsRepository {
           now === undefined ? [] : [now],
         )
       ).map(toJob),
+    runAgain: async (versionPk) =>
+      (await sql.run(`UPDATE jobs SET run_again = TRUE WHERE version_pk = ? AND state = 'running'`, [versionPk])).changes === 1,
     requeue: async (job, reason, lapsedBefore) =>
       (
         await sql.run(

@@ -31,8 +31,8 @@ export interface Sql {
   transaction<T>(fn: () => Promise<T>, access?: 'write' | 'read'): Promise<T>
 }
 
-/** Whether a statement was refused by a unique index, in either database. */
+/** Whether a statement was refused by a unique index or a primary key, in either database. */
 export function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505'
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505'
 }

@@ -89,7 +89,7 @@ describe('the Settings page', () => {
     expect(watched.problems.filter((p) => !p.includes('401'))).toEqual([])
   }, 60_000)
 
-  it('stores a git host connection with a write-only token, and removes it', async () => {
+  it('stores a git host connection with a write-only token, makes its webhook secret, and removes it', async () => {
     const { page } = watched
     const token = 'glpat-browserSecret987'
     const connections = page.getByRole('region', { name: 'Connections' })
@@ -102,7 +102,28 @@ describe('the Settings page', () => {
     await expect.poll(() => row.textContent()).toContain('https://gitlab.example.com')
     expect(await connections.getByLabel('Token (write-only)').inputValue()).toBe('')
     expect(await page.content()).not.toContain(token)
-    expect(JSON.parse((await lectern('connections', 'list', '--json')).stdout)).toEqual([expect.objectContaining({ name: 'gitlab', kind: 'git' })])
+    expect(JSON.parse((await lectern('connections', 'list', '--json')).stdout)).toEqual([expect.objectContaining({ name: 'gitlab', kind: 'git', webhook: false })])
+
+    // The push webhook secret: made, shown once, and what the host's deliveries must carry.
+    await page.getByRole('button', { name: 'New webhook secret for gitlab' }).click()
+    const shown = page.getByRole('status', { name: 'New webhook secret' })
+    await expect.poll(() => shown.isVisible()).toBe(true)
+    expect(await shown.textContent()).toContain(`${server.url}/api/webhooks/`)
+    const secret = (await shown.locator('pre code').textContent())!.trim()
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    await expect.poll(() => row.textContent()).toContain('secret set')
+    const deliver = (token: string) =>
+      fetch(`${server.url}/api/webhooks/gitlab`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-gitlab-event': 'Push Hook', 'x-gitlab-event-uuid': crypto.randomUUID(), 'x-gitlab-token': token },
+        body: JSON.stringify({ ref: 'refs/heads/main', project: { web_url: 'https://gitlab.example.com/acme/widgets', default_branch: 'main' } }),
+      })
+    expect((await deliver(secret)).status).toBe(202)
+    expect((await deliver('glpat-browserSecret987')).status).toBe(401)
+    await page.getByRole('button', { name: 'Remove webhook secret of gitlab' }).click()
+    await expect.poll(() => row.textContent()).toContain('none')
+    expect((await deliver(secret)).status).toBe(401)
+
     await page.getByRole('button', { name: 'Remove connection gitlab' }).click()
     await expect.poll(() => page.getByText('No connections yet.').isVisible()).toBe(true)
     expect(watched.problems.filter((p) => !p.includes('401'))).toEqual([])

@@ -212,6 +212,27 @@ const SCENARIOS: Record<string, Scenario> = {
   'lectern teams plan set Acme pro --json': { world: 'cloud' },
   'lectern keys create --name cursor-bob --user bob@example.com --team Acme': { world: 'cloud' },
   'lectern libraries remove /acme/widgets': { tty: true, stdin: 'y\n' },
+  'lectern connections webhook gitlab --generate': {
+    prepare: gitConnections(),
+    check: async ({ stdout }, sandbox) => {
+      const { gitlab } = await webhookState(sandbox)
+      expect(gitlab).toMatch(/^[A-Za-z0-9_-]{43}$/)
+      expect(stdout).toContain(`shown this once`)
+      expect(stdout.trim().endsWith(gitlab!)).toBe(true)
+    },
+  },
+  'printf %s "$GITHUB_WEBHOOK_SECRET" | lectern connections webhook ghes --secret-stdin': {
+    env: { GITHUB_WEBHOOK_SECRET: 'ghes-webhook-secret-0123456789' },
+    prepare: gitConnections(),
+    check: async ({ stdout }, sandbox) => {
+      expect((await webhookState(sandbox)).ghes).toBe('ghes-webhook-secret-0123456789')
+      expect(stdout).not.toContain('ghes-webhook-secret')
+    },
+  },
+  'lectern connections webhook gitlab --remove': {
+    prepare: gitConnections('gitlab-webhook-secret-0123456789'),
+    check: async (_out, sandbox) => expect((await webhookState(sandbox)).gitlab).toBeNull(),
+  },
   [`lectern restore ~/.local/share/lectern/backups/${ARCHIVE}`]: { tty: true, stdin: 'y\n' },
   'lectern import next.json --force --url http://lectern.internal:3000 --key "$LECTERN_API_KEY"': {
     // The server answers to the name the example reaches it by (README "Names and origins").
@@ -295,6 +316,29 @@ const docs = (title: string, sections: Record<string, string>) =>
   `# ${title}\n\n${Object.entries(sections)
     .map(([heading, body]) => `## ${heading}\n\n${body}\n`)
     .join('\n')}`
+
+/** The git connections the webhook examples name (gitlab, ghes); `secret` gives gitlab a webhook secret. */
+function gitConnections(secret?: string) {
+  return async (sandbox: Sandbox): Promise<void> => {
+    const store = await openStore(dataOf(sandbox))
+    try {
+      await store.connections.create({ teamPk: null }, { kind: 'git', name: 'gitlab', baseUrl: 'https://gitlab.example.com', token: SECRETS.GITLAB_TOKEN })
+      await store.connections.create({ teamPk: null }, { kind: 'git', name: 'ghes', baseUrl: 'https://github.acme.example', token: 'ghp_enterprise-token' })
+      if (secret) await store.connections.setWebhookSecret({ teamPk: null }, 'gitlab', secret)
+    } finally {
+      await store.close()
+    }
+  }
+}
+
+async function webhookState(sandbox: Sandbox) {
+  const store = await openStore(dataOf(sandbox))
+  try {
+    return { gitlab: await store.connections.webhookSecret({ teamPk: null }, 'gitlab'), ghes: await store.connections.webhookSecret({ teamPk: null }, 'ghes') }
+  } finally {
+    await store.close()
+  }
+}
 
 /** A pending invitation of dave@example.com to the cloud's Acme, as its owner alice sends from the dashboard. */
 async function inviteDave(sandbox: Sandbox): Promise<void> {

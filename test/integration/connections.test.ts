@@ -55,7 +55,7 @@ describe('lectern connections', () => {
       ['gitlab', 'git', 'https://gitlab.example.com:8443'],
       ['ws', 'notion', 'https://api.notion.com'],
     ])
-    for (const connection of connections) expect(Object.keys(connection).sort()).toEqual(['baseUrl', 'createdAt', 'email', 'id', 'kind', 'name'])
+    for (const connection of connections) expect(Object.keys(connection).sort()).toEqual(['baseUrl', 'createdAt', 'email', 'id', 'kind', 'name', 'webhook'])
     for (const token of [CONFLUENCE_TOKEN, NOTION_TOKEN, GIT_TOKEN]) expect(list.stdout + list.stderr).not.toContain(token)
   })
 
@@ -83,6 +83,49 @@ describe('lectern connections', () => {
     expect(await store.connections.list(INSTALL_CONNECTIONS)).toEqual([])
     await store.close()
     expect(await run(ConnectionsAdd, ['confluence', '--name', 'intranet', '--site', 'http://wiki.acme.test', '--token-env', 'ACME_TOKEN'])).toEqual({ exit: 0, message: '' })
+  })
+
+  it("sets a git connection's webhook secret (made and printed once, or read from stdin), refuses bad input and audits without the secret", async () => {
+    const made = await runCli(['connections', 'webhook', 'gitlab', '--generate', '--json', '--data-dir', dataDir])
+    expect(made.exitCode, made.stderr).toBe(0)
+    const { connection, secret } = JSON.parse(made.stdout) as { connection: Record<string, unknown>; secret: string }
+    expect(connection).toMatchObject({ name: 'gitlab', webhook: true })
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    const listed = await runCli(['connections', 'list', '--data-dir', dataDir])
+    expect(listed.stdout).toMatch(/gitlab\s+git\s+https:\/\/gitlab\.example\.com:8443\s+-\s+secret set/)
+    expect(listed.stdout + listed.stderr).not.toContain(secret)
+
+    const chosen = await execa('node', ['bin/run.js', 'connections', 'webhook', 'gitlab', '--secret-stdin', '--data-dir', dataDir], { cwd: PROJECT_ROOT, input: 'a-secret-chosen-by-the-operator\n', reject: false, env: { NO_COLOR: '1' } })
+    expect(chosen.exitCode, chosen.stderr).toBe(0)
+    expect(chosen.stdout).toBe('Stored the webhook secret of "gitlab" for https://gitlab.example.com:8443.')
+
+    const refusals: Array<[string[], number, RegExp]> = [
+      [['connections', 'webhook', 'nope', '--generate'], 4, /No connection named "nope"/],
+      [['connections', 'webhook', 'acme', '--generate'], 2, /is a confluence connection; push webhooks come from git hosts/],
+      [['connections', 'webhook', 'gitlab'], 2, /Say what to do: --generate/],
+      [['connections', 'webhook', 'gitlab', '--generate', '--remove'], 2, /cannot also be provided when using --remove|--remove=true cannot also be provided/],
+      [['connections', 'webhook', 'gitlab', '--secret-env', 'SHORT_SECRET'], 2, /at least 16 characters/],
+    ]
+    for (const [args, exit, message] of refusals) {
+      const refused = await runCli([...args, '--data-dir', dataDir], { SHORT_SECRET: 'too-short' })
+      expect(refused.exitCode, `${args.join(' ')}: ${refused.stderr}`).toBe(exit)
+      expect(refused.stderr.replace(/\s+/g, ' ')).toMatch(message)
+    }
+    const store = await openStore(dataDir)
+    try {
+      expect(await store.connections.webhookSecret(INSTALL_CONNECTIONS, 'gitlab')).toBe('a-secret-chosen-by-the-operator')
+      const events = await store.audit.list({ action: 'webhook.secret.changed' }, { limit: 10 })
+      expect(events.map((e) => [e.actor.kind, e.target, e.details.webhookSecret])).toEqual([
+        ['cli', 'connection gitlab', 'set'],
+        ['cli', 'connection gitlab', 'generated'],
+      ])
+      expect(JSON.stringify(events)).not.toContain(secret)
+      expect(JSON.stringify(events)).not.toContain('a-secret-chosen')
+    } finally {
+      await store.close()
+    }
+    const removed = await runCli(['connections', 'webhook', 'gitlab', '--remove', '--data-dir', dataDir])
+    expect(removed.stdout).toContain('push deliveries from https://gitlab.example.com:8443 are refused from now on')
   })
 
   it('removes a connection', async () => {

@@ -44,6 +44,7 @@ const COMMANDS: Record<string, string[]> = {
   'connections:add': ['connections', 'add', 'notion', '--name', 'ws', '--token-env', 'NOTION_TOKEN'],
   'connections:list': ['connections', 'list'],
   'connections:remove': ['connections', 'remove', 'acme'],
+  'connections:webhook': ['connections', 'webhook', 'gitlab', '--remove'],
   docs: ['docs', '/acme/widgets', 'install'],
   eval: ['eval', 'FILES/questions.json'],
   'gitops:config': ['gitops', 'config', '--prune'],

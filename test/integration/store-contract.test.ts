@@ -109,6 +109,59 @@ describe.each<StoreKind>(['sqlite', 'postgres'])('the store on %s', (kind) => {
     expect((await store.jobs.enqueue({ kind: 'refresh', libraryPk: library.pk, versionPk: version.pk })).state).toBe('queued')
   })
 
+  it('queues a job asked to run again once more when it ends, without its one-off token, unless it was cancelled', async () => {
+    const store = await open(kind)
+    const { library, version } = await liveLibrary(store, '/acme/pushed')
+    const job = await store.jobs.enqueue({ kind: 'refresh', libraryPk: library.pk, versionPk: version.pk, payload: { spec: 'git' }, secret: 'sealed-token' })
+    // Only a running job can be asked: a queued one will read the push anyway.
+    expect(await store.jobs.runAgain(version.pk)).toBe(false)
+    await store.jobs.claimNext(testClaimer)
+    expect(await store.jobs.runAgain(version.pk)).toBe(true)
+    await store.jobs.succeed(heldByTest(job.pk))
+    const again = await store.jobs.activeForVersion(version.pk)
+    expect(again).toMatchObject({ kind: 'refresh', state: 'queued', payload: { spec: 'git' }, secret: null, libraryPk: library.pk })
+    expect(again!.pk).toBeGreaterThan(job.pk)
+    // The second run was not asked to run again: it ends for good.
+    await store.jobs.claimNext(testClaimer)
+    await store.jobs.fail(heldByTest(again!.pk), 'source_unreachable', 'gone')
+    expect(await store.jobs.activeForVersion(version.pk)).toBeUndefined()
+    // A cancelled job is not run again, whoever asked.
+    const third = await store.jobs.enqueue({ kind: 'refresh', libraryPk: library.pk, versionPk: version.pk })
+    await store.jobs.claimNext(testClaimer)
+    await store.jobs.runAgain(version.pk)
+    await store.jobs.fail(heldByTest(third.pk), 'cancelled', 'cancelled by admin')
+    expect(await store.jobs.activeForVersion(version.pk)).toBeUndefined()
+  })
+
+  it('seals a git connection\'s webhook secret, and records each webhook delivery once', async () => {
+    const store = await open(kind)
+    const scope = { teamPk: null }
+    await store.connections.create(scope, { kind: 'git', name: 'gitlab', baseUrl: 'https://gitlab.example.com', token: 'glpat-token' })
+    await store.connections.create(scope, { kind: 'notion', name: 'ws', baseUrl: 'https://api.notion.com', token: 'secret_notion' })
+    expect(await store.connections.webhookSecret(scope, 'gitlab')).toBeNull()
+    expect((await store.connections.setWebhookSecret(scope, 'gitlab', 'a-webhook-secret-of-32-characters')).webhook).toBe(true)
+    expect(await store.connections.webhookSecret(scope, 'gitlab')).toBe('a-webhook-secret-of-32-characters')
+    expect((await store.connections.get(scope, 'gitlab'))?.webhook).toBe(true)
+    const raw = await sqlOf(store).all<{ webhook_secret_sealed: string }>("SELECT webhook_secret_sealed FROM connections WHERE name = 'gitlab'")
+    expect(raw[0].webhook_secret_sealed).not.toContain('a-webhook-secret')
+    await expect(store.connections.setWebhookSecret(scope, 'gitlab', 'short')).rejects.toMatchObject({ code: 'validation_error' })
+    await expect(store.connections.setWebhookSecret(scope, 'ws', 'a-webhook-secret-of-32-characters')).rejects.toMatchObject({ code: 'validation_error' })
+    await expect(store.connections.setWebhookSecret(scope, 'nope', 'a-webhook-secret-of-32-characters')).rejects.toMatchObject({ code: 'not_found' })
+    expect((await store.connections.setWebhookSecret(scope, 'gitlab', null)).webhook).toBe(false)
+    expect(await store.connections.webhookSecret(scope, 'gitlab')).toBeNull()
+
+    expect(await store.webhookDeliveries.claim('github', 'delivery-1')).toBe(true)
+    expect(await store.webhookDeliveries.claim('github', 'delivery-1')).toBe(false)
+    expect(await store.webhookDeliveries.claim('gitea', 'delivery-1')).toBe(true)
+    // A claim inside a transaction that goes on after a refused one (PostgreSQL aborts a transaction on a failed insert otherwise).
+    await store.transaction(async () => {
+      expect(await store.webhookDeliveries.claim('github', 'delivery-1')).toBe(false)
+      expect(await store.webhookDeliveries.claim('github', 'delivery-2')).toBe(true)
+    })
+    // Past its days a delivery is forgotten.
+    expect(await store.webhookDeliveries.claim('github', 'delivery-1', new Date(Date.now() + 31 * 86_400_000))).toBe(true)
+  })
+
   it('keeps teams, members within the plan, and invitations', async () => {
     const store = await open(kind)
     const owner = await store.users.create({ email: 'Owner@Example.com', password: 'correct horse battery', verified: true })

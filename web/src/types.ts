@@ -199,7 +199,7 @@ export interface AuditEvent {
   at: string
   action: string
   outcome: 'success' | 'failure' | 'blocked'
-  actor: { kind: 'user' | 'api-key' | 'cli' | 'anonymous' | 'system'; name: string | null }
+  actor: { kind: 'user' | 'api-key' | 'cli' | 'anonymous' | 'system' | 'webhook'; name: string | null }
   address: string | null
   target: string | null
   details: Record<string, unknown>

@@ -43,6 +43,7 @@ const ACTOR_KINDS: Record<AuditEvent['actor']['kind'], string> = {
   'cli': 'command line',
   'anonymous': 'anonymous',
   'system': 'Lectern',
+  'webhook': 'push webhook',
 }
 
 /** The form as typed; its filters apply when a select changes or the form is submitted. */

@@ -1,7 +1,8 @@
 /**
  * Stored connections: what Confluence, Notion and private git sources read through; tokens
  * write-only. The install's (Settings, at /api/connections) and a teamspace's (its Connections
- * page, at /api/teams/<ID>/connections, where developers only read) share this section.
+ * page, at /api/teams/<ID>/connections, where developers only read) share this section. On
+ * premise, a git connection's push webhook secret is made here too, and shown once.
  */
 import { useState } from 'preact/hooks'
 import { api } from '../api'
@@ -14,6 +15,7 @@ export interface Connection {
   name: string
   baseUrl: string
   email: string | null
+  webhook?: boolean
   createdAt: string
 }
 
@@ -24,13 +26,17 @@ interface ConnectionsSectionProps {
   manage?: boolean
   /** What the connections serve, said above the list. */
   intro?: string
+  /** Whether git connections hold push webhook secrets (on-premise). */
+  webhooks?: boolean
 }
 
 export function ConnectionsSection({
   base = '/api/connections',
   manage = true,
   intro = 'Confluence sites, Notion workspaces and private git hosts that sources read through.',
+  webhooks = false,
 }: ConnectionsSectionProps) {
+  const [shown, setShown] = useState<{ name: string; secret: string }>()
   const list = useLoad(() => api<{ connections: Connection[] }>('GET', base), [base])
   const [kind, setKind] = useState<Connection['kind']>('git')
   const add = useAction(async (form: HTMLFormElement) => {
@@ -48,6 +54,16 @@ export function ConnectionsSection({
     await api('DELETE', `${base}/${encodeURIComponent(name)}`)
     list.reload()
   })
+  const newSecret = useAction(async (name: string) => {
+    const change = await api<{ secret: string }>('PUT', `${base}/${encodeURIComponent(name)}/webhook`, {})
+    setShown({ name, secret: change.secret })
+    list.reload()
+  })
+  const removeSecret = useAction(async (name: string) => {
+    await api('DELETE', `${base}/${encodeURIComponent(name)}/webhook`)
+    setShown(undefined)
+    list.reload()
+  })
   return (
     <section aria-labelledby="connections">
       <h2 id="connections">Connections</h2>
@@ -61,6 +77,7 @@ export function ConnectionsSection({
               <th scope="col">Kind</th>
               <th scope="col">Where</th>
               <th scope="col">Added</th>
+              {webhooks ? <th scope="col">Push webhook</th> : null}
               {manage ? <ActionsHeader /> : null}
             </tr>
           </thead>
@@ -74,8 +91,21 @@ export function ConnectionsSection({
                   {c.email ? ` (${c.email})` : ''}
                 </td>
                 <td>{formatDate(c.createdAt)}</td>
+                {webhooks ? <td>{c.kind !== 'git' ? '' : c.webhook ? 'secret set' : 'none'}</td> : null}
                 {manage ? (
                   <td>
+                    {webhooks && c.kind === 'git' ? (
+                      <>
+                        <button class="secondary outline small" onClick={() => void newSecret.run(c.name)} aria-label={`New webhook secret for ${c.name}`}>
+                          New webhook secret
+                        </button>{' '}
+                        {c.webhook ? (
+                          <button class="secondary outline small" onClick={() => void removeSecret.run(c.name)} aria-label={`Remove webhook secret of ${c.name}`}>
+                            Remove webhook secret
+                          </button>
+                        ) : null}{' '}
+                      </>
+                    ) : null}
                     <button class="secondary outline small" onClick={() => void remove.run(c.name)} aria-label={`Remove connection ${c.name}`}>
                       Remove
                     </button>
@@ -86,6 +116,19 @@ export function ConnectionsSection({
           </tbody>
         </table>
       ) : null}
+      {shown ? (
+        <article role="status" aria-label="New webhook secret">
+          <p>
+            Webhook secret of <strong>{shown.name}</strong>, shown this once. On the git host, add a webhook for push events to{' '}
+            <code>{`${location.origin}/api/webhooks/`}github</code>, <code>gitlab</code> or <code>gitea</code> (content type <code>application/json</code>) with this
+            secret:
+          </p>
+          <pre>
+            <code>{shown.secret}</code>
+          </pre>
+        </article>
+      ) : null}
+      {webhooks ? <ErrorNote error={newSecret.error ?? removeSecret.error} /> : null}
       {manage ? null : <ErrorNote error={list.error} />}
       {manage ? (
         <form
