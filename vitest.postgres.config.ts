@@ -54,6 +54,7 @@ export const POSTGRES_SUITES = [
   'test/integration/sso.test.ts',
   'test/integration/gitops.test.ts',
   'test/integration/webhooks.test.ts',
+  'test/integration/git-ssh.test.ts',
 ]
 
 export default defineConfig({

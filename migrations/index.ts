@@ -38,6 +38,7 @@ import * as libraryGroupGrants from './0032_library_group_grants.js'
 import * as namespaceRules from './0033_namespace_rules.js'
 import * as gitopsLibraries from './0034_gitops_libraries.js'
 import * as webhooks from './0035_webhooks.js'
+import * as sshConnections from './0036_ssh_connections.js'
 
 export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0001_settings', settings],
@@ -75,6 +76,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['0033_namespace_rules', namespaceRules],
   ['0034_gitops_libraries', gitopsLibraries],
   ['0035_webhooks', webhooks],
+  ['0036_ssh_connections', sshConnections],
 ]
 
 export const migrationSource = sourceOf(MIGRATIONS)

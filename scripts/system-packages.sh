@@ -20,6 +20,7 @@ needs=(
   "strip     binutils   the release strips the native modules it builds"
   "sudo      sudo       the README's install examples, run as written by the release tests"
   "/usr/lib/postgresql/*/bin/postgres postgresql the PostgreSQL schema and store tests (a cluster of their own on loopback)"
+  "sshd      openssh-server the git-over-SSH tests (sshd on a loopback port, git-shell as the login's command)"
 )
 
 missing=()

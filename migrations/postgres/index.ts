@@ -17,6 +17,7 @@ import * as libraryGroupGrants from '../0032_library_group_grants.js'
 import * as namespaceRules from '../0033_namespace_rules.js'
 import * as gitopsLibraries from '../0034_gitops_libraries.js'
 import * as webhooks from '../0035_webhooks.js'
+import * as sshConnections from '../0036_ssh_connections.js'
 import * as baseline from './0023_baseline.js'
 
 export const POSTGRES_MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration]> = [
@@ -33,6 +34,7 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<readonly [string, Knex.Migration
   ['0033_namespace_rules', namespaceRules],
   ['0034_gitops_libraries', gitopsLibraries],
   ['0035_webhooks', webhooks],
+  ['0036_ssh_connections', sshConnections],
 ]
 
 export const postgresMigrationSource = sourceOf(POSTGRES_MIGRATIONS)

@@ -11,11 +11,12 @@ export const ConnectionBody = {
   properties: {
     kind: { type: 'string', enum: [...CONNECTION_KINDS] },
     name: { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._-]+$' },
-    token: { type: 'string', minLength: 1, maxLength: 4096 },
+    token: { type: 'string', minLength: 1, maxLength: 16384 },
     site: { type: 'string', minLength: 1, maxLength: 2048 },
     email: { type: 'string', minLength: 3, maxLength: 320 },
     host: { type: 'string', minLength: 1, maxLength: 300 },
     apiUrl: { type: 'string', minLength: 1, maxLength: 2048 },
+    knownHosts: { type: 'string', minLength: 1, maxLength: 65536 },
   },
 } as const
 
@@ -28,6 +29,7 @@ export const ConnectionView = {
     baseUrl: { type: 'string' },
     email: { type: ['string', 'null'] },
     webhook: { type: 'boolean' },
+    publicKey: { type: ['string', 'null'] },
     createdAt: { type: 'string' },
   },
 } as const

@@ -25,7 +25,7 @@ import { failedVersionOf } from '../jobs/submit.js'
 import { LOCAL } from '../library/access.js'
 import { removeLibrary, type ForgetSet } from '../library/admin.js'
 import { cloneRepo } from '../sources/git.js'
-import { gitToken } from '../sources/git-token.js'
+import { gitSsh, gitToken } from '../sources/git-token.js'
 import { parseRepoUrl } from '../sources/repo-url.js'
 import { INSTALL_CONNECTIONS } from '../store/connections.js'
 import type { Store } from '../store/index.js'
@@ -204,7 +204,8 @@ async function readManifest(store: Store, config: GitOpsConfig): Promise<{ commi
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'lectern-gitops-'))
   try {
     const token = await gitToken(store, undefined, repo.host, INSTALL_CONNECTIONS)
-    const clone = await cloneRepo({ cloneUrl: repo.cloneUrl, destDir: path.join(dir, 'repo'), ref: config.branch || undefined, token })
+    const ssh = await gitSsh(store, repo.cloneUrl, repo.host, INSTALL_CONNECTIONS)
+    const clone = await cloneRepo({ cloneUrl: repo.cloneUrl, destDir: path.join(dir, 'repo'), ref: config.branch || undefined, token, ssh })
     const root = await fs.realpath(path.join(dir, 'repo'))
     const file = await fs.realpath(path.join(root, relative)).catch(() => undefined)
     if (!file) throw new LecternError('validation_error', `The manifest repository has no file ${relative} at ${clone.branch} (commit ${clone.commit.slice(0, 12)}).`)

@@ -11,7 +11,7 @@ import { findLibrary, findVersion } from '../search/resolve.js'
 import type { AddressGuard } from '../sources/address-guard.js'
 import { admitGitRemote } from '../sources/git-guard.js'
 import { requireRemoteTag } from '../sources/git-tags.js'
-import { gitToken, refuseCleartextToken } from '../sources/git-token.js'
+import { gitSsh, gitToken, refuseCleartextToken } from '../sources/git-token.js'
 import { GIT_SOURCE_KINDS, isSafeRefName, parseRepoUrl, type GitSourceKind } from '../sources/repo-url.js'
 import type { SourceSpec } from '../sources/types.js'
 import type { Store } from '../store/index.js'
@@ -112,9 +112,10 @@ export async function addVersion(
   }
   if (!isValidVersion(tag) || !isSafeRefName(tag)) throw new LecternError('validation_error', `"${tag}" is not a valid version tag.`)
   const repo = parseRepoUrl(library.sourceUrl, library.sourceKind as GitSourceKind, { httpOnly: guard !== undefined })
-  const token = await gitToken(store, undefined, repo.host, libraryConnectionScope(library, mode))
+  const scope = libraryConnectionScope(library, mode)
+  const token = await gitToken(store, undefined, repo.host, scope)
   refuseCleartextToken(repo.cloneUrl, token, guard)
-  await requireRemoteTag({ cloneUrl: repo.cloneUrl, tag, token, libraryId: library.id, guard })
+  await requireRemoteTag({ cloneUrl: repo.cloneUrl, tag, token, libraryId: library.id, guard, ssh: await gitSsh(store, repo.cloneUrl, repo.host, scope) })
   const version = await store.libraries.ensureVersion(library.pk, tag, title)
   await refuseIfBusy(store, library, version)
   const job = await queueIngest(store, version, gitSpecOf(library, tag))
@@ -161,6 +162,8 @@ export async function refreshLibrary(store: Store, request: RefreshRequest, call
     // The guard is cloud mode's: there a library reads through its own teamspace's connections only.
     const scope = libraryConnectionScope(library, guard === undefined ? 'onprem' : 'cloud')
     refuseCleartextToken(repo.cloneUrl, await gitToken(store, request.gitToken?.trim() || undefined, repo.host, scope), guard)
+    // An SSH repository without its connection (removed since) fails now, not in the job.
+    await gitSsh(store, repo.cloneUrl, repo.host, scope)
     note = await admitGitRemote(repo.cloneUrl, guard)
     // Again: another job may have been queued while the host was resolved.
     await refuseIfBusy(store, library, version)

@@ -8,7 +8,7 @@
 import { LecternError } from '../errors.js'
 import type { AddressGuard } from '../sources/address-guard.js'
 import { admitGitRemote } from '../sources/git-guard.js'
-import { gitToken, refuseCleartextToken } from '../sources/git-token.js'
+import { gitSsh, gitToken, refuseCleartextToken } from '../sources/git-token.js'
 import { isSafeRefName, parseRepoUrl, type GitSourceKind } from '../sources/repo-url.js'
 import type { SourceSubmission } from '../sources/types.js'
 import { INSTALL_CONNECTIONS } from '../store/connections.js'
@@ -95,6 +95,8 @@ export async function submitRepository(store: Store, input: RepositorySubmission
   const token = input.gitToken?.trim() ? input.gitToken.trim() : undefined
   const scope = submitter ? submitterConnectionScope(submitter) : INSTALL_CONNECTIONS
   refuseCleartextToken(repo.cloneUrl, await gitToken(store, token, repo.host, scope), guard)
+  // An SSH repository is read only through the install's SSH connection for its host: refused now without one.
+  await gitSsh(store, repo.cloneUrl, repo.host, scope)
   const withCredentials = token !== undefined || (scope !== undefined && await store.connections.forGitHost(scope, repo.host) !== undefined)
   const isPrivate = input.private === true || (submitter?.mode === 'cloud' && withCredentials)
   const { id, owner } = await placeSubmission(store.teams, submitter, repo.libraryId, isPrivate, 'repository')

@@ -5,6 +5,7 @@
  */
 import { LecternError } from '../errors.js'
 import type { AddressGuard } from './address-guard.js'
+import { checkKnownHosts, deployKeyPublicHalf, parseSshHost } from './git-ssh.js'
 import type { Store } from '../store/index.js'
 import { NOTION_API_URL, normalizeBaseUrl, type Connection, type ConnectionKind, type ConnectionScope } from '../store/connections.js'
 
@@ -20,7 +21,12 @@ export interface ConnectionInput {
   host?: string
   /** Notion: the API base URL (default api.notion.com), e.g. a proxy. */
   apiUrl?: string
+  /** SSH git (on-premise): the host keys to trust, as known_hosts lines; `token` is then the deploy key. */
+  knownHosts?: string
 }
+
+/** Whether the input is of an SSH git connection: its host is written ssh://, or it brings known hosts. */
+const isSsh = (input: ConnectionInput) => input.kind === 'git' && (input.knownHosts !== undefined || /^ssh:\/\//i.test(input.host ?? ''))
 
 export function baseUrlOf(input: ConnectionInput): string {
   if (input.kind === 'confluence') {
@@ -30,6 +36,10 @@ export function baseUrlOf(input: ConnectionInput): string {
   }
   if (input.kind === 'git') {
     if (!input.host) throw new LecternError('validation_error', 'A git connection needs its host (--host, or "host").')
+    if (isSsh(input)) {
+      const { host, port } = parseSshHost(input.host)
+      return `ssh://${host}${port === 22 ? '' : `:${port}`}`
+    }
     return input.host.includes('://') ? input.host : `https://${input.host}`
   }
   return input.apiUrl ?? NOTION_API_URL
@@ -59,11 +69,19 @@ export function refuseCleartextConnection(connection: { kind: ConnectionKind; ba
 
 /** The base URL of a connection about to be stored, refused over plain http in cloud mode. */
 export function checkedBaseUrl(input: ConnectionInput, guard: AddressGuard | undefined): string {
+  // The cloud reads git over https only: an SSH host cannot be checked against private addresses before ssh connects.
+  if (guard && isSsh(input)) throw new LecternError('validation_error', 'SSH git connections are for on-premise installs; in the cloud, add the https:// host with a token.')
   const baseUrl = normalizeBaseUrl(baseUrlOf(input))
   refuseCleartextConnection({ kind: input.kind, baseUrl }, guard)
   return baseUrl
 }
 
 export async function addConnection(store: Store, scope: ConnectionScope, input: ConnectionInput, guard: AddressGuard | undefined): Promise<Connection> {
-  return await store.connections.create(scope, { kind: input.kind, name: input.name, baseUrl: checkedBaseUrl(input, guard), email: input.email, token: input.token })
+  if (input.knownHosts !== undefined && input.kind !== 'git') throw new LecternError('validation_error', 'Known hosts belong to SSH git connections only.')
+  const baseUrl = checkedBaseUrl(input, guard)
+  if (!isSsh(input)) return await store.connections.create(scope, { kind: input.kind, name: input.name, baseUrl, email: input.email, token: input.token })
+  const { host, port } = parseSshHost(input.host!)
+  const knownHosts = checkKnownHosts(input.knownHosts ?? '', host, port)
+  const publicKey = await deployKeyPublicHalf(input.token)
+  return await store.connections.create(scope, { kind: 'git', name: input.name, baseUrl, token: input.token, knownHosts, publicKey })
 }

@@ -18,7 +18,7 @@ import { discoverDocs, readRepoConfig, type DiscoveredFile, type RepoConfig } fr
 import { discoverSourceFiles } from './discover-source.js'
 import { cloneRepo, lsRemoteHead } from './git.js'
 import { requireRemoteTag } from './git-tags.js'
-import { gitToken, refuseCleartextToken } from './git-token.js'
+import { gitSsh, gitToken, refuseCleartextToken } from './git-token.js'
 import { GIT_SOURCE_KINDS, parseRepoUrl } from './repo-url.js'
 import { siteLayout } from './site-layout.js'
 import { siteMetadata } from './site-metadata.js'
@@ -49,7 +49,7 @@ export const readGitRepository: SourceReader<SourceSpec> = async (raw, ctx): Pro
   const token = await gitToken(ctx.store, ctx.submittedToken, repo.host, ctx.connections)
   // Also here, for the jobs no request checked (refresh --all) and connections added since.
   refuseCleartextToken(repo.cloneUrl, token, ctx.guard)
-  const remote = { signal: ctx.signal, guard: ctx.guard }
+  const remote = { signal: ctx.signal, guard: ctx.guard, ssh: await gitSsh(ctx.store, repo.cloneUrl, repo.host, ctx.connections) }
   if (ctx.tag !== '') {
     // A version is a tag: one the remote lacks fails as tag_not_found, naming the tags there are.
     ctx.progress(`checking that tag ${ctx.tag} exists`)

@@ -6,6 +6,7 @@
 import { LecternError } from '../errors.js'
 import type { AddressGuard } from './address-guard.js'
 import { listRemoteTags } from './git.js'
+import type { SshIdentity } from './git-ssh.js'
 
 /** How many tags a refusal names: enough to spot the right one, short enough to read. */
 export const LISTED_TAGS = 20
@@ -19,10 +20,12 @@ export interface RemoteTag {
   signal?: AbortSignal
   /** Cloud mode: the remote passes the private-address guard first. */
   guard?: AddressGuard
+  /** An SSH remote's deploy key and known hosts. */
+  ssh?: SshIdentity
 }
 
 export async function requireRemoteTag(request: RemoteTag): Promise<void> {
-  const tags = await listRemoteTags(request.cloneUrl, request.token, undefined, { signal: request.signal, guard: request.guard })
+  const tags = await listRemoteTags(request.cloneUrl, request.token, undefined, { signal: request.signal, guard: request.guard, ssh: request.ssh })
   if (!tags.includes(request.tag)) throw tagNotFound(request.libraryId, request.tag, tags)
 }
 

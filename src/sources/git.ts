@@ -13,6 +13,7 @@ import { isDiskFull } from '../install/disk-full.js'
 import { LecternError } from '../errors.js'
 import type { AddressGuard } from './address-guard.js'
 import { guardGitRemote, type GitConfigEntry } from './git-guard.js'
+import { hostKeyProblem, withSshIdentity, type SshIdentity } from './git-ssh.js'
 import { isSafeRefName } from './repo-url.js'
 
 export interface CloneOptions {
@@ -27,6 +28,8 @@ export interface CloneOptions {
   timeoutMs?: number
   /** Cloud mode: the remote must pass the private-address guard, and git stays on what it checked. */
   guard?: AddressGuard
+  /** An SSH remote's deploy key and known hosts (git-ssh.ts). */
+  ssh?: SshIdentity
 }
 
 export interface CloneResult {
@@ -40,6 +43,8 @@ export interface RemoteControl {
   timeoutMs?: number
   /** Cloud mode: the remote must pass the private-address guard, and git stays on what it checked. */
   guard?: AddressGuard
+  /** An SSH remote's deploy key and known hosts (git-ssh.ts). */
+  ssh?: SshIdentity
 }
 
 const DEFAULT_CLONE_TIMEOUT_MS = 10 * 60_000
@@ -59,6 +64,9 @@ interface GitRun {
   timeoutMs: number
   /** Redirects are not followed (cloud mode), so a redirect answer is explained as such. */
   guarded: boolean
+  ssh?: SshIdentity
+  /** The remote's URL, for what a host key refusal names. */
+  remote: string
 }
 
 export async function cloneRepo(opts: CloneOptions): Promise<CloneResult> {
@@ -71,6 +79,8 @@ export async function cloneRepo(opts: CloneOptions): Promise<CloneResult> {
     signal: opts.signal,
     timeoutMs: opts.timeoutMs ?? DEFAULT_CLONE_TIMEOUT_MS,
     guarded: opts.guard !== undefined,
+    ssh: opts.ssh,
+    remote: opts.cloneUrl,
   }
   const branchArgs = opts.ref === undefined ? [] : ['--branch', opts.ref]
   const existedBefore = await pathExists(opts.destDir)
@@ -83,7 +93,8 @@ export async function cloneRepo(opts: CloneOptions): Promise<CloneResult> {
     if (!existedBefore) await rm(opts.destDir, { recursive: true, force: true })
     throw err
   }
-  const local = { ...run, cwd: opts.destDir, label: `git in the clone of ${redact(opts.cloneUrl, opts.token)}` }
+  // Local commands need no key.
+  const local = { ...run, ssh: undefined, cwd: opts.destDir, label: `git in the clone of ${redact(opts.cloneUrl, opts.token)}` }
   const commit = (await runGit(['rev-parse', 'HEAD'], local)).trim()
   return { commit, branch: await currentBranch(local, opts.ref) }
 }
@@ -130,6 +141,8 @@ async function remoteRun(cloneUrl: string, token: string | undefined, env: NodeJ
     signal: control.signal,
     timeoutMs: control.timeoutMs ?? DEFAULT_REMOTE_TIMEOUT_MS,
     guarded: control.guard !== undefined,
+    ssh: control.ssh,
+    remote: cloneUrl,
   }
 }
 
@@ -212,6 +225,7 @@ function basicCredential(token: string): string {
 }
 
 async function runGit(args: string[], run: GitRun): Promise<string> {
+  if (run.ssh) return await withSshIdentity(run.ssh, async (ssh) => await runGit(args, { ...run, ssh: undefined, env: { ...run.env, ...ssh } }))
   run.signal?.throwIfAborted()
   // execa brings a hundred modules; every command imports this file (for `redact`), few run git.
   const { execa, ExecaError } = await import('execa')
@@ -316,10 +330,23 @@ function toLecternError(err: unknown, failed: ExecaError | undefined, run: GitRu
   const detail = summarizeStderr(redact(String(failed.stderr ?? ''), run.token))
   // Our disk, not the source: git says so in its own words ("No space left on device").
   if (isDiskFull(new Error(detail))) return new LecternError('disk_full', `${run.label} failed: the disk is full (${detail})`)
+  const hostKey = hostKeyProblem(detail, remoteHost(run.remote))
+  if (hostKey) return new LecternError('source_unreachable', `${run.label} failed: ${hostKey}`)
   if (run.guarded && /returned error: 30\d/.test(detail)) {
     return new LecternError('source_unreachable', `${run.label} failed: the server answered with a redirect, which is not followed in cloud mode; add the repository at the URL it redirects to.`)
   }
   return new LecternError('source_unreachable', `${run.label} failed: ${detail || `git exited with code ${failed.exitCode ?? 'unknown'}`}`)
+}
+
+/** `host[:port]` of a remote URL (https, ssh:// or scp-like), for messages. */
+function remoteHost(url: string): string {
+  const scp = /^[^@/]+@([^:/]+):/.exec(url)
+  if (scp) return scp[1]
+  try {
+    return new URL(url).host
+  } catch {
+    return 'the remote'
+  }
 }
 
 function summarizeStderr(stderr: string): string {

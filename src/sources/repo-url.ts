@@ -45,6 +45,11 @@ const SCP_LIKE = /^([A-Za-z0-9._-]+)@([A-Za-z0-9.-]+):(?!\/\/)(.+)$/
 const SAFE_REF =
   /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!.*(?:^|\/)\.)(?!.*(?:\/|\.lock|\.)$)[^\x00-\x20\x7f~^:?*[\\]{1,255}$/
 
+/** Whether git reaches the repository over SSH: `ssh://` or the scp-like `user@host:path`. */
+export function isSshUrl(url: string): boolean {
+  return /^ssh:\/\//i.test(url) || SCP_LIKE.test(url)
+}
+
 export function isSafeRefName(ref: string): boolean {
   return SAFE_REF.test(ref) && ref !== '@'
 }

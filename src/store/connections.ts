@@ -27,12 +27,14 @@ export interface Connection {
   id: number
   kind: ConnectionKind
   name: string
-  /** Confluence: the site URL; Notion: the API base URL; git: `https://<host>`. No trailing slash. */
+  /** Confluence: the site URL; Notion: the API base URL; git: `https://<host>`, or `ssh://<host>[:port]` for SSH. No trailing slash. */
   baseUrl: string
   /** Confluence Cloud signs in with email + API token; absent means a bearer token. */
   email: string | null
   /** Git: whether the connection holds the secret its host signs push webhooks with (src/webhooks/). */
   webhook: boolean
+  /** SSH git: the public half of the deploy key, to install on the host. */
+  publicKey: string | null
   createdAt: string
 }
 
@@ -41,8 +43,15 @@ export interface NewConnection {
   name: string
   baseUrl: string
   email?: string
+  /** The token; for SSH git, the deploy key's private half. */
   token: string
+  /** SSH git: the host keys to trust (known_hosts lines, src/sources/git-ssh.ts) and the deploy key's public half. */
+  knownHosts?: string
+  publicKey?: string
 }
+
+/** How a git connection reaches its host. */
+export type GitTransport = 'https' | 'ssh'
 
 export interface ConnectionsRepository {
   create(scope: ConnectionScope, input: NewConnection): Promise<Connection>
@@ -51,8 +60,10 @@ export interface ConnectionsRepository {
   remove(scope: ConnectionScope, name: string): Promise<Connection>
   /** The plain token of a connection; call it only where a request is about to be sent. */
   token(scope: ConnectionScope, name: string): Promise<string>
-  /** The git connection for a host (`gitlab.example.com`, with a port when not the default). */
-  forGitHost(scope: ConnectionScope, host: string): Promise<Connection | undefined>
+  /** The git connection for a host (`gitlab.example.com`, with a port when not the default), over https (the default) or SSH. */
+  forGitHost(scope: ConnectionScope, host: string, transport?: GitTransport): Promise<Connection | undefined>
+  /** The deploy key and known hosts of an SSH git connection; call it only where a git command is about to run. */
+  sshIdentity(scope: ConnectionScope, name: string): Promise<{ privateKey: string; knownHosts: string }>
   /** Stores (sealed) or, with null, removes the secret a git connection's host signs push webhooks with. */
   setWebhookSecret(scope: ConnectionScope, name: string, secret: string | null): Promise<Connection>
   /** The plain webhook secret of a connection, or null when it has none; call it only to check a delivery. */
@@ -67,6 +78,8 @@ interface ConnectionRow {
   email: string | null
   token_sealed: string
   webhook_secret_sealed: string | null
+  known_hosts_sealed: string | null
+  public_key: string | null
   created_at: string
   team_pk: number | null
 }
@@ -77,10 +90,10 @@ export const MIN_WEBHOOK_SECRET = 16
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/
 
 function toConnection(row: ConnectionRow): Connection {
-  return { id: row.pk, kind: row.kind, name: row.name, baseUrl: row.base_url, email: row.email, webhook: row.webhook_secret_sealed !== null, createdAt: row.created_at }
+  return { id: row.pk, kind: row.kind, name: row.name, baseUrl: row.base_url, email: row.email, webhook: row.webhook_secret_sealed !== null, publicKey: row.public_key, createdAt: row.created_at }
 }
 
-/** An http(s) URL without credentials, query or trailing slash: the form every lookup compares. */
+/** An http(s) URL (or, for SSH git, `ssh://host[:port]`) without credentials, query or trailing slash: the form every lookup compares. */
 export function normalizeBaseUrl(raw: string): string {
   let url: URL
   try {
@@ -88,15 +101,20 @@ export function normalizeBaseUrl(raw: string): string {
   } catch {
     throw new LecternError('validation_error', `"${raw}" is not a URL.`)
   }
+  if (url.protocol === 'ssh:') return `ssh://${url.host.toLowerCase().replace(/:22$/, '')}`
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new LecternError('validation_error', `"${raw}" is not an http(s) URL.`)
   if (url.username || url.password) throw new LecternError('validation_error', 'Put the token in --token-stdin or --token-env, not in the URL.')
   return `${url.origin}${url.pathname}`.replace(/\/+$/, '')
 }
 
-/** `host[:port]` of a base URL, lower-case, as repo-url.ts reports a repository's host. */
+/** `host[:port]` of a base URL, lower-case, as repo-url.ts reports a repository's host (SSH's port 22 left out). */
 export function hostOf(baseUrl: string): string {
-  return new URL(baseUrl).host.toLowerCase()
+  const url = new URL(baseUrl)
+  const host = url.host.toLowerCase()
+  return url.protocol === 'ssh:' ? host.replace(/:22$/, '') : host
 }
+
+const transportOf = (baseUrl: string): GitTransport => (baseUrl.startsWith('ssh://') ? 'ssh' : 'https')
 
 /** The rows of one scope: the install's is team_pk NULL, which `=` never matches. */
 function inScope(scope: ConnectionScope): { where: string; params: SqlValue[] } {
@@ -127,8 +145,8 @@ export function createConnectionsRepository(sql: Sql, secrets: SecretBox): Conne
       if (await byName(scope, input.name)) throw taken()
       try {
         const row = await sql.get<ConnectionRow>(
-          'INSERT INTO connections (kind, name, base_url, email, token_sealed, created_at, team_pk) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *',
-          [input.kind, input.name, baseUrl, input.email?.trim() || null, secrets.seal(token), nowIso(), scope.teamPk],
+          'INSERT INTO connections (kind, name, base_url, email, token_sealed, known_hosts_sealed, public_key, created_at, team_pk) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *',
+          [input.kind, input.name, baseUrl, input.email?.trim() || null, secrets.seal(token), input.knownHosts ? secrets.seal(input.knownHosts) : null, input.publicKey ?? null, nowIso(), scope.teamPk],
         )
         return toConnection(row!)
       } catch (err) {
@@ -152,9 +170,15 @@ export function createConnectionsRepository(sql: Sql, secrets: SecretBox): Conne
       if (!found) throw new LecternError('validation_error', `No connection named "${name}". Add one with \`lectern connections add\`.`)
       return secrets.open(found.token_sealed)
     },
-    async forGitHost(scope, host) {
-      const wanted = host.toLowerCase()
-      return (await list(scope, 'git')).find((c) => hostOf(c.baseUrl) === wanted)
+    async forGitHost(scope, host, transport = 'https') {
+      const lower = host.toLowerCase()
+      const wanted = transport === 'ssh' ? lower.replace(/:22$/, '') : lower
+      return (await list(scope, 'git')).find((c) => transportOf(c.baseUrl) === transport && hostOf(c.baseUrl) === wanted)
+    },
+    async sshIdentity(scope, name) {
+      const found = await byName(scope, name)
+      if (!found?.known_hosts_sealed) throw new LecternError('validation_error', `No SSH git connection named "${name}".`)
+      return { privateKey: secrets.open(found.token_sealed), knownHosts: secrets.open(found.known_hosts_sealed) }
     },
     async setWebhookSecret(scope, name, secret) {
       const found = await byName(scope, name)

@@ -3,6 +3,7 @@
  * embedding provider to a loopback server speaking Ollama's /api/embed (Ollama cannot run here),
  * refused first for a model it lacks; MCP's connection snippets and live test, and requiring a key.
  */
+import { readFile } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
 import { execa } from 'execa'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -125,6 +126,30 @@ describe('the Settings page', () => {
     expect((await deliver(secret)).status).toBe(401)
 
     await page.getByRole('button', { name: 'Remove connection gitlab' }).click()
+    await expect.poll(() => page.getByText('No connections yet.').isVisible()).toBe(true)
+    expect(watched.problems.filter((p) => !p.includes('401'))).toEqual([])
+  })
+
+  it('stores an SSH git connection with its deploy key and known hosts, and shows the key to install', async () => {
+    const { page } = watched
+    const dir = await tmpDir()
+    await execa('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'browser-deploy', '-f', `${dir}/id`])
+    const privateKey = await readFile(`${dir}/id`, 'utf8')
+    const publicKey = (await readFile(`${dir}/id.pub`, 'utf8')).trim()
+    const connections = page.getByRole('region', { name: 'Connections' })
+    await connections.getByLabel('Connection kind').selectOption('git')
+    await connections.getByLabel('Git transport').selectOption('ssh')
+    await connections.getByLabel('Name', { exact: true }).fill('gitea-ssh')
+    await connections.getByLabel('Host', { exact: true }).fill('ssh://git.acme.internal:2222')
+    await connections.getByLabel(/^Known hosts/).fill(`[git.acme.internal]:2222 ${publicKey.split(' ').slice(0, 2).join(' ')}`)
+    await connections.getByLabel(/^Deploy key/).fill(privateKey)
+    await connections.getByRole('button', { name: 'Add connection' }).click()
+    const row = page.getByRole('row', { name: /gitea-ssh/ })
+    await expect.poll(() => row.textContent()).toContain('ssh://git.acme.internal:2222')
+    expect(await row.textContent()).toContain(`Deploy key: ${publicKey}`)
+    expect(await page.content()).not.toContain('PRIVATE KEY-----\n')
+    await screenshot(page, 'settings-ssh-connection')
+    await page.getByRole('button', { name: 'Remove connection gitea-ssh' }).click()
     await expect.poll(() => page.getByText('No connections yet.').isVisible()).toBe(true)
     expect(watched.problems.filter((p) => !p.includes('401'))).toEqual([])
   })

@@ -21,6 +21,7 @@ import { Config } from '@oclif/core'
 // s3rver ships no types.
 // @ts-expect-error untyped module
 import S3rver from 's3rver'
+import { execa } from 'execa'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { openStore } from '../../src/store/index.js'
 import { ollamaStandIn } from '../airgap/ollama-standin.js'
@@ -212,6 +213,33 @@ const SCENARIOS: Record<string, Scenario> = {
   'lectern teams plan set Acme pro --json': { world: 'cloud' },
   'lectern keys create --name cursor-bob --user bob@example.com --team Acme': { world: 'cloud' },
   'lectern libraries remove /acme/widgets': { tty: true, stdin: 'y\n' },
+  'lectern connections add git --name gitea-ssh --host ssh://git.acme.internal:2222 --ssh-key-file deploy_key --known-hosts-file known_hosts': {
+    prepare: async (sandbox) => {
+      await execa('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'lectern-deploy', '-f', path.join(sandbox.home, 'deploy_key')])
+      await execa('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'host', '-f', path.join(sandbox.home, 'host_key')])
+      const hostKey = (await readFile(path.join(sandbox.home, 'host_key.pub'), 'utf8')).split(' ').slice(0, 2).join(' ')
+      await writeFile(path.join(sandbox.home, 'known_hosts'), `[git.acme.internal]:2222 ${hostKey}\n`)
+    },
+    check: async ({ stdout }, sandbox) => {
+      const publicKey = (await readFile(path.join(sandbox.home, 'deploy_key.pub'), 'utf8')).trim()
+      expect(stdout).toContain(`Stored git connection "gitea-ssh" for ssh://git.acme.internal:2222.`)
+      expect(stdout).toContain(publicKey)
+    },
+  },
+  'lectern add ssh://git@git.acme.internal:2222/acme/payments.git': {
+    // The README's connection first; the add queues the clone (no SSH host answers in the sandbox).
+    prepare: async (sandbox) => {
+      await execa('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', path.join(sandbox.home, 'deploy_key')])
+      const store = await openStore(dataOf(sandbox))
+      try {
+        const hostKey = (await readFile(path.join(sandbox.home, 'deploy_key.pub'), 'utf8')).split(' ').slice(0, 2).join(' ')
+        await store.connections.create({ teamPk: null }, { kind: 'git', name: 'gitea-ssh', baseUrl: 'ssh://git.acme.internal:2222', token: await readFile(path.join(sandbox.home, 'deploy_key'), 'utf8'), knownHosts: `[git.acme.internal]:2222 ${hostKey}\n`, publicKey: hostKey })
+      } finally {
+        await store.close()
+      }
+    },
+    check: ({ stdout, stderr }) => expect(stdout + stderr).toContain('/acme/payments'),
+  },
   'lectern connections webhook gitlab --generate': {
     prepare: gitConnections(),
     check: async ({ stdout }, sandbox) => {

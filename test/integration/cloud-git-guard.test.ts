@@ -151,6 +151,8 @@ describe('an install that switches from on-premise to cloud', () => {
     const queuing = await buildTestApp({ dataDir, startWorker: false, defer })
     const queuingKey = await createKey(queuing)
     refreshJob = (await refresh(queuing, queuingKey, '/acme/widgets')).json().jobId
+    // On-premise an SSH repository is read through the SSH connection of its host.
+    await queuing.runtime.store.connections.create({ teamPk: null }, { kind: 'git', name: 'ssh', baseUrl: 'ssh://git.example.com', token: 'deploy key', knownHosts: 'git.example.com ssh-ed25519 AAAA\n', publicKey: 'ssh-ed25519 AAAA' })
     expect((await addGit(queuing, queuingKey, 'ssh://git@git.example.com/acme/sshlib.git')).statusCode).toBe(200)
     sshJob = (await queuing.runtime.store.jobs.list({})).find((j) => (j.payload.spec as { url?: string } | undefined)?.url === 'ssh://git@git.example.com/acme/sshlib.git')!.pk
     await queuing.close()

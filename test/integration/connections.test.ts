@@ -4,6 +4,7 @@
  * refusing unknown connections, and the git job's fallback to a stored git connection.
  */
 import fs from 'node:fs'
+import path from 'node:path'
 import { execa } from 'execa'
 import { beforeAll, describe, expect, it } from 'vitest'
 import AddConfluence from '../../commands/add/confluence.js'
@@ -13,7 +14,7 @@ import ConnectionsRemove from '../../commands/connections/remove.js'
 import { gitToken } from '../../src/sources/git-token.js'
 import { openStore } from '../../src/store/index.js'
 import { PROJECT_ROOT, runCli } from '../helpers/cli.js'
-import { setProcessEnv, suiteTeardown, tmpDataDir } from '../helpers/tmp.js'
+import { setProcessEnv, suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 import { INSTALL_CONNECTIONS } from '../../src/store/connections.js'
 
 const defer = suiteTeardown()
@@ -55,7 +56,7 @@ describe('lectern connections', () => {
       ['gitlab', 'git', 'https://gitlab.example.com:8443'],
       ['ws', 'notion', 'https://api.notion.com'],
     ])
-    for (const connection of connections) expect(Object.keys(connection).sort()).toEqual(['baseUrl', 'createdAt', 'email', 'id', 'kind', 'name', 'webhook'])
+    for (const connection of connections) expect(Object.keys(connection).sort()).toEqual(['baseUrl', 'createdAt', 'email', 'id', 'kind', 'name', 'publicKey', 'webhook'])
     for (const token of [CONFLUENCE_TOKEN, NOTION_TOKEN, GIT_TOKEN]) expect(list.stdout + list.stderr).not.toContain(token)
   })
 
@@ -126,6 +127,40 @@ describe('lectern connections', () => {
     }
     const removed = await runCli(['connections', 'webhook', 'gitlab', '--remove', '--data-dir', dataDir])
     expect(removed.stdout).toContain('push deliveries from https://gitlab.example.com:8443 are refused from now on')
+  })
+
+  it('stores an SSH git connection from key and known hosts files through the binary, and refuses it without known hosts or with a key it cannot read', async () => {
+    const dir = await tmpDir()
+    const key = path.join(dir, 'deploy_key')
+    await execa('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'lectern-deploy', '-f', key])
+    await execa('ssh-keygen', ['-q', '-t', 'ed25519', '-N', 'a passphrase', '-f', path.join(dir, 'locked_key')])
+    const hostKey = fs.readFileSync(`${key}.pub`, 'utf8').split(' ').slice(0, 2).join(' ')
+    fs.writeFileSync(path.join(dir, 'known_hosts'), `# from ssh-keyscan\ngit.acme.internal ${hostKey}\n`)
+    const add = (...args: string[]) => runCli(['connections', 'add', 'git', '--name', 'internal-ssh', '--host', 'ssh://git.acme.internal', ...args, '--data-dir', dataDir])
+
+    const refusals: Array<[string[], RegExp]> = [
+      [['--ssh-key-file', key], /needs the host keys to trust: --known-hosts-file/],
+      [['--ssh-key-file', path.join(dir, 'missing'), '--known-hosts-file', path.join(dir, 'known_hosts')], /--ssh-key-file: cannot read .*missing \(ENOENT\)/],
+      [['--ssh-key-file', path.join(dir, 'locked_key'), '--known-hosts-file', path.join(dir, 'known_hosts')], /not an unencrypted private key/],
+    ]
+    for (const [args, message] of refusals) {
+      const refused = await add(...args)
+      expect(refused.exitCode, refused.stderr).toBe(2)
+      expect(refused.stderr.replace(/\s+/g, ' ')).toMatch(message)
+    }
+    const stored = await add('--ssh-key-file', key, '--known-hosts-file', path.join(dir, 'known_hosts'), '--json')
+    expect(stored.exitCode, stored.stderr).toBe(0)
+    expect(JSON.parse(stored.stdout)).toMatchObject({ name: 'internal-ssh', baseUrl: 'ssh://git.acme.internal', publicKey: fs.readFileSync(`${key}.pub`, 'utf8').trim() })
+    expect(stored.stdout + stored.stderr).not.toContain('PRIVATE KEY')
+    const store = await openStore(dataDir)
+    try {
+      expect((await store.connections.forGitHost(INSTALL_CONNECTIONS, 'git.acme.internal:22', 'ssh'))?.name).toBe('internal-ssh')
+      expect(await store.connections.forGitHost(INSTALL_CONNECTIONS, 'git.acme.internal')).toBeUndefined()
+      expect((await store.connections.sshIdentity(INSTALL_CONNECTIONS, 'internal-ssh')).knownHosts).toBe(`git.acme.internal ${hostKey}\n`)
+    } finally {
+      await store.close()
+    }
+    expect(await run(ConnectionsRemove, ['internal-ssh'])).toEqual({ exit: 0, message: '' })
   })
 
   it('removes a connection', async () => {

@@ -16,6 +16,7 @@ export interface Connection {
   baseUrl: string
   email: string | null
   webhook?: boolean
+  publicKey?: string | null
   createdAt: string
 }
 
@@ -26,23 +27,24 @@ interface ConnectionsSectionProps {
   manage?: boolean
   /** What the connections serve, said above the list. */
   intro?: string
-  /** Whether git connections hold push webhook secrets (on-premise). */
-  webhooks?: boolean
+  /** On-premise: git connections over SSH, and their push webhook secrets. */
+  onPremise?: boolean
 }
 
 export function ConnectionsSection({
   base = '/api/connections',
   manage = true,
   intro = 'Confluence sites, Notion workspaces and private git hosts that sources read through.',
-  webhooks = false,
+  onPremise = false,
 }: ConnectionsSectionProps) {
+  const [ssh, setSsh] = useState(false)
   const [shown, setShown] = useState<{ name: string; secret: string }>()
   const list = useLoad(() => api<{ connections: Connection[] }>('GET', base), [base])
   const [kind, setKind] = useState<Connection['kind']>('git')
   const add = useAction(async (form: HTMLFormElement) => {
     const data = new FormData(form)
     const body: Record<string, string> = { kind }
-    for (const field of ['name', 'token', 'site', 'email', 'host', 'apiUrl']) {
+    for (const field of ['name', 'token', 'site', 'email', 'host', 'apiUrl', 'knownHosts']) {
       const value = String(data.get(field) ?? '').trim()
       if (value) body[field] = value
     }
@@ -77,7 +79,7 @@ export function ConnectionsSection({
               <th scope="col">Kind</th>
               <th scope="col">Where</th>
               <th scope="col">Added</th>
-              {webhooks ? <th scope="col">Push webhook</th> : null}
+              {onPremise ? <th scope="col">Push webhook</th> : null}
               {manage ? <ActionsHeader /> : null}
             </tr>
           </thead>
@@ -89,12 +91,17 @@ export function ConnectionsSection({
                 <td class="break">
                   {c.baseUrl}
                   {c.email ? ` (${c.email})` : ''}
+                  {c.publicKey ? (
+                    <div class="muted small">
+                      Deploy key: <code>{c.publicKey}</code>
+                    </div>
+                  ) : null}
                 </td>
                 <td>{formatDate(c.createdAt)}</td>
-                {webhooks ? <td>{c.kind !== 'git' ? '' : c.webhook ? 'secret set' : 'none'}</td> : null}
+                {onPremise ? <td>{c.kind !== 'git' ? '' : c.webhook ? 'secret set' : 'none'}</td> : null}
                 {manage ? (
                   <td>
-                    {webhooks && c.kind === 'git' ? (
+                    {onPremise && c.kind === 'git' ? (
                       <>
                         <button class="secondary outline small" onClick={() => void newSecret.run(c.name)} aria-label={`New webhook secret for ${c.name}`}>
                           New webhook secret
@@ -128,7 +135,7 @@ export function ConnectionsSection({
           </pre>
         </article>
       ) : null}
-      {webhooks ? <ErrorNote error={newSecret.error ?? removeSecret.error} /> : null}
+      {onPremise ? <ErrorNote error={newSecret.error ?? removeSecret.error} /> : null}
       {manage ? null : <ErrorNote error={list.error} />}
       {manage ? (
         <form
@@ -151,10 +158,25 @@ export function ConnectionsSection({
               <input name="name" required pattern="[A-Za-z0-9._\-]+" placeholder="e.g. gitlab" />
             </label>
           </fieldset>
+          {kind === 'git' && onPremise ? (
+            <label>
+              Reads over
+              <select aria-label="Git transport" value={ssh ? 'ssh' : 'https'} onChange={(event) => setSsh(event.currentTarget.value === 'ssh')}>
+                <option value="https">HTTPS, with a token</option>
+                <option value="ssh">SSH, with a deploy key</option>
+              </select>
+            </label>
+          ) : null}
           {kind === 'git' ? (
             <label>
               Host
-              <input name="host" required placeholder="gitlab.example.com" />
+              <input name="host" required placeholder={ssh ? 'ssh://git.acme.internal:2222' : 'gitlab.example.com'} />
+            </label>
+          ) : null}
+          {kind === 'git' && ssh ? (
+            <label>
+              Known hosts (the host keys to trust, as <code>ssh-keyscan</code> prints them; check their fingerprints)
+              <textarea name="knownHosts" required rows={3} placeholder="[git.acme.internal]:2222 ssh-ed25519 AAAA..." />
             </label>
           ) : null}
           {kind === 'confluence' ? (
@@ -175,10 +197,17 @@ export function ConnectionsSection({
               <input name="apiUrl" type="url" placeholder="https://api.notion.com" />
             </label>
           ) : null}
-          <label>
-            Token (write-only)
-            <input name="token" type="password" required autocomplete="off" />
-          </label>
+          {kind === 'git' && ssh ? (
+            <label>
+              Deploy key (private, unencrypted; write-only)
+              <textarea name="token" required rows={4} autocomplete="off" spellcheck={false} placeholder="-----BEGIN OPENSSH PRIVATE KEY-----" />
+            </label>
+          ) : (
+            <label>
+              Token (write-only)
+              <input name="token" type="password" required autocomplete="off" />
+            </label>
+          )}
           <ErrorNote error={add.error ?? remove.error ?? list.error} />
           <button type="submit" aria-busy={add.busy} disabled={add.busy}>
             Add connection

@@ -44,7 +44,7 @@ export function SettingsPage() {
       <ErrorNote error={settings.error} />
       <EmbeddingSection />
       {settings.data ? <McpSection requireKey={settings.data.mcp.requireKey} onChange={settings.reload} /> : null}
-      <ConnectionsSection webhooks={settings.data?.mode === 'onprem'} />
+      <ConnectionsSection onPremise={settings.data?.mode === 'onprem'} />
       {settings.data?.mode === 'onprem' ? <SsoSection /> : null}
       {settings.data?.mode === 'onprem' ? <LibraryAccessSection /> : null}
       {settings.data?.mode === 'onprem' ? <GitOpsSection /> : null}
