@@ -156,6 +156,11 @@ export async function recoverDataDir(runtime: Runtime, log: JobLog = silentLog):
     const strays = await sweepStrayVectorFiles(runtime.store)
     if (strays > 0) log.info({ strays }, 'removed vector files of sets that are gone, vector indexes of hash-embedded sets (their engine files hold their vectors), and unfinished writes')
   })
+  await softly('removing deploy keys left by killed git commands', async () => {
+    const { sweepStaleSshDirs } = await import('./sources/git-ssh.js')
+    const keys = await sweepStaleSshDirs()
+    if (keys > 0) log.info({ keys }, 'removed deploy key directories left in the temporary directory by processes that died')
+  })
   await softly('removing work directories of ended jobs', async () => {
     const workDirs = await sweepWorkDirs(runtime.store)
     if (workDirs > 0) log.info({ workDirs }, 'removed work directories left by ended jobs')

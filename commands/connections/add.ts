@@ -14,6 +14,18 @@ async function readFileFlag(file: string, flag: string): Promise<string> {
   }
 }
 
+/** Flags of one kind of connection given to another say so, before anything is read. */
+function refuseMixedFlags(kind: ConnectionKind, flags: { host?: string; 'ssh-key-file'?: string; 'known-hosts-file'?: string; 'token-stdin': boolean; 'token-env'?: string; token?: string }): void {
+  const sshFlags = flags['ssh-key-file'] !== undefined || flags['known-hosts-file'] !== undefined
+  if (kind !== 'git' && sshFlags) throw new LecternError('validation_error', '--ssh-key-file and --known-hosts-file are for git connections over SSH only.')
+  if (kind !== 'git') return
+  const sshHost = /^ssh:\/\//i.test(flags.host?.trim() ?? '')
+  const tokenGiven = flags['token-stdin'] || flags['token-env'] !== undefined || flags.token !== undefined
+  if (sshHost && tokenGiven) throw new LecternError('validation_error', 'An SSH git connection takes its deploy key with --ssh-key-file, not a token.')
+  if (sshHost && flags['ssh-key-file'] === undefined) throw new LecternError('validation_error', 'An SSH git connection needs its deploy key: --ssh-key-file <file> (an unencrypted private key), with --known-hosts-file.')
+  if (!sshHost && sshFlags) throw new LecternError('validation_error', '--ssh-key-file and --known-hosts-file make an SSH git connection: give the host as --host ssh://host[:port].')
+}
+
 export default class ConnectionsAdd extends LecternCommand {
   static override summary = 'Store a connection (Confluence site, Notion workspace or private git host) and its token.'
   static override description = `The token is stored encrypted (AES-256-GCM with the data directory's secret key) and opened only when a job fetches. Pass it with --token-stdin or --token-env: a --token flag is visible to other users in \`ps\` and lands in shell history, so it is accepted but not recommended.
@@ -45,6 +57,7 @@ Git over SSH (on-premise): --host ssh://host[:port] with the deploy key (--ssh-k
   async run(): Promise<Connection> {
     const { args, flags } = await this.parse(ConnectionsAdd)
     const kind = args.kind as ConnectionKind
+    refuseMixedFlags(kind, flags)
     const token = flags['ssh-key-file'] === undefined ? await this.readToken(flags) : await readFileFlag(flags['ssh-key-file'], '--ssh-key-file')
     const knownHosts = flags['known-hosts-file'] === undefined ? undefined : await readFileFlag(flags['known-hosts-file'], '--known-hosts-file')
     if (flags['ssh-key-file'] !== undefined && knownHosts === undefined) throw new LecternError('validation_error', 'An SSH git connection needs the host keys to trust: --known-hosts-file (`ssh-keyscan -p <port> <host>` prints them; check their fingerprints against the host\'s).')

@@ -26,18 +26,28 @@ On the git host, add a webhook for push events with this connection's webhook se
     remove: Flags.boolean({ summary: 'Remove the secret: deliveries for this host are refused from then on.', exclusive: ['generate', 'secret-stdin', 'secret-env'] }),
   }
 
-  async run(): Promise<WebhookSecretChange> {
+  async run(): Promise<WebhookSecretChange & { removed?: boolean }> {
     const { args, flags } = await this.parse(ConnectionsWebhook)
     if (!flags.generate && !flags.remove && !flags['secret-stdin'] && flags['secret-env'] === undefined) {
       throw new LecternError('validation_error', 'Say what to do: --generate (preferred), --secret-stdin, --secret-env VAR or --remove.')
     }
     const given = flags['secret-stdin'] ? await secretFromStdin() : flags['secret-env'] === undefined ? undefined : secretFromEnv(flags['secret-env'])
     const change = await this.withRuntime(flags, 'write', async (rt) =>
-      flags.remove ? { connection: await removeWebhookSecret(rt.store, cliContext(), args.name) } : await setWebhookSecret(rt.store, cliContext(), args.name, given),
+      flags.remove ? await removeWebhookSecret(rt.store, cliContext(), args.name) : await setWebhookSecret(rt.store, cliContext(), args.name, given),
     )
-    if (flags.remove) this.log(`Removed the webhook secret of "${args.name}": push deliveries from ${change.connection.baseUrl} are refused from now on.`)
-    else if (change.secret) this.log(`Webhook secret of "${args.name}" (shown this once; give it to the webhook on ${change.connection.baseUrl}):\n${change.secret}`)
-    else this.log(`Stored the webhook secret of "${args.name}" for ${change.connection.baseUrl}.`)
+    if ('removed' in change) {
+      this.log(
+        change.removed
+          ? `Removed the webhook secret of "${args.name}": push deliveries from ${change.connection.baseUrl} are refused from now on.`
+          : `"${args.name}" holds no webhook secret; nothing changed.`,
+      )
+    } else if (change.secret) {
+      // The secret alone on standard output, so SECRET=$(lectern connections webhook ... --generate) captures it.
+      this.logToStderr(`Webhook secret of "${args.name}", shown this once; give it to the webhook on ${change.connection.baseUrl}:`)
+      this.log(change.secret)
+    } else {
+      this.log(`Stored the webhook secret of "${args.name}" for ${change.connection.baseUrl}.`)
+    }
     return change
   }
 }

@@ -91,7 +91,7 @@ export interface SyncOptions {
  */
 export async function syncGitOps(store: Store, context: AuditContext, options: SyncOptions): Promise<SyncResult> {
   const refusal = () => new LecternError('sync_running', 'A GitOps sync is already running (in this process or another replica); try again when it ends.')
-  // The store's lock spans processes on PostgreSQL; within one process (and on SQLite, one host) this set does.
+  // The store's lock spans the processes (a lock file on SQLite, an advisory lock on PostgreSQL); this set answers a second sync of this process at once.
   if (syncing.has(store)) throw refusal()
   syncing.add(store)
   try {

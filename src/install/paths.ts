@@ -16,6 +16,8 @@ export interface DataPaths {
   /** Uploaded source files (OpenAPI specs), by library slug. */
   uploads: string
   lock: string
+  /** Locks of once-only work across the processes of one data directory (store.exclusively on SQLite). */
+  taskLocks: string
   /** A dashboard restore waiting for the next start (ARCHITECTURE.md "Data directory"). */
   restoreStaged: string
   /** Present only while a restore moves files; a start finishes the moves it lists. */
@@ -40,6 +42,7 @@ export function dataPaths(dataDir: string): DataPaths {
     repos: path.join(root, 'repos'),
     uploads: path.join(root, 'uploads'),
     lock: path.join(root, 'lectern.lock'),
+    taskLocks: path.join(root, 'locks'),
     restoreStaged: path.join(root, 'restore-staged'),
     restoreJournal: path.join(root, 'restore-journal.json'),
     setupToken: path.join(root, 'setup-token'),

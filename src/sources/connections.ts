@@ -7,7 +7,7 @@ import { LecternError } from '../errors.js'
 import type { AddressGuard } from './address-guard.js'
 import { checkKnownHosts, deployKeyPublicHalf, parseSshHost } from './git-ssh.js'
 import type { Store } from '../store/index.js'
-import { NOTION_API_URL, normalizeBaseUrl, type Connection, type ConnectionKind, type ConnectionScope } from '../store/connections.js'
+import { hostOf, NOTION_API_URL, normalizeBaseUrl, type Connection, type ConnectionKind, type ConnectionScope } from '../store/connections.js'
 
 export interface ConnectionInput {
   kind: ConnectionKind
@@ -26,7 +26,7 @@ export interface ConnectionInput {
 }
 
 /** Whether the input is of an SSH git connection: its host is written ssh://, or it brings known hosts. */
-const isSsh = (input: ConnectionInput) => input.kind === 'git' && (input.knownHosts !== undefined || /^ssh:\/\//i.test(input.host ?? ''))
+const isSsh = (input: ConnectionInput) => input.kind === 'git' && (input.knownHosts !== undefined || /^ssh:\/\//i.test(input.host?.trim() ?? ''))
 
 export function baseUrlOf(input: ConnectionInput): string {
   if (input.kind === 'confluence') {
@@ -40,7 +40,12 @@ export function baseUrlOf(input: ConnectionInput): string {
       const { host, port } = parseSshHost(input.host)
       return `ssh://${host}${port === 22 ? '' : `:${port}`}`
     }
-    return input.host.includes('://') ? input.host : `https://${input.host}`
+    const host = input.host.trim()
+    // A git connection is for a whole host: a path would read as if it were narrower.
+    if (!/^(https?:\/\/)?[A-Za-z0-9.-]+(:([1-9]\d{0,4}))?\/?$/i.test(host) || Number(/:(\d+)\/?$/.exec(host)?.[1] ?? 443) > 65535) {
+      throw new LecternError('validation_error', `"${host}" is not a git host: write host, host:port or https://host[:port], without a path (the connection serves every repository there).`)
+    }
+    return host.includes('://') ? host : `https://${host}`
   }
   return input.apiUrl ?? NOTION_API_URL
 }
@@ -72,6 +77,7 @@ export function checkedBaseUrl(input: ConnectionInput, guard: AddressGuard | und
   // The cloud reads git over https only: an SSH host cannot be checked against private addresses before ssh connects.
   if (guard && isSsh(input)) throw new LecternError('validation_error', 'SSH git connections are for on-premise installs; in the cloud, add the https:// host with a token.')
   const baseUrl = normalizeBaseUrl(baseUrlOf(input))
+  if (guard && baseUrl.startsWith('ssh://')) throw new LecternError('validation_error', 'SSH git connections are for on-premise installs; in the cloud, add the https:// host with a token.')
   refuseCleartextConnection({ kind: input.kind, baseUrl }, guard)
   return baseUrl
 }
@@ -79,6 +85,12 @@ export function checkedBaseUrl(input: ConnectionInput, guard: AddressGuard | und
 export async function addConnection(store: Store, scope: ConnectionScope, input: ConnectionInput, guard: AddressGuard | undefined): Promise<Connection> {
   if (input.knownHosts !== undefined && input.kind !== 'git') throw new LecternError('validation_error', 'Known hosts belong to SSH git connections only.')
   const baseUrl = checkedBaseUrl(input, guard)
+  // A name in use is refused by the store, saying so; a second connection for one host here.
+  if (input.kind === 'git' && !(await store.connections.get(scope, input.name))) {
+    const transport = baseUrl.startsWith('ssh://') ? 'ssh' : 'https'
+    const same = await store.connections.forGitHost(scope, hostOf(baseUrl), transport)
+    if (same) throw new LecternError('validation_error', `Connection "${same.name}" already serves ${baseUrl}; one git connection per host and transport decides which credentials are used. Remove it first to replace it.`)
+  }
   if (!isSsh(input)) return await store.connections.create(scope, { kind: input.kind, name: input.name, baseUrl, email: input.email, token: input.token })
   const { host, port } = parseSshHost(input.host!)
   const knownHosts = checkKnownHosts(input.knownHosts ?? '', host, port)

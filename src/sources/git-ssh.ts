@@ -7,13 +7,16 @@
  * The guarantees:
  * - Host keys are checked strictly: an unknown or changed host key ends the command before
  *   anything is sent, and the error says which of the two it was. Host keys are never learned.
+ * - Nothing of the service user's ssh setup is used: no ssh_config, keys, agent or control sockets.
  * - The deploy key is written, only for the length of one git command, to a file of mode 0600
- *   in a directory of mode 0700 that is removed when the command ends, however it ends.
+ *   in a directory of mode 0700 that is removed when the command ends, however it ends; a
+ *   process killed meanwhile leaves it, and the next start removes it (sweepStaleSshDirs).
  * - The ssh command line git runs (GIT_SSH_COMMAND, which git hands to a shell) is made only of
  *   fixed options and the paths of those files, which are checked to hold no character a shell
  *   would read: nothing a user typed is in it.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { createHmac } from 'node:crypto'
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { LecternError } from '../errors.js'
@@ -35,8 +38,12 @@ export async function withSshIdentity<T>(identity: SshIdentity, fn: (env: { GIT_
     if (!SAFE_PATH.test(key)) throw new LecternError('internal_error', `The temporary directory ${dir} has characters an ssh command line cannot hold; set TMPDIR to a plain path.`)
     await writeFile(key, identity.privateKey.endsWith('\n') ? identity.privateKey : `${identity.privateKey}\n`, { mode: 0o600 })
     await writeFile(knownHosts, identity.knownHosts, { mode: 0o600 })
+    // No ssh_config is read (-F /dev/null): the service user's keys, agent, multiplexed connections
+    // and proxies are never used, only what the connection says.
     const options = [
       'BatchMode=yes',
+      'ControlMaster=no',
+      'ControlPath=none',
       'IdentitiesOnly=yes',
       `IdentityFile=${key}`,
       'IdentityAgent=none',
@@ -47,19 +54,42 @@ export async function withSshIdentity<T>(identity: SshIdentity, fn: (env: { GIT_
       'CheckHostIP=no',
       'ConnectTimeout=30',
     ]
-    return await fn({ GIT_SSH_COMMAND: ['ssh', ...options.flatMap((o) => ['-o', o])].join(' ') })
+    return await fn({ GIT_SSH_COMMAND: ['ssh', '-F', '/dev/null', ...options.flatMap((o) => ['-o', o])].join(' ') })
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
 }
 
-/** What ssh's complaint about a host key means, said plainly; undefined when it is about something else. */
-export function hostKeyProblem(stderr: string, host: string): string | undefined {
+/** Longer than any git command runs (its timeouts are minutes): a key directory this old was left by a process that died. */
+const STALE_KEY_DIR_MS = 60 * 60_000
+
+/**
+ * Removes deploy key directories a killed process left in the temporary directory (the key's
+ * file is removed when its command ends, however it ends, unless the process itself dies).
+ */
+export async function sweepStaleSshDirs(now = Date.now()): Promise<number> {
+  let swept = 0
+  for (const entry of await readdir(os.tmpdir(), { withFileTypes: true })) {
+    if (!entry.isDirectory() || !entry.name.startsWith('lectern-ssh-')) continue
+    const dir = path.join(os.tmpdir(), entry.name)
+    const { mtimeMs } = await stat(dir)
+    if (now - mtimeMs < STALE_KEY_DIR_MS) continue
+    await rm(dir, { recursive: true, force: true })
+    swept++
+  }
+  return swept
+}
+
+/** What ssh's complaint about a host key or the deploy key means, said plainly; undefined when it is about something else. */
+export function sshProblem(stderr: string, host: string): string | undefined {
   if (/REMOTE HOST IDENTIFICATION HAS CHANGED|Host key for .* has changed/i.test(stderr)) {
-    return `the SSH host key of ${host} has CHANGED: it is not the one the connection's known hosts hold. Nothing was fetched. If the host's key was replaced on purpose, store its new key (\`ssh-keyscan\` on a trusted network, checked against the host's fingerprint); otherwise someone may be impersonating the host.`
+    return `the SSH host key of ${host} has CHANGED: it is not the one the connection's known hosts hold. Nothing was fetched. If the host's key was replaced on purpose, remove the connection and add it again with the new key in --known-hosts-file (\`ssh-keyscan\` on a trusted network, checked against the host's fingerprint); otherwise someone may be impersonating the host.`
   }
   if (/No \S+ host key is known for|Host key verification failed/i.test(stderr)) {
     return `the SSH host key of ${host} is unknown: none of the connection's known hosts is for this host and key. Nothing was fetched. Add the host's key to the connection (remove it and add it again with --known-hosts-file).`
+  }
+  if (/Permission denied \(publickey/i.test(stderr)) {
+    return `${host} refused the deploy key. Install the connection's public key on the host as a deploy key with read access to the repository (\`lectern connections list --json\` shows it as publicKey), and check the user in the repository's URL.`
   }
   return undefined
 }
@@ -91,10 +121,25 @@ export function checkKnownHosts(text: string, host: string, port: number): strin
     if (!hosts || !type || !key || !KEY_TYPES.test(type) || !/^[A-Za-z0-9+/]+={0,2}$/.test(key)) {
       throw new LecternError('validation_error', `known hosts line ${i + 1} is not "<host> <key type> <base64 key>" (as ssh-keyscan prints).`)
     }
-    if (hosts.split(',').some((name) => name.toLowerCase() === wanted || name.startsWith('|1|'))) names = true
+    const marker = fields[0]?.startsWith('@') ? fields[0] : undefined
+    for (const name of hosts.split(',')) {
+      if (/[*?]/.test(name) && marker !== '@cert-authority') throw new LecternError('validation_error', `known hosts line ${i + 1}: "${name}" is a pattern; name the host itself (patterns are for @cert-authority lines).`)
+      if (marker !== '@revoked' && namesHost(name, wanted, marker === '@cert-authority')) names = true
+    }
   })
   if (!names) throw new LecternError('validation_error', `None of the known hosts is for ${wanted}: ssh would refuse the host. Keys for another port are written [host]:port.`)
   return `${lines.join('\n')}\n`
+}
+
+/** Whether a known_hosts host field names `wanted`: itself, hashed (`|1|salt|hash`, as ssh-keygen -H writes), or, for a CA, a pattern. */
+function namesHost(name: string, wanted: string, pattern: boolean): boolean {
+  const hashed = /^\|1\|([A-Za-z0-9+/=]+)\|([A-Za-z0-9+/=]+)$/.exec(name)
+  if (hashed) return createHmac('sha1', Buffer.from(hashed[1], 'base64')).update(wanted).digest('base64') === hashed[2]
+  if (pattern) {
+    const glob = name.toLowerCase().replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')
+    return new RegExp(`^${glob}$`).test(wanted)
+  }
+  return name.toLowerCase() === wanted
 }
 
 /**
@@ -121,7 +166,7 @@ export async function deployKeyPublicHalf(privateKey: string): Promise<string> {
 /** `host` and port of an SSH git host as the operator writes it: `ssh://host[:port]` or `host[:port]`. */
 export function parseSshHost(raw: string): { host: string; port: number } {
   const text = raw.trim().replace(/^ssh:\/\//i, '').replace(/\/+$/, '')
-  const match = /^(?:[A-Za-z0-9._-]+@)?([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$/.exec(text)
+  const match = /^(?:[A-Za-z0-9._][A-Za-z0-9._-]*@)?([A-Za-z0-9][A-Za-z0-9.-]*|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$/.exec(text)
   const port = match?.[2] === undefined ? 22 : Number(match[2])
   if (!match || port < 1 || port > 65535) throw new LecternError('validation_error', `"${raw}" is not an SSH host; write ssh://host or ssh://host:port.`)
   return { host: match[1].toLowerCase(), port }

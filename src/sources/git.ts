@@ -13,7 +13,7 @@ import { isDiskFull } from '../install/disk-full.js'
 import { LecternError } from '../errors.js'
 import type { AddressGuard } from './address-guard.js'
 import { guardGitRemote, type GitConfigEntry } from './git-guard.js'
-import { hostKeyProblem, withSshIdentity, type SshIdentity } from './git-ssh.js'
+import { sshProblem, withSshIdentity, type SshIdentity } from './git-ssh.js'
 import { isSafeRefName } from './repo-url.js'
 
 export interface CloneOptions {
@@ -330,7 +330,7 @@ function toLecternError(err: unknown, failed: ExecaError | undefined, run: GitRu
   const detail = summarizeStderr(redact(String(failed.stderr ?? ''), run.token))
   // Our disk, not the source: git says so in its own words ("No space left on device").
   if (isDiskFull(new Error(detail))) return new LecternError('disk_full', `${run.label} failed: the disk is full (${detail})`)
-  const hostKey = hostKeyProblem(detail, remoteHost(run.remote))
+  const hostKey = sshProblem(detail, remoteHost(run.remote))
   if (hostKey) return new LecternError('source_unreachable', `${run.label} failed: ${hostKey}`)
   if (run.guarded && /returned error: 30\d/.test(detail)) {
     return new LecternError('source_unreachable', `${run.label} failed: the server answered with a redirect, which is not followed in cloud mode; add the repository at the URL it redirects to.`)
@@ -366,5 +366,8 @@ export function redact(text: string, token?: string): string {
   }
   return out
     .replace(/(Authorization:\s*)[^\r\n]*/gi, '$1[REDACTED]')
-    .replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, '$1[REDACTED]@')
+    // An ssh:// user name alone is a login (git), not a credential: kept, as ssh's own messages show it.
+    .replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, (match, scheme: string) =>
+      scheme.toLowerCase() === 'ssh://' && !match.slice(scheme.length).includes(':') ? match : `${scheme}[REDACTED]@`,
+    )
 }

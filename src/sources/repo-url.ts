@@ -39,7 +39,7 @@ const SOURCE_KIND_OF_HOST: Record<string, GitSourceKind> = {
 const NAME_SEGMENT = /^[A-Za-z0-9_.~-]+$/
 
 /** `user@host:path`, the scp-like form git accepts for SSH. */
-const SCP_LIKE = /^([A-Za-z0-9._-]+)@([A-Za-z0-9.-]+):(?!\/\/)(.+)$/
+const SCP_LIKE = /^([A-Za-z0-9._][A-Za-z0-9._-]*)@([A-Za-z0-9][A-Za-z0-9.-]*):(?!\/\/)(.+)$/
 
 /** A subset of `git check-ref-format`, strict enough that a ref can never read as an option. */
 const SAFE_REF =
@@ -114,6 +114,8 @@ function locate(input: string, httpOnly: boolean): Location {
     throw validationError('Repository URL must not contain credentials; pass the access token as gitToken instead.')
   }
   if (parsed.host === '') throw validationError('Repository URL has no host.')
+  // ssh is handed the user and host as arguments: neither may read as an option.
+  if (parsed.username.startsWith('-') || parsed.hostname.startsWith('-')) throw validationError('Repository URL has a user or host that begins with "-".')
   const verbatim = stripTrailingSlash(`${parsed.protocol}//${parsed.username ? `${parsed.username}@` : ''}${parsed.host}${parsed.pathname}`)
   return { scheme, host: stripWww(parsed.host), segments: splitPath(parsed.pathname), verbatim }
 }

@@ -184,9 +184,10 @@ export function createConnectionsRepository(sql: Sql, secrets: SecretBox): Conne
       const found = await byName(scope, name)
       if (!found) throw new LecternError('not_found', `No connection named "${name}".`)
       if (found.kind !== 'git') throw new LecternError('validation_error', `Connection "${name}" is a ${found.kind} connection; push webhooks come from git hosts.`)
-      const value = secret?.trim() ?? null
+      const value = secret
+      if (value !== null && value.trim() !== value) throw new LecternError('validation_error', 'A webhook secret may not begin or end with spaces or line breaks: the git host would sign with them, or without them.')
       if (value !== null && value.length < MIN_WEBHOOK_SECRET) {
-        throw new LecternError('validation_error', `A webhook secret is at least ${MIN_WEBHOOK_SECRET} characters; let Lectern generate one (--generate).`)
+        throw new LecternError('validation_error', `A webhook secret is at least ${MIN_WEBHOOK_SECRET} characters; or have Lectern make one (\`lectern connections webhook <name> --generate\`, or New webhook secret in the dashboard).`)
       }
       await sql.run('UPDATE connections SET webhook_secret_sealed = ? WHERE pk = ?', [value === null ? null : secrets.seal(value), found.pk])
       return toConnection({ ...found, webhook_secret_sealed: value === null ? null : 'sealed' })

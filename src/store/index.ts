@@ -4,6 +4,7 @@
  * it), or PostgreSQL (DATABASE_URL), which every replica of an install shares.
  */
 import fs from 'node:fs'
+import path from 'node:path'
 import { finishInterruptedRestore } from '../backup/restore.js'
 import { makeDirectory } from '../install/make-dir.js'
 import { dataPaths, type DataPaths } from '../install/paths.js'
@@ -31,6 +32,7 @@ import { createGitOpsRepository, type GitOpsRepository } from './gitops.js'
 import { createLibraryAccessRepository, type LibraryAccessRepository } from './library-access.js'
 import { createPoliciesRepository, type PoliciesRepository } from './policies.js'
 import { createSqliteSql } from './sqlite-sql.js'
+import { acquireLock, type HeldLock } from './lock.js'
 import { createInputFilesRepository, type InputFilesRepository } from './input-files.js'
 import { createRateCountsRepository, type RateCountsRepository } from './rate-counts.js'
 import { createReplicasRepository, type ReplicasRepository } from './replicas.js'
@@ -95,10 +97,11 @@ export interface Store {
    */
   isReachable(): boolean
   /**
-   * Once-only work: runs `fn` unless another replica runs the same task right now, and says
-   * whether it ran. On SQLite it always runs: the data directory's lock leaves one process to do
-   * such work. On PostgreSQL an advisory lock decides (postgres-sql.ts); a replica that dies lets
-   * go of it, so another takes the task over at its next turn.
+   * Once-only work: runs `fn` unless another process runs the same task right now, and says
+   * whether it ran. On SQLite a lock file of the task's (store/lock.ts, under `locks/`) decides
+   * between the processes sharing the data directory (`serve --workers`, a CLI command beside the
+   * server); on PostgreSQL an advisory lock (postgres-sql.ts). Either dies with its process, so
+   * another takes the task over at its next turn.
    */
   exclusively<T>(task: string, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>
   /**
@@ -126,6 +129,23 @@ export function sqliteOf(store: Store): Db {
 }
 
 /** The SQL door under a store, whichever the database: for tests that must break or read rows on both. */
+async function runExclusively<T>(paths: DataPaths, task: string, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
+  await fs.promises.mkdir(paths.taskLocks, { recursive: true, mode: 0o700 })
+  const held = new LecternError('internal_error', `${task} runs in another process.`)
+  let lock: HeldLock
+  try {
+    lock = acquireLock(path.join(paths.taskLocks, `${task}.lock`), () => held, { startedAt: new Date().toISOString() })
+  } catch (err) {
+    if (err === held) return { ran: false }
+    throw err
+  }
+  try {
+    return { ran: true, value: await fn() }
+  } finally {
+    lock.release()
+  }
+}
+
 export function sqlOf(store: Store): Sql {
   const sql = doors.get(store)
   if (!sql) throw new Error('not a store that openStore opened')
@@ -184,7 +204,7 @@ async function openSqliteStore(paths: DataPaths): Promise<Store> {
     migrations: async () => appliedMigrations(db),
     isOpen: () => db.open,
     isReachable: () => true,
-    exclusively: async (_task, fn) => ({ ran: true, value: await fn() }),
+    exclusively: (task, fn) => runExclusively(paths, task, fn),
     snapshot: async (file) => {
       await snapshotDatabase(paths.database, file)
       return await readSnapshotFacts(file)

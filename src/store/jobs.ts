@@ -158,9 +158,9 @@ export interface JobsRepository {
    */
   requeue(job: Pick<Job, 'pk' | 'owner'>, reason: string, lapsedBefore?: string): Promise<boolean>
   /**
-   * Asks that the running job of a version be queued once more when it ends (unless cancelled):
-   * its source changed after it began, so what it read may already be old. False when no job of
-   * the version is running.
+   * Asks that the running ingest of a version be queued once more when it ends (unless cancelled):
+   * its source changed after it began, so what it read may already be old. False when no ingest
+   * of the version is running.
    */
   runAgain(versionPk: number): Promise<boolean>
   /** Records a cancel request for a running job (the first request counts); nothing for a job not running. */
@@ -202,7 +202,7 @@ export function createJobsRepository(sql: Sql): JobsRepository {
   const held = `owner IS NOT DISTINCT FROM ?`
   // The secret is erased when a job ends: a finished job has no reason to keep a token.
   // A job asked to run again (runAgain) is queued anew in the same transaction, without the one-off
-  // token its first run had; a cancelled one is not.
+  // token its first run had; one cancelled, or asked to be, is not.
   const finish = (job: Pick<Job, 'pk' | 'owner'>, state: 'succeeded' | 'failed', message: string, error: { code: string; message: string } | null, warnings: number) =>
     sql.transaction(async () => {
       const ended = await sql.get<JobRow>(
@@ -211,7 +211,7 @@ export function createJobsRepository(sql: Sql): JobsRepository {
         [state, message, error?.code ?? null, error?.message ?? null, nowIso(), warnings, job.pk, job.owner],
       )
       if (!ended) throw new JobNotHeldError(job.pk)
-      if (!ended.run_again || error?.code === 'cancelled') return
+      if (!ended.run_again || error?.code === 'cancelled' || ended.cancel_requested_at !== null) return
       await sql.run(`INSERT INTO jobs (kind, library_pk, version_pk, payload, state, created_at) VALUES (?, ?, ?, ?, 'queued', ?)`, [
         ended.kind,
         ended.library_pk,
@@ -277,12 +277,14 @@ export function createJobsRepository(sql: Sql): JobsRepository {
           now === undefined ? [] : [now],
         )
       ).map(toJob),
+    // Ingests only: what another kind of job reads (an import's file) is not a source that moves.
     runAgain: async (versionPk) =>
-      (await sql.run(`UPDATE jobs SET run_again = TRUE WHERE version_pk = ? AND state = 'running'`, [versionPk])).changes === 1,
+      (await sql.run(`UPDATE jobs SET run_again = TRUE WHERE version_pk = ? AND state = 'running' AND kind = 'ingest'`, [versionPk])).changes === 1,
     requeue: async (job, reason, lapsedBefore) =>
       (
         await sql.run(
-          `UPDATE jobs SET state = 'queued', status_message = ?, owner = NULL, lease_until = NULL
+          // Queued again, it reads its source anew: a run-again mark is spent.
+          `UPDATE jobs SET state = 'queued', status_message = ?, owner = NULL, lease_until = NULL, run_again = FALSE
            WHERE pk = ? AND state = 'running' AND cancel_requested_at IS NULL AND ${held}${lapsedBefore === undefined ? '' : ' AND (lease_until IS NULL OR lease_until < ?)'}`,
           [reason, job.pk, job.owner, ...(lapsedBefore === undefined ? [] : [lapsedBefore])],
         )

@@ -126,7 +126,7 @@ export function deliveryOf(provider: WebhookProvider, headers: Headers): Deliver
   if (event === undefined || id === undefined) {
     throw new LecternError('validation_error', `A ${provider} webhook delivery names its event and delivery in ${rules.event} and ${rules.delivery[0]}; this request has ${event === undefined ? `no ${rules.event}` : `no ${rules.delivery[0]}`}.`)
   }
-  if (id.length > 200) throw new LecternError('validation_error', `The delivery ID in ${rules.delivery[0]} is longer than 200 characters.`)
+  if (id.length > 200 || event.length > 100) throw new LecternError('validation_error', `The delivery's ${rules.event} or ${rules.delivery[0]} is too long to be one a git host sends.`)
   return { provider, id, event, isPush: event === rules.push }
 }
 

@@ -13,13 +13,14 @@
  * - Refusals are audited as `webhook.refused`, pushes acted on as `webhook.received`; the audit
  *   never holds the secret nor the payload.
  */
+import { createHash } from 'node:crypto'
 import { audit, type AuditContext } from '../audit/log.js'
 import { LecternError, isLecternError } from '../errors.js'
 import { readGitOpsConfig } from '../gitops/config.js'
 import { isGitLibrary, refreshLibrary } from '../jobs/library-jobs.js'
 import { LOCAL } from '../library/access.js'
 import { parseRepoUrl, type GitSourceKind } from '../sources/repo-url.js'
-import { INSTALL_CONNECTIONS } from '../store/connections.js'
+import { hostOf, INSTALL_CONNECTIONS, type Connection } from '../store/connections.js'
 import type { Store } from '../store/index.js'
 import type { Library } from '../store/libraries.js'
 import { parseJsonText } from '../text/json-text.js'
@@ -63,79 +64,126 @@ export interface WebhookOptions {
   log: { warn(obj: object, msg: string): void }
 }
 
-/** `host/path` of a repository URL (https, ssh or scp-like), lower-case, without `.git`: what a push and a library are matched by. */
+/** `host[:port]/path` of a repository URL (https, ssh or scp-like), lower-case, without `.git` or a default port: what a push and a library are matched by. */
 export function repositoryKey(url: string): string | undefined {
-  const scp = /^[^@/\s]+@([^:/\s]+):(?!\/\/)(.+)$/.exec(url)
-  let host: string
-  let path: string
-  if (scp) {
-    host = scp[1]
-    path = scp[2]
-  } else {
-    try {
-      const parsed = new URL(url)
-      host = parsed.hostname
-      path = parsed.pathname
-    } catch {
-      return undefined
-    }
-  }
-  const clean = path.replace(/^\/+|\/+$/g, '').replace(/\.git$/i, '').toLowerCase()
-  return clean === '' ? undefined : `${host.toLowerCase().replace(/^www\./, '')}/${clean}`
+  const located = locate(url)
+  if (!located) return undefined
+  const clean = located.path.replace(/^\/+|\/+$/g, '').replace(/\.git$/i, '').toLowerCase()
+  return clean === '' ? undefined : `${located.host}/${clean}`
 }
 
-const refused = (reason: string) => new LecternError('invalid_signature', reason)
+/** The host (with a port other than the scheme's default) and path of a repository URL. */
+function locate(url: string): { hostname: string; host: string; path: string } | undefined {
+  const scp = /^[^@/\s]+@([^:/\s]+):(?!\/\/)(.+)$/.exec(url)
+  if (scp) return { hostname: scp[1].toLowerCase(), host: scp[1].toLowerCase(), path: scp[2] }
+  try {
+    const parsed = new URL(url)
+    const hostname = parsed.hostname.toLowerCase().replace(/^www\./, '')
+    const port = parsed.port === '' || (parsed.protocol === 'ssh:' && parsed.port === '22') ? '' : `:${parsed.port}`
+    return { hostname, host: `${hostname}${port}`, path: parsed.pathname }
+  } catch {
+    return undefined
+  }
+}
+
+/** Refusals of unproven deliveries are written at most once a minute per provider and reason, with how many were not. */
+const REFUSAL_EVERY_MS = 60_000
+const refusalsWritten = new WeakMap<Store, Map<string, { at: number; unwritten: number }>>()
 
 export async function receiveWebhook(store: Store, request: WebhookRequest, options: WebhookOptions): Promise<WebhookOutcome> {
   const delivery = deliveryOf(request.provider, request.headers)
+  const anonymous: AuditContext = { actor: { kind: 'webhook', name: request.provider }, address: request.address }
+  // Proved before it is read: nothing in an unproven body is parsed, nor decides what is checked.
+  const connection = await signer(store, request)
+  if (!connection) {
+    await auditRefusal(store, options, anonymous, null, { provider: request.provider, event: delivery.event, reason: 'bad signature' })
+    throw new LecternError('invalid_signature', 'Refused: the delivery is not signed with the webhook secret of any git connection (`lectern connections list` shows which connections hold one).')
+  }
+  const context: AuditContext = { actor: { kind: 'webhook', name: `${request.provider} via ${connection.name}` }, address: request.address }
   const payload = parseJsonText(request.body.toString('utf8'), 'The delivery')
-  const repository = repositoryOf(request.provider, payload)
-  const outcome: WebhookOutcome = { provider: request.provider, delivery: delivery.id, event: delivery.event, status: 'ignored', repository: repository?.webUrl ?? null, branch: null, libraries: [], gitops: false }
-  if (!repository) {
+  const named = repositoryOf(request.provider, payload)
+  const outcome: WebhookOutcome = { provider: request.provider, delivery: delivery.id, event: delivery.event, status: 'ignored', repository: named?.webUrl ?? null, branch: null, libraries: [], gitops: false }
+  if (!named) {
     if (delivery.isPush) throw new LecternError('validation_error', 'The push names no repository.')
-    // Nothing to act on, so nothing to prove: an organization's ping, say.
     return { ...outcome, reason: `a ${delivery.event} event names no repository` }
   }
-  let host: string
-  try {
-    host = new URL(repository.webUrl).host.toLowerCase()
-  } catch {
-    throw new LecternError('validation_error', "The delivery's repository URL is not a URL.")
-  }
-
-  const connection = await store.connections.forGitHost(INSTALL_CONNECTIONS, host)
-  const context: AuditContext = { actor: { kind: 'webhook', name: connection ? `${request.provider} via ${connection.name}` : request.provider }, address: request.address }
-  const secret = connection ? await store.connections.webhookSecret(INSTALL_CONNECTIONS, connection.name) : null
-  if (secret === null || !verifyDelivery(request.provider, request.headers, request.body, secret)) {
-    await auditSoftly(store, options, context, repository.webUrl, { provider: request.provider, delivery: delivery.id, event: delivery.event, reason: secret === null ? 'no webhook secret for the host' : 'bad signature' })
-    throw refused(`Refused: the delivery is not signed with the webhook secret of a git connection for ${host} (\`lectern connections list\` shows which connections hold one).`)
+  // The secret proves the sender is the connection's host: the delivery may speak of that host's repositories only.
+  const repository = onHostOf(named, connection)
+  if (!repository) {
+    await auditRefusal(store, options, context, null, { provider: request.provider, event: delivery.event, reason: `names a repository on another host than ${hostOf(connection.baseUrl)}` })
+    throw new LecternError('invalid_signature', `Refused: the delivery is signed with the webhook secret of "${connection.name}" (${hostOf(connection.baseUrl)}) but names a repository on another host.`)
   }
   if (!delivery.isPush) return { ...outcome, reason: `${delivery.event} events are not acted on; only pushes are` }
-  if (!(await store.webhookDeliveries.claim(request.provider, delivery.id))) {
-    await auditSoftly(store, options, context, repository.webUrl, { provider: request.provider, delivery: delivery.id, event: delivery.event, reason: 'replayed' })
-    throw new LecternError('delivery_replayed', `Refused: delivery ${delivery.id} was received before; a delivery is acted on once.`)
+  // Claimed by its ID and by its signed body, so neither a resent delivery nor its body under a new ID is acted on twice.
+  const claims = [`delivery:${delivery.id}`, `body:${createHash('sha256').update(request.body).digest('hex')}`]
+  if (!(await store.webhookDeliveries.claim(request.provider, claims))) {
+    await auditRefusal(store, options, context, repository.webUrl, { provider: request.provider, delivery: delivery.id, reason: 'replayed' })
+    throw new LecternError('delivery_replayed', `Refused: delivery ${delivery.id} (or the same push under another ID) was received before; a delivery is acted on once.`)
   }
+  try {
+    const push = pushOf(repository, payload)
+    if (push.branch === null) return { ...outcome, reason: 'the push is of a tag or deletes a branch' }
+    const libraries: LibraryRefresh[] = []
+    for (const library of await librariesOf(store, repository, push.branch)) libraries.push(await refresh(store, library))
+    const gitops = await isManifestPush(store, repository, push.branch)
+    if (gitops) options.syncGitOps()
+    if (libraries.length === 0 && !gitops) return { ...outcome, branch: push.branch, reason: `no library follows ${repository.webUrl} at ${push.branch}, and it is not the GitOps manifest's` }
+    try {
+      await audit(store, context, 'webhook.received', repository.webUrl, { provider: request.provider, delivery: delivery.id, branch: push.branch, libraries: libraries.map((l) => `${l.libraryId}: ${l.state}`), gitops })
+    } catch (err) {
+      // The work is queued: an event that cannot be written (a full disk) must not make the sender retry it.
+      options.log.warn({ err }, 'a push webhook was acted on but could not be written to the audit log')
+    }
+    return { ...outcome, status: 'queued', branch: push.branch, libraries, gitops }
+  } catch (err) {
+    // Nothing was queued: the sender's redelivery of this delivery must be acted on.
+    await store.webhookDeliveries.release(request.provider, claims)
+    throw err
+  }
+}
 
-  const push = pushOf(repository, payload)
-  if (push.branch === null) {
-    return { ...outcome, reason: 'the push is of a tag or deletes a branch' }
+/** The git connection whose webhook secret the delivery proves it holds; every such connection is tried, whatever the delivery names. */
+async function signer(store: Store, request: WebhookRequest): Promise<Connection | undefined> {
+  let found: Connection | undefined
+  for (const connection of (await store.connections.list(INSTALL_CONNECTIONS, 'git')).filter((c) => c.webhook)) {
+    const secret = await store.connections.webhookSecret(INSTALL_CONNECTIONS, connection.name)
+    // Every secret is checked, so the time taken does not say which one matched.
+    if (secret !== null && verifyDelivery(request.provider, request.headers, request.body, secret)) found ??= connection
   }
-  const libraries: LibraryRefresh[] = []
-  for (const library of await librariesOf(store, repository, push.branch)) libraries.push(await refresh(store, library))
-  const gitops = await isManifestPush(store, repository, push.branch)
-  if (gitops) options.syncGitOps()
-  await audit(store, context, 'webhook.received', repository.webUrl, {
-    provider: request.provider,
-    delivery: delivery.id,
-    branch: push.branch,
-    libraries: libraries.map((l) => `${l.libraryId}: ${l.state}`),
-    gitops,
-  })
-  return { ...outcome, status: 'queued', branch: push.branch, libraries, gitops }
+  return found
+}
+
+/**
+ * The repository as the delivery names it, keeping only the URLs on the connection's host: its web
+ * address must be there (on the same port, for an https connection; an SSH connection names its
+ * SSH port, so there the name decides), and clone URLs on other hosts are dropped. Undefined when
+ * the web address is elsewhere.
+ */
+function onHostOf(repository: NamedRepository, connection: Connection): NamedRepository | undefined {
+  const own = locate(connection.baseUrl)
+  const web = locate(repository.webUrl)
+  const ssh = connection.baseUrl.startsWith('ssh://')
+  if (!own || !web || web.hostname !== own.hostname || (!ssh && web.host !== own.host)) return undefined
+  return { ...repository, cloneUrls: repository.cloneUrls.filter((url) => locate(url)?.hostname === own.hostname) }
+}
+
+async function auditRefusal(store: Store, options: WebhookOptions, context: AuditContext, target: string | null, details: Record<string, unknown>): Promise<void> {
+  const key = `${String(details.provider)}|${String(details.reason)}`
+  const written = refusalsWritten.get(store) ?? new Map<string, { at: number; unwritten: number }>()
+  refusalsWritten.set(store, written)
+  const last = written.get(key)
+  const now = Date.now()
+  if (last && now - last.at < REFUSAL_EVERY_MS) {
+    last.unwritten++
+    return
+  }
+  written.set(key, { at: now, unwritten: 0 })
+  const event = typeof details.event === 'string' ? details.event.slice(0, 100) : details.event
+  await auditSoftly(store, options, context, target, { ...details, event, ...(last?.unwritten ? { alikeNotRecorded: last.unwritten } : {}) })
 }
 
 /** A refusal is answered even when its event cannot be written (a full disk). */
-async function auditSoftly(store: Store, options: WebhookOptions, context: AuditContext, target: string, details: Record<string, unknown>): Promise<void> {
+async function auditSoftly(store: Store, options: WebhookOptions, context: AuditContext, target: string | null, details: Record<string, unknown>): Promise<void> {
   try {
     await audit(store, context, 'webhook.refused', target, details)
   } catch (err) {

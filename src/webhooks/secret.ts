@@ -22,8 +22,11 @@ export async function setWebhookSecret(store: Store, context: AuditContext, name
   return given === undefined ? { connection, secret } : { connection }
 }
 
-export async function removeWebhookSecret(store: Store, context: AuditContext, name: string): Promise<Connection> {
+/** Removes a connection's webhook secret; `removed` is false when it had none (nothing changes, nothing is audited). */
+export async function removeWebhookSecret(store: Store, context: AuditContext, name: string): Promise<{ connection: Connection; removed: boolean }> {
+  const before = await store.connections.get(INSTALL_CONNECTIONS, name)
+  if (before && before.kind === 'git' && !before.webhook) return { connection: before, removed: false }
   const connection = await store.connections.setWebhookSecret(INSTALL_CONNECTIONS, name, null)
   await audit(store, context, 'webhook.secret.changed', `connection ${name}`, { webhookSecret: 'removed' })
-  return connection
+  return { connection, removed: true }
 }

@@ -119,7 +119,9 @@ describe('the Settings page', () => {
         headers: { 'content-type': 'application/json', 'x-gitlab-event': 'Push Hook', 'x-gitlab-event-uuid': crypto.randomUUID(), 'x-gitlab-token': token },
         body: JSON.stringify({ ref: 'refs/heads/main', project: { web_url: 'https://gitlab.example.com/acme/widgets', default_branch: 'main' } }),
       })
-    expect((await deliver(secret)).status).toBe(202)
+    const delivered = await deliver(secret)
+    expect(delivered.status).toBe(200)
+    expect(await delivered.json()).toMatchObject({ status: 'ignored', reason: expect.stringContaining('no library follows') })
     expect((await deliver('glpat-browserSecret987')).status).toBe(401)
     await page.getByRole('button', { name: 'Remove webhook secret of gitlab' }).click()
     await expect.poll(() => row.textContent()).toContain('none')

@@ -140,11 +140,23 @@ describe('lectern connections', () => {
 
     const refusals: Array<[string[], RegExp]> = [
       [['--ssh-key-file', key], /needs the host keys to trust: --known-hosts-file/],
+      [['--token', 'abc', '--known-hosts-file', path.join(dir, 'known_hosts')], /takes its deploy key with --ssh-key-file, not a token/],
+      [['--known-hosts-file', path.join(dir, 'known_hosts')], /needs its deploy key: --ssh-key-file/],
       [['--ssh-key-file', path.join(dir, 'missing'), '--known-hosts-file', path.join(dir, 'known_hosts')], /--ssh-key-file: cannot read .*missing \(ENOENT\)/],
       [['--ssh-key-file', path.join(dir, 'locked_key'), '--known-hosts-file', path.join(dir, 'known_hosts')], /not an unencrypted private key/],
     ]
     for (const [args, message] of refusals) {
       const refused = await add(...args)
+      expect(refused.exitCode, refused.stderr).toBe(2)
+      expect(refused.stderr.replace(/\s+/g, ' ')).toMatch(message)
+    }
+    for (const [args, message] of [
+      [['connections', 'add', 'git', '--name', 'x', '--host', 'git.acme.internal', '--token', 't', '--known-hosts-file', path.join(dir, 'known_hosts')], /give the host as --host ssh:\/\/host/],
+      [['connections', 'add', 'notion', '--name', 'x', '--ssh-key-file', key], /are for git connections over SSH only/],
+      [['connections', 'add', 'git', '--name', 'x', '--host', 'https://git.acme.internal/group', '--token', 't'], /is not a git host: write host, host:port/],
+      [['connections', 'add', 'git', '--name', 'x', '--host', 'gitlab.example.com:8443', '--token', 't'], /Connection "gitlab" already serves https:\/\/gitlab.example.com:8443/],
+    ] as const) {
+      const refused = await runCli([...args, '--data-dir', dataDir])
       expect(refused.exitCode, refused.stderr).toBe(2)
       expect(refused.stderr.replace(/\s+/g, ' ')).toMatch(message)
     }

@@ -54,6 +54,10 @@ describe('lectern gitops', () => {
     expect(JSON.parse((await lectern('gitops', 'status', '--json')).stdout).managed).toEqual([{ libraryId: '/acme/widgets', syncedAt: expect.any(String) }])
 
     expect((await app.runtime.store.libraries.byId('/acme/widgets'))?.options).toMatchObject({ folders: ['docs'] })
+    // One sync at a time across the processes of a data directory: while this process syncs (holds the task's lock), the CLI's is refused.
+    const beside = await app.runtime.store.exclusively('gitops-sync', async () => await lectern('gitops', 'sync', '--json'))
+    expect(beside.ran && beside.value.exitCode, beside.ran ? beside.value.stdout + beside.value.stderr : '').toBe(exitCodeOf('sync_running'))
+    expect(beside.ran && JSON.parse(beside.value.stdout)).toMatchObject({ error: 'sync_running' })
     const cloud = await runCli(['gitops', 'sync', '--data-dir', dataDir, '--json'], { LECTERN_MODE: 'cloud' })
     expect(cloud.exitCode).toBe(exitCodeOf('forbidden'))
   })

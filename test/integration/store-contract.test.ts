@@ -112,25 +112,32 @@ describe.each<StoreKind>(['sqlite', 'postgres'])('the store on %s', (kind) => {
   it('queues a job asked to run again once more when it ends, without its one-off token, unless it was cancelled', async () => {
     const store = await open(kind)
     const { library, version } = await liveLibrary(store, '/acme/pushed')
-    const job = await store.jobs.enqueue({ kind: 'refresh', libraryPk: library.pk, versionPk: version.pk, payload: { spec: 'git' }, secret: 'sealed-token' })
+    const job = await store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk, payload: { spec: 'git' }, secret: 'sealed-token' })
     // Only a running job can be asked: a queued one will read the push anyway.
     expect(await store.jobs.runAgain(version.pk)).toBe(false)
     await store.jobs.claimNext(testClaimer)
     expect(await store.jobs.runAgain(version.pk)).toBe(true)
     await store.jobs.succeed(heldByTest(job.pk))
     const again = await store.jobs.activeForVersion(version.pk)
-    expect(again).toMatchObject({ kind: 'refresh', state: 'queued', payload: { spec: 'git' }, secret: null, libraryPk: library.pk })
+    expect(again).toMatchObject({ kind: 'ingest', state: 'queued', payload: { spec: 'git' }, secret: null, libraryPk: library.pk })
     expect(again!.pk).toBeGreaterThan(job.pk)
     // The second run was not asked to run again: it ends for good.
     await store.jobs.claimNext(testClaimer)
     await store.jobs.fail(heldByTest(again!.pk), 'source_unreachable', 'gone')
     expect(await store.jobs.activeForVersion(version.pk)).toBeUndefined()
-    // A cancelled job is not run again, whoever asked.
-    const third = await store.jobs.enqueue({ kind: 'refresh', libraryPk: library.pk, versionPk: version.pk })
+    // A cancelled job is not run again, whoever asked; nor one asked to cancel that ended otherwise.
+    for (const end of ['cancelled', 'source_unreachable']) {
+      const third = await store.jobs.enqueue({ kind: 'ingest', libraryPk: library.pk, versionPk: version.pk })
+      await store.jobs.claimNext(testClaimer)
+      expect(await store.jobs.runAgain(version.pk)).toBe(true)
+      await store.jobs.requestCancel(third.pk, 'admin')
+      await store.jobs.fail(heldByTest(third.pk), end, 'ended')
+      expect(await store.jobs.activeForVersion(version.pk)).toBeUndefined()
+    }
+    // Only ingests: another kind of job on the version is not marked.
+    await store.jobs.enqueue({ kind: 'import', libraryPk: library.pk, versionPk: version.pk })
     await store.jobs.claimNext(testClaimer)
-    await store.jobs.runAgain(version.pk)
-    await store.jobs.fail(heldByTest(third.pk), 'cancelled', 'cancelled by admin')
-    expect(await store.jobs.activeForVersion(version.pk)).toBeUndefined()
+    expect(await store.jobs.runAgain(version.pk)).toBe(false)
   })
 
   it('seals a git connection\'s webhook secret, and records each webhook delivery once', async () => {
@@ -150,16 +157,21 @@ describe.each<StoreKind>(['sqlite', 'postgres'])('the store on %s', (kind) => {
     expect((await store.connections.setWebhookSecret(scope, 'gitlab', null)).webhook).toBe(false)
     expect(await store.connections.webhookSecret(scope, 'gitlab')).toBeNull()
 
-    expect(await store.webhookDeliveries.claim('github', 'delivery-1')).toBe(true)
-    expect(await store.webhookDeliveries.claim('github', 'delivery-1')).toBe(false)
-    expect(await store.webhookDeliveries.claim('gitea', 'delivery-1')).toBe(true)
+    expect(await store.webhookDeliveries.claim('github', ['delivery:1', 'body:a'])).toBe(true)
+    expect(await store.webhookDeliveries.claim('github', ['delivery:1', 'body:b'])).toBe(false)
+    // All keys or none: the refused claim did not keep body:b.
+    expect(await store.webhookDeliveries.claim('github', ['delivery:2', 'body:b'])).toBe(true)
+    expect(await store.webhookDeliveries.claim('github', ['delivery:3', 'body:a'])).toBe(false)
+    expect(await store.webhookDeliveries.claim('gitea', ['delivery:1', 'body:a'])).toBe(true)
     // A claim inside a transaction that goes on after a refused one (PostgreSQL aborts a transaction on a failed insert otherwise).
     await store.transaction(async () => {
-      expect(await store.webhookDeliveries.claim('github', 'delivery-1')).toBe(false)
-      expect(await store.webhookDeliveries.claim('github', 'delivery-2')).toBe(true)
+      expect(await store.webhookDeliveries.claim('github', ['delivery:1'])).toBe(false)
+      expect(await store.webhookDeliveries.claim('github', ['delivery:4'])).toBe(true)
     })
-    // Past its days a delivery is forgotten.
-    expect(await store.webhookDeliveries.claim('github', 'delivery-1', new Date(Date.now() + 31 * 86_400_000))).toBe(true)
+    // A released claim (its work failed) is taken again; past its days a delivery is forgotten.
+    await store.webhookDeliveries.release('github', ['delivery:4'])
+    expect(await store.webhookDeliveries.claim('github', ['delivery:4'])).toBe(true)
+    expect(await store.webhookDeliveries.claim('github', ['delivery:1', 'body:a'], new Date(Date.now() + 31 * 86_400_000))).toBe(true)
   })
 
   it('keeps teams, members within the plan, and invitations', async () => {

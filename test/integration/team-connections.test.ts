@@ -206,7 +206,7 @@ describe('a teamspace manages its connections over HTTP', () => {
   })
 
   it('lets an admin remove one by name; a second removal is 404', async () => {
-    expect((await createConnection(sessions.acmeAdmin, tenants.acme.teamPk, { kind: 'git', name: 'old-host', host: gitServer, token: 'y' })).statusCode).toBe(201)
+    expect((await createConnection(sessions.acmeAdmin, tenants.acme.teamPk, { kind: 'git', name: 'old-host', host: 'git.old-host.example', token: 'y' })).statusCode).toBe(201)
     const removed = await app.inject({ method: 'DELETE', url: teamUrl(tenants.acme.teamPk, '/old-host'), cookies: sessions.acmeAdmin })
     expect(removed.statusCode, removed.body).toBe(200)
     expect(removed.json()).toMatchObject({ name: 'old-host', kind: 'git' })

@@ -3,10 +3,13 @@
  * proved, how a push and a library are matched to one repository, and how SSH hosts, known hosts
  * and ssh's host key complaints are read.
  */
-import { createHmac } from 'node:crypto'
+import { createHmac, randomBytes } from 'node:crypto'
+import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { checkKnownHosts, hostKeyProblem, knownHostsName, parseSshHost } from '../../src/sources/git-ssh.js'
-import { isSshUrl } from '../../src/sources/repo-url.js'
+import { checkKnownHosts, knownHostsName, parseSshHost, sshProblem, sweepStaleSshDirs } from '../../src/sources/git-ssh.js'
+import { setProcessEnv, tmpDir } from '../helpers/tmp.js'
+import { isSshUrl, parseRepoUrl } from '../../src/sources/repo-url.js'
 import { deliveryOf, pushOf, repositoryOf, verifyDelivery } from '../../src/webhooks/providers.js'
 import { repositoryKey } from '../../src/webhooks/receive.js'
 
@@ -48,13 +51,16 @@ describe('webhook deliveries', () => {
     const key = 'git.acme.internal/acme/widgets'
     for (const url of [
       'https://git.acme.internal/acme/widgets',
-      'https://git.acme.internal/acme/widgets.git',
+      'https://git.acme.internal:443/acme/widgets.git',
       'https://GIT.acme.internal/Acme/Widgets/',
-      'ssh://git@git.acme.internal:2222/acme/widgets.git',
+      'ssh://git@git.acme.internal:22/acme/widgets.git',
       'git@git.acme.internal:acme/widgets.git',
     ]) {
       expect(repositoryKey(url), url).toBe(key)
     }
+    // Another port is another service, whatever the name.
+    expect(repositoryKey('ssh://git@git.acme.internal:2222/acme/widgets.git')).toBe('git.acme.internal:2222/acme/widgets')
+    expect(repositoryKey('http://git.acme.internal:3000/acme/widgets')).toBe('git.acme.internal:3000/acme/widgets')
     expect(repositoryKey('https://www.github.com/acme/widgets')).toBe('github.com/acme/widgets')
     expect(repositoryKey('not a url')).toBeUndefined()
     expect(repositoryKey('https://git.acme.internal/')).toBeUndefined()
@@ -71,13 +77,20 @@ describe('git over SSH', () => {
     expect(isSshUrl('ssh://git@h/a/b')).toBe(true)
     expect(isSshUrl('git@h:a/b.git')).toBe(true)
     expect(isSshUrl('https://h/a/b')).toBe(false)
+    // Nothing ssh could read as an option.
+    for (const url of ['-oProxyCommand=x@h:a/b', 'git@-oProxyCommand=x:a/b', 'ssh://-oProxyCommand=x@h/a/b', 'ssh://git@-h/a/b']) expect(() => parseRepoUrl(url), url).toThrow()
   })
 
   it('takes known hosts only when every line is one and one is for the host', () => {
     expect(checkKnownHosts(`# comment\n\n[h]:2222 ssh-ed25519 ${KEY}\n`, 'h', 2222)).toBe(`[h]:2222 ssh-ed25519 ${KEY}\n`)
     expect(checkKnownHosts(`other,h ssh-ed25519 ${KEY} comment`, 'h', 22)).toContain('other,h')
-    expect(checkKnownHosts(`@cert-authority *.acme.internal,h ssh-ed25519 ${KEY}`, 'h', 22)).toContain('@cert-authority')
-    expect(checkKnownHosts(`|1|c2FsdA==|aGFzaA== ssh-ed25519 ${KEY}`, 'h', 22)).toContain('|1|')
+    expect(checkKnownHosts(`@cert-authority *.acme.internal ssh-ed25519 ${KEY}`, 'git.acme.internal', 22)).toContain('@cert-authority')
+    const salt = randomBytes(20)
+    const hashed = (name: string) => `|1|${salt.toString('base64')}|${createHmac('sha1', salt).update(name).digest('base64')}`
+    expect(checkKnownHosts(`${hashed('[h]:2222')} ssh-ed25519 ${KEY}`, 'h', 2222)).toContain('|1|')
+    expect(() => checkKnownHosts(`${hashed('other')} ssh-ed25519 ${KEY}`, 'h', 22)).toThrow(/None of the known hosts is for h/)
+    expect(() => checkKnownHosts(`*.acme.internal ssh-ed25519 ${KEY}`, 'h.acme.internal', 22)).toThrow(/is a pattern/)
+    expect(() => checkKnownHosts(`@revoked h ssh-ed25519 ${KEY}`, 'h', 22)).toThrow(/None of the known hosts/)
     expect(() => checkKnownHosts('', 'h', 22)).toThrow(/at least one for h/)
     expect(() => checkKnownHosts(`h ssh-ed25519 ${KEY}`, 'h', 2222)).toThrow(/None of the known hosts is for \[h\]:2222/)
     expect(() => checkKnownHosts(`h ssh-dss ${KEY}`, 'h', 22)).toThrow(/line 1 is not/)
@@ -85,9 +98,23 @@ describe('git over SSH', () => {
     expect(() => checkKnownHosts(`@trusted h ssh-ed25519 ${KEY}`, 'h', 22)).toThrow(/not a marker/)
   })
 
+  it('sweeps the deploy key directories of dead processes, not those of commands that may still run', async () => {
+    const temp = await tmpDir()
+    setProcessEnv({ TMPDIR: temp })
+    const old = path.join(temp, 'lectern-ssh-old')
+    const fresh = path.join(temp, 'lectern-ssh-fresh')
+    for (const dir of [old, fresh, path.join(temp, 'other-old')]) await mkdir(dir)
+    await writeFile(path.join(old, 'id'), 'key')
+    const hoursAgo = new Date(Date.now() - 2 * 3_600_000)
+    for (const dir of [old, path.join(temp, 'other-old')]) await utimes(dir, hoursAgo, hoursAgo)
+    expect(await sweepStaleSshDirs()).toBe(1)
+    expect((await readdir(temp)).sort()).toEqual(['lectern-ssh-fresh', 'other-old'])
+  })
+
   it('says whether a host key was unknown or changed', () => {
-    expect(hostKeyProblem('WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!; Host key verification failed.', 'h:2222')).toMatch(/^the SSH host key of h:2222 has CHANGED/)
-    expect(hostKeyProblem('No ED25519 host key is known for [h]:2222 and you have requested strict checking.; Host key verification failed.', 'h:2222')).toMatch(/^the SSH host key of h:2222 is unknown/)
-    expect(hostKeyProblem('Permission denied (publickey).', 'h')).toBeUndefined()
+    expect(sshProblem('WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!; Host key verification failed.', 'h:2222')).toMatch(/^the SSH host key of h:2222 has CHANGED/)
+    expect(sshProblem('No ED25519 host key is known for [h]:2222 and you have requested strict checking.; Host key verification failed.', 'h:2222')).toMatch(/^the SSH host key of h:2222 is unknown/)
+    expect(sshProblem('git@h: Permission denied (publickey).', 'h')).toMatch(/^h refused the deploy key/)
+    expect(sshProblem('Connection refused', 'h')).toBeUndefined()
   })
 })

@@ -34,6 +34,6 @@ export default async function connections(app: FastifyInstance, options: { webho
     async (request) => await setWebhookSecret(store, await auditContext(request, store.users), request.params.name, request.body?.secret),
   )
   app.delete<{ Params: { name: string } }>('/connections/:name/webhook', { config: admin, schema: { params: NameParams, response: { 200: ConnectionView } } }, async (request) =>
-    await removeWebhookSecret(store, await auditContext(request, store.users), request.params.name),
+    (await removeWebhookSecret(store, await auditContext(request, store.users), request.params.name)).connection,
   )
 }
