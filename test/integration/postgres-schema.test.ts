@@ -15,7 +15,7 @@ import { suiteTeardown, tmpDir } from '../helpers/tmp.js'
 const defer = suiteTeardown()
 
 /** SQLite keeps flags as INTEGER 0/1; PostgreSQL as boolean. */
-const BOOLEAN_COLUMNS = new Set(['libraries.is_private', 'libraries.is_imported', 'licenses.offline'])
+const BOOLEAN_COLUMNS = new Set(['libraries.is_private', 'libraries.is_imported', 'licenses.offline', 'jobs.run_again'])
 
 interface Column {
   /** `integer, generated`: a table's own key `pk`, which the database hands out (SQLite's rowid, an identity in PostgreSQL). */
