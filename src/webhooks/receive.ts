@@ -4,14 +4,17 @@
  * sync it asks for, in the background.
  *
  * The guarantees:
- * - Nothing happens for a delivery that does not prove it holds the webhook secret of the git
- *   connection for the repository's host (src/store/connections.ts): not a job, not a sync.
- * - A delivery is acted on once: its ID is recorded before any work is queued, and a delivery
- *   with an ID seen before is refused (src/store/webhook-deliveries.ts).
+ * - Nothing happens for a delivery that does not prove it holds the webhook secret of a git
+ *   connection (src/store/connections.ts): not a job, not a sync, not even a read of its body.
+ *   A proved delivery acts only on repositories of that connection's host.
+ * - A delivery is acted on once: its ID and its body's hash are recorded before any work is
+ *   queued, and a delivery with either seen before is refused (src/store/webhook-deliveries.ts);
+ *   when its work fails, the record is dropped so the sender's redelivery is acted on.
  * - A push is not lost to an ingest already running: that job is marked to run again when it ends
  *   (jobs.runAgain), since it may have read the branch before the push.
- * - Refusals are audited as `webhook.refused`, pushes acted on as `webhook.received`; the audit
- *   never holds the secret nor the payload.
+ * - Refusals are audited as `webhook.refused` (those of unproven deliveries at most once a minute
+ *   per provider and reason), pushes acted on as `webhook.received`; the audit never holds the
+ *   secret nor the payload.
  */
 import { createHash } from 'node:crypto'
 import { audit, type AuditContext } from '../audit/log.js'
@@ -47,7 +50,7 @@ export interface WebhookOutcome {
   provider: WebhookProvider
   delivery: string
   event: string
-  /** `queued` when the push was acted on, `ignored` for another event or a push to no branch. */
+  /** `queued` when the push was acted on; `ignored` for another event, a push to no branch, or one nobody follows. */
   status: 'queued' | 'ignored'
   reason?: string
   repository: string | null
