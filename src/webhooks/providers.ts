@@ -63,6 +63,14 @@ const equalText = (given: string, expected: string): boolean => {
 
 const hmacHex = (secret: string, body: Buffer) => createHmac('sha256', secret).update(body).digest('hex')
 
+/** A check of an HMAC-SHA256 of the body, hex, in `name` after `prefix`: GitHub's and Gitea's. */
+const signedBody =
+  (name: string, prefix: string) =>
+  (headers: Headers, body: Buffer, secret: string): boolean => {
+    const signature = header(headers, name)
+    return signature !== undefined && equalText(signature.toLowerCase(), `${prefix}${hmacHex(secret, body)}`)
+  }
+
 const Url = z.string().max(2048)
 const GitHubLike = z.object({
   repository: z.object({ html_url: Url, clone_url: Url.optional(), ssh_url: Url.optional(), default_branch: z.string().max(255).optional() }),
@@ -84,20 +92,14 @@ const RULES: Record<WebhookProvider, ProviderRules> = {
     event: 'x-github-event',
     delivery: ['x-github-delivery'],
     push: 'push',
-    verify: (headers, body, secret) => {
-      const signature = header(headers, 'x-hub-signature-256')
-      return signature !== undefined && equalText(signature.toLowerCase(), `sha256=${hmacHex(secret, body)}`)
-    },
+    verify: signedBody('x-hub-signature-256', 'sha256='),
     repository: githubLike,
   },
   gitea: {
     event: 'x-gitea-event',
     delivery: ['x-gitea-delivery'],
     push: 'push',
-    verify: (headers, body, secret) => {
-      const signature = header(headers, 'x-gitea-signature')
-      return signature !== undefined && equalText(signature.toLowerCase(), hmacHex(secret, body))
-    },
+    verify: signedBody('x-gitea-signature', ''),
     repository: githubLike,
   },
   gitlab: {
