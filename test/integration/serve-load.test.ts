@@ -16,11 +16,16 @@ import { suiteTeardown, tmpDataDir, tmpDir } from '../helpers/tmp.js'
 vi.setConfig({ testTimeout: 300_000 })
 
 /**
- * The slowest a probe may answer while the server works. Before the job thread and the async
- * backup compression, single probes took 1.3 to 2.7 s during this ingest and 0.8 s during this
- * backup; after, at most 260 ms with the host's load average at 12 on two cores.
+ * How fast probes answer while the server works. Before the job thread and the async backup
+ * compression, the event loop stopped for 0.8 to 2.7 s again and again (once per batch or chunk):
+ * probes that met a stop waited it out, and a window held few probes, many of them slow. After,
+ * probes answer within 260 ms, but a machine other suites load can hold up the server process
+ * itself now and then (one probe of 653 took 515 ms in CI). So a few stragglers are allowed
+ * (SLOW_SHARE of the window, at least one), and none as long as the ingest's stops were.
  */
 const PROBE_BOUND_MS = 400
+const SLOW_SHARE = 0.02
+const STOPPED_LOOP_MS = 1000
 /** Clients asking questions meanwhile. */
 const CLIENTS = 2
 const PROBE_PAUSE_MS = 20
@@ -78,10 +83,12 @@ async function observeWhile(server: ServerProcess, done: (observed: Observed) =>
 }
 
 function expectResponsive(observed: Observed, what: string): void {
-  const slowest = Math.max(...observed.probeMs)
-  expect(observed.probeMs.length, `probes during ${what}`).toBeGreaterThanOrEqual(MIN_PROBES)
+  const probes = observed.probeMs.length
+  const slow = observed.probeMs.filter((ms) => ms >= PROBE_BOUND_MS).sort((a, b) => b - a)
+  expect(probes, `probes during ${what}`).toBeGreaterThanOrEqual(MIN_PROBES)
   expect(observed.probeStatuses.every((s) => s === 200), `probe statuses during ${what}`).toBe(true)
-  expect(slowest, `slowest of ${observed.probeMs.length} probes during ${what}`).toBeLessThan(PROBE_BOUND_MS)
+  expect(slow.length, `probes of ${probes} over ${PROBE_BOUND_MS} ms during ${what}: ${slow.map(Math.round).join(', ')}`).toBeLessThanOrEqual(Math.max(1, Math.floor(probes * SLOW_SHARE)))
+  expect(slow[0] ?? 0, `slowest of ${probes} probes during ${what}`).toBeLessThan(STOPPED_LOOP_MS)
   expect(observed.clientStatuses.length).toBeGreaterThan(0)
   expect(observed.clientStatuses.filter((s) => s !== 200), `failed client requests during ${what}`).toEqual([])
 }
@@ -103,7 +110,7 @@ async function add(server: ServerProcess, key: string, name: string): Promise<vo
 }
 
 describe('a busy server stays responsive', () => {
-  it(`probes answer within ${PROBE_BOUND_MS} ms and no request fails while a large repository indexes, then while a backup is written`, async () => {
+  it(`probes answer within ${PROBE_BOUND_MS} ms, but for a few stragglers, and no request fails while a large repository indexes, then while a backup is written`, async () => {
     const dataDir = await tmpDataDir()
     const store = await openStore(dataDir)
     const { key } = await store.keys.create('load-test')
