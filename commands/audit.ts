@@ -39,7 +39,7 @@ export default class Audit extends LecternCommand {
   static override summary = 'Show the audit log: access-rule changes, keys, sign-ins, roles, settings, backups, restores and blocked access attempts.'
   static override description = `Newest first, times in UTC. Each event names its actor (a user, an API key as its owner and ID, the CLI's system user, or Lectern itself), the client's address and the target. No key, password, token or question is ever in it. Events are kept audit.retentionDays days (default 365; \`lectern config set audit.retentionDays 730\`).
 
---since and --until take an age (30m, 24h, 7d, 2w) or a date or time (2026-12-01, 2026-12-01 09:00, 2026-12-01T09:00:00+01:00): without a zone it is UTC, as the table prints it, and a date is its start (--until 2026-12-03 ends as that day begins). --action takes an action or its group (key, access, signin, settings, backup, restore, user, gitops, webhook), in any case. --actor and --target match part of the name, in any case.
+--since and --until take an age (30m, 24h, 7d, 2w) or a date or time (2026-12-01, 2026-12-01 09:00, 2026-12-01T09:00:00+01:00): without a zone it is UTC, as the table prints it, and a date is its start (--until 2026-12-03 ends as that day begins). --action takes an action or its group (key, access, signin, settings, backup, restore, user, gitops, connection, webhook), in any case. --actor and --target match part of the name, in any case.
 
 --jsonl prints every matching event, oldest first, one JSON object a line: the export a SIEM takes in (GET /api/audit/export gives the same).
 
@@ -56,7 +56,7 @@ Actions: ${Object.entries(AUDIT_ACTIONS)
   static override flags = {
     since: Flags.string({ summary: 'Events at or after this age or time, e.g. 24h, 7d or 2026-12-01.' }),
     until: Flags.string({ summary: 'Events at or before this age or time.' }),
-    action: Flags.string({ summary: 'An action, or a group of them: key, access, signin, settings, backup, restore, user, gitops, webhook.' }),
+    action: Flags.string({ summary: 'An action, or a group of them: key, access, signin, settings, backup, restore, user, gitops, connection, webhook.' }),
     actor: Flags.string({ summary: "Part of the actor's name, e.g. an email." }),
     target: Flags.string({ summary: 'Part of the target, e.g. a library ID.' }),
     outcome: Flags.string({ summary: 'success, failure or blocked.', options: [...AUDIT_OUTCOMES] }),

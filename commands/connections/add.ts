@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { Args, Flags } from '@oclif/core'
 import { LecternCommand } from '../../cli/run.js'
 import { secretFromEnv, secretFromStdin } from '../../cli/secret-input.js'
+import { cliContext } from '../../src/audit/log.js'
 import { LecternError } from '../../src/errors.js'
 import { addConnection } from '../../src/sources/connections.js'
 import { INSTALL_CONNECTIONS, NOTION_API_URL, type Connection, type ConnectionKind } from '../../src/store/connections.js'
@@ -62,7 +63,7 @@ Git over SSH (on-premise): --host ssh://host[:port] with the deploy key (--ssh-k
     const knownHosts = flags['known-hosts-file'] === undefined ? undefined : await readFileFlag(flags['known-hosts-file'], '--known-hosts-file')
     if (flags['ssh-key-file'] !== undefined && knownHosts === undefined) throw new LecternError('validation_error', 'An SSH git connection needs the host keys to trust: --known-hosts-file (`ssh-keyscan -p <port> <host>` prints them; check their fingerprints against the host\'s).')
     const created = await this.withRuntime(flags, 'write', async (rt) =>
-      await addConnection(rt.store, INSTALL_CONNECTIONS, { kind, name: flags.name, token, site: flags.site, email: flags.email, host: flags.host, apiUrl: flags['api-url'], knownHosts }, rt.guard),
+      await addConnection(rt.store, cliContext(), INSTALL_CONNECTIONS, { kind, name: flags.name, token, site: flags.site, email: flags.email, host: flags.host, apiUrl: flags['api-url'], knownHosts }, rt.guard),
     )
     this.log(`Stored ${kind} connection "${created.name}" for ${created.baseUrl}.`)
     if (created.publicKey) this.log(`Install its deploy key on the host (read-only):\n${created.publicKey}`)

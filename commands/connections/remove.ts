@@ -1,5 +1,7 @@
 import { Args } from '@oclif/core'
 import { LecternCommand } from '../../cli/run.js'
+import { cliContext } from '../../src/audit/log.js'
+import { removeConnection } from '../../src/sources/connections.js'
 import { INSTALL_CONNECTIONS, type Connection } from '../../src/store/connections.js'
 
 export default class ConnectionsRemove extends LecternCommand {
@@ -11,7 +13,7 @@ export default class ConnectionsRemove extends LecternCommand {
   
   async run(): Promise<Connection> {
     const { args, flags } = await this.parse(ConnectionsRemove)
-    const removed = await this.withRuntime(flags, 'read', async (rt) => await rt.store.connections.remove(INSTALL_CONNECTIONS, args.name))
+    const removed = await this.withRuntime(flags, 'write', async (rt) => await removeConnection(rt.store, cliContext(), INSTALL_CONNECTIONS, args.name))
     this.log(`Removed connection "${removed.name}".`)
     return removed
   }

@@ -10,6 +10,7 @@ import { addTeamConnection, removeTeamConnection, teamScope } from '../../src/te
 import { requirePermission, teamAccess } from '../../src/tenancy/teamspaces.js'
 import { ConnectionBody, ConnectionListSchema, ConnectionView, TeamConnectionParams } from '../schemas/connections.js'
 import { TeamParams } from '../schemas/teams.js'
+import { auditContext } from '../audit-context.js'
 
 export default async function teamConnections(app: FastifyInstance): Promise<void> {
   const { store } = app.runtime
@@ -27,13 +28,13 @@ export default async function teamConnections(app: FastifyInstance): Promise<voi
     { config: session, schema: { params: TeamParams, body: ConnectionBody, response: { 201: ConnectionView } } },
     async (request, reply) => {
       const found = await access(request.params.team, request.user!.id)
-      return reply.code(201).send(await addTeamConnection(store, app.runtime.guard, found, request.body))
+      return reply.code(201).send(await addTeamConnection(store, await auditContext(request, store.users), app.runtime.guard, found, request.body))
     },
   )
 
   app.delete<{ Params: { team: number; name: string } }>(
     '/teams/:team/connections/:name',
     { config: session, schema: { params: TeamConnectionParams, response: { 200: ConnectionView } } },
-    async (request) => await removeTeamConnection(store, await access(request.params.team, request.user!.id), request.params.name),
+    async (request) => await removeTeamConnection(store, await auditContext(request, store.users), await access(request.params.team, request.user!.id), request.params.name),
   )
 }

@@ -22,6 +22,8 @@ export const AUDIT_ACTIONS = {
   'restore.failed': 'a staged restore could not be applied at start-up, and the data was left as it was',
   'gitops.synced': 'a GitOps sync applied the manifest: the libraries it created, re-indexed and pruned',
   'gitops.failed': 'a GitOps sync changed nothing: the manifest could not be read or is not valid',
+  'connection.added': 'a connection (a Confluence site, a Notion workspace, a git host) was stored: its kind and address, never its token or key',
+  'connection.removed': 'a connection was removed, with its token, key and webhook secret',
   'webhook.secret.changed': "a git connection's webhook secret was set, generated or removed (never the secret itself)",
   'webhook.received': "a git host's push webhook was acted on: the libraries it refreshed, and whether it started a GitOps sync",
   'webhook.refused': 'a push webhook delivery was refused: not signed with the secret of the git connection for its host, or replayed',

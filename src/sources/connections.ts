@@ -1,13 +1,15 @@
 /**
- * Storing a connection, whoever asks (`lectern connections add`, the dashboard's Settings, a
- * teamspace's Connections): the base URL each kind needs, checked the same way for all. The token
- * is sealed by the store.
+ * Storing and removing a connection, whoever asks (`lectern connections add`, the dashboard's
+ * Settings, a teamspace's Connections): the base URL each kind needs, checked the same way for
+ * all. The token is sealed by the store. Each change is audited in the transaction that makes it,
+ * naming the connection, its kind and address, never its token or key.
  */
+import { audit, type AuditContext } from '../audit/log.js'
 import { LecternError } from '../errors.js'
 import type { AddressGuard } from './address-guard.js'
 import { checkKnownHosts, deployKeyPublicHalf, parseSshHost } from './git-ssh.js'
 import type { Store } from '../store/index.js'
-import { hostOf, NOTION_API_URL, normalizeBaseUrl, type Connection, type ConnectionKind, type ConnectionScope } from '../store/connections.js'
+import { hostOf, NOTION_API_URL, normalizeBaseUrl, type Connection, type ConnectionKind, type ConnectionScope, type NewConnection } from '../store/connections.js'
 
 export interface ConnectionInput {
   kind: ConnectionKind
@@ -82,7 +84,21 @@ export function checkedBaseUrl(input: ConnectionInput, guard: AddressGuard | und
   return baseUrl
 }
 
-export async function addConnection(store: Store, scope: ConnectionScope, input: ConnectionInput, guard: AddressGuard | undefined): Promise<Connection> {
+/** What the audit log says of a connection: its name as target, its kind and address (and teamspace) as details. */
+async function auditConnection(store: Store, context: AuditContext, action: 'connection.added' | 'connection.removed', scope: ConnectionScope, connection: Connection): Promise<void> {
+  const owner = scope.teamPk === null ? {} : { teamId: scope.teamPk }
+  await audit(store, context, action, `connection ${connection.name}`, { kind: connection.kind, baseUrl: connection.baseUrl, ...owner })
+}
+
+async function createAudited(store: Store, context: AuditContext, scope: ConnectionScope, input: NewConnection): Promise<Connection> {
+  return await store.transaction(async () => {
+    const created = await store.connections.create(scope, input)
+    await auditConnection(store, context, 'connection.added', scope, created)
+    return created
+  })
+}
+
+export async function addConnection(store: Store, context: AuditContext, scope: ConnectionScope, input: ConnectionInput, guard: AddressGuard | undefined): Promise<Connection> {
   if (input.knownHosts !== undefined && input.kind !== 'git') throw new LecternError('validation_error', 'Known hosts belong to SSH git connections only.')
   const baseUrl = checkedBaseUrl(input, guard)
   // A name in use is refused by the store, saying so; a second connection for one host here.
@@ -91,9 +107,18 @@ export async function addConnection(store: Store, scope: ConnectionScope, input:
     const same = await store.connections.forGitHost(scope, hostOf(baseUrl), transport)
     if (same) throw new LecternError('validation_error', `Connection "${same.name}" already serves ${baseUrl}; one git connection per host and transport decides which credentials are used. Remove it first to replace it.`)
   }
-  if (!isSsh(input)) return await store.connections.create(scope, { kind: input.kind, name: input.name, baseUrl, email: input.email, token: input.token })
+  if (!isSsh(input)) return await createAudited(store, context, scope, { kind: input.kind, name: input.name, baseUrl, email: input.email, token: input.token })
   const { host, port } = parseSshHost(input.host!)
   const knownHosts = checkKnownHosts(input.knownHosts ?? '', host, port)
   const publicKey = await deployKeyPublicHalf(input.token)
-  return await store.connections.create(scope, { kind: 'git', name: input.name, baseUrl, token: input.token, knownHosts, publicKey })
+  return await createAudited(store, context, scope, { kind: 'git', name: input.name, baseUrl, token: input.token, knownHosts, publicKey })
+}
+
+/** Removes a connection with its token, key and webhook secret; libraries read through it keep their snippets. */
+export async function removeConnection(store: Store, context: AuditContext, scope: ConnectionScope, name: string): Promise<Connection> {
+  return await store.transaction(async () => {
+    const removed = await store.connections.remove(scope, name)
+    await auditConnection(store, context, 'connection.removed', scope, removed)
+    return removed
+  })
 }

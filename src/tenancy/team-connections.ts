@@ -7,7 +7,8 @@
  * that does not resolve yet is stored, as an add of such a repository is accepted, and a job
  * reading through it fails with source_unreachable while it does not.
  */
-import { addConnection, checkedBaseUrl, type ConnectionInput } from '../sources/connections.js'
+import type { AuditContext } from '../audit/log.js'
+import { addConnection, checkedBaseUrl, removeConnection, type ConnectionInput } from '../sources/connections.js'
 import { LecternError } from '../errors.js'
 import { admitHost, type AddressGuard } from '../sources/address-guard.js'
 import type { Connection } from '../store/connections.js'
@@ -17,15 +18,15 @@ import { requirePermission, type TeamAccess } from './teamspaces.js'
 
 export const teamScope = ({ team }: TeamAccess) => ({ teamPk: team.id })
 
-export async function addTeamConnection(store: Store, guard: AddressGuard | undefined, access: TeamAccess, input: ConnectionInput): Promise<Connection> {
+export async function addTeamConnection(store: Store, context: AuditContext, guard: AddressGuard | undefined, access: TeamAccess, input: ConnectionInput): Promise<Connection> {
   requirePermission(access, 'managePrivateSources')
   if (!PLAN_LIMITS[access.team.plan].privateSources) throw new LecternError('forbidden', 'Connections to private sources need a pro or team plan.')
   const baseUrl = checkedBaseUrl(input, guard)
   if (guard) await admitHost(new URL(baseUrl).hostname, guard, `Connecting to ${baseUrl}`)
-  return await addConnection(store, teamScope(access), input, guard)
+  return await addConnection(store, context, teamScope(access), input, guard)
 }
 
-export async function removeTeamConnection(store: Store, access: TeamAccess, name: string): Promise<Connection> {
+export async function removeTeamConnection(store: Store, context: AuditContext, access: TeamAccess, name: string): Promise<Connection> {
   requirePermission(access, 'managePrivateSources')
-  return await store.connections.remove(teamScope(access), name)
+  return await removeConnection(store, context, teamScope(access), name)
 }

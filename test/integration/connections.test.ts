@@ -1,7 +1,8 @@
 /**
  * `lectern connections add|list|remove` (in this process, and as a separate process where it matters), the
  * tokens kept out of output and out of the database in plain text, `add confluence|notion`
- * refusing unknown connections, and the git job's fallback to a stored git connection.
+ * refusing unknown connections, the audit of each change, and the git job's fallback to a stored
+ * git connection.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -181,6 +182,27 @@ describe('lectern connections', () => {
     const store = await openStore(dataDir)
     expect((await store.connections.list(INSTALL_CONNECTIONS)).map((c) => c.name)).toEqual(['acme', 'gitlab', 'intranet'])
     await store.close()
+  })
+
+  it('audits every connection stored and removed, by the system user, with kind and address and never a token or key; refusals store and record nothing', async () => {
+    const store = await openStore(dataDir)
+    try {
+      const events = (await store.audit.list({ action: 'connection' }, { limit: 20 })).reverse()
+      expect(events.map((e) => [e.action, e.actor.kind, e.target, e.details.kind, e.details.baseUrl])).toEqual([
+        ['connection.added', 'cli', 'connection acme', 'confluence', 'https://acme.atlassian.net/wiki'],
+        ['connection.added', 'cli', 'connection gitlab', 'git', 'https://gitlab.example.com:8443'],
+        ['connection.added', 'cli', 'connection ws', 'notion', 'https://api.notion.com'],
+        ['connection.added', 'cli', 'connection intranet', 'confluence', 'http://wiki.acme.test'],
+        ['connection.added', 'cli', 'connection internal-ssh', 'git', 'ssh://git.acme.internal'],
+        ['connection.removed', 'cli', 'connection internal-ssh', 'git', 'ssh://git.acme.internal'],
+        ['connection.removed', 'cli', 'connection ws', 'notion', 'https://api.notion.com'],
+      ])
+      for (const event of events) expect(event.actor.name).toBeTruthy()
+      const text = JSON.stringify(events)
+      for (const secret of [CONFLUENCE_TOKEN, NOTION_TOKEN, GIT_TOKEN, 'PRIVATE KEY']) expect(text).not.toContain(secret)
+    } finally {
+      await store.close()
+    }
   })
 })
 

@@ -29,6 +29,16 @@ describe('/api/connections', () => {
     expect(removed.json()).toMatchObject({ name: 'gitlab' })
     expect(removed.body).not.toContain(TOKEN)
     expect(await app.runtime.store.connections.get(INSTALL_CONNECTIONS, 'gitlab')).toBeUndefined()
+
+    const events = (await app.runtime.store.audit.list({ action: 'connection' }, { limit: 10 })).reverse()
+    expect(events.map((e) => [e.action, e.actor.kind, e.address, e.target, e.details.kind, e.details.baseUrl])).toEqual([
+      ['connection.added', 'user', '127.0.0.1', 'connection gitlab', 'git', 'https://gitlab.example.com'],
+      ['connection.added', 'user', '127.0.0.1', 'connection wiki', 'confluence', 'https://acme.atlassian.net'],
+      ['connection.added', 'user', '127.0.0.1', 'connection ws', 'notion', 'https://api.notion.com'],
+      ['connection.removed', 'user', '127.0.0.1', 'connection gitlab', 'git', 'https://gitlab.example.com'],
+    ])
+    expect(new Set(events.map((e) => e.actor.name)).size).toBe(1)
+    expect(JSON.stringify(events)).not.toContain(TOKEN)
   })
 
   it('refuses no session 401, a member 403, and bad input 400 with nothing stored', async () => {
@@ -55,5 +65,7 @@ describe('/api/connections', () => {
     const twice = await app.inject({ method: 'POST', url: '/api/connections', payload: valid, cookies: admin })
     expect(twice.json()).toMatchObject({ error: 'validation_error', message: expect.stringContaining('already exists') })
     expect((await app.inject({ method: 'DELETE', url: '/api/connections/nope', cookies: admin })).statusCode).toBe(404)
+    const events = await app.runtime.store.audit.list({ action: 'connection' }, { limit: 10 })
+    expect(events.map((e) => [e.action, e.target])).toEqual([['connection.added', 'connection gitlab']])
   })
 })

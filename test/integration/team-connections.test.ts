@@ -212,6 +212,11 @@ describe('a teamspace manages its connections over HTTP', () => {
     expect(removed.json()).toMatchObject({ name: 'old-host', kind: 'git' })
     const again = await app.inject({ method: 'DELETE', url: teamUrl(tenants.acme.teamPk, '/old-host'), cookies: sessions.acmeAdmin })
     expect(again.statusCode).toBe(404)
+    const events = await app.runtime.store.audit.list({ action: 'connection', target: 'connection old-host' }, { limit: 10 })
+    expect(events.map((e) => [e.action, e.actor.kind, e.details.teamId, e.details.baseUrl])).toEqual([
+      ['connection.removed', 'user', tenants.acme.teamPk, 'https://git.old-host.example'],
+      ['connection.added', 'user', tenants.acme.teamPk, 'https://git.old-host.example'],
+    ])
   })
 })
 

@@ -5,7 +5,7 @@
  * shown once, or given, then as write-only as the token.
  */
 import type { FastifyInstance } from 'fastify'
-import { addConnection, type ConnectionInput } from '../../../src/sources/connections.js'
+import { addConnection, removeConnection, type ConnectionInput } from '../../../src/sources/connections.js'
 import { INSTALL_CONNECTIONS } from '../../../src/store/connections.js'
 import { removeWebhookSecret, setWebhookSecret } from '../../../src/webhooks/secret.js'
 import { auditContext } from '../../audit-context.js'
@@ -20,11 +20,11 @@ export default async function connections(app: FastifyInstance, options: { webho
   }))
 
   app.post<{ Body: ConnectionInput }>('/connections', { config: admin, schema: { body: ConnectionBody, response: { 201: ConnectionView } } }, async (request, reply) =>
-    reply.code(201).send(await addConnection(store, INSTALL_CONNECTIONS, request.body, app.runtime.guard)),
+    reply.code(201).send(await addConnection(store, await auditContext(request, store.users), INSTALL_CONNECTIONS, request.body, app.runtime.guard)),
   )
 
   app.delete<{ Params: { name: string } }>('/connections/:name', { config: admin, schema: { params: NameParams, response: { 200: ConnectionView } } }, async (request) =>
-    await store.connections.remove(INSTALL_CONNECTIONS, request.params.name),
+    await removeConnection(store, await auditContext(request, store.users), INSTALL_CONNECTIONS, request.params.name),
   )
 
   if (!options.webhooks) return
