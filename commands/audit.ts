@@ -36,7 +36,7 @@ function render(page: AuditPage): string {
 }
 
 export default class Audit extends LecternCommand {
-  static override summary = 'Show the audit log: access-rule changes, keys, sign-ins, roles, settings, backups, restores and blocked access attempts.'
+  static override summary = 'Show the audit log: access rules, keys, sign-ins, users and roles, settings, backups, restores, GitOps syncs, connections, webhooks and blocked access attempts.'
   static override description = `Newest first, times in UTC. Each event names its actor (a user, an API key as its owner and ID, the CLI's system user, or Lectern itself), the client's address and the target. No key, password, token or question is ever in it. Events are kept audit.retentionDays days (default 365; \`lectern config set audit.retentionDays 730\`).
 
 --since and --until take an age (30m, 24h, 7d, 2w) or a date or time (2026-12-01, 2026-12-01 09:00, 2026-12-01T09:00:00+01:00): without a zone it is UTC, as the table prints it, and a date is its start (--until 2026-12-03 ends as that day begins). --action takes an action or its group (key, access, signin, settings, backup, restore, user, gitops, connection, webhook), in any case. --actor and --target match part of the name, in any case.

@@ -291,6 +291,7 @@ export const STARTUP_SETTINGS: readonly SettingDef[] = [
     env: 'LECTERN_WORKERS',
     default: 'auto',
     schema: workersText,
+    showWritten: true,
     description: 'Processes that serve requests on the one port (node:cluster), or auto: one per CPU (os.availableParallelism()). One of them also runs the jobs, the backup schedule and start-up housekeeping; 1 serves in a single process.',
   },
   { key: 'log.level', flag: 'log-level', env: 'LECTERN_LOG_LEVEL', default: 'info', schema: z.enum(LOG_LEVELS), description: 'Log level.' },
@@ -417,6 +418,12 @@ export function configFilePath(flag: string | undefined, env: NodeJS.ProcessEnv 
 }
 
 /** Reads and checks a configuration file: YAML, known keys only, no secrets. */
+/** Where the secrets of settings go, for one written into the configuration file. */
+const SECRET_HOMES: Record<string, string> = {
+  'sso.clientSecret': "LECTERN_SSO_CLIENT_SECRET, or the dashboard's Settings > Single sign-on (which seals it)",
+  'mail.smtpPassword': 'LECTERN_SMTP_PASSWORD',
+}
+
 export function readConfigFile(file: string): Record<string, unknown> {
   let text: string
   try {
@@ -438,7 +445,8 @@ export function readConfigFile(file: string): Record<string, unknown> {
     }
     if (known.has(key)) continue
     if (/(secret|token|password|apikey|api_key)/i.test(key)) {
-      throw new LecternError('validation_error', `${file}: "${key}" looks like a secret; secrets never go in the configuration file. Use the environment, or the sealed store (\`lectern connections add\`, \`lectern config set\`).`)
+      const home = SECRET_HOMES[key] ?? 'the environment, or the sealed store (`lectern connections add`, `lectern config set`)'
+      throw new LecternError('validation_error', `${file}: "${key}" looks like a secret; secrets never go in the configuration file. Use ${home}.`)
     }
     throw new LecternError('validation_error', `${file}: unknown setting "${key}". Known settings: ${[...known].join(', ')}.`)
   }

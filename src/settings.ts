@@ -14,7 +14,7 @@ import { parsePublicKey, type StoredPublicKey } from './license/keys.js'
 import type { Store } from './store/index.js'
 import { SETTING_KEYS, type SettingsRepository } from './store/settings.js'
 
-interface StoredSettingSpec<T> {
+export interface StoredSettingSpec<T> {
   key: (typeof SETTING_KEYS)[keyof typeof SETTING_KEYS]
   description: string
   default: T

@@ -6,7 +6,7 @@ import type { EmbedderSettings } from '../../src/embed/types.js'
 import { LecternError, isLecternError } from '../../src/errors.js'
 import { switchEmbedding } from '../../src/jobs/reembed.js'
 import { dataPaths } from '../../src/install/paths.js'
-import { SETTINGS, writeSetting } from '../../src/settings.js'
+import { SETTINGS, writeSetting, type StoredSettingSpec } from '../../src/settings.js'
 import type { Store } from '../../src/store/index.js'
 import { acquireDataDirLock } from '../../src/store/lock.js'
 import { setRestrictNewLibraries } from '../../src/tenancy/library-access.js'
@@ -17,8 +17,8 @@ export default class ConfigSet extends LecternCommand {
   static override summary = 'Change a setting; a running server picks it up at once.'
   static override description = `Settings:
 
-${Object.entries(SETTINGS)
-    .map(([name, spec]) => `${name} (default ${JSON.stringify(spec.default)}): ${spec.description}`)
+${(Object.entries(SETTINGS) as Array<[string, StoredSettingSpec<unknown>]>)
+    .map(([name, spec]) => `${name} (default ${JSON.stringify(spec.show(spec.default))}): ${spec.description}`)
     .join('\n\n')}
 
 embedding.provider (default "hash"): hash, ollama or openai, with --model, --host, --api-key-env. The provider is probed with one text first; then every library is re-embedded in the background (a running server's worker does it, or \`lectern config reembed --wait\`), each switching when complete.

@@ -15,7 +15,7 @@ export default class GitOpsConfigCommand extends LecternCommand {
   ]
   static override enableJsonFlag = true
   static override flags = {
-    repo: Flags.string({ summary: 'The manifest repository, as `lectern add` takes a repository (https://, or http:// on a trusted network).' }),
+    repo: Flags.string({ summary: 'The manifest repository, as `lectern add` takes one: an owner and a name in its path, over https://, ssh:// (with an SSH connection for its host), or http:// on a trusted network.' }),
     path: Flags.string({ summary: "The manifest's path in the repository (default repos.yaml)." }),
     branch: Flags.string({ summary: "The branch to read it from ('' for the repository's default branch)." }),
     prune: Flags.boolean({ summary: 'Remove the libraries GitOps added that the manifest no longer lists (--no-prune: keep them).', allowNo: true }),

@@ -20,7 +20,7 @@ const GRANTS = ['grant', 'revoke', 'grant-group', 'revoke-group'] as const
 
 const whoCanAccess = (entry: AccessState): string =>
   entry.effective === 'everyone'
-    ? 'All members'
+    ? 'Anyone, with or without a key'
     : entry.users.length + entry.groups.length === 0
       ? 'Admins only'
       : [...entry.users.map((u) => u.email), ...entry.groups.map((group) => `group ${group}`)].join(', ')

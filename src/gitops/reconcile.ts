@@ -158,9 +158,10 @@ async function plannedSources(store: Store, entries: ManifestEntry[]): Promise<A
       planned.push({ libraryId: entry.url, type: entry.type, action: 'fail', reason: `${entry.at}: ${err.message}` })
     }
   }
-  const ids = planned.filter((p): p is DesiredSource => 'submit' in p).map((d) => d.libraryId)
-  const twice = [...new Set(ids.filter((id, i) => ids.indexOf(id) !== i))]
-  if (twice.length > 0) throw new LecternError('validation_error', `The manifest is not valid, so nothing was changed: more than one entry makes ${twice.join(', ')}.`)
+  const places = new Map<string, string[]>()
+  for (const { libraryId, entry } of planned.filter((p): p is DesiredSource => 'submit' in p)) places.set(libraryId, [...(places.get(libraryId) ?? []), entry.at])
+  const twice = [...places].filter(([, at]) => at.length > 1).map(([id, at]) => `${at.join(' and ')} both make ${id}`)
+  if (twice.length > 0) throw new LecternError('validation_error', `The manifest is not valid, so nothing was changed: ${twice.join('; ')}.`)
   return planned
 }
 

@@ -63,7 +63,9 @@ export async function desiredSource(store: Store, entry: ManifestEntry): Promise
     case 'confluence': {
       const connection = await confluenceConnectionForSite(store, INSTALL_CONNECTIONS, entry.url)
       if (!connection) {
-        throw new LecternError('validation_error', `No Confluence connection for ${entry.url}: add it with \`lectern connections add confluence --name <name> --site ${entry.url} --token-stdin\`.`)
+        // Confluence Cloud's API tokens go with the account's email; a Data Center token alone.
+        const email = new URL(entry.url).hostname.endsWith('.atlassian.net') ? ' --email <account email>' : ''
+        throw new LecternError('validation_error', `No Confluence connection for ${entry.url}: add it with \`lectern connections add confluence --name <name> --site ${entry.url}${email} --token-stdin\`.`)
       }
       const title = str(fields.title) ?? str(fields.spaceName)
       return sourceOf(await confluenceSubmission(store, INSTALL_CONNECTIONS, { connection: connection.name, spaceKey: str(fields.spaceKey)!, title, description: str(fields.description) }))

@@ -64,7 +64,7 @@ export function requireSsoConfig(options: SsoOptions): void {
     if (settings.clientId !== '') throw new LecternError('validation_error', 'sso.clientId is set but sso.issuer is not: name the provider, or remove the sso settings to leave single sign-on off.')
     return
   }
-  const missing = [settings.clientId === '' && 'sso.clientId (LECTERN_SSO_CLIENT_ID)', options.publicUrl === '' && 'mail.publicUrl (LECTERN_PUBLIC_URL), the address users reach the dashboard at']
+  const missing = [settings.clientId === '' && 'sso.clientId (LECTERN_SSO_CLIENT_ID)', options.publicUrl === '' && 'mail.publicUrl (LECTERN_PUBLIC_URL: the address users reach the dashboard at)']
   const named = missing.filter(Boolean)
   if (named.length > 0) throw new LecternError('validation_error', `sso.issuer is set but ${named.join(' and ')} ${named.length === 1 ? 'is' : 'are'} not.`)
   if (!settings.passwordSignIn && settings.breakGlassAdmins.length === 0) {

@@ -208,8 +208,21 @@ async function changeGrantsNow(store: Store, context: AuditContext, target: stri
   for (const email of change.revoke) revoked.add(await emailOf(email))
   const granted: string[] = []
   for (const email of change.grant) granted.push(await emailOf(email))
-  const emails = new Set([...state.users.map((u) => u.email), ...granted].filter((email) => !revoked.has(email)))
   const revokedGroups = new Set(change.revokeGroups?.map((group) => group.trim()))
+  // A revoke that names no grantee is a typo more often than not: refused, lest the operator
+  // believe someone lost access who never had it through this rule, or still has it.
+  const strangers = [
+    ...[...revoked].filter((email) => !state.users.some((u) => u.email === email)),
+    ...[...revokedGroups].filter((group) => !state.groups.includes(group)).map((group) => `group ${group}`),
+  ]
+  if (strangers.length > 0) {
+    const grantees = [...state.users.map((u) => u.email), ...state.groups.map((group) => `group ${group}`)]
+    throw new LecternError(
+      'validation_error',
+      `${strangers.join(', ')} ${strangers.length === 1 ? 'is' : 'are'} not among the grantees of ${name} (${grantees.length > 0 ? grantees.join(', ') : 'admins only'}); nothing was changed.`,
+    )
+  }
+  const emails = new Set([...state.users.map((u) => u.email), ...granted].filter((email) => !revoked.has(email)))
   const groups = new Set([...state.groups, ...(change.grantGroups ?? [])].filter((group) => !revokedGroups.has(group.trim())))
   const grantees = { users: [...emails], groups: [...groups] }
   return isNamespace(name) ? await setNamespaceAccess(store, context, name, 'restricted', grantees) : await setLibraryAccess(store, context, name, 'restricted', grantees)

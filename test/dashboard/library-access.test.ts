@@ -47,7 +47,7 @@ describe('the Library access section of Settings', () => {
     await signIn(page, '/settings')
     const section = page.getByRole('region', { name: 'Library access' })
     const row = (id: string) => section.getByRole('row').filter({ hasText: id })
-    await expect.poll(() => row('/acme/widgets').textContent()).toMatch(/Everyone\s*default.*All members/)
+    await expect.poll(() => row('/acme/widgets').textContent()).toMatch(/Everyone\s*default.*Anyone, with or without a key/)
     expect(await contextStatus(installKey, '/acme/widgets')).toBe(200)
 
     await section.getByRole('button', { name: 'Edit access to /acme/widgets' }).click()

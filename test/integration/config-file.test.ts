@@ -94,6 +94,10 @@ describe('lectern.yaml checks', () => {
     expect(body.error).toBe('validation_error')
     expect(body.message).toContain('"backup.s3.secretAccessKey" looks like a secret')
     expect(body.message).not.toContain('wJalrXUtnFEMI')
+    // A secret whose home is known is sent there.
+    await writeFile(file, 'sso:\n  clientSecret: s3cr3t-value\n')
+    const sso = await runCli(['config', 'get', '--json', '--config', file, '--data-dir', await dataDirWithData()])
+    expect(JSON.parse(sso.stdout).message).toBe(`${file}: "sso.clientSecret" looks like a secret; secrets never go in the configuration file. Use LECTERN_SSO_CLIENT_SECRET, or the dashboard's Settings > Single sign-on (which seals it).`)
   })
 
   it('refuses a bad value, naming the setting and the file', async () => {

@@ -128,6 +128,9 @@ repos:
   - url: https://wiki.other.example/wiki
     type: confluence
     spaceKey: OPS
+  - url: https://beta.atlassian.net/wiki
+    type: confluence
+    spaceKey: BETA
 `)
     const synced = (await reconcile()).json()
     expect(plan(synced)).toEqual([
@@ -136,21 +139,24 @@ repos:
       ['create', '/docs/api.acme.example-openapi'],
       ['create', '/confluence/team-space'],
       ['fail', 'https://wiki.other.example/wiki'],
+      ['fail', 'https://beta.atlassian.net/wiki'],
     ])
-    expect(synced.entries[4].reason).toContain('No Confluence connection for https://wiki.other.example/wiki')
+    // The hint runs as written: a Data Center token alone, a Cloud one with its account's email.
+    expect(synced.entries[4].reason).toContain('No Confluence connection for https://wiki.other.example/wiki: add it with `lectern connections add confluence --name <name> --site https://wiki.other.example/wiki --token-stdin`')
+    expect(synced.entries[5].reason).toContain('--site https://beta.atlassian.net/wiki --email <account email> --token-stdin`')
     const { libraries } = app.runtime.store
     expect(await libraries.byId('/websites/docs.acme.example-guide')).toMatchObject({ title: 'Acme guide', options: { spec: { maxPages: 40, maxDepth: 2 } } })
     expect(await libraries.byId('/llmstxt/docs.acme.example-llms.txt')).toMatchObject({ options: { spec: { maxPages: 40 } } })
     expect((await libraries.byId(synced.entries[2].libraryId))!.title).toBe('Acme API')
     expect(await libraries.byId('/confluence/team-space')).toMatchObject({ isPrivate: true, options: { spec: { connection: 'acme-wiki', spaceKey: 'TEAM' } } })
     // A failed entry leaves the sync incomplete: the next one tries it again although the commit is the same.
-    expect((await reconcile()).json()).toMatchObject({ upToDate: false, unchanged: 4, failed: 1 })
+    expect((await reconcile()).json()).toMatchObject({ upToDate: false, unchanged: 4, failed: 2 })
     // With pruning on, a library whose entry fails is never pruned for it: the entry may be the one that makes it.
     await configure({ prune: true })
     await app.runtime.store.connections.remove(INSTALL_CONNECTIONS, 'acme-wiki')
     const kept = (await reconcile()).json()
     expect(plan(kept)).toContainEqual(['skip', '/confluence/team-space'])
-    expect(kept).toMatchObject({ pruned: 0, failed: 2 })
+    expect(kept).toMatchObject({ pruned: 0, failed: 3 })
     expect(await libraries.byId('/confluence/team-space')).toBeDefined()
   })
 
@@ -183,7 +189,7 @@ repos:
     expect((await app.runtime.store.audit.list({ action: 'gitops.failed' }, { limit: 5 }))[0]).toMatchObject({ outcome: 'failure', target: manifestUrl })
 
     for (const [text, why] of [
-      [`repos:\n  - url: ${repoUrl(server, 'widgets')}\n  - url: ${repoUrl(server, 'widgets')}.git\n`, 'more than one entry makes /acme/widgets'],
+      [`repos:\n  - url: ${repoUrl(server, 'widgets')}\n  - url: ${repoUrl(server, 'widgets')}.git\n`, 'repos[0] and repos[1] both make /acme/widgets'],
       ['repos: [\n', 'it is not YAML'],
       ['repos:\n  - url: https://docs.example.com/\n    type: website\n    excludePatterns: [/blog]\n', 'excludePatterns is not supported by Lectern yet'],
     ]) {

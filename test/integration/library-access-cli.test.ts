@@ -39,7 +39,7 @@ describe('lectern libraries access', () => {
     const listed = await cli(['libraries', 'access'])
     expect(listed.stdout).toContain('Default for libraries nobody configured: everyone.')
     expect(listed.stdout).toMatch(/\/acme\/billing\s+Restricted\s+alice@example.com/)
-    expect(listed.stdout).toMatch(/\/acme\/widgets\s+Everyone \(default\)\s+All members/)
+    expect(listed.stdout).toMatch(/\/acme\/widgets\s+Everyone \(default\)\s+Anyone, with or without a key/)
     // The CLI works on the data directory itself and sees every library.
     expect((await cli(['docs', '/acme/billing', 'deploy'])).stdout).toContain('./deploy.sh v1')
 
@@ -129,6 +129,13 @@ describe('lectern libraries access', () => {
     await refused(['/acme/billing/v1/*', '--restrict'], 'validation_error', /Expected \/owner\/\* or \/owner\/name\/\*/)
     await refused(['/acme/*', '--grant', 'alice@example.com'], 'validation_error', /lectern libraries access '\/acme\/\*' --restrict/)
     await refused(['/acme/*', '--restrict', '--user', 'zed@example.com'], 'user_not_found', /zed@example.com/)
+    // A revoke of someone the rule does not grant (a typo, often) changes nothing, rather than passing for done.
+    for (const email of ['alice@example.com', 'bob@example.com']) await runCli(['users', 'create', email, '--data-dir', dataDir], {}, { input: 'correct horse battery staple\n' })
+    expect((await runCli(['libraries', 'access', '/acme/billing', '--restrict', '--user', 'alice@example.com', '--group', 'billing-team', '--data-dir', dataDir])).exitCode).toBe(0)
+    await refused(['/acme/billing', '--revoke-group', 'biling-team'], 'validation_error', /^group biling-team is not among the grantees of \/acme\/billing \(alice@example.com, group billing-team\); nothing was changed\.$/)
+    await refused(['/acme/billing', '--revoke', 'bob@example.com', '--revoke-group', 'billing-team'], 'validation_error', /^bob@example.com is not among/)
+    expect(await app.runtime.store.libraryAccess.list()).toMatchObject([{ libraryId: '/acme/billing', access: 'restricted', users: [{ email: 'alice@example.com' }], groups: ['billing-team'] }])
+    expect((await runCli(['libraries', 'access', '/acme/billing', '--default', '--data-dir', dataDir])).exitCode).toBe(0)
     const cloud = await runCli(['libraries', 'access', '/acme/billing', '--restrict', '--data-dir', dataDir, '--json'], { LECTERN_MODE: 'cloud' })
     expect(cloud.exitCode).toBe(exitCodeOf('forbidden'))
     expect(JSON.parse(cloud.stdout).message).toContain('on-premise only')

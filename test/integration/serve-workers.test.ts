@@ -370,6 +370,8 @@ describe('the workers setting', () => {
     // The suite serves from one process (vitest.config.ts): the default is seen without that setting.
     expect(await shown({ LECTERN_WORKERS: undefined })).toEqual([expect.objectContaining({ value: availableParallelism(), source: 'default' })])
     expect(await shown({ LECTERN_WORKERS: '3' })).toEqual([expect.objectContaining({ value: 3, source: 'env LECTERN_WORKERS' })])
+    // The text shows the setting as written, as the README's table gives its default.
+    expect((await runCli(['config', 'get', 'server.workers', '--data-dir', dataDir], { LECTERN_WORKERS: undefined })).stdout.trim()).toBe('auto')
     const env = await runCli(['config', 'get', '--json', '--data-dir', dataDir], { LECTERN_WORKERS: '0' })
     expect(env.exitCode).toBe(2)
     expect(JSON.parse(env.stdout)).toEqual({ error: 'validation_error', message: 'Invalid setting server.workers (from LECTERN_WORKERS): expected auto or a whole number from 1 to 256, not "0".' })

@@ -314,7 +314,9 @@ describe('single sign-on (OpenID Connect)', () => {
   })
 
   it('refuses a configuration that lacks the client ID or the public address, and is absent in the cloud', async () => {
-    await expect(buildTestApp({ startWorker: false, sso: { issuer: 'http://127.0.0.1:9' } })).rejects.toThrow(/sso.clientId .* and mail.publicUrl/)
+    await expect(buildTestApp({ startWorker: false, sso: { issuer: 'http://127.0.0.1:9' } })).rejects.toThrow(
+      'sso.issuer is set but sso.clientId (LECTERN_SSO_CLIENT_ID) and mail.publicUrl (LECTERN_PUBLIC_URL: the address users reach the dashboard at) are not.',
+    )
     await expect(buildTestApp({ startWorker: false, sso: { issuer: 'http://idp.example.com' } })).rejects.toThrow(/http only on a loopback address/)
     await expect(buildTestApp({ startWorker: false, sso: { clientId: 'lectern' } })).rejects.toThrow(/sso.clientId is set but sso.issuer is not/)
     const withPublicUrl = { startWorker: false, mail: { publicUrl: PUBLIC_URL } }

@@ -39,7 +39,7 @@ interface AccessView {
 
 const whoCanAccess = (entry: Grantees): string =>
   entry.effective === 'everyone'
-    ? 'All members'
+    ? 'Anyone, with or without a key'
     : entry.users.length + entry.groups.length === 0
       ? 'Admins only'
       : [...entry.users.map((u) => u.email), ...entry.groups.map((group) => `group ${group}`)].join(', ')
